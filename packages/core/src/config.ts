@@ -1,0 +1,120 @@
+import { parseDurationList } from './durations.js';
+
+/**
+ * Process configuration, read once at start from the environment (operator-cli.md). Every
+ * process reads the same names; an invalid value stops the process with a ConfigError that
+ * names the variable.
+ */
+
+export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,14h,20h,24h';
+
+export interface Config {
+  databaseUrl: string;
+  redisUrl: string;
+  /** Prefix of every Redis key this service writes, so one Redis can serve several installs. */
+  redisKeyPrefix: string;
+  port: number;
+  workerPort: number;
+  baseUrl: string;
+  webhookTimeoutMs: number;
+  /** Delay before each retry: attempt n+1 waits delays[n-1]. Its length + 1 is the attempt cap. */
+  webhookRetryDelaysMs: number[];
+  webhookAllowPrivateNetworks: boolean;
+  staleCampaignDays: number;
+  logLevel: LogLevel;
+  /** Express's `trust proxy`: set when the API runs behind a load balancer. */
+  trustProxy: boolean;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  readonly variable: string;
+
+  constructor(variable: string, message: string) {
+    super(`Invalid ${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? fallback : value.trim();
+}
+
+function url(env: Env, name: string, fallback: string, schemes: string[]): string {
+  const value = read(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `"${redactUrl(value)}" is not a URL`);
+  }
+  if (!schemes.includes(parsed.protocol)) {
+    throw new ConfigError(name, `the scheme must be one of ${schemes.join(', ')}`);
+  }
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name, String(fallback));
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `"${value}" is not an integer between ${min} and ${max}`);
+  }
+  return Number(value);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = read(env, name, String(fallback)).toLowerCase();
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError(name, `"${value}" is not true or false`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const delaysText = read(env, 'WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_SCHEDULE);
+  const webhookRetryDelaysMs = parseDurationList(delaysText);
+  if (!webhookRetryDelaysMs || webhookRetryDelaysMs.length > 50) {
+    throw new ConfigError(
+      'WEBHOOK_RETRY_DELAYS',
+      `"${delaysText}" is not a comma list of durations such as 1s,1s,2s or 500ms`,
+    );
+  }
+  const logLevel = read(env, 'LOG_LEVEL', 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const redisKeyPrefix = read(env, 'REDIS_KEY_PREFIX', 'retention');
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisKeyPrefix)) {
+    throw new ConfigError('REDIS_KEY_PREFIX', 'use 1 to 64 letters, digits, dots, dashes or underscores');
+  }
+  return {
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://localhost:5432/retention', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisKeyPrefix,
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    workerPort: integer(env, 'WORKER_PORT', 3001, 0, 65535),
+    baseUrl: url(env, 'BASE_URL', 'http://localhost:3000', ['http:', 'https:']).replace(/\/+$/, ''),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 8000, 1, 120_000),
+    webhookRetryDelaysMs,
+    webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    staleCampaignDays: integer(env, 'STALE_CAMPAIGN_DAYS', 30, 1, 3650),
+    logLevel: logLevel as LogLevel,
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+  };
+}
+
+/** A connection URL with its password replaced, safe to print. */
+export function redactUrl(value: string): string {
+  try {
+    const parsed = new URL(value);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The closed sets of values of the domain. Each array is the single source for its set:
+ * TypeScript types, JSON schemas, CHECK constraints in the migrations and CLI validation
+ * are all derived from these.
+ */
+
+export const CAMPAIGN_STATUSES = ['in_flight', 'recovered', 'lost', 'abandoned'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** Closed campaigns are final: no transition leaves these. */
+export const CLOSED_CAMPAIGN_STATUSES = ['recovered', 'lost', 'abandoned'] as const satisfies readonly CampaignStatus[];
+
+export const RECOVERED_VIA = ['retry', 'customer_update', 'spontaneous', 'manual'] as const;
+export type RecoveredVia = (typeof RECOVERED_VIA)[number];
+
+export const CANCEL_OUTCOMES = [
+  'saved_discount',
+  'saved_pause',
+  'saved_downgrade',
+  'saved_other',
+  'canceled',
+  'abandoned',
+] as const;
+export type CancelOutcome = (typeof CANCEL_OUTCOMES)[number];
+
+export const SAVED_OUTCOMES = [
+  'saved_discount',
+  'saved_pause',
+  'saved_downgrade',
+  'saved_other',
+] as const satisfies readonly CancelOutcome[];
+
+export function isSavedOutcome(outcome: CancelOutcome): boolean {
+  return (SAVED_OUTCOMES as readonly string[]).includes(outcome);
+}
+
+/** Stripe's cancellation feedback set. */
+export const CANCEL_REASON_CODES = [
+  'too_expensive',
+  'missing_features',
+  'switched_service',
+  'unused',
+  'customer_service',
+  'too_complex',
+  'low_quality',
+  'other',
+] as const;
+export type CancelReasonCode = (typeof CANCEL_REASON_CODES)[number];
+
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'paused', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export const SUBSCRIPTION_INTERVALS = ['month', 'year'] as const;
+export type SubscriptionInterval = (typeof SUBSCRIPTION_INTERVALS)[number];
+
+export const USER_ROLES = ['owner', 'admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** Roles allowed to add, edit, toggle or delete webhook endpoints (spec part 1). */
+export const WEBHOOK_MANAGER_ROLES = ['owner', 'admin'] as const satisfies readonly UserRole[];
+
+export const PROCESSOR_STATUSES = ['connected', 'disconnected'] as const;
+export type ProcessorStatus = (typeof PROCESSOR_STATUSES)[number];
+
+export const DECLINE_CATEGORIES = [
+  'soft',
+  'card_update_required',
+  'authentication_required',
+  'revoked',
+  'fraud',
+  'unknown',
+] as const;
+export type DeclineCategory = (typeof DECLINE_CATEGORIES)[number];
+
+export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}

@@ -1,0 +1,50 @@
+/**
+ * The error catalog: every error type the service reports, with its HTTP status. The API
+ * answers with `{ error: { type, message } }`; the operator CLI prints the same shape.
+ */
+export const ERROR_STATUS = {
+  authentication_required: 401,
+  invalid_token: 401,
+  invalid_param: 400,
+  not_found: 404,
+  rate_limit_exceeded: 429,
+  database_error: 500,
+  // Operator (CLI / dashboard) errors: never produced by the read-only API.
+  forbidden: 403,
+  conflict: 409,
+} as const;
+
+export type ErrorType = keyof typeof ERROR_STATUS;
+export const ERROR_TYPES = Object.keys(ERROR_STATUS) as ErrorType[];
+
+export interface ErrorBody {
+  error: { type: ErrorType; message: string };
+}
+
+/** An expected, client-facing failure. Anything else that is thrown is a bug or an outage. */
+export class ServiceError extends Error {
+  readonly type: ErrorType;
+
+  constructor(type: ErrorType, message: string) {
+    super(message);
+    this.name = 'ServiceError';
+    this.type = type;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.type];
+  }
+
+  toBody(): ErrorBody {
+    return errorBody(this.type, this.message);
+  }
+}
+
+export function errorBody(type: ErrorType, message: string): ErrorBody {
+  return { error: { type, message } };
+}
+
+export const invalidParam = (message: string) => new ServiceError('invalid_param', message);
+export const notFound = (message: string) => new ServiceError('not_found', message);
+export const conflict = (message: string) => new ServiceError('conflict', message);
+export const forbidden = (message: string) => new ServiceError('forbidden', message);

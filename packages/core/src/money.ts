@@ -1,0 +1,123 @@
+/**
+ * Currencies and FX. Amounts are integers in minor units; a currency's minor-unit exponent
+ * (ISO 4217) says how many minor units make a major one: 2 for usd, 0 for jpy, 3 for kwd.
+ * Conversion is exact rational arithmetic on BigInt, rounded half up once at the end.
+ */
+
+export const CURRENCY_PATTERN = /^[a-z]{3}$/;
+
+const ZERO_DECIMAL = [
+  'bif',
+  'clp',
+  'djf',
+  'gnf',
+  'isk',
+  'jpy',
+  'kmf',
+  'krw',
+  'pyg',
+  'rwf',
+  'ugx',
+  'uyi',
+  'vnd',
+  'vuv',
+  'xaf',
+  'xof',
+  'xpf',
+];
+const THREE_DECIMAL = ['bhd', 'iqd', 'jod', 'kwd', 'lyd', 'omr', 'tnd'];
+
+export function minorUnitExponent(currency: string): number {
+  if (ZERO_DECIMAL.includes(currency)) return 0;
+  if (THREE_DECIMAL.includes(currency)) return 3;
+  return 2;
+}
+
+export function isCurrencyCode(value: unknown): value is string {
+  return typeof value === 'string' && CURRENCY_PATTERN.test(value);
+}
+
+/**
+ * Shipped defaults: units of each currency per one US dollar. Approximate mid-market rates;
+ * operators set current ones with `cli fx set`, which override these.
+ */
+export const DEFAULT_FX_RATES_PER_USD: Readonly<Record<string, string>> = {
+  usd: '1',
+  eur: '0.92',
+  gbp: '0.79',
+  jpy: '150',
+  cad: '1.36',
+  aud: '1.52',
+  nzd: '1.65',
+  chf: '0.88',
+  sek: '10.5',
+  nok: '10.7',
+  dkk: '6.87',
+  pln: '4.0',
+  czk: '23',
+  brl: '5.0',
+  mxn: '17',
+  inr: '83',
+  sgd: '1.34',
+  hkd: '7.8',
+  krw: '1350',
+  kwd: '0.307',
+  bhd: '0.376',
+};
+
+/** A positive decimal such as `0.92` or `150`: up to 12 digits before and after the point. */
+export const FX_RATE_PATTERN = /^(?:0|[1-9]\d{0,11})(?:\.\d{1,12})?$/;
+
+interface Fraction {
+  numerator: bigint;
+  denominator: bigint;
+}
+
+function parseRate(rate: string): Fraction {
+  if (!FX_RATE_PATTERN.test(rate)) throw new RangeError(`Not a valid FX rate: ${rate}`);
+  const [whole = '0', fraction = ''] = rate.split('.');
+  const numerator = BigInt(whole + fraction);
+  if (numerator === 0n) throw new RangeError('An FX rate must be greater than zero');
+  return { numerator, denominator: 10n ** BigInt(fraction.length) };
+}
+
+export function isValidFxRate(rate: string): boolean {
+  try {
+    parseRate(rate);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type FxRates = ReadonlyMap<string, string>;
+
+/**
+ * Converts an amount in `from` minor units into `to` minor units through the per-USD rates.
+ * Returns null when either currency has no rate.
+ */
+export function convertMinorUnits(amount: bigint | number, from: string, to: string, rates: FxRates): bigint | null {
+  const value = BigInt(amount);
+  if (from === to) return value;
+  const fromRate = rates.get(from);
+  const toRate = rates.get(to);
+  if (fromRate === undefined || toRate === undefined) return null;
+  const source = parseRate(fromRate);
+  const target = parseRate(toRate);
+  // amount / 10^eFrom / rateFrom * rateTo * 10^eTo, kept as one fraction.
+  const numerator = value * 10n ** BigInt(minorUnitExponent(to)) * target.numerator * source.denominator;
+  const denominator = 10n ** BigInt(minorUnitExponent(from)) * target.denominator * source.numerator;
+  return roundHalfUp(numerator, denominator);
+}
+
+function roundHalfUp(numerator: bigint, denominator: bigint): bigint {
+  const negative = numerator < 0n;
+  const magnitude = negative ? -numerator : numerator;
+  const rounded = (2n * magnitude + denominator) / (2n * denominator);
+  return negative ? -rounded : rounded;
+}
+
+/** The built-in rates overlaid with the operator's. */
+export function mergeFxRates(overrides: Iterable<readonly [string, string]>): FxRates {
+  return new Map([...Object.entries(DEFAULT_FX_RATES_PER_USD), ...overrides]);
+}

@@ -1,0 +1,64 @@
+import ajvModule, { type ErrorObject } from 'ajv';
+import ajvFormatsModule from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import { parseTimestamp } from './time.js';
+
+// Both packages are CommonJS: imported from ESM, their classes sit on `.default`.
+const Ajv = ajvModule.default;
+const addFormats = ajvFormatsModule.default;
+
+/**
+ * One ajv instance for the whole process: schemas compile once, at import time.
+ * `allErrors` is off so a hostile document cannot make validation do unbounded work;
+ * `verbose` puts the failing schema on the error, so a schema can carry its own message.
+ */
+export const ajv = new Ajv({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false, verbose: true });
+addFormats(ajv);
+ajv.addKeyword('kind').addKeyword('modifier');
+// `errorMessage` on a schema replaces ajv's wording when that schema fails.
+ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+// Timestamps the service accepts: RFC 3339 date-times or plain dates, impossible ones refused.
+ajv.addFormat('timestamp', { type: 'string', validate: (text: string) => parseTimestamp(text) !== null });
+
+/** Renders ajv's first error as `path.to[3].field: must be ...`. */
+export function describeAjvError(error: ErrorObject, root = ''): string {
+  const path = jsonPointerToPath(error.instancePath, root);
+  const custom = (error.parentSchema as { errorMessage?: unknown } | undefined)?.errorMessage;
+  if (typeof custom === 'string') return `${path || '(root)'}: ${custom}`;
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    return `${joinPath(path, extra)}: is not a recognised field`;
+  }
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    return `${joinPath(path, missing)}: is required`;
+  }
+  if (error.keyword === 'enum') {
+    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+    return `${path || '(root)'}: must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
+  }
+  return `${path || '(root)'}: ${error.message ?? 'is invalid'}`;
+}
+
+function jsonPointerToPath(pointer: string, root: string): string {
+  let path = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    path = /^\d+$/.test(segment) ? `${path}[${segment}]` : joinPath(path, segment);
+  }
+  return path;
+}
+
+function joinPath(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+/** Compiles a schema into a function that returns null when valid, or a readable problem. */
+export function compileValidator(schema: TSchema, root = ''): (value: unknown) => string | null {
+  const validate = ajv.compile(schema);
+  return (value) => {
+    if (validate(value)) return null;
+    const first = validate.errors?.[0];
+    return first ? describeAjvError(first, root) : 'is invalid';
+  };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from '../src/index.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      databaseUrl: 'postgres://localhost:5432/retention',
+      redisUrl: 'redis://127.0.0.1:6379',
+      port: 3000,
+      baseUrl: 'http://localhost:3000',
+      webhookTimeoutMs: 8000,
+      webhookAllowPrivateNetworks: false,
+      staleCampaignDays: 30,
+    });
+    expect(config.webhookRetryDelaysMs).toEqual([5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 504e5, 72e6, 864e5]);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://localhost/x'],
+    ['REDIS_URL', 'not a url'],
+    ['WEBHOOK_TIMEOUT_MS', '-1'],
+    ['WEBHOOK_RETRY_DELAYS', '5 seconds'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'maybe'],
+    ['STALE_CAMPAIGN_DAYS', '0'],
+    ['BASE_URL', 'ftp://example.com'],
+  ])('names %s when its value %p is invalid', (variable, value) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe(variable);
+    expect((caught as ConfigError).message).toContain(variable);
+  });
+
+  it('never echoes a database password', () => {
+    const load = () => loadConfig({ DATABASE_URL: 'postgres://u:hunter2@db:99999/x' });
+    expect(load).toThrow(ConfigError);
+    expect(load).not.toThrow(/hunter2/);
+  });
+});
