@@ -1,0 +1,84 @@
+import knexModule, { type Knex } from 'knex';
+import pg from 'pg';
+
+const knex = knexModule.default ?? knexModule;
+
+// COUNT(*) and SUM(bigint) come back as int8, which pg returns as strings. Every int8 in
+// this schema is a count or an amount in minor units, far below 2^53; refuse rather than
+// silently round if one is not.
+pg.types.setTypeParser(pg.types.builtins.INT8, (text: string) => {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value ${text} exceeds the safe integer range`);
+  return value;
+});
+
+export type Db = Knex;
+export type Transaction = Knex.Transaction;
+/** Either the pool or an open transaction: query modules accept both. */
+export type Queryable = Knex | Knex.Transaction;
+
+export interface DbOptions {
+  poolMax?: number;
+  /** Longest a statement may run; 30 s unless a bulk job (a seed, a benchmark) needs more. */
+  statementTimeoutMs?: number;
+  applicationName?: string;
+  /** Where knex's own warnings go; by default nowhere (callers report failures themselves). */
+  log?: (level: 'warn' | 'error' | 'debug' | 'deprecate', message: string) => void;
+}
+
+export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
+  return knex({
+    client: 'pg',
+    connection: {
+      connectionString: databaseUrl,
+      application_name: options.applicationName ?? 'retention',
+      // A statement that runs longer than this is a bug or an outage, never a normal request.
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      connectionTimeoutMillis: 5_000,
+    },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    acquireConnectionTimeout: 10_000,
+    log: Object.fromEntries(
+      (['warn', 'error', 'debug', 'deprecate'] as const).map((level) => [
+        level,
+        (message: unknown) => options.log?.(level, message instanceof Error ? message.message : String(message)),
+      ]),
+    ),
+  });
+}
+
+const RETRYABLE_CODES = new Set([
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+]);
+
+/**
+ * Runs `work` in a transaction, retrying a few times when Postgres aborts it for a deadlock
+ * or a serialization failure: both are safe to retry because nothing was committed.
+ */
+export async function inTransaction<T>(db: Db, work: (trx: Transaction) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await db.transaction(work);
+    } catch (error) {
+      if (attempt >= attempts || !RETRYABLE_CODES.has(pgErrorCode(error) ?? '')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
+    }
+  }
+}
+
+export function pgErrorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
+/** Errors that mean the database could not be reached, as opposed to a bad query. */
+export function isConnectionError(error: unknown): boolean {
+  const code = pgErrorCode(error);
+  if (code && (code.startsWith('08') || code === '57P01' || code === '57P03' || code === '53300')) return true;
+  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EAI_AGAIN'].includes(code))
+    return true;
+  const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+  return name === 'KnexTimeoutError';
+}

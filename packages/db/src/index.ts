@@ -1,0 +1,10 @@
+export * from './connection.js';
+export * from './diagnostics.js';
+export * from './migrate.js';
+export * from './resources.js';
+export { MIGRATIONS, type Migration } from './migrations/index.js';
+export * from './queries/api-tokens.js';
+export * from './queries/campaigns.js';
+export * from './queries/cancel-sessions.js';
+export * from './queries/customers.js';
+export * from './queries/pagination.js';

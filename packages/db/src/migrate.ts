@@ -1,0 +1,55 @@
+import type { Knex } from 'knex';
+import pg from 'pg';
+import { pgErrorCode, type Db } from './connection.js';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+const migrationSource: Knex.MigrationSource<Migration> = {
+  getMigrations: () => Promise.resolve([...MIGRATIONS]),
+  getMigrationName: (migration) => migration.name,
+  getMigration: (migration) => Promise.resolve(migration),
+};
+
+const migrationConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
+
+/** Brings the schema to the latest version; returns the names of the migrations applied. */
+export async function migrateLatest(db: Db): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest(migrationConfig)) as [number, string[]];
+  return applied;
+}
+
+/** Undoes every migration, newest first; returns the names undone. */
+export async function rollbackAll(db: Db): Promise<string[]> {
+  const [, undone] = (await db.migrate.rollback(migrationConfig, true)) as [number, string[]];
+  return undone;
+}
+
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const [, pending] = (await db.migrate.list(migrationConfig)) as [unknown[], Migration[]];
+  return pending.map((migration) => migration.name);
+}
+
+/**
+ * Creates the database named in `databaseUrl` when it does not exist, connecting to the
+ * server's `postgres` maintenance database with the same credentials.
+ * Returns true when it created the database.
+ */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const target = new URL(databaseUrl);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!name) throw new Error('DATABASE_URL names no database');
+  const maintenance = new URL(databaseUrl);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (existing.rowCount) return false;
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+    return true;
+  } catch (error) {
+    if (pgErrorCode(error) === '42P04') return false; // created by a concurrent process
+    throw error;
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,26 @@
+import type { Knex } from 'knex';
+import * as tenancy from './0001-tenancy.js';
+import * as customers from './0002-customers.js';
+import * as recoveryCampaigns from './0003-recovery-campaigns.js';
+import * as cancelFlow from './0004-cancel-flow.js';
+import * as outboxAndWebhooks from './0005-outbox-and-webhooks.js';
+import * as statsRollups from './0006-stats-rollups.js';
+
+export interface Migration {
+  name: string;
+  up: (knex: Knex) => Promise<void>;
+  down: (knex: Knex) => Promise<void>;
+}
+
+/**
+ * Every migration, in order. Listed by hand rather than read from a directory so that the
+ * same list works from TypeScript sources, in tests and in the bundled build.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  { name: '0001-tenancy', ...tenancy },
+  { name: '0002-customers', ...customers },
+  { name: '0003-recovery-campaigns', ...recoveryCampaigns },
+  { name: '0004-cancel-flow', ...cancelFlow },
+  { name: '0005-outbox-and-webhooks', ...outboxAndWebhooks },
+  { name: '0006-stats-rollups', ...statsRollups },
+];
