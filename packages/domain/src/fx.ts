@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import {
+  Currency,
+  FX_RATE_PATTERN,
+  invalidParam,
+  isValidFxRate,
+  mergeFxRates,
+  toIsoMillis,
+  type FxRates,
+} from '@retention/core';
+import type { Db, Queryable } from '@retention/db';
+import { inputValidator } from './validate.js';
+
+export interface FxRate {
+  object: 'fx_rate';
+  currency: string;
+  per_usd: string;
+  updated_at: string;
+}
+
+const validateRate = inputValidator(
+  Type.Object(
+    { currency: Currency(), per_usd: Type.String({ pattern: FX_RATE_PATTERN.source }) },
+    { additionalProperties: false },
+  ),
+);
+
+/** Numeric values come back from Postgres as text with trailing zeros: `0.920000000000`. */
+function canonicalRate(text: string): string {
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
+export async function setFxRate(db: Db, input: { currency: string; per_usd: string }): Promise<FxRate> {
+  const valid = validateRate(input);
+  if (!isValidFxRate(valid.per_usd)) throw invalidParam('per_usd: must be a positive decimal such as 0.92 or 150');
+  if (valid.currency === 'usd' && canonicalRate(valid.per_usd) !== '1') {
+    throw invalidParam('per_usd: the rate of usd is 1 by definition');
+  }
+  const [row] = await db<{ currency: string; per_usd: string; updated_at: Date }>('fx_rates')
+    .insert({ currency: valid.currency, per_usd: valid.per_usd, updated_at: db.fn.now() })
+    .onConflict('currency')
+    .merge(['per_usd', 'updated_at'])
+    .returning(['currency', 'per_usd', 'updated_at']);
+  const saved = row!;
+  return {
+    object: 'fx_rate',
+    currency: saved.currency,
+    per_usd: canonicalRate(saved.per_usd),
+    updated_at: toIsoMillis(saved.updated_at),
+  };
+}
+
+/** The shipped defaults overlaid with every rate the operator set. */
+export async function loadFxRates(db: Queryable): Promise<FxRates> {
+  const rows = await db<{ currency: string; per_usd: string }>('fx_rates').select('currency', 'per_usd');
+  return mergeFxRates(rows.map((row) => [row.currency, canonicalRate(row.per_usd)] as const));
+}

@@ -1,0 +1,122 @@
+import { Type } from '@sinclair/typebox';
+import { mintApiToken, notFound, toIsoMillis, toIsoMillisOrNull, Uuid } from '@retention/core';
+import type { Db, Queryable } from '@retention/db';
+import { getWorkspace } from './workspaces.js';
+import { assertUuid, inputValidator } from './validate.js';
+
+/** A token as operators see it: everything but the value, which exists only at creation. */
+export interface ApiToken {
+  id: string;
+  object: 'api_token';
+  workspace_id: string;
+  name: string;
+  /** The last four characters of the value, to tell tokens apart. */
+  hint: string;
+  rate_limit_per_minute: number;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface ApiTokenRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  token_hash: string;
+  token_hint: string;
+  rate_limit_per_minute: number;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+export const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000;
+
+export function toApiToken(row: ApiTokenRow): ApiToken {
+  return {
+    id: row.id,
+    object: 'api_token',
+    workspace_id: row.workspace_id,
+    name: row.name,
+    hint: row.token_hint,
+    rate_limit_per_minute: row.rate_limit_per_minute,
+    created_at: toIsoMillis(row.created_at),
+    revoked_at: toIsoMillisOrNull(row.revoked_at),
+    last_used_at: toIsoMillisOrNull(row.last_used_at),
+  };
+}
+
+const RateLimit = Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT_PER_MINUTE });
+
+const validateCreate = inputValidator(
+  Type.Object(
+    {
+      workspace_id: Uuid(),
+      name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+      rate_limit_per_minute: Type.Optional(RateLimit),
+    },
+    { additionalProperties: false },
+  ),
+);
+const validateLimit = inputValidator(RateLimit, 'rate_limit_per_minute');
+
+/** Rows for a new token: the value goes to the caller, only its hash to the database. */
+export function newTokenRow(input: { workspace_id: string; name: string; rate_limit_per_minute?: number }) {
+  const minted = mintApiToken();
+  return {
+    token: minted.token,
+    row: {
+      workspace_id: input.workspace_id,
+      name: input.name,
+      token_hash: minted.hash,
+      token_hint: minted.hint,
+      rate_limit_per_minute: input.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    },
+  };
+}
+
+export async function createToken(
+  db: Db,
+  input: { workspace_id: string; name: string; rate_limit_per_minute?: number },
+): Promise<ApiToken & { token: string }> {
+  const valid = validateCreate(input);
+  await getWorkspace(db, valid.workspace_id);
+  const { token, row } = newTokenRow(valid);
+  const [saved] = await db<ApiTokenRow>('api_tokens').insert(row).returning('*');
+  return { ...toApiToken(saved as ApiTokenRow), token };
+}
+
+export async function listTokens(db: Queryable, workspaceId: string): Promise<ApiToken[]> {
+  assertUuid(workspaceId, 'workspace_id');
+  await getWorkspace(db, workspaceId);
+  const rows = await db<ApiTokenRow>('api_tokens')
+    .where({ workspace_id: workspaceId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+  return rows.map(toApiToken);
+}
+
+/** Idempotent: revoking a revoked token keeps its first revocation time. */
+export async function revokeToken(db: Db, id: string): Promise<ApiToken> {
+  assertUuid(id);
+  const [row] = await db<ApiTokenRow>('api_tokens')
+    .where({ id })
+    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') as unknown as Date })
+    .returning('*');
+  if (!row) throw notFound(`No API token with id ${id}`);
+  return toApiToken(row);
+}
+
+export async function setTokenRateLimit(db: Db, id: string, perMinute: number): Promise<ApiToken> {
+  assertUuid(id);
+  const limit = validateLimit(perMinute);
+  const [row] = await db<ApiTokenRow>('api_tokens')
+    .where({ id })
+    .update({ rate_limit_per_minute: limit })
+    .returning('*');
+  if (!row) throw notFound(`No API token with id ${id}`);
+  return toApiToken(row);
+}

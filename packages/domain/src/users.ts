@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { conflict, Email, OneOf, toIsoMillis, USER_ROLES, Uuid, type UserRole } from '@retention/core';
+import { pgErrorCode, type Db } from '@retention/db';
+import { getWorkspace } from './workspaces.js';
+import { inputValidator } from './validate.js';
+
+export interface User {
+  id: string;
+  object: 'user';
+  workspace_id: string;
+  email: string;
+  role: UserRole;
+  created_at: string;
+}
+
+export interface UserRow {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: UserRole;
+  created_at: Date;
+}
+
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    object: 'user',
+    workspace_id: row.workspace_id,
+    email: row.email,
+    role: row.role,
+    created_at: toIsoMillis(row.created_at),
+  };
+}
+
+const validateCreate = inputValidator(
+  Type.Object({ workspace_id: Uuid(), email: Email(), role: OneOf(USER_ROLES) }, { additionalProperties: false }),
+);
+
+export async function createUser(
+  db: Db,
+  input: { workspace_id: string; email: string; role: UserRole },
+): Promise<User> {
+  const valid = validateCreate(input);
+  await getWorkspace(db, valid.workspace_id);
+  try {
+    const [row] = await db<UserRow>('users').insert(valid).returning('*');
+    return toUser(row as UserRow);
+  } catch (error) {
+    if (pgErrorCode(error) === '23505')
+      throw conflict(`A user with email ${valid.email} already exists in this workspace`);
+    throw error;
+  }
+}

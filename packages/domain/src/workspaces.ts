@@ -1,0 +1,119 @@
+import { Type } from '@sinclair/typebox';
+import {
+  Currency,
+  notFound,
+  invalidParam,
+  OneOf,
+  PROCESSOR_STATUSES,
+  toIsoMillis,
+  type ProcessorStatus,
+} from '@retention/core';
+import type { Db, Queryable } from '@retention/db';
+import { loadFxRates } from './fx.js';
+import { assertUuid, inputValidator } from './validate.js';
+
+export interface Workspace {
+  id: string;
+  object: 'workspace';
+  name: string;
+  processor: ProcessorStatus;
+  display_currency: string;
+  created_at: string;
+}
+
+interface WorkspaceRow {
+  id: string;
+  name: string;
+  processor_status: ProcessorStatus;
+  display_currency: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toWorkspace(row: WorkspaceRow): Workspace {
+  return {
+    id: row.id,
+    object: 'workspace',
+    name: row.name,
+    processor: row.processor_status,
+    display_currency: row.display_currency,
+    created_at: toIsoMillis(row.created_at),
+  };
+}
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+
+const validateCreate = inputValidator(
+  Type.Object(
+    {
+      name: Name,
+      processor: Type.Optional(OneOf(PROCESSOR_STATUSES)),
+      display_currency: Type.Optional(Currency()),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const validateUpdate = inputValidator(
+  Type.Object(
+    {
+      name: Type.Optional(Name),
+      processor: Type.Optional(OneOf(PROCESSOR_STATUSES)),
+      display_currency: Type.Optional(Currency()),
+    },
+    { additionalProperties: false, minProperties: 1 },
+  ),
+);
+
+/** Totals are normalised to the display currency, so it needs an FX rate. */
+async function assertConvertible(db: Queryable, currency: string | undefined): Promise<void> {
+  if (currency === undefined) return;
+  const rates = await loadFxRates(db);
+  if (!rates.has(currency)) {
+    throw invalidParam(`display_currency: no FX rate is known for "${currency}"; set one first with \`fx set\``);
+  }
+}
+
+export async function createWorkspace(
+  db: Db,
+  input: { name: string; processor?: ProcessorStatus; display_currency?: string },
+): Promise<Workspace> {
+  const valid = validateCreate(input);
+  await assertConvertible(db, valid.display_currency);
+  const [row] = await db<WorkspaceRow>('workspaces')
+    .insert({
+      name: valid.name,
+      processor_status: valid.processor ?? 'connected',
+      display_currency: valid.display_currency ?? 'usd',
+    })
+    .returning('*');
+  return toWorkspace(row as WorkspaceRow);
+}
+
+export async function updateWorkspace(
+  db: Db,
+  id: string,
+  input: { name?: string; processor?: ProcessorStatus; display_currency?: string },
+): Promise<Workspace> {
+  assertUuid(id);
+  const valid = validateUpdate(input);
+  await assertConvertible(db, valid.display_currency);
+  const [row] = await db<WorkspaceRow>('workspaces')
+    .where({ id })
+    .update({
+      ...(valid.name !== undefined && { name: valid.name }),
+      ...(valid.processor !== undefined && { processor_status: valid.processor }),
+      ...(valid.display_currency !== undefined && { display_currency: valid.display_currency }),
+      updated_at: db.fn.now(),
+    })
+    .returning('*');
+  if (!row) throw notFound(`No workspace with id ${id}`);
+  return toWorkspace(row);
+}
+
+export async function getWorkspace(db: Queryable, id: string): Promise<Workspace> {
+  assertUuid(id, 'workspace_id');
+  const row = await db<WorkspaceRow>('workspaces').where({ id }).first();
+  if (!row) throw notFound(`No workspace with id ${id}`);
+  return toWorkspace(row);
+}

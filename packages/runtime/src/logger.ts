@@ -1,0 +1,63 @@
+import { pino, type Logger, type DestinationStream } from 'pino';
+import type { LogLevel } from '@retention/core';
+
+export type { Logger } from 'pino';
+
+/**
+ * Structured JSON logs. Secrets must never reach a log line: the paths below are censored
+ * wherever they appear, and `scrubSecrets` masks any token or signing secret that slips
+ * into free text (error messages, URLs).
+ */
+const REDACT_PATHS = [
+  'authorization',
+  'token',
+  'secret',
+  'signing_secret',
+  'headers.authorization',
+  'req.headers.authorization',
+  '*.authorization',
+  '*.token',
+  '*.secret',
+  '*.signing_secret',
+];
+
+const SECRET_PATTERN = /\b(sk_live_|whsec_)[0-9A-Za-z_-]+/g;
+
+export function scrubSecrets(text: string): string {
+  return text.replace(SECRET_PATTERN, '$1[redacted]');
+}
+
+export function createLogger(service: string, level: LogLevel, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: {
+        // Messages are free text: mask anything that looks like a secret before it is written.
+        logMethod(args, method) {
+          method.apply(
+            this,
+            args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as Parameters<typeof method>,
+          );
+        },
+      },
+      serializers: {
+        err: (error: unknown) => serializeError(error),
+      },
+    },
+    destination,
+  );
+}
+
+function serializeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { message: scrubSecrets(String(error)) };
+  return {
+    type: error.name,
+    message: scrubSecrets(error.message),
+    ...('code' in error && { code: error.code }),
+    stack: error.stack ? scrubSecrets(error.stack) : undefined,
+  };
+}

@@ -1,0 +1,62 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+
+export type { Redis } from 'ioredis';
+
+/**
+ * Redis connections. Two kinds, because they fail differently on purpose:
+ * - `command` connections (rate limit, publishing jobs) fail fast while Redis is away, so a
+ *   request is never held hostage by a queue of commands waiting for a reconnect;
+ * - `blocking` connections (BullMQ workers) wait and retry forever, as BullMQ requires.
+ * Connection errors are logged (at most once per 10 s per connection), never thrown as
+ * unhandled 'error' events.
+ */
+export function createRedis(url: string, kind: 'command' | 'blocking', name: string, logger?: Logger): Redis {
+  const options: RedisOptions =
+    kind === 'command'
+      ? {
+          connectionName: name,
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          connectTimeout: 2_000,
+          commandTimeout: 2_000,
+          retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+        }
+      : {
+          connectionName: name,
+          maxRetriesPerRequest: null,
+          enableReadyCheck: false,
+          retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+        };
+  const redis = new Redis(url, options);
+  let lastLogged = 0;
+  redis.on('error', (error: Error) => {
+    if (Date.now() - lastLogged < 10_000) return;
+    lastLogged = Date.now();
+    logger?.warn({ err: error, connection: name }, 'redis connection error');
+  });
+  return redis;
+}
+
+/** Resolves once the connection is ready; rejects on its first error or after `timeoutMs`. */
+export function waitForRedis(redis: Redis, timeoutMs = 5_000): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+    };
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const timer = setTimeout(() => onError(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    redis.on('ready', onReady);
+    redis.on('error', onError);
+  });
+}

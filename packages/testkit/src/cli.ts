@@ -1,0 +1,41 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const CLI_ENTRY = path.join(REPO_ROOT, 'services/cli/src/main.ts');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (undefined when the command failed). */
+  json: any;
+  /** stderr parsed as the error document (undefined when the command succeeded). */
+  error: { type: string; message: string } | undefined;
+}
+
+/**
+ * Runs the operator CLI as a real child process, exactly as an operator would (minus npm's
+ * own start-up): the command's exit code, stdout and stderr come back untouched.
+ */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', CLI_ENTRY, ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        if (code === -1) return reject(error ?? new Error('cli did not exit'));
+        resolve({
+          code,
+          stdout,
+          stderr,
+          json: code === 0 ? JSON.parse(stdout) : undefined,
+          error: stderr.trim() ? (JSON.parse(stderr) as { error: CliResult['error'] }).error : undefined,
+        });
+      },
+    );
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * Where the test run finds its servers. Tests never use DATABASE_URL: each test file gets a
+ * database of its own on the server named here, cloned from a template migrated once per run.
+ */
+export const TEST_POSTGRES_URL =
+  process.env.TEST_POSTGRES_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Set by the global setup; shared by every test worker of one run. */
+export const RUN_ID_VARIABLE = 'RETENTION_TEST_RUN_ID';
+
+export function runId(): string {
+  const id = process.env[RUN_ID_VARIABLE];
+  if (!id) throw new Error(`${RUN_ID_VARIABLE} is not set: run the tests through jest (npm test)`);
+  return id;
+}
+
+export function databaseUrl(name: string): string {
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export const templateDatabaseName = (id: string) => `retention_test_${id}_template`;
+export const databaseNamePrefix = (id: string) => `retention_test_${id}_`;
+export const redisKeyPrefix = (id: string) => `retention-test-${id}`;

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { createDb, migrateLatest } from '@retention/db';
+import {
+  databaseUrl,
+  RUN_ID_VARIABLE,
+  TEST_POSTGRES_URL,
+  TEST_REDIS_URL,
+  templateDatabaseName,
+} from './environment.js';
+
+/**
+ * Once per `npm test`: checks that the real PostgreSQL and Redis answer, and builds the
+ * template database every test file clones.
+ */
+export default async function globalSetup(): Promise<void> {
+  const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  process.env[RUN_ID_VARIABLE] = id;
+
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 5_000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(`Tests need PostgreSQL at ${TEST_POSTGRES_URL} (set TEST_POSTGRES_URL): ${String(error)}`);
+  }
+  const template = templateDatabaseName(id);
+  await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(template)}`);
+  await admin.end();
+
+  const db = createDb(databaseUrl(template), { poolMax: 1 });
+  try {
+    await migrateLatest(db);
+  } finally {
+    await db.destroy();
+  }
+
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new Error(`Tests need Redis at ${TEST_REDIS_URL} (set TEST_REDIS_URL): ${String(error)}`);
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,7 @@
+import { register } from 'tsx/esm/api';
+
+const unregister = register();
+const { default: globalTeardown } = await import('./global-teardown.ts');
+await unregister();
+
+export default globalTeardown;

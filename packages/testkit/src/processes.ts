@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from './cli.js';
+
+/** A port nobody is listening on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything the process wrote so far, stdout and stderr interleaved. */
+  output(): string;
+  /** Resolves when the output matches, rejects when the process exits first or time runs out. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** Starts one of the service's entry points as a real process, as `npm run start:*` would. */
+export function startService(entry: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  return {
+    child,
+    exited,
+    output: () => output,
+    waitFor(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(output)) {
+            done();
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`timed out waiting for ${pattern} in:\n${output}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        void exited.then(() => {
+          if (!pattern.test(output)) {
+            done();
+            reject(new Error(`process exited before ${pattern}:\n${output}`));
+          }
+        });
+        listeners.add(check);
+        check();
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

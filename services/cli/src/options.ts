@@ -1,0 +1,86 @@
+import { invalidParam, isOneOf, isUuid, parseTimestamp, CURRENCY_PATTERN } from '@retention/core';
+
+/**
+ * Option parsers: each turns the raw text of `--name value` into a typed value or throws
+ * `invalid_param` naming the option. Structural problems (unknown or missing options) are
+ * usage errors, raised by the command runner instead.
+ */
+
+export interface OptionSpec<T> {
+  /** A flag takes no value (`--processor` of `campaign lose`). */
+  flag?: boolean;
+  required?: boolean;
+  placeholder: string;
+  parse: (raw: string, option: string) => T;
+}
+
+type Parser<T> = (raw: string, option: string) => T;
+
+function option<T>(placeholder: string, parse: Parser<T>) {
+  return {
+    required: (): OptionSpec<T> & { required: true } => ({ placeholder, parse, required: true }),
+    optional: (): OptionSpec<T> & { required?: false } => ({ placeholder, parse }),
+  };
+}
+
+export const text = (placeholder = 'TEXT', maxLength = 5000) =>
+  option(placeholder, (raw, name) => {
+    if (raw.trim().length === 0) throw invalidParam(`--${name} must not be empty`);
+    if (raw.length > maxLength) throw invalidParam(`--${name} must be at most ${maxLength} characters`);
+    return raw;
+  });
+
+export const uuid = (placeholder = 'ID') =>
+  option(placeholder, (raw, name) => {
+    if (!isUuid(raw)) throw invalidParam(`--${name} must be a UUID, got "${truncate(raw)}"`);
+    return raw.toLowerCase();
+  });
+
+export const integer = (placeholder: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  option(placeholder, (raw, name) => {
+    if (!/^-?\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw invalidParam(`--${name} must be an integer between ${min} and ${max}, got "${truncate(raw)}"`);
+    }
+    return Number(raw);
+  });
+
+export const oneOf = <T extends string>(values: readonly T[], placeholder = values.join('|')) =>
+  option(placeholder, (raw, name) => {
+    if (!isOneOf(values, raw))
+      throw invalidParam(`--${name} must be one of ${values.join(', ')}, got "${truncate(raw)}"`);
+    return raw;
+  });
+
+/** Three letters, accepted in either case and stored lowercase. */
+export const currency = () =>
+  option('CUR', (raw, name) => {
+    const lower = raw.toLowerCase();
+    if (!CURRENCY_PATTERN.test(lower))
+      throw invalidParam(`--${name} must be a three-letter currency code, got "${truncate(raw)}"`);
+    return lower;
+  });
+
+export const timestamp = () =>
+  option('ISO', (raw, name) => {
+    const millis = parseTimestamp(raw);
+    if (millis === null)
+      throw invalidParam(
+        `--${name} must be an ISO 8601 timestamp such as 2026-03-07T09:15:02Z, got "${truncate(raw)}"`,
+      );
+    return new Date(millis);
+  });
+
+/** A comma list; none of the items may be empty. */
+export const list = (placeholder: string) =>
+  option(placeholder, (raw, name) => {
+    const items = raw.split(',').map((item) => item.trim());
+    if (items.some((item) => item.length === 0))
+      throw invalidParam(`--${name} must be a comma-separated list with no empty items`);
+    return items;
+  });
+
+export const flag = (): OptionSpec<boolean> & { flag: true } => ({ flag: true, placeholder: '', parse: () => true });
+
+function truncate(raw: string): string {
+  return raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
+}

@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import { ConfigError, loadConfig, ServiceError, type Config } from '@retention/core';
+import { createDb, describeConnectionFailure, isConnectionError, type Db } from '@retention/db';
+import { COMMANDS } from './commands/index.js';
+import { usageOf, type CliContext, type Command } from './command.js';
+
+/**
+ * Runs one CLI invocation: prints one JSON document on stdout and returns 0, or prints
+ * `{"error":{"type","message"}}` on stderr and returns 1 (2 for a usage error).
+ */
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+class UsageError extends Error {}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let db: Db | undefined;
+  try {
+    if (argv[0] === 'help' || argv[0] === '--help') {
+      io.stdout(
+        `${JSON.stringify({ commands: COMMANDS.map((command) => ({ usage: usageOf(command), summary: command.summary })) }, null, 2)}\n`,
+      );
+      return 0;
+    }
+    const { command, rest } = findCommand(argv);
+    const { options, positionals } = parseOptions(command, rest);
+    const config = loadConfig(io.env);
+    const context: CliContext = {
+      config,
+      db: () => (db ??= openDb(config)),
+      readFile: (path) => readFile(path, 'utf8'),
+    };
+    const output = await command.run(context, options, positionals);
+    io.stdout(`${JSON.stringify(output, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    const { code, type, message } = describeFailure(error, io.env);
+    io.stderr(`${JSON.stringify({ error: { type, message } })}\n`);
+    return code;
+  } finally {
+    await db?.destroy();
+  }
+}
+
+function openDb(config: Config): Db {
+  return createDb(config.databaseUrl, { poolMax: 4, applicationName: 'retention-cli' });
+}
+
+function findCommand(argv: string[]): { command: Command; rest: string[] } {
+  const words = argv.slice(0, 2).join(' ');
+  const command = COMMANDS.find((candidate) => candidate.name === words);
+  if (command) return { command, rest: argv.slice(2) };
+  const known = COMMANDS.map(usageOf).join('\n  ');
+  if (argv.length === 0) throw new UsageError(`Usage: cli <command> [options]. Commands:\n  ${known}`);
+  const group = COMMANDS.filter((candidate) => candidate.name.startsWith(`${argv[0]} `));
+  if (group.length > 0) {
+    throw new UsageError(`Unknown command "${words}". ${argv[0]} commands:\n  ${group.map(usageOf).join('\n  ')}`);
+  }
+  throw new UsageError(`Unknown command "${argv[0] ?? ''}". Commands:\n  ${known}`);
+}
+
+/**
+ * `--name value` and `--name=value`. A value may start with a dash (`--amount -5` reaches
+ * the amount parser and is refused there as invalid_param), unless it is another option of
+ * the command, which means the value was forgotten.
+ */
+function parseOptions(command: Command, args: string[]) {
+  const usage = `Usage: ${usageOf(command)}`;
+  const values = new Map<string, string | true>();
+  const positionals: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    if (!arg.startsWith('--') || arg === '--') {
+      positionals.push(arg);
+      continue;
+    }
+    const equals = arg.indexOf('=');
+    const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
+    const spec = command.options[name];
+    if (!spec) throw new UsageError(`Unknown option --${name}. ${usage}`);
+    if (values.has(name)) throw new UsageError(`--${name} is given more than once. ${usage}`);
+    if (spec.flag) {
+      if (equals !== -1) throw new UsageError(`--${name} takes no value. ${usage}`);
+      values.set(name, true);
+      continue;
+    }
+    let value: string | undefined;
+    if (equals !== -1) {
+      value = arg.slice(equals + 1);
+    } else {
+      const next = args[index + 1];
+      const nextIsOption =
+        next !== undefined && next.startsWith('--') && next.slice(2).split('=')[0]! in command.options;
+      if (next !== undefined && !nextIsOption) {
+        value = next;
+        index += 1;
+      }
+    }
+    if (value === undefined) throw new UsageError(`--${name} needs a value. ${usage}`);
+    values.set(name, value);
+  }
+  const expected = command.positionals ?? [];
+  if (positionals.length !== expected.length) {
+    throw new UsageError(`Expected ${expected.length ? expected.join(' ') : 'no positional arguments'}. ${usage}`);
+  }
+  const options: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(command.options)) {
+    const value = values.get(name);
+    if (spec.flag) options[name] = value === true;
+    else if (value === undefined) {
+      if (spec.required) throw new UsageError(`--${name} is required. ${usage}`);
+    } else options[name] = spec.parse(value as string, name);
+  }
+  return { options, positionals };
+}
+
+function describeFailure(error: unknown, env: CliIo['env']): { code: number; type: string; message: string } {
+  if (error instanceof UsageError) return { code: 2, type: 'invalid_param', message: error.message };
+  if (error instanceof ServiceError) return { code: 1, type: error.type, message: error.message };
+  if (error instanceof ConfigError) return { code: 1, type: 'invalid_param', message: error.message };
+  if (isConnectionError(error)) {
+    return {
+      code: 1,
+      type: 'database_error',
+      message: describeConnectionFailure('PostgreSQL', env.DATABASE_URL, error),
+    };
+  }
+  if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
+    return { code: 1, type: 'invalid_param', message: error.message.replace(/^ENOENT: /, '') };
+  }
+  return { code: 1, type: 'internal_error', message: error instanceof Error ? error.message : String(error) };
+}

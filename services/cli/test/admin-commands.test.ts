@@ -1,0 +1,302 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { hashApiToken } from '@retention/core';
+import { runCli, useTestDatabase } from '@retention/testkit';
+import { cli } from './helpers.js';
+
+const database = useTestDatabase();
+const run = (...args: string[]) => cli(database.current.url, ...args);
+
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f-]{36}$/;
+
+describe('workspace commands', () => {
+  it('creates a workspace with defaults and with every option', async () => {
+    const plain = await run('workspace', 'create', '--name', 'Acme');
+    expect(plain.code).toBe(0);
+    expect(plain.json).toEqual({
+      id: expect.stringMatching(UUID),
+      object: 'workspace',
+      name: 'Acme',
+      processor: 'connected',
+      display_currency: 'usd',
+      created_at: expect.stringMatching(ISO_MILLIS),
+    });
+    const full = await run(
+      'workspace',
+      'create',
+      '--name',
+      'Globex',
+      '--processor',
+      'disconnected',
+      '--display-currency',
+      'EUR',
+    );
+    expect(full.json).toMatchObject({ processor: 'disconnected', display_currency: 'eur' });
+  });
+
+  it('updates the processor status and display currency', async () => {
+    const { json: workspace } = await run('workspace', 'create', '--name', 'Initech');
+    const updated = await run(
+      'workspace',
+      'update',
+      '--id',
+      workspace.id,
+      '--processor',
+      'disconnected',
+      '--display-currency',
+      'gbp',
+    );
+    expect(updated.json).toMatchObject({ id: workspace.id, processor: 'disconnected', display_currency: 'gbp' });
+  });
+
+  it.each([
+    [
+      ['workspace', 'create', '--name', 'X', '--processor', 'syncing'],
+      /--processor must be one of connected, disconnected/,
+    ],
+    [
+      ['workspace', 'create', '--name', 'X', '--display-currency', 'dollars'],
+      /--display-currency must be a three-letter/,
+    ],
+    [['workspace', 'create', '--name', 'X', '--display-currency', 'xyz'], /no FX rate is known for "xyz"/],
+    [['workspace', 'create', '--name', '   '], /--name must not be empty/],
+    [['workspace', 'update', '--id', 'not-a-uuid', '--processor', 'connected'], /--id must be a UUID/],
+  ])('refuses %j with invalid_param and exit 1', async (args, message) => {
+    const result = await run(...args);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.error).toEqual({ type: 'invalid_param', message: expect.stringMatching(message) });
+  });
+
+  it('reports an unknown workspace as not_found', async () => {
+    const result = await run(
+      'workspace',
+      'update',
+      '--id',
+      '00000000-0000-4000-8000-000000000000',
+      '--processor',
+      'connected',
+    );
+    expect(result).toMatchObject({ code: 1, error: { type: 'not_found' } });
+  });
+
+  it('refuses an update that changes nothing', async () => {
+    const { json: workspace } = await run('workspace', 'create', '--name', 'Hooli');
+    expect(await run('workspace', 'update', '--id', workspace.id)).toMatchObject({
+      code: 1,
+      error: { type: 'invalid_param' },
+    });
+  });
+});
+
+describe('help', () => {
+  it('lists every command with its usage', async () => {
+    const result = await run('help');
+    expect(result.code).toBe(0);
+    expect(result.json.commands).toContainEqual({
+      usage: 'token create --workspace W --name N [--rate-limit PER_MINUTE]',
+      summary: expect.any(String),
+    });
+  });
+});
+
+describe('usage errors exit 2', () => {
+  it.each([
+    [[]],
+    [['bogus']],
+    [['workspace', 'explode']],
+    [['workspace', 'create']],
+    [['workspace', 'create', '--name']],
+    [['workspace', 'create', '--name', 'A', '--colour', 'red']],
+    [['workspace', 'create', '--name', 'A', '--name', 'B']],
+    [['workspace', 'create', '--name', 'A', 'extra']],
+    [['fixtures', 'load']],
+  ])('%j', async (args) => {
+    const result = await run(...args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.error).toEqual({ type: 'invalid_param', message: expect.any(String) });
+  });
+});
+
+describe('user commands', () => {
+  let workspaceId: string;
+  beforeAll(async () => {
+    workspaceId = (await run('workspace', 'create', '--name', 'People')).json.id;
+  });
+
+  it('adds users with each role', async () => {
+    for (const role of ['owner', 'admin', 'member']) {
+      const result = await run(
+        'user',
+        'create',
+        '--workspace',
+        workspaceId,
+        '--email',
+        `${role}@people.test`,
+        '--role',
+        role,
+      );
+      expect(result.json).toEqual({
+        id: expect.stringMatching(UUID),
+        object: 'user',
+        workspace_id: workspaceId,
+        email: `${role}@people.test`,
+        role,
+        created_at: expect.stringMatching(ISO_MILLIS),
+      });
+    }
+  });
+
+  it('refuses a bad role, a bad email, a duplicate email and an unknown workspace', async () => {
+    expect(
+      (await run('user', 'create', '--workspace', workspaceId, '--email', 'x@people.test', '--role', 'root')).error
+        ?.type,
+    ).toBe('invalid_param');
+    expect(
+      (await run('user', 'create', '--workspace', workspaceId, '--email', 'nope', '--role', 'member')).error,
+    ).toEqual({
+      type: 'invalid_param',
+      message: expect.stringContaining('email'),
+    });
+    await run('user', 'create', '--workspace', workspaceId, '--email', 'dup@people.test', '--role', 'member');
+    expect(
+      (await run('user', 'create', '--workspace', workspaceId, '--email', 'DUP@people.test', '--role', 'admin')).error
+        ?.type,
+    ).toBe('conflict');
+    expect(
+      (
+        await run(
+          'user',
+          'create',
+          '--workspace',
+          '00000000-0000-4000-8000-000000000000',
+          '--email',
+          'a@b.co',
+          '--role',
+          'member',
+        )
+      ).error?.type,
+    ).toBe('not_found');
+  });
+});
+
+describe('token commands', () => {
+  let workspaceId: string;
+  beforeAll(async () => {
+    workspaceId = (await run('workspace', 'create', '--name', 'Tokens')).json.id;
+  });
+
+  it('mints a token whose value is shown once and stored only as its SHA-256', async () => {
+    const created = await run('token', 'create', '--workspace', workspaceId, '--name', 'ci');
+    expect(created.json).toEqual({
+      id: expect.stringMatching(UUID),
+      object: 'api_token',
+      workspace_id: workspaceId,
+      name: 'ci',
+      token: expect.stringMatching(/^sk_live_[0-9A-Za-z]{32}$/),
+      hint: created.json.token.slice(-4),
+      rate_limit_per_minute: 60,
+      created_at: expect.stringMatching(ISO_MILLIS),
+      revoked_at: null,
+      last_used_at: null,
+    });
+    const row = await database.current.db('api_tokens').where({ id: created.json.id }).first();
+    expect(row.token_hash).toBe(hashApiToken(created.json.token));
+
+    const listed = await run('token', 'list', '--workspace', workspaceId);
+    expect(listed.json.object).toBe('list');
+    expect(listed.json.data).toHaveLength(1);
+    expect(listed.json.data[0]).not.toHaveProperty('token');
+    expect(listed.stdout).not.toContain(created.json.token);
+    expect(listed.stdout).not.toContain(created.json.token.slice(8));
+  });
+
+  it('creates with a raised limit, sets a new limit, and revokes idempotently', async () => {
+    const created = await run('token', 'create', '--workspace', workspaceId, '--name', 'batch', '--rate-limit', '600');
+    expect(created.json.rate_limit_per_minute).toBe(600);
+    const limited = await run('token', 'set-limit', '--id', created.json.id, '--per-minute', '1200');
+    expect(limited.json).toMatchObject({ id: created.json.id, rate_limit_per_minute: 1200 });
+    expect(limited.json).not.toHaveProperty('token');
+
+    const revoked = await run('token', 'revoke', '--id', created.json.id);
+    expect(revoked.json.revoked_at).toMatch(ISO_MILLIS);
+    const again = await run('token', 'revoke', '--id', created.json.id);
+    expect(again.json.revoked_at).toBe(revoked.json.revoked_at);
+  });
+
+  it.each([
+    [['token', 'set-limit', '--id', '00000000-0000-4000-8000-000000000000', '--per-minute', '10'], 'not_found'],
+    [['token', 'revoke', '--id', '00000000-0000-4000-8000-000000000000'], 'not_found'],
+    [['token', 'revoke', '--id', 'abc'], 'invalid_param'],
+    [['token', 'set-limit', '--id', '00000000-0000-4000-8000-000000000000', '--per-minute', '0'], 'invalid_param'],
+    [['token', 'set-limit', '--id', '00000000-0000-4000-8000-000000000000', '--per-minute', '1.5'], 'invalid_param'],
+    [['token', 'list', '--workspace', '00000000-0000-4000-8000-000000000000'], 'not_found'],
+  ])('%j fails with %s', async (args, type) => {
+    expect(await run(...args)).toMatchObject({ code: 1, error: { type } });
+  });
+});
+
+describe('fx set', () => {
+  it('sets and replaces a rate', async () => {
+    expect((await run('fx', 'set', '--currency', 'EUR', '--per-usd', '0.9')).json).toEqual({
+      object: 'fx_rate',
+      currency: 'eur',
+      per_usd: '0.9',
+      updated_at: expect.stringMatching(ISO_MILLIS),
+    });
+    expect((await run('fx', 'set', '--currency', 'eur', '--per-usd', '0.95')).json.per_usd).toBe('0.95');
+  });
+
+  it('lets a workspace use a currency once it has a rate', async () => {
+    expect((await run('workspace', 'create', '--name', 'X', '--display-currency', 'thb')).error?.type).toBe(
+      'invalid_param',
+    );
+    await run('fx', 'set', '--currency', 'thb', '--per-usd', '36.5');
+    expect((await run('workspace', 'create', '--name', 'X', '--display-currency', 'thb')).json.display_currency).toBe(
+      'thb',
+    );
+  });
+
+  it.each([['0'], ['-1'], ['abc'], ['1e5']])('refuses the rate %s', async (rate) => {
+    expect(await run('fx', 'set', '--currency', 'eur', '--per-usd', rate)).toMatchObject({
+      code: 1,
+      error: { type: 'invalid_param' },
+    });
+  });
+
+  it('refuses to change the rate of usd', async () => {
+    expect((await run('fx', 'set', '--currency', 'usd', '--per-usd', '2')).error?.type).toBe('invalid_param');
+  });
+});
+
+describe('as a real process', () => {
+  it('prints one JSON document on stdout and exits 0, or the error on stderr with exit 1 or 2', async () => {
+    const env = { DATABASE_URL: database.current.url };
+    const [ok, failed, usage] = await Promise.all([
+      runCli(['workspace', 'create', '--name', 'Proc'], env),
+      runCli(['token', 'revoke', '--id', '00000000-0000-4000-8000-000000000000'], env),
+      runCli(['workspace', 'create'], env),
+    ]);
+    expect(ok).toMatchObject({ code: 0, stderr: '', json: { object: 'workspace', name: 'Proc' } });
+    expect(failed).toMatchObject({ code: 1, stdout: '', error: { type: 'not_found' } });
+    expect(usage).toMatchObject({ code: 2, stdout: '', error: { type: 'invalid_param' } });
+  });
+
+  it('names an invalid environment variable', async () => {
+    const result = await runCli(['workspace', 'create', '--name', 'X'], {
+      DATABASE_URL: database.current.url,
+      STALE_CAMPAIGN_DAYS: 'soon',
+    });
+    expect(result.code).toBe(1);
+    expect(result.error?.message).toContain('STALE_CAMPAIGN_DAYS');
+  });
+
+  it('says which database it cannot reach', async () => {
+    const result = await runCli(['workspace', 'create', '--name', 'X'], {
+      DATABASE_URL: 'postgres://127.0.0.1:1/none',
+    });
+    expect(result).toMatchObject({ code: 1, error: { type: 'database_error' } });
+    expect(result.error?.message).toContain('cannot reach PostgreSQL at postgres://127.0.0.1:1/none');
+  });
+});

@@ -1,0 +1,27 @@
+import { runCli as runInProcess } from '../src/run.js';
+
+export interface InProcessResult {
+  code: number;
+  json: any;
+  error: { type: string; message: string } | undefined;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI's own entry function with real connections; only process start-up is skipped. */
+export async function cli(databaseUrl: string, ...args: string[]): Promise<InProcessResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runInProcess(args, {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+  });
+  return {
+    code,
+    stdout,
+    stderr,
+    json: code === 0 ? JSON.parse(stdout) : undefined,
+    error: stderr ? (JSON.parse(stderr) as { error: InProcessResult['error'] }).error : undefined,
+  };
+}
