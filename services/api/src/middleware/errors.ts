@@ -1,0 +1,54 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { errorBody, ServiceError } from '@retention/core';
+import { isConnectionError } from '@retention/db';
+import type { Logger } from '@retention/runtime';
+
+/** Anything no route answered: a JSON 404, never Express's HTML page. */
+export const unknownRoute: RequestHandler = (req, res) => {
+  res
+    .status(404)
+    .json(
+      errorBody(
+        'not_found',
+        `Unrecognized request URL (${req.method} ${req.path}). Every endpoint of this API is a GET under /api/v1.`,
+      ),
+    );
+};
+
+/**
+ * The last middleware: every failure becomes `{ error: { type, message } }`. Client mistakes
+ * keep their type; anything unexpected is a 500 `database_error` (the spec's only server-side
+ * type) whose message asks the client to retry. Stack traces go to the log, with the request
+ * id, and never to the client.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const requestId = res.locals.requestId as string | undefined;
+    if (error instanceof ServiceError) {
+      res.status(error.status).json(error.toBody());
+      return;
+    }
+    // Express's own client errors: a malformed percent-encoding in the path, and the like.
+    const status = typeof error === 'object' && error !== null && 'status' in error ? Number(error.status) : 500;
+    if (status >= 400 && status < 500) {
+      res.status(400).json(errorBody('invalid_param', 'The request URL is malformed.'));
+      return;
+    }
+    const unavailable = isConnectionError(error);
+    logger.error(
+      { err: error, requestId, method: req.method, path: req.path },
+      unavailable ? 'database unavailable' : 'request failed',
+    );
+    res
+      .status(500)
+      .json(
+        errorBody(
+          'database_error',
+          unavailable
+            ? 'The database is temporarily unavailable. Retry the request shortly.'
+            : 'The server failed to complete the request. Retry the request shortly.',
+        ),
+      );
+  };
+}

@@ -1,0 +1,16 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/**
+ * Every response carries `Request-Id`, and every log line about the request the same id.
+ * A well-formed id sent by a proxy in front of the API is kept, so traces join up.
+ */
+export const requestId: RequestHandler = (req, res, next) => {
+  const incoming = req.get('request-id') ?? req.get('x-request-id');
+  const id = incoming && INCOMING_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll('-', '')}`;
+  res.locals.requestId = id;
+  res.setHeader('Request-Id', id);
+  next();
+};

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from '@retention/runtime';
+
+/**
+ * A true sliding one-minute window per key, decided atomically in Redis with Redis's own
+ * clock. Each key is a sorted set of the accepted requests of the last window (score =
+ * milliseconds); a request is accepted while fewer than `limit` remain in the window.
+ * Rejected requests are not recorded, so calling while limited never extends the wait.
+ *
+ * An optional guard key (failed authentications of the client's address) is checked in the
+ * same script: while it is full, the request is rejected whatever its own bucket says.
+ */
+const SLIDING_WINDOW_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local window = tonumber(ARGV[2])
+
+local function oldestAge(key)
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if oldest[2] then return tonumber(oldest[2]) + window - now end
+  return 0
+end
+
+local guardLimit = tonumber(ARGV[4])
+if guardLimit > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+  if redis.call('ZCARD', KEYS[2]) >= guardLimit then
+    return {0, guardLimit, 0, oldestAge(KEYS[2]), 1}
+  end
+end
+
+local limit = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, limit, limit - count - 1, oldestAge(KEYS[1]), 0}
+end
+return {0, limit, 0, oldestAge(KEYS[1]), 0}
+`;
+
+export const ONE_MINUTE_MS = 60_000;
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** The ceiling that decided: the bucket's limit, or the guard's when the guard refused. */
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the oldest counted request leaves the window; 0 when none is counted. */
+  resetMs: number;
+  /** True when the guard (not the request's own bucket) refused it. */
+  refusedByGuard: boolean;
+}
+
+interface ScriptedRedis extends Redis {
+  slidingWindow(
+    bucketKey: string,
+    guardKey: string,
+    limit: number,
+    windowMs: number,
+    member: string,
+    guardLimit: number,
+  ): Promise<[number, number, number, number, number]>;
+}
+
+export class SlidingWindowRateLimiter {
+  private readonly redis: ScriptedRedis;
+
+  constructor(
+    redis: Redis,
+    private readonly keyPrefix: string,
+    private readonly windowMs = ONE_MINUTE_MS,
+  ) {
+    if (!('slidingWindow' in redis))
+      redis.defineCommand('slidingWindow', { numberOfKeys: 2, lua: SLIDING_WINDOW_SCRIPT });
+    this.redis = redis as ScriptedRedis;
+  }
+
+  /**
+   * Counts one request against `bucket` if it fits in the window. With a guard, a full guard
+   * refuses the request and nothing is counted.
+   */
+  async consume(bucket: string, limit: number, guard?: { bucket: string; limit: number }): Promise<RateLimitDecision> {
+    const [allowed, appliedLimit, remaining, resetMs, byGuard] = await this.redis.slidingWindow(
+      this.key(bucket),
+      this.key(guard?.bucket ?? bucket),
+      limit,
+      this.windowMs,
+      randomBytes(9).toString('base64url'),
+      guard?.limit ?? 0,
+    );
+    return {
+      allowed: allowed === 1,
+      limit: appliedLimit,
+      remaining: Math.max(0, remaining),
+      resetMs: Math.max(0, resetMs),
+      refusedByGuard: byGuard === 1,
+    };
+  }
+
+  private key(bucket: string): string {
+    return `${this.keyPrefix}:ratelimit:${bucket}`;
+  }
+}

@@ -1,0 +1,122 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { createToken, revokeToken, setTokenRateLimit } from '@retention/domain';
+import { eventually } from '@retention/testkit';
+import { useApi, workspaceWithToken } from './harness.js';
+
+const api = useApi();
+
+let acme: Awaited<ReturnType<typeof workspaceWithToken>>;
+let globex: { token: string; customer: string; campaign: string };
+
+beforeAll(async () => {
+  acme = await workspaceWithToken(api.current, {
+    customers: [{ key: 'c', email: 'shared@example.com', tags: ['vip'], subscriptions: [{}] }],
+    campaigns: [{ key: 'k', customer: 'c' }],
+    cancel_sessions: [{ key: 'x', customer: 'c' }],
+  });
+  const other = await api.current.load({
+    workspaces: [
+      {
+        key: 'g',
+        tokens: [{ key: 't', rate_limit: 100_000 }],
+        customers: [{ key: 'c', email: 'shared@example.com', tags: ['vip'], subscriptions: [{}] }],
+        campaigns: [{ key: 'k', customer: 'c' }],
+        cancel_sessions: [{ key: 'x', customer: 'c' }],
+      },
+    ],
+  });
+  const g = other.workspaces.g!;
+  globex = { token: g.tokens.t!.token, customer: g.customers.c!, campaign: g.campaigns.k! };
+});
+
+describe('authentication', () => {
+  it('answers 401 authentication_required without an Authorization header', async () => {
+    const { status, body } = await api.current.get('/api/v1/campaigns');
+    expect(status).toBe(401);
+    expect(body).toEqual({
+      error: { type: 'authentication_required', message: expect.stringContaining('Authorization: Bearer') },
+    });
+  });
+
+  it.each([
+    ['a token without the sk_live_ prefix', 'Bearer sk_test_abc'],
+    ['a non-Bearer scheme', `Basic ${Buffer.from('user:pass').toString('base64')}`],
+    ['Bearer with no token', 'Bearer'],
+    ['an unknown token', 'Bearer sk_live_0000000000000000000000000000000'],
+    ['a token with trailing junk', 'Bearer sk_live_abc def'],
+  ])('answers 401 invalid_token for %s', async (_label, authorization) => {
+    const { status, body } = await api.current.get('/api/v1/campaigns', undefined, { headers: { authorization } });
+    expect(status).toBe(401);
+    expect(body.error.type).toBe('invalid_token');
+  });
+
+  it('accepts the scheme in any case', async () => {
+    const { status } = await api.current.get('/api/v1/campaigns', undefined, {
+      headers: { authorization: `bearer ${acme.token}` },
+    });
+    expect(status).toBe(200);
+  });
+
+  it('rejects a revoked token on the very next request', async () => {
+    const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'soon revoked' });
+    expect((await api.current.get('/api/v1/stats', minted.token)).status).toBe(200);
+    await revokeToken(api.current.db, minted.id);
+    const { status, body } = await api.current.get('/api/v1/stats', minted.token);
+    expect(status).toBe(401);
+    expect(body.error.type).toBe('invalid_token');
+  });
+
+  it('applies a raised limit on the next request', async () => {
+    const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'raised' });
+    expect((await api.current.get('/api/v1/stats', minted.token)).headers.get('x-ratelimit-limit')).toBe('60');
+    await setTokenRateLimit(api.current.db, minted.id, 600);
+    expect((await api.current.get('/api/v1/stats', minted.token)).headers.get('x-ratelimit-limit')).toBe('600');
+  });
+
+  it('records when a token was last used', async () => {
+    const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'used' });
+    await api.current.get('/api/v1/stats', minted.token);
+    const lastUsed = await eventually(
+      async () => (await api.current.db('api_tokens').where({ id: minted.id }).first()).last_used_at,
+    );
+    expect(lastUsed).toBeInstanceOf(Date);
+  });
+});
+
+describe('workspace isolation', () => {
+  it('lists only the caller workspace rows', async () => {
+    for (const path of [
+      '/api/v1/customers',
+      '/api/v1/campaigns',
+      '/api/v1/cancel_sessions',
+      '/api/v1/customers?email=shared%40example.com',
+      '/api/v1/customers?tag=vip',
+    ]) {
+      const mine = (await api.current.get(path, acme.token)).body.data.map((row: { id: string }) => row.id);
+      const theirs = (await api.current.get(path, globex.token)).body.data.map((row: { id: string }) => row.id);
+      expect(mine).toHaveLength(1);
+      expect(theirs).toHaveLength(1);
+      expect(mine).not.toEqual(theirs);
+    }
+  });
+
+  it('answers another workspace id exactly like an id that does not exist', async () => {
+    const missing = '5f3c1e7a-0000-4000-8000-000000000000';
+    for (const [theirs, kind] of [
+      [globex.customer, 'customers'],
+      [globex.campaign, 'campaigns'],
+    ] as const) {
+      const foreign = await api.current.get(`/api/v1/${kind}/${theirs}`, acme.token);
+      const absent = await api.current.get(`/api/v1/${kind}/${missing}`, acme.token);
+      expect(foreign.status).toBe(404);
+      expect(absent.status).toBe(404);
+      expect(foreign.body.error.type).toBe('not_found');
+      expect(foreign.body.error.message.replace(theirs, 'ID')).toBe(absent.body.error.message.replace(missing, 'ID'));
+    }
+  });
+
+  it('computes stats over the caller workspace only', async () => {
+    expect((await api.current.get('/api/v1/stats', acme.token)).body.recovery.opened).toBe(1);
+    expect((await api.current.get('/api/v1/stats', globex.token)).body.cancel_flow.sessions).toBe(1);
+  });
+});

@@ -1,0 +1,137 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { useApi, workspaceWithToken } from './harness.js';
+
+const api = useApi();
+let token: string;
+
+beforeAll(async () => {
+  ({ token } = await workspaceWithToken(api.current));
+});
+
+function expectErrorShape(body: unknown, type: string): void {
+  expect(body).toEqual({ error: { type, message: expect.any(String) } });
+  expect(JSON.stringify(body)).not.toMatch(/\bat .+:\d+:\d+/); // no stack frames
+}
+
+describe('the error table of spec part 7', () => {
+  it.each([
+    ['/api/v1/campaigns?cursor=yesterday', 'cursor'],
+    ['/api/v1/campaigns?cursor=2026-02-30T00:00:00Z', 'cursor'],
+    ['/api/v1/customers?cursor=1700000000', 'cursor'],
+    ['/api/v1/cancel_sessions?cursor=2026-13-01', 'cursor'],
+    ['/api/v1/campaigns?status=open', 'status'],
+    ['/api/v1/campaigns?status=IN_FLIGHT', 'status'],
+    ['/api/v1/cancel_sessions?outcome=saved', 'outcome'],
+    ['/api/v1/customers/not-a-uuid', 'id'],
+    ['/api/v1/campaigns/123', 'id'],
+    ['/api/v1/campaigns/6f1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5az', 'id'],
+  ])('%s is 400 invalid_param naming %s', async (path, name) => {
+    const { status, body } = await api.current.get(path, token);
+    expect(status).toBe(400);
+    expectErrorShape(body, 'invalid_param');
+    expect(body.error.message).toContain(name);
+  });
+
+  it.each([
+    ['/api/v1/customers?emial=a%40b.co', 'Unknown query parameter "emial"'],
+    ['/api/v1/campaigns?status=lost&status=recovered', '"status" is given more than once'],
+    ['/api/v1/campaigns?status=', '"status" must not be empty'],
+    ['/api/v1/campaigns?cursor', '"cursor" must not be empty'],
+    ['/api/v1/stats?verbose=1', 'Unknown query parameter "verbose"'],
+    ['/api/v1/campaigns/6f1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a?expand=customer', 'Unknown query parameter "expand"'],
+    ['/api/v1/customers?tag=%00', 'control characters'],
+    [`/api/v1/customers?email=${'a'.repeat(400)}`, '1 to 320 characters'],
+  ])('%s is 400 invalid_param: %s', async (path, message) => {
+    const { status, body } = await api.current.get(path, token);
+    expect(status).toBe(400);
+    expectErrorShape(body, 'invalid_param');
+    expect(body.error.message).toContain(message);
+  });
+
+  it.each([
+    ['customers', 'customer'],
+    ['campaigns', 'campaign'],
+  ])('an unknown %s id is 404 not_found', async (kind, noun) => {
+    const { status, body } = await api.current.get(`/api/v1/${kind}/7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a`, token);
+    expect(status).toBe(404);
+    expectErrorShape(body, 'not_found');
+    expect(body.error.message).toContain(noun);
+  });
+
+  it.each([
+    ['an unknown path under /api/v1', 'GET', '/api/v1/invoices'],
+    ['an unknown path elsewhere', 'GET', '/admin'],
+    ['a wrong method on a known path', 'POST', '/api/v1/campaigns'],
+    ['DELETE on a resource', 'DELETE', '/api/v1/customers/7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'],
+    ['a trailing path segment', 'GET', '/api/v1/stats/extra'],
+  ])('%s is a JSON 404, never an HTML page', async (_label, method, path) => {
+    const { status, body, headers } = await api.current.get(path, token, {
+      method,
+      body: method === 'GET' ? null : '{"a":1}',
+    });
+    expect(status).toBe(404);
+    expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expectErrorShape(body, 'not_found');
+  });
+
+  it('answers a malformed percent-encoding with invalid_param', async () => {
+    const { status, body } = await api.current.get('/api/v1/customers/%E0%A4%A', token);
+    expect(status).toBe(400);
+    expectErrorShape(body, 'invalid_param');
+  });
+
+  it('accepts every valid cursor syntax', async () => {
+    for (const cursor of [
+      '2026-03-07T09:15:02Z',
+      '2026-03-07T09:15:02.123456Z',
+      '2026-03-07T09:15:02%2B01:00',
+      '2026-03-07t09:15:02-05:30',
+      '2026-03-07',
+    ]) {
+      const { status } = await api.current.get(`/api/v1/campaigns?cursor=${cursor}`, token);
+      expect(status).toBe(200);
+    }
+  });
+});
+
+describe('Request-Id', () => {
+  it('is on every response, and the log line of a failed request carries the same id', async () => {
+    const responses = await Promise.all([
+      api.current.get('/api/v1/campaigns', token),
+      api.current.get('/api/v1/campaigns?status=x', token),
+      api.current.get('/api/v1/campaigns'),
+      api.current.get('/nowhere'),
+    ]);
+    const ids = responses.map((response) => response.headers.get('request-id'));
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(new Set(ids).size).toBe(4);
+    const logged = api.current.logs().find((line) => line.requestId === ids[1]);
+    expect(logged).toMatchObject({ status: 400, path: '/api/v1/campaigns', method: 'GET' });
+  });
+
+  it('keeps a well-formed id sent by a proxy and replaces a malformed one', async () => {
+    expect(
+      (await api.current.get('/api/v1/stats', token, { headers: { 'x-request-id': 'lb-12345678' } })).headers.get(
+        'request-id',
+      ),
+    ).toBe('lb-12345678');
+    expect(
+      (await api.current.get('/api/v1/stats', token, { headers: { 'request-id': 'bad id <script>' } })).headers.get(
+        'request-id',
+      ),
+    ).toMatch(/^req_/);
+  });
+
+  it('never logs the Authorization header or the token', async () => {
+    await api.current.get('/api/v1/campaigns?status=x', token);
+    const text = JSON.stringify(api.current.logs());
+    expect(text).not.toContain(token);
+    expect(text.toLowerCase()).not.toContain('authorization');
+  });
+});
+
+describe('caching', () => {
+  it('marks account data as not cacheable', async () => {
+    expect((await api.current.get('/api/v1/campaigns', token)).headers.get('cache-control')).toBe('no-store');
+  });
+});

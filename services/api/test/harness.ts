@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from '@jest/globals';
+import { loadConfig } from '@retention/core';
+import { createDb, type Db } from '@retention/db';
+import { loadFixtures, type FixtureFile, type FixtureResult } from '@retention/domain';
+import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
+import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import { createApp } from '../src/app.js';
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+}
+
+export interface ApiHarness {
+  url: string;
+  db: Db;
+  redis: Redis;
+  redisKeyPrefix: string;
+  /** Log lines the API wrote, parsed. */
+  logs(): Array<Record<string, unknown>>;
+  get(path: string, token?: string, init?: RequestInit): Promise<ApiResponse>;
+  load(file: FixtureFile): Promise<FixtureResult>;
+}
+
+export interface HarnessOptions {
+  rateLimitWindowMs?: number;
+  /** Point the API at a Redis that is not there, to watch it fail open. */
+  redisUrl?: string;
+  /** Point the API at a database that is not there. */
+  databaseUrl?: string;
+  /** Trust X-Forwarded-For, so a test can speak from several client addresses. */
+  trustProxy?: boolean;
+}
+
+/**
+ * The API over real HTTP on an ephemeral port, backed by this test file's own database and
+ * its own Redis key prefix.
+ */
+export function useApi(options: HarnessOptions = {}): { readonly current: ApiHarness } {
+  const database = useTestDatabase();
+  let harness: ApiHarness | undefined;
+  let server: Server | undefined;
+  let redis: Redis | undefined;
+  let appDb: Db | undefined;
+
+  beforeAll(async () => {
+    const prefix = `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`;
+    const config = loadConfig({
+      DATABASE_URL: options.databaseUrl ?? database.current.url,
+      REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      TRUST_PROXY: String(options.trustProxy ?? false),
+    });
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        callback();
+      },
+    });
+    const logger = createLogger('api', 'info', sink);
+    redis = createRedis(config.redisUrl, 'command', 'api-test');
+    if (!options.redisUrl) await waitForRedis(redis);
+    appDb = options.databaseUrl ? createDb(options.databaseUrl, { poolMax: 2 }) : database.current.db;
+    const app = createApp({
+      config,
+      db: appDb,
+      redis,
+      logger,
+      ...(options.rateLimitWindowMs && { rateLimitWindowMs: options.rateLimitWindowMs }),
+    });
+    server = createServer(app);
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    harness = {
+      url,
+      db: database.current.db,
+      redis,
+      redisKeyPrefix: prefix,
+      logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+      async get(path, token, init = {}) {
+        const headers = new Headers(init.headers);
+        if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+        const response = await fetch(`${url}${path}`, { ...init, headers });
+        const text = await response.text();
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        return { status: response.status, headers: response.headers, text, body };
+      },
+      load: (file) => loadFixtures(database.current.db, file),
+    };
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    redis?.disconnect();
+    if (options.databaseUrl) await appDb?.destroy();
+  });
+
+  return {
+    get current() {
+      if (!harness) throw new Error('the API harness starts in beforeAll');
+      return harness;
+    },
+  };
+}
+
+/** A workspace with one token of a generous limit, for tests that are not about the limit. */
+export async function workspaceWithToken(
+  api: ApiHarness,
+  extra: Partial<FixtureFile['workspaces'][number]> = {},
+  rateLimit = 100_000,
+): Promise<{ workspaceId: string; token: string; ids: FixtureResult['workspaces'][string] }> {
+  const result = await api.load({
+    workspaces: [{ key: 'w', tokens: [{ key: 't', rate_limit: rateLimit }], ...extra }],
+  });
+  const ids = result.workspaces.w!;
+  return { workspaceId: ids.id, token: ids.tokens.t!.token, ids };
+}
