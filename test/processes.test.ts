@@ -1,0 +1,54 @@
+import { describe, expect, it } from '@jest/globals';
+import { freePort, redisKeyPrefix, runId, startService, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+
+const database = useTestDatabase();
+
+function environment(port: number): Record<string, string> {
+  return {
+    DATABASE_URL: database.current.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-processes`,
+    PORT: String(port),
+    WORKER_PORT: String(port + 1),
+  };
+}
+
+describe('service processes', () => {
+  it('the API starts, answers, and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const api = startService('services/api/src/main.ts', environment(port));
+    try {
+      await api.waitFor(/API listening/);
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(response.status).toBe(200);
+    } finally {
+      expect(await api.stop('SIGTERM')).toBe(0);
+    }
+    expect(api.output()).toMatch(/"msg":"stopped"/);
+  });
+
+  it('the worker starts and stops cleanly on SIGINT', async () => {
+    const worker = startService('services/worker/src/main.ts', environment(await freePort()));
+    await worker.waitFor(/worker started/);
+    expect(await worker.stop('SIGINT')).toBe(0);
+  });
+
+  it('a process that cannot reach its database says so and exits 1', async () => {
+    const api = startService('services/api/src/main.ts', {
+      ...environment(await freePort()),
+      DATABASE_URL: 'postgres://127.0.0.1:1/none',
+    });
+    expect(await api.exited).toBe(1);
+    expect(api.output()).toContain('cannot reach PostgreSQL at postgres://127.0.0.1:1/none');
+    expect(api.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('an invalid setting stops the process with a message naming it', async () => {
+    const worker = startService('services/worker/src/main.ts', {
+      ...environment(await freePort()),
+      WEBHOOK_TIMEOUT_MS: 'fast',
+    });
+    expect(await worker.exited).toBe(1);
+    expect(worker.output()).toContain('WEBHOOK_TIMEOUT_MS');
+  });
+});
