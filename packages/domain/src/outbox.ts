@@ -1,0 +1,63 @@
+import { buildEventData, toIsoMillis, type EventData, type EventType } from '@retention/core';
+import type { Transaction } from '@retention/db';
+
+/**
+ * The event outbox. Every domain action writes its change and its event row through
+ * `recordEvent` in one transaction, so webhook dispatch can never miss an event nor see one
+ * whose change was rolled back.
+ */
+
+/**
+ * Postgres NOTIFY channel raised for every recorded event. A NOTIFY is delivered only when
+ * its transaction commits, so a listener never wakes for an event that does not exist; the
+ * payload is empty because listeners read the table, which is the truth.
+ */
+export const OUTBOX_CHANNEL = 'retention_outbox';
+
+export interface OutboxEvent<T extends EventType = EventType> {
+  id: string;
+  seq: number;
+  workspace_id: string;
+  type: T;
+  data: EventData<T>;
+  created_at: string;
+}
+
+interface EventRow {
+  id: string;
+  seq: number;
+  workspace_id: string;
+  type: EventType;
+  data: unknown;
+  created_at: Date;
+}
+
+export function toOutboxEvent(row: EventRow): OutboxEvent {
+  return {
+    id: row.id,
+    seq: row.seq,
+    workspace_id: row.workspace_id,
+    type: row.type,
+    data: row.data as EventData,
+    created_at: toIsoMillis(row.created_at),
+  };
+}
+
+/**
+ * Appends one event. Takes a transaction, not the pool: an event written outside the
+ * transaction of its change could outlive a rollback. `data` goes through the core catalog,
+ * which throws on any key or type that spec 6.2 does not allow.
+ */
+export async function recordEvent<T extends EventType>(
+  trx: Transaction,
+  workspaceId: string,
+  type: T,
+  data: EventData<T>,
+): Promise<OutboxEvent<T>> {
+  const checked = buildEventData(type, data);
+  const [row] = await trx<EventRow>('events')
+    .insert({ workspace_id: workspaceId, type, data: JSON.stringify(checked) as unknown })
+    .returning(['id', 'seq', 'workspace_id', 'type', 'data', 'created_at']);
+  await trx.raw('SELECT pg_notify(?, ?)', [OUTBOX_CHANNEL, '']);
+  return toOutboxEvent(row as EventRow) as OutboxEvent<T>;
+}
