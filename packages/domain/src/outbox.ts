@@ -56,7 +56,7 @@ export async function recordEvent<T extends EventType>(
 ): Promise<OutboxEvent<T>> {
   const checked = buildEventData(type, data);
   const [row] = await trx<EventRow>('events')
-    .insert({ workspace_id: workspaceId, type, data: JSON.stringify(checked) as unknown })
+    .insert({ workspace_id: workspaceId, type, data: JSON.stringify(checked) })
     .returning(['id', 'seq', 'workspace_id', 'type', 'data', 'created_at']);
   await trx.raw('SELECT pg_notify(?, ?)', [OUTBOX_CHANNEL, '']);
   return toOutboxEvent(row as EventRow) as OutboxEvent<T>;
