@@ -14,3 +14,4 @@ export * from './users.js';
 export * from './winbacks.js';
 export * from './workspaces.js';
 export * from './stats.js';
+export * from './demo/seed.js';

@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { campaignCommands } from './campaign.js';
 import { cancelSessionCommands } from './cancel-session.js';
+import { demoCommands } from './demo.js';
 import { fixtureCommands } from './fixtures.js';
 import { fxCommands } from './fx.js';
 import { reactivationCommands } from './reactivation.js';
@@ -21,4 +22,5 @@ export const COMMANDS: readonly Command[] = [
   ...reactivationCommands,
   ...winbackCommands,
   ...fixtureCommands,
+  ...demoCommands,
 ];
