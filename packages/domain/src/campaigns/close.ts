@@ -23,7 +23,10 @@ import { campaignEventFields } from './event-data.js';
 
 type LockedCampaign = CampaignRow & { customer_email: string };
 
-/** Who may see the campaign: a dashboard passes its workspace; the operator CLI does not. */
+/**
+ * The campaign, and the workspace it must be in: a dashboard passes its own; the operator
+ * CLI, which acts for every workspace, passes none.
+ */
 interface CampaignReference {
   id: string;
   workspace_id?: string;
@@ -97,12 +100,12 @@ function assertOpen(campaign: CampaignRow): void {
 
 async function close(
   trx: Transaction,
-  campaign: CampaignRow,
+  campaignId: string,
   change: Pick<CampaignRow, 'status' | 'recovered_via'> & { closed_by_user_id: string | null },
 ): Promise<CampaignRow> {
   const now = trx.fn.now();
   const [closed] = (await trx('recovery_campaigns')
-    .where({ id: campaign.id })
+    .where({ id: campaignId })
     .update({
       ...change,
       recovered_at: change.status === 'recovered' ? now : null,
@@ -120,7 +123,7 @@ export async function recoverCampaign(db: Db, input: RecoverCampaignInput): Prom
     const campaign = await lockCampaign(trx, valid);
     if (valid.actor_id !== undefined) await requireActor(trx, valid.actor_id, campaign.workspace_id);
     assertOpen(campaign);
-    const recovered = await close(trx, campaign, {
+    const recovered = await close(trx, campaign.id, {
       status: 'recovered',
       recovered_via: valid.via,
       closed_by_user_id: valid.actor_id ?? null,
@@ -141,7 +144,7 @@ export async function loseCampaign(db: Db, input: LoseCampaignInput): Promise<Re
     const campaign = await lockCampaign(trx, valid);
     if (actorId !== null) await requireActor(trx, actorId, campaign.workspace_id);
     assertOpen(campaign);
-    const lost = await close(trx, campaign, { status: 'lost', recovered_via: null, closed_by_user_id: actorId });
+    const lost = await close(trx, campaign.id, { status: 'lost', recovered_via: null, closed_by_user_id: actorId });
     const fields = campaignEventFields(lost, campaign.customer_email);
     const data: EventData<'recovery.lost'> = actorId !== null ? { ...fields, source: 'dashboard' } : fields;
     await recordEvent(trx, campaign.workspace_id, 'recovery.lost', data);
