@@ -1,9 +1,17 @@
+export * from './campaigns/close.js';
+export * from './campaigns/close-stale.js';
+export * from './campaigns/open.js';
+export * from './cancel-sessions.js';
 export * from './fixtures/load.js';
 export type { FixtureFile, FixtureResult } from './fixtures/schema.js';
 export * from './fx.js';
 export * from './outbox.js';
+export * from './reactivations.js';
 export * from './tags.js';
 export * from './tokens.js';
+export * from './trial-reminders.js';
 export * from './users.js';
+export * from './winbacks.js';
 export * from './workspaces.js';
 export * from './stats.js';
+export * from './demo/seed.js';

@@ -1,4 +1,4 @@
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { compileValidator, invalidParam, isUuid } from '@retention/core';
 
 /**
@@ -18,5 +18,37 @@ export function inputValidator<T extends TSchema>(schema: T, root = ''): (value:
 /** Ids reach the domain from operators and scripts: a non-UUID is their mistake, not a 500. */
 export function assertUuid(value: string, field = 'id'): string {
   if (!isUuid(value)) throw invalidParam(`${field}: must be a UUID`);
+  return value;
+}
+
+/** Schema builders for action inputs: each carries the message an operator should read. */
+export const IdInput = () =>
+  Type.String({ pattern: '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$', errorMessage: 'must be a UUID' });
+
+export const CurrencyInput = () =>
+  Type.String({ pattern: '^[a-z]{3}$', errorMessage: 'must be a three-letter lowercase currency code such as usd' });
+
+/** An integer amount in minor units (cents, or whole yen for jpy). */
+export const AmountInput = (minimum: number) =>
+  Type.Integer({
+    minimum,
+    maximum: Number.MAX_SAFE_INTEGER,
+    errorMessage: `must be an integer amount in minor units, at least ${minimum}`,
+  });
+
+/** Free text typed by a customer: line breaks and tabs allowed, other control characters not. */
+export const CustomerText = (maxLength: number) =>
+  Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$',
+    errorMessage: `must be 1 to ${maxLength} characters without control characters other than line breaks and tabs`,
+  });
+
+/** Refuses an invalid Date and one in the future (beyond a minute of clock skew). */
+export function assertPastDate(value: Date, field: string, now = Date.now()): Date {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime()))
+    throw invalidParam(`${field}: must be a valid timestamp`);
+  if (value.getTime() > now + 60_000) throw invalidParam(`${field}: must not be in the future`);
   return value;
 }

@@ -33,6 +33,13 @@ export interface Command<O extends OptionsSpec = OptionsSpec> {
   run(context: CliContext, options: ParsedOptions<O>, positionals: string[]): Promise<unknown>;
 }
 
+/**
+ * A malformed command line (exit 2). The runner raises it for unknown, missing or repeated
+ * options; a command raises it for a rule its option specs cannot express, such as "exactly
+ * one of these two".
+ */
+export class UsageError extends Error {}
+
 /** Keeps each command's option types tied to its handler. */
 export function defineCommand<O extends OptionsSpec>(command: Command<O>): Command {
   return command;

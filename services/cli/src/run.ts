@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError, loadConfig, ServiceError, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, isConnectionError, type Db } from '@retention/db';
 import { COMMANDS } from './commands/index.js';
-import { usageOf, type CliContext, type Command } from './command.js';
+import { UsageError, usageOf, type CliContext, type Command } from './command.js';
 
 /**
  * Runs one CLI invocation: prints one JSON document on stdout and returns 0, or prints
@@ -14,8 +14,6 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
-
-class UsageError extends Error {}
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Db | undefined;

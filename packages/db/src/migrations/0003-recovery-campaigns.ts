@@ -20,6 +20,8 @@ export async function up(knex: Knex): Promise<void> {
       first_failed_at  timestamptz(3) NOT NULL,
       recovered_at     timestamptz(3),
       closed_at        timestamptz(3),
+      -- The operator who closed it by hand (recovered or lost from the dashboard or the CLI).
+      closed_by_user_id uuid REFERENCES users (id) ON DELETE SET NULL,
       created_at       timestamptz(3) NOT NULL DEFAULT now(),
       updated_at       timestamptz(3) NOT NULL DEFAULT now(),
       UNIQUE (workspace_id, psp_invoice_id),
@@ -31,7 +33,8 @@ export async function up(knex: Knex): Promise<void> {
         (status = 'in_flight' AND closed_at IS NULL AND recovered_at IS NULL AND recovered_via IS NULL)
         OR (status = 'recovered' AND closed_at IS NOT NULL AND recovered_at IS NOT NULL AND recovered_via IS NOT NULL)
         OR (status IN ('lost', 'abandoned') AND closed_at IS NOT NULL AND recovered_at IS NULL AND recovered_via IS NULL)
-      )
+      ),
+      CONSTRAINT recovery_campaigns_closed_by_closed CHECK (closed_by_user_id IS NULL OR status <> 'in_flight')
     );
     CREATE INDEX recovery_campaigns_list_idx ON recovery_campaigns (workspace_id, first_failed_at DESC, id DESC);
     CREATE INDEX recovery_campaigns_status_idx ON recovery_campaigns (workspace_id, status, first_failed_at DESC, id DESC);

@@ -57,6 +57,8 @@ export async function up(knex: Knex): Promise<void> {
       amount_cents        bigint NOT NULL ${AMOUNT_CHECK('amount_cents')},
       currency            text NOT NULL ${CURRENCY_CHECK('currency')},
       recorded_at         timestamptz(3) NOT NULL DEFAULT now(),
+      -- One win-back per new processor subscription: a replayed sync records nothing twice.
+      UNIQUE (workspace_id, psp_subscription_id),
       FOREIGN KEY (workspace_id, customer_id) REFERENCES customers (workspace_id, id) ON DELETE CASCADE
     );
     CREATE INDEX winbacks_list_idx ON winbacks (workspace_id, recorded_at DESC, id DESC);

@@ -1,8 +1,14 @@
 import type { Command } from '../command.js';
+import { campaignCommands } from './campaign.js';
+import { cancelSessionCommands } from './cancel-session.js';
+import { demoCommands } from './demo.js';
 import { fixtureCommands } from './fixtures.js';
 import { fxCommands } from './fx.js';
+import { reactivationCommands } from './reactivation.js';
 import { tokenCommands } from './token.js';
+import { trialCommands } from './trial.js';
 import { userCommands } from './user.js';
+import { winbackCommands } from './winback.js';
 import { workspaceCommands } from './workspace.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -10,5 +16,11 @@ export const COMMANDS: readonly Command[] = [
   ...userCommands,
   ...tokenCommands,
   ...fxCommands,
+  ...campaignCommands,
+  ...cancelSessionCommands,
+  ...trialCommands,
+  ...reactivationCommands,
+  ...winbackCommands,
   ...fixtureCommands,
+  ...demoCommands,
 ];

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import {
+  CANCEL_OUTCOMES,
+  CANCEL_REASON_CODES,
+  isOneOf,
+  OneOf,
+  SAVED_OUTCOMES,
+  type CancelOutcome,
+  type CancelReasonCode,
+  type CancelSession,
+} from '@retention/core';
+import { inTransaction, toCancelSession, type CancelSessionRow, type Db } from '@retention/db';
+import { recordEvent } from './outbox.js';
+import { assertSubscriptionOf, requireCustomer, requireSubscription } from './lookups.js';
+import { getWorkspace } from './workspaces.js';
+import { AmountInput, CurrencyInput, CustomerText, IdInput, inputValidator } from './validate.js';
+
+export interface RecordCancelSessionInput {
+  workspace_id: string;
+  customer_id: string;
+  /** The subscription the customer tried to cancel, when the flow knew it. */
+  subscription_id?: string;
+  outcome: CancelOutcome;
+  reason_code: CancelReasonCode;
+  monthly_mrr_cents: number;
+  currency: string;
+  feedback?: string;
+}
+
+const validateSession = inputValidator(
+  Type.Object(
+    {
+      workspace_id: IdInput(),
+      customer_id: IdInput(),
+      subscription_id: Type.Optional(IdInput()),
+      outcome: OneOf(CANCEL_OUTCOMES),
+      reason_code: OneOf(CANCEL_REASON_CODES),
+      // A free plan can be canceled too: zero is a real monthly amount.
+      monthly_mrr_cents: AmountInput(0),
+      currency: CurrencyInput(),
+      feedback: Type.Optional(CustomerText(5000)),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/**
+ * Records a finished cancel session. A `saved_*` outcome emits `cancel.saved`, `canceled`
+ * emits `cancel.lost`, `abandoned` (the customer left the flow) emits nothing. The session is
+ * what the flow saw; the subscription itself is the processor's, and changes when it syncs.
+ */
+export async function recordCancelSession(db: Db, input: RecordCancelSessionInput): Promise<CancelSession> {
+  const valid = validateSession(input);
+  return inTransaction(db, async (trx) => {
+    await getWorkspace(trx, valid.workspace_id);
+    const customer = await requireCustomer(trx, valid.customer_id, valid.workspace_id);
+    if (valid.subscription_id !== undefined) {
+      assertSubscriptionOf(await requireSubscription(trx, valid.subscription_id, valid.workspace_id), customer.id);
+    }
+    const [session] = (await trx('cancel_sessions')
+      .insert({
+        workspace_id: valid.workspace_id,
+        customer_id: customer.id,
+        subscription_id: valid.subscription_id ?? null,
+        outcome: valid.outcome,
+        reason_code: valid.reason_code,
+        feedback: valid.feedback ?? null,
+        monthly_mrr_cents: valid.monthly_mrr_cents,
+        currency: valid.currency,
+      })
+      .returning('*')) as CancelSessionRow[];
+    const row = session!;
+
+    const fields = {
+      session_id: row.id,
+      reason_code: row.reason_code,
+      customer_email: customer.email,
+      monthly_mrr_cents: row.monthly_mrr_cents,
+      currency: row.currency,
+    };
+    if (isOneOf(SAVED_OUTCOMES, row.outcome)) {
+      await recordEvent(trx, row.workspace_id, 'cancel.saved', { ...fields, outcome: row.outcome });
+    } else if (row.outcome === 'canceled') {
+      await recordEvent(trx, row.workspace_id, 'cancel.lost', { ...fields, outcome: row.outcome });
+    }
+    return toCancelSession(row);
+  });
+}

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import { invalidParam, toIsoMillis } from '@retention/core';
+import type { Db } from '@retention/db';
+import { loadFixtures } from '../fixtures/load.js';
+import { inputValidator } from '../validate.js';
+import { DEMO_BUSINESS, DEMO_OWNER_EMAIL } from './catalog.js';
+import { buildDemoFixture, MIN_DEMO_CUSTOMERS, type DemoSummary } from './generate.js';
+
+export const DEMO_DEFAULT_CUSTOMERS = 500;
+export const DEMO_DEFAULT_SEED = 1;
+export const DEMO_MAX_CUSTOMERS = 100_000;
+export { MIN_DEMO_CUSTOMERS };
+
+export interface SeedDemoOptions {
+  /** 500 by default; at least 10, so that every status and outcome appears. */
+  customers?: number;
+  /** Any 32-bit unsigned integer; the same seed gives the same data. 1 by default. */
+  seed?: number;
+  /** The API's public URL (BASE_URL), for the ready-to-paste curl line. */
+  baseUrl: string;
+  /** The end of the 180 days the data spans; now by default. */
+  now?: Date;
+}
+
+export interface DemoSeedResult {
+  object: 'demo_seed';
+  seed: number;
+  as_of: string;
+  workspace: { id: string; name: string };
+  owner: { id: string; email: string };
+  /** A fresh API token of the demo workspace, shown this once. */
+  token: string;
+  token_id: string;
+  curl: string;
+  counts: DemoSummary;
+}
+
+const validateOptions = inputValidator(
+  Type.Object(
+    {
+      customers: Type.Integer({
+        minimum: MIN_DEMO_CUSTOMERS,
+        maximum: DEMO_MAX_CUSTOMERS,
+        errorMessage: `must be an integer between ${MIN_DEMO_CUSTOMERS} and ${DEMO_MAX_CUSTOMERS}`,
+      }),
+      seed: Type.Integer({
+        minimum: 0,
+        maximum: 0xffff_ffff,
+        errorMessage: 'must be an integer between 0 and 4294967295',
+      }),
+      baseUrl: Type.String({ pattern: '^https?://', errorMessage: 'must be an http or https URL' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** Quotes a word for a POSIX shell. */
+const shellQuote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Creates a demo workspace with a realistic business's data (see `buildDemoFixture`), an
+ * owner, an admin and a member, and a fresh API token. It is a bulk import through the
+ * fixture loader, in one transaction, and like any import it emits no webhook events.
+ */
+export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSeedResult> {
+  const valid = validateOptions({
+    customers: options.customers ?? DEMO_DEFAULT_CUSTOMERS,
+    seed: options.seed ?? DEMO_DEFAULT_SEED,
+    baseUrl: options.baseUrl,
+  });
+  const now = (options.now ?? new Date()).getTime();
+  if (!Number.isFinite(now)) throw invalidParam('now: must be a valid date');
+  const { file, summary } = buildDemoFixture({ customers: valid.customers, seed: valid.seed, now });
+  const loaded = (await loadFixtures(db, file)).workspaces.demo!;
+  const token = loaded.tokens.demo!;
+  const url = `${valid.baseUrl.replace(/\/+$/, '')}/api/v1/campaigns?status=in_flight`;
+  return {
+    object: 'demo_seed',
+    seed: valid.seed,
+    as_of: toIsoMillis(now),
+    workspace: { id: loaded.id, name: DEMO_BUSINESS.name },
+    owner: { id: loaded.users.owner!, email: DEMO_OWNER_EMAIL },
+    token: token.token,
+    token_id: token.id,
+    curl: `curl -s -H ${shellQuote(`Authorization: Bearer ${token.token}`)} ${shellQuote(url)}`,
+    counts: summary,
+  };
+}

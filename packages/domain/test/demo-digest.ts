@@ -1,0 +1,47 @@
+import type { Db } from '@retention/db';
+
+/**
+ * A digest of a seeded workspace's data that ignores what is generated afresh on every run
+ * (UUIDs, the API token): rows are identified by their processor ids, and timestamps are
+ * taken relative to the seed's `as_of`, so two runs of one seed at different times compare equal.
+ */
+export async function demoDigest(db: Db, workspaceId: string, asOf: string): Promise<Record<string, string>> {
+  const relative = (column: string) =>
+    `CAST(extract(epoch FROM ${column} - CAST(:asOf AS timestamptz)) * 1000 AS bigint)`;
+  const queries: Record<string, string> = {
+    workspace: `SELECT name, processor_status, display_currency FROM workspaces WHERE id = :workspaceId`,
+    users: `SELECT email, role FROM users WHERE workspace_id = :workspaceId ORDER BY email`,
+    tokens: `SELECT name, rate_limit_per_minute, revoked_at FROM api_tokens WHERE workspace_id = :workspaceId`,
+    customers: `SELECT psp_customer_id, email, name, tags, ${relative('created_at')} AS created
+                  FROM customers WHERE workspace_id = :workspaceId ORDER BY psp_customer_id`,
+    subscriptions: `SELECT c.psp_customer_id, s.psp_subscription_id, s.status, s.plan_name, s.amount_cents,
+                           s.currency, s.interval, ${relative('s.trial_end')} AS trial_end,
+                           ${relative('s.current_period_end')} AS period_end, ${relative('s.canceled_at')} AS canceled,
+                           ${relative('s.created_at')} AS created
+                      FROM subscriptions s JOIN customers c ON c.id = s.customer_id
+                     WHERE s.workspace_id = :workspaceId ORDER BY s.psp_subscription_id`,
+    campaigns: `SELECT k.psp_invoice_id, c.psp_customer_id, s.psp_subscription_id, k.amount_cents, k.currency,
+                       k.status, k.decline_code, k.decline_category, k.recovered_via,
+                       ${relative('k.first_failed_at')} AS failed, ${relative('k.recovered_at')} AS recovered,
+                       ${relative('k.closed_at')} AS closed
+                  FROM recovery_campaigns k JOIN customers c ON c.id = k.customer_id
+                  JOIN subscriptions s ON s.id = k.subscription_id
+                 WHERE k.workspace_id = :workspaceId ORDER BY k.psp_invoice_id`,
+    cancel_sessions: `SELECT c.psp_customer_id, s.psp_subscription_id, x.outcome, x.reason_code, x.feedback,
+                             x.monthly_mrr_cents, x.currency, ${relative('x.created_at')} AS created,
+                             ${relative('x.ended_at')} AS ended
+                        FROM cancel_sessions x JOIN customers c ON c.id = x.customer_id
+                        LEFT JOIN subscriptions s ON s.id = x.subscription_id
+                       WHERE x.workspace_id = :workspaceId ORDER BY c.psp_customer_id, x.created_at`,
+  };
+  const digest: Record<string, string> = {};
+  for (const [name, query] of Object.entries(queries)) {
+    const { rows } = await db.raw<{ rows: Array<{ count: number; hash: string | null }> }>(
+      `SELECT count(*) AS count, md5(string_agg(CAST(row_to_json(r) AS text), '|' ORDER BY CAST(row_to_json(r) AS text)))
+         AS hash FROM (${query}) r`,
+      { workspaceId, asOf },
+    );
+    digest[name] = `${rows[0]!.count}:${rows[0]!.hash ?? ''}`;
+  }
+  return digest;
+}
