@@ -43,21 +43,41 @@ export function toOutboxEvent(row: EventRow): OutboxEvent {
   };
 }
 
+/** One event to append: the workspace it belongs to, its type, and its `data`. */
+export interface NewEvent<T extends EventType = EventType> {
+  workspaceId: string;
+  type: T;
+  data: EventData<T>;
+}
+
 /**
- * Appends one event. Takes a transaction, not the pool: an event written outside the
- * transaction of its change could outlive a rollback. `data` goes through the core catalog,
- * which throws on any key or type that spec 6.2 does not allow.
+ * Appends events in one multi-row insert, in the given order (their `seq` follows it), with a
+ * single NOTIFY. Takes a transaction, not the pool: an event written outside the transaction
+ * of its change could outlive a rollback. Every `data` goes through the core catalog, which
+ * throws on any key or type that spec 6.2 does not allow, before anything is written.
  */
+export async function recordEvents(trx: Transaction, events: readonly NewEvent[]): Promise<OutboxEvent[]> {
+  if (events.length === 0) return [];
+  const rows = events.map(({ workspaceId, type, data }) => ({
+    workspace_id: workspaceId,
+    type,
+    data: JSON.stringify(buildEventData(type, data)),
+  }));
+  const inserted = await trx<EventRow>('events')
+    .insert(rows)
+    .returning(['id', 'seq', 'workspace_id', 'type', 'data', 'created_at']);
+  await trx.raw('SELECT pg_notify(?, ?)', [OUTBOX_CHANNEL, '']);
+  // RETURNING carries no order guarantee; seq (an identity) follows the VALUES order.
+  return (inserted as EventRow[]).sort((a, b) => a.seq - b.seq).map(toOutboxEvent);
+}
+
+/** Appends one event; see `recordEvents`. */
 export async function recordEvent<T extends EventType>(
   trx: Transaction,
   workspaceId: string,
   type: T,
   data: EventData<T>,
 ): Promise<OutboxEvent<T>> {
-  const checked = buildEventData(type, data);
-  const [row] = await trx<EventRow>('events')
-    .insert({ workspace_id: workspaceId, type, data: JSON.stringify(checked) })
-    .returning(['id', 'seq', 'workspace_id', 'type', 'data', 'created_at']);
-  await trx.raw('SELECT pg_notify(?, ?)', [OUTBOX_CHANNEL, '']);
-  return toOutboxEvent(row as EventRow) as OutboxEvent<T>;
+  const [event] = await recordEvents(trx, [{ workspaceId, type, data }]);
+  return event as OutboxEvent<T>;
 }

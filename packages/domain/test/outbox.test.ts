@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { createWorkspace, OUTBOX_CHANNEL, recordEvent } from '@retention/domain';
+import { createWorkspace, OUTBOX_CHANNEL, recordEvent, recordEvents } from '@retention/domain';
 import { useTestDatabase } from '@retention/testkit';
 
 const database = useTestDatabase();
@@ -79,5 +79,31 @@ describe('recordEvent', () => {
       ),
     ).rejects.toThrow(/extra/);
     expect(await db('events').where({ workspace_id: workspace.id })).toEqual([]);
+  });
+
+  it('appends a batch in order with one notification, or nothing when one event is invalid', async () => {
+    const { db } = database.current;
+    const workspace = await createWorkspace(db, { name: 'Batch' });
+    const emails = ['a@example.com', 'b@example.com', 'c@example.com'];
+    const batch = emails.map((email) => ({
+      workspaceId: workspace.id,
+      type: 'reactivation.sent' as const,
+      data: { ...reactivation, customer_email: email },
+    }));
+    let written: Array<{ seq: number; data: unknown }> = [];
+    const notified = await notificationsDuring(async () => {
+      written = await db.transaction((trx) => recordEvents(trx, batch));
+    });
+    expect(notified).toBe(1);
+    expect(written.map((event) => (event.data as { customer_email: string }).customer_email)).toEqual(emails);
+    const stored = await db('events').where({ workspace_id: workspace.id }).orderBy('seq');
+    expect(stored.map((row) => row.data.customer_email)).toEqual(emails);
+
+    await expect(
+      db.transaction((trx) =>
+        recordEvents(trx, [...batch, { ...batch[0]!, data: { ...reactivation, customer_email: 42 } as never }]),
+      ),
+    ).rejects.toThrow(/customer_email/);
+    expect(await db('events').where({ workspace_id: workspace.id })).toHaveLength(3);
   });
 });

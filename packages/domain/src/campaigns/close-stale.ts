@@ -1,6 +1,6 @@
 import { invalidParam } from '@retention/core';
 import { inTransaction, type Db, type Transaction } from '@retention/db';
-import { recordEvent } from '../outbox.js';
+import { recordEvents } from '../outbox.js';
 import { getWorkspace } from '../workspaces.js';
 import { campaignEventFields } from './event-data.js';
 
@@ -92,11 +92,13 @@ async function closeBatch(
   rows.sort(
     (a, b) => a.first_failed_at.getTime() - b.first_failed_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
-  for (const row of rows) {
-    await recordEvent(trx, row.workspace_id, 'recovery.lost', {
-      ...campaignEventFields(row, row.customer_email),
-      reason: 'auto_close_stale',
-    });
-  }
+  await recordEvents(
+    trx,
+    rows.map((row) => ({
+      workspaceId: row.workspace_id,
+      type: 'recovery.lost' as const,
+      data: { ...campaignEventFields(row, row.customer_email), reason: 'auto_close_stale' as const },
+    })),
+  );
   return rows.map((row) => row.id);
 }
