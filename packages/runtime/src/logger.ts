@@ -51,9 +51,13 @@ export function createLogger(service: string, level: LogLevel, destination?: Des
       hooks: {
         // Messages are free text: mask anything that looks like a secret before it is written.
         logMethod(args, method) {
+          const [first, ...rest] = args as unknown[];
+          // A lone Error's message would become the line's message past this hook, unscrubbed.
+          const spelled =
+            first instanceof Error && typeof rest[0] !== 'string' ? [{ err: first }, first.message] : args;
           method.apply(
             this,
-            args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as Parameters<typeof method>,
+            spelled.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as Parameters<typeof method>,
           );
         },
       },
