@@ -149,7 +149,7 @@ function renderOperation(document: OpenApiDocument, path: string, method: string
             .map((type) => `<code>${escape(type)}</code>`)
             .join(', ');
       return `<details${ok ? ' open' : ''}><summary><span class="status ${ok ? 'ok' : 'err'}">${escape(status)}</span> ${title}</summary>
-${ok ? '' : markdown(response.description)}<p class="muted">Headers: ${headers.join(', ')}</p>${renderSchema(response.content['application/json'].schema)}</details>`;
+${ok ? '' : markdown(response.description)}<p class="muted">Headers: ${headers.join(', ')}</p>${renderBody(document, response.content['application/json'].schema)}</details>`;
     })
     .join('');
   return `<article id="${anchor(operation.operationId)}"><h3><span class="method">${escape(method.toUpperCase())}</span><code>${escape(path)}</code></h3>
@@ -157,7 +157,14 @@ ${ok ? '' : markdown(response.description)}<p class="muted">Headers: ${headers.j
 }
 
 function renderParameter(parameter: OpenApiParameter): string {
-  return `<tr><td class="name"><code>${escape(parameter.name)}</code>${parameter.required ? '' : ' <span class="muted">optional</span>'}</td><td>${parameter.in}</td><td>${typeText(parameter.schema)}</td><td>${inline(text(parameter.description))}${constraints(parameter.schema)}</td></tr>`;
+  return `<tr><td class="name"><code>${escape(parameter.name)}</code>${parameter.required ? '' : ' <span class="muted">optional</span>'}</td><td>${parameter.in}</td><td>${typeText(parameter.schema)}</td><td>${sentence(parameter.description)}${constraints(parameter.schema)}</td></tr>`;
+}
+
+/** A response body: its named object (linked) and that object's fields, so nobody has to scroll. */
+function renderBody(document: OpenApiDocument, schema: JsonSchema): string {
+  if (typeof schema.$ref !== 'string') return renderSchema(schema);
+  const component = document.components.schemas[schema.$ref.slice(COMPONENT_SCHEMA_PREFIX.length)] ?? {};
+  return `<p>${typeText(schema)}</p>${renderSchema(component)}`;
 }
 
 /** A schema as a table of its fields (nested objects flattened as `parent.child`), or one line. */
@@ -172,7 +179,7 @@ function fieldRows(schema: JsonSchema, prefix: string): string {
   return Object.entries(properties)
     .map(([name, property]) => {
       const path = `${prefix}${name}`;
-      const row = `<tr><td class="name"><code>${escape(path)}</code>${required.has(name) ? '' : ' <span class="muted">optional</span>'}</td><td>${typeText(property)}</td><td>${inline(text(property.description))}${constraints(property)}</td></tr>`;
+      const row = `<tr><td class="name"><code>${escape(path)}</code>${required.has(name) ? '' : ' <span class="muted">optional</span>'}</td><td>${typeText(property)}</td><td>${sentence(property.description)}${constraints(property)}</td></tr>`;
       return property.type === 'object' && property.properties ? row + fieldRows(property, `${path}.`) : row;
     })
     .join('');
@@ -221,6 +228,12 @@ function escape(text: string): string {
     .replaceAll('>', '&gt;')
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#39;');
+}
+
+/** A description as a sentence, so the constraints that follow it read apart. */
+function sentence(description: unknown): string {
+  const words = text(description);
+  return inline(words && !/[.!?]$/.test(words) ? `${words}.` : words);
 }
 
 /** A schema keyword's value when it is text, else nothing. */
