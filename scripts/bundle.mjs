@@ -1,22 +1,34 @@
-// Bundles each process into one file under dist/ for the container images. Workspace
-// packages (@retention/*) are compiled in; everything from npm stays an import.
+// `npm run build` (after the type check): bundles each process into one file under dist/,
+// which is what the container image runs (`node dist/api.js`, ...). Workspace packages
+// (@retention/*) are compiled in; everything from npm stays an import, resolved from the
+// image's production node_modules, so every such package must be a `dependencies` entry
+// of a workspace package (test/deployment.test.ts checks it).
+//
+//   node scripts/bundle.mjs [--outdir dist] [--metafile FILE]
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
-const entryPoints = {
+const ENTRY_POINTS = {
   api: 'services/api/src/main.ts',
   worker: 'services/worker/src/main.ts',
   cli: 'services/cli/src/main.ts',
   migrate: 'packages/db/src/migrate-cli.ts',
 };
 
-await build({
-  entryPoints,
-  outdir: 'dist',
+const { values } = parseArgs({
+  options: { outdir: { type: 'string', default: 'dist' }, metafile: { type: 'string' } },
+});
+
+const result = await build({
+  entryPoints: ENTRY_POINTS,
+  outdir: values.outdir,
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
   sourcemap: true,
+  metafile: values.metafile !== undefined,
   logLevel: 'info',
   plugins: [
     {
@@ -29,3 +41,5 @@ await build({
     },
   ],
 });
+
+if (values.metafile) await writeFile(values.metafile, JSON.stringify(result.metafile));

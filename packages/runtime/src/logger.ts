@@ -6,7 +6,8 @@ export type { Logger } from 'pino';
 /**
  * Structured JSON logs. Secrets must never reach a log line: the paths below are censored
  * wherever they appear, and `scrubSecrets` masks any token or signing secret that slips
- * into free text (error messages, URLs).
+ * into free text (messages, error messages, and every string field of a logged object, such
+ * as a request path a client put a token in).
  */
 const REDACT_PATHS = [
   'authorization',
@@ -27,6 +28,15 @@ export function scrubSecrets(text: string): string {
   return text.replace(SECRET_PATTERN, '$1[redacted]');
 }
 
+/** Copies plain objects and arrays with every string scrubbed; other values (Errors) pass as they are. */
+function scrubFields(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubSecrets(value);
+  if (depth > 8 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => scrubFields(item, depth + 1));
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubFields(item, depth + 1)]));
+}
+
 export function createLogger(service: string, level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -34,13 +44,20 @@ export function createLogger(service: string, level: LogLevel, destination?: Des
       base: { service },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (fields) => scrubFields(fields) as Record<string, unknown>,
+      },
       hooks: {
         // Messages are free text: mask anything that looks like a secret before it is written.
         logMethod(args, method) {
+          const [first, ...rest] = args as unknown[];
+          // A lone Error's message would become the line's message past this hook, unscrubbed.
+          const spelled =
+            first instanceof Error && typeof rest[0] !== 'string' ? [{ err: first }, first.message] : args;
           method.apply(
             this,
-            args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as Parameters<typeof method>,
+            spelled.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as Parameters<typeof method>,
           );
         },
       },

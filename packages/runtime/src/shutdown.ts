@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 
 /**
@@ -35,4 +36,38 @@ export function onShutdownSignal(logger: Logger, stop: () => Promise<void>, grac
   };
   process.on('SIGTERM', handle);
   process.on('SIGINT', handle);
+}
+
+export interface DrainableServer {
+  /**
+   * Stops accepting connections, lets the requests in flight finish, and resolves once every
+   * connection is closed. Kept-alive connections are closed as soon as they fall idle: each
+   * response from now on says `Connection: close`, so clients do not wait for Node's
+   * keep-alive timeout or send another request on a closing connection.
+   */
+  drain(): Promise<void>;
+}
+
+export function drainable(server: Server): DrainableServer {
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  return {
+    drain() {
+      draining = true;
+      const closed = new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      server.closeIdleConnections();
+      return closed;
+    },
+  };
 }

@@ -2,15 +2,17 @@ import express, { type Express } from 'express';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import type { Logger, Redis } from '@retention/runtime';
+import { createApiMetrics, routeLabeler, type ApiMetrics } from './metrics.js';
 import { apiAccess } from './middleware/authenticate.js';
 import { errorHandler, unknownRoute } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
+import { requestMetrics } from './middleware/request-metrics.js';
+import { buildOpenApiDocument } from './openapi/document.js';
 import { SlidingWindowRateLimiter } from './rate-limiter.js';
-import { campaignRoutes } from './routes/campaigns.js';
-import { cancelSessionRoutes } from './routes/cancel-sessions.js';
-import { customerRoutes } from './routes/customers.js';
-import { statsRoutes } from './routes/stats.js';
+import { documentationRoutes, DOCUMENTATION_PATHS } from './routes/documentation.js';
+import { API_ENDPOINTS, API_PREFIX, apiRoutes } from './routes/index.js';
+import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
 
 export interface AppDependencies {
   config: Config;
@@ -20,22 +22,30 @@ export interface AppDependencies {
   logger: Logger;
   /** The rate-limit window; one minute (spec part 8). Tests shorten it to watch it slide. */
   rateLimitWindowMs?: number;
+  /** The process's metrics; a registry of the app's own when not given. */
+  metrics?: ApiMetrics;
 }
 
 /** Builds the HTTP application. It never listens: main.ts and the tests do that. */
-export function createApp({ config, db, redis, logger, rateLimitWindowMs }: AppDependencies): Express {
+export function createApp({ config, db, redis, logger, rateLimitWindowMs, metrics }: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', false); // validateQuery reads the raw query string itself
 
+  const appMetrics = metrics ?? createApiMetrics();
+  const routePatterns = [
+    ...PROBE_PATHS,
+    ...DOCUMENTATION_PATHS,
+    ...API_ENDPOINTS.map((endpoint) => `${API_PREFIX}${endpoint.path}`),
+  ];
   app.use(requestId);
-  app.use(requestLog(logger));
+  app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));
+  app.use(requestLog(logger, PROBE_PATHS));
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.use(operationalRoutes({ db, redis, metrics: appMetrics }));
+  app.use(documentationRoutes(buildOpenApiDocument(API_ENDPOINTS, { prefix: API_PREFIX, serverUrl: config.baseUrl })));
 
   const v1 = express.Router();
   v1.use((_req, res, next) => {
@@ -44,9 +54,9 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs }: AppD
     next();
   });
   const limiter = new SlidingWindowRateLimiter(redis, config.redisKeyPrefix, rateLimitWindowMs);
-  v1.use(apiAccess({ db, limiter, logger }));
-  v1.use(customerRoutes(db), campaignRoutes(db), cancelSessionRoutes(db), statsRoutes(db));
-  app.use('/api/v1', v1);
+  v1.use(apiAccess({ db, limiter, logger, metrics: appMetrics }));
+  v1.use(apiRoutes(db));
+  app.use(API_PREFIX, v1);
 
   app.use(unknownRoute);
   app.use(errorHandler(logger));

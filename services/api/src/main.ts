@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from '@retention/core';
 import { createDb, describeConnectionFailure } from '@retention/db';
-import { createLogger, createRedis, onShutdownSignal, waitForRedis } from '@retention/runtime';
+import { createLogger, createRedis, drainable, onShutdownSignal, waitForRedis } from '@retention/runtime';
 import { createApp } from './app.js';
 
 async function main(): Promise<void> {
@@ -26,6 +26,7 @@ async function main(): Promise<void> {
 
   const app = createApp({ config, db, redis, logger });
   const server = createServer(app);
+  const connections = drainable(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -36,11 +37,9 @@ async function main(): Promise<void> {
     await db.destroy();
     throw new Error(`cannot listen on port ${config.port}: ${(error as Error).message}`);
   }
+  // Stop accepting, let the requests in flight finish, then close the connections they use.
   onShutdownSignal(logger, async () => {
-    const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    // Idle keep-alive connections would otherwise hold close() open until they time out.
-    server.closeIdleConnections();
-    await closed;
+    await connections.drain();
     redis.disconnect();
     await db.destroy();
   });

@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { API_TOKEN_PREFIX, errorBody, hashApiToken, type ErrorType } from '@retention/core';
 import { findTokenByHash, touchTokenLastUsed, type Db } from '@retention/db';
 import type { Logger } from '@retention/runtime';
+import type { ApiMetrics } from '../metrics.js';
 import type { RateLimitDecision, SlidingWindowRateLimiter } from '../rate-limiter.js';
 import { rateLimitMessage, setRateLimitHeaders } from './rate-limit-headers.js';
 
@@ -24,6 +25,7 @@ interface AccessDependencies {
   db: Db;
   limiter: SlidingWindowRateLimiter;
   logger: Logger;
+  metrics: ApiMetrics;
 }
 
 /**
@@ -37,7 +39,7 @@ interface AccessDependencies {
  * If Redis is unreachable the limit fails open: requests are served without rate-limit
  * headers, and a warning is logged.
  */
-export function apiAccess({ db, limiter, logger }: AccessDependencies): RequestHandler {
+export function apiAccess({ db, limiter, logger, metrics }: AccessDependencies): RequestHandler {
   const lastUsedWrites = new Map<string, number>();
   let lastRedisWarning = 0;
 
@@ -49,6 +51,7 @@ export function apiAccess({ db, limiter, logger }: AccessDependencies): RequestH
     try {
       return await limiter.consume(bucket, perMinute, guard);
     } catch (error) {
+      metrics.rateLimitUnavailable.inc();
       if (Date.now() - lastRedisWarning > 10_000) {
         lastRedisWarning = Date.now();
         logger.warn({ err: error }, 'rate limit unavailable (Redis unreachable): serving requests without a limit');
@@ -72,6 +75,7 @@ export function apiAccess({ db, limiter, logger }: AccessDependencies): RequestH
       const decision = await limit(addressBucket, FAILED_AUTH_LIMIT_PER_MINUTE);
       if (decision) setRateLimitHeaders(res, decision);
       if (decision && !decision.allowed) {
+        metrics.rateLimitRejections.inc({ reason: 'failed_auth' });
         res.status(429).json(errorBody('rate_limit_exceeded', rateLimitMessage({ ...decision, refusedByGuard: true })));
       } else {
         res.status(401).json(errorBody(type, message));
@@ -101,6 +105,7 @@ export function apiAccess({ db, limiter, logger }: AccessDependencies): RequestH
     if (decision) {
       setRateLimitHeaders(res, decision);
       if (!decision.allowed) {
+        metrics.rateLimitRejections.inc({ reason: decision.refusedByGuard ? 'failed_auth' : 'token' });
         res.status(429).json(errorBody('rate_limit_exceeded', rateLimitMessage(decision)));
         return;
       }

@@ -1,27 +1,39 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '@retention/runtime';
 import type { Caller } from './authenticate.js';
+import { onResponseDone } from './response-done.js';
+
+/** Longer paths are cut in the log: a client must not be able to write megabytes into it. */
+const LOGGED_PATH_LENGTH = 200;
 
 /**
- * One log line per request, written when the response finishes, carrying the Request-Id.
+ * One log line per request, written when the response is over, carrying the Request-Id.
  * The path is logged without its query string (it may hold customer e-mail addresses), and
- * no header is logged at all.
+ * no header is logged at all. A client that leaves before its response is complete is
+ * logged too, marked `aborted`. Probes (`quietPaths`: health checks and metric scrapes, every
+ * few seconds) are logged at debug level unless they fail.
  */
-export function requestLog(logger: Logger): RequestHandler {
+export function requestLog(logger: Logger, quietPaths: readonly string[] = []): RequestHandler {
+  const quiet = new Set(quietPaths);
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    res.once('finish', () => {
+    // Read now: routers rewrite req.url while the request is inside them.
+    const path = req.path.length > LOGGED_PATH_LENGTH ? `${req.path.slice(0, LOGGED_PATH_LENGTH)}…` : req.path;
+    onResponseDone(res, (completed) => {
       const caller = res.locals.caller as Caller | undefined;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const line = {
         requestId: res.locals.requestId as string,
         method: req.method,
-        path: req.path,
+        path,
         status: res.statusCode,
         durationMs: Math.round(durationMs * 10) / 10,
+        ...(!completed && { aborted: true }),
         ...(caller && { workspaceId: caller.workspaceId, tokenId: caller.tokenId }),
       };
       if (res.statusCode >= 500) logger.error(line, 'request failed');
+      else if (!completed) logger.warn(line, 'request aborted by the client');
+      else if (quiet.has(path) && res.statusCode < 400) logger.debug(line, 'request');
       else logger.info(line, 'request');
     });
     next();

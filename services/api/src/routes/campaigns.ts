@@ -1,9 +1,18 @@
 import { Router } from 'express';
 import { Type } from '@sinclair/typebox';
-import { CAMPAIGN_STATUSES, notFound, OneOf, TimestampInput } from '@retention/core';
+import {
+  CAMPAIGN_STATUSES,
+  CampaignDetailSchema,
+  ListSchema,
+  notFound,
+  OneOf,
+  RecoveryCampaignSchema,
+  TimestampInput,
+  Uuid,
+} from '@retention/core';
 import { findCampaignDetail, listCampaigns, type Db } from '@retention/db';
-import { callerOf } from '../middleware/authenticate.js';
-import { cursorOf, NoQuery, pathId, queryOf, validateQuery } from '../middleware/validate-query.js';
+import { cursorOf, NoQuery, pathId } from '../middleware/validate-query.js';
+import { serve, type Endpoint } from './endpoint.js';
 
 export const CampaignListQuery = Type.Object(
   {
@@ -13,24 +22,47 @@ export const CampaignListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const listCampaignsEndpoint = {
+  operationId: 'listCampaigns',
+  path: '/campaigns',
+  tag: 'Recovery campaigns',
+  summary: 'List recovery campaigns',
+  description:
+    'Failed-payment recovery campaigns, newest first by `first_failed_at`, up to 50 per page. ' +
+    'Send the previous page’s `next_cursor` as `cursor` for the next page.',
+  query: CampaignListQuery,
+  returns: 'A page of recovery campaigns.',
+  response: ListSchema(RecoveryCampaignSchema, 'RecoveryCampaignList'),
+} satisfies Endpoint<typeof CampaignListQuery>;
+
+export const retrieveCampaignEndpoint = {
+  operationId: 'retrieveCampaign',
+  path: '/campaigns/:id',
+  tag: 'Recovery campaigns',
+  summary: 'Retrieve a recovery campaign',
+  description: 'One campaign with its `customer` and a summary of its `subscription`.',
+  query: NoQuery,
+  params: { id: Uuid('The campaign id') },
+  returns: 'The recovery campaign.',
+  response: CampaignDetailSchema,
+  errors: ['not_found'],
+} satisfies Endpoint<typeof NoQuery>;
+
 export function campaignRoutes(db: Db): Router {
   const router = Router();
 
-  router.get('/campaigns', validateQuery(CampaignListQuery), async (_req, res) => {
-    const query = queryOf(res, CampaignListQuery);
-    res.json(
-      await listCampaigns(db, callerOf(res).workspaceId, {
-        ...(query.status !== undefined && { status: query.status }),
-        ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
-      }),
-    );
-  });
+  serve(router, listCampaignsEndpoint, ({ query, caller }) =>
+    listCampaigns(db, caller.workspaceId, {
+      ...(query.status !== undefined && { status: query.status }),
+      ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
+    }),
+  );
 
-  router.get('/campaigns/:id', validateQuery(NoQuery), async (req, res) => {
+  serve(router, retrieveCampaignEndpoint, async ({ req, caller }) => {
     const id = pathId(req.params.id);
-    const campaign = await findCampaignDetail(db, callerOf(res).workspaceId, id);
+    const campaign = await findCampaignDetail(db, caller.workspaceId, id);
     if (!campaign) throw notFound(`No campaign with id ${id}.`);
-    res.json(campaign);
+    return campaign;
   });
 
   return router;

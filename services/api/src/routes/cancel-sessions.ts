@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { Type } from '@sinclair/typebox';
-import { CANCEL_OUTCOMES, OneOf, TimestampInput } from '@retention/core';
+import { CANCEL_OUTCOMES, CancelSessionSchema, ListSchema, OneOf, TimestampInput } from '@retention/core';
 import { listCancelSessions, type Db } from '@retention/db';
-import { callerOf } from '../middleware/authenticate.js';
-import { cursorOf, queryOf, validateQuery } from '../middleware/validate-query.js';
+import { cursorOf } from '../middleware/validate-query.js';
+import { serve, type Endpoint } from './endpoint.js';
 
 export const CancelSessionListQuery = Type.Object(
   {
@@ -13,16 +13,26 @@ export const CancelSessionListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const listCancelSessionsEndpoint = {
+  operationId: 'listCancelSessions',
+  path: '/cancel_sessions',
+  tag: 'Cancel sessions',
+  summary: 'List cancel sessions',
+  description:
+    'Cancel-flow sessions, newest first by `created_at`, up to 50 per page. ' +
+    'Send the previous page’s `next_cursor` as `cursor` for the next page.',
+  query: CancelSessionListQuery,
+  returns: 'A page of cancel sessions.',
+  response: ListSchema(CancelSessionSchema, 'CancelSessionList'),
+} satisfies Endpoint<typeof CancelSessionListQuery>;
+
 export function cancelSessionRoutes(db: Db): Router {
   const router = Router();
-  router.get('/cancel_sessions', validateQuery(CancelSessionListQuery), async (_req, res) => {
-    const query = queryOf(res, CancelSessionListQuery);
-    res.json(
-      await listCancelSessions(db, callerOf(res).workspaceId, {
-        ...(query.outcome !== undefined && { outcome: query.outcome }),
-        ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
-      }),
-    );
-  });
+  serve(router, listCancelSessionsEndpoint, ({ query, caller }) =>
+    listCancelSessions(db, caller.workspaceId, {
+      ...(query.outcome !== undefined && { outcome: query.outcome }),
+      ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
+    }),
+  );
   return router;
 }

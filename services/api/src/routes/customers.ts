@@ -1,9 +1,17 @@
 import { Router } from 'express';
 import { Type } from '@sinclair/typebox';
-import { notFound, PlainText, TimestampInput } from '@retention/core';
+import {
+  CustomerDetailSchema,
+  CustomerSchema,
+  ListSchema,
+  notFound,
+  PlainText,
+  TimestampInput,
+  Uuid,
+} from '@retention/core';
 import { findCustomerDetail, listCustomers, type Db } from '@retention/db';
-import { callerOf } from '../middleware/authenticate.js';
-import { cursorOf, NoQuery, pathId, queryOf, validateQuery } from '../middleware/validate-query.js';
+import { cursorOf, NoQuery, pathId } from '../middleware/validate-query.js';
+import { serve, type Endpoint } from './endpoint.js';
 
 export const CustomerListQuery = Type.Object(
   {
@@ -14,25 +22,48 @@ export const CustomerListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const listCustomersEndpoint = {
+  operationId: 'listCustomers',
+  path: '/customers',
+  tag: 'Customers',
+  summary: 'List customers',
+  description:
+    'Customers of the workspace, newest first by `created_at`, up to 50 per page. ' +
+    'Send the previous page’s `next_cursor` as `cursor` for the next page.',
+  query: CustomerListQuery,
+  returns: 'A page of customers.',
+  response: ListSchema(CustomerSchema, 'CustomerList'),
+} satisfies Endpoint<typeof CustomerListQuery>;
+
+export const retrieveCustomerEndpoint = {
+  operationId: 'retrieveCustomer',
+  path: '/customers/:id',
+  tag: 'Customers',
+  summary: 'Retrieve a customer',
+  description: 'One customer with its `subscriptions` and its 5 newest `recent_campaigns`.',
+  query: NoQuery,
+  params: { id: Uuid('The customer id') },
+  returns: 'The customer.',
+  response: CustomerDetailSchema,
+  errors: ['not_found'],
+} satisfies Endpoint<typeof NoQuery>;
+
 export function customerRoutes(db: Db): Router {
   const router = Router();
 
-  router.get('/customers', validateQuery(CustomerListQuery), async (_req, res) => {
-    const query = queryOf(res, CustomerListQuery);
-    res.json(
-      await listCustomers(db, callerOf(res).workspaceId, {
-        ...(query.email !== undefined && { email: query.email }),
-        ...(query.tag !== undefined && { tag: query.tag }),
-        ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
-      }),
-    );
-  });
+  serve(router, listCustomersEndpoint, ({ query, caller }) =>
+    listCustomers(db, caller.workspaceId, {
+      ...(query.email !== undefined && { email: query.email }),
+      ...(query.tag !== undefined && { tag: query.tag }),
+      ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
+    }),
+  );
 
-  router.get('/customers/:id', validateQuery(NoQuery), async (req, res) => {
+  serve(router, retrieveCustomerEndpoint, async ({ req, caller }) => {
     const id = pathId(req.params.id);
-    const customer = await findCustomerDetail(db, callerOf(res).workspaceId, id);
+    const customer = await findCustomerDetail(db, caller.workspaceId, id);
     if (!customer) throw notFound(`No customer with id ${id}.`);
-    res.json(customer);
+    return customer;
   });
 
   return router;

@@ -1,0 +1,52 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from '@jest/globals';
+import { createLogger } from '../src/index.js';
+
+function capture() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  return { logger: createLogger('test', 'trace', sink), text: () => lines.join('\n'), lines };
+}
+
+const TOKEN = `sk_live_${'A1b2'.repeat(8)}`;
+const SECRET = `whsec_${'Zz9'.repeat(14)}`;
+
+describe('the logger', () => {
+  it('writes one JSON object per line with service, level name and ISO time', () => {
+    const { logger, lines } = capture();
+    logger.info({ requestId: 'req_1' }, 'request');
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      service: 'test',
+      level: 'info',
+      requestId: 'req_1',
+      msg: 'request',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  it('masks secrets in messages, in every string field however deep, and in errors', () => {
+    const { logger, text } = capture();
+    logger.info(`token ${TOKEN}`);
+    logger.info({ path: `/api/v1/customers/${TOKEN}`, nested: { list: [`x ${SECRET}`] } }, 'request');
+    logger.error({ err: new Error(`bad secret ${SECRET}`) }, 'failed');
+    logger.warn(new Error(`token ${TOKEN} refused`));
+    const output = text();
+    expect(output).not.toContain(TOKEN.slice(8));
+    expect(output).not.toContain(SECRET.slice(6));
+    expect(output).toContain('/api/v1/customers/sk_live_[redacted]');
+    expect(output).toContain('x whsec_[redacted]');
+  });
+
+  it('censors credential fields by name', () => {
+    const { logger, text } = capture();
+    logger.info({ authorization: 'Bearer x', headers: { authorization: 'Basic y' }, token: 't', secret: 's' }, 'x');
+    const line = JSON.parse(text());
+    expect(line).toMatchObject({ authorization: '[redacted]', headers: { authorization: '[redacted]' } });
+    expect(line).toMatchObject({ token: '[redacted]', secret: '[redacted]' });
+  });
+});

@@ -1,0 +1,24 @@
+import type { Router } from 'express';
+import type { Db } from '@retention/db';
+import { campaignRoutes, listCampaignsEndpoint, retrieveCampaignEndpoint } from './campaigns.js';
+import { cancelSessionRoutes, listCancelSessionsEndpoint } from './cancel-sessions.js';
+import { customerRoutes, listCustomersEndpoint, retrieveCustomerEndpoint } from './customers.js';
+import type { Endpoint } from './endpoint.js';
+import { retrieveStatsEndpoint, statsRoutes } from './stats.js';
+
+/** The version prefix of every API endpoint (spec part 9). */
+export const API_PREFIX = '/api/v1';
+
+/** Every endpoint under API_PREFIX, in the order the documentation lists them. */
+export const API_ENDPOINTS: readonly Endpoint[] = [
+  listCustomersEndpoint,
+  retrieveCustomerEndpoint,
+  listCampaignsEndpoint,
+  retrieveCampaignEndpoint,
+  listCancelSessionsEndpoint,
+  retrieveStatsEndpoint,
+];
+
+export function apiRoutes(db: Db): Router[] {
+  return [customerRoutes(db), campaignRoutes(db), cancelSessionRoutes(db), statsRoutes(db)];
+}

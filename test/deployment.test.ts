@@ -1,0 +1,296 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import {
+  createEmptyDatabase,
+  freePort,
+  redisKeyPrefix,
+  REPO_ROOT,
+  runId,
+  TEST_REDIS_URL,
+  type TestDatabase,
+} from '@retention/testkit';
+
+/**
+ * The container setup, checked without a Docker engine: docker-compose.yml and the
+ * Dockerfile read structurally against the properties the deployment relies on, and the
+ * bundle that `npm run build` makes (what the image runs) built and run for real.
+ */
+
+const read = (file: string) => readFile(path.join(REPO_ROOT, file), 'utf8');
+
+let compose: any;
+let composeDev: any;
+let dockerfile: string;
+beforeAll(async () => {
+  compose = parse(await read('docker-compose.yml'), { merge: true });
+  composeDev = parse(await read('infra/docker/compose.dev.yml'), { merge: true });
+  dockerfile = await read('infra/docker/Dockerfile');
+});
+
+const APP_SERVICES = ['migrate', 'api', 'worker'];
+
+describe('docker-compose.yml', () => {
+  it('runs postgres, redis, a one-shot migrate, the API and the worker', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'worker']);
+  });
+
+  it('keeps PostgreSQL on a named volume, with a healthcheck', () => {
+    const postgres = compose.services.postgres;
+    const [volume, mountPoint] = String(postgres.volumes[0]).split(':');
+    expect(mountPoint).toBe('/var/lib/postgresql/data');
+    expect(compose.volumes).toHaveProperty(volume!);
+    expect(postgres.healthcheck.test.join(' ')).toMatch(/pg_isready/);
+  });
+
+  it('runs Redis with append-only persistence and noeviction, on a named volume, with a healthcheck', () => {
+    const redis = compose.services.redis;
+    const command: string[] = redis.command;
+    expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+    expect(command[command.indexOf('--maxmemory-policy') + 1]).toBe('noeviction');
+    const [volume, mountPoint] = String(redis.volumes[0]).split(':');
+    expect(mountPoint).toBe('/data');
+    expect(compose.volumes).toHaveProperty(volume!);
+    expect(redis.healthcheck.test).toEqual(['CMD', 'redis-cli', 'ping']);
+  });
+
+  it('migrates once, after PostgreSQL is healthy, and starts the API and the workers only after that', () => {
+    const { migrate, api, worker } = compose.services;
+    expect(migrate.command).toEqual(['node', 'dist/migrate.js']);
+    expect(migrate.restart).toBe('no');
+    expect(migrate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    for (const service of [api, worker]) {
+      expect(service.depends_on).toEqual({
+        migrate: { condition: 'service_completed_successfully' },
+        redis: { condition: 'service_healthy' },
+      });
+      expect(service.restart).toBe('unless-stopped');
+    }
+  });
+
+  it('can scale the worker: no fixed name, no published port; only the API publishes one port', () => {
+    for (const [name, service] of Object.entries<any>(compose.services)) {
+      expect([name, service.container_name]).toEqual([name, undefined]);
+      expect([name, service.hostname]).toEqual([name, undefined]);
+      if (name !== 'api') expect([name, service.ports]).toEqual([name, undefined]);
+    }
+    expect(compose.services.api.ports).toEqual(['${API_PORT:-3000}:3000']);
+    expect(compose.services.api.environment.PORT).toBe(3000);
+  });
+
+  it('runs every process of the service from the one image, hardened', () => {
+    for (const name of APP_SERVICES) {
+      const service = compose.services[name];
+      expect(service.build).toEqual({ context: '.', dockerfile: 'infra/docker/Dockerfile' });
+      expect(service.image).toBe(compose.services.api.image);
+      expect(service.user).toBeUndefined(); // the image's non-root user
+      expect(service).toMatchObject({ init: true, read_only: true, cap_drop: ['ALL'] });
+      expect(service.security_opt).toContain('no-new-privileges:true');
+      expect(service.environment.DATABASE_URL).toMatch(/^postgres:\/\/[^@]+@postgres:5432\//);
+      expect(service.environment.REDIS_URL).toBe('redis://redis:6379');
+    }
+  });
+
+  it('checks the API and the workers through their health endpoints, on the ports they listen on', () => {
+    const { api, worker } = compose.services;
+    expect(api.healthcheck.test).toEqual([
+      'CMD',
+      'node',
+      'healthcheck.mjs',
+      `http://127.0.0.1:${api.environment.PORT}/healthz`,
+    ]);
+    expect(worker.healthcheck.test).toEqual([
+      'CMD',
+      'node',
+      'healthcheck.mjs',
+      `http://127.0.0.1:${worker.environment.WORKER_PORT}/healthz`,
+    ]);
+  });
+
+  it('gives the long-running processes more time to stop than they take to drain (30 s)', () => {
+    for (const name of ['api', 'worker']) {
+      const [, seconds] = /^(\d+)s$/.exec(compose.services[name].stop_grace_period) ?? [];
+      expect(Number(seconds)).toBeGreaterThan(30);
+    }
+  });
+
+  it('publishes PostgreSQL and Redis on loopback only, in the development override', () => {
+    expect(Object.keys(composeDev.services).sort()).toEqual(['postgres', 'redis']);
+    expect(composeDev.services.postgres.ports).toEqual(['127.0.0.1:${POSTGRES_PORT:-5432}:5432']);
+    expect(composeDev.services.redis.ports).toEqual(['127.0.0.1:${REDIS_PORT:-6379}:6379']);
+  });
+});
+
+describe('infra/docker/Dockerfile', () => {
+  const stages = () =>
+    dockerfile
+      .split(/^(?=FROM )/m)
+      .filter((block) => block.startsWith('FROM '))
+      .map((block) => ({ name: /^FROM \S+ AS (\S+)/.exec(block)?.[1], body: block }));
+
+  it('is multi-stage, and the image it leaves runs as a non-root user', () => {
+    const all = stages();
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    const runtime = all.at(-1)!;
+    const user = /^USER (\S+)/m.exec(runtime.body)?.[1];
+    expect(user).toBeDefined();
+    expect(['root', '0']).not.toContain(user);
+    // The user is set after the last file is copied in, and nothing runs as root after it.
+    expect(runtime.body.slice(runtime.body.indexOf('USER ')).match(/^(COPY|RUN|ADD) /m)).toBeNull();
+  });
+
+  it('ships dist/ from `npm run build` with production dependencies only, no sources', () => {
+    const runtime = stages().at(-1)!.body;
+    expect(stages().find((stage) => stage.name === 'build')!.body).toMatch(/^RUN npm run build$/m);
+    const prodDeps = stages().find((stage) => stage.name === 'prod-deps')!.body;
+    expect(prodDeps).toMatch(/npm ci --omit=dev/);
+    const copies = [...runtime.matchAll(/^COPY (.+)$/gm)].map((match) => match[1]!);
+    expect(copies).toEqual([
+      '--from=prod-deps /app/node_modules ./node_modules',
+      '--from=prod-deps /app/package.json ./package.json',
+      '--from=build /app/dist ./dist',
+      'infra/docker/healthcheck.mjs ./healthcheck.mjs',
+    ]);
+  });
+
+  it('installs from every workspace manifest, whatever workspaces exist', async () => {
+    const manifest = JSON.parse(await read('package.json'));
+    expect(manifest.workspaces).toEqual(['packages/*', 'services/*']);
+    expect(dockerfile).toMatch(/find packages services -mindepth 2 -maxdepth 2 -name package\.json/);
+  });
+});
+
+interface Bundle {
+  dir: string;
+  externals: Set<string>;
+}
+
+/** A process of the bundle, run with plain node as the image runs it. */
+function run(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = path.dirname(file),
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [file, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitForOutput(process: ReturnType<typeof run>, pattern: RegExp, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(process.output())) {
+    if (process.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`no ${pattern} in:\n${process.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('the bundle `npm run build` makes (what the image runs)', () => {
+  let bundle: Bundle;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'retention-bundle-'));
+    const build = run(
+      path.join(REPO_ROOT, 'scripts/bundle.mjs'),
+      ['--outdir', dir, '--metafile', `${dir}/meta.json`],
+      {},
+      REPO_ROOT,
+    );
+    expect([await build.exited, build.output()]).toEqual([0, expect.any(String)]);
+    // The bundle resolves npm packages from node_modules beside it, as in the image.
+    await symlink(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+    const meta = JSON.parse(await readFile(`${dir}/meta.json`, 'utf8'));
+    const externals = new Set<string>();
+    for (const output of Object.values<any>(meta.outputs))
+      for (const imported of output.imports) if (imported.external) externals.add(imported.path);
+    bundle = { dir, externals };
+    database = await createEmptyDatabase();
+  }, 30_000);
+
+  afterAll(async () => {
+    await database?.drop();
+    if (bundle) await rm(bundle.dir, { recursive: true, force: true });
+  });
+
+  it('has a file for every command the image and docker-compose.yml run', async () => {
+    const commands = [
+      JSON.parse(/^CMD (.+)$/m.exec(dockerfile)![1]!) as string[],
+      ...Object.values<any>(compose.services)
+        .map((service) => service.command)
+        .filter((command) => Array.isArray(command) && command[0] === 'node'),
+    ];
+    expect(commands.length).toBe(4);
+    for (const [, file] of commands) {
+      expect(file).toMatch(/^dist\/[a-z]+\.js$/);
+      await expect(stat(path.join(bundle.dir, path.basename(file)))).resolves.toBeTruthy();
+    }
+  });
+
+  it('imports only Node built-ins and production dependencies of the workspace packages', async () => {
+    // Every workspace package's manifest: `npm ci --omit=dev` installs their `dependencies`.
+    const workspaces = (
+      await Promise.all(
+        ['packages', 'services'].map(async (parent) =>
+          (await readdir(path.join(REPO_ROOT, parent))).map((name) => `${parent}/${name}/package.json`),
+        ),
+      )
+    ).flat();
+    const manifests = await Promise.all(workspaces.map(async (file) => JSON.parse(await read(file))));
+    const declared = new Set(manifests.flatMap((manifest) => Object.keys(manifest.dependencies ?? {})));
+    const packageOf = (specifier: string) =>
+      specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+    const undeclared = [...bundle.externals].filter(
+      (specifier) => !isBuiltin(specifier) && !declared.has(packageOf(specifier)),
+    );
+    expect(undeclared).toEqual([]);
+    expect(bundle.externals).toContain('express');
+  });
+
+  it('migrates an empty database, serves the API with its health endpoints, and stops on SIGTERM', async () => {
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-bundle`,
+    };
+    const migrate = run(path.join(bundle.dir, 'migrate.js'), [], env);
+    expect(await migrate.exited).toBe(0);
+    expect(JSON.parse(migrate.output()).applied.length).toBeGreaterThan(0);
+
+    const port = await freePort();
+    const api = run(path.join(bundle.dir, 'api.js'), [], { ...env, PORT: String(port) });
+    try {
+      await waitForOutput(api, /API listening/);
+      const healthcheck = (url: string) => run(path.join(REPO_ROOT, 'infra/docker/healthcheck.mjs'), [url], {}).exited;
+      expect(await healthcheck(`http://127.0.0.1:${port}/healthz`)).toBe(0);
+      expect(await healthcheck(`http://127.0.0.1:${port}/nowhere`)).toBe(1);
+      expect(await healthcheck(`http://127.0.0.1:${await freePort()}/healthz`)).toBe(1);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/api/v1/stats`)).status).toBe(401);
+    } finally {
+      api.child.kill('SIGTERM');
+    }
+    expect(await api.exited).toBe(0);
+
+    const worker = run(path.join(bundle.dir, 'worker.js'), [], { ...env, WORKER_PORT: String(await freePort()) });
+    await waitForOutput(worker, /worker started/);
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+
+    const cli = run(path.join(bundle.dir, 'cli.js'), ['help'], env);
+    expect(await cli.exited).toBe(0);
+  }, 60_000);
+});
