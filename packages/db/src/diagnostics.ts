@@ -17,9 +17,11 @@ export function describeConnectionFailure(
       ? 'postgres://localhost:5432/retention'
       : 'redis://127.0.0.1:6379';
   if (!isConnectionError(error) && service === 'PostgreSQL') return reason;
+  // The compose file keeps both off the host network; its dev override publishes them on loopback.
+  const compose = 'docker compose -f docker-compose.yml -f infra/docker/compose.dev.yml up -d postgres redis';
   const how =
     service === 'PostgreSQL'
-      ? "start it with `docker compose up -d postgres`, or install your distribution's postgresql package"
-      : "start it with `docker compose up -d redis`, or install your distribution's redis-server package";
+      ? `start it with \`${compose}\` (then DATABASE_URL=postgres://retention:retention@localhost:5432/retention), or install your distribution's postgresql package`
+      : `start it with \`${compose}\`, or install your distribution's redis-server package`;
   return `cannot reach ${service} at ${address} (${reason}); ${how}.`;
 }

@@ -96,7 +96,7 @@ describe('migrations', () => {
       expect(failure).toMatchObject({ code: 1 });
       const stderr = (failure as { stderr: string }).stderr;
       expect(stderr).toContain('cannot reach PostgreSQL at postgres://nobody:***@127.0.0.1:1/none');
-      expect(stderr).toContain('docker compose up -d postgres');
+      expect(stderr).toContain('compose.dev.yml up -d postgres redis');
       expect(stderr).not.toContain('secret');
       expect(stderr).not.toMatch(/\n\s+at /);
     });
