@@ -7,6 +7,7 @@ import { loadConfig } from '@retention/core';
 import { createDb, type Db } from '@retention/db';
 import { loadFixtures, type FixtureFile, type FixtureResult } from '@retention/domain';
 import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
+import { Client, type ClientOptions } from '@retention/sdk';
 import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
 import { createApp } from '../src/app.js';
 
@@ -25,6 +26,8 @@ export interface ApiHarness {
   /** Log lines the API wrote, parsed. */
   logs(): Array<Record<string, unknown>>;
   get(path: string, token?: string, init?: RequestInit): Promise<ApiResponse>;
+  /** The SDK's client for this API: how a customer's code sees it. */
+  client(token: string, options?: Omit<ClientOptions, 'token' | 'baseUrl'>): Client;
   load(file: FixtureFile): Promise<FixtureResult>;
 }
 
@@ -32,8 +35,11 @@ export interface HarnessOptions {
   rateLimitWindowMs?: number;
   /** Point the API at a Redis that is not there, to watch it fail open. */
   redisUrl?: string;
-  /** Point the API at a database that is not there. */
-  databaseUrl?: string;
+  /**
+   * Point the API at a database that is not there; a function receives this file's database
+   * URL, so a test can route the API to it through a port it opens and closes itself.
+   */
+  databaseUrl?: string | ((testDatabaseUrl: string) => string);
   /** Trust X-Forwarded-For, so a test can speak from several client addresses. */
   trustProxy?: boolean;
 }
@@ -51,8 +57,10 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
 
   beforeAll(async () => {
     const prefix = `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`;
+    const apiDatabaseUrl =
+      typeof options.databaseUrl === 'function' ? options.databaseUrl(database.current.url) : options.databaseUrl;
     const config = loadConfig({
-      DATABASE_URL: options.databaseUrl ?? database.current.url,
+      DATABASE_URL: apiDatabaseUrl ?? database.current.url,
       REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       TRUST_PROXY: String(options.trustProxy ?? false),
@@ -67,7 +75,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
     const logger = createLogger('api', 'info', sink);
     redis = createRedis(config.redisUrl, 'command', 'api-test');
     if (!options.redisUrl) await waitForRedis(redis);
-    appDb = options.databaseUrl ? createDb(options.databaseUrl, { poolMax: 2 }) : database.current.db;
+    appDb = apiDatabaseUrl ? createDb(apiDatabaseUrl, { poolMax: 2 }) : database.current.db;
     const app = createApp({
       config,
       db: appDb,
@@ -97,6 +105,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
         }
         return { status: response.status, headers: response.headers, text, body };
       },
+      client: (token, clientOptions = {}) => new Client({ token, baseUrl: url, ...clientOptions }),
       load: (file) => loadFixtures(database.current.db, file),
     };
   });
