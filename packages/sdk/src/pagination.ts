@@ -19,10 +19,10 @@ export async function* paginate<T, P extends CursorParams>(
     yield* page.data;
     if (!page.has_more) return;
     const cursor = page.next_cursor;
-    if (cursor === null || cursor === cursorText(params.cursor)) {
-      // A cursor that does not move would loop forever; it can only be a fault upstream.
+    if (cursor === null || !isOlder(cursor, params.cursor)) {
+      // Pages run newest first: a cursor that does not move back in time would loop forever.
       throw new UnexpectedResponseError({
-        message: `The API said has_more without a next_cursor that moves on (next_cursor ${String(cursor)}).`,
+        message: `The API said has_more without a next_cursor older than the last (next_cursor ${String(cursor)}).`,
         status: 200,
         requestId: null,
         body: '',
@@ -33,6 +33,10 @@ export async function* paginate<T, P extends CursorParams>(
   }
 }
 
-function cursorText(cursor: string | Date | undefined): string | undefined {
-  return cursor instanceof Date ? cursor.toISOString() : cursor;
+function isOlder(next: string, previous: string | Date | undefined): boolean {
+  if (previous === undefined) return true;
+  const nextTime = Date.parse(next);
+  const previousTime = previous instanceof Date ? previous.getTime() : Date.parse(previous);
+  if (Number.isNaN(nextTime) || Number.isNaN(previousTime)) return next !== previous;
+  return nextTime < previousTime;
 }

@@ -130,7 +130,7 @@ export class Transport {
       });
       text = await response.text();
     } catch (error) {
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      const timedOut = fieldOf(error, 'name') === 'TimeoutError';
       throw new ConnectionError(
         timedOut
           ? `No answer from ${url.origin} within ${this.#timeoutMs / 1000} s.`
@@ -166,7 +166,9 @@ export class Transport {
       );
     }
     if (response.ok) {
-      if (typeof body !== 'object' || body === null) throw unexpected('Expected a JSON object from the API.');
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw unexpected('Expected a JSON object from the API.');
+      }
       return body;
     }
     const error = errorDocument(body);
@@ -251,13 +253,23 @@ function backoffMs(retry: number): number {
   return Math.round(step / 2 + (Math.random() * step) / 2);
 }
 
+/** fetch's "fetch failed" says nothing: the reason (ECONNREFUSED, a TLS failure, ...) is its cause. */
 function describeNetworkError(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  if (cause instanceof Error) {
-    const code = 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
-    return code && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message;
-  }
-  return String(cause);
+  const cause: unknown = fieldOf(error, 'cause') ?? error;
+  const message = fieldOf(cause, 'message');
+  const code = fieldOf(cause, 'code');
+  if (typeof message !== 'string') return 'unknown network error';
+  return typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message;
+}
+
+/**
+ * A field of a thrown value, read without `instanceof Error`: errors raised by Node's fetch
+ * may come from another realm (a vm context, a test runner) where that check fails.
+ */
+function fieldOf(value: unknown, field: 'name' | 'message' | 'code' | 'cause'): unknown {
+  return typeof value === 'object' && value !== null && field in value
+    ? (value as Record<typeof field, unknown>)[field]
+    : undefined;
 }
 
 function rateLimitOf(headers: Headers): RateLimitInfo | null {
