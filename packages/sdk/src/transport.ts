@@ -17,14 +17,17 @@ export interface TransportOptions {
   timeoutSeconds?: number;
 }
 
-/** The rate-limit headers of the latest response (spec part 8). */
+/**
+ * The rate-limit headers of one response (spec part 8). Frozen, and the same object until
+ * the next response arrives, so `!==` tells whether a request was made since.
+ */
 export interface RateLimitInfo {
   /** Requests allowed per minute. */
-  limit: number;
+  readonly limit: number;
   /** Requests left in the current (sliding) window. */
-  remaining: number;
+  readonly remaining: number;
   /** Seconds until the oldest counted request leaves the window. */
-  resetSeconds: number;
+  readonly resetSeconds: number;
 }
 
 export type QueryValue = string | number | boolean | Date | null | undefined;
@@ -70,7 +73,7 @@ export class Transport {
   }
 
   get rateLimit(): RateLimitInfo | null {
-    return this.#rateLimit ? { ...this.#rateLimit } : null;
+    return this.#rateLimit;
   }
 
   async get<T>(path: string, query: object = {}): Promise<T> {
@@ -277,7 +280,7 @@ function rateLimitOf(headers: Headers): RateLimitInfo | null {
     (name) => wholeNumber(headers.get(name)),
   );
   if (limit === undefined || remaining === undefined || resetSeconds === undefined) return null;
-  return { limit, remaining, resetSeconds };
+  return Object.freeze({ limit, remaining, resetSeconds });
 }
 
 function wholeNumber(text: string | null): number | undefined {

@@ -60,7 +60,7 @@ function databaseErrorsSince(mark: number): number {
   return api.current
     .logs()
     .slice(mark)
-    .filter((line) => line.status === 500 && line.path === '/api/v1/stats').length;
+    .filter((line) => line.status === 500 && String(line.path).endsWith('/stats')).length;
 }
 
 async function failure(promise: Promise<unknown>): Promise<RetentionError> {
