@@ -26,6 +26,11 @@ export interface ClientOptions {
   maxRetries?: number;
   /** How long one attempt may take, response body included. Default 30. */
   timeoutSeconds?: number;
+  /**
+   * The fetch to send requests with, e.g. one that goes through a proxy or records traffic.
+   * Default: the global fetch of Node.js.
+   */
+  fetch?: typeof fetch;
 }
 
 export interface CustomerListParams extends CursorParams {

@@ -15,6 +15,7 @@ export interface TransportOptions {
   maxRetryWaitSeconds?: number;
   maxRetries?: number;
   timeoutSeconds?: number;
+  fetch?: typeof fetch;
 }
 
 /**
@@ -59,6 +60,7 @@ export class Transport {
   readonly #maxWaitMs: number;
   readonly #maxRetries: number;
   readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
   #rateLimit: RateLimitInfo | null = null;
 
   constructor(options: TransportOptions) {
@@ -70,6 +72,11 @@ export class Transport {
     this.#maxRetries = Math.floor(nonNegative('maxRetries', options.maxRetries, DEFAULTS.maxRetries));
     this.#timeoutMs = 1000 * nonNegative('timeoutSeconds', options.timeoutSeconds, DEFAULTS.timeoutSeconds);
     if (this.#timeoutMs === 0) throw new TypeError('timeoutSeconds must be greater than 0.');
+    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+      throw new TypeError('fetch must be a function with the signature of the global fetch.');
+    }
+    // The global is looked up per request, so code that replaces it later is honoured.
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   get rateLimit(): RateLimitInfo | null {
@@ -120,7 +127,7 @@ export class Transport {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url, {
+      response = await this.#fetch(url, {
         method: 'GET',
         headers: {
           authorization: `Bearer ${this.#token}`,

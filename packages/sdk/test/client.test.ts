@@ -12,6 +12,7 @@ import {
   type RecoveryCampaign,
 } from '@retention/sdk';
 import { useApi, workspaceWithToken } from '../../../services/api/test/harness.js';
+import { rejectionOf } from '../../../services/api/test/client-helpers.js';
 
 const api = useApi();
 
@@ -54,17 +55,6 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const rows: T[] = [];
   for await (const row of iterable) rows.push(row);
   return rows;
-}
-
-/** Rejects with the error the promise fails with, for assertions on its class and fields. */
-async function failure(promise: Promise<unknown>): Promise<RetentionError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RetentionError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('customers', () => {
@@ -180,7 +170,7 @@ describe('stats', () => {
 
 describe('errors, typed by error.type', () => {
   it('an unknown id is a NotFoundError carrying status, message and the request id the API logged', async () => {
-    const error = await failure(client.campaigns.retrieve('7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'));
+    const error = await rejectionOf(client.campaigns.retrieve('7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'));
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ type: 'not_found', status: 404, name: 'NotFoundError' });
@@ -195,7 +185,7 @@ describe('errors, typed by error.type', () => {
     ['x?status=lost', 'x?status=lost'],
     ['%2e%2e', '%2e%2e'],
   ])('retrieve(%j) reaches the API as one encoded path segment: invalid_param', async (id, shown) => {
-    const error = await failure(client.customers.retrieve(id));
+    const error = await rejectionOf(client.customers.retrieve(id));
     expect(error).toBeInstanceOf(InvalidParamError);
     expect(error).toMatchObject({ type: 'invalid_param', status: 400 });
     expect(error.message).toContain(JSON.stringify(shown));
@@ -203,30 +193,30 @@ describe('errors, typed by error.type', () => {
 
   it.each(['', '.', '..'])('retrieve(%j), which no URL can carry, fails the same way without a request', async (id) => {
     const before = requestCount();
-    const error = await failure(client.campaigns.retrieve(id));
+    const error = await rejectionOf(client.campaigns.retrieve(id));
     expect(error).toBeInstanceOf(InvalidParamError);
     expect(error).toMatchObject({ type: 'invalid_param', status: 400, requestId: null });
     expect(requestCount()).toBe(before);
   });
 
   it('a bad filter value or cursor is an InvalidParamError naming the parameter', async () => {
-    const status = await failure(client.campaigns.list({ status: 'open' as CampaignStatus }));
+    const status = await rejectionOf(client.campaigns.list({ status: 'open' as CampaignStatus }));
     expect(status).toBeInstanceOf(InvalidParamError);
     expect(status.message).toContain('status');
-    const cursor = await failure(client.customers.list({ cursor: 'yesterday' }));
+    const cursor = await rejectionOf(client.customers.list({ cursor: 'yesterday' }));
     expect(cursor).toBeInstanceOf(InvalidParamError);
     expect(cursor.message).toContain('cursor');
   });
 
   it('an unknown parameter from untyped code reaches the API, which names it', async () => {
-    const error = await failure(client.campaigns.list({ stauts: 'lost' } as never));
+    const error = await rejectionOf(client.campaigns.list({ stauts: 'lost' } as never));
     expect(error).toBeInstanceOf(InvalidParamError);
     expect(error.message).toContain('Unknown query parameter "stauts"');
   });
 
   it('an unknown or malformed token is an InvalidTokenError', async () => {
     for (const bad of ['sk_live_0000000000000000000000000000000', 'sk_test_abc']) {
-      const error = await failure(api.current.client(bad).stats.retrieve());
+      const error = await rejectionOf(api.current.client(bad).stats.retrieve());
       expect(error).toBeInstanceOf(InvalidTokenError);
       expect(error).toMatchObject({ type: 'invalid_token', status: 401 });
     }
@@ -253,7 +243,7 @@ describe('rate-limit headers', () => {
     const first = fresh.rateLimit!;
     expect(first.limit).toBe(100_000);
     expect(first.resetSeconds).toBeGreaterThanOrEqual(59);
-    await failure(fresh.campaigns.retrieve('7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'));
+    await rejectionOf(fresh.campaigns.retrieve('7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'));
     expect(fresh.rateLimit!.remaining).toBeLessThan(first.remaining);
   });
 });
@@ -262,7 +252,7 @@ describe('the client object', () => {
   it('never shows the token when inspected, serialised or failing', async () => {
     expect(inspect(client, { depth: 5, showHidden: true })).not.toContain(token);
     expect(JSON.stringify(client)).not.toContain(token);
-    const error = await failure(client.campaigns.retrieve('nope'));
+    const error = await rejectionOf(client.campaigns.retrieve('nope'));
     expect(inspect(error)).not.toContain(token);
   });
 

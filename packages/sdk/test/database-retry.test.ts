@@ -1,9 +1,10 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures } from '@retention/domain';
-import { DatabaseError, RetentionError } from '@retention/sdk';
+import { DatabaseError } from '@retention/sdk';
 import { eventually, freePort, TEST_POSTGRES_URL } from '@retention/testkit';
 import { useApi } from '../../../services/api/test/harness.js';
+import { rejectionOf } from '../../../services/api/test/client-helpers.js';
 
 /**
  * The API reaches this file's database through a TCP relay on a port of our own: closed,
@@ -63,21 +64,11 @@ function databaseErrorsSince(mark: number): number {
     .filter((line) => line.status === 500 && String(line.path).endsWith('/stats')).length;
 }
 
-async function failure(promise: Promise<unknown>): Promise<RetentionError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RetentionError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
 describe('a 500 database_error', () => {
   it('is retried maxRetries times with back-off, then thrown as a DatabaseError', async () => {
     const mark = api.current.logs().length;
     const started = Date.now();
-    const error = await failure(api.current.client(token, { maxRetries: 2 }).stats.retrieve());
+    const error = await rejectionOf(api.current.client(token, { maxRetries: 2 }).stats.retrieve());
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(DatabaseError);
     expect(error).toMatchObject({ type: 'database_error', status: 500 });
@@ -91,7 +82,9 @@ describe('a 500 database_error', () => {
   it('is never waited on for longer than maxRetryWaitSeconds in all', async () => {
     const mark = api.current.logs().length;
     const started = Date.now();
-    const error = await failure(api.current.client(token, { maxRetries: 10, maxRetryWaitSeconds: 1 }).stats.retrieve());
+    const error = await rejectionOf(
+      api.current.client(token, { maxRetries: 10, maxRetryWaitSeconds: 1 }).stats.retrieve(),
+    );
     expect(error).toBeInstanceOf(DatabaseError);
     expect(Date.now() - started).toBeLessThan(1_000 + 500);
     expect(databaseErrorsSince(mark)).toBeGreaterThanOrEqual(2);
@@ -99,7 +92,7 @@ describe('a 500 database_error', () => {
 
   it('is not retried with maxRetries 0', async () => {
     const mark = api.current.logs().length;
-    const error = await failure(api.current.client(token, { maxRetries: 0 }).stats.retrieve());
+    const error = await rejectionOf(api.current.client(token, { maxRetries: 0 }).stats.retrieve());
     expect(error).toBeInstanceOf(DatabaseError);
     expect(databaseErrorsSince(mark)).toBe(1);
   });

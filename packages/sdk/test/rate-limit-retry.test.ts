@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { createToken } from '@retention/domain';
-import { RateLimitError, RetentionError } from '@retention/sdk';
+import { RateLimitError } from '@retention/sdk';
 import { useApi, workspaceWithToken } from '../../../services/api/test/harness.js';
+import { rejectionOf } from '../../../services/api/test/client-helpers.js';
 
 // A three-second window instead of a minute, so the waits stay short.
 const WINDOW_MS = 3_000;
@@ -26,16 +27,6 @@ function statusesSince(mark: number): number[] {
     .map((line) => line.status as number);
 }
 
-async function failure(promise: Promise<unknown>): Promise<RetentionError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RetentionError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
 describe('a 429 from the API', () => {
   it('is waited out for Retry-After seconds, then the call succeeds', async () => {
     const client = api.current.client(await limitedToken(2));
@@ -56,7 +47,7 @@ describe('a 429 from the API', () => {
     const client = api.current.client(await limitedToken(1), { maxRetryWaitSeconds: 0 });
     await client.stats.retrieve();
     const started = Date.now();
-    const error = await failure(client.stats.retrieve());
+    const error = await rejectionOf(client.stats.retrieve());
     expect(Date.now() - started).toBeLessThan(500);
     expect(error).toBeInstanceOf(RateLimitError);
     const limited = error as RateLimitError;
@@ -73,7 +64,7 @@ describe('a 429 from the API', () => {
     await client.stats.retrieve();
     const mark = api.current.logs().length;
     const started = Date.now();
-    const error = await failure(client.stats.retrieve());
+    const error = await rejectionOf(client.stats.retrieve());
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterSeconds).toBeGreaterThan(1);
     expect(Date.now() - started).toBeLessThan(500);

@@ -7,27 +7,17 @@ import {
   Client,
   ConnectionError,
   RateLimitError,
-  RetentionError,
   SDK_VERSION,
   UnexpectedResponseError,
   type ClientOptions,
 } from '@retention/sdk';
 import { freePort } from '@retention/testkit';
 import { json, scriptedServer } from './scripted-server.js';
+import { rejectionOf } from '../../../services/api/test/client-helpers.js';
 
 const TOKEN = 'sk_live_wire0000000000000000000000000';
 const client = (baseUrl: string, options: Partial<ClientOptions> = {}) =>
   new Client({ token: TOKEN, baseUrl, ...options });
-
-async function failure(promise: Promise<unknown>): Promise<RetentionError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RetentionError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const emptyList = { object: 'list', data: [], has_more: false, next_cursor: null };
 
@@ -41,6 +31,18 @@ describe('what the client sends', () => {
     expect(request!.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(request!.headers.accept).toBe('application/json');
     expect(request!.headers['user-agent']).toBe(`retention-sdk-node/${SDK_VERSION} node/${process.version}`);
+  });
+
+  it('sends through the fetch it is given', async () => {
+    const server = await scriptedServer((_req, res) => json(res, 200, emptyList));
+    const seen: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      seen.push(input instanceof Request ? input.url : input.toString());
+      return fetch(input, init);
+    };
+    await client(server.url, { fetch: recording }).cancelSessions.list({ outcome: 'canceled' });
+    expect(seen).toEqual([`${server.url}/api/v1/cancel_sessions?outcome=canceled`]);
+    expect(() => client(server.url, { fetch: 'no' as never })).toThrow(/fetch must be a function/);
   });
 
   it('keeps a base path in front of /api/v1', async () => {
@@ -63,7 +65,7 @@ describe('answers that are not the API JSON', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html><body>502 Bad Gateway</body></html>');
     });
-    const error = await failure(client(server.url, { maxRetries: 2 }).stats.retrieve());
+    const error = await rejectionOf(client(server.url, { maxRetries: 2 }).stats.retrieve());
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error).toMatchObject({ type: 'unexpected_response', status: 502, requestId: null });
     expect((error as UnexpectedResponseError).body).toContain('502 Bad Gateway');
@@ -83,7 +85,7 @@ describe('answers that are not the API JSON', () => {
       res.writeHead(200, { 'content-type': 'text/html', 'request-id': 'req_html' });
       res.end('<!doctype html><title>Login</title>');
     });
-    const error = await failure(client(server.url).stats.retrieve());
+    const error = await rejectionOf(client(server.url).stats.retrieve());
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error).toMatchObject({ status: 200, requestId: 'req_html' });
     expect(error.message).toContain('baseUrl');
@@ -97,7 +99,7 @@ describe('answers that are not the API JSON', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(body);
       });
-      expect(await failure(client(server.url).stats.retrieve())).toBeInstanceOf(UnexpectedResponseError);
+      expect(await rejectionOf(client(server.url).stats.retrieve())).toBeInstanceOf(UnexpectedResponseError);
     },
   );
 
@@ -107,7 +109,7 @@ describe('answers that are not the API JSON', () => {
       res.writeHead(301, { location: `${elsewhere.url}/api/v1/stats` });
       res.end();
     });
-    const error = await failure(client(server.url).stats.retrieve());
+    const error = await rejectionOf(client(server.url).stats.retrieve());
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error.status).toBe(301);
     expect(error.message).toContain(`redirecting to ${elsewhere.url}/api/v1/stats`);
@@ -118,7 +120,7 @@ describe('answers that are not the API JSON', () => {
     const server = await scriptedServer((_req, res) =>
       json(res, 409, { error: { type: 'conflict', message: 'Not now.' } }, { 'request-id': 'req_x' }),
     );
-    const error = await failure(client(server.url).stats.retrieve());
+    const error = await rejectionOf(client(server.url).stats.retrieve());
     expect(error.constructor).toBe(ApiError);
     expect(error).toMatchObject({ type: 'conflict', status: 409, message: 'Not now.', requestId: 'req_x' });
   });
@@ -130,7 +132,7 @@ describe('answers that are not the API JSON', () => {
       json(res, 200, { object: 'list', data: [{ id: 'a' }], has_more: true, next_cursor: cursors[index % 2] }),
     );
     const rows: unknown[] = [];
-    const error = await failure(
+    const error = await rejectionOf(
       (async () => {
         for await (const row of client(server.url).customers.all({ cursor: '2026-01-02T00:00:00.000Z' }))
           rows.push(row);
@@ -151,7 +153,7 @@ describe('rate limiting, over a longer run of 429s', () => {
   it('adds up every wait and stops before the total would pass maxRetryWaitSeconds', async () => {
     const server = await limited();
     const started = Date.now();
-    const error = await failure(client(server.url, { maxRetryWaitSeconds: 2.5 }).stats.retrieve());
+    const error = await rejectionOf(client(server.url, { maxRetryWaitSeconds: 2.5 }).stats.retrieve());
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterSeconds).toBe(1);
@@ -173,7 +175,7 @@ describe('rate limiting, over a longer run of 429s', () => {
           ),
     );
     const started = Date.now();
-    const error = await failure(client(server.url, { maxRetryWaitSeconds: 1.5 }).stats.retrieve());
+    const error = await rejectionOf(client(server.url, { maxRetryWaitSeconds: 1.5 }).stats.retrieve());
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
     expect(server.requests).toHaveLength(2);
     expect((error as RateLimitError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
@@ -205,7 +207,7 @@ describe('network failures', () => {
   it('a refused connection is a ConnectionError naming the address, retried with back-off', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const started = Date.now();
-    const error = await failure(client(url, { maxRetries: 1 }).stats.retrieve());
+    const error = await rejectionOf(client(url, { maxRetries: 1 }).stats.retrieve());
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ type: 'connection_error', status: null, requestId: null, timedOut: false });
     expect(error.message).toContain(url);
@@ -216,7 +218,7 @@ describe('network failures', () => {
 
   it('a connection reset mid-request is retried, then thrown as a ConnectionError', async () => {
     const server = await tcpServer((socket) => socket.once('data', () => socket.resetAndDestroy()));
-    const error = await failure(client(server.url, { maxRetries: 2 }).stats.retrieve());
+    const error = await rejectionOf(client(server.url, { maxRetries: 2 }).stats.retrieve());
     expect(error).toBeInstanceOf(ConnectionError);
     expect(server.connections()).toBe(3);
   });
@@ -224,7 +226,7 @@ describe('network failures', () => {
   it('silence is a ConnectionError with timedOut after timeoutSeconds', async () => {
     const server = await tcpServer(() => undefined);
     const started = Date.now();
-    const error = await failure(client(server.url, { timeoutSeconds: 0.3, maxRetries: 0 }).stats.retrieve());
+    const error = await rejectionOf(client(server.url, { timeoutSeconds: 0.3, maxRetries: 0 }).stats.retrieve());
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).timedOut).toBe(true);
@@ -238,7 +240,7 @@ describe('network failures', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"object":"list","data":[');
     });
-    const error = await failure(client(server.url, { timeoutSeconds: 0.3, maxRetries: 0 }).customers.list());
+    const error = await rejectionOf(client(server.url, { timeoutSeconds: 0.3, maxRetries: 0 }).customers.list());
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).timedOut).toBe(true);
   });

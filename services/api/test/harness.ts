@@ -27,7 +27,9 @@ export interface ApiHarness {
   logs(): Array<Record<string, unknown>>;
   get(path: string, token?: string, init?: RequestInit): Promise<ApiResponse>;
   /** The SDK's client for this API: how a customer's code sees it. */
-  client(token: string, options?: Omit<ClientOptions, 'token' | 'baseUrl'>): Client;
+  client(token: string, options?: Omit<ClientOptions, 'token' | 'baseUrl' | 'fetch'>): Client;
+  /** The raw response to the latest request of a client made by `client()`: for wire-level checks. */
+  lastResponse(): ApiResponse;
   load(file: FixtureFile): Promise<FixtureResult>;
 }
 
@@ -86,6 +88,12 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
     server = createServer(app);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    let lastResponse: ApiResponse | undefined;
+    const recordingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      lastResponse = await readResponse(response.clone());
+      return response;
+    };
     harness = {
       url,
       db: database.current.db,
@@ -95,17 +103,14 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       async get(path, token, init = {}) {
         const headers = new Headers(init.headers);
         if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
-        const response = await fetch(`${url}${path}`, { ...init, headers });
-        const text = await response.text();
-        let body: unknown;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          body = undefined;
-        }
-        return { status: response.status, headers: response.headers, text, body };
+        return readResponse(await fetch(`${url}${path}`, { ...init, headers }));
       },
-      client: (token, clientOptions = {}) => new Client({ token, baseUrl: url, ...clientOptions }),
+      client: (token, clientOptions = {}) =>
+        new Client({ token, baseUrl: url, ...clientOptions, fetch: recordingFetch }),
+      lastResponse() {
+        if (!lastResponse) throw new Error('no client of this harness has had a response yet');
+        return lastResponse;
+      },
       load: (file) => loadFixtures(database.current.db, file),
     };
   });
@@ -122,6 +127,17 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       return harness;
     },
   };
+}
+
+async function readResponse(response: Response): Promise<ApiResponse> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body };
 }
 
 /** A workspace with one token of a generous limit, for tests that are not about the limit. */
