@@ -31,9 +31,7 @@ export interface RateLimitInfo {
   readonly resetSeconds: number;
 }
 
-export type QueryValue = string | number | boolean | Date | null | undefined;
-
-export const DEFAULTS = {
+const DEFAULTS = {
   maxRetryWaitSeconds: 60,
   maxRetries: 3,
   timeoutSeconds: 30,

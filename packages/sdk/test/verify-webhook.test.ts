@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
@@ -265,6 +266,13 @@ describe('malformed headers', () => {
 
   it('tolerates spaces around elements, as when a proxy joins repeated headers', () => {
     expect(verifyWebhook(body, ` t=${T} , v1=${good} `, SECRET, { now: NOW }).type).toBe('ping');
+  });
+
+  it("takes Node's header value as it comes, a string or an array of repeats", () => {
+    const headers: IncomingHttpHeaders = { 'x-service-signature': [`t=${T}`, `v1=${good}`] };
+    expect(verifyWebhook(body, headers['x-service-signature'], SECRET, { now: NOW }).type).toBe('ping');
+    const twice = failureOf(() => verifyWebhook(body, [`t=${T},v1=${good}`, `t=${T}`], SECRET, { now: NOW }));
+    expect(twice).toBeInstanceOf(WebhookHeaderError);
   });
 });
 

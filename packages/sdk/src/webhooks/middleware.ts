@@ -43,7 +43,7 @@ export function webhookMiddleware(options: WebhookMiddlewareOptions): WebhookMid
       (body) => {
         let event: WebhookEvent;
         try {
-          event = verifyWebhook(body, headerValue(req.headers[SIGNATURE_HEADER]), secret, {
+          event = verifyWebhook(body, req.headers[SIGNATURE_HEADER], secret, {
             ...(toleranceSeconds !== undefined && { toleranceSeconds }),
           });
         } catch (error) {
@@ -71,10 +71,6 @@ export function webhookEventOf(req: IncomingMessage): WebhookEvent {
   if (!event)
     throw new Error('No verified webhook event on this request: mount webhookMiddleware() before this handler.');
   return event;
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function refuse(res: ServerResponse, status: number, type: string, message: string): void {

@@ -83,6 +83,7 @@ export interface VerifyWebhookOptions {
 /**
  * Checks a delivery and returns its event. `rawBody` must be the exact bytes received
  * (a Buffer, or the same text as a string): never JSON that was parsed and serialised again.
+ * `signatureHeader` is the X-Service-Signature header, e.g. `req.headers['x-service-signature']`.
  * Throws a WebhookVerificationError subclass when the delivery must be refused.
  *
  * New event types may be added to the service: keep a `default` branch when switching on
@@ -90,7 +91,7 @@ export interface VerifyWebhookOptions {
  */
 export function verifyWebhook(
   rawBody: string | Uint8Array,
-  signatureHeader: string | null | undefined,
+  signatureHeader: string | readonly string[] | null | undefined,
   secret: string,
   options: VerifyWebhookOptions = {},
 ): WebhookEvent {
@@ -131,8 +132,13 @@ export interface ParsedSignatureHeader {
   signatures: string[];
 }
 
-/** Splits the header into its `t` and its `v1` values; other keys (future schemes) are ignored. */
-export function parseSignatureHeader(header: unknown): ParsedSignatureHeader {
+/**
+ * Splits the header into its `t` and its `v1` values; other keys (future schemes) are ignored.
+ * A header received more than once (an array in Node's `req.headers`) counts as one, joined
+ * with commas, as HTTP defines.
+ */
+export function parseSignatureHeader(value: unknown): ParsedSignatureHeader {
+  const header = Array.isArray(value) ? value.join(',') : value;
   if (typeof header !== 'string' || header.trim() === '') {
     throw new WebhookHeaderError('The X-Service-Signature header is missing.');
   }
