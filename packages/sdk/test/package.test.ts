@@ -48,6 +48,7 @@ beforeAll(async () => {
   );
   cpSync(path.join(SDK, 'package.json'), path.join(packageDir, 'package.json'));
   cpSync(path.join(SDK, 'README.md'), path.join(packageDir, 'README.md'));
+  cpSync(path.join(SDK, 'src'), path.join(packageDir, 'src'), { recursive: true });
 }, 120_000);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -85,12 +86,13 @@ describe('the built package', () => {
     }
   });
 
-  it('packs only dist/, the README and the manifest', async () => {
+  it('packs only dist/, the sources its maps point at, the README and the manifest', async () => {
     const packed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], packageDir);
     expect(packed.code).toBe(0);
     const [report] = JSON.parse(packed.stdout) as Array<{ name: string; files: Array<{ path: string }> }>;
     expect(report!.name).toBe('@retention/sdk');
-    for (const { path: file } of report!.files) expect(file).toMatch(/^(dist\/.+|README\.md|package\.json)$/);
+    for (const { path: file } of report!.files)
+      expect(file).toMatch(/^(dist\/.+|src\/.+\.ts|README\.md|package\.json)$/);
   }, 60_000);
 
   it('is imported by its name from outside the repository and works', async () => {
