@@ -2,7 +2,7 @@
 import type { Config } from 'jest';
 
 // Every workspace package maps to its TypeScript source, so tests never need a build.
-const workspacePackages = ['core', 'db', 'domain', 'runtime', 'testkit'];
+const workspacePackages = ['core', 'db', 'domain', 'runtime', 'sdk', 'testkit'];
 
 const config: Config = {
   testEnvironment: 'node',

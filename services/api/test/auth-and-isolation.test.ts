@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { createToken, revokeToken, setTokenRateLimit } from '@retention/domain';
+import { InvalidTokenError, NotFoundError, type Client, type List } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
+import { rejectionOf } from './client-helpers.js';
 import { useApi, workspaceWithToken } from './harness.js';
 
 const api = useApi();
@@ -59,23 +61,28 @@ describe('authentication', () => {
 
   it('rejects a revoked token on the very next request', async () => {
     const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'soon revoked' });
-    expect((await api.current.get('/api/v1/stats', minted.token)).status).toBe(200);
+    const client = api.current.client(minted.token);
+    expect((await client.stats.retrieve()).object).toBe('stats');
+    expect(api.current.lastResponse().status).toBe(200);
     await revokeToken(api.current.db, minted.id);
-    const { status, body } = await api.current.get('/api/v1/stats', minted.token);
-    expect(status).toBe(401);
-    expect(body.error.type).toBe('invalid_token');
+    const error = await rejectionOf(client.stats.retrieve());
+    expect(error).toBeInstanceOf(InvalidTokenError);
+    expect(error).toMatchObject({ status: 401, type: 'invalid_token' });
   });
 
   it('applies a raised limit on the next request', async () => {
     const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'raised' });
-    expect((await api.current.get('/api/v1/stats', minted.token)).headers.get('x-ratelimit-limit')).toBe('60');
+    const client = api.current.client(minted.token);
+    await client.stats.retrieve();
+    expect(client.rateLimit?.limit).toBe(60);
     await setTokenRateLimit(api.current.db, minted.id, 600);
-    expect((await api.current.get('/api/v1/stats', minted.token)).headers.get('x-ratelimit-limit')).toBe('600');
+    await client.stats.retrieve();
+    expect(client.rateLimit?.limit).toBe(600);
   });
 
   it('records when a token was last used', async () => {
     const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'used' });
-    await api.current.get('/api/v1/stats', minted.token);
+    await api.current.client(minted.token).stats.retrieve();
     const lastUsed = await eventually(
       async () => (await api.current.db('api_tokens').where({ id: minted.id }).first()).last_used_at,
     );
@@ -84,39 +91,41 @@ describe('authentication', () => {
 });
 
 describe('workspace isolation', () => {
-  it('lists only the caller workspace rows', async () => {
-    for (const path of [
-      '/api/v1/customers',
-      '/api/v1/campaigns',
-      '/api/v1/cancel_sessions',
-      '/api/v1/customers?email=shared%40example.com',
-      '/api/v1/customers?tag=vip',
-    ]) {
-      const mine = (await api.current.get(path, acme.token)).body.data.map((row: { id: string }) => row.id);
-      const theirs = (await api.current.get(path, globex.token)).body.data.map((row: { id: string }) => row.id);
-      expect(mine).toHaveLength(1);
-      expect(theirs).toHaveLength(1);
-      expect(mine).not.toEqual(theirs);
-    }
+  const listings: Array<[string, (client: Client) => Promise<List<{ id: string }>>]> = [
+    ['customers', (client) => client.customers.list()],
+    ['campaigns', (client) => client.campaigns.list()],
+    ['cancel sessions', (client) => client.cancelSessions.list()],
+    ['customers by email', (client) => client.customers.list({ email: 'shared@example.com' })],
+    ['customers by tag', (client) => client.customers.list({ tag: 'vip' })],
+  ];
+
+  it.each(listings)('lists only the caller workspace rows: %s', async (_label, list) => {
+    const mine = (await list(api.current.client(acme.token))).data.map((row) => row.id);
+    const theirs = (await list(api.current.client(globex.token))).data.map((row) => row.id);
+    expect(mine).toHaveLength(1);
+    expect(theirs).toHaveLength(1);
+    expect(mine).not.toEqual(theirs);
   });
 
   it('answers another workspace id exactly like an id that does not exist', async () => {
     const missing = '5f3c1e7a-0000-4000-8000-000000000000';
-    for (const [theirs, kind] of [
-      [globex.customer, 'customers'],
-      [globex.campaign, 'campaigns'],
+    const client = api.current.client(acme.token);
+    for (const [theirs, retrieve] of [
+      [globex.customer, (id: string) => client.customers.retrieve(id)],
+      [globex.campaign, (id: string) => client.campaigns.retrieve(id)],
     ] as const) {
-      const foreign = await api.current.get(`/api/v1/${kind}/${theirs}`, acme.token);
-      const absent = await api.current.get(`/api/v1/${kind}/${missing}`, acme.token);
+      const foreign = await rejectionOf(retrieve(theirs));
+      const absent = await rejectionOf(retrieve(missing));
+      expect(foreign).toBeInstanceOf(NotFoundError);
+      expect(absent).toBeInstanceOf(NotFoundError);
       expect(foreign.status).toBe(404);
       expect(absent.status).toBe(404);
-      expect(foreign.body.error.type).toBe('not_found');
-      expect(foreign.body.error.message.replace(theirs, 'ID')).toBe(absent.body.error.message.replace(missing, 'ID'));
+      expect(foreign.message.replace(theirs, 'ID')).toBe(absent.message.replace(missing, 'ID'));
     }
   });
 
   it('computes stats over the caller workspace only', async () => {
-    expect((await api.current.get('/api/v1/stats', acme.token)).body.recovery.opened).toBe(1);
-    expect((await api.current.get('/api/v1/stats', globex.token)).body.cancel_flow.sessions).toBe(1);
+    expect((await api.current.client(acme.token).stats.retrieve()).recovery.opened).toBe(1);
+    expect((await api.current.client(globex.token).stats.retrieve()).cancel_flow.sessions).toBe(1);
   });
 });

@@ -1,11 +1,22 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  InvalidParamError,
+  NotFoundError,
+  type CampaignStatus,
+  type CancelOutcome,
+  type Client,
+  type RetentionError,
+} from '@retention/sdk';
+import { rejectionOf } from './client-helpers.js';
 import { useApi, workspaceWithToken } from './harness.js';
 
 const api = useApi();
 let token: string;
+let client: Client;
 
 beforeAll(async () => {
   ({ token } = await workspaceWithToken(api.current));
+  client = api.current.client(token);
 });
 
 function expectErrorShape(body: unknown, type: string): void {
@@ -13,24 +24,49 @@ function expectErrorShape(body: unknown, type: string): void {
   expect(JSON.stringify(body)).not.toMatch(/\bat .+:\d+:\d+/); // no stack frames
 }
 
+/** The error of a client call, checked against the raw response it came from. */
+async function clientError(call: Promise<unknown>, type: string): Promise<RetentionError> {
+  const error = await rejectionOf(call);
+  const raw = api.current.lastResponse();
+  expectErrorShape(raw.body, type);
+  expect(error).toMatchObject({ type, status: raw.status, message: raw.body.error.message });
+  expect(error.requestId).toBe(raw.headers.get('request-id'));
+  return error;
+}
+
 describe('the error table of spec part 7', () => {
   it.each([
-    ['/api/v1/campaigns?cursor=yesterday', 'cursor'],
-    ['/api/v1/campaigns?cursor=2026-02-30T00:00:00Z', 'cursor'],
-    ['/api/v1/customers?cursor=1700000000', 'cursor'],
-    ['/api/v1/cancel_sessions?cursor=2026-13-01', 'cursor'],
-    ['/api/v1/campaigns?status=open', 'status'],
-    ['/api/v1/campaigns?status=IN_FLIGHT', 'status'],
-    ['/api/v1/cancel_sessions?outcome=saved', 'outcome'],
-    ['/api/v1/customers/not-a-uuid', 'id'],
-    ['/api/v1/campaigns/123', 'id'],
-    ['/api/v1/campaigns/6f1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5az', 'id'],
-  ])('%s is 400 invalid_param naming %s', async (path, name) => {
-    const { status, body } = await api.current.get(path, token);
-    expect(status).toBe(400);
-    expectErrorShape(body, 'invalid_param');
-    expect(body.error.message).toContain(name);
-  });
+    ['campaigns?cursor=yesterday', () => client.campaigns.list({ cursor: 'yesterday' }), 'cursor'],
+    [
+      'campaigns?cursor=2026-02-30T00:00:00Z',
+      () => client.campaigns.list({ cursor: '2026-02-30T00:00:00Z' }),
+      'cursor',
+    ],
+    ['customers?cursor=1700000000', () => client.customers.list({ cursor: '1700000000' }), 'cursor'],
+    ['cancel_sessions?cursor=2026-13-01', () => client.cancelSessions.list({ cursor: '2026-13-01' }), 'cursor'],
+    ['campaigns?status=open', () => client.campaigns.list({ status: 'open' as CampaignStatus }), 'status'],
+    ['campaigns?status=IN_FLIGHT', () => client.campaigns.list({ status: 'IN_FLIGHT' as CampaignStatus }), 'status'],
+    [
+      'cancel_sessions?outcome=saved',
+      () => client.cancelSessions.list({ outcome: 'saved' as CancelOutcome }),
+      'outcome',
+    ],
+    ['customers/not-a-uuid', () => client.customers.retrieve('not-a-uuid'), 'id'],
+    ['campaigns/123', () => client.campaigns.retrieve('123'), 'id'],
+    [
+      'campaigns/6f1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5az',
+      () => client.campaigns.retrieve('6f1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5az'),
+      'id',
+    ],
+  ] as Array<[string, () => Promise<unknown>, string]>)(
+    '%s is 400 invalid_param naming %s',
+    async (_path, call, name) => {
+      const error = await clientError(call(), 'invalid_param');
+      expect(error).toBeInstanceOf(InvalidParamError);
+      expect(error.status).toBe(400);
+      expect(error.message).toContain(name);
+    },
+  );
 
   it.each([
     ['/api/v1/customers?emial=a%40b.co', 'Unknown query parameter "emial"'],
@@ -49,13 +85,13 @@ describe('the error table of spec part 7', () => {
   });
 
   it.each([
-    ['customers', 'customer'],
-    ['campaigns', 'campaign'],
-  ])('an unknown %s id is 404 not_found', async (kind, noun) => {
-    const { status, body } = await api.current.get(`/api/v1/${kind}/7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a`, token);
-    expect(status).toBe(404);
-    expectErrorShape(body, 'not_found');
-    expect(body.error.message).toContain(noun);
+    ['customer', (id: string) => client.customers.retrieve(id)],
+    ['campaign', (id: string) => client.campaigns.retrieve(id)],
+  ])('an unknown %s id is 404 not_found', async (noun, retrieve) => {
+    const error = await clientError(retrieve('7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'), 'not_found');
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.status).toBe(404);
+    expect(error.message).toContain(noun);
   });
 
   it.each([
@@ -84,12 +120,12 @@ describe('the error table of spec part 7', () => {
     for (const cursor of [
       '2026-03-07T09:15:02Z',
       '2026-03-07T09:15:02.123456Z',
-      '2026-03-07T09:15:02%2B01:00',
+      '2026-03-07T09:15:02+01:00',
       '2026-03-07t09:15:02-05:30',
       '2026-03-07',
     ]) {
-      const { status } = await api.current.get(`/api/v1/campaigns?cursor=${cursor}`, token);
-      expect(status).toBe(200);
+      expect((await client.campaigns.list({ cursor })).object).toBe('list');
+      expect(api.current.lastResponse().status).toBe(200);
     }
   });
 });

@@ -7,6 +7,7 @@ import { loadConfig } from '@retention/core';
 import { createDb, type Db } from '@retention/db';
 import { loadFixtures, type FixtureFile, type FixtureResult } from '@retention/domain';
 import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
+import { Client, type ClientOptions } from '@retention/sdk';
 import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
 import { createApp } from '../src/app.js';
 
@@ -25,6 +26,10 @@ export interface ApiHarness {
   /** Log lines the API wrote, parsed. */
   logs(): Array<Record<string, unknown>>;
   get(path: string, token?: string, init?: RequestInit): Promise<ApiResponse>;
+  /** The SDK's client for this API: how a customer's code sees it. */
+  client(token: string, options?: Omit<ClientOptions, 'token' | 'baseUrl' | 'fetch'>): Client;
+  /** The raw response to the latest request of a client made by `client()`: for wire-level checks. */
+  lastResponse(): ApiResponse;
   load(file: FixtureFile): Promise<FixtureResult>;
 }
 
@@ -32,8 +37,11 @@ export interface HarnessOptions {
   rateLimitWindowMs?: number;
   /** Point the API at a Redis that is not there, to watch it fail open. */
   redisUrl?: string;
-  /** Point the API at a database that is not there. */
-  databaseUrl?: string;
+  /**
+   * Point the API at a database that is not there; a function receives this file's database
+   * URL, so a test can route the API to it through a port it opens and closes itself.
+   */
+  databaseUrl?: string | ((testDatabaseUrl: string) => string);
   /** Trust X-Forwarded-For, so a test can speak from several client addresses. */
   trustProxy?: boolean;
 }
@@ -51,8 +59,10 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
 
   beforeAll(async () => {
     const prefix = `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`;
+    const apiDatabaseUrl =
+      typeof options.databaseUrl === 'function' ? options.databaseUrl(database.current.url) : options.databaseUrl;
     const config = loadConfig({
-      DATABASE_URL: options.databaseUrl ?? database.current.url,
+      DATABASE_URL: apiDatabaseUrl ?? database.current.url,
       REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       TRUST_PROXY: String(options.trustProxy ?? false),
@@ -67,7 +77,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
     const logger = createLogger('api', 'info', sink);
     redis = createRedis(config.redisUrl, 'command', 'api-test');
     if (!options.redisUrl) await waitForRedis(redis);
-    appDb = options.databaseUrl ? createDb(options.databaseUrl, { poolMax: 2 }) : database.current.db;
+    appDb = apiDatabaseUrl ? createDb(apiDatabaseUrl, { poolMax: 2 }) : database.current.db;
     const app = createApp({
       config,
       db: appDb,
@@ -78,6 +88,12 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
     server = createServer(app);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    let lastResponse: ApiResponse | undefined;
+    const recordingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      lastResponse = await readResponse(response.clone());
+      return response;
+    };
     harness = {
       url,
       db: database.current.db,
@@ -87,15 +103,13 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       async get(path, token, init = {}) {
         const headers = new Headers(init.headers);
         if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
-        const response = await fetch(`${url}${path}`, { ...init, headers });
-        const text = await response.text();
-        let body: unknown;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          body = undefined;
-        }
-        return { status: response.status, headers: response.headers, text, body };
+        return readResponse(await fetch(`${url}${path}`, { ...init, headers }));
+      },
+      client: (token, clientOptions = {}) =>
+        new Client({ token, baseUrl: url, ...clientOptions, fetch: recordingFetch }),
+      lastResponse() {
+        if (!lastResponse) throw new Error('no client of this harness has had a response yet');
+        return lastResponse;
       },
       load: (file) => loadFixtures(database.current.db, file),
     };
@@ -113,6 +127,17 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       return harness;
     },
   };
+}
+
+async function readResponse(response: Response): Promise<ApiResponse> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body };
 }
 
 /** A workspace with one token of a generous limit, for tests that are not about the limit. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import { newId } from '@retention/core';
+import type { CampaignListParams, CursorParams, List } from '@retention/sdk';
 import { useApi, workspaceWithToken } from './harness.js';
 
 const api = useApi();
@@ -39,29 +40,34 @@ async function insertCampaigns(seed: Seeded, timestamps: string[], status = 'in_
     await api.current.db('recovery_campaigns').insert(rows.slice(i, i + 1000));
 }
 
-interface Page {
-  data: Array<{ id: string; first_failed_at: string; status: string }>;
-  has_more: boolean;
-  next_cursor: string | null;
-}
+type Page = List<{ id: string; first_failed_at: string; status: string }>;
 
-async function walk(token: string, path: string): Promise<Page[]> {
+/**
+ * Walks every page by hand, following next_cursor, and checks that the SDK's iterator
+ * (`all`) yields exactly the rows of those pages, in the same order.
+ */
+async function walk<P extends CursorParams>(
+  resource: { list(params: P): Promise<List<unknown>>; all(params: P): AsyncIterable<unknown> },
+  params = {} as P,
+): Promise<Page[]> {
   const pages: Page[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 1000; guard += 1) {
-    const separator = path.includes('?') ? '&' : '?';
-    const response = await api.current.get(
-      cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path,
-      token,
-    );
-    expect(response.status).toBe(200);
-    const page = response.body as Page;
+    const page = (await resource.list(cursor ? { ...params, cursor } : params)) as Page;
+    expect(api.current.lastResponse().status).toBe(200);
     pages.push(page);
-    if (!page.has_more) return pages;
+    if (!page.has_more) {
+      const iterated: unknown[] = [];
+      for await (const row of resource.all(params)) iterated.push(row);
+      expect(iterated).toEqual(pages.flatMap((each) => each.data));
+      return pages;
+    }
     cursor = page.next_cursor;
   }
   throw new Error('pagination did not end');
 }
+
+const clientOf = (seed: { token: string }) => api.current.client(seed.token);
 
 /** Asserts the walk saw every expected row once, in order, without splitting a timestamp group. */
 function expectCompleteWalk(pages: Page[], expected: Array<{ id: string; first_failed_at: Date }>): void {
@@ -95,7 +101,7 @@ describe('keyset pagination', () => {
       Array.from({ length: size }, () => `2026-01-${String(group + 1).padStart(2, '0')}T12:00:00.250Z`),
     );
     await insertCampaigns(seed, timestamps);
-    const pages = await walk(seed.token, '/api/v1/campaigns');
+    const pages = await walk(clientOf(seed).campaigns);
     expectCompleteWalk(pages, await campaignsOf(seed));
     // A group bigger than a page comes whole, in one page.
     expect(pages.some((page) => page.data.length === 120)).toBe(true);
@@ -110,7 +116,7 @@ describe('keyset pagination', () => {
         `2026-02-01T00:00:00.${String(100 + Math.floor(i / 3)).padStart(3, '0')}${String((i % 3) * 333).padStart(3, '0')}Z`,
     );
     await insertCampaigns(seed, timestamps);
-    const pages = await walk(seed.token, '/api/v1/campaigns');
+    const pages = await walk(clientOf(seed).campaigns);
     expectCompleteWalk(pages, await campaignsOf(seed));
     for (const page of pages) {
       for (const row of page.data) expect(row.first_failed_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -134,7 +140,7 @@ describe('keyset pagination', () => {
       ),
       'lost',
     );
-    const pages = await walk(seed.token, '/api/v1/campaigns?status=lost');
+    const pages = await walk<CampaignListParams>(clientOf(seed).campaigns, { status: 'lost' });
     expect(pages).toHaveLength(2);
     expectCompleteWalk(pages, await campaignsOf(seed, 'lost'));
   });
@@ -142,14 +148,13 @@ describe('keyset pagination', () => {
   it('returns only rows strictly before the cursor, and an empty last page with next_cursor null', async () => {
     const seed = await seedWorkspace();
     await insertCampaigns(seed, ['2026-04-01T00:00:00.000Z', '2026-04-01T00:00:00.001Z', '2026-04-01T00:00:00.002Z']);
-    const at = await api.current.get('/api/v1/campaigns?cursor=2026-04-01T00:00:00.001Z', seed.token);
-    expect(at.body.data.map((row: { first_failed_at: string }) => row.first_failed_at)).toEqual([
-      '2026-04-01T00:00:00.000Z',
-    ]);
-    const between = await api.current.get('/api/v1/campaigns?cursor=2026-04-01T00:00:00.0015Z', seed.token);
-    expect(between.body.data).toHaveLength(2);
-    const none = await api.current.get('/api/v1/campaigns?cursor=2000-01-01', seed.token);
-    expect(none.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
+    const client = clientOf(seed);
+    const at = await client.campaigns.list({ cursor: '2026-04-01T00:00:00.001Z' });
+    expect(at.data.map((row) => row.first_failed_at)).toEqual(['2026-04-01T00:00:00.000Z']);
+    const between = await client.campaigns.list({ cursor: '2026-04-01T00:00:00.0015Z' });
+    expect(between.data).toHaveLength(2);
+    const none = await client.campaigns.list({ cursor: '2000-01-01' });
+    expect(none).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
   });
 
   it('walks customers by created_at and cancel sessions by created_at', async () => {
@@ -164,12 +169,12 @@ describe('keyset pagination', () => {
         created_at: `2026-05-02T00:00:00.${String(i % 40).padStart(3, '0')}Z`,
       })),
     });
-    const customerPages = await walk(token, '/api/v1/customers');
+    const customerPages = await walk(api.current.client(token).customers);
     expect(new Set(customerPages.flatMap((page) => page.data.map((row) => row.id)))).toEqual(
       new Set(Object.values(ids.customers)),
     );
     expect(customerPages.flatMap((page) => page.data)).toHaveLength(125);
-    const sessionPages = await walk(token, '/api/v1/cancel_sessions');
+    const sessionPages = await walk(api.current.client(token).cancelSessions);
     expect(sessionPages.flatMap((page) => page.data.map((row) => row.id)).sort()).toEqual(
       Object.values(ids.cancel_sessions).sort(),
     );
@@ -188,8 +193,8 @@ describe('keyset pagination', () => {
     };
     api.current.db.on('query', capture);
     try {
-      const deep = await api.current.get('/api/v1/campaigns?cursor=2025-01-01T00:30:00Z', seed.token);
-      expect(deep.body.data).toHaveLength(50);
+      const deep = await clientOf(seed).campaigns.list({ cursor: '2025-01-01T00:30:00Z' });
+      expect(deep.data).toHaveLength(50);
     } finally {
       api.current.db.off('query', capture);
     }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createToken } from '@retention/domain';
+import { RateLimitError } from '@retention/sdk';
+import { rejectionOf } from './client-helpers.js';
 import { useApi, workspaceWithToken } from './harness.js';
 
 const api = useApi({ trustProxy: true });
@@ -67,11 +69,17 @@ describe('over the limit', () => {
   });
 
   it('keeps the tokens of one workspace in separate windows', async () => {
-    const [first, second] = [await freshToken(2), await freshToken(2)];
-    await api.current.get('/api/v1/stats', first);
-    await api.current.get('/api/v1/stats', first);
-    expect((await api.current.get('/api/v1/stats', first)).status).toBe(429);
-    expect((await api.current.get('/api/v1/stats', second)).status).toBe(200);
+    // Retrying off: the point is the 429 itself.
+    const [first, second] = [await freshToken(2), await freshToken(2)].map((token) =>
+      api.current.client(token, { maxRetryWaitSeconds: 0 }),
+    );
+    await first!.stats.retrieve();
+    await first!.stats.retrieve();
+    const limited = await rejectionOf(first!.stats.retrieve());
+    expect(limited).toBeInstanceOf(RateLimitError);
+    expect(limited.status).toBe(429);
+    expect((await second!.stats.retrieve()).object).toBe('stats');
+    expect(api.current.lastResponse().status).toBe(200);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   ListSchema,
   RecoveryCampaignSchema,
 } from '@retention/core';
+import type { Client } from '@retention/sdk';
 import { useApi, workspaceWithToken } from './harness.js';
 
 const api = useApi();
@@ -20,6 +21,7 @@ const validCampaignDetail = compileValidator(CampaignDetailSchema);
 
 let token: string;
 let ids: Awaited<ReturnType<typeof workspaceWithToken>>['ids'];
+let client: Client;
 
 beforeAll(async () => {
   ({ token, ids } = await workspaceWithToken(api.current, {
@@ -102,13 +104,16 @@ beforeAll(async () => {
       },
     ],
   }));
+  client = api.current.client(token);
 });
 
 describe('GET /api/v1/customers', () => {
   it('lists customers newest first with exactly the documented fields', async () => {
-    const { status, body, headers } = await api.current.get('/api/v1/customers', token);
-    expect(status).toBe(200);
-    expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = await client.customers.list();
+    const raw = api.current.lastResponse();
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(body).toEqual(raw.body);
     expect(validCustomerList(body)).toBeNull();
     expect(body).toEqual({
       object: 'list',
@@ -138,39 +143,31 @@ describe('GET /api/v1/customers', () => {
   });
 
   it('filters by email, exactly and case-insensitively', async () => {
-    const { body } = await api.current.get('/api/v1/customers?email=ann.lee%40example.COM', token);
-    expect(body.data.map((c: { id: string }) => c.id)).toEqual([ids.customers.ann]);
-    expect((await api.current.get('/api/v1/customers?email=ann.lee', token)).body.data).toEqual([]);
-    expect((await api.current.get('/api/v1/customers?email=Ann.Lee%40Example.com%20', token)).body.data).toEqual([]);
+    const body = await client.customers.list({ email: 'ann.lee@example.COM' });
+    expect(body.data.map((c) => c.id)).toEqual([ids.customers.ann]);
+    expect((await client.customers.list({ email: 'ann.lee' })).data).toEqual([]);
+    expect((await client.customers.list({ email: 'Ann.Lee@Example.com ' })).data).toEqual([]);
   });
 
   it('filters by tag, case-insensitively, whole tags only', async () => {
-    expect(
-      (await api.current.get('/api/v1/customers?tag=VIP', token)).body.data.map((c: { id: string }) => c.id),
-    ).toEqual([ids.customers.ann]);
-    expect(
-      (await api.current.get('/api/v1/customers?tag=trial', token)).body.data.map((c: { id: string }) => c.id),
-    ).toEqual([ids.customers.bob]);
-    expect((await api.current.get('/api/v1/customers?tag=vi', token)).body.data).toEqual([]);
+    expect((await client.customers.list({ tag: 'VIP' })).data.map((c) => c.id)).toEqual([ids.customers.ann]);
+    expect((await client.customers.list({ tag: 'trial' })).data.map((c) => c.id)).toEqual([ids.customers.bob]);
+    expect((await client.customers.list({ tag: 'vi' })).data).toEqual([]);
   });
 
   it('combines filters and the cursor', async () => {
-    expect(
-      (await api.current.get('/api/v1/customers?tag=annual&email=ann.lee%40example.com', token)).body.data,
-    ).toHaveLength(1);
-    expect((await api.current.get('/api/v1/customers?cursor=2026-03-01T10:00:00.123Z', token)).body.data).toEqual([]);
-    expect(
-      (await api.current.get('/api/v1/customers?cursor=2026-03-01T10:00:00.124Z', token)).body.data.map(
-        (c: { id: string }) => c.id,
-      ),
-    ).toEqual([ids.customers.ann]);
+    expect((await client.customers.list({ tag: 'annual', email: 'ann.lee@example.com' })).data).toHaveLength(1);
+    expect((await client.customers.list({ cursor: '2026-03-01T10:00:00.123Z' })).data).toEqual([]);
+    expect((await client.customers.list({ cursor: '2026-03-01T10:00:00.124Z' })).data.map((c) => c.id)).toEqual([
+      ids.customers.ann,
+    ]);
   });
 });
 
 describe('GET /api/v1/customers/:id', () => {
   it('embeds full subscriptions and the five newest campaigns', async () => {
-    const { status, body } = await api.current.get(`/api/v1/customers/${ids.customers.ann}`, token);
-    expect(status).toBe(200);
+    const body = await client.customers.retrieve(ids.customers.ann!);
+    expect(api.current.lastResponse().status).toBe(200);
     expect(validCustomerDetail(body)).toBeNull();
     expect(body.subscriptions).toEqual([
       {
@@ -195,21 +192,17 @@ describe('GET /api/v1/customers/:id', () => {
         trial_end: '2025-12-01T00:00:00.000Z',
       }),
     ]);
-    expect(body.recent_campaigns.map((c: { id: string }) => c.id)).toEqual(
-      [5, 4, 3, 2, 1].map((i) => ids.campaigns[`ann-${i}`]),
-    );
+    expect(body.recent_campaigns.map((c) => c.id)).toEqual([5, 4, 3, 2, 1].map((i) => ids.campaigns[`ann-${i}`]));
   });
 
   it('accepts an upper-case UUID', async () => {
-    expect((await api.current.get(`/api/v1/customers/${ids.customers.ann!.toUpperCase()}`, token)).body.id).toBe(
-      ids.customers.ann,
-    );
+    expect((await client.customers.retrieve(ids.customers.ann!.toUpperCase())).id).toBe(ids.customers.ann);
   });
 });
 
 describe('GET /api/v1/campaigns', () => {
   it('lists campaigns newest first by first_failed_at with exact JSON types', async () => {
-    const { body } = await api.current.get('/api/v1/campaigns', token);
+    const body = await client.campaigns.list();
     expect(validCampaignList(body)).toBeNull();
     expect(body.data).toHaveLength(7);
     expect(body.data[0]).toEqual({
@@ -236,8 +229,8 @@ describe('GET /api/v1/campaigns', () => {
     ['recovered', 1],
     ['lost', 0],
     ['abandoned', 0],
-  ])('filters status=%s', async (status, count) => {
-    const { body } = await api.current.get(`/api/v1/campaigns?status=${status}`, token);
+  ] as const)('filters status=%s', async (status, count) => {
+    const body = await client.campaigns.list({ status });
     expect(body.data).toHaveLength(count);
     for (const campaign of body.data) expect(campaign.status).toBe(status);
   });
@@ -245,7 +238,7 @@ describe('GET /api/v1/campaigns', () => {
 
 describe('GET /api/v1/campaigns/:id', () => {
   it('embeds the customer and a subscription summary', async () => {
-    const { body } = await api.current.get(`/api/v1/campaigns/${ids.campaigns.recovered}`, token);
+    const body = await client.campaigns.retrieve(ids.campaigns.recovered!);
     expect(validCampaignDetail(body)).toBeNull();
     expect(body).toMatchObject({
       id: ids.campaigns.recovered,
@@ -283,7 +276,7 @@ describe('GET /api/v1/campaigns/:id', () => {
 
 describe('GET /api/v1/cancel_sessions', () => {
   it('lists sessions newest first with every field', async () => {
-    const { body } = await api.current.get('/api/v1/cancel_sessions', token);
+    const body = await client.cancelSessions.list();
     expect(validSessionList(body)).toBeNull();
     expect(body.data).toEqual([
       {
@@ -316,9 +309,9 @@ describe('GET /api/v1/cancel_sessions', () => {
       'saved_other',
       'canceled',
       'abandoned',
-    ]) {
-      const { status, body } = await api.current.get(`/api/v1/cancel_sessions?outcome=${outcome}`, token);
-      expect(status).toBe(200);
+    ] as const) {
+      const body = await client.cancelSessions.list({ outcome });
+      expect(api.current.lastResponse().status).toBe(200);
       for (const session of body.data) expect(session.outcome).toBe(outcome);
       expect(body.data.length).toBe(['saved_discount', 'canceled'].includes(outcome) ? 1 : 0);
     }

@@ -68,8 +68,8 @@ describe('GET /api/v1/stats', () => {
         { customer: 'c', outcome: 'abandoned', monthly_mrr_cents: 50, currency: 'gbp' },
       ],
     });
-    const { status, body } = await api.current.get('/api/v1/stats', token);
-    expect(status).toBe(200);
+    const body = await api.current.client(token).stats.retrieve();
+    expect(api.current.lastResponse().status).toBe(200);
     expect(validStats(body)).toBeNull();
     expect(body).toEqual({
       object: 'stats',
@@ -128,7 +128,7 @@ describe('GET /api/v1/stats', () => {
       ],
     });
     await updateWorkspace(api.current.db, workspaceId, { display_currency: 'jpy' });
-    const { body } = await api.current.get('/api/v1/stats', token);
+    const body = await api.current.client(token).stats.retrieve();
     expect(body.display_currency).toBe('jpy');
     // $30 = ¥3,000; €8 = $10 = ¥1,000; plus ¥1,234.
     expect(body.recovery.recovered_amount_cents).toBe(5234);
@@ -153,12 +153,12 @@ describe('GET /api/v1/stats', () => {
       ],
     });
     // Whole hours 10 and 20: 15 h = 0.625 days, rounded to 0.63.
-    expect((await api.current.get('/api/v1/stats', token)).body.recovery.median_days_to_recover).toBe(0.63);
+    expect((await api.current.client(token).stats.retrieve()).recovery.median_days_to_recover).toBe(0.63);
   });
 
   it('has zero counts, null rates and a null median for an empty workspace', async () => {
     const { token } = await workspaceWithToken(api.current);
-    const { body } = await api.current.get('/api/v1/stats', token);
+    const body = await api.current.client(token).stats.retrieve();
     expect(validStats(body)).toBeNull();
     expect(body).toMatchObject({
       has_multiple_currencies: false,
@@ -193,7 +193,7 @@ describe('GET /api/v1/stats', () => {
       recovered_at: api.current.db.fn.now(),
       closed_at: api.current.db.fn.now(),
     });
-    const { body } = await api.current.get('/api/v1/stats', token);
+    const body = await api.current.client(token).stats.retrieve();
     const counts = await api.current
       .db('recovery_campaigns')
       .where({ workspace_id: workspaceId })

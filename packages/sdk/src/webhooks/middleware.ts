@@ -1,0 +1,132 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebhookEvent } from '../events.js';
+import { SIGNATURE_HEADER, verifyWebhook, WebhookPayloadError, WebhookVerificationError } from './verify.js';
+
+export interface WebhookMiddlewareOptions {
+  /** The endpoint's signing secret (`whsec_...`). */
+  secret: string;
+  /** Largest accepted distance between the signed time and now. Default 300 seconds. */
+  toleranceSeconds?: number;
+  /** Larger bodies are refused with 413 without being read. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * Express-compatible (and plain `node:http`-compatible) middleware. Typed structurally on
+ * Node's own request and response, so it needs no Express types.
+ */
+export type WebhookMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const EVENT_PROPERTY = 'webhookEvent';
+
+class BodyTooLargeError extends Error {}
+
+/**
+ * Reads the raw body itself (mount it before any body parser on this route, or after
+ * `express.raw()`), verifies the signature and the timestamp, and either answers
+ * 401 (400 for a signed body that is not an event, 413 for one too large), or sets
+ * `req.webhookEvent` and calls `next()`. Read the event with `webhookEventOf(req)`.
+ */
+export function webhookMiddleware(options: WebhookMiddlewareOptions): WebhookMiddleware {
+  const { secret, toleranceSeconds } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (typeof secret !== 'string' || secret === '') {
+    throw new TypeError("webhookMiddleware needs the endpoint's signing secret (whsec_...).");
+  }
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new TypeError(`maxBodyBytes must be a whole number of bytes, got ${String(maxBodyBytes)}.`);
+  }
+
+  return (req, res, next) => {
+    rawBodyOf(req, maxBodyBytes).then(
+      (body) => {
+        let event: WebhookEvent;
+        try {
+          event = verifyWebhook(body, req.headers[SIGNATURE_HEADER], secret, {
+            ...(toleranceSeconds !== undefined && { toleranceSeconds }),
+          });
+        } catch (error) {
+          if (!(error instanceof WebhookVerificationError)) return next(error);
+          return refuse(res, error instanceof WebhookPayloadError ? 400 : 401, error.type, error.message);
+        }
+        Object.defineProperty(req, EVENT_PROPERTY, { value: event, enumerable: true, configurable: true });
+        next();
+      },
+      (error: unknown) => {
+        if (error instanceof BodyTooLargeError) {
+          // Stop reading and close the connection after answering: the rest is never buffered.
+          res.setHeader('Connection', 'close');
+          return refuse(res, 413, 'payload_too_large', error.message);
+        }
+        next(error);
+      },
+    );
+  };
+}
+
+/** The event `webhookMiddleware` verified for this request. */
+export function webhookEventOf(req: IncomingMessage): WebhookEvent {
+  const event = (req as IncomingMessage & { [EVENT_PROPERTY]?: WebhookEvent })[EVENT_PROPERTY];
+  if (!event)
+    throw new Error('No verified webhook event on this request: mount webhookMiddleware() before this handler.');
+  return event;
+}
+
+function refuse(res: ServerResponse, status: number, type: string, message: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify({ error: { type, message } }));
+}
+
+function rawBodyOf(req: IncomingMessage & { body?: unknown }, limit: number): Promise<Buffer | string> {
+  // A raw or text body parser already ran on this route: its bytes are the body.
+  if (req.body instanceof Uint8Array || typeof req.body === 'string') return Promise.resolve(req.body as Buffer);
+  if (req.body !== undefined || req.readableEnded) {
+    return Promise.reject(
+      new Error(
+        'The request body was already consumed (by express.json() or similar), so its signature cannot be checked. ' +
+          "Mount webhookMiddleware() before body parsers on the webhook route, or use express.raw({ type: 'application/json' }).",
+      ),
+    );
+  }
+  const tooLarge = () => new BodyTooLargeError(`The body is larger than the ${limit} bytes this receiver accepts.`);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanUp = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) {
+        cleanUp();
+        req.pause();
+        return reject(tooLarge());
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanUp();
+      resolve(Buffer.concat(chunks, received));
+    };
+    const onError = (error: Error) => {
+      cleanUp();
+      reject(error);
+    };
+    const onClose = () => {
+      cleanUp();
+      reject(new Error('The client closed the connection before the body was complete.'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
