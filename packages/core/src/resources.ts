@@ -143,8 +143,11 @@ const Rate = () =>
   Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Rounded to 4 places; null when the denominator is 0' }));
 const Count = () => Type.Integer({ minimum: 0 });
 
-const countsBy = <T extends string>(keys: readonly T[]) =>
-  Type.Object(Object.fromEntries(keys.map((key) => [key, Count()])) as Record<T, ReturnType<typeof Count>>, strict);
+/** An object with one property per key, all of one schema; typed by its keys, not as a string map. */
+const keyedBy = <T extends string, S extends TSchema>(keys: readonly T[], value: S) =>
+  Type.Object(Object.fromEntries(keys.map((key) => [key, value])) as Record<T, S>, strict);
+
+const countsBy = <T extends string>(keys: readonly T[]) => keyedBy(keys, Count());
 
 export const StatsSchema = Type.Object(
   {
@@ -167,15 +170,7 @@ export const StatsSchema = Type.Object(
         at_risk_amount_cents: MinorUnits(),
         lost_amount_cents: MinorUnits(),
         recovered_via: countsBy(RECOVERED_VIA),
-        by_decline_category: Type.Object(
-          Object.fromEntries(
-            DECLINE_CATEGORIES.map((category) => [
-              category,
-              Type.Object({ opened: Count(), recovered: Count() }, strict),
-            ]),
-          ),
-          strict,
-        ),
+        by_decline_category: keyedBy(DECLINE_CATEGORIES, Type.Object({ opened: Count(), recovered: Count() }, strict)),
         median_days_to_recover: Nullable(Type.Number({ minimum: 0 })),
       },
       strict,

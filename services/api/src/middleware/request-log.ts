@@ -17,8 +17,9 @@ export function requestLog(logger: Logger, quietPaths: readonly string[] = []): 
   const quiet = new Set(quietPaths);
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    // Read now: routers rewrite req.url while the request is inside them.
-    const path = req.path.length > LOGGED_PATH_LENGTH ? `${req.path.slice(0, LOGGED_PATH_LENGTH)}…` : req.path;
+    // originalUrl: routers rewrite req.url (and so req.path) while the request is inside them.
+    const fullPath = req.originalUrl.split('?', 1)[0] ?? '';
+    const path = fullPath.length > LOGGED_PATH_LENGTH ? `${fullPath.slice(0, LOGGED_PATH_LENGTH)}…` : fullPath;
     onResponseDone(res, (completed) => {
       const caller = res.locals.caller as Caller | undefined;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
