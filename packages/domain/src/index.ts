@@ -7,3 +7,4 @@ export * from './tokens.js';
 export * from './users.js';
 export * from './workspaces.js';
 export * from './stats.js';
+export * from './webhooks/index.js';
