@@ -24,7 +24,7 @@ export async function skipPendingDeliveries(
        WHERE endpoint_id = ? AND status = 'pending'
          AND (?::uuid IS NULL OR id = ?::uuid)
          AND (lease_expires_at IS NULL OR lease_expires_at <= now())
-         FOR UPDATE
+         FOR NO KEY UPDATE
     ), skipped AS (
       UPDATE webhook_deliveries d
          SET status = 'skipped', next_attempt_at = NULL, attempt_started_at = NULL,

@@ -147,11 +147,19 @@ export async function getEndpoint(db: Queryable, id: string): Promise<WebhookEnd
   return toWebhookEndpoint(await findEndpointRow(db, id));
 }
 
-/** The full row, secret included: for the senders, never for output. */
-export async function findEndpointRow(db: Queryable, id: string, lock = false): Promise<EndpointRow> {
+/**
+ * The full row, secret included: for the senders, never for output. `lock` takes the row
+ * lock of the change to come (a delete needs the strongest; an update must not block the
+ * foreign-key checks of deliveries being dispatched to the endpoint).
+ */
+export async function findEndpointRow(
+  db: Queryable,
+  id: string,
+  lock?: 'for-update' | 'for-no-key-update',
+): Promise<EndpointRow> {
   assertUuid(id);
   const query = db<EndpointRow>('webhook_endpoints').where({ id }).first();
-  const row = await (lock ? query.forUpdate() : query);
+  const row = await (lock === 'for-update' ? query.forUpdate() : lock ? query.forNoKeyUpdate() : query);
   if (!row) throw notFound(`No webhook endpoint with id ${id}`);
   return row;
 }
@@ -170,7 +178,7 @@ export async function updateEndpoint(db: Db, id: string, input: UpdateEndpointIn
     throw invalidParam('nothing to change: give a new name, url or events');
   }
   return inTransaction(db, async (trx) => {
-    const current = await findEndpointRow(trx, id, true);
+    const current = await findEndpointRow(trx, id, 'for-no-key-update');
     await assertWebhookManager(trx, current.workspace_id, valid.actor_id);
     const url = valid.url === undefined ? undefined : validateWebhookUrl(valid.url);
     const [row] = await trx<EndpointRow>('webhook_endpoints')
@@ -199,7 +207,7 @@ export async function setEndpointEnabled(
 ): Promise<WebhookEndpoint> {
   assertUuid(id);
   return inTransaction(db, async (trx) => {
-    const current = await findEndpointRow(trx, id, true);
+    const current = await findEndpointRow(trx, id, 'for-no-key-update');
     await assertWebhookManager(trx, current.workspace_id, actorId);
     if (current.enabled === enabled) return toWebhookEndpoint(current);
     const [row] = await trx<EndpointRow>('webhook_endpoints')
@@ -222,7 +230,7 @@ export async function deleteEndpoint(
 ): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
   assertUuid(id);
   return inTransaction(db, async (trx: Transaction) => {
-    const current = await findEndpointRow(trx, id, true);
+    const current = await findEndpointRow(trx, id, 'for-update');
     await assertWebhookManager(trx, current.workspace_id, actorId);
     await trx('webhook_endpoints').where({ id }).delete();
     return { id, object: 'webhook_endpoint' as const, deleted: true as const };

@@ -67,7 +67,7 @@ export class DeliveryStore {
     const { rows } = await this.db.raw<{ rows: ClaimRow[] }>(
       `
       WITH previous AS (
-        SELECT id, attempt_started_at, lease_expires_at FROM webhook_deliveries WHERE id = ? FOR UPDATE
+        SELECT id, attempt_started_at, lease_expires_at FROM webhook_deliveries WHERE id = ? FOR NO KEY UPDATE
       ), claimed AS (
         UPDATE webhook_deliveries d
            SET attempt_count = d.attempt_count + 1,
@@ -182,7 +182,7 @@ export class DeliveryStore {
              disabled_reason = CASE WHEN e.enabled AND e.failure_count + 1 >= ? THEN 'consecutive_failures'
                                     ELSE e.disabled_reason END,
              updated_at = CASE WHEN e.enabled AND e.failure_count + 1 >= ? THEN now() ELSE e.updated_at END
-        FROM (SELECT id, enabled FROM webhook_endpoints WHERE id = ? FOR UPDATE) previous
+        FROM (SELECT id, enabled FROM webhook_endpoints WHERE id = ? FOR NO KEY UPDATE) previous
        WHERE e.id = previous.id
       RETURNING e.enabled, previous.enabled AS was_enabled, now() AS now
       `,

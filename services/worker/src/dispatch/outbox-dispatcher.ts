@@ -7,7 +7,7 @@ import { deliveryJob, type DeliveryJobData } from '../queues.js';
  * Turns outbox events into deliveries: one per enabled endpoint subscribed to the event's
  * type, for workspaces whose processor is connected (events of other workspaces are marked
  * dispatched with no delivery: they are recorded, never sent). Several replicas run this side
- * by side: each claims a batch of events with FOR UPDATE SKIP LOCKED, and (event, endpoint)
+ * by side: each claims a batch of events with FOR NO KEY UPDATE SKIP LOCKED, and (event, endpoint)
  * is unique, so no event is dispatched twice.
  *
  * The deliveries are committed before their jobs are enqueued. If Redis refuses the jobs or
@@ -21,7 +21,7 @@ WITH batch AS (
    WHERE dispatched_at IS NULL
    ORDER BY seq
    LIMIT ?
-     FOR UPDATE SKIP LOCKED
+     FOR NO KEY UPDATE SKIP LOCKED
 ), marked AS (
   UPDATE events SET dispatched_at = now() FROM batch WHERE events.id = batch.id
 ), inserted AS (

@@ -156,6 +156,8 @@ export function useWorld(): { readonly current: World } {
 
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((worker) => worker.handle.close()));
+    // Each test's endpoints stay its own: later tests' events do not reach them.
+    await world?.db('webhook_endpoints').update({ enabled: false, disabled_reason: 'manual' });
   });
 
   afterAll(async () => {
