@@ -25,7 +25,7 @@ import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
 export interface WorkerOptions {
   /** Attempts in flight at once in this process. */
   concurrency?: number;
-  /** Attempts in flight at once per endpoint, across every replica. */
+  /** Attempts in flight at once per endpoint in this process. */
   maxInFlightPerEndpoint?: number;
   /** The safety-net poll of the outbox, beside LISTEN. */
   dispatchPollMs?: number;
@@ -102,8 +102,6 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   const events = new EventEmitter<DeliveryEvents>();
   const store = new DeliveryStore(db, { leaseMs, retryDelaysMs: config.webhookRetryDelaysMs });
   const gate = new EndpointGate({
-    redis: producer,
-    keyPrefix: prefix,
     queue: deliveryQueue,
     logger,
     maxInFlight: settings.maxInFlightPerEndpoint,

@@ -62,7 +62,8 @@ export async function up(knex: Knex): Promise<void> {
       lease_expires_at timestamptz(3),
       created_at      timestamptz(3) NOT NULL DEFAULT now(),
       completed_at    timestamptz(3),
-      UNIQUE (endpoint_id, event_id),
+      -- event_id first: deleting events (a workspace) finds their deliveries through it.
+      UNIQUE (event_id, endpoint_id),
       CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL)),
       CHECK ((attempt_started_at IS NULL) = (lease_expires_at IS NULL)),
       CHECK (status = 'pending' OR lease_expires_at IS NULL),

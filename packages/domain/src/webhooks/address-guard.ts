@@ -129,7 +129,7 @@ export class RefusedAddressError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
 
   constructor(host: string, address: string, range: string) {
-    const resolved = host === address ? address : `${host} resolves to ${address},`;
+    const resolved = host === address ? `${address} is` : `${host} resolves to ${address},`;
     super(
       `refused: ${resolved} a ${range} address; receivers must be on the public internet ` +
         '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)',

@@ -57,7 +57,7 @@ export interface WebhookSender {
 }
 
 /** Checks the address of every socket once connected: a second line behind the lookup filter. */
-class PublicOnlyAgent extends https.Agent {
+export class PublicOnlyAgent extends https.Agent {
   override createConnection(
     options: https.RequestOptions,
     callback?: (error: Error | null, stream: Duplex) => void,

@@ -41,17 +41,18 @@ export interface DeliveryProcessorDeps {
 export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
   const { store, gate, sender, logger, events } = deps;
 
-  async function attemptOnce(deliveryId: string): Promise<number | null> {
+  /** Returns when the job should run again (null: never), and how long the request took. */
+  async function attemptOnce(deliveryId: string): Promise<{ dueAt: number | null; attemptMs?: number }> {
     const claim = await store.claim(deliveryId);
-    if (claim.kind === 'done') return null;
-    if (claim.kind === 'wait') return claim.until.getTime();
+    if (claim.kind === 'done') return { dueAt: null };
+    if (claim.kind === 'wait') return { dueAt: claim.until.getTime() };
     const { delivery } = claim;
     const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
     const outcome = await recordWithRetries(delivery, result);
     const report: AttemptReport = { delivery, result, ...outcome };
     log(report);
     events.emit('attempt', report);
-    return outcome.nextAttemptAt?.getTime() ?? null;
+    return { dueAt: outcome.nextAttemptAt?.getTime() ?? null, attemptMs: result.durationMs };
   }
 
   async function recordWithRetries(delivery: ClaimedDelivery, result: AttemptResult) {
@@ -96,13 +97,14 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       throw new DelayedError();
     }
     let dueAt: number | null;
+    let attemptMs: number | undefined;
     try {
-      dueAt = await attemptOnce(deliveryId);
+      ({ dueAt, attemptMs } = await attemptOnce(deliveryId));
     } catch (error) {
       logger.error({ err: error, delivery_id: deliveryId }, 'delivery job failed; trying again shortly');
       dueAt = Date.now() + INFRASTRUCTURE_RETRY_MS;
     } finally {
-      await gate.release(endpointId, deliveryId);
+      await gate.release(endpointId, deliveryId, attemptMs);
     }
     if (dueAt === null) return;
     await job.moveToDelayed(dueAt, token);

@@ -1,11 +1,12 @@
 import { serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
-import { inTransaction, type Db, type Transaction } from '@retention/db';
+import { inTransaction, pgErrorCode, type Db, type Transaction } from '@retention/db';
 import {
   AUTO_DISABLE_AFTER_FAILURES,
   INTERRUPTED_ATTEMPT_ERROR,
   skipPendingDeliveries,
   type AttemptResult,
 } from '@retention/domain';
+import { Batcher } from './batcher.js';
 import { maxAttempts, retryDelayMs } from './retry-schedule.js';
 
 /**
@@ -57,17 +58,50 @@ interface StateRow {
   now: Date;
 }
 
+/** Deliveries claimed, or attempts recorded, in one statement at most. */
+const BATCH_SIZE = 200;
+/** Statements of one kind running at once; more work waits and joins the next batch. */
+const BATCHES_RUNNING = 4;
+
 export class DeliveryStore {
+  private readonly claims: Batcher<string, ClaimRow | undefined>;
+  private readonly successes: Batcher<{ delivery: ClaimedDelivery; result: AttemptResult }, boolean>;
+
   constructor(
     private readonly db: Db,
     private readonly options: { leaseMs: number; retryDelaysMs: readonly number[] },
-  ) {}
+  ) {
+    const batching = { maxSize: BATCH_SIZE, maxRunning: BATCHES_RUNNING };
+    this.claims = new Batcher((ids) => retryOnConflict(() => this.claimBatch(ids)), batching);
+    this.successes = new Batcher((items) => retryOnConflict(() => this.recordSuccesses(items)), batching);
+  }
 
   async claim(deliveryId: string): Promise<ClaimResult> {
+    const row = await this.claims.submit(deliveryId);
+    if (!row) return this.whyNotClaimed(deliveryId);
+    return {
+      kind: 'claimed',
+      delivery: {
+        id: row.id,
+        endpointId: row.endpoint_id,
+        eventType: row.event_type,
+        attempt: row.attempt_count,
+        url: row.url,
+        secret: row.signing_secret,
+        body: Buffer.from(serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.data), 'utf8'),
+      },
+    };
+  }
+
+  /** Claims the due ones among `ids`, in one statement; rows are locked in id order. */
+  private async claimBatch(ids: string[]): Promise<Array<ClaimRow | undefined>> {
     const { rows } = await this.db.raw<{ rows: ClaimRow[] }>(
       `
       WITH previous AS (
-        SELECT id, attempt_started_at, lease_expires_at FROM webhook_deliveries WHERE id = ? FOR NO KEY UPDATE
+        SELECT id, attempt_started_at, lease_expires_at
+          FROM webhook_deliveries WHERE id = ANY (?::uuid[])
+         ORDER BY id
+           FOR NO KEY UPDATE
       ), claimed AS (
         UPDATE webhook_deliveries d
            SET attempt_count = d.attempt_count + 1,
@@ -93,27 +127,10 @@ export class DeliveryStore {
         JOIN webhook_endpoints e ON e.id = c.endpoint_id
         JOIN events ev ON ev.id = c.event_id
       `,
-      [deliveryId, this.options.leaseMs, INTERRUPTED_ATTEMPT_ERROR],
+      [ids, this.options.leaseMs, INTERRUPTED_ATTEMPT_ERROR],
     );
-    const row = rows[0];
-    if (row) {
-      return {
-        kind: 'claimed',
-        delivery: {
-          id: row.id,
-          endpointId: row.endpoint_id,
-          eventType: row.event_type,
-          attempt: row.attempt_count,
-          url: row.url,
-          secret: row.signing_secret,
-          body: Buffer.from(
-            serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.data),
-            'utf8',
-          ),
-        },
-      };
-    }
-    return this.whyNotClaimed(deliveryId);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
   }
 
   private async whyNotClaimed(deliveryId: string): Promise<ClaimResult> {
@@ -141,35 +158,72 @@ export class DeliveryStore {
 
   /**
    * Writes the attempt's result, moves the delivery on and counts the endpoint's consecutive
-   * failures, all in one transaction. Returns when the next attempt is due (null if none),
-   * or `recorded: false` when this attempt's lease was lost to another worker.
+   * failures, atomically. Returns when the next attempt is due (null if none), or
+   * `recorded: false` when this attempt's lease was lost to another worker.
    */
   async record(
     delivery: ClaimedDelivery,
     result: AttemptResult,
   ): Promise<{ recorded: boolean; nextAttemptAt: Date | null; endpointDisabled: boolean }> {
+    if (result.succeeded) {
+      const recorded = await this.successes.submit({ delivery, result });
+      return { recorded, nextAttemptAt: null, endpointDisabled: false };
+    }
     try {
-      return await inTransaction(this.db, (trx) =>
-        result.succeeded ? this.recordSuccess(trx, delivery, result) : this.recordFailure(trx, delivery, result),
-      );
+      return await inTransaction(this.db, (trx) => this.recordFailure(trx, delivery, result));
     } catch (error) {
       if (error instanceof LeaseLost) return { recorded: false, nextAttemptAt: null, endpointDisabled: false };
       throw error;
     }
   }
 
-  private async recordSuccess(trx: Transaction, delivery: ClaimedDelivery, result: AttemptResult) {
-    await this.finishDelivery(trx, delivery, 'succeeded', null);
-    await insertAttempt(trx, delivery, delivery.attempt, 'succeeded', result, null);
-    // The endpoint row is the one every delivery to it touches: written last, so its lock is
-    // held only for the commit, and only when something changes. last_success_at is kept
-    // to the second, which spares a busy endpoint a write per delivery.
-    await trx.raw(
-      `UPDATE webhook_endpoints SET failure_count = 0, last_success_at = now()
-        WHERE id = ? AND (failure_count <> 0 OR last_success_at IS NULL OR last_success_at < now() - interval '1 second')`,
-      [delivery.endpointId],
+  /**
+   * The path every healthy delivery takes, so one statement for many deliveries. The
+   * endpoint row is shared by every delivery to it: it is written only when something
+   * changes, and last_success_at is kept to the second, which spares a busy endpoint a write
+   * (and a wait on its row lock) per delivery.
+   */
+  private async recordSuccesses(
+    items: Array<{ delivery: ClaimedDelivery; result: AttemptResult }>,
+  ): Promise<boolean[]> {
+    // Arrays of nullable values: knex's binding types know only arrays of one primitive type.
+    const column = (pick: (item: (typeof items)[number]) => unknown) => items.map(pick) as unknown as string[];
+    const { rows } = await this.db.raw<{ rows: Array<{ id: string }> }>(
+      `
+      WITH input AS (
+        SELECT * FROM unnest(?::uuid[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
+                   AS i (id, attempt, http_status, response_body, duration_ms, attempted_at)
+      ), finished AS (
+        UPDATE webhook_deliveries d
+           SET status = 'succeeded', next_attempt_at = NULL, attempt_started_at = NULL,
+               lease_expires_at = NULL, completed_at = now()
+          FROM input i
+         WHERE d.id = i.id AND d.attempt_count = i.attempt AND d.lease_expires_at IS NOT NULL
+        RETURNING d.id, d.endpoint_id, d.event_type, d.attempt_count
+      ), logged AS (
+        INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, http_status,
+                                      response_body, duration_ms, attempted_at)
+        SELECT f.id, f.endpoint_id, f.event_type, f.attempt_count, 'succeeded', i.http_status,
+               i.response_body, i.duration_ms, i.attempted_at
+          FROM finished f JOIN input i ON i.id = f.id
+      ), endpoints AS (
+        UPDATE webhook_endpoints e SET failure_count = 0, last_success_at = now()
+         WHERE e.id IN (SELECT endpoint_id FROM finished)
+           AND (e.failure_count <> 0 OR e.last_success_at IS NULL OR e.last_success_at < now() - interval '1 second')
+      )
+      SELECT id FROM finished
+      `,
+      [
+        column((item) => item.delivery.id),
+        column((item) => item.delivery.attempt),
+        column((item) => item.result.httpStatus),
+        column((item) => item.result.responseBody),
+        column((item) => item.result.durationMs),
+        column((item) => item.result.attemptedAt),
+      ],
     );
-    return { recorded: true, nextAttemptAt: null, endpointDisabled: false };
+    const recorded = new Set(rows.map((row) => row.id));
+    return items.map((item) => recorded.has(item.delivery.id));
   }
 
   private async recordFailure(trx: Transaction, delivery: ClaimedDelivery, result: AttemptResult) {
@@ -252,7 +306,7 @@ async function insertAttempt(
   trx: Transaction,
   delivery: ClaimedDelivery,
   attempt: number,
-  outcome: 'succeeded' | 'failed' | 'skipped',
+  outcome: 'failed' | 'skipped',
   result: Pick<AttemptResult, 'error' | 'httpStatus' | 'responseBody' | 'durationMs'> & { attemptedAt?: Date },
   nextAttemptAt: Date | null,
 ): Promise<void> {
@@ -269,4 +323,21 @@ async function insertAttempt(
     attempted_at: result.attemptedAt ?? trx.fn.now(),
     next_attempt_at: nextAttemptAt,
   });
+}
+
+/**
+ * A statement that Postgres aborted for a deadlock or a serialization failure changed
+ * nothing, so it is simply run again. (Batches lock many rows; two batches that touch the
+ * same endpoints in a different order can deadlock, rarely.)
+ */
+async function retryOnConflict<T>(statement: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await statement();
+    } catch (error) {
+      const code = pgErrorCode(error);
+      if (attempt >= attempts || (code !== '40P01' && code !== '40001')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
+    }
+  }
 }

@@ -1,117 +1,99 @@
-import type { Queue } from 'bullmq';
-import type { Logger, Redis } from '@retention/runtime';
+import { ErrorCode, Job, type Queue } from 'bullmq';
+import type { Logger } from '@retention/runtime';
+import { DELIVERY_JOB_NAME, type DeliveryJobData } from '../queues.js';
 
 /**
  * Per-endpoint isolation. BullMQ (open source) has one concurrency for a whole queue, so an
  * endpoint that hangs until the timeout, with thousands of deliveries queued, could occupy
- * every slot and starve the others. The gate caps the attempts in flight per endpoint across
- * all replicas; a job over the cap is parked (moved to delayed) instead of holding a slot,
- * and each finished attempt hands its slot to the endpoint's oldest parked job by promoting
- * it. A hanging endpoint therefore holds at most `maxInFlight` of a worker's slots.
+ * every slot of a worker and starve the other endpoints. The gate caps the attempts in flight
+ * per endpoint in this process. A job that finds its endpoint full either
+ * - waits here for a slot: only for an endpoint whose attempts are quick, only as many jobs
+ *   as the cap, and for a second at most; or
+ * - is parked: moved to delayed in Redis so that it holds no slot, and put in the endpoint's
+ *   line here. Each finished attempt hands its slot to a waiter, or else promotes the oldest
+ *   parked job. Parked jobs also wake by themselves later, so a hand-off lost with a dead
+ *   process costs time, not deliveries.
+ * A hanging endpoint therefore holds at most `maxInFlight` slots (plus as many waiters for
+ * at most a second, before its slowness is known), whatever its backlog.
  *
- * State lives in two sorted sets per endpoint, changed only by the scripts below:
- * - running: delivery ids holding a slot, scored by when the slot expires. A worker killed
- *   mid-attempt cannot leak a slot: expired members are dropped on the next acquire.
- * - parked: delivery ids waiting for a slot, scored by when they first parked (FIFO).
+ * The cap is per process: it protects this worker's slots, which is what isolation needs.
+ * An endpoint may see up to `maxInFlight` requests from each replica.
  */
-
-const ACQUIRE = `
-local running, parked = KEYS[1], KEYS[2]
-local member, now, expiry, cap, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
-redis.call('ZREMRANGEBYSCORE', running, '-inf', now)
-if redis.call('ZSCORE', running, member) or redis.call('ZCARD', running) < cap then
-  redis.call('ZADD', running, expiry, member)
-  redis.call('PEXPIRE', running, ttl)
-  redis.call('ZREM', parked, member)
-  return 0
-end
-redis.call('ZADD', parked, 'NX', now, member)
-redis.call('PEXPIRE', parked, ttl)
-return redis.call('ZRANK', parked, member) + 1
-`;
-
-/** Frees the slot and, if one is free now, takes the oldest parked delivery off the list. */
-const RELEASE = `
-local running, parked = KEYS[1], KEYS[2]
-local member, now, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('ZREM', running, member)
-redis.call('ZREMRANGEBYSCORE', running, '-inf', now)
-if redis.call('ZCARD', running) >= cap then return false end
-local head = redis.call('ZRANGE', parked, 0, 0, 'WITHSCORES')
-if #head == 0 then return false end
-redis.call('ZREM', parked, head[1])
-return head
-`;
-
-/** Puts a delivery back in line with its old place, unless it has meanwhile taken a slot. */
-const REPARK = `
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1])
-return 1
-`;
-
-interface GateCommands {
-  webhookGateAcquire(
-    running: string,
-    parked: string,
-    member: string,
-    now: number,
-    expiry: number,
-    cap: number,
-    ttl: number,
-  ): Promise<number>;
-  webhookGateRelease(
-    running: string,
-    parked: string,
-    member: string,
-    now: number,
-    cap: number,
-  ): Promise<string[] | null>;
-  webhookGateRepark(running: string, parked: string, member: string, score: string): Promise<number>;
-}
 
 /** Parked jobs also wake on their own after this long at most, in case no hand-off comes. */
 const MAX_PARK_MS = 60_000;
-/** Parked sets outlive any parked job's own wake-up. */
-const PARKED_TTL_MS = 60 * 60_000;
+/** The longest a job waits here for a slot before it parks. */
+const MAX_WAIT_MS = 1_000;
+/** An endpoint whose attempts take longer than this on average gets no waiters: its jobs park. */
+const SLOW_ATTEMPT_MS = 1_000;
+
+interface EndpointLine {
+  running: Set<string>;
+  /** The jobs waiting here, oldest first; `grant` gives one the slot it was waiting for. */
+  waiting: Array<{ deliveryId: string; grant: () => void }>;
+  /** Delivery ids parked by this process, oldest first (a Set keeps insertion order). */
+  parked: Set<string>;
+  /** Moving average of the endpoint's attempt durations. */
+  attemptMs?: number;
+}
 
 export interface EndpointGateOptions {
-  redis: Redis;
-  keyPrefix: string;
-  queue: Queue;
+  queue: Queue<DeliveryJobData>;
   logger: Logger;
   maxInFlight: number;
-  /** How long a slot is held at most: an attempt's lease. */
+  /** How long an attempt holds its slot at most: its lease. Paces the parked jobs' own wake-ups. */
   slotMs: number;
 }
 
 export class EndpointGate {
-  private readonly redis: Redis & GateCommands;
+  private readonly lines = new Map<string, EndpointLine>();
 
-  constructor(private readonly options: EndpointGateOptions) {
-    options.redis.defineCommand('webhookGateAcquire', { numberOfKeys: 2, lua: ACQUIRE });
-    options.redis.defineCommand('webhookGateRelease', { numberOfKeys: 2, lua: RELEASE });
-    options.redis.defineCommand('webhookGateRepark', { numberOfKeys: 2, lua: REPARK });
-    this.redis = options.redis as Redis & GateCommands;
+  constructor(private readonly options: EndpointGateOptions) {}
+
+  private line(endpointId: string): EndpointLine {
+    let line = this.lines.get(endpointId);
+    if (!line) {
+      line = { running: new Set(), waiting: [], parked: new Set() };
+      this.lines.set(endpointId, line);
+    }
+    return line;
   }
 
-  private keys(endpointId: string): [string, string] {
-    const base = `${this.options.keyPrefix}:webhook-gate:${endpointId}`;
-    return [`${base}:running`, `${base}:parked`];
-  }
-
-  /** 0 when a slot was taken; otherwise the delivery's place in the endpoint's parked line. */
+  /** Resolves with 0 once a slot is taken; otherwise with the delivery's place in the parked line. */
   async acquire(endpointId: string, deliveryId: string): Promise<number> {
-    const now = Date.now();
-    const { maxInFlight, slotMs } = this.options;
-    return this.redis.webhookGateAcquire(
-      ...this.keys(endpointId),
-      deliveryId,
-      now,
-      now + slotMs,
-      maxInFlight,
-      Math.max(PARKED_TTL_MS, slotMs * 2),
-    );
+    const line = this.line(endpointId);
+    const { maxInFlight } = this.options;
+    const patient = (line.attemptMs ?? 0) < SLOW_ATTEMPT_MS;
+    if (line.running.size >= maxInFlight && patient && line.waiting.length < maxInFlight) {
+      const granted = await new Promise<boolean>((resolve) => {
+        const waiter = {
+          deliveryId,
+          grant: () => {
+            clearTimeout(timer);
+            resolve(true);
+          },
+        };
+        const timer = setTimeout(() => {
+          line.waiting.splice(line.waiting.indexOf(waiter), 1);
+          resolve(false);
+        }, MAX_WAIT_MS);
+        line.waiting.push(waiter);
+      });
+      if (granted) {
+        line.parked.delete(deliveryId);
+        return 0;
+      }
+    }
+    if (line.running.size < maxInFlight) {
+      line.running.add(deliveryId);
+      line.parked.delete(deliveryId);
+      return 0;
+    }
+    if (!line.parked.has(deliveryId)) {
+      line.parked.add(deliveryId);
+      return line.parked.size;
+    }
+    return [...line.parked].indexOf(deliveryId) + 1;
   }
 
   /**
@@ -125,44 +107,49 @@ export class EndpointGate {
     return Math.round(Math.min(MAX_PARK_MS, Math.max(1, turnsAhead) * slotMs) * (1 + 0.1 * Math.random()));
   }
 
-  /** Frees the slot and promotes the next parked job of the endpoint, if any. Never throws. */
-  async release(endpointId: string, deliveryId: string): Promise<void> {
-    const [running, parked] = this.keys(endpointId);
+  /**
+   * Frees the slot: to a job waiting here if there is one, else to the oldest parked job.
+   * `attemptMs` (when an attempt was made) teaches the gate how quick the endpoint is.
+   * Never throws: a lost hand-off costs latency, not deliveries.
+   */
+  async release(endpointId: string, deliveryId: string, attemptMs?: number): Promise<void> {
+    const line = this.line(endpointId);
+    line.running.delete(deliveryId);
+    if (attemptMs !== undefined) {
+      line.attemptMs = line.attemptMs === undefined ? attemptMs : line.attemptMs * 0.7 + attemptMs * 0.3;
+    }
+    const waiter = line.waiting.shift();
+    if (waiter) {
+      // The slot passes straight to the waiter: no newcomer can take it in between.
+      line.running.add(waiter.deliveryId);
+      return waiter.grant();
+    }
     try {
-      // A parked delivery whose job is gone (finished elsewhere) passes the slot on.
-      for (let handOffs = 0; handOffs < 5; handOffs += 1) {
-        const head = await this.redis.webhookGateRelease(
-          running,
-          parked,
-          deliveryId,
-          Date.now(),
-          this.options.maxInFlight,
-        );
-        if (!head || (await this.handOff(running, parked, head[0]!, head[1]!))) return;
+      for (const parkedId of line.parked) {
+        line.parked.delete(parkedId);
+        if (await this.promote(parkedId)) break;
       }
     } catch (error) {
-      // The parked jobs still wake by themselves; only latency is lost.
       this.options.logger.warn({ err: error, endpoint_id: endpointId }, 'could not hand off an endpoint slot');
+    } finally {
+      if (line.running.size === 0 && line.waiting.length === 0 && line.parked.size === 0) {
+        // Forget idle endpoints, but keep what was learnt about a slow one.
+        if ((line.attemptMs ?? 0) < SLOW_ATTEMPT_MS) this.lines.delete(endpointId);
+      }
     }
   }
 
-  /** True when the slot went to this delivery's job; false when the job no longer exists. */
-  private async handOff(running: string, parked: string, deliveryId: string, score: string): Promise<boolean> {
-    for (let tries = 0; tries < 3; tries += 1) {
-      const job = await this.options.queue.getJob(deliveryId);
-      if (!job) return false;
-      const state = await job.getState();
-      if (state === 'unknown') return false;
-      if (state === 'delayed') {
-        // Fails only if it woke by itself in between, in which case it takes the slot anyway.
-        await job.promote().catch(() => undefined);
-        return true;
-      }
-      if (state !== 'active') return true;
-      // Caught between parking itself and landing in the delayed set: give it a moment.
-      await new Promise((resolve) => setTimeout(resolve, 20 * (tries + 1)));
+  /** True when the job is on its way to the freed slot; false when it is gone or already running. */
+  private async promote(deliveryId: string): Promise<boolean> {
+    try {
+      // Promoting needs only the job's id: no need to load it first.
+      await new Job(this.options.queue, DELIVERY_JOB_NAME, { deliveryId, endpointId: '' }, {}, deliveryId).promote();
+      return true;
+    } catch (error) {
+      const code = (error as { code?: number }).code;
+      // Gone (finished elsewhere) or no longer delayed (woke by itself): try the next one.
+      if (code === ErrorCode.JobNotExist || code === ErrorCode.JobNotInState) return false;
+      throw error;
     }
-    await this.redis.webhookGateRepark(running, parked, deliveryId, score);
-    return true;
   }
 }

@@ -65,7 +65,12 @@ export interface World {
   disconnected: Workspace;
   createEndpoint(path: string, route: Omit<Route, 'secret'>, options?: EndpointOptions): Promise<TestEndpoint>;
   record(events: Array<SampleEvent>, workspaceId?: string): Promise<OutboxEvent[]>;
-  startWorker(setup?: { env?: Record<string, string>; options?: WorkerOptions }): Promise<RunningWorker>;
+  /** Starts a worker in this process; `prefix` makes it a replica of another worker. */
+  startWorker(setup?: {
+    env?: Record<string, string>;
+    options?: WorkerOptions;
+    prefix?: string;
+  }): Promise<RunningWorker>;
 }
 
 export interface EndpointOptions {
@@ -117,7 +122,7 @@ export function useWorld(): { readonly current: World } {
         });
       },
       async startWorker(setup = {}) {
-        const prefix = `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`;
+        const prefix = setup.prefix ?? `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`;
         const config = loadConfig({
           DATABASE_URL: database.current.url,
           REDIS_URL: TEST_REDIS_URL,
