@@ -51,8 +51,8 @@ export interface WorkerHandle {
   /** Every recorded attempt, as it happens. */
   events: EventEmitter<DeliveryEvents>;
   deliveryQueue: Queue<DeliveryJobData>;
-  /** Runs one sweep now (the periodic job does this on its own). */
-  sweep(): ReturnType<typeof sweepLostDeliveries>;
+  /** Runs one sweep now (the periodic job does this on its own); see sweepLostDeliveries. */
+  sweep(promoteParked?: boolean): ReturnType<typeof sweepLostDeliveries>;
   /** Finishes the attempts in flight, then stops; the database stays open (it is the caller's). */
   close(): Promise<void>;
 }
@@ -131,13 +131,23 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   const listener = new OutboxListener(config.databaseUrl, () => dispatcher.wake(), logger);
   const poll = setInterval(() => dispatcher.wake(), settings.dispatchPollMs);
 
-  const sweep = () =>
-    sweepLostDeliveries({ db, queue: deliveryQueue, redis: producer, logger, graceMs: settings.sweepGraceMs });
+  const sweep = (promoteParked = false) =>
+    sweepLostDeliveries({
+      db,
+      queue: deliveryQueue,
+      redis: producer,
+      logger,
+      graceMs: settings.sweepGraceMs,
+      promoteParked,
+    });
   let periodic: PeriodicJobs | undefined;
   try {
     await listener.start();
     periodic = await startPeriodicJobs({
-      jobs: [{ name: SWEEPER_JOB_NAME, everyMs: settings.sweepEveryMs, run: sweep }, ...(settings.periodicJobs ?? [])],
+      jobs: [
+        { name: SWEEPER_JOB_NAME, everyMs: settings.sweepEveryMs, run: () => sweep() },
+        ...(settings.periodicJobs ?? []),
+      ],
       producer,
       consumer,
       prefix,
@@ -154,6 +164,8 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     throw error;
   }
   dispatcher.wake();
+  // Jobs parked by a worker that died with its line wake now, not at their own wake-up.
+  sweep(true).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep failed'));
 
   return {
     events,

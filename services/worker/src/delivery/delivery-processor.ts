@@ -93,7 +93,7 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     const { deliveryId, endpointId } = job.data;
     const place = await gate.acquire(endpointId, deliveryId);
     if (place > 0) {
-      await job.moveToDelayed(Date.now() + gate.parkDelayMs(place), token);
+      await job.moveToDelayed(Date.now() + gate.parkDelayMs(endpointId, place), token);
       throw new DelayedError();
     }
     let dueAt: number | null;

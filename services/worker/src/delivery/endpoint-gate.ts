@@ -20,7 +20,8 @@ import { DELIVERY_JOB_NAME, type DeliveryJobData } from '../queues.js';
  * An endpoint may see up to `maxInFlight` requests from each replica.
  */
 
-/** Parked jobs also wake on their own after this long at most, in case no hand-off comes. */
+/** Parked jobs also wake on their own, after at least and at most this long. */
+const MIN_PARK_MS = 1_000;
 const MAX_PARK_MS = 60_000;
 /** The longest a job waits here for a slot before it parks. */
 const MAX_WAIT_MS = 1_000;
@@ -97,14 +98,16 @@ export class EndpointGate {
   }
 
   /**
-   * When a parked job should wake by itself: about when its turn would come if every slot
-   * ahead of it ran to the timeout, so a long line costs a wake-up per slot-length, not a
-   * stampede. The hand-off in `release` normally promotes it much sooner.
+   * When a parked job should wake by itself: twice the time its turn should take, judging by
+   * the endpoint's recent attempts (or by the longest an attempt can take, for an endpoint not
+   * seen yet). Promotion by `release` normally comes first; the wake-up is for a job whose
+   * process died with its line, and it never comes as a stampede.
    */
-  parkDelayMs(position: number): number {
+  parkDelayMs(endpointId: string, position: number): number {
     const { maxInFlight, slotMs } = this.options;
-    const turnsAhead = Math.ceil(position / maxInFlight);
-    return Math.round(Math.min(MAX_PARK_MS, Math.max(1, turnsAhead) * slotMs) * (1 + 0.1 * Math.random()));
+    const perTurn = this.lines.get(endpointId)?.attemptMs ?? slotMs;
+    const expected = Math.ceil(position / maxInFlight) * perTurn;
+    return Math.round(Math.min(MAX_PARK_MS, Math.max(MIN_PARK_MS, 2 * expected)) * (1 + 0.1 * Math.random()));
   }
 
   /**

@@ -1,7 +1,7 @@
-import type { Queue } from 'bullmq';
+import { ErrorCode, Job, type Queue } from 'bullmq';
 import type { Db } from '@retention/db';
 import type { Logger, Redis } from '@retention/runtime';
-import { deliveryJob, type DeliveryJobData } from '../queues.js';
+import { DELIVERY_JOB_NAME, deliveryJob, type DeliveryJobData } from '../queues.js';
 
 /**
  * Postgres is the truth and Redis the scheduler: a delivery that is due (and not in flight)
@@ -9,6 +9,9 @@ import { deliveryJob, type DeliveryJobData } from '../queues.js';
  * flushed, when the process dies between committing deliveries and enqueueing them, or when
  * a job failed because Postgres and Redis were both away. The sweeper walks every overdue
  * delivery and enqueues those without a job; jobs that exist are left alone.
+ *
+ * At a worker's start it also promotes the overdue deliveries' delayed jobs: jobs parked by
+ * a process that died with its line would otherwise sleep until their own wake-up.
  */
 
 const PAGE_SIZE = 1_000;
@@ -24,6 +27,7 @@ interface DueRow {
 export interface SweepResult {
   overdue: number;
   requeued: number;
+  promoted: number;
 }
 
 export interface SweeperDeps {
@@ -34,10 +38,13 @@ export interface SweeperDeps {
   logger: Logger;
   /** Deliveries overdue by less than this are left to the dispatcher that just made them. */
   graceMs: number;
+  promoteParked?: boolean;
 }
 
-export async function sweepLostDeliveries({ db, queue, redis, logger, graceMs }: SweeperDeps): Promise<SweepResult> {
+export async function sweepLostDeliveries(deps: SweeperDeps): Promise<SweepResult> {
+  const { db, queue, redis, logger, graceMs, promoteParked = false } = deps;
   let overdue = 0;
+  let promoted = 0;
   let requeued = 0;
   let after: DueRow | undefined;
   while (overdue < MAX_PER_SWEEP) {
@@ -62,9 +69,27 @@ export async function sweepLostDeliveries({ db, queue, redis, logger, graceMs }:
       await queue.addBulk(lost.map((row) => deliveryJob(row.id, row.endpoint_id)));
       requeued += lost.length;
     }
+    if (promoteParked) {
+      const present = rows.filter((_row, index) => exists[index]?.[1] === 1);
+      const results = await Promise.allSettled(present.map((row) => promoteIfDelayed(queue, row.id)));
+      promoted += results.filter((result) => result.status === 'fulfilled' && result.value).length;
+    }
     after = rows.at(-1);
     if (rows.length < PAGE_SIZE) break;
   }
   if (requeued > 0) logger.warn({ overdue, requeued }, 'sweeper re-enqueued deliveries that had no job');
-  return { overdue, requeued };
+  if (promoted > 0) logger.info({ promoted }, 'sweeper promoted overdue parked deliveries');
+  return { overdue, requeued, promoted };
+}
+
+/** False when the job is not delayed (waiting, running, or gone). */
+async function promoteIfDelayed(queue: Queue<DeliveryJobData>, deliveryId: string): Promise<boolean> {
+  try {
+    await new Job(queue, DELIVERY_JOB_NAME, { deliveryId, endpointId: '' }, {}, deliveryId).promote();
+    return true;
+  } catch (error) {
+    const code = (error as { code?: number }).code;
+    if (code === ErrorCode.JobNotExist || code === ErrorCode.JobNotInState) return false;
+    throw error;
+  }
 }
