@@ -5,7 +5,6 @@ import {
   newSigningSecret,
   notFound,
   OneOf,
-  PlainText,
   toIsoMillis,
   toIsoMillisOrNull,
   Uuid,
@@ -80,7 +79,12 @@ export function toWebhookEndpoint(row: EndpointRow): WebhookEndpoint {
   };
 }
 
-const Name = PlainText(200);
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$',
+  errorMessage: 'must be 1 to 200 characters, not blank, without control characters',
+});
 const Events = Type.Array(OneOf(EVENT_TYPES), { maxItems: 100 });
 
 const validateCreate = inputValidator(
