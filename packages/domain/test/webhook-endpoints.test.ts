@@ -61,7 +61,7 @@ const create = (overrides: Record<string, unknown> = {}) =>
     name: 'Main',
     url: 'https://hooks.example.com/retention',
     ...overrides,
-  } as Parameters<typeof createEndpoint>[1]);
+  });
 
 describe('creating an endpoint', () => {
   it('returns the endpoint with its whsec_ secret, once', async () => {
