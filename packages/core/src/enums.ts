@@ -59,6 +59,18 @@ export type UserRole = (typeof USER_ROLES)[number];
 /** Roles allowed to add, edit, toggle or delete webhook endpoints (spec part 1). */
 export const WEBHOOK_MANAGER_ROLES = ['owner', 'admin'] as const satisfies readonly UserRole[];
 
+/** Why an endpoint is off: an owner or admin turned it off, or 10 failures in a row did. */
+export const ENDPOINT_DISABLED_REASONS = ['manual', 'consecutive_failures'] as const;
+export type EndpointDisabledReason = (typeof ENDPOINT_DISABLED_REASONS)[number];
+
+/** A delivery (one event to one endpoint): pending until it succeeds, runs out of attempts or is skipped. */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Each row of the delivery log. `interrupted`: the worker died before it could record a result. */
+export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
 export const PROCESSOR_STATUSES = ['connected', 'disconnected'] as const;
 export type ProcessorStatus = (typeof PROCESSOR_STATUSES)[number];
 

@@ -15,3 +15,4 @@ export * from './winbacks.js';
 export * from './workspaces.js';
 export * from './stats.js';
 export * from './demo/seed.js';
+export * from './webhooks/index.js';

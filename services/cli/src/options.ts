@@ -1,4 +1,13 @@
-import { invalidParam, isOneOf, isUuid, parseTimestamp, CURRENCY_PATTERN } from '@retention/core';
+import {
+  invalidParam,
+  isOneOf,
+  isUuid,
+  parseTimestamp,
+  CURRENCY_PATTERN,
+  EVENT_TYPES,
+  isEventType,
+  type EventType,
+} from '@retention/core';
 
 /**
  * Option parsers: each turns the raw text of `--name value` into a typed value or throws
@@ -84,3 +93,19 @@ export const flag = (): OptionSpec<boolean> & { flag: true } => ({ flag: true, p
 function truncate(raw: string): string {
   return raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
 }
+
+/** `all` (every event type: an empty subscription) or a comma list of event types. */
+export const eventTypes = () =>
+  option('t1,t2|all', (raw, name): EventType[] => {
+    if (raw.trim() === 'all') return [];
+    const items = raw.split(',').map((item) => item.trim());
+    if (items.some((item) => item.length === 0))
+      throw invalidParam(`--${name} must be a comma-separated list with no empty items`);
+    const unknown = items.find((item) => !isEventType(item));
+    if (unknown !== undefined) {
+      throw invalidParam(
+        `--${name}: "${truncate(unknown)}" is not an event type; use all, or some of ${EVENT_TYPES.join(', ')}`,
+      );
+    }
+    return items as EventType[];
+  });

@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { EVENT_TYPES, PING_EVENT_TYPE } from '@retention/core';
+import {
+  ATTEMPT_OUTCOMES,
+  DELIVERY_STATUSES,
+  ENDPOINT_DISABLED_REASONS,
+  EVENT_TYPES,
+  PING_EVENT_TYPE,
+} from '@retention/core';
 import { sqlList } from './sql.js';
 
 /**
@@ -31,7 +37,7 @@ export async function up(knex: Knex): Promise<void> {
       signing_secret  text NOT NULL CHECK (signing_secret LIKE 'whsec\\_%'),
       enabled         boolean NOT NULL DEFAULT true,
       failure_count   integer NOT NULL DEFAULT 0 CHECK (failure_count >= 0),
-      disabled_reason text CHECK (disabled_reason IN ('manual', 'consecutive_failures')),
+      disabled_reason text CHECK (disabled_reason IN (${sqlList(ENDPOINT_DISABLED_REASONS)})),
       last_success_at timestamptz(3),
       last_failure_at timestamptz(3),
       created_at      timestamptz(3) NOT NULL DEFAULT now(),
@@ -47,28 +53,36 @@ export async function up(knex: Knex): Promise<void> {
       endpoint_id     uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
       event_id        uuid REFERENCES events (id) ON DELETE CASCADE,
       event_type      text NOT NULL CHECK (event_type IN (${sqlList([...EVENT_TYPES, PING_EVENT_TYPE])})),
-      status          text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed', 'skipped')),
+      status          text NOT NULL DEFAULT 'pending' CHECK (status IN (${sqlList(DELIVERY_STATUSES)})),
+      -- Attempts started, including the one in flight: an attempt's number is taken when it starts.
       attempt_count   integer NOT NULL DEFAULT 0 CHECK (attempt_count >= 0),
       next_attempt_at timestamptz(3),
+      -- Set while an attempt is in flight; an expired lease means its worker died mid-attempt.
+      attempt_started_at timestamptz(3),
+      lease_expires_at timestamptz(3),
       created_at      timestamptz(3) NOT NULL DEFAULT now(),
       completed_at    timestamptz(3),
-      UNIQUE (endpoint_id, event_id),
+      -- event_id first: deleting events (a workspace) finds their deliveries through it.
+      UNIQUE (event_id, endpoint_id),
       CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL)),
+      CHECK ((attempt_started_at IS NULL) = (lease_expires_at IS NULL)),
+      CHECK (status = 'pending' OR lease_expires_at IS NULL),
       CHECK ((event_id IS NULL) = (event_type = '${PING_EVENT_TYPE}'))
     );
     -- The sweeper looks for pending deliveries that are due.
     CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
     CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, status);
 
-    -- The delivery log: one row per attempt, and one per retry skipped.
+    -- The delivery log: one row per attempt, one per retry skipped, and one per attempt
+    -- interrupted by a worker that died before recording its result.
     CREATE TABLE webhook_attempts (
       id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       delivery_id     uuid NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
       endpoint_id     uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
       event_type      text NOT NULL,
       attempt         integer NOT NULL CHECK (attempt >= 1),
-      outcome         text NOT NULL CHECK (outcome IN ('succeeded', 'failed', 'skipped')),
-      http_status     integer CHECK (http_status BETWEEN 100 AND 599),
+      outcome         text NOT NULL CHECK (outcome IN (${sqlList(ATTEMPT_OUTCOMES)})),
+      http_status     integer CHECK (http_status BETWEEN 100 AND 999),
       error           text,
       response_body   text,
       duration_ms     integer NOT NULL CHECK (duration_ms >= 0),

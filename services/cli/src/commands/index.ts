@@ -9,12 +9,14 @@ import { tokenCommands } from './token.js';
 import { trialCommands } from './trial.js';
 import { userCommands } from './user.js';
 import { winbackCommands } from './winback.js';
+import { webhookCommands } from './webhook.js';
 import { workspaceCommands } from './workspace.js';
 
 export const COMMANDS: readonly Command[] = [
   ...workspaceCommands,
   ...userCommands,
   ...tokenCommands,
+  ...webhookCommands,
   ...fxCommands,
   ...campaignCommands,
   ...cancelSessionCommands,

@@ -1,0 +1,347 @@
+/**
+ * `npm run bench:webhooks`: the delivery worker against a local HTTPS receiver, with a
+ * baseline measured in the same run.
+ *
+ *  1. throughput: N events already in the outbox, one worker process started: deliveries/s
+ *     until the receiver has them all; to one endpoint, and spread over ten;
+ *  2. latency: events committed at a steady rate (200/s) to one healthy endpoint: time from
+ *     the event's commit to its arrival at the receiver, p50 and p99;
+ *  3. isolation: the same, while an endpoint that never answers has a backlog of 2,000
+ *     deliveries: the healthy endpoint's p99 next to its p99 alone;
+ *  4. baseline: a plain loop of signed got POSTs at the worker's concurrency (no queue, no
+ *     database), for the throughput ratios.
+ * Prints a table with the targets of issue 5 and saves a JSON report under bench/results/.
+ *
+ * Environment: BENCH_DATABASE_URL (default .../retention_bench_webhooks, a database of its own),
+ * REDIS_URL, BENCH_EVENTS (throughput events, default 20000), BENCH_SECONDS (each latency
+ * run, default 20), BENCH_RATE (events/s, default 200), BENCH_WORKER_LOG_LEVEL (default info).
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { EventData, EventType } from '@retention/core';
+import { createDb, ensureDatabase, migrateLatest, type Db } from '@retention/db';
+import { createEndpoint, createUser, createWorkspace, recordEvent } from '@retention/domain';
+import { ROOT, saveReport, startProcess, table, type Running } from './support.js';
+
+const databaseUrl =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench_webhooks';
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const events = Number(process.env.BENCH_EVENTS ?? 20_000);
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const rate = Number(process.env.BENCH_RATE ?? 200);
+const workerLogLevel = process.env.BENCH_WORKER_LOG_LEVEL ?? 'info';
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** The worker's defaults (services/worker/src/worker.ts): the baseline runs at the same concurrency. */
+const WORKER_CONCURRENCY = 100;
+const PER_ENDPOINT = 10;
+const HANGING_TIMEOUT_MS = 60_000;
+
+const certificateDirectory = mkdtempSync(path.join(tmpdir(), 'bench-webhooks-'));
+const certPath = path.join(certificateDirectory, 'cert.pem');
+const keyPath = path.join(certificateDirectory, 'key.pem');
+
+/** Arrival times at the receiver, by event id, and counts by path. */
+const arrivals = new Map<string, number>();
+const arrivalsByPath = new Map<string, number>();
+
+function startReceiver(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/webhook-receiver.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, CERT_PATH: certPath, KEY_PATH: keyPath },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.on('message', (message: { port?: number; arrivals?: Array<[string, string, number]> }) => {
+      if (message.port) resolve({ child, port: message.port });
+      for (const [arrivalPath, id, at] of message.arrivals ?? []) {
+        arrivals.set(id, at);
+        arrivalsByPath.set(arrivalPath, (arrivalsByPath.get(arrivalPath) ?? 0) + 1);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
+  });
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+interface Scene {
+  workspaceId: string;
+  urls: string[];
+  paths: string[];
+}
+
+async function scene(db: Db, port: number, paths: string[], types: EventType[][] = []): Promise<Scene> {
+  const workspace = await createWorkspace(db, { name: `bench ${randomBytes(3).toString('hex')}` });
+  const owner = await createUser(db, {
+    workspace_id: workspace.id,
+    email: `owner-${randomBytes(4).toString('hex')}@bench.test`,
+    role: 'owner',
+  });
+  const urls = paths.map((endpointPath) => `https://localhost:${port}${endpointPath}`);
+  for (const [index, url] of urls.entries()) {
+    await createEndpoint(db, {
+      workspace_id: workspace.id,
+      actor_id: owner.id,
+      name: paths[index]!,
+      url,
+      ...(types[index] && { events: types[index] }),
+    });
+  }
+  return { workspaceId: workspace.id, urls, paths };
+}
+
+const reactivation = (id: string): EventData<'reactivation.sent'> => ({
+  reactivation_id: id,
+  customer_email: 'ann@bench.test',
+  subscription_id: randomUUID(),
+});
+const reminder = (id: string): EventData<'trial.reminder_sent'> => ({
+  reminder_id: id,
+  customer_email: 'ann@bench.test',
+  subscription_id: randomUUID(),
+  trial_end: '2026-06-01T00:00:00.000Z',
+});
+
+async function fillOutbox(db: Db, workspaceId: string, count: number): Promise<void> {
+  for (let done = 0; done < count; done += 1_000) {
+    await db.transaction(async (trx) => {
+      for (let index = done; index < Math.min(count, done + 1_000); index += 1) {
+        await recordEvent(trx, workspaceId, 'reactivation.sent', reactivation(randomUUID()));
+      }
+    });
+  }
+}
+
+function startWorker(prefix: string, extraEnv: Record<string, string> = {}): Promise<Running> {
+  return startProcess(
+    'services/worker/src/main.ts',
+    {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: prefix,
+      NODE_EXTRA_CA_CERTS: certPath,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      LOG_LEVEL: workerLogLevel,
+      ...extraEnv,
+    },
+    /worker started/,
+  );
+}
+
+async function throughput(db: Db, port: number, endpointCount: number, prefix: string): Promise<number> {
+  const paths = Array.from({ length: endpointCount }, (_, index) => `/throughput-${endpointCount}-${index}`);
+  const { workspaceId } = await scene(db, port, paths);
+  log(`throughput, ${endpointCount} endpoint(s): filling the outbox with ${events / endpointCount} events`);
+  await fillOutbox(db, workspaceId, events / endpointCount);
+  const delivered = () => paths.reduce((sum, endpointPath) => sum + (arrivalsByPath.get(endpointPath) ?? 0), 0);
+  const worker = await startWorker(prefix);
+  const started = Date.now();
+  await until(() => delivered() >= events, 600_000, `${events} deliveries`);
+  const elapsed = (Date.now() - started) / 1000;
+  await worker.stop();
+  return events / elapsed;
+}
+
+/** Commits one event every 1/rate s for `seconds`; returns commit-to-arrival latencies. */
+async function steadyLatencies(db: Db, workspaceId: string, type: 'reactivation.sent' | 'trial.reminder_sent') {
+  const committed = new Map<string, number>();
+  const writes: Array<Promise<void>> = [];
+  const started = Date.now();
+  const total = Math.round(seconds * rate);
+  for (let index = 0; index < total; index += 1) {
+    const due = started + (index * 1000) / rate;
+    if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+    const id = randomUUID();
+    writes.push(
+      db
+        .transaction(async (trx) => {
+          if (type === 'reactivation.sent') await recordEvent(trx, workspaceId, type, reactivation(id));
+          else await recordEvent(trx, workspaceId, type, reminder(id));
+        })
+        .then(() => {
+          committed.set(id, Date.now());
+        }),
+    );
+  }
+  await Promise.all(writes);
+  await until(() => [...committed.keys()].every((id) => arrivals.has(id)), 120_000, 'the steady events');
+  return [...committed].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
+
+async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: string) {
+  const { workspaceId } = await scene(
+    db,
+    port,
+    ['/healthy', '/hang'],
+    [['trial.reminder_sent'], ['reactivation.sent']],
+  );
+  const worker = await startWorker(prefix, { WEBHOOK_TIMEOUT_MS: String(HANGING_TIMEOUT_MS) });
+  try {
+    log(`latency: warming up, then ${seconds} s at ${rate} events/s`);
+    await steadyLatencies(db, workspaceId, 'trial.reminder_sent').catch(() => undefined);
+    const alone = await steadyLatencies(db, workspaceId, 'trial.reminder_sent');
+
+    log('isolation: a backlog of 2,000 deliveries for an endpoint that never answers');
+    await fillOutbox(db, workspaceId, 2_000);
+    const queue = new Queue('webhook-deliveries', {
+      connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
+      prefix,
+    });
+    await until(
+      async () =>
+        Number(
+          await db('events')
+            .whereNull('dispatched_at')
+            .count({ n: '*' })
+            .first()
+            .then((row) => row?.n),
+        ) === 0,
+      60_000,
+      'the backlog to be dispatched',
+    );
+    await until(async () => (await queue.getWaitingCount()) === 0, 60_000, 'the backlog to be parked');
+    await queue.close();
+    log(`isolation: ${seconds} s at ${rate} events/s to the healthy endpoint`);
+    const beside = await steadyLatencies(db, workspaceId, 'trial.reminder_sent');
+    return { alone, beside };
+  } finally {
+    receiver.send({ releaseHanging: true });
+    await worker.stop();
+  }
+}
+
+function baseline(urls: string[], concurrency: number): number {
+  const output = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/webhook-baseline.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_EXTRA_CA_CERTS: certPath,
+      BASELINE_URLS: urls.join(','),
+      BASELINE_COUNT: String(events),
+      BASELINE_CONCURRENCY: String(concurrency),
+    },
+    encoding: 'utf8',
+  });
+  const { deliveries, seconds: elapsed } = JSON.parse(output) as { deliveries: number; seconds: number };
+  return deliveries / elapsed;
+}
+
+async function main(): Promise<void> {
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  await ensureDatabase(databaseUrl);
+  const db = createDb(databaseUrl, { poolMax: 20, statementTimeoutMs: 600_000 });
+  await migrateLatest(db);
+  const receiver = await startReceiver();
+  const prefix = `bench-webhooks-${Date.now()}`;
+  try {
+    const solo = await throughput(db, receiver.port, 1, `${prefix}-1`);
+    const spread = await throughput(db, receiver.port, 10, `${prefix}-10`);
+    const { alone, beside } = await latencies(db, receiver.child, receiver.port, `${prefix}-latency`);
+    log('baseline: plain signed got POSTs');
+    const soloUrls = [`https://localhost:${receiver.port}/baseline-0`];
+    const spreadUrls = Array.from({ length: 10 }, (_, index) => `https://localhost:${receiver.port}/baseline-${index}`);
+    const soloBaseline = baseline(soloUrls, PER_ENDPOINT);
+    const spreadBaseline = baseline(spreadUrls, WORKER_CONCURRENCY);
+
+    const report = {
+      events,
+      seconds,
+      rate,
+      worker: { concurrency: WORKER_CONCURRENCY, maxInFlightPerEndpoint: PER_ENDPOINT, logLevel: workerLogLevel },
+      throughput: {
+        oneEndpoint: { deliveriesPerSecond: solo, baseline: soloBaseline, ratio: solo / soloBaseline },
+        tenEndpoints: { deliveriesPerSecond: spread, baseline: spreadBaseline, ratio: spread / spreadBaseline },
+      },
+      latencyMs: {
+        alone: { p50: quantile(alone, 0.5), p99: quantile(alone, 0.99), max: quantile(alone, 1) },
+        besideHanging: { p50: quantile(beside, 0.5), p99: quantile(beside, 0.99), max: quantile(beside, 1) },
+      },
+    };
+    log('');
+    log(
+      table([
+        {
+          measure: 'deliveries/s, 1 endpoint (10 in flight)',
+          value: Math.round(solo),
+          baseline: Math.round(soloBaseline),
+          ratio: (solo / soloBaseline).toFixed(2),
+          target: '>= 1000/s and >= 0.50',
+        },
+        {
+          measure: 'deliveries/s, 10 endpoints (100 in flight)',
+          value: Math.round(spread),
+          baseline: Math.round(spreadBaseline),
+          ratio: (spread / spreadBaseline).toFixed(2),
+          target: '>= 1000/s and >= 0.50',
+        },
+        {
+          measure: `event -> first attempt p50 ms at ${rate}/s`,
+          value: report.latencyMs.alone.p50,
+          baseline: '',
+          ratio: '',
+          target: '',
+        },
+        {
+          measure: `event -> first attempt p99 ms at ${rate}/s`,
+          value: report.latencyMs.alone.p99,
+          baseline: '',
+          ratio: '',
+          target: '< 250 ms',
+        },
+        {
+          measure: 'healthy p99 ms beside a hanging backlog',
+          value: report.latencyMs.besideHanging.p99,
+          baseline: report.latencyMs.alone.p99,
+          ratio: (report.latencyMs.besideHanging.p99 / report.latencyMs.alone.p99).toFixed(2),
+          target: '<= 2.00 x alone',
+        },
+      ]),
+    );
+    log(`report: ${await saveReport('webhooks', report)}`);
+  } finally {
+    receiver.child.kill();
+    await db.destroy();
+    rmSync(certificateDirectory, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:webhooks failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,171 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
+import { BlockList, isIP, isIPv4 } from 'node:net';
+
+/**
+ * SSRF protection for webhook requests: a receiver must be on the public internet. The check
+ * runs on the addresses that DNS returns, inside the lookup the socket itself uses, so the
+ * address checked is the address connected to (no time-of-check/time-of-use gap for DNS
+ * rebinding to slip through). The worker also re-checks the socket's remote address.
+ */
+
+type RangeName = 'loopback' | 'private' | 'link-local' | 'carrier-grade NAT' | 'multicast' | 'reserved';
+
+function ranges(family: 'ipv4' | 'ipv6', subnets: Array<[string, number]>): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix] of subnets) list.addSubnet(network, prefix, family);
+  return list;
+}
+
+const IPV4_RANGES: Array<[RangeName, BlockList]> = [
+  ['loopback', ranges('ipv4', [['127.0.0.0', 8]])],
+  [
+    'private',
+    ranges('ipv4', [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+    ]),
+  ],
+  ['link-local', ranges('ipv4', [['169.254.0.0', 16]])],
+  ['carrier-grade NAT', ranges('ipv4', [['100.64.0.0', 10]])],
+  ['multicast', ranges('ipv4', [['224.0.0.0', 4]])],
+  [
+    'reserved',
+    ranges('ipv4', [
+      ['0.0.0.0', 8], // "this network"
+      ['192.0.0.0', 24], // IETF protocol assignments
+      ['192.0.2.0', 24], // documentation (TEST-NET-1)
+      ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
+      ['198.18.0.0', 15], // benchmarking
+      ['198.51.100.0', 24], // documentation (TEST-NET-2)
+      ['203.0.113.0', 24], // documentation (TEST-NET-3)
+      ['240.0.0.0', 4], // reserved, and 255.255.255.255 broadcast
+    ]),
+  ],
+];
+
+/** Only 2000::/3 is global unicast; inside it, these blocks are not for public hosts. */
+const IPV6_GLOBAL_UNICAST = ranges('ipv6', [['2000::', 3]]);
+const IPV6_RESERVED_INSIDE_GLOBAL = ranges('ipv6', [
+  ['2001::', 23], // IETF protocol assignments (Teredo, benchmarking, ORCHID, ...)
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4 (deprecated): the real destination is an embedded IPv4 address
+  ['3fff::', 20], // documentation
+]);
+const IPV6_NAMED_RANGES: Array<[RangeName, BlockList]> = [
+  ['loopback', ranges('ipv6', [['::1', 128]])],
+  [
+    'private',
+    ranges('ipv6', [
+      ['fc00::', 7], // unique local
+      ['fec0::', 10], // site-local (deprecated)
+    ]),
+  ],
+  ['link-local', ranges('ipv6', [['fe80::', 10]])],
+  ['multicast', ranges('ipv6', [['ff00::', 8]])],
+];
+
+/**
+ * The range an address belongs to when it is not a public unicast address, or null when it
+ * is public. IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) addresses are judged
+ * by the IPv4 address they carry. Anything that is not an IP address is refused.
+ */
+export function nonPublicRange(address: string): RangeName | null {
+  const family = isIP(address);
+  if (family === 4) {
+    for (const [name, list] of IPV4_RANGES) if (list.check(address, 'ipv4')) return name;
+    return null;
+  }
+  if (family !== 6) return 'reserved';
+  const plain = address.split('%')[0]!;
+  const bytes = ipv6Bytes(plain);
+  if (!bytes) return 'reserved';
+  const embedded = embeddedIpv4(bytes);
+  if (embedded) return nonPublicRange(embedded);
+  for (const [name, list] of IPV6_NAMED_RANGES) if (list.check(plain, 'ipv6')) return name;
+  if (!IPV6_GLOBAL_UNICAST.check(plain, 'ipv6')) return 'reserved';
+  if (IPV6_RESERVED_INSIDE_GLOBAL.check(plain, 'ipv6')) return 'reserved';
+  return null;
+}
+
+function embeddedIpv4(bytes: number[]): string | null {
+  const startsWith = (prefix: number[]) => prefix.every((byte, index) => bytes[index] === byte);
+  const ipv4Mapped = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+  const nat64 = [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0];
+  if (startsWith(ipv4Mapped) || startsWith(nat64)) return bytes.slice(12).join('.');
+  return null;
+}
+
+/** The 16 bytes of a textual IPv6 address (without a zone index), or null when malformed. */
+export function ipv6Bytes(text: string): number[] | null {
+  let address = text.toLowerCase();
+  const groups: number[] = [];
+  const dotted = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(address);
+  let tail: number[] = [];
+  if (dotted) {
+    if (!isIPv4(dotted[1]!)) return null;
+    tail = dotted[1]!.split('.').map(Number);
+    address = address.slice(0, -dotted[1]!.length);
+    if (address.endsWith(':') && !address.endsWith('::')) address = address.slice(0, -1);
+  }
+  const halves = address.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string) => (part === '' ? [] : part.split(':'));
+  const head = parse(halves[0]!);
+  const rest = halves.length === 2 ? parse(halves[1]!) : [];
+  const tailGroups = tail.length / 2;
+  const missing = 8 - tailGroups - head.length - rest.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  for (const group of [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest]) {
+    if (!/^[0-9a-f]{1,4}$/.test(group)) return null;
+    groups.push(parseInt(group, 16));
+  }
+  const bytes = groups.flatMap((group) => [group >> 8, group & 0xff]);
+  return [...bytes, ...tail];
+}
+
+/** Raised instead of connecting to a non-public address; its message is safe to log and show. */
+export class RefusedAddressError extends Error {
+  readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
+
+  constructor(host: string, address: string, range: string) {
+    const resolved = host === address ? `${address} is` : `${host} resolves to ${address},`;
+    super(
+      `refused: ${resolved} a ${range} address; receivers must be on the public internet ` +
+        '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)',
+    );
+    this.name = 'RefusedAddressError';
+  }
+}
+
+/** Throws RefusedAddressError when `address` may not be connected to. */
+export function assertPublicAddress(host: string, address: string): void {
+  const range = nonPublicRange(address);
+  if (range) throw new RefusedAddressError(host, address, range);
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A drop-in for `dns.lookup` for the HTTPS agent: resolves every address, keeps the public
+ * ones, and fails with RefusedAddressError when none is left.
+ */
+export function publicOnlyLookup(
+  hostname: string,
+  options: LookupOptions | LookupAllOptions,
+  callback: LookupCallback,
+): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const allowed = addresses.filter((entry) => nonPublicRange(entry.address) === null);
+    if (allowed.length === 0) {
+      const first = addresses[0];
+      const refusal = first
+        ? new RefusedAddressError(hostname, first.address, nonPublicRange(first.address) ?? 'reserved')
+        : Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' });
+      return callback(refusal, []);
+    }
+    if (options.all) return callback(null, allowed);
+    callback(null, allowed[0]!.address, allowed[0]!.family);
+  });
+}

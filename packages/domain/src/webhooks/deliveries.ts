@@ -1,0 +1,47 @@
+import type { Transaction } from '@retention/db';
+
+/** The log line of an attempt whose worker died before it could record a result. */
+export const INTERRUPTED_ATTEMPT_ERROR =
+  'interrupted: the worker stopped during this attempt; the receiver may or may not have received it';
+
+/**
+ * Ends every pending delivery of an endpoint that was just disabled, by hand or by 10
+ * failures in a row: each gets a `skipped` line in the log, so the owner sees which events
+ * were never delivered. An attempt in flight (its lease still running) is left to finish and
+ * record its own result. `onlyDeliveryId` narrows it to one delivery of that endpoint.
+ */
+export async function skipPendingDeliveries(
+  trx: Transaction,
+  endpointId: string,
+  reason: string,
+  onlyDeliveryId?: string,
+): Promise<number> {
+  const result = await trx.raw<{ rowCount: number | null }>(
+    `
+    WITH target AS (
+      SELECT id, attempt_started_at, lease_expires_at
+        FROM webhook_deliveries
+       WHERE endpoint_id = ? AND status = 'pending'
+         AND (?::uuid IS NULL OR id = ?::uuid)
+         AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+         FOR NO KEY UPDATE
+    ), skipped AS (
+      UPDATE webhook_deliveries d
+         SET status = 'skipped', next_attempt_at = NULL, attempt_started_at = NULL,
+             lease_expires_at = NULL, completed_at = now()
+        FROM target t
+       WHERE d.id = t.id
+      RETURNING d.id, d.endpoint_id, d.event_type, d.attempt_count, t.attempt_started_at AS interrupted_at
+    ), interrupted AS (
+      INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
+      SELECT id, endpoint_id, event_type, attempt_count, 'interrupted', ?, 0, interrupted_at
+        FROM skipped WHERE interrupted_at IS NOT NULL
+      ON CONFLICT (delivery_id, attempt) DO NOTHING
+    )
+    INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
+    SELECT id, endpoint_id, event_type, attempt_count + 1, 'skipped', ?, 0, now() FROM skipped
+    `,
+    [endpointId, onlyDeliveryId ?? null, onlyDeliveryId ?? null, INTERRUPTED_ATTEMPT_ERROR, `skipped: ${reason}`],
+  );
+  return result.rowCount ?? 0;
+}

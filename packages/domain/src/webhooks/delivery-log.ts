@@ -1,0 +1,99 @@
+import { Type } from '@sinclair/typebox';
+import { toIsoMillis, toIsoMillisOrNull, type AttemptOutcome } from '@retention/core';
+import type { Queryable } from '@retention/db';
+import { inputValidator } from '../validate.js';
+import { findEndpointRow } from './endpoints.js';
+
+/** One line of the delivery log (spec 2.6, decisions.md): an attempt, a skipped retry or an interrupted attempt. */
+export interface DeliveryLogEntry {
+  id: string;
+  object: 'webhook_attempt';
+  delivery_id: string;
+  /** null for a Send test (`ping`), which has no event. */
+  event_id: string | null;
+  event_type: string;
+  /** 1-based. */
+  attempt: number;
+  outcome: AttemptOutcome;
+  /** null on a timeout, a connection error, a refused address, a skip or an interruption. */
+  http_status: number | null;
+  /** null on success. */
+  error: string | null;
+  /** The first 4096 bytes of the receiver's answer, as text. */
+  response_body: string | null;
+  duration_ms: number;
+  attempted_at: string;
+  /** When the next attempt is due; null when none will follow. */
+  next_attempt_at: string | null;
+}
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  event_id: string | null;
+  event_type: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  http_status: number | null;
+  error: string | null;
+  response_body: string | null;
+  duration_ms: number;
+  attempted_at: Date;
+  next_attempt_at: Date | null;
+}
+
+export function toDeliveryLogEntry(row: AttemptRow): DeliveryLogEntry {
+  return {
+    id: row.id,
+    object: 'webhook_attempt',
+    delivery_id: row.delivery_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    attempt: row.attempt,
+    outcome: row.outcome,
+    http_status: row.http_status,
+    error: row.error,
+    response_body: row.response_body,
+    duration_ms: row.duration_ms,
+    attempted_at: toIsoMillis(row.attempted_at),
+    next_attempt_at: toIsoMillisOrNull(row.next_attempt_at),
+  };
+}
+
+export const DEFAULT_DELIVERY_LOG_LIMIT = 50;
+export const MAX_DELIVERY_LOG_LIMIT = 1000;
+
+const validateLimit = inputValidator(Type.Integer({ minimum: 1, maximum: MAX_DELIVERY_LOG_LIMIT }), 'limit');
+
+/** An endpoint's delivery log, newest first. */
+export async function listDeliveryLog(
+  db: Queryable,
+  endpointId: string,
+  options: { limit?: number } = {},
+): Promise<DeliveryLogEntry[]> {
+  const limit = validateLimit(options.limit ?? DEFAULT_DELIVERY_LOG_LIMIT);
+  await findEndpointRow(db, endpointId);
+  const rows = await db('webhook_attempts as a')
+    .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .where('a.endpoint_id', endpointId)
+    .orderBy([
+      { column: 'a.attempted_at', order: 'desc' },
+      { column: 'a.id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select<AttemptRow[]>(
+      'a.id',
+      'a.delivery_id',
+      'd.event_id',
+      'a.event_type',
+      'a.attempt',
+      'a.outcome',
+      'a.http_status',
+      'a.error',
+      'a.response_body',
+      'a.duration_ms',
+      'a.attempted_at',
+      'a.next_attempt_at',
+    );
+  return rows.map(toDeliveryLogEntry);
+}

@@ -1,0 +1,242 @@
+import { Type } from '@sinclair/typebox';
+import {
+  EVENT_TYPES,
+  invalidParam,
+  newSigningSecret,
+  notFound,
+  OneOf,
+  toIsoMillis,
+  toIsoMillisOrNull,
+  Uuid,
+  validateWebhookUrl,
+  type EndpointDisabledReason,
+  type EventType,
+} from '@retention/core';
+import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
+import { assertUuid, inputValidator } from '../validate.js';
+import { getWorkspace } from '../workspaces.js';
+import { skipPendingDeliveries } from './deliveries.js';
+import { assertWebhookManager } from './permissions.js';
+
+/**
+ * Webhook endpoints: the dashboard's Settings, Outbound webhooks (spec 2.5). Every change
+ * names the acting user, who must be an owner or admin of the endpoint's workspace. The
+ * signing secret leaves this module once, in the result of `createEndpoint`.
+ */
+
+/** Consecutive failed attempts that turn an endpoint off (spec part 3). */
+export const AUTO_DISABLE_AFTER_FAILURES = 10;
+
+export interface WebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  workspace_id: string;
+  name: string;
+  url: string;
+  /** Subscribed event types; empty means every type. */
+  events: EventType[];
+  enabled: boolean;
+  disabled_reason: EndpointDisabledReason | null;
+  /** Consecutive failed attempts; AUTO_DISABLE_AFTER_FAILURES turns the endpoint off. */
+  failure_count: number;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EndpointRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  url: string;
+  event_types: EventType[];
+  signing_secret: string;
+  enabled: boolean;
+  disabled_reason: EndpointDisabledReason | null;
+  failure_count: number;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toWebhookEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    workspace_id: row.workspace_id,
+    name: row.name,
+    url: row.url,
+    events: row.event_types,
+    enabled: row.enabled,
+    disabled_reason: row.disabled_reason,
+    failure_count: row.failure_count,
+    last_success_at: toIsoMillisOrNull(row.last_success_at),
+    last_failure_at: toIsoMillisOrNull(row.last_failure_at),
+    created_at: toIsoMillis(row.created_at),
+    updated_at: toIsoMillis(row.updated_at),
+  };
+}
+
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$',
+  errorMessage: 'must be 1 to 200 characters, not blank, without control characters',
+});
+const Events = Type.Array(OneOf(EVENT_TYPES), { maxItems: 100 });
+
+const validateCreate = inputValidator(
+  Type.Object(
+    { workspace_id: Uuid(), actor_id: Uuid(), name: Name, url: Type.String(), events: Type.Optional(Events) },
+    { additionalProperties: false },
+  ),
+);
+
+const validateUpdate = inputValidator(
+  Type.Object(
+    { actor_id: Uuid(), name: Type.Optional(Name), url: Type.Optional(Type.String()), events: Type.Optional(Events) },
+    { additionalProperties: false },
+  ),
+);
+
+/** Duplicates dropped, in catalog order, so equal subscriptions always look equal. */
+function normalizeEvents(events: readonly EventType[] | undefined): EventType[] {
+  const chosen = new Set(events ?? []);
+  return EVENT_TYPES.filter((type) => chosen.has(type));
+}
+
+export interface CreateEndpointInput {
+  workspace_id: string;
+  actor_id: string;
+  name: string;
+  url: string;
+  events?: EventType[];
+}
+
+export async function createEndpoint(
+  db: Db,
+  input: CreateEndpointInput,
+): Promise<WebhookEndpoint & { secret: string }> {
+  const valid = validateCreate(input);
+  await getWorkspace(db, valid.workspace_id);
+  await assertWebhookManager(db, valid.workspace_id, valid.actor_id);
+  const url = validateWebhookUrl(valid.url);
+  const secret = newSigningSecret();
+  const [row] = await db<EndpointRow>('webhook_endpoints')
+    .insert({
+      workspace_id: valid.workspace_id,
+      name: valid.name,
+      url,
+      event_types: normalizeEvents(valid.events),
+      signing_secret: secret,
+    })
+    .returning('*');
+  return { ...toWebhookEndpoint(row as EndpointRow), secret };
+}
+
+export async function listEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpoint[]> {
+  await getWorkspace(db, workspaceId);
+  const rows = await db<EndpointRow>('webhook_endpoints')
+    .where({ workspace_id: workspaceId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+  return rows.map(toWebhookEndpoint);
+}
+
+export async function getEndpoint(db: Queryable, id: string): Promise<WebhookEndpoint> {
+  return toWebhookEndpoint(await findEndpointRow(db, id));
+}
+
+/**
+ * The full row, secret included: for the senders, never for output. `lock` takes the row
+ * lock of the change to come (a delete needs the strongest; an update must not block the
+ * foreign-key checks of deliveries being dispatched to the endpoint).
+ */
+export async function findEndpointRow(
+  db: Queryable,
+  id: string,
+  lock?: 'for-update' | 'for-no-key-update',
+): Promise<EndpointRow> {
+  assertUuid(id);
+  const query = db<EndpointRow>('webhook_endpoints').where({ id }).first();
+  const row = await (lock === 'for-update' ? query.forUpdate() : lock ? query.forNoKeyUpdate() : query);
+  if (!row) throw notFound(`No webhook endpoint with id ${id}`);
+  return row;
+}
+
+export interface UpdateEndpointInput {
+  actor_id: string;
+  name?: string;
+  url?: string;
+  events?: EventType[];
+}
+
+export async function updateEndpoint(db: Db, id: string, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
+  assertUuid(id);
+  const valid = validateUpdate(input);
+  if (valid.name === undefined && valid.url === undefined && valid.events === undefined) {
+    throw invalidParam('nothing to change: give a new name, url or events');
+  }
+  return inTransaction(db, async (trx) => {
+    const current = await findEndpointRow(trx, id, 'for-no-key-update');
+    await assertWebhookManager(trx, current.workspace_id, valid.actor_id);
+    const url = valid.url === undefined ? undefined : validateWebhookUrl(valid.url);
+    const [row] = await trx<EndpointRow>('webhook_endpoints')
+      .where({ id })
+      .update({
+        ...(valid.name !== undefined && { name: valid.name }),
+        ...(url !== undefined && { url }),
+        ...(valid.events !== undefined && { event_types: normalizeEvents(valid.events) }),
+        updated_at: trx.fn.now() as unknown as Date,
+      })
+      .returning('*');
+    return toWebhookEndpoint(row as EndpointRow);
+  });
+}
+
+/**
+ * Turning an endpoint on clears its failure count (spec part 3); new events flow to it again.
+ * Turning it off skips its pending deliveries, each logged as skipped. Either is a no-op when
+ * the endpoint is already in that state.
+ */
+export async function setEndpointEnabled(
+  db: Db,
+  id: string,
+  actorId: string,
+  enabled: boolean,
+): Promise<WebhookEndpoint> {
+  assertUuid(id);
+  return inTransaction(db, async (trx) => {
+    const current = await findEndpointRow(trx, id, 'for-no-key-update');
+    await assertWebhookManager(trx, current.workspace_id, actorId);
+    if (current.enabled === enabled) return toWebhookEndpoint(current);
+    const [row] = await trx<EndpointRow>('webhook_endpoints')
+      .where({ id })
+      .update(
+        enabled
+          ? { enabled: true, disabled_reason: null, failure_count: 0, updated_at: trx.fn.now() as unknown as Date }
+          : { enabled: false, disabled_reason: 'manual', updated_at: trx.fn.now() as unknown as Date },
+      )
+      .returning('*');
+    if (!enabled) await skipPendingDeliveries(trx, id, 'the endpoint was disabled');
+    return toWebhookEndpoint(row as EndpointRow);
+  });
+}
+
+export async function deleteEndpoint(
+  db: Db,
+  id: string,
+  actorId: string,
+): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
+  assertUuid(id);
+  return inTransaction(db, async (trx: Transaction) => {
+    const current = await findEndpointRow(trx, id, 'for-update');
+    await assertWebhookManager(trx, current.workspace_id, actorId);
+    await trx('webhook_endpoints').where({ id }).delete();
+    return { id, object: 'webhook_endpoint' as const, deleted: true as const };
+  });
+}

@@ -1,0 +1,7 @@
+export * from './address-guard.js';
+export * from './deliveries.js';
+export * from './delivery-log.js';
+export * from './endpoints.js';
+export * from './permissions.js';
+export * from './send-test.js';
+export * from './sender.js';

@@ -1,0 +1,215 @@
+import https from 'node:https';
+import { isIP, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
+import got, { type Got } from 'got';
+import { signatureHeader, SIGNATURE_HEADER } from '@retention/core';
+import { assertPublicAddress, nonPublicRange, publicOnlyLookup, RefusedAddressError } from './address-guard.js';
+
+/**
+ * One webhook request (spec 6.1, 5.2): POST, signed over the exact bytes sent with a fresh
+ * `t`, and nothing on the wire but the three named headers plus Host, Content-Length and
+ * Connection. No redirects followed, no decompression, one timeout for the whole attempt,
+ * and at most RESPONSE_LOG_BYTES of the answer read: a receiver that streams gigabytes costs
+ * us 4 KB. The send never throws: every outcome is an AttemptResult for the delivery log.
+ */
+
+export const RESPONSE_LOG_BYTES = 4096;
+
+export function webhookUserAgent(baseUrl: string): string {
+  return `Service-Webhooks/1 (+${baseUrl})`;
+}
+
+export interface WebhookSenderOptions {
+  timeoutMs: number;
+  /** The service's public URL, named in the User-Agent. */
+  baseUrl: string;
+  allowPrivateNetworks: boolean;
+  /**
+   * A CA to trust instead of the system's. Only for tests that run the worker in their own
+   * process, where NODE_EXTRA_CA_CERTS (read by Node at start-up) cannot be set in time.
+   */
+  ca?: string | Buffer;
+}
+
+export interface WebhookRequest {
+  url: string;
+  secret: string;
+  body: Buffer;
+}
+
+export interface AttemptResult {
+  succeeded: boolean;
+  /** null when no status line arrived: timeout, connection error, refused address. */
+  httpStatus: number | null;
+  /** null on success; otherwise a one-line reason that is safe to show the endpoint's owner. */
+  error: string | null;
+  /** The first RESPONSE_LOG_BYTES of the body as text, or null when there was no response. */
+  responseBody: string | null;
+  durationMs: number;
+  attemptedAt: Date;
+}
+
+export interface WebhookSender {
+  send(request: WebhookRequest): Promise<AttemptResult>;
+  /** Closes the kept-alive connections. */
+  close(): void;
+}
+
+/** Checks the address of every socket once connected: a second line behind the lookup filter. */
+export class PublicOnlyAgent extends https.Agent {
+  override createConnection(
+    options: https.RequestOptions,
+    callback?: (error: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    const socket = super.createConnection(options, callback) as Socket | null | undefined;
+    socket?.once('connect', () => {
+      const remote = socket.remoteAddress ?? '';
+      const range = nonPublicRange(remote);
+      if (range) socket.destroy(new RefusedAddressError(String(options.host ?? remote), remote, range));
+    });
+    return socket;
+  }
+}
+
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  const agentOptions: https.AgentOptions = {
+    keepAlive: true,
+    ...(options.ca !== undefined && { ca: options.ca }),
+  };
+  const agent = options.allowPrivateNetworks
+    ? new https.Agent(agentOptions)
+    : new PublicOnlyAgent({ ...agentOptions, lookup: publicOnlyLookup });
+  const client = got.extend({
+    method: 'POST',
+    agent: { https: agent },
+    followRedirect: false,
+    decompress: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    timeout: { request: options.timeoutMs },
+    http2: false,
+  });
+  const userAgent = webhookUserAgent(options.baseUrl);
+
+  return {
+    async send(request) {
+      const attemptedAt = new Date();
+      const started = performance.now();
+      const outcome = await attempt(client, request, userAgent, attemptedAt, options);
+      return { ...outcome, durationMs: Math.round(performance.now() - started), attemptedAt };
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}
+
+type Outcome = Omit<AttemptResult, 'durationMs' | 'attemptedAt'>;
+
+function refusal(error: string): Outcome {
+  return { succeeded: false, httpStatus: null, error, responseBody: null };
+}
+
+function attempt(
+  client: Got,
+  request: WebhookRequest,
+  userAgent: string,
+  attemptedAt: Date,
+  options: WebhookSenderOptions,
+): Promise<Outcome> {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return Promise.resolve(refusal('the endpoint URL is not a valid URL'));
+  }
+  if (url.protocol !== 'https:') return Promise.resolve(refusal('the endpoint URL is not https://'));
+  // A literal IP is connected to without a lookup, so it is checked here instead.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!options.allowPrivateNetworks && isIP(host)) {
+    try {
+      assertPublicAddress(host, host);
+    } catch (error) {
+      return Promise.resolve(refusal((error as Error).message));
+    }
+  }
+
+  const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': userAgent,
+    [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(request.secret, timestamp, request.body),
+  };
+
+  return new Promise((resolve) => {
+    let status: number | null = null;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let settled = false;
+    let stream: ReturnType<Got['stream']> | undefined;
+
+    const settle = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      // Whatever is left of the body is never read: drop the connection rather than drain it.
+      if (stream && !stream.readableEnded) stream.destroy();
+      const body = status === null ? null : readableText(Buffer.concat(chunks).subarray(0, RESPONSE_LOG_BYTES));
+      if (error) {
+        resolve({
+          succeeded: false,
+          httpStatus: null,
+          error: describeFailure(error, options.timeoutMs),
+          responseBody: body,
+        });
+      } else if (status !== null && status >= 200 && status < 300) {
+        resolve({ succeeded: true, httpStatus: status, error: null, responseBody: body });
+      } else {
+        const reason = status !== null && status >= 300 && status < 400 ? ': redirects are not followed' : '';
+        resolve({ succeeded: false, httpStatus: status, error: `HTTP ${status}${reason}`, responseBody: body });
+      }
+    };
+
+    try {
+      stream = client.stream(url, { body: request.body, headers });
+    } catch (error) {
+      settle(error);
+      return;
+    }
+    stream.on('response', (response: { statusCode: number }) => {
+      status = response.statusCode;
+    });
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+      if (received >= RESPONSE_LOG_BYTES) settle(null);
+    });
+    stream.on('end', () => settle(null));
+    stream.on('error', (error: Error) => settle(error));
+  });
+}
+
+/** Postgres text cannot hold NUL; a body cut mid-character gets a replacement character. */
+function readableText(bytes: Buffer): string {
+  return bytes.toString('utf8').replaceAll('\u0000', '\uFFFD');
+}
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+
+/** One line for the delivery log: what went wrong, never the URL (it may hold a token). */
+export function describeFailure(error: unknown, timeoutMs: number): string {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ERR_WEBHOOK_ADDRESS_REFUSED') return message;
+  if (code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset by the receiver';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS lookup failed (${code})`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
+  if (TLS_CODE.test(code)) return `TLS error (${code}): ${truncate(message)}`;
+  return `request failed${code ? ` (${code})` : ''}: ${truncate(message)}`;
+}
+
+function truncate(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}

@@ -1,0 +1,114 @@
+import {
+  createEndpoint,
+  createWebhookSender,
+  deleteEndpoint,
+  getEndpoint,
+  listDeliveryLog,
+  listEndpoints,
+  MAX_DELIVERY_LOG_LIMIT,
+  sendTestWebhook,
+  setEndpointEnabled,
+  updateEndpoint,
+} from '@retention/domain';
+import { defineCommand } from '../command.js';
+import { eventTypes, integer, text, uuid } from '../options.js';
+
+/** The dashboard's Settings, Outbound webhooks: endpoints, Send test and the delivery log. */
+export const webhookCommands = [
+  defineCommand({
+    name: 'webhook create',
+    summary: 'Add a webhook endpoint; its whsec_ signing secret is printed once, here, and never again',
+    options: {
+      workspace: uuid('W').required(),
+      actor: uuid('U').required(),
+      name: text('N', 200).required(),
+      url: text('URL', 4096).required(),
+      events: eventTypes().optional(),
+    },
+    run: (context, options) =>
+      createEndpoint(context.db(), {
+        workspace_id: options.workspace,
+        actor_id: options.actor,
+        name: options.name,
+        url: options.url,
+        ...(options.events && { events: options.events }),
+      }),
+  }),
+  defineCommand({
+    name: 'webhook list',
+    summary: "List a workspace's webhook endpoints, newest first (never their secrets)",
+    options: { workspace: uuid('W').required() },
+    run: async (context, options) => ({ object: 'list', data: await listEndpoints(context.db(), options.workspace) }),
+  }),
+  defineCommand({
+    name: 'webhook show',
+    summary: 'Show a webhook endpoint: state, failure count, last success and failure',
+    options: { id: uuid('E').required() },
+    run: (context, options) => getEndpoint(context.db(), options.id),
+  }),
+  defineCommand({
+    name: 'webhook update',
+    summary: "Change an endpoint's name, URL or subscribed events (all: every type)",
+    options: {
+      id: uuid('E').required(),
+      actor: uuid('U').required(),
+      name: text('N', 200).optional(),
+      url: text('URL', 4096).optional(),
+      events: eventTypes().optional(),
+    },
+    run: (context, options) =>
+      updateEndpoint(context.db(), options.id, {
+        actor_id: options.actor,
+        ...(options.name !== undefined && { name: options.name }),
+        ...(options.url !== undefined && { url: options.url }),
+        ...(options.events !== undefined && { events: options.events }),
+      }),
+  }),
+  defineCommand({
+    name: 'webhook enable',
+    summary: 'Turn an endpoint on: clears its failure count; new events flow to it again',
+    options: { id: uuid('E').required(), actor: uuid('U').required() },
+    run: (context, options) => setEndpointEnabled(context.db(), options.id, options.actor, true),
+  }),
+  defineCommand({
+    name: 'webhook disable',
+    summary: 'Turn an endpoint off: its pending deliveries are skipped (and logged as such)',
+    options: { id: uuid('E').required(), actor: uuid('U').required() },
+    run: (context, options) => setEndpointEnabled(context.db(), options.id, options.actor, false),
+  }),
+  defineCommand({
+    name: 'webhook delete',
+    summary: 'Delete an endpoint and its delivery log',
+    options: { id: uuid('E').required(), actor: uuid('U').required() },
+    run: (context, options) => deleteEndpoint(context.db(), options.id, options.actor),
+  }),
+  defineCommand({
+    name: 'webhook test',
+    summary: 'Send test: POST a signed ping to the endpoint now; prints the result, recorded in the log',
+    options: { id: uuid('E').required(), actor: uuid('U').required() },
+    run: async (context, options) => {
+      const { config } = context;
+      const sender = createWebhookSender({
+        timeoutMs: config.webhookTimeoutMs,
+        baseUrl: config.baseUrl,
+        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      });
+      try {
+        return await sendTestWebhook(context.db(), sender, options.id, options.actor);
+      } finally {
+        sender.close();
+      }
+    },
+  }),
+  defineCommand({
+    name: 'webhook deliveries',
+    summary: "An endpoint's delivery log, newest first",
+    options: { id: uuid('E').required(), limit: integer('N', 1, MAX_DELIVERY_LOG_LIMIT).optional() },
+    run: async (context, options) => ({
+      object: 'list',
+      data: await listDeliveryLog(context.db(), options.id, {
+        ...(options.limit !== undefined && { limit: options.limit }),
+      }),
+    }),
+  }),
+];

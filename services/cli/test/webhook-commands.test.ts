@@ -1,0 +1,233 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadFixtures } from '@retention/domain';
+import { runCli, useTestDatabase } from '@retention/testkit';
+import { createTestCertificate, type TestCertificate } from '../../worker/test/support/certificate.js';
+import { Receiver } from '../../worker/test/support/receiver.js';
+import { cli } from './helpers.js';
+
+const database = useTestDatabase();
+const run = (...args: string[]) => cli(database.current.url, ...args);
+const BASE_URL = 'https://retention.test';
+
+let workspace: string;
+let owner: string;
+let member: string;
+let certificate: TestCertificate;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  const result = await loadFixtures(database.current.db, {
+    workspaces: [
+      {
+        key: 'A',
+        users: [
+          { key: 'owner', email: 'owner@cli.test', role: 'owner' },
+          { key: 'member', email: 'member@cli.test', role: 'member' },
+        ],
+      },
+    ],
+  });
+  workspace = result.workspaces.A!.id;
+  owner = result.workspaces.A!.users.owner!;
+  member = result.workspaces.A!.users.member!;
+  certificate = await createTestCertificate();
+  receiver = await Receiver.start(certificate, BASE_URL);
+});
+
+afterAll(async () => {
+  await receiver.close();
+  await certificate.remove();
+});
+
+async function createEndpoint(...extra: string[]) {
+  const created = await run(
+    'webhook',
+    'create',
+    '--workspace',
+    workspace,
+    '--actor',
+    owner,
+    '--name',
+    'Main',
+    '--url',
+    'https://hooks.example.com/in',
+    ...extra,
+  );
+  expect(created.code).toBe(0);
+  return created.json;
+}
+
+describe('webhook commands', () => {
+  it('create prints the secret once; show and list never do', async () => {
+    const created = await createEndpoint('--events', 'cancel.saved,recovery.opened');
+    expect(created).toMatchObject({
+      object: 'webhook_endpoint',
+      name: 'Main',
+      url: 'https://hooks.example.com/in',
+      events: ['recovery.opened', 'cancel.saved'],
+      enabled: true,
+      failure_count: 0,
+      last_success_at: null,
+      last_failure_at: null,
+      secret: expect.stringMatching(/^whsec_[0-9A-Za-z]{43}$/),
+    });
+    const shown = await run('webhook', 'show', '--id', created.id);
+    expect(shown.json).toMatchObject({ id: created.id, events: ['recovery.opened', 'cancel.saved'] });
+    expect(shown.stdout).not.toContain('whsec_');
+    const listed = await run('webhook', 'list', '--workspace', workspace);
+    expect(listed.json).toMatchObject({
+      object: 'list',
+      data: expect.arrayContaining([expect.objectContaining({ id: created.id })]),
+    });
+    expect(listed.stdout).not.toContain('whsec_');
+  });
+
+  it('create refuses a member with forbidden', async () => {
+    const result = await run(
+      'webhook',
+      'create',
+      '--workspace',
+      workspace,
+      '--actor',
+      member,
+      '--name',
+      'X',
+      '--url',
+      'https://hooks.example.com/in',
+    );
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: '',
+      error: { type: 'forbidden', message: expect.stringMatching(/owner or admin/) },
+    });
+  });
+
+  it.each([
+    ['http://hooks.example.com/in', undefined, /^url: must begin with https:\/\//],
+    ['https://me:pw@hooks.example.com/', undefined, /^url: must not contain credentials/],
+    ['https://hooks.example.com/in', 'recovery.opened,invoice.paid', /^--events: "invoice.paid" is not an event type/],
+    ['https://hooks.example.com/in', 'recovery.opened,,cancel.saved', /^--events must be a comma-separated list/],
+  ])('create refuses --url %s --events %s with invalid_param', async (url, events, message) => {
+    const args = ['webhook', 'create', '--workspace', workspace, '--actor', owner, '--name', 'X', '--url', url];
+    const result = await run(...args, ...(events ? ['--events', events] : []));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.error).toEqual({ type: 'invalid_param', message: expect.stringMatching(message) });
+  });
+
+  it('create without --actor is a usage error', async () => {
+    const result = await run(
+      'webhook',
+      'create',
+      '--workspace',
+      workspace,
+      '--name',
+      'X',
+      '--url',
+      'https://a.example.com/',
+    );
+    expect(result.code).toBe(2);
+    expect(result.error!.message).toMatch(/--actor is required/);
+  });
+
+  it('update changes fields, and --events all subscribes to every type', async () => {
+    const created = await createEndpoint('--events', 'winback.recorded');
+    const updated = await run(
+      'webhook',
+      'update',
+      '--id',
+      created.id,
+      '--actor',
+      owner,
+      '--name',
+      'Renamed',
+      '--events',
+      'all',
+    );
+    expect(updated.json).toMatchObject({ name: 'Renamed', events: [] });
+    const nothing = await run('webhook', 'update', '--id', created.id, '--actor', owner);
+    expect(nothing).toMatchObject({
+      code: 1,
+      error: { type: 'invalid_param', message: expect.stringMatching(/nothing to change/) },
+    });
+  });
+
+  it('disable, enable and delete', async () => {
+    const created = await createEndpoint();
+    expect((await run('webhook', 'disable', '--id', created.id, '--actor', owner)).json).toMatchObject({
+      enabled: false,
+      disabled_reason: 'manual',
+    });
+    expect(await run('webhook', 'enable', '--id', created.id, '--actor', member)).toMatchObject({
+      code: 1,
+      error: { type: 'forbidden' },
+    });
+    expect((await run('webhook', 'enable', '--id', created.id, '--actor', owner)).json).toMatchObject({
+      enabled: true,
+      failure_count: 0,
+    });
+    expect((await run('webhook', 'delete', '--id', created.id, '--actor', owner)).json).toEqual({
+      id: created.id,
+      object: 'webhook_endpoint',
+      deleted: true,
+    });
+    expect(await run('webhook', 'show', '--id', created.id)).toMatchObject({ code: 1, error: { type: 'not_found' } });
+  });
+
+  it('test POSTs a signed ping through NODE_EXTRA_CA_CERTS, and deliveries shows it', async () => {
+    receiver.route('/cli-ping', { secret: '', behaviour: { kind: 'status', status: 202, body: 'ok' } });
+    const created = await run(
+      'webhook',
+      'create',
+      '--workspace',
+      workspace,
+      '--actor',
+      owner,
+      '--name',
+      'Local',
+      '--url',
+      receiver.url('/cli-ping'),
+    );
+    receiver.route('/cli-ping', {
+      secret: created.json.secret,
+      behaviour: { kind: 'status', status: 202, body: 'ok' },
+    });
+    const env = {
+      DATABASE_URL: database.current.url,
+      BASE_URL,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      NODE_EXTRA_CA_CERTS: certificate.certPath,
+    };
+    const tested = await runCli(['webhook', 'test', '--id', created.json.id, '--actor', owner], env);
+    expect(tested.code).toBe(0);
+    expect(tested.json).toMatchObject({
+      event_type: 'ping',
+      outcome: 'succeeded',
+      http_status: 202,
+      error: null,
+      response_body: 'ok',
+    });
+    expect(receiver.requestsTo('/cli-ping')).toHaveLength(1);
+    expect(receiver.problems()).toEqual([]);
+
+    // With private networks refused (the default), the same endpoint is never connected to.
+    const refused = await runCli(['webhook', 'test', '--id', created.json.id, '--actor', owner], {
+      ...env,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+    });
+    expect(refused.json).toMatchObject({
+      outcome: 'failed',
+      http_status: null,
+      error: expect.stringMatching(/^refused: /),
+    });
+    expect(receiver.requestsTo('/cli-ping')).toHaveLength(1);
+
+    const log = await run('webhook', 'deliveries', '--id', created.json.id, '--limit', '1');
+    expect(log.json).toEqual({ object: 'list', data: [expect.objectContaining({ id: refused.json.id })] });
+    expect((await run('webhook', 'deliveries', '--id', created.json.id)).json.data).toHaveLength(2);
+    expect(await run('webhook', 'deliveries', '--id', created.json.id, '--limit', '0')).toMatchObject({
+      code: 1,
+      error: { type: 'invalid_param', message: expect.stringMatching(/--limit must be an integer between 1 and 1000/) },
+    });
+  }, 60_000);
+});

@@ -1,0 +1,343 @@
+import { serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
+import { inTransaction, pgErrorCode, type Db, type Transaction } from '@retention/db';
+import {
+  AUTO_DISABLE_AFTER_FAILURES,
+  INTERRUPTED_ATTEMPT_ERROR,
+  skipPendingDeliveries,
+  type AttemptResult,
+} from '@retention/domain';
+import { Batcher } from './batcher.js';
+import { maxAttempts, retryDelayMs } from './retry-schedule.js';
+
+/**
+ * The delivery's state in Postgres, which is the truth; Redis only decides when a job runs.
+ *
+ * An attempt is claimed before it is sent: its number is taken and a lease (the longest an
+ * attempt can take, plus a margin) is set. Whoever holds an unexpired lease is the only one
+ * sending that delivery. A worker killed mid-attempt leaves an expired lease behind: the next
+ * claim logs that attempt as interrupted and sends again, so the receiver hears of the event
+ * at least once.
+ */
+
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
+  eventType: EventType;
+  /** The number of this attempt, 1-based. */
+  attempt: number;
+  url: string;
+  secret: string;
+  /** The exact bytes to send and sign. */
+  body: Buffer;
+}
+
+export type ClaimResult =
+  | { kind: 'claimed'; delivery: ClaimedDelivery }
+  /** Not due yet, or another worker's attempt is in flight: look again at `until`. */
+  | { kind: 'wait'; until: Date }
+  /** Nothing left to do: delivered, failed for good, skipped or deleted. */
+  | { kind: 'done' };
+
+interface ClaimRow {
+  id: string;
+  endpoint_id: string;
+  event_type: EventType;
+  attempt_count: number;
+  url: string;
+  signing_secret: string;
+  data: unknown;
+  event_created_at: Date;
+}
+
+interface StateRow {
+  status: string;
+  endpoint_id: string;
+  next_attempt_at: Date | null;
+  lease_expires_at: Date | null;
+  endpoint_enabled: boolean;
+  now: Date;
+}
+
+/** Deliveries claimed, or attempts recorded, in one statement at most. */
+const BATCH_SIZE = 200;
+/** Statements of one kind running at once; more work waits and joins the next batch. */
+const BATCHES_RUNNING = 4;
+
+export class DeliveryStore {
+  private readonly claims: Batcher<string, ClaimRow | undefined>;
+  private readonly successes: Batcher<{ delivery: ClaimedDelivery; result: AttemptResult }, boolean>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: { leaseMs: number; retryDelaysMs: readonly number[] },
+  ) {
+    const batching = { maxSize: BATCH_SIZE, maxRunning: BATCHES_RUNNING };
+    this.claims = new Batcher((ids) => retryOnConflict(() => this.claimBatch(ids)), batching);
+    this.successes = new Batcher((items) => retryOnConflict(() => this.recordSuccesses(items)), batching);
+  }
+
+  async claim(deliveryId: string): Promise<ClaimResult> {
+    const row = await this.claims.submit(deliveryId);
+    if (!row) return this.whyNotClaimed(deliveryId);
+    return {
+      kind: 'claimed',
+      delivery: {
+        id: row.id,
+        endpointId: row.endpoint_id,
+        eventType: row.event_type,
+        attempt: row.attempt_count,
+        url: row.url,
+        secret: row.signing_secret,
+        body: Buffer.from(serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.data), 'utf8'),
+      },
+    };
+  }
+
+  /** Claims the due ones among `ids`, in one statement; rows are locked in id order. */
+  private async claimBatch(ids: string[]): Promise<Array<ClaimRow | undefined>> {
+    const { rows } = await this.db.raw<{ rows: ClaimRow[] }>(
+      `
+      WITH previous AS (
+        SELECT id, attempt_started_at, lease_expires_at
+          FROM webhook_deliveries WHERE id = ANY (?::uuid[])
+         ORDER BY id
+           FOR NO KEY UPDATE
+      ), claimed AS (
+        UPDATE webhook_deliveries d
+           SET attempt_count = d.attempt_count + 1,
+               attempt_started_at = now(),
+               lease_expires_at = now() + ? * interval '1 millisecond'
+          FROM previous p
+         WHERE d.id = p.id
+           AND d.status = 'pending'
+           AND d.next_attempt_at <= now()
+           AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+           AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled)
+        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count,
+                  p.attempt_started_at AS interrupted_at
+      ), interrupted AS (
+        INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
+        SELECT id, endpoint_id, event_type, attempt_count - 1, 'interrupted', ?, 0, interrupted_at
+          FROM claimed WHERE interrupted_at IS NOT NULL
+        ON CONFLICT (delivery_id, attempt) DO NOTHING
+      )
+      SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count, e.url, e.signing_secret,
+             ev.data, ev.created_at AS event_created_at
+        FROM claimed c
+        JOIN webhook_endpoints e ON e.id = c.endpoint_id
+        JOIN events ev ON ev.id = c.event_id
+      `,
+      [ids, this.options.leaseMs, INTERRUPTED_ATTEMPT_ERROR],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
+  }
+
+  private async whyNotClaimed(deliveryId: string): Promise<ClaimResult> {
+    const { rows } = await this.db.raw<{ rows: StateRow[] }>(
+      `SELECT d.status, d.endpoint_id, d.next_attempt_at, d.lease_expires_at, e.enabled AS endpoint_enabled, now() AS now
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.id = ?`,
+      [deliveryId],
+    );
+    const state = rows[0];
+    if (!state || state.status !== 'pending') return { kind: 'done' };
+    if (state.lease_expires_at && state.lease_expires_at > state.now)
+      return { kind: 'wait', until: state.lease_expires_at };
+    if (state.next_attempt_at && state.next_attempt_at > state.now)
+      return { kind: 'wait', until: state.next_attempt_at };
+    if (!state.endpoint_enabled) {
+      // Dispatched while the endpoint was being turned off: it will not be sent.
+      await inTransaction(this.db, (trx) =>
+        skipPendingDeliveries(trx, state.endpoint_id, 'the endpoint is disabled', deliveryId),
+      );
+      return { kind: 'done' };
+    }
+    return { kind: 'wait', until: state.now };
+  }
+
+  /**
+   * Writes the attempt's result, moves the delivery on and counts the endpoint's consecutive
+   * failures, atomically. Returns when the next attempt is due (null if none), or
+   * `recorded: false` when this attempt's lease was lost to another worker.
+   */
+  async record(
+    delivery: ClaimedDelivery,
+    result: AttemptResult,
+  ): Promise<{ recorded: boolean; nextAttemptAt: Date | null; endpointDisabled: boolean }> {
+    if (result.succeeded) {
+      const recorded = await this.successes.submit({ delivery, result });
+      return { recorded, nextAttemptAt: null, endpointDisabled: false };
+    }
+    try {
+      return await inTransaction(this.db, (trx) => this.recordFailure(trx, delivery, result));
+    } catch (error) {
+      if (error instanceof LeaseLost) return { recorded: false, nextAttemptAt: null, endpointDisabled: false };
+      throw error;
+    }
+  }
+
+  /**
+   * The path every healthy delivery takes, so one statement for many deliveries. The
+   * endpoint row is shared by every delivery to it: it is written only when something
+   * changes, and last_success_at is kept to the second, which spares a busy endpoint a write
+   * (and a wait on its row lock) per delivery.
+   */
+  private async recordSuccesses(
+    items: Array<{ delivery: ClaimedDelivery; result: AttemptResult }>,
+  ): Promise<boolean[]> {
+    // Arrays of nullable values: knex's binding types know only arrays of one primitive type.
+    const column = (pick: (item: (typeof items)[number]) => unknown) => items.map(pick) as unknown as string[];
+    const { rows } = await this.db.raw<{ rows: Array<{ id: string }> }>(
+      `
+      WITH input AS (
+        SELECT * FROM unnest(?::uuid[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
+                   AS i (id, attempt, http_status, response_body, duration_ms, attempted_at)
+      ), finished AS (
+        UPDATE webhook_deliveries d
+           SET status = 'succeeded', next_attempt_at = NULL, attempt_started_at = NULL,
+               lease_expires_at = NULL, completed_at = now()
+          FROM input i
+         WHERE d.id = i.id AND d.attempt_count = i.attempt AND d.lease_expires_at IS NOT NULL
+        RETURNING d.id, d.endpoint_id, d.event_type, d.attempt_count
+      ), logged AS (
+        INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, http_status,
+                                      response_body, duration_ms, attempted_at)
+        SELECT f.id, f.endpoint_id, f.event_type, f.attempt_count, 'succeeded', i.http_status,
+               i.response_body, i.duration_ms, i.attempted_at
+          FROM finished f JOIN input i ON i.id = f.id
+      ), endpoints AS (
+        UPDATE webhook_endpoints e SET failure_count = 0, last_success_at = now()
+         WHERE e.id IN (SELECT endpoint_id FROM finished)
+           AND (e.failure_count <> 0 OR e.last_success_at IS NULL OR e.last_success_at < now() - interval '1 second')
+      )
+      SELECT id FROM finished
+      `,
+      [
+        column((item) => item.delivery.id),
+        column((item) => item.delivery.attempt),
+        column((item) => item.result.httpStatus),
+        column((item) => item.result.responseBody),
+        column((item) => item.result.durationMs),
+        column((item) => item.result.attemptedAt),
+      ],
+    );
+    const recorded = new Set(rows.map((row) => row.id));
+    return items.map((item) => recorded.has(item.delivery.id));
+  }
+
+  private async recordFailure(trx: Transaction, delivery: ClaimedDelivery, result: AttemptResult) {
+    const { rows } = await trx.raw<{ rows: Array<{ enabled: boolean; was_enabled: boolean; now: Date }> }>(
+      `
+      UPDATE webhook_endpoints e
+         SET failure_count = e.failure_count + 1,
+             last_failure_at = now(),
+             enabled = e.enabled AND e.failure_count + 1 < ?,
+             disabled_reason = CASE WHEN e.enabled AND e.failure_count + 1 >= ? THEN 'consecutive_failures'
+                                    ELSE e.disabled_reason END,
+             updated_at = CASE WHEN e.enabled AND e.failure_count + 1 >= ? THEN now() ELSE e.updated_at END
+        FROM (SELECT id, enabled FROM webhook_endpoints WHERE id = ? FOR NO KEY UPDATE) previous
+       WHERE e.id = previous.id
+      RETURNING e.enabled, previous.enabled AS was_enabled, now() AS now
+      `,
+      [AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_AFTER_FAILURES, delivery.endpointId],
+    );
+    const endpoint = rows[0];
+    if (!endpoint) throw new LeaseLost();
+
+    const delay = retryDelayMs(this.options.retryDelaysMs, delivery.attempt);
+    const lastAttempt = delivery.attempt >= maxAttempts(this.options.retryDelaysMs) || delay === null;
+    let nextAttemptAt: Date | null = null;
+    if (lastAttempt) {
+      await this.finishDelivery(trx, delivery, 'failed', null);
+    } else if (!endpoint.enabled) {
+      await this.finishDelivery(trx, delivery, 'skipped', null);
+    } else {
+      nextAttemptAt = new Date(endpoint.now.getTime() + delay);
+      await this.finishDelivery(trx, delivery, 'pending', nextAttemptAt);
+    }
+    await insertAttempt(trx, delivery, delivery.attempt, 'failed', result, nextAttemptAt);
+    if (!lastAttempt && !endpoint.enabled) {
+      await insertAttempt(
+        trx,
+        delivery,
+        delivery.attempt + 1,
+        'skipped',
+        { error: 'skipped: the endpoint is disabled', httpStatus: null, responseBody: null, durationMs: 0 },
+        null,
+      );
+    }
+    const endpointDisabled = endpoint.was_enabled && !endpoint.enabled;
+    if (endpointDisabled) {
+      await skipPendingDeliveries(
+        trx,
+        delivery.endpointId,
+        `the endpoint was disabled after ${AUTO_DISABLE_AFTER_FAILURES} consecutive failures`,
+      );
+    }
+    return { recorded: true, nextAttemptAt, endpointDisabled };
+  }
+
+  /** Ends this attempt's lease; throws LeaseLost when the lease is no longer ours. */
+  private async finishDelivery(
+    trx: Transaction,
+    delivery: ClaimedDelivery,
+    status: 'pending' | 'succeeded' | 'failed' | 'skipped',
+    nextAttemptAt: Date | null,
+  ): Promise<void> {
+    const updated = await trx('webhook_deliveries')
+      .where({ id: delivery.id, attempt_count: delivery.attempt })
+      .whereNotNull('lease_expires_at')
+      .update({
+        status,
+        next_attempt_at: nextAttemptAt,
+        attempt_started_at: null,
+        lease_expires_at: null,
+        completed_at: status === 'pending' ? null : trx.fn.now(),
+      });
+    if (updated === 0) throw new LeaseLost();
+  }
+}
+
+/** This attempt's lease expired and another claim took over: its result is not recorded. */
+class LeaseLost extends Error {}
+
+async function insertAttempt(
+  trx: Transaction,
+  delivery: ClaimedDelivery,
+  attempt: number,
+  outcome: 'failed' | 'skipped',
+  result: Pick<AttemptResult, 'error' | 'httpStatus' | 'responseBody' | 'durationMs'> & { attemptedAt?: Date },
+  nextAttemptAt: Date | null,
+): Promise<void> {
+  await trx('webhook_attempts').insert({
+    delivery_id: delivery.id,
+    endpoint_id: delivery.endpointId,
+    event_type: delivery.eventType,
+    attempt,
+    outcome,
+    http_status: result.httpStatus,
+    error: result.error,
+    response_body: result.responseBody,
+    duration_ms: result.durationMs,
+    attempted_at: result.attemptedAt ?? trx.fn.now(),
+    next_attempt_at: nextAttemptAt,
+  });
+}
+
+/**
+ * A statement that Postgres aborted for a deadlock or a serialization failure changed
+ * nothing, so it is simply run again. (Batches lock many rows; two batches that touch the
+ * same endpoints in a different order can deadlock, rarely.)
+ */
+async function retryOnConflict<T>(statement: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await statement();
+    } catch (error) {
+      const code = pgErrorCode(error);
+      if (attempt >= attempts || (code !== '40P01' && code !== '40001')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
+    }
+  }
+}

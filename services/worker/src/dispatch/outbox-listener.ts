@@ -1,0 +1,72 @@
+import pg from 'pg';
+import { OUTBOX_CHANNEL } from '@retention/domain';
+import type { Logger } from '@retention/runtime';
+
+/**
+ * LISTENs on the outbox channel on a connection of its own and calls `onEvent` for every
+ * committed event, so dispatch starts within milliseconds. If the connection drops it
+ * reconnects with back-off; meanwhile the dispatcher's poll keeps events flowing.
+ */
+export class OutboxListener {
+  private client: pg.Client | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private closed = false;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly onEvent: () => void,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'retention-worker-listen' });
+    client.on('notification', (message) => {
+      if (message.channel === OUTBOX_CHANNEL) this.onEvent();
+    });
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client, new Error('connection ended')));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.client = client;
+      this.failures = 0;
+      // Events committed while not listening are picked up now rather than at the next poll.
+      this.onEvent();
+    } catch (error) {
+      this.lost(client, error);
+    }
+  }
+
+  private lost(client: pg.Client, error: unknown): void {
+    if (this.client === client) this.client = null;
+    client.removeAllListeners('end');
+    client.end().catch(() => undefined);
+    if (this.closed || this.reconnectTimer) return;
+    this.failures += 1;
+    const delay = Math.min(10_000, 500 * 2 ** Math.min(this.failures, 5));
+    this.logger.warn({ err: error, retry_in_ms: delay }, 'outbox LISTEN connection lost; polling until it is back');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.connect();
+    }, delay);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const client = this.client;
+    this.client = null;
+    if (client) {
+      client.removeAllListeners('end');
+      client.removeAllListeners('error');
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import { Queue, Worker } from 'bullmq';
+import type { Logger, Redis } from '@retention/runtime';
+import { QUEUE_NAMES } from './queues.js';
+
+/**
+ * Jobs that run every so often, once per period across all replicas: each is a BullMQ job
+ * scheduler (`upsertJobScheduler`), so Redis decides which replica runs an iteration. Every
+ * replica upserts the schedulers at start (idempotent), and checks now and then that they
+ * still exist, because a Redis that lost its data loses them too.
+ *
+ * An iteration may overlap the next one on another replica if it runs longer than its
+ * period, so every job must be safe to run concurrently with itself.
+ */
+export interface PeriodicJob {
+  /** Also the scheduler's id: keep it stable across releases. */
+  name: string;
+  everyMs: number;
+  run(): Promise<unknown>;
+}
+
+export interface PeriodicJobsOptions {
+  jobs: readonly PeriodicJob[];
+  /** Non-blocking connection: scheduling. */
+  producer: Redis;
+  /** Blocking connection: the worker that runs iterations. */
+  consumer: Redis;
+  prefix: string;
+  logger: Logger;
+  /** How often each replica checks that the schedulers are still there. */
+  checkEveryMs: number;
+}
+
+export interface PeriodicJobs {
+  close(): Promise<void>;
+}
+
+export async function startPeriodicJobs(options: PeriodicJobsOptions): Promise<PeriodicJobs> {
+  const { jobs, logger, prefix } = options;
+  const byName = new Map(jobs.map((job) => [job.name, job]));
+  const queue = new Queue(QUEUE_NAMES.periodic, { connection: options.producer, prefix });
+  queue.on('error', (error) => logger.warn({ err: error }, 'periodic queue error'));
+
+  const schedule = (job: PeriodicJob) =>
+    queue.upsertJobScheduler(
+      job.name,
+      { every: job.everyMs },
+      { name: job.name, opts: { removeOnComplete: true, removeOnFail: 100 } },
+    );
+  await Promise.all(jobs.map(schedule));
+
+  const worker = new Worker(
+    QUEUE_NAMES.periodic,
+    async (iteration) => {
+      const job = byName.get(iteration.name);
+      if (!job) return; // a job of another release, not ours to run
+      const started = Date.now();
+      const result = await job.run();
+      logger.debug({ job: job.name, duration_ms: Date.now() - started, result }, 'periodic job ran');
+    },
+    { connection: options.consumer, prefix, concurrency: Math.max(1, jobs.length) },
+  );
+  worker.on('error', (error) => logger.warn({ err: error }, 'periodic worker error'));
+  worker.on('failed', (iteration, error) =>
+    logger.error({ err: error, job: iteration?.name }, 'periodic job failed; it runs again next period'),
+  );
+
+  let checking: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    checking ??= (async () => {
+      for (const job of jobs) {
+        if (await queue.getJobScheduler(job.name)) continue;
+        logger.warn({ job: job.name }, 'job scheduler missing (Redis lost its data?): restoring it');
+        await schedule(job);
+      }
+    })()
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not check the job schedulers'))
+      .finally(() => {
+        checking = null;
+      });
+  }, options.checkEveryMs);
+  timer.unref();
+
+  return {
+    async close() {
+      clearInterval(timer);
+      await checking;
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

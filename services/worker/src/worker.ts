@@ -1,0 +1,185 @@
+import { EventEmitter } from 'node:events';
+import { Queue, Worker } from 'bullmq';
+import type { Config } from '@retention/core';
+import type { Db } from '@retention/db';
+import { createWebhookSender } from '@retention/domain';
+import { createRedis, waitForRedis, type Logger, type Redis } from '@retention/runtime';
+import { createDeliveryProcessor, type DeliveryEvents } from './delivery/delivery-processor.js';
+import { DeliveryStore } from './delivery/delivery-store.js';
+import { EndpointGate } from './delivery/endpoint-gate.js';
+import { sweepLostDeliveries } from './delivery/sweeper.js';
+import { OutboxDispatcher } from './dispatch/outbox-dispatcher.js';
+import { OutboxListener } from './dispatch/outbox-listener.js';
+import { startPeriodicJobs, type PeriodicJob, type PeriodicJobs } from './periodic-jobs.js';
+import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
+
+/**
+ * The delivery worker, composed from its parts but not started by itself: `main.ts` runs it
+ * as a process, tests run it in their own process with their own database and Redis prefix.
+ *
+ *   outbox (Postgres) --LISTEN/poll--> dispatcher --> deliveries (Postgres) + one job each (Redis)
+ *   job --> endpoint gate --> claim --> signed POST --> record --> retry, done or auto-disable
+ *   sweeper (periodic) --> re-enqueues due deliveries whose job Redis lost
+ */
+
+export interface WorkerOptions {
+  /** Attempts in flight at once in this process. */
+  concurrency?: number;
+  /** Attempts in flight at once per endpoint in this process. */
+  maxInFlightPerEndpoint?: number;
+  /** The safety-net poll of the outbox, beside LISTEN. */
+  dispatchPollMs?: number;
+  dispatchBatchSize?: number;
+  sweepEveryMs?: number;
+  sweepGraceMs?: number;
+  /** How often this replica checks that the periodic jobs' schedulers still exist. */
+  scheduleCheckEveryMs?: number;
+  /** More periodic jobs to run beside the sweeper (the stale-campaign job). */
+  periodicJobs?: PeriodicJob[];
+  /** Trust this CA for receivers instead of the system's: tests only (see WebhookSenderOptions.ca). */
+  receiverCa?: string | Buffer;
+}
+
+export interface WorkerDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  options?: WorkerOptions;
+}
+
+export interface WorkerHandle {
+  /** Every recorded attempt, as it happens. */
+  events: EventEmitter<DeliveryEvents>;
+  deliveryQueue: Queue<DeliveryJobData>;
+  /** Runs one sweep now (the periodic job does this on its own); see sweepLostDeliveries. */
+  sweep(promoteParked?: boolean): ReturnType<typeof sweepLostDeliveries>;
+  /** Finishes the attempts in flight, then stops; the database stays open (it is the caller's). */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = {
+  concurrency: 100,
+  maxInFlightPerEndpoint: 10,
+  dispatchPollMs: 1_000,
+  dispatchBatchSize: 500,
+  sweepEveryMs: 5_000,
+  sweepGraceMs: 2_000,
+  scheduleCheckEveryMs: 30_000,
+} satisfies WorkerOptions;
+
+/** Margin on top of the request timeout for claiming and recording an attempt. */
+const LEASE_MARGIN_MS = 5_000;
+
+export const SWEEPER_JOB_NAME = 'sweep-lost-deliveries';
+
+export async function createWorker({ config, db, logger, options = {} }: WorkerDeps): Promise<WorkerHandle> {
+  const settings = { ...DEFAULTS, ...options };
+  const prefix = config.redisKeyPrefix;
+  const producer = createRedis(config.redisUrl, 'command', 'retention-worker-producer', logger);
+  const consumer = createRedis(config.redisUrl, 'blocking', 'retention-worker', logger);
+  const connections: Redis[] = [producer, consumer];
+  const closeConnections = () => Promise.all(connections.map((redis) => redis.quit().catch(() => redis.disconnect())));
+  try {
+    await Promise.all([waitForRedis(producer), waitForRedis(consumer)]);
+  } catch (error) {
+    await closeConnections();
+    throw error;
+  }
+
+  const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  // Renewed while the attempt runs; when its worker dies, the job is handed to another after
+  // this long, by which time the attempt's own lease has (nearly) run out too.
+  const lockDuration = Math.max(5_000, 3 * config.webhookTimeoutMs);
+
+  const deliveryQueue = new Queue<DeliveryJobData>(QUEUE_NAMES.deliveries, { connection: producer, prefix });
+  deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'delivery queue error'));
+  const sender = createWebhookSender({
+    timeoutMs: config.webhookTimeoutMs,
+    baseUrl: config.baseUrl,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    ...(settings.receiverCa !== undefined && { ca: settings.receiverCa }),
+  });
+  const events = new EventEmitter<DeliveryEvents>();
+  const store = new DeliveryStore(db, { leaseMs, retryDelaysMs: config.webhookRetryDelaysMs });
+  const gate = new EndpointGate({
+    queue: deliveryQueue,
+    logger,
+    maxInFlight: settings.maxInFlightPerEndpoint,
+    slotMs: leaseMs,
+  });
+
+  const deliveryWorker = new Worker<DeliveryJobData>(
+    QUEUE_NAMES.deliveries,
+    createDeliveryProcessor({ store, gate, sender, logger, events }),
+    {
+      connection: consumer,
+      prefix,
+      concurrency: settings.concurrency,
+      lockDuration,
+      stalledInterval: lockDuration,
+      // A job whose worker died goes back to the queue however often that happens:
+      // Postgres decides when a delivery is finished, not a stall counter.
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
+    },
+  );
+  deliveryWorker.on('error', (error) => logger.warn({ err: error }, 'delivery worker error'));
+  deliveryWorker.on('failed', (job, error) =>
+    logger.warn({ err: error, delivery_id: job?.id }, 'delivery job failed; the sweeper will bring it back'),
+  );
+
+  const dispatcher = new OutboxDispatcher({ db, queue: deliveryQueue, logger, batchSize: settings.dispatchBatchSize });
+  const listener = new OutboxListener(config.databaseUrl, () => dispatcher.wake(), logger);
+  const poll = setInterval(() => dispatcher.wake(), settings.dispatchPollMs);
+
+  const sweep = (promoteParked = false) =>
+    sweepLostDeliveries({
+      db,
+      queue: deliveryQueue,
+      redis: producer,
+      logger,
+      graceMs: settings.sweepGraceMs,
+      promoteParked,
+    });
+  let periodic: PeriodicJobs | undefined;
+  try {
+    await listener.start();
+    periodic = await startPeriodicJobs({
+      jobs: [
+        { name: SWEEPER_JOB_NAME, everyMs: settings.sweepEveryMs, run: () => sweep() },
+        ...(settings.periodicJobs ?? []),
+      ],
+      producer,
+      consumer,
+      prefix,
+      logger,
+      checkEveryMs: settings.scheduleCheckEveryMs,
+    });
+  } catch (error) {
+    clearInterval(poll);
+    await listener.close();
+    await deliveryWorker.close();
+    await deliveryQueue.close();
+    sender.close();
+    await closeConnections();
+    throw error;
+  }
+  dispatcher.wake();
+  // Jobs parked by a worker that died with its line wake now, not at their own wake-up.
+  sweep(true).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep failed'));
+
+  return {
+    events,
+    deliveryQueue,
+    sweep,
+    async close() {
+      clearInterval(poll);
+      await listener.close();
+      await dispatcher.stop();
+      await periodic?.close();
+      await deliveryWorker.close();
+      await deliveryQueue.close();
+      sender.close();
+      await closeConnections();
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from '@jest/globals';
+import { EVENT_TYPES } from '@retention/core';
+import { listDeliveryLog, updateWorkspace } from '@retention/domain';
+import { eventually } from '@retention/testkit';
+import { eventsOfEveryType, numberedEvent, useWorld } from './support/world.js';
+
+const world = useWorld();
+const ok = { kind: 'status', status: 204 } as const;
+
+describe('delivery of outbox events', () => {
+  it('delivers every event type, signed over the exact bytes, with exactly the spec headers and keys', async () => {
+    const { receiver, workspace } = world.current;
+    const endpoint = await world.current.createEndpoint('/all-types', { behaviour: ok });
+    const worker = await world.current.startWorker();
+    const samples = eventsOfEveryType(workspace);
+    const recorded = await world.current.record(samples);
+
+    const requests = await receiver.waitForRequests(endpoint.path, samples.length);
+    expect(receiver.problems()).toEqual([]);
+    expect(requests).toHaveLength(samples.length);
+    expect(new Set(requests.map((request) => request.body.type))).toEqual(new Set(EVENT_TYPES));
+    for (const event of recorded) {
+      const request = requests.find((candidate) => JSON.stringify(candidate.body.data) === JSON.stringify(event.data));
+      expect(request?.body).toEqual({ type: event.type, created_at: event.created_at, data: event.data });
+    }
+    // The signature's t is the time of the attempt.
+    for (const request of requests) {
+      expect(Math.abs(request.signatureTimestamp! - Math.floor(request.receivedAt / 1000))).toBeLessThanOrEqual(1);
+    }
+
+    const log = await eventually(async () => {
+      const entries = await listDeliveryLog(world.current.db, endpoint.id);
+      return entries.length === samples.length ? entries : null;
+    });
+    for (const entry of log) {
+      expect(entry).toEqual({
+        id: expect.any(String),
+        object: 'webhook_attempt',
+        delivery_id: expect.any(String),
+        event_id: expect.any(String),
+        event_type: expect.any(String),
+        attempt: 1,
+        outcome: 'succeeded',
+        http_status: 204,
+        error: null,
+        response_body: '',
+        duration_ms: expect.any(Number),
+        attempted_at: expect.stringMatching(/Z$/),
+        next_attempt_at: null,
+      });
+    }
+    const endpointRow = await world.current.db('webhook_endpoints').where({ id: endpoint.id }).first();
+    expect(endpointRow).toMatchObject({ failure_count: 0, enabled: true });
+    expect(endpointRow.last_success_at).toBeInstanceOf(Date);
+    // Secrets never reach a log line.
+    expect(worker.rawLogs()).not.toContain(endpoint.secret);
+    expect(worker.logs().filter((line) => line.msg === 'delivery attempt succeeded')).toHaveLength(samples.length);
+  });
+
+  it('sends an endpoint only the event types it subscribed to', async () => {
+    const { receiver, workspace } = world.current;
+    const subscribed = await world.current.createEndpoint(
+      '/subscribed',
+      { behaviour: ok },
+      { events: ['cancel.saved', 'winback.recorded'] },
+    );
+    await world.current.startWorker();
+    await world.current.record(eventsOfEveryType(workspace));
+    const requests = await receiver.waitForRequests(subscribed.path, 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      receiver
+        .requestsTo(subscribed.path)
+        .map((request) => request.body.type)
+        .sort(),
+    ).toEqual(['cancel.saved', 'winback.recorded']);
+    expect(requests.every((request) => request.problems.length === 0)).toBe(true);
+  });
+
+  it('records events of a disconnected workspace but never dispatches them, even once it reconnects', async () => {
+    const { receiver, disconnected, db } = world.current;
+    const endpoint = await world.current.createEndpoint(
+      '/disconnected',
+      { behaviour: ok },
+      { workspace: disconnected },
+    );
+    await world.current.startWorker();
+    const [event] = await world.current.record([numberedEvent(disconnected)], disconnected.id);
+    const row = await eventually(async () => {
+      const candidate = await db('events').where({ id: event!.id }).first();
+      return candidate.dispatched_at ? candidate : null;
+    });
+    expect(row.dispatched_at).toBeInstanceOf(Date);
+    expect(await db('webhook_deliveries').where({ event_id: event!.id })).toEqual([]);
+
+    await updateWorkspace(db, disconnected.id, { processor: 'connected' });
+    const [later] = await world.current.record([numberedEvent(disconnected)], disconnected.id);
+    const [request] = await receiver.waitForRequests(endpoint.path, 1);
+    expect(request!.body.data).toEqual(later!.data);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.requestsTo(endpoint.path)).toHaveLength(1);
+    await updateWorkspace(db, disconnected.id, { processor: 'disconnected' });
+  });
+
+  it('does not send an endpoint events that happened before it was created', async () => {
+    const { receiver, workspace, db } = world.current;
+    const [earlier] = await world.current.record([numberedEvent(workspace)]);
+    const endpoint = await world.current.createEndpoint('/created-later', { behaviour: ok });
+    await world.current.startWorker();
+    const [later] = await world.current.record([numberedEvent(workspace)]);
+    const [request] = await receiver.waitForRequests(endpoint.path, 1);
+    expect(request!.body.data).toEqual(later!.data);
+    const dispatched = await eventually(
+      async () => (await db('events').where({ id: earlier!.id }).first()).dispatched_at,
+    );
+    expect(dispatched).toBeInstanceOf(Date);
+    expect(receiver.requestsTo(endpoint.path)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import { eventually } from '@retention/testkit';
+import { numberedEvent, useWorld, type SampleEvent, type Workspace } from './support/world.js';
+
+const world = useWorld();
+
+/** Long enough that the hanging endpoint is not auto-disabled (10 failures) before the end. */
+const TIMEOUT_MS = 3000;
+const WORKER = {
+  env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_RETRY_DELAYS: '10m' },
+  // Without a per-endpoint cap, the hanging endpoint would hold all 20 slots for 3 s at a time.
+  options: { concurrency: 20, maxInFlightPerEndpoint: 5 },
+};
+
+function reminder(workspace: Workspace): SampleEvent {
+  return {
+    type: 'trial.reminder_sent',
+    data: {
+      reminder_id: randomUUID(),
+      customer_email: workspace.customerEmail,
+      subscription_id: workspace.subscriptionId,
+      trial_end: '2026-05-01T00:00:00.000Z',
+    },
+  };
+}
+
+/** Sends `count` events to the healthy endpoint at a steady pace; returns commit-to-arrival latencies. */
+async function healthyLatencies(path: string, count: number): Promise<number[]> {
+  const { receiver, workspace } = world.current;
+  const committedAt = new Map<string, number>();
+  for (let sent = 0; sent < count; sent += 1) {
+    const [event] = await world.current.record([reminder(workspace)]);
+    committedAt.set((event!.data as { reminder_id: string }).reminder_id, Date.now());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const arrived = () => receiver.requestsTo(path).filter((request) => committedAt.has(request.body.data.reminder_id));
+  await eventually(() => arrived().length === count, 15_000);
+  return arrived()
+    .map((request) => request.receivedAt - committedAt.get(request.body.data.reminder_id)!)
+    .sort((a, b) => a - b);
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
+
+describe('per-endpoint isolation', () => {
+  it('a hanging endpoint with 2,000 deliveries queued does not delay another endpoint', async () => {
+    const { receiver, workspace, db } = world.current;
+    const healthy = await world.current.createEndpoint(
+      '/healthy',
+      { behaviour: { kind: 'status', status: 200 } },
+      { events: ['trial.reminder_sent'] },
+    );
+    const first = await world.current.startWorker(WORKER);
+    await healthyLatencies(healthy.path, 10); // warm-up
+    const alone = await healthyLatencies(healthy.path, 30);
+    await first.handle.close();
+
+    // The backlog is in the outbox before the next worker starts.
+    const hanging = await world.current.createEndpoint(
+      '/hanging',
+      { behaviour: { kind: 'hang' } },
+      { events: ['reactivation.sent'] },
+    );
+    await world.current.record(Array.from({ length: 2000 }, () => numberedEvent(workspace)));
+    const worker = await world.current.startWorker(WORKER);
+    await eventually(async () => {
+      const [row] = await db('webhook_deliveries').where({ endpoint_id: hanging.id }).count({ count: '*' });
+      return Number(row?.count) === 2000;
+    }, 20_000);
+    // Sorted out: 5 attempts hang at the receiver, the other 1,995 are parked in Redis.
+    await eventually(async () => (await worker.handle.deliveryQueue.getWaitingCount()) === 0, 20_000);
+    await eventually(() => receiver.peakInFlight(hanging.path) === 5, 20_000);
+
+    const beside = await healthyLatencies(healthy.path, 30);
+    // Every healthy delivery arrives well within the hanging endpoint's timeout, about as fast
+    // as alone, and the hanging endpoint never has more than its share of attempts open.
+    expect(quantile(beside, 1)).toBeLessThan(TIMEOUT_MS / 4);
+    expect(quantile(beside, 0.9)).toBeLessThan(Math.max(2 * quantile(alone, 0.9), quantile(alone, 0.9) + 150));
+    expect(receiver.peakInFlight(hanging.path)).toBe(5);
+    expect((await db('webhook_endpoints').where({ id: hanging.id }).first()).enabled).toBe(true);
+    expect(receiver.problems()).toEqual([]);
+  });
+});

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import {
+  eventually,
+  redisKeyPrefix,
+  runId,
+  startService,
+  TEST_REDIS_URL,
+  type ServiceProcess,
+} from '@retention/testkit';
+import { numberedEvent, TEST_ENV, useWorld } from './support/world.js';
+
+const world = useWorld();
+
+/** The worker as a real process, trusting the receiver's certificate through NODE_EXTRA_CA_CERTS. */
+function startWorkerProcess(prefix: string, env: Record<string, string> = {}): ServiceProcess {
+  return startService('services/worker/src/main.ts', {
+    DATABASE_URL: world.current.databaseUrl,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    NODE_EXTRA_CA_CERTS: world.current.certificate.certPath,
+    ...TEST_ENV,
+    ...env,
+  });
+}
+
+/** How many times each event reached the receiver, by reactivation_id. */
+function arrivalsOf(path: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of world.current.receiver.requestsTo(path)) {
+    const id = request.body.data.reactivation_id as string;
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe('worker process faults', () => {
+  it('on SIGTERM finishes the attempts in flight, records them, and exits 0', async () => {
+    const { db, workspace } = world.current;
+    const endpoint = await world.current.createEndpoint('/slow', {
+      behaviour: { kind: 'status', status: 200, delayMs: 1_500 },
+    });
+    const worker = startWorkerProcess(`${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`, {
+      WEBHOOK_TIMEOUT_MS: '5000',
+    });
+    await worker.waitFor(/worker started/);
+    const events = await world.current.record(Array.from({ length: 5 }, () => numberedEvent(workspace)));
+    await world.current.receiver.waitForRequests(endpoint.path, 5);
+
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    const attempts = await db('webhook_attempts').where({ endpoint_id: endpoint.id });
+    expect(attempts.map((attempt) => attempt.outcome)).toEqual(Array(5).fill('succeeded'));
+    const deliveries = await db('webhook_deliveries').whereIn(
+      'event_id',
+      events.map((event) => event.id),
+    );
+    expect(deliveries.map((delivery) => delivery.status)).toEqual(Array(5).fill('succeeded'));
+  }, 60_000);
+
+  it('after kill -9 during a burst of 2,000 events, a new worker delivers every event at least once', async () => {
+    const { db, workspace, receiver } = world.current;
+    const endpoint = await world.current.createEndpoint('/kill-9', {
+      behaviour: { kind: 'status', status: 200, delayMs: 30 },
+    });
+    const prefix = `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`;
+    const first = startWorkerProcess(prefix);
+    await first.waitFor(/worker started/);
+
+    const ids: string[] = [];
+    let killed = false;
+    for (let batch = 0; batch < 20; batch += 1) {
+      const events = await world.current.record(Array.from({ length: 100 }, () => numberedEvent(workspace)));
+      ids.push(...events.map((event) => (event.data as { reactivation_id: string }).reactivation_id));
+      if (!killed && receiver.requestsTo(endpoint.path).length >= 300) {
+        first.child.kill('SIGKILL');
+        killed = true;
+      }
+    }
+    if (!killed) {
+      await receiver.waitForRequests(endpoint.path, 300, 30_000);
+      first.child.kill('SIGKILL');
+    }
+    await first.exited;
+    const receivedBeforeRestart = receiver.requestsTo(endpoint.path).length;
+    expect(receivedBeforeRestart).toBeLessThan(2_000);
+
+    const second = startWorkerProcess(prefix);
+    try {
+      await second.waitFor(/worker started/);
+      await eventually(() => ids.every((id) => arrivalsOf(endpoint.path).has(id)), 90_000, 100);
+    } finally {
+      await second.stop('SIGTERM');
+    }
+
+    const counts = arrivalsOf(endpoint.path);
+    const duplicates = [...counts.values()].reduce((sum, count) => sum + count - 1, 0);
+    const interrupted = await db('webhook_attempts').where({ endpoint_id: endpoint.id, outcome: 'interrupted' });
+    process.stdout.write(
+      `kill -9 during a burst: ${ids.length} events, ${receivedBeforeRestart} requests before the restart, ` +
+        `all ${counts.size} delivered, ${duplicates} duplicate(s), ${interrupted.length} attempt(s) logged as interrupted\n`,
+    );
+    expect(counts.size).toBe(ids.length);
+    // A duplicate can only come from an attempt the killed worker had in flight.
+    expect(duplicates).toBeLessThanOrEqual(interrupted.length);
+    expect(receiver.problems()).toEqual([]);
+    const unfinished = await db('webhook_deliveries')
+      .where({ endpoint_id: endpoint.id })
+      .whereNot({ status: 'succeeded' });
+    expect(unfinished).toEqual([]);
+  }, 180_000);
+});

@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { eventually, freePort } from '@retention/testkit';
+import { numberedEvent, useWorld } from './support/world.js';
+
+const world = useWorld();
+
+// FLUSHALL must never reach the Redis that other test files and engineers share: this test
+// runs its worker against a Redis server of its own.
+let server: ChildProcess;
+let redisUrl = '';
+
+beforeAll(async () => {
+  const port = await freePort();
+  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  redisUrl = `redis://127.0.0.1:${port}`;
+  await eventually(async () => {
+    const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      return (await probe.ping()) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  });
+});
+
+afterAll(async () => {
+  if (server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+});
+
+describe('Redis losing its data', () => {
+  it('after a FLUSHALL during a burst of 2,000 events, every event still reaches the receiver', async () => {
+    const { receiver, workspace, db } = world.current;
+    const endpoint = await world.current.createEndpoint('/flushed', {
+      behaviour: { kind: 'status', status: 200, delayMs: 30 },
+    });
+    const worker = await world.current.startWorker({
+      env: { REDIS_URL: redisUrl },
+      options: { sweepEveryMs: 500, sweepGraceMs: 500, scheduleCheckEveryMs: 1_000 },
+    });
+    const admin = new Redis(redisUrl);
+
+    const ids: string[] = [];
+    let flushedAfter = -1;
+    for (let batch = 0; batch < 20; batch += 1) {
+      const events = await world.current.record(Array.from({ length: 100 }, () => numberedEvent(workspace)));
+      ids.push(...events.map((event) => (event.data as { reactivation_id: string }).reactivation_id));
+      if (flushedAfter < 0 && receiver.requestsTo(endpoint.path).length >= 300) {
+        await admin.flushall();
+        flushedAfter = receiver.requestsTo(endpoint.path).length;
+      }
+    }
+    if (flushedAfter < 0) {
+      await receiver.waitForRequests(endpoint.path, 300, 30_000);
+      await admin.flushall();
+      flushedAfter = receiver.requestsTo(endpoint.path).length;
+    }
+    expect(flushedAfter).toBeLessThan(2_000);
+
+    const delivered = () =>
+      new Set(receiver.requestsTo(endpoint.path).map((request) => request.body.data.reactivation_id));
+    await eventually(() => ids.every((id) => delivered().has(id)), 90_000, 100);
+    await admin.quit();
+
+    const duplicates = receiver.requestsTo(endpoint.path).length - delivered().size;
+    process.stdout.write(
+      `FLUSHALL during a burst: ${ids.length} events, flushed after ${flushedAfter} requests, ` +
+        `all ${delivered().size} delivered, ${duplicates} duplicate(s)\n`,
+    );
+    expect(delivered().size).toBe(ids.length);
+    expect(receiver.problems()).toEqual([]);
+    const messages = worker.logs().map((line) => line.msg as string);
+    expect(messages).toContain('sweeper re-enqueued deliveries that had no job');
+    expect(messages).toContain('job scheduler missing (Redis lost its data?): restoring it');
+    await eventually(async () => {
+      const unfinished = await db('webhook_deliveries')
+        .where({ endpoint_id: endpoint.id })
+        .whereNot({ status: 'succeeded' });
+      return unfinished.length === 0;
+    });
+  }, 180_000);
+});

@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+export interface TestCertificate {
+  key: Buffer;
+  cert: Buffer;
+  /** The certificate's file: what NODE_EXTRA_CA_CERTS points at for a worker process. */
+  certPath: string;
+  remove(): Promise<void>;
+}
+
+/** A self-signed certificate for localhost, 127.0.0.1 and ::1, made now with openssl. */
+export async function createTestCertificate(): Promise<TestCertificate> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'retention-receiver-'));
+  const keyPath = path.join(directory, 'key.pem');
+  const certPath = path.join(directory, 'cert.pem');
+  await promisify(execFile)('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    keyPath,
+    '-out',
+    certPath,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
+  ]);
+  return {
+    key: await readFile(keyPath),
+    cert: await readFile(certPath),
+    certPath,
+    remove: () => rm(directory, { recursive: true, force: true }),
+  };
+}
