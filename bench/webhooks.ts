@@ -131,6 +131,7 @@ function startWorker(prefix: string, extraEnv: Record<string, string> = {}): Pro
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,
       REDIS_KEY_PREFIX: prefix,
+      WORKER_PORT: '0',
       NODE_EXTRA_CA_CERTS: certPath,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       LOG_LEVEL: workerLogLevel,

@@ -69,8 +69,8 @@ function launch(entry: string): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit', env: process.env });
 }
 
-/** Resolves once the API answers /readyz, or false if it has not within `timeoutMs`. */
-async function apiReady(port: number, timeoutMs = 30_000): Promise<boolean> {
+/** True once the service on `port` answers /readyz; false if it has not within `timeoutMs`. */
+async function ready(port: number, timeoutMs = 30_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -99,15 +99,17 @@ async function main(): Promise<void> {
     children.map(
       (child) =>
         new Promise<number>((resolve) => {
-          child.once('exit', (code) => {
+          child.once('exit', (code, signal) => {
             // One service dying takes the other down: a half-running demo only confuses.
             if (!stopping) stopAll('SIGTERM');
-            resolve(code ?? 1);
+            // A child still starting when we stopped it has no handler yet and dies of the signal.
+            resolve(code ?? (stopping && signal === 'SIGTERM' ? 0 : 1));
           });
         }),
     ),
   );
-  if (await apiReady(config.port)) {
+  const [apiUp, workerUp] = await Promise.all([ready(config.port), ready(config.workerPort)]);
+  if (apiUp && workerUp && !stopping) {
     say(
       [
         '',

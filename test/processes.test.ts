@@ -27,10 +27,33 @@ describe('service processes', () => {
     expect(api.output()).toMatch(/"msg":"stopped"/);
   });
 
-  it('the worker starts and stops cleanly on SIGINT', async () => {
-    const worker = startService('services/worker/src/main.ts', environment(await freePort()));
-    await worker.waitFor(/worker started/);
-    expect(await worker.stop('SIGINT')).toBe(0);
+  it('the worker serves /healthz, /readyz and /metrics on WORKER_PORT, and stops cleanly on SIGINT', async () => {
+    const port = await freePort();
+    const worker = startService('services/worker/src/main.ts', environment(port - 1));
+    try {
+      await worker.waitFor(/worker started/);
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+      const readiness = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(readiness.status).toBe(200);
+      expect(await readiness.json()).toMatchObject({
+        status: 'ready',
+        checks: { postgres: { status: 'up' }, redis: { status: 'up' } },
+      });
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      for (const series of [
+        'webhook_delivery_attempts_total',
+        'webhook_delivery_attempt_duration_seconds',
+        'webhook_endpoints_auto_disabled_total',
+        'webhook_delivery_queue_jobs',
+        'webhook_outbox_lag_seconds',
+        'process_cpu_seconds_total',
+      ]) {
+        expect(metrics).toContain(`# TYPE ${series} `);
+      }
+    } finally {
+      expect(await worker.stop('SIGINT')).toBe(0);
+    }
   });
 
   it('a process that cannot reach its database says so and exits 1', async () => {

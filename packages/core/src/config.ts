@@ -1,4 +1,4 @@
-import { parseDurationList } from './durations.js';
+import { parseDuration, parseDurationList } from './durations.js';
 
 /**
  * Process configuration, read once at start from the environment (operator-cli.md). Every
@@ -21,6 +21,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookAllowPrivateNetworks: boolean;
   staleCampaignDays: number;
+  /** How often the worker looks for stale campaigns to close (once per period across replicas). */
+  staleCampaignCheckEveryMs: number;
   logLevel: LogLevel;
   /** Express's `trust proxy`: set when the API runs behind a load balancer. */
   trustProxy: boolean;
@@ -68,6 +70,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(value);
 }
 
+function duration(env: Env, name: string, fallback: string, minMs: number, maxMs: number): number {
+  const value = read(env, name, fallback);
+  const millis = parseDuration(value);
+  if (millis === null || millis < minMs || millis > maxMs) {
+    throw new ConfigError(
+      name,
+      `"${value}" is not a duration between ${minMs} ms and ${maxMs / 3_600_000} h, such as 10m`,
+    );
+  }
+  return millis;
+}
+
 function boolean(env: Env, name: string, fallback: boolean): boolean {
   const value = read(env, name, String(fallback)).toLowerCase();
   if (['true', '1', 'yes'].includes(value)) return true;
@@ -103,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryDelaysMs,
     webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     staleCampaignDays: integer(env, 'STALE_CAMPAIGN_DAYS', 30, 1, 3650),
+    staleCampaignCheckEveryMs: duration(env, 'STALE_CAMPAIGN_CHECK_INTERVAL', '10m', 100, 24 * 3_600_000),
     logLevel: logLevel as LogLevel,
     trustProxy: boolean(env, 'TRUST_PROXY', false),
   };

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       webhookTimeoutMs: 8000,
       webhookAllowPrivateNetworks: false,
       staleCampaignDays: 30,
+      staleCampaignCheckEveryMs: 600_000,
     });
     expect(config.webhookRetryDelaysMs).toEqual([5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 504e5, 72e6, 864e5]);
   });
@@ -25,6 +26,8 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_DELAYS', '5 seconds'],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'maybe'],
     ['STALE_CAMPAIGN_DAYS', '0'],
+    ['STALE_CAMPAIGN_CHECK_INTERVAL', 'often'],
+    ['STALE_CAMPAIGN_CHECK_INTERVAL', '0ms'],
     ['BASE_URL', 'ftp://example.com'],
   ])('names %s when its value %p is invalid', (variable, value) => {
     let caught: unknown;
@@ -36,6 +39,11 @@ describe('loadConfig', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).variable).toBe(variable);
     expect((caught as ConfigError).message).toContain(variable);
+  });
+
+  it('reads the stale-campaign check interval as a duration', () => {
+    expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '500ms' }).staleCampaignCheckEveryMs).toBe(500);
+    expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '1h' }).staleCampaignCheckEveryMs).toBe(3_600_000);
   });
 
   it('never echoes a database password', () => {

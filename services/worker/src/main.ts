@@ -1,11 +1,35 @@
 /**
  * The delivery worker: `npm run start:worker`. Turns outbox events into webhook deliveries
- * and runs the periodic jobs. SIGTERM (or SIGINT) lets the attempts in flight finish first.
+ * and runs the periodic jobs (the sweeper, closing stale campaigns). Serves /healthz,
+ * /readyz and /metrics on WORKER_PORT. SIGTERM (or SIGINT) lets the attempts in flight
+ * finish first.
  */
-import { ConfigError, loadConfig } from '@retention/core';
-import { createDb, describeConnectionFailure } from '@retention/db';
-import { createLogger, createRedis, onShutdownSignal, waitForRedis } from '@retention/runtime';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, loadConfig, type Config } from '@retention/core';
+import { createDb, describeConnectionFailure, type Db } from '@retention/db';
+import { closeStaleCampaigns } from '@retention/domain';
+import {
+  createLogger,
+  createMetricsRegistry,
+  createOperationalServer,
+  createRedis,
+  drainable,
+  onShutdownSignal,
+  waitForRedis,
+} from '@retention/runtime';
+import { registerWorkerMetrics } from './metrics.js';
+import type { PeriodicJob } from './periodic-jobs.js';
 import { createWorker } from './worker.js';
+
+export const STALE_CAMPAIGNS_JOB_NAME = 'close-stale-campaigns';
+
+function staleCampaignsJob(db: Db, config: Config): PeriodicJob {
+  return {
+    name: STALE_CAMPAIGNS_JOB_NAME,
+    everyMs: config.staleCampaignCheckEveryMs,
+    run: () => closeStaleCampaigns(db, { olderThanDays: config.staleCampaignDays }),
+  };
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -17,32 +41,55 @@ async function main(): Promise<void> {
     await db.destroy();
     throw new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error));
   }
-  const probe = createRedis(config.redisUrl, 'command', 'retention-worker-probe');
+  // Kept open for /readyz: a fail-fast connection, so a probe never queues behind a reconnect.
+  const probe = createRedis(config.redisUrl, 'command', 'retention-worker-probe', logger);
   try {
     await waitForRedis(probe);
   } catch (error) {
+    probe.disconnect();
     await db.destroy();
     throw new Error(describeConnectionFailure('Redis', config.redisUrl, error));
-  } finally {
-    probe.disconnect();
   }
   let worker;
   try {
-    worker = await createWorker({ config, db, logger });
+    worker = await createWorker({ config, db, logger, options: { periodicJobs: [staleCampaignsJob(db, config)] } });
   } catch (error) {
+    probe.disconnect();
     await db.destroy();
     throw error;
   }
+
+  const registry = createMetricsRegistry('worker');
+  registerWorkerMetrics({ registry, events: worker.events, deliveryQueue: worker.deliveryQueue, db, logger });
+  const operational = createOperationalServer({
+    readiness: { postgres: () => db.raw('SELECT 1'), redis: () => probe.ping() },
+    registry,
+  });
+  const connections = drainable(operational);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      operational.once('error', reject);
+      operational.listen(config.workerPort, resolve);
+    });
+  } catch (error) {
+    await worker.close();
+    probe.disconnect();
+    await db.destroy();
+    throw new Error(`cannot listen on WORKER_PORT ${config.workerPort}: ${(error as Error).message}`);
+  }
+
   // An attempt in flight takes at most the request timeout; leave room to record it.
   onShutdownSignal(
     logger,
     async () => {
       await worker.close();
+      await connections.drain();
+      probe.disconnect();
       await db.destroy();
     },
     Math.max(30_000, config.webhookTimeoutMs + 15_000),
   );
-  logger.info('worker started');
+  logger.info({ port: (operational.address() as AddressInfo).port }, 'worker started');
 }
 
 main().catch((error: unknown) => {

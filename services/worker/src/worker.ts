@@ -167,19 +167,26 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   // Jobs parked by a worker that died with its line wake now, not at their own wake-up.
   sweep(true).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep failed'));
 
+  let closing: Promise<void> | undefined;
   return {
     events,
     deliveryQueue,
     sweep,
-    async close() {
-      clearInterval(poll);
-      await listener.close();
-      await dispatcher.stop();
-      await periodic?.close();
-      await deliveryWorker.close();
-      await deliveryQueue.close();
-      sender.close();
-      await closeConnections();
+    // Idempotent: a second call waits for the first instead of closing closed connections.
+    close() {
+      closing ??= closeAll();
+      return closing;
     },
   };
+
+  async function closeAll(): Promise<void> {
+    clearInterval(poll);
+    await listener.close();
+    await dispatcher.stop();
+    await periodic?.close();
+    await deliveryWorker.close();
+    await deliveryQueue.close();
+    sender.close();
+    await closeConnections();
+  }
 }

@@ -18,6 +18,7 @@ function startWorkerProcess(prefix: string, env: Record<string, string> = {}): S
     DATABASE_URL: world.current.databaseUrl,
     REDIS_URL: TEST_REDIS_URL,
     REDIS_KEY_PREFIX: prefix,
+    WORKER_PORT: '0', // any free port: several workers run side by side here
     NODE_EXTRA_CA_CERTS: world.current.certificate.certPath,
     ...TEST_ENV,
     ...env,

@@ -1,0 +1,89 @@
+import type { EventEmitter } from 'node:events';
+import type { Queue } from 'bullmq';
+import type { Db } from '@retention/db';
+import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Logger, type Registry } from '@retention/runtime';
+import type { DeliveryEvents } from './delivery/delivery-processor.js';
+import type { DeliveryJobData } from './queues.js';
+
+export interface WorkerMetricsSources {
+  registry: Registry;
+  /** The worker's attempt reports, as they happen. */
+  events: EventEmitter<DeliveryEvents>;
+  deliveryQueue: Queue<DeliveryJobData>;
+  db: Db;
+  logger: Logger;
+}
+
+const QUEUE_STATES = ['waiting', 'delayed', 'active'] as const;
+
+/**
+ * The worker's Prometheus series. Counters follow this process's attempts; the queue depth
+ * and the outbox lag are read when scraped, so they describe the whole installation (every
+ * replica reports the same values: aggregate them with max, not sum).
+ */
+export function registerWorkerMetrics({ registry, events, deliveryQueue, db, logger }: WorkerMetricsSources): void {
+  const registers = [registry];
+  const attempts = new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts made by this process, by outcome',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const attemptSeconds = new Histogram({
+    name: 'webhook_delivery_attempt_duration_seconds',
+    help: 'Duration of one webhook delivery attempt, request and response',
+    labelNames: ['outcome'],
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers,
+  });
+  const autoDisabled = new Counter({
+    name: 'webhook_endpoints_auto_disabled_total',
+    help: 'Endpoints this process disabled after consecutive failed deliveries',
+    registers,
+  });
+  for (const outcome of ['succeeded', 'failed']) attempts.labels(outcome).inc(0);
+
+  events.on('attempt', ({ result, endpointDisabled }) => {
+    const outcome = result.succeeded ? 'succeeded' : 'failed';
+    attempts.labels(outcome).inc();
+    attemptSeconds.labels(outcome).observe(result.durationMs / 1000);
+    if (endpointDisabled) autoDisabled.inc();
+  });
+
+  // A scrape must answer even while Redis or Postgres is away: the gauge then keeps its last value.
+  const unreadable = (what: string, error: unknown) =>
+    logger.warn({ err: error }, `metrics: could not read ${what}; the gauge keeps its last value`);
+
+  new Gauge({
+    name: 'webhook_delivery_queue_jobs',
+    help: 'Delivery jobs in the queue, by state',
+    labelNames: ['state'],
+    registers,
+    async collect() {
+      try {
+        const counts = await deliveryQueue.getJobCounts(...QUEUE_STATES);
+        for (const state of QUEUE_STATES) this.labels(state).set(counts[state] ?? 0);
+      } catch (error) {
+        unreadable('the queue depth', error);
+      }
+    },
+  });
+
+  new Gauge({
+    name: 'webhook_outbox_lag_seconds',
+    help: 'Age of the oldest event not yet turned into deliveries (0 when none waits)',
+    registers,
+    async collect() {
+      try {
+        // The partial index on undispatched events serves this: it reads one row.
+        const oldest = await db('events')
+          .whereNull('dispatched_at')
+          .orderBy('seq')
+          .first<{ lag: number } | undefined>(db.raw('extract(epoch FROM now() - created_at)::float8 AS lag'));
+        this.set(Math.max(0, oldest?.lag ?? 0));
+      } catch (error) {
+        unreadable('the outbox lag', error);
+      }
+    },
+  });
+}
