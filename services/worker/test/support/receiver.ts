@@ -1,20 +1,15 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import {
-  compileValidator,
-  EVENT_DATA_SCHEMAS,
-  eventDataKeys,
-  isEventType,
-  PING_EVENT_TYPE,
-  verifySignature,
-} from '@retention/core';
+import { compileValidator, EVENT_DATA_SCHEMAS, eventDataKeys, isEventType, PING_EVENT_TYPE } from '@retention/core';
+import { parseSignatureHeader, verifyWebhook } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
 import type { TestCertificate } from './certificate.js';
 
 /**
  * A real HTTPS webhook receiver for tests. Every request is checked the way a careful
- * receiver would: the signature with core's verifier over the raw bytes, the exact set of
+ * receiver would: the signature with the SDK's verifier (what our users run) over the raw
+ * bytes, the exact set of
  * headers on the wire, the body's keys and the `data` keys of its event type. Anything off
  * is recorded in the request's `problems`, which tests assert to be empty.
  */
@@ -189,11 +184,9 @@ export class Receiver {
       problems.push('content-length mismatch');
     if (route) {
       try {
-        received.signatureTimestamp = verifySignature(
-          received.rawBody,
-          received.headers['x-service-signature'] as string | undefined,
-          route.secret,
-        );
+        const header = received.headers['x-service-signature'];
+        verifyWebhook(received.rawBody, header, route.secret);
+        received.signatureTimestamp = parseSignatureHeader(header).timestamp;
       } catch (error) {
         problems.push(`signature: ${(error as Error).message}`);
       }
