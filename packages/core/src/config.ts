@@ -24,8 +24,13 @@ export interface Config {
   /** How often the worker looks for stale campaigns to close (once per period across replicas). */
   staleCampaignCheckEveryMs: number;
   logLevel: LogLevel;
-  /** Express's `trust proxy`: set when the API runs behind a load balancer. */
-  trustProxy: boolean;
+  /**
+   * Express's `trust proxy`: which hops of X-Forwarded-For to believe. `false` (none), a
+   * number of proxies in front of the API, or a list of their addresses/subnets. Never
+   * Express's `true` (believe every hop): the client writes the left-most entry itself, and
+   * the failed-authentication limit per client address would be trivially dodged.
+   */
+  trustProxy: false | number | string[];
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -89,6 +94,26 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `"${value}" is not true or false`);
 }
 
+/**
+ * TRUST_PROXY: `false`/`0`, `true` (one proxy in front, the usual load balancer), a hop count,
+ * or a comma list of proxy addresses or subnets (`10.0.0.0/8,fd00::/8`).
+ */
+function trustProxy(env: Env): false | number | string[] {
+  const value = read(env, 'TRUST_PROXY', 'false').toLowerCase();
+  if (['false', 'no', '0'].includes(value)) return false;
+  if (['true', 'yes'].includes(value)) return 1;
+  if (/^\d+$/.test(value)) {
+    if (Number(value) > 10) throw new ConfigError('TRUST_PROXY', `"${value}" hops is more than 10`);
+    return Number(value);
+  }
+  const subnets = value.split(',').map((part) => part.trim());
+  if (subnets.every((part) => /^[0-9a-f.:]+(\/\d{1,3})?$/.test(part) && /[.:]/.test(part))) return subnets;
+  throw new ConfigError(
+    'TRUST_PROXY',
+    `"${value}" is not true, false, a number of proxies, or a comma list of proxy addresses or subnets`,
+  );
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const delaysText = read(env, 'WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_SCHEDULE);
   const webhookRetryDelaysMs = parseDurationList(delaysText);
@@ -106,20 +131,22 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisKeyPrefix)) {
     throw new ConfigError('REDIS_KEY_PREFIX', 'use 1 to 64 letters, digits, dots, dashes or underscores');
   }
+  const port = integer(env, 'PORT', 3000, 0, 65535);
   return {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://localhost:5432/retention', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisKeyPrefix,
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     workerPort: integer(env, 'WORKER_PORT', 3001, 0, 65535),
-    baseUrl: url(env, 'BASE_URL', 'http://localhost:3000', ['http:', 'https:']).replace(/\/+$/, ''),
+    // Unset, it follows PORT, so the URLs that `npm start` prints work on any port.
+    baseUrl: url(env, 'BASE_URL', `http://localhost:${port || 3000}`, ['http:', 'https:']).replace(/\/+$/, ''),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 8000, 1, 120_000),
     webhookRetryDelaysMs,
     webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     staleCampaignDays: integer(env, 'STALE_CAMPAIGN_DAYS', 30, 1, 3650),
     staleCampaignCheckEveryMs: duration(env, 'STALE_CAMPAIGN_CHECK_INTERVAL', '10m', 100, 24 * 3_600_000),
     logLevel: logLevel as LogLevel,
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
   };
 }
 

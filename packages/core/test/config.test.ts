@@ -29,6 +29,9 @@ describe('loadConfig', () => {
     ['STALE_CAMPAIGN_CHECK_INTERVAL', 'often'],
     ['STALE_CAMPAIGN_CHECK_INTERVAL', '0ms'],
     ['BASE_URL', 'ftp://example.com'],
+    ['TRUST_PROXY', 'sometimes'],
+    ['TRUST_PROXY', '11'],
+    ['TRUST_PROXY', '10.0.0.0/8,loopback'],
   ])('names %s when its value %p is invalid', (variable, value) => {
     let caught: unknown;
     try {
@@ -44,6 +47,19 @@ describe('loadConfig', () => {
   it('reads the stale-campaign check interval as a duration', () => {
     expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '500ms' }).staleCampaignCheckEveryMs).toBe(500);
     expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '1h' }).staleCampaignCheckEveryMs).toBe(3_600_000);
+  });
+
+  it('follows PORT in the default BASE_URL, so printed URLs work on any port', () => {
+    expect(loadConfig({ PORT: '4160' }).baseUrl).toBe('http://localhost:4160');
+    expect(loadConfig({ PORT: '4160', BASE_URL: 'https://api.example.com/' }).baseUrl).toBe('https://api.example.com');
+  });
+
+  it('reads TRUST_PROXY as hops or subnets, never as "believe every X-Forwarded-For hop"', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8']);
   });
 
   it('never echoes a database password', () => {
