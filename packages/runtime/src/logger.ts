@@ -22,7 +22,9 @@ const REDACT_PATHS = [
   '*.signing_secret',
 ];
 
-const SECRET_PATTERN = /\b(sk_live_|whsec_)[0-9A-Za-z_-]+/g;
+// No word boundary before the prefix: a secret glued to a word character (`/x/1sk_live_…`,
+// `a%2Fsk_live_…`, `_whsec_…`) is still a secret. Masking the odd `task_live_…` is the cheap side.
+const SECRET_PATTERN = /(sk_live_|whsec_)[0-9A-Za-z_-]+/g;
 
 export function scrubSecrets(text: string): string {
   return text.replace(SECRET_PATTERN, '$1[redacted]');

@@ -42,6 +42,23 @@ describe('the logger', () => {
     expect(output).toContain('x whsec_[redacted]');
   });
 
+  it('masks secrets glued to a word character, as request paths can carry them', () => {
+    const { logger, text } = capture();
+    const paths = [
+      `/api/v1/customers/a%2F${TOKEN}`,
+      `/x/1${TOKEN}`,
+      `/y/_${SECRET}`,
+      `/z/%20${SECRET}`,
+      `/w/${TOKEN}${SECRET}`,
+    ];
+    for (const path of paths) logger.info({ path }, `GET ${path}`);
+    const output = text();
+    expect(output).not.toContain(TOKEN.slice(8));
+    expect(output).not.toContain(SECRET.slice(6));
+    expect(output).toContain('/x/1sk_live_[redacted]');
+    expect(output).toContain('/y/_whsec_[redacted]');
+  });
+
   it('censors credential fields by name', () => {
     const { logger, text } = capture();
     logger.info({ authorization: 'Bearer x', headers: { authorization: 'Basic y' }, token: 't', secret: 's' }, 'x');
