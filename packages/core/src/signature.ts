@@ -36,9 +36,18 @@ export interface ParsedSignatureHeader {
 }
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
-const UNIX_SECONDS = /^\d{1,12}$/;
+/**
+ * `t` exactly as the signer writes a number: no sign, leading zero, fraction, exponent or
+ * space. The HMAC covers the header's literal `t` text, so this is the only spelling whose
+ * value and text agree (`01772875000` would be the same time over different bytes).
+ */
+const UNIX_SECONDS = /^(0|[1-9]\d{0,11})$/;
 
-/** Splits the header on commas into `t` and one or more `v1`; unknown keys are ignored. */
+/**
+ * Splits the header on commas into `t` and one or more `v1`; unknown keys are ignored.
+ * Spaces may surround an element (a proxy joining repeated headers adds them), never sit
+ * inside one: keys and values are taken literally.
+ */
 export function parseSignatureHeader(header: string | undefined | null): ParsedSignatureHeader {
   if (typeof header !== 'string' || header.length === 0 || header.length > 1024) {
     throw new SignatureVerificationError('malformed_header', 'The signature header is missing or too long.');
@@ -46,15 +55,16 @@ export function parseSignatureHeader(header: string | undefined | null): ParsedS
   let timestamp: number | undefined;
   const signatures: string[] = [];
   for (const part of header.split(',')) {
-    const separator = part.indexOf('=');
+    const element = part.trim();
+    const separator = element.indexOf('=');
     if (separator <= 0) {
       throw new SignatureVerificationError(
         'malformed_header',
         'Every element of the signature header must be key=value.',
       );
     }
-    const key = part.slice(0, separator).trim();
-    const value = part.slice(separator + 1).trim();
+    const key = element.slice(0, separator);
+    const value = element.slice(separator + 1);
     if (key === 't') {
       if (timestamp !== undefined || !UNIX_SECONDS.test(value)) {
         throw new SignatureVerificationError(

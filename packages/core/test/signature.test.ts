@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import {
   computeSignature,
@@ -108,5 +109,22 @@ describe('webhook signatures', () => {
   ])('rejects the malformed header %p', (bad) => {
     expect(failureOf(() => parseSignatureHeader(bad))).toBe('malformed_header');
     expect(failureOf(() => verifySignature(body, bad, secret, { nowSeconds: timestamp }))).toBe('malformed_header');
+  });
+
+  // The HMAC covers the literal t text: any other spelling of the same number is refused.
+  it.each([`0${timestamp}`, `+${timestamp}`, ` ${timestamp}`, `${timestamp}.0`, `${timestamp}e0`, '1.7e9', '00'])(
+    'rejects the non-canonical t=%p even when signed over that very text',
+    (t) => {
+      const overText = createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex');
+      const bad = `t=${t},v1=${overText}`;
+      expect(failureOf(() => parseSignatureHeader(bad))).toBe('malformed_header');
+      expect(failureOf(() => verifySignature(body, bad, secret, { nowSeconds: timestamp }))).toBe('malformed_header');
+    },
+  );
+
+  it('tolerates spaces around elements, never inside one', () => {
+    expect(verifySignature(body, ` t=${timestamp} , v1=${hex} `, secret, { nowSeconds: timestamp })).toBe(timestamp);
+    expect(failureOf(() => parseSignatureHeader(`t= ${timestamp},v1=${hex}`))).toBe('malformed_header');
+    expect(failureOf(() => parseSignatureHeader(`t=${timestamp},v1= ${hex}`))).toBe('malformed_header');
   });
 });

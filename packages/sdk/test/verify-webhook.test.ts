@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -264,9 +265,22 @@ describe('malformed headers', () => {
     expect(error.type).toBe('malformed_header');
   });
 
-  it('tolerates spaces around elements, as when a proxy joins repeated headers', () => {
+  it('tolerates spaces around elements, as when a proxy joins repeated headers, never inside one', () => {
     expect(verifyWebhook(body, ` t=${T} , v1=${good} `, SECRET, { now: NOW }).type).toBe('ping');
+    for (const header of [`t= ${T},v1=${good}`, `t=${T},v1= ${good}`]) {
+      expect(failureOf(() => verifyWebhook(body, header, SECRET, { now: NOW }))).toBeInstanceOf(WebhookHeaderError);
+    }
   });
+
+  // The HMAC covers the literal t text: any other spelling of the same number is refused.
+  it.each([`0${T}`, `+${T}`, ` ${T}`, `${T}.0`, `${T}e0`, '1.7e9', '00'])(
+    'refuses the non-canonical t=%p as malformed, even when signed over that very text',
+    (t) => {
+      const overText = createHmac('sha256', SECRET).update(`${t}.`).update(body).digest('hex');
+      const error = failureOf(() => verifyWebhook(body, `t=${t},v1=${overText}`, SECRET, { now: NOW }));
+      expect(error).toBeInstanceOf(WebhookHeaderError);
+    },
+  );
 
   it("takes Node's header value as it comes, a string or an array of repeats", () => {
     const headers: IncomingHttpHeaders = { 'x-service-signature': [`t=${T}`, `v1=${good}`] };
@@ -298,9 +312,15 @@ describe('agreement with core', () => {
     `t=${T}`,
     `t=${T - 400}`,
     `t=${T + 400}`,
+    `t=0${T}`,
+    `t= ${T}`,
+    `t =${T}`,
+    `t=${T}.0`,
     't=',
     't=abc',
     `v1=${good}`,
+    ` v1=${good} `,
+    `v1= ${good}`,
     `v1=${good.slice(2)}`,
     `v1=${'a'.repeat(64)}`,
     `v1=${good.toUpperCase()}`,

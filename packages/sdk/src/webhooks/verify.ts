@@ -13,7 +13,12 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const MAX_HEADER_LENGTH = 4096;
-const UNIX_SECONDS = /^\d{1,12}$/;
+/**
+ * `t` exactly as the service writes a number: no sign, leading zero, fraction, exponent or
+ * space. The HMAC covers the header's literal `t` text, so this is the only spelling whose
+ * value and text agree (`01772875000` would be the same time over different bytes).
+ */
+const UNIX_SECONDS = /^(0|[1-9]\d{0,11})$/;
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
 
 export type WebhookVerificationFailure =
@@ -107,6 +112,7 @@ export function verifyWebhook(
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('`now` must be a valid Date.');
 
   const { timestamp, signatures } = parseSignatureHeader(signatureHeader);
+  // `t` is canonical, so the number prints back as exactly the text that was signed.
   const expected = createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(body).digest();
   // Every candidate is compared, in constant time, without stopping at the first match.
   let matched = false;
@@ -135,7 +141,8 @@ export interface ParsedSignatureHeader {
 /**
  * Splits the header into its `t` and its `v1` values; other keys (future schemes) are ignored.
  * A header received more than once (an array in Node's `req.headers`) counts as one, joined
- * with commas, as HTTP defines.
+ * with commas, as HTTP defines. Spaces may surround an element (joining adds them), never sit
+ * inside one: keys and values are taken literally.
  */
 export function parseSignatureHeader(value: unknown): ParsedSignatureHeader {
   const header = Array.isArray(value) ? value.join(',') : value;
@@ -145,14 +152,17 @@ export function parseSignatureHeader(value: unknown): ParsedSignatureHeader {
   if (header.length > MAX_HEADER_LENGTH) throw new WebhookHeaderError('The X-Service-Signature header is too long.');
   let timestamp: number | undefined;
   const signatures: string[] = [];
-  for (const element of header.split(',')) {
+  for (const part of header.split(',')) {
+    const element = part.trim();
     const separator = element.indexOf('=');
     if (separator <= 0) throw new WebhookHeaderError('Every element of the signature header must be key=value.');
-    const key = element.slice(0, separator).trim();
-    const value = element.slice(separator + 1).trim();
+    const key = element.slice(0, separator);
+    const value = element.slice(separator + 1);
     if (key === 't') {
       if (timestamp !== undefined) throw new WebhookHeaderError('The signature header has more than one t.');
-      if (!UNIX_SECONDS.test(value)) throw new WebhookHeaderError('t must be a unix time in seconds.');
+      if (!UNIX_SECONDS.test(value)) {
+        throw new WebhookHeaderError('t must be a unix time in seconds, written as a plain whole number.');
+      }
       timestamp = Number(value);
     } else if (key === 'v1') {
       if (!HEX_SHA256.test(value)) throw new WebhookHeaderError('v1 must be 64 lowercase hexadecimal characters.');
