@@ -119,14 +119,39 @@ describe('creating an endpoint', () => {
     ['https://hooks.example.com/#part', /url: must not contain a #fragment/],
     ['https://hooks example.com/', /url: must not contain whitespace/],
     ['https://hooks.example.com/\n', /url: must not contain whitespace or control characters/],
-    ['https://', /url: is not a well-formed URL/],
+    ['https://', /url: must have a host right after https:\/\//],
     ['https://[::1/', /url: is not a well-formed URL/],
+    ['https:///hooks', /url: must have a host right after https:\/\//],
+    ['https://hooks.example.com:0/', /url: port must be a number from 1 to 65535/],
+    ['https://1.2.3/', /url: an IPv4 address must be written as four decimal numbers/],
+    ['https://hooks..example.com/', /url: each part of the host name between dots must be 1 to 63/],
+    ['https://hooks.example.com/?a=b#', /url: must not contain a #fragment/],
     [`https://hooks.example.com/${'a'.repeat(2048)} (too long)`, /url: must be at most 2048 characters/],
     ['', /url: is required/],
   ])('refuses the URL %#', async (url, message) => {
     expect(await failureOf(() => create({ url }))).toEqual({
       type: 'invalid_param',
       message: expect.stringMatching(message),
+    });
+  });
+
+  it('refuses, as invalid_param, a URL that only passes 2048 characters once normalised', async () => {
+    const url = `https://hooks.example.com/${'ä'.repeat(1000)}`;
+    expect(url.length).toBeLessThan(2048);
+    expect(await failureOf(() => create({ url }))).toEqual({
+      type: 'invalid_param',
+      message: expect.stringMatching(/^url: must be at most 2048 characters once normalised/),
+    });
+    const endpoint = await create();
+    expect(await failureOf(() => updateEndpoint(database.current.db, endpoint.id, { actor_id: owner, url }))).toEqual({
+      type: 'invalid_param',
+      message: expect.stringMatching(/^url: must be at most 2048 characters once normalised/),
+    });
+  });
+
+  it('stores an international host name in punycode', async () => {
+    expect(await create({ url: 'https://bücher.example/in' })).toMatchObject({
+      url: 'https://xn--bcher-kva.example/in',
     });
   });
 

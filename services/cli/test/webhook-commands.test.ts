@@ -105,6 +105,13 @@ describe('webhook commands', () => {
   it.each([
     ['http://hooks.example.com/in', undefined, /^url: must begin with https:\/\//],
     ['https://me:pw@hooks.example.com/', undefined, /^url: must not contain credentials/],
+    // Under 2048 characters as typed, about 6,000 once percent-encoded: refused, not a database error.
+    [
+      `https://hooks.example.com/${'ä'.repeat(1000)}`,
+      undefined,
+      /^url: must be at most 2048 characters once normalised/,
+    ],
+    ['https://hooks.example.com:0/in', undefined, /^url: port must be a number from 1 to 65535/],
     ['https://hooks.example.com/in', 'recovery.opened,invoice.paid', /^--events: "invoice.paid" is not an event type/],
     ['https://hooks.example.com/in', 'recovery.opened,,cancel.saved', /^--events must be a comma-separated list/],
   ])('create refuses --url %s --events %s with invalid_param', async (url, events, message) => {
