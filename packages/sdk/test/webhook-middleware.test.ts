@@ -174,10 +174,40 @@ describe('webhookMiddleware in Express', () => {
     expect((await post(url, signed(pingBody))).json).toEqual({ received: 'ping' });
   });
 
-  it('reports express.json() having consumed the body as an error, instead of refusing every delivery', async () => {
+  it('after express.json({ verify }) keeping the bytes as req.rawBody, verifies those bytes', async () => {
+    const { url, failures } = await app((application) =>
+      application.use(
+        express.json({
+          verify: (req, _res, buf) => Object.assign(req, { rawBody: buf }),
+        }),
+      ),
+    );
+    const good = await post(url, signed(recoveredBody));
+    expect(good).toMatchObject({ status: 200, json: { received: 'recovery.recovered' } });
+    const forged = await post(url, { ...signed(recoveredBody), body: recoveredBody.replace('4900', '1') });
+    expect(forged).toMatchObject({ status: 401, json: { error: { type: 'signature_mismatch' } } });
+    const stale = await post(url, signed(recoveredBody, now() - 900));
+    expect(stale).toMatchObject({ status: 401, json: { error: { type: 'timestamp_out_of_tolerance' } } });
+    expect(failures).toEqual([]);
+  });
+
+  it('takes req.rawBody as a string too, as a host that parsed the body may set it', async () => {
+    const { url } = await app((application) =>
+      application.use(express.text({ type: 'application/json' }), (req, _res, next) => {
+        Object.assign(req, { rawBody: req.body as string, body: JSON.parse(req.body as string) as unknown });
+        next();
+      }),
+    );
+    expect((await post(url, signed(pingBody))).json).toEqual({ received: 'ping' });
+    expect((await post(url, signed(pingBody, now() - 900))).status).toBe(401);
+  });
+
+  it('hands a body parsed with no raw bytes kept to the error handler, naming the fixes', async () => {
     const { url, failures } = await app((application) => application.use(express.json()));
     expect((await post(url, signed(pingBody))).status).toBe(500);
-    expect(String(failures[0])).toContain('already consumed');
+    expect(failures).toHaveLength(1);
+    expect(String(failures[0])).toContain('raw bytes were not kept');
+    expect(String(failures[0])).toContain('req.rawBody = buf');
   });
 
   it('webhookEventOf fails loudly when the middleware did not run', async () => {

@@ -23,10 +23,13 @@ const EVENT_PROPERTY = 'webhookEvent';
 class BodyTooLargeError extends Error {}
 
 /**
- * Reads the raw body itself (mount it before any body parser on this route, or after
- * `express.raw()`), verifies the signature and the timestamp, and either answers
- * 401 (400 for a signed body that is not an event, 413 for one too large), or sets
- * `req.webhookEvent` and calls `next()`. Read the event with `webhookEventOf(req)`.
+ * Reads the raw body itself (mount it before any body parser on this route), or takes the
+ * bytes a parser kept: `req.body` after `express.raw()`/`express.text()`, or `req.rawBody`
+ * (set by hosts such as Cloud Functions, or by `express.json({ verify })`). It verifies the
+ * signature and the timestamp, and either answers 401 (400 for a signed body that is not an
+ * event, 413 for one too large), or sets `req.webhookEvent` and calls `next()`. Read the event
+ * with `webhookEventOf(req)`. A body parsed with no raw bytes kept cannot be verified: that
+ * is a setup mistake, reported through `next(error)` to the app's error handling.
  */
 export function webhookMiddleware(options: WebhookMiddlewareOptions): WebhookMiddleware {
   const { secret, toleranceSeconds } = options;
@@ -79,14 +82,24 @@ function refuse(res: ServerResponse, status: number, type: string, message: stri
   res.end(JSON.stringify({ error: { type, message } }));
 }
 
-function rawBodyOf(req: IncomingMessage & { body?: unknown }, limit: number): Promise<Buffer | string> {
+const isRawBytes = (value: unknown): value is Uint8Array | string =>
+  value instanceof Uint8Array || typeof value === 'string';
+
+function rawBodyOf(
+  req: IncomingMessage & { body?: unknown; rawBody?: unknown },
+  limit: number,
+): Promise<Uint8Array | string> {
   // A raw or text body parser already ran on this route: its bytes are the body.
-  if (req.body instanceof Uint8Array || typeof req.body === 'string') return Promise.resolve(req.body as Buffer);
+  if (isRawBytes(req.body)) return Promise.resolve(req.body);
+  // A JSON parser ran, but the exact bytes were kept beside the parsed object.
+  if (isRawBytes(req.rawBody)) return Promise.resolve(req.rawBody);
   if (req.body !== undefined || req.readableEnded) {
     return Promise.reject(
       new Error(
-        'The request body was already consumed (by express.json() or similar), so its signature cannot be checked. ' +
-          "Mount webhookMiddleware() before body parsers on the webhook route, or use express.raw({ type: 'application/json' }).",
+        'The webhook body was already parsed (by express.json() or similar) and its raw bytes were not kept, ' +
+          'so its signature cannot be checked. Mount webhookMiddleware() before body parsers on the webhook route, ' +
+          "use express.raw({ type: 'application/json' }) there, or keep the bytes with " +
+          'express.json({ verify: (req, _res, buf) => { req.rawBody = buf } }).',
       ),
     );
   }
