@@ -48,6 +48,14 @@ export interface CancelSessionListParams extends CursorParams {
   outcome?: CancelOutcome;
 }
 
+/** The parameters of each list, in the API's order: the query parameters it accepts. */
+export const CUSTOMER_LIST_PARAMS = ['email', 'tag', 'cursor'] as const satisfies readonly (keyof CustomerListParams)[];
+export const CAMPAIGN_LIST_PARAMS = ['status', 'cursor'] as const satisfies readonly (keyof CampaignListParams)[];
+export const CANCEL_SESSION_LIST_PARAMS = [
+  'outcome',
+  'cursor',
+] as const satisfies readonly (keyof CancelSessionListParams)[];
+
 /**
  * The REST API (read-only). `list` returns one page; `all` walks every page:
  *

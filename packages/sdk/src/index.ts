@@ -1,5 +1,8 @@
 export {
+  CAMPAIGN_LIST_PARAMS,
+  CANCEL_SESSION_LIST_PARAMS,
   Client,
+  CUSTOMER_LIST_PARAMS,
   CampaignsResource,
   CancelSessionsResource,
   CustomersResource,

@@ -3,16 +3,17 @@
  * file holds them to the schemas the API validates with and to the event catalog, twice:
  * - at compile time (`npm run typecheck` covers this file): each SDK type is identical to
  *   the core type derived from the schema, so a field added on either side breaks the build;
- * - at run time: the SDK's exported constants equal core's, and a sample of each SDK type,
- *   written as an exact literal of that type, has the schema's key set and passes the schema.
+ * - at run time: the SDK's exported constants equal core's (and the list parameters the API's
+ *   query schemas), and a sample of each SDK type, written as an exact literal of that type,
+ *   has the schema's key set and passes the schema.
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Static, TSchema } from '@sinclair/typebox';
 import * as core from '@retention/core';
 import * as sdk from '@retention/sdk';
-import type { CampaignListQuery } from '../../../services/api/src/routes/campaigns.js';
-import type { CancelSessionListQuery } from '../../../services/api/src/routes/cancel-sessions.js';
-import type { CustomerListQuery } from '../../../services/api/src/routes/customers.js';
+import { CampaignListQuery } from '../../../services/api/src/routes/campaigns.js';
+import { CancelSessionListQuery } from '../../../services/api/src/routes/cancel-sessions.js';
+import { CustomerListQuery } from '../../../services/api/src/routes/customers.js';
 
 /** Structurally identical, whatever the spelling (interface, intersection, mapped type). */
 type Normalize<T> = T extends object ? { [K in keyof T]: Normalize<T[K]> } : T;
@@ -52,6 +53,10 @@ assertIdentical<keyof sdk.CampaignListParams, keyof Static<typeof CampaignListQu
 assertIdentical<keyof sdk.CancelSessionListParams, keyof Static<typeof CancelSessionListQuery>>();
 assertIdentical<sdk.CampaignListParams['status'], Static<typeof CampaignListQuery>['status']>();
 assertIdentical<sdk.CancelSessionListParams['outcome'], Static<typeof CancelSessionListQuery>['outcome']>();
+// The exported parameter lists name every parameter (run time holds them to the API's schemas).
+assertIdentical<(typeof sdk.CUSTOMER_LIST_PARAMS)[number], keyof sdk.CustomerListParams>();
+assertIdentical<(typeof sdk.CAMPAIGN_LIST_PARAMS)[number], keyof sdk.CampaignListParams>();
+assertIdentical<(typeof sdk.CANCEL_SESSION_LIST_PARAMS)[number], keyof sdk.CancelSessionListParams>();
 
 // The check bites: a field the SDK lacks, an optional field, a wider type all fail it.
 // @ts-expect-error a missing field
@@ -253,6 +258,12 @@ describe('SDK resource types against the API schemas', () => {
     expect(sdk.CUSTOMER_FIELDS).toEqual(Object.keys(core.CustomerSchema.properties));
     expect(sdk.CAMPAIGN_FIELDS).toEqual(Object.keys(core.RecoveryCampaignSchema.properties));
     expect(sdk.CANCEL_SESSION_FIELDS).toEqual(Object.keys(core.CancelSessionSchema.properties));
+  });
+
+  it("exports the parameters of each list, exactly the API's query parameters in its order", () => {
+    expect(sdk.CUSTOMER_LIST_PARAMS).toEqual(Object.keys(CustomerListQuery.properties));
+    expect(sdk.CAMPAIGN_LIST_PARAMS).toEqual(Object.keys(CampaignListQuery.properties));
+    expect(sdk.CANCEL_SESSION_LIST_PARAMS).toEqual(Object.keys(CancelSessionListQuery.properties));
   });
 
   it('exports the enumerations of core', () => {
