@@ -88,7 +88,10 @@ describe('publicOnlyLookup', () => {
   it.each([false, true])('refuses a name that resolves only to loopback (all: %s)', async (all) => {
     const { error } = await lookup('localhost', all);
     expect(error).toBeInstanceOf(RefusedAddressError);
-    expect(error!.message).toMatch(/^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+    // The owner learns that the name points inside, not where: the address is for the server log.
+    expect(error!.message).toMatch(/^refused: localhost resolves to a non-public address; receivers must be on/);
+    expect(error!.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+    expect(error).toMatchObject({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/), range: 'loopback' });
   });
 
   it('passes an IP literal through the same check', async () => {

@@ -225,8 +225,9 @@ describe('webhook commands', () => {
     expect(refused.json).toMatchObject({
       outcome: 'failed',
       http_status: null,
-      error: expect.stringMatching(/^refused: /),
+      error: expect.stringMatching(/^refused: localhost resolves to a non-public address/),
     });
+    expect(refused.stdout).not.toMatch(/127\.0\.0\.1|::1|loopback/);
     expect(receiver.requestsTo('/cli-ping')).toHaveLength(1);
 
     const log = await run('webhook', 'deliveries', '--id', created.json.id, '--limit', '1');

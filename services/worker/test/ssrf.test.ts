@@ -13,7 +13,7 @@ describe('SSRF protection', () => {
     const port = receiver.port;
     receiver.route('/ssrf', { secret: 'whsec_unused', behaviour: { kind: 'status', status: 200 } });
     const cases: Array<[string, RegExp]> = [
-      [`https://localhost:${port}/ssrf`, /^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/],
+      [`https://localhost:${port}/ssrf`, /^refused: localhost resolves to a non-public address; receivers must be/],
       [`https://127.0.0.1:${port}/ssrf`, /^refused: 127\.0\.0\.1 is a loopback address/],
       [`https://[::1]:${port}/ssrf`, /^refused: ::1 is a loopback address/],
       [`https://[::ffff:127.0.0.1]:${port}/ssrf`, /^refused: ::ffff:7f00:1 is a loopback address/],
@@ -28,7 +28,9 @@ describe('SSRF protection', () => {
         await createEndpoint(db, { workspace_id: workspace.id, actor_id: workspace.ownerId, name: url, url }),
       );
     }
-    await world.current.startWorker({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_DELAYS: '10m' } });
+    const worker = await world.current.startWorker({
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_DELAYS: '10m' },
+    });
     await world.current.record([numberedEvent(workspace)]);
 
     for (const [index, [, error]] of cases.entries()) {
@@ -42,6 +44,16 @@ describe('SSRF protection', () => {
       expect(entry!.duration_ms).toBeLessThan(500);
     }
     expect(receiver.requestsTo('/ssrf')).toEqual([]);
+
+    // Where the name pointed is in the server log, and nowhere the owner can see.
+    const [byName] = await listDeliveryLog(db, endpoints[0]!.id);
+    expect(JSON.stringify(byName)).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+    const logged = worker.logs().find((line) => line.endpoint_id === endpoints[0]!.id);
+    expect(logged).toMatchObject({
+      error: byName!.error,
+      refused_address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/),
+      refused_range: 'loopback',
+    });
   });
 
   it('checks the address actually connected to, even if a lookup hands out a private one', async () => {
@@ -72,7 +84,9 @@ describe('SSRF protection', () => {
       outgoing.end('{}');
     });
     agent.destroy();
-    expect(error.message).toMatch(/^refused: public\.example resolves to 127\.0\.0\.1, a loopback address/);
+    expect(error.message).toMatch(/^refused: public\.example resolves to a non-public address/);
+    expect(error.message).not.toContain('127.0.0.1');
+    expect(error).toMatchObject({ address: '127.0.0.1', range: 'loopback' });
     expect(receiver.requestsTo('/ssrf-connect')).toEqual([]);
   });
 });

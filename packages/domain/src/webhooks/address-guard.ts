@@ -124,14 +124,23 @@ export function ipv6Bytes(text: string): number[] | null {
   return [...bytes, ...tail];
 }
 
-/** Raised instead of connecting to a non-public address; its message is safe to log and show. */
+/**
+ * Raised instead of connecting to a non-public address. Its message goes to the endpoint's
+ * owner (the delivery log, Send test), so for a host name it never says where the name
+ * points: that would let an owner map the internal network by probing names. `address` and
+ * `range` are for the server log only. A literal IP is named: the owner typed it.
+ */
 export class RefusedAddressError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
 
-  constructor(host: string, address: string, range: string) {
-    const resolved = host === address ? `${address} is` : `${host} resolves to ${address},`;
+  constructor(
+    host: string,
+    readonly address: string,
+    readonly range: string,
+  ) {
+    const what = host === address ? `${address} is a ${range} address` : `${host} resolves to a non-public address`;
     super(
-      `refused: ${resolved} a ${range} address; receivers must be on the public internet ` +
+      `refused: ${what}; receivers must be on the public internet ` +
         '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)',
     );
     this.name = 'RefusedAddressError';

@@ -48,6 +48,11 @@ export interface AttemptResult {
   responseBody: string | null;
   durationMs: number;
   attemptedAt: Date;
+  /**
+   * Where a refused receiver's host pointed: for the server log only, never stored in the
+   * delivery log nor shown to the endpoint's owner (see RefusedAddressError).
+   */
+  refusedAddress?: { address: string; range: string };
 }
 
 export interface WebhookSender {
@@ -111,6 +116,14 @@ function refusal(error: string): Outcome {
   return { succeeded: false, httpStatus: null, error, responseBody: null };
 }
 
+/** got wraps the error that the lookup or the socket raised: look inside. */
+function refusedAddress(error: unknown): Pick<Outcome, 'refusedAddress'> {
+  const refused = error instanceof RefusedAddressError ? error : (error as { cause?: unknown } | null)?.cause;
+  return refused instanceof RefusedAddressError
+    ? { refusedAddress: { address: refused.address, range: refused.range } }
+    : {};
+}
+
 function attempt(
   client: Got,
   request: WebhookRequest,
@@ -131,7 +144,7 @@ function attempt(
     try {
       assertPublicAddress(host, host);
     } catch (error) {
-      return Promise.resolve(refusal((error as Error).message));
+      return Promise.resolve({ ...refusal((error as Error).message), ...refusedAddress(error) });
     }
   }
 
@@ -161,6 +174,7 @@ function attempt(
           httpStatus: null,
           error: describeFailure(error, options.timeoutMs),
           responseBody: body,
+          ...refusedAddress(error),
         });
       } else if (status !== null && status >= 200 && status < 300) {
         resolve({ succeeded: true, httpStatus: status, error: null, responseBody: body });

@@ -76,6 +76,11 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       http_status: result.httpStatus,
       duration_ms: result.durationMs,
       ...(result.error && { error: result.error }),
+      // Where a refused host pointed: the operator's to see, never the endpoint owner's.
+      ...(result.refusedAddress && {
+        refused_address: result.refusedAddress.address,
+        refused_range: result.refusedAddress.range,
+      }),
       ...(nextAttemptAt && { next_attempt_at: nextAttemptAt.toISOString() }),
     };
     if (!recorded) logger.warn(fields, 'delivery attempt finished after its lease was taken over; not recorded');
