@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import type { Knex } from 'knex';
 import pg from 'pg';
-import { MIGRATIONS, migrateLatest, pendingMigrations, rollbackAll } from '@retention/db';
+import { MIGRATIONS, migrateLatest, pendingMigrations, rollbackAll, type Db, type Migration } from '@retention/db';
 import {
   createEmptyDatabase,
   databaseNamePrefix,
@@ -43,6 +44,20 @@ const EXPECTED_TABLES = [
   'workspaces',
 ];
 
+/** Applies the migrations before `name` only, as a database deployed before it would have them. */
+async function migrateUpTo(db: Db, name: string): Promise<void> {
+  const earlier = MIGRATIONS.slice(
+    0,
+    MIGRATIONS.findIndex((migration) => migration.name === name),
+  );
+  const migrationSource: Knex.MigrationSource<Migration> = {
+    getMigrations: () => Promise.resolve([...earlier]),
+    getMigrationName: (migration) => migration.name,
+    getMigration: (migration) => Promise.resolve(migration),
+  };
+  await db.migrate.latest({ migrationSource, tableName: 'knex_migrations' });
+}
+
 describe('migrations', () => {
   it('build the whole schema on an empty database, roll every one back, and apply again', async () => {
     const database = await createEmptyDatabase();
@@ -61,6 +76,108 @@ describe('migrations', () => {
       expect(await migrateLatest(database.db)).toHaveLength(MIGRATIONS.length);
       expect(await tables(database.db)).toEqual(EXPECTED_TABLES);
       expect(await migrateLatest(database.db)).toEqual([]);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('0008-integrity applies to a database in use, repairing the rows its checks would refuse', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateUpTo(db, '0008-integrity');
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const workspaceId = workspace!.id;
+      const [user] = await db('users')
+        .insert({ workspace_id: workspaceId, email: 'o@w.test', role: 'owner' })
+        .returning<Array<{ id: string }>>('id');
+      const [customer] = await db('customers')
+        .insert({
+          workspace_id: workspaceId,
+          psp_customer_id: 'cus_1',
+          email: 'a@b.co',
+          tags: [' vip', 'vip ', 'churn'],
+        })
+        .returning<Array<{ id: string }>>('id');
+      const [subscription] = await db('subscriptions')
+        .insert({
+          workspace_id: workspaceId,
+          customer_id: customer!.id,
+          psp_subscription_id: 'sub_1',
+          status: 'active',
+          plan_name: 'Pro',
+          amount_cents: 4900,
+          currency: 'usd',
+          interval: 'month',
+        })
+        .returning<Array<{ id: string }>>('id');
+      const campaign = (invoice: string, fields: Record<string, unknown>) => ({
+        workspace_id: workspaceId,
+        customer_id: customer!.id,
+        subscription_id: subscription!.id,
+        psp_invoice_id: invoice,
+        amount_cents: 4900,
+        currency: 'usd',
+        decline_code: 'generic_decline',
+        decline_category: 'unknown',
+        first_failed_at: new Date('2026-03-01T00:00:00Z'),
+        ...fields,
+      });
+      // What the fixture loader accepted before it checked time order.
+      const [backwards, early] = await db('recovery_campaigns')
+        .insert([
+          campaign('in_backwards', { status: 'lost', closed_at: new Date('2025-01-01T00:00:00Z') }),
+          campaign('in_early', {
+            status: 'recovered',
+            recovered_via: 'retry',
+            recovered_at: new Date('2026-03-02T00:00:00Z'),
+            closed_at: new Date('2026-03-03T00:00:00Z'),
+            closed_by_user_id: user!.id,
+          }),
+        ])
+        .returning<Array<{ id: string }>>('id');
+      const [endpoint] = await db('webhook_endpoints')
+        .insert({ workspace_id: workspaceId, name: 'e', url: 'https://e.example.com', signing_secret: 'whsec_x' })
+        .returning<Array<{ id: string }>>('id');
+      const [delivery] = await db('webhook_deliveries')
+        .insert({
+          workspace_id: workspaceId,
+          endpoint_id: endpoint!.id,
+          event_type: 'ping',
+          status: 'succeeded',
+          attempt_count: 1,
+        })
+        .returning<Array<{ id: string }>>('id');
+      await db('webhook_attempts').insert({
+        delivery_id: delivery!.id,
+        endpoint_id: endpoint!.id,
+        event_type: 'ping',
+        attempt: 1,
+        outcome: 'succeeded',
+        http_status: 200,
+        duration_ms: 5,
+      });
+
+      expect(await migrateLatest(db)).toEqual(
+        MIGRATIONS.slice(MIGRATIONS.findIndex((migration) => migration.name === '0008-integrity')).map((m) => m.name),
+      );
+      expect((await db('customers').where({ id: customer!.id }).first()).tags).toEqual(['vip', 'churn']);
+      const repaired = await db('recovery_campaigns')
+        .whereIn('id', [backwards!.id, early!.id])
+        .orderBy('psp_invoice_id');
+      expect(repaired.map((row) => [row.psp_invoice_id, row.first_failed_at, row.recovered_at, row.closed_at])).toEqual(
+        [
+          ['in_backwards', new Date('2025-01-01T00:00:00Z'), null, new Date('2025-01-01T00:00:00Z')],
+          [
+            'in_early',
+            new Date('2026-03-01T00:00:00Z'),
+            new Date('2026-03-03T00:00:00Z'),
+            new Date('2026-03-03T00:00:00Z'),
+          ],
+        ],
+      );
+      expect(repaired[1]!.closed_by_user_id).toBe(user!.id);
+      expect(await db('webhook_attempts').count<Array<{ count: number }>>('* as count')).toEqual([{ count: 1 }]);
     } finally {
       await database.drop();
     }

@@ -1,6 +1,19 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { CAMPAIGN_STATUSES, CANCEL_OUTCOMES, newId } from '@retention/core';
-import { pgErrorCode, type Db } from '@retention/db';
+import type { Knex } from 'knex';
+import {
+  ATTEMPT_OUTCOMES,
+  CAMPAIGN_STATUSES,
+  CANCEL_OUTCOMES,
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  hashApiToken,
+  newId,
+  PROCESSOR_STATUSES,
+  SUBSCRIPTION_INTERVALS,
+  SUBSCRIPTION_STATUSES,
+  USER_ROLES,
+} from '@retention/core';
+import { listCancelSessions, listCustomers, pgErrorCode, type Db } from '@retention/db';
 import { useTestDatabase } from '@retention/testkit';
 
 const database = useTestDatabase();
@@ -164,6 +177,319 @@ describe('schema constraints', () => {
       [id],
     );
     expect(rows[0]!.text).toBe('2026-03-07T09:15:02.123000');
+  });
+
+  it('keeps every timestamp column of the schema at millisecond precision', async () => {
+    const { rows } = await database.current.db.raw<{
+      rows: Array<{ table_name: string; column_name: string; datetime_precision: number }>;
+    }>(
+      `SELECT table_name, column_name, datetime_precision FROM information_schema.columns
+        WHERE table_schema = 'public' AND data_type LIKE 'timestamp%' AND table_name NOT LIKE 'knex%'
+        ORDER BY 1, 2`,
+    );
+    expect(rows.length).toBeGreaterThan(30);
+    expect(rows.filter((row) => row.datetime_precision !== 3)).toEqual([]);
+    const types = await database.current.db.raw<{ rows: unknown[] }>(
+      `SELECT table_name, column_name FROM information_schema.columns
+        WHERE table_schema = 'public' AND data_type = 'timestamp without time zone'`,
+    );
+    expect(types.rows).toEqual([]);
+  });
+
+  it('refuses a subscription status or interval, a user role or a processor status outside the enumerations', async () => {
+    const { db } = database.current;
+    const subscription = (fields: Record<string, unknown>) => ({
+      workspace_id: g.workspaceId,
+      customer_id: g.customerId,
+      psp_subscription_id: `sub_${newId()}`,
+      status: 'active',
+      plan_name: 'Pro',
+      amount_cents: 100,
+      currency: 'usd',
+      interval: 'month',
+      ...fields,
+    });
+    for (const status of SUBSCRIPTION_STATUSES) await db('subscriptions').insert(subscription({ status }));
+    for (const interval of SUBSCRIPTION_INTERVALS) await db('subscriptions').insert(subscription({ interval }));
+    expect(await violation(db('subscriptions').insert(subscription({ status: 'expired' })))).toBe(CHECK);
+    expect(await violation(db('subscriptions').insert(subscription({ interval: 'week' })))).toBe(CHECK);
+
+    for (const role of USER_ROLES) {
+      await db('users').insert({ workspace_id: g.workspaceId, email: `${role}@roles.test`, role });
+    }
+    expect(
+      await violation(db('users').insert({ workspace_id: g.workspaceId, email: 'root@roles.test', role: 'root' })),
+    ).toBe(CHECK);
+
+    for (const status of PROCESSOR_STATUSES) await db('workspaces').insert({ name: 'P', processor_status: status });
+    expect(await violation(db('workspaces').insert({ name: 'P', processor_status: 'syncing' }))).toBe(CHECK);
+  });
+
+  it('refuses webhook rows outside their enumerations and rules', async () => {
+    const { db } = database.current;
+    const endpoint = (fields: Record<string, unknown> = {}) => ({
+      workspace_id: g.workspaceId,
+      name: 'e',
+      url: 'https://e.example.com/hook',
+      signing_secret: 'whsec_abc',
+      ...fields,
+    });
+    const [saved] = await db('webhook_endpoints')
+      .insert(endpoint({ event_types: EVENT_TYPES }))
+      .returning<Array<{ id: string }>>('id');
+    for (const fields of [
+      { url: 'http://e.example.com/hook' },
+      { event_types: ['recovery.exploded'] },
+      { signing_secret: 'plain' },
+      { enabled: false },
+      { enabled: true, disabled_reason: 'manual' },
+      { enabled: false, disabled_reason: 'bored' },
+      { failure_count: -1 },
+    ]) {
+      expect([fields, await violation(db('webhook_endpoints').insert(endpoint(fields)))]).toEqual([fields, CHECK]);
+    }
+
+    const delivery = (fields: Record<string, unknown> = {}) => ({
+      workspace_id: g.workspaceId,
+      endpoint_id: saved!.id,
+      event_type: 'ping',
+      status: 'succeeded',
+      attempt_count: 1,
+      ...fields,
+    });
+    for (const status of DELIVERY_STATUSES) {
+      const next = status === 'pending' ? { next_attempt_at: new Date() } : {};
+      await db('webhook_deliveries').insert(delivery({ status, ...next }));
+    }
+    const [kept] = await db('webhook_deliveries').insert(delivery()).returning<Array<{ id: string }>>('id');
+    for (const fields of [
+      { event_type: 'recovery.exploded' },
+      { status: 'sent' },
+      { status: 'pending' },
+      { event_type: 'recovery.opened' },
+      { attempt_count: -1 },
+    ]) {
+      expect([fields, await violation(db('webhook_deliveries').insert(delivery(fields)))]).toEqual([fields, CHECK]);
+    }
+
+    const attempt = (fields: Record<string, unknown>) => ({
+      delivery_id: kept!.id,
+      endpoint_id: saved!.id,
+      event_type: 'ping',
+      attempt: 1,
+      outcome: 'failed',
+      error: 'timeout',
+      duration_ms: 10,
+      ...fields,
+    });
+    for (const [index, outcome] of ATTEMPT_OUTCOMES.entries()) {
+      await db('webhook_attempts').insert(
+        attempt({ attempt: index + 1, outcome, error: outcome === 'succeeded' ? null : 'x' }),
+      );
+    }
+    for (const fields of [
+      { attempt: 10, event_type: 'recovery.exploded' },
+      { attempt: 11, outcome: 'exploded' },
+      { attempt: 12, outcome: 'succeeded' },
+      { attempt: 13, error: null },
+      { attempt: 0 },
+      { attempt: 14, http_status: 42 },
+    ]) {
+      expect([fields, await violation(db('webhook_attempts').insert(attempt(fields)))]).toEqual([fields, CHECK]);
+    }
+  });
+
+  it('refuses a campaign closed before its first failure, or recovered at another time than it closed', async () => {
+    const { db } = database.current;
+    const failed = new Date('2026-03-01T00:00:00Z');
+    const before = new Date('2026-02-28T23:59:59.999Z');
+    expect(
+      await violation(
+        db('recovery_campaigns').insert(campaign(g, { status: 'lost', first_failed_at: failed, closed_at: before })),
+      ),
+    ).toBe(CHECK);
+    const recovered = { status: 'recovered', recovered_via: 'retry', first_failed_at: failed };
+    expect(
+      await violation(
+        db('recovery_campaigns').insert(
+          campaign(g, { ...recovered, recovered_at: failed, closed_at: new Date('2026-03-02T00:00:00Z') }),
+        ),
+      ),
+    ).toBe(CHECK);
+    await db('recovery_campaigns').insert(campaign(g, { ...recovered, recovered_at: failed, closed_at: failed }));
+  });
+
+  it('refuses tags that are not trimmed or are empty', async () => {
+    const { db } = database.current;
+    const customer = (tags: string[]) => ({
+      workspace_id: g.workspaceId,
+      psp_customer_id: `cus_${newId()}`,
+      email: 'a@b.co',
+      tags,
+    });
+    await db('customers').insert(customer(['vip', 'churn-risk', 'two words']));
+    for (const tags of [[' vip'], ['vip '], [''], ['ok', 'VIP']]) {
+      expect([tags, await violation(db('customers').insert(customer(tags)))]).toEqual([tags, CHECK]);
+    }
+  });
+
+  it("never lets a delivery use another workspace's endpoint, or a campaign name another workspace's user", async () => {
+    const { db } = database.current;
+    const [foreignEndpoint] = await db('webhook_endpoints')
+      .insert({
+        workspace_id: other.workspaceId,
+        name: 'e',
+        url: 'https://e.example.com',
+        signing_secret: 'whsec_abc',
+      })
+      .returning<Array<{ id: string }>>('id');
+    expect(
+      await violation(
+        db('webhook_deliveries').insert({
+          workspace_id: g.workspaceId,
+          endpoint_id: foreignEndpoint!.id,
+          event_type: 'ping',
+          status: 'succeeded',
+        }),
+      ),
+    ).toBe(FOREIGN_KEY);
+
+    const [foreignUser] = await db('users')
+      .insert({ workspace_id: other.workspaceId, email: 'x@other.test', role: 'owner' })
+      .returning<Array<{ id: string }>>('id');
+    const lost = { status: 'lost', closed_at: new Date('2026-03-02T00:00:00Z') };
+    expect(
+      await violation(db('recovery_campaigns').insert(campaign(g, { ...lost, closed_by_user_id: foreignUser!.id }))),
+    ).toBe(FOREIGN_KEY);
+
+    // Removing the user clears only the user column: the campaign stays in its workspace.
+    const [ownUser] = await db('users')
+      .insert({ workspace_id: g.workspaceId, email: 'closer@own.test', role: 'member' })
+      .returning<Array<{ id: string }>>('id');
+    const [closed] = await db('recovery_campaigns')
+      .insert(campaign(g, { ...lost, closed_by_user_id: ownUser!.id }))
+      .returning<Array<{ id: string }>>('id');
+    await db('users').where({ id: ownUser!.id }).delete();
+    expect(await db('recovery_campaigns').where({ id: closed!.id }).first()).toMatchObject({
+      workspace_id: g.workspaceId,
+      closed_by_user_id: null,
+    });
+  });
+});
+
+describe('list and lookup indexes', () => {
+  /** The plan Postgres picks for the first query `work` sends to `table`. */
+  async function planOf(db: Db, table: string, work: () => Promise<unknown>): Promise<string> {
+    const queries: Knex.Sql[] = [];
+    const capture = (query: Knex.Sql) => {
+      if (query.sql.includes(`"${table}"`)) queries.push(query);
+    };
+    db.on('query', capture);
+    try {
+      await work();
+    } finally {
+      db.off('query', capture);
+    }
+    const { rows } = await db.raw<{ rows: Array<{ 'QUERY PLAN': unknown }> }>(
+      `EXPLAIN (FORMAT JSON) ${queries[0]!.sql.replace(/\$\d+/g, '?')}`,
+      queries[0]!.bindings as Knex.RawBinding[],
+    );
+    return JSON.stringify(rows[0]!['QUERY PLAN']);
+  }
+
+  let g: Graph;
+  beforeAll(async () => {
+    const { db } = database.current;
+    g = await graph(db);
+    // Enough rows, spread over workspaces, that a sequential scan and sort would cost more.
+    const noise = await graph(db);
+    const base = Date.UTC(2025, 0, 1);
+    for (const workspace of [g, noise]) {
+      await db.batchInsert(
+        'customers',
+        Array.from({ length: 5_000 }, (_, i) => ({
+          workspace_id: workspace.workspaceId,
+          psp_customer_id: `cus_${i}`,
+          email: `c${i}@bulk.test`,
+          tags: i === 4_321 ? ['rare'] : ['common'],
+          created_at: new Date(base + i * 1000),
+        })),
+        1_000,
+      );
+      await db.batchInsert(
+        'cancel_sessions',
+        Array.from({ length: 5_000 }, (_, i) => ({
+          workspace_id: workspace.workspaceId,
+          customer_id: workspace.customerId,
+          outcome: 'canceled',
+          reason_code: 'other',
+          monthly_mrr_cents: 100,
+          currency: 'usd',
+          created_at: new Date(base + i * 1000),
+          ended_at: new Date(base + i * 1000),
+        })),
+        1_000,
+      );
+      // A workspace has a handful of tokens among the many of every workspace.
+      await db.batchInsert(
+        'api_tokens',
+        Array.from({ length: workspace === g ? 100 : 5_000 }, (_, i) => ({
+          workspace_id: workspace.workspaceId,
+          name: `t${i}`,
+          token_hash: hashApiToken(`sk_live_${workspace.workspaceId}_${i}`),
+          token_hint: 'abcd',
+          created_at: new Date(base + i * 1000),
+        })),
+        1_000,
+      );
+    }
+    await db.raw('ANALYZE customers, cancel_sessions, api_tokens');
+  });
+
+  it('pages customers and cancel sessions by their (workspace, created_at DESC, id DESC) index, without sorting', async () => {
+    const { db } = database.current;
+    const customers = await planOf(db, 'customers', () =>
+      listCustomers(db, g.workspaceId, { cursor: new Date(Date.UTC(2025, 0, 1, 1)) }),
+    );
+    expect(customers).toContain('customers_list_idx');
+    expect(customers).not.toContain('"Sort"');
+    const sessions = await planOf(db, 'cancel_sessions', () =>
+      listCancelSessions(db, g.workspaceId, { cursor: new Date(Date.UTC(2025, 0, 1, 1)) }),
+    );
+    expect(sessions).toContain('cancel_sessions_list_idx');
+    expect(sessions).not.toContain('"Sort"');
+  });
+
+  it('finds customers by e-mail through lower(email) and by tag through the GIN index', async () => {
+    const { db } = database.current;
+    const { rows } = await db.raw<{ rows: Array<{ indexname: string; indexdef: string }> }>(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE indexname IN ('customers_email_idx', 'customers_tags_idx') ORDER BY 1",
+    );
+    expect(rows.map((row) => row.indexdef)).toEqual([
+      expect.stringContaining('(workspace_id, lower(email))'),
+      expect.stringContaining('USING gin (tags)'),
+    ]);
+    expect(await planOf(db, 'customers', () => listCustomers(db, g.workspaceId, { email: 'C42@Bulk.Test' }))).toContain(
+      'customers_email_idx',
+    );
+    expect(await planOf(db, 'customers', () => listCustomers(db, g.workspaceId, { tag: 'Rare' }))).toContain(
+      'customers_tags_idx',
+    );
+  });
+
+  it("reads a page of a workspace's tokens, newest first, from the (workspace, created_at DESC, id DESC) index", async () => {
+    const { db } = database.current;
+    const plan = await planOf(db, 'api_tokens', () =>
+      db('api_tokens')
+        .where({ workspace_id: g.workspaceId })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(51),
+    );
+    expect(plan).toContain('api_tokens_list_idx');
+    expect(plan).not.toContain('"Sort"');
   });
 });
 

@@ -5,6 +5,8 @@ import * as recoveryCampaigns from './0003-recovery-campaigns.js';
 import * as cancelFlow from './0004-cancel-flow.js';
 import * as outboxAndWebhooks from './0005-outbox-and-webhooks.js';
 import * as statsRollups from './0006-stats-rollups.js';
+import * as statsExactness from './0007-stats-exactness.js';
+import * as integrity from './0008-integrity.js';
 
 export interface Migration {
   name: string;
@@ -23,4 +25,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0004-cancel-flow', ...cancelFlow },
   { name: '0005-outbox-and-webhooks', ...outboxAndWebhooks },
   { name: '0006-stats-rollups', ...statsRollups },
+  { name: '0007-stats-exactness', ...statsExactness },
+  { name: '0008-integrity', ...integrity },
 ];
