@@ -4,3 +4,4 @@ export * from './metrics.js';
 export * from './operational-server.js';
 export * from './redis.js';
 export * from './shutdown.js';
+export * from './throttled-warn.js';

@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { throttledWarn } from './throttled-warn.js';
 
 export type { Redis } from 'ioredis';
 
@@ -8,8 +9,8 @@ export type { Redis } from 'ioredis';
  * - `command` connections (rate limit, publishing jobs) fail fast while Redis is away, so a
  *   request is never held hostage by a queue of commands waiting for a reconnect;
  * - `blocking` connections (BullMQ workers) wait and retry forever, as BullMQ requires.
- * Connection errors are logged (at most once per 10 s per connection), never thrown as
- * unhandled 'error' events.
+ * Connection errors are logged (at most once per 10 s per connection, see `throttledWarn`),
+ * never thrown as unhandled 'error' events.
  */
 export function createRedis(url: string, kind: 'command' | 'blocking', name: string, logger?: Logger): Redis {
   const options: RedisOptions =
@@ -29,12 +30,8 @@ export function createRedis(url: string, kind: 'command' | 'blocking', name: str
           retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
         };
   const redis = new Redis(url, options);
-  let lastLogged = 0;
-  redis.on('error', (error: Error) => {
-    if (Date.now() - lastLogged < 10_000) return;
-    lastLogged = Date.now();
-    logger?.warn({ err: error, connection: name }, 'redis connection error');
-  });
+  const warn = throttledWarn(logger);
+  redis.on('error', (error: Error) => warn(name, error, 'redis connection error'));
   return redis;
 }
 
