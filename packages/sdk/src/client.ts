@@ -94,7 +94,7 @@ export class CustomersResource {
 
   /** One page of customers, newest first (by `created_at`). */
   list(params: CustomerListParams = {}): Promise<List<Customer>> {
-    return this.#transport.get('/customers', params);
+    return this.#transport.get('/customers', 'list', params);
   }
 
   /** Every customer matching the filters, newest first, across pages. */
@@ -104,7 +104,7 @@ export class CustomersResource {
 
   /** One customer with its subscriptions and five newest campaigns. */
   async retrieve(id: string): Promise<CustomerDetail> {
-    return this.#transport.get(`/customers/${pathSegment(id)}`);
+    return this.#transport.get(`/customers/${pathSegment(id)}`, 'customer');
   }
 }
 
@@ -117,7 +117,7 @@ export class CampaignsResource {
 
   /** One page of recovery campaigns, newest first (by `first_failed_at`). */
   list(params: CampaignListParams = {}): Promise<List<RecoveryCampaign>> {
-    return this.#transport.get('/campaigns', params);
+    return this.#transport.get('/campaigns', 'list', params);
   }
 
   /** Every campaign matching the filter, newest first, across pages. */
@@ -127,7 +127,7 @@ export class CampaignsResource {
 
   /** One campaign with its customer and a summary of its subscription. */
   async retrieve(id: string): Promise<CampaignDetail> {
-    return this.#transport.get(`/campaigns/${pathSegment(id)}`);
+    return this.#transport.get(`/campaigns/${pathSegment(id)}`, 'recovery_campaign');
   }
 }
 
@@ -140,7 +140,7 @@ export class CancelSessionsResource {
 
   /** One page of cancel sessions, newest first (by `created_at`). */
   list(params: CancelSessionListParams = {}): Promise<List<CancelSession>> {
-    return this.#transport.get('/cancel_sessions', params);
+    return this.#transport.get('/cancel_sessions', 'list', params);
   }
 
   /** Every cancel session matching the filter, newest first, across pages. */
@@ -158,6 +158,6 @@ export class StatsResource {
 
   /** The workspace's KPIs, amounts normalised to its display currency. */
   retrieve(): Promise<Stats> {
-    return this.#transport.get('/stats');
+    return this.#transport.get('/stats', 'stats');
   }
 }

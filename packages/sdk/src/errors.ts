@@ -104,10 +104,19 @@ export class UnexpectedResponseError extends RetentionError {
   declare readonly status: number;
   /** The start of the response body, for diagnosis. */
   readonly body: string;
+  /** The `Retry-After` header in seconds, when the response had one (a gateway's 429 or 503). */
+  readonly retryAfterSeconds: number | null;
 
-  constructor(details: { message: string; status: number; requestId: string | null; body: string }) {
+  constructor(details: {
+    message: string;
+    status: number;
+    requestId: string | null;
+    body: string;
+    retryAfterSeconds?: number | null;
+  }) {
     super({ ...details, type: 'unexpected_response' });
     this.body = details.body;
+    this.retryAfterSeconds = details.retryAfterSeconds ?? null;
   }
 }
 

@@ -46,11 +46,18 @@ const RETRYABLE_GATEWAY_STATUSES = new Set([502, 503, 504]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * What a successful answer must be: the value of its `object` field, and for a `list` the
+ * envelope that pagination reads. A cheap check of the shape, not a validation of every field.
+ */
+export type ExpectedObject = 'list' | 'customer' | 'recovery_campaign' | 'stats';
+
+/**
  * Sends GET requests to the API and turns every answer into a value or a RetentionError.
- * Retries (GET is idempotent, so every retry is safe): a 429 after its Retry-After; a 500
- * database_error, a gateway error or a network failure with exponential back-off, at most
- * `maxRetries` times. All waits of one call together never exceed `maxRetryWaitSeconds`:
- * a wait that would is not started, and the error is thrown at once instead.
+ * Retries (GET is idempotent, so every retry is safe): any 429 (the API's, or a gateway's
+ * without the API's JSON) after its Retry-After; a 500 database_error, a gateway error or a
+ * network failure with exponential back-off, at most `maxRetries` times. All waits of one
+ * call together never exceed `maxRetryWaitSeconds`: a wait that would is not started, and the
+ * error is thrown at once instead.
  */
 export class Transport {
   readonly #token: string;
@@ -81,21 +88,20 @@ export class Transport {
     return this.#rateLimit;
   }
 
-  async get<T>(path: string, query: object = {}): Promise<T> {
+  async get<T>(path: string, expected: ExpectedObject, query: object = {}): Promise<T> {
     const url = this.#url(path, query);
     let waitedMs = 0;
     let retries = 0;
     for (;;) {
       try {
-        return (await this.#send(url)) as T;
+        return (await this.#send(url, expected)) as T;
       } catch (error) {
         const isBackoffRetry = this.#isRetryableFailure(error);
-        const delay =
-          error instanceof RateLimitError
-            ? 1000 * Math.max(1, error.retryAfterSeconds ?? 1)
-            : isBackoffRetry && retries < this.#maxRetries
-              ? backoffMs(retries)
-              : null;
+        const delay = isRateLimited(error)
+          ? 1000 * Math.max(1, error.retryAfterSeconds ?? 1)
+          : isBackoffRetry && retries < this.#maxRetries
+            ? backoffMs(retries)
+            : null;
         if (delay === null || waitedMs + delay > this.#maxWaitMs) throw error;
         if (isBackoffRetry) retries += 1;
         waitedMs += delay;
@@ -121,7 +127,7 @@ export class Transport {
     return url;
   }
 
-  async #send(url: URL): Promise<unknown> {
+  async #send(url: URL, expected: ExpectedObject): Promise<unknown> {
     let response: Response;
     let text: string;
     try {
@@ -156,6 +162,7 @@ export class Transport {
         status: response.status,
         requestId,
         body: text.slice(0, BODY_EXCERPT_CHARS),
+        retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after')),
       });
 
     if (response.status >= 300 && response.status < 400) {
@@ -174,9 +181,8 @@ export class Transport {
       );
     }
     if (response.ok) {
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw unexpected('Expected a JSON object from the API.');
-      }
+      const problem = shapeProblem(body, expected);
+      if (problem) throw unexpected(`${problem} from ${url.pathname}: is baseUrl right?`);
       return body;
     }
     const error = errorDocument(body);
@@ -188,6 +194,25 @@ export class Transport {
       retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after')),
     });
   }
+}
+
+/** A 429 from the API (RateLimitError) or from a gateway in front of it (UnexpectedResponseError). */
+function isRateLimited(error: unknown): error is RateLimitError | UnexpectedResponseError {
+  return (error instanceof RateLimitError || error instanceof UnexpectedResponseError) && error.status === 429;
+}
+
+/** Why a 2xx body is not the document asked for; null when it is. */
+function shapeProblem(body: unknown, expected: ExpectedObject): string | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'Expected a JSON object';
+  const document = body as Record<string, unknown>;
+  if (document.object !== expected) {
+    return `Expected an object of type "${expected}" but got ${JSON.stringify(document.object) ?? 'none'}`;
+  }
+  const isList =
+    Array.isArray(document.data) &&
+    typeof document.has_more === 'boolean' &&
+    (document.next_cursor === null || typeof document.next_cursor === 'string');
+  return expected === 'list' && !isList ? 'Expected a list of data, has_more and next_cursor' : null;
 }
 
 /** An id for a path segment: encoded, and never a dot segment that URL parsing would remove. */

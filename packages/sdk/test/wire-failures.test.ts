@@ -103,6 +103,40 @@ describe('answers that are not the API JSON', () => {
     },
   );
 
+  it.each([
+    ['{}', {}],
+    ['data not an array', { ...emptyList, data: {} }],
+    ['has_more not a boolean', { ...emptyList, has_more: 'no' }],
+    ['next_cursor not a string', { ...emptyList, has_more: true, next_cursor: 5 }],
+    ['another object', { ...emptyList, object: 'customer' }],
+  ])('a 200 list that is not the list envelope (%s) is an UnexpectedResponseError, not retried', async (_l, body) => {
+    const server = await scriptedServer((_req, res) => json(res, 200, body, { 'request-id': 'req_shape' }));
+    const page = await rejectionOf(client(server.url).customers.list());
+    expect(page).toBeInstanceOf(UnexpectedResponseError);
+    expect(page).toMatchObject({ status: 200, requestId: 'req_shape' });
+    expect(page.message).toContain('/api/v1/customers');
+    const walk = await rejectionOf(
+      (async () => {
+        for await (const campaign of client(server.url).campaigns.all()) void campaign;
+      })(),
+    );
+    expect(walk).toBeInstanceOf(UnexpectedResponseError);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a 200 object of another type than the one retrieved is an UnexpectedResponseError', async () => {
+    const server = await scriptedServer((_req, res) => json(res, 200, { ok: true }));
+    for (const retrieve of [
+      () => client(server.url).stats.retrieve(),
+      () => client(server.url).customers.retrieve('6f1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'),
+      () => client(server.url).campaigns.retrieve('6f1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'),
+    ]) {
+      const error = await rejectionOf(retrieve());
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect(error.message).toContain('but got none');
+    }
+  });
+
   it('a redirect is reported, not followed, so the token never travels elsewhere', async () => {
     const elsewhere = await scriptedServer((_req, res) => json(res, 200, emptyList));
     const server = await scriptedServer((_req, res) => {
@@ -160,6 +194,31 @@ describe('rate limiting, over a longer run of 429s', () => {
     expect(server.requests).toHaveLength(3);
     expect(elapsed).toBeGreaterThanOrEqual(2_000);
     expect(elapsed).toBeLessThan(2_500);
+  });
+
+  it("a gateway's 429 without the API's JSON is waited out for its Retry-After too", async () => {
+    const server = await scriptedServer((_req, res, index) => {
+      if (index > 0) return json(res, 200, emptyList);
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' });
+      res.end('Too Many Requests');
+    });
+    const started = Date.now();
+    expect(await client(server.url).customers.list()).toEqual(emptyList);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("a gateway's 429 asking for more than the budget left is thrown at once, with its Retry-After", async () => {
+    const server = await scriptedServer((_req, res) => {
+      res.writeHead(429, { 'content-type': 'text/html', 'retry-after': '5' });
+      res.end('<html>slow down</html>');
+    });
+    const started = Date.now();
+    const error = await rejectionOf(client(server.url, { maxRetryWaitSeconds: 3 }).stats.retrieve());
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 5 });
+    expect(server.requests).toHaveLength(1);
   });
 
   it('reads Retry-After given as an HTTP date, and waits at least a second when it is missing', async () => {
