@@ -60,6 +60,45 @@ describe('consecutive failures', () => {
     expect(receiver.problems()).toEqual([]);
   });
 
+  it('with many attempts in flight, disables at exactly 10; late failures and a late success leave the count at 10', async () => {
+    const { db, receiver, workspace } = world.current;
+    // The first request answers 200 well after the endpoint has been disabled; every other
+    // one fails quickly, up to 10 at a time.
+    const endpoint = await world.current.createEndpoint('/dies-in-parallel', {
+      behaviour: (_request, index) =>
+        index === 0 ? { kind: 'status', status: 200, delayMs: 1_500 } : { kind: 'status', status: 500, delayMs: 100 },
+    });
+    const worker = await world.current.startWorker({
+      env: { WEBHOOK_RETRY_DELAYS: '10m', WEBHOOK_TIMEOUT_MS: '3000' },
+      options: { maxInFlightPerEndpoint: 10 },
+    });
+    await world.current.record(Array.from({ length: 40 }, () => numberedEvent(workspace)));
+
+    // Every attempt that reached the receiver is recorded, the late success last of all.
+    const attempts = await eventually(async () => {
+      const recorded = (await attemptsOf(endpoint.id)).filter((attempt) => attempt.outcome !== 'skipped');
+      const sent = receiver.requestsTo(endpoint.path).length;
+      return sent > 0 && recorded.length === sent && recorded.some((a) => a.outcome === 'succeeded') ? recorded : null;
+    });
+    const failed = attempts.filter((attempt) => attempt.outcome === 'failed');
+    // Attempts really overlapped, and more failed than the 10 that disabled the endpoint.
+    expect(receiver.peakInFlight(endpoint.path)).toBeGreaterThan(2);
+    expect(failed.length).toBeGreaterThan(10);
+    expect(attempts.filter((attempt) => attempt.outcome === 'succeeded')).toHaveLength(1);
+
+    const row = await db('webhook_endpoints').where({ id: endpoint.id }).first();
+    expect(row).toMatchObject({ enabled: false, disabled_reason: 'consecutive_failures', failure_count: 10 });
+    // A late result still shows in the timestamps; only the count stands still.
+    expect(row.last_success_at).toBeInstanceOf(Date);
+    expect(row.last_failure_at).toBeInstanceOf(Date);
+    expect(worker.logs().filter((line) => /endpoint disabled after consecutive failures/.test(line.msg))).toHaveLength(
+      1,
+    );
+    // Nothing is left to send: every delivery was delivered, failed or skipped.
+    const pending = await db('webhook_deliveries').where({ endpoint_id: endpoint.id, status: 'pending' });
+    expect(pending).toEqual([]);
+  });
+
   it('skips the pending retries when an admin disables the endpoint, and sends new events once it is on again', async () => {
     const { db, receiver, workspace } = world.current;
     let healthy = false;

@@ -181,7 +181,9 @@ export class DeliveryStore {
    * The path every healthy delivery takes, so one statement for many deliveries. The
    * endpoint row is shared by every delivery to it: it is written only when something
    * changes, and last_success_at is kept to the second, which spares a busy endpoint a write
-   * (and a wait on its row lock) per delivery.
+   * (and a wait on its row lock) per delivery. Only an enabled endpoint's count is reset: an
+   * attempt still in flight when the endpoint was disabled does not wipe the count that
+   * disabled it (see recordFailure).
    */
   private async recordSuccesses(
     items: Array<{ delivery: ClaimedDelivery; result: AttemptResult }>,
@@ -207,9 +209,11 @@ export class DeliveryStore {
                i.response_body, i.duration_ms, i.attempted_at
           FROM finished f JOIN input i ON i.id = f.id
       ), endpoints AS (
-        UPDATE webhook_endpoints e SET failure_count = 0, last_success_at = now()
+        UPDATE webhook_endpoints e
+           SET failure_count = CASE WHEN e.enabled THEN 0 ELSE e.failure_count END, last_success_at = now()
          WHERE e.id IN (SELECT endpoint_id FROM finished)
-           AND (e.failure_count <> 0 OR e.last_success_at IS NULL OR e.last_success_at < now() - interval '1 second')
+           AND ((e.enabled AND e.failure_count <> 0) OR e.last_success_at IS NULL
+                OR e.last_success_at < now() - interval '1 second')
       )
       SELECT id FROM finished
       `,
@@ -226,11 +230,17 @@ export class DeliveryStore {
     return items.map((item) => recorded.has(item.delivery.id));
   }
 
+  /**
+   * The count moves only while the endpoint is enabled (spec part 3 has no transition for a
+   * failure of a disabled endpoint). Attempts still in flight when it was disabled record
+   * their result and last_failure_at, but the count stays at the 10 that disabled it (or at
+   * whatever it was when an admin turned it off) until turning it on clears it.
+   */
   private async recordFailure(trx: Transaction, delivery: ClaimedDelivery, result: AttemptResult) {
     const { rows } = await trx.raw<{ rows: Array<{ enabled: boolean; was_enabled: boolean; now: Date }> }>(
       `
       UPDATE webhook_endpoints e
-         SET failure_count = e.failure_count + 1,
+         SET failure_count = CASE WHEN e.enabled THEN e.failure_count + 1 ELSE e.failure_count END,
              last_failure_at = now(),
              enabled = e.enabled AND e.failure_count + 1 < ?,
              disabled_reason = CASE WHEN e.enabled AND e.failure_count + 1 >= ? THEN 'consecutive_failures'
