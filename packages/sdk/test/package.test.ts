@@ -1,14 +1,14 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { REPO_ROOT } from '@retention/testkit';
 
 /**
- * The package as it would be published: built with its own tsconfig into a scratch copy,
- * packed, installed next to a consumer and used from there, outside the repository, where
- * nothing of the service can be reached.
+ * The package as it is published: `npm pack` (its prepack build included) on a copy of the
+ * package, the tarball installed into a fresh consumer project outside the repository, where
+ * nothing of the service can be reached, and used and type-checked from there.
  */
 const SDK = path.join(REPO_ROOT, 'packages/sdk');
 const TSC = path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
@@ -19,9 +19,12 @@ interface Run {
   stderr: string;
 }
 
+// npm's own variables (set when the suite runs under `npm test`) would steer the nested npm.
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+
 function run(command: string, args: string[], cwd: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, timeout: 120_000 }, (error, stdout, stderr) =>
+    execFile(command, args, { cwd, env: cleanEnv, timeout: 120_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -34,21 +37,36 @@ function filesUnder(directory: string): string[] {
 }
 
 let scratch: string;
-let packageDir: string;
-let build: Run;
+let consumerDir: string;
+let installedDir: string;
+let pack: Run;
+let packedFiles: string[];
+let install: Run;
 
 beforeAll(async () => {
   scratch = mkdtempSync(path.join(tmpdir(), 'sdk-package-'));
-  packageDir = path.join(scratch, 'node_modules/@retention/sdk');
-  mkdirSync(packageDir, { recursive: true });
-  build = await run(
-    process.execPath,
-    [TSC, '-p', path.join(SDK, 'tsconfig.build.json'), '--outDir', path.join(packageDir, 'dist')],
-    REPO_ROOT,
+  // The package's files where its tsconfig expects them, with the repository's tools.
+  const copy = path.join(scratch, 'repo/packages/sdk');
+  mkdirSync(copy, { recursive: true });
+  cpSync(path.join(REPO_ROOT, 'tsconfig.base.json'), path.join(scratch, 'repo/tsconfig.base.json'));
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(scratch, 'repo/node_modules'), 'dir');
+  for (const entry of ['package.json', 'tsconfig.build.json', 'README.md', 'src']) {
+    cpSync(path.join(SDK, entry), path.join(copy, entry), { recursive: true });
+  }
+  pack = await run('npm', ['pack', '--json', '--pack-destination', scratch], copy);
+  if (pack.code !== 0) return;
+  const [report] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  packedFiles = report!.files.map((file) => file.path);
+
+  consumerDir = path.join(scratch, 'consumer');
+  mkdirSync(consumerDir);
+  writeFileSync(path.join(consumerDir, 'package.json'), '{"name":"consumer","private":true,"type":"module"}\n');
+  install = await run(
+    'npm',
+    ['install', path.join(scratch, report!.filename), '--offline', '--no-audit', '--no-fund', '--no-package-lock'],
+    consumerDir,
   );
-  cpSync(path.join(SDK, 'package.json'), path.join(packageDir, 'package.json'));
-  cpSync(path.join(SDK, 'README.md'), path.join(packageDir, 'README.md'));
-  cpSync(path.join(SDK, 'src'), path.join(packageDir, 'src'), { recursive: true });
+  installedDir = path.join(consumerDir, 'node_modules/@retention/sdk');
 }, 120_000);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -68,6 +86,8 @@ describe('the source', () => {
     const manifest = JSON.parse(readFileSync(path.join(SDK, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.private).toBeUndefined();
+    // A scoped package is private on the registry unless published as public.
+    expect(manifest.publishConfig).toEqual({ access: 'public' });
     expect(manifest.exports).toEqual({
       '.': { types: './dist/index.d.ts', default: './dist/index.js' },
       './package.json': './package.json',
@@ -75,28 +95,32 @@ describe('the source', () => {
   });
 });
 
-describe('the built package', () => {
-  it('compiles with its own build configuration, declarations included', () => {
-    expect(build.stdout + build.stderr).toBe('');
-    expect(build.code).toBe(0);
-    const built = filesUnder(path.join(packageDir, 'dist'));
-    expect(built).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'webhooks/verify.js']));
+describe('the published package', () => {
+  it('is built by npm pack (prepack) with its own configuration, declarations included', () => {
+    expect(pack).toMatchObject({ code: 0 });
+    expect(packedFiles).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/webhooks/verify.js', 'src/index.ts']),
+    );
+  });
+
+  it('packs only dist/, the sources its maps point at, the README and the manifest', () => {
+    for (const file of packedFiles) expect(file).toMatch(/^(dist\/.+|src\/.+\.ts|README\.md|package\.json)$/);
+  });
+
+  it('installs from the tarball alone, and its built files refer to nothing of the service', () => {
+    expect(install).toMatchObject({ code: 0 });
+    // No dependency came with it: the SDK is the only package installed.
+    const installed = readdirSync(path.join(consumerDir, 'node_modules')).filter((name) => !name.startsWith('.'));
+    expect(installed).toEqual(['@retention']);
+    expect(readdirSync(path.join(consumerDir, 'node_modules/@retention'))).toEqual(['sdk']);
+    const built = filesUnder(path.join(installedDir, 'dist'));
     for (const file of built.filter((name) => name.endsWith('.js') || name.endsWith('.d.ts'))) {
-      expect(`${file}: ${readFileSync(path.join(packageDir, 'dist', file), 'utf8')}`).not.toContain('@retention/');
+      expect(`${file}: ${readFileSync(path.join(installedDir, 'dist', file), 'utf8')}`).not.toContain('@retention/');
     }
   });
 
-  it('packs only dist/, the sources its maps point at, the README and the manifest', async () => {
-    const packed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], packageDir);
-    expect(packed.code).toBe(0);
-    const [report] = JSON.parse(packed.stdout) as Array<{ name: string; files: Array<{ path: string }> }>;
-    expect(report!.name).toBe('@retention/sdk');
-    for (const { path: file } of report!.files)
-      expect(file).toMatch(/^(dist\/.+|src\/.+\.ts|README\.md|package\.json)$/);
-  }, 60_000);
-
   it('is imported by its name from outside the repository and works', async () => {
-    const consumer = path.join(scratch, 'consumer.mjs');
+    const consumer = path.join(consumerDir, 'consumer.mjs');
     writeFileSync(
       consumer,
       `import { createHmac } from 'node:crypto';
@@ -110,13 +134,13 @@ const error = await client.campaigns.retrieve('..').catch((e) => e);
 console.log(event.type, error instanceof InvalidParamError, typeof client.customers.all);
 `,
     );
-    const result = await run(process.execPath, [consumer], scratch);
+    const result = await run(process.execPath, [consumer], consumerDir);
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe('ping true function');
   });
 
-  it('type-checks a consumer against its declarations', async () => {
-    const consumer = path.join(scratch, 'consumer.mts');
+  it('type-checks a consumer against its declarations, library checks included', async () => {
+    const consumer = path.join(consumerDir, 'consumer.mts');
     writeFileSync(
       consumer,
       `import { Client, verifyWebhook, type RecoveryCampaign, type WebhookEvent } from '@retention/sdk';
@@ -140,7 +164,6 @@ void client.campaigns.list({ status: 'open' });
         TSC,
         '--noEmit',
         '--strict',
-        '--skipLibCheck',
         '--module',
         'nodenext',
         '--moduleResolution',
@@ -153,7 +176,7 @@ void client.campaigns.list({ status: 'open' });
         path.join(REPO_ROOT, 'node_modules/@types'),
         consumer,
       ],
-      scratch,
+      consumerDir,
     );
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
