@@ -41,7 +41,16 @@ export function registerWorkerMetrics({ registry, events, deliveryQueue, db, log
     help: 'Endpoints this process disabled after consecutive failed deliveries',
     registers,
   });
+  const deliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help:
+      'Webhook deliveries this process brought to a final state, by outcome: succeeded, failed ' +
+      '(every attempt used) or skipped (the endpoint was disabled)',
+    labelNames: ['outcome'],
+    registers,
+  });
   for (const outcome of ['succeeded', 'failed']) attempts.labels(outcome).inc(0);
+  for (const outcome of ['succeeded', 'failed', 'skipped']) deliveries.labels(outcome).inc(0);
 
   events.on('attempt', ({ result, endpointDisabled }) => {
     const outcome = result.succeeded ? 'succeeded' : 'failed';
@@ -49,6 +58,7 @@ export function registerWorkerMetrics({ registry, events, deliveryQueue, db, log
     attemptSeconds.labels(outcome).observe(result.durationMs / 1000);
     if (endpointDisabled) autoDisabled.inc();
   });
+  events.on('ended', ({ outcome, count }) => deliveries.labels(outcome).inc(count));
 
   // A scrape must answer even while Redis or Postgres is away: the gauge then keeps its last value.
   const unreadable = (what: string, error: unknown) =>

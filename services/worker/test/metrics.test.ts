@@ -12,8 +12,10 @@ function sample(page: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
+const series = (name: string, outcome: string) => `${name}{outcome="${outcome}",service="worker"}`;
+
 describe('worker metrics', () => {
-  it('count attempts by outcome, time them, count auto-disables, and read queue depth and outbox lag', async () => {
+  it('count attempts and deliveries by outcome, time attempts, count auto-disables, and read the outbox lag', async () => {
     const { db, workspace } = world.current;
     const healthy = await world.current.createEndpoint('/metrics-ok', { behaviour: { kind: 'status', status: 200 } });
     const broken = await world.current.createEndpoint('/metrics-broken', {
@@ -38,14 +40,26 @@ describe('worker metrics', () => {
     expect(sample(page, 'webhook_delivery_attempts_total{outcome="succeeded",service="worker"}')).toBe(1);
     expect(sample(page, 'webhook_delivery_attempts_total{outcome="failed",service="worker"}')).toBe(10);
     expect(sample(page, 'webhook_delivery_attempt_duration_seconds_count{service="worker",outcome="failed"}')).toBe(10);
-    for (const state of ['waiting', 'delayed', 'active']) {
-      expect(sample(page, `webhook_delivery_queue_jobs{state="${state}",service="worker"}`)).toEqual(
-        expect.any(Number),
-      );
-    }
+    // Its tenth attempt was the delivery's last: one delivery failed for good.
+    const deliveries = (text: string, outcome: string) => sample(text, series('webhook_deliveries_total', outcome));
+    expect([deliveries(page, 'succeeded'), deliveries(page, 'failed'), deliveries(page, 'skipped')]).toEqual([1, 1, 0]);
     expect(sample(page, 'webhook_outbox_lag_seconds{service="worker"}')).toBe(0);
     expect(await db('webhook_endpoints').where({ id: broken.id }).first()).toMatchObject({ enabled: false });
     expect(await db('webhook_endpoints').where({ id: healthy.id }).first()).toMatchObject({ enabled: true });
+
+    // An endpoint one failure from the limit gets two events: the first failure disables it,
+    // and neither delivery is tried again: both are skipped.
+    const nearlyDead = await world.current.createEndpoint('/metrics-nearly-dead', {
+      behaviour: { kind: 'status', status: 503 },
+    });
+    await db('webhook_endpoints').where({ id: nearlyDead.id }).update({ failure_count: 9 });
+    await world.current.record([numberedEvent(workspace), numberedEvent(workspace)]);
+    const later = await eventually(async () => {
+      const text = (await renderMetrics(registry)).body;
+      return deliveries(text, 'skipped') === 2 && deliveries(text, 'succeeded') === 3 ? text : null;
+    });
+    expect(deliveries(later, 'failed')).toBe(1);
+    expect(sample(later, 'webhook_endpoints_auto_disabled_total{service="worker"}')).toBe(2);
 
     // With no worker dispatching, an event waits in the outbox and its age shows as lag.
     await worker.handle.close();
@@ -54,5 +68,42 @@ describe('worker metrics', () => {
     const lag = sample((await renderMetrics(registry)).body, 'webhook_outbox_lag_seconds{service="worker"}');
     expect(lag).toBeGreaterThanOrEqual(1);
     expect(lag).toBeLessThan(30);
+  });
+
+  it('read the queue depth: jobs waiting and active, then delayed for their retry', async () => {
+    const { db, workspace } = world.current;
+    await world.current.createEndpoint('/queue-slow', { behaviour: { kind: 'status', status: 200, delayMs: 300 } });
+    await world.current.createEndpoint('/queue-failing', { behaviour: { kind: 'status', status: 500 } });
+    // One attempt at a time, so the others queue up; a failed one waits 10 minutes to retry.
+    const worker = await world.current.startWorker({
+      env: { WEBHOOK_RETRY_DELAYS: '10m' },
+      options: { concurrency: 1 },
+    });
+    const registry = createMetricsRegistry('worker');
+    registerWorkerMetrics({
+      registry,
+      events: worker.handle.events,
+      deliveryQueue: worker.handle.deliveryQueue,
+      db,
+      logger: createLogger('worker', 'silent'),
+    });
+    const depth = async () => {
+      const text = (await renderMetrics(registry)).body;
+      const of = (state: string) => sample(text, `webhook_delivery_queue_jobs{state="${state}",service="worker"}`);
+      return { waiting: of('waiting')!, delayed: of('delayed')!, active: of('active')! };
+    };
+
+    await world.current.record([numberedEvent(workspace), numberedEvent(workspace), numberedEvent(workspace)]);
+    const busy = await eventually(async () => {
+      const seen = await depth();
+      return seen.waiting > 0 && seen.active === 1 ? seen : null;
+    });
+    expect(busy.waiting + busy.delayed + busy.active).toBeLessThanOrEqual(6);
+    // Three delivered, three waiting for a retry in 10 minutes.
+    expect(await eventually(async () => ((await depth()).delayed === 3 ? depth() : null), 15_000)).toEqual({
+      waiting: 0,
+      delayed: 3,
+      active: 0,
+    });
   });
 });

@@ -3,20 +3,19 @@ import { DelayedError, type Job } from 'bullmq';
 import type { AttemptResult, WebhookSender } from '@retention/domain';
 import type { Logger } from '@retention/runtime';
 import type { DeliveryJobData } from '../queues.js';
-import type { ClaimedDelivery, DeliveryStore } from './delivery-store.js';
+import type { ClaimedDelivery, DeliveryEnd, DeliveryStore, RecordResult } from './delivery-store.js';
 import type { EndpointGate } from './endpoint-gate.js';
 
-/** What the worker reports about each attempt, for logs now and metrics later. */
-export interface AttemptReport {
+/** What the worker reports about each attempt, for its log and its metrics. */
+export interface AttemptReport extends RecordResult {
   delivery: ClaimedDelivery;
   result: AttemptResult;
-  recorded: boolean;
-  nextAttemptAt: Date | null;
-  endpointDisabled: boolean;
 }
 
 export interface DeliveryEvents {
   attempt: [AttemptReport];
+  /** Deliveries this process brought to a final state, `count` of them at once. */
+  ended: [{ outcome: DeliveryEnd; count: number }];
 }
 
 /** How long a job waits before trying again after Postgres or Redis failed under it. */
@@ -44,7 +43,10 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
   /** Returns when the job should run again (null: never), and how long the request took. */
   async function attemptOnce(deliveryId: string): Promise<{ dueAt: number | null; attemptMs?: number }> {
     const claim = await store.claim(deliveryId);
-    if (claim.kind === 'done') return { dueAt: null };
+    if (claim.kind === 'done') {
+      if (claim.skipped) events.emit('ended', { outcome: 'skipped', count: 1 });
+      return { dueAt: null };
+    }
     if (claim.kind === 'wait') return { dueAt: claim.until.getTime() };
     const { delivery } = claim;
     const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
@@ -52,6 +54,8 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     const report: AttemptReport = { delivery, result, ...outcome };
     log(report);
     events.emit('attempt', report);
+    if (outcome.ended) events.emit('ended', { outcome: outcome.ended, count: 1 });
+    if (outcome.othersSkipped > 0) events.emit('ended', { outcome: 'skipped', count: outcome.othersSkipped });
     return { dueAt: outcome.nextAttemptAt?.getTime() ?? null, attemptMs: result.durationMs };
   }
 

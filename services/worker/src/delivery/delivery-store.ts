@@ -35,8 +35,33 @@ export type ClaimResult =
   | { kind: 'claimed'; delivery: ClaimedDelivery }
   /** Not due yet, or another worker's attempt is in flight: look again at `until`. */
   | { kind: 'wait'; until: Date }
-  /** Nothing left to do: delivered, failed for good, skipped or deleted. */
-  | { kind: 'done' };
+  /**
+   * Nothing left to do: delivered, failed for good, skipped or deleted. `skipped` when this
+   * claim is what skipped it (its endpoint had been turned off).
+   */
+  | { kind: 'done'; skipped?: boolean };
+
+/** The final states of a delivery. */
+export type DeliveryEnd = 'succeeded' | 'failed' | 'skipped';
+
+export interface RecordResult {
+  /** False when this attempt's lease was lost to another worker: nothing was written. */
+  recorded: boolean;
+  nextAttemptAt: Date | null;
+  endpointDisabled: boolean;
+  /** How the delivery ended, when this attempt ended it. */
+  ended: DeliveryEnd | null;
+  /** The endpoint's other pending deliveries skipped because this attempt disabled it. */
+  othersSkipped: number;
+}
+
+const NOT_RECORDED: RecordResult = {
+  recorded: false,
+  nextAttemptAt: null,
+  endpointDisabled: false,
+  ended: null,
+  othersSkipped: 0,
+};
 
 interface ClaimRow {
   id: string;
@@ -148,31 +173,28 @@ export class DeliveryStore {
       return { kind: 'wait', until: state.next_attempt_at };
     if (!state.endpoint_enabled) {
       // Dispatched while the endpoint was being turned off: it will not be sent.
-      await inTransaction(this.db, (trx) =>
+      const skipped = await inTransaction(this.db, (trx) =>
         skipPendingDeliveries(trx, state.endpoint_id, 'the endpoint is disabled', deliveryId),
       );
-      return { kind: 'done' };
+      return { kind: 'done', skipped: skipped > 0 };
     }
     return { kind: 'wait', until: state.now };
   }
 
   /**
    * Writes the attempt's result, moves the delivery on and counts the endpoint's consecutive
-   * failures, atomically. Returns when the next attempt is due (null if none), or
-   * `recorded: false` when this attempt's lease was lost to another worker.
+   * failures, atomically. Says when the next attempt is due (null if none) and how the
+   * delivery ended if it did.
    */
-  async record(
-    delivery: ClaimedDelivery,
-    result: AttemptResult,
-  ): Promise<{ recorded: boolean; nextAttemptAt: Date | null; endpointDisabled: boolean }> {
+  async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<RecordResult> {
     if (result.succeeded) {
-      const recorded = await this.successes.submit({ delivery, result });
-      return { recorded, nextAttemptAt: null, endpointDisabled: false };
+      if (!(await this.successes.submit({ delivery, result }))) return NOT_RECORDED;
+      return { ...NOT_RECORDED, recorded: true, ended: 'succeeded' };
     }
     try {
       return await inTransaction(this.db, (trx) => this.recordFailure(trx, delivery, result));
     } catch (error) {
-      if (error instanceof LeaseLost) return { recorded: false, nextAttemptAt: null, endpointDisabled: false };
+      if (error instanceof LeaseLost) return NOT_RECORDED;
       throw error;
     }
   }
@@ -236,7 +258,11 @@ export class DeliveryStore {
    * their result and last_failure_at, but the count stays at the 10 that disabled it (or at
    * whatever it was when an admin turned it off) until turning it on clears it.
    */
-  private async recordFailure(trx: Transaction, delivery: ClaimedDelivery, result: AttemptResult) {
+  private async recordFailure(
+    trx: Transaction,
+    delivery: ClaimedDelivery,
+    result: AttemptResult,
+  ): Promise<RecordResult> {
     const { rows } = await trx.raw<{ rows: Array<{ enabled: boolean; was_enabled: boolean; now: Date }> }>(
       `
       UPDATE webhook_endpoints e
@@ -258,14 +284,15 @@ export class DeliveryStore {
     const delay = retryDelayMs(this.options.retryDelaysMs, delivery.attempt);
     const lastAttempt = delivery.attempt >= maxAttempts(this.options.retryDelaysMs) || delay === null;
     let nextAttemptAt: Date | null = null;
+    let ended: DeliveryEnd | null = null;
     if (lastAttempt) {
-      await this.finishDelivery(trx, delivery, 'failed', null);
+      ended = 'failed';
     } else if (!endpoint.enabled) {
-      await this.finishDelivery(trx, delivery, 'skipped', null);
+      ended = 'skipped';
     } else {
       nextAttemptAt = new Date(endpoint.now.getTime() + delay);
-      await this.finishDelivery(trx, delivery, 'pending', nextAttemptAt);
     }
+    await this.finishDelivery(trx, delivery, ended ?? 'pending', nextAttemptAt);
     await insertAttempt(trx, delivery, delivery.attempt, 'failed', result, nextAttemptAt);
     if (!lastAttempt && !endpoint.enabled) {
       await insertAttempt(
@@ -278,21 +305,21 @@ export class DeliveryStore {
       );
     }
     const endpointDisabled = endpoint.was_enabled && !endpoint.enabled;
-    if (endpointDisabled) {
-      await skipPendingDeliveries(
-        trx,
-        delivery.endpointId,
-        `the endpoint was disabled after ${AUTO_DISABLE_AFTER_FAILURES} consecutive failures`,
-      );
-    }
-    return { recorded: true, nextAttemptAt, endpointDisabled };
+    const othersSkipped = endpointDisabled
+      ? await skipPendingDeliveries(
+          trx,
+          delivery.endpointId,
+          `the endpoint was disabled after ${AUTO_DISABLE_AFTER_FAILURES} consecutive failures`,
+        )
+      : 0;
+    return { recorded: true, nextAttemptAt, endpointDisabled, ended, othersSkipped };
   }
 
   /** Ends this attempt's lease; throws LeaseLost when the lease is no longer ours. */
   private async finishDelivery(
     trx: Transaction,
     delivery: ClaimedDelivery,
-    status: 'pending' | 'succeeded' | 'failed' | 'skipped',
+    status: DeliveryEnd | 'pending',
     nextAttemptAt: Date | null,
   ): Promise<void> {
     const updated = await trx('webhook_deliveries')
