@@ -13,6 +13,12 @@
  *       npx tsx examples/webhook-receiver.ts
  *     # the service: NODE_EXTRA_CA_CERTS=cert.pem WEBHOOK_ALLOW_PRIVATE_NETWORKS=true npm start
  *     # register https://localhost:4000/webhooks with `webhook create` (docs/operator-cli.md)
+ *
+ * `webhook test` sends its ping from the CLI process itself, not from the worker, so that
+ * process needs the same two settings to reach a self-signed local receiver:
+ *
+ *     NODE_EXTRA_CA_CERTS=cert.pem WEBHOOK_ALLOW_PRIVATE_NETWORKS=true \
+ *       npm run --silent cli -- webhook test --id <endpoint id> --actor <user id>
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
