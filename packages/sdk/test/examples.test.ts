@@ -54,10 +54,15 @@ describe('examples/export-campaigns-csv.ts', () => {
       campaigns: Array.from({ length: COUNT }, (_, i) => ({
         key: `k${i}`,
         customer: 'c',
-        decline_code: i === 7 ? 'odd, "quoted"\ncode' : i === 8 ? '=HYPERLINK("http://x")' : 'insufficient_funds',
+        decline_code: i === 8 ? '=HYPERLINK("http://x")' : 'insufficient_funds',
         ...(i % 5 === 0 && { status: 'recovered' as const, recovered_via: 'retry' as const }),
       })),
     });
+    // Fixtures refuse control characters, but the export must quote any string the API returns.
+    await api.current
+      .db('recovery_campaigns')
+      .where({ id: ids.campaigns.k7 })
+      .update({ decline_code: 'odd, "quoted"\ncode' });
     const { token } = await createToken(api.current.db, {
       workspace_id: workspaceId,
       name: 'export',
