@@ -13,21 +13,28 @@ import {
   type RecoveredVia,
   type Stats,
 } from '@retention/core';
-import type { Queryable } from '@retention/db';
+import type { Db, Transaction } from '@retention/db';
 import { loadFxRates } from './fx.js';
 
 /**
  * The KPIs of a workspace: GET /api/v1/stats and the dashboard both call this. It reads the
- * rollup tables (kept exact by triggers), never the source rows, so its cost does not grow
- * with the number of campaigns.
+ * rollup tables (kept exact by triggers) rather than counting source rows, so its cost does
+ * not grow with the number of campaigns; the median alone steps through the index entries of
+ * the one or two hours of recoveries that hold it.
  *
- * - Rates are in 0..1, rounded to 4 places, null when the denominator is 0.
+ * - Every query runs in one REPEATABLE READ READ ONLY transaction: the counts, sums and the
+ *   median come from one snapshot, never from moments on either side of a concurrent write.
+ * - Rates are in 0..1, rounded half up to 4 places, null when the denominator is 0.
  * - Money is summed per currency, then each sum is converted to the display currency once
- *   (exact rational arithmetic, rounded half up) and added. A currency with no FX rate is
- *   listed in `unconverted_currencies` and left out of the totals.
+ *   (exact rational arithmetic, rounded half up) and added. Sums are read as text and added as
+ *   BigInt, so no sum is refused or rounded on the way, however large. A currency with no FX
+ *   rate is listed in `unconverted_currencies` and left out of the totals.
  * - `lost_amount_cents` covers `lost` and `abandoned` campaigns: both are money not won back.
- * - `median_days_to_recover` is the median, over recovered campaigns, of the whole hours from
- *   first failure to recovery, expressed in days (hours / 24) and rounded to 2 places.
+ * - `has_multiple_currencies`: the workspace's campaigns and cancel sessions together use more
+ *   than one currency (any status or outcome, convertible or not).
+ * - `median_days_to_recover` is the exact median, over recovered campaigns, of
+ *   `recovered_at - first_failed_at` (never below zero; the mean of the middle two for an even
+ *   count), in days rounded half up to 2 places.
  */
 
 interface CampaignRollup {
@@ -36,7 +43,8 @@ interface CampaignRollup {
   decline_category: DeclineCategory;
   recovered_via: RecoveredVia | '';
   campaigns: number;
-  amount_cents: number;
+  /** A bigint column, read as text. */
+  amount_cents: string;
 }
 
 interface RecoveryTimeRollup {
@@ -48,28 +56,39 @@ interface CancelSessionRollup {
   outcome: CancelOutcome;
   currency: string;
   sessions: number;
-  mrr_cents: number;
+  /** A bigint column, read as text. */
+  mrr_cents: string;
 }
 
-export async function computeStats(db: Queryable, workspaceId: string, now = new Date()): Promise<Stats> {
-  const [workspace, campaigns, recoveryTimes, sessions, rates] = await Promise.all([
-    db<{ id: string; display_currency: string }>('workspaces').where({ id: workspaceId }).first('display_currency'),
-    db<CampaignRollup & { workspace_id: string }>('campaign_rollups')
-      .where({ workspace_id: workspaceId })
-      .whereNot({ campaigns: 0 })
-      .select('status', 'currency', 'decline_category', 'recovered_via', 'campaigns', 'amount_cents'),
-    db<RecoveryTimeRollup & { workspace_id: string }>('recovery_time_rollups')
-      .where({ workspace_id: workspaceId })
-      .where('campaigns', '>', 0)
-      .orderBy('hours_to_recover')
-      .select('hours_to_recover', 'campaigns'),
-    db<CancelSessionRollup & { workspace_id: string }>('cancel_session_rollups')
-      .where({ workspace_id: workspaceId })
-      .whereNot({ sessions: 0 })
-      .select('outcome', 'currency', 'sessions', 'mrr_cents'),
-    loadFxRates(db),
-  ]);
+interface Amount {
+  currency: string;
+  amount: bigint;
+}
+
+const MILLISECONDS_PER_DAY = 86_400_000;
+
+export async function computeStats(db: Db, workspaceId: string, now = new Date()): Promise<Stats> {
+  return db.transaction((trx) => statsInSnapshot(trx, workspaceId, now), {
+    isolationLevel: 'repeatable read',
+    readOnly: true,
+  });
+}
+
+async function statsInSnapshot(trx: Transaction, workspaceId: string, now: Date): Promise<Stats> {
+  const workspace = await trx<{ id: string; display_currency: string }>('workspaces')
+    .where({ id: workspaceId })
+    .first('display_currency');
   if (!workspace) throw notFound(`No workspace with id ${workspaceId}`);
+  const campaigns: CampaignRollup[] = await trx('campaign_rollups')
+    .where({ workspace_id: workspaceId })
+    .whereNot({ campaigns: 0 })
+    .select('status', 'currency', 'decline_category', 'recovered_via', 'campaigns', trx.raw('amount_cents::text'));
+  const sessions: CancelSessionRollup[] = await trx('cancel_session_rollups')
+    .where({ workspace_id: workspaceId })
+    .whereNot({ sessions: 0 })
+    .select('outcome', 'currency', 'sessions', trx.raw('mrr_cents::text'));
+  const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId);
+  const rates = await loadFxRates(trx);
 
   const money = new MoneyTotals(workspace.display_currency, rates);
   const recovery = summarizeCampaigns(campaigns, money);
@@ -79,7 +98,7 @@ export async function computeStats(db: Queryable, workspaceId: string, now = new
     display_currency: workspace.display_currency,
     has_multiple_currencies: money.currenciesSeen.size > 1,
     unconverted_currencies: [...money.unconverted].sort(),
-    recovery: { ...recovery, median_days_to_recover: medianDays(recoveryTimes) },
+    recovery: { ...recovery, median_days_to_recover: medianDaysToRecover },
     cancel_flow: cancelFlow,
     generated_at: toIsoMillis(now),
   };
@@ -95,10 +114,14 @@ class MoneyTotals {
     private readonly rates: FxRates,
   ) {}
 
-  total(amounts: Array<{ currency: string; amount: number }>): number {
+  /**
+   * The exact total in the display currency. A JSON number holds integers exactly up to 2^53;
+   * a larger total (no real workspace comes near) is answered as the nearest one.
+   */
+  total(amounts: Amount[]): number {
     const perCurrency = new Map<string, bigint>();
     for (const { currency, amount } of amounts) {
-      perCurrency.set(currency, (perCurrency.get(currency) ?? 0n) + BigInt(amount));
+      perCurrency.set(currency, (perCurrency.get(currency) ?? 0n) + amount);
     }
     let total = 0n;
     for (const [currency, amount] of perCurrency) {
@@ -114,8 +137,19 @@ class MoneyTotals {
   }
 }
 
+/**
+ * `numerator / denominator` rounded half up to `places` decimals, in integer arithmetic:
+ * floating point rounds exact halves such as 57/800 = 0.07125 the wrong way. Both operands are
+ * non-negative integers and the denominator is positive.
+ */
+export function roundedRatio(numerator: number | bigint, denominator: number | bigint, places: number): number {
+  const scale = 10n ** BigInt(places);
+  const twice = 2n * BigInt(denominator);
+  return Number((2n * BigInt(numerator) * scale + BigInt(denominator)) / twice) / Number(scale);
+}
+
 function rate(numerator: number, denominator: number): number | null {
-  return denominator === 0 ? null : Math.round((numerator / denominator) * 10_000) / 10_000;
+  return denominator === 0 ? null : roundedRatio(numerator, denominator, 4);
 }
 
 function zeroCounts<K extends string>(keys: readonly K[]): Record<K, number> {
@@ -128,10 +162,7 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
   const byDeclineCategory = Object.fromEntries(
     DECLINE_CATEGORIES.map((category) => [category, { opened: 0, recovered: 0 }]),
   ) as Record<DeclineCategory, { opened: number; recovered: number }>;
-  const amounts = { recovered: [], in_flight: [], lost: [] } as Record<
-    'recovered' | 'in_flight' | 'lost',
-    Array<{ currency: string; amount: number }>
-  >;
+  const amounts: Record<'recovered' | 'in_flight' | 'lost', Amount[]> = { recovered: [], in_flight: [], lost: [] };
 
   for (const row of rows) {
     money.see(row.currency);
@@ -142,7 +173,7 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
       if (row.recovered_via) recoveredVia[row.recovered_via] += row.campaigns;
     }
     const bucket = row.status === 'abandoned' ? 'lost' : row.status;
-    amounts[bucket].push({ currency: row.currency, amount: row.amount_cents });
+    amounts[bucket].push({ currency: row.currency, amount: BigInt(row.amount_cents) });
   }
 
   const opened = byStatus.in_flight + byStatus.recovered + byStatus.lost + byStatus.abandoned;
@@ -162,11 +193,11 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
 
 function summarizeSessions(rows: CancelSessionRollup[], money: MoneyTotals) {
   const byOutcome = zeroCounts(CANCEL_OUTCOMES);
-  const savedMrr: Array<{ currency: string; amount: number }> = [];
+  const savedMrr: Amount[] = [];
   for (const row of rows) {
     money.see(row.currency);
     byOutcome[row.outcome] += row.sessions;
-    if (isSavedOutcome(row.outcome)) savedMrr.push({ currency: row.currency, amount: row.mrr_cents });
+    if (isSavedOutcome(row.outcome)) savedMrr.push({ currency: row.currency, amount: BigInt(row.mrr_cents) });
   }
   const saved = byOutcome.saved_discount + byOutcome.saved_pause + byOutcome.saved_downgrade + byOutcome.saved_other;
   const sessions = CANCEL_OUTCOMES.reduce((sum, outcome) => sum + byOutcome[outcome], 0);
@@ -181,18 +212,53 @@ function summarizeSessions(rows: CancelSessionRollup[], money: MoneyTotals) {
   };
 }
 
-/** The median of whole hours to recover, in days with 2 decimals; null with no recoveries. */
-function medianDays(rows: RecoveryTimeRollup[]): number | null {
-  const total = rows.reduce((sum, row) => sum + row.campaigns, 0);
+/**
+ * The exact median time to recover, in days with 2 decimals; null with no recoveries.
+ * `recovery_time_rollups` counts recovered campaigns per whole hour, which names the hour
+ * holding each middle rank; the campaigns of that hour are then read through an index in
+ * order of their exact duration (migration 0007), skipping to the rank. Whole hours are a
+ * monotonic function of the duration, so the rank within the hour is the rank overall.
+ */
+async function medianRecoveryDays(trx: Transaction, workspaceId: string): Promise<number | null> {
+  const hours: RecoveryTimeRollup[] = await trx('recovery_time_rollups')
+    .where({ workspace_id: workspaceId })
+    .where('campaigns', '>', 0)
+    .orderBy('hours_to_recover')
+    .select('hours_to_recover', 'campaigns');
+  const total = hours.reduce((sum, row) => sum + row.campaigns, 0);
   if (total === 0) return null;
-  const hourAt = (position: number): number => {
-    let seen = 0;
-    for (const row of rows) {
-      seen += row.campaigns;
-      if (seen >= position) return row.hours_to_recover;
+  // 1-based ranks of the middle one, or the middle two.
+  const ranks = total % 2 === 1 ? [(total + 1) / 2] : [total / 2, total / 2 + 1];
+  let sum = 0n;
+  for (const rank of ranks) sum += BigInt(await durationAtRank(trx, workspaceId, hours, rank));
+  return roundedRatio(sum, BigInt(ranks.length * MILLISECONDS_PER_DAY), 2);
+}
+
+/** The duration in milliseconds (never negative) of the recovered campaign at `rank`, 1-based. */
+async function durationAtRank(
+  trx: Transaction,
+  workspaceId: string,
+  hours: RecoveryTimeRollup[],
+  rank: number,
+): Promise<number> {
+  let below = 0; // recovered campaigns in the hours before this one
+  for (const { hours_to_recover: hour, campaigns } of hours) {
+    if (below + campaigns >= rank) {
+      // Step in from whichever end of the hour is nearer: at most half of its campaigns.
+      const fromShortest = rank - below - 1;
+      const fromLongest = below + campaigns - rank;
+      const row = await trx('recovery_campaigns')
+        .where({ workspace_id: workspaceId, status: 'recovered' })
+        .whereRaw('hours_between(first_failed_at, recovered_at) = ?', [hour])
+        .orderByRaw(`recovered_at - first_failed_at ${fromShortest <= fromLongest ? 'ASC' : 'DESC'}`)
+        .offset(Math.min(fromShortest, fromLongest))
+        .first<{ milliseconds: number } | undefined>(
+          trx.raw('greatest(0, extract(epoch FROM recovered_at - first_failed_at) * 1000)::bigint AS milliseconds'),
+        );
+      if (row) return row.milliseconds;
+      break;
     }
-    return rows.at(-1)!.hours_to_recover;
-  };
-  const middle = total % 2 === 1 ? hourAt((total + 1) / 2) : (hourAt(total / 2) + hourAt(total / 2 + 1)) / 2;
-  return Math.round((middle / 24) * 100) / 100;
+    below += campaigns;
+  }
+  throw new Error(`recovery_time_rollups disagrees with recovery_campaigns in workspace ${workspaceId}`);
 }

@@ -152,8 +152,60 @@ describe('GET /api/v1/stats', () => {
         },
       ],
     });
-    // Whole hours 10 and 20: 15 h = 0.625 days, rounded to 0.63.
-    expect((await api.current.client(token).stats.retrieve()).recovery.median_days_to_recover).toBe(0.63);
+    // (10:59:59 + 20:00:00) / 2 = 15:29:59.5 = 0.64583 days, rounded to 0.65.
+    expect((await api.current.client(token).stats.retrieve()).recovery.median_days_to_recover).toBe(0.65);
+  });
+
+  it('takes the exact median, not one cut to whole hours, and rounds it half up', async () => {
+    const recovered = (after: string) => ({
+      customer: 'c',
+      status: 'recovered' as const,
+      first_failed_at: '2026-01-01T00:00:00Z',
+      recovered_at: `2026-01-${after}Z`,
+    });
+    const medianOf = async (afters: string[]) => {
+      const { token } = await workspaceWithToken(api.current, { customers, campaigns: afters.map(recovered) });
+      return (await api.current.client(token).stats.retrieve()).recovery.median_days_to_recover;
+    };
+    // One hour holds all three; the middle one is 5:30 = 0.229 days (whole hours would say 5 h = 0.21).
+    expect(await medianOf(['01T05:10:00', '01T05:50:00', '01T05:30:00'])).toBe(0.23);
+    // 2 days 11:59 = 2.4993 days (whole hours would say 59 h = 2.46).
+    expect(await medianOf(['03T11:59:00'])).toBe(2.5);
+    // 24:07:12 is exactly 1.005 days: half up gives 1.01, where floating point gives 1.
+    expect(await medianOf(['02T00:07:12'])).toBe(1.01);
+  });
+
+  it('answers money sums beyond 2^53 instead of failing', async () => {
+    const { token, workspaceId, ids } = await workspaceWithToken(api.current, { customers });
+    const largest = Number.MAX_SAFE_INTEGER; // 2^53 - 1: two of them sum past what a double holds exactly
+    const owner = { workspace_id: workspaceId, customer_id: ids.customers.c!, currency: 'usd' };
+    const recoveredAt = new Date('2026-01-02T00:00:00Z');
+    await api.current.db('recovery_campaigns').insert(
+      [1, 2].map((n) => ({
+        ...owner,
+        subscription_id: ids.subscriptions.s!,
+        psp_invoice_id: `in_huge_${n}`,
+        amount_cents: largest,
+        status: 'recovered',
+        decline_code: 'insufficient_funds',
+        decline_category: 'soft',
+        recovered_via: 'retry',
+        first_failed_at: new Date('2026-01-01T00:00:00Z'),
+        recovered_at: recoveredAt,
+        closed_at: recoveredAt,
+      })),
+    );
+    await api.current
+      .db('cancel_sessions')
+      .insert(
+        [1, 2].map(() => ({ ...owner, outcome: 'saved_pause', reason_code: 'other', monthly_mrr_cents: largest })),
+      );
+
+    const { status, body } = await api.current.get('/api/v1/stats', token);
+    expect(status).toBe(200);
+    // 2^54 - 2 is even, so a double holds it exactly and JSON carries every digit.
+    expect(body.recovery).toMatchObject({ recovered: 2, recovered_amount_cents: 18014398509481982 });
+    expect(body.cancel_flow).toMatchObject({ saved: 2, saved_mrr_cents: 18014398509481982 });
   });
 
   it('has zero counts, null rates and a null median for an empty workspace', async () => {
