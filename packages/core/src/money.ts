@@ -6,6 +6,13 @@
 
 export const CURRENCY_PATTERN = /^[a-z]{3}$/;
 
+/**
+ * The largest amount an action or a fixture accepts: 10^12 minor units (ten billion dollars,
+ * a trillion yen), far above any real invoice or plan. Stats add amounts up; at this cap it
+ * takes about 9,000 of them to pass 2^53, where a sum stops being an exact JavaScript number.
+ */
+export const MAX_AMOUNT_MINOR_UNITS = 1_000_000_000_000;
+
 const ZERO_DECIMAL = [
   'bif',
   'clp',

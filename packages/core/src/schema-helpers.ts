@@ -2,8 +2,13 @@ import { Type, type TSchema } from '@sinclair/typebox';
 
 /** Builders shared by the resource and event schemas, so each JSON type is spelled once. */
 
+/** A timestamp the service emits: always UTC with milliseconds, `2026-03-07T09:15:02.123Z`. */
 export const Timestamp = (description?: string) =>
-  Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+  Type.String({
+    format: 'date-time',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+    ...(description ? { description } : {}),
+  });
 
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 

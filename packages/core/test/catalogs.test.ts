@@ -83,6 +83,26 @@ describe('event catalog', () => {
     ).toThrow(/outcome/);
   });
 
+  it('takes timestamps in event data only as UTC with milliseconds', () => {
+    const reminder = {
+      reminder_id: campaign.campaign_id,
+      customer_email: 'ann@example.com',
+      subscription_id: campaign.campaign_id,
+      trial_end: '2030-01-02T03:04:05.678Z',
+    };
+    expect(buildEventData('trial.reminder_sent', reminder)).toEqual(reminder);
+    for (const trialEnd of [
+      '2030-01-02T03:04:05Z',
+      '2030-01-02T03:04:05.6Z',
+      '2030-01-02T03:04:05.678+02:00',
+      '2030-01-02t03:04:05.678z',
+      '2030-01-02',
+      '2030-02-30T03:04:05.678Z',
+    ]) {
+      expect(() => buildEventData('trial.reminder_sent', { ...reminder, trial_end: trialEnd })).toThrow(/trial_end/);
+    }
+  });
+
   it('serialises exactly type, created_at and data', () => {
     const body = serializeWebhookPayload('reactivation.sent', '2026-03-07T09:15:02.123Z', { a: 1 });
     expect(Object.keys(JSON.parse(body) as object)).toEqual(['type', 'created_at', 'data']);
@@ -90,20 +110,63 @@ describe('event catalog', () => {
 });
 
 describe('decline categories', () => {
-  it.each([
-    ['insufficient_funds', 'soft'],
-    ['approve_with_id', 'soft'],
-    ['expired_card', 'card_update_required'],
-    ['pin_try_exceeded', 'card_update_required'],
-    ['authentication_required', 'authentication_required'],
-    ['stop_payment_order', 'revoked'],
-    ['stolen_card', 'fraud'],
-    ['highest_risk_level', 'fraud'],
-    ['something_new', 'unknown'],
-    ['INSUFFICIENT_FUNDS', 'unknown'],
-  ])('%s is %s', (code, category) => {
-    expect(declineCategoryOf(code)).toBe(category);
+  // decisions.md, copied by hand: every code of every category.
+  const DECISIONS_TABLE: Record<string, string[]> = {
+    soft: [
+      'insufficient_funds',
+      'card_velocity_exceeded',
+      'withdrawal_count_limit_exceeded',
+      'generic_decline',
+      'do_not_honor',
+      'try_again_later',
+      'issuer_not_available',
+      'processing_error',
+      'reenter_transaction',
+      'approve_with_id',
+    ],
+    card_update_required: [
+      'expired_card',
+      'incorrect_number',
+      'invalid_number',
+      'incorrect_cvc',
+      'invalid_cvc',
+      'invalid_expiry_month',
+      'invalid_expiry_year',
+      'incorrect_zip',
+      'card_not_supported',
+      'currency_not_supported',
+      'invalid_account',
+      'new_account_information_available',
+      'restricted_card',
+      'transaction_not_allowed',
+      'do_not_try_again',
+      'pin_try_exceeded',
+    ],
+    authentication_required: ['authentication_required'],
+    revoked: ['revocation_of_authorization', 'revocation_of_all_authorizations', 'stop_payment_order'],
+    fraud: [
+      'fraudulent',
+      'lost_card',
+      'stolen_card',
+      'pickup_card',
+      'merchant_blacklist',
+      'security_violation',
+      'highest_risk_level',
+    ],
+  };
+
+  it('files every code of the decisions.md table in its category', () => {
+    const codes = Object.entries(DECISIONS_TABLE).flatMap(([category, list]) => list.map((code) => [code, category]));
+    expect(codes).toHaveLength(37);
+    expect(codes.filter(([code, category]) => declineCategoryOf(code!) !== category)).toEqual([]);
   });
+
+  it.each([['something_new'], ['INSUFFICIENT_FUNDS'], [''], ['constructor'], ['__proto__']])(
+    '%j is unknown',
+    (code) => {
+      expect(declineCategoryOf(code)).toBe('unknown');
+    },
+  );
 });
 
 describe('error catalog', () => {
@@ -120,6 +183,14 @@ describe('error catalog', () => {
 });
 
 describe('secrets', () => {
+  it('hashes tokens with SHA-256, as lowercase hex of the UTF-8 bytes', () => {
+    // FIPS 180-2's "abc" vector, and a token-shaped value checked with `printf '%s' … | sha256sum`.
+    expect(hashApiToken('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(hashApiToken('sk_live_4eC39HqLyjWDarjtT1zdp7dcAbCdEfGh')).toBe(
+      '8f2da6597f306e5229256ce3817725f91aa18d3cfbb61d562ca51d99fa1ff1dc',
+    );
+  });
+
   it('mints sk_live_ tokens with at least 128 bits of randomness, hashed with SHA-256', () => {
     const minted = mintApiToken();
     expect(minted.token).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { mintApiToken, notFound, toIsoMillis, toIsoMillisOrNull, Uuid } from '@retention/core';
 import type { Db, Queryable } from '@retention/db';
 import { getWorkspace } from './workspaces.js';
-import { assertUuid, inputValidator } from './validate.js';
+import { assertUuid, inputValidator, NameInput } from './validate.js';
 
 /** A token as operators see it: everything but the value, which exists only at creation. */
 export interface ApiToken {
@@ -53,7 +53,7 @@ const validateCreate = inputValidator(
   Type.Object(
     {
       workspace_id: Uuid(),
-      name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+      name: NameInput(200),
       rate_limit_per_minute: Type.Optional(RateLimit),
     },
     { additionalProperties: false },

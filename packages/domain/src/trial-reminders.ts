@@ -43,8 +43,8 @@ const validateReminder = inputValidator(
 
 /**
  * Records that a trial-ending reminder was sent for a trialing subscription, and emits
- * `trial.reminder_sent` with the trial's end. Any other status is a `conflict`: there is
- * no trial to remind of.
+ * `trial.reminder_sent` with the trial's end. Any other status, or a trial that has already
+ * ended, is a `conflict`: there is no trial end to remind of.
  */
 export async function sendTrialReminder(
   db: Db,
@@ -58,6 +58,11 @@ export async function sendTrialReminder(
     }
     if (subscription.trial_end === null) {
       throw conflict(`Subscription ${subscription.id} is trialing but has no trial end date`);
+    }
+    if (subscription.trial_end.getTime() <= Date.now()) {
+      throw conflict(
+        `The trial of subscription ${subscription.id} ended at ${toIsoMillis(subscription.trial_end)}: a trial-ending reminder comes before the end`,
+      );
     }
     const [row] = (await trx('trial_reminders')
       .insert({

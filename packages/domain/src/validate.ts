@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { compileValidator, invalidParam, isUuid } from '@retention/core';
+import { compileValidator, invalidParam, isUuid, MAX_AMOUNT_MINOR_UNITS } from '@retention/core';
 
 /**
  * Compiles a schema for validating the input of a domain action. The returned function
@@ -28,12 +28,21 @@ export const IdInput = () =>
 export const CurrencyInput = () =>
   Type.String({ pattern: '^[a-z]{3}$', errorMessage: 'must be a three-letter lowercase currency code such as usd' });
 
-/** An integer amount in minor units (cents, or whole yen for jpy). */
+/** An integer amount in minor units (cents, or whole yen for jpy), at most MAX_AMOUNT_MINOR_UNITS. */
 export const AmountInput = (minimum: number) =>
   Type.Integer({
     minimum,
-    maximum: Number.MAX_SAFE_INTEGER,
-    errorMessage: `must be an integer amount in minor units, at least ${minimum}`,
+    maximum: MAX_AMOUNT_MINOR_UNITS,
+    errorMessage: `must be an integer amount in minor units from ${minimum} to ${MAX_AMOUNT_MINOR_UNITS}`,
+  });
+
+/** A one-line name given by an operator: not blank, no control characters (Postgres refuses NUL). */
+export const NameInput = (maxLength: number) =>
+  Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$',
+    errorMessage: `must be 1 to ${maxLength} characters, not all spaces, without control characters`,
   });
 
 /** Free text typed by a customer: line breaks and tabs allowed, other control characters not. */

@@ -80,8 +80,9 @@ const validateWinback = inputValidator(
 
 /**
  * Records a win-back and emits `winback.recorded`. One new processor subscription is one
- * win-back: recording it again (a replayed sync) writes nothing and returns the first record
- * with `created: false`; the same processor subscription for another customer is a `conflict`.
+ * win-back: recording it again with the same values (a replayed sync) writes nothing and
+ * returns the first record with `created: false`. Other values, or another customer, for the
+ * same processor subscription are a `conflict`: a different fact must not vanish silently.
  */
 export async function recordWinback(db: Db, input: RecordWinbackInput): Promise<Winback> {
   const valid = validateWinback(input);
@@ -107,6 +108,16 @@ export async function recordWinback(db: Db, input: RecordWinbackInput): Promise<
       if (!existing) throw new Error(`win-back of ${valid.psp_subscription_id} conflicted but does not exist`);
       if (existing.customer_id !== customer.id) {
         throw conflict(`Processor subscription ${valid.psp_subscription_id} is already a win-back of another customer`);
+      }
+      if (
+        existing.days_away !== valid.days_away ||
+        existing.amount_cents !== valid.amount_cents ||
+        existing.currency !== valid.currency
+      ) {
+        throw conflict(
+          `Processor subscription ${valid.psp_subscription_id} is already recorded as a win-back with other values ` +
+            `(days_away ${existing.days_away}, amount_cents ${existing.amount_cents}, currency ${existing.currency})`,
+        );
       }
       return toWinback(existing, false);
     }

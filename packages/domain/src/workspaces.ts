@@ -6,11 +6,12 @@ import {
   OneOf,
   PROCESSOR_STATUSES,
   toIsoMillis,
+  type FxRates,
   type ProcessorStatus,
 } from '@retention/core';
 import type { Db, Queryable } from '@retention/db';
 import { loadFxRates } from './fx.js';
-import { assertUuid, inputValidator } from './validate.js';
+import { assertUuid, inputValidator, NameInput } from './validate.js';
 
 export interface Workspace {
   id: string;
@@ -41,7 +42,7 @@ export function toWorkspace(row: WorkspaceRow): Workspace {
   };
 }
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+const Name = NameInput(200);
 
 const validateCreate = inputValidator(
   Type.Object(
@@ -66,12 +67,14 @@ const validateUpdate = inputValidator(
 );
 
 /** Totals are normalised to the display currency, so it needs an FX rate. */
-async function assertConvertible(db: Queryable, currency: string | undefined): Promise<void> {
-  if (currency === undefined) return;
-  const rates = await loadFxRates(db);
-  if (!rates.has(currency)) {
+export function assertDisplayCurrencyConvertible(rates: FxRates, currency: string | undefined): void {
+  if (currency !== undefined && !rates.has(currency)) {
     throw invalidParam(`display_currency: no FX rate is known for "${currency}"; set one first with \`fx set\``);
   }
+}
+
+async function assertConvertible(db: Queryable, currency: string | undefined): Promise<void> {
+  if (currency !== undefined) assertDisplayCurrencyConvertible(await loadFxRates(db), currency);
 }
 
 export async function createWorkspace(

@@ -97,6 +97,19 @@ describe('openCampaign', () => {
     expect(Date.parse(campaign.first_failed_at)).toBeGreaterThanOrEqual(started - 1000);
   });
 
+  it('accepts the largest amount, 10^12 minor units', async () => {
+    expect((await open({ amount_cents: 1_000_000_000_000 })).amount_cents).toBe(1_000_000_000_000);
+  });
+
+  it('takes a first failure up to a minute ahead (clock skew) as now, so it closes no earlier than it failed', async () => {
+    const { db } = database.current;
+    const campaign = await open({ failed_at: new Date(Date.now() + 30_000) });
+    const { rows } = await db.raw<{ rows: Array<{ now: Date }> }>('SELECT now() AS now');
+    expect(Date.parse(campaign.first_failed_at)).toBeLessThanOrEqual(rows[0]!.now.getTime());
+    const recovered = await recoverCampaign(db, { id: campaign.id, via: 'retry' });
+    expect(Date.parse(recovered.closed_at!)).toBeGreaterThanOrEqual(Date.parse(recovered.first_failed_at));
+  });
+
   it('records the event for a workspace whose processor is disconnected too', async () => {
     const { db } = database.current;
     const campaign = await openCampaign(db, {
@@ -149,6 +162,7 @@ describe('openCampaign', () => {
       ['a negative amount', { amount_cents: -5 }, /amount_cents/],
       ['a zero amount', { amount_cents: 0 }, /amount_cents/],
       ['a fractional amount', { amount_cents: 49.5 }, /amount_cents/],
+      ['an amount over the cap', { amount_cents: 1_000_000_000_001 }, /amount_cents: .* from 1 to 1000000000000/],
       ['a currency of two letters', { currency: 'us' }, /currency/],
       ['a currency in capitals', { currency: 'USD' }, /currency/],
       ['a currency of four letters', { currency: 'usdx' }, /currency/],

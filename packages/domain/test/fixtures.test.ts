@@ -287,6 +287,117 @@ describe('fixtures load', () => {
       'workspaces[0].campaigns[1].psp_invoice_id: "in_1" appears twice',
     ],
     [{ workspaces: [{ users: [{ email: 'a@b.co' }, { email: 'A@B.CO' }] }] }, 'workspaces[0].users[1].email'],
+    [
+      { workspaces: [{ key: 'ok' }, { customers: [{ name: 'A\u0000nn' }] }] },
+      'workspaces[1].customers[0].name: must be 1 to 500 characters without control characters',
+    ],
+    [
+      { workspaces: [{ customers: [{ subscriptions: [{ plan_name: 'Pro\u0000' }] }] }] },
+      'workspaces[0].customers[0].subscriptions[0].plan_name: must be 1 to 255 characters without control characters',
+    ],
+    [
+      { workspaces: [{ customers: [{ tags: ['vip', 'v\u0000ip'] }] }] },
+      'workspaces[0].customers[0].tags[1]: must be 1 to 100 characters, not all spaces, without control characters',
+    ],
+    [{ workspaces: [{ customers: [{ tags: ['   '] }] }] }, 'workspaces[0].customers[0].tags[0]: must be 1 to 100'],
+    [
+      { workspaces: [{ customers: [{ key: 'c' }], cancel_sessions: [{ customer: 'c', feedback: 'too\u0000dear' }] }] },
+      'workspaces[0].cancel_sessions[0].feedback: must be 1 to 5000 characters without control characters other than line breaks and tabs',
+    ],
+    [{ workspaces: [{ name: 'Ac\u0007me' }] }, 'workspaces[0].name: must be 1 to 200 characters'],
+    [{ workspaces: [{ key: 'k\u0000' }] }, 'workspaces[0].key: must be 1 to 200 characters without control characters'],
+    [
+      {
+        workspaces: [
+          { customers: [{ key: 'c', subscriptions: [{}] }], campaigns: [{ customer: 'c', decline_code: 'x\u001b' }] },
+        ],
+      },
+      'workspaces[0].campaigns[0].decline_code: must be 1 to 100 characters without control characters',
+    ],
+    [
+      { workspaces: [{ customers: [{ subscriptions: [{ amount_cents: 1_000_000_000_001 }] }] }] },
+      'workspaces[0].customers[0].subscriptions[0].amount_cents: must be an integer amount in minor units from 0 to 1000000000000',
+    ],
+    [
+      {
+        workspaces: [
+          {
+            customers: [{ key: 'c', subscriptions: [{}] }],
+            campaigns: [{ customer: 'c', amount_cents: Number.MAX_SAFE_INTEGER }],
+          },
+        ],
+      },
+      'workspaces[0].campaigns[0].amount_cents: must be an integer amount in minor units from 0 to 1000000000000',
+    ],
+    [
+      { workspaces: [{ customers: [{ key: 'c' }], cancel_sessions: [{ customer: 'c', monthly_mrr_cents: 1e13 }] }] },
+      'workspaces[0].cancel_sessions[0].monthly_mrr_cents: must be an integer amount',
+    ],
+    [
+      {
+        workspaces: [
+          {
+            customers: [{ key: 'c', subscriptions: [{}] }],
+            campaigns: [
+              {
+                customer: 'c',
+                status: 'recovered',
+                first_failed_at: '2026-03-01T00:00:00Z',
+                recovered_at: '2025-01-01T00:00:00Z',
+              },
+            ],
+          },
+        ],
+      },
+      'workspaces[0].campaigns[0].recovered_at: must not be before first_failed_at (2026-03-01T00:00:00.000Z)',
+    ],
+    [
+      {
+        workspaces: [
+          {
+            customers: [{ key: 'c', subscriptions: [{}] }],
+            campaigns: [
+              { customer: 'c', status: 'lost', first_failed_at: '2026-03-01', closed_at: '2026-02-28T23:59:59.999Z' },
+            ],
+          },
+        ],
+      },
+      'workspaces[0].campaigns[0].closed_at: must not be before first_failed_at (2026-03-01T00:00:00.000Z)',
+    ],
+    [
+      {
+        workspaces: [
+          {
+            customers: [{ key: 'c', subscriptions: [{}] }],
+            campaigns: [
+              {
+                customer: 'c',
+                status: 'recovered',
+                first_failed_at: '2026-03-01',
+                recovered_at: '2026-03-02',
+                closed_at: '2026-03-03',
+              },
+            ],
+          },
+        ],
+      },
+      'workspaces[0].campaigns[0].closed_at: must equal recovered_at',
+    ],
+    [
+      {
+        workspaces: [
+          {
+            customers: [{ key: 'c', subscriptions: [{}] }],
+            campaigns: [{ customer: 'c', status: 'abandoned', first_failed_at: '2999-01-01' }],
+          },
+        ],
+      },
+      'workspaces[0].campaigns[0].first_failed_at: must not be after the close time',
+    ],
+    [
+      { workspaces: [{ key: 'fine' }, { display_currency: 'xyz' }] },
+      'workspaces[1].display_currency: no FX rate is known for "xyz"',
+    ],
     [{ workspaces: 'all of them' }, 'workspaces: must be array'],
     [[], '(root): must be object'],
   ])('refuses a bad file, naming the path, and writes nothing (%#)', async (file, message) => {
@@ -295,6 +406,44 @@ describe('fixtures load', () => {
     expect(error.type).toBe('invalid_param');
     expect(error.message).toContain(message);
     expect(await countRows()).toEqual(before);
+  });
+
+  it('closes a campaign no earlier than its first failure, which defaults to a stated close time when that is earlier', async () => {
+    const { db } = database.current;
+    const result = await loadFixtures(db, {
+      workspaces: [
+        {
+          customers: [{ key: 'c', subscriptions: [{}] }],
+          campaigns: [
+            { key: 'lost', customer: 'c', status: 'lost', closed_at: '2025-01-01T00:00:00Z' },
+            { key: 'recovered', customer: 'c', status: 'recovered', recovered_at: '2025-02-01T00:00:00Z' },
+            { key: 'same', customer: 'c', status: 'recovered', first_failed_at: '2025-03-01', closed_at: '2025-03-01' },
+          ],
+        },
+      ],
+    });
+    const ids = result.workspaces['0']!.campaigns;
+    const rows = await db('recovery_campaigns').whereIn('id', Object.values(ids)).orderBy('first_failed_at');
+    expect(rows.map((row) => [row.first_failed_at, row.recovered_at, row.closed_at])).toEqual([
+      [new Date('2025-01-01T00:00:00Z'), null, new Date('2025-01-01T00:00:00Z')],
+      [new Date('2025-02-01T00:00:00Z'), new Date('2025-02-01T00:00:00Z'), new Date('2025-02-01T00:00:00Z')],
+      [new Date('2025-03-01T00:00:00Z'), new Date('2025-03-01T00:00:00Z'), new Date('2025-03-01T00:00:00Z')],
+    ]);
+  });
+
+  it('takes a display currency that has an FX rate, shipped or set', async () => {
+    const { db } = database.current;
+    await db('fx_rates').insert({ currency: 'thb', per_usd: '36.5' });
+    const result = await loadFixtures(db, {
+      workspaces: [
+        { key: 'eur', display_currency: 'eur' },
+        { key: 'thb', display_currency: 'thb' },
+      ],
+    });
+    const rows = await db('workspaces')
+      .whereIn('id', [result.workspaces.eur!.id, result.workspaces.thb!.id])
+      .pluck('display_currency');
+    expect(rows.sort()).toEqual(['eur', 'thb']);
   });
 
   it('rolls back everything when the database refuses a row half-way', async () => {

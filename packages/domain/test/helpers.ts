@@ -3,8 +3,8 @@ import type { Db } from '@retention/db';
 import { loadFixtures } from '@retention/domain';
 
 /**
- * Two workspaces to act on: A has an owner, a member, a customer with an active and a
- * trialing subscription and one with a canceled subscription; B (processor disconnected)
+ * Two workspaces to act on: A has an owner, a member, a customer with an active subscription
+ * and trialing ones (with a future end, none, a past end) and one with a canceled subscription; B (processor disconnected)
  * has a customer, a subscription and a user, to prove that ids of another workspace are
  * refused. Each call makes new rows with distinct processor ids.
  */
@@ -27,6 +27,7 @@ export async function actionGraph(db: Db) {
               { key: 'active', amount_cents: 4900, currency: 'usd', status: 'active' },
               { key: 'trial', status: 'trialing', trial_end: '2030-01-15T12:30:00.250Z', amount_cents: 1900 },
               { key: 'trialNoEnd', status: 'trialing', trial_end: null },
+              { key: 'trialEnded', status: 'trialing', trial_end: '2020-01-01T00:00:00Z' },
             ],
           },
           {
@@ -65,6 +66,7 @@ export async function actionGraph(db: Db) {
       active: a.subscriptions.active!,
       trial: a.subscriptions.trial!,
       trialNoEnd: a.subscriptions.trialNoEnd!,
+      trialEnded: a.subscriptions.trialEnded!,
       canceled: a.subscriptions.canceled!,
     },
     b: {

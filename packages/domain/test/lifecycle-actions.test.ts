@@ -133,6 +133,7 @@ describe('recordCancelSession', () => {
       ['an unknown reason code', { reason_code: 'bored' as never }, /reason_code: must be one of/],
       ['a negative MRR', { monthly_mrr_cents: -1 }, /monthly_mrr_cents/],
       ['a fractional MRR', { monthly_mrr_cents: 1.25 }, /monthly_mrr_cents/],
+      ['an MRR over the cap', { monthly_mrr_cents: Number.MAX_SAFE_INTEGER }, /monthly_mrr_cents: .* 1000000000000/],
       ['a currency that is not three letters', { currency: 'euro' }, /currency/],
       ['feedback with a NUL', { feedback: 'bad\u0000byte' }, /feedback/],
       ['feedback of 5001 characters', { feedback: 'x'.repeat(5001) }, /feedback/],
@@ -187,7 +188,7 @@ describe('sendTrialReminder', () => {
     });
   });
 
-  it('refuses, writing nothing: a subscription not trialing, a trial without an end, unknown or foreign ids', async () => {
+  it('refuses, writing nothing: a subscription not trialing, a trial without an end or already ended, unknown or foreign ids', async () => {
     const { db } = database.current;
     await expectRefusal(
       db,
@@ -201,6 +202,12 @@ describe('sendTrialReminder', () => {
       'conflict',
       () => sendTrialReminder(db, { subscription_id: g.a.trialNoEnd }),
       /no trial end/,
+    );
+    await expectRefusal(
+      db,
+      'conflict',
+      () => sendTrialReminder(db, { subscription_id: g.a.trialEnded }),
+      /ended at 2020-01-01T00:00:00.000Z/,
     );
     await expectRefusal(db, 'not_found', () => sendTrialReminder(db, { subscription_id: UNKNOWN_ID }));
     await expectRefusal(db, 'not_found', () =>
@@ -296,9 +303,26 @@ describe('recordWinback', () => {
     const { db } = database.current;
     const first = await recordWinback(db, input({ psp_subscription_id: 'sub_replayed' }));
     const eventsBefore = await eventsOf(db, g.a.id);
-    const again = await recordWinback(db, input({ psp_subscription_id: 'sub_replayed', days_away: 1 }));
+    const again = await recordWinback(db, input({ psp_subscription_id: 'sub_replayed', currency: 'gbp' }));
     expect(again).toEqual({ ...first, created: false });
     expect(await eventsOf(db, g.a.id)).toEqual(eventsBefore);
+  });
+
+  it.each<[string, Partial<RecordWinbackInput>]>([
+    ['days away', { days_away: 1 }],
+    ['amount', { amount_cents: 1 }],
+    ['currency', { currency: 'eur' }],
+  ])('refuses a win-back recorded again with another %s as a conflict, writing nothing', async (_name, changed) => {
+    const { db } = database.current;
+    const psp = `sub_changed_${Object.keys(changed)[0]!}`;
+    const first = await recordWinback(db, input({ psp_subscription_id: psp }));
+    await expectRefusal(
+      db,
+      'conflict',
+      () => recordWinback(db, input({ psp_subscription_id: psp, ...changed })),
+      /already recorded as a win-back with other values \(days_away 42, amount_cents 5800, currency gbp\)/,
+    );
+    expect(await db('winbacks').where({ id: first.id }).first()).toMatchObject({ days_away: 42, amount_cents: 5800 });
   });
 
   describe('refusals write nothing', () => {
@@ -306,6 +330,7 @@ describe('recordWinback', () => {
       ['negative days away', { days_away: -3 }, /days_away/],
       ['fractional days away', { days_away: 2.5 }, /days_away/],
       ['a negative amount', { amount_cents: -100 }, /amount_cents/],
+      ['an amount over the cap', { amount_cents: 1_000_000_000_001 }, /amount_cents: .* from 0 to 1000000000000/],
       ['a currency of digits', { currency: '840' }, /currency/],
       ['an empty processor id', { psp_subscription_id: '' }, /psp_subscription_id/],
     ])('invalid_param for %s', async (_name, overrides, message) => {

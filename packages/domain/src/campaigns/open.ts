@@ -66,7 +66,9 @@ export async function openCampaign(db: Db, input: OpenCampaignInput): Promise<Op
         status: 'in_flight',
         decline_code: valid.decline_code,
         decline_category: declineCategoryOf(valid.decline_code),
-        first_failed_at: failedAt ?? trx.fn.now(),
+        // A failure "in the future" within the allowed clock skew happened now, on the
+        // database clock that will time the close: a campaign never closes before it failed.
+        first_failed_at: failedAt === undefined ? trx.fn.now() : trx.raw('least(?::timestamptz, now())', [failedAt]),
       })
       .onConflict(['workspace_id', 'psp_invoice_id'])
       .ignore()
