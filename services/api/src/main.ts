@@ -1,9 +1,9 @@
 /** The API service: `npm run start:api`. */
-import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from '@retention/core';
 import { createDb, describeConnectionFailure } from '@retention/db';
 import { createLogger, createRedis, drainable, onShutdownSignal, waitForRedis } from '@retention/runtime';
 import { createApp } from './app.js';
+import { createApiServer } from './server.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   }
 
   const app = createApp({ config, db, redis, logger });
-  const server = createServer(app);
+  const server = createApiServer(app, logger);
   const connections = drainable(server);
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from '@jest/globals';
@@ -9,6 +9,7 @@ import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/
 import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase, type TestDatabase } from '@retention/testkit';
 import { createApp } from '../src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../src/metrics.js';
+import { createApiServer } from '../src/server.js';
 
 export interface Reply {
   status: number;
@@ -53,7 +54,7 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
   if (!options.redisUrl) await waitForRedis(redis);
   const db: Db = createDb(config.databaseUrl, { poolMax: 4 });
   const metrics = createApiMetrics();
-  const server: Server = createServer(createApp({ config, db, redis, logger, metrics }));
+  const server: Server = createApiServer(createApp({ config, db, redis, logger, metrics }), logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from '@jest/globals';
@@ -10,6 +10,7 @@ import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/
 import { Client, type ClientOptions } from '@retention/sdk';
 import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
 import { createApp } from '../src/app.js';
+import { createApiServer } from '../src/server.js';
 
 export interface ApiResponse {
   status: number;
@@ -85,7 +86,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       logger,
       ...(options.rateLimitWindowMs && { rateLimitWindowMs: options.rateLimitWindowMs }),
     });
-    server = createServer(app);
+    server = createApiServer(app, logger);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     let lastResponse: ApiResponse | undefined;

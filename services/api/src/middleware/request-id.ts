@@ -9,8 +9,13 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
  */
 export const requestId: RequestHandler = (req, res, next) => {
   const incoming = req.get('request-id') ?? req.get('x-request-id');
-  const id = incoming && INCOMING_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll('-', '')}`;
+  const id = incoming && INCOMING_ID.test(incoming) ? incoming : newRequestId();
   res.locals.requestId = id;
   res.setHeader('Request-Id', id);
   next();
 };
+
+/** A fresh id: `req_` and 32 hex digits. */
+export function newRequestId(): string {
+  return `req_${randomUUID().replaceAll('-', '')}`;
+}

@@ -1,0 +1,62 @@
+import { createServer, maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
+import { errorBody } from '@retention/core';
+import type { Logger } from '@retention/runtime';
+import { newRequestId } from './middleware/request-id.js';
+
+/** The statuses Node's HTTP parser implies for the errors it names; anything else is a 400. */
+const PARSER_REFUSALS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    message: `The request line and headers exceed ${maxHeaderSize} bytes. Shorten the URL (its query string) or the headers.`,
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: 'The chunk extensions of the request body are too large.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in full in time.' },
+};
+
+/**
+ * The API's HTTP server: main.ts and the tests both serve the app through this, so the tests
+ * cover what production runs.
+ *
+ * Requests that Node's HTTP parser refuses (a URL and headers over `maxHeaderSize`, a
+ * malformed header, a control character in the request line) never reach Express. Node's own
+ * answer is a bare status line; this one keeps the API's promises instead: the JSON error
+ * shape, a `Request-Id`, and a log line with the same id. The connection is closed after it,
+ * as Node does: the parser cannot tell where the next request would begin.
+ */
+export function createApiServer(app: Express, logger: Logger): Server {
+  const server = createServer(app);
+  server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
+    // A connection reset or already closed: nobody is there to answer.
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const requestId = newRequestId();
+    const { status, message } = PARSER_REFUSALS[error.code ?? ''] ?? {
+      status: 400,
+      message: `Malformed HTTP request${error.reason ? ` (${error.reason.replace(/\.$/, '')})` : ''}.`,
+    };
+    // The raw bytes are not logged: they may hold a token or a customer's e-mail address.
+    logger.info({ requestId, status, code: error.code }, 'request refused by the HTTP parser');
+    // Node's check before its own answer: an earlier response on this connection that has
+    // begun must not have another written into its middle.
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify(errorBody('invalid_param', message));
+    const head = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `Request-Id: ${requestId}`,
+      'Cache-Control: no-store',
+      'Connection: close',
+    ].join('\r\n');
+    socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
+  });
+  return server;
+}
