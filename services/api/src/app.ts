@@ -4,7 +4,7 @@ import type { Db } from '@retention/db';
 import type { Logger, Redis } from '@retention/runtime';
 import { createApiMetrics, routeLabeler, type ApiMetrics } from './metrics.js';
 import { apiAccess } from './middleware/authenticate.js';
-import { errorHandler, unknownRoute } from './middleware/errors.js';
+import { errorHandler, readMethodsOnly, unknownRoute } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
 import { requestMetrics } from './middleware/request-metrics.js';
@@ -44,9 +44,6 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));
   app.use(requestLog(logger, PROBE_PATHS));
 
-  app.use(operationalRoutes({ db, redis, metrics: appMetrics }));
-  app.use(documentationRoutes(buildOpenApiDocument(API_ENDPOINTS, { prefix: API_PREFIX, serverUrl: config.baseUrl })));
-
   const v1 = express.Router();
   v1.use((_req, res, next) => {
     // Account data: never cached by browsers or proxies.
@@ -55,8 +52,15 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   });
   const limiter = new SlidingWindowRateLimiter(redis, config.redisKeyPrefix, rateLimitWindowMs);
   v1.use(apiAccess({ db, limiter, logger, metrics: appMetrics }));
+  // After authentication, like an unknown path under the prefix: a wrong method is a 404 with
+  // the rate-limit headers, and says nothing to a client without a valid token.
+  v1.use(readMethodsOnly);
   v1.use(apiRoutes(db));
   app.use(API_PREFIX, v1);
+
+  app.use(readMethodsOnly);
+  app.use(operationalRoutes({ db, redis, metrics: appMetrics }));
+  app.use(documentationRoutes(buildOpenApiDocument(API_ENDPOINTS, { prefix: API_PREFIX, serverUrl: config.baseUrl })));
 
   app.use(unknownRoute);
   app.use(errorHandler(logger));

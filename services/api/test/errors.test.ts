@@ -100,6 +100,11 @@ describe('the error table of spec part 7', () => {
     ['a wrong method on a known path', 'POST', '/api/v1/campaigns'],
     ['DELETE on a resource', 'DELETE', '/api/v1/customers/7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'],
     ['a trailing path segment', 'GET', '/api/v1/stats/extra'],
+    // Express would answer these itself, 200 text/plain "GET, HEAD".
+    ['OPTIONS on a list', 'OPTIONS', '/api/v1/customers'],
+    ['OPTIONS on a resource', 'OPTIONS', '/api/v1/campaigns/7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'],
+    ['OPTIONS on a probe', 'OPTIONS', '/healthz'],
+    ['PUT on the documentation', 'PUT', '/openapi.json'],
   ])('%s is a JSON 404, never an HTML page', async (_label, method, path) => {
     const { status, body, headers } = await api.current.get(path, token, {
       method,

@@ -16,6 +16,16 @@ export const unknownRoute: RequestHandler = (req, res) => {
 };
 
 /**
+ * Every endpoint is a GET (HEAD comes with it). Any other method, OPTIONS included, is answered
+ * like an unknown route: without this, Express answers OPTIONS on a known path itself, in
+ * plain text ("GET, HEAD"), outside the API's JSON error shape.
+ */
+export const readMethodsOnly: RequestHandler = (req, res, next) => {
+  if (req.method === 'GET' || req.method === 'HEAD') next();
+  else unknownRoute(req, res, next);
+};
+
+/**
  * The last middleware: every failure becomes `{ error: { type, message } }`. Client mistakes
  * keep their type; anything unexpected is a 500 `database_error` (the spec's only server-side
  * type) whose message asks the client to retry. Stack traces go to the log, with the request
