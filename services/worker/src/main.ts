@@ -42,7 +42,9 @@ async function main(): Promise<void> {
     throw new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error));
   }
   // Kept open for /readyz: a fail-fast connection, so a probe never queues behind a reconnect.
-  const probe = createRedis(config.redisUrl, 'command', 'retention-worker-probe', logger);
+  // No logger: a Redis that is down at start is reported once, below, in words; later outages
+  // are logged by the worker's own connections and show in /readyz.
+  const probe = createRedis(config.redisUrl, 'command', 'retention-worker-probe');
   try {
     await waitForRedis(probe);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { Queue, Worker } from 'bullmq';
-import type { Logger, Redis } from '@retention/runtime';
+import { throttledWarn, type Logger, type Redis } from '@retention/runtime';
 import { QUEUE_NAMES } from './queues.js';
 
 /**
@@ -37,8 +37,10 @@ export interface PeriodicJobs {
 export async function startPeriodicJobs(options: PeriodicJobsOptions): Promise<PeriodicJobs> {
   const { jobs, logger, prefix } = options;
   const byName = new Map(jobs.map((job) => [job.name, job]));
+  // Repeats for every failed poll while Redis is away: throttled, like the connections' own.
+  const warn = throttledWarn(logger);
   const queue = new Queue(QUEUE_NAMES.periodic, { connection: options.producer, prefix });
-  queue.on('error', (error) => logger.warn({ err: error }, 'periodic queue error'));
+  queue.on('error', (error) => warn('periodic queue', error, 'periodic queue error'));
 
   const schedule = (job: PeriodicJob) =>
     queue.upsertJobScheduler(
@@ -59,7 +61,7 @@ export async function startPeriodicJobs(options: PeriodicJobsOptions): Promise<P
     },
     { connection: options.consumer, prefix, concurrency: Math.max(1, jobs.length) },
   );
-  worker.on('error', (error) => logger.warn({ err: error }, 'periodic worker error'));
+  worker.on('error', (error) => warn('periodic worker', error, 'periodic worker error'));
   worker.on('failed', (iteration, error) =>
     logger.error({ err: error, job: iteration?.name }, 'periodic job failed; it runs again next period'),
   );
@@ -73,7 +75,7 @@ export async function startPeriodicJobs(options: PeriodicJobsOptions): Promise<P
         await schedule(job);
       }
     })()
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not check the job schedulers'))
+      .catch((error: unknown) => warn('job schedulers', error, 'could not check the job schedulers'))
       .finally(() => {
         checking = null;
       });

@@ -3,7 +3,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender } from '@retention/domain';
-import { createRedis, waitForRedis, type Logger, type Redis } from '@retention/runtime';
+import { createRedis, throttledWarn, waitForRedis, type Logger, type Redis } from '@retention/runtime';
 import { createDeliveryProcessor, type DeliveryEvents } from './delivery/delivery-processor.js';
 import { DeliveryStore } from './delivery/delivery-store.js';
 import { EndpointGate } from './delivery/endpoint-gate.js';
@@ -91,8 +91,10 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   // this long, by which time the attempt's own lease has (nearly) run out too.
   const lockDuration = Math.max(5_000, 3 * config.webhookTimeoutMs);
 
+  // BullMQ reports every failed poll while Redis is away: a few lines per outage, not dozens a second.
+  const warn = throttledWarn(logger);
   const deliveryQueue = new Queue<DeliveryJobData>(QUEUE_NAMES.deliveries, { connection: producer, prefix });
-  deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'delivery queue error'));
+  deliveryQueue.on('error', (error) => warn('delivery queue', error, 'delivery queue error'));
   const sender = createWebhookSender({
     timeoutMs: config.webhookTimeoutMs,
     baseUrl: config.baseUrl,
@@ -122,7 +124,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
       maxStalledCount: Number.MAX_SAFE_INTEGER,
     },
   );
-  deliveryWorker.on('error', (error) => logger.warn({ err: error }, 'delivery worker error'));
+  deliveryWorker.on('error', (error) => warn('delivery worker', error, 'delivery worker error'));
   deliveryWorker.on('failed', (job, error) =>
     logger.warn({ err: error, delivery_id: job?.id }, 'delivery job failed; the sweeper will bring it back'),
   );

@@ -1,42 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { eventually, freePort } from '@retention/testkit';
+import { eventually } from '@retention/testkit';
+import { PrivateRedis } from './support/redis-server.js';
 import { numberedEvent, useWorld } from './support/world.js';
 
 const world = useWorld();
 
-// FLUSHALL must never reach the Redis that other test files and engineers share: this test
-// runs its worker against a Redis server of its own.
-let server: ChildProcess;
+// FLUSHALL must never reach the Redis that other test files and engineers share.
+let server: PrivateRedis;
 let redisUrl = '';
 
 beforeAll(async () => {
-  const port = await freePort();
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  redisUrl = `redis://127.0.0.1:${port}`;
-  await eventually(async () => {
-    const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    try {
-      await probe.connect();
-      return (await probe.ping()) === 'PONG';
-    } catch {
-      return false;
-    } finally {
-      probe.disconnect();
-    }
-  });
+  server = await PrivateRedis.start();
+  redisUrl = server.url;
 });
 
-afterAll(async () => {
-  if (server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
-});
+afterAll(() => server.stop());
 
 describe('Redis losing its data', () => {
   it('after a FLUSHALL during a burst of 2,000 events, every event still reaches the receiver', async () => {
