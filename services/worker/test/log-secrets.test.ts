@@ -19,7 +19,7 @@ describe('secrets in the logs', () => {
     const echo = (secret: string) => `rejected whsec ${secret}; Authorization: Bearer ${token}`;
     const secrets: string[] = [token];
     const flaky = await world.current.createEndpoint(`/grep-flaky?key=${token}`, {
-      behaviour: (request, index) =>
+      behaviour: (_request, index) =>
         index === 0
           ? { kind: 'status', status: 401, body: echo(flaky.secret) }
           : index === 1
