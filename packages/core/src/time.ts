@@ -3,8 +3,8 @@
  * timestamp it accepts (cursors, CLI options, fixture files) is parsed strictly here.
  */
 
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+// Linear to match (no nested or overlapping repetition), so a value of any length is safe.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 function daysInMonth(year: number, month: number): number {
@@ -17,15 +17,18 @@ function isValidDate(year: number, month: number, day: number): boolean {
 }
 
 /**
- * Parses an RFC 3339 date-time (fractional seconds and offsets allowed) or a plain date
- * (midnight UTC). Returns the instant in epoch milliseconds, or null for anything else,
- * impossible dates and times included (2026-02-30, 24:00:00, 23:59:60).
+ * Parses an RFC 3339 date-time (offsets, and fractional seconds of any number of digits) or a
+ * plain date (midnight UTC). Returns the instant in epoch milliseconds, or null for anything
+ * else, impossible dates and times included (2026-02-30, 24:00:00, 23:59:60).
  *
- * Fractions finer than a millisecond are rounded *up*: stored timestamps have millisecond
- * precision, so for any stored t, `t < cursor` holds exactly when `t < ceil_ms(cursor)`.
+ * Digits finer than a millisecond round the instant *up* to the next millisecond. Stored
+ * timestamps, and every timestamp the service shows, are whole milliseconds, and a cursor
+ * selects the rows strictly before it: for a whole-millisecond t, `t < cursor` holds exactly
+ * when `t < ceil_ms(cursor)`. Truncating instead would drop the rows of the truncated
+ * millisecond itself (09:15:02.123 is before 09:15:02.1234, but not before 09:15:02.123),
+ * and the cursor of a row, `.123` or `.123000…`, names that row's millisecond unchanged.
  */
 export function parseTimestamp(text: string): number | null {
-  if (text.length > 40) return null;
   const dateOnly = DATE_ONLY.exec(text);
   if (dateOnly) {
     const [year, month, day] = dateOnly.slice(1, 4).map(Number) as [number, number, number];

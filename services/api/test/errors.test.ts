@@ -128,10 +128,32 @@ describe('the error table of spec part 7', () => {
       '2026-03-07T09:15:02+01:00',
       '2026-03-07t09:15:02-05:30',
       '2026-03-07',
+      '2026-11-20T10:00:00.1234567891Z',
+      `2026-11-20T10:00:00.${'1'.repeat(100)}+05:30`,
     ]) {
       expect((await client.campaigns.list({ cursor })).object).toBe('list');
       expect(api.current.lastResponse().status).toBe(200);
     }
+  });
+});
+
+describe("an unencoded '+'", () => {
+  it('in a cursor offset is still refused, with advice to send %2B', async () => {
+    const { status, body } = await api.current.get('/api/v1/campaigns?cursor=2026-03-07T10:15:02+01:00', token);
+    expect(status).toBe(400);
+    expectErrorShape(body, 'invalid_param');
+    expect(body.error.message).toMatch(/^Invalid query parameter cursor: /);
+    expect(body.error.message).toContain('%2B');
+  });
+
+  it('is not mentioned when the refused value has no space', async () => {
+    const { body } = await api.current.get('/api/v1/campaigns?cursor=2026-03-07T10:15:02', token);
+    expect(body.error.message).not.toContain('%2B');
+  });
+
+  it('percent-encoded, is an offset like any other', async () => {
+    const { status } = await api.current.get('/api/v1/campaigns?cursor=2026-03-07T10:15:02%2B01:00', token);
+    expect(status).toBe(200);
   });
 });
 

@@ -157,6 +157,37 @@ describe('keyset pagination', () => {
     expect(none).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
   });
 
+  it('reads a cursor of any precision as the exact instant, so sub-millisecond digits skip and repeat nothing', async () => {
+    const seed = await seedWorkspace();
+    // Stored at .122, .123 (from .1234 and .123) and .124 (from .1236): whole milliseconds.
+    await insertCampaigns(seed, [
+      '2026-05-01T00:00:00.122Z',
+      '2026-05-01T00:00:00.1234Z',
+      '2026-05-01T00:00:00.123Z',
+      '2026-05-01T00:00:00.1236Z',
+    ]);
+    const client = clientOf(seed);
+    const before = async (cursor: string) =>
+      (await client.campaigns.list({ cursor })).data.map((row) => row.first_failed_at.slice(20, 23));
+    // A row's millisecond is before any instant later within that millisecond...
+    expect(await before('2026-05-01T00:00:00.1230000000001Z')).toEqual(['123', '123', '122']);
+    expect(await before(`2026-05-01T00:00:00.123${'0'.repeat(40)}1Z`)).toEqual(['123', '123', '122']);
+    // ...and not before the millisecond itself, however many zeros follow it.
+    expect(await before(`2026-05-01T00:00:00.123${'0'.repeat(40)}Z`)).toEqual(['122']);
+    expect(await before('2026-05-01T00:00:00.1229999999999Z')).toEqual(['122']);
+
+    // A client that re-serialises each next_cursor with nanoseconds walks every row once.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let guard = 0; guard < 10; guard += 1) {
+      const page = await client.campaigns.list(cursor ? { cursor } : {});
+      seen.push(...page.data.map((row) => row.id));
+      if (!page.next_cursor) break;
+      cursor = page.next_cursor.replace('Z', '000000Z');
+    }
+    expect(seen.sort()).toEqual((await campaignsOf(seed)).map((row) => row.id).sort());
+  });
+
   it('walks customers by created_at and cancel sessions by created_at', async () => {
     const customers = Array.from({ length: 125 }, (_, i) => ({
       key: `c${i}`,

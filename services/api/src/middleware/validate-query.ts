@@ -24,10 +24,21 @@ export function validateQuery<T extends TObject>(schema: T): RequestHandler {
       values[name] = value;
     }
     const problem = check(values);
-    if (problem) throw invalidParam(`Invalid query parameter ${problem}`);
+    if (problem) throw invalidParam(`Invalid query parameter ${problem}${unencodedPlusHint(problem, values)}`);
     res.locals.query = values;
     next();
   };
+}
+
+/**
+ * A query string decodes a bare `+` as a space, so a refused value holding a space most likely
+ * had a `+` sent unencoded (`cursor=2026-03-07T10:15:02+01:00` typed into curl): say so.
+ */
+function unencodedPlusHint(problem: string, values: Record<string, string>): string {
+  const refused = Object.keys(values).find((name) => problem.startsWith(`${name}:`));
+  return refused && values[refused]!.includes(' ')
+    ? " A '+' in a query string reads as a space: send it percent-encoded, as %2B."
+    : '';
 }
 
 export function queryOf<T extends TObject>(res: Response, _schema: T): Static<T> {
@@ -44,6 +55,19 @@ export function pathId(value: unknown): string {
 
 /** The query schema of endpoints that take no parameters. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/**
+ * The `cursor` parameter of a list. Unlike `TimestampInput` it has no length cap of its own:
+ * RFC 3339 allows any number of fraction digits, and Node's limit on the request line already
+ * bounds the value.
+ */
+export const CursorParam = () =>
+  Type.String({
+    format: 'timestamp',
+    description:
+      'Rows strictly before this instant: a `next_cursor`, an RFC 3339 date-time, or a date meaning midnight UTC',
+    errorMessage: 'must be an RFC 3339 timestamp such as 2026-03-07T09:15:02Z, or a date such as 2026-03-07.',
+  });
 
 /** A validated `cursor` parameter as the instant it names. */
 export function cursorOf(text: string | undefined): Date | undefined {

@@ -7,17 +7,16 @@ import {
   notFound,
   OneOf,
   RecoveryCampaignSchema,
-  TimestampInput,
   Uuid,
 } from '@retention/core';
 import { findCampaignDetail, listCampaigns, type Db } from '@retention/db';
-import { cursorOf, NoQuery, pathId } from '../middleware/validate-query.js';
+import { CursorParam, cursorOf, NoQuery, pathId } from '../middleware/validate-query.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const CampaignListQuery = Type.Object(
   {
     status: Type.Optional(OneOf(CAMPAIGN_STATUSES, 'Only campaigns in this status')),
-    cursor: Type.Optional(TimestampInput()),
+    cursor: Type.Optional(CursorParam()),
   },
   { additionalProperties: false },
 );

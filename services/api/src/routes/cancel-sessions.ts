@@ -1,14 +1,14 @@
 import { Router } from 'express';
 import { Type } from '@sinclair/typebox';
-import { CANCEL_OUTCOMES, CancelSessionSchema, ListSchema, OneOf, TimestampInput } from '@retention/core';
+import { CANCEL_OUTCOMES, CancelSessionSchema, ListSchema, OneOf } from '@retention/core';
 import { listCancelSessions, type Db } from '@retention/db';
-import { cursorOf } from '../middleware/validate-query.js';
+import { CursorParam, cursorOf } from '../middleware/validate-query.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const CancelSessionListQuery = Type.Object(
   {
     outcome: Type.Optional(OneOf(CANCEL_OUTCOMES, 'Only sessions with this outcome')),
-    cursor: Type.Optional(TimestampInput()),
+    cursor: Type.Optional(CursorParam()),
   },
   { additionalProperties: false },
 );

@@ -1,23 +1,15 @@
 import { Router } from 'express';
 import { Type } from '@sinclair/typebox';
-import {
-  CustomerDetailSchema,
-  CustomerSchema,
-  ListSchema,
-  notFound,
-  PlainText,
-  TimestampInput,
-  Uuid,
-} from '@retention/core';
+import { CustomerDetailSchema, CustomerSchema, ListSchema, notFound, PlainText, Uuid } from '@retention/core';
 import { findCustomerDetail, listCustomers, type Db } from '@retention/db';
-import { cursorOf, NoQuery, pathId } from '../middleware/validate-query.js';
+import { CursorParam, cursorOf, NoQuery, pathId } from '../middleware/validate-query.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const CustomerListQuery = Type.Object(
   {
     email: Type.Optional(PlainText(320, 'Exact email address, case-insensitive')),
     tag: Type.Optional(PlainText(100, 'Customers carrying this tag, case-insensitive')),
-    cursor: Type.Optional(TimestampInput()),
+    cursor: Type.Optional(CursorParam()),
   },
   { additionalProperties: false },
 );
