@@ -17,7 +17,8 @@ export const MinorUnits = (description = 'Integer amount in minor currency units
 
 export const Currency = () => Type.String({ pattern: '^[a-z]{3}$', description: 'Lowercase ISO 4217 currency code' });
 
-export const Email = () => Type.String({ format: 'email', maxLength: 320 });
+export const Email = () =>
+  Type.String({ format: 'email', maxLength: 320, errorMessage: 'must be an e-mail address such as ann@example.com' });
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

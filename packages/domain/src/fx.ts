@@ -20,7 +20,13 @@ export interface FxRate {
 
 const validateRate = inputValidator(
   Type.Object(
-    { currency: Currency(), per_usd: Type.String({ pattern: FX_RATE_PATTERN.source }) },
+    {
+      currency: Currency(),
+      per_usd: Type.String({
+        pattern: FX_RATE_PATTERN.source,
+        errorMessage: 'must be a positive decimal such as 0.92 or 150 (up to 12 digits on each side of the point)',
+      }),
+    },
     { additionalProperties: false },
   ),
 );

@@ -490,7 +490,7 @@ describe('fixtures load', () => {
     expect(counted).toEqual({ customers: 10_000, subscriptions: 10_000, campaigns: 10_000, rollup: 10_000 });
   });
 
-  it('is reachable as `fixtures load FILE` and refuses a file that is not JSON', async () => {
+  it('is reachable as `fixtures load FILE` and refuses a file that is not JSON, missing or a directory', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'fixtures-'));
     const good = path.join(dir, 'good.json');
     const bad = path.join(dir, 'bad.json');
@@ -502,10 +502,11 @@ describe('fixtures load', () => {
     );
     await writeFile(bad, '{"workspaces": [');
     const env = { DATABASE_URL: database.current.url };
-    const [ok, broken, missing] = await Promise.all([
+    const [ok, broken, missing, directory] = await Promise.all([
       runCli(['fixtures', 'load', good], env),
       runCli(['fixtures', 'load', bad], env),
       runCli(['fixtures', 'load', path.join(dir, 'missing.json')], env),
+      runCli(['fixtures', 'load', dir], env),
     ]);
     expect(ok.code).toBe(0);
     expect(ok.json).toEqual({
@@ -528,7 +529,11 @@ describe('fixtures load', () => {
     });
     expect(missing).toMatchObject({
       code: 1,
-      error: { type: 'invalid_param', message: expect.stringContaining('missing.json') },
+      error: { type: 'invalid_param', message: `cannot read ${path.join(dir, 'missing.json')}: no such file` },
+    });
+    expect(directory).toMatchObject({
+      code: 1,
+      error: { type: 'invalid_param', message: `cannot read ${dir}: it is a directory, not a file` },
     });
   });
 });

@@ -1,11 +1,15 @@
 import {
+  compileValidator,
+  Email,
   invalidParam,
   isOneOf,
   isUuid,
+  isValidFxRate,
   parseTimestamp,
   CURRENCY_PATTERN,
   EVENT_TYPES,
   isEventType,
+  MAX_AMOUNT_MINOR_UNITS,
   type EventType,
 } from '@retention/core';
 
@@ -32,10 +36,38 @@ function option<T>(placeholder: string, parse: Parser<T>) {
   };
 }
 
-export const text = (placeholder = 'TEXT', maxLength = 5000) =>
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTERS_BUT_LINE_BREAKS_AND_TABS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** Free text; only `multiline` text (customer feedback) may hold line breaks and tabs. */
+export const text = (placeholder = 'TEXT', maxLength = 5000, { multiline = false } = {}) =>
   option(placeholder, (raw, name) => {
     if (raw.trim().length === 0) throw invalidParam(`--${name} must not be empty`);
     if (raw.length > maxLength) throw invalidParam(`--${name} must be at most ${maxLength} characters`);
+    if ((multiline ? CONTROL_CHARACTERS_BUT_LINE_BREAKS_AND_TABS : CONTROL_CHARACTERS).test(raw)) {
+      const allowed = multiline ? ' other than line breaks and tabs' : '';
+      throw invalidParam(`--${name} must not contain control characters${allowed}`);
+    }
+    return raw;
+  });
+
+const checkEmail = compileValidator(Email());
+
+export const email = () =>
+  option('E', (raw, name) => {
+    if (checkEmail(raw) !== null)
+      throw invalidParam(`--${name} must be an e-mail address such as ann@example.com, got "${truncate(raw)}"`);
+    return raw;
+  });
+
+/** Units of a currency per US dollar, as a plain decimal (no exponent), kept as text to stay exact. */
+export const fxRate = () =>
+  option('RATE', (raw, name) => {
+    if (!isValidFxRate(raw)) {
+      throw invalidParam(
+        `--${name} must be a positive decimal number such as 0.92 or 150 (up to 12 digits on each side of the point), got "${truncate(raw)}"`,
+      );
+    }
     return raw;
   });
 
@@ -49,6 +81,17 @@ export const integer = (placeholder: string, min: number, max = Number.MAX_SAFE_
   option(placeholder, (raw, name) => {
     if (!/^-?\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
       throw invalidParam(`--${name} must be an integer between ${min} and ${max}, got "${truncate(raw)}"`);
+    }
+    return Number(raw);
+  });
+
+/** An amount in minor units (cents, whole yen), capped so that stats can add many of them exactly. */
+export const amount = (minimum: number) =>
+  option('CENTS', (raw, name) => {
+    if (!/^-?\d+$/.test(raw) || Number(raw) < minimum || Number(raw) > MAX_AMOUNT_MINOR_UNITS) {
+      throw invalidParam(
+        `--${name} must be an integer amount in minor units (cents) from ${minimum} to ${MAX_AMOUNT_MINOR_UNITS}, got "${truncate(raw)}"`,
+      );
     }
     return Number(raw);
   });

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { ConfigError, loadConfig, ServiceError, type Config } from '@retention/core';
-import { createDb, describeConnectionFailure, isConnectionError, type Db } from '@retention/db';
+import { createDb, describeConnectionFailure, isConnectionError, isDatabaseSetupError, type Db } from '@retention/db';
 import { COMMANDS } from './commands/index.js';
 import { UsageError, usageOf, type CliContext, type Command } from './command.js';
+import { readInputFile } from './input-file.js';
 
 /**
  * Runs one CLI invocation: prints one JSON document on stdout and returns 0, or prints
@@ -30,7 +30,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const context: CliContext = {
       config,
       db: () => (db ??= openDb(config)),
-      readFile: (path) => readFile(path, 'utf8'),
+      readFile: readInputFile,
     };
     const output = await command.run(context, options, positionals);
     io.stdout(`${JSON.stringify(output, null, 2)}\n`);
@@ -120,15 +120,13 @@ function describeFailure(error: unknown, env: CliIo['env']): { code: number; typ
   if (error instanceof UsageError) return { code: 2, type: 'invalid_param', message: error.message };
   if (error instanceof ServiceError) return { code: 1, type: error.type, message: error.message };
   if (error instanceof ConfigError) return { code: 1, type: 'invalid_param', message: error.message };
-  if (isConnectionError(error)) {
+  // Unreachable, missing, refusing the login, or never migrated: all say what to do next.
+  if (isConnectionError(error) || isDatabaseSetupError(error)) {
     return {
       code: 1,
       type: 'database_error',
       message: describeConnectionFailure('PostgreSQL', env.DATABASE_URL, error),
     };
-  }
-  if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
-    return { code: 1, type: 'invalid_param', message: error.message.replace(/^ENOENT: /, '') };
   }
   return { code: 1, type: 'internal_error', message: error instanceof Error ? error.message : String(error) };
 }

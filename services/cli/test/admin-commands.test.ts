@@ -1,10 +1,17 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { hashApiToken } from '@retention/core';
-import { runCli, useTestDatabase } from '@retention/testkit';
+import { createEmptyDatabase, databaseUrl, runCli, TEST_POSTGRES_URL, useTestDatabase } from '@retention/testkit';
 import { cli } from './helpers.js';
 
 const database = useTestDatabase();
 const run = (...args: string[]) => cli(database.current.url, ...args);
+
+function withUser(user: string): string {
+  const url = new URL(TEST_POSTGRES_URL);
+  url.username = user;
+  url.password = '';
+  return url.toString();
+}
 
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f-]{36}$/;
@@ -80,11 +87,28 @@ describe('workspace commands', () => {
     expect(result).toMatchObject({ code: 1, error: { type: 'not_found' } });
   });
 
-  it('refuses an update that changes nothing', async () => {
+  it('refuses an update that changes nothing as a usage error naming the options', async () => {
     const { json: workspace } = await run('workspace', 'create', '--name', 'Hooli');
     expect(await run('workspace', 'update', '--id', workspace.id)).toMatchObject({
+      code: 2,
+      stdout: '',
+      error: {
+        type: 'invalid_param',
+        message: expect.stringMatching(
+          /^Give at least one of --name, --processor or --display-currency .* Usage: workspace update --id W/,
+        ),
+      },
+    });
+  });
+
+  it('renames a workspace, and refuses a name with control characters', async () => {
+    const { json: workspace } = await run('workspace', 'create', '--name', 'Pied');
+    expect((await run('workspace', 'update', '--id', workspace.id, '--name', 'Pied Piper')).json.name).toBe(
+      'Pied Piper',
+    );
+    expect(await run('workspace', 'update', '--id', workspace.id, '--name', 'Pied\u0000Piper')).toMatchObject({
       code: 1,
-      error: { type: 'invalid_param' },
+      error: { type: 'invalid_param', message: '--name must not contain control characters' },
     });
   });
 });
@@ -157,7 +181,7 @@ describe('user commands', () => {
       (await run('user', 'create', '--workspace', workspaceId, '--email', 'nope', '--role', 'member')).error,
     ).toEqual({
       type: 'invalid_param',
-      message: expect.stringContaining('email'),
+      message: '--email must be an e-mail address such as ann@example.com, got "nope"',
     });
     await run('user', 'create', '--workspace', workspaceId, '--email', 'dup@people.test', '--role', 'member');
     expect(
@@ -258,12 +282,20 @@ describe('fx set', () => {
     );
   });
 
-  it.each([['0'], ['-1'], ['abc'], ['1e5']])('refuses the rate %s', async (rate) => {
-    expect(await run('fx', 'set', '--currency', 'eur', '--per-usd', rate)).toMatchObject({
-      code: 1,
-      error: { type: 'invalid_param' },
-    });
-  });
+  it.each([['0'], ['-1'], ['abc'], ['1e5'], ['0.0'], ['1234567890123']])(
+    'refuses the rate %s, naming --per-usd',
+    async (rate) => {
+      const result = await run('fx', 'set', '--currency', 'eur', '--per-usd', rate);
+      expect(result).toMatchObject({
+        code: 1,
+        error: {
+          type: 'invalid_param',
+          message: expect.stringMatching(/^--per-usd must be a positive decimal number such as 0\.92 or 150/),
+        },
+      });
+      expect(result.error!.message).not.toContain('^(?:');
+    },
+  );
 
   it('refuses to change the rate of usd', async () => {
     expect((await run('fx', 'set', '--currency', 'usd', '--per-usd', '2')).error?.type).toBe('invalid_param');
@@ -290,6 +322,40 @@ describe('as a real process', () => {
     });
     expect(result.code).toBe(1);
     expect(result.error?.message).toContain('STALE_CAMPAIGN_DAYS');
+  });
+
+  it.each<[string, () => string, RegExp]>([
+    [
+      'a database that does not exist',
+      () => databaseUrl('retention_cli_no_such_database'),
+      /database "retention_cli_no_such_database" does not exist\); create and migrate it with `npm run migrate`/,
+    ],
+    [
+      'a role that does not exist',
+      () => withUser('retention_cli_no_such_role'),
+      /role "retention_cli_no_such_role" does not exist\); create a role for your user with `sudo -u postgres createuser -s \$USER`, or set DATABASE_URL with a user and password/,
+    ],
+  ])('reports %s as database_error with what to do', async (_name, url, message) => {
+    const result = await cli(url(), 'workspace', 'create', '--name', 'X');
+    expect(result).toMatchObject({
+      code: 1,
+      error: { type: 'database_error', message: expect.stringMatching(message) },
+    });
+  });
+
+  it('reports a database that was never migrated as database_error, without the SQL', async () => {
+    const empty = await createEmptyDatabase();
+    try {
+      const result = await runCli(['token', 'list', '--workspace', '00000000-0000-4000-8000-000000000000'], {
+        DATABASE_URL: empty.url,
+      });
+      expect(result).toMatchObject({ code: 1, error: { type: 'database_error' } });
+      expect(result.error!.message).toContain('is not migrated (relation "workspaces" does not exist)');
+      expect(result.error!.message).toContain('`npm run migrate`');
+      expect(result.error!.message).not.toMatch(/select/i);
+    } finally {
+      await empty.drop();
+    }
   });
 
   it('says which database it cannot reach', async () => {

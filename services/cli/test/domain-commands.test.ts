@@ -90,6 +90,19 @@ describe('campaign commands', () => {
     expect(again.json).toEqual({ ...opened.json, created: false });
   });
 
+  it('refuses an amount over 10^12 minor units, naming --amount, and takes 10^12', async () => {
+    expect(await run(...openArgs({ amount: '1000000000001' }))).toMatchObject({
+      code: 1,
+      error: {
+        type: 'invalid_param',
+        message: expect.stringContaining(
+          '--amount must be an integer amount in minor units (cents) from 1 to 1000000000000',
+        ),
+      },
+    });
+    expect((await run(...openArgs({ amount: '1000000000000' }))).json.amount_cents).toBe(1_000_000_000_000);
+  });
+
   it('recovers, then refuses a second recovery with conflict and exit 1', async () => {
     const { json: campaign } = await run(...openArgs());
     const recovered = await run(
@@ -250,7 +263,9 @@ describe('cancel-session, trial, reactivation and winback commands', () => {
     [['--outcome', 'saved_forever'], /--outcome must be one of/],
     [['--reason-code', 'bored'], /--reason-code must be one of/],
     [['--mrr', '-1'], /--mrr/],
+    [['--mrr', '1000000000001'], /--mrr must be an integer amount in minor units \(cents\) from 0 to 1000000000000/],
     [['--currency', 'eu'], /--currency/],
+    [['--feedback', 'bell\u0007'], /--feedback must not contain control characters other than line breaks and tabs/],
   ])('refuses cancel-session record with %j', async (override, message) => {
     const options: Record<string, string> = {
       workspace: ids.workspace,
@@ -312,8 +327,18 @@ describe('cancel-session, trial, reactivation and winback commands', () => {
     ];
     expect((await run(...args('21'))).json).toMatchObject({ object: 'winback', days_away: 21, created: true });
     expect((await lastEvent()).type).toBe('winback.recorded');
+    expect((await run(...args('21'))).json).toMatchObject({ days_away: 21, created: false });
+    expect(await run(...args('22'))).toMatchObject({
+      code: 1,
+      error: { type: 'conflict', message: expect.stringContaining('other values (days_away 21') },
+    });
     expect(await run(...args('-1'))).toMatchObject({ code: 1, error: { type: 'invalid_param' } });
     expect(await run(...args('3', '12'))).toMatchObject({ code: 1, error: { type: 'invalid_param' } });
+    const tooMuch = [...args('3').slice(0, -4), '--amount', String(Number.MAX_SAFE_INTEGER), '--currency', 'gbp'];
+    expect(await run(...tooMuch)).toMatchObject({
+      code: 1,
+      error: { type: 'invalid_param', message: expect.stringContaining('--amount must be an integer amount') },
+    });
   });
 });
 

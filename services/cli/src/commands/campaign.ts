@@ -1,7 +1,7 @@
 import { RECOVERED_VIA } from '@retention/core';
 import { closeStaleCampaigns, loseCampaign, openCampaign, recoverCampaign } from '@retention/domain';
 import { defineCommand, usageOf, UsageError, type Command } from '../command.js';
-import { currency, flag, integer, oneOf, text, timestamp, uuid } from '../options.js';
+import { amount, currency, flag, integer, oneOf, text, timestamp, uuid } from '../options.js';
 
 const loseCommand: Command = defineCommand({
   name: 'campaign lose',
@@ -31,7 +31,7 @@ export const campaignCommands = [
       customer: uuid('C').required(),
       subscription: uuid('S').required(),
       invoice: text('PSP_INVOICE_ID', 255).required(),
-      amount: integer('CENTS', 1).required(),
+      amount: amount(1).required(),
       currency: currency().required(),
       'decline-code': text('CODE', 100).required(),
       'failed-at': timestamp().optional(),

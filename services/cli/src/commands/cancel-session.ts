@@ -1,7 +1,7 @@
 import { CANCEL_OUTCOMES, CANCEL_REASON_CODES } from '@retention/core';
 import { recordCancelSession } from '@retention/domain';
 import { defineCommand } from '../command.js';
-import { currency, integer, oneOf, text, uuid } from '../options.js';
+import { amount, currency, oneOf, text, uuid } from '../options.js';
 
 export const cancelSessionCommands = [
   defineCommand({
@@ -13,9 +13,9 @@ export const cancelSessionCommands = [
       subscription: uuid('S').optional(),
       outcome: oneOf(CANCEL_OUTCOMES, 'O').required(),
       'reason-code': oneOf(CANCEL_REASON_CODES, 'R').required(),
-      mrr: integer('CENTS', 0).required(),
+      mrr: amount(0).required(),
       currency: currency().required(),
-      feedback: text('TEXT', 5000).optional(),
+      feedback: text('TEXT', 5000, { multiline: true }).optional(),
     },
     run: (context, options) =>
       recordCancelSession(context.db(), {

@@ -1,7 +1,7 @@
 import { USER_ROLES } from '@retention/core';
 import { createUser } from '@retention/domain';
 import { defineCommand } from '../command.js';
-import { oneOf, text, uuid } from '../options.js';
+import { email, oneOf, uuid } from '../options.js';
 
 export const userCommands = [
   defineCommand({
@@ -9,7 +9,7 @@ export const userCommands = [
     summary: 'Add a user to a workspace',
     options: {
       workspace: uuid('W').required(),
-      email: text('E', 320).required(),
+      email: email().required(),
       role: oneOf(USER_ROLES).required(),
     },
     run: (context, options) =>

@@ -1,6 +1,6 @@
 import { recordWinback } from '@retention/domain';
 import { defineCommand } from '../command.js';
-import { currency, integer, text, uuid } from '../options.js';
+import { amount, currency, integer, text, uuid } from '../options.js';
 
 export const winbackCommands = [
   defineCommand({
@@ -10,7 +10,7 @@ export const winbackCommands = [
       customer: uuid('C').required(),
       'psp-subscription': text('ID', 255).required(),
       'days-away': integer('N', 0, 36_500).required(),
-      amount: integer('CENTS', 0).required(),
+      amount: amount(0).required(),
       currency: currency().required(),
     },
     run: (context, options) =>
