@@ -43,8 +43,11 @@ export interface HarnessOptions {
    * URL, so a test can route the API to it through a port it opens and closes itself.
    */
   databaseUrl?: string | ((testDatabaseUrl: string) => string);
-  /** Trust X-Forwarded-For, so a test can speak from several client addresses. */
-  trustProxy?: boolean;
+  /**
+   * TRUST_PROXY as the API reads it (`true` is one proxy, a hop count, or proxy subnets), so a
+   * test can speak from several client addresses through X-Forwarded-For.
+   */
+  trustProxy?: boolean | number | string;
 }
 
 /**

@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { createToken } from '@retention/domain';
 import { RateLimitError } from '@retention/sdk';
 import { rejectionOf } from './client-helpers.js';
 import { useApi, workspaceWithToken } from './harness.js';
 
-const api = useApi({ trustProxy: true });
+// One proxy in front: the client address is the X-Forwarded-For entry that proxy appended.
+const api = useApi({ trustProxy: 1 });
 
 async function freshToken(limit?: number): Promise<string> {
   const { workspaceId } = await workspaceWithToken(api.current);
@@ -103,5 +105,29 @@ describe('failed authentication, per client address', () => {
     // Other addresses are not affected.
     expect((await api.current.get('/api/v1/campaigns', token, from('198.51.100.1'))).status).toBe(200);
     expect((await api.current.get('/api/v1/campaigns', 'sk_live_guess', from('198.51.100.1'))).status).toBe(401);
+  });
+
+  it('counts against the address the proxy saw, whatever X-Forwarded-For entries the client prepends', async () => {
+    const token = await freshToken();
+    // The client writes every entry but the last; the proxy appends the address it saw.
+    const spoofing = (seen: string) => ({
+      headers: { 'x-forwarded-for': `${randomBytes(1)[0]}.${randomBytes(1)[0]}.0.1, 10.9.8.7, ${seen}` },
+    });
+    for (let i = 0; i < 60; i += 1) {
+      const { status } = await api.current.get('/api/v1/campaigns', `sk_live_guess${i}`, spoofing('203.0.113.8'));
+      expect(status).toBe(401);
+    }
+    const guess = await api.current.get('/api/v1/campaigns', 'sk_live_guess', spoofing('203.0.113.8'));
+    expect(guess.status).toBe(429);
+    expect(guess.body.error.message).toContain('failed authentication');
+    expect((await api.current.get('/api/v1/campaigns', token, spoofing('203.0.113.8'))).status).toBe(429);
+    // Naming the blocked address as an earlier hop does not make another client blocked either.
+    expect(
+      (
+        await api.current.get('/api/v1/campaigns', token, {
+          headers: { 'x-forwarded-for': '203.0.113.8, 198.51.100.2' },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
