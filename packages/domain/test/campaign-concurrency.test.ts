@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ServiceError } from '@retention/core';
 import { createDb, type Db } from '@retention/db';
-import { closeStaleCampaigns, loadFixtures, openCampaign, recoverCampaign } from '@retention/domain';
+import { closeStaleCampaigns, loadFixtures, loseCampaign, openCampaign, recoverCampaign } from '@retention/domain';
 import { eventually, runCli, useTestDatabase } from '@retention/testkit';
 import { actionGraph, eventsOf, type ActionGraph } from './helpers.js';
 
@@ -116,6 +116,28 @@ describe('two simultaneous recover calls on one campaign', () => {
   });
 });
 
+describe('a recover and a lose call on one campaign at once', () => {
+  it("exactly one succeeds, the other is a conflict, and the one event is the winner's", async () => {
+    const id = await openOne();
+    const [recovered, lost] = await race(id, 2, () =>
+      Promise.allSettled([
+        recoverCampaign(poolA, { id, via: 'retry' }),
+        loseCampaign(poolB, { id, by: 'operator', actor_id: g.a.member }),
+      ]),
+    );
+    expect([recovered.status, lost.status].sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = (recovered.status === 'rejected' ? recovered : lost) as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ type: 'conflict' });
+
+    const row = await database.current.db('recovery_campaigns').where({ id }).first();
+    const events = (await eventsOf(database.current.db, g.a.id)).filter((event) => event.data.campaign_id === id);
+    expect(events.map((event) => event.type)).toEqual(['recovery.opened', expect.any(String)]);
+    expect([row.status, events[1]!.type]).toEqual(
+      recovered.status === 'fulfilled' ? ['recovered', 'recovery.recovered'] : ['lost', 'recovery.lost'],
+    );
+  });
+});
+
 describe('closeStaleCampaigns from several workers at once', () => {
   it('closes every stale campaign exactly once, with exactly one event each', async () => {
     const { db } = database.current;
@@ -185,9 +207,9 @@ describe('closeStaleCampaigns from several workers at once', () => {
     });
   });
 
-  it('never both recovers and abandons a campaign that is recovered while the job runs', async () => {
-    const { db } = database.current;
-    const loaded = await loadFixtures(db, {
+  /** A stale campaign (failed 2026-01-01) of a workspace of its own, so events are easy to count. */
+  async function staleCampaign(): Promise<{ workspaceId: string; id: string }> {
+    const loaded = await loadFixtures(database.current.db, {
       workspaces: [
         {
           key: 'W',
@@ -196,23 +218,55 @@ describe('closeStaleCampaigns from several workers at once', () => {
         },
       ],
     });
-    const { id: workspaceId, campaigns } = loaded.workspaces.W!;
-    const id = campaigns.k!;
-    const [recovered, swept] = await race(id, 1, () =>
-      Promise.allSettled([
-        recoverCampaign(poolA, { id, via: 'retry' }),
-        closeStaleCampaigns(poolB, { olderThanDays: 30, workspaceId }),
-      ]),
-    );
-    // Whichever got the row first, exactly one of them changed it, and wrote one event.
-    const recoveredIt = recovered.status === 'fulfilled';
-    const sweptIt = swept.status === 'fulfilled' && swept.value.closed.includes(id);
-    expect(recoveredIt !== sweptIt).toBe(true);
+    return { workspaceId: loaded.workspaces.W!.id, id: loaded.workspaces.W!.campaigns.k! };
+  }
+
+  it('skips a campaign a recovery holds, without waiting: recovered once, one event', async () => {
+    const { db } = database.current;
+    const { workspaceId, id } = await staleCampaign();
+    // The recovery has changed the row and holds its lock, but has not committed yet.
+    const recovering = await poolA.transaction();
+    try {
+      await recoverCampaign(recovering, { id, via: 'retry' });
+      expect(await closeStaleCampaigns(poolB, { olderThanDays: 30, workspaceId })).toEqual({ closed: [] });
+      await recovering.commit();
+    } finally {
+      if (!recovering.isCompleted()) await recovering.rollback();
+    }
+    expect(await closeStaleCampaigns(poolB, { olderThanDays: 30, workspaceId })).toEqual({ closed: [] });
     const events = await eventsOf(db, workspaceId);
-    expect(events).toHaveLength(1);
-    const row = await db('recovery_campaigns').where({ id }).first();
-    expect([row.status, events[0]!.type]).toEqual(
-      recoveredIt ? ['recovered', 'recovery.recovered'] : ['abandoned', 'recovery.lost'],
-    );
+    expect(events.map((event) => event.type)).toEqual(['recovery.recovered']);
+    expect(await db('recovery_campaigns').where({ id }).first()).toMatchObject({ status: 'recovered' });
+  });
+
+  it('makes a recovery and a loss that come while it holds a campaign wait, then refuses both: one event', async () => {
+    const { db } = database.current;
+    const { workspaceId, id } = await staleCampaign();
+    // The job has abandoned the campaign and holds its lock, but has not committed yet.
+    const sweeping = await poolB.transaction();
+    let results: Array<PromiseSettledResult<unknown>>;
+    try {
+      expect(await closeStaleCampaigns(sweeping, { olderThanDays: 30, workspaceId })).toEqual({ closed: [id] });
+      const racing = Promise.allSettled([
+        recoverCampaign(poolA, { id, via: 'retry' }),
+        loseCampaign(db, { id, by: 'processor' }),
+      ]);
+      await eventually(async () => (await lockWaiters()) >= 2, 30_000);
+      await sweeping.commit();
+      results = await racing;
+    } finally {
+      if (!sweeping.isCompleted()) await sweeping.rollback();
+    }
+    for (const result of results) {
+      expect(result.status).toBe('rejected');
+      const reason = (result as PromiseRejectedResult).reason as ServiceError;
+      expect(reason).toMatchObject({ type: 'conflict', message: expect.stringContaining('already abandoned') });
+    }
+    const events = await eventsOf(db, workspaceId);
+    expect(events.map((event) => [event.type, event.data.reason])).toEqual([['recovery.lost', 'auto_close_stale']]);
+    expect(await db('recovery_campaigns').where({ id }).first()).toMatchObject({
+      status: 'abandoned',
+      closed_by_user_id: null,
+    });
   });
 });
