@@ -260,8 +260,12 @@ newest first. Send \`next_cursor\` back as \`cursor\` for the next page; \`curso
 strictly older than it. Rows that share a timestamp are never split across pages.
 
 **Errors.** Every error is \`{error: {type, message}}\`; branch on \`error.type\`. Unknown, repeated or
-empty query parameters are \`invalid_param\`.
+empty query parameters are \`invalid_param\`. Percent-encode a \`+\` in a query value as \`%2B\`: a bare
+\`+\` reads as a space. Any method but GET and HEAD, OPTIONS included, is \`not_found\`. A request that is
+not valid HTTP, or whose URL and headers exceed the server's limit (16 KB), is \`invalid_param\` with
+status 400 (431 when too large).
 
 **Rate limit.** 60 requests per minute per token (a sliding one-minute window) unless the operator
-raised it. Every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
-\`X-RateLimit-Reset\`; a 429 carries \`Retry-After\` in seconds.`;
+raised it. Responses under \`/api/v1\` carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
+\`X-RateLimit-Reset\`; a 429 carries \`Retry-After\` in seconds. While the limiter's store is
+unavailable the API keeps serving without a limit, and those responses carry no \`X-RateLimit-*\`.`;
