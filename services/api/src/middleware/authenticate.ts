@@ -35,7 +35,9 @@ interface AccessDependencies {
  *   on every request, so a revocation applies to the very next request on every instance);
  * - a valid token is counted in its own sliding window (its per-token limit);
  * - a failure is counted in a window per client address, and while that window is full every
- *   request from the address is refused with 429, valid token or not.
+ *   request from the address is refused with 429, valid token or not: were a valid token
+ *   served, its 200 among the 429s would tell a guesser which guess was right. The address is
+ *   `req.ip`, which TRUST_PROXY makes the one the outermost trusted proxy saw.
  * If Redis is unreachable the limit fails open: requests are served without rate-limit
  * headers, and a warning is logged.
  */
