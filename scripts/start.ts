@@ -1,13 +1,15 @@
 /**
- * `npm start`: the one-command demo. Creates and migrates the database, seeds a demo
- * workspace on the first start, then runs the API and the worker side by side until stopped
- * (Ctrl-C or SIGTERM stops both) and prints where to point a browser or curl.
+ * `npm start`: the one-command demo. Creates and migrates the database, runs the API and the
+ * worker side by side until stopped (Ctrl-C or SIGTERM stops both), and once they answer
+ * seeds a demo workspace on the first start and prints where to point a browser or curl.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, redactUrl, type Config } from '@retention/core';
-import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest, type Db } from '@retention/db';
+import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '@retention/core';
+import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest } from '@retention/db';
 import { seedDemo } from '@retention/domain';
 import { createRedis, waitForRedis } from '@retention/runtime';
 
@@ -32,98 +34,203 @@ async function checkBackingServices(config: Config): Promise<void> {
 }
 
 /**
- * What to tell the newcomer once the API answers: on the first start, the fresh demo token
- * and a curl line; later, how to mint a token (token values are never stored, so the first
- * one cannot be shown again).
+ * What to tell the newcomer once the service answers: on the first start, the fresh demo
+ * token and a curl line; later, how to mint a token (token values are never stored, so the
+ * first one cannot be shown again). Seeding waits until then, so that a start that fails
+ * (a port in use) mints no token nobody sees: the next start seeds instead.
  */
-async function seedOnFirstStart(db: Db, config: Config): Promise<string[]> {
-  const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
-  if (existing) {
-    return [
-      `Workspace "${existing.name}" (${existing.id}) already exists; demo data is seeded on the first start only.`,
-      'Token values are shown once, at creation. Mint one for it with:',
-      `  npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
-    ];
-  }
-  const demo = await seedDemo(db, { baseUrl: config.baseUrl });
-  return [
-    `Seeded the demo workspace "${demo.workspace.name}" (${demo.counts.customers} customers).`,
-    `API token (shown this once): ${demo.token}`,
-    `Try it:  ${demo.curl}`,
-  ];
-}
-
-async function prepare(config: Config): Promise<string[]> {
-  await checkBackingServices(config);
+async function seedOnFirstStart(config: Config): Promise<string[]> {
   const db = createDb(config.databaseUrl, { poolMax: 2, applicationName: 'retention-start' });
   try {
-    const applied = await migrateLatest(db);
-    say(`database ${redactUrl(config.databaseUrl)}: ${applied.length} migration(s) applied`);
-    return await seedOnFirstStart(db, config);
+    const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
+    if (existing) {
+      return [
+        `Workspace "${existing.name}" (${existing.id}) already exists; demo data is seeded on the first start only.`,
+        'Token values are shown once, at creation. Mint one for it with:',
+        `  npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
+      ];
+    }
+    const demo = await seedDemo(db, { baseUrl: config.baseUrl });
+    return [
+      `Seeded the demo workspace "${demo.workspace.name}" (${demo.counts.customers} customers).`,
+      `API token (shown this once): ${demo.token}`,
+      `Try it:  ${demo.curl}`,
+    ];
   } finally {
     await db.destroy();
   }
 }
 
-function launch(entry: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit', env: process.env });
-}
-
-/** True once the service on `port` answers /readyz; false if it has not within `timeoutMs`. */
-async function ready(port: number, timeoutMs = 30_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-      if (response.ok) return true;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+async function migrate(config: Config): Promise<void> {
+  await checkBackingServices(config);
+  const db = createDb(config.databaseUrl, { poolMax: 2, applicationName: 'retention-start' });
+  try {
+    const applied = await migrateLatest(db);
+    say(`database ${redactUrl(config.databaseUrl)}: ${applied.length} migration(s) applied`);
+  } finally {
+    await db.destroy();
   }
-  return false;
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const notes = await prepare(config);
-  const children = [launch('services/api/src/main.ts'), launch('services/worker/src/main.ts')];
-  let stopping = false;
-  const stopAll = (signal: NodeJS.Signals) => {
-    stopping = true;
-    for (const child of children) if (child.exitCode === null) child.kill(signal);
+/** Ports that are free now, all different (each is held until every one is picked). */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.once('error', reject);
+            // No host, like the services: free on every interface they listen on.
+            server.listen(0, () => resolve((server.address() as AddressInfo).port));
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
+}
+
+/**
+ * The configuration, with a PORT or WORKER_PORT of 0 ("any free port") replaced by a port
+ * picked here, so that this script knows where to check the services and what to print.
+ * Returns the environment to start the services with.
+ */
+async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.ProcessEnv }> {
+  const env = { ...process.env };
+  const asked = loadConfig(env);
+  const unset = (['PORT', 'WORKER_PORT'] as const).filter(
+    (name) => (name === 'PORT' ? asked.port : asked.workerPort) === 0,
+  );
+  const picked = await freePorts(unset.length);
+  unset.forEach((name, index) => (env[name] = String(picked[index])));
+  return { config: loadConfig(env), env };
+}
+
+interface Services {
+  /** Aborted once the services are being stopped: a signal, or one of them exited. */
+  stopping: AbortSignal;
+  /** Each service's exit code, once both have exited. */
+  exited: Promise<number[]>;
+  stop(): void;
+}
+
+/** Runs the API and the worker; one dying takes the other down (a half-running demo only confuses). */
+function startServices(env: NodeJS.ProcessEnv): Services {
+  const children = ['services/api/src/main.ts', 'services/worker/src/main.ts'].map((entry) =>
+    spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit', env }),
+  );
+  const stopping = new AbortController();
+  const stop = () => {
+    stopping.abort();
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   };
-  process.once('SIGINT', () => stopAll('SIGTERM'));
-  process.once('SIGTERM', () => stopAll('SIGTERM'));
+  // Every time, not once: Ctrl-C reaches this process twice (from the terminal and from npm),
+  // and a signal with no handler left would kill it. The services take a repeat more than
+  // 2 s later as "stop now".
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const exited = Promise.all(
     children.map(
       (child) =>
         new Promise<number>((resolve) => {
           child.once('exit', (code, signal) => {
-            // One service dying takes the other down: a half-running demo only confuses.
-            if (!stopping) stopAll('SIGTERM');
+            const stopped = stopping.signal.aborted;
+            if (!stopped) stop();
             // A child still starting when we stopped it has no handler yet and dies of the signal.
-            resolve(code ?? (stopping && signal === 'SIGTERM' ? 0 : 1));
+            resolve(code ?? (stopped && signal === 'SIGTERM' ? 0 : 1));
           });
         }),
     ),
   );
-  const [apiUp, workerUp] = await Promise.all([ready(config.port), ready(config.workerPort)]);
-  if (apiUp && workerUp && !stopping) {
-    say(
-      [
-        '',
-        `The service is running: API ${config.baseUrl}/api/v1, reference ${config.baseUrl}/docs`,
-        ...notes,
-        'Stop it with Ctrl-C.',
-        '',
-      ].join('\n'),
-    );
-  }
-  const codes = await exited;
-  process.exitCode = codes.every((code) => code === 0) ? 0 : 1;
+  return { stopping: stopping.signal, exited, stop };
 }
 
+/** True once the service on `port` answers /readyz; false if `signal` aborts first. */
+async function ready(port: number, signal: AbortSignal): Promise<boolean> {
+  while (!signal.aborted) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`, { signal });
+      await response.body?.cancel();
+      if (response.ok) return true;
+    } catch {
+      // not listening yet, or aborted
+    }
+    await sleep(200, undefined, { signal }).catch(() => undefined);
+  }
+  return false;
+}
+
+/** START_READY_TIMEOUT: how long to wait for both services to answer /readyz (30s by default). */
+function readyTimeoutMs(): number {
+  const text = process.env.START_READY_TIMEOUT?.trim() || '30s';
+  const millis = parseDuration(text);
+  if (millis === null) throw new ConfigError('START_READY_TIMEOUT', `"${text}" is not a duration such as 30s or 2m`);
+  return millis;
+}
+
+/**
+ * Waits for both services to answer /readyz, for at most `timeoutMs`. Returns which ones
+ * did, or undefined when the services are stopping (a signal, or one exited: a port in use
+ * fails at once, not after the timeout).
+ */
+async function waitUntilReady(
+  config: Config,
+  services: Services,
+  timeoutMs: number,
+): Promise<{ api: boolean; worker: boolean } | undefined> {
+  const signal = AbortSignal.any([services.stopping, AbortSignal.timeout(timeoutMs)]);
+  const [api, worker] = await Promise.all([ready(config.port, signal), ready(config.workerPort, signal)]);
+  return services.stopping.aborted ? undefined : { api, worker };
+}
+
+function banner(
+  config: Config,
+  readiness: { api: boolean; worker: boolean; timeoutMs: number },
+  notes: string[],
+): string {
+  const late = [
+    !readiness.api && `the API (port ${config.port})`,
+    !readiness.worker && `the worker (port ${config.workerPort})`,
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  const heading = late
+    ? [
+        `Warning: ${late} did not answer /readyz within ${readiness.timeoutMs / 1000} s; see the log above.`,
+        `Once it does: API ${config.baseUrl}/api/v1, reference ${config.baseUrl}/docs`,
+      ]
+    : [`The service is running: API ${config.baseUrl}/api/v1, reference ${config.baseUrl}/docs`];
+  return [
+    '',
+    ...heading,
+    `Worker health and metrics: http://localhost:${config.workerPort}/readyz, /metrics`,
+    ...notes,
+    'Stop it with Ctrl-C.',
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { config, env } = await configWithConcretePorts();
+  const timeoutMs = readyTimeoutMs();
+  await migrate(config);
+  const services = startServices(env);
+  const readiness = await waitUntilReady(config, services, timeoutMs);
+  if (readiness) {
+    let notes: string[];
+    try {
+      notes = await seedOnFirstStart(config);
+    } catch (error) {
+      services.stop();
+      throw error;
+    }
+    // Printed even if a stop came in meanwhile: a token just minted must never go unseen.
+    say(banner(config, { ...readiness, timeoutMs }, notes));
+  }
+  const codes = await services.exited;
+  process.exitCode = codes.every((code) => code === 0) ? 0 : 1;
+}
 main().catch((error: unknown) => {
   process.stderr.write(
     `npm start failed: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { freePort, redisKeyPrefix, runId, startService, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import { npmRun } from './npm-run.js';
 
 const database = useTestDatabase();
 
@@ -53,6 +54,35 @@ describe('service processes', () => {
       }
     } finally {
       expect(await worker.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('`npm run start:api` stops the API on SIGTERM to npm, and npm exits 0', async () => {
+    const port = await freePort();
+    const api = npmRun('start:api', environment(port));
+    try {
+      await api.waitFor(/API listening/, 30_000);
+      api.terminate();
+      expect(await api.exited).toBe(0);
+      // Nothing left behind serving: npm's signal reached the API itself.
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      expect(api.output()).toMatch(/"msg":"stopped"/);
+    } finally {
+      api.cleanUp();
+    }
+  });
+
+  it('`npm run start:worker` stops the worker on Ctrl-C, and npm exits 0', async () => {
+    const port = await freePort();
+    const worker = npmRun('start:worker', environment(port - 1));
+    try {
+      await worker.waitFor(/worker started/, 30_000);
+      worker.interrupt();
+      expect(await worker.exited).toBe(0);
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      expect(worker.output()).toMatch(/"msg":"stopped"/);
+    } finally {
+      worker.cleanUp();
     }
   });
 
