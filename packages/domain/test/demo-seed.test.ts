@@ -108,6 +108,17 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(seeded.counts.campaigns.recovered).toBeGreaterThan(seeded.counts.campaigns.lost);
   });
 
+  it('has campaigns in every status in each of usd, eur, gbp and jpy', async () => {
+    const pairs = await rows<{ currency: string; status: string }>(
+      `SELECT DISTINCT currency, status FROM recovery_campaigns WHERE workspace_id = :workspaceId ORDER BY 1, 2`,
+    );
+    expect(pairs).toEqual(
+      ['eur', 'gbp', 'jpy', 'usd'].flatMap((currency) =>
+        [...CAMPAIGN_STATUSES].sort().map((status) => ({ currency, status })),
+      ),
+    );
+  });
+
   it('bills in usd, eur, gbp and jpy, with plan prices that make sense in each (yen have no minor unit)', async () => {
     const prices = await rows<{ currency: string; amounts: number[] }>(
       `SELECT currency, array_agg(DISTINCT CAST(amount_cents AS integer) ORDER BY CAST(amount_cents AS integer)) AS amounts

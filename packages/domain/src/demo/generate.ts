@@ -51,7 +51,8 @@ const STALE_AFTER = 30 * DAY;
 
 /**
  * The first customers are scripted so that every campaign status, every cancel outcome and
- * every currency appears even in a small demo; the rest are drawn at random.
+ * every currency appears even in a small demo; the next ones so that every campaign status
+ * appears in every currency; the rest are drawn at random.
  */
 export const MIN_DEMO_CUSTOMERS = CAMPAIGN_STATUSES.length + CANCEL_OUTCOMES.length;
 
@@ -93,11 +94,24 @@ interface Script {
   session?: CancelOutcome;
 }
 
-function scriptFor(index: number): Script {
+function firstScript(index: number): Script {
   const currency = DEMO_CURRENCIES[index % DEMO_CURRENCIES.length]!;
   if (index < CAMPAIGN_STATUSES.length) return { currency, campaign: CAMPAIGN_STATUSES[index]! };
   const session = CANCEL_OUTCOMES[index - CAMPAIGN_STATUSES.length];
   return session ? { currency, session } : {};
+}
+
+const FIRST_SCRIPTS = Array.from({ length: MIN_DEMO_CUSTOMERS }, (_, index) => firstScript(index));
+
+/** The (currency, campaign status) pairs the first scripts leave out, in a fixed order. */
+const PAIR_SCRIPTS: Script[] = DEMO_CURRENCIES.flatMap((currency) =>
+  CAMPAIGN_STATUSES.filter(
+    (campaign) => !FIRST_SCRIPTS.some((script) => script.currency === currency && script.campaign === campaign),
+  ).map((campaign) => ({ currency, campaign })),
+);
+
+function scriptFor(index: number): Script {
+  return FIRST_SCRIPTS[index] ?? PAIR_SCRIPTS[index - MIN_DEMO_CUSTOMERS] ?? {};
 }
 
 export interface DemoSummary {
