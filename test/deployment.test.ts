@@ -1,16 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
+import { loadConfig } from '@retention/core';
 import {
   createEmptyDatabase,
   freePort,
   redisKeyPrefix,
   REPO_ROOT,
   runId,
+  TEST_POSTGRES_URL,
   TEST_REDIS_URL,
   type TestDatabase,
 } from '@retention/testkit';
@@ -39,12 +42,14 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'worker']);
   });
 
-  it('keeps PostgreSQL on a named volume, with a healthcheck', () => {
+  it('keeps PostgreSQL on a named volume, with a healthcheck over TCP', () => {
     const postgres = compose.services.postgres;
     const [volume, mountPoint] = String(postgres.volumes[0]).split(':');
     expect(mountPoint).toBe('/var/lib/postgresql/data');
     expect(compose.volumes).toHaveProperty(volume!);
-    expect(postgres.healthcheck.test.join(' ')).toMatch(/pg_isready/);
+    // Not the Unix socket: the image's first-time initialisation runs a server on the socket
+    // only, and "healthy" then would start migrate before TCP connections are accepted.
+    expect(postgres.healthcheck.test.join(' ')).toMatch(/pg_isready -h 127\.0\.0\.1 /);
   });
 
   it('runs Redis with append-only persistence and noeviction, on a named volume, with a healthcheck', () => {
@@ -60,7 +65,7 @@ describe('docker-compose.yml', () => {
 
   it('migrates once, after PostgreSQL is healthy, and starts the API and the workers only after that', () => {
     const { migrate, api, worker } = compose.services;
-    expect(migrate.command).toEqual(['node', 'dist/migrate.js']);
+    expect(migrate.command).toEqual(['node', 'dist/migrate.js', '--wait', '30s']);
     expect(migrate.restart).toBe('no');
     expect(migrate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
     for (const service of [api, worker]) {
@@ -80,6 +85,8 @@ describe('docker-compose.yml', () => {
     }
     expect(compose.services.api.ports).toEqual(['${API_PORT:-3000}:3000']);
     expect(compose.services.api.environment.PORT).toBe(3000);
+    // The printed and documented URLs follow the published port unless BASE_URL says otherwise.
+    expect(compose.services.api.environment.BASE_URL).toBe('${BASE_URL:-http://localhost:${API_PORT:-3000}}');
   });
 
   it('runs every process of the service from the one image, hardened', () => {
@@ -111,11 +118,15 @@ describe('docker-compose.yml', () => {
     ]);
   });
 
-  it('gives the long-running processes more time to stop than they take to drain (30 s)', () => {
-    for (const name of ['api', 'worker']) {
-      const [, seconds] = /^(\d+)s$/.exec(compose.services[name].stop_grace_period) ?? [];
-      expect(Number(seconds)).toBeGreaterThan(30);
-    }
+  it('gives the long-running processes more time to stop than they give themselves', () => {
+    const graceMs = (name: string) => 1_000 * Number(/^(\d+)s$/.exec(compose.services[name].stop_grace_period)?.[1]);
+    // The API drains for up to 30 s.
+    expect(graceMs('api')).toBeGreaterThan(30_000);
+    // The worker allows max(30 s, WEBHOOK_TIMEOUT_MS + 15 s) (services/worker/src/main.ts), and
+    // compose passes WEBHOOK_TIMEOUT_MS through: no timeout the worker accepts may outlast it.
+    const largestTimeoutCovered = graceMs('worker') - 15_000;
+    expect(largestTimeoutCovered).toBeGreaterThanOrEqual(30_000);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: String(largestTimeoutCovered + 1) })).toThrow(/WEBHOOK_TIMEOUT_MS/);
   });
 
   it('publishes PostgreSQL and Redis on loopback only, in the development override', () => {
@@ -238,6 +249,36 @@ describe('the bundle `npm run build` makes (what the image runs)', () => {
       await expect(stat(path.join(bundle.dir, path.basename(file)))).resolves.toBeTruthy();
     }
   });
+
+  it('migrates, as compose runs it (--wait), a PostgreSQL that accepts connections only after a while', async () => {
+    const target = await createEmptyDatabase();
+    const upstream = new URL(TEST_POSTGRES_URL);
+    // Forwards to the test server once listening: a server still coming up until then.
+    const late = createServer((socket) => {
+      const server = connect(Number(upstream.port || 5432), upstream.hostname);
+      socket.on('error', () => server.destroy());
+      server.on('error', () => socket.destroy());
+      socket.pipe(server).pipe(socket);
+    });
+    try {
+      const port = await freePort();
+      const url = new URL(target.url);
+      [url.hostname, url.port] = ['127.0.0.1', String(port)];
+      const migrate = run(path.join(bundle.dir, 'migrate.js'), compose.services.migrate.command.slice(2), {
+        DATABASE_URL: url.toString(),
+      });
+      await waitForOutput(
+        migrate,
+        /waiting for PostgreSQL at postgres:\/\/[^ ]*127\.0\.0\.1:\d+\/\S+ \(connect ECONNREFUSED/,
+      );
+      await new Promise<void>((resolve) => late.listen(port, '127.0.0.1', resolve));
+      expect([await migrate.exited, migrate.output()]).toEqual([0, expect.stringContaining('"applied":[')]);
+      expect(await target.db('knex_migrations').select('name')).not.toHaveLength(0);
+    } finally {
+      await new Promise((resolve) => late.close(resolve));
+      await target.drop();
+    }
+  }, 40_000);
 
   it('imports only Node built-ins and production dependencies of the workspace packages', async () => {
     // Every workspace package's manifest: `npm ci --omit=dev` installs their `dependencies`.
