@@ -27,6 +27,8 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Attempts in flight at once per endpoint in this process. */
   maxInFlightPerEndpoint?: number;
+  /** Attempts in flight at once to slow endpoints, all together (see EndpointGate); half the concurrency by default. */
+  maxSlowInFlight?: number;
   /** The safety-net poll of the outbox, beside LISTEN. */
   dispatchPollMs?: number;
   dispatchBatchSize?: number;
@@ -107,6 +109,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     queue: deliveryQueue,
     logger,
     maxInFlight: settings.maxInFlightPerEndpoint,
+    maxSlowInFlight: settings.maxSlowInFlight ?? Math.max(1, Math.floor(settings.concurrency / 2)),
     slotMs: leaseMs,
   });
 

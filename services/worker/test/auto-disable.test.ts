@@ -62,11 +62,12 @@ describe('consecutive failures', () => {
 
   it('with many attempts in flight, disables at exactly 10; late failures and a late success leave the count at 10', async () => {
     const { db, receiver, workspace } = world.current;
-    // The first request answers 200 well after the endpoint has been disabled; every other
-    // one fails quickly, up to 10 at a time.
+    // The second request answers 200 well after the endpoint has been disabled; every other
+    // one fails quickly, up to 10 at a time (once the first has shown the worker a quick
+    // receiver: until then it sends one at a time).
     const endpoint = await world.current.createEndpoint('/dies-in-parallel', {
       behaviour: (_request, index) =>
-        index === 0 ? { kind: 'status', status: 200, delayMs: 1_500 } : { kind: 'status', status: 500, delayMs: 100 },
+        index === 1 ? { kind: 'status', status: 200, delayMs: 1_500 } : { kind: 'status', status: 500, delayMs: 100 },
     });
     const worker = await world.current.startWorker({
       env: { WEBHOOK_RETRY_DELAYS: '10m', WEBHOOK_TIMEOUT_MS: '3000' },

@@ -12,6 +12,8 @@ const WORKER = {
   // Without a per-endpoint cap, the hanging endpoint would hold all 20 slots for 3 s at a time.
   options: { concurrency: 20, maxInFlightPerEndpoint: 5 },
 };
+/** Slow endpoints' attempts, all together: half the worker's slots (the default). */
+const SLOW_SHARE = 10;
 
 function reminder(workspace: Workspace): SampleEvent {
   return {
@@ -81,4 +83,76 @@ describe('per-endpoint isolation', () => {
     expect((await db('webhook_endpoints').where({ id: hanging.id }).first()).enabled).toBe(true);
     expect(receiver.problems()).toEqual([]);
   });
+
+  it('several hanging endpoints with backlogs share half the slots, and a healthy one is not delayed', async () => {
+    const { receiver, workspace, db } = world.current;
+    const healthy = await world.current.createEndpoint(
+      '/healthy-beside-many',
+      { behaviour: { kind: 'status', status: 200 } },
+      { events: ['trial.reminder_sent'] },
+    );
+    const first = await world.current.startWorker(WORKER);
+    await healthyLatencies(healthy.path, 10); // warm-up
+    const alone = await healthyLatencies(healthy.path, 30);
+    await first.handle.close();
+
+    // Eight hanging endpoints at 5 attempts each would take all 20 slots: new to the next
+    // worker, each gets one attempt (a probe) until it has shown itself slow, and then they
+    // share 10 slots between them.
+    const hanging = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        world.current.createEndpoint(
+          `/hanging-${index}`,
+          { behaviour: { kind: 'hang' } },
+          { events: ['reactivation.sent'] },
+        ),
+      ),
+    );
+    await world.current.record(Array.from({ length: 100 }, () => numberedEvent(workspace)));
+    const worker = await world.current.startWorker(WORKER);
+    // The most attempts the hanging endpoints had open at once, while `during` runs.
+    const peakInFlightOfHanging = async (during: () => Promise<number[]>) => {
+      let peak = 0;
+      const sample = () => {
+        const open = hanging.reduce((sum, endpoint) => sum + receiver.inFlight(endpoint.path), 0);
+        peak = Math.max(peak, open);
+      };
+      const sampler = setInterval(sample, 10);
+      try {
+        return { latencies: await during(), peak };
+      } finally {
+        clearInterval(sampler);
+      }
+    };
+
+    // First contact: the 800 deliveries are sorted (parked) and each hanging endpoint's
+    // probe hangs, which may cost the healthy endpoint a few hundred ms, never the timeout.
+    const meeting = await peakInFlightOfHanging(() => healthyLatencies(healthy.path, 40));
+    expect(quantile(meeting.latencies, 1)).toBeLessThan(TIMEOUT_MS / 2);
+    expect(meeting.peak).toBe(hanging.length);
+
+    // Then, once they are known to be slow and hold only their share: as fast as alone.
+    await eventually(async () => {
+      const row = await db('webhook_attempts')
+        .whereIn(
+          'endpoint_id',
+          hanging.map((endpoint) => endpoint.id),
+        )
+        .countDistinct({ count: 'endpoint_id' })
+        .first();
+      return Number(row?.count) === hanging.length;
+    }, 20_000);
+    await eventually(async () => (await worker.handle.deliveryQueue.getWaitingCount()) === 0, 20_000);
+    const steady = await peakInFlightOfHanging(() => healthyLatencies(healthy.path, 30));
+    expect(quantile(steady.latencies, 1)).toBeLessThan(TIMEOUT_MS / 4);
+    expect(quantile(steady.latencies, 0.9)).toBeLessThan(
+      Math.max(2 * quantile(alone, 0.9), quantile(alone, 0.9) + 150),
+    );
+    // They use their share in full, and never more.
+    expect(steady.peak).toBe(SLOW_SHARE);
+    for (const endpoint of hanging) {
+      expect((await db('webhook_endpoints').where({ id: endpoint.id }).first()).enabled).toBe(true);
+    }
+    expect(receiver.problems()).toEqual([]);
+  }, 60_000);
 });

@@ -3,21 +3,32 @@ import type { Logger } from '@retention/runtime';
 import { DELIVERY_JOB_NAME, type DeliveryJobData } from '../queues.js';
 
 /**
- * Per-endpoint isolation. BullMQ (open source) has one concurrency for a whole queue, so an
- * endpoint that hangs until the timeout, with thousands of deliveries queued, could occupy
- * every slot of a worker and starve the other endpoints. The gate caps the attempts in flight
- * per endpoint in this process. A job that finds its endpoint full either
- * - waits here for a slot: only for an endpoint whose attempts are quick, only as many jobs
- *   as the cap, and for a second at most; or
+ * Isolation between endpoints. BullMQ (open source) has one concurrency for a whole queue,
+ * so receivers that hang until the timeout, with deliveries queued for them, could occupy
+ * every slot of a worker and starve the others. The gate bounds, in this process:
+ * - each endpoint to `maxInFlight` attempts at once; an endpoint this process has not yet
+ *   seen answer gets one (a probe) until it has: a receiver costs one slot, not
+ *   `maxInFlight`, before we know how quick it is;
+ * - the slow endpoints (their recent attempts take a second or more on average, or one has
+ *   been in flight for more than a second) to `maxSlowInFlight` attempts at once between
+ *   them all: half the worker's slots by default. However many receivers hang, the other
+ *   half stays free for the quick ones. A freed slow slot goes first to the slow endpoint
+ *   that has waited longest for one, so a receiver that is slow but answers is not shut out
+ *   by ones that never do.
+ * A job that finds no slot either
+ * - waits here for one: only for an endpoint that is not slow, at most as many jobs as its
+ *   cap, and for a second at most; or
  * - is parked: moved to delayed in Redis so that it holds no slot, and put in the endpoint's
- *   line here. Each finished attempt hands its slot to a waiter, or else promotes the oldest
- *   parked job. Parked jobs also wake by themselves later, so a hand-off lost with a dead
- *   process costs time, not deliveries.
- * A hanging endpoint therefore holds at most `maxInFlight` slots (plus as many waiters for
- * at most a second, before its slowness is known), whatever its backlog.
+ *   line here. A finished attempt hands its slot to a waiter, or else promotes parked jobs
+ *   into the room the endpoint has. Parked jobs also wake by themselves later, so a hand-off
+ *   lost with a dead process costs time, not deliveries.
+ * Not bounded by the slow share: attempts that started before their endpoint was known to be
+ * slow. An endpoint counts as slow one second into an attempt, and that attempt ends at the
+ * timeout, so a receiver that starts hanging costs the others at most its cap (its probe, if
+ * new) for one timeout, once.
  *
- * The cap is per process: it protects this worker's slots, which is what isolation needs.
- * An endpoint may see up to `maxInFlight` requests from each replica.
+ * The bounds are per process: they protect this worker's slots, which is what isolation
+ * needs. An endpoint may see up to `maxInFlight` requests from each replica.
  */
 
 /** Parked jobs also wake on their own, after at least and at most this long. */
@@ -25,16 +36,22 @@ const MIN_PARK_MS = 1_000;
 const MAX_PARK_MS = 60_000;
 /** The longest a job waits here for a slot before it parks. */
 const MAX_WAIT_MS = 1_000;
-/** An endpoint whose attempts take longer than this on average gets no waiters: its jobs park. */
-const SLOW_ATTEMPT_MS = 1_000;
+/** An endpoint whose attempts take this long (on average, or one of them so far) is slow. */
+export const SLOW_ATTEMPT_MS = 1_000;
+
+interface Slot {
+  startedAt: number;
+  /** One of the slow endpoints' shared slots. */
+  slow: boolean;
+}
 
 interface EndpointLine {
-  running: Set<string>;
+  running: Map<string, Slot>;
   /** The jobs waiting here, oldest first; `grant` gives one the slot it was waiting for. */
   waiting: Array<{ deliveryId: string; grant: () => void }>;
   /** Delivery ids parked by this process, oldest first (a Set keeps insertion order). */
   parked: Set<string>;
-  /** Moving average of the endpoint's attempt durations. */
+  /** Moving average of the endpoint's attempt durations; undefined until one has finished. */
   attemptMs?: number;
 }
 
@@ -42,30 +59,56 @@ export interface EndpointGateOptions {
   queue: Queue<DeliveryJobData>;
   logger: Logger;
   maxInFlight: number;
+  /** Attempts in flight at once to slow endpoints, all of them together. */
+  maxSlowInFlight: number;
   /** How long an attempt holds its slot at most: its lease. Paces the parked jobs' own wake-ups. */
   slotMs: number;
 }
 
 export class EndpointGate {
   private readonly lines = new Map<string, EndpointLine>();
+  private slowInFlight = 0;
+  /** Slow endpoints whose jobs found every slow slot taken, longest waiting first. */
+  private readonly waitingForSlowSlot = new Set<string>();
 
   constructor(private readonly options: EndpointGateOptions) {}
 
   private line(endpointId: string): EndpointLine {
     let line = this.lines.get(endpointId);
     if (!line) {
-      line = { running: new Set(), waiting: [], parked: new Set() };
+      line = { running: new Map(), waiting: [], parked: new Set() };
       this.lines.set(endpointId, line);
     }
     return line;
   }
 
+  private isSlow(line: EndpointLine): boolean {
+    if ((line.attemptMs ?? 0) >= SLOW_ATTEMPT_MS) return true;
+    const longAgo = Date.now() - SLOW_ATTEMPT_MS;
+    for (const slot of line.running.values()) if (slot.startedAt <= longAgo) return true;
+    return false;
+  }
+
+  /** The endpoint's own cap: one probe until it has answered once. */
+  private capOf(line: EndpointLine): number {
+    return line.attemptMs === undefined ? 1 : this.options.maxInFlight;
+  }
+
+  /** Takes a slot for the delivery if the endpoint's cap, and the slow share if it is slow, allow. */
+  private take(line: EndpointLine, deliveryId: string): boolean {
+    if (line.running.size >= this.capOf(line)) return false;
+    const slow = this.isSlow(line);
+    if (slow && this.slowInFlight >= this.options.maxSlowInFlight) return false;
+    if (slow) this.slowInFlight += 1;
+    line.running.set(deliveryId, { startedAt: Date.now(), slow });
+    return true;
+  }
+
   /** Resolves with 0 once a slot is taken; otherwise with the delivery's place in the parked line. */
   async acquire(endpointId: string, deliveryId: string): Promise<number> {
     const line = this.line(endpointId);
-    const { maxInFlight } = this.options;
-    const patient = (line.attemptMs ?? 0) < SLOW_ATTEMPT_MS;
-    if (line.running.size >= maxInFlight && patient && line.waiting.length < maxInFlight) {
+    const full = line.running.size >= this.capOf(line);
+    if (full && !this.isSlow(line) && line.waiting.length < this.capOf(line)) {
       const granted = await new Promise<boolean>((resolve) => {
         const waiter = {
           deliveryId,
@@ -85,11 +128,11 @@ export class EndpointGate {
         return 0;
       }
     }
-    if (line.running.size < maxInFlight) {
-      line.running.add(deliveryId);
+    if (this.take(line, deliveryId)) {
       line.parked.delete(deliveryId);
       return 0;
     }
+    if (this.isSlow(line) && line.running.size < this.capOf(line)) this.waitingForSlowSlot.add(endpointId);
     if (!line.parked.has(deliveryId)) {
       line.parked.add(deliveryId);
       return line.parked.size;
@@ -111,39 +154,74 @@ export class EndpointGate {
   }
 
   /**
-   * Frees the slot: to a job waiting here if there is one, else to the oldest parked job.
-   * `attemptMs` (when an attempt was made) teaches the gate how quick the endpoint is.
-   * Never throws: a lost hand-off costs latency, not deliveries.
+   * Frees the slot, then fills the endpoint's room: first with the jobs waiting here, then by
+   * promoting parked jobs (more than one when the room grew: after a probe answered, or once
+   * slow slots are free). A freed slow slot is owed first to the slow endpoint that has waited
+   * longest for one. `attemptMs` (when an attempt was made) teaches the gate how quick the
+   * endpoint is. Never throws: a lost hand-off costs latency, not deliveries.
    */
   async release(endpointId: string, deliveryId: string, attemptMs?: number): Promise<void> {
     const line = this.line(endpointId);
+    const freed = line.running.get(deliveryId);
     line.running.delete(deliveryId);
+    if (freed?.slow) this.slowInFlight -= 1;
     if (attemptMs !== undefined) {
       line.attemptMs = line.attemptMs === undefined ? attemptMs : line.attemptMs * 0.7 + attemptMs * 0.3;
     }
-    const waiter = line.waiting.shift();
-    if (waiter) {
-      // The slot passes straight to the waiter: no newcomer can take it in between.
-      line.running.add(waiter.deliveryId);
-      return waiter.grant();
-    }
+    // Synchronous from here to the grants: no newcomer can take a freed slot in between.
+    while (line.waiting.length > 0 && this.take(line, line.waiting[0]!.deliveryId)) line.waiting.shift()!.grant();
+    const owed = freed?.slow ? this.nextWaitingForSlowSlot(endpointId) : undefined;
+    const room = this.roomOf(line, owed ? 1 : 0);
     try {
-      for (const parkedId of line.parked) {
-        line.parked.delete(parkedId);
-        if (await this.promote(parkedId)) break;
-      }
+      if (owed) await this.promote(owed, 1);
+      if (room > 0) await this.promote(endpointId, room);
     } catch (error) {
       this.options.logger.warn({ err: error, endpoint_id: endpointId }, 'could not hand off an endpoint slot');
     } finally {
-      if (line.running.size === 0 && line.waiting.length === 0 && line.parked.size === 0) {
-        // Forget idle endpoints, but keep what was learnt about a slow one.
-        if ((line.attemptMs ?? 0) < SLOW_ATTEMPT_MS) this.lines.delete(endpointId);
-      }
+      this.forgetIfIdle(endpointId);
     }
   }
 
+  /**
+   * How many more attempts the endpoint may start now, counting those waiting here: its cap,
+   * and for a slow endpoint the slow share left (less `sharePromised`, already owed elsewhere).
+   */
+  private roomOf(line: EndpointLine, sharePromised: number): number {
+    const own = this.capOf(line) - line.running.size - line.waiting.length;
+    if (!this.isSlow(line)) return own;
+    return Math.min(own, this.options.maxSlowInFlight - this.slowInFlight - sharePromised);
+  }
+
+  /** Another slow endpoint with parked jobs that found every slow slot taken, longest waiting first. */
+  private nextWaitingForSlowSlot(releasing: string): string | undefined {
+    for (const endpointId of this.waitingForSlowSlot) {
+      this.waitingForSlowSlot.delete(endpointId);
+      if (endpointId !== releasing && (this.lines.get(endpointId)?.parked.size ?? 0) > 0) return endpointId;
+    }
+    return undefined;
+  }
+
+  /** Promotes up to `count` of the endpoint's parked jobs, oldest first, skipping those gone. */
+  private async promote(endpointId: string, count: number): Promise<void> {
+    const line = this.lines.get(endpointId);
+    if (!line) return;
+    let promoted = 0;
+    for (const parkedId of line.parked) {
+      if (promoted >= count) return;
+      line.parked.delete(parkedId);
+      if (await this.promoteJob(parkedId)) promoted += 1;
+    }
+  }
+
+  /** Forgets an idle endpoint, but keeps what was learnt about a slow one. */
+  private forgetIfIdle(endpointId: string): void {
+    const line = this.lines.get(endpointId);
+    if (!line || line.running.size > 0 || line.waiting.length > 0 || line.parked.size > 0) return;
+    if ((line.attemptMs ?? 0) < SLOW_ATTEMPT_MS) this.lines.delete(endpointId);
+  }
+
   /** True when the job is on its way to the freed slot; false when it is gone or already running. */
-  private async promote(deliveryId: string): Promise<boolean> {
+  private async promoteJob(deliveryId: string): Promise<boolean> {
     try {
       // Promoting needs only the job's id: no need to load it first.
       await new Job(this.options.queue, DELIVERY_JOB_NAME, { deliveryId, endpointId: '' }, {}, deliveryId).promote();

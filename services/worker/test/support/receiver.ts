@@ -51,7 +51,7 @@ const dataValidators = new Map(
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
   private readonly routes = new Map<string, Route>();
-  private readonly inFlight = new Map<string, number>();
+  private readonly open = new Map<string, number>();
   private readonly maxInFlight = new Map<string, number>();
   private readonly sockets = new Set<Socket>();
   private server!: Server;
@@ -86,6 +86,11 @@ export class Receiver {
     return this.requests.filter((request) => request.path === path);
   }
 
+  /** The requests open on a path right now. */
+  inFlight(path: string): number {
+    return this.open.get(path) ?? 0;
+  }
+
   /** The most requests that were open at once on a path. */
   peakInFlight(path: string): number {
     return this.maxInFlight.get(path) ?? 0;
@@ -108,9 +113,9 @@ export class Receiver {
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const path = request.url ?? '';
     const chunks: Buffer[] = [];
-    this.inFlight.set(path, (this.inFlight.get(path) ?? 0) + 1);
-    this.maxInFlight.set(path, Math.max(this.maxInFlight.get(path) ?? 0, this.inFlight.get(path)!));
-    const done = () => this.inFlight.set(path, this.inFlight.get(path)! - 1);
+    this.open.set(path, (this.open.get(path) ?? 0) + 1);
+    this.maxInFlight.set(path, Math.max(this.maxInFlight.get(path) ?? 0, this.open.get(path)!));
+    const done = () => this.open.set(path, this.open.get(path)! - 1);
     response.on('close', done);
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
