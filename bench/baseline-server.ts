@@ -4,7 +4,14 @@
  * The ratio API / baseline is what the framework, auth and limiter cost.
  */
 import { createServer } from 'node:http';
-import { createDb, findCampaignDetail, listCampaigns, listCancelSessions, listCustomers } from '@retention/db';
+import {
+  createDb,
+  findCampaignDetail,
+  JsonText,
+  listCampaigns,
+  listCancelSessions,
+  listCustomers,
+} from '@retention/db';
 import { computeStats } from '@retention/domain';
 
 const db = createDb(process.env.DATABASE_URL!, { applicationName: 'bench-baseline' });
@@ -27,7 +34,7 @@ const server = createServer((req, res) => {
   work.then(
     (body) => {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify(body));
+      res.end(body instanceof JsonText ? body.text : JSON.stringify(body));
     },
     (error: unknown) => {
       res.writeHead(500);

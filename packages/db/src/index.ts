@@ -1,6 +1,7 @@
 export * from './connection.js';
 export * from './diagnostics.js';
 export * from './migrate.js';
+export * from './resource-json.js';
 export * from './resources.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
 export * from './queries/api-tokens.js';

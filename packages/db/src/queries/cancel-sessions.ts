@@ -1,6 +1,6 @@
 import type { CancelOutcome, CancelSession, ListEnvelope } from '@retention/core';
 import type { Queryable } from '../connection.js';
-import { toCancelSession, type CancelSessionRow } from '../resources.js';
+import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import { keysetPage, listEnvelope } from './pagination.js';
 
 export interface CancelSessionFilters {
@@ -8,23 +8,22 @@ export interface CancelSessionFilters {
   cursor?: Date;
 }
 
-const createdAt = (row: CancelSessionRow) => row.created_at;
-
 export async function listCancelSessions(
   db: Queryable,
   workspaceId: string,
   filters: CancelSessionFilters,
-): Promise<ListEnvelope<CancelSession>> {
+): Promise<JsonText<ListEnvelope<CancelSession>>> {
   const filtered = () => {
-    const query = db<CancelSessionRow>('cancel_sessions').where({ workspace_id: workspaceId });
+    const query = db('cancel_sessions').where({ workspace_id: workspaceId });
     if (filters.outcome !== undefined) query.where({ outcome: filters.outcome });
     return query;
   };
-  const page = await keysetPage<CancelSessionRow>({
+  const page = await keysetPage({
+    db,
     filtered,
     column: 'created_at',
-    timestampOf: createdAt,
+    json: cancelSessionJsonSql('cancel_sessions'),
     cursor: filters.cursor,
   });
-  return listEnvelope(page, toCancelSession, createdAt);
+  return listEnvelope(page);
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { PAGE_SIZE, toIsoMillis, type ListEnvelope } from '@retention/core';
+import type { Queryable } from '../connection.js';
+import { JsonText } from '../resource-json.js';
 
 /**
  * Keyset pagination, newest first, by (timestamp DESC, id DESC), per decisions.md:
@@ -10,55 +12,64 @@ import { PAGE_SIZE, toIsoMillis, type ListEnvelope } from '@retention/core';
  * - next_cursor is the timestamp of the last row returned (null for an empty page).
  * Every query is a range scan of the list's (workspace_id, timestamp DESC, id DESC) index, so
  * a page deep in the list costs what the first page costs.
+ *
+ * Rows come back as their API JSON (resource-json.ts) beside their position, the ordering
+ * timestamp in epoch milliseconds (timestamps are stored to the millisecond).
  */
-export interface KeysetOptions<Row> {
-  /** The filtered query (workspace and filters applied, no order, no limit). */
+export interface KeysetOptions {
+  db: Queryable;
+  /** The filtered query (workspace and filters applied, no select, no order, no limit). */
   filtered: () => Knex.QueryBuilder;
-  /** The ordering column, qualified if the query joins. */
+  /** The ordering column. */
   column: string;
-  timestampOf: (row: Row) => Date;
+  /** SQL of a row's API representation. */
+  json: string;
   cursor: Date | undefined;
   pageSize?: number;
 }
 
-export async function keysetPage<Row>(options: KeysetOptions<Row>): Promise<{ rows: Row[]; hasMore: boolean }> {
-  const { filtered, column, timestampOf, cursor } = options;
+export interface PageRow {
+  /** The ordering timestamp, in epoch milliseconds. */
+  position: number;
+  json: string;
+}
+
+export async function keysetPage(options: KeysetOptions): Promise<{ rows: PageRow[]; hasMore: boolean }> {
+  const { db, filtered, column, cursor } = options;
   const pageSize = options.pageSize ?? PAGE_SIZE;
-  const ordered = (query: Knex.QueryBuilder) =>
-    query.orderBy([
-      { column, order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]);
+  const selected = (query: Knex.QueryBuilder) =>
+    query
+      .select(db.raw(`(extract(epoch FROM ??) * 1000)::bigint AS position, ${options.json}::text AS json`, [column]))
+      .orderBy([
+        { column, order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ]) as Promise<PageRow[]>;
 
   const before = cursor ? filtered().where(column, '<', cursor) : filtered();
-  const rows = (await ordered(before).limit(pageSize + 1)) as Row[];
+  const rows = await selected(before.limit(pageSize + 1));
   if (rows.length <= pageSize) return { rows, hasMore: false };
 
-  const boundary = timestampOf(rows[pageSize - 1]!).getTime();
-  if (timestampOf(rows[pageSize]!).getTime() !== boundary) return { rows: rows.slice(0, pageSize), hasMore: true };
+  const boundary = rows[pageSize - 1]!.position;
+  if (rows[pageSize]!.position !== boundary) return { rows: rows.slice(0, pageSize), hasMore: true };
 
-  const beforeBoundaryGroup = rows.filter((row) => timestampOf(row).getTime() > boundary);
+  const beforeBoundaryGroup = rows.filter((row) => row.position > boundary);
   if (beforeBoundaryGroup.length > 0) return { rows: beforeBoundaryGroup, hasMore: true };
 
   // One timestamp group fills the whole page: return all of it.
   const groupAt = new Date(boundary);
   const [group, older] = await Promise.all([
-    ordered(filtered().where(column, '=', groupAt)) as Promise<Row[]>,
-    filtered().where(column, '<', groupAt).first(column) as Promise<Row | undefined>,
+    selected(filtered().where(column, '=', groupAt)),
+    filtered().where(column, '<', groupAt).first(column) as Promise<unknown>,
   ]);
   return { rows: group, hasMore: older !== undefined };
 }
 
-export function listEnvelope<Row, Resource>(
-  page: { rows: Row[]; hasMore: boolean },
-  toResource: (row: Row) => Resource,
-  timestampOf: (row: Row) => Date,
-): ListEnvelope<Resource> {
+/** The list envelope of spec 4.1 around a page, as JSON text. */
+export function listEnvelope<Resource>(page: { rows: PageRow[]; hasMore: boolean }): JsonText<ListEnvelope<Resource>> {
   const last = page.rows.at(-1);
-  return {
-    object: 'list',
-    data: page.rows.map(toResource),
-    has_more: page.hasMore,
-    next_cursor: last ? toIsoMillis(timestampOf(last)) : null,
-  };
+  const nextCursor = last ? JSON.stringify(toIsoMillis(last.position)) : 'null';
+  return new JsonText(
+    `{"object":"list","data":[${page.rows.map((row) => row.json).join(',')}],` +
+      `"has_more":${page.hasMore},"next_cursor":${nextCursor}}`,
+  );
 }

@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { ErrorType } from '@retention/core';
+import { JsonText } from '@retention/db';
 import { callerOf, type Caller } from '../middleware/authenticate.js';
 import { queryOf, validateQuery } from '../middleware/validate-query.js';
 
@@ -50,13 +51,18 @@ export interface EndpointCall<Q extends TObject> {
   caller: Caller;
 }
 
-/** Serves `endpoint` on `router`: validates the query string, then answers the handler's value as JSON. */
+/**
+ * Serves `endpoint` on `router`: validates the query string, then answers the handler's value
+ * as JSON: JSON text that Postgres built is written as it is, anything else is serialised.
+ */
 export function serve<Q extends TObject>(
   router: Router,
   endpoint: Endpoint<Q>,
   handler: (call: EndpointCall<Q>) => Promise<unknown>,
 ): void {
   router.get(endpoint.path, validateQuery(endpoint.query), async (req: Request, res: Response) => {
-    res.json(await handler({ req, query: queryOf(res, endpoint.query), caller: callerOf(res) }));
+    const body = await handler({ req, query: queryOf(res, endpoint.query), caller: callerOf(res) });
+    if (body instanceof JsonText) res.type('json').send(body.text);
+    else res.json(body);
   });
 }
