@@ -206,11 +206,13 @@ describe('the read queries', () => {
   it('list pages are the list envelope of the mapped rows, newest first', async () => {
     const { db } = database.current;
     const campaigns = (await listCampaigns(db, ids.workspace, {})).parse();
+    // Campaigns 1 and 2 share a timestamp: the larger id comes first.
+    const [tiedFirst, tiedSecond] = [ids.campaigns[1]!, ids.campaigns[2]!].sort().reverse();
     expect(campaigns).toStrictEqual({
       object: 'list',
       data: [
-        expect.objectContaining({ id: ids.campaigns[2] > ids.campaigns[1] ? ids.campaigns[2] : ids.campaigns[1] }),
-        expect.objectContaining({ id: ids.campaigns[2] > ids.campaigns[1] ? ids.campaigns[1] : ids.campaigns[2] }),
+        expect.objectContaining({ id: tiedFirst }),
+        expect.objectContaining({ id: tiedSecond }),
         expect.objectContaining({ id: ids.campaigns[0] }),
       ],
       has_more: false,
