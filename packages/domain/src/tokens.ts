@@ -99,18 +99,31 @@ export async function listTokens(db: Queryable, workspaceId: string): Promise<Ap
   return rows.map(toApiToken);
 }
 
-/** Idempotent: revoking a revoked token keeps its first revocation time. */
-export async function revokeToken(db: Db, id: string): Promise<ApiToken> {
+/**
+ * Tells the API processes that a token changed, once the change is committed: they cache
+ * token look-ups (see `announceTokenChange` in @retention/runtime). A change is not done until
+ * it is announced, so the functions that change a token require one.
+ */
+export type AnnounceTokenChange = () => Promise<void>;
+
+/** Idempotent: revoking a revoked token keeps its first revocation time (and announces again). */
+export async function revokeToken(db: Db, id: string, announce: AnnounceTokenChange): Promise<ApiToken> {
   assertUuid(id);
   const [row] = await db<ApiTokenRow>('api_tokens')
     .where({ id })
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') as unknown as Date })
     .returning('*');
   if (!row) throw notFound(`No API token with id ${id}`);
+  await announce();
   return toApiToken(row);
 }
 
-export async function setTokenRateLimit(db: Db, id: string, perMinute: number): Promise<ApiToken> {
+export async function setTokenRateLimit(
+  db: Db,
+  id: string,
+  perMinute: number,
+  announce: AnnounceTokenChange,
+): Promise<ApiToken> {
   assertUuid(id);
   const limit = validateLimit(perMinute);
   const [row] = await db<ApiTokenRow>('api_tokens')
@@ -118,5 +131,6 @@ export async function setTokenRateLimit(db: Db, id: string, perMinute: number): 
     .update({ rate_limit_per_minute: limit })
     .returning('*');
   if (!row) throw notFound(`No API token with id ${id}`);
+  await announce();
   return toApiToken(row);
 }

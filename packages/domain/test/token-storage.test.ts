@@ -28,8 +28,14 @@ describe('API tokens at rest', () => {
       await createToken(db, { workspace_id: workspace.id, name: 'one' }),
       await createToken(db, { workspace_id: workspace.id, name: 'two' }),
     ];
-    await setTokenRateLimit(db, minted[0]!.id, 120);
-    await revokeToken(db, minted[1]!.id);
+    let announced = 0;
+    const announce = () => {
+      announced += 1;
+      return Promise.resolve();
+    };
+    await setTokenRateLimit(db, minted[0]!.id, 120, announce);
+    await revokeToken(db, minted[1]!.id, announce);
+    expect(announced).toBe(2);
     const loaded = await loadFixtures(db, { workspaces: [{ tokens: [{ key: 'a' }, { key: 'b', revoked: true }] }] });
     const values = [
       ...minted.map((token) => token.token),

@@ -5,3 +5,4 @@ export * from './operational-server.js';
 export * from './redis.js';
 export * from './shutdown.js';
 export * from './throttled-warn.js';
+export * from './token-epoch.js';

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { redisKeyPrefix, runId, TEST_REDIS_URL } from './environment.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const CLI_ENTRY = path.join(REPO_ROOT, 'services/cli/src/main.ts');
@@ -17,14 +18,16 @@ export interface CliResult {
 
 /**
  * Runs the operator CLI as a real child process, exactly as an operator would (minus npm's
- * own start-up): the command's exit code, stdout and stderr come back untouched.
+ * own start-up): the command's exit code, stdout and stderr come back untouched. Unless `env`
+ * says otherwise, it uses the test Redis under this run's key prefix (a token change writes
+ * there), never a developer's own keys.
  */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', CLI_ENTRY, ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: REPO_ROOT, env: { ...process.env, ...testRedis(), ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         if (code === -1) return reject(error ?? new Error('cli did not exit'));
@@ -38,4 +41,9 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
       },
     );
   });
+}
+
+/** The test Redis and this run's key prefix, as the CLI's environment. */
+export function testRedis(): { REDIS_URL: string; REDIS_KEY_PREFIX: string } {
+  return { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisKeyPrefix(runId()) };
 }

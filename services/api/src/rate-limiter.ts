@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from '@retention/runtime';
+import { newTokenEpoch, tokenEpochKey, type Redis } from '@retention/runtime';
 
 /**
  * A true sliding one-minute window per key, decided atomically in Redis with Redis's own
@@ -9,8 +9,22 @@ import type { Redis } from '@retention/runtime';
  *
  * An optional guard key (failed authentications of the client's address) is checked in the
  * same script: while it is full, the request is rejected whatever its own bucket says.
+ *
+ * The same script checks the token epoch first (see tokenEpochKey in @retention/runtime):
+ * when the caller's cached epoch is not the current one, it counts nothing and answers the
+ * current epoch, so the caller looks the token up again. ARGV[5] `*` skips the check; an
+ * epoch that is missing (a Redis that lost its data) is created from ARGV[6].
  */
 const SLIDING_WINDOW_SCRIPT = `
+local epoch = redis.call('GET', KEYS[3])
+if not epoch then
+  epoch = ARGV[6]
+  redis.call('SET', KEYS[3], epoch)
+end
+if ARGV[5] ~= '*' and ARGV[5] ~= epoch then
+  return {-1, 0, 0, 0, 0, epoch}
+end
+
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local window = tonumber(ARGV[2])
@@ -25,7 +39,7 @@ local guardLimit = tonumber(ARGV[4])
 if guardLimit > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
   if redis.call('ZCARD', KEYS[2]) >= guardLimit then
-    return {0, guardLimit, 0, oldestAge(KEYS[2]), 1}
+    return {0, guardLimit, 0, oldestAge(KEYS[2]), 1, epoch}
   end
 end
 
@@ -35,9 +49,9 @@ local count = redis.call('ZCARD', KEYS[1])
 if count < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[3])
   redis.call('PEXPIRE', KEYS[1], window)
-  return {1, limit, limit - count - 1, oldestAge(KEYS[1]), 0}
+  return {1, limit, limit - count - 1, oldestAge(KEYS[1]), 0, epoch}
 end
-return {0, limit, 0, oldestAge(KEYS[1]), 0}
+return {0, limit, 0, oldestAge(KEYS[1]), 0, epoch}
 `;
 
 export const ONE_MINUTE_MS = 60_000;
@@ -53,15 +67,25 @@ export interface RateLimitDecision {
   refusedByGuard: boolean;
 }
 
+/** The token epoch changed since the caller cached it: nothing was counted. */
+export interface StaleEpoch {
+  stale: true;
+  /** The current epoch, to cache a fresh look-up under. */
+  epoch: string;
+}
+
 interface ScriptedRedis extends Redis {
   slidingWindow(
     bucketKey: string,
     guardKey: string,
+    epochKey: string,
     limit: number,
     windowMs: number,
     member: string,
     guardLimit: number,
-  ): Promise<[number, number, number, number, number]>;
+    cachedEpoch: string,
+    candidateEpoch: string,
+  ): Promise<[number, number, number, number, number, string]>;
 }
 
 export class SlidingWindowRateLimiter {
@@ -73,23 +97,33 @@ export class SlidingWindowRateLimiter {
     private readonly windowMs = ONE_MINUTE_MS,
   ) {
     if (!('slidingWindow' in redis))
-      redis.defineCommand('slidingWindow', { numberOfKeys: 2, lua: SLIDING_WINDOW_SCRIPT });
+      redis.defineCommand('slidingWindow', { numberOfKeys: 3, lua: SLIDING_WINDOW_SCRIPT });
     this.redis = redis as ScriptedRedis;
   }
 
   /**
    * Counts one request against `bucket` if it fits in the window. With a guard, a full guard
-   * refuses the request and nothing is counted.
+   * refuses the request and nothing is counted. With `cachedEpoch`, nothing is counted either
+   * when the token epoch has moved on: the answer is the current epoch instead.
    */
-  async consume(bucket: string, limit: number, guard?: { bucket: string; limit: number }): Promise<RateLimitDecision> {
-    const [allowed, appliedLimit, remaining, resetMs, byGuard] = await this.redis.slidingWindow(
+  async consume(
+    bucket: string,
+    limit: number,
+    options: { guard?: { bucket: string; limit: number }; cachedEpoch?: string } = {},
+  ): Promise<RateLimitDecision | StaleEpoch> {
+    const { guard, cachedEpoch } = options;
+    const [allowed, appliedLimit, remaining, resetMs, byGuard, epoch] = await this.redis.slidingWindow(
       this.key(bucket),
       this.key(guard?.bucket ?? bucket),
+      tokenEpochKey(this.keyPrefix),
       limit,
       this.windowMs,
       randomBytes(9).toString('base64url'),
       guard?.limit ?? 0,
+      cachedEpoch ?? '*',
+      newTokenEpoch(),
     );
+    if (allowed === -1) return { stale: true, epoch };
     return {
       allowed: allowed === 1,
       limit: appliedLimit,
@@ -97,6 +131,13 @@ export class SlidingWindowRateLimiter {
       resetMs: Math.max(0, resetMs),
       refusedByGuard: byGuard === 1,
     };
+  }
+
+  /** The current token epoch (made if Redis has none), counting nothing. */
+  async currentEpoch(): Promise<string> {
+    const answer = await this.consume('epoch-check', 0, { cachedEpoch: '' });
+    if (!('stale' in answer)) throw new Error('the rate-limit script counted an epoch check');
+    return answer.epoch;
   }
 
   private key(bucket: string): string {

@@ -1,11 +1,29 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { createToken, revokeToken, setTokenRateLimit } from '@retention/domain';
 import { InvalidTokenError, NotFoundError, type Client, type List } from '@retention/sdk';
+import { announceTokenChange, tokenEpochKey } from '@retention/runtime';
 import { eventually } from '@retention/testkit';
 import { rejectionOf } from './client-helpers.js';
 import { useApi, workspaceWithToken } from './harness.js';
 
 const api = useApi();
+/** What `token revoke` and `token set-limit` do after their update: tell the API processes. */
+const announce = () => announceTokenChange(api.current.redis, api.current.redisKeyPrefix);
+
+/** The token look-ups the API makes while `work` runs. */
+async function tokenLookups(work: () => Promise<unknown>): Promise<number> {
+  let count = 0;
+  const seen = (query: { sql: string }) => {
+    if (query.sql.includes('"api_tokens"') && query.sql.startsWith('select')) count += 1;
+  };
+  api.current.db.on('query', seen);
+  try {
+    await work();
+  } finally {
+    api.current.db.off('query', seen);
+  }
+  return count;
+}
 
 let acme: Awaited<ReturnType<typeof workspaceWithToken>>;
 let globex: { token: string; customer: string; campaign: string };
@@ -64,10 +82,32 @@ describe('authentication', () => {
     const client = api.current.client(minted.token);
     expect((await client.stats.retrieve()).object).toBe('stats');
     expect(api.current.lastResponse().status).toBe(200);
-    await revokeToken(api.current.db, minted.id);
+    // Once more: the look-up is cached by now.
+    expect((await client.stats.retrieve()).object).toBe('stats');
+    await revokeToken(api.current.db, minted.id, announce);
     const error = await rejectionOf(client.stats.retrieve());
     expect(error).toBeInstanceOf(InvalidTokenError);
     expect(error).toMatchObject({ status: 401, type: 'invalid_token' });
+  });
+
+  it('looks a token up once, then serves it from a cache that every announced change empties', async () => {
+    const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'cached' });
+    const client = api.current.client(minted.token);
+    expect(await tokenLookups(() => client.stats.retrieve())).toBe(1);
+    expect(await tokenLookups(() => client.stats.retrieve())).toBe(0);
+    await announce();
+    expect(await tokenLookups(() => client.stats.retrieve())).toBe(1);
+  });
+
+  it('still refuses a revoked token when Redis has lost the announcement with the rest of its data', async () => {
+    const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'forgotten' });
+    const client = api.current.client(minted.token);
+    await client.stats.retrieve();
+    await client.stats.retrieve(); // cached
+    await revokeToken(api.current.db, minted.id, announce);
+    // A Redis restarted empty: the epoch is gone, and a new one is made, unlike any cached.
+    await api.current.redis.del(tokenEpochKey(api.current.redisKeyPrefix));
+    expect(await rejectionOf(client.stats.retrieve())).toBeInstanceOf(InvalidTokenError);
   });
 
   it('applies a raised limit on the next request', async () => {
@@ -75,7 +115,7 @@ describe('authentication', () => {
     const client = api.current.client(minted.token);
     await client.stats.retrieve();
     expect(client.rateLimit?.limit).toBe(60);
-    await setTokenRateLimit(api.current.db, minted.id, 600);
+    await setTokenRateLimit(api.current.db, minted.id, 600, announce);
     await client.stats.retrieve();
     expect(client.rateLimit?.limit).toBe(600);
   });

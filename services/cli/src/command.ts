@@ -8,6 +8,8 @@ export interface CliContext {
   db(): Db;
   /** Reads a file named on the command line. */
   readFile(path: string): Promise<string>;
+  /** Tells the API processes that a token changed (they cache token look-ups). */
+  announceTokenChange(): Promise<void>;
 }
 
 type OptionsSpec = Record<string, OptionSpec<unknown>>;

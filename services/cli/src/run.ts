@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, ServiceError, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, isConnectionError, isDatabaseSetupError, type Db } from '@retention/db';
+import { announceTokenChange, createRedis, waitForRedis, type Redis } from '@retention/runtime';
 import { COMMANDS } from './commands/index.js';
 import { UsageError, usageOf, type CliContext, type Command } from './command.js';
 import { readInputFile } from './input-file.js';
@@ -15,8 +16,15 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
+/**
+ * A token change is committed, but the API processes could not be told: one that cached the
+ * token may go on accepting it (for at most its cache's lifetime, 10 s).
+ */
+class TokenChangeNotAnnounced extends Error {}
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Db | undefined;
+  let redis: Redis | undefined;
   try {
     if (argv[0] === 'help' || argv[0] === '--help') {
       io.stdout(
@@ -31,6 +39,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       config,
       db: () => (db ??= openDb(config)),
       readFile: readInputFile,
+      async announceTokenChange() {
+        try {
+          redis ??= createRedis(config.redisUrl, 'command', 'retention-cli');
+          await waitForRedis(redis);
+          await announceTokenChange(redis, config.redisKeyPrefix);
+        } catch (error) {
+          throw new TokenChangeNotAnnounced(
+            `${describeConnectionFailure('Redis', config.redisUrl, error)} The change is saved, but API processes ` +
+              'that cached this token may go on using its old state for up to 10 s. Run the command again once Redis is back.',
+          );
+        }
+      },
     };
     const output = await command.run(context, options, positionals);
     io.stdout(`${JSON.stringify(output, null, 2)}\n`);
@@ -40,6 +60,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`${JSON.stringify({ error: { type, message } })}\n`);
     return code;
   } finally {
+    redis?.disconnect();
     await db?.destroy();
   }
 }
@@ -120,6 +141,7 @@ function describeFailure(error: unknown, env: CliIo['env']): { code: number; typ
   if (error instanceof UsageError) return { code: 2, type: 'invalid_param', message: error.message };
   if (error instanceof ServiceError) return { code: 1, type: error.type, message: error.message };
   if (error instanceof ConfigError) return { code: 1, type: 'invalid_param', message: error.message };
+  if (error instanceof TokenChangeNotAnnounced) return { code: 1, type: 'redis_error', message: error.message };
   // Unreachable, missing, refusing the login, or never migrated: all say what to do next.
   if (isConnectionError(error) || isDatabaseSetupError(error)) {
     return {

@@ -1,7 +1,15 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { hashApiToken } from '@retention/core';
-import { createEmptyDatabase, databaseUrl, runCli, TEST_POSTGRES_URL, useTestDatabase } from '@retention/testkit';
-import { cli } from './helpers.js';
+import {
+  createEmptyDatabase,
+  databaseUrl,
+  runCli,
+  TEST_POSTGRES_URL,
+  testRedis,
+  useTestDatabase,
+} from '@retention/testkit';
+import { createRedis, tokenEpochKey } from '@retention/runtime';
+import { cli, cliWithEnv } from './helpers.js';
 
 const database = useTestDatabase();
 const run = (...args: string[]) => cli(database.current.url, ...args);
@@ -247,6 +255,46 @@ describe('token commands', () => {
     expect(revoked.json.revoked_at).toMatch(ISO_MILLIS);
     const again = await run('token', 'revoke', '--id', created.json.id);
     expect(again.json.revoked_at).toBe(revoked.json.revoked_at);
+  });
+
+  it('announces each change to the API processes through the token epoch in Redis', async () => {
+    const redis = createRedis(testRedis().REDIS_URL, 'blocking', 'cli-test');
+    const epochKey = tokenEpochKey(testRedis().REDIS_KEY_PREFIX);
+    try {
+      const created = await run('token', 'create', '--workspace', workspaceId, '--name', 'epoch');
+      const before = await redis.get(epochKey);
+      await run('token', 'set-limit', '--id', created.json.id, '--per-minute', '90');
+      const afterLimit = await redis.get(epochKey);
+      expect(afterLimit).not.toBe(before);
+      expect(afterLimit).toMatch(/^[A-Za-z0-9_-]{16}$/);
+      await run('token', 'revoke', '--id', created.json.id);
+      expect(await redis.get(epochKey)).not.toBe(afterLimit);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('says so, exit 1, when Redis cannot be told of a revocation, which is saved all the same', async () => {
+    const created = await run('token', 'create', '--workspace', workspaceId, '--name', 'unannounced');
+    const result = await cli(database.current.url, 'token', 'revoke', '--id', created.json.id);
+    expect(result.code).toBe(0);
+    const offline = await cliWithEnv(
+      database.current.url,
+      { REDIS_URL: 'redis://127.0.0.1:1' },
+      'token',
+      'set-limit',
+      '--id',
+      created.json.id,
+      '--per-minute',
+      '5',
+    );
+    expect(offline.code).toBe(1);
+    expect(offline.error).toEqual({
+      type: 'redis_error',
+      message: expect.stringMatching(/Redis.*127\.0\.0\.1:1.*The change is saved.*up to 10 s/s),
+    });
+    const row = await database.current.db('api_tokens').where({ id: created.json.id }).first();
+    expect(row.rate_limit_per_minute).toBe(5);
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { testRedis } from '@retention/testkit';
 import { runCli as runInProcess } from '../src/run.js';
 
 export interface InProcessResult {
@@ -9,11 +10,20 @@ export interface InProcessResult {
 }
 
 /** The CLI's own entry function with real connections; only process start-up is skipped. */
-export async function cli(databaseUrl: string, ...args: string[]): Promise<InProcessResult> {
+export function cli(databaseUrl: string, ...args: string[]): Promise<InProcessResult> {
+  return cliWithEnv(databaseUrl, {}, ...args);
+}
+
+/** `cli` with some environment variables of its own. */
+export async function cliWithEnv(
+  databaseUrl: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<InProcessResult> {
   let stdout = '';
   let stderr = '';
   const code = await runInProcess(args, {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: { ...process.env, ...testRedis(), DATABASE_URL: databaseUrl, ...env },
     stdout: (text) => (stdout += text),
     stderr: (text) => (stderr += text),
   });

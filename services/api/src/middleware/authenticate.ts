@@ -1,13 +1,17 @@
 import type { RequestHandler, Response } from 'express';
 import { API_TOKEN_PREFIX, errorBody, hashApiToken, type ErrorType } from '@retention/core';
-import { findTokenByHash, touchTokenLastUsed, type Db } from '@retention/db';
+import { findTokenByHash, touchTokenLastUsed, type Db, type TokenCredentials } from '@retention/db';
 import type { Logger } from '@retention/runtime';
 import type { ApiMetrics } from '../metrics.js';
 import type { RateLimitDecision, SlidingWindowRateLimiter } from '../rate-limiter.js';
+import { TokenCache, type CachedToken } from '../token-cache.js';
 import { rateLimitMessage, setRateLimitHeaders } from './rate-limit-headers.js';
 
 /** Failed authentications allowed per client address per minute: tokens cannot be guessed at speed. */
 export const FAILED_AUTH_LIMIT_PER_MINUTE = 60;
+
+/** Rounds of "the epoch moved: look the token up again" before looking it up uncached. */
+const EPOCH_ROUNDS = 3;
 
 /** How often a token's last_used_at is written, at most, by one API process. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -31,8 +35,10 @@ interface AccessDependencies {
 /**
  * Authentication (spec 5.1) and the rate limit (spec 8) of every /api/v1 request:
  * - no Authorization header: 401 authentication_required;
- * - not `Bearer sk_live_...`, unknown or revoked: 401 invalid_token (looked up by SHA-256,
- *   on every request, so a revocation applies to the very next request on every instance);
+ * - not `Bearer sk_live_...`, unknown or revoked: 401 invalid_token. Tokens are looked up by
+ *   SHA-256 and the look-up is cached, but every use of the cache is checked against the token
+ *   epoch in Redis within the rate-limit script, so a revocation applies to the very next
+ *   request on every instance; without Redis, nothing is served from the cache;
  * - a valid token is counted in its own sliding window (its per-token limit);
  * - a failure is counted in a window per client address, and while that window is full every
  *   request from the address is refused with 429, valid token or not: were a valid token
@@ -45,21 +51,59 @@ export function apiAccess({ db, limiter, logger, metrics }: AccessDependencies):
   const lastUsedWrites = new Map<string, number>();
   let lastRedisWarning = 0;
 
-  const limit = async (
-    bucket: string,
-    perMinute: number,
-    guard?: { bucket: string; limit: number },
-  ): Promise<RateLimitDecision | undefined> => {
+  const rateLimitUnavailable = (error: unknown) => {
+    metrics.rateLimitUnavailable.inc();
+    if (Date.now() - lastRedisWarning > 10_000) {
+      lastRedisWarning = Date.now();
+      logger.warn({ err: error }, 'rate limit unavailable (Redis unreachable): serving requests without a limit');
+    }
+  };
+
+  /** A failed authentication, counted against the client's address; undefined without Redis. */
+  const countFailure = async (bucket: string): Promise<RateLimitDecision | undefined> => {
     try {
-      return await limiter.consume(bucket, perMinute, guard);
+      const decision = await limiter.consume(bucket, FAILED_AUTH_LIMIT_PER_MINUTE);
+      return 'stale' in decision ? undefined : decision;
     } catch (error) {
-      metrics.rateLimitUnavailable.inc();
-      if (Date.now() - lastRedisWarning > 10_000) {
-        lastRedisWarning = Date.now();
-        logger.warn({ err: error }, 'rate limit unavailable (Redis unreachable): serving requests without a limit');
-      }
+      rateLimitUnavailable(error);
       return undefined;
     }
+  };
+
+  const tokens = new TokenCache();
+
+  /**
+   * The token's credentials (undefined: unknown or revoked) and its rate-limit decision, in
+   * one Redis round trip when the cached look-up is current. Throws when Redis does.
+   */
+  const admit = async (
+    hash: string,
+    guard: { bucket: string; limit: number },
+  ): Promise<{ credentials?: TokenCredentials; decision?: RateLimitDecision }> => {
+    let cached: CachedToken | undefined = tokens.get(hash);
+    for (let round = 0; round < EPOCH_ROUNDS; round += 1) {
+      if (!cached) {
+        // The epoch first: a change committed after this read moves the epoch again.
+        const epoch = await limiter.currentEpoch();
+        const credentials = await findTokenByHash(db, hash);
+        if (!credentials || credentials.revoked_at !== null) return {};
+        cached = { credentials, epoch };
+        tokens.set(hash, cached);
+      }
+      const { credentials } = cached;
+      const answer = await limiter.consume(`token:${credentials.id}`, credentials.rate_limit_per_minute, {
+        guard,
+        cachedEpoch: cached.epoch,
+      });
+      if (!('stale' in answer)) return { credentials, decision: answer };
+      tokens.delete(hash);
+      cached = undefined;
+    }
+    // Tokens are changing faster than this request can catch up: decide on a fresh look-up.
+    const credentials = await findTokenByHash(db, hash);
+    if (!credentials || credentials.revoked_at !== null) return {};
+    const decision = await limiter.consume(`token:${credentials.id}`, credentials.rate_limit_per_minute, { guard });
+    return 'stale' in decision ? { credentials } : { credentials, decision };
   };
 
   const recordUse = (tokenId: string) => {
@@ -74,7 +118,7 @@ export function apiAccess({ db, limiter, logger, metrics }: AccessDependencies):
   return async (req, res, next) => {
     const addressBucket = `auth-failures:${req.ip ?? 'unknown'}`;
     const refuse = async (type: ErrorType, message: string) => {
-      const decision = await limit(addressBucket, FAILED_AUTH_LIMIT_PER_MINUTE);
+      const decision = await countFailure(addressBucket);
       if (decision) setRateLimitHeaders(res, decision);
       if (decision && !decision.allowed) {
         metrics.rateLimitRejections.inc({ reason: 'failed_auth' });
@@ -95,15 +139,21 @@ export function apiAccess({ db, limiter, logger, metrics }: AccessDependencies):
         `Malformed API token. Send Authorization: Bearer <token>, where the token begins with ${API_TOKEN_PREFIX}.`,
       );
     }
-    const credentials = await findTokenByHash(db, hashApiToken(token));
-    if (!credentials || credentials.revoked_at !== null) {
+    const hash = hashApiToken(token);
+    let admission: Awaited<ReturnType<typeof admit>>;
+    try {
+      admission = await admit(hash, { bucket: addressBucket, limit: FAILED_AUTH_LIMIT_PER_MINUTE });
+    } catch (error) {
+      // Redis is unreachable: no limit (fail open), and no cached look-up either, since no
+      // epoch can vouch for it.
+      rateLimitUnavailable(error);
+      const found = await findTokenByHash(db, hash);
+      admission = found && found.revoked_at === null ? { credentials: found } : {};
+    }
+    const { credentials, decision } = admission;
+    if (!credentials) {
       return refuse('invalid_token', 'Invalid API token: it is unknown or has been revoked.');
     }
-
-    const decision = await limit(`token:${credentials.id}`, credentials.rate_limit_per_minute, {
-      bucket: addressBucket,
-      limit: FAILED_AUTH_LIMIT_PER_MINUTE,
-    });
     if (decision) {
       setRateLimitHeaders(res, decision);
       if (!decision.allowed) {

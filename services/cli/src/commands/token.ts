@@ -28,7 +28,7 @@ export const tokenCommands = [
     name: 'token revoke',
     summary: 'Revoke a token: the next request with it gets 401',
     options: { id: uuid('T').required() },
-    run: (context, options) => revokeToken(context.db(), options.id),
+    run: (context, options) => revokeToken(context.db(), options.id, () => context.announceTokenChange()),
   }),
   defineCommand({
     name: 'token set-limit',
@@ -37,6 +37,7 @@ export const tokenCommands = [
       id: uuid('T').required(),
       'per-minute': integer('N', 1, MAX_RATE_LIMIT_PER_MINUTE).required(),
     },
-    run: (context, options) => setTokenRateLimit(context.db(), options.id, options['per-minute']),
+    run: (context, options) =>
+      setTokenRateLimit(context.db(), options.id, options['per-minute'], () => context.announceTokenChange()),
   }),
 ];
