@@ -41,31 +41,39 @@ function newGate(): EndpointGate {
   });
 }
 
-/** Lets the gate learn how long a slow endpoint's attempts take (it remembers slow ones). */
+/** Lets the gate learn how long the endpoint's attempts take. */
 async function teach(gate: EndpointGate, endpointId: string, attemptMs: number): Promise<void> {
   const deliveryId = randomUUID();
   expect(await gate.acquire(endpointId, deliveryId)).toBe(0);
   await gate.release(endpointId, deliveryId, attemptMs);
 }
 
-/**
- * A quick endpoint in use: one attempt answered quickly while the next was already waiting,
- * which now holds a slot. (An idle quick endpoint is forgotten, and probed again next time.)
- */
+/** A quick endpoint in use: one attempt answered quickly, and the next one, waiting, holds a slot. */
 async function busyQuickEndpoint(gate: EndpointGate): Promise<string> {
   const endpointId = randomUUID();
-  const probe = randomUUID();
-  expect(await gate.acquire(endpointId, probe)).toBe(0);
-  const next = gate.acquire(endpointId, randomUUID());
-  await gate.release(endpointId, probe, 20);
-  expect(await next).toBe(0);
+  await teach(gate, endpointId, 20);
+  expect(await gate.acquire(endpointId, randomUUID())).toBe(0);
   return endpointId;
+}
+
+/** As the worker does: a slot (0), or else the job parks (its place in line). */
+async function acquire(gate: EndpointGate, endpointId: string, deliveryId: string): Promise<number> {
+  const place = await gate.acquire(endpointId, deliveryId);
+  if (place > 0) await gate.parked(endpointId, deliveryId);
+  return place;
+}
+
+/** A job parked for real, as a delayed job that a promotion moves to waiting. */
+async function delayedJob(endpointId: string): Promise<string> {
+  const deliveryId = randomUUID();
+  await queue.add(DELIVERY_JOB_NAME, { deliveryId, endpointId }, { jobId: deliveryId, delay: 60_000 });
+  return deliveryId;
 }
 
 /** Tries `count` acquires at once (none waits: the endpoint is slow or idle); returns the granted ids. */
 async function acquireMany(gate: EndpointGate, endpointId: string, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID());
-  const places = await Promise.all(ids.map((id) => gate.acquire(endpointId, id)));
+  const places = await Promise.all(ids.map((id) => acquire(gate, endpointId, id)));
   return ids.filter((_id, index) => places[index] === 0);
 }
 
@@ -96,23 +104,18 @@ describe('the endpoint gate', () => {
     const fresh = randomUUID();
     const probe = randomUUID();
     expect(await gate.acquire(fresh, probe)).toBe(0);
-    // One more waits here while the probe is out; the rest park at once, holding no slot.
-    const next = gate.acquire(fresh, randomUUID());
-    const parked = Array.from({ length: CAP + 2 }, () => randomUUID());
-    for (const id of parked) {
-      await queue.add(DELIVERY_JOB_NAME, { deliveryId: id, endpointId: fresh }, { jobId: id, delay: 60_000 });
-    }
+    // While the probe is out, the others park at once, holding no slot.
+    const parked: string[] = [];
+    for (let index = 0; index < CAP + 2; index += 1) parked.push(await delayedJob(fresh));
     const started = Date.now();
-    const places = await Promise.all(parked.map((id) => gate.acquire(fresh, id)));
+    const places = await Promise.all(parked.map((id) => acquire(gate, fresh, id)));
     expect(places).toEqual(parked.map((_id, index) => index + 1));
     expect(Date.now() - started).toBeLessThan(500);
 
-    // A quick answer: the waiter takes the probe's slot, and parked jobs are promoted to fill
-    // the rest of the cap at once, oldest first.
+    // A quick answer: parked jobs are promoted to fill the cap at once, oldest first.
     await gate.release(fresh, probe, 15);
-    expect(await next).toBe(0);
     const states = await Promise.all(parked.map((id) => queue.getJobState(id)));
-    expect(states).toEqual([...Array<string>(CAP - 1).fill('waiting'), 'delayed', 'delayed', 'delayed']);
+    expect(states).toEqual([...Array<string>(CAP).fill('waiting'), 'delayed', 'delayed']);
   });
 
   it('treats an endpoint as slow once one attempt has been in flight for more than a second', async () => {
@@ -130,7 +133,7 @@ describe('the endpoint gate', () => {
     await new Promise((resolve) => setTimeout(resolve, SLOW_ATTEMPT_MS + 100));
     // Now it is slow, the slow share is full, and it does not wait here: it parks.
     const started = Date.now();
-    expect(await gate.acquire(turning, randomUUID())).toBeGreaterThan(0);
+    expect(await acquire(gate, turning, randomUUID())).toBeGreaterThan(0);
     expect(Date.now() - started).toBeLessThan(100);
   }, 10_000);
 
@@ -144,26 +147,33 @@ describe('the endpoint gate', () => {
     // A slow endpoint that answers, shut out by the hogs: its job parks, as a delayed job.
     const patient = randomUUID();
     await teach(gate, patient, 2_000);
-    const parkedId = randomUUID();
-    await queue.add(
-      DELIVERY_JOB_NAME,
-      { deliveryId: parkedId, endpointId: patient },
-      { jobId: parkedId, delay: 60_000 },
-    );
-    expect(await gate.acquire(patient, parkedId)).toBe(1);
+    const parkedId = await delayedJob(patient);
+    expect(await acquire(gate, patient, parkedId)).toBe(1);
     // The hog parks a job of its own as well, which it would otherwise promote itself.
-    const hogParked = randomUUID();
-    await queue.add(
-      DELIVERY_JOB_NAME,
-      { deliveryId: hogParked, endpointId: hogs[0]! },
-      { jobId: hogParked, delay: 60_000 },
-    );
-    expect(await gate.acquire(hogs[0]!, hogParked)).toBeGreaterThan(0);
+    const hogParked = await delayedJob(hogs[0]!);
+    expect(await acquire(gate, hogs[0]!, hogParked)).toBeGreaterThan(0);
 
     await gate.release(hogs[0]!, hogA![0]!, 8_000);
     expect(await queue.getJobState(parkedId)).toBe('waiting');
     expect(await queue.getJobState(hogParked)).toBe('delayed');
     // The promoted job arrives and takes the slot it was owed.
     expect(await gate.acquire(patient, parkedId)).toBe(0);
+  });
+
+  it('promotes a job that was handed a slot while still on its way to delayed, once it is there', async () => {
+    const gate = newGate();
+    const endpointId = await busyQuickEndpoint(gate);
+    const held = await acquireMany(gate, endpointId, CAP - 1);
+    expect(held).toHaveLength(CAP - 1);
+    // At the cap: the next job waits a second here, then starts parking...
+    const late = randomUUID();
+    expect(await gate.acquire(endpointId, late)).toBe(1);
+    // ...and a slot frees before it is delayed in Redis: too early to promote it.
+    await gate.release(endpointId, held[0]!, 20);
+    await queue.add(DELIVERY_JOB_NAME, { deliveryId: late, endpointId }, { jobId: late, delay: 60_000 });
+    expect(await queue.getJobState(late)).toBe('delayed');
+    // Parked now: it is promoted at once, not at its own wake-up.
+    await gate.parked(endpointId, late);
+    expect(await queue.getJobState(late)).toBe('waiting');
   });
 });

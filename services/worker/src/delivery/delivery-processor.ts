@@ -102,7 +102,11 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     const { deliveryId, endpointId } = job.data;
     const place = await gate.acquire(endpointId, deliveryId);
     if (place > 0) {
-      await job.moveToDelayed(Date.now() + gate.parkDelayMs(endpointId, place), token);
+      try {
+        await job.moveToDelayed(Date.now() + gate.parkDelayMs(endpointId, place), token);
+      } finally {
+        await gate.parked(endpointId, deliveryId);
+      }
       throw new DelayedError();
     }
     let dueAt: number | null;

@@ -6,9 +6,9 @@ import { DELIVERY_JOB_NAME, type DeliveryJobData } from '../queues.js';
  * Isolation between endpoints. BullMQ (open source) has one concurrency for a whole queue,
  * so receivers that hang until the timeout, with deliveries queued for them, could occupy
  * every slot of a worker and starve the others. The gate bounds, in this process:
- * - each endpoint to `maxInFlight` attempts at once; an endpoint this process has not yet
- *   seen answer gets one (a probe) until it has: a receiver costs one slot, not
- *   `maxInFlight`, before we know how quick it is;
+ * - each endpoint to `maxInFlight` attempts at once; an endpoint this process has not seen
+ *   answer (or not for ten minutes) gets one (a probe) until it has: a receiver costs one
+ *   slot, not `maxInFlight`, before we know how quick it is;
  * - the slow endpoints (their recent attempts take a second or more on average, or one has
  *   been in flight for more than a second) to `maxSlowInFlight` attempts at once between
  *   them all: half the worker's slots by default. However many receivers hang, the other
@@ -16,7 +16,7 @@ import { DELIVERY_JOB_NAME, type DeliveryJobData } from '../queues.js';
  *   that has waited longest for one, so a receiver that is slow but answers is not shut out
  *   by ones that never do.
  * A job that finds no slot either
- * - waits here for one: only for an endpoint that is not slow, at most as many jobs as its
+ * - waits here for one: only for an endpoint known to be quick, at most as many jobs as its
  *   cap, and for a second at most; or
  * - is parked: moved to delayed in Redis so that it holds no slot, and put in the endpoint's
  *   line here. A finished attempt hands its slot to a waiter, or else promotes parked jobs
@@ -38,6 +38,11 @@ const MAX_PARK_MS = 60_000;
 const MAX_WAIT_MS = 1_000;
 /** An endpoint whose attempts take this long (on average, or one of them so far) is slow. */
 export const SLOW_ATTEMPT_MS = 1_000;
+/**
+ * What the gate learnt about an endpoint is kept this long after its last attempt, so that
+ * a quick endpoint with gaps in its traffic is not probed again after each gap.
+ */
+const FORGET_IDLE_MS = 10 * 60_000;
 
 interface Slot {
   startedAt: number;
@@ -51,8 +56,14 @@ interface EndpointLine {
   waiting: Array<{ deliveryId: string; grant: () => void }>;
   /** Delivery ids parked by this process, oldest first (a Set keeps insertion order). */
   parked: Set<string>;
+  /** Of those, the ones still on their way to delayed: too early to promote. */
+  parking: Set<string>;
+  /** Promoted while on their way: `parked` promotes them once there. */
+  promoteOnceParked: Set<string>;
   /** Moving average of the endpoint's attempt durations; undefined until one has finished. */
   attemptMs?: number;
+  /** When it last had nothing running, waiting or parked here (undefined while it has). */
+  idleSince?: number;
 }
 
 export interface EndpointGateOptions {
@@ -68,6 +79,7 @@ export interface EndpointGateOptions {
 export class EndpointGate {
   private readonly lines = new Map<string, EndpointLine>();
   private slowInFlight = 0;
+  private lastForgotten = 0;
   /** Slow endpoints whose jobs found every slow slot taken, longest waiting first. */
   private readonly waitingForSlowSlot = new Set<string>();
 
@@ -76,10 +88,22 @@ export class EndpointGate {
   private line(endpointId: string): EndpointLine {
     let line = this.lines.get(endpointId);
     if (!line) {
-      line = { running: new Map(), waiting: [], parked: new Set() };
+      this.forgetIdleEndpoints();
+      line = { running: new Map(), waiting: [], parked: new Set(), parking: new Set(), promoteOnceParked: new Set() };
       this.lines.set(endpointId, line);
     }
+    line.idleSince = undefined;
     return line;
+  }
+
+  /** Drops endpoints idle for FORGET_IDLE_MS: looked at when a new endpoint comes, at most once a minute. */
+  private forgetIdleEndpoints(): void {
+    const now = Date.now();
+    if (now - this.lastForgotten < FORGET_IDLE_MS / 10) return;
+    this.lastForgotten = now;
+    for (const [endpointId, line] of this.lines) {
+      if (line.idleSince !== undefined && now - line.idleSince > FORGET_IDLE_MS) this.lines.delete(endpointId);
+    }
   }
 
   private isSlow(line: EndpointLine): boolean {
@@ -104,11 +128,15 @@ export class EndpointGate {
     return true;
   }
 
-  /** Resolves with 0 once a slot is taken; otherwise with the delivery's place in the parked line. */
+  /**
+   * Resolves with 0 once a slot is taken; otherwise with the delivery's place in the parked
+   * line, and the caller parks the job and then calls `parked`.
+   */
   async acquire(endpointId: string, deliveryId: string): Promise<number> {
     const line = this.line(endpointId);
+    const known = line.attemptMs !== undefined;
     const full = line.running.size >= this.capOf(line);
-    if (full && !this.isSlow(line) && line.waiting.length < this.capOf(line)) {
+    if (known && full && !this.isSlow(line) && line.waiting.length < this.options.maxInFlight) {
       const granted = await new Promise<boolean>((resolve) => {
         const waiter = {
           deliveryId,
@@ -133,11 +161,28 @@ export class EndpointGate {
       return 0;
     }
     if (this.isSlow(line) && line.running.size < this.capOf(line)) this.waitingForSlowSlot.add(endpointId);
+    line.parking.add(deliveryId);
     if (!line.parked.has(deliveryId)) {
       line.parked.add(deliveryId);
       return line.parked.size;
     }
     return [...line.parked].indexOf(deliveryId) + 1;
+  }
+
+  /**
+   * The job is parked (or failed to be): if a slot was handed to it on its way, when it could
+   * not be promoted yet, it is promoted now rather than at its own, distant, wake-up.
+   */
+  async parked(endpointId: string, deliveryId: string): Promise<void> {
+    const line = this.lines.get(endpointId);
+    if (!line) return;
+    line.parking.delete(deliveryId);
+    if (!line.promoteOnceParked.delete(deliveryId)) return;
+    try {
+      await this.promoteJob(deliveryId);
+    } catch (error) {
+      this.options.logger.warn({ err: error, endpoint_id: endpointId }, 'could not hand off an endpoint slot');
+    }
   }
 
   /**
@@ -178,7 +223,7 @@ export class EndpointGate {
     } catch (error) {
       this.options.logger.warn({ err: error, endpoint_id: endpointId }, 'could not hand off an endpoint slot');
     } finally {
-      this.forgetIfIdle(endpointId);
+      this.noteIfIdle(line);
     }
   }
 
@@ -209,15 +254,18 @@ export class EndpointGate {
     for (const parkedId of line.parked) {
       if (promoted >= count) return;
       line.parked.delete(parkedId);
-      if (await this.promoteJob(parkedId)) promoted += 1;
+      if (line.parking.has(parkedId)) {
+        line.promoteOnceParked.add(parkedId);
+        promoted += 1;
+      } else if (await this.promoteJob(parkedId)) {
+        promoted += 1;
+      }
     }
   }
 
-  /** Forgets an idle endpoint, but keeps what was learnt about a slow one. */
-  private forgetIfIdle(endpointId: string): void {
-    const line = this.lines.get(endpointId);
-    if (!line || line.running.size > 0 || line.waiting.length > 0 || line.parked.size > 0) return;
-    if ((line.attemptMs ?? 0) < SLOW_ATTEMPT_MS) this.lines.delete(endpointId);
+  private noteIfIdle(line: EndpointLine): void {
+    const busy = line.running.size + line.waiting.length + line.parked.size + line.parking.size;
+    if (busy === 0) line.idleSince = Date.now();
   }
 
   /** True when the job is on its way to the freed slot; false when it is gone or already running. */
