@@ -6,15 +6,17 @@
  *     until the receiver has them all; to one endpoint, and spread over ten;
  *  2. latency: events committed at a steady rate (200/s) to one healthy endpoint: time from
  *     the event's commit to its arrival at the receiver, p50 and p99;
- *  3. isolation: the same, while an endpoint that never answers has a backlog of 2,000
- *     deliveries: the healthy endpoint's p99 next to its p99 alone;
+ *  3. isolation: the same, while endpoints that never answer (BENCH_HANGING of them, default
+ *     10: as many as it takes to fill every slot at 10 each) have a backlog of 2,000
+ *     deliveries between them: the healthy endpoint's p99 next to its p99 alone;
  *  4. baseline: a plain loop of signed got POSTs at the worker's concurrency (no queue, no
  *     database), for the throughput ratios.
  * Prints a table with the targets of issue 5 and saves a JSON report under bench/results/.
  *
  * Environment: BENCH_DATABASE_URL (default .../retention_bench_webhooks, a database of its own),
  * REDIS_URL, BENCH_EVENTS (throughput events, default 20000), BENCH_SECONDS (each latency
- * run, default 20), BENCH_RATE (events/s, default 200), BENCH_WORKER_LOG_LEVEL (default info).
+ * run, default 20), BENCH_RATE (events/s, default 200), BENCH_HANGING (hanging endpoints in
+ * the isolation run, default 10), BENCH_WORKER_LOG_LEVEL (default info).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -34,6 +36,7 @@ const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const events = Number(process.env.BENCH_EVENTS ?? 20_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const rate = Number(process.env.BENCH_RATE ?? 200);
+const hangingEndpoints = Number(process.env.BENCH_HANGING ?? 10);
 const workerLogLevel = process.env.BENCH_WORKER_LOG_LEVEL ?? 'info';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -41,6 +44,8 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 const WORKER_CONCURRENCY = 100;
 const PER_ENDPOINT = 10;
 const HANGING_TIMEOUT_MS = 60_000;
+/** Deliveries queued for the hanging endpoints, all together. */
+const HANGING_BACKLOG = 2_000;
 
 const certificateDirectory = mkdtempSync(path.join(tmpdir(), 'bench-webhooks-'));
 const certPath = path.join(certificateDirectory, 'cert.pem');
@@ -184,11 +189,12 @@ async function steadyLatencies(db: Db, workspaceId: string, type: 'reactivation.
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
 
 async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: string) {
+  const hangingPaths = Array.from({ length: hangingEndpoints }, (_, index) => `/hang-${index}`);
   const { workspaceId } = await scene(
     db,
     port,
-    ['/healthy', '/hang'],
-    [['trial.reminder_sent'], ['reactivation.sent']],
+    ['/healthy', ...hangingPaths],
+    [['trial.reminder_sent'], ...hangingPaths.map((): EventType[] => ['reactivation.sent'])],
   );
   const worker = await startWorker(prefix, { WEBHOOK_TIMEOUT_MS: String(HANGING_TIMEOUT_MS) });
   try {
@@ -196,8 +202,9 @@ async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: s
     await steadyLatencies(db, workspaceId, 'trial.reminder_sent').catch(() => undefined);
     const alone = await steadyLatencies(db, workspaceId, 'trial.reminder_sent');
 
-    log('isolation: a backlog of 2,000 deliveries for an endpoint that never answers');
-    await fillOutbox(db, workspaceId, 2_000);
+    log(`isolation: a backlog of ${HANGING_BACKLOG} deliveries for ${hangingEndpoints} endpoints that never answer`);
+    const backlogEvents = Math.ceil(HANGING_BACKLOG / hangingEndpoints);
+    await fillOutbox(db, workspaceId, backlogEvents);
     const queue = new Queue('webhook-deliveries', {
       connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
       prefix,
@@ -214,7 +221,13 @@ async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: s
       60_000,
       'the backlog to be dispatched',
     );
-    await until(async () => (await queue.getWaitingCount()) === 0, 60_000, 'the backlog to be parked');
+    // Sorted: every job parked but each endpoint's first attempt, which hangs. (An empty wait
+    // list alone is no sign: it is also empty before the jobs are enqueued.)
+    await until(
+      async () => (await queue.getDelayedCount()) >= backlogEvents * hangingEndpoints - hangingEndpoints,
+      60_000,
+      'the backlog to be parked',
+    );
     await queue.close();
     log(`isolation: ${seconds} s at ${rate} events/s to the healthy endpoint`);
     const beside = await steadyLatencies(db, workspaceId, 'trial.reminder_sent');
@@ -285,6 +298,7 @@ async function main(): Promise<void> {
       seconds,
       rate,
       worker: { concurrency: WORKER_CONCURRENCY, maxInFlightPerEndpoint: PER_ENDPOINT, logLevel: workerLogLevel },
+      hangingEndpoints,
       throughput: {
         oneEndpoint: { deliveriesPerSecond: solo, baseline: soloBaseline, ratio: solo / soloBaseline },
         tenEndpoints: { deliveriesPerSecond: spread, baseline: spreadBaseline, ratio: spread / spreadBaseline },
@@ -326,7 +340,7 @@ async function main(): Promise<void> {
           target: '< 250 ms',
         },
         {
-          measure: 'healthy p99 ms beside a hanging backlog',
+          measure: `healthy p99 ms beside ${hangingEndpoints} hanging backlogs`,
           value: report.latencyMs.besideHanging.p99,
           baseline: report.latencyMs.alone.p99,
           ratio: (report.latencyMs.besideHanging.p99 / report.latencyMs.alone.p99).toFixed(2),
