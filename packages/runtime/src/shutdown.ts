@@ -12,30 +12,44 @@ export function onShutdownSignal(logger: Logger, stop: () => Promise<void>, grac
   const handle = (signal: NodeJS.Signals) => {
     if (stoppingSince !== undefined) {
       if (Date.now() - stoppingSince < 2_000) return;
-      logger.warn({ signal }, 'signal repeated while stopping: exiting now');
+      logSafely(() => logger.warn({ signal }, 'signal repeated while stopping: exiting now'));
       process.exit(1);
     }
     stoppingSince = Date.now();
-    logger.info({ signal }, 'stopping');
+    // The grace timer is armed before anything else runs, and every log call is guarded, so a
+    // logger that throws (a closed stdout, say) can never keep the process from exiting.
     const timer = setTimeout(() => {
-      logger.error({ graceMs }, 'did not stop in time: exiting');
+      logSafely(() => logger.error({ graceMs }, 'did not stop in time: exiting'));
       process.exit(1);
     }, graceMs);
     timer.unref();
-    stop().then(
-      () => {
-        logger.info('stopped');
-        logger.flush?.();
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'failed while stopping');
-        process.exit(1);
-      },
-    );
+    logSafely(() => logger.info({ signal }, 'stopping'));
+    Promise.resolve()
+      .then(stop)
+      .then(
+        () => {
+          logSafely(() => {
+            logger.info('stopped');
+            logger.flush?.();
+          });
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logSafely(() => logger.error({ err: error }, 'failed while stopping'));
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', handle);
   process.on('SIGINT', handle);
+}
+
+function logSafely(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // Nothing to report it to: the log itself is what failed.
+  }
 }
 
 export interface DrainableServer {
