@@ -205,10 +205,9 @@ async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: s
     log(`isolation: a backlog of ${HANGING_BACKLOG} deliveries for ${hangingEndpoints} endpoints that never answer`);
     const backlogEvents = Math.ceil(HANGING_BACKLOG / hangingEndpoints);
     await fillOutbox(db, workspaceId, backlogEvents);
-    const queue = new Queue('webhook-deliveries', {
-      connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
-      prefix,
-    });
+    // BullMQ leaves a connection it was handed open on close(): it is quit below.
+    const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue('webhook-deliveries', { connection, prefix });
     await until(
       async () =>
         Number(
@@ -229,6 +228,7 @@ async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: s
       'the backlog to be parked',
     );
     await queue.close();
+    await connection.quit();
     log(`isolation: ${seconds} s at ${rate} events/s to the healthy endpoint`);
     const beside = await steadyLatencies(db, workspaceId, 'trial.reminder_sent');
     return { alone, beside };
