@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,39 +8,46 @@ import autocannon from 'autocannon';
 /** Shared plumbing of the benchmarks: processes, load runs, and the report. */
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const LOG_DIRECTORY = path.join(ROOT, 'bench/results/logs');
+let startedProcesses = 0;
 
 export interface Running {
   child: ChildProcess;
   stop(): Promise<void>;
 }
 
-/** Starts a TypeScript entry point as its own process and waits until `ready` appears in its output. */
+/**
+ * Starts a TypeScript entry point as its own process, its output going to a log file under
+ * bench/results/logs, and waits until `ready` appears there. A file rather than a pipe: the
+ * services log every request, and a pipe would make this process (which also runs the load
+ * generator) read and buffer every line, stealing CPU from what is measured. In production the
+ * lines go to a collector on another core or machine.
+ */
 export async function startProcess(entry: string, env: Record<string, string>, ready: RegExp): Promise<Running> {
+  await mkdir(LOG_DIRECTORY, { recursive: true });
+  // Named by entry point and start order, so the next run overwrites them instead of piling up.
+  startedProcesses += 1;
+  const logPath = path.join(LOG_DIRECTORY, `${startedProcesses}-${entry.replace(/\W+/g, '-')}.log`);
+  const logFd = openSync(logPath, 'w');
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logFd, logFd],
   });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (ready.test(output)) {
-        output = '';
-        resolve();
-      }
-      // Keep only the tail: request logs would otherwise pile up in memory.
-      if (output.length > 100_000) output = output.slice(-10_000);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}:\n${output}`)));
-  });
+  closeSync(logFd);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  for (;;) {
+    const output = readFileSync(logPath, 'utf8');
+    if (ready.test(output)) break;
+    const code = await Promise.race([exited, new Promise<'waiting'>((resolve) => setTimeout(resolve, 50, 'waiting'))]);
+    if (code !== 'waiting')
+      throw new Error(`${entry} exited with ${code}:\n${readFileSync(logPath, 'utf8').slice(-10_000)}`);
+  }
   return {
     child,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
