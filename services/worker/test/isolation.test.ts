@@ -126,9 +126,11 @@ describe('per-endpoint isolation', () => {
     };
 
     // First contact: the 800 deliveries are sorted (parked) and each hanging endpoint's
-    // probe hangs, which may cost the healthy endpoint a few hundred ms, never the timeout.
+    // probe hangs. Sorting costs the healthy endpoint a few hundred ms (up to 1.6 s seen with
+    // the whole suite loading the machine); waiting for a hanging attempt would cost at least
+    // the timeout, and that must never happen.
     const meeting = await peakInFlightOfHanging(() => healthyLatencies(healthy.path, 40));
-    expect(quantile(meeting.latencies, 1)).toBeLessThan(TIMEOUT_MS / 2);
+    expect(quantile(meeting.latencies, 1)).toBeLessThan(TIMEOUT_MS);
     expect(meeting.peak).toBe(hanging.length);
 
     // Then, once they are known to be slow and hold only their share: as fast as alone.
