@@ -29,13 +29,30 @@ const answers = (port: number) =>
     () => false,
   );
 
+/** Runs `test` on a database that does not exist yet, dropped afterwards whatever happens. */
+async function withEmptyDatabase(test: (database: Awaited<ReturnType<typeof createEmptyDatabase>>) => Promise<void>) {
+  const database = await createEmptyDatabase();
+  try {
+    await test(database);
+  } finally {
+    await database.drop();
+  }
+}
+
+/** The printed token reads the demo data through the API on `port`. */
+async function expectTokenWorks(port: number, token: string | undefined): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${port}/api/v1/campaigns?status=in_flight`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(response.status).toBe(200);
+}
+
 const printedToken = (output: string) => /API token \(shown this once\): (sk_live_\w+)/.exec(output)?.[1];
 const printedCurl = (output: string) => /Try it: {2}(curl .*)/.exec(output)?.[1] ?? '';
 
 describe('npm start', () => {
   it('migrates, seeds the demo on the first start only, and prints a URL on its PORT and a curl line that works', async () => {
-    const database = await createEmptyDatabase();
-    try {
+    await withEmptyDatabase(async (database) => {
       const port = await freePort();
       const first = npmRun('start', environment(database.url, port));
       try {
@@ -75,14 +92,11 @@ describe('npm start', () => {
         second.cleanUp();
       }
       expect(await database.db('workspaces').select('id')).toHaveLength(1);
-    } finally {
-      await database.drop();
-    }
+    });
   }, 200_000);
 
   it('with PORT and WORKER_PORT 0, picks free ports, checks them, and prints them with the token', async () => {
-    const database = await createEmptyDatabase();
-    try {
+    await withEmptyDatabase(async (database) => {
       const start = startService('scripts/start.ts', environment(database.url, 0, 0));
       try {
         await start.waitFor(/Stop it with Ctrl-C/, 90_000);
@@ -97,21 +111,15 @@ describe('npm start', () => {
         expect(workerPort).not.toBe(apiPort);
         expect((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status).toBe(200);
         const token = printedToken(start.output());
-        const response = await fetch(`http://127.0.0.1:${apiPort}/api/v1/campaigns?status=in_flight`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        expect(response.status).toBe(200);
+        await expectTokenWorks(apiPort, token);
       } finally {
         expect(await start.stop('SIGTERM')).toBe(0);
       }
-    } finally {
-      await database.drop();
-    }
+    });
   }, 120_000);
 
   it('prints the token with a warning when the services are not ready in time, rather than losing it', async () => {
-    const database = await createEmptyDatabase();
-    try {
+    await withEmptyDatabase(async (database) => {
       const port = await freePort();
       const start = startService('scripts/start.ts', {
         ...environment(database.url, port),
@@ -127,41 +135,35 @@ describe('npm start', () => {
         expect(token).toBeDefined();
         // The token works once the API is up.
         await start.waitFor(/API listening/);
-        const response = await fetch(`http://127.0.0.1:${port}/api/v1/campaigns?status=in_flight`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        expect(response.status).toBe(200);
+        await expectTokenWorks(port, token);
       } finally {
         expect(await start.stop('SIGTERM')).toBe(0);
       }
-    } finally {
-      await database.drop();
-    }
+    });
   }, 120_000);
 
   it('fails at once when its port is taken, and seeds nothing so the next start shows a token', async () => {
-    const database = await createEmptyDatabase();
     const blocker = createServer();
-    try {
-      const port = await freePort();
-      await new Promise<void>((resolve) => blocker.listen(port, resolve));
-      const started = Date.now();
-      const start = startService('scripts/start.ts', environment(database.url, port));
-      expect(await start.exited).toBe(1);
-      expect(Date.now() - started).toBeLessThan(20_000);
-      expect(start.output()).toContain(`cannot listen on port ${port}`);
-      expect(start.output()).not.toMatch(/sk_live_|Stop it with Ctrl-C/);
-      expect(await answers(port + 1)).toBe(false);
-      expect(await database.db('workspaces').select('id')).toHaveLength(0);
-    } finally {
-      blocker.close();
-      await database.drop();
-    }
+    await withEmptyDatabase(async (database) => {
+      try {
+        const port = await freePort();
+        await new Promise<void>((resolve) => blocker.listen(port, resolve));
+        const started = Date.now();
+        const start = startService('scripts/start.ts', environment(database.url, port));
+        expect(await start.exited).toBe(1);
+        expect(Date.now() - started).toBeLessThan(20_000);
+        expect(start.output()).toContain(`cannot listen on port ${port}`);
+        expect(start.output()).not.toMatch(/sk_live_|Stop it with Ctrl-C/);
+        expect(await answers(port + 1)).toBe(false);
+        expect(await database.db('workspaces').select('id')).toHaveLength(0);
+      } finally {
+        blocker.close();
+      }
+    });
   }, 60_000);
 
   it('names the backing service it cannot reach and how to start it, without a stack trace', async () => {
-    const database = await createEmptyDatabase();
-    try {
+    await withEmptyDatabase(async (database) => {
       const unreachable = {
         Redis: { REDIS_URL: 'redis://127.0.0.1:1' },
         PostgreSQL: { DATABASE_URL: 'postgres://127.0.0.1:1/retention' },
@@ -173,8 +175,6 @@ describe('npm start', () => {
         expect(start.output()).toContain('up -d postgres redis');
         expect(start.output()).not.toMatch(/\n\s+at /);
       }
-    } finally {
-      await database.drop();
-    }
+    });
   });
 });
