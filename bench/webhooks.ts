@@ -13,7 +13,9 @@
  *     database), for the throughput ratios.
  * Prints a table with the targets of issue 5 and saves a JSON report under bench/results/.
  *
- * Environment: BENCH_DATABASE_URL (default .../retention_bench_webhooks, a database of its own),
+ * Environment: BENCH_DATABASE_URL (default .../retention_bench_webhooks, a database of its own,
+ * dropped and made again at each run: deliveries an earlier run left pending, such as the
+ * hanging endpoints' backlog, would otherwise be swept into this run's workers and compete),
  * REDIS_URL, BENCH_EVENTS (throughput events, default 20000), BENCH_SECONDS (each latency
  * run, default 20), BENCH_RATE (events/s, default 200), BENCH_HANGING (hanging endpoints in
  * the isolation run, default 10), BENCH_WORKER_LOG_LEVEL (default info).
@@ -25,6 +27,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import type { EventData, EventType } from '@retention/core';
 import { createDb, ensureDatabase, migrateLatest, type Db } from '@retention/db';
 import { createEndpoint, createUser, createWorkspace, recordEvent } from '@retention/domain';
@@ -127,6 +130,23 @@ async function fillOutbox(db: Db, workspaceId: string, count: number): Promise<v
       }
     });
   }
+}
+
+/** Drops the bench database, if there is one, and creates it empty. */
+async function recreateDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  // A guard against a BENCH_DATABASE_URL pointed at data that matters.
+  if (!name.includes('bench')) throw new Error(`BENCH_DATABASE_URL must name a bench database, not "${name}"`);
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: maintenance.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  await ensureDatabase(url);
 }
 
 function startWorker(prefix: string, extraEnv: Record<string, string> = {}): Promise<Running> {
@@ -278,7 +298,7 @@ async function main(): Promise<void> {
     ],
     { stdio: 'ignore' },
   );
-  await ensureDatabase(databaseUrl);
+  await recreateDatabase(databaseUrl);
   const db = createDb(databaseUrl, { poolMax: 20, statementTimeoutMs: 600_000 });
   await migrateLatest(db);
   const receiver = await startReceiver();
