@@ -160,6 +160,31 @@ describe('the endpoint gate', () => {
     expect(await gate.acquire(patient, parkedId)).toBe(0);
   });
 
+  it('counts promoted jobs on their way as room taken, until they are a second late', async () => {
+    const gate = newGate();
+    const endpointId = randomUUID();
+    await teach(gate, endpointId, 2_000); // slow: no job waits here, every one beyond the cap parks
+    const running = await acquireMany(gate, endpointId, CAP);
+    expect(running).toHaveLength(CAP);
+    const parked: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      const deliveryId = await delayedJob(endpointId);
+      expect(await acquire(gate, endpointId, deliveryId)).toBe(index + 1);
+      parked.push(deliveryId);
+    }
+    const states = () => Promise.all(parked.map((deliveryId) => queue.getJobState(deliveryId)));
+
+    // Two slots free before the first promoted job is back: one promotion each, not 1 + 2.
+    await gate.release(endpointId, running[0]!, 2_000);
+    await gate.release(endpointId, running[1]!, 2_000);
+    expect(await states()).toEqual(['waiting', 'waiting', 'delayed', 'delayed', 'delayed']);
+
+    // Promoted jobs that never came back (another replica took them) stop holding room.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await gate.release(endpointId, running[2]!, 2_000);
+    expect(await states()).toEqual(Array(5).fill('waiting'));
+  });
+
   it('promotes a job that was handed a slot while still on its way to delayed, once it is there', async () => {
     const gate = newGate();
     const endpointId = await busyQuickEndpoint(gate);

@@ -34,6 +34,11 @@ import { DELIVERY_JOB_NAME, type DeliveryJobData } from '../queues.js';
 /** Parked jobs also wake on their own, after at least and at most this long. */
 const MIN_PARK_MS = 1_000;
 const MAX_PARK_MS = 60_000;
+/**
+ * A promoted job normally comes back within milliseconds; one that has not after this long
+ * (taken by another replica, or behind a long wait list) no longer holds room in its line.
+ */
+const PROMOTED_LOST_MS = 1_000;
 /** The longest a job waits here for a slot before it parks. */
 const MAX_WAIT_MS = 1_000;
 /** An endpoint whose attempts take this long (on average, or one of them so far) is slow. */
@@ -54,14 +59,30 @@ interface EndpointLine {
   running: Map<string, Slot>;
   /** The jobs waiting here, oldest first; `grant` gives one the slot it was waiting for. */
   waiting: Array<{ deliveryId: string; grant: () => void }>;
-  /** Delivery ids parked by this process, oldest first (a Set keeps insertion order). */
-  parked: Set<string>;
+  /**
+   * Delivery ids parked by this process, oldest first (a Map keeps insertion order), each with
+   * its ticket: the line's count of parkings when it first parked. Tickets give a job's place
+   * in line without walking the line, which holds the endpoint's whole backlog.
+   */
+  parked: Map<string, number>;
+  nextTicket: number;
   /** Of those, the ones still on their way to delayed: too early to promote. */
   parking: Set<string>;
   /** Promoted while on their way: `parked` promotes them once there. */
   promoteOnceParked: Set<string>;
+  /**
+   * Jobs promoted into the endpoint's room and not back here yet, with when: the room they
+   * were promoted into is theirs. Without counting them, each slot freed while they are on
+   * their way would promote more, and the extra ones would only park again.
+   */
+  promoted: Map<string, number>;
   /** Moving average of the endpoint's attempt durations; undefined until one has finished. */
   attemptMs?: number;
+  /**
+   * Moving average of how long a slot is held: the attempt with its claim and its record.
+   * One turn of the line takes this long, which is what paces the parked jobs' wake-ups.
+   */
+  slotHeldMs?: number;
   /** When it last had nothing running, waiting or parked here (undefined while it has). */
   idleSince?: number;
 }
@@ -74,6 +95,10 @@ export interface EndpointGateOptions {
   maxSlowInFlight: number;
   /** How long an attempt holds its slot at most: its lease. Paces the parked jobs' own wake-ups. */
   slotMs: number;
+}
+
+function movingAverage(average: number | undefined, sample: number): number {
+  return average === undefined ? sample : average * 0.7 + sample * 0.3;
 }
 
 export class EndpointGate {
@@ -89,7 +114,15 @@ export class EndpointGate {
     let line = this.lines.get(endpointId);
     if (!line) {
       this.forgetIdleEndpoints();
-      line = { running: new Map(), waiting: [], parked: new Set(), parking: new Set(), promoteOnceParked: new Set() };
+      line = {
+        running: new Map(),
+        waiting: [],
+        parked: new Map(),
+        nextTicket: 0,
+        parking: new Set(),
+        promoteOnceParked: new Set(),
+        promoted: new Map(),
+      };
       this.lines.set(endpointId, line);
     }
     line.idleSince = undefined;
@@ -134,6 +167,7 @@ export class EndpointGate {
    */
   async acquire(endpointId: string, deliveryId: string): Promise<number> {
     const line = this.line(endpointId);
+    line.promoted.delete(deliveryId);
     const known = line.attemptMs !== undefined;
     const full = line.running.size >= this.capOf(line);
     if (known && full && !this.isSlow(line) && line.waiting.length < this.options.maxInFlight) {
@@ -162,11 +196,14 @@ export class EndpointGate {
     }
     if (this.isSlow(line) && line.running.size < this.capOf(line)) this.waitingForSlowSlot.add(endpointId);
     line.parking.add(deliveryId);
-    if (!line.parked.has(deliveryId)) {
-      line.parked.add(deliveryId);
-      return line.parked.size;
+    let ticket = line.parked.get(deliveryId);
+    if (ticket === undefined) {
+      ticket = line.nextTicket++;
+      line.parked.set(deliveryId, ticket);
     }
-    return [...line.parked].indexOf(deliveryId) + 1;
+    // Those ahead, and the gaps left by jobs that got a slot out of turn: at most a little late.
+    const firstTicket = line.parked.values().next().value!;
+    return ticket - firstTicket + 1;
   }
 
   /**
@@ -187,13 +224,13 @@ export class EndpointGate {
 
   /**
    * When a parked job should wake by itself: twice the time its turn should take, judging by
-   * the endpoint's recent attempts (or by the longest an attempt can take, for an endpoint not
-   * seen yet). Promotion by `release` normally comes first; the wake-up is for a job whose
-   * process died with its line, and it never comes as a stampede.
+   * how long the endpoint's recent attempts held their slots (or by the longest an attempt can
+   * take, for an endpoint not seen yet). Promotion by `release` normally comes first; the
+   * wake-up is for a job whose process died with its line, and it never comes as a stampede.
    */
   parkDelayMs(endpointId: string, position: number): number {
     const { maxInFlight, slotMs } = this.options;
-    const perTurn = this.lines.get(endpointId)?.attemptMs ?? slotMs;
+    const perTurn = this.lines.get(endpointId)?.slotHeldMs ?? slotMs;
     const expected = Math.ceil(position / maxInFlight) * perTurn;
     return Math.round(Math.min(MAX_PARK_MS, Math.max(MIN_PARK_MS, 2 * expected)) * (1 + 0.1 * Math.random()));
   }
@@ -210,8 +247,9 @@ export class EndpointGate {
     const freed = line.running.get(deliveryId);
     line.running.delete(deliveryId);
     if (freed?.slow) this.slowInFlight -= 1;
-    if (attemptMs !== undefined) {
-      line.attemptMs = line.attemptMs === undefined ? attemptMs : line.attemptMs * 0.7 + attemptMs * 0.3;
+    if (attemptMs !== undefined && freed) {
+      line.attemptMs = movingAverage(line.attemptMs, attemptMs);
+      line.slotHeldMs = movingAverage(line.slotHeldMs, Date.now() - freed.startedAt);
     }
     // Synchronous from here to the grants: no newcomer can take a freed slot in between.
     while (line.waiting.length > 0 && this.take(line, line.waiting[0]!.deliveryId)) line.waiting.shift()!.grant();
@@ -232,9 +270,26 @@ export class EndpointGate {
    * and for a slow endpoint the slow share left (less `sharePromised`, already owed elsewhere).
    */
   private roomOf(line: EndpointLine, sharePromised: number): number {
-    const own = this.capOf(line) - line.running.size - line.waiting.length;
+    const own = this.capOf(line) - line.running.size - line.waiting.length - this.onTheirWay(line);
     if (!this.isSlow(line)) return own;
     return Math.min(own, this.options.maxSlowInFlight - this.slowInFlight - sharePromised);
+  }
+
+  /** Promoted jobs still on their way back. */
+  private onTheirWay(line: EndpointLine): number {
+    this.forgetLostPromotions(line);
+    // With nothing running here, no release would come to promote again if they were lost.
+    if (line.running.size === 0 && line.waiting.length === 0) return 0;
+    return line.promoted.size;
+  }
+
+  /** Promoted jobs not back after PROMOTED_LOST_MS are taken as lost (oldest first in the Map). */
+  private forgetLostPromotions(line: EndpointLine): void {
+    const lostBefore = Date.now() - PROMOTED_LOST_MS;
+    for (const [deliveryId, promotedAt] of line.promoted) {
+      if (promotedAt > lostBefore) return;
+      line.promoted.delete(deliveryId);
+    }
   }
 
   /** Another slow endpoint with parked jobs that found every slow slot taken, longest waiting first. */
@@ -251,20 +306,28 @@ export class EndpointGate {
     const line = this.lines.get(endpointId);
     if (!line) return;
     let promoted = 0;
-    for (const parkedId of line.parked) {
+    for (const parkedId of line.parked.keys()) {
       if (promoted >= count) return;
       line.parked.delete(parkedId);
       if (line.parking.has(parkedId)) {
         line.promoteOnceParked.add(parkedId);
+        line.promoted.set(parkedId, Date.now());
         promoted += 1;
-      } else if (await this.promoteJob(parkedId)) {
+        continue;
+      }
+      // Counted before the promotion: the job may be back here before the call returns.
+      line.promoted.set(parkedId, Date.now());
+      if (await this.promoteJob(parkedId)) {
         promoted += 1;
+      } else {
+        line.promoted.delete(parkedId);
       }
     }
   }
 
   private noteIfIdle(line: EndpointLine): void {
-    const busy = line.running.size + line.waiting.length + line.parked.size + line.parking.size;
+    this.forgetLostPromotions(line);
+    const busy = line.running.size + line.waiting.length + line.parked.size + line.parking.size + line.promoted.size;
     if (busy === 0) line.idleSince = Date.now();
   }
 
