@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Queue } from 'bullmq';
 import { createLogger, createRedis, type Redis } from '@retention/runtime';
 import { redisKeyPrefix, runId, TEST_REDIS_URL } from '@retention/testkit';
@@ -183,6 +183,28 @@ describe('the endpoint gate', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     await gate.release(endpointId, running[2]!, 2_000);
     expect(await states()).toEqual(Array(5).fill('waiting'));
+  });
+
+  it('forgets an endpoint idle for ten minutes even when its last promoted job never came back', async () => {
+    const gate = newGate();
+    const endpointId = randomUUID();
+    const probe = randomUUID();
+    expect(await gate.acquire(endpointId, probe)).toBe(0);
+    const parkedId = await delayedJob(endpointId);
+    expect(await acquire(gate, endpointId, parkedId)).toBe(1);
+    await gate.release(endpointId, probe, 20); // promotes parkedId, which another replica then takes
+    expect(await queue.getJobState(parkedId)).toBe('waiting');
+
+    const now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 11 * 60_000);
+    try {
+      await teach(gate, randomUUID(), 20); // a new endpoint is when idle ones are forgotten
+      // Forgotten: the endpoint is probed again with one attempt, not given its 10.
+      expect(await gate.acquire(endpointId, randomUUID())).toBe(0);
+      expect(await gate.acquire(endpointId, randomUUID())).toBeGreaterThan(0);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('promotes a job that was handed a slot while still on its way to delayed, once it is there', async () => {

@@ -326,8 +326,9 @@ export class EndpointGate {
   }
 
   private noteIfIdle(line: EndpointLine): void {
-    this.forgetLostPromotions(line);
-    const busy = line.running.size + line.waiting.length + line.parked.size + line.parking.size + line.promoted.size;
+    // Promoted jobs on their way do not count: one taken by another replica never comes back,
+    // and the line would never be forgotten. One that does come back makes the line busy again.
+    const busy = line.running.size + line.waiting.length + line.parked.size + line.parking.size;
     if (busy === 0) line.idleSince = Date.now();
   }
 
