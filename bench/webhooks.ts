@@ -27,9 +27,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import type { EventData, EventType } from '@retention/core';
-import { createDb, ensureDatabase, migrateLatest, type Db } from '@retention/db';
+import { createDb, dropDatabase, ensureDatabase, migrateLatest, type Db } from '@retention/db';
 import { createEndpoint, createUser, createWorkspace, recordEvent } from '@retention/domain';
 import { ROOT, saveReport, startProcess, table, type Running } from './support.js';
 
@@ -137,15 +136,7 @@ async function recreateDatabase(url: string): Promise<void> {
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
   // A guard against a BENCH_DATABASE_URL pointed at data that matters.
   if (!name.includes('bench')) throw new Error(`BENCH_DATABASE_URL must name a bench database, not "${name}"`);
-  const maintenance = new URL(url);
-  maintenance.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: maintenance.toString() });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
+  await dropDatabase(url);
   await ensureDatabase(url);
 }
 

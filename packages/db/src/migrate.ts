@@ -28,28 +28,46 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   return pending.map((migration) => migration.name);
 }
 
-/**
- * Creates the database named in `databaseUrl` when it does not exist, connecting to the
- * server's `postgres` maintenance database with the same credentials.
- * Returns true when it created the database.
- */
-export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
-  const target = new URL(databaseUrl);
-  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+/** The database `databaseUrl` names, and a client of the server's `postgres` maintenance database. */
+async function withMaintenanceClient<T>(
+  databaseUrl: string,
+  work: (client: pg.Client, name: string) => Promise<T>,
+): Promise<T> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
   if (!name) throw new Error('DATABASE_URL names no database');
   const maintenance = new URL(databaseUrl);
   maintenance.pathname = '/postgres';
   const client = new pg.Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
-    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (existing.rowCount) return false;
-    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-    return true;
-  } catch (error) {
-    if (pgErrorCode(error) === '42P04') return false; // created by a concurrent process
-    throw error;
+    return await work(client, name);
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Creates the database named in `databaseUrl` when it does not exist, connecting to the
+ * server's `postgres` maintenance database with the same credentials.
+ * Returns true when it created the database.
+ */
+export function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  return withMaintenanceClient(databaseUrl, async (client, name) => {
+    try {
+      const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (existing.rowCount) return false;
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+      return true;
+    } catch (error) {
+      if (pgErrorCode(error) === '42P04') return false; // created by a concurrent process
+      throw error;
+    }
+  });
+}
+
+/** Drops the database named in `databaseUrl`, if it exists, closing its connections: for throw-away databases. */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  await withMaintenanceClient(databaseUrl, (client, name) =>
+    client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`),
+  );
 }

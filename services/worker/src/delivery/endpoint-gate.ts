@@ -309,15 +309,12 @@ export class EndpointGate {
     for (const parkedId of line.parked.keys()) {
       if (promoted >= count) return;
       line.parked.delete(parkedId);
-      if (line.parking.has(parkedId)) {
-        line.promoteOnceParked.add(parkedId);
-        line.promoted.set(parkedId, Date.now());
-        promoted += 1;
-        continue;
-      }
       // Counted before the promotion: the job may be back here before the call returns.
       line.promoted.set(parkedId, Date.now());
-      if (await this.promoteJob(parkedId)) {
+      if (line.parking.has(parkedId)) {
+        line.promoteOnceParked.add(parkedId);
+        promoted += 1;
+      } else if (await this.promoteJob(parkedId)) {
         promoted += 1;
       } else {
         line.promoted.delete(parkedId);
