@@ -93,7 +93,9 @@ async function freePorts(count: number): Promise<number[]> {
 
 /**
  * The configuration, with a PORT or WORKER_PORT of 0 ("any free port") replaced by a port
- * picked here, so that this script knows where to check the services and what to print.
+ * picked here, so that this script knows where to check the services and what to print; and
+ * with BASE_URL, when unset, naming the API's port here rather than the default 3000, so
+ * that the printed URLs, the demo's curl line and the webhook User-Agent are right.
  * Returns the environment to start the services with.
  */
 async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.ProcessEnv }> {
@@ -104,6 +106,7 @@ async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.
   );
   const picked = await freePorts(unset.length);
   unset.forEach((name, index) => (env[name] = String(picked[index])));
+  if (!env.BASE_URL?.trim()) env.BASE_URL = `http://localhost:${loadConfig(env).port}`;
   return { config: loadConfig(env), env };
 }
 

@@ -138,8 +138,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix,
     port,
     workerPort: integer(env, 'WORKER_PORT', 3001, 0, 65535),
-    // Unset, it follows PORT, so the URLs that `npm start` prints work on any port.
-    baseUrl: url(env, 'BASE_URL', `http://localhost:${port || 3000}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    // The default of operator-cli.md, whatever PORT is; `npm start` sets it to its own port.
+    baseUrl: url(env, 'BASE_URL', 'http://localhost:3000', ['http:', 'https:']).replace(/\/+$/, ''),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 8000, 1, 120_000),
     webhookRetryDelaysMs,
     webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),

@@ -49,8 +49,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '1h' }).staleCampaignCheckEveryMs).toBe(3_600_000);
   });
 
-  it('follows PORT in the default BASE_URL, so printed URLs work on any port', () => {
-    expect(loadConfig({ PORT: '4160' }).baseUrl).toBe('http://localhost:4160');
+  it('defaults BASE_URL to http://localhost:3000 as operator-cli.md says, whatever PORT is', () => {
+    expect(loadConfig({ PORT: '4160' }).baseUrl).toBe('http://localhost:3000');
     expect(loadConfig({ PORT: '4160', BASE_URL: 'https://api.example.com/' }).baseUrl).toBe('https://api.example.com');
   });
 
