@@ -113,6 +113,7 @@ describe('the error table of spec part 7', () => {
     expect(status).toBe(404);
     expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
     expectErrorShape(body, 'not_found');
+    expect((body as { error: { message: string } }).error.message).toContain(`(${method} ${path})`);
   });
 
   it('answers a malformed percent-encoding with invalid_param', async () => {

@@ -112,13 +112,16 @@ export const currency = () =>
     return lower;
   });
 
-export const timestamp = () =>
+/** A moment that has passed: the domain refuses the future too, but would name its field, not the option. */
+export const pastTimestamp = () =>
   option('ISO', (raw, name) => {
     const millis = parseTimestamp(raw);
     if (millis === null)
       throw invalidParam(
         `--${name} must be an ISO 8601 timestamp such as 2026-03-07T09:15:02Z, got "${truncate(raw)}"`,
       );
+    // The domain's allowance for clock skew, one minute.
+    if (millis > Date.now() + 60_000) throw invalidParam(`--${name} must not be in the future, got "${truncate(raw)}"`);
     return new Date(millis);
   });
 

@@ -165,6 +165,7 @@ describe('campaign commands', () => {
     [{ currency: 'dollars' }, /--currency must be a three-letter/],
     [{ customer: 'ann' }, /--customer must be a UUID/],
     [{ 'failed-at': 'yesterday' }, /--failed-at must be an ISO 8601 timestamp/],
+    [{ 'failed-at': '2999-01-01T00:00:00Z' }, /^--failed-at must not be in the future/],
   ])('campaign open %j exits 1 with invalid_param', async (overrides, message) => {
     const result = await run(...openArgs(overrides));
     expect(result).toMatchObject({ code: 1, stdout: '' });

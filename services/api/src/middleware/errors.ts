@@ -5,14 +5,13 @@ import type { Logger } from '@retention/runtime';
 
 /** Anything no route answered: a JSON 404, never Express's HTML page. */
 export const unknownRoute: RequestHandler = (req, res) => {
-  res
-    .status(404)
-    .json(
-      errorBody(
-        'not_found',
-        `Unrecognized request URL (${req.method} ${req.path}). Every endpoint of this API is a GET under /api/v1.`,
-      ),
-    );
+  res.status(404).json(
+    errorBody(
+      'not_found',
+      // baseUrl: under a router mounted at /api/v1, `path` alone would drop the prefix.
+      `Unrecognized request URL (${req.method} ${req.baseUrl}${req.path}). Every endpoint of this API is a GET under /api/v1.`,
+    ),
+  );
 };
 
 /**

@@ -1,7 +1,7 @@
 import { RECOVERED_VIA } from '@retention/core';
 import { closeStaleCampaigns, loseCampaign, openCampaign, recoverCampaign } from '@retention/domain';
 import { defineCommand, usageOf, UsageError, type Command } from '../command.js';
-import { amount, currency, flag, integer, oneOf, text, timestamp, uuid } from '../options.js';
+import { amount, currency, flag, integer, oneOf, pastTimestamp, text, uuid } from '../options.js';
 
 const loseCommand: Command = defineCommand({
   name: 'campaign lose',
@@ -34,7 +34,7 @@ export const campaignCommands = [
       amount: amount(1).required(),
       currency: currency().required(),
       'decline-code': text('CODE', 100).required(),
-      'failed-at': timestamp().optional(),
+      'failed-at': pastTimestamp().optional(),
     },
     run: (context, options) =>
       openCampaign(context.db(), {
