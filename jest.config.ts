@@ -1,4 +1,3 @@
-/** @jest-config-loader esbuild-register */
 import type { Config } from 'jest';
 
 // Every workspace package maps to its TypeScript source, so tests never need a build.

@@ -26,7 +26,7 @@ const result = await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node26',
   sourcemap: true,
   metafile: values.metafile !== undefined,
   logLevel: 'info',
