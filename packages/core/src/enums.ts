@@ -87,3 +87,40 @@ export type DeclineCategory = (typeof DECLINE_CATEGORIES)[number];
 export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
   return typeof value === 'string' && (values as readonly string[]).includes(value);
 }
+
+/**
+ * What the security log records (docs/dashboard-api.md): every change to a token, an endpoint
+ * or its secret, the team, the workspace or the processor connection, and the campaign actions
+ * taken by hand. Named `<subject>.<verb>`.
+ */
+export const SECURITY_ACTIONS = [
+  'token.created',
+  'token.revoked',
+  'token.limit_changed',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.enabled',
+  'webhook.disabled',
+  'webhook.secret_rolled',
+  'webhook.deliveries_requeued',
+  'team.invited',
+  'team.invitation_revoked',
+  'team.joined',
+  'team.role_changed',
+  'team.removed',
+  'account.password_changed',
+  'account.password_reset',
+  'account.signed_out_everywhere',
+  'workspace.updated',
+  'processor.connected',
+  'processor.disconnected',
+  'processor.key_rejected',
+  'campaign.marked_recovered',
+  'campaign.marked_lost',
+] as const;
+export type SecurityAction = (typeof SECURITY_ACTIONS)[number];
+
+/** Who made a change: a signed-in user, an operator at the CLI, the processor, or the service itself. */
+export const SECURITY_ACTOR_TYPES = ['user', 'operator', 'processor', 'system'] as const;
+export type SecurityActorType = (typeof SECURITY_ACTOR_TYPES)[number];

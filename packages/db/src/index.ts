@@ -9,3 +9,4 @@ export * from './queries/campaigns.js';
 export * from './queries/cancel-sessions.js';
 export * from './queries/customers.js';
 export * from './queries/pagination.js';
+export * from './queries/opaque-keyset.js';

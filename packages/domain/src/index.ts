@@ -14,5 +14,6 @@ export * from './users.js';
 export * from './winbacks.js';
 export * from './workspaces.js';
 export * from './stats.js';
+export * from './security-log.js';
 export * from './demo/seed.js';
 export * from './webhooks/index.js';

@@ -7,6 +7,7 @@ import * as outboxAndWebhooks from './0005-outbox-and-webhooks.js';
 import * as statsRollups from './0006-stats-rollups.js';
 import * as statsExactness from './0007-stats-exactness.js';
 import * as integrity from './0008-integrity.js';
+import * as securityLog from './0009-security-log.js';
 
 export interface Migration {
   name: string;
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0006-stats-rollups', ...statsRollups },
   { name: '0007-stats-exactness', ...statsExactness },
   { name: '0008-integrity', ...integrity },
+  { name: '0009-security-log', ...securityLog },
 ];
