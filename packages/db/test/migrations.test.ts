@@ -34,6 +34,7 @@ const EXPECTED_TABLES = [
   'reactivations',
   'recovery_campaigns',
   'recovery_time_rollups',
+  'security_events',
   'subscriptions',
   'trial_reminders',
   'users',
