@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { PROCESSOR_STATUSES, USER_ROLES } from '@retention/core';
-import { CURRENCY_CHECK, sqlList } from './sql.js';
+import { CURRENCY_CHECK } from './sql.js';
 
 /** Workspaces, the people in them, their API tokens, and the FX table. */
 export async function up(knex: Knex): Promise<void> {
@@ -8,7 +7,7 @@ export async function up(knex: Knex): Promise<void> {
     CREATE TABLE workspaces (
       id               uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       name             text NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
-      processor_status text NOT NULL DEFAULT 'connected' CHECK (processor_status IN (${sqlList(PROCESSOR_STATUSES)})),
+      processor_status text NOT NULL DEFAULT 'connected' CHECK (processor_status IN ('connected', 'disconnected')),
       display_currency text NOT NULL DEFAULT 'usd' ${CURRENCY_CHECK('display_currency')},
       created_at       timestamptz(3) NOT NULL DEFAULT now(),
       updated_at       timestamptz(3) NOT NULL DEFAULT now()
@@ -18,7 +17,7 @@ export async function up(knex: Knex): Promise<void> {
       id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
       email        text NOT NULL CHECK (email LIKE '_%@_%'),
-      role         text NOT NULL CHECK (role IN (${sqlList(USER_ROLES)})),
+      role         text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
       created_at   timestamptz(3) NOT NULL DEFAULT now()
     );
     CREATE UNIQUE INDEX users_workspace_email_key ON users (workspace_id, lower(email));

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { SUBSCRIPTION_INTERVALS, SUBSCRIPTION_STATUSES } from '@retention/core';
-import { AMOUNT_CHECK, CURRENCY_CHECK, sqlList } from './sql.js';
+import { AMOUNT_CHECK, CURRENCY_CHECK } from './sql.js';
 
 /**
  * Customers and subscriptions mirrored from the payment processor. Child rows reference
@@ -31,11 +30,11 @@ export async function up(knex: Knex): Promise<void> {
       workspace_id        uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
       customer_id         uuid NOT NULL,
       psp_subscription_id text NOT NULL CHECK (length(psp_subscription_id) BETWEEN 1 AND 255),
-      status              text NOT NULL CHECK (status IN (${sqlList(SUBSCRIPTION_STATUSES)})),
+      status              text NOT NULL CHECK (status IN ('trialing', 'active', 'past_due', 'paused', 'canceled')),
       plan_name           text NOT NULL,
       amount_cents        bigint NOT NULL ${AMOUNT_CHECK('amount_cents')},
       currency            text NOT NULL ${CURRENCY_CHECK('currency')},
-      interval            text NOT NULL CHECK (interval IN (${sqlList(SUBSCRIPTION_INTERVALS)})),
+      interval            text NOT NULL CHECK (interval IN ('month', 'year')),
       trial_end           timestamptz(3),
       current_period_end  timestamptz(3),
       canceled_at         timestamptz(3),

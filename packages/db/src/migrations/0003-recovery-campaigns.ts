@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES, RECOVERED_VIA } from '@retention/core';
-import { AMOUNT_CHECK, CURRENCY_CHECK, sqlList } from './sql.js';
+import { AMOUNT_CHECK, CURRENCY_CHECK } from './sql.js';
 
 /** Failed-payment recovery campaigns: at most one per processor invoice in a workspace. */
 export async function up(knex: Knex): Promise<void> {
@@ -13,10 +12,10 @@ export async function up(knex: Knex): Promise<void> {
       psp_invoice_id   text NOT NULL CHECK (length(psp_invoice_id) BETWEEN 1 AND 255),
       amount_cents     bigint NOT NULL ${AMOUNT_CHECK('amount_cents')},
       currency         text NOT NULL ${CURRENCY_CHECK('currency')},
-      status           text NOT NULL CHECK (status IN (${sqlList(CAMPAIGN_STATUSES)})),
+      status           text NOT NULL CHECK (status IN ('in_flight', 'recovered', 'lost', 'abandoned')),
       decline_code     text NOT NULL CHECK (length(decline_code) BETWEEN 1 AND 100),
-      decline_category text NOT NULL CHECK (decline_category IN (${sqlList(DECLINE_CATEGORIES)})),
-      recovered_via    text CHECK (recovered_via IN (${sqlList(RECOVERED_VIA)})),
+      decline_category text NOT NULL CHECK (decline_category IN ('soft', 'card_update_required', 'authentication_required', 'revoked', 'fraud', 'unknown')),
+      recovered_via    text CHECK (recovered_via IN ('retry', 'customer_update', 'spontaneous', 'manual')),
       first_failed_at  timestamptz(3) NOT NULL,
       recovered_at     timestamptz(3),
       closed_at        timestamptz(3),

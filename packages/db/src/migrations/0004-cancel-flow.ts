@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { CANCEL_OUTCOMES, CANCEL_REASON_CODES } from '@retention/core';
-import { AMOUNT_CHECK, CURRENCY_CHECK, sqlList } from './sql.js';
+import { AMOUNT_CHECK, CURRENCY_CHECK } from './sql.js';
 
 /** Finished cancel sessions, and the lifecycle e-mails and win-backs that emit events. */
 export async function up(knex: Knex): Promise<void> {
@@ -10,8 +9,8 @@ export async function up(knex: Knex): Promise<void> {
       workspace_id      uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
       customer_id       uuid NOT NULL,
       subscription_id   uuid,
-      outcome           text NOT NULL CHECK (outcome IN (${sqlList(CANCEL_OUTCOMES)})),
-      reason_code       text NOT NULL CHECK (reason_code IN (${sqlList(CANCEL_REASON_CODES)})),
+      outcome           text NOT NULL CHECK (outcome IN ('saved_discount', 'saved_pause', 'saved_downgrade', 'saved_other', 'canceled', 'abandoned')),
+      reason_code       text NOT NULL CHECK (reason_code IN ('too_expensive', 'missing_features', 'switched_service', 'unused', 'customer_service', 'too_complex', 'low_quality', 'other')),
       feedback          text CHECK (length(feedback) <= 5000),
       monthly_mrr_cents bigint NOT NULL ${AMOUNT_CHECK('monthly_mrr_cents')},
       currency          text NOT NULL ${CURRENCY_CHECK('currency')},

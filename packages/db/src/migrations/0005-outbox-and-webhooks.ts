@@ -1,12 +1,4 @@
 import type { Knex } from 'knex';
-import {
-  ATTEMPT_OUTCOMES,
-  DELIVERY_STATUSES,
-  ENDPOINT_DISABLED_REASONS,
-  EVENT_TYPES,
-  PING_EVENT_TYPE,
-} from '@retention/core';
-import { sqlList } from './sql.js';
 
 /**
  * The event outbox and the webhook side: endpoints, one delivery per (event, endpoint),
@@ -19,7 +11,7 @@ export async function up(knex: Knex): Promise<void> {
       id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       seq           bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
       workspace_id  uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
-      type          text NOT NULL CHECK (type IN (${sqlList(EVENT_TYPES)})),
+      type          text NOT NULL CHECK (type IN ('recovery.opened', 'recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost', 'trial.reminder_sent', 'reactivation.sent', 'winback.recorded')),
       data          jsonb NOT NULL CHECK (jsonb_typeof(data) = 'object'),
       created_at    timestamptz(3) NOT NULL DEFAULT now(),
       dispatched_at timestamptz(3)
@@ -33,11 +25,11 @@ export async function up(knex: Knex): Promise<void> {
       name            text NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
       url             text NOT NULL CHECK (url LIKE 'https://%' AND length(url) <= 2048),
       -- Empty means every event type.
-      event_types     text[] NOT NULL DEFAULT '{}' CHECK (event_types <@ ARRAY[${sqlList(EVENT_TYPES)}]::text[]),
+      event_types     text[] NOT NULL DEFAULT '{}' CHECK (event_types <@ ARRAY['recovery.opened', 'recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost', 'trial.reminder_sent', 'reactivation.sent', 'winback.recorded']::text[]),
       signing_secret  text NOT NULL CHECK (signing_secret LIKE 'whsec\\_%'),
       enabled         boolean NOT NULL DEFAULT true,
       failure_count   integer NOT NULL DEFAULT 0 CHECK (failure_count >= 0),
-      disabled_reason text CHECK (disabled_reason IN (${sqlList(ENDPOINT_DISABLED_REASONS)})),
+      disabled_reason text CHECK (disabled_reason IN ('manual', 'consecutive_failures')),
       last_success_at timestamptz(3),
       last_failure_at timestamptz(3),
       created_at      timestamptz(3) NOT NULL DEFAULT now(),
@@ -52,8 +44,8 @@ export async function up(knex: Knex): Promise<void> {
       workspace_id    uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
       endpoint_id     uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
       event_id        uuid REFERENCES events (id) ON DELETE CASCADE,
-      event_type      text NOT NULL CHECK (event_type IN (${sqlList([...EVENT_TYPES, PING_EVENT_TYPE])})),
-      status          text NOT NULL DEFAULT 'pending' CHECK (status IN (${sqlList(DELIVERY_STATUSES)})),
+      event_type      text NOT NULL CHECK (event_type IN ('recovery.opened', 'recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost', 'trial.reminder_sent', 'reactivation.sent', 'winback.recorded', 'ping')),
+      status          text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed', 'skipped')),
       -- Attempts started, including the one in flight: an attempt's number is taken when it starts.
       attempt_count   integer NOT NULL DEFAULT 0 CHECK (attempt_count >= 0),
       next_attempt_at timestamptz(3),
@@ -67,7 +59,7 @@ export async function up(knex: Knex): Promise<void> {
       CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL)),
       CHECK ((attempt_started_at IS NULL) = (lease_expires_at IS NULL)),
       CHECK (status = 'pending' OR lease_expires_at IS NULL),
-      CHECK ((event_id IS NULL) = (event_type = '${PING_EVENT_TYPE}'))
+      CHECK ((event_id IS NULL) = (event_type = 'ping'))
     );
     -- The sweeper looks for pending deliveries that are due.
     CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
@@ -81,7 +73,7 @@ export async function up(knex: Knex): Promise<void> {
       endpoint_id     uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
       event_type      text NOT NULL,
       attempt         integer NOT NULL CHECK (attempt >= 1),
-      outcome         text NOT NULL CHECK (outcome IN (${sqlList(ATTEMPT_OUTCOMES)})),
+      outcome         text NOT NULL CHECK (outcome IN ('succeeded', 'failed', 'skipped', 'interrupted')),
       http_status     integer CHECK (http_status BETWEEN 100 AND 999),
       error           text,
       response_body   text,

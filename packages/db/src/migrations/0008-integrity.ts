@@ -1,6 +1,4 @@
 import type { Knex } from 'knex';
-import { EVENT_TYPES, PING_EVENT_TYPE } from '@retention/core';
-import { sqlList } from './sql.js';
 
 /**
  * Rules the first migrations left to the application, now held by the database too: a
@@ -37,7 +35,7 @@ export async function up(knex: Knex): Promise<void> {
     ALTER TABLE customers ADD CONSTRAINT customers_tags_normalized CHECK (tags_are_normalized(tags));
 
     ALTER TABLE webhook_attempts ADD CONSTRAINT webhook_attempts_event_type_check
-      CHECK (event_type IN (${sqlList([...EVENT_TYPES, PING_EVENT_TYPE])}));
+      CHECK (event_type IN ('recovery.opened', 'recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost', 'trial.reminder_sent', 'reactivation.sent', 'winback.recorded', 'ping'));
 
     ALTER TABLE webhook_endpoints ADD CONSTRAINT webhook_endpoints_workspace_id_id_key UNIQUE (workspace_id, id);
     ALTER TABLE webhook_deliveries

@@ -1,9 +1,8 @@
-/** Helpers for writing migration SQL from the enumerations in core. */
-
-/** `'a', 'b', 'c'`: values are compile-time constants from core, never user input. */
-export function sqlList(values: readonly string[]): string {
-  return values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ');
-}
+/**
+ * Fragments shared by migrations. Value lists are never derived from core's enums here: each
+ * migration writes its own literal list, a snapshot of the day it was written
+ * (test/enum-checks.test.ts holds the live schema's lists equal to core's enums).
+ */
 
 export const CURRENCY_CHECK = (column: string) => `CHECK (${column} ~ '^[a-z]{3}$')`;
 export const AMOUNT_CHECK = (column: string) => `CHECK (${column} >= 0)`;
