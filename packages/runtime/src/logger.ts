@@ -30,13 +30,26 @@ export function scrubSecrets(text: string): string {
   return text.replace(SECRET_PATTERN, '$1[redacted]');
 }
 
-/** Copies plain objects and arrays with every string scrubbed; other values (Errors) pass as they are. */
+/**
+ * Plain objects and arrays with every string scrubbed; other values (Errors) pass as they are.
+ * Copy on write: a value holding no secret is returned as it is, so the usual log line (one
+ * per request) allocates nothing here.
+ */
 function scrubFields(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value);
   if (depth > 8 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => scrubFields(item, depth + 1));
+  if (Array.isArray(value)) {
+    const scrubbed = value.map((item) => scrubFields(item, depth + 1));
+    return scrubbed.some((item, index) => item !== value[index]) ? scrubbed : value;
+  }
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubFields(item, depth + 1)]));
+  let copy: Record<string, unknown> | undefined;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    const scrubbed = scrubFields(item, depth + 1);
+    if (scrubbed !== item) (copy ??= { ...value })[key] = scrubbed;
+  }
+  return copy ?? value;
 }
 
 export function createLogger(service: string, level: LogLevel, destination?: DestinationStream): Logger {

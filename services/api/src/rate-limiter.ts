@@ -90,6 +90,15 @@ interface ScriptedRedis extends Redis {
 
 export class SlidingWindowRateLimiter {
   private readonly redis: ScriptedRedis;
+  /**
+   * Members of the sliding log must be unique within a window: a random prefix per process and
+   * a counter, rather than random bytes per request (a system call on every request, measured
+   * at about 17 µs of a list request's CPU).
+   */
+  private readonly memberPrefix = randomBytes(9).toString('base64url');
+  private memberCount = 0;
+  /** Becomes the epoch if Redis has none; replaced as soon as it has been used (a new epoch after each loss). */
+  private candidateEpoch = newTokenEpoch();
 
   constructor(
     redis: Redis,
@@ -112,17 +121,20 @@ export class SlidingWindowRateLimiter {
     options: { guard?: { bucket: string; limit: number }; cachedEpoch?: string } = {},
   ): Promise<RateLimitDecision | StaleEpoch> {
     const { guard, cachedEpoch } = options;
+    const candidateEpoch = this.candidateEpoch;
+    this.memberCount += 1;
     const [allowed, appliedLimit, remaining, resetMs, byGuard, epoch] = await this.redis.slidingWindow(
       this.key(bucket),
       this.key(guard?.bucket ?? bucket),
       tokenEpochKey(this.keyPrefix),
       limit,
       this.windowMs,
-      randomBytes(9).toString('base64url'),
+      `${this.memberPrefix}.${this.memberCount.toString(36)}`,
       guard?.limit ?? 0,
       cachedEpoch ?? '*',
-      newTokenEpoch(),
+      candidateEpoch,
     );
+    if (epoch === candidateEpoch) this.candidateEpoch = newTokenEpoch();
     if (allowed === -1) return { stale: true, epoch };
     return {
       allowed: allowed === 1,
