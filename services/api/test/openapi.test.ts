@@ -10,6 +10,7 @@ import { loadFixtures } from '@retention/domain';
 import { createLogger, createRedis } from '@retention/runtime';
 import { createApp } from '../src/app.js';
 import { startApiInstance, useApiInstance, type ApiInstance, type Reply } from './api-instance.js';
+import { testSecretsKey } from '@retention/testkit';
 
 const Ajv2020 = ajv2020Module.default;
 const addFormats = ajvFormatsModule.default;
@@ -55,7 +56,14 @@ async function withApp(use: (app: Express) => void): Promise<void> {
   redis.disconnect();
   const db = createDb('postgres://127.0.0.1:1/none');
   try {
-    use(createApp({ config: loadConfig({}), db, redis, logger: createLogger('api', 'silent') }));
+    use(
+      createApp({
+        config: loadConfig({ SECRETS_KEY: testSecretsKey() }),
+        db,
+        redis,
+        logger: createLogger('api', 'silent'),
+      }),
+    );
   } finally {
     await db.destroy();
   }
