@@ -219,6 +219,8 @@ export class FakeStripe {
   override: Handler | null = null;
   /** Delay before each list page (to interrupt a backfill mid-way). */
   pageDelayMs = 0;
+  /** Delay before answering a payment intent (to kill a worker mid-apply). */
+  delayPaymentIntentsMs = 0;
   private server!: Server;
 
   constructor(readonly apiKey: string) {}
@@ -253,6 +255,8 @@ export class FakeStripe {
     }
     const paymentIntent = /^\/v1\/payment_intents\/([^/]+)$/.exec(url.pathname);
     if (paymentIntent) {
+      if (this.delayPaymentIntentsMs > 0)
+        await new Promise((resolve) => setTimeout(resolve, this.delayPaymentIntentsMs));
       const found = this.paymentIntents.get(paymentIntent[1]!);
       return found
         ? answer(200, found)
