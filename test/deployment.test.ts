@@ -194,7 +194,7 @@ function run(
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [file, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', SECRETS_KEY: testSecretsKey(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
