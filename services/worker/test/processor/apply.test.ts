@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import { listSecurityEvents, processorStatus } from '@retention/domain';
+import { eventually, REPO_ROOT } from '@retention/testkit';
 import { useProcessorWorld } from './harness.js';
 import {
   basilInvoice,
@@ -512,4 +516,33 @@ describe('failures', () => {
     const log = await listSecurityEvents(db(), w.workspaceId);
     expect(log.data[0]).toMatchObject({ action: 'processor.key_rejected', actor: { type: 'processor' } });
   });
+});
+
+describe('examples/stripe-invoice-failed.ts (the README walk-through)', () => {
+  it.each([
+    ['pre-basil', '0'],
+    ['basil', '1'],
+  ])(
+    'POSTs a signed %s invoice.payment_failed that opens a campaign and sends recovery.opened',
+    async (_shape, basil) => {
+      const w = await setUp({ withKey: false });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', path.join(REPO_ROOT, 'examples/stripe-invoice-failed.ts')],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, CONNECTION_URL: w.url, WEBHOOK_SECRET: w.secret, AMOUNT: '2900', BASIL: basil },
+        },
+      );
+      const printed = JSON.parse(stdout) as { status: number; invoice_id: string; customer_email: string };
+      expect(printed.status).toBe(200);
+      const campaign = await eventually(() => campaignRow(w.workspaceId, printed.invoice_id));
+      expect(campaign).toMatchObject({ status: 'in_flight', amount_cents: 2900, decline_code: 'unknown' });
+      const [opened] = await w.webhooks(1);
+      expect(opened).toMatchObject({
+        type: 'recovery.opened',
+        data: { psp_invoice_id: printed.invoice_id, customer_email: printed.customer_email, amount_cents: 2900 },
+      });
+    },
+  );
 });
