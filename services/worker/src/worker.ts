@@ -23,6 +23,8 @@ import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
  *   outbox (Postgres) --LISTEN/poll--> dispatcher --> deliveries (Postgres) + one job each (Redis)
  *   job --> endpoint gate --> claim --> signed POST --> record --> retry, done or auto-disable
  *   sweeper (periodic) --> re-enqueues due deliveries whose job Redis lost
+ *   processor inbox (Postgres) --LISTEN/poll--> claim, apply through the domain, mark applied (one transaction)
+ *   backfill runner --> one leased run at a time: Stripe's lists, item by item, cursor saved with each
  */
 
 export interface WorkerOptions {

@@ -35,6 +35,9 @@ export async function up(knex: Knex): Promise<void> {
                             CHECK (jsonb_typeof(backfill_counts) = 'object'),
       backfill_error        text,
       backfill_locked_until timestamptz(3),
+      -- Each claim of a run gets a new id; a superseded run (its lease lapsed, or the owner
+      -- reconnected or disconnected) can no longer write its progress.
+      backfill_run_id       uuid,
       backfill_started_at   timestamptz(3),
       backfill_finished_at  timestamptz(3),
       created_at            timestamptz(3) NOT NULL DEFAULT now(),

@@ -36,6 +36,7 @@ export interface ConnectionRow {
   backfill_cursor: string | null;
   backfill_counts: Record<BackfillPhase, number>;
   backfill_error: string | null;
+  backfill_run_id: string | null;
   backfill_started_at: Date | null;
   backfill_finished_at: Date | null;
   created_at: Date;
@@ -115,6 +116,7 @@ export async function connectProcessor(
       backfill_cursor: null,
       backfill_error: null,
       backfill_locked_until: null,
+      backfill_run_id: null,
       backfill_counts: JSON.stringify({ customers: 0, subscriptions: 0, invoices: 0 }),
       updated_at: trx.fn.now(),
     };
@@ -171,6 +173,7 @@ export async function disconnectProcessor(db: Db, workspaceId: string, actor: Ac
             ? 'disconnected'
             : existing.backfill_error,
         backfill_locked_until: null,
+        backfill_run_id: null,
         updated_at: trx.fn.now(),
       })
       .returning('*')) as ConnectionRow[];
@@ -329,6 +332,7 @@ export async function requestBackfill(db: Db, workspaceId: string): Promise<Conn
         backfill_phase: null,
         backfill_cursor: null,
         backfill_error: null,
+        backfill_run_id: null,
         backfill_counts: JSON.stringify({ customers: 0, subscriptions: 0, invoices: 0 }),
         backfill_started_at: null,
         backfill_finished_at: null,
@@ -366,6 +370,7 @@ export async function claimBackfill(db: Db, leaseMs: number): Promise<Connection
       .where({ id: candidate.id })
       .update({
         backfill_status: 'running',
+        backfill_run_id: trx.raw('gen_random_uuid()'),
         backfill_locked_until: trx.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]),
         backfill_started_at: trx.raw('coalesce(backfill_started_at, now())'),
       })
@@ -374,18 +379,25 @@ export async function claimBackfill(db: Db, leaseMs: number): Promise<Connection
   });
 }
 
+/** The run that holds a backfill: its connection and the id its claim was given. */
+export interface BackfillRun {
+  id: string;
+  backfill_run_id: string | null;
+}
+
 /**
  * Records the backfill's progress in the transaction that imported the item: after a crash the
  * run resumes after the last item that committed, never before or after it. Renews the lease.
+ * False when the run was superseded (taken over, reconnected, disconnected): it must stop.
  */
 export async function saveBackfillProgress(
   trx: Transaction,
-  connectionId: string,
+  run: BackfillRun,
   progress: { phase: BackfillPhase; cursor: string | null; imported?: BackfillPhase },
   leaseMs: number,
-): Promise<void> {
-  await trx('processor_connections')
-    .where({ id: connectionId })
+): Promise<boolean> {
+  const updated = await trx('processor_connections')
+    .where({ id: run.id, backfill_run_id: run.backfill_run_id, backfill_status: 'running' })
     .update({
       backfill_phase: progress.phase,
       backfill_cursor: progress.cursor,
@@ -397,11 +409,12 @@ export async function saveBackfillProgress(
         ),
       }),
     });
+  return updated === 1;
 }
 
-export async function finishBackfill(db: Db, connectionId: string, error: string | null): Promise<void> {
+export async function finishBackfill(db: Db, run: BackfillRun, error: string | null): Promise<void> {
   await db('processor_connections')
-    .where({ id: connectionId, backfill_status: 'running' })
+    .where({ id: run.id, backfill_run_id: run.backfill_run_id, backfill_status: 'running' })
     .update({
       backfill_status: error === null ? 'succeeded' : 'failed',
       backfill_error: error === null ? null : error.slice(0, 1000),
@@ -412,8 +425,8 @@ export async function finishBackfill(db: Db, connectionId: string, error: string
 }
 
 /** Keeps a running backfill's lease while it waits (on a 429) or works through a slow page. */
-export async function renewBackfillLease(db: Queryable, connectionId: string, leaseMs: number): Promise<void> {
+export async function renewBackfillLease(db: Queryable, run: BackfillRun, leaseMs: number): Promise<void> {
   await db('processor_connections')
-    .where({ id: connectionId, backfill_status: 'running' })
+    .where({ id: run.id, backfill_run_id: run.backfill_run_id, backfill_status: 'running' })
     .update({ backfill_locked_until: db.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]) });
 }

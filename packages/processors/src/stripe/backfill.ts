@@ -37,6 +37,8 @@ export interface BackfillOptions extends StripeSettings {
 
 type Listing = AsyncIterable<StripeObject>;
 
+class BackfillSuperseded extends Error {}
+
 function listPhase(stripe: Stripe, phase: BackfillPhase, cursor: string | null): Listing {
   const page = { limit: PAGE_SIZE, ...(cursor !== null && { starting_after: cursor }) };
   switch (phase) {
@@ -68,14 +70,15 @@ async function changesOf(
   if ((int(item.attempt_count) ?? 0) < 1 || item.status !== 'open') return null;
   const transitions = isObject(item.status_transitions) ? item.status_transitions : {};
   const failedAt = time(transitions.finalized_at) ?? time(item.created) ?? now;
-  const changes = await invoiceFailed(item, failedAt, { stripe, onKeyRejected, lastAttempt: false });
+  // A lookup that fails after the library's own retries gives `unknown` rather than failing the whole run.
+  const changes = await invoiceFailed(item, failedAt, { stripe, onKeyRejected, lastAttempt: true });
   return changes && { changes, at: failedAt };
 }
 
 export async function runStripeBackfill(db: Db, connection: ConnectionRow, options: BackfillOptions): Promise<void> {
   const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
   const apiKey = apiKeyOf(options.secretsKey, connection);
-  if (apiKey === null) return finishBackfill(db, connection.id, 'the connection has no API key');
+  if (apiKey === null) return finishBackfill(db, connection, 'the connection has no API key');
   const stripe = createStripeClient(apiKey, options.apiBase);
   let phaseIndex = connection.backfill_phase === null ? 0 : PHASES.indexOf(connection.backfill_phase);
   let cursor = connection.backfill_cursor;
@@ -96,18 +99,19 @@ export async function runStripeBackfill(db: Db, connection: ConnectionRow, optio
         });
         if (keyRejected) throw Object.assign(new Error('key rejected'), { statusCode: 401 });
         await inTransaction(db, async (trx) => {
+          const current = await saveBackfillProgress(
+            trx,
+            connection,
+            { phase, cursor: id, ...(found && { imported: phase }) },
+            options.leaseMs,
+          );
+          if (!current) throw new BackfillSuperseded();
           if (found) {
             await applyProcessorChanges(
               { trx, connection_id: connection.id, workspace_id: connection.workspace_id, at: found.at, silent: true },
               found.changes,
             );
           }
-          await saveBackfillProgress(
-            trx,
-            connection.id,
-            { phase, cursor: id, ...(found && { imported: phase }) },
-            options.leaseMs,
-          );
         });
         cursor = id;
         waits = 0;
@@ -115,14 +119,17 @@ export async function runStripeBackfill(db: Db, connection: ConnectionRow, optio
       phaseIndex += 1;
       cursor = null;
       if (phaseIndex < PHASES.length) {
-        await inTransaction(db, (trx) =>
-          saveBackfillProgress(trx, connection.id, { phase: PHASES[phaseIndex]!, cursor: null }, options.leaseMs),
+        const current = await inTransaction(db, (trx) =>
+          saveBackfillProgress(trx, connection, { phase: PHASES[phaseIndex]!, cursor: null }, options.leaseMs),
         );
+        if (!current) return;
       }
     } catch (error) {
+      // Taken over by another worker, or the owner reconnected or disconnected: not ours to finish.
+      if (error instanceof BackfillSuperseded) return;
       if (isKeyRejected(error)) {
         await rejectKey();
-        return finishBackfill(db, connection.id, 'Stripe refused the API key (401)');
+        return finishBackfill(db, connection, 'Stripe refused the API key (401)');
       }
       if (isRateLimited(error) && waits < MAX_RATE_LIMIT_WAITS) {
         await sleep(retryAfterMs(error) ?? Math.min(30_000, 1_000 * 2 ** waits));
@@ -132,5 +139,5 @@ export async function runStripeBackfill(db: Db, connection: ConnectionRow, optio
       throw error;
     }
   }
-  await finishBackfill(db, connection.id, null);
+  await finishBackfill(db, connection, null);
 }

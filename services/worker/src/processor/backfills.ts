@@ -43,7 +43,7 @@ export class BackfillRunner {
     logger.info({ connection_id: connection.id, phase: connection.backfill_phase }, 'backfill started');
     const heartbeat = setInterval(
       () => {
-        renewBackfillLease(db, connection.id, leaseMs).catch((error: unknown) =>
+        renewBackfillLease(db, connection, leaseMs).catch((error: unknown) =>
           logger.warn({ err: error }, 'backfill lease renewal failed'),
         );
       },
@@ -53,13 +53,13 @@ export class BackfillRunner {
       await runStripeBackfill(db, connection, { ...this.options.stripe, leaseMs, signal: this.abort.signal });
       if (this.abort.signal.aborted) {
         // Stopped between two items: let the next worker take it over at once, from its cursor.
-        await renewBackfillLease(db, connection.id, 0);
+        await renewBackfillLease(db, connection, 0);
       } else {
         logger.info({ connection_id: connection.id }, 'backfill finished');
       }
     } catch (error) {
       logger.warn({ err: error, connection_id: connection.id }, 'backfill failed');
-      await finishBackfill(db, connection.id, error instanceof Error ? error.message : String(error)).catch(
+      await finishBackfill(db, connection, error instanceof Error ? error.message : String(error)).catch(
         () => undefined,
       );
     } finally {
