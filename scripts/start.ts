@@ -4,8 +4,6 @@
  * seeds a demo workspace on the first start and prints where to point a browser or curl.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +12,7 @@ import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '
 import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest } from '@retention/db';
 import { seedDemo } from '@retention/domain';
 import { createRedis, waitForRedis } from '@retention/runtime';
+import { developmentSecretsKey } from './dev-secrets-key.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (text: string) => process.stdout.write(`${text}\n`);
@@ -102,7 +101,7 @@ async function freePorts(count: number): Promise<number[]> {
  */
 async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.ProcessEnv }> {
   const env = { ...process.env };
-  if (!env.SECRETS_KEY?.trim()) env.SECRETS_KEY = developmentSecretsKey();
+  if (!env.SECRETS_KEY?.trim()) env.SECRETS_KEY = developmentSecretsKey(DEV_SECRETS_KEY_FILE, say);
   const asked = loadConfig(env);
   const unset = (['PORT', 'WORKER_PORT'] as const).filter(
     (name) => (name === 'PORT' ? asked.port : asked.workerPort) === 0,
@@ -115,26 +114,6 @@ async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.
 
 /** Git-ignored: the development key, kept so that a restart can still open the secrets it sealed. */
 const DEV_SECRETS_KEY_FILE = path.join(root, '.secrets-key.dev');
-
-/**
- * A SECRETS_KEY for the demo when none is set: made once, kept in a git-ignored file so the
- * processor secrets stored under it can still be read after a restart. Production sets its own.
- */
-function developmentSecretsKey(): string {
-  if (existsSync(DEV_SECRETS_KEY_FILE)) {
-    say(
-      `SECRETS_KEY is not set: using the development key in ${path.relative(process.cwd(), DEV_SECRETS_KEY_FILE) || DEV_SECRETS_KEY_FILE}.`,
-    );
-    return readFileSync(DEV_SECRETS_KEY_FILE, 'utf8').trim();
-  }
-  const key = randomBytes(32).toString('base64');
-  writeFileSync(DEV_SECRETS_KEY_FILE, `${key}\n`, { mode: 0o600 });
-  say(
-    `SECRETS_KEY is not set: made a development key and saved it in ${path.relative(process.cwd(), DEV_SECRETS_KEY_FILE) || DEV_SECRETS_KEY_FILE} ` +
-      '(git-ignored). Set SECRETS_KEY yourself in production: `openssl rand -base64 32`.',
-  );
-  return key;
-}
 
 interface Services {
   /** Aborted once the services are being stopped: a signal, or one of them exited. */
