@@ -45,8 +45,10 @@ export interface WorkerOptions {
   periodicJobs?: PeriodicJob[];
   /** Trust this CA for receivers instead of the system's: tests only (see WebhookSenderOptions.ca). */
   receiverCa?: string | Buffer;
-  /** Processor events applied at once by this process. */
+  /** Batches of processor events applied at once by this process. */
   processorEventConcurrency?: number;
+  /** Processor events claimed and committed together, each in its own savepoint. */
+  processorEventBatchSize?: number;
   /** The safety-net poll of the processor's inbox, beside LISTEN (also brings back-off retries due). */
   processorEventPollMs?: number;
   /** A running backfill's lease, renewed every third of it; a dead worker's run is resumed after it lapses. */
@@ -80,6 +82,7 @@ const DEFAULTS = {
   sweepGraceMs: 2_000,
   scheduleCheckEveryMs: 30_000,
   processorEventConcurrency: 4,
+  processorEventBatchSize: 20,
   processorEventPollMs: 500,
   backfillLeaseMs: 6_000,
   backfillCheckEveryMs: 1_000,
@@ -154,6 +157,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     apply: createStripeEventApplier(stripeSettings),
     logger,
     concurrency: settings.processorEventConcurrency,
+    batchSize: settings.processorEventBatchSize,
     pollMs: settings.processorEventPollMs,
   });
   const processorListener = new OutboxListener(

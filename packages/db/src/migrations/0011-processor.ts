@@ -23,8 +23,6 @@ export async function up(knex: Knex): Promise<void> {
       CHECK ((api_key_sealed IS NULL) = (api_key_last4 IS NULL)),
       disconnected_reason   text CHECK (disconnected_reason IN ('owner', 'key_rejected')),
       connected_at          timestamptz(3),
-      last_event_at         timestamptz(3),
-      events_received       bigint NOT NULL DEFAULT 0 CHECK (events_received >= 0),
       -- The backfill: at most one run per workspace (the lock is a lease, so a dead worker's
       -- run is taken over), resumable from its cursor.
       backfill_status       text NOT NULL DEFAULT 'idle'
@@ -66,6 +64,9 @@ export async function up(knex: Knex): Promise<void> {
       CHECK ((state IN ('applied', 'ignored')) = (applied_at IS NOT NULL))
     );
     CREATE INDEX processor_events_due_idx ON processor_events (next_attempt_at, psp_created_at) WHERE state = 'pending';
+    -- \`processor status\`: events received and the last one's time, counted here rather than
+    -- kept on the connection, whose row would otherwise be a lock every accepted event waits on.
+    CREATE INDEX processor_events_received_idx ON processor_events (connection_id, received_at DESC);
     CREATE INDEX processor_events_parked_idx ON processor_events (connection_id, received_at DESC) WHERE state = 'parked';
 
     -- Per processor object, the \`created\` of the newest event applied to it: an older event

@@ -29,8 +29,6 @@ export interface ConnectionRow {
   api_key_last4: string | null;
   disconnected_reason: 'owner' | 'key_rejected' | null;
   connected_at: Date | null;
-  last_event_at: Date | null;
-  events_received: number;
   backfill_status: 'idle' | 'queued' | 'running' | 'succeeded' | 'failed';
   backfill_phase: BackfillPhase | null;
   backfill_cursor: string | null;
@@ -275,6 +273,12 @@ export async function processorStatus(
   workspaceId: string,
 ): Promise<ProcessorStatusView> {
   const connection = await connectionOfWorkspace(db, workspaceId);
+  const {
+    rows: [received],
+  } = await db.raw<{ rows: Array<{ count: number; last: Date | null }> }>(
+    'SELECT count(*)::int AS count, max(received_at) AS last FROM processor_events WHERE connection_id = ?',
+    [connection.id],
+  );
   const counts: Array<{ state: string; count: number }> = await db('processor_events')
     .where({ connection_id: connection.id })
     .whereIn('state', ['pending', 'parked'])
@@ -294,8 +298,8 @@ export async function processorStatus(
     api_key_last4: connection.api_key_last4,
     disconnected_reason: connection.disconnected_reason,
     connected_at: toIsoMillisOrNull(connection.connected_at),
-    last_event_at: toIsoMillisOrNull(connection.last_event_at),
-    events_received: connection.events_received,
+    last_event_at: toIsoMillisOrNull(received!.last),
+    events_received: received!.count,
     events_pending: counts.find((row) => row.state === 'pending')?.count ?? 0,
     events_parked: counts.find((row) => row.state === 'parked')?.count ?? 0,
     parked_events: parked.map((row) => ({ ...row, received_at: toIsoMillis(row.received_at) })),

@@ -1,12 +1,17 @@
 import type { Transaction } from '@retention/db';
 import type { Db } from '@retention/db';
-import { applyNextProcessorEvent, type ApplyOutcome, type ClaimedProcessorEvent } from '@retention/domain';
+import {
+  applyProcessorEvents,
+  type AppliedProcessorEvent,
+  type ApplyOutcome,
+  type ClaimedProcessorEvent,
+} from '@retention/domain';
 import type { Logger } from '@retention/runtime';
 
 /**
  * Applies the processor's stored events (the inbox, docs/processor.md). The queue is Postgres
- * itself: each loop claims the oldest due event with FOR UPDATE SKIP LOCKED, applies it and
- * marks it applied in one transaction. So a worker killed mid-apply leaves the event pending
+ * itself: each loop claims the oldest due events with FOR UPDATE SKIP LOCKED, applies each and
+ * marks it applied in one transaction (a savepoint per event). So a worker killed mid-apply leaves the event pending
  * (its lock dies with its connection) and the next claim applies it once; an emptied Redis
  * loses nothing because nothing about these events lives there. Woken by NOTIFY from the API,
  * with a poll as the safety net (and for back-off retries coming due).
@@ -22,8 +27,10 @@ export class ProcessorEventApplier {
       db: Db;
       apply: (trx: Transaction, event: ClaimedProcessorEvent) => Promise<ApplyOutcome>;
       logger: Logger;
-      /** Events applied at once by this process; ordering per object is kept by row locks. */
+      /** Batches applied at once by this process; ordering per object is kept by row locks. */
       concurrency: number;
+      /** Events claimed and committed together (each in a savepoint of its own). */
+      batchSize: number;
       pollMs: number;
     },
   ) {}
@@ -40,14 +47,17 @@ export class ProcessorEventApplier {
 
   private async loop(): Promise<void> {
     while (this.running) {
-      let result;
+      let results: AppliedProcessorEvent[];
       try {
-        result = await applyNextProcessorEvent(this.options.db, this.options.apply);
+        results = await applyProcessorEvents(this.options.db, this.options.apply, {
+          batchSize: this.options.batchSize,
+        });
       } catch (error) {
-        this.options.logger.warn({ err: error }, 'processor event claim failed; retrying at the next poll');
-        result = null;
+        this.options.logger.warn({ err: error }, 'processor events batch failed; retrying at the next poll');
+        results = [];
       }
-      if (result?.error !== undefined) {
+      for (const result of results) {
+        if (result.error === undefined) continue;
         this.options.logger.warn(
           {
             err: result.error,
@@ -58,7 +68,7 @@ export class ProcessorEventApplier {
           result.outcome === 'parked' ? 'processor event parked' : 'processor event failed; will retry',
         );
       }
-      if (result === null && this.running) await this.sleep();
+      if (results.length === 0 && this.running) await this.sleep();
     }
   }
 

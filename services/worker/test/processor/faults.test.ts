@@ -163,8 +163,10 @@ describe('processor events under faults', () => {
       );
       const delivered = await receiver.waitForRequests(shop.path, invoices.length, 20_000);
       expect(new Set(delivered.map((request) => request.body.data.psp_invoice_id)).size).toBe(invoices.length);
-      expect(await db('processor_connections').where({ id: shop.connectionId }).first()).toMatchObject({
+      expect(await processorStatus(db, 'https://x.test', shop.workspaceId)).toMatchObject({
         events_received: events.length,
+        events_pending: 0,
+        events_parked: 0,
       });
     } finally {
       await second.stop();
