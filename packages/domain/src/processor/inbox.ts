@@ -71,6 +71,35 @@ async function insertEvent(db: Queryable, connection: ConnectionRow, event: Inco
   return rows.length > 0;
 }
 
+/**
+ * Stores events of connected connections received together (the API groups the requests of
+ * one turn of its event loop, as a database groups commits) in one statement: one commit for
+ * the lot under a burst. Each result says whether that event was new; an event twice in the
+ * batch is new once. A pending connection's events go through storeProcessorEvent.
+ */
+export async function storeProcessorEvents(
+  db: Db,
+  items: ReadonlyArray<{ connection: ConnectionRow; event: IncomingProcessorEvent }>,
+): Promise<boolean[]> {
+  const stored: Array<{ connection_id: string; psp_event_id: string }> = await db('processor_events')
+    .insert(
+      items.map(({ connection, event }) => ({
+        connection_id: connection.id,
+        workspace_id: connection.workspace_id,
+        psp_event_id: event.psp_event_id,
+        type: event.type,
+        psp_created_at: event.created,
+        payload: JSON.stringify(event.payload),
+      })),
+    )
+    .onConflict(['connection_id', 'psp_event_id'])
+    .ignore()
+    .returning(['connection_id', 'psp_event_id']);
+  if (stored.length > 0) await db.raw('SELECT pg_notify(?, ?)', [PROCESSOR_EVENTS_CHANNEL, '']);
+  const fresh = new Set(stored.map((row) => `${row.connection_id}/${row.psp_event_id}`));
+  return items.map(({ connection, event }) => fresh.delete(`${connection.id}/${event.psp_event_id}`));
+}
+
 /** The first correctly signed event proves the signing secret: a key-less connection is connected. */
 async function connectOnFirstEvent(trx: Transaction, connection: ConnectionRow): Promise<void> {
   const updated = await trx('processor_connections')

@@ -1,8 +1,15 @@
 import express, { type Router } from 'express';
 import { errorBody, isUuid, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
-import { connectionForReceive, storeProcessorEvent } from '@retention/domain';
+import {
+  connectionForReceive,
+  storeProcessorEvent,
+  storeProcessorEvents,
+  type ConnectionRow,
+  type IncomingProcessorEvent,
+} from '@retention/domain';
 import { verifyStripeEvent } from '@retention/processors';
+import { Batcher } from '@retention/runtime';
 
 /**
  * `POST /processor/stripe/:connection_id`: Stripe's events in (docs/processor.md). The
@@ -17,6 +24,12 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 
 export function stripeWebhookRoutes({ config, db }: { config: Config; db: Db }): Router {
   const router = express.Router();
+  // Requests arriving together share one INSERT and one commit (a burst from Stripe is many
+  // small events); each still answers only once its own row is committed.
+  const store = new Batcher<{ connection: ConnectionRow; event: IncomingProcessorEvent }, boolean>(
+    (items) => storeProcessorEvents(db, items),
+    { maxSize: 200, maxRunning: 4 },
+  );
   const rawBody = express.raw({ type: () => true, limit: MAX_EVENT_BYTES });
 
   router.post(
@@ -46,12 +59,16 @@ export function stripeWebhookRoutes({ config, db }: { config: Config; db: Db }):
       }
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const event = verifyStripeEvent(body, req.get('stripe-signature'), found.webhookSecret);
-      const { stored } = await storeProcessorEvent(db, found.connection, {
+      const incoming: IncomingProcessorEvent = {
         psp_event_id: event.id,
         type: event.type,
         created: new Date(event.created * 1000),
         payload: event as unknown as Record<string, unknown>,
-      });
+      };
+      const stored =
+        found.connection.status === 'pending'
+          ? (await storeProcessorEvent(db, found.connection, incoming)).stored
+          : await store.submit({ connection: found.connection, event: incoming });
       res.status(200).json({ received: true, duplicate: !stored });
     },
   );

@@ -69,6 +69,18 @@ describe('POST /processor/stripe/:connection_id', () => {
     expect(row.psp_created_at.getTime()).toBe(event.created * 1000);
   });
 
+  it('stores a burst of concurrent deliveries exactly once each, redeliveries in the same burst included', async () => {
+    const { url, secret, connection } = await connectedWorkspace();
+    await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), secret); // connects it
+    const events = Array.from({ length: 60 }, () => stripeEvent('customer.created', stripeCustomer()));
+    const burst = [...events, ...events.slice(0, 15)];
+    const replies = await Promise.all(burst.map((event) => postToConnection(url, event, secret)));
+    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    expect(replies.filter((reply) => reply.body.duplicate === false)).toHaveLength(60);
+    expect(replies.filter((reply) => reply.body.duplicate === true)).toHaveLength(15);
+    expect(await storedCount(connection.id)).toBe(61);
+  });
+
   it('marks a key-less connection connected on its first correctly signed event, and logs it', async () => {
     const { url, secret, connection, workspace } = await connectedWorkspace();
     expect(connection.status).toBe('pending');
