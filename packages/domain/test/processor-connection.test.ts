@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import {
+  applyBackoffMs,
+  applyProcessorEvents,
   claimBackfill,
   connectProcessor,
   createWorkspace,
   disconnectProcessor,
   finishBackfill,
+  MAX_APPLY_ATTEMPTS,
   OPERATOR,
+  processorStatus,
   requestBackfill,
   saveBackfillProgress,
+  storeProcessorEvent,
   upsertCustomer,
   upsertSubscription,
 } from '@retention/domain';
@@ -120,5 +125,55 @@ describe('mirror upserts', () => {
       type: 'invalid_param',
       message: expect.stringContaining('trial_end'),
     });
+  });
+});
+
+describe('the inbox', () => {
+  it('retries a failing event with growing back-off, parks it after the sixth failure, and applies the others meanwhile', async () => {
+    const db = database.current.db;
+    const { workspace } = await connected();
+    const connection = await db('processor_connections').where({ workspace_id: workspace.id }).first();
+    await db('processor_connections').update({ backfill_status: 'idle' });
+    const store = (id: string, createdSecondsAgo: number) =>
+      storeProcessorEvent(db, connection, {
+        psp_event_id: id,
+        type: 'customer.created',
+        created: new Date(Date.now() - createdSecondsAgo * 1000),
+        payload: { id },
+      });
+    await store('evt_poison', 60);
+    const apply = (_trx: unknown, event: { psp_event_id: string }) =>
+      event.psp_event_id === 'evt_poison' ? Promise.reject(new Error('boom')) : Promise.resolve('applied' as const);
+    const delays: number[] = [];
+    for (let failure = 1; failure <= MAX_APPLY_ATTEMPTS; failure += 1) {
+      await store(`evt_healthy_${failure}`, 30);
+      const results = await applyProcessorEvents(db, apply);
+      // The poison event is first in line (oldest), fails alone; the healthy one behind it applies.
+      expect(results.map((result) => [result.event.psp_event_id, result.outcome])).toEqual([
+        ['evt_poison', failure === MAX_APPLY_ATTEMPTS ? 'parked' : 'failed'],
+        [`evt_healthy_${failure}`, 'applied'],
+      ]);
+      const row = await db('processor_events')
+        .where({ connection_id: connection.id, psp_event_id: 'evt_poison' })
+        .first();
+      expect(row).toMatchObject({ attempts: failure, last_error: 'Error: boom' });
+      if (failure < MAX_APPLY_ATTEMPTS) {
+        delays.push(row.next_attempt_at.getTime() - Date.now());
+        expect(await applyProcessorEvents(db, apply)).toEqual([]); // not due yet
+        await db('processor_events').where({ id: row.id }).update({ next_attempt_at: db.fn.now() });
+      } else {
+        expect(row.state).toBe('parked');
+      }
+    }
+    delays.forEach((delay, index) => {
+      expect(delay).toBeGreaterThan(applyBackoffMs(index + 1) - 1_000);
+      expect(delay).toBeLessThanOrEqual(applyBackoffMs(index + 1));
+    });
+    expect(await applyProcessorEvents(db, apply)).toEqual([]);
+    const status = await processorStatus(db, 'https://x.test', workspace.id);
+    expect(status).toMatchObject({ events_received: 7, events_pending: 0, events_parked: 1 });
+    expect(status.parked_events).toEqual([
+      expect.objectContaining({ psp_event_id: 'evt_poison', last_error: 'Error: boom', attempts: 6 }),
+    ]);
   });
 });
