@@ -3,7 +3,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import { listSecurityEvents, processorStatus } from '@retention/domain';
+import { createLogger, createMetricsRegistry, renderMetrics } from '@retention/runtime';
 import { eventually, REPO_ROOT } from '@retention/testkit';
+import { registerWorkerMetrics } from '../../src/metrics.js';
 import { useProcessorWorld } from './harness.js';
 import {
   basilInvoice,
@@ -466,6 +468,17 @@ describe('failures', () => {
     ).toBe('applied');
     const status = await processorStatus(db(), 'https://x.test', w.workspaceId);
     expect(status.events_parked).toBe(1);
+    const registry = createMetricsRegistry('worker');
+    registerWorkerMetrics({
+      registry,
+      events: w.worker.handle.events,
+      deliveryQueue: w.worker.handle.deliveryQueue,
+      db: db(),
+      logger: createLogger('worker', 'silent'),
+    });
+    const page = (await renderMetrics(registry)).body;
+    expect(page).toMatch(/^processor_events\{state="parked",service="worker"\} [1-9]/m);
+    expect(page).toMatch(/^processor_inbox_lag_seconds\{service="worker"\} 0$/m);
     expect(status.parked_events[0]).toMatchObject({
       type: 'invoice.payment_failed',
       last_error: expect.stringContaining('amount_cents'),
