@@ -1,7 +1,7 @@
 import type { Config } from 'jest';
 
 // Every workspace package maps to its TypeScript source, so tests never need a build.
-const workspacePackages = ['core', 'db', 'domain', 'runtime', 'sdk', 'testkit'];
+const workspacePackages = ['core', 'db', 'domain', 'processors', 'runtime', 'sdk', 'testkit'];
 
 const config: Config = {
   testEnvironment: 'node',

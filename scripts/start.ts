@@ -12,6 +12,7 @@ import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '
 import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest } from '@retention/db';
 import { seedDemo } from '@retention/domain';
 import { createRedis, waitForRedis } from '@retention/runtime';
+import { developmentSecretsKey } from './dev-secrets-key.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (text: string) => process.stdout.write(`${text}\n`);
@@ -100,6 +101,7 @@ async function freePorts(count: number): Promise<number[]> {
  */
 async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.ProcessEnv }> {
   const env = { ...process.env };
+  if (!env.SECRETS_KEY?.trim()) env.SECRETS_KEY = developmentSecretsKey(DEV_SECRETS_KEY_FILE, say);
   const asked = loadConfig(env);
   const unset = (['PORT', 'WORKER_PORT'] as const).filter(
     (name) => (name === 'PORT' ? asked.port : asked.workerPort) === 0,
@@ -109,6 +111,9 @@ async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.
   if (!env.BASE_URL?.trim()) env.BASE_URL = `http://localhost:${loadConfig(env).port}`;
   return { config: loadConfig(env), env };
 }
+
+/** Git-ignored: the development key, kept so that a restart can still open the secrets it sealed. */
+const DEV_SECRETS_KEY_FILE = path.join(root, '.secrets-key.dev');
 
 interface Services {
   /** Aborted once the services are being stopped: a signal, or one of them exited. */

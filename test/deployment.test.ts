@@ -16,6 +16,7 @@ import {
   TEST_POSTGRES_URL,
   TEST_REDIS_URL,
   type TestDatabase,
+  testSecretsKey,
 } from '@retention/testkit';
 
 /**
@@ -99,6 +100,8 @@ describe('docker-compose.yml', () => {
       expect(service.security_opt).toContain('no-new-privileges:true');
       expect(service.environment.DATABASE_URL).toMatch(/^postgres:\/\/[^@]+@postgres:5432\//);
       expect(service.environment.REDIS_URL).toBe('redis://redis:6379');
+      // Required, with the fix in compose's own error message: no default key ships with the file.
+      expect(service.environment.SECRETS_KEY).toMatch(/^\$\{SECRETS_KEY:\?.*openssl rand -base64 32.*\}$/);
     }
   });
 
@@ -126,7 +129,9 @@ describe('docker-compose.yml', () => {
     // compose passes WEBHOOK_TIMEOUT_MS through: no timeout the worker accepts may outlast it.
     const largestTimeoutCovered = graceMs('worker') - 15_000;
     expect(largestTimeoutCovered).toBeGreaterThanOrEqual(30_000);
-    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: String(largestTimeoutCovered + 1) })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+    expect(() =>
+      loadConfig({ SECRETS_KEY: testSecretsKey(), WEBHOOK_TIMEOUT_MS: String(largestTimeoutCovered + 1) }),
+    ).toThrow(/WEBHOOK_TIMEOUT_MS/);
   });
 
   it('publishes PostgreSQL and Redis on loopback only, in the development override', () => {
@@ -189,7 +194,7 @@ function run(
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [file, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', SECRETS_KEY: testSecretsKey(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

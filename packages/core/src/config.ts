@@ -31,6 +31,10 @@ export interface Config {
    * the failed-authentication limit per client address would be trivially dodged.
    */
   trustProxy: false | number | string[];
+  /** AES-256-GCM key for secrets at rest (processor keys and signing secrets): SECRETS_KEY, 32 bytes. */
+  secretsKey: Buffer;
+  /** Where the Stripe library sends API calls; tests point it at a local server. */
+  stripeApiBase: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -114,6 +118,26 @@ function trustProxy(env: Env): false | number | string[] {
   );
 }
 
+/**
+ * SECRETS_KEY: 32 random bytes, written as 64 hex characters or as base64 (44 characters with
+ * padding, 43 without). Required: without it stored processor secrets could not be read back,
+ * and a process that starts anyway would fail on the first event instead of at start.
+ */
+export function parseSecretsKey(env: Env): Buffer {
+  const value = env.SECRETS_KEY?.trim() ?? '';
+  const hint = 'make one with `openssl rand -base64 32` (npm start makes a development key by itself)';
+  if (value === '')
+    throw new ConfigError('SECRETS_KEY', `is not set: it must be 32 random bytes as base64 or hex; ${hint}`);
+  let key: Buffer | undefined;
+  if (/^[0-9a-fA-F]{64}$/.test(value)) key = Buffer.from(value, 'hex');
+  else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(value))
+    key = Buffer.from(value.replaceAll('-', '+').replaceAll('_', '/'), 'base64');
+  if (key?.length !== 32) {
+    throw new ConfigError('SECRETS_KEY', `must be 32 random bytes written as 64 hex characters or as base64; ${hint}`);
+  }
+  return key;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const delaysText = read(env, 'WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_SCHEDULE);
   const webhookRetryDelaysMs = parseDurationList(delaysText);
@@ -147,6 +171,8 @@ export function loadConfig(env: Env = process.env): Config {
     staleCampaignCheckEveryMs: duration(env, 'STALE_CAMPAIGN_CHECK_INTERVAL', '10m', 100, 24 * 3_600_000),
     logLevel: logLevel as LogLevel,
     trustProxy: trustProxy(env),
+    secretsKey: parseSecretsKey(env),
+    stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']).replace(/\/+$/, ''),
   };
 }
 

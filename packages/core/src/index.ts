@@ -13,3 +13,4 @@ export * from './signature.js';
 export * from './time.js';
 export * from './validation.js';
 export * from './webhook-url.js';
+export * from './secret-box.js';

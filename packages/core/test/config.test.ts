@@ -1,9 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from '../src/index.js';
+import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig, openSecret, sealSecret } from '../src/index.js';
+
+const KEY = { SECRETS_KEY: randomBytes(32).toString('base64') };
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
-    const config = loadConfig({});
+    const config = loadConfig(KEY);
     expect(config).toMatchObject({
       databaseUrl: 'postgres://localhost:5432/retention',
       redisUrl: 'redis://127.0.0.1:6379',
@@ -35,7 +38,7 @@ describe('loadConfig', () => {
   ])('names %s when its value %p is invalid', (variable, value) => {
     let caught: unknown;
     try {
-      loadConfig({ [variable]: value });
+      loadConfig({ ...KEY, [variable]: value });
     } catch (error) {
       caught = error;
     }
@@ -45,26 +48,78 @@ describe('loadConfig', () => {
   });
 
   it('reads the stale-campaign check interval as a duration', () => {
-    expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '500ms' }).staleCampaignCheckEveryMs).toBe(500);
-    expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '1h' }).staleCampaignCheckEveryMs).toBe(3_600_000);
+    expect(loadConfig({ ...KEY, STALE_CAMPAIGN_CHECK_INTERVAL: '500ms' }).staleCampaignCheckEveryMs).toBe(500);
+    expect(loadConfig({ ...KEY, STALE_CAMPAIGN_CHECK_INTERVAL: '1h' }).staleCampaignCheckEveryMs).toBe(3_600_000);
   });
 
   it('defaults BASE_URL to http://localhost:3000 as operator-cli.md says, whatever PORT is', () => {
-    expect(loadConfig({ PORT: '4160' }).baseUrl).toBe('http://localhost:3000');
-    expect(loadConfig({ PORT: '4160', BASE_URL: 'https://api.example.com/' }).baseUrl).toBe('https://api.example.com');
+    expect(loadConfig({ ...KEY, PORT: '4160' }).baseUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ ...KEY, PORT: '4160', BASE_URL: 'https://api.example.com/' }).baseUrl).toBe(
+      'https://api.example.com',
+    );
   });
 
   it('reads TRUST_PROXY as hops or subnets, never as "believe every X-Forwarded-For hop"', () => {
-    expect(loadConfig({}).trustProxy).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
-    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8']);
+    expect(loadConfig(KEY).trustProxy).toBe(false);
+    expect(loadConfig({ ...KEY, TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ ...KEY, TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ ...KEY, TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ ...KEY, TRUST_PROXY: '10.0.0.0/8, fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8']);
   });
 
   it('never echoes a database password', () => {
-    const load = () => loadConfig({ DATABASE_URL: 'postgres://u:hunter2@db:99999/x' });
+    const load = () => loadConfig({ ...KEY, DATABASE_URL: 'postgres://u:hunter2@db:99999/x' });
     expect(load).toThrow(ConfigError);
     expect(load).not.toThrow(/hunter2/);
+  });
+
+  it.each([
+    ['missing', undefined, /SECRETS_KEY: is not set/],
+    ['blank', '  ', /SECRETS_KEY: is not set/],
+    ['too short', randomBytes(16).toString('base64'), /SECRETS_KEY: must be 32 random bytes/],
+    ['not base64 or hex', 'x'.repeat(44), /SECRETS_KEY: must be 32 random bytes/],
+    ['63 hex characters', 'a'.repeat(63), /SECRETS_KEY: must be 32 random bytes/],
+  ])('stops at start when SECRETS_KEY is %s, naming the variable', (_case, value, message) => {
+    let caught: unknown;
+    try {
+      loadConfig(value === undefined ? {} : { SECRETS_KEY: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe('SECRETS_KEY');
+    expect((caught as ConfigError).message).toMatch(message);
+    if (value?.trim()) expect((caught as ConfigError).message).not.toContain(value);
+  });
+
+  it('reads SECRETS_KEY as base64 (with or without padding, url-safe too) or as hex', () => {
+    const key = randomBytes(32);
+    for (const written of [
+      key.toString('base64'),
+      key.toString('base64').replace(/=+$/, ''),
+      key.toString('base64url'),
+      key.toString('hex'),
+      key.toString('hex').toUpperCase(),
+    ]) {
+      expect(loadConfig({ SECRETS_KEY: written }).secretsKey.equals(key)).toBe(true);
+    }
+  });
+
+  it('seals secrets with AES-256-GCM: each sealing differs, a wrong key or a changed byte fails to open', () => {
+    const { secretsKey } = loadConfig(KEY);
+    const sealed = sealSecret(secretsKey, 'whsec_abc123');
+    expect(sealed).not.toContain('abc123');
+    expect(sealSecret(secretsKey, 'whsec_abc123')).not.toBe(sealed);
+    expect(openSecret(secretsKey, sealed)).toBe('whsec_abc123');
+    expect(() => openSecret(randomBytes(32), sealed)).toThrow(/SECRETS_KEY/);
+    const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'BB' : 'AA');
+    expect(() => openSecret(secretsKey, tampered)).toThrow(/SECRETS_KEY/);
+  });
+
+  it('defaults STRIPE_API_BASE to https://api.stripe.com', () => {
+    expect(loadConfig(KEY).stripeApiBase).toBe('https://api.stripe.com');
+    expect(loadConfig({ ...KEY, STRIPE_API_BASE: 'http://127.0.0.1:4242/' }).stripeApiBase).toBe(
+      'http://127.0.0.1:4242',
+    );
   });
 });

@@ -17,3 +17,7 @@ export * from './stats.js';
 export * from './security-log.js';
 export * from './demo/seed.js';
 export * from './webhooks/index.js';
+export * from './processor/changes.js';
+export * from './processor/connections.js';
+export * from './processor/inbox.js';
+export * from './processor/mirror.js';

@@ -20,11 +20,19 @@ const REDACT_PATHS = [
   '*.token',
   '*.secret',
   '*.signing_secret',
+  // The processor connection's secrets and the key that seals them at rest.
+  'api_key',
+  'webhook_secret',
+  'secretsKey',
+  '*.api_key',
+  '*.webhook_secret',
+  '*.secretsKey',
 ];
 
 // No word boundary before the prefix: a secret glued to a word character (`/x/1sk_live_…`,
 // `a%2Fsk_live_…`, `_whsec_…`) is still a secret. Masking the odd `task_live_…` is the cheap side.
-const SECRET_PATTERN = /(sk_live_|whsec_)[0-9A-Za-z_-]+/g;
+// Stripe's secret and restricted keys (sk_/rk_, live or test) are masked like ours.
+const SECRET_PATTERN = /(sk_live_|sk_test_|rk_live_|rk_test_|whsec_)[0-9A-Za-z_-]+/g;
 
 export function scrubSecrets(text: string): string {
   return text.replace(SECRET_PATTERN, '$1[redacted]');

@@ -42,6 +42,20 @@ describe('the logger', () => {
     expect(output).toContain('x whsec_[redacted]');
   });
 
+  it("masks the processor connection's secrets: Stripe keys in text, and the fields that hold them", () => {
+    const { logger, text } = capture();
+    const keys = [`rk_live_${'Q7w'.repeat(20)}`, `rk_test_${'E4r'.repeat(20)}`, `sk_test_${'T5y'.repeat(20)}`];
+    logger.error({ err: new Error(`Invalid API Key provided: ${keys[0]}`) }, `retry with ${keys[1]}`);
+    logger.info(
+      { api_key: 'plain-value-1', webhook_secret: 'plain-value-2', config: { secretsKey: 'plain-value-3' } },
+      'x',
+    );
+    const output = text();
+    for (const key of keys) expect(output).not.toContain(key.slice(8));
+    expect(output).not.toMatch(/plain-value/);
+    expect(output).toContain('rk_live_[redacted]');
+  });
+
   it('masks secrets glued to a word character, as request paths can carry them', () => {
     const { logger, text } = capture();
     const paths = [

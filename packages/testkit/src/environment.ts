@@ -24,3 +24,13 @@ export function databaseUrl(name: string): string {
 export const templateDatabaseName = (id: string) => `retention_test_${id}_template`;
 export const databaseNamePrefix = (id: string) => `retention_test_${id}_`;
 export const redisKeyPrefix = (id: string) => `retention-test-${id}`;
+
+/**
+ * SECRETS_KEY of the test run: made by the global setup (unless the environment has one), so
+ * every test worker and every process a test spawns inherits the same key.
+ */
+export function testSecretsKey(): string {
+  const key = process.env.SECRETS_KEY;
+  if (!key) throw new Error('SECRETS_KEY is not set: run the tests through jest (npm test)');
+  return key;
+}

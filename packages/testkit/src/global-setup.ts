@@ -17,6 +17,8 @@ import {
 export default async function globalSetup(): Promise<void> {
   const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   process.env[RUN_ID_VARIABLE] = id;
+  // Every process needs SECRETS_KEY; workers and the processes tests spawn inherit this one.
+  if (!process.env.SECRETS_KEY?.trim()) process.env.SECRETS_KEY = randomBytes(32).toString('base64');
 
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 5_000 });
   try {

@@ -13,6 +13,7 @@ import { SlidingWindowRateLimiter } from './rate-limiter.js';
 import { documentationRoutes, DOCUMENTATION_PATHS } from './routes/documentation.js';
 import { API_ENDPOINTS, API_PREFIX, apiRoutes } from './routes/index.js';
 import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
+import { stripeWebhookRoutes } from './processor/stripe-webhooks.js';
 
 export interface AppDependencies {
   config: Config;
@@ -58,6 +59,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   v1.use(apiRoutes(db));
   app.use(API_PREFIX, v1);
 
+  app.use(stripeWebhookRoutes({ config, db }));
   app.use(readMethodsOnly);
   app.use(operationalRoutes({ db, redis, metrics: appMetrics }));
   app.use(documentationRoutes(buildOpenApiDocument(API_ENDPOINTS, { prefix: API_PREFIX, serverUrl: config.baseUrl })));

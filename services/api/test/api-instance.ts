@@ -6,7 +6,14 @@ import { afterAll, beforeAll } from '@jest/globals';
 import { loadConfig } from '@retention/core';
 import { createDb, type Db } from '@retention/db';
 import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
-import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase, type TestDatabase } from '@retention/testkit';
+import {
+  redisKeyPrefix,
+  runId,
+  TEST_REDIS_URL,
+  useTestDatabase,
+  type TestDatabase,
+  testSecretsKey,
+} from '@retention/testkit';
 import { createApp } from '../src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../src/metrics.js';
 import { createApiServer } from '../src/server.js';
@@ -37,6 +44,7 @@ export interface InstanceOptions {
 /** One API app over real HTTP on an ephemeral port, with its own pool, Redis prefix and metrics. */
 export async function startApiInstance(options: InstanceOptions): Promise<ApiInstance> {
   const config = loadConfig({
+    SECRETS_KEY: testSecretsKey(),
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
     REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`,

@@ -8,7 +8,7 @@ import { createDb, type Db } from '@retention/db';
 import { loadFixtures, type FixtureFile, type FixtureResult } from '@retention/domain';
 import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
 import { Client, type ClientOptions } from '@retention/sdk';
-import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase, testSecretsKey } from '@retention/testkit';
 import { createApp } from '../src/app.js';
 import { createApiServer } from '../src/server.js';
 
@@ -66,6 +66,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
     const apiDatabaseUrl =
       typeof options.databaseUrl === 'function' ? options.databaseUrl(database.current.url) : options.databaseUrl;
     const config = loadConfig({
+      SECRETS_KEY: testSecretsKey(),
       DATABASE_URL: apiDatabaseUrl ?? database.current.url,
       REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,

@@ -1,5 +1,6 @@
 /**
- * The delivery worker: `npm run start:worker`. Turns outbox events into webhook deliveries
+ * The delivery worker: `npm run start:worker`. Turns outbox events into webhook deliveries,
+ * applies the payment processor's stored events and runs its backfills (docs/processor.md),
  * and runs the periodic jobs (the sweeper, closing stale campaigns). Serves /healthz,
  * /readyz and /metrics on WORKER_PORT. SIGTERM (or SIGINT) lets the attempts in flight
  * finish first.

@@ -96,4 +96,43 @@ export function registerWorkerMetrics({ registry, events, deliveryQueue, db, log
       }
     },
   });
+
+  // The payment processor's inbox (docs/processor.md): events waiting to apply, and parked ones
+  // (each needs a person: alert on parked > 0), and how long the oldest due one has waited.
+  new Gauge({
+    name: 'processor_events',
+    help: 'Stored payment-processor events by state: pending (to apply) or parked (gave up, see processor status)',
+    labelNames: ['state'],
+    registers,
+    async collect() {
+      try {
+        const counts: Array<{ state: string; count: number }> = await db('processor_events')
+          .whereIn('state', ['pending', 'parked'])
+          .groupBy('state')
+          .select('state', db.raw('count(*)::int AS count'));
+        for (const state of ['pending', 'parked']) {
+          this.labels(state).set(counts.find((row) => row.state === state)?.count ?? 0);
+        }
+      } catch (error) {
+        unreadable('the processor events', error);
+      }
+    },
+  });
+  new Gauge({
+    name: 'processor_inbox_lag_seconds',
+    help: 'How long the oldest due payment-processor event has waited to be applied (0 when none waits)',
+    registers,
+    async collect() {
+      try {
+        const oldest = await db('processor_events')
+          .where({ state: 'pending' })
+          .where('next_attempt_at', '<=', db.fn.now())
+          .orderBy('next_attempt_at')
+          .first<{ lag: number } | undefined>(db.raw('extract(epoch FROM now() - next_attempt_at)::float8 AS lag'));
+        this.set(Math.max(0, oldest?.lag ?? 0));
+      } catch (error) {
+        unreadable('the processor inbox lag', error);
+      }
+    },
+  });
 }

@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import { Queue, Worker } from 'bullmq';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
-import { createWebhookSender } from '@retention/domain';
+import { createWebhookSender, PROCESSOR_EVENTS_CHANNEL } from '@retention/domain';
+import { createStripeEventApplier } from '@retention/processors';
 import { createRedis, throttledWarn, waitForRedis, type Logger, type Redis } from '@retention/runtime';
 import { createDeliveryProcessor, type DeliveryEvents } from './delivery/delivery-processor.js';
 import { DeliveryStore } from './delivery/delivery-store.js';
@@ -10,6 +11,8 @@ import { EndpointGate } from './delivery/endpoint-gate.js';
 import { sweepLostDeliveries } from './delivery/sweeper.js';
 import { OutboxDispatcher } from './dispatch/outbox-dispatcher.js';
 import { OutboxListener } from './dispatch/outbox-listener.js';
+import { BackfillRunner } from './processor/backfills.js';
+import { ProcessorEventApplier } from './processor/processor-events.js';
 import { startPeriodicJobs, type PeriodicJob, type PeriodicJobs } from './periodic-jobs.js';
 import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
 
@@ -20,6 +23,8 @@ import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
  *   outbox (Postgres) --LISTEN/poll--> dispatcher --> deliveries (Postgres) + one job each (Redis)
  *   job --> endpoint gate --> claim --> signed POST --> record --> retry, done or auto-disable
  *   sweeper (periodic) --> re-enqueues due deliveries whose job Redis lost
+ *   processor inbox (Postgres) --LISTEN/poll--> claim, apply through the domain, mark applied (one transaction)
+ *   backfill runner --> one leased run at a time: Stripe's lists, item by item, cursor saved with each
  */
 
 export interface WorkerOptions {
@@ -40,6 +45,15 @@ export interface WorkerOptions {
   periodicJobs?: PeriodicJob[];
   /** Trust this CA for receivers instead of the system's: tests only (see WebhookSenderOptions.ca). */
   receiverCa?: string | Buffer;
+  /** Batches of processor events applied at once by this process. */
+  processorEventConcurrency?: number;
+  /** Processor events claimed and committed together, each in its own savepoint. */
+  processorEventBatchSize?: number;
+  /** The safety-net poll of the processor's inbox, beside LISTEN (also brings back-off retries due). */
+  processorEventPollMs?: number;
+  /** A running backfill's lease, renewed every third of it; a dead worker's run is resumed after it lapses. */
+  backfillLeaseMs?: number;
+  backfillCheckEveryMs?: number;
 }
 
 export interface WorkerDeps {
@@ -67,6 +81,11 @@ const DEFAULTS = {
   sweepEveryMs: 5_000,
   sweepGraceMs: 2_000,
   scheduleCheckEveryMs: 30_000,
+  processorEventConcurrency: 4,
+  processorEventBatchSize: 20,
+  processorEventPollMs: 500,
+  backfillLeaseMs: 6_000,
+  backfillCheckEveryMs: 1_000,
 } satisfies WorkerOptions;
 
 /** Margin on top of the request timeout for claiming and recording an attempt. */
@@ -132,6 +151,29 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     logger.warn({ err: error, delivery_id: job?.id }, 'delivery job failed; the sweeper will bring it back'),
   );
 
+  const stripeSettings = { secretsKey: config.secretsKey, apiBase: config.stripeApiBase };
+  const processorEvents = new ProcessorEventApplier({
+    db,
+    apply: createStripeEventApplier(stripeSettings),
+    logger,
+    concurrency: settings.processorEventConcurrency,
+    batchSize: settings.processorEventBatchSize,
+    pollMs: settings.processorEventPollMs,
+  });
+  const processorListener = new OutboxListener(
+    config.databaseUrl,
+    () => processorEvents.wake(),
+    logger,
+    PROCESSOR_EVENTS_CHANNEL,
+  );
+  const backfills = new BackfillRunner({
+    db,
+    logger,
+    stripe: stripeSettings,
+    leaseMs: settings.backfillLeaseMs,
+    checkEveryMs: settings.backfillCheckEveryMs,
+  });
+
   const dispatcher = new OutboxDispatcher({ db, queue: deliveryQueue, logger, batchSize: settings.dispatchBatchSize });
   const listener = new OutboxListener(config.databaseUrl, () => dispatcher.wake(), logger);
   const poll = setInterval(() => dispatcher.wake(), settings.dispatchPollMs);
@@ -148,6 +190,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   let periodic: PeriodicJobs | undefined;
   try {
     await listener.start();
+    await processorListener.start();
     periodic = await startPeriodicJobs({
       jobs: [
         { name: SWEEPER_JOB_NAME, everyMs: settings.sweepEveryMs, run: () => sweep() },
@@ -162,6 +205,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   } catch (error) {
     clearInterval(poll);
     await listener.close();
+    await processorListener.close();
     await deliveryWorker.close();
     await deliveryQueue.close();
     sender.close();
@@ -169,6 +213,8 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     throw error;
   }
   dispatcher.wake();
+  processorEvents.start();
+  backfills.start();
   // Jobs parked by a worker that died with its line wake now, not at their own wake-up.
   sweep(true).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep failed'));
 
@@ -187,6 +233,9 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   async function closeAll(): Promise<void> {
     clearInterval(poll);
     await listener.close();
+    await processorListener.close();
+    await backfills.stop();
+    await processorEvents.stop();
     await dispatcher.stop();
     await periodic?.close();
     await deliveryWorker.close();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '@retention/core';
 import { maxAttempts, retryDelayMs, RETRY_JITTER } from '../src/delivery/retry-schedule.js';
+import { testSecretsKey } from '@retention/testkit';
 
 // decisions.md: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h.
 const MINUTE = 60_000;
@@ -10,7 +11,7 @@ const JUST_BELOW_ONE = 1 - Number.EPSILON;
 
 describe('the retry schedule', () => {
   it('is the schedule of decisions.md by default: 10 attempts in all', () => {
-    const { webhookRetryDelaysMs } = loadConfig({});
+    const { webhookRetryDelaysMs } = loadConfig({ SECRETS_KEY: testSecretsKey() });
     expect(webhookRetryDelaysMs).toEqual(SCHEDULE);
     expect(maxAttempts(webhookRetryDelaysMs)).toBe(10);
   });

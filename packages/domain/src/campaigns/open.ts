@@ -17,6 +17,11 @@ export interface OpenCampaignInput {
   decline_code: string;
   /** When the payment first failed; now when omitted. */
   failed_at?: Date;
+  /**
+   * An import of history (the processor's backfill), like `fixtures load`: the campaign is
+   * written but no `recovery.opened` goes out, since the failure happened before we knew.
+   */
+  silent?: boolean;
 }
 
 /** The campaign, and whether this call opened it (false: the invoice already had one). */
@@ -45,7 +50,7 @@ const validateOpen = inputValidator(
  * hold under concurrent calls too.
  */
 export async function openCampaign(db: Db, input: OpenCampaignInput): Promise<OpenedCampaign> {
-  const { failed_at: failedAt, ...fields } = input;
+  const { failed_at: failedAt, silent = false, ...fields } = input;
   const valid = validateOpen(fields);
   if (failedAt !== undefined) assertPastDate(failedAt, 'failed_at');
 
@@ -87,6 +92,7 @@ export async function openCampaign(db: Db, input: OpenCampaignInput): Promise<Op
       return { ...toCampaign(existing), created: false };
     }
 
+    if (silent) return { ...toCampaign(opened), created: true };
     await recordEvent(trx, valid.workspace_id, 'recovery.opened', {
       ...campaignEventFields(opened, customer.email),
       decline_code: opened.decline_code,

@@ -4,6 +4,7 @@ import { cancelSessionCommands } from './cancel-session.js';
 import { demoCommands } from './demo.js';
 import { fixtureCommands } from './fixtures.js';
 import { fxCommands } from './fx.js';
+import { processorCommands } from './processor.js';
 import { reactivationCommands } from './reactivation.js';
 import { tokenCommands } from './token.js';
 import { trialCommands } from './trial.js';
@@ -25,4 +26,5 @@ export const COMMANDS: readonly Command[] = [
   ...winbackCommands,
   ...fixtureCommands,
   ...demoCommands,
+  ...processorCommands,
 ];

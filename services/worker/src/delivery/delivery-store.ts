@@ -6,7 +6,7 @@ import {
   skipPendingDeliveries,
   type AttemptResult,
 } from '@retention/domain';
-import { Batcher } from './batcher.js';
+import { Batcher } from '@retention/runtime';
 import { maxAttempts, retryDelayMs } from './retry-schedule.js';
 
 /**

@@ -17,6 +17,8 @@ export class OutboxListener {
     private readonly databaseUrl: string,
     private readonly onEvent: () => void,
     private readonly logger: Logger,
+    /** The processor's inbox uses the same machinery on its own channel. */
+    private readonly channel: string = OUTBOX_CHANNEL,
   ) {}
 
   async start(): Promise<void> {
@@ -27,13 +29,13 @@ export class OutboxListener {
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'retention-worker-listen' });
     client.on('notification', (message) => {
-      if (message.channel === OUTBOX_CHANNEL) this.onEvent();
+      if (message.channel === this.channel) this.onEvent();
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('connection ended')));
     try {
       await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
       this.client = client;
       this.failures = 0;
       // Events committed while not listening are picked up now rather than at the next poll.

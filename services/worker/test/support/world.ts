@@ -5,7 +5,7 @@ import { loadConfig, type EventData, type EventType } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createEndpoint, loadFixtures, recordEvent, type OutboxEvent } from '@retention/domain';
 import { createLogger } from '@retention/runtime';
-import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase, testSecretsKey } from '@retention/testkit';
 import { createWorker, type WorkerHandle, type WorkerOptions } from '../../src/worker.js';
 import { createTestCertificate, type TestCertificate } from './certificate.js';
 import { Receiver, type Route } from './receiver.js';
@@ -124,6 +124,7 @@ export function useWorld(): { readonly current: World } {
       async startWorker(setup = {}) {
         const prefix = setup.prefix ?? `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`;
         const config = loadConfig({
+          SECRETS_KEY: testSecretsKey(),
           DATABASE_URL: database.current.url,
           REDIS_URL: TEST_REDIS_URL,
           REDIS_KEY_PREFIX: prefix,

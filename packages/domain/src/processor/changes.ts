@@ -1,0 +1,457 @@
+import { CANCEL_REASON_CODES, isOneOf, type SubscriptionInterval, type SubscriptionStatus } from '@retention/core';
+import type { CampaignRow, CustomerRow, SubscriptionRow, Transaction } from '@retention/db';
+import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
+import { openCampaign } from '../campaigns/open.js';
+import { recordCancelSession } from '../cancel-sessions.js';
+import { sendTrialReminder } from '../trial-reminders.js';
+import { recordWinback } from '../winbacks.js';
+import { upsertCustomer, upsertSubscription } from './mirror.js';
+
+/**
+ * What a processor event means, in our words. An adapter (packages/processors) turns its
+ * processor's event into a list of these; `applyProcessorChanges` carries them out through
+ * the domain actions, in the transaction that marks the event applied. Nothing here knows
+ * Stripe: another processor fits by producing the same changes.
+ *
+ * Ordering: every change carries the processor's time of the event (`at`). Per processor
+ * object, the newest time applied is kept (processor_object_states): an older update never
+ * overwrites a newer one, and an invoice once paid, voided or uncollectible never opens a
+ * campaign, whatever order the events arrive in.
+ */
+
+export interface CustomerFacts {
+  psp_customer_id: string;
+  /** Null when the processor has none: a placeholder address is stored (docs/processor.md). */
+  email: string | null;
+  name: string | null;
+  tags: string[];
+  created_at: Date;
+}
+
+export interface SubscriptionFacts {
+  psp_subscription_id: string;
+  psp_customer_id: string;
+  status: SubscriptionStatus;
+  plan_name: string;
+  amount_cents: number;
+  currency: string;
+  interval: SubscriptionInterval;
+  trial_end: Date | null;
+  current_period_end: Date | null;
+  canceled_at: Date | null;
+  created_at: Date;
+}
+
+export type ProcessorChange =
+  | { kind: 'customer'; customer: CustomerFacts }
+  | {
+      kind: 'subscription';
+      subscription: SubscriptionFacts;
+      /** `created`: a new subscription, which may be a win-back. */
+      created: boolean;
+    }
+  | { kind: 'trial_will_end'; subscription: SubscriptionFacts }
+  | { kind: 'payment_method_changed'; psp_customer_id: string }
+  | {
+      kind: 'invoice_failed';
+      psp_invoice_id: string;
+      customer: CustomerFacts;
+      /** What we know of the subscription; used only when we have not mirrored it yet. */
+      subscription: SubscriptionFacts;
+      amount_cents: number;
+      currency: string;
+      decline_code: string;
+      attempt_count: number;
+    }
+  | { kind: 'invoice_paid'; psp_invoice_id: string; attempt_count: number; paid_out_of_band: boolean }
+  | { kind: 'invoice_closed'; psp_invoice_id: string; status: 'uncollectible' | 'void' }
+  | {
+      kind: 'subscription_deleted';
+      subscription: SubscriptionFacts;
+      reason: 'payment_failed' | 'cancellation_requested' | 'other';
+      feedback: string | null;
+      comment: string | null;
+    };
+
+export interface ApplyContext {
+  trx: Transaction;
+  connection_id: string;
+  workspace_id: string;
+  /** The processor's time of the event. */
+  at: Date;
+  /** A backfill imports history: no webhook event goes out for it (like `fixtures load`). */
+  silent?: boolean;
+}
+
+export interface ApplyResult {
+  /** True when some change did something; false when every change was stale or a no-op. */
+  changed: boolean;
+}
+
+const PLACEHOLDER_EMAIL_DOMAIN = 'no-email.invalid';
+
+export async function applyProcessorChanges(context: ApplyContext, changes: ProcessorChange[]): Promise<ApplyResult> {
+  let changed = false;
+  for (const change of changes) {
+    if (await applyChange(context, change)) changed = true;
+  }
+  return { changed };
+}
+
+function applyChange(context: ApplyContext, change: ProcessorChange): Promise<boolean> {
+  switch (change.kind) {
+    case 'customer':
+      return applyCustomer(context, change.customer);
+    case 'subscription':
+      return applySubscription(context, change.subscription, change.created);
+    case 'trial_will_end':
+      return applyTrialWillEnd(context, change.subscription);
+    case 'payment_method_changed':
+      return applyPaymentMethodChanged(context, change.psp_customer_id);
+    case 'invoice_failed':
+      return applyInvoiceFailed(context, change);
+    case 'invoice_paid':
+      return applyInvoicePaid(context, change);
+    case 'invoice_closed':
+      return applyInvoiceClosed(context, change);
+    case 'subscription_deleted':
+      return applySubscriptionDeleted(context, change);
+  }
+}
+
+type ObjectType = 'customer' | 'subscription' | 'invoice';
+interface ObjectState {
+  connection_id: string;
+  object_type: ObjectType;
+  psp_object_id: string;
+  last_created_at: Date;
+  state: Record<string, unknown>;
+}
+
+/** Locks (creating it when new) the ordering state of one processor object until commit. */
+async function lockObject(context: ApplyContext, type: ObjectType, id: string): Promise<ObjectState | null> {
+  await context
+    .trx('processor_object_states')
+    .insert({
+      connection_id: context.connection_id,
+      object_type: type,
+      psp_object_id: id,
+      last_created_at: new Date(0),
+    })
+    .onConflict(['connection_id', 'object_type', 'psp_object_id'])
+    .ignore();
+  const row = await context
+    .trx<ObjectState>('processor_object_states')
+    .where({ connection_id: context.connection_id, object_type: type, psp_object_id: id })
+    .forUpdate()
+    .first();
+  return row ?? null;
+}
+
+async function saveObject(
+  context: ApplyContext,
+  type: ObjectType,
+  id: string,
+  patch: Record<string, unknown>,
+  advance = true,
+): Promise<void> {
+  await context
+    .trx('processor_object_states')
+    .where({ connection_id: context.connection_id, object_type: type, psp_object_id: id })
+    .update({
+      state: context.trx.raw('state || ?::jsonb', [JSON.stringify(patch)]),
+      ...(advance && { last_created_at: context.trx.raw('greatest(last_created_at, ?)', [context.at]) }),
+    });
+}
+
+/** True when an event of this time is not older than the newest one applied to the object. */
+function isCurrent(state: ObjectState | null, at: Date): boolean {
+  return state === null || state.last_created_at.getTime() <= at.getTime();
+}
+
+function emailOf(customer: Pick<CustomerFacts, 'email' | 'psp_customer_id'>): string {
+  const email = customer.email?.trim();
+  if (email && /^[^@\s]+@[^@\s]+$/.test(email) && email.length <= 320) return email;
+  return `${customer.psp_customer_id.replace(/[^A-Za-z0-9_.-]/g, '_')}@${PLACEHOLDER_EMAIL_DOMAIN}`;
+}
+
+function customerInput(context: ApplyContext, customer: CustomerFacts) {
+  return {
+    workspace_id: context.workspace_id,
+    psp_customer_id: customer.psp_customer_id,
+    email: emailOf(customer),
+    name: customer.name?.trim()
+      ? customer.name
+          .trim()
+          .slice(0, 500)
+          .replace(/[\u0000-\u001f\u007f]/g, ' ')
+      : null,
+    tags: customer.tags.map((tag) => tag.slice(0, 100)).slice(0, 100),
+    created_at: customer.created_at,
+  };
+}
+
+async function applyCustomer(context: ApplyContext, customer: CustomerFacts): Promise<boolean> {
+  const state = await lockObject(context, 'customer', customer.psp_customer_id);
+  if (!isCurrent(state, context.at)) return false;
+  await upsertCustomer(context.trx, customerInput(context, customer));
+  await saveObject(context, 'customer', customer.psp_customer_id, { mirrored: true });
+  return true;
+}
+
+/**
+ * The customer a subscription or an invoice names. One we have not heard of yet (its
+ * `customer.created` is late, or came before the connection) is created from what the event
+ * says, without taking the object's time: the customer's own events still apply in full.
+ */
+async function ensureCustomer(context: ApplyContext, customer: CustomerFacts): Promise<CustomerRow> {
+  const existing = await context
+    .trx<CustomerRow>('customers')
+    .where({ workspace_id: context.workspace_id, psp_customer_id: customer.psp_customer_id })
+    .first();
+  if (existing) return existing;
+  return upsertCustomer(context.trx, customerInput(context, customer));
+}
+
+function subscriptionInput(customerId: string, context: ApplyContext, subscription: SubscriptionFacts) {
+  return {
+    workspace_id: context.workspace_id,
+    customer_id: customerId,
+    psp_subscription_id: subscription.psp_subscription_id,
+    status: subscription.status,
+    plan_name: subscription.plan_name.slice(0, 500) || 'Subscription',
+    amount_cents: subscription.amount_cents,
+    currency: subscription.currency,
+    interval: subscription.interval,
+    trial_end: subscription.trial_end,
+    current_period_end: subscription.current_period_end,
+    canceled_at: subscription.canceled_at,
+    created_at: subscription.created_at,
+  };
+}
+
+const bareCustomer = (pspCustomerId: string, at: Date): CustomerFacts => ({
+  psp_customer_id: pspCustomerId,
+  email: null,
+  name: null,
+  tags: [],
+  created_at: at,
+});
+
+async function applySubscription(
+  context: ApplyContext,
+  subscription: SubscriptionFacts,
+  created: boolean,
+): Promise<boolean> {
+  const state = await lockObject(context, 'subscription', subscription.psp_subscription_id);
+  if (!isCurrent(state, context.at)) return false;
+  const customer = await ensureCustomer(context, bareCustomer(subscription.psp_customer_id, context.at));
+  const existing = await context
+    .trx<SubscriptionRow>('subscriptions')
+    .where({ workspace_id: context.workspace_id, psp_subscription_id: subscription.psp_subscription_id })
+    .first();
+  const written = await upsertSubscription(context.trx, subscriptionInput(customer.id, context, subscription));
+  await saveObject(context, 'subscription', subscription.psp_subscription_id, { mirrored: true });
+  if (created && !existing && !context.silent && subscription.status !== 'canceled') {
+    await recordWinbackIfReturning(context, customer, written);
+  }
+  return true;
+}
+
+/** A new subscription of a customer whose last subscription was canceled is a win-back. */
+async function recordWinbackIfReturning(
+  context: ApplyContext,
+  customer: CustomerRow,
+  subscription: SubscriptionRow,
+): Promise<void> {
+  const previous: Array<Pick<SubscriptionRow, 'status' | 'canceled_at'>> = await context
+    .trx<SubscriptionRow>('subscriptions')
+    .where({ workspace_id: context.workspace_id, customer_id: customer.id })
+    .whereNot({ id: subscription.id })
+    .select('status', 'canceled_at');
+  if (previous.length === 0 || previous.some((row) => row.status !== 'canceled')) return;
+  const lastCanceledAt = Math.max(...previous.map((row) => row.canceled_at?.getTime() ?? 0));
+  if (lastCanceledAt === 0) return;
+  const daysAway = Math.max(0, Math.floor((subscription.created_at.getTime() - lastCanceledAt) / 86_400_000));
+  await recordWinback(context.trx, {
+    customer_id: customer.id,
+    workspace_id: context.workspace_id,
+    psp_subscription_id: subscription.psp_subscription_id,
+    days_away: daysAway,
+    amount_cents: subscription.amount_cents,
+    currency: subscription.currency,
+  });
+}
+
+async function applyTrialWillEnd(context: ApplyContext, subscription: SubscriptionFacts): Promise<boolean> {
+  await applySubscription(context, subscription, false);
+  const row = await context
+    .trx<SubscriptionRow>('subscriptions')
+    .where({ workspace_id: context.workspace_id, psp_subscription_id: subscription.psp_subscription_id })
+    .first();
+  if (!row || row.status !== 'trialing' || row.trial_end === null || row.trial_end.getTime() <= Date.now()) {
+    return false; // the trial already ended or the subscription moved on: nothing to remind of
+  }
+  await sendTrialReminder(context.trx, { subscription_id: row.id, workspace_id: context.workspace_id });
+  return true;
+}
+
+async function applyPaymentMethodChanged(context: ApplyContext, pspCustomerId: string): Promise<boolean> {
+  const state = await lockObject(context, 'customer', pspCustomerId);
+  const previous = Number(state?.state.payment_method_changed_at ?? 0);
+  if (previous >= context.at.getTime()) return false;
+  await saveObject(context, 'customer', pspCustomerId, { payment_method_changed_at: context.at.getTime() }, false);
+  return true;
+}
+
+const TERMINAL_INVOICE_STATES = ['paid', 'void', 'uncollectible'];
+
+async function applyInvoiceFailed(
+  context: ApplyContext,
+  change: Extract<ProcessorChange, { kind: 'invoice_failed' }>,
+): Promise<boolean> {
+  const state = await lockObject(context, 'invoice', change.psp_invoice_id);
+  if (TERMINAL_INVOICE_STATES.includes(String(state?.state.status))) return false; // settled before this failure arrived
+  const customer = await ensureCustomer(context, change.customer);
+  let subscription = await context
+    .trx<SubscriptionRow>('subscriptions')
+    .where({ workspace_id: context.workspace_id, psp_subscription_id: change.subscription.psp_subscription_id })
+    .first();
+  subscription ??= await upsertSubscription(context.trx, subscriptionInput(customer.id, context, change.subscription));
+  const opened = await openCampaign(context.trx, {
+    workspace_id: context.workspace_id,
+    customer_id: customer.id,
+    subscription_id: subscription.id,
+    psp_invoice_id: change.psp_invoice_id,
+    amount_cents: change.amount_cents,
+    currency: change.currency,
+    decline_code: change.decline_code,
+    failed_at: context.at,
+    silent: context.silent ?? false,
+  });
+  await saveObject(context, 'invoice', change.psp_invoice_id, {
+    status: 'failed',
+    psp_customer_id: change.customer.psp_customer_id,
+    failed_at: Math.max(Number(state?.state.failed_at ?? 0), context.at.getTime()),
+    first_failed_at: Number(state?.state.first_failed_at ?? context.at.getTime()),
+    failed_attempt_count: Math.max(Number(state?.state.failed_attempt_count ?? 0), change.attempt_count),
+  });
+  return opened.created;
+}
+
+async function openCampaignOf(context: ApplyContext, pspInvoiceId: string): Promise<CampaignRow | undefined> {
+  return context
+    .trx<CampaignRow>('recovery_campaigns')
+    .where({ workspace_id: context.workspace_id, psp_invoice_id: pspInvoiceId, status: 'in_flight' })
+    .first();
+}
+
+async function applyInvoicePaid(
+  context: ApplyContext,
+  change: Extract<ProcessorChange, { kind: 'invoice_paid' }>,
+): Promise<boolean> {
+  const state = await lockObject(context, 'invoice', change.psp_invoice_id);
+  await saveObject(context, 'invoice', change.psp_invoice_id, { status: 'paid' });
+  const campaign = await openCampaignOf(context, change.psp_invoice_id);
+  if (!campaign) return false;
+  await recoverCampaign(context.trx, {
+    id: campaign.id,
+    workspace_id: context.workspace_id,
+    via: await recoveredVia(context, state, campaign, change),
+  });
+  return true;
+}
+
+/**
+ * How the processor collected a failed invoice (docs/processor.md): paid out of band is
+ * `spontaneous`; a payment method changed since the failure is `customer_update`; a payment
+ * counted by the retry schedule (Stripe's `attempt_count` grew past the failures we saw) is
+ * `retry`; anything else (the customer paid on the hosted page with the same method) is
+ * `spontaneous`.
+ */
+async function recoveredVia(
+  context: ApplyContext,
+  state: ObjectState | null,
+  campaign: CampaignRow,
+  change: Extract<ProcessorChange, { kind: 'invoice_paid' }>,
+): Promise<'retry' | 'customer_update' | 'spontaneous'> {
+  if (change.paid_out_of_band) return 'spontaneous';
+  const pspCustomerId =
+    (state?.state.psp_customer_id as string | undefined) ??
+    (await context.trx<CustomerRow>('customers').where({ id: campaign.customer_id }).first())?.psp_customer_id;
+  if (pspCustomerId !== undefined) {
+    const customerState = await context
+      .trx<ObjectState>('processor_object_states')
+      .where({ connection_id: context.connection_id, object_type: 'customer', psp_object_id: pspCustomerId })
+      .first();
+    const changedAt = Number(customerState?.state.payment_method_changed_at ?? 0);
+    const failedAt = Number(state?.state.first_failed_at ?? campaign.first_failed_at.getTime());
+    if (changedAt > failedAt) return 'customer_update';
+  }
+  const failedAttempts = Number(state?.state.failed_attempt_count ?? 1);
+  return change.attempt_count > failedAttempts ? 'retry' : 'spontaneous';
+}
+
+async function applyInvoiceClosed(
+  context: ApplyContext,
+  change: Extract<ProcessorChange, { kind: 'invoice_closed' }>,
+): Promise<boolean> {
+  const state = await lockObject(context, 'invoice', change.psp_invoice_id);
+  // An uncollectible invoice can still be paid later; a paid one is never uncollectible again.
+  if (state?.state.status === 'paid') return false;
+  await saveObject(context, 'invoice', change.psp_invoice_id, { status: change.status });
+  const campaign = await openCampaignOf(context, change.psp_invoice_id);
+  if (!campaign) return false;
+  await loseCampaign(context.trx, { id: campaign.id, workspace_id: context.workspace_id, by: 'processor' });
+  return true;
+}
+
+async function applySubscriptionDeleted(
+  context: ApplyContext,
+  change: Extract<ProcessorChange, { kind: 'subscription_deleted' }>,
+): Promise<boolean> {
+  await applySubscription(context, change.subscription, false);
+  const subscription = await context
+    .trx<SubscriptionRow>('subscriptions')
+    .where({ workspace_id: context.workspace_id, psp_subscription_id: change.subscription.psp_subscription_id })
+    .first();
+  if (!subscription) return false;
+  if (change.reason === 'payment_failed') {
+    const open = await context
+      .trx<CampaignRow>('recovery_campaigns')
+      .where({ workspace_id: context.workspace_id, subscription_id: subscription.id, status: 'in_flight' })
+      .orderBy('first_failed_at')
+      .select('id');
+    for (const campaign of open) {
+      await loseCampaign(context.trx, { id: campaign.id, workspace_id: context.workspace_id, by: 'processor' });
+    }
+    return open.length > 0;
+  }
+  if (change.reason === 'cancellation_requested' && !context.silent) {
+    await recordCancelSession(context.trx, {
+      workspace_id: context.workspace_id,
+      customer_id: subscription.customer_id,
+      subscription_id: subscription.id,
+      outcome: 'canceled',
+      reason_code: isOneOf(CANCEL_REASON_CODES, change.feedback) ? change.feedback : 'other',
+      monthly_mrr_cents: monthlyAmount(subscription),
+      currency: subscription.currency,
+      ...(cleanComment(change.comment) !== null && { feedback: cleanComment(change.comment)! }),
+    });
+    return true;
+  }
+  return false;
+}
+
+function monthlyAmount(subscription: Pick<SubscriptionRow, 'amount_cents' | 'interval'>): number {
+  return subscription.interval === 'year' ? Math.round(subscription.amount_cents / 12) : subscription.amount_cents;
+}
+
+/** The customer's comment, without the control characters a cancel session refuses. */
+function cleanComment(comment: string | null): string | null {
+  const clean = comment
+    ?.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
+    .trim()
+    .slice(0, 5000);
+  return clean ? clean : null;
+}

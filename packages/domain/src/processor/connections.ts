@@ -1,0 +1,436 @@
+import { Type } from '@sinclair/typebox';
+import { conflict, lastFour, notFound, openSecret, sealSecret, toIsoMillis, toIsoMillisOrNull } from '@retention/core';
+import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
+import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { requireActor } from '../lookups.js';
+import { getWorkspace } from '../workspaces.js';
+import { IdInput, inputValidator } from '../validate.js';
+
+/**
+ * A workspace's connection to its payment processor (docs/processor.md). Its status is the
+ * workspace's `processor` status too: webhooks go out only while it is `connected`.
+ *   pending      - connected without a key, waiting for the first correctly signed event
+ *   connected    - the key answered, or a signed event arrived
+ *   disconnected - the owner disconnected, or the processor refused the key (401)
+ */
+
+export const PROCESSOR_PROVIDERS = ['stripe'] as const;
+export type ProcessorProvider = (typeof PROCESSOR_PROVIDERS)[number];
+export type ConnectionStatus = 'pending' | 'connected' | 'disconnected';
+
+export interface ConnectionRow {
+  id: string;
+  workspace_id: string;
+  provider: ProcessorProvider;
+  status: ConnectionStatus;
+  webhook_secret_sealed: string;
+  webhook_secret_last4: string;
+  api_key_sealed: string | null;
+  api_key_last4: string | null;
+  disconnected_reason: 'owner' | 'key_rejected' | null;
+  connected_at: Date | null;
+  backfill_status: 'idle' | 'queued' | 'running' | 'succeeded' | 'failed';
+  backfill_phase: BackfillPhase | null;
+  backfill_cursor: string | null;
+  backfill_counts: Record<BackfillPhase, number>;
+  backfill_error: string | null;
+  backfill_run_id: string | null;
+  backfill_started_at: Date | null;
+  backfill_finished_at: Date | null;
+  created_at: Date;
+}
+
+export type BackfillPhase = 'customers' | 'subscriptions' | 'invoices';
+
+export function webhookUrlOf(baseUrl: string, connection: Pick<ConnectionRow, 'id' | 'provider'>): string {
+  return `${baseUrl}/processor/${connection.provider}/${connection.id}`;
+}
+
+export interface ConnectProcessorInput {
+  workspace_id: string;
+  provider: ProcessorProvider;
+  webhook_secret: string;
+  api_key?: string;
+}
+
+const validateConnect = inputValidator(
+  Type.Object(
+    {
+      workspace_id: IdInput(),
+      provider: Type.Unsafe<ProcessorProvider>({
+        type: 'string',
+        enum: [...PROCESSOR_PROVIDERS],
+        errorMessage: 'must be stripe',
+      }),
+      webhook_secret: Type.String({
+        pattern: '^whsec_[A-Za-z0-9]{16,200}$',
+        errorMessage: "must be the endpoint's signing secret from Stripe, beginning whsec_",
+      }),
+      api_key: Type.Optional(
+        Type.String({
+          pattern: '^(rk|sk)_(live|test)_[A-Za-z0-9]{16,250}$',
+          errorMessage: 'must be a Stripe restricted key (rk_live_... or rk_test_...)',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** How the key fared when it was tried, before the connection was written. */
+export type KeyCheck = 'none' | 'accepted';
+
+/**
+ * Connects (or reconnects, replacing both secrets) a workspace's processor. With a key that
+ * answered, the connection is `connected` at once and a backfill is queued; without one it is
+ * `pending` until the first correctly signed event arrives. The connection id (its URL) is
+ * kept across reconnections, so the endpoint registered in Stripe keeps working.
+ */
+export async function connectProcessor(
+  db: Db,
+  secretsKey: Buffer,
+  input: ConnectProcessorInput,
+  keyCheck: KeyCheck,
+  actor: Actor,
+): Promise<ConnectionRow> {
+  const valid = validateConnect(input);
+  if ((valid.api_key === undefined) !== (keyCheck === 'none'))
+    throw new Error('a key must be checked before it is stored');
+  return inTransaction(db, async (trx) => {
+    await getWorkspace(trx, valid.workspace_id);
+    if (actor.user_id) await requireActor(trx, actor.user_id, valid.workspace_id);
+    const status: ConnectionStatus = keyCheck === 'accepted' ? 'connected' : 'pending';
+    const values = {
+      provider: valid.provider,
+      status,
+      webhook_secret_sealed: sealSecret(secretsKey, valid.webhook_secret),
+      webhook_secret_last4: lastFour(valid.webhook_secret),
+      api_key_sealed: valid.api_key === undefined ? null : sealSecret(secretsKey, valid.api_key),
+      api_key_last4: valid.api_key === undefined ? null : lastFour(valid.api_key),
+      disconnected_reason: null,
+      connected_at: status === 'connected' ? trx.fn.now() : null,
+      backfill_status: valid.api_key === undefined ? 'idle' : 'queued',
+      backfill_phase: null,
+      backfill_cursor: null,
+      backfill_error: null,
+      backfill_locked_until: null,
+      backfill_run_id: null,
+      backfill_counts: JSON.stringify({ customers: 0, subscriptions: 0, invoices: 0 }),
+      updated_at: trx.fn.now(),
+    };
+    const [row] = (await trx('processor_connections')
+      .insert({ workspace_id: valid.workspace_id, ...values })
+      .onConflict('workspace_id')
+      .merge(values)
+      .returning('*')) as ConnectionRow[];
+    await setWorkspaceProcessor(trx, valid.workspace_id, status);
+    await recordSecurityEvent(trx, {
+      workspace_id: valid.workspace_id,
+      action: 'processor.connected',
+      actor,
+      target: { type: 'processor_connection', id: row!.id, label: valid.provider },
+      details: {
+        provider: valid.provider,
+        status,
+        webhook_secret_last4: row!.webhook_secret_last4,
+        api_key_last4: row!.api_key_last4,
+      },
+    });
+    return row!;
+  });
+}
+
+async function setWorkspaceProcessor(trx: Queryable, workspaceId: string, status: ConnectionStatus): Promise<void> {
+  await trx('workspaces')
+    .where({ id: workspaceId })
+    .update({ processor_status: status === 'connected' ? 'connected' : 'disconnected', updated_at: trx.fn.now() });
+}
+
+export async function disconnectProcessor(db: Db, workspaceId: string, actor: Actor): Promise<ConnectionRow> {
+  return inTransaction(db, async (trx) => {
+    await getWorkspace(trx, workspaceId);
+    if (actor.user_id) await requireActor(trx, actor.user_id, workspaceId);
+    const existing = await trx<ConnectionRow>('processor_connections')
+      .where({ workspace_id: workspaceId })
+      .forUpdate()
+      .first();
+    if (!existing) throw notFound(`Workspace ${workspaceId} has no processor connection`);
+    if (existing.status === 'disconnected')
+      throw conflict(`The processor of workspace ${workspaceId} is already disconnected`);
+    const [row] = (await trx('processor_connections')
+      .where({ id: existing.id })
+      .update({
+        status: 'disconnected',
+        disconnected_reason: 'owner',
+        backfill_status:
+          existing.backfill_status === 'running' || existing.backfill_status === 'queued'
+            ? 'failed'
+            : existing.backfill_status,
+        backfill_error:
+          existing.backfill_status === 'running' || existing.backfill_status === 'queued'
+            ? 'disconnected'
+            : existing.backfill_error,
+        backfill_locked_until: null,
+        backfill_run_id: null,
+        updated_at: trx.fn.now(),
+      })
+      .returning('*')) as ConnectionRow[];
+    await setWorkspaceProcessor(trx, workspaceId, 'disconnected');
+    await recordSecurityEvent(trx, {
+      workspace_id: workspaceId,
+      action: 'processor.disconnected',
+      actor,
+      target: { type: 'processor_connection', id: existing.id, label: existing.provider },
+      details: { provider: existing.provider, reason: 'owner' },
+    });
+    return row!;
+  });
+}
+
+export const PROCESSOR_ACTOR: Actor = { type: 'processor', label: 'stripe' };
+
+/**
+ * Stripe answered the stored key with 401: the key was rolled or revoked. The connection is
+ * `disconnected` (webhooks stop, as for any disconnected processor) and the security log says
+ * why, once. Takes the transaction of the caller (an event's apply, or the backfill).
+ */
+export async function rejectProcessorKey(trx: Transaction, connectionId: string): Promise<void> {
+  const connection = await trx<ConnectionRow>('processor_connections').where({ id: connectionId }).forUpdate().first();
+  if (!connection || connection.disconnected_reason === 'key_rejected') return;
+  await trx('processor_connections')
+    .where({ id: connectionId })
+    .update({ status: 'disconnected', disconnected_reason: 'key_rejected', updated_at: trx.fn.now() });
+  await setWorkspaceProcessor(trx, connection.workspace_id, 'disconnected');
+  await recordSecurityEvent(trx, {
+    workspace_id: connection.workspace_id,
+    action: 'processor.key_rejected',
+    actor: PROCESSOR_ACTOR,
+    target: { type: 'processor_connection', id: connection.id, label: connection.provider },
+    details: { provider: connection.provider, api_key_last4: connection.api_key_last4 },
+  });
+}
+
+/** The connection an incoming request names, with its signing secret opened; null when unknown. */
+export async function connectionForReceive(
+  db: Queryable,
+  secretsKey: Buffer,
+  provider: string,
+  connectionId: string,
+): Promise<{ connection: ConnectionRow; webhookSecret: string } | null> {
+  const connection = (await db('processor_connections').where({ id: connectionId, provider }).first()) as
+    ConnectionRow | undefined;
+  if (!connection) return null;
+  return { connection, webhookSecret: openSecret(secretsKey, connection.webhook_secret_sealed) };
+}
+
+export function apiKeyOf(secretsKey: Buffer, connection: ConnectionRow): string | null {
+  return connection.api_key_sealed === null ? null : openSecret(secretsKey, connection.api_key_sealed);
+}
+
+export async function connectionOfWorkspace(db: Queryable, workspaceId: string): Promise<ConnectionRow> {
+  const row = await db<ConnectionRow>('processor_connections').where({ workspace_id: workspaceId }).first();
+  if (!row)
+    throw notFound(`Workspace ${workspaceId} has no processor connection; connect one with \`processor connect\``);
+  return row;
+}
+
+export interface ParkedEvent {
+  id: string;
+  psp_event_id: string;
+  type: string;
+  received_at: string;
+  attempts: number;
+  last_error: string | null;
+}
+
+export interface ProcessorStatusView {
+  provider: ProcessorProvider;
+  status: ConnectionStatus;
+  webhook_url: string;
+  webhook_secret_last4: string;
+  api_key_last4: string | null;
+  disconnected_reason: string | null;
+  connected_at: string | null;
+  last_event_at: string | null;
+  events_received: number;
+  events_pending: number;
+  events_parked: number;
+  parked_events: ParkedEvent[];
+  backfill: {
+    status: ConnectionRow['backfill_status'];
+    phase: BackfillPhase | null;
+    counts: Record<BackfillPhase, number>;
+    error: string | null;
+    started_at: string | null;
+    finished_at: string | null;
+  };
+}
+
+/** What `processor status` and the dashboard show: never a secret, only its last four characters. */
+export async function processorStatus(
+  db: Queryable,
+  baseUrl: string,
+  workspaceId: string,
+): Promise<ProcessorStatusView> {
+  const connection = await connectionOfWorkspace(db, workspaceId);
+  const {
+    rows: [received],
+  } = await db.raw<{ rows: Array<{ count: number; last: Date | null }> }>(
+    'SELECT count(*)::int AS count, max(received_at) AS last FROM processor_events WHERE connection_id = ?',
+    [connection.id],
+  );
+  const counts: Array<{ state: string; count: number }> = await db('processor_events')
+    .where({ connection_id: connection.id })
+    .whereIn('state', ['pending', 'parked'])
+    .groupBy('state')
+    .select('state')
+    .count({ count: '*' });
+  const parked: Array<Omit<ParkedEvent, 'received_at'> & { received_at: Date }> = await db('processor_events')
+    .where({ connection_id: connection.id, state: 'parked' })
+    .orderBy('received_at', 'desc')
+    .limit(20)
+    .select('id', 'psp_event_id', 'type', 'received_at', 'attempts', 'last_error');
+  return {
+    provider: connection.provider,
+    status: connection.status,
+    webhook_url: webhookUrlOf(baseUrl, connection),
+    webhook_secret_last4: connection.webhook_secret_last4,
+    api_key_last4: connection.api_key_last4,
+    disconnected_reason: connection.disconnected_reason,
+    connected_at: toIsoMillisOrNull(connection.connected_at),
+    last_event_at: toIsoMillisOrNull(received!.last),
+    events_received: received!.count,
+    events_pending: counts.find((row) => row.state === 'pending')?.count ?? 0,
+    events_parked: counts.find((row) => row.state === 'parked')?.count ?? 0,
+    parked_events: parked.map((row) => ({ ...row, received_at: toIsoMillis(row.received_at) })),
+    backfill: {
+      status: connection.backfill_status,
+      phase: connection.backfill_phase,
+      counts: connection.backfill_counts,
+      error: connection.backfill_error,
+      started_at: toIsoMillisOrNull(connection.backfill_started_at),
+      finished_at: toIsoMillisOrNull(connection.backfill_finished_at),
+    },
+  };
+}
+
+/** `processor sync`: queues a backfill. One run per workspace: a queued or running one is a conflict. */
+export async function requestBackfill(db: Db, workspaceId: string): Promise<ConnectionRow> {
+  return inTransaction(db, async (trx) => {
+    const connection = await trx<ConnectionRow>('processor_connections')
+      .where({ workspace_id: workspaceId })
+      .forUpdate()
+      .first();
+    if (!connection) throw notFound(`Workspace ${workspaceId} has no processor connection`);
+    if (connection.api_key_sealed === null) {
+      throw conflict('A backfill needs the API key: connect again with --api-key rk_...');
+    }
+    if (connection.status === 'disconnected') throw conflict('The processor is disconnected: connect it again first');
+    if (connection.backfill_status === 'queued' || connection.backfill_status === 'running') {
+      throw conflict(`A backfill of workspace ${workspaceId} is already ${connection.backfill_status}`);
+    }
+    const [row] = (await trx('processor_connections')
+      .where({ id: connection.id })
+      .update({
+        backfill_status: 'queued',
+        backfill_phase: null,
+        backfill_cursor: null,
+        backfill_error: null,
+        backfill_run_id: null,
+        backfill_counts: JSON.stringify({ customers: 0, subscriptions: 0, invoices: 0 }),
+        backfill_started_at: null,
+        backfill_finished_at: null,
+        updated_at: trx.fn.now(),
+      })
+      .returning('*')) as ConnectionRow[];
+    return row!;
+  });
+}
+
+export async function connectionById(db: Queryable, connectionId: string): Promise<ConnectionRow> {
+  const row = (await db('processor_connections').where({ id: connectionId }).first()) as ConnectionRow | undefined;
+  if (!row) throw notFound(`No processor connection ${connectionId}`);
+  return row;
+}
+
+/**
+ * Takes the next backfill to run: one queued, or one whose worker stopped renewing its lease
+ * (it died). The lease is what makes it one run per workspace across worker replicas.
+ */
+export async function claimBackfill(db: Db, leaseMs: number): Promise<ConnectionRow | null> {
+  return inTransaction(db, async (trx) => {
+    const candidate = await trx<ConnectionRow>('processor_connections')
+      .whereIn('backfill_status', ['queued', 'running'])
+      .where((query) => {
+        void query.whereNull('backfill_locked_until').orWhere('backfill_locked_until', '<', trx.fn.now());
+      })
+      .whereNot({ status: 'disconnected' })
+      .orderBy('updated_at')
+      .forUpdate()
+      .skipLocked()
+      .first();
+    if (!candidate) return null;
+    const [row] = (await trx('processor_connections')
+      .where({ id: candidate.id })
+      .update({
+        backfill_status: 'running',
+        backfill_run_id: trx.raw('gen_random_uuid()'),
+        backfill_locked_until: trx.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]),
+        backfill_started_at: trx.raw('coalesce(backfill_started_at, now())'),
+      })
+      .returning('*')) as ConnectionRow[];
+    return row!;
+  });
+}
+
+/** The run that holds a backfill: its connection and the id its claim was given. */
+export interface BackfillRun {
+  id: string;
+  backfill_run_id: string | null;
+}
+
+/**
+ * Records the backfill's progress in the transaction that imported the item: after a crash the
+ * run resumes after the last item that committed, never before or after it. Renews the lease.
+ * False when the run was superseded (taken over, reconnected, disconnected): it must stop.
+ */
+export async function saveBackfillProgress(
+  trx: Transaction,
+  run: BackfillRun,
+  progress: { phase: BackfillPhase; cursor: string | null; imported?: BackfillPhase },
+  leaseMs: number,
+): Promise<boolean> {
+  const updated = await trx('processor_connections')
+    .where({ id: run.id, backfill_run_id: run.backfill_run_id, backfill_status: 'running' })
+    .update({
+      backfill_phase: progress.phase,
+      backfill_cursor: progress.cursor,
+      backfill_locked_until: trx.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]),
+      ...(progress.imported !== undefined && {
+        backfill_counts: trx.raw(
+          `jsonb_set(backfill_counts, ?, to_jsonb(coalesce((backfill_counts ->> ?)::bigint, 0) + 1))`,
+          [`{${progress.imported}}`, progress.imported],
+        ),
+      }),
+    });
+  return updated === 1;
+}
+
+export async function finishBackfill(db: Db, run: BackfillRun, error: string | null): Promise<void> {
+  await db('processor_connections')
+    .where({ id: run.id, backfill_run_id: run.backfill_run_id, backfill_status: 'running' })
+    .update({
+      backfill_status: error === null ? 'succeeded' : 'failed',
+      backfill_error: error === null ? null : error.slice(0, 1000),
+      backfill_locked_until: null,
+      backfill_cursor: error === null ? null : db.raw('backfill_cursor'),
+      backfill_finished_at: db.fn.now(),
+    });
+}
+
+/** Keeps a running backfill's lease while it waits (on a 429) or works through a slow page. */
+export async function renewBackfillLease(db: Queryable, run: BackfillRun, leaseMs: number): Promise<void> {
+  await db('processor_connections')
+    .where({ id: run.id, backfill_run_id: run.backfill_run_id, backfill_status: 'running' })
+    .update({ backfill_locked_until: db.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]) });
+}

@@ -1,0 +1,240 @@
+import { ServiceError } from '@retention/core';
+import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
+import { recordSecurityEvent } from '../security-log.js';
+import { PROCESSOR_ACTOR, type ConnectionRow } from './connections.js';
+
+/**
+ * The processor's events as received: the inbox. Postgres is the truth, as for our own
+ * outbox: an event is stored once per (connection, processor event id) and answered at once;
+ * the worker claims it with a row lock, applies it and marks it applied in one transaction, so
+ * a worker killed mid-apply leaves it pending (the lock dies with the connection) and another
+ * claim applies it exactly once. A failed apply is retried with back-off, then parked.
+ */
+
+/** Postgres NOTIFY channel raised for each stored event, so the worker applies it at once. */
+export const PROCESSOR_EVENTS_CHANNEL = 'retention_processor_events';
+
+export interface IncomingProcessorEvent {
+  psp_event_id: string;
+  type: string;
+  /** The processor's creation time of the event. */
+  created: Date;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Stores a verified event; `stored: false` for a redelivery (already stored). The first event
+ * of a key-less (`pending`) connection proves the signing secret, and connects it.
+ */
+export async function storeProcessorEvent(
+  db: Db,
+  connection: ConnectionRow,
+  event: IncomingProcessorEvent,
+): Promise<{ stored: boolean }> {
+  // A pending connection is connected in the transaction that stores its first event, so the
+  // events that event leads to are dispatched under `connected`. Every other event is one
+  // statement committed on its own.
+  if (connection.status === 'pending') {
+    return inTransaction(db, async (trx) => {
+      const stored = await insertEvent(trx, connection, event);
+      if (stored) await connectOnFirstEvent(trx, connection);
+      return { stored };
+    });
+  }
+  return { stored: await insertEvent(db, connection, event) };
+}
+
+/**
+ * The insert, and the NOTIFY that wakes the worker (sent at commit, only when a row was
+ * inserted). Nothing else is written per event: a counter on the connection would make every
+ * accepted event queue for one row lock.
+ */
+async function insertEvent(db: Queryable, connection: ConnectionRow, event: IncomingProcessorEvent): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: Array<{ id: string }> }>(
+    `WITH stored AS (
+       INSERT INTO processor_events (connection_id, workspace_id, psp_event_id, type, psp_created_at, payload)
+       VALUES (?, ?, ?, ?, ?, ?::jsonb)
+       ON CONFLICT (connection_id, psp_event_id) DO NOTHING
+       RETURNING id
+     )
+     SELECT id, pg_notify(?, '') FROM stored`,
+    [
+      connection.id,
+      connection.workspace_id,
+      event.psp_event_id,
+      event.type,
+      event.created,
+      JSON.stringify(event.payload),
+      PROCESSOR_EVENTS_CHANNEL,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Stores events of connected connections received together (the API groups the requests of
+ * one turn of its event loop, as a database groups commits) in one statement: one commit for
+ * the lot under a burst. Each result says whether that event was new; an event twice in the
+ * batch is new once. A pending connection's events go through storeProcessorEvent.
+ */
+export async function storeProcessorEvents(
+  db: Db,
+  items: ReadonlyArray<{ connection: ConnectionRow; event: IncomingProcessorEvent }>,
+): Promise<boolean[]> {
+  const stored: Array<{ connection_id: string; psp_event_id: string }> = await db('processor_events')
+    .insert(
+      items.map(({ connection, event }) => ({
+        connection_id: connection.id,
+        workspace_id: connection.workspace_id,
+        psp_event_id: event.psp_event_id,
+        type: event.type,
+        psp_created_at: event.created,
+        payload: JSON.stringify(event.payload),
+      })),
+    )
+    .onConflict(['connection_id', 'psp_event_id'])
+    .ignore()
+    .returning(['connection_id', 'psp_event_id']);
+  if (stored.length > 0) await db.raw('SELECT pg_notify(?, ?)', [PROCESSOR_EVENTS_CHANNEL, '']);
+  const fresh = new Set(stored.map((row) => `${row.connection_id}/${row.psp_event_id}`));
+  return items.map(({ connection, event }) => fresh.delete(`${connection.id}/${event.psp_event_id}`));
+}
+
+/** The first correctly signed event proves the signing secret: a key-less connection is connected. */
+async function connectOnFirstEvent(trx: Transaction, connection: ConnectionRow): Promise<void> {
+  const updated = await trx('processor_connections')
+    .where({ id: connection.id, status: 'pending' })
+    .update({ status: 'connected', connected_at: trx.fn.now(), updated_at: trx.fn.now() });
+  if (updated === 0) return; // another request's event got there first
+  await trx('workspaces')
+    .where({ id: connection.workspace_id })
+    .update({ processor_status: 'connected', updated_at: trx.fn.now() });
+  await recordSecurityEvent(trx, {
+    workspace_id: connection.workspace_id,
+    action: 'processor.connected',
+    actor: PROCESSOR_ACTOR,
+    target: { type: 'processor_connection', id: connection.id, label: connection.provider },
+    details: { provider: connection.provider, status: 'connected', proof: 'first signed event' },
+  });
+}
+
+export interface ClaimedProcessorEvent {
+  id: string;
+  connection_id: string;
+  workspace_id: string;
+  psp_event_id: string;
+  type: string;
+  psp_created_at: Date;
+  payload: Record<string, unknown>;
+  attempts: number;
+}
+
+export type ApplyOutcome = 'applied' | 'ignored';
+
+/** After this many failed attempts an event is parked (kept, shown in `processor status`, not retried). */
+export const MAX_APPLY_ATTEMPTS = 6;
+
+/** Back-off after the n-th failed attempt: 2 s, 4 s, 8 s … at most 5 minutes. */
+export function applyBackoffMs(failedAttempts: number): number {
+  return Math.min(300_000, 1_000 * 2 ** failedAttempts);
+}
+
+/**
+ * The connection of the oldest due event that no other worker is applying, locked (advisory,
+ * until this transaction ends): one batch per connection at a time, so a connection's events
+ * are applied in order of Stripe's `created`, and batches of different connections never
+ * touch the same rows (no lock waits, no deadlocks between them).
+ */
+async function lockDueConnection(trx: Transaction): Promise<string | null> {
+  const busy: string[] = [];
+  for (let tries = 0; tries < 10; tries += 1) {
+    const query = trx('processor_events')
+      .where({ state: 'pending' })
+      .where('next_attempt_at', '<=', trx.fn.now())
+      .orderBy('next_attempt_at')
+      .first<{ connection_id: string } | undefined>('connection_id');
+    if (busy.length > 0) query.whereNotIn('connection_id', busy);
+    const due = await query;
+    if (!due) return null;
+    const {
+      rows: [lock],
+    } = await trx.raw<{ rows: Array<{ locked: boolean }> }>(
+      "SELECT pg_try_advisory_xact_lock(hashtext('processor_events:' || ?)) AS locked",
+      [due.connection_id],
+    );
+    if (lock?.locked) return due.connection_id;
+    busy.push(due.connection_id);
+  }
+  return null;
+}
+
+export interface AppliedProcessorEvent {
+  event: ClaimedProcessorEvent;
+  outcome: ApplyOutcome | 'failed' | 'parked';
+  error?: unknown;
+}
+
+/**
+ * Claims up to `batchSize` due events of one connection (oldest Stripe `created` first; see
+ * lockDueConnection), and applies each in a savepoint of one transaction, marking it applied (or ignored)
+ * there. An event that throws has its savepoint rolled back and its failure recorded in the
+ * same transaction (retry with back-off, or parked), without taking the others with it. One
+ * commit for the batch: a worker that dies before it leaves every event of the batch pending.
+ * Returns nothing when nothing is due.
+ */
+export async function applyProcessorEvents(
+  db: Db,
+  apply: (trx: Transaction, event: ClaimedProcessorEvent) => Promise<ApplyOutcome>,
+  options: { batchSize?: number } = {},
+): Promise<AppliedProcessorEvent[]> {
+  return db.transaction(async (trx) => {
+    const connectionId = await lockDueConnection(trx);
+    if (connectionId === null) return [];
+    const claimed: ClaimedProcessorEvent[] = await trx('processor_events')
+      .where({ state: 'pending', connection_id: connectionId })
+      .where('next_attempt_at', '<=', trx.fn.now())
+      .orderBy([{ column: 'psp_created_at' }, { column: 'received_at' }])
+      .forUpdate()
+      .skipLocked()
+      .limit(options.batchSize ?? 20)
+      .select('id', 'connection_id', 'workspace_id', 'psp_event_id', 'type', 'psp_created_at', 'payload', 'attempts');
+    const results: AppliedProcessorEvent[] = [];
+    for (const event of claimed) {
+      try {
+        const outcome = await trx.transaction((savepoint) => apply(savepoint, event));
+        await trx('processor_events')
+          .where({ id: event.id })
+          .update({ state: outcome, applied_at: trx.fn.now(), attempts: event.attempts + 1, last_error: null });
+        results.push({ event, outcome });
+      } catch (error) {
+        results.push({ event, outcome: await recordApplyFailure(trx, event, error), error });
+      }
+    }
+    return results;
+  });
+}
+
+/** Errors that say the event itself can never apply (a refused value, an illegal transition): no retry helps. */
+function isPermanent(error: unknown): boolean {
+  return error instanceof ServiceError && (error.type === 'invalid_param' || error.type === 'conflict');
+}
+
+async function recordApplyFailure(
+  trx: Transaction,
+  event: ClaimedProcessorEvent,
+  error: unknown,
+): Promise<'failed' | 'parked'> {
+  const attempts = event.attempts + 1;
+  const park = attempts >= MAX_APPLY_ATTEMPTS || isPermanent(error);
+  const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 2000);
+  await trx('processor_events')
+    .where({ id: event.id })
+    .update({
+      attempts,
+      last_error: message,
+      ...(park
+        ? { state: 'parked' }
+        : { next_attempt_at: trx.raw(`now() + (? * interval '1 millisecond')`, [applyBackoffMs(attempts)]) }),
+    });
+  return park ? 'parked' : 'failed';
+}

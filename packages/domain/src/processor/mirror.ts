@@ -1,0 +1,170 @@
+import { Type } from '@sinclair/typebox';
+import {
+  invalidParam,
+  OneOf,
+  PlainText,
+  SUBSCRIPTION_INTERVALS,
+  SUBSCRIPTION_STATUSES,
+  type SubscriptionInterval,
+  type SubscriptionStatus,
+} from '@retention/core';
+import { inTransaction, type CustomerRow, type Db, type SubscriptionRow } from '@retention/db';
+import { normalizeTags } from '../tags.js';
+import { getWorkspace } from '../workspaces.js';
+import { AmountInput, CurrencyInput, IdInput, inputValidator } from '../validate.js';
+
+/**
+ * The customers and subscriptions mirrored from the payment processor, written as the
+ * processor reports them. Neither has a webhook event of its own (spec 6.2), so an upsert
+ * records none; the processor adapter decides which events a change implies and calls the
+ * actions that emit them.
+ */
+
+export interface UpsertCustomerInput {
+  workspace_id: string;
+  psp_customer_id: string;
+  email: string;
+  name: string | null;
+  tags: string[];
+  /** When the processor created it; kept from the first write. */
+  created_at?: Date;
+}
+
+const validateCustomer = inputValidator(
+  Type.Object(
+    {
+      workspace_id: IdInput(),
+      psp_customer_id: PlainText(255),
+      email: Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320, errorMessage: 'must be an email address' }),
+      name: Type.Union([PlainText(500), Type.Null()]),
+      tags: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** Dates are checked here: JSON schemas describe JSON, and a Date is not. */
+function assertDates(values: Record<string, Date | null | undefined>): void {
+  for (const [field, value] of Object.entries(values)) {
+    if (value === null || value === undefined) continue;
+    if (!(value instanceof Date) || Number.isNaN(value.getTime()))
+      throw invalidParam(`${field}: must be a valid timestamp`);
+  }
+}
+
+export async function upsertCustomer(db: Db, input: UpsertCustomerInput): Promise<CustomerRow & { created: boolean }> {
+  const { created_at: createdAt, ...fields } = input;
+  const valid = validateCustomer(fields);
+  assertDates({ created_at: createdAt });
+  return inTransaction(db, async (trx) => {
+    await getWorkspace(trx, valid.workspace_id);
+    const existing = await trx<CustomerRow>('customers')
+      .where({ workspace_id: valid.workspace_id, psp_customer_id: valid.psp_customer_id })
+      .forUpdate()
+      .first();
+    const values = { email: valid.email, name: valid.name, tags: normalizeTags(valid.tags) };
+    if (existing) {
+      const [row] = (await trx('customers')
+        .where({ id: existing.id })
+        .update({ ...values, updated_at: trx.fn.now() })
+        .returning('*')) as CustomerRow[];
+      return { ...row!, created: false };
+    }
+    const [row] = (await trx('customers')
+      .insert({
+        workspace_id: valid.workspace_id,
+        psp_customer_id: valid.psp_customer_id,
+        ...values,
+        ...(createdAt !== undefined && { created_at: createdAt }),
+      })
+      .returning('*')) as CustomerRow[];
+    return { ...row!, created: true };
+  });
+}
+
+export interface UpsertSubscriptionInput {
+  workspace_id: string;
+  customer_id: string;
+  psp_subscription_id: string;
+  status: SubscriptionStatus;
+  plan_name: string;
+  amount_cents: number;
+  currency: string;
+  interval: SubscriptionInterval;
+  trial_end: Date | null;
+  current_period_end: Date | null;
+  canceled_at: Date | null;
+  created_at?: Date;
+}
+
+const validateSubscription = inputValidator(
+  Type.Object(
+    {
+      workspace_id: IdInput(),
+      customer_id: IdInput(),
+      psp_subscription_id: PlainText(255),
+      status: OneOf(SUBSCRIPTION_STATUSES),
+      plan_name: PlainText(500),
+      amount_cents: AmountInput(0),
+      currency: CurrencyInput(),
+      interval: OneOf(SUBSCRIPTION_INTERVALS),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/**
+ * Creates or updates the subscription the processor knows as `psp_subscription_id`. It stays
+ * with the customer it was created for: a processor subscription never changes customer.
+ */
+export async function upsertSubscription(
+  db: Db,
+  input: UpsertSubscriptionInput,
+): Promise<SubscriptionRow & { created: boolean }> {
+  const {
+    trial_end: trialEnd,
+    current_period_end: periodEnd,
+    canceled_at: canceledAt,
+    created_at: createdAt,
+    ...fields
+  } = input;
+  const valid = validateSubscription(fields);
+  assertDates({ trial_end: trialEnd, current_period_end: periodEnd, canceled_at: canceledAt, created_at: createdAt });
+  return inTransaction(db, async (trx) => {
+    const customer = await trx<CustomerRow>('customers')
+      .where({ id: valid.customer_id, workspace_id: valid.workspace_id })
+      .first();
+    if (!customer) throw new Error(`customer ${valid.customer_id} is not in workspace ${valid.workspace_id}`);
+    const values = {
+      status: valid.status,
+      plan_name: valid.plan_name,
+      amount_cents: valid.amount_cents,
+      currency: valid.currency,
+      interval: valid.interval,
+      trial_end: trialEnd,
+      current_period_end: periodEnd,
+      canceled_at: canceledAt,
+    };
+    const existing = await trx<SubscriptionRow>('subscriptions')
+      .where({ workspace_id: valid.workspace_id, psp_subscription_id: valid.psp_subscription_id })
+      .forUpdate()
+      .first();
+    if (existing) {
+      const [row] = (await trx('subscriptions')
+        .where({ id: existing.id })
+        .update({ ...values, updated_at: trx.fn.now() })
+        .returning('*')) as SubscriptionRow[];
+      return { ...row!, created: false };
+    }
+    const [row] = (await trx('subscriptions')
+      .insert({
+        workspace_id: valid.workspace_id,
+        customer_id: customer.id,
+        psp_subscription_id: valid.psp_subscription_id,
+        ...values,
+        ...(createdAt !== undefined && { created_at: createdAt }),
+      })
+      .returning('*')) as SubscriptionRow[];
+    return { ...row!, created: true };
+  });
+}

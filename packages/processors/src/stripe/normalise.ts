@@ -1,0 +1,191 @@
+import type Stripe from 'stripe';
+import type { ProcessorChange } from '@retention/domain';
+import { StripeKeyRejectedError } from './client.js';
+import { declineCodeOfInvoice, UNKNOWN_DECLINE } from './decline-code.js';
+import {
+  customerFacts,
+  idOf,
+  int,
+  invoiceSubscriptionId,
+  isObject,
+  str,
+  subscriptionFacts,
+  subscriptionFromInvoice,
+  time,
+  type StripeObject,
+} from './objects.js';
+
+/**
+ * A Stripe event in our words (the table in docs/processor.md, row by row). Returns the
+ * changes to apply, or null for an event we store and mark ignored. The adapter reads and
+ * asks Stripe; it never writes: the domain applies the changes.
+ */
+
+export interface NormaliseContext {
+  /** The library with the connection's key, or null without one. */
+  stripe: Stripe | null;
+  /** Stripe refused the key (401): the caller disconnects the connection and logs it. */
+  onKeyRejected: () => Promise<void>;
+  /** On the last attempt, a lookup that keeps failing gives `unknown` rather than parking the event. */
+  lastAttempt: boolean;
+}
+
+export interface StripeEventEnvelope {
+  id: string;
+  type: string;
+  created: number;
+  data: { object: StripeObject; previous_attributes?: StripeObject };
+}
+
+/** The event types of the table; every other type is stored and marked ignored. */
+export const HANDLED_EVENT_TYPES = [
+  'customer.created',
+  'customer.updated',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.paused',
+  'customer.subscription.resumed',
+  'customer.subscription.trial_will_end',
+  'customer.subscription.deleted',
+  'invoice.payment_failed',
+  'invoice.paid',
+  'invoice.payment_succeeded',
+  'invoice.marked_uncollectible',
+  'invoice.voided',
+  'payment_method.attached',
+] as const;
+
+export async function stripeEventToChanges(
+  event: StripeEventEnvelope,
+  context: NormaliseContext,
+): Promise<ProcessorChange[] | null> {
+  const object = event.data.object;
+  const at = new Date(event.created * 1000);
+  switch (event.type) {
+    case 'customer.created':
+    case 'customer.updated': {
+      const customer = customerFacts(object, at);
+      if (!customer) return null;
+      const changes: ProcessorChange[] = [{ kind: 'customer', customer }];
+      if (event.type === 'customer.updated' && paymentMethodChanged(event.data.previous_attributes)) {
+        changes.push({ kind: 'payment_method_changed', psp_customer_id: customer.psp_customer_id });
+      }
+      return changes;
+    }
+    case 'payment_method.attached': {
+      // A customer adding a card after a failure is a payment-method change, as much as a new default.
+      const customerId = idOf(object.customer);
+      return customerId ? [{ kind: 'payment_method_changed', psp_customer_id: customerId }] : null;
+    }
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.paused':
+    case 'customer.subscription.resumed': {
+      const subscription = subscriptionFacts(object, at);
+      if (!subscription) return null;
+      return [{ kind: 'subscription', subscription, created: event.type === 'customer.subscription.created' }];
+    }
+    case 'customer.subscription.trial_will_end': {
+      const subscription = subscriptionFacts(object, at);
+      return subscription ? [{ kind: 'trial_will_end', subscription }] : null;
+    }
+    case 'customer.subscription.deleted': {
+      const subscription = subscriptionFacts(object, at);
+      if (!subscription) return null;
+      const details = isObject(object.cancellation_details) ? object.cancellation_details : {};
+      const reason = str(details.reason);
+      return [
+        {
+          kind: 'subscription_deleted',
+          subscription: { ...subscription, status: 'canceled', canceled_at: subscription.canceled_at ?? at },
+          reason: reason === 'payment_failed' || reason === 'cancellation_requested' ? reason : 'other',
+          feedback: str(details.feedback),
+          comment: str(details.comment),
+        },
+      ];
+    }
+    case 'invoice.payment_failed':
+      return invoiceFailed(object, at, context);
+    case 'invoice.paid':
+    case 'invoice.payment_succeeded': {
+      const invoiceId = str(object.id);
+      if (!invoiceId) return null;
+      return [
+        {
+          kind: 'invoice_paid',
+          psp_invoice_id: invoiceId,
+          attempt_count: int(object.attempt_count) ?? 0,
+          paid_out_of_band: object.paid_out_of_band === true,
+        },
+      ];
+    }
+    case 'invoice.marked_uncollectible':
+    case 'invoice.voided': {
+      const invoiceId = str(object.id);
+      if (!invoiceId) return null;
+      return [
+        {
+          kind: 'invoice_closed',
+          psp_invoice_id: invoiceId,
+          status: event.type === 'invoice.voided' ? 'void' : 'uncollectible',
+        },
+      ];
+    }
+    default:
+      return null;
+  }
+}
+
+/** `customer.updated` whose previous attributes include the default payment method or source. */
+function paymentMethodChanged(previous: StripeObject | undefined): boolean {
+  if (!previous) return false;
+  if ('default_source' in previous) return true;
+  return isObject(previous.invoice_settings) && 'default_payment_method' in previous.invoice_settings;
+}
+
+/**
+ * An invoice whose payment failed. Invoices outside a subscription (one-off) are not
+ * recovery campaigns of ours: ignored. A zero amount due (a credit covered it) is nothing to recover.
+ */
+export async function invoiceFailed(
+  invoice: StripeObject,
+  at: Date,
+  context: NormaliseContext,
+): Promise<ProcessorChange[] | null> {
+  const invoiceId = str(invoice.id);
+  const customerId = idOf(invoice.customer);
+  const subscriptionId = invoiceSubscriptionId(invoice);
+  const amount = int(invoice.amount_remaining) ?? int(invoice.amount_due);
+  if (!invoiceId || !customerId || !subscriptionId || amount === null || amount <= 0) return null;
+  return [
+    {
+      kind: 'invoice_failed',
+      psp_invoice_id: invoiceId,
+      customer: {
+        psp_customer_id: customerId,
+        email: str(invoice.customer_email),
+        name: str(invoice.customer_name),
+        tags: [],
+        created_at: time(invoice.created) ?? at,
+      },
+      subscription: subscriptionFromInvoice(invoice, subscriptionId, at),
+      amount_cents: amount,
+      currency: (str(invoice.currency) ?? 'usd').toLowerCase(),
+      decline_code: await learnDeclineCode(invoice, context),
+      attempt_count: int(invoice.attempt_count) ?? 1,
+    },
+  ];
+}
+
+async function learnDeclineCode(invoice: StripeObject, context: NormaliseContext): Promise<string> {
+  try {
+    return await declineCodeOfInvoice(invoice, context.stripe);
+  } catch (error) {
+    if (error instanceof StripeKeyRejectedError) {
+      await context.onKeyRejected();
+      return UNKNOWN_DECLINE;
+    }
+    if (context.lastAttempt) return UNKNOWN_DECLINE;
+    throw error;
+  }
+}

@@ -1,0 +1,76 @@
+import express, { type Router } from 'express';
+import { errorBody, isUuid, type Config } from '@retention/core';
+import type { Db } from '@retention/db';
+import {
+  connectionForReceive,
+  storeProcessorEvent,
+  storeProcessorEvents,
+  type ConnectionRow,
+  type IncomingProcessorEvent,
+} from '@retention/domain';
+import { verifyStripeEvent } from '@retention/processors';
+import { Batcher } from '@retention/runtime';
+
+/**
+ * `POST /processor/stripe/:connection_id`: Stripe's events in (docs/processor.md). The
+ * signature is verified over the raw bytes before anything is parsed or stored; an accepted
+ * event is stored once and answered at once, and the worker applies it. Mounted before the
+ * app's read-only guard: it is the one non-GET route, and it carries no bearer token (the
+ * signature and the unguessable connection id are its credentials).
+ */
+
+/** Stripe's events are well under this; a larger body is refused before it is buffered whole. */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+
+export function stripeWebhookRoutes({ config, db }: { config: Config; db: Db }): Router {
+  const router = express.Router();
+  // Requests arriving together share one INSERT and one commit (a burst from Stripe is many
+  // small events); each still answers only once its own row is committed.
+  const store = new Batcher<{ connection: ConnectionRow; event: IncomingProcessorEvent }, boolean>(
+    (items) => storeProcessorEvents(db, items),
+    { maxSize: 200, maxRunning: 4 },
+  );
+  const rawBody = express.raw({ type: () => true, limit: MAX_EVENT_BYTES });
+
+  router.post(
+    '/processor/stripe/:connection_id',
+    (req, res, next) => {
+      rawBody(req, res, (error?: unknown) => {
+        if (!error) return next();
+        const status = (error as { status?: number }).status;
+        if (status === 413) {
+          res.setHeader('Connection', 'close');
+          res.status(413).json(errorBody('invalid_param', `The body is larger than ${MAX_EVENT_BYTES} bytes.`));
+          return;
+        }
+        res.status(400).json(errorBody('invalid_param', 'The body could not be read.'));
+      });
+    },
+    async (req, res) => {
+      res.setHeader('Cache-Control', 'no-store');
+      const connectionId = req.params.connection_id;
+      const found = isUuid(connectionId)
+        ? await connectionForReceive(db, config.secretsKey, 'stripe', connectionId)
+        : null;
+      // One answer for an unknown id and for a disconnected connection: neither is an endpoint to probe.
+      if (!found || (found.connection.status === 'disconnected' && found.connection.disconnected_reason === 'owner')) {
+        res.status(400).json(errorBody('invalid_param', 'No connected processor has this webhook URL.'));
+        return;
+      }
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const event = verifyStripeEvent(body, req.get('stripe-signature'), found.webhookSecret);
+      const incoming: IncomingProcessorEvent = {
+        psp_event_id: event.id,
+        type: event.type,
+        created: new Date(event.created * 1000),
+        payload: event as unknown as Record<string, unknown>,
+      };
+      const stored =
+        found.connection.status === 'pending'
+          ? (await storeProcessorEvent(db, found.connection, incoming)).stored
+          : await store.submit({ connection: found.connection, event: incoming });
+      res.status(200).json({ received: true, duplicate: !stored });
+    },
+  );
+  return router;
+}

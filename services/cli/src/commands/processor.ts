@@ -1,0 +1,94 @@
+import { invalidParam } from '@retention/core';
+import {
+  connectProcessor,
+  disconnectProcessor,
+  OPERATOR,
+  processorStatus,
+  PROCESSOR_PROVIDERS,
+  requestBackfill,
+  type Actor,
+} from '@retention/domain';
+import { checkStripeKey } from '@retention/processors';
+import { defineCommand } from '../command.js';
+import { oneOf, text, uuid } from '../options.js';
+
+/**
+ * `processor connect | disconnect | status | sync` (operator-cli.md, docs/processor.md). The
+ * secrets are taken once and never printed again: the output shows their last four characters.
+ */
+
+const actorOf = (userId: string | undefined): Actor =>
+  userId === undefined ? OPERATOR : { ...OPERATOR, user_id: userId };
+
+export const processorCommands = [
+  defineCommand({
+    name: 'processor connect',
+    summary: "Connect a workspace's Stripe account: the webhook signing secret, and optionally a restricted API key",
+    options: {
+      workspace: uuid('W').required(),
+      provider: oneOf(PROCESSOR_PROVIDERS).required(),
+      'webhook-secret': text('whsec_...', 300).required(),
+      'api-key': text('rk_...', 300).optional(),
+      actor: uuid('U').optional(),
+    },
+    run: async (context, options) => {
+      const apiKey = options['api-key'];
+      let keyCheck: 'none' | 'accepted' = 'none';
+      if (apiKey !== undefined) {
+        let verdict: 'accepted' | 'rejected';
+        try {
+          verdict = await checkStripeKey(apiKey, context.config.stripeApiBase);
+        } catch (error) {
+          throw invalidParam(
+            `api_key: Stripe could not be asked about the key (${(error as Error).message}); nothing was saved, try again`,
+          );
+        }
+        if (verdict === 'rejected') throw invalidParam('api_key: Stripe refused the key (401); nothing was saved');
+        keyCheck = 'accepted';
+      }
+      const db = context.db();
+      const connection = await connectProcessor(
+        db,
+        context.config.secretsKey,
+        {
+          workspace_id: options.workspace,
+          provider: options.provider,
+          webhook_secret: options['webhook-secret'],
+          ...(apiKey !== undefined && { api_key: apiKey }),
+        },
+        keyCheck,
+        actorOf(options.actor),
+      );
+      return {
+        connection_id: connection.id,
+        ...(await processorStatus(db, context.config.baseUrl, options.workspace)),
+      };
+    },
+  }),
+  defineCommand({
+    name: 'processor disconnect',
+    summary: "Disconnect a workspace's processor: its events are refused and webhooks stop",
+    options: { workspace: uuid('W').required(), actor: uuid('U').optional() },
+    run: async (context, options) => {
+      const db = context.db();
+      await disconnectProcessor(db, options.workspace, actorOf(options.actor));
+      return processorStatus(db, context.config.baseUrl, options.workspace);
+    },
+  }),
+  defineCommand({
+    name: 'processor status',
+    summary: "A workspace's processor connection: status, webhook URL, last event, backfill, parked events",
+    options: { workspace: uuid('W').required() },
+    run: (context, options) => processorStatus(context.db(), context.config.baseUrl, options.workspace),
+  }),
+  defineCommand({
+    name: 'processor sync',
+    summary: 'Start a backfill of customers, subscriptions and open invoices (needs the API key)',
+    options: { workspace: uuid('W').required() },
+    run: async (context, options) => {
+      const db = context.db();
+      await requestBackfill(db, options.workspace);
+      return processorStatus(db, context.config.baseUrl, options.workspace);
+    },
+  }),
+];

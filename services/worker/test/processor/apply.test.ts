@@ -1,0 +1,561 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from '@jest/globals';
+import { listSecurityEvents, processorStatus } from '@retention/domain';
+import { createLogger, createMetricsRegistry, renderMetrics } from '@retention/runtime';
+import { eventually, REPO_ROOT } from '@retention/testkit';
+import { registerWorkerMetrics } from '../../src/metrics.js';
+import { useProcessorWorld } from './harness.js';
+import {
+  basilInvoice,
+  legacyInvoice,
+  nowSeconds,
+  paymentIntent,
+  stripeCustomer,
+  stripeEvent,
+  stripeSubscription,
+  type StripeObject,
+} from './stripe-kit.js';
+
+/**
+ * Every row of the event table in docs/processor.md, end to end: a signed Stripe event POSTed
+ * to the API, applied by the worker through the domain actions, and the webhooks our own
+ * endpoints receive (over HTTPS, verified by the test receiver).
+ */
+
+const { world, setUp } = useProcessorWorld();
+const db = () => world.current.db;
+
+const customerRow = (workspaceId: string, pspId: string) =>
+  db()('customers').where({ workspace_id: workspaceId, psp_customer_id: pspId }).first();
+const subscriptionRow = (workspaceId: string, pspId: string) =>
+  db()('subscriptions').where({ workspace_id: workspaceId, psp_subscription_id: pspId }).first();
+const campaignRow = (workspaceId: string, invoiceId: string) =>
+  db()('recovery_campaigns').where({ workspace_id: workspaceId, psp_invoice_id: invoiceId }).first();
+
+/** A customer with an active subscription, mirrored through their own events. */
+async function subscribedCustomer(
+  w: Awaited<ReturnType<typeof setUp>>,
+  subscriptionFields: Partial<StripeObject> = {},
+) {
+  const customer = stripeCustomer({ metadata: { tags: 'VIP, beta ,' } });
+  const subscription = stripeSubscription(customer.id, subscriptionFields);
+  expect((await w.deliver(stripeEvent('customer.created', customer, { created: nowSeconds() - 600 }))).state).toBe(
+    'applied',
+  );
+  expect(
+    (await w.deliver(stripeEvent('customer.subscription.created', subscription, { created: nowSeconds() - 500 })))
+      .state,
+  ).toBe('applied');
+  return { customer, subscription };
+}
+
+describe('customers and subscriptions', () => {
+  it('upserts the customer (email, name, tags from metadata.tags) and never lets an older update win', async () => {
+    const w = await setUp();
+    const customer = stripeCustomer({ metadata: { tags: 'VIP, beta ,' } });
+    await w.deliver(stripeEvent('customer.created', customer, { created: nowSeconds() - 100 }));
+    expect(await customerRow(w.workspaceId, customer.id)).toMatchObject({
+      email: customer.email,
+      name: 'Jenny Rosen',
+      tags: ['vip', 'beta'],
+    });
+    await w.deliver(
+      stripeEvent('customer.updated', { ...customer, email: 'new@example.com' }, { created: nowSeconds() - 10 }),
+    );
+    // Older than the update already applied: stored, but changes nothing.
+    await w.deliver(
+      stripeEvent('customer.updated', { ...customer, email: 'old@example.com' }, { created: nowSeconds() - 50 }),
+    );
+    expect((await customerRow(w.workspaceId, customer.id)).email).toBe('new@example.com');
+    expect(await db()('customers').where({ workspace_id: w.workspaceId })).toHaveLength(1);
+  });
+
+  it('upserts the subscription through created, updated, paused and resumed: status, amount × quantity, interval, dates', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w, {
+      status: 'trialing',
+      trial_end: nowSeconds() + 86_400 * 10,
+    });
+    expect(await subscriptionRow(w.workspaceId, subscription.id)).toMatchObject({
+      status: 'trialing',
+      plan_name: 'Pro',
+      amount_cents: 4900,
+      currency: 'usd',
+      interval: 'month',
+      trial_end: new Date(subscription.trial_end * 1000),
+      current_period_end: new Date(subscription.current_period_end * 1000),
+      canceled_at: null,
+    });
+    const yearly = {
+      ...subscription,
+      status: 'unpaid',
+      trial_end: null,
+      items: {
+        object: 'list',
+        data: [
+          {
+            ...subscription.items.data[0],
+            price: {
+              ...subscription.items.data[0].price,
+              unit_amount: 50_000,
+              recurring: { interval: 'year', interval_count: 1 },
+            },
+            quantity: 3,
+            current_period_end: 1_900_000_000,
+          },
+        ],
+      },
+      current_period_end: undefined,
+    };
+    await w.deliver(stripeEvent('customer.subscription.updated', yearly, { created: nowSeconds() - 40 }));
+    expect(await subscriptionRow(w.workspaceId, subscription.id)).toMatchObject({
+      status: 'past_due', // unpaid
+      amount_cents: 150_000,
+      interval: 'year',
+      current_period_end: new Date(1_900_000_000 * 1000), // basil: on the item
+    });
+    await w.deliver(
+      stripeEvent('customer.subscription.paused', { ...yearly, status: 'paused' }, { created: nowSeconds() - 30 }),
+    );
+    expect((await subscriptionRow(w.workspaceId, subscription.id)).status).toBe('paused');
+    // An older update arriving late changes nothing.
+    await w.deliver(
+      stripeEvent('customer.subscription.updated', { ...yearly, status: 'active' }, { created: nowSeconds() - 35 }),
+    );
+    expect((await subscriptionRow(w.workspaceId, subscription.id)).status).toBe('paused');
+    await w.deliver(
+      stripeEvent('customer.subscription.resumed', { ...yearly, status: 'active' }, { created: nowSeconds() - 20 }),
+    );
+    expect((await subscriptionRow(w.workspaceId, subscription.id)).status).toBe('active');
+    expect((await customerRow(w.workspaceId, customer.id)).tags).toEqual(['vip', 'beta']);
+  });
+
+  it('records a win-back when a customer whose subscription was canceled subscribes again', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const canceledAt = nowSeconds() - 86_400 * 12;
+    await w.deliver(
+      stripeEvent(
+        'customer.subscription.deleted',
+        {
+          ...subscription,
+          status: 'canceled',
+          canceled_at: canceledAt,
+          ended_at: canceledAt,
+          cancellation_details: { reason: null, feedback: null, comment: null },
+        },
+        { created: nowSeconds() - 400 },
+      ),
+    );
+    const back = stripeSubscription(customer.id, { created: nowSeconds() - 60 });
+    await w.deliver(stripeEvent('customer.subscription.created', back, { created: nowSeconds() - 60 }));
+    const [winback] = await w.webhooks(1);
+    expect(winback).toEqual({
+      type: 'winback.recorded',
+      data: expect.objectContaining({
+        customer_email: customer.email,
+        psp_subscription_id: back.id,
+        days_away: 11,
+        amount_cents: 4900,
+        currency: 'usd',
+      }),
+    });
+  });
+
+  it('sends trial.reminder_sent on customer.subscription.trial_will_end', async () => {
+    const w = await setUp();
+    const trialEnd = nowSeconds() + 86_400 * 3;
+    const { subscription } = await subscribedCustomer(w, { status: 'trialing', trial_end: trialEnd });
+    await w.deliver(stripeEvent('customer.subscription.trial_will_end', subscription));
+    const [reminder] = await w.webhooks(1);
+    expect(reminder).toMatchObject({
+      type: 'trial.reminder_sent',
+      data: { trial_end: new Date(trialEnd * 1000).toISOString() },
+    });
+  });
+});
+
+describe('failed invoices', () => {
+  it('opens a campaign on the first failure (pre-basil shape, decline code from the payment intent); a later failure opens nothing', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    w.stripe.paymentIntents.set(invoice.payment_intent, paymentIntent(invoice.payment_intent, 'insufficient_funds'));
+    const failedAt = nowSeconds() - 120;
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: failedAt }));
+    expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
+      status: 'in_flight',
+      amount_cents: 4900,
+      currency: 'usd',
+      decline_code: 'insufficient_funds',
+      first_failed_at: new Date(failedAt * 1000),
+    });
+    await w.deliver(
+      stripeEvent('invoice.payment_failed', { ...invoice, attempt_count: 2 }, { created: failedAt + 60 }),
+    );
+    const [opened] = await w.webhooks(1);
+    expect(opened).toMatchObject({
+      type: 'recovery.opened',
+      data: {
+        psp_invoice_id: invoice.id,
+        decline_code: 'insufficient_funds',
+        decline_category: 'soft',
+        customer_email: customer.email,
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(world.current.receiver.requestsTo(w.endpointPath)).toHaveLength(1);
+    expect(await db()('recovery_campaigns').where({ workspace_id: w.workspaceId })).toHaveLength(1);
+  });
+
+  it('reads the basil shape: subscription under parent, decline code from InvoicePayments', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = basilInvoice(customer, subscription.id);
+    w.stripe.invoicePayments.set(invoice.id, [
+      {
+        id: 'inpay_old',
+        object: 'invoice_payment',
+        created: 1,
+        payment: { type: 'payment_intent', payment_intent: paymentIntent('pi_old', 'do_not_honor') },
+      },
+      {
+        id: 'inpay_new',
+        object: 'invoice_payment',
+        created: 2,
+        payment: { type: 'payment_intent', payment_intent: paymentIntent('pi_new', 'expired_card') },
+      },
+    ]);
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice));
+    expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
+      decline_code: 'expired_card',
+      amount_cents: 9900,
+      currency: 'eur',
+      subscription_id: (await subscriptionRow(w.workspaceId, subscription.id)).id,
+    });
+    const call = w.stripe.requests.find(
+      (request) => request.path === '/v1/invoice_payments' && request.query.get('invoice') === invoice.id,
+    );
+    expect(call?.query.getAll('expand[]') ?? call?.query.getAll('expand[0]')).toBeDefined();
+    expect(
+      [...call!.query.entries()].some(
+        ([key, value]) => key.startsWith('expand') && value === 'data.payment.payment_intent',
+      ),
+    ).toBe(true);
+  });
+
+  it('opens with decline code unknown without a key, creating the customer and subscription the invoice names', async () => {
+    const w = await setUp({ withKey: false });
+    const customer = stripeCustomer();
+    const invoice = legacyInvoice(customer, 'sub_NotYetSeen');
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice));
+    expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
+      decline_code: 'unknown',
+      decline_category: 'unknown',
+    });
+    expect(await customerRow(w.workspaceId, customer.id)).toMatchObject({ email: customer.email });
+    expect(await subscriptionRow(w.workspaceId, 'sub_NotYetSeen')).toMatchObject({
+      status: 'past_due',
+      amount_cents: 4900,
+    });
+    expect((await w.webhooks(1))[0]!.type).toBe('recovery.opened');
+  });
+
+  it('failed, retried by Stripe and paid: recovery.opened, then recovery.recovered via retry', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    w.stripe.paymentIntents.set(invoice.payment_intent, paymentIntent(invoice.payment_intent, 'insufficient_funds'));
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+    await w.deliver(
+      stripeEvent('invoice.payment_failed', { ...invoice, attempt_count: 2 }, { created: nowSeconds() - 200 }),
+    );
+    await w.deliver(
+      stripeEvent(
+        'invoice.paid',
+        { ...invoice, status: 'paid', paid: true, attempt_count: 3, amount_remaining: 0 },
+        { created: nowSeconds() - 100 },
+      ),
+    );
+    const hooks = await w.webhooks(2);
+    expect(hooks.map((hook) => hook.type)).toEqual(['recovery.opened', 'recovery.recovered']);
+    expect(hooks[1]!.data).toMatchObject({
+      recovered_via: 'retry',
+      amount_cents: 4900,
+      customer_email: customer.email,
+    });
+    expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({ status: 'recovered', recovered_via: 'retry' });
+  });
+
+  it('a card change between the failure and the payment makes it customer_update', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+    await w.deliver(
+      stripeEvent(
+        'customer.updated',
+        { ...customer, invoice_settings: { ...customer.invoice_settings, default_payment_method: 'pm_NewCard' } },
+        { created: nowSeconds() - 200, previous: { invoice_settings: { default_payment_method: 'pm_1OldCard' } } },
+      ),
+    );
+    await w.deliver(
+      stripeEvent(
+        'invoice.payment_succeeded',
+        { ...invoice, status: 'paid', attempt_count: 2 },
+        { created: nowSeconds() - 100 },
+      ),
+    );
+    const hooks = await w.webhooks(2);
+    expect(hooks.map((hook) => [hook.type, hook.data.recovered_via])).toEqual([
+      ['recovery.opened', undefined],
+      ['recovery.recovered', 'customer_update'],
+    ]);
+  });
+
+  it('paid on the hosted page with the same card (attempt_count unchanged), or out of band: spontaneous', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const hosted = legacyInvoice(customer, subscription.id);
+    const outOfBand = legacyInvoice(customer, subscription.id);
+    for (const invoice of [hosted, outOfBand])
+      await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+    await w.deliver(
+      stripeEvent('invoice.paid', { ...hosted, status: 'paid', attempt_count: 1 }, { created: nowSeconds() - 100 }),
+    );
+    await w.deliver(
+      stripeEvent(
+        'invoice.paid',
+        { ...outOfBand, status: 'paid', attempt_count: 4, paid_out_of_band: true },
+        { created: nowSeconds() - 100 },
+      ),
+    );
+    expect((await campaignRow(w.workspaceId, hosted.id)).recovered_via).toBe('spontaneous');
+    expect((await campaignRow(w.workspaceId, outOfBand.id)).recovered_via).toBe('spontaneous');
+  });
+
+  it('invoice.paid arriving before invoice.payment_failed leaves no open campaign', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    await w.deliver(
+      stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: 2 }, { created: nowSeconds() - 100 }),
+    );
+    expect(
+      (await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 200 }))).state,
+    ).toBe('applied');
+    expect(await campaignRow(w.workspaceId, invoice.id)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(world.current.receiver.requestsTo(w.endpointPath)).toHaveLength(0);
+  });
+
+  it.each([
+    ['invoice.marked_uncollectible', 'uncollectible'],
+    ['invoice.voided', 'void'],
+  ])('%s loses the campaign as the processor (no reason, no source)', async (type, status) => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+    await w.deliver(stripeEvent(type, { ...invoice, status }, { created: nowSeconds() - 100 }));
+    const hooks = await w.webhooks(2);
+    expect(hooks[1]!.type).toBe('recovery.lost');
+    expect(hooks[1]!.data).not.toHaveProperty('reason');
+    expect(hooks[1]!.data).not.toHaveProperty('source');
+    expect((await campaignRow(w.workspaceId, invoice.id)).status).toBe('lost');
+  });
+
+  it('customer.subscription.deleted for payment_failed loses the open campaigns of that subscription', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+    await w.deliver(
+      stripeEvent(
+        'customer.subscription.deleted',
+        {
+          ...subscription,
+          status: 'canceled',
+          canceled_at: nowSeconds() - 100,
+          cancellation_details: { reason: 'payment_failed', feedback: null, comment: null },
+        },
+        { created: nowSeconds() - 100 },
+      ),
+    );
+    expect((await w.webhooks(2)).map((hook) => hook.type)).toEqual(['recovery.opened', 'recovery.lost']);
+    expect((await subscriptionRow(w.workspaceId, subscription.id)).status).toBe('canceled');
+    expect(await db()('cancel_sessions').where({ workspace_id: w.workspaceId })).toHaveLength(0);
+  });
+
+  it('customer.subscription.deleted for cancellation_requested records a canceled cancel session with the feedback', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    await w.deliver(
+      stripeEvent(
+        'customer.subscription.deleted',
+        {
+          ...subscription,
+          status: 'canceled',
+          canceled_at: nowSeconds() - 50,
+          cancellation_details: {
+            reason: 'cancellation_requested',
+            feedback: 'too_expensive',
+            comment: 'Cheaper elsewhere.\u0007',
+          },
+        },
+        { created: nowSeconds() - 50 },
+      ),
+    );
+    const [lost] = await w.webhooks(1);
+    expect(lost).toMatchObject({
+      type: 'cancel.lost',
+      data: {
+        outcome: 'canceled',
+        reason_code: 'too_expensive',
+        customer_email: customer.email,
+        monthly_mrr_cents: 4900,
+        currency: 'usd',
+      },
+    });
+    expect(await db()('cancel_sessions').where({ workspace_id: w.workspaceId }).first()).toMatchObject({
+      outcome: 'canceled',
+      reason_code: 'too_expensive',
+      feedback: 'Cheaper elsewhere.',
+    });
+    // No feedback given: `other`.
+    const second = stripeSubscription(customer.id);
+    await w.deliver(stripeEvent('customer.subscription.created', second, { created: nowSeconds() - 40 }));
+    await w.deliver(
+      stripeEvent(
+        'customer.subscription.deleted',
+        {
+          ...second,
+          status: 'canceled',
+          cancellation_details: { reason: 'cancellation_requested', feedback: null, comment: null },
+        },
+        { created: nowSeconds() - 30 },
+      ),
+    );
+    expect(
+      await db()('cancel_sessions')
+        .where({ workspace_id: w.workspaceId, subscription_id: (await subscriptionRow(w.workspaceId, second.id)).id })
+        .first(),
+    ).toMatchObject({
+      reason_code: 'other',
+      feedback: null,
+    });
+  });
+
+  it('stores any other event and marks it ignored', async () => {
+    const w = await setUp();
+    const outcome = await w.deliver(stripeEvent('charge.refunded', { id: 'ch_1', object: 'charge' }));
+    expect(outcome.state).toBe('ignored');
+  });
+});
+
+describe('failures', () => {
+  it('parks an event that cannot apply, shows its error in status, and applies the events behind it', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const poison = legacyInvoice(customer, subscription.id, { amount_due: 10 ** 13, amount_remaining: 10 ** 13 });
+    const parked = await w.deliver(stripeEvent('invoice.payment_failed', poison, { created: nowSeconds() - 90 }));
+    expect(parked.state).toBe('parked');
+    const healthy = legacyInvoice(customer, subscription.id);
+    expect(
+      (await w.deliver(stripeEvent('invoice.payment_failed', healthy, { created: nowSeconds() - 80 }))).state,
+    ).toBe('applied');
+    const status = await processorStatus(db(), 'https://x.test', w.workspaceId);
+    expect(status.events_parked).toBe(1);
+    const registry = createMetricsRegistry('worker');
+    registerWorkerMetrics({
+      registry,
+      events: w.worker.handle.events,
+      deliveryQueue: w.worker.handle.deliveryQueue,
+      db: db(),
+      logger: createLogger('worker', 'silent'),
+    });
+    const page = (await renderMetrics(registry)).body;
+    expect(page).toMatch(/^processor_events\{state="parked",service="worker"\} [1-9]/m);
+    expect(page).toMatch(/^processor_inbox_lag_seconds\{service="worker"\} 0$/m);
+    expect(status.parked_events[0]).toMatchObject({
+      type: 'invoice.payment_failed',
+      last_error: expect.stringContaining('amount_cents'),
+    });
+  });
+
+  it('retries an event whose lookup fails with back-off, and applies it once Stripe answers', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    w.stripe.paymentIntents.set(
+      invoice.payment_intent,
+      paymentIntent(invoice.payment_intent, 'card_velocity_exceeded'),
+    );
+    let failures = 0;
+    w.stripe.override = (_request, url) =>
+      url.pathname.startsWith('/v1/payment_intents/') && failures++ < 3
+        ? {
+            status: 500,
+            body: { error: { type: 'api_error', message: 'boom' } },
+            headers: { 'stripe-should-retry': 'true' },
+          }
+        : null;
+    const outcome = await w.deliver(stripeEvent('invoice.payment_failed', invoice));
+    w.stripe.override = null;
+    expect(outcome.state).toBe('applied');
+    const row = await db()('processor_events')
+      .where({ connection_id: w.connectionId, type: 'invoice.payment_failed' })
+      .first();
+    expect(row.attempts).toBe(2);
+    expect((await campaignRow(w.workspaceId, invoice.id)).decline_code).toBe('card_velocity_exceeded');
+  }, 30_000);
+
+  it('a key Stripe answers with 401 disconnects the processor, logs it, and the campaign opens with unknown', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    w.stripe.override = (_request, url) =>
+      url.pathname.startsWith('/v1/payment_intents/')
+        ? { status: 401, body: { error: { type: 'invalid_request_error', message: 'Expired API Key provided' } } }
+        : null;
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice));
+    w.stripe.override = null;
+    expect((await campaignRow(w.workspaceId, invoice.id)).decline_code).toBe('unknown');
+    const status = await processorStatus(db(), 'https://x.test', w.workspaceId);
+    expect(status).toMatchObject({ status: 'disconnected', disconnected_reason: 'key_rejected' });
+    expect((await db()('workspaces').where({ id: w.workspaceId }).first()).processor_status).toBe('disconnected');
+    const log = await listSecurityEvents(db(), w.workspaceId);
+    expect(log.data[0]).toMatchObject({ action: 'processor.key_rejected', actor: { type: 'processor' } });
+  });
+});
+
+describe('examples/stripe-invoice-failed.ts (the README walk-through)', () => {
+  it.each([
+    ['pre-basil', '0'],
+    ['basil', '1'],
+  ])(
+    'POSTs a signed %s invoice.payment_failed that opens a campaign and sends recovery.opened',
+    async (_shape, basil) => {
+      const w = await setUp({ withKey: false });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', path.join(REPO_ROOT, 'examples/stripe-invoice-failed.ts')],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, CONNECTION_URL: w.url, WEBHOOK_SECRET: w.secret, AMOUNT: '2900', BASIL: basil },
+        },
+      );
+      const printed = JSON.parse(stdout) as { status: number; invoice_id: string; customer_email: string };
+      expect(printed.status).toBe(200);
+      const campaign = await eventually(() => campaignRow(w.workspaceId, printed.invoice_id));
+      expect(campaign).toMatchObject({ status: 'in_flight', amount_cents: 2900, decline_code: 'unknown' });
+      const [opened] = await w.webhooks(1);
+      expect(opened).toMatchObject({
+        type: 'recovery.opened',
+        data: { psp_invoice_id: printed.invoice_id, customer_email: printed.customer_email, amount_cents: 2900 },
+      });
+    },
+  );
+});

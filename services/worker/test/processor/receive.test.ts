@@ -1,0 +1,319 @@
+import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
+import { connectProcessor, createWorkspace, listSecurityEvents, OPERATOR, processorStatus } from '@retention/domain';
+import { runCli, testSecretsKey, useTestDatabase } from '@retention/testkit';
+import { startApiInstance, type ApiInstance } from '../../../api/test/api-instance.js';
+import {
+  FakeStripe,
+  newApiKey,
+  newWebhookSecret,
+  nowSeconds,
+  postToConnection,
+  stripeCustomer,
+  stripeEvent,
+} from './stripe-kit.js';
+
+/**
+ * Receiving Stripe's events: `POST /processor/stripe/:connection_id` verifies with the stripe
+ * library over the raw bytes, refuses with 400 and the JSON error shape while storing nothing,
+ * stores an accepted event once and answers at once. And the CLI that connects it.
+ */
+
+const database = useTestDatabase();
+let api: ApiInstance;
+const BASE_URL = 'https://retention.example';
+
+beforeAll(async () => {
+  api = await startApiInstance({ databaseUrl: database.current.url, baseUrl: BASE_URL });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+async function connectedWorkspace(options: { apiKey?: string } = {}) {
+  const db = database.current.db;
+  const workspace = await createWorkspace(db, { name: 'Acme', processor: 'disconnected' });
+  const secret = newWebhookSecret();
+  const connection = await connectProcessor(
+    db,
+    Buffer.from(testSecretsKey(), 'base64'),
+    {
+      workspace_id: workspace.id,
+      provider: 'stripe',
+      webhook_secret: secret,
+      ...(options.apiKey && { api_key: options.apiKey }),
+    },
+    options.apiKey ? 'accepted' : 'none',
+    OPERATOR,
+  );
+  return { workspace, secret, connection, url: `${api.url}/processor/stripe/${connection.id}` };
+}
+
+const storedCount = async (connectionId: string) =>
+  Number(
+    (await database.current.db('processor_events').where({ connection_id: connectionId }).count({ n: '*' }))[0]!.n,
+  );
+
+describe('POST /processor/stripe/:connection_id', () => {
+  it('stores a correctly signed event once, answers 2xx at once, and a redelivery is 2xx and not stored again', async () => {
+    const { url, secret, connection } = await connectedWorkspace();
+    const event = stripeEvent('customer.created', stripeCustomer());
+    const first = await postToConnection(url, event, secret);
+    expect(first).toMatchObject({ status: 200, body: { received: true, duplicate: false } });
+    expect(first.ms).toBeLessThan(500);
+    const again = await postToConnection(url, event, secret);
+    expect(again).toMatchObject({ status: 200, body: { received: true, duplicate: true } });
+    expect(await storedCount(connection.id)).toBe(1);
+    const row = await database.current.db('processor_events').where({ connection_id: connection.id }).first();
+    expect(row).toMatchObject({ psp_event_id: event.id, type: 'customer.created', state: 'pending' });
+    expect(row.payload).toEqual(event);
+    expect(row.psp_created_at.getTime()).toBe(event.created * 1000);
+  });
+
+  it('stores a burst of concurrent deliveries exactly once each, redeliveries in the same burst included', async () => {
+    const { url, secret, connection } = await connectedWorkspace();
+    await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), secret); // connects it
+    const events = Array.from({ length: 60 }, () => stripeEvent('customer.created', stripeCustomer()));
+    const burst = [...events, ...events.slice(0, 15)];
+    const replies = await Promise.all(burst.map((event) => postToConnection(url, event, secret)));
+    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    expect(replies.filter((reply) => reply.body.duplicate === false)).toHaveLength(60);
+    expect(replies.filter((reply) => reply.body.duplicate === true)).toHaveLength(15);
+    expect(await storedCount(connection.id)).toBe(61);
+  });
+
+  it('marks a key-less connection connected on its first correctly signed event, and logs it', async () => {
+    const { url, secret, connection, workspace } = await connectedWorkspace();
+    expect(connection.status).toBe('pending');
+    const db = database.current.db;
+    expect((await db('workspaces').where({ id: workspace.id }).first()).processor_status).toBe('disconnected');
+    expect((await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), secret)).status).toBe(200);
+    const after = await db('processor_connections').where({ id: connection.id }).first();
+    expect(after).toMatchObject({ status: 'connected' });
+    const status = await processorStatus(db, BASE_URL, workspace.id);
+    expect(status).toMatchObject({ status: 'connected', events_received: 1, last_event_at: expect.any(String) });
+    expect((await db('workspaces').where({ id: workspace.id }).first()).processor_status).toBe('connected');
+    const log = await listSecurityEvents(db, workspace.id);
+    expect(log.data.map((entry) => [entry.action, entry.actor.type])).toEqual([
+      ['processor.connected', 'processor'],
+      ['processor.connected', 'operator'],
+    ]);
+  });
+
+  it.each([
+    ['a wrong secret', (url: string, event: object) => postToConnection(url, event, newWebhookSecret())],
+    [
+      'a stale timestamp (301 s old)',
+      (url: string, event: object, secret: string) =>
+        postToConnection(url, event, secret, { timestamp: nowSeconds() - 301 }),
+    ],
+    [
+      'a timestamp 301 s ahead',
+      (url: string, event: object, secret: string) =>
+        postToConnection(url, event, secret, { timestamp: nowSeconds() + 301 }),
+    ],
+    [
+      'no signature',
+      (url: string, event: object, secret: string) => postToConnection(url, event, secret, { signature: '' }),
+    ],
+    [
+      'a garbled header',
+      (url: string, event: object, secret: string) =>
+        postToConnection(url, event, secret, { signature: 't=abc,v1=zz' }),
+    ],
+    [
+      'a body changed after signing',
+      (url: string, event: object, secret: string) =>
+        postToConnection(url, event, secret, { body: JSON.stringify({ ...event, type: 'invoice.paid' }) }),
+    ],
+    [
+      'a signed body that is not an event',
+      async (url: string, _event: object, secret: string) =>
+        postToConnection(url, { object: 'customer', id: 'cus_1' }, secret),
+    ],
+  ])('refuses %s with 400 and the JSON error shape, storing nothing', async (_case, send) => {
+    const { url, secret, connection } = await connectedWorkspace();
+    const reply = await send(url, stripeEvent('customer.created', stripeCustomer()), secret);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: { type: 'invalid_param', message: expect.any(String) } });
+    expect(await storedCount(connection.id)).toBe(0);
+    expect((await database.current.db('processor_connections').where({ id: connection.id }).first()).status).toBe(
+      'pending',
+    );
+  });
+
+  it('refuses an unknown or malformed connection id with 400, and a non-JSON signed body', async () => {
+    const { secret, url } = await connectedWorkspace();
+    const event = stripeEvent('customer.created', stripeCustomer());
+    for (const id of ['0b8e4a4e-0000-4000-8000-000000000000', 'not-a-uuid', "1' OR '1'='1"]) {
+      const reply = await postToConnection(`${api.url}/processor/stripe/${encodeURIComponent(id)}`, event, secret);
+      expect(reply).toMatchObject({ status: 400, body: { error: { type: 'invalid_param' } } });
+    }
+    const notJson = await postToConnection(url, event, secret, {
+      body: 'not json',
+      signature: (await import('./stripe-kit.js'))
+        .signedDelivery({}, secret)
+        .signature.replace(/v1=[0-9a-f]+/, 'v1=' + '0'.repeat(64)),
+    });
+    expect(notJson.status).toBe(400);
+  });
+
+  it('refuses a body over 1 MB with 413 before reading it all', async () => {
+    const { url, secret, connection } = await connectedWorkspace();
+    const event = stripeEvent('customer.created', stripeCustomer({ description: 'x'.repeat(1_100_000) }));
+    const reply = await postToConnection(url, event, secret);
+    expect(reply.status).toBe(413);
+    expect(reply.body).toEqual({ error: { type: 'invalid_param', message: expect.stringContaining('larger than') } });
+    expect(await storedCount(connection.id)).toBe(0);
+  });
+
+  it('refuses events once the owner disconnected; other methods on the path stay 404', async () => {
+    const { url, secret, workspace } = await connectedWorkspace();
+    const cli = await runCli(['processor', 'disconnect', '--workspace', workspace.id], {
+      DATABASE_URL: database.current.url,
+    });
+    expect(cli.code).toBe(0);
+    expect((await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), secret)).status).toBe(400);
+    expect((await fetch(url)).status).toBe(404);
+  });
+
+  it('never writes the signing secret to the log', async () => {
+    const { url, secret } = await connectedWorkspace();
+    await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), newWebhookSecret());
+    await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), secret);
+    expect(JSON.stringify(api.logs())).not.toContain(secret.slice(6));
+  });
+});
+
+describe('processor commands', () => {
+  let stripe: FakeStripe;
+  const apiKey = newApiKey();
+  beforeAll(async () => {
+    stripe = await FakeStripe.start(apiKey);
+  });
+  afterAll(async () => {
+    await stripe.close();
+  });
+
+  const cli = (args: string[]) =>
+    runCli(args, { DATABASE_URL: database.current.url, BASE_URL, STRIPE_API_BASE: stripe.url });
+
+  it('connects with a key that answers: connected, the URL to paste, secrets by their last four only', async () => {
+    const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'disconnected' });
+    const secret = newWebhookSecret();
+    const connected = await cli([
+      'processor',
+      'connect',
+      '--workspace',
+      workspace.id,
+      '--provider',
+      'stripe',
+      '--webhook-secret',
+      secret,
+      '--api-key',
+      apiKey,
+    ]);
+    expect(connected.code).toBe(0);
+    expect(connected.json).toMatchObject({
+      provider: 'stripe',
+      status: 'connected',
+      webhook_url: `${BASE_URL}/processor/stripe/${connected.json.connection_id}`,
+      webhook_secret_last4: secret.slice(-4),
+      api_key_last4: apiKey.slice(-4),
+      events_received: 0,
+      last_event_at: null,
+      backfill: { status: expect.stringMatching(/queued|running|succeeded/) },
+    });
+    expect(connected.stdout).not.toContain(secret);
+    expect(connected.stdout).not.toContain(apiKey);
+    expect(
+      stripe.requests.some(
+        (request) => request.path === '/v1/customers' && request.authorization === `Bearer ${apiKey}`,
+      ),
+    ).toBe(true);
+    // At rest: sealed, not the secret.
+    const row = await database.current.db('processor_connections').where({ workspace_id: workspace.id }).first();
+    expect(JSON.stringify(row)).not.toContain(secret.slice(6));
+    expect(JSON.stringify(row)).not.toContain(apiKey.slice(8));
+    expect((await database.current.db('workspaces').where({ id: workspace.id }).first()).processor_status).toBe(
+      'connected',
+    );
+
+    const status = await cli(['processor', 'status', '--workspace', workspace.id]);
+    expect(status.json).toMatchObject({
+      provider: 'stripe',
+      status: 'connected',
+      webhook_url: connected.json.webhook_url,
+    });
+    expect(status.json).toHaveProperty('backfill.counts');
+
+    const again = await cli(['processor', 'sync', '--workspace', workspace.id]);
+    // A backfill just queued by connect is still queued (no worker here): one run at a time.
+    expect(again.code).toBe(1);
+    expect(again.error?.type).toBe('conflict');
+
+    const disconnected = await cli(['processor', 'disconnect', '--workspace', workspace.id]);
+    expect(disconnected.json).toMatchObject({ status: 'disconnected', disconnected_reason: 'owner' });
+    expect((await database.current.db('workspaces').where({ id: workspace.id }).first()).processor_status).toBe(
+      'disconnected',
+    );
+    const log = await listSecurityEvents(database.current.db, workspace.id);
+    expect(log.data.map((entry) => entry.action)).toEqual(['processor.disconnected', 'processor.connected']);
+    expect(JSON.stringify(log)).not.toContain(secret.slice(6));
+  });
+
+  it('refuses a key Stripe answers with 401, saving nothing', async () => {
+    const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'disconnected' });
+    const result = await cli([
+      'processor',
+      'connect',
+      '--workspace',
+      workspace.id,
+      '--provider',
+      'stripe',
+      '--webhook-secret',
+      newWebhookSecret(),
+      '--api-key',
+      newApiKey(),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.error).toEqual({ type: 'invalid_param', message: expect.stringContaining('401') });
+    expect(
+      await database.current.db('processor_connections').where({ workspace_id: workspace.id }).first(),
+    ).toBeUndefined();
+  });
+
+  it('connects without a key as pending, refuses malformed secrets without echoing them, and sync needs a key', async () => {
+    const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'connected' });
+    const bad = await cli([
+      'processor',
+      'connect',
+      '--workspace',
+      workspace.id,
+      '--provider',
+      'stripe',
+      '--webhook-secret',
+      'sk_live_notasecret123456789',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.error?.type).toBe('invalid_param');
+    expect(bad.stderr).not.toContain('notasecret');
+    const pending = await cli([
+      'processor',
+      'connect',
+      '--workspace',
+      workspace.id,
+      '--provider',
+      'stripe',
+      '--webhook-secret',
+      newWebhookSecret(),
+    ]);
+    expect(pending.json).toMatchObject({ status: 'pending', api_key_last4: null, backfill: { status: 'idle' } });
+    expect((await database.current.db('workspaces').where({ id: workspace.id }).first()).processor_status).toBe(
+      'disconnected',
+    );
+    const sync = await cli(['processor', 'sync', '--workspace', workspace.id]);
+    expect(sync.error).toEqual({ type: 'conflict', message: expect.stringContaining('API key') });
+    const none = await cli(['processor', 'status', '--workspace', '0b8e4a4e-0000-4000-8000-000000000000']);
+    expect(none.error?.type).toBe('not_found');
+  });
+});

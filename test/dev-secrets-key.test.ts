@@ -1,0 +1,26 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { loadConfig } from '@retention/core';
+import { developmentSecretsKey } from '../scripts/dev-secrets-key.js';
+
+describe('npm start without SECRETS_KEY', () => {
+  it('makes a development key once, keeps it in a private file for the next start, and says so', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'dev-key-'));
+    try {
+      const file = path.join(dir, '.secrets-key.dev');
+      const said: string[] = [];
+      const first = developmentSecretsKey(file, (text) => said.push(text));
+      expect(loadConfig({ SECRETS_KEY: first }).secretsKey).toHaveLength(32);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect(said[0]).toMatch(/SECRETS_KEY is not set: made a development key.*git-ignored.*openssl rand -base64 32/);
+      expect(said.join('\n')).not.toContain(first);
+      const second = developmentSecretsKey(file, (text) => said.push(text));
+      expect(second).toBe(first);
+      expect(said[1]).toMatch(/using the development key in/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
