@@ -5,3 +5,5 @@ export * from './endpoints.js';
 export * from './permissions.js';
 export * from './send-test.js';
 export * from './sender.js';
+export * from './alerts.js';
+export * from './delivery-log-page.js';

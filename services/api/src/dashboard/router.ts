@@ -1,0 +1,83 @@
+import { Router, type RequestHandler } from 'express';
+import { errorBody, type Config } from '@retention/core';
+import type { Db } from '@retention/db';
+import { createWebhookSender, type WebhookSender } from '@retention/domain';
+import { announceTokenChange, type Logger, type Redis } from '@retention/runtime';
+import { SlidingWindowRateLimiter } from '../rate-limiter.js';
+import { accountRoutes } from './account-routes.js';
+import { requireSession, type DashboardContext, type DashboardMailer } from './context.js';
+import { jsonBody } from './json-body.js';
+import { linkRoutes } from './link-routes.js';
+import { originCheck } from './origin-check.js';
+import { readRoutes } from './read-routes.js';
+import { cookieSettings } from './session-cookie.js';
+import { SIGN_IN_WINDOW_MS, sessionRoutes } from './session-routes.js';
+import { teamRoutes } from './team-routes.js';
+import { tokenRoutes } from './token-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
+import { workspaceRoutes } from './workspace-routes.js';
+
+export const DASHBOARD_API_PREFIX = '/dashboard/api';
+
+export interface DashboardDependencies {
+  config: Config;
+  db: Db;
+  redis: Redis;
+  logger: Logger;
+  sender?: WebhookSender;
+  mailer?: DashboardMailer | null;
+  /** The sign-in window; 15 minutes. Tests shorten it. */
+  signInWindowMs?: number;
+}
+
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+const unknownDashboardRoute: RequestHandler = (req, res) => {
+  res.status(404).json(errorBody('not_found', `Unrecognized request URL (${req.method} ${req.baseUrl}${req.path}).`));
+};
+
+/** The dashboard's JSON API (docs/dashboard-api.md), mounted at DASHBOARD_API_PREFIX. */
+export function dashboardApi(deps: DashboardDependencies): Router {
+  const { config, db, redis, logger } = deps;
+  const context: DashboardContext = {
+    config,
+    db,
+    logger,
+    limiter: new SlidingWindowRateLimiter(redis, config.redisKeyPrefix),
+    sender:
+      deps.sender ??
+      createWebhookSender({
+        timeoutMs: config.webhookTimeoutMs,
+        baseUrl: config.baseUrl,
+        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      }),
+    announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
+    cookie: cookieSettings(config.baseUrl),
+    lifetimes: { idleMs: config.sessionIdleTimeoutMs, maxAgeMs: config.sessionMaxAgeMs },
+    mailer: deps.mailer ?? null,
+  };
+  const signInLimiter = new SlidingWindowRateLimiter(
+    redis,
+    config.redisKeyPrefix,
+    deps.signInWindowMs ?? SIGN_IN_WINDOW_MS,
+  );
+
+  const router = Router();
+  router.use(noStore);
+  router.use(originCheck(config.baseUrl));
+  router.use(jsonBody);
+  router.use(sessionRoutes(context, signInLimiter));
+  router.use(linkRoutes(context));
+  router.use(requireSession(context));
+  router.use(accountRoutes(context));
+  router.use(teamRoutes(context));
+  router.use(tokenRoutes(context));
+  router.use(webhookRoutes(context));
+  router.use(workspaceRoutes(context));
+  router.use(readRoutes(context));
+  router.use(unknownDashboardRoute);
+  return router;
+}
