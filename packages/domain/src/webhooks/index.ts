@@ -7,3 +7,5 @@ export * from './send-test.js';
 export * from './sender.js';
 export * from './alerts.js';
 export * from './delivery-log-page.js';
+export * from './recover.js';
+export * from './roll-secret.js';

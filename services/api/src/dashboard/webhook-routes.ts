@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { notFound, type EventType } from '@retention/core';
+import { invalidParam, notFound, type EventType } from '@retention/core';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -7,6 +7,8 @@ import {
   getEndpoint,
   listDeliveryLogPage,
   listEndpoints,
+  recoverDeliveries,
+  rollSigningSecret,
   sendTestWebhook,
   setEndpointEnabled,
   updateEndpoint,
@@ -102,6 +104,39 @@ export function webhookRoutes(context: DashboardContext): Router {
     res.json(await sendTestWebhook(db, context.sender, String(req.params.id), user.id));
   });
 
+  router.post('/webhooks/:id/roll-secret', manage, async (req, res) => {
+    const { overlap_seconds } = bodyOf(req.body, ['overlap_seconds']);
+    const { user, workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    res.json(
+      await rollSigningSecret(
+        db,
+        {
+          endpoint_id: String(req.params.id),
+          actor_id: user.id,
+          ...(overlap_seconds !== undefined && { overlap_seconds: overlap_seconds as number }),
+        },
+        actorOf(req, res),
+      ),
+    );
+  });
+
+  router.post('/webhooks/:id/recover', manage, async (req, res) => {
+    const { since } = bodyOf(req.body, ['since']);
+    if (typeof since !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(since)) {
+      throw invalidParam('since: must be an ISO 8601 timestamp such as 2026-11-25T08:00:00Z');
+    }
+    const { user, workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    res.json(
+      await recoverDeliveries(
+        db,
+        { endpoint_id: String(req.params.id), actor_id: user.id, since: new Date(since) },
+        actorOf(req, res),
+      ),
+    );
+  });
+
   router.post('/webhooks/:id/dismiss-alert', manage, async (req, res) => {
     const { workspaceId } = signedIn(res);
     await ownEndpoint(workspaceId, String(req.params.id));
@@ -130,5 +165,4 @@ export function queryStrings<K extends string>(url: string, allowed: readonly K[
   return result;
 }
 
-import { invalidParam } from '@retention/core';
 const invalidQuery = (message: string) => invalidParam(message);

@@ -243,3 +243,79 @@ describe('team and workspace', () => {
 });
 
 void makeUser;
+
+describe('roll secret and retry failed since', () => {
+  it('rolls the secret with an overlap, both secrets signing until it ends; recovers failed deliveries once', async () => {
+    const { signingSecretsOf } = await import('@retention/domain');
+    const { admin, member, workspace } = await team(api.current.db, call, 'Roll');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'R', url: 'https://r.invalid/' },
+    });
+    const id = created.body.id;
+    expect((await call('POST', `/webhooks/${id}/roll-secret`, { cookie: member.cookie })).status).toBe(403);
+    expect(
+      (await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie, body: { overlap_seconds: 86_401 } }))
+        .status,
+    ).toBe(400);
+    const rolled = await call('POST', `/webhooks/${id}/roll-secret`, {
+      cookie: admin.cookie,
+      body: { overlap_seconds: 3600 },
+    });
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.secret).toMatch(/^whsec_/);
+    expect(rolled.body.secret).not.toBe(created.body.secret);
+    expect(Date.parse(rolled.body.previous_secret_expires_at)).toBeGreaterThan(Date.now() + 3500_000);
+    expect(await signingSecretsOf(api.current.db, id)).toEqual([rolled.body.secret, created.body.secret]);
+    const again = await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie, body: {} });
+    expect(await signingSecretsOf(api.current.db, id)).toEqual([again.body.secret]);
+
+    // Two finished deliveries (one failed, one skipped) and one that succeeded.
+    const [event] = await api.current
+      .db('events')
+      .insert([1, 2, 3].map(() => ({ workspace_id: workspace.id, type: 'recovery.opened', data: {} })))
+      .returning('id');
+    const events = await api.current.db('events').where({ workspace_id: workspace.id }).pluck('id');
+    expect(event).toBeDefined();
+    for (const [index, status] of (['failed', 'skipped', 'succeeded'] as const).entries()) {
+      await api.current.db('webhook_deliveries').insert({
+        workspace_id: workspace.id,
+        endpoint_id: id,
+        event_id: events[index],
+        event_type: 'recovery.opened',
+        status,
+        attempt_count: 1,
+        completed_at: new Date(),
+      });
+    }
+    const since = new Date(Date.now() - 60_000).toISOString();
+    expect(
+      (await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since: 'yesterday' } })).status,
+    ).toBe(400);
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect(
+      (await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since: future } })).status,
+    ).toBe(400);
+    const recovered = await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } });
+    expect(recovered.body).toEqual({ requeued: 2 });
+    expect((await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } })).body).toEqual({
+      requeued: 0,
+    });
+    const pending = await api.current.db('webhook_deliveries').where({ endpoint_id: id, status: 'pending' });
+    expect(pending).toHaveLength(2);
+    const actions = await api.current
+      .db('security_events')
+      .where({ target_id: id })
+      .orderBy('created_at')
+      .pluck('action');
+    expect(actions).toEqual([
+      'webhook.created',
+      'webhook.secret_rolled',
+      'webhook.secret_rolled',
+      'webhook.deliveries_requeued',
+      'webhook.deliveries_requeued',
+    ]);
+    const log = await api.current.db('security_events').where({ workspace_id: workspace.id });
+    expect(JSON.stringify(log)).not.toContain(rolled.body.secret);
+  });
+});
