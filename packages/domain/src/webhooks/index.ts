@@ -9,3 +9,4 @@ export * from './alerts.js';
 export * from './delivery-log-page.js';
 export * from './recover.js';
 export * from './roll-secret.js';
+export * from './resend.js';

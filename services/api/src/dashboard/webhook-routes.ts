@@ -8,6 +8,8 @@ import {
   listDeliveryLogPage,
   listEndpoints,
   recoverDeliveries,
+  RESEND_LEASE_MARGIN_MS,
+  resendDelivery,
   rollSigningSecret,
   sendTestWebhook,
   setEndpointEnabled,
@@ -142,6 +144,18 @@ export function webhookRoutes(context: DashboardContext): Router {
     await ownEndpoint(workspaceId, String(req.params.id));
     await dismissEndpointAlert(db, String(req.params.id));
     res.json(await endpointView(db, await getEndpoint(db, String(req.params.id))));
+  });
+
+  router.post('/deliveries/:id/resend', manage, async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    res.json(
+      await resendDelivery(db, context.sender, {
+        delivery_id: String(req.params.id),
+        actor_id: user.id,
+        workspace_id: workspaceId,
+        lease_ms: context.config.webhookTimeoutMs + RESEND_LEASE_MARGIN_MS,
+      }),
+    );
   });
 
   router.get('/webhooks/:id/deliveries', async (req, res) => {

@@ -8,6 +8,8 @@ import {
   MAX_DELIVERY_LOG_LIMIT,
   MAX_SECRET_OVERLAP_SECONDS,
   recoverDeliveries,
+  RESEND_LEASE_MARGIN_MS,
+  resendDelivery,
   rollSigningSecret,
   sendTestWebhook,
   setEndpointEnabled,
@@ -137,5 +139,27 @@ export const webhookCommands = [
     options: { id: uuid('E').required(), since: pastTimestamp().required(), actor: uuid('U').required() },
     run: (context, options) =>
       recoverDeliveries(context.db(), { endpoint_id: options.id, actor_id: options.actor, since: options.since }),
+  }),
+  defineCommand({
+    name: 'webhook resend',
+    summary: "Send one delivery's event again now, as its next attempt; prints the attempt (as webhook test)",
+    options: { delivery: uuid('D').required(), actor: uuid('U').required() },
+    run: async (context, options) => {
+      const { config } = context;
+      const sender = createWebhookSender({
+        timeoutMs: config.webhookTimeoutMs,
+        baseUrl: config.baseUrl,
+        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      });
+      try {
+        return await resendDelivery(context.db(), sender, {
+          delivery_id: options.delivery,
+          actor_id: options.actor,
+          lease_ms: config.webhookTimeoutMs + RESEND_LEASE_MARGIN_MS,
+        });
+      } finally {
+        sender.close();
+      }
+    },
   }),
 ];
