@@ -18,3 +18,4 @@ export * from './security-log.js';
 export * from './demo/seed.js';
 export * from './webhooks/index.js';
 export * from './accounts/index.js';
+export * from './notifications/messages.js';

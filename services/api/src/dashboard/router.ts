@@ -2,12 +2,13 @@ import { Router, type RequestHandler } from 'express';
 import { errorBody, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, type WebhookSender } from '@retention/domain';
-import { announceTokenChange, type Logger, type Redis } from '@retention/runtime';
+import { announceTokenChange, createMailer, type Logger, type Mailer, type Redis } from '@retention/runtime';
 import { SlidingWindowRateLimiter } from '../rate-limiter.js';
 import { accountRoutes } from './account-routes.js';
-import { requireSession, type DashboardContext, type DashboardMailer } from './context.js';
+import { requireSession, type DashboardContext } from './context.js';
 import { jsonBody } from './json-body.js';
 import { linkRoutes } from './link-routes.js';
+import { dashboardMailer } from './mail.js';
 import { originCheck } from './origin-check.js';
 import { readRoutes } from './read-routes.js';
 import { cookieSettings } from './session-cookie.js';
@@ -25,7 +26,8 @@ export interface DashboardDependencies {
   redis: Redis;
   logger: Logger;
   sender?: WebhookSender;
-  mailer?: DashboardMailer | null;
+  /** E-mail; made from SMTP_URL when not given (none when it is unset). */
+  mailer?: Mailer | null;
   /** The sign-in window; 15 minutes. Tests shorten it. */
   signInWindowMs?: number;
 }
@@ -57,7 +59,7 @@ export function dashboardApi(deps: DashboardDependencies): Router {
     announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
     cookie: cookieSettings(config.baseUrl),
     lifetimes: { idleMs: config.sessionIdleTimeoutMs, maxAgeMs: config.sessionMaxAgeMs },
-    mailer: deps.mailer ?? null,
+    mailer: dashboardMailer(deps.mailer === undefined ? createMailer(config, logger) : deps.mailer),
   };
   const signInLimiter = new SlidingWindowRateLimiter(
     redis,
