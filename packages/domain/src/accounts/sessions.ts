@@ -87,7 +87,7 @@ export async function loadSession(
     );
   if (!row || row.workspace_id === undefined) return null;
   const now = Date.now();
-  if (now - row.last_seen_at.getTime() > TOUCH_EVERY_MS) {
+  if (now - row.last_seen_at.getTime() > Math.min(TOUCH_EVERY_MS, lifetimes.idleMs / 4)) {
     const idle = new Date(Math.min(now + lifetimes.idleMs, row.expires_at.getTime()));
     await db('user_sessions')
       .where({ id: row.id })
