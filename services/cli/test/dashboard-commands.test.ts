@@ -72,6 +72,29 @@ describe('user invite and user reset-link', () => {
   });
 });
 
+describe('team and workspace changes from the CLI are in the security log', () => {
+  it('user create and workspace update', async () => {
+    const created = await run(
+      'user',
+      'create',
+      '--workspace',
+      workspace,
+      '--email',
+      'direct@dash.test',
+      '--role',
+      'member',
+    );
+    expect((await actionsOn(created.json.id)).map((row) => [row.action, row.actor_type])).toEqual([
+      ['team.joined', 'operator'],
+    ]);
+    await run('workspace', 'update', '--id', workspace, '--name', 'Renamed by CLI', '--processor', 'disconnected');
+    const [updated] = await actionsOn(workspace);
+    expect(updated).toMatchObject({ action: 'workspace.updated', actor_type: 'operator' });
+    expect(updated.details).toMatchObject({ name: { to: 'Renamed by CLI' }, processor: { to: 'disconnected' } });
+    await run('workspace', 'update', '--id', workspace, '--processor', 'connected');
+  });
+});
+
 describe('token and webhook changes from the CLI are in the security log', () => {
   it('token create / revoke, webhook create, roll-secret (with overlap), recover and resend', async () => {
     const token = await run('token', 'create', '--workspace', workspace, '--name', 'cli');
