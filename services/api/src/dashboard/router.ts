@@ -20,6 +20,39 @@ import { workspaceRoutes } from './workspace-routes.js';
 
 export const DASHBOARD_API_PREFIX = '/dashboard/api';
 
+/** Every route pattern, for the request metrics' `route` label (never a raw id or token). */
+export const DASHBOARD_ROUTE_PATTERNS = [
+  '/session',
+  '/me',
+  '/account',
+  '/account/password',
+  '/account/sign-out-everywhere',
+  '/invitations/:token',
+  '/invitations/:token/accept',
+  '/password-reset',
+  '/password-reset/:token',
+  '/team',
+  '/team/invitations',
+  '/team/invitations/:id',
+  '/team/members/:id',
+  '/team/members/:id/reset-link',
+  '/tokens',
+  '/tokens/:id/revoke',
+  '/webhooks',
+  '/webhooks/:id',
+  '/webhooks/:id/:action',
+  '/webhooks/:id/deliveries',
+  '/deliveries/:id/resend',
+  '/workspace',
+  '/security-log',
+  '/stats',
+  '/campaigns',
+  '/campaigns/:id',
+  '/customers',
+  '/customers/:id',
+  '/cancel_sessions',
+].map((pattern) => `${DASHBOARD_API_PREFIX}${pattern}`);
+
 export interface DashboardDependencies {
   config: Config;
   db: Db;

@@ -239,6 +239,10 @@ describe('team and workspace', () => {
     expect((await call('GET', '/campaigns?status=bogus', { cookie: member.cookie })).status).toBe(400);
     expect((await call('GET', '/campaigns')).status).toBe(401);
     expect((await call('GET', '/nothing-here', { cookie: member.cookie })).status).toBe(404);
+    // Request metrics name the route pattern, never the id in the path.
+    const metrics = (await api.current.get('/metrics')).text;
+    expect(metrics).toContain('route="/dashboard/api/campaigns"');
+    expect(metrics).toContain('route="/dashboard/api/webhooks/:id/:action"');
   });
 });
 
