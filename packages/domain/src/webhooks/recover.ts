@@ -1,3 +1,4 @@
+import { conflict } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertPastDate, assertUuid } from '../validate.js';
@@ -20,6 +21,8 @@ export async function recoverDeliveries(
   return inTransaction(db, async (trx) => {
     const endpoint = await findEndpointRow(trx, input.endpoint_id, 'for-no-key-update');
     await assertWebhookManager(trx, endpoint.workspace_id, input.actor_id);
+    // A disabled endpoint would skip them again at once: turning it on comes first.
+    if (!endpoint.enabled) throw conflict('The endpoint is off: turn it on, then retry its failed deliveries.');
     const requeued = await trx('webhook_deliveries')
       .where({ endpoint_id: endpoint.id })
       .whereIn('status', ['failed', 'skipped'])

@@ -300,6 +300,9 @@ describe('roll secret and retry failed since', () => {
     expect(
       (await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since: future } })).status,
     ).toBe(400);
+    await call('POST', `/webhooks/${id}/disable`, { cookie: admin.cookie });
+    expect((await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } })).status).toBe(409);
+    await call('POST', `/webhooks/${id}/enable`, { cookie: admin.cookie });
     const recovered = await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } });
     expect(recovered.body).toEqual({ requeued: 2 });
     expect((await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } })).body).toEqual({
@@ -316,6 +319,8 @@ describe('roll secret and retry failed since', () => {
       'webhook.created',
       'webhook.secret_rolled',
       'webhook.secret_rolled',
+      'webhook.disabled',
+      'webhook.enabled',
       'webhook.deliveries_requeued',
       'webhook.deliveries_requeued',
     ]);
