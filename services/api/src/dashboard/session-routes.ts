@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { ServiceError } from '@retention/core';
 import { checkCredentials, createSession, loadSession, revokeSession } from '@retention/domain';
@@ -24,7 +25,9 @@ export function sessionRoutes(context: DashboardContext, signInLimiter: Dashboar
    */
   router.post('/session', async (req, res) => {
     const { email, password } = bodyOf(req.body, ['email', 'password']);
-    const account = `signin-account:${typeof email === 'string' ? email.toLowerCase().slice(0, 320) : ''}`;
+    // Hashed: the window's Redis key need not spell out who is being tried.
+    const typed = typeof email === 'string' ? email.toLowerCase().slice(0, 320) : '';
+    const account = `signin-account:${createHash('sha256').update(typed).digest('base64url')}`;
     const address = `signin-address:${addressBucket(req.ip)}`;
     const decision = await signInLimiter.consume(account, SIGN_IN_LIMIT_PER_ACCOUNT, {
       guard: { bucket: address, limit: SIGN_IN_LIMIT_PER_ADDRESS },

@@ -136,6 +136,20 @@ describe('webhook actions against a real HTTPS receiver', () => {
     expect(receiver.problems().filter((problem) => !/: data/.test(problem))).toEqual([]);
     const ping = await db('webhook_deliveries').where({ endpoint_id: created.body.id, event_type: 'ping' }).first();
     expect((await call('POST', `/deliveries/${ping.id}/resend`, { cookie: admin.cookie })).status).toBe(400);
+    // A worker's attempt in flight (its lease unexpired): a resend waits for it, nothing is sent.
+    const sentBefore = receiver.requestsTo('/hook').length;
+    await db('webhook_deliveries')
+      .where({ id: delivery.id })
+      .update({
+        status: 'pending',
+        next_attempt_at: new Date(),
+        completed_at: null,
+        attempt_started_at: new Date(),
+        lease_expires_at: new Date(Date.now() + 60_000),
+      });
+    const inFlight = await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
+    expect(inFlight.status).toBe(409);
+    expect(receiver.requestsTo('/hook')).toHaveLength(sentBefore);
     const other = await team(db, call, 'Other');
     expect((await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: other.admin.cookie })).status).toBe(404);
   });
