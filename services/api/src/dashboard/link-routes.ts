@@ -46,12 +46,15 @@ export function linkRoutes(context: DashboardContext): Router {
     await signInAs(req, res, user);
   });
 
-  router.post('/password-reset', async (req, res) => {
+  router.post('/password-reset', (req, res) => {
     const { email } = bodyOf(req.body, ['email']);
     // Always 202, whether or not the address has an account: the answer must not say.
-    if (context.mailer) {
-      const link = await requestPasswordReset(context.db, email, context.config.baseUrl);
-      if (link) context.mailer.sendPasswordReset(link.user.email, link.reset_url);
+    // In the background too: the time to answer must not depend on whether it does.
+    const { mailer } = context;
+    if (mailer) {
+      void requestPasswordReset(context.db, email, context.config.baseUrl)
+        .then((link) => link && mailer.sendPasswordReset(link.user.email, link.reset_url))
+        .catch((error: unknown) => context.logger.warn({ err: error }, 'password reset not sent'));
     }
     res.status(202).json({ accepted: true });
   });
