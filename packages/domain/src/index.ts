@@ -21,3 +21,5 @@ export * from './processor/changes.js';
 export * from './processor/connections.js';
 export * from './processor/inbox.js';
 export * from './processor/mirror.js';
+export * from './accounts/index.js';
+export * from './notifications/messages.js';

@@ -7,3 +7,4 @@ export * from './shutdown.js';
 export * from './throttled-warn.js';
 export * from './token-epoch.js';
 export * from './batcher.js';
+export * from './mailer.js';
