@@ -48,22 +48,22 @@ describe('loadConfig', () => {
   });
 
   it('reads the dashboard session lifetimes and the SMTP settings', () => {
-    expect(loadConfig({})).toMatchObject({
+    expect(loadConfig(KEY)).toMatchObject({
       sessionIdleTimeoutMs: 12 * 3_600_000,
       sessionMaxAgeMs: 7 * 86_400_000,
       smtpUrl: null,
       mailFrom: 'Retention <no-reply@localhost>',
     });
     expect(
-      loadConfig({ SESSION_IDLE_TIMEOUT: '30m', SESSION_MAX_AGE: '1d', SMTP_URL: 'smtp://u:p@mail.test:2525' }),
+      loadConfig({ ...KEY, SESSION_IDLE_TIMEOUT: '30m', SESSION_MAX_AGE: '1d', SMTP_URL: 'smtp://u:p@mail.test:2525' }),
     ).toMatchObject({
       sessionIdleTimeoutMs: 1_800_000,
       sessionMaxAgeMs: 86_400_000,
       smtpUrl: 'smtp://u:p@mail.test:2525',
     });
-    expect(() => loadConfig({ SESSION_IDLE_TIMEOUT: 'forever' })).toThrow(ConfigError);
-    expect(() => loadConfig({ SMTP_URL: 'http://mail.test' })).toThrow(/SMTP_URL/);
-    expect(() => loadConfig({ SMTP_URL: 'smtp://u:secret-pass@' })).not.toThrow(/secret-pass/);
+    expect(() => loadConfig({ ...KEY, SESSION_IDLE_TIMEOUT: 'forever' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...KEY, SMTP_URL: 'http://mail.test' })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ ...KEY, SMTP_URL: 'smtp://u:secret-pass@' })).not.toThrow(/secret-pass/);
   });
 
   it('reads the stale-campaign check interval as a duration', () => {
