@@ -48,6 +48,8 @@ export interface HarnessOptions {
    * test can speak from several client addresses through X-Forwarded-For.
    */
   trustProxy?: boolean | number | string;
+  /** More environment for the API's config, read when the API starts (e.g. a local Stripe's URL). */
+  env?: () => Record<string, string>;
 }
 
 /**
@@ -71,6 +73,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       TRUST_PROXY: String(options.trustProxy ?? false),
+      ...options.env?.(),
     });
     const lines: string[] = [];
     const sink = new Writable({

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { conflict, lastFour, notFound, openSecret, sealSecret, toIsoMillis, toIsoMillisOrNull } from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
@@ -44,6 +45,19 @@ export type BackfillPhase = 'customers' | 'subscriptions' | 'invoices';
 
 export function webhookUrlOf(baseUrl: string, connection: Pick<ConnectionRow, 'id' | 'provider'>): string {
   return `${baseUrl}/processor/${connection.provider}/${connection.id}`;
+}
+
+/**
+ * The id a workspace's connection will have, known before it exists: Stripe makes the signing
+ * secret only once an endpoint is created for our URL, so the URL must come first. An HMAC of
+ * the workspace id under SECRETS_KEY, shaped as a UUID: stable, and unguessable without the
+ * key. A connection keeps the id it was created with, whatever happens to the key later.
+ */
+export function plannedConnectionId(secretsKey: Buffer, workspaceId: string): string {
+  const hex = createHmac('sha256', secretsKey).update(`processor-connection:${workspaceId}`).digest('hex');
+  // Version 4 and the RFC 4122 variant, like the random ids Postgres makes.
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 export interface ConnectProcessorInput {
@@ -119,7 +133,7 @@ export async function connectProcessor(
       updated_at: trx.fn.now(),
     };
     const [row] = (await trx('processor_connections')
-      .insert({ workspace_id: valid.workspace_id, ...values })
+      .insert({ id: plannedConnectionId(secretsKey, valid.workspace_id), workspace_id: valid.workspace_id, ...values })
       .onConflict('workspace_id')
       .merge(values)
       .returning('*')) as ConnectionRow[];
@@ -312,6 +326,22 @@ export async function processorStatus(
       finished_at: toIsoMillisOrNull(connection.backfill_finished_at),
     },
   };
+}
+
+/** The Settings, Processor page: the status once connected, else the URL to register in Stripe first. */
+export type ProcessorSetupView = ProcessorStatusView | { status: 'not_connected'; provider: null; webhook_url: string };
+
+export async function processorSetup(
+  db: Queryable,
+  secretsKey: Buffer,
+  baseUrl: string,
+  workspaceId: string,
+): Promise<ProcessorSetupView> {
+  await getWorkspace(db, workspaceId);
+  const exists = await db('processor_connections').where({ workspace_id: workspaceId }).first('id');
+  if (exists) return processorStatus(db, baseUrl, workspaceId);
+  const id = plannedConnectionId(secretsKey, workspaceId);
+  return { status: 'not_connected', provider: null, webhook_url: webhookUrlOf(baseUrl, { id, provider: 'stripe' }) };
 }
 
 /** `processor sync`: queues a backfill. One run per workspace: a queued or running one is a conflict. */

@@ -10,6 +10,7 @@ import { jsonBody } from './json-body.js';
 import { linkRoutes } from './link-routes.js';
 import { dashboardMailer } from './mail.js';
 import { originCheck } from './origin-check.js';
+import { processorRoutes } from './processor-routes.js';
 import { readRoutes } from './read-routes.js';
 import { cookieSettings } from './session-cookie.js';
 import { SIGN_IN_WINDOW_MS, sessionRoutes } from './session-routes.js';
@@ -45,6 +46,8 @@ export const DASHBOARD_ROUTE_PATTERNS = [
   '/deliveries/:id/resend',
   '/workspace',
   '/security-log',
+  '/processor',
+  '/processor/:action',
   '/stats',
   '/campaigns',
   '/campaigns/:id',
@@ -112,6 +115,7 @@ export function dashboardApi(deps: DashboardDependencies): Router {
   router.use(tokenRoutes(context));
   router.use(webhookRoutes(context));
   router.use(workspaceRoutes(context));
+  router.use(processorRoutes(context));
   router.use(readRoutes(context));
   router.use(unknownDashboardRoute);
   return router;

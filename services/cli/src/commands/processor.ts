@@ -1,14 +1,13 @@
-import { invalidParam } from '@retention/core';
 import {
-  connectProcessor,
   disconnectProcessor,
   OPERATOR,
+  processorSetup,
   processorStatus,
   PROCESSOR_PROVIDERS,
   requestBackfill,
   type Actor,
 } from '@retention/domain';
-import { checkStripeKey } from '@retention/processors';
+import { connectStripe } from '@retention/processors';
 import { defineCommand } from '../command.js';
 import { oneOf, text, uuid } from '../options.js';
 
@@ -33,30 +32,15 @@ export const processorCommands = [
     },
     run: async (context, options) => {
       const apiKey = options['api-key'];
-      let keyCheck: 'none' | 'accepted' = 'none';
-      if (apiKey !== undefined) {
-        let verdict: 'accepted' | 'rejected';
-        try {
-          verdict = await checkStripeKey(apiKey, context.config.stripeApiBase);
-        } catch (error) {
-          throw invalidParam(
-            `api_key: Stripe could not be asked about the key (${(error as Error).message}); nothing was saved, try again`,
-          );
-        }
-        if (verdict === 'rejected') throw invalidParam('api_key: Stripe refused the key (401); nothing was saved');
-        keyCheck = 'accepted';
-      }
       const db = context.db();
-      const connection = await connectProcessor(
+      const connection = await connectStripe(
         db,
-        context.config.secretsKey,
+        context.config,
         {
           workspace_id: options.workspace,
-          provider: options.provider,
           webhook_secret: options['webhook-secret'],
           ...(apiKey !== undefined && { api_key: apiKey }),
         },
-        keyCheck,
         actorOf(options.actor),
       );
       return {
@@ -77,9 +61,11 @@ export const processorCommands = [
   }),
   defineCommand({
     name: 'processor status',
-    summary: "A workspace's processor connection: status, webhook URL, last event, backfill, parked events",
+    summary:
+      "A workspace's processor connection: status, webhook URL, last event, backfill, parked events (before connecting: the URL to register in Stripe)",
     options: { workspace: uuid('W').required() },
-    run: (context, options) => processorStatus(context.db(), context.config.baseUrl, options.workspace),
+    run: (context, options) =>
+      processorSetup(context.db(), context.config.secretsKey, context.config.baseUrl, options.workspace),
   }),
   defineCommand({
     name: 'processor sync',

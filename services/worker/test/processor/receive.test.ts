@@ -315,5 +315,20 @@ describe('processor commands', () => {
     expect(sync.error).toEqual({ type: 'conflict', message: expect.stringContaining('API key') });
     const none = await cli(['processor', 'status', '--workspace', '0b8e4a4e-0000-4000-8000-000000000000']);
     expect(none.error?.type).toBe('not_found');
+    // A workspace with no connection yet is told the URL to register in Stripe, which connecting keeps.
+    const fresh = await createWorkspace(database.current.db, { name: 'Not connected yet' });
+    const planned = await cli(['processor', 'status', '--workspace', fresh.id]);
+    expect(planned.json).toEqual({ status: 'not_connected', provider: null, webhook_url: expect.any(String) });
+    const made = await cli([
+      'processor',
+      'connect',
+      '--workspace',
+      fresh.id,
+      '--provider',
+      'stripe',
+      '--webhook-secret',
+      newWebhookSecret(),
+    ]);
+    expect(made.json).toMatchObject({ webhook_url: planned.json.webhook_url });
   });
 });

@@ -1,0 +1,53 @@
+import { Router } from 'express';
+import { invalidParam } from '@retention/core';
+import { disconnectProcessor, processorSetup, requestBackfill } from '@retention/domain';
+import { connectStripe } from '@retention/processors';
+import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
+import { bodyOf } from './json-body.js';
+
+/**
+ * Settings, Processor (owner only, like the CLI's `processor` commands, and through the same
+ * functions): the URL to register in Stripe, connect with its signing secret and an optional
+ * restricted key, disconnect, start a backfill, and the status with its progress.
+ */
+export function processorRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db, config } = context;
+  const setup = (workspaceId: string) => processorSetup(db, config.secretsKey, config.baseUrl, workspaceId);
+
+  router.get('/processor', allow('manage_processor'), async (_req, res) => {
+    res.json(await setup(signedIn(res).workspaceId));
+  });
+
+  router.post('/processor/connect', allow('manage_processor'), async (req, res) => {
+    const body = bodyOf(req.body, ['webhook_secret', 'api_key']);
+    if (typeof body.webhook_secret !== 'string') throw invalidParam('webhook_secret: required');
+    if (body.api_key !== undefined && typeof body.api_key !== 'string') throw invalidParam('api_key: must be a string');
+    const { workspaceId } = signedIn(res);
+    await connectStripe(
+      db,
+      config,
+      {
+        workspace_id: workspaceId,
+        webhook_secret: body.webhook_secret,
+        ...(typeof body.api_key === 'string' && body.api_key !== '' && { api_key: body.api_key }),
+      },
+      actorOf(req, res),
+    );
+    res.json(await setup(workspaceId));
+  });
+
+  router.post('/processor/disconnect', allow('manage_processor'), async (req, res) => {
+    const { workspaceId } = signedIn(res);
+    await disconnectProcessor(db, workspaceId, actorOf(req, res));
+    res.json(await setup(workspaceId));
+  });
+
+  router.post('/processor/sync', allow('manage_processor'), async (_req, res) => {
+    const { workspaceId } = signedIn(res);
+    await requestBackfill(db, workspaceId);
+    res.json(await setup(workspaceId));
+  });
+
+  return router;
+}
