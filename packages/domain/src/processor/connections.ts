@@ -338,7 +338,9 @@ export async function processorSetup(
   workspaceId: string,
 ): Promise<ProcessorSetupView> {
   await getWorkspace(db, workspaceId);
-  const exists = await db('processor_connections').where({ workspace_id: workspaceId }).first('id');
+  const exists = await db<{ id: string; workspace_id: string }>('processor_connections')
+    .where({ workspace_id: workspaceId })
+    .first('id');
   if (exists) return processorStatus(db, baseUrl, workspaceId);
   const id = plannedConnectionId(secretsKey, workspaceId);
   return { status: 'not_connected', provider: null, webhook_url: webhookUrlOf(baseUrl, { id, provider: 'stripe' }) };
