@@ -4,7 +4,7 @@ import { inTransaction, pgErrorCode, type Db, type Queryable } from '@retention/
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid, inputValidator, NameInput } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
-import type { AccountUser, AccountUserRow } from './account-user.js';
+import { userActor, type AccountUser, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink, type LinkRow } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
 import { assertMayAssign } from './permissions.js';
@@ -176,13 +176,7 @@ export async function acceptInvitation(
       await recordSecurityEvent(trx, {
         workspace_id: link.workspace_id,
         action: 'team.joined',
-        actor: {
-          type: 'user',
-          user_id: user!.id,
-          label: user!.email,
-          ip: request.ip ?? null,
-          user_agent: request.user_agent ?? null,
-        },
+        actor: userActor(user!, request),
         target: { type: 'user', id: user!.id, label: user!.email },
         details: { role: link.role, invitation_id: link.id },
       });

@@ -1,7 +1,7 @@
 import { toIsoMillis } from '@retention/core';
 import { inTransaction, type Db, type Queryable } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
-import type { AccountUserRow } from './account-user.js';
+import { userActor, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
 import { revokeUserSessions } from './sessions.js';
@@ -72,13 +72,7 @@ export async function completePasswordReset(
     await recordSecurityEvent(trx, {
       workspace_id: link.workspace_id,
       action: 'account.password_reset',
-      actor: {
-        type: 'user',
-        user_id: user!.id,
-        label: user!.email,
-        ip: request.ip ?? null,
-        user_agent: request.user_agent ?? null,
-      },
+      actor: userActor(user!, request),
       target: { type: 'user', id: user!.id, label: user!.email },
       details: { step: 'password_set' },
     });

@@ -1,4 +1,4 @@
-import { CANCEL_REASON_CODES, isOneOf, type SubscriptionInterval, type SubscriptionStatus } from '@retention/core';
+import { CANCEL_REASON_CODES, isOneOf } from '@retention/core';
 import type { CampaignRow, CustomerRow, SubscriptionRow, Transaction } from '@retention/db';
 import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
 import { openCampaign } from '../campaigns/open.js';
@@ -28,19 +28,10 @@ export interface CustomerFacts {
   created_at: Date;
 }
 
-export interface SubscriptionFacts {
-  psp_subscription_id: string;
+/** A subscription as the processor describes it: our row's fields, keyed by the processor's ids. */
+export type SubscriptionFacts = Omit<SubscriptionRow, 'id' | 'workspace_id' | 'customer_id'> & {
   psp_customer_id: string;
-  status: SubscriptionStatus;
-  plan_name: string;
-  amount_cents: number;
-  currency: string;
-  interval: SubscriptionInterval;
-  trial_end: Date | null;
-  current_period_end: Date | null;
-  canceled_at: Date | null;
-  created_at: Date;
-}
+};
 
 export type ProcessorChange =
   | { kind: 'customer'; customer: CustomerFacts }

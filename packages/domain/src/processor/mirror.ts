@@ -1,13 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  invalidParam,
-  OneOf,
-  PlainText,
-  SUBSCRIPTION_INTERVALS,
-  SUBSCRIPTION_STATUSES,
-  type SubscriptionInterval,
-  type SubscriptionStatus,
-} from '@retention/core';
+import { invalidParam, OneOf, PlainText, SUBSCRIPTION_INTERVALS, SUBSCRIPTION_STATUSES } from '@retention/core';
 import { inTransaction, type CustomerRow, type Db, type SubscriptionRow } from '@retention/db';
 import { normalizeTags } from '../tags.js';
 import { getWorkspace } from '../workspaces.js';
@@ -82,20 +74,7 @@ export async function upsertCustomer(db: Db, input: UpsertCustomerInput): Promis
   });
 }
 
-export interface UpsertSubscriptionInput {
-  workspace_id: string;
-  customer_id: string;
-  psp_subscription_id: string;
-  status: SubscriptionStatus;
-  plan_name: string;
-  amount_cents: number;
-  currency: string;
-  interval: SubscriptionInterval;
-  trial_end: Date | null;
-  current_period_end: Date | null;
-  canceled_at: Date | null;
-  created_at?: Date;
-}
+export type UpsertSubscriptionInput = Omit<SubscriptionRow, 'id' | 'created_at'> & { created_at?: Date };
 
 const validateSubscription = inputValidator(
   Type.Object(

@@ -60,6 +60,22 @@ export function toDeliveryLogEntry(row: AttemptRow): DeliveryLogEntry {
   };
 }
 
+/** The columns of an AttemptRow, from `webhook_attempts as a` joined to `webhook_deliveries as d`. */
+export const ATTEMPT_COLUMNS = [
+  'a.id',
+  'a.delivery_id',
+  'd.event_id',
+  'a.event_type',
+  'a.attempt',
+  'a.outcome',
+  'a.http_status',
+  'a.error',
+  'a.response_body',
+  'a.duration_ms',
+  'a.attempted_at',
+  'a.next_attempt_at',
+] as const;
+
 export const DEFAULT_DELIVERY_LOG_LIMIT = 50;
 export const MAX_DELIVERY_LOG_LIMIT = 1000;
 
@@ -81,19 +97,6 @@ export async function listDeliveryLog(
       { column: 'a.id', order: 'desc' },
     ])
     .limit(limit)
-    .select<AttemptRow[]>(
-      'a.id',
-      'a.delivery_id',
-      'd.event_id',
-      'a.event_type',
-      'a.attempt',
-      'a.outcome',
-      'a.http_status',
-      'a.error',
-      'a.response_body',
-      'a.duration_ms',
-      'a.attempted_at',
-      'a.next_attempt_at',
-    );
+    .select<AttemptRow[]>(...ATTEMPT_COLUMNS);
   return rows.map(toDeliveryLogEntry);
 }

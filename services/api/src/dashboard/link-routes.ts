@@ -2,34 +2,17 @@ import { Router } from 'express';
 import {
   acceptInvitation,
   completePasswordReset,
-  createSession,
   describeInvitation,
   describeResetLink,
   requestPasswordReset,
-  type AccountUserRow,
 } from '@retention/domain';
 import { requestOrigin, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
-import { setSessionCookie } from './session-cookie.js';
-import { signedInView } from './views.js';
+import { startSession } from './start-session.js';
 
 /** Invitation and password-reset links: no session needed; each spends its link and signs in. */
 export function linkRoutes(context: DashboardContext): Router {
   const router = Router();
-
-  async function signInAs(
-    req: Parameters<Parameters<Router['get']>[1]>[0],
-    res: Parameters<Parameters<Router['get']>[1]>[1],
-    user: AccountUserRow,
-  ) {
-    const { value, session } = await createSession(
-      context.db,
-      { user_id: user.id, workspace_id: user.workspace_id, ...requestOrigin(req) },
-      context.lifetimes,
-    );
-    setSessionCookie(res, context.cookie, value, session.expires_at);
-    res.json(await signedInView(context.db, { ...user, last_sign_in_at: new Date() }));
-  }
 
   router.get('/invitations/:token', async (req, res) => {
     res.json(await describeInvitation(context.db, req.params.token));
@@ -43,7 +26,7 @@ export function linkRoutes(context: DashboardContext): Router {
       body as { name: string; password: string },
       requestOrigin(req),
     );
-    await signInAs(req, res, user);
+    await startSession(context, req, res, user);
   });
 
   router.post('/password-reset', (req, res) => {
@@ -66,7 +49,7 @@ export function linkRoutes(context: DashboardContext): Router {
   router.post('/password-reset/:token', async (req, res) => {
     const { password } = bodyOf(req.body, ['password']);
     const user = await completePasswordReset(context.db, req.params.token, password, requestOrigin(req));
-    await signInAs(req, res, user);
+    await startSession(context, req, res, user);
   });
 
   return router;

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { ServiceError } from '@retention/core';
-import { checkCredentials, createSession, loadSession, revokeSession } from '@retention/domain';
+import { checkCredentials, loadSession, revokeSession } from '@retention/domain';
 import { addressBucket } from './client-address.js';
-import { requestOrigin, type DashboardContext } from './context.js';
+import type { DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
-import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.js';
-import { signedInView } from './views.js';
+import { clearSessionCookie, readSessionCookie } from './session-cookie.js';
+import { startSession } from './start-session.js';
 
 /** Failed sign-ins allowed in SIGN_IN_WINDOW_MS, per account and per client address. */
 export const SIGN_IN_LIMIT_PER_ACCOUNT = 10;
@@ -46,13 +46,7 @@ export function sessionRoutes(context: DashboardContext, signInLimiter: Dashboar
       }
       throw error;
     }
-    const { value, session } = await createSession(
-      context.db,
-      { user_id: user.id, workspace_id: user.workspace_id, ...requestOrigin(req) },
-      context.lifetimes,
-    );
-    setSessionCookie(res, context.cookie, value, session.expires_at);
-    res.json(await signedInView(context.db, { ...user, last_sign_in_at: new Date() }));
+    await startSession(context, req, res, user);
   });
 
   router.delete('/session', async (req, res) => {
