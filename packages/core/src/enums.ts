@@ -56,7 +56,7 @@ export type SubscriptionInterval = (typeof SUBSCRIPTION_INTERVALS)[number];
 export const USER_ROLES = ['owner', 'admin', 'member'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
-/** Roles allowed to add, edit, toggle or delete webhook endpoints (spec part 1). */
+/** Roles allowed to add, edit, toggle or delete webhook endpoints (docs/dashboard-api.md, "Roles"). */
 export const WEBHOOK_MANAGER_ROLES = ['owner', 'admin'] as const satisfies readonly UserRole[];
 
 /** Why an endpoint is off: an owner or admin turned it off, or 10 failures in a row did. */

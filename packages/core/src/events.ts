@@ -4,7 +4,7 @@ import { Currency, Email, MinorUnits, OneOf, Timestamp, Uuid } from './schema-he
 import { compileValidator } from './validation.js';
 
 /**
- * The event catalog (spec 6.2): each of the eight event types with the exact fields of its
+ * The event catalog (docs/webhooks.md, "Event types"): each of the eight event types with the exact fields of its
  * `data`. The domain builds event rows through `buildEventData`, the worker sends them, and
  * the SDK's types are checked against these schemas, so the set lives here and only here.
  */
@@ -78,7 +78,7 @@ export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as EventType[];
 export type EventDataMap = { [T in EventType]: Static<(typeof EVENT_DATA_SCHEMAS)[T]> };
 export type EventData<T extends EventType = EventType> = EventDataMap[T];
 
-/** The `data` keys of each type, as the spec lists them (optional keys included). */
+/** The `data` keys of each type, as docs/webhooks.md lists them (optional keys included). */
 export function eventDataKeys(type: EventType): string[] {
   const schema = EVENT_DATA_SCHEMAS[type];
   const objects: TObject[] = 'anyOf' in schema ? (schema.anyOf as TObject[]) : [schema];
@@ -103,11 +103,11 @@ export function buildEventData<T extends EventType>(type: T, data: EventData<T>)
   return data;
 }
 
-/** The synthetic payload of the dashboard's Send test action (spec 6.4). */
+/** The synthetic payload of the dashboard's Send test action (docs/webhooks.md). */
 export const PING_EVENT_TYPE = 'ping';
 export const PING_DATA = Object.freeze({ test: true as const });
 
-/** The body of every webhook request (spec 6.1). */
+/** The body of every webhook request (docs/webhooks.md, "The request"). */
 export type WebhookPayload =
   | { [T in EventType]: { type: T; created_at: string; data: EventData<T> } }[EventType]
   | { type: typeof PING_EVENT_TYPE; created_at: string; data: { test: true } };

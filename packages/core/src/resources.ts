@@ -11,7 +11,7 @@ import {
 import { Currency, Email, MinorUnits, Nullable, OneOf, Timestamp, Uuid } from './schema-helpers.js';
 
 /**
- * The resources of the REST API (spec part 2 with decisions.md's fields), as JSON Schemas
+ * The resources of the REST API (docs/api.md, "Resources"), as JSON Schemas
  * that are also the TypeScript types. The API's responses, its OpenAPI document and the
  * SDK's types all come from these.
  */

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures (spec 5.2): header `X-Service-Signature: t=<unix_seconds>,v1=<hex>`,
+ * Webhook signatures (docs/webhooks.md, "Verifying the signature"):
+ * header `X-Service-Signature: t=<unix_seconds>,v1=<hex>`,
  * where v1 = HMAC-SHA256 over `<t>.<raw_body>` keyed with the endpoint's whole `whsec_` secret.
  */
 export const SIGNATURE_HEADER = 'X-Service-Signature';

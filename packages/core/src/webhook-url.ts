@@ -8,7 +8,8 @@ const MAX_LABEL_LENGTH = 63;
 const HOST_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
 
 /**
- * Checks a receiver URL at save time (spec 2.5): well formed, `https://`, no credentials,
+ * Checks a receiver URL at save time (docs/decisions.md, "Outbound webhooks", Endpoints):
+ * well formed, `https://`, no credentials,
  * a host that DNS could serve, and none of the forms the WHATWG parser would quietly turn
  * into another URL (an empty authority, IPv4 shorthand, a backslash for a slash, a port of
  * 0 or none): the owner sees the URL we will request, or an error that says why not.

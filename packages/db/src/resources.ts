@@ -16,7 +16,7 @@ import {
 } from '@retention/core';
 
 /**
- * Rows as Postgres returns them, and their API representation (spec part 2 and
+ * Rows as Postgres returns them, and their API representation (docs/api.md, "Resources", and
  * decisions.md). Every resource leaves the database through one of these functions.
  */
 

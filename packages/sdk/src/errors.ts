@@ -120,7 +120,7 @@ export class UnexpectedResponseError extends RetentionError {
   }
 }
 
-/** The error types of the API (spec part 7), each with its class and HTTP status. */
+/** The error types of the API (the API reference, "Errors"), each with its class and HTTP status. */
 export const API_ERRORS = {
   authentication_required: { status: 401, errorClass: AuthenticationRequiredError },
   invalid_token: { status: 401, errorClass: InvalidTokenError },

@@ -1,7 +1,7 @@
 import type { CancelOutcome, CancelReasonCode, DeclineCategory, RecoveredVia } from './resources.js';
 
 /**
- * The webhook events (spec 6.2) and the dashboard's test event (spec 6.4), as a union
+ * The webhook events and the dashboard's test event (the receiver's guide, "Event types"), as a union
  * discriminated by `type`. A test holds these equal to the service's event catalog.
  */
 

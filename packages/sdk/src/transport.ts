@@ -19,7 +19,7 @@ export interface TransportOptions {
 }
 
 /**
- * The rate-limit headers of one response (spec part 8). Frozen, and the same object until
+ * The rate-limit headers of one response (the API reference, "Rate limits"). Frozen, and the same object until
  * the next response arrives, so `!==` tells whether a request was made since.
  */
 export interface RateLimitInfo {

@@ -64,7 +64,7 @@ export async function keysetPage(options: KeysetOptions): Promise<{ rows: PageRo
   return { rows: group, hasMore: older !== undefined };
 }
 
-/** The list envelope of spec 4.1 around a page, as JSON text. */
+/** The list envelope (docs/api.md, "Lists and pagination") around a page, as JSON text. */
 export function listEnvelope<Resource>(page: { rows: PageRow[]; hasMore: boolean }): JsonText<ListEnvelope<Resource>> {
   const last = page.rows.at(-1);
   const nextCursor = last ? JSON.stringify(toIsoMillis(last.position)) : 'null';

@@ -1,6 +1,6 @@
 import type { CampaignRow } from '@retention/db';
 
-/** The fields every recovery event carries (spec 6.2), from a campaign and its customer. */
+/** The fields every recovery event carries (docs/webhooks.md, "Event types"), from a campaign and its customer. */
 export function campaignEventFields(campaign: Pick<CampaignRow, 'id' | 'amount_cents' | 'currency'>, email: string) {
   return {
     campaign_id: campaign.id,

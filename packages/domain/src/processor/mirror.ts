@@ -7,7 +7,7 @@ import { AmountInput, CurrencyInput, IdInput, inputValidator } from '../validate
 
 /**
  * The customers and subscriptions mirrored from the payment processor, written as the
- * processor reports them. Neither has a webhook event of its own (spec 6.2), so an upsert
+ * processor reports them. Neither has a webhook event of its own (docs/webhooks.md, "Event types"), so an upsert
  * records none; the processor adapter decides which events a change implies and calls the
  * actions that emit them.
  */

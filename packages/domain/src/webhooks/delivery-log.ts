@@ -4,7 +4,10 @@ import type { Queryable } from '@retention/db';
 import { inputValidator } from '../validate.js';
 import { findEndpointRow } from './endpoints.js';
 
-/** One line of the delivery log (spec 2.6, decisions.md): an attempt, a skipped retry or an interrupted attempt. */
+/**
+ * One line of the delivery log (docs/webhooks.md, "When your receiver fails"; decisions.md): an
+ * attempt, a skipped retry or an interrupted attempt.
+ */
 export interface DeliveryLogEntry {
   id: string;
   object: 'webhook_attempt';

@@ -4,7 +4,7 @@ import { assertUuid } from '../validate.js';
 
 /**
  * Only an owner or admin of the endpoint's own workspace may add, edit, toggle, test or
- * delete its endpoints (spec part 1). A user of another workspace is refused like a member:
+ * delete its endpoints (docs/dashboard-api.md, "Roles"). A user of another workspace is refused like a member:
  * roles never reach across workspaces.
  */
 export async function assertWebhookManager(db: Queryable, workspaceId: string, actorId: string): Promise<void> {

@@ -8,7 +8,7 @@ import { signingSecretsOf } from './roll-secret.js';
 import type { WebhookSender } from './sender.js';
 
 /**
- * The dashboard's Send test (spec 6.4): POSTs a signed `ping` right now, bypassing dispatch
+ * The dashboard's Send test (docs/webhooks.md, "Event types"): POSTs a signed `ping` right now, bypassing dispatch
  * and the queue, whatever the processor status and whether or not the endpoint is enabled
  * (so an owner can check a receiver before turning it back on). The attempt is recorded in
  * the delivery log; the endpoint's failure count and last success/failure stay as they were,

@@ -2,14 +2,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookEvent } from '../events.js';
 
 /**
- * Webhook signature verification (spec 5.2). Each delivery carries
+ * Webhook signature verification (the receiver's guide, "Verifying the signature"). Each delivery carries
  * `X-Service-Signature: t=<unix seconds>,v1=<hex>`, where v1 is the HMAC-SHA256 of
  * `<t>.<raw body>` keyed with the endpoint's whole `whsec_...` signing secret.
  */
 
 /** The header's name as Node presents it in `req.headers`. */
 export const SIGNATURE_HEADER = 'x-service-signature';
-/** The replay window the service recommends to receivers (spec part 8). */
+/** The replay window the service recommends to receivers (300 s). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const MAX_HEADER_LENGTH = 4096;
@@ -24,7 +24,7 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/;
 export type WebhookVerificationFailure =
   'malformed_header' | 'signature_mismatch' | 'timestamp_out_of_tolerance' | 'invalid_payload';
 
-/** Why a delivery was refused. A receiver answers 401 (spec 7, rule 4), 400 for `invalid_payload`. */
+/** Why a delivery was refused. A receiver answers 401, 400 for `invalid_payload`. */
 export class WebhookVerificationError extends Error {
   override readonly name: string = 'WebhookVerificationError';
   readonly type: WebhookVerificationFailure;

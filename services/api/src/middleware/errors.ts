@@ -26,7 +26,7 @@ export const readMethodsOnly: RequestHandler = (req, res, next) => {
 
 /**
  * The last middleware: every failure becomes `{ error: { type, message } }`. Client mistakes
- * keep their type; anything unexpected is a 500 `database_error` (the spec's only server-side
+ * keep their type; anything unexpected is a 500 `database_error` (the API's only server-side
  * type) whose message asks the client to retry. Stack traces go to the log, with the request
  * id, and never to the client.
  */

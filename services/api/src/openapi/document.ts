@@ -51,7 +51,7 @@ export interface OpenApiHeader {
   schema: JsonSchema;
 }
 
-/** What each error type of spec part 7 means, as the documentation tells it. */
+/** What each error type (docs/api.md, "Errors") means, as the documentation tells it. */
 const ERROR_CONDITIONS: Partial<Record<ErrorType, string>> = {
   authentication_required: 'The request has no `Authorization` header.',
   invalid_token:
@@ -233,7 +233,7 @@ function errorResponse(status: number, types: ErrorType[], components: SchemaCom
   };
 }
 
-/** The error body of spec part 7, its `type` limited to `types`. */
+/** The error body (docs/api.md, "Errors"), its `type` limited to `types`. */
 function ErrorSchema(types: ErrorType[], $id?: string) {
   return Type.Object(
     {

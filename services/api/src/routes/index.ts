@@ -6,7 +6,7 @@ import { customerRoutes, listCustomersEndpoint, retrieveCustomerEndpoint } from 
 import type { Endpoint } from './endpoint.js';
 import { retrieveStatsEndpoint, statsRoutes } from './stats.js';
 
-/** The version prefix of every API endpoint (spec part 9). */
+/** The version prefix of every API endpoint (docs/api.md, "Basics"). */
 export const API_PREFIX = '/api/v1';
 
 /** Every endpoint under API_PREFIX, in the order the documentation lists them. */
