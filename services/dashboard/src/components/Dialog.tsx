@@ -24,6 +24,8 @@ export function Dialog({
     const dialog = ref.current!;
     const opener = document.activeElement as HTMLElement | null;
     dialog.showModal();
+    // showModal() focuses the first control (the close button); a form starts at its first field.
+    dialog.querySelector<HTMLElement>('.dialog-body input, .dialog-body select, .dialog-body textarea')?.focus();
     const onCancel = (event: Event) => {
       event.preventDefault();
       closeRef.current();

@@ -9,6 +9,11 @@ import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 
+/** The server keeps the last four characters; the page shows them the way Stripe does. */
+function displayHint(hint: string): string {
+  return hint.startsWith('sk_') ? hint : `sk_live_…${hint}`;
+}
+
 function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -58,7 +63,6 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
           label="Name"
           required
           maxLength={200}
-          autoFocus
           hint="Where the token is used, e.g. “billing reports”."
           value={name}
           onChange={(event) => setName(event.target.value)}
@@ -143,7 +147,7 @@ export default function Tokens() {
                 <tr key={token.id} className={token.revoked_at ? 'revoked' : undefined}>
                   <td>{token.name}</td>
                   <td>
-                    <code>{token.hint}</code>
+                    <code>{displayHint(token.hint)}</code>
                   </td>
                   <td>{token.created_by?.name || token.created_by?.email || 'Operator CLI'}</td>
                   <td>
@@ -182,8 +186,8 @@ export default function Tokens() {
           title="Revoke token"
           message={
             <p>
-              Revoke <strong>{revoking.name}</strong> (<code>{revoking.hint}</code>)? Its next request to the API is
-              refused. This cannot be undone.
+              Revoke <strong>{revoking.name}</strong> (<code>{displayHint(revoking.hint)}</code>)? Its next request to
+              the API is refused. This cannot be undone.
             </p>
           }
           confirmLabel="Revoke"
