@@ -1,4 +1,6 @@
+import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { recoverCampaign } from '@retention/domain';
@@ -65,9 +67,9 @@ describe('signing in', () => {
     expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/team');
 
     await page.keyboard.press('Tab');
-    await expect(page.getByLabel('Email').evaluate((element) => element === document.activeElement)).resolves.toBe(
-      true,
-    );
+    await expect(
+      page.getByLabel('Email').evaluate((element) => element === element.ownerDocument.activeElement),
+    ).resolves.toBe(true);
     await page.keyboard.type(world.current.workspace.ownerEmail);
     await page.keyboard.press('Tab');
     await page.keyboard.type('wrong password!!');
@@ -99,7 +101,7 @@ describe('API tokens', () => {
     await expect(created.getByText(`curl ${world.current.url}/api/v1/campaigns`).isVisible()).resolves.toBe(true);
     await created.getByRole('button', { name: 'Copy' }).press('Enter');
     await created.getByText('Copied to the clipboard.').waitFor();
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(token);
+    await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(token);
     await page.keyboard.press('Escape');
     await created.waitFor({ state: 'detached' });
     const row = page.getByRole('row', { name: /Reporting <script>/ });
@@ -232,7 +234,7 @@ describe('outbound webhooks', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: path.join(world.current.screenshots, 'endpoint-390.png'), fullPage: true });
     // Nothing wider than the screen at 390 px but the tables' own scrolling.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
@@ -282,5 +284,117 @@ describe('a member', () => {
     });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('forbidden');
+  });
+});
+
+describe('the team page', () => {
+  it('invites someone with a role and shows the link to copy; changes a role and back', async () => {
+    await openSettings('Team');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    await dialog.getByLabel('Email').fill('newcomer@acme.test');
+    await dialog.getByLabel('Role').selectOption('admin');
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    const created = page.getByRole('dialog', { name: 'Invitation created' });
+    invitationLink = (await created.getByLabel('Invitation link').textContent()) ?? '';
+    expect(invitationLink).toMatch(new RegExp(`^${world.current.url}/dashboard/invite/[\\w-]+$`));
+    await created.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('row', { name: /newcomer@acme\.test/ }).waitFor();
+
+    const memberRow = page.getByRole('row', { name: /member@acme\.test/ });
+    await memberRow.getByLabel('Role of member@acme.test').selectOption('admin');
+    await eventually(
+      async () => (await world.current.db('users').where({ email: 'member@acme.test' }).first()).role === 'admin',
+    );
+    await memberRow.getByLabel('Role of member@acme.test').selectOption('member');
+    await eventually(
+      async () => (await world.current.db('users').where({ email: 'member@acme.test' }).first()).role === 'member',
+    );
+  });
+});
+
+let invitationLink = '';
+
+/** Every page, signed in and not: no serious or critical axe violation; screenshots at 1280 and 390 px. */
+describe('every page', () => {
+  const signedInPages: Array<[string, string, string]> = [
+    ['/', 'Overview', 'overview'],
+    ['/campaigns', 'Campaigns', 'campaigns'],
+    ['/customers', 'Customers', 'customers'],
+    ['/cancel-sessions', 'Cancel sessions', 'cancel-sessions'],
+    ['/settings/tokens', 'API tokens', 'tokens'],
+    ['/settings/webhooks', 'Outbound webhooks', 'webhooks'],
+    ['/settings/team', 'Team', 'team'],
+    ['/settings/workspace', 'Workspace', 'workspace'],
+    ['/settings/security-log', 'Security log', 'security-log'],
+    ['/account', 'Account', 'account'],
+  ];
+
+  async function scan(target: Page, name: string): Promise<string[]> {
+    const results = await new AxeBuilder({ page: target }).analyze();
+    await target.screenshot({ path: path.join(world.current.screenshots, `${name}-1280.png`), fullPage: true });
+    await target.setViewportSize({ width: 390, height: 844 });
+    const overflow = await target.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    await target.screenshot({ path: path.join(world.current.screenshots, `${name}-390.png`), fullPage: true });
+    await target.setViewportSize({ width: 1280, height: 900 });
+    return [
+      ...results.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map(
+          (violation) =>
+            `${name}: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+        ),
+      ...(overflow > 0 ? [`${name}: ${overflow}px wider than a 390 px screen`] : []),
+    ];
+  }
+
+  it('signed in: every page passes axe and fits 390 px', async () => {
+    const problems: string[] = [];
+    for (const [route, title, name] of signedInPages) {
+      await page.goto(`${world.current.url}/dashboard${route}`);
+      await heading(title).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+      problems.push(...(await scan(page, name)));
+    }
+    await openSettings('Outbound webhooks');
+    await page.getByRole('link', { name: 'Acme CRM' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Delivery log' }).waitFor();
+    await page
+      .getByRole('button', { name: /recovery\.recovered/ })
+      .first()
+      .click();
+    problems.push(...(await scan(page, 'endpoint')));
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('dialog', { name: 'Edit endpoint' }).waitFor();
+    problems.push(...(await scan(page, 'endpoint-form')));
+    await page.keyboard.press('Escape');
+    expect(problems).toEqual([]);
+    if (process.env.UPDATE_DOCS_SCREENSHOTS === '1') {
+      const docs = path.resolve(import.meta.dirname, '../../../docs/screenshots');
+      await mkdir(docs, { recursive: true });
+      for (const file of ['overview-1280.png', 'endpoint-1280.png', 'tokens-390.png']) {
+        await copyFile(path.join(world.current.screenshots, file), path.join(docs, `dashboard-${file}`));
+      }
+    }
+  }, 60_000);
+
+  it('signed out: sign-in, forgot password and invitation pages pass axe', async () => {
+    const anonymous = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const target = await anonymous.newPage();
+      const problems: string[] = [];
+      await target.goto(`${world.current.url}/dashboard/sign-in`);
+      await target.getByRole('button', { name: 'Sign in' }).waitFor();
+      problems.push(...(await scan(target, 'sign-in')));
+      await target.getByRole('link', { name: 'Forgot your password?' }).click();
+      await target.getByRole('button', { name: 'Send reset link' }).waitFor();
+      problems.push(...(await scan(target, 'forgot-password')));
+      await target.goto(invitationLink);
+      await target.getByRole('button', { name: 'Accept invitation' }).waitFor();
+      problems.push(...(await scan(target, 'invitation')));
+      expect(problems).toEqual([]);
+    } finally {
+      await anonymous.close();
+    }
   });
 });
