@@ -372,7 +372,7 @@ describe('every page', () => {
     if (process.env.UPDATE_DOCS_SCREENSHOTS === '1') {
       const docs = path.resolve(import.meta.dirname, '../../../docs/screenshots');
       await mkdir(docs, { recursive: true });
-      for (const file of ['overview-1280.png', 'endpoint-1280.png', 'tokens-390.png']) {
+      for (const file of ['endpoint-1280.png', 'tokens-390.png']) {
         await copyFile(path.join(world.current.screenshots, file), path.join(docs, `dashboard-${file}`));
       }
     }
