@@ -398,3 +398,25 @@ describe('every page', () => {
     }
   });
 });
+
+describe('account, workspace and security log', () => {
+  it('renames the workspace (owner), lists the changes in the security log, renames the account', async () => {
+    await openSettings('Workspace');
+    await page.getByLabel('Workspace name').fill('Acme & Co');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('banner').getByText('Acme & Co').waitFor();
+
+    await openSettings('Security log');
+    for (const action of ['token.created', 'token.revoked', 'workspace.updated']) {
+      await page.getByRole('cell', { name: action }).first().waitFor();
+    }
+
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    await page.getByRole('link', { name: 'Account' }).click();
+    await heading('Account').waitFor();
+    await page.getByLabel('Name').fill('Olive O.');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('button', { name: /Olive O\. Account menu/ }).waitFor();
+  });
+});

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { Loading } from '../../components/states.js';
 import { NavLink, navigate, pathOnly } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -26,10 +26,11 @@ export default function Settings({ path }: { path: string }) {
   const route = pathOnly(path);
   const canReadLog = me.permissions.read_security_log;
   const content = page(route, canReadLog);
-  if (!content) {
-    queueMicrotask(() => navigate('/settings/tokens', { replace: true }));
-    return null;
-  }
+  // /settings itself, or a tab this role does not have: the first tab.
+  useEffect(() => {
+    if (!content) navigate('/settings/tokens', { replace: true });
+  }, [content]);
+  if (!content) return null;
   const links = [
     { to: '/settings/tokens', label: 'API tokens' },
     { to: '/settings/webhooks', label: 'Outbound webhooks' },
