@@ -4,8 +4,11 @@
 // image's production node_modules, so every such package must be a `dependencies` entry
 // of a workspace package (test/deployment.test.ts checks it).
 //
+// The built dashboard (services/dashboard/dist, made by `npm run build:dashboard`, which
+// `npm run build` runs first) is copied to dist/dashboard, where dist/api.js serves it.
+//
 //   node scripts/bundle.mjs [--outdir dist] [--metafile FILE]
-import { writeFile } from 'node:fs/promises';
+import { cp, rm, stat, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
@@ -43,3 +46,14 @@ const result = await build({
 });
 
 if (values.metafile) await writeFile(values.metafile, JSON.stringify(result.metafile));
+
+const dashboardBuild = 'services/dashboard/dist';
+await rm(`${values.outdir}/dashboard`, { recursive: true, force: true });
+if (await stat(`${dashboardBuild}/index.html`).catch(() => null)) {
+  await cp(dashboardBuild, `${values.outdir}/dashboard`, { recursive: true });
+} else {
+  // `npm run build` builds it first; a bare bundle (the deployment test's) serves a 503 page.
+  process.stderr.write(
+    `warning: ${dashboardBuild} is missing, so the bundle has no dashboard (npm run build:dashboard)\n`,
+  );
+}

@@ -12,6 +12,7 @@ import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '
 import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest } from '@retention/db';
 import { inviteMember, seedDemo } from '@retention/domain';
 import { createRedis, waitForRedis } from '@retention/runtime';
+import { ensureDashboardBuilt } from './dashboard-build.js';
 import { developmentSecretsKey } from './dev-secrets-key.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -260,6 +261,7 @@ async function main(): Promise<void> {
   const { config, env } = await configWithConcretePorts();
   const timeoutMs = readyTimeoutMs();
   await migrate(config);
+  await ensureDashboardBuilt(say);
   const services = startServices(env);
   const readiness = await waitUntilReady(config, services, timeoutMs);
   if (readiness) {

@@ -3,6 +3,7 @@ import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import type { Logger, Redis } from '@retention/runtime';
 import { DASHBOARD_API_PREFIX, DASHBOARD_ROUTE_PATTERNS, dashboardApi } from './dashboard/router.js';
+import { dashboardPages } from './dashboard/static.js';
 import { createApiMetrics, routeLabeler, type ApiMetrics } from './metrics.js';
 import { apiAccess } from './middleware/authenticate.js';
 import { errorHandler, readMethodsOnly, unknownRoute } from './middleware/errors.js';
@@ -63,6 +64,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
 
   app.use(stripeWebhookRoutes({ config, db }));
   app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger }));
+  app.use(dashboardPages());
 
   app.use(readMethodsOnly);
   app.use(operationalRoutes({ db, redis, metrics: appMetrics }));

@@ -1,0 +1,118 @@
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { api, setSessionEndedHandler } from './api/client.js';
+import type { Me } from './api/types.js';
+import { ErrorNote, Loading } from './components/states.js';
+import { Shell } from './components/Shell.js';
+import { currentPath, navigate, pathOnly, usePath } from './router.js';
+import { SessionContext } from './session.js';
+
+const SignIn = lazy(() => import('./pages/SignIn.js'));
+const AcceptInvitation = lazy(() => import('./pages/AcceptInvitation.js'));
+const ForgotPassword = lazy(() => import('./pages/ForgotPassword.js'));
+const ResetPassword = lazy(() => import('./pages/ResetPassword.js'));
+const Overview = lazy(() => import('./pages/Overview.js'));
+const Campaigns = lazy(() => import('./pages/Campaigns.js'));
+const Customers = lazy(() => import('./pages/Customers.js'));
+const CancelSessions = lazy(() => import('./pages/CancelSessions.js'));
+const Account = lazy(() => import('./pages/Account.js'));
+const Settings = lazy(() => import('./pages/settings/Settings.js'));
+
+/** Pages that need no session. */
+function anonymousPage(path: string) {
+  if (path === '/sign-in') return <SignIn />;
+  if (path === '/forgot-password') return <ForgotPassword />;
+  const invite = /^\/invite\/([^/]+)$/.exec(path);
+  if (invite) return <AcceptInvitation token={invite[1]!} />;
+  const reset = /^\/reset\/([^/]+)$/.exec(path);
+  if (reset) return <ResetPassword token={reset[1]!} />;
+  return null;
+}
+
+function signedInPage(path: string) {
+  if (path === '/') return <Overview />;
+  if (path === '/campaigns') return <Campaigns />;
+  if (path === '/customers') return <Customers />;
+  if (path === '/cancel-sessions') return <CancelSessions />;
+  if (path === '/account') return <Account />;
+  if (path === '/settings' || path.startsWith('/settings/')) return <Settings path={path} />;
+  return (
+    <div className="card">
+      <h1>Page not found</h1>
+      <p>There is no page at this address.</p>
+    </div>
+  );
+}
+
+/** Sends the viewer to sign in, remembering where they were. */
+export function goToSignIn(): void {
+  const here = currentPath();
+  const next = pathOnly(here) === '/sign-in' ? '/' : here;
+  navigate(`/sign-in${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`, { replace: true });
+}
+
+export function App() {
+  const path = usePath();
+  const route = pathOnly(path);
+  const anonymous = anonymousPage(route);
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+
+  const loadMe = useCallback(() => {
+    api<Me>('GET', '/me', { anonymous: true }).then(
+      (value) => {
+        setMe(value);
+        setError(null);
+      },
+      (failure: { status?: number; message: string }) => {
+        if (failure.status === 401) setMe(null);
+        else setError(failure.message);
+      },
+    );
+  }, []);
+
+  useEffect(() => {
+    setSessionEndedHandler(() => {
+      setMe(null);
+      goToSignIn();
+    });
+  }, []);
+
+  useEffect(() => {
+    if (!anonymous && me === undefined) loadMe();
+  }, [anonymous, me, loadMe]);
+
+  useEffect(() => {
+    if (!anonymous && me === null) goToSignIn();
+  }, [anonymous, me]);
+
+  if (anonymous) {
+    return (
+      <main className="auth-page">
+        <Suspense fallback={<Loading />}>
+          <SessionContext.Provider value={null}>{anonymous}</SessionContext.Provider>
+        </Suspense>
+      </main>
+    );
+  }
+  if (error) {
+    return (
+      <main className="auth-page">
+        <ErrorNote message={error} onRetry={loadMe} />
+      </main>
+    );
+  }
+  if (!me) {
+    return (
+      <main className="auth-page">
+        <Loading />
+      </main>
+    );
+  }
+  return (
+    <SessionContext.Provider value={{ me, refresh: loadMe }}>
+      <Shell>
+        <Suspense fallback={<Loading />}>{signedInPage(route)}</Suspense>
+      </Shell>
+    </SessionContext.Provider>
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * The one way the page talks to /dashboard/api. A 401 on a signed-in page ends the session in
+ * the page: it goes to sign-in and, once signed in, back to where it was. Every other refusal
+ * becomes an ApiError carrying the server's own message, shown word for word.
+ */
+export const API_BASE = '/dashboard/api';
+export const APP_BASE = '/dashboard';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+interface Options {
+  body?: unknown;
+  /** Routes used before sign-in (the sign-in form itself): a 401 is an answer, not an expiry. */
+  anonymous?: boolean;
+  signal?: AbortSignal;
+}
+
+let onSessionEnded: (() => void) | null = null;
+
+/** The app's reaction to an expired session (see App: it routes to sign-in with `next`). */
+export function setSessionEndedHandler(handler: () => void): void {
+  onSessionEnded = handler;
+}
+
+export async function api<T>(method: Method, path: string, options: Options = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(`${API_BASE}${path}`, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+      ...(options.signal && { signal: options.signal }),
+    });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    throw new ApiError(0, 'network_error', 'The server could not be reached. Check your connection and try again.');
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (response.ok) return parsed as T;
+  const error = (parsed as { error?: { type?: string; message?: string } } | undefined)?.error;
+  const failure = new ApiError(
+    response.status,
+    error?.type ?? 'unknown',
+    error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
+  );
+  if (response.status === 401 && !options.anonymous && failure.type === 'authentication_required') {
+    onSessionEnded?.();
+  }
+  throw failure;
+}
+
+export function query(params: Record<string, string | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value) search.set(key, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,135 @@
+/** The shapes of docs/dashboard-api.md, as the page reads them. */
+
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface User {
+  id: string;
+  object: 'user';
+  email: string;
+  name: string;
+  role: Role;
+  last_sign_in_at: string | null;
+  created_at: string;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  display_currency: string;
+  processor_status: string;
+}
+
+export interface Permissions {
+  manage_campaigns: boolean;
+  manage_tokens: boolean;
+  manage_webhooks: boolean;
+  manage_team: boolean;
+  assignable_roles: Role[];
+  manage_workspace: boolean;
+  manage_processor: boolean;
+  read_security_log: boolean;
+}
+
+export interface Me {
+  user: User;
+  workspace: Workspace;
+  permissions: Permissions;
+  event_types: string[];
+}
+
+export interface List<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface ApiToken {
+  id: string;
+  object: 'api_token';
+  name: string;
+  hint: string;
+  created_by: { id: string; name: string; email: string } | null;
+  created_at: string;
+  last_used_at: string | null;
+  rate_limit_per_minute: number;
+  revoked_at: string | null;
+}
+
+export interface CreatedToken extends ApiToken {
+  token: string;
+}
+
+export interface Endpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  name: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  failure_count: number;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  created_at: string;
+  updated_at: string;
+  alert: { reason: string; disabled_at: string } | null;
+}
+
+export interface CreatedEndpoint extends Endpoint {
+  secret: string;
+}
+
+export interface RolledSecret {
+  id: string;
+  secret: string;
+  previous_secret_expires_at: string | null;
+}
+
+export interface Attempt {
+  id: string;
+  object: 'webhook_attempt';
+  delivery_id: string;
+  event_id: string | null;
+  event_type: string;
+  attempt: number;
+  outcome: 'succeeded' | 'failed' | 'skipped' | 'interrupted';
+  http_status: number | null;
+  error: string | null;
+  response_body: string | null;
+  duration_ms: number;
+  attempted_at: string;
+  next_attempt_at: string | null;
+  request_body?: string | null;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  invited_by: { id: string; name: string; email: string } | string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface Team {
+  members: User[];
+  invitations: Invitation[];
+}
+
+export interface SecurityEvent {
+  id: string;
+  object: 'security_event';
+  action: string;
+  actor: { type: string; user_id: string | null; label: string };
+  target: { type: string; id: string; label: string } | null;
+  ip_address: string | null;
+  user_agent: string | null;
+  details: Record<string, unknown> | null;
+  created_at: string;
+}
+
+export interface SignedIn {
+  user: User;
+  workspace: Workspace;
+}

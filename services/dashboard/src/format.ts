@@ -1,0 +1,42 @@
+/** Money in minor units with the currency's own exponent (JPY 0, KWD 3), and times. */
+
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+function moneyFormat(currency: string): Intl.NumberFormat {
+  const code = currency.toUpperCase();
+  let format = moneyFormats.get(code);
+  if (!format) {
+    format = new Intl.NumberFormat(undefined, { style: 'currency', currency: code });
+    moneyFormats.set(code, format);
+  }
+  return format;
+}
+
+export function minorUnitExponent(currency: string): number {
+  return moneyFormat(currency).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+export function formatMoney(minorUnits: number | null | undefined, currency: string): string {
+  if (minorUnits === null || minorUnits === undefined) return '—';
+  return moneyFormat(currency).format(minorUnits / 10 ** minorUnitExponent(currency));
+}
+
+const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export function formatLocalTime(iso: string): string {
+  return local.format(new Date(iso));
+}
+
+export function formatUtcTime(iso: string): string {
+  return `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+}
+
+export function formatPercent(ratio: number | null | undefined): string {
+  if (ratio === null || ratio === undefined) return '—';
+  return new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 }).format(ratio);
+}
+
+export function formatNumber(value: number | null | undefined, digits = 0): string {
+  if (value === null || value === undefined) return '—';
+  return new Intl.NumberFormat(undefined, { maximumFractionDigits: digits }).format(value);
+}

@@ -1,0 +1,93 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../api/client.js';
+import type { SignedIn } from '../api/types.js';
+import { AuthCard } from '../components/AuthCard.js';
+import { Field } from '../components/Field.js';
+import { ErrorNote, Loading } from '../components/states.js';
+import { useLoad } from '../hooks.js';
+import { afterSignIn, Link } from '../router.js';
+
+interface InvitationView {
+  email: string;
+  role: string;
+  workspace_name: string;
+  expires_at: string;
+}
+
+export const MIN_PASSWORD_LENGTH = 10;
+
+export default function AcceptInvitation({ token }: { token: string }) {
+  const invitation = useLoad(
+    (signal) => api<InvitationView>('GET', `/invitations/${encodeURIComponent(token)}`, { anonymous: true, signal }),
+    token,
+  );
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api<SignedIn>('POST', `/invitations/${encodeURIComponent(token)}/accept`, {
+        body: { name, password },
+        anonymous: true,
+      });
+      afterSignIn();
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setBusy(false);
+    }
+  };
+
+  if (invitation.loading) return <Loading />;
+  if (invitation.error || !invitation.data) {
+    return (
+      <AuthCard title="This invitation cannot be used">
+        <ErrorNote message={invitation.error ?? 'Unknown invitation.'} />
+        <p className="muted">Ask whoever invited you for a new link.</p>
+        <Link to="/sign-in" className="subtle-link">
+          Go to sign in
+        </Link>
+      </AuthCard>
+    );
+  }
+  const data = invitation.data;
+  return (
+    <AuthCard
+      title={`Join ${data.workspace_name}`}
+      intro={
+        <>
+          You were invited as <strong>{data.role}</strong> with {data.email}. Choose your name and a password.
+        </>
+      }
+    >
+      <form className="stack" onSubmit={(event) => void submit(event)}>
+        <Field
+          label="Name"
+          autoComplete="name"
+          required
+          maxLength={200}
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+        />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={MIN_PASSWORD_LENGTH}
+          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+          value={password}
+          onChange={(event) => setPassword(event.target.value)}
+        />
+        {error && <ErrorNote message={error} />}
+        <button type="submit" className="button primary block" disabled={busy}>
+          Accept invitation
+        </button>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,133 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../api/client.js';
+import { Field } from '../components/Field.js';
+import { ErrorNote, PageHeader } from '../components/states.js';
+import { useSession } from '../session.js';
+import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
+
+function useAction() {
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (action: () => Promise<unknown>, message: string) => {
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      await action();
+      setDone(message);
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, done, busy, run };
+}
+
+function Outcome({ error, done }: { error: string | null; done: string | null }) {
+  return (
+    <>
+      {error && <ErrorNote message={error} />}
+      {done && (
+        <p className="result ok" role="status">
+          {done}
+        </p>
+      )}
+    </>
+  );
+}
+
+export default function Account() {
+  const { me, refresh } = useSession();
+  const [name, setName] = useState(me.user.name);
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const profile = useAction();
+  const password = useAction();
+  const everywhere = useAction();
+
+  const saveName = (event: FormEvent) => {
+    event.preventDefault();
+    void profile.run(async () => {
+      await api('PATCH', '/account', { body: { name } });
+      refresh();
+    }, 'Name saved.');
+  };
+  const changePassword = (event: FormEvent) => {
+    event.preventDefault();
+    void password.run(async () => {
+      await api('POST', '/account/password', { body: { current_password: current, new_password: next } });
+      setCurrent('');
+      setNext('');
+    }, 'Password changed. Your other sessions have ended.');
+  };
+  const signOutEverywhere = () =>
+    void everywhere.run(async () => {
+      await api('POST', '/account/sign-out-everywhere');
+      window.location.assign('/dashboard/sign-in');
+    }, 'Signed out everywhere.');
+
+  return (
+    <>
+      <PageHeader title="Account" />
+      <div className="stack">
+        <form className="card stack narrow" onSubmit={saveName}>
+          <h2>Profile</h2>
+          <p className="muted">
+            {me.user.email} · {me.user.role}
+          </p>
+          <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+          <Outcome error={profile.error} done={profile.done} />
+          <div>
+            <button type="submit" className="button primary" disabled={profile.busy}>
+              Save name
+            </button>
+          </div>
+        </form>
+        <form className="card stack narrow" onSubmit={changePassword}>
+          <h2>Password</h2>
+          <Field
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={current}
+            onChange={(event) => setCurrent(event.target.value)}
+          />
+          <Field
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={MIN_PASSWORD_LENGTH}
+            hint={`At least ${MIN_PASSWORD_LENGTH} characters. Your other sessions end.`}
+            value={next}
+            onChange={(event) => setNext(event.target.value)}
+          />
+          <Outcome error={password.error} done={password.done} />
+          <div>
+            <button type="submit" className="button primary" disabled={password.busy}>
+              Change password
+            </button>
+          </div>
+        </form>
+        <section className="card stack narrow">
+          <h2>Sessions</h2>
+          <p className="muted">Ends every session of yours, on every device, this one too.</p>
+          <Outcome error={everywhere.error} done={null} />
+          <div>
+            <button
+              type="button"
+              className="button danger-outline"
+              onClick={signOutEverywhere}
+              disabled={everywhere.busy}
+            >
+              Sign out everywhere
+            </button>
+          </div>
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,153 @@
+import { useState } from 'react';
+import { api, errorMessage, query } from '../../api/client.js';
+import type { Attempt, List } from '../../api/types.js';
+import { Badge, Filter } from '../../components/ListPage.js';
+import { Empty, ErrorNote, Loading } from '../../components/states.js';
+import { Time } from '../../components/Time.js';
+import { usePaged } from '../../hooks.js';
+import { AttemptResult } from './webhook-parts.js';
+
+const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
+
+function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
+  const [expanded, setExpanded] = useState(false);
+  const [resent, setResent] = useState<Attempt | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const detailsId = `entry-${entry.id}`;
+
+  const resend = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setResent(await api<Attempt>('POST', `/deliveries/${entry.delivery_id}/resend`));
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li className="log-entry">
+      <button
+        type="button"
+        className="log-summary"
+        aria-expanded={expanded}
+        aria-controls={detailsId}
+        onClick={() => setExpanded((value) => !value)}
+      >
+        <Badge value={entry.outcome} />
+        <code>{entry.event_type}</code>
+        <span>{entry.http_status ?? '—'}</span>
+        <span className="muted">attempt {entry.attempt}</span>
+        <span className="log-time">
+          <Time value={entry.attempted_at} />
+        </span>
+      </button>
+      {expanded && (
+        <div className="log-details" id={detailsId}>
+          <dl className="details">
+            <div>
+              <dt>Status</dt>
+              <dd>{entry.http_status ?? 'No HTTP status'}</dd>
+            </div>
+            <div>
+              <dt>Duration</dt>
+              <dd>{entry.duration_ms} ms</dd>
+            </div>
+            <div>
+              <dt>Attempt</dt>
+              <dd>{entry.attempt}</dd>
+            </div>
+            <div>
+              <dt>Next attempt</dt>
+              <dd>
+                <Time value={entry.next_attempt_at} empty="None" />
+              </dd>
+            </div>
+            <div>
+              <dt>Error</dt>
+              <dd>{entry.error ?? 'None'}</dd>
+            </div>
+          </dl>
+          <h3>Request body</h3>
+          <pre className="code-block">
+            {entry.request_body ? prettyJson(entry.request_body) : 'Not kept for a test ping.'}
+          </pre>
+          <h3>Response (first 4 KB)</h3>
+          <pre className="code-block">{entry.response_body || 'Empty'}</pre>
+          {canResend && entry.event_id && (
+            <button type="button" className="button" onClick={() => void resend()} disabled={busy}>
+              Resend
+            </button>
+          )}
+          {resent && <AttemptResult attempt={resent} label="Resent:" />}
+          {error && <ErrorNote message={error} />}
+        </div>
+      )}
+    </li>
+  );
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+export function DeliveryLog({
+  endpointId,
+  eventTypes,
+  canResend,
+  round,
+}: {
+  endpointId: string;
+  eventTypes: string[];
+  canResend: boolean;
+  round: number;
+}) {
+  const [outcome, setOutcome] = useState('');
+  const [eventType, setEventType] = useState('');
+  const list = usePaged(
+    (cursor) =>
+      api<List<Attempt>>(
+        'GET',
+        `/webhooks/${endpointId}/deliveries${query({ outcome, event_type: eventType, cursor })}`,
+      ),
+    `${endpointId}:${outcome}:${eventType}:${round}`,
+  );
+  return (
+    <section className="card" aria-labelledby="delivery-log-title">
+      <div className="section-head">
+        <h2 id="delivery-log-title">Delivery log</h2>
+        <div className="filters">
+          <Filter label="Outcome" value={outcome} options={OUTCOMES} onChange={setOutcome} />
+          <Filter label="Event type" value={eventType} options={[...eventTypes, 'ping']} onChange={setEventType} />
+          <button type="button" className="button small" onClick={list.reload}>
+            Refresh
+          </button>
+        </div>
+      </div>
+      {list.loading && list.items.length === 0 && <Loading />}
+      {list.error && <ErrorNote message={list.error} onRetry={list.reload} />}
+      {!list.loading && !list.error && list.items.length === 0 && <Empty>No deliveries yet.</Empty>}
+      {list.items.length > 0 && (
+        <ul className="log" aria-label="Deliveries, newest first">
+          {list.items.map((entry) => (
+            <Entry key={entry.id} entry={entry} canResend={canResend} />
+          ))}
+        </ul>
+      )}
+      {list.hasMore && (
+        <div className="load-more">
+          <button type="button" className="button" onClick={list.loadMore} disabled={list.loading}>
+            Load more
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

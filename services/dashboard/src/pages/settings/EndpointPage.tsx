@@ -1,0 +1,303 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../../api/client.js';
+import type { Attempt, Endpoint, RolledSecret } from '../../api/types.js';
+import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
+import { Field } from '../../components/Field.js';
+import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { Time } from '../../components/Time.js';
+import { useLoad } from '../../hooks.js';
+import { Link, navigate } from '../../router.js';
+import { useSession } from '../../session.js';
+import { DeliveryLog } from './DeliveryLog.js';
+import { AttemptResult, EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
+import { DisabledBanner, disabledWhy } from './Webhooks.js';
+
+type Open = 'edit' | 'delete' | 'roll' | 'recover' | null;
+
+function RollSecretDialog({
+  endpoint,
+  onClose,
+  onRolled,
+}: {
+  endpoint: Endpoint;
+  onClose: () => void;
+  onRolled: (rolled: RolledSecret) => void;
+}) {
+  const [hours, setHours] = useState('0');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const overlap_seconds = Math.round(Number(hours) * 3600);
+      onRolled(await api<RolledSecret>('POST', `/webhooks/${endpoint.id}/roll-secret`, { body: { overlap_seconds } }));
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title="Roll secret" onClose={onClose}>
+      <form className="stack" onSubmit={(event) => void submit(event)}>
+        <p>A new signing secret replaces the current one. During the overlap, each delivery is signed with both.</p>
+        <Field
+          label="Overlap (hours)"
+          type="number"
+          min={0}
+          max={24}
+          step="any"
+          hint="0 to 24 hours; 0 retires the current secret now."
+          value={hours}
+          onChange={(event) => setHours(event.target.value)}
+        />
+        {error && <ErrorNote message={error} />}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy}>
+            Roll secret
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Local date-time input value (no zone) for "now minus one day". */
+function localInputValue(date: Date): string {
+  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+function RecoverDialog({
+  endpoint,
+  onClose,
+  onDone,
+}: {
+  endpoint: Endpoint;
+  onClose: () => void;
+  onDone: (count: number) => void;
+}) {
+  const [since, setSince] = useState(localInputValue(new Date(Date.now() - 24 * 3600_000)));
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const iso = new Date(since).toISOString();
+      const answer = await api<{ requeued: number }>('POST', `/webhooks/${endpoint.id}/recover`, {
+        body: { since: iso },
+      });
+      onDone(answer.requeued);
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title="Retry failed deliveries" onClose={onClose}>
+      <form className="stack" onSubmit={(event) => void submit(event)}>
+        <p>Every failed or skipped delivery to this endpoint since this time is sent once more.</p>
+        <Field
+          label="Since (your time zone)"
+          type="datetime-local"
+          required
+          value={since}
+          onChange={(event) => setSince(event.target.value)}
+        />
+        {error && <ErrorNote message={error} />}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy}>
+            Retry failed
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export default function EndpointPage({ id }: { id: string }) {
+  const { me } = useSession();
+  const canManage = me.permissions.manage_webhooks;
+  const loaded = useLoad((signal) => api<Endpoint>('GET', `/webhooks/${encodeURIComponent(id)}`, { signal }), id);
+  const [open, setOpen] = useState<Open>(null);
+  const [secret, setSecret] = useState<{ value: string; note?: string } | null>(null);
+  const [test, setTest] = useState<Attempt | null>(null);
+  const [testing, setTesting] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [logRound, setLogRound] = useState(0);
+
+  if (loaded.loading && !loaded.data) return <Loading />;
+  if (loaded.error || !loaded.data) {
+    return (
+      <>
+        <ErrorNote message={loaded.error ?? 'Unknown endpoint.'} onRetry={loaded.reload} />
+        <Link to="/settings/webhooks">Back to endpoints</Link>
+      </>
+    );
+  }
+  const endpoint = loaded.data;
+
+  const sendTest = async () => {
+    setTesting(true);
+    setActionError(null);
+    try {
+      setTest(await api<Attempt>('POST', `/webhooks/${endpoint.id}/test`));
+      setLogRound((value) => value + 1);
+    } catch (failure) {
+      setActionError(errorMessage(failure));
+    } finally {
+      setTesting(false);
+    }
+  };
+
+  const remove = async () => {
+    try {
+      await api('DELETE', `/webhooks/${endpoint.id}`);
+      navigate('/settings/webhooks');
+    } catch (failure) {
+      setActionError(errorMessage(failure));
+      setOpen(null);
+    }
+  };
+
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to="/settings/webhooks">Outbound webhooks</Link> /
+      </p>
+      <PageHeader title={endpoint.name}>
+        {canManage && (
+          <>
+            <button type="button" className="button" onClick={() => void sendTest()} disabled={testing}>
+              {testing ? 'Sending…' : 'Send test'}
+            </button>
+            <button type="button" className="button" onClick={() => setOpen('edit')}>
+              Edit
+            </button>
+            <button type="button" className="button" onClick={() => setOpen('roll')}>
+              Roll secret
+            </button>
+            <button type="button" className="button" onClick={() => setOpen('recover')}>
+              Retry failed since…
+            </button>
+            <button type="button" className="button danger-outline" onClick={() => setOpen('delete')}>
+              Delete
+            </button>
+          </>
+        )}
+      </PageHeader>
+      <DisabledBanner endpoint={endpoint} canManage={canManage} onChange={loaded.set} />
+      {actionError && <ErrorNote message={actionError} />}
+      {message && (
+        <p className="result ok" role="status">
+          {message}
+        </p>
+      )}
+      {test && <AttemptResult attempt={test} label="Test delivery:" />}
+      <dl className="details card">
+        <div>
+          <dt>URL</dt>
+          <dd className="url-cell">{endpoint.url}</dd>
+        </div>
+        <div>
+          <dt>Events</dt>
+          <dd>
+            <EventsCell events={endpoint.events} />
+          </dd>
+        </div>
+        <div>
+          <dt>Enabled</dt>
+          <dd>
+            <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={loaded.set} />
+            {disabledWhy(endpoint) && <span className="hint block">{disabledWhy(endpoint)}</span>}
+          </dd>
+        </div>
+        <div>
+          <dt>Consecutive failures</dt>
+          <dd>{endpoint.failure_count}</dd>
+        </div>
+        <div>
+          <dt>Last success</dt>
+          <dd>
+            <Time value={endpoint.last_success_at} empty="Never" />
+          </dd>
+        </div>
+        <div>
+          <dt>Last failure</dt>
+          <dd>
+            <Time value={endpoint.last_failure_at} empty="Never" />
+          </dd>
+        </div>
+      </dl>
+      <DeliveryLog endpointId={endpoint.id} eventTypes={me.event_types} canResend={canManage} round={logRound} />
+      {open === 'edit' && (
+        <EndpointFormDialog
+          endpoint={endpoint}
+          eventTypes={me.event_types}
+          onClose={() => setOpen(null)}
+          onSaved={(saved) => {
+            setOpen(null);
+            loaded.set(saved);
+          }}
+        />
+      )}
+      {open === 'roll' && (
+        <RollSecretDialog
+          endpoint={endpoint}
+          onClose={() => setOpen(null)}
+          onRolled={(rolled) => {
+            setOpen(null);
+            setSecret({
+              value: rolled.secret,
+              ...(rolled.previous_secret_expires_at && {
+                note: `The previous secret stays valid until ${new Date(rolled.previous_secret_expires_at).toLocaleString()}.`,
+              }),
+            });
+          }}
+        />
+      )}
+      {open === 'recover' && (
+        <RecoverDialog
+          endpoint={endpoint}
+          onClose={() => setOpen(null)}
+          onDone={(count) => {
+            setOpen(null);
+            setMessage(`${count} ${count === 1 ? 'delivery' : 'deliveries'} queued to be sent again.`);
+            setLogRound((value) => value + 1);
+          }}
+        />
+      )}
+      {open === 'delete' && (
+        <ConfirmDialog
+          title="Delete endpoint"
+          message={
+            <p>
+              Delete <strong>{endpoint.name}</strong>? No more events are sent to it. This cannot be undone.
+            </p>
+          }
+          confirmLabel="Delete"
+          onConfirm={() => void remove()}
+          onClose={() => setOpen(null)}
+        />
+      )}
+      {secret && (
+        <SecretDialog
+          title="New signing secret"
+          secret={secret.value}
+          {...(secret.note && { note: secret.note })}
+          onClose={() => setSecret(null)}
+        />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,28 @@
+import { api, query } from '../../api/client.js';
+import type { List, SecurityEvent } from '../../api/types.js';
+import { PagedTable, type Column } from '../../components/ListPage.js';
+import { PageHeader } from '../../components/states.js';
+import { Time } from '../../components/Time.js';
+import { usePaged } from '../../hooks.js';
+
+const COLUMNS: Column<SecurityEvent>[] = [
+  { header: 'When', cell: (row) => <Time value={row.created_at} /> },
+  { header: 'Action', cell: (row) => <code>{row.action}</code> },
+  { header: 'Who', cell: (row) => row.actor.label },
+  { header: 'What', cell: (row) => (row.target ? `${row.target.type}: ${row.target.label}` : '—') },
+  { header: 'From', cell: (row) => row.ip_address ?? '—' },
+];
+
+export default function SecurityLog() {
+  const list = usePaged(
+    (cursor) => api<List<SecurityEvent>>('GET', `/security-log${query({ cursor })}`),
+    'security-log',
+  );
+  return (
+    <>
+      <PageHeader title="Security log" />
+      <p className="muted">Every change to tokens, endpoints, secrets, the team and the workspace, newest first.</p>
+      <PagedTable caption="Security log" columns={COLUMNS} list={list} empty="Nothing recorded yet." />
+    </>
+  );
+}

@@ -1,0 +1,280 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../../api/client.js';
+import type { Invitation, Role, Team as TeamData, User } from '../../api/types.js';
+import { CopyField } from '../../components/CopyField.js';
+import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
+import { Field } from '../../components/Field.js';
+import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { Time } from '../../components/Time.js';
+import { useLoad } from '../../hooks.js';
+import { useSession } from '../../session.js';
+
+function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: () => void; onInvited: () => void }) {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ invite_url: string; emailed: boolean } | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      setResult(
+        await api<{ invite_url: string; emailed: boolean }>('POST', '/team/invitations', { body: { email, role } }),
+      );
+      onInvited();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (result) {
+    return (
+      <Dialog title="Invitation created" onClose={onClose} wide>
+        <div className="stack">
+          <p>
+            {result.emailed ? `We e-mailed the link to ${email}. ` : ''}Send this link to {email}; it works once, for 7
+            days.
+          </p>
+          <CopyField label="Invitation link" value={result.invite_url} />
+          <div className="dialog-actions">
+            <button type="button" className="button primary" onClick={onClose}>
+              Done
+            </button>
+          </div>
+        </div>
+      </Dialog>
+    );
+  }
+  return (
+    <Dialog title="Invite someone" onClose={onClose}>
+      <form className="stack" onSubmit={(event) => void submit(event)}>
+        <Field label="Email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
+        <RoleSelect label="Role" roles={roles} value={role} onChange={setRole} />
+        {error && <ErrorNote message={error} />}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy}>
+            Send invitation
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function RoleSelect({
+  label,
+  roles,
+  value,
+  onChange,
+  disabled,
+}: {
+  label: string;
+  roles: Role[];
+  value: Role;
+  onChange: (role: Role) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <select value={value} disabled={disabled} onChange={(event) => onChange(event.target.value as Role)}>
+        {roles.map((role) => (
+          <option key={role} value={role}>
+            {role}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function inviterLabel(invitation: Invitation): string {
+  const by = invitation.invited_by;
+  if (!by) return '—';
+  return typeof by === 'string' ? by : by.name || by.email;
+}
+
+export default function Team() {
+  const { me, refresh } = useSession();
+  const { manage_team: canManage, assignable_roles: roles } = me.permissions;
+  const team = useLoad((signal) => api<TeamData>('GET', '/team', { signal }), 'team');
+  const [inviting, setInviting] = useState(false);
+  const [removing, setRemoving] = useState<User | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const changeRole = async (user: User, role: Role) => {
+    setError(null);
+    try {
+      await api('PATCH', `/team/members/${user.id}`, { body: { role } });
+      team.reload();
+      if (user.id === me.user.id) refresh();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  };
+  const remove = async () => {
+    if (!removing) return;
+    try {
+      await api('DELETE', `/team/members/${removing.id}`);
+      setRemoving(null);
+      team.reload();
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setRemoving(null);
+    }
+  };
+  const revokeInvitation = async (invitation: Invitation) => {
+    setError(null);
+    try {
+      await api('DELETE', `/team/invitations/${invitation.id}`);
+      team.reload();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  };
+  /** An admin manages admins and members only; nobody removes themselves here. */
+  const manageable = (user: User) => canManage && user.id !== me.user.id && roles.includes(user.role);
+
+  return (
+    <>
+      <PageHeader title="Team">
+        {canManage && (
+          <button type="button" className="button primary" onClick={() => setInviting(true)}>
+            Invite
+          </button>
+        )}
+      </PageHeader>
+      {error && <ErrorNote message={error} />}
+      {team.loading && !team.data && <Loading />}
+      {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
+      {team.data && (
+        <>
+          <div className="table-wrap">
+            <table>
+              <caption className="visually-hidden">People</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Last sign-in</th>
+                  {canManage && (
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  )}
+                </tr>
+              </thead>
+              <tbody>
+                {team.data.members.map((user) => (
+                  <tr key={user.id}>
+                    <td>{user.name || '—'}</td>
+                    <td>{user.email}</td>
+                    <td>
+                      {manageable(user) ? (
+                        <RoleSelect
+                          label={`Role of ${user.email}`}
+                          roles={roles}
+                          value={user.role}
+                          onChange={(role) => void changeRole(user, role)}
+                        />
+                      ) : (
+                        user.role
+                      )}
+                    </td>
+                    <td>
+                      <Time value={user.last_sign_in_at} empty="Never" />
+                    </td>
+                    {canManage && (
+                      <td className="row-actions">
+                        {manageable(user) && (
+                          <button
+                            type="button"
+                            className="button small danger-outline"
+                            onClick={() => setRemoving(user)}
+                          >
+                            Remove
+                          </button>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {team.data.invitations.length > 0 && (
+            <>
+              <h2>Pending invitations</h2>
+              <div className="table-wrap">
+                <table>
+                  <caption className="visually-hidden">Pending invitations</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Email</th>
+                      <th scope="col">Role</th>
+                      <th scope="col">Invited by</th>
+                      <th scope="col">Expires</th>
+                      {canManage && (
+                        <th scope="col">
+                          <span className="visually-hidden">Actions</span>
+                        </th>
+                      )}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {team.data.invitations.map((invitation) => (
+                      <tr key={invitation.id}>
+                        <td>{invitation.email}</td>
+                        <td>{invitation.role}</td>
+                        <td>{inviterLabel(invitation)}</td>
+                        <td>
+                          <Time value={invitation.expires_at} />
+                        </td>
+                        {canManage && (
+                          <td className="row-actions">
+                            {roles.includes(invitation.role) && (
+                              <button
+                                type="button"
+                                className="button small"
+                                onClick={() => void revokeInvitation(invitation)}
+                              >
+                                Cancel invitation
+                              </button>
+                            )}
+                          </td>
+                        )}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </>
+          )}
+        </>
+      )}
+      {inviting && <InviteDialog roles={roles} onClose={() => setInviting(false)} onInvited={team.reload} />}
+      {removing && (
+        <ConfirmDialog
+          title="Remove from the workspace"
+          message={
+            <p>
+              Remove <strong>{removing.name || removing.email}</strong>? Their sessions end at once.
+            </p>
+          }
+          confirmLabel="Remove"
+          onConfirm={() => void remove()}
+          onClose={() => setRemoving(null)}
+        />
+      )}
+    </>
+  );
+}

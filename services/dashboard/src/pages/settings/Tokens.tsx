@@ -1,0 +1,205 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../../api/client.js';
+import type { ApiToken, CreatedToken, List } from '../../api/types.js';
+import { CopyField } from '../../components/CopyField.js';
+import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
+import { Field } from '../../components/Field.js';
+import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { Time } from '../../components/Time.js';
+import { useLoad } from '../../hooks.js';
+import { useSession } from '../../session.js';
+
+/** The server keeps the last four characters; the page shows them the way Stripe does. */
+function displayHint(hint: string): string {
+  return hint.startsWith('sk_') ? hint : `sk_live_…${hint}`;
+}
+
+function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      setCreated(await api<CreatedToken>('POST', '/tokens', { body: { name } }));
+      onCreated();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (created) {
+    const curl = `curl ${window.location.origin}/api/v1/campaigns -H "Authorization: Bearer ${created.token}"`;
+    return (
+      <Dialog title="Token created" onClose={onClose} wide>
+        <div className="stack">
+          <p className="notice">Copy this token now: it is shown only once and cannot be recovered.</p>
+          <CopyField label="Token" value={created.token} />
+          <div>
+            <span className="field-label">Try it</span>
+            <pre className="code-block">
+              <code>{curl}</code>
+            </pre>
+          </div>
+          <div className="dialog-actions">
+            <button type="button" className="button primary" onClick={onClose}>
+              Done
+            </button>
+          </div>
+        </div>
+      </Dialog>
+    );
+  }
+  return (
+    <Dialog title="Create token" onClose={onClose}>
+      <form className="stack" onSubmit={(event) => void submit(event)}>
+        <Field
+          label="Name"
+          required
+          maxLength={200}
+          hint="Where the token is used, e.g. “billing reports”."
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+        />
+        {error && <ErrorNote message={error} />}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy}>
+            Create token
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export default function Tokens() {
+  const { me } = useSession();
+  const canManage = me.permissions.manage_tokens;
+  const tokens = useLoad((signal) => api<List<ApiToken>>('GET', '/tokens', { signal }), 'tokens');
+  const [creating, setCreating] = useState(false);
+  const [revoking, setRevoking] = useState<ApiToken | null>(null);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const revoke = async () => {
+    if (!revoking) return;
+    setBusy(true);
+    setRevokeError(null);
+    try {
+      await api('POST', `/tokens/${revoking.id}/revoke`);
+      setRevoking(null);
+      tokens.reload();
+    } catch (failure) {
+      setRevokeError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const active = tokens.data?.data ?? [];
+  return (
+    <>
+      <PageHeader title="API tokens">
+        {canManage && (
+          <button type="button" className="button primary" onClick={() => setCreating(true)}>
+            Create token
+          </button>
+        )}
+      </PageHeader>
+      <p className="muted">
+        Tokens read this workspace through the REST API at <code>/api/v1</code>. Revoking one refuses its next request.
+      </p>
+      {tokens.loading && !tokens.data && <Loading />}
+      {tokens.error && <ErrorNote message={tokens.error} onRetry={tokens.reload} />}
+      {tokens.data && active.length === 0 && <Empty>No tokens yet.</Empty>}
+      {active.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">API tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Token</th>
+                <th scope="col">Created by</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col" className="numeric">
+                  Limit
+                </th>
+                {canManage && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {active.map((token) => (
+                <tr key={token.id} className={token.revoked_at ? 'revoked' : undefined}>
+                  <td>{token.name}</td>
+                  <td>
+                    <code>{displayHint(token.hint)}</code>
+                  </td>
+                  <td>{token.created_by?.name || token.created_by?.email || 'Operator CLI'}</td>
+                  <td>
+                    <Time value={token.created_at} />
+                  </td>
+                  <td>
+                    <Time value={token.last_used_at} empty="Never" />
+                  </td>
+                  <td className="numeric">{token.rate_limit_per_minute}/min</td>
+                  {canManage && (
+                    <td className="row-actions">
+                      {token.revoked_at ? (
+                        <span className="badge">
+                          Revoked <Time value={token.revoked_at} />
+                        </span>
+                      ) : (
+                        <button
+                          type="button"
+                          className="button small danger-outline"
+                          onClick={() => setRevoking(token)}
+                        >
+                          Revoke
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {creating && <CreateTokenDialog onClose={() => setCreating(false)} onCreated={tokens.reload} />}
+      {revoking && (
+        <ConfirmDialog
+          title="Revoke token"
+          message={
+            <p>
+              Revoke <strong>{revoking.name}</strong> (<code>{displayHint(revoking.hint)}</code>)? Its next request to
+              the API is refused. This cannot be undone.
+            </p>
+          }
+          confirmLabel="Revoke"
+          busy={busy}
+          error={revokeError}
+          onConfirm={() => void revoke()}
+          onClose={() => {
+            setRevoking(null);
+            setRevokeError(null);
+          }}
+        />
+      )}
+    </>
+  );
+}

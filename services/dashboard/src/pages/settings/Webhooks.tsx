@@ -1,0 +1,150 @@
+import { useState } from 'react';
+import { api, errorMessage } from '../../api/client.js';
+import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
+import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { Time } from '../../components/Time.js';
+import { useLoad } from '../../hooks.js';
+import { Link } from '../../router.js';
+import { useSession } from '../../session.js';
+import { EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
+
+/** An auto-disabled endpoint's banner: why, and the way back on; until someone turns it on or dismisses it. */
+export function DisabledBanner({
+  endpoint,
+  canManage,
+  onChange,
+}: {
+  endpoint: Endpoint;
+  canManage: boolean;
+  onChange: (endpoint: Endpoint) => void;
+}) {
+  const [error, setError] = useState<string | null>(null);
+  if (!endpoint.alert) return null;
+  const act = async (action: 'enable' | 'dismiss-alert') => {
+    setError(null);
+    try {
+      onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${action}`));
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  };
+  return (
+    <div className="banner" role="region" aria-label={`${endpoint.name} was turned off`}>
+      <p>
+        <strong>{endpoint.name}</strong> was turned off <Time value={endpoint.alert.disabled_at} /> after 10 failed
+        deliveries in a row. Events are not sent to it until it is turned on again.
+      </p>
+      {canManage && (
+        <div className="banner-actions">
+          <button type="button" className="button small primary" onClick={() => void act('enable')}>
+            Turn on
+          </button>
+          <button type="button" className="button small" onClick={() => void act('dismiss-alert')}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {error && <ErrorNote message={error} />}
+    </div>
+  );
+}
+
+export function disabledWhy(endpoint: Endpoint): string | null {
+  if (endpoint.enabled) return null;
+  return endpoint.disabled_reason === 'consecutive_failures'
+    ? 'Turned off after 10 failed deliveries in a row'
+    : 'Turned off';
+}
+
+export default function Webhooks() {
+  const { me } = useSession();
+  const canManage = me.permissions.manage_webhooks;
+  const endpoints = useLoad((signal) => api<List<Endpoint>>('GET', '/webhooks', { signal }), 'webhooks');
+  const [adding, setAdding] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
+
+  const replace = (changed: Endpoint) => {
+    if (!endpoints.data) return;
+    endpoints.set({
+      ...endpoints.data,
+      data: endpoints.data.data.map((each) => (each.id === changed.id ? changed : each)),
+    });
+  };
+  const list = endpoints.data?.data ?? [];
+
+  return (
+    <>
+      <PageHeader title="Outbound webhooks">
+        {canManage && (
+          <button type="button" className="button primary" onClick={() => setAdding(true)}>
+            Add endpoint
+          </button>
+        )}
+      </PageHeader>
+      <p className="muted">Signed HTTPS POSTs to your endpoints when campaigns and cancel sessions change.</p>
+      {list.map((endpoint) => (
+        <DisabledBanner key={endpoint.id} endpoint={endpoint} canManage={canManage} onChange={replace} />
+      ))}
+      {endpoints.loading && !endpoints.data && <Loading />}
+      {endpoints.error && <ErrorNote message={endpoints.error} onRetry={endpoints.reload} />}
+      {endpoints.data && list.length === 0 && <Empty>No endpoints yet.</Empty>}
+      {list.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Webhook endpoints</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col">Enabled</th>
+                <th scope="col" className="numeric">
+                  Failures
+                </th>
+                <th scope="col">Last success</th>
+                <th scope="col">Last failure</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((endpoint) => (
+                <tr key={endpoint.id}>
+                  <td>
+                    <Link to={`/settings/webhooks/${endpoint.id}`}>{endpoint.name}</Link>
+                  </td>
+                  <td className="url-cell">{endpoint.url}</td>
+                  <td>
+                    <EventsCell events={endpoint.events} />
+                  </td>
+                  <td>
+                    <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={replace} />
+                    {disabledWhy(endpoint) && <span className="hint block">{disabledWhy(endpoint)}</span>}
+                  </td>
+                  <td className="numeric">{endpoint.failure_count}</td>
+                  <td>
+                    <Time value={endpoint.last_success_at} empty="Never" />
+                  </td>
+                  <td>
+                    <Time value={endpoint.last_failure_at} empty="Never" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {adding && (
+        <EndpointFormDialog
+          endpoint={null}
+          eventTypes={me.event_types}
+          onClose={() => setAdding(false)}
+          onSaved={(saved) => {
+            setAdding(false);
+            setSecret((saved as CreatedEndpoint).secret);
+            endpoints.reload();
+          }}
+        />
+      )}
+      {secret && <SecretDialog title="Endpoint added" secret={secret} onClose={() => setSecret(null)} />}
+    </>
+  );
+}

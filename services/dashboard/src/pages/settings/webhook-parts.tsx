@@ -1,0 +1,212 @@
+import { useId, useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../../api/client.js';
+import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
+import { CopyField } from '../../components/CopyField.js';
+import { Dialog } from '../../components/Dialog.js';
+import { Field } from '../../components/Field.js';
+import { ErrorNote } from '../../components/states.js';
+import { Time } from '../../components/Time.js';
+
+/** What the page can tell before asking the server; the server's own refusal is shown as it came. */
+export function urlProblem(url: string): string | null {
+  if (!url) return null;
+  if (!/^https:\/\//i.test(url)) return 'The URL must start with https://';
+  try {
+    const parsed = new URL(url);
+    if (!parsed.hostname) return 'The URL needs a host name.';
+  } catch {
+    return 'This is not a valid URL.';
+  }
+  return null;
+}
+
+export function EventsCell({ events }: { events: string[] }) {
+  return events.length === 0 ? <span>All events</span> : <span className="event-list">{events.join(', ')}</span>;
+}
+
+/** The Enabled switch: turns the endpoint on or off on the server, then reports the new state. */
+export function EnabledSwitch({
+  endpoint,
+  disabled,
+  onChange,
+}: {
+  endpoint: Endpoint;
+  disabled: boolean;
+  onChange: (endpoint: Endpoint) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const toggle = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${endpoint.enabled ? 'disable' : 'enable'}`));
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <span className="switch-wrap">
+      <button
+        type="button"
+        role="switch"
+        aria-checked={endpoint.enabled}
+        className="switch"
+        disabled={disabled || busy}
+        onClick={() => void toggle()}
+      >
+        <span className="visually-hidden">Enabled</span>
+        <span className="switch-thumb" aria-hidden="true" />
+      </button>
+      {error && (
+        <span className="field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}
+
+export function EndpointFormDialog({
+  endpoint,
+  eventTypes,
+  onClose,
+  onSaved,
+}: {
+  endpoint: Endpoint | null;
+  eventTypes: string[];
+  onClose: () => void;
+  onSaved: (saved: Endpoint | CreatedEndpoint) => void;
+}) {
+  const [name, setName] = useState(endpoint?.name ?? '');
+  const [url, setUrl] = useState(endpoint?.url ?? '');
+  const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const groupId = useId();
+  const problem = urlProblem(url);
+
+  const toggle = (type: string, checked: boolean) =>
+    setEvents((previous) =>
+      checked
+        ? eventTypes.filter((each) => each === type || previous.includes(each))
+        : previous.filter((each) => each !== type),
+    );
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (problem) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const body = { name, url, events };
+      const saved = endpoint
+        ? await api<Endpoint>('PATCH', `/webhooks/${endpoint.id}`, { body })
+        : await api<CreatedEndpoint>('POST', '/webhooks', { body });
+      onSaved(saved);
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title={endpoint ? 'Edit endpoint' : 'Add endpoint'} onClose={onClose} wide>
+      <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
+        <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+        <Field
+          label="URL"
+          type="url"
+          inputMode="url"
+          required
+          placeholder="https://example.com/webhooks"
+          hint="Must start with https://. Deliveries are POSTed here, signed."
+          error={problem}
+          value={url}
+          onChange={(event) => setUrl(event.target.value.trim())}
+        />
+        <fieldset className="checkboxes" aria-describedby={`${groupId}-hint`}>
+          <legend>Events to send</legend>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={events.length === 0}
+              onChange={(event) => event.target.checked && setEvents([])}
+            />
+            All events
+          </label>
+          {eventTypes.map((type) => (
+            <label className="checkbox" key={type}>
+              <input
+                type="checkbox"
+                checked={events.includes(type)}
+                onChange={(event) => toggle(type, event.target.checked)}
+              />
+              <code>{type}</code>
+            </label>
+          ))}
+          <span className="hint" id={`${groupId}-hint`}>
+            All events includes types added later.
+          </span>
+        </fieldset>
+        {error && <ErrorNote message={error} />}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy || !!problem || !url || !name}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function SecretDialog({
+  title,
+  secret,
+  note,
+  onClose,
+}: {
+  title: string;
+  secret: string;
+  note?: string;
+  onClose: () => void;
+}) {
+  return (
+    <Dialog title={title} onClose={onClose} wide>
+      <div className="stack">
+        <p className="notice">Copy the signing secret now: it is shown only once.</p>
+        <CopyField label="Signing secret" value={secret} />
+        {note && <p className="muted">{note}</p>}
+        <div className="dialog-actions">
+          <button type="button" className="button primary" onClick={onClose}>
+            Done
+          </button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}
+
+/** The outcome of Send test or Resend: HTTP status, duration and error. */
+export function AttemptResult({ attempt, label }: { attempt: Attempt; label: string }) {
+  const ok = attempt.outcome === 'succeeded';
+  return (
+    <div className={ok ? 'result ok' : 'result failed'} role="status">
+      <strong>{label}</strong>{' '}
+      <span>
+        {attempt.http_status !== null ? `HTTP ${attempt.http_status}` : 'No HTTP status'} · {attempt.duration_ms} ms ·{' '}
+        {attempt.outcome}
+      </span>
+      {attempt.error && <span className="result-error">{attempt.error}</span>}
+      <span className="muted">
+        {' '}
+        <Time value={attempt.attempted_at} />
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * A small history router: the app has a dozen flat routes, which does not justify a routing
+ * library in the first load. Paths are written without the /dashboard prefix.
+ */
+import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { APP_BASE } from './api/client.js';
+
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  window.addEventListener('popstate', listener);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener('popstate', listener);
+  };
+}
+
+/** The app path (after /dashboard) with its query string. */
+export function currentPath(): string {
+  const { pathname, search } = window.location;
+  const inApp = pathname.startsWith(APP_BASE) ? pathname.slice(APP_BASE.length) : pathname;
+  return (inApp || '/') + search;
+}
+
+export function usePath(): string {
+  return useSyncExternalStore(subscribe, currentPath);
+}
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  const url = `${APP_BASE}${to}`;
+  if (options.replace) window.history.replaceState(null, '', url);
+  else window.history.pushState(null, '', url);
+  for (const listener of listeners) listener();
+  window.scrollTo(0, 0);
+}
+
+/** `/settings/tokens?x=1` -> `/settings/tokens`. */
+export function pathOnly(path: string): string {
+  return path.split('?')[0]!.replace(/\/+$/, '') || '/';
+}
+
+export function searchParam(path: string, name: string): string | null {
+  const search = path.includes('?') ? path.slice(path.indexOf('?')) : '';
+  return new URLSearchParams(search).get(name);
+}
+
+type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string };
+
+export function Link({ to, onClick, ...rest }: LinkProps) {
+  const handle = (event: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(event);
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    navigate(to);
+  };
+  return <a href={`${APP_BASE}${to}`} onClick={handle} {...rest} />;
+}
+
+/** A navigation link that marks itself as the current page. */
+export function NavLink({ to, exact, ...rest }: LinkProps & { exact?: boolean }) {
+  const here = pathOnly(usePath());
+  const active = exact ? here === to : here === to || here.startsWith(`${to}/`);
+  return <Link to={to} aria-current={active ? 'page' : undefined} {...rest} />;
+}
+
+/**
+ * After signing in: a fresh page load (no state of another session survives) at the page the
+ * viewer was headed to, when `next` names a page of this app.
+ */
+export function afterSignIn(): void {
+  const next = new URLSearchParams(window.location.search).get('next');
+  const safe = next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  window.location.assign(`${APP_BASE}${safe}`);
+}

@@ -1,0 +1,422 @@
+import { copyFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Page } from 'playwright-core';
+import { recoverCampaign } from '@retention/domain';
+import { verifyWebhook } from '@retention/sdk';
+import { eventually } from '@retention/testkit';
+import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+
+/**
+ * The dashboard's settings flows in a real headless Chromium against the real API app,
+ * PostgreSQL, Redis, a worker and an HTTPS receiver. Controls are found by role and name only.
+ * The tests run in order and share one signed-in page, as a person would use it.
+ */
+const world = useDashboardWorld();
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.current.url });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+});
+
+afterAll(async () => {
+  await context?.close();
+});
+
+const heading = (name: string) => page.getByRole('heading', { level: 1, name });
+
+async function openSettings(tab: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: tab }).click();
+  await heading(tab).waitFor();
+}
+
+describe('signing in', () => {
+  it('accepts the invitation link, then is signed in with the navigation shown', async () => {
+    await page.goto(world.current.ownerInvitation);
+    await page.getByRole('heading', { name: /Join Acme <b>Subscriptions<\/b>/ }).waitFor();
+    await page.getByLabel('Name').fill('Olive Owner');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    await heading('Overview').waitFor();
+    const main = page.getByRole('navigation', { name: 'Main' });
+    for (const name of ['Overview', 'Campaigns', 'Customers', 'Cancel sessions', 'Settings']) {
+      await expect(main.getByRole('link', { name, exact: true }).isVisible()).resolves.toBe(true);
+    }
+    // Markup in a name is text, never HTML.
+    await expect(page.locator('b').count()).resolves.toBe(0);
+    // The link is spent.
+    const again = await fetch(
+      world.current.ownerInvitation.replace('/dashboard/invite/', '/dashboard/api/invitations/'),
+    );
+    expect(again.status).toBe(404);
+  });
+
+  it('signs out from the account menu, and back in with the keyboard alone', async () => {
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    // A page that needs a session sends the viewer to sign in, and back there afterwards.
+    await page.goto(`${world.current.url}/dashboard/settings/team`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/team');
+
+    await page.keyboard.press('Tab');
+    await expect(
+      page.getByLabel('Email').evaluate((element) => element === element.ownerDocument.activeElement),
+    ).resolves.toBe(true);
+    await page.keyboard.type(world.current.workspace.ownerEmail);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('wrong password!!');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: /./ }).waitFor();
+    await page.getByLabel('Password').fill('');
+    await page.getByLabel('Password').focus();
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await heading('Team').waitFor();
+  });
+});
+
+describe('API tokens', () => {
+  let token = '';
+
+  it('creates a token with the keyboard alone and shows its value once, with Copy and a curl line', async () => {
+    await openSettings('API tokens');
+    await page.getByRole('button', { name: 'Create token' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Create token' });
+    await dialog.waitFor();
+    await page.keyboard.type('Reporting <script>alert(1)</script>');
+    await page.keyboard.press('Enter');
+    const created = page.getByRole('dialog', { name: 'Token created' });
+    await created.waitFor();
+    token = (await created.getByLabel('Token').textContent()) ?? '';
+    expect(token).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
+    await expect(created.getByText(`curl ${world.current.url}/api/v1/campaigns`).isVisible()).resolves.toBe(true);
+    await created.getByRole('button', { name: 'Copy' }).press('Enter');
+    await created.getByText('Copied to the clipboard.').waitFor();
+    await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(token);
+    await page.keyboard.press('Escape');
+    await created.waitFor({ state: 'detached' });
+    const row = page.getByRole('row', { name: /Reporting <script>/ });
+    await expect(row.getByText(`sk_live_…${token.slice(-4)}`).isVisible()).resolves.toBe(true);
+  });
+
+  it('the token reads /api/v1; once revoked (confirmed), its next request is 401', async () => {
+    const read = () =>
+      fetch(`${world.current.url}/api/v1/campaigns`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await read()).status).toBe(200);
+    const row = page.getByRole('row', { name: /Reporting <script>/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke token' });
+    await confirm.getByRole('button', { name: 'Revoke' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await row.getByText(/Revoked/).waitFor();
+    const refused = await read();
+    expect(refused.status).toBe(401);
+  });
+});
+
+describe('outbound webhooks', () => {
+  let secret = '';
+  const hookPath = '/hooks/acme';
+
+  it('adds an endpoint: live https:// check, the server refusal word for word, the secret once', async () => {
+    await openSettings('Outbound webhooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add endpoint' });
+    await dialog.getByLabel('Name').fill('Acme CRM');
+    await dialog.getByLabel('URL').fill('http://example.com/hook');
+    await dialog.getByText('The URL must start with https://').waitFor();
+    await expect(dialog.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(true);
+    await expect(dialog.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(true);
+    await dialog.getByRole('checkbox', { name: 'recovery.recovered' }).check();
+    await expect(dialog.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(false);
+    await dialog.getByRole('checkbox', { name: 'All events' }).check();
+
+    await dialog.getByLabel('URL').fill('https://user:pass@example.com/hook');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const refusal = dialog.getByRole('alert');
+    await refusal.waitFor();
+    const server = await fetch(`${world.current.url}/dashboard/api/webhooks`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        origin: world.current.url,
+        cookie: (await context.cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; '),
+      },
+      body: JSON.stringify({ name: 'x', url: 'https://user:pass@example.com/hook', events: [] }),
+    });
+    const body = (await server.json()) as { error: { message: string } };
+    expect(server.status).toBe(400);
+    await expect(refusal.textContent()).resolves.toBe(body.error.message);
+
+    await dialog.getByLabel('URL').fill(world.current.receiver.url(hookPath));
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const shown = page.getByRole('dialog', { name: 'Endpoint added' });
+    secret = (await shown.getByLabel('Signing secret').textContent()) ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    world.current.receiver.route(hookPath, { secret, behaviour: { kind: 'status', status: 200, body: 'thanks' } });
+    await shown.getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('row', { name: /Acme CRM/ });
+    await expect(row.getByRole('switch', { name: 'Enabled' }).getAttribute('aria-checked')).resolves.toBe('true');
+    // Shown once: reloading the page shows it nowhere.
+    await page.reload();
+    await page.getByRole('row', { name: /Acme CRM/ }).waitFor();
+    await expect(page.getByText(secret).count()).resolves.toBe(0);
+  });
+
+  it('Send test shows the status the receiver answered', async () => {
+    await page.getByRole('link', { name: 'Acme CRM' }).click();
+    await heading('Acme CRM').waitFor();
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await page.getByText(/Test delivery:/).waitFor();
+    await expect(page.getByRole('status').filter({ hasText: 'Test delivery:' }).textContent()).resolves.toMatch(
+      /HTTP 200 · \d+ ms · succeeded/,
+    );
+    await world.current.receiver.waitForRequests(hookPath, 1);
+  });
+
+  it("shows a domain action's delivery in the log, expands it, and resends it", async () => {
+    await world.current.startWorker();
+    await recoverCampaign(world.current.db, { id: world.current.workspace.campaignIds[0]!, via: 'retry' });
+    const entry = page.getByRole('button', { name: /recovery\.recovered/ });
+    await eventually(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await page.waitForTimeout(200);
+        return (await entry.count()) > 0;
+      },
+      15_000,
+      300,
+    );
+    await expect(entry.first().getAttribute('aria-expanded')).resolves.toBe('false');
+    await entry.first().click();
+    await expect(entry.first().getAttribute('aria-expanded')).resolves.toBe('true');
+    await page.getByText('"type": "recovery.recovered"').waitFor();
+    await page.getByText('thanks').first().waitFor();
+    const before = world.current.receiver.requestsTo(hookPath).length;
+    await page.getByRole('button', { name: 'Resend' }).click();
+    await page.getByText(/Resent:/).waitFor();
+    const requests = await world.current.receiver.waitForRequests(hookPath, before + 1);
+    expect(requests.at(-1)!.body.type).toBe('recovery.recovered');
+  });
+
+  it('rolls the secret with an overlap: each delivery is signed with both, each verifies', async () => {
+    await page.getByRole('button', { name: 'Roll secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roll secret' });
+    await dialog.getByLabel('Overlap (hours)').fill('1');
+    await dialog.getByRole('button', { name: 'Roll secret' }).click();
+    const shown = page.getByRole('dialog', { name: 'New signing secret' });
+    const rolled = (await shown.getByLabel('Signing secret').textContent()) ?? '';
+    expect(rolled).toMatch(/^whsec_/);
+    expect(rolled).not.toBe(secret);
+    await shown.getByRole('button', { name: 'Done' }).click();
+
+    const before = world.current.receiver.requestsTo(hookPath).length;
+    await recoverCampaign(world.current.db, { id: world.current.workspace.campaignIds[1]!, via: 'retry' });
+    const requests = await world.current.receiver.waitForRequests(hookPath, before + 1);
+    const delivered = requests.at(-1)!;
+    const header = delivered.headers['x-service-signature'] as string;
+    expect(header.match(/v1=/g)).toHaveLength(2);
+    expect(verifyWebhook(delivered.rawBody, header, secret).type).toBe('recovery.recovered');
+    expect(verifyWebhook(delivered.rawBody, header, rolled).type).toBe('recovery.recovered');
+  });
+
+  it('screenshots the endpoint page at 1280 and 390 px', async () => {
+    await page.screenshot({ path: path.join(world.current.screenshots, 'endpoint-1280.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(world.current.screenshots, 'endpoint-390.png'), fullPage: true });
+    // Nothing wider than the screen at 390 px but the tables' own scrolling.
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+});
+
+describe('a member', () => {
+  let member: BrowserContext;
+
+  afterAll(async () => {
+    await member?.close();
+  });
+
+  it('sees no admin controls, and the API refuses an admin route with 403', async () => {
+    member = await world.current.browser.newContext();
+    const memberPage = await member.newPage();
+    memberPage.setDefaultTimeout(10_000);
+    await memberPage.goto(`${world.current.url}/dashboard/settings/tokens`);
+    await memberPage.getByLabel('Email').fill(world.current.member.email);
+    await memberPage.getByLabel('Password').fill(PASSWORD);
+    await memberPage.getByRole('button', { name: 'Sign in' }).click();
+    await memberPage.getByRole('heading', { level: 1, name: 'API tokens' }).waitFor();
+    await memberPage.getByRole('row', { name: /Reporting/ }).waitFor();
+    await expect(memberPage.getByRole('button', { name: 'Create token' }).count()).resolves.toBe(0);
+    await expect(memberPage.getByRole('button', { name: 'Revoke' }).count()).resolves.toBe(0);
+    await expect(memberPage.getByRole('link', { name: 'Security log' }).count()).resolves.toBe(0);
+
+    await memberPage.getByRole('link', { name: 'Outbound webhooks' }).click();
+    await memberPage.getByRole('row', { name: /Acme CRM/ }).waitFor();
+    await expect(memberPage.getByRole('button', { name: 'Add endpoint' }).count()).resolves.toBe(0);
+    await expect(memberPage.getByRole('switch', { name: 'Enabled' }).isDisabled()).resolves.toBe(true);
+    await memberPage.getByRole('link', { name: 'Acme CRM' }).click();
+    await memberPage.getByRole('heading', { level: 2, name: 'Delivery log' }).waitFor();
+    for (const name of ['Send test', 'Roll secret', 'Delete', 'Edit']) {
+      await expect(memberPage.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);
+    }
+    await memberPage.getByRole('link', { name: 'Team' }).click();
+    await memberPage.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    await memberPage.getByRole('cell', { name: 'Olive Owner' }).waitFor();
+    await expect(memberPage.getByRole('button', { name: 'Invite' }).count()).resolves.toBe(0);
+    await expect(memberPage.getByRole('button', { name: 'Remove' }).count()).resolves.toBe(0);
+
+    const cookie = (await member.cookies()).map((each) => `${each.name}=${each.value}`).join('; ');
+    const refused = await fetch(`${world.current.url}/dashboard/api/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: world.current.url, cookie },
+      body: JSON.stringify({ name: 'sneaky' }),
+    });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('forbidden');
+  });
+});
+
+describe('the team page', () => {
+  it('invites someone with a role and shows the link to copy; changes a role and back', async () => {
+    await openSettings('Team');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    await dialog.getByLabel('Email').fill('newcomer@acme.test');
+    await dialog.getByLabel('Role').selectOption('admin');
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    const created = page.getByRole('dialog', { name: 'Invitation created' });
+    invitationLink = (await created.getByLabel('Invitation link').textContent()) ?? '';
+    expect(invitationLink).toMatch(new RegExp(`^${world.current.url}/dashboard/invite/[\\w-]+$`));
+    await created.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('row', { name: /newcomer@acme\.test/ }).waitFor();
+
+    const memberRow = page.getByRole('row', { name: /member@acme\.test/ });
+    await memberRow.getByLabel('Role of member@acme.test').selectOption('admin');
+    await eventually(
+      async () => (await world.current.db('users').where({ email: 'member@acme.test' }).first()).role === 'admin',
+    );
+    await memberRow.getByLabel('Role of member@acme.test').selectOption('member');
+    await eventually(
+      async () => (await world.current.db('users').where({ email: 'member@acme.test' }).first()).role === 'member',
+    );
+  });
+});
+
+let invitationLink = '';
+
+/** Every page, signed in and not: no serious or critical axe violation; screenshots at 1280 and 390 px. */
+describe('every page', () => {
+  const signedInPages: Array<[string, string, string]> = [
+    ['/', 'Overview', 'overview'],
+    ['/campaigns', 'Campaigns', 'campaigns'],
+    ['/customers', 'Customers', 'customers'],
+    ['/cancel-sessions', 'Cancel sessions', 'cancel-sessions'],
+    ['/settings/tokens', 'API tokens', 'tokens'],
+    ['/settings/webhooks', 'Outbound webhooks', 'webhooks'],
+    ['/settings/team', 'Team', 'team'],
+    ['/settings/workspace', 'Workspace', 'workspace'],
+    ['/settings/security-log', 'Security log', 'security-log'],
+    ['/account', 'Account', 'account'],
+  ];
+
+  async function scan(target: Page, name: string): Promise<string[]> {
+    const results = await new AxeBuilder({ page: target }).analyze();
+    await target.screenshot({ path: path.join(world.current.screenshots, `${name}-1280.png`), fullPage: true });
+    await target.setViewportSize({ width: 390, height: 844 });
+    const overflow = await target.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    await target.screenshot({ path: path.join(world.current.screenshots, `${name}-390.png`), fullPage: true });
+    await target.setViewportSize({ width: 1280, height: 900 });
+    return [
+      ...results.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map(
+          (violation) =>
+            `${name}: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+        ),
+      ...(overflow > 0 ? [`${name}: ${overflow}px wider than a 390 px screen`] : []),
+    ];
+  }
+
+  it('signed in: every page passes axe and fits 390 px', async () => {
+    const problems: string[] = [];
+    for (const [route, title, name] of signedInPages) {
+      await page.goto(`${world.current.url}/dashboard${route}`);
+      await heading(title).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+      problems.push(...(await scan(page, name)));
+    }
+    await openSettings('Outbound webhooks');
+    await page.getByRole('link', { name: 'Acme CRM' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Delivery log' }).waitFor();
+    await page
+      .getByRole('button', { name: /recovery\.recovered/ })
+      .first()
+      .click();
+    problems.push(...(await scan(page, 'endpoint')));
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('dialog', { name: 'Edit endpoint' }).waitFor();
+    problems.push(...(await scan(page, 'endpoint-form')));
+    await page.keyboard.press('Escape');
+    expect(problems).toEqual([]);
+    if (process.env.UPDATE_DOCS_SCREENSHOTS === '1') {
+      const docs = path.resolve(import.meta.dirname, '../../../docs/screenshots');
+      await mkdir(docs, { recursive: true });
+      for (const file of ['endpoint-1280.png', 'tokens-390.png']) {
+        await copyFile(path.join(world.current.screenshots, file), path.join(docs, `dashboard-${file}`));
+      }
+    }
+  }, 60_000);
+
+  it('signed out: sign-in, forgot password and invitation pages pass axe', async () => {
+    const anonymous = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const target = await anonymous.newPage();
+      const problems: string[] = [];
+      await target.goto(`${world.current.url}/dashboard/sign-in`);
+      await target.getByRole('button', { name: 'Sign in' }).waitFor();
+      problems.push(...(await scan(target, 'sign-in')));
+      await target.getByRole('link', { name: 'Forgot your password?' }).click();
+      await target.getByRole('button', { name: 'Send reset link' }).waitFor();
+      problems.push(...(await scan(target, 'forgot-password')));
+      await target.goto(invitationLink);
+      await target.getByRole('button', { name: 'Accept invitation' }).waitFor();
+      problems.push(...(await scan(target, 'invitation')));
+      expect(problems).toEqual([]);
+    } finally {
+      await anonymous.close();
+    }
+  });
+});
+
+describe('account, workspace and security log', () => {
+  it('renames the workspace (owner), lists the changes in the security log, renames the account', async () => {
+    await openSettings('Workspace');
+    await page.getByLabel('Workspace name').fill('Acme & Co');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('banner').getByText('Acme & Co').waitFor();
+
+    await openSettings('Security log');
+    for (const action of ['token.created', 'token.revoked', 'workspace.updated']) {
+      await page.getByRole('cell', { name: action }).first().waitFor();
+    }
+
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    await page.getByRole('link', { name: 'Account' }).click();
+    await heading('Account').waitFor();
+    await page.getByLabel('Name').fill('Olive O.');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('button', { name: /Olive O\. Account menu/ }).waitFor();
+  });
+});

@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll } from '@jest/globals';
+import express from 'express';
+import { chromium, type Browser } from 'playwright-core';
+import { loadConfig, type Config } from '@retention/core';
+import type { Db } from '@retention/db';
+import { createWebhookSender, hashPassword, inviteMember, loadFixtures, type WebhookSender } from '@retention/domain';
+import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
+import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import { ensureDashboardBuilt } from '../../../../scripts/dashboard-build.js';
+import { createApp } from '../../../api/src/app.js';
+import { DASHBOARD_API_PREFIX, dashboardApi } from '../../../api/src/dashboard/router.js';
+import { errorHandler } from '../../../api/src/middleware/errors.js';
+import { createWorker, type WorkerHandle } from '../../../worker/src/worker.js';
+import { createTestCertificate, type TestCertificate } from '../../../worker/test/support/certificate.js';
+import { Receiver } from '../../../worker/test/support/receiver.js';
+
+export const PASSWORD = 'correct horse battery staple';
+
+export interface DashboardWorld {
+  /** The server's origin, also its BASE_URL (the dashboard API checks Origin against it). */
+  url: string;
+  config: Config;
+  db: Db;
+  browser: Browser;
+  receiver: Receiver;
+  workspace: { id: string; ownerEmail: string; campaignIds: string[] };
+  /** A fresh invitation link for the workspace's owner, as `npm start` prints. */
+  ownerInvitation: string;
+  /** A member with a password, to sign in directly. */
+  member: { email: string };
+  /** Where screenshots go (a temporary directory of this run). */
+  screenshots: string;
+  startWorker(): Promise<WorkerHandle>;
+}
+
+/**
+ * The real API app (createApp) over HTTP on an ephemeral port, with its dashboard built,
+ * a test database and real Redis, a verifying HTTPS receiver, and one headless Chromium.
+ * The dashboard API is mounted once more in front of createApp with a webhook sender that
+ * trusts the receiver's self-signed certificate (what NODE_EXTRA_CA_CERTS does for a process).
+ */
+export function useDashboardWorld(): { readonly current: DashboardWorld } {
+  const database = useTestDatabase();
+  let world: DashboardWorld | undefined;
+  let server: Server | undefined;
+  let redis: Redis | undefined;
+  let sender: WebhookSender | undefined;
+  let certificate: TestCertificate | undefined;
+  const workers: WorkerHandle[] = [];
+
+  beforeAll(async () => {
+    const built = ensureDashboardBuilt();
+    server = createServer();
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const env = {
+      DATABASE_URL: database.current.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`,
+      BASE_URL: url,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_RETRY_DELAYS: Array(9).fill('200ms').join(','),
+    };
+    const config = loadConfig(env);
+    const db = database.current.db;
+    certificate = await createTestCertificate();
+    const receiver = await Receiver.start(certificate, url);
+    redis = createRedis(config.redisUrl, 'command', 'dashboard-browser-test');
+    await waitForRedis(redis);
+    const logger = createLogger('api', 'silent');
+    sender = createWebhookSender({
+      timeoutMs: config.webhookTimeoutMs,
+      baseUrl: url,
+      allowPrivateNetworks: true,
+      ca: certificate.cert,
+    });
+    const app = express();
+    app.disable('x-powered-by');
+    app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger, sender, mailer: null }));
+    app.use(createApp({ config, db, redis, logger }));
+    app.use(errorHandler(logger));
+    server.on('request', app);
+
+    const loaded = await loadFixtures(db, {
+      workspaces: [
+        {
+          key: 'w',
+          name: 'Acme <b>Subscriptions</b>',
+          processor: 'connected',
+          users: [
+            { key: 'owner', email: 'owner@acme.test', role: 'owner' },
+            { key: 'member', email: 'member@acme.test', role: 'member' },
+          ],
+          customers: [{ key: 'c1', email: 'ann@example.com', subscriptions: [{ key: 's1' }] }],
+          campaigns: [
+            { key: 'k1', customer: 'c1' },
+            { key: 'k2', customer: 'c1' },
+          ],
+          cancel_sessions: [{ key: 'x1', customer: 'c1', outcome: 'saved_discount' }],
+        },
+      ],
+    });
+    const ids = loaded.workspaces.w!;
+    await db('users')
+      .where({ id: ids.users.member! })
+      .update({ password_hash: await hashPassword(PASSWORD), name: 'Mo Member' });
+    const invitation = await inviteMember(
+      db,
+      { workspace_id: ids.id, email: 'owner@acme.test', role: 'owner', inviter_role: null, base_url: url },
+      { type: 'system', label: 'test' },
+    );
+    await built;
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+    world = {
+      url,
+      config,
+      db,
+      browser,
+      receiver,
+      workspace: { id: ids.id, ownerEmail: 'owner@acme.test', campaignIds: [ids.campaigns.k1!, ids.campaigns.k2!] },
+      ownerInvitation: invitation.invite_url,
+      member: { email: 'member@acme.test' },
+      screenshots: await mkdtemp(path.join(tmpdir(), 'dashboard-screenshots-')),
+      async startWorker() {
+        const handle = await createWorker({
+          config,
+          db,
+          logger: createLogger('worker', 'silent'),
+          options: { receiverCa: certificate!.cert, dispatchPollMs: 200 },
+        });
+        workers.push(handle);
+        return handle;
+      },
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.close()));
+    await world?.browser.close();
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    sender?.close();
+    redis?.disconnect();
+    await world?.receiver.close();
+    await certificate?.remove();
+  }, 30_000);
+
+  return {
+    get current() {
+      if (!world) throw new Error('the dashboard world is built in beforeAll');
+      return world;
+    },
+  };
+}
