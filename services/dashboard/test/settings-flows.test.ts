@@ -6,6 +6,12 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { recoverCampaign } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
+import {
+  newWebhookSecret,
+  postToConnection,
+  stripeCustomer,
+  stripeEvent,
+} from '../../worker/test/processor/stripe-kit.js';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
@@ -327,6 +333,7 @@ describe('every page', () => {
     ['/settings/team', 'Team', 'team'],
     ['/settings/workspace', 'Workspace', 'workspace'],
     ['/settings/security-log', 'Security log', 'security-log'],
+    ['/settings/processor', 'Processor', 'processor'],
     ['/account', 'Account', 'account'],
   ];
 
@@ -418,5 +425,29 @@ describe('account, workspace and security log', () => {
     await page.getByLabel('Name').fill('Olive O.');
     await page.getByRole('button', { name: 'Save name' }).click();
     await page.getByRole('button', { name: /Olive O\. Account menu/ }).waitFor();
+  });
+});
+
+describe('the processor page', () => {
+  it('shows the URL for Stripe before connecting, connects with its secret, and reads connected once Stripe posts', async () => {
+    await openSettings('Processor');
+    await page.getByText('Not connected').waitFor();
+    const webhookUrl = await page.getByLabel('Webhook URL for Stripe').textContent();
+    expect(webhookUrl).toMatch(new RegExp(`^${world.current.url}/processor/stripe/[0-9a-f-]{36}$`));
+
+    const secret = newWebhookSecret();
+    await page.getByLabel('Webhook signing secret').fill(secret);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByText('Waiting for the first event from Stripe').waitFor();
+    // The URL shown before connecting is the connection's URL.
+    await expect(page.getByLabel('Webhook URL for Stripe').textContent()).resolves.toBe(webhookUrl);
+    await expect(page.getByLabel('Webhook signing secret').inputValue()).resolves.toBe('');
+
+    const posted = await postToConnection(webhookUrl!, stripeEvent('customer.created', stripeCustomer()), secret);
+    expect(posted.status).toBe(200);
+    await page.reload();
+    await page.getByText('Connected and syncing').waitFor();
+    await page.getByText(`whsec_…${secret.slice(-4)}`).waitFor();
+    await expect(page.content()).resolves.not.toContain(secret);
   });
 });

@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, hashPassword, inviteMember, loadFixtures, type WebhookSender } from '@retention/domain';
 import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
-import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import { redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { ensureDashboardBuilt } from '../../../../scripts/dashboard-build.js';
 import { createApp } from '../../../api/src/app.js';
 import { DASHBOARD_API_PREFIX, dashboardApi } from '../../../api/src/dashboard/router.js';
@@ -60,6 +60,7 @@ export function useDashboardWorld(): { readonly current: DashboardWorld } {
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const env = {
+      SECRETS_KEY: testSecretsKey(),
       DATABASE_URL: database.current.url,
       REDIS_URL: TEST_REDIS_URL,
       REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`,

@@ -9,8 +9,9 @@ const EndpointPage = lazy(() => import('./EndpointPage.js'));
 const Team = lazy(() => import('./Team.js'));
 const WorkspaceSettings = lazy(() => import('./WorkspaceSettings.js'));
 const SecurityLog = lazy(() => import('./SecurityLog.js'));
+const Processor = lazy(() => import('./Processor.js'));
 
-function page(path: string, canReadLog: boolean) {
+function page(path: string, canReadLog: boolean, canManageProcessor: boolean) {
   if (path === '/settings/tokens') return <Tokens />;
   if (path === '/settings/webhooks') return <Webhooks />;
   const endpoint = /^\/settings\/webhooks\/([^/]+)$/.exec(path);
@@ -18,6 +19,7 @@ function page(path: string, canReadLog: boolean) {
   if (path === '/settings/team') return <Team />;
   if (path === '/settings/workspace') return <WorkspaceSettings />;
   if (path === '/settings/security-log' && canReadLog) return <SecurityLog />;
+  if (path === '/settings/processor' && canManageProcessor) return <Processor />;
   return null;
 }
 
@@ -25,7 +27,8 @@ export default function Settings({ path }: { path: string }) {
   const { me } = useSession();
   const route = pathOnly(path);
   const canReadLog = me.permissions.read_security_log;
-  const content = page(route, canReadLog);
+  const canManageProcessor = me.permissions.manage_processor;
+  const content = page(route, canReadLog, canManageProcessor);
   // /settings itself, or a tab this role does not have: the first tab.
   useEffect(() => {
     if (!content) navigate('/settings/tokens', { replace: true });
@@ -37,6 +40,7 @@ export default function Settings({ path }: { path: string }) {
     { to: '/settings/team', label: 'Team' },
     { to: '/settings/workspace', label: 'Workspace' },
     ...(canReadLog ? [{ to: '/settings/security-log', label: 'Security log' }] : []),
+    ...(canManageProcessor ? [{ to: '/settings/processor', label: 'Processor' }] : []),
   ];
   return (
     <div className="settings">

@@ -1,0 +1,201 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../../api/client.js';
+import { CopyField } from '../../components/CopyField.js';
+import { Field } from '../../components/Field.js';
+import { Time } from '../../components/Time.js';
+import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { useLoad } from '../../hooks.js';
+
+/** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"). */
+interface NotConnected {
+  status: 'not_connected';
+  provider: null;
+  webhook_url: string;
+}
+
+interface Connection {
+  status: 'pending' | 'connected' | 'disconnected';
+  provider: 'stripe';
+  webhook_url: string;
+  webhook_secret_last4: string;
+  api_key_last4: string | null;
+  disconnected_reason: string | null;
+  connected_at: string | null;
+  last_event_at: string | null;
+  events_received: number;
+  events_pending: number;
+  events_parked: number;
+  parked_events: Array<{
+    id: string;
+    psp_event_id: string;
+    type: string;
+    received_at: string;
+    last_error: string | null;
+  }>;
+  backfill: {
+    status: string;
+    phase: string | null;
+    counts: { customers: number; subscriptions: number; invoices: number };
+    error: string | null;
+    started_at: string | null;
+    finished_at: string | null;
+  };
+}
+
+type Setup = NotConnected | Connection;
+
+const STATUS_TEXT: Record<Setup['status'], string> = {
+  not_connected: 'Not connected',
+  pending: 'Waiting for the first event from Stripe',
+  connected: 'Connected and syncing',
+  disconnected: 'Disconnected',
+};
+
+/** Settings, Processor (owners): the URL to register in Stripe, connect, status, backfill, disconnect. */
+export default function Processor() {
+  const setup = useLoad((signal) => api<Setup>('GET', '/processor', { signal }), 'processor');
+  const [webhookSecret, setWebhookSecret] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const act = async (path: string, body?: unknown) => {
+    setBusy(true);
+    setError(null);
+    try {
+      setup.set(await api<Setup>('POST', path, body === undefined ? {} : { body }));
+      setWebhookSecret('');
+      setApiKey('');
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const connect = (event: FormEvent) => {
+    event.preventDefault();
+    void act('/processor/connect', {
+      webhook_secret: webhookSecret.trim(),
+      ...(apiKey.trim() && { api_key: apiKey.trim() }),
+    });
+  };
+
+  if (setup.loading && !setup.data) return <Loading />;
+  if (setup.error || !setup.data)
+    return <ErrorNote message={setup.error ?? 'Nothing to show'} onRetry={setup.reload} />;
+  const current = setup.data;
+  const connection = current.status === 'not_connected' ? null : current;
+
+  return (
+    <>
+      <PageHeader title="Processor" />
+      <section className="card stack narrow" aria-labelledby="processor-status">
+        <h2 id="processor-status">Stripe</h2>
+        <p>
+          Status: <strong>{STATUS_TEXT[current.status]}</strong>
+          {connection?.disconnected_reason === 'key_rejected' &&
+            ' (Stripe refused the API key: connect again with a new one)'}
+        </p>
+        <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
+        <p className="hint">
+          In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key
+          (read access to customers, subscriptions, invoices, invoice payments and payment intents), existing customers
+          and open invoices are imported too.
+        </p>
+        {connection && (
+          <dl className="details">
+            <dt>Signing secret</dt>
+            <dd>whsec_…{connection.webhook_secret_last4}</dd>
+            <dt>API key</dt>
+            <dd>{connection.api_key_last4 ? `rk_…${connection.api_key_last4}` : 'none'}</dd>
+            <dt>Last event received</dt>
+            <dd>
+              <Time value={connection.last_event_at} empty="none yet" />
+            </dd>
+            <dt>Events received</dt>
+            <dd>
+              {connection.events_received} ({connection.events_pending} waiting, {connection.events_parked} parked)
+            </dd>
+            <dt>Import</dt>
+            <dd>
+              {connection.backfill.status}
+              {connection.backfill.phase && ` (${connection.backfill.phase})`}: {connection.backfill.counts.customers}{' '}
+              customers, {connection.backfill.counts.subscriptions} subscriptions, {connection.backfill.counts.invoices}{' '}
+              open invoices
+              {connection.backfill.error && ` — ${connection.backfill.error}`}
+            </dd>
+          </dl>
+        )}
+        {connection && connection.parked_events.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <caption>Events that could not be applied</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Stripe event</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Received</th>
+                  <th scope="col">Error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {connection.parked_events.map((parked) => (
+                  <tr key={parked.id}>
+                    <td>{parked.psp_event_id}</td>
+                    <td>{parked.type}</td>
+                    <td>
+                      <Time value={parked.received_at} />
+                    </td>
+                    <td>{parked.last_error ?? ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {connection && connection.status !== 'disconnected' && (
+          <div>
+            {connection.api_key_last4 && (
+              <button type="button" className="button" disabled={busy} onClick={() => void act('/processor/sync')}>
+                Import again
+              </button>
+            )}{' '}
+            <button
+              type="button"
+              className="button danger"
+              disabled={busy}
+              onClick={() => void act('/processor/disconnect')}
+            >
+              Disconnect
+            </button>
+          </div>
+        )}
+      </section>
+      <form className="card stack narrow" onSubmit={connect} aria-labelledby="processor-connect">
+        <h2 id="processor-connect">{connection ? 'Connect again' : 'Connect Stripe'}</h2>
+        <Field
+          label="Webhook signing secret"
+          required
+          autoComplete="off"
+          placeholder="whsec_…"
+          value={webhookSecret}
+          onChange={(event) => setWebhookSecret(event.target.value)}
+        />
+        <Field
+          label="Restricted API key (optional)"
+          autoComplete="off"
+          placeholder="rk_live_…"
+          value={apiKey}
+          onChange={(event) => setApiKey(event.target.value)}
+        />
+        {error && <ErrorNote message={error} />}
+        <div>
+          <button type="submit" className="button primary" disabled={busy || webhookSecret.trim() === ''}>
+            Connect
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
