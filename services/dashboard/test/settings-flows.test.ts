@@ -428,6 +428,34 @@ describe('account, workspace and security log', () => {
   });
 });
 
+describe('password reset', () => {
+  it('an owner makes a reset link for a member, who sets a new password with it and is signed in', async () => {
+    await openSettings('Team');
+    await page
+      .getByRole('row', { name: /member@acme\.test/ })
+      .getByRole('button', { name: 'Reset link' })
+      .click();
+    const dialog = page.getByRole('dialog', { name: 'Password reset link' });
+    const link = (await dialog.getByLabel('Reset link').textContent()) ?? '';
+    await dialog.getByRole('button', { name: 'Done' }).click();
+
+    const other = await world.current.browser.newContext();
+    try {
+      const target = await other.newPage();
+      target.setDefaultTimeout(10_000);
+      await target.goto(link);
+      await target.getByLabel('New password').fill('a brand new passphrase');
+      await target.getByRole('button', { name: 'Set password and sign in' }).click();
+      await target.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      // Spent: the same link is refused, with the server's message.
+      await target.goto(link);
+      await target.getByRole('heading', { name: 'This link cannot be used' }).waitFor();
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('the processor page', () => {
   it('shows the URL for Stripe before connecting, connects with its secret, and reads connected once Stripe posts', async () => {
     await openSettings('Processor');

@@ -75,16 +75,19 @@ function RoleSelect({
   value,
   onChange,
   disabled,
+  hideLabel,
 }: {
   label: string;
   roles: Role[];
   value: Role;
   onChange: (role: Role) => void;
   disabled?: boolean;
+  /** In a table row the column header says it; the label stays for screen readers. */
+  hideLabel?: boolean;
 }) {
   return (
     <label className="field">
-      <span>{label}</span>
+      <span className={hideLabel ? 'visually-hidden' : undefined}>{label}</span>
       <select value={value} disabled={disabled} onChange={(event) => onChange(event.target.value as Role)}>
         {roles.map((role) => (
           <option key={role} value={role}>
@@ -109,6 +112,17 @@ export default function Team() {
   const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<User | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [resetLink, setResetLink] = useState<{ user: User; url: string } | null>(null);
+
+  const makeResetLink = async (user: User) => {
+    setError(null);
+    try {
+      const answer = await api<{ reset_url: string }>('POST', `/team/members/${user.id}/reset-link`);
+      setResetLink({ user, url: answer.reset_url });
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  };
 
   const changeRole = async (user: User, role: Role) => {
     setError(null);
@@ -182,6 +196,7 @@ export default function Team() {
                       {manageable(user) ? (
                         <RoleSelect
                           label={`Role of ${user.email}`}
+                          hideLabel
                           roles={roles}
                           value={user.role}
                           onChange={(role) => void changeRole(user, role)}
@@ -196,13 +211,18 @@ export default function Team() {
                     {canManage && (
                       <td className="row-actions">
                         {manageable(user) && (
-                          <button
-                            type="button"
-                            className="button small danger-outline"
-                            onClick={() => setRemoving(user)}
-                          >
-                            Remove
-                          </button>
+                          <>
+                            <button type="button" className="button small" onClick={() => void makeResetLink(user)}>
+                              Reset link
+                            </button>{' '}
+                            <button
+                              type="button"
+                              className="button small danger-outline"
+                              onClick={() => setRemoving(user)}
+                            >
+                              Remove
+                            </button>
+                          </>
                         )}
                       </td>
                     )}
@@ -262,6 +282,22 @@ export default function Team() {
         </>
       )}
       {inviting && <InviteDialog roles={roles} onClose={() => setInviting(false)} onInvited={team.reload} />}
+      {resetLink && (
+        <Dialog title="Password reset link" onClose={() => setResetLink(null)} wide>
+          <div className="stack">
+            <p>
+              Send this link to {resetLink.user.email}: it sets a new password, works once, for one hour, and ends their
+              other sessions.
+            </p>
+            <CopyField label="Reset link" value={resetLink.url} />
+            <div className="dialog-actions">
+              <button type="button" className="button primary" onClick={() => setResetLink(null)}>
+                Done
+              </button>
+            </div>
+          </div>
+        </Dialog>
+      )}
       {removing && (
         <ConfirmDialog
           title="Remove from the workspace"
