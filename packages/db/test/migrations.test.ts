@@ -25,7 +25,9 @@ async function tables(db: Awaited<ReturnType<typeof createEmptyDatabase>>['db'])
 
 const EXPECTED_TABLES = [
   'api_tokens',
+  'campaign_day_rollups',
   'campaign_rollups',
+  'cancel_session_day_rollups',
   'cancel_session_rollups',
   'cancel_sessions',
   'customers',
@@ -33,7 +35,9 @@ const EXPECTED_TABLES = [
   'fx_rates',
   'reactivations',
   'recovery_campaigns',
+  'recovery_time_day_rollups',
   'recovery_time_rollups',
+  'security_events',
   'subscriptions',
   'trial_reminders',
   'users',

@@ -17,3 +17,4 @@ export * from './stats.js';
 export * from './security-log.js';
 export * from './demo/seed.js';
 export * from './webhooks/index.js';
+export * from './insights-overview.js';
