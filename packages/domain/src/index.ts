@@ -1,5 +1,6 @@
 export * from './campaigns/close.js';
 export * from './campaigns/close-stale.js';
+export * from './campaigns/mark.js';
 export * from './campaigns/open.js';
 export * from './cancel-sessions.js';
 export * from './fixtures/load.js';
