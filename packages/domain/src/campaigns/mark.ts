@@ -27,8 +27,9 @@ const validateMark = inputValidator(
 const MAY_CLOSE = new Set(['owner', 'admin']);
 
 async function requireCloser(db: Db, userId: string, workspaceId: string): Promise<string> {
-  const user = (await db('users').where({ id: userId, workspace_id: workspaceId }).first('role', 'email')) as
-    { role: string; email: string } | undefined;
+  const user = await db('users')
+    .where({ id: userId, workspace_id: workspaceId })
+    .first<{ role: string; email: string } | undefined>('role', 'email');
   if (!user) throw notFound(`No user with id ${userId} in this workspace`);
   if (!MAY_CLOSE.has(user.role)) throw forbidden('Only owners and admins can mark a campaign recovered or lost');
   return user.email;
