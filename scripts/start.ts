@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest } from '@retention/db';
-import { seedDemo } from '@retention/domain';
+import { inviteMember, seedDemo } from '@retention/domain';
 import { createRedis, waitForRedis } from '@retention/runtime';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,6 +42,45 @@ async function checkBackingServices(config: Config): Promise<void> {
 async function seedOnFirstStart(config: Config): Promise<string[]> {
   const db = createDb(config.databaseUrl, { poolMax: 2, applicationName: 'retention-start' });
   try {
+    return [...(await seedOrDescribe(db, config)), ...(await dashboardSignIn(db, config))];
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * The dashboard's URL and a way in: a fresh invitation link for the first workspace's owner
+ * while they have no password (it revokes the one printed by the previous start).
+ */
+async function dashboardSignIn(db: ReturnType<typeof createDb>, config: Config): Promise<string[]> {
+  const lines = [`Dashboard: ${config.baseUrl}/dashboard/`];
+  const owner = await db('users as u')
+    .join('workspaces as w', 'w.id', 'u.workspace_id')
+    .where('u.role', 'owner')
+    .orderBy([{ column: 'w.created_at' }, { column: 'u.created_at' }])
+    .first<{ workspace_id: string; email: string; password_hash: string | null } | undefined>(
+      'u.workspace_id',
+      'u.email',
+      'u.password_hash',
+    );
+  if (!owner) return lines;
+  if (owner.password_hash) return [...lines, `Sign in as ${owner.email}.`];
+  const invited = await inviteMember(
+    db,
+    {
+      workspace_id: owner.workspace_id,
+      email: owner.email,
+      role: 'owner',
+      inviter_role: null,
+      base_url: config.baseUrl,
+    },
+    { type: 'system', label: 'npm start' },
+  );
+  return [...lines, `Sign in as the demo owner (${owner.email}): ${invited.invite_url}`];
+}
+
+async function seedOrDescribe(db: ReturnType<typeof createDb>, config: Config): Promise<string[]> {
+  {
     const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
     if (existing) {
       return [
@@ -56,8 +95,6 @@ async function seedOnFirstStart(config: Config): Promise<string[]> {
       `API token (shown this once): ${demo.token}`,
       `Try it:  ${demo.curl}`,
     ];
-  } finally {
-    await db.destroy();
   }
 }
 

@@ -54,6 +54,7 @@ describe('npm start', () => {
   it('migrates, seeds the demo on the first start only, and prints a URL on its PORT and a curl line that works', async () => {
     await withEmptyDatabase(async (database) => {
       const port = await freePort();
+      let firstInvitation = '';
       const first = npmRun('start', environment(database.url, port));
       try {
         await first.waitFor(/Stop it with Ctrl-C/, 90_000);
@@ -70,6 +71,13 @@ describe('npm start', () => {
         expect(body.data.length).toBeGreaterThan(0);
         expect(body.data.every((campaign) => campaign.status === 'in_flight')).toBe(true);
 
+        // The dashboard, and an invitation link for the demo owner that the dashboard API knows.
+        expect(first.output()).toContain(`Dashboard: ${base}/dashboard/`);
+        firstInvitation = printedInvitation(first.output(), base);
+        const invitation = await fetch(`${base}/dashboard/api/invitations/${firstInvitation}`);
+        expect(invitation.status).toBe(200);
+        expect(await invitation.json()).toMatchObject({ role: 'owner' });
+
         // SIGTERM to npm alone, as a supervisor sends it: the services stop with it, npm exits 0.
         first.terminate();
         expect(await first.exited).toBe(0);
@@ -84,6 +92,12 @@ describe('npm start', () => {
         expect(second.output()).toContain('0 migration(s) applied');
         expect(second.output()).toMatch(/already exists; demo data is seeded on the first start only/);
         expect(second.output()).not.toMatch(/sk_live_/);
+        // A fresh link on every start; the previous one no longer works.
+        const secondInvitation = printedInvitation(second.output(), `http://localhost:${port}`);
+        expect(secondInvitation).not.toBe(firstInvitation);
+        const base = `http://localhost:${port}`;
+        expect((await fetch(`${base}/dashboard/api/invitations/${firstInvitation}`)).status).toBe(404);
+        expect((await fetch(`${base}/dashboard/api/invitations/${secondInvitation}`)).status).toBe(200);
         // Ctrl-C in the terminal: SIGINT to the whole group; npm exits 0, not 130.
         second.interrupt();
         expect(await second.exited).toBe(0);
@@ -178,3 +192,10 @@ describe('npm start', () => {
     });
   });
 });
+
+/** The token of the demo owner's invitation link that `npm start` printed. */
+function printedInvitation(output: string, base: string): string {
+  const match = new RegExp(`${base.replace(/[.:/]/g, '\\$&')}/dashboard/invite/([A-Za-z0-9_-]{43})`).exec(output);
+  if (!match) throw new Error(`no invitation link in:\n${output}`);
+  return match[1]!;
+}

@@ -31,6 +31,13 @@ export interface Config {
    * the failed-authentication limit per client address would be trivially dodged.
    */
   trustProxy: false | number | string[];
+  /** A dashboard session ends after this long without a request (SESSION_IDLE_TIMEOUT). */
+  sessionIdleTimeoutMs: number;
+  /** A dashboard session ends this long after sign-in, however busy (SESSION_MAX_AGE). */
+  sessionMaxAgeMs: number;
+  /** `smtp://user:pass@host:port`: e-mails invitations, resets and alerts; none when unset. */
+  smtpUrl: string | null;
+  mailFrom: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -147,6 +154,10 @@ export function loadConfig(env: Env = process.env): Config {
     staleCampaignCheckEveryMs: duration(env, 'STALE_CAMPAIGN_CHECK_INTERVAL', '10m', 100, 24 * 3_600_000),
     logLevel: logLevel as LogLevel,
     trustProxy: trustProxy(env),
+    sessionIdleTimeoutMs: duration(env, 'SESSION_IDLE_TIMEOUT', '12h', 1000, 30 * 24 * 3_600_000),
+    sessionMaxAgeMs: duration(env, 'SESSION_MAX_AGE', '7d', 1000, 90 * 24 * 3_600_000),
+    smtpUrl: read(env, 'SMTP_URL', '') === '' ? null : url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']),
+    mailFrom: read(env, 'MAIL_FROM', 'Retention <no-reply@localhost>'),
   };
 }
 

@@ -12,6 +12,9 @@ export const ERROR_STATUS = {
   // Operator (CLI / dashboard) errors: never produced by the read-only API.
   forbidden: 403,
   conflict: 409,
+  // The dashboard's own (docs/dashboard-api.md).
+  invalid_credentials: 401,
+  payload_too_large: 413,
 } as const;
 
 export type ErrorType = keyof typeof ERROR_STATUS;
@@ -48,3 +51,6 @@ export const invalidParam = (message: string) => new ServiceError('invalid_param
 export const notFound = (message: string) => new ServiceError('not_found', message);
 export const conflict = (message: string) => new ServiceError('conflict', message);
 export const forbidden = (message: string) => new ServiceError('forbidden', message);
+export const authenticationRequired = (message: string) => new ServiceError('authentication_required', message);
+export const invalidCredentials = () =>
+  new ServiceError('invalid_credentials', 'The e-mail address or the password is not right.');

@@ -14,8 +14,17 @@ export function computeSignature(secret: string, timestamp: number, rawBody: Buf
     .digest('hex');
 }
 
-export function signatureHeader(secret: string, timestamp: number, rawBody: Buffer | string): string {
-  return `t=${timestamp},v1=${computeSignature(secret, timestamp, rawBody)}`;
+/**
+ * One `v1` per secret, newest first: during a Roll secret overlap both the new and the old
+ * secret sign, Stripe's convention, so a receiver holding either verifies.
+ */
+export function signatureHeader(
+  secret: string | readonly string[],
+  timestamp: number,
+  rawBody: Buffer | string,
+): string {
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  return [`t=${timestamp}`, ...secrets.map((each) => `v1=${computeSignature(each, timestamp, rawBody)}`)].join(',');
 }
 
 export type SignatureFailure = 'malformed_header' | 'signature_mismatch' | 'timestamp_out_of_tolerance';

@@ -44,6 +44,25 @@ describe('loadConfig', () => {
     expect((caught as ConfigError).message).toContain(variable);
   });
 
+  it('reads the dashboard session lifetimes and the SMTP settings', () => {
+    expect(loadConfig({})).toMatchObject({
+      sessionIdleTimeoutMs: 12 * 3_600_000,
+      sessionMaxAgeMs: 7 * 86_400_000,
+      smtpUrl: null,
+      mailFrom: 'Retention <no-reply@localhost>',
+    });
+    expect(
+      loadConfig({ SESSION_IDLE_TIMEOUT: '30m', SESSION_MAX_AGE: '1d', SMTP_URL: 'smtp://u:p@mail.test:2525' }),
+    ).toMatchObject({
+      sessionIdleTimeoutMs: 1_800_000,
+      sessionMaxAgeMs: 86_400_000,
+      smtpUrl: 'smtp://u:p@mail.test:2525',
+    });
+    expect(() => loadConfig({ SESSION_IDLE_TIMEOUT: 'forever' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SMTP_URL: 'http://mail.test' })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ SMTP_URL: 'smtp://u:secret-pass@' })).not.toThrow(/secret-pass/);
+  });
+
   it('reads the stale-campaign check interval as a duration', () => {
     expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '500ms' }).staleCampaignCheckEveryMs).toBe(500);
     expect(loadConfig({ STALE_CAMPAIGN_CHECK_INTERVAL: '1h' }).staleCampaignCheckEveryMs).toBe(3_600_000);

@@ -24,6 +24,7 @@ async function tables(db: Awaited<ReturnType<typeof createEmptyDatabase>>['db'])
 }
 
 const EXPECTED_TABLES = [
+  'account_links',
   'api_tokens',
   'campaign_day_rollups',
   'campaign_rollups',
@@ -40,6 +41,7 @@ const EXPECTED_TABLES = [
   'security_events',
   'subscriptions',
   'trial_reminders',
+  'user_sessions',
   'users',
   'webhook_attempts',
   'webhook_deliveries',

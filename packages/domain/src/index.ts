@@ -18,4 +18,6 @@ export * from './stats.js';
 export * from './security-log.js';
 export * from './demo/seed.js';
 export * from './webhooks/index.js';
+export * from './accounts/index.js';
+export * from './notifications/messages.js';
 export * from './insights-overview.js';

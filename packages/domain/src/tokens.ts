@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { mintApiToken, notFound, toIsoMillis, toIsoMillisOrNull, Uuid } from '@retention/core';
-import type { Db, Queryable } from '@retention/db';
+import { inTransaction, type Db, type Queryable } from '@retention/db';
+import { OPERATOR, recordSecurityEvent, type Actor } from './security-log.js';
 import { getWorkspace } from './workspaces.js';
 import { assertUuid, inputValidator, NameInput } from './validate.js';
 
@@ -79,12 +80,24 @@ export function newTokenRow(input: { workspace_id: string; name: string; rate_li
 export async function createToken(
   db: Db,
   input: { workspace_id: string; name: string; rate_limit_per_minute?: number },
+  actor: Actor = OPERATOR,
 ): Promise<ApiToken & { token: string }> {
   const valid = validateCreate(input);
   await getWorkspace(db, valid.workspace_id);
   const { token, row } = newTokenRow(valid);
-  const [saved] = await db<ApiTokenRow>('api_tokens').insert(row).returning('*');
-  return { ...toApiToken(saved as ApiTokenRow), token };
+  return inTransaction(db, async (trx) => {
+    const [saved] = await trx<ApiTokenRow>('api_tokens')
+      .insert({ ...row, created_by: actor.user_id ?? null } as never)
+      .returning('*');
+    await recordSecurityEvent(trx, {
+      workspace_id: valid.workspace_id,
+      action: 'token.created',
+      actor,
+      target: { type: 'api_token', id: saved!.id, label: saved!.name },
+      details: { hint: saved!.token_hint, rate_limit_per_minute: saved!.rate_limit_per_minute },
+    });
+    return { ...toApiToken(saved as ApiTokenRow), token };
+  });
 }
 
 export async function listTokens(db: Queryable, workspaceId: string): Promise<ApiToken[]> {
@@ -107,13 +120,30 @@ export async function listTokens(db: Queryable, workspaceId: string): Promise<Ap
 export type AnnounceTokenChange = () => Promise<void>;
 
 /** Idempotent: revoking a revoked token keeps its first revocation time (and announces again). */
-export async function revokeToken(db: Db, id: string, announce: AnnounceTokenChange): Promise<ApiToken> {
+export async function revokeToken(
+  db: Db,
+  id: string,
+  announce: AnnounceTokenChange,
+  actor: Actor = OPERATOR,
+): Promise<ApiToken> {
   assertUuid(id);
-  const [row] = await db<ApiTokenRow>('api_tokens')
-    .where({ id })
-    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') as unknown as Date })
-    .returning('*');
-  if (!row) throw notFound(`No API token with id ${id}`);
+  const row = await inTransaction(db, async (trx) => {
+    const before = await trx<ApiTokenRow>('api_tokens').where({ id }).forUpdate().first();
+    if (!before) throw notFound(`No API token with id ${id}`);
+    if (before.revoked_at) return before;
+    const [revoked] = await trx<ApiTokenRow>('api_tokens')
+      .where({ id })
+      .update({ revoked_at: trx.fn.now() as unknown as Date })
+      .returning('*');
+    await recordSecurityEvent(trx, {
+      workspace_id: before.workspace_id,
+      action: 'token.revoked',
+      actor,
+      target: { type: 'api_token', id, label: before.name },
+      details: { hint: before.token_hint },
+    });
+    return revoked as ApiTokenRow;
+  });
   await announce();
   return toApiToken(row);
 }
@@ -123,14 +153,26 @@ export async function setTokenRateLimit(
   id: string,
   perMinute: number,
   announce: AnnounceTokenChange,
+  actor: Actor = OPERATOR,
 ): Promise<ApiToken> {
   assertUuid(id);
   const limit = validateLimit(perMinute);
-  const [row] = await db<ApiTokenRow>('api_tokens')
-    .where({ id })
-    .update({ rate_limit_per_minute: limit })
-    .returning('*');
-  if (!row) throw notFound(`No API token with id ${id}`);
+  const row = await inTransaction(db, async (trx) => {
+    const before = await trx<ApiTokenRow>('api_tokens').where({ id }).forUpdate().first();
+    if (!before) throw notFound(`No API token with id ${id}`);
+    const [changed] = await trx<ApiTokenRow>('api_tokens')
+      .where({ id })
+      .update({ rate_limit_per_minute: limit })
+      .returning('*');
+    await recordSecurityEvent(trx, {
+      workspace_id: before.workspace_id,
+      action: 'token.limit_changed',
+      actor,
+      target: { type: 'api_token', id, label: before.name },
+      details: { from: before.rate_limit_per_minute, to: limit },
+    });
+    return changed as ApiTokenRow;
+  });
   await announce();
   return toApiToken(row);
 }

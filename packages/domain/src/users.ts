@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { conflict, Email, OneOf, toIsoMillis, USER_ROLES, Uuid, type UserRole } from '@retention/core';
-import { pgErrorCode, type Db } from '@retention/db';
+import { inTransaction, pgErrorCode, type Db } from '@retention/db';
+import { OPERATOR, recordSecurityEvent, type Actor } from './security-log.js';
 import { getWorkspace } from './workspaces.js';
 import { inputValidator } from './validate.js';
 
@@ -39,12 +40,23 @@ const validateCreate = inputValidator(
 export async function createUser(
   db: Db,
   input: { workspace_id: string; email: string; role: UserRole },
+  actor: Actor = OPERATOR,
 ): Promise<User> {
   const valid = validateCreate(input);
   await getWorkspace(db, valid.workspace_id);
   try {
-    const [row] = await db<UserRow>('users').insert(valid).returning('*');
-    return toUser(row as UserRow);
+    return await inTransaction(db, async (trx) => {
+      const [row] = await trx<UserRow>('users').insert(valid).returning('*');
+      // A person added without an invitation (the CLI): recorded like one who joined.
+      await recordSecurityEvent(trx, {
+        workspace_id: valid.workspace_id,
+        action: 'team.joined',
+        actor,
+        target: { type: 'user', id: row!.id, label: row!.email },
+        details: { role: row!.role, added_directly: true },
+      });
+      return toUser(row as UserRow);
+    });
   } catch (error) {
     if (pgErrorCode(error) === '23505')
       throw conflict(`A user with email ${valid.email} already exists in this workspace`);

@@ -6,3 +6,4 @@ export * from './redis.js';
 export * from './shutdown.js';
 export * from './throttled-warn.js';
 export * from './token-epoch.js';
+export * from './mailer.js';

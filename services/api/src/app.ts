@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import type { Logger, Redis } from '@retention/runtime';
+import { DASHBOARD_API_PREFIX, DASHBOARD_ROUTE_PATTERNS, dashboardApi } from './dashboard/router.js';
 import { createApiMetrics, routeLabeler, type ApiMetrics } from './metrics.js';
 import { apiAccess } from './middleware/authenticate.js';
 import { errorHandler, readMethodsOnly, unknownRoute } from './middleware/errors.js';
@@ -39,6 +40,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
     ...PROBE_PATHS,
     ...DOCUMENTATION_PATHS,
     ...API_ENDPOINTS.map((endpoint) => `${API_PREFIX}${endpoint.path}`),
+    ...DASHBOARD_ROUTE_PATTERNS,
   ];
   app.use(requestId);
   app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));
@@ -57,6 +59,8 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   v1.use(readMethodsOnly);
   v1.use(apiRoutes(db));
   app.use(API_PREFIX, v1);
+
+  app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger }));
 
   app.use(readMethodsOnly);
   app.use(operationalRoutes({ db, redis, metrics: appMetrics }));

@@ -5,6 +5,7 @@ import {
   isOneOf,
   isUuid,
   isValidFxRate,
+  parseDuration,
   parseTimestamp,
   CURRENCY_PATTERN,
   EVENT_TYPES,
@@ -154,4 +155,13 @@ export const eventTypes = () =>
       );
     }
     return items as EventType[];
+  });
+
+/** A duration such as 30m or 24h, in whole seconds, at most `maxSeconds`. */
+export const durationSeconds = (maxSeconds: number) =>
+  option('DURATION', (raw, name) => {
+    const millis = parseDuration(raw);
+    if (millis === null || millis < 0 || millis > maxSeconds * 1000)
+      throw invalidParam(`--${name} must be a duration such as 30m or 24h, at most ${maxSeconds / 3600} h`);
+    return Math.round(millis / 1000);
   });

@@ -3,7 +3,8 @@ import { Queue, Worker } from 'bullmq';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender } from '@retention/domain';
-import { createRedis, throttledWarn, waitForRedis, type Logger, type Redis } from '@retention/runtime';
+import { createMailer, createRedis, throttledWarn, waitForRedis, type Logger, type Redis } from '@retention/runtime';
+import { emailOnAutoDisable } from './alerts.js';
 import { createDeliveryProcessor, type DeliveryEvents } from './delivery/delivery-processor.js';
 import { DeliveryStore } from './delivery/delivery-store.js';
 import { EndpointGate } from './delivery/endpoint-gate.js';
@@ -104,6 +105,8 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     ...(settings.receiverCa !== undefined && { ca: settings.receiverCa }),
   });
   const events = new EventEmitter<DeliveryEvents>();
+  const mailer = createMailer(config, logger);
+  if (mailer) emailOnAutoDisable(events, { db, mailer, logger, baseUrl: config.baseUrl });
   const store = new DeliveryStore(db, { leaseMs, retryDelaysMs: config.webhookRetryDelaysMs });
   const gate = new EndpointGate({
     queue: deliveryQueue,

@@ -8,6 +8,7 @@ import * as statsRollups from './0006-stats-rollups.js';
 import * as statsExactness from './0007-stats-exactness.js';
 import * as integrity from './0008-integrity.js';
 import * as securityLog from './0009-security-log.js';
+import * as accounts from './0010-accounts.js';
 import * as insightRollups from './0012-insight-rollups.js';
 
 export interface Migration {
@@ -30,5 +31,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0007-stats-exactness', ...statsExactness },
   { name: '0008-integrity', ...integrity },
   { name: '0009-security-log', ...securityLog },
+  { name: '0010-accounts', ...accounts },
   { name: '0012-insight-rollups', ...insightRollups },
 ];

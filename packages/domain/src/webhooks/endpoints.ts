@@ -13,6 +13,7 @@ import {
   type EventType,
 } from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
+import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid, inputValidator } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { skipPendingDeliveries } from './deliveries.js';
@@ -101,6 +102,9 @@ const validateUpdate = inputValidator(
   ),
 );
 
+/** The CLI names its user with --actor; the dashboard passes the signed-in user's actor. */
+const operatorNaming = (userId: string): Actor => ({ type: 'operator', user_id: userId, label: 'operator CLI' });
+
 /** Duplicates dropped, in catalog order, so equal subscriptions always look equal. */
 function normalizeEvents(events: readonly EventType[] | undefined): EventType[] {
   const chosen = new Set(events ?? []);
@@ -118,22 +122,32 @@ export interface CreateEndpointInput {
 export async function createEndpoint(
   db: Db,
   input: CreateEndpointInput,
+  audit?: Actor,
 ): Promise<WebhookEndpoint & { secret: string }> {
   const valid = validateCreate(input);
   await getWorkspace(db, valid.workspace_id);
   await assertWebhookManager(db, valid.workspace_id, valid.actor_id);
   const url = validateWebhookUrl(valid.url);
   const secret = newSigningSecret();
-  const [row] = await db<EndpointRow>('webhook_endpoints')
-    .insert({
+  return inTransaction(db, async (trx) => {
+    const [row] = await trx<EndpointRow>('webhook_endpoints')
+      .insert({
+        workspace_id: valid.workspace_id,
+        name: valid.name,
+        url,
+        event_types: normalizeEvents(valid.events),
+        signing_secret: secret,
+      })
+      .returning('*');
+    await recordSecurityEvent(trx, {
       workspace_id: valid.workspace_id,
-      name: valid.name,
-      url,
-      event_types: normalizeEvents(valid.events),
-      signing_secret: secret,
-    })
-    .returning('*');
-  return { ...toWebhookEndpoint(row as EndpointRow), secret };
+      action: 'webhook.created',
+      actor: audit ?? operatorNaming(valid.actor_id),
+      target: { type: 'webhook_endpoint', id: row!.id, label: row!.url },
+      details: { name: row!.name, events: row!.event_types },
+    });
+    return { ...toWebhookEndpoint(row as EndpointRow), secret };
+  });
 }
 
 export async function listEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpoint[]> {
@@ -175,7 +189,12 @@ export interface UpdateEndpointInput {
   events?: EventType[];
 }
 
-export async function updateEndpoint(db: Db, id: string, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
+export async function updateEndpoint(
+  db: Db,
+  id: string,
+  input: UpdateEndpointInput,
+  audit?: Actor,
+): Promise<WebhookEndpoint> {
   assertUuid(id);
   const valid = validateUpdate(input);
   if (valid.name === undefined && valid.url === undefined && valid.events === undefined) {
@@ -194,7 +213,28 @@ export async function updateEndpoint(db: Db, id: string, input: UpdateEndpointIn
         updated_at: trx.fn.now() as unknown as Date,
       })
       .returning('*');
+    await recordEndpointChange(trx, 'webhook.updated', current, audit ?? operatorNaming(valid.actor_id), {
+      ...(valid.name !== undefined && { name: valid.name }),
+      ...(url !== undefined && { url }),
+      ...(valid.events !== undefined && { events: normalizeEvents(valid.events) }),
+    });
     return toWebhookEndpoint(row as EndpointRow);
+  });
+}
+
+function recordEndpointChange(
+  trx: Queryable,
+  action: 'webhook.updated' | 'webhook.enabled' | 'webhook.disabled' | 'webhook.deleted',
+  endpoint: EndpointRow,
+  actor: Actor,
+  details: Record<string, unknown> = {},
+) {
+  return recordSecurityEvent(trx, {
+    workspace_id: endpoint.workspace_id,
+    action,
+    actor,
+    target: { type: 'webhook_endpoint', id: endpoint.id, label: endpoint.url },
+    details,
   });
 }
 
@@ -208,6 +248,7 @@ export async function setEndpointEnabled(
   id: string,
   actorId: string,
   enabled: boolean,
+  audit?: Actor,
 ): Promise<WebhookEndpoint> {
   assertUuid(id);
   return inTransaction(db, async (trx) => {
@@ -223,6 +264,12 @@ export async function setEndpointEnabled(
       )
       .returning('*');
     if (!enabled) await skipPendingDeliveries(trx, id, 'the endpoint was disabled');
+    await recordEndpointChange(
+      trx,
+      enabled ? 'webhook.enabled' : 'webhook.disabled',
+      current,
+      audit ?? operatorNaming(actorId),
+    );
     return toWebhookEndpoint(row as EndpointRow);
   });
 }
@@ -231,11 +278,15 @@ export async function deleteEndpoint(
   db: Db,
   id: string,
   actorId: string,
+  audit?: Actor,
 ): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
   assertUuid(id);
   return inTransaction(db, async (trx: Transaction) => {
     const current = await findEndpointRow(trx, id, 'for-update');
     await assertWebhookManager(trx, current.workspace_id, actorId);
+    await recordEndpointChange(trx, 'webhook.deleted', current, audit ?? operatorNaming(actorId), {
+      name: current.name,
+    });
     await trx('webhook_endpoints').where({ id }).delete();
     return { id, object: 'webhook_endpoint' as const, deleted: true as const };
   });

@@ -5,3 +5,8 @@ export * from './endpoints.js';
 export * from './permissions.js';
 export * from './send-test.js';
 export * from './sender.js';
+export * from './alerts.js';
+export * from './delivery-log-page.js';
+export * from './recover.js';
+export * from './roll-secret.js';
+export * from './resend.js';

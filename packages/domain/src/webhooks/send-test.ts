@@ -4,6 +4,7 @@ import { assertUuid } from '../validate.js';
 import { toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
 import { findEndpointRow } from './endpoints.js';
 import { assertWebhookManager } from './permissions.js';
+import { signingSecretsOf } from './roll-secret.js';
 import type { WebhookSender } from './sender.js';
 
 /**
@@ -23,7 +24,7 @@ export async function sendTestWebhook(
   const endpoint = await findEndpointRow(db, endpointId);
   await assertWebhookManager(db, endpoint.workspace_id, actorId);
   const body = Buffer.from(serializeWebhookPayload(PING_EVENT_TYPE, toIsoMillis(new Date()), PING_DATA), 'utf8');
-  const result = await sender.send({ url: endpoint.url, secret: endpoint.signing_secret, body });
+  const result = await sender.send({ url: endpoint.url, secret: await signingSecretsOf(db, endpoint.id), body });
   const outcome = result.succeeded ? 'succeeded' : 'failed';
   return inTransaction(db, async (trx) => {
     const [delivery] = await trx('webhook_deliveries')

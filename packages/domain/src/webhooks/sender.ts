@@ -34,7 +34,8 @@ export interface WebhookSenderOptions {
 
 export interface WebhookRequest {
   url: string;
-  secret: string;
+  /** Several during a Roll secret overlap: one v1 each. */
+  secret: string | readonly string[];
   body: Buffer;
 }
 

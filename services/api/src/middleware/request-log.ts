@@ -6,6 +6,9 @@ import { onResponseDone } from './response-done.js';
 /** Longer paths are cut in the log: a client must not be able to write megabytes into it. */
 const LOGGED_PATH_LENGTH = 200;
 
+/** A one-time link's token is a password for an hour or a week: masked in the logged path. */
+const ONE_TIME_LINK_PATH = /^(\/dashboard\/(?:api\/invitations|api\/password-reset|invite|reset)\/)[^/]+/;
+
 /**
  * One log line per request, written when the response is over, carrying the Request-Id.
  * The path is logged without its query string (it may hold customer e-mail addresses), and
@@ -18,7 +21,7 @@ export function requestLog(logger: Logger, quietPaths: readonly string[] = []): 
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     // originalUrl: routers rewrite req.url (and so req.path) while the request is inside them.
-    const fullPath = req.originalUrl.split('?', 1)[0] ?? '';
+    const fullPath = (req.originalUrl.split('?', 1)[0] ?? '').replace(ONE_TIME_LINK_PATH, '$1[redacted]');
     const path = fullPath.length > LOGGED_PATH_LENGTH ? `${fullPath.slice(0, LOGGED_PATH_LENGTH)}…` : fullPath;
     onResponseDone(res, (completed) => {
       const caller = res.locals.caller as Caller | undefined;

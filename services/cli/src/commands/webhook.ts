@@ -6,12 +6,17 @@ import {
   listDeliveryLog,
   listEndpoints,
   MAX_DELIVERY_LOG_LIMIT,
+  MAX_SECRET_OVERLAP_SECONDS,
+  recoverDeliveries,
+  RESEND_LEASE_MARGIN_MS,
+  resendDelivery,
+  rollSigningSecret,
   sendTestWebhook,
   setEndpointEnabled,
   updateEndpoint,
 } from '@retention/domain';
 import { defineCommand } from '../command.js';
-import { eventTypes, integer, text, uuid } from '../options.js';
+import { durationSeconds, eventTypes, integer, pastTimestamp, text, uuid } from '../options.js';
 
 /** The dashboard's Settings, Outbound webhooks: endpoints, Send test and the delivery log. */
 export const webhookCommands = [
@@ -110,5 +115,51 @@ export const webhookCommands = [
         ...(options.limit !== undefined && { limit: options.limit }),
       }),
     }),
+  }),
+  defineCommand({
+    name: 'webhook roll-secret',
+    summary: 'Give an endpoint a new signing secret, printed once; --overlap keeps the old one signing too (max 24h)',
+    options: {
+      id: uuid('E').required(),
+      actor: uuid('U').required(),
+      overlap: durationSeconds(MAX_SECRET_OVERLAP_SECONDS).optional(),
+    },
+    run: async (context, options) => {
+      const rolled = await rollSigningSecret(context.db(), {
+        endpoint_id: options.id,
+        actor_id: options.actor,
+        ...(options.overlap !== undefined && { overlap_seconds: options.overlap }),
+      });
+      return { id: rolled.id, secret: rolled.secret, previous_secret_expires_at: rolled.previous_secret_expires_at };
+    },
+  }),
+  defineCommand({
+    name: 'webhook recover',
+    summary: 'Re-queue every failed or skipped delivery of an endpoint created since a time, once each',
+    options: { id: uuid('E').required(), since: pastTimestamp().required(), actor: uuid('U').required() },
+    run: (context, options) =>
+      recoverDeliveries(context.db(), { endpoint_id: options.id, actor_id: options.actor, since: options.since }),
+  }),
+  defineCommand({
+    name: 'webhook resend',
+    summary: "Send one delivery's event again now, as its next attempt; prints the attempt (as webhook test)",
+    options: { delivery: uuid('D').required(), actor: uuid('U').required() },
+    run: async (context, options) => {
+      const { config } = context;
+      const sender = createWebhookSender({
+        timeoutMs: config.webhookTimeoutMs,
+        baseUrl: config.baseUrl,
+        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      });
+      try {
+        return await resendDelivery(context.db(), sender, {
+          delivery_id: options.delivery,
+          actor_id: options.actor,
+          lease_ms: config.webhookTimeoutMs + RESEND_LEASE_MARGIN_MS,
+        });
+      } finally {
+        sender.close();
+      }
+    },
   }),
 ];

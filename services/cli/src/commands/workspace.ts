@@ -1,5 +1,5 @@
 import { PROCESSOR_STATUSES } from '@retention/core';
-import { createWorkspace, updateWorkspace } from '@retention/domain';
+import { createWorkspace, OPERATOR, updateWorkspaceSettings } from '@retention/domain';
 import { defineCommand, usageOf, UsageError, type Command } from '../command.js';
 import { currency, oneOf, text, uuid } from '../options.js';
 
@@ -18,11 +18,16 @@ const updateCommand: Command = defineCommand({
         `Give at least one of --name, --processor or --display-currency to change. Usage: ${usageOf(updateCommand)}`,
       );
     }
-    return updateWorkspace(context.db(), options.id, {
-      ...(options.name && { name: options.name }),
-      ...(options.processor && { processor: options.processor }),
-      ...(options['display-currency'] && { display_currency: options['display-currency'] }),
-    });
+    return updateWorkspaceSettings(
+      context.db(),
+      options.id,
+      {
+        ...(options.name && { name: options.name }),
+        ...(options.processor && { processor: options.processor }),
+        ...(options['display-currency'] && { display_currency: options['display-currency'] }),
+      },
+      OPERATOR,
+    );
   },
 });
 

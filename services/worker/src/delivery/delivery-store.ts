@@ -26,7 +26,8 @@ export interface ClaimedDelivery {
   /** The number of this attempt, 1-based. */
   attempt: number;
   url: string;
-  secret: string;
+  /** Two during a Roll secret overlap (new, old). */
+  secret: string | string[];
   /** The exact bytes to send and sign. */
   body: Buffer;
 }
@@ -70,6 +71,7 @@ interface ClaimRow {
   attempt_count: number;
   url: string;
   signing_secret: string;
+  previous_signing_secret: string | null;
   data: unknown;
   event_created_at: Date;
 }
@@ -112,7 +114,7 @@ export class DeliveryStore {
         eventType: row.event_type,
         attempt: row.attempt_count,
         url: row.url,
-        secret: row.signing_secret,
+        secret: row.previous_signing_secret ? [row.signing_secret, row.previous_signing_secret] : row.signing_secret,
         body: Buffer.from(serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.data), 'utf8'),
       },
     };
@@ -147,6 +149,7 @@ export class DeliveryStore {
         ON CONFLICT (delivery_id, attempt) DO NOTHING
       )
       SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count, e.url, e.signing_secret,
+             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_signing_secret END AS previous_signing_secret,
              ev.data, ev.created_at AS event_created_at
         FROM claimed c
         JOIN webhook_endpoints e ON e.id = c.endpoint_id

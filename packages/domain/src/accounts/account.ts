@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox';
+import { invalidParam } from '@retention/core';
+import { inTransaction, type Db } from '@retention/db';
+import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { inputValidator, NameInput } from '../validate.js';
+import { toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
+import { assertAcceptablePassword, hashPassword, verifyPassword } from './passwords.js';
+import { revokeUserSessions } from './sessions.js';
+
+/** The account page: a user's own name, password and sessions. */
+
+const validateProfile = inputValidator(Type.Object({ name: NameInput(200) }, { additionalProperties: false }));
+
+export async function updateProfile(db: Db, userId: string, input: { name: string }): Promise<AccountUser> {
+  const valid = validateProfile(input);
+  const [row] = await db<AccountUserRow>('users').where({ id: userId }).update({ name: valid.name }).returning('*');
+  return toAccountUser(row as AccountUserRow);
+}
+
+/** Every other session of the user ends; the one that changed it stays. */
+export async function changePassword(
+  db: Db,
+  input: {
+    user_id: string;
+    workspace_id: string;
+    session_id: string;
+    current_password: unknown;
+    new_password: unknown;
+  },
+  actor: Actor,
+): Promise<void> {
+  if (typeof input.current_password !== 'string') throw invalidParam('current_password: must be a string');
+  const password = assertAcceptablePassword(input.new_password, 'new_password');
+  const user = await db<AccountUserRow>('users').where({ id: input.user_id }).first();
+  if (!user?.password_hash || !(await verifyPassword(input.current_password, user.password_hash))) {
+    throw invalidParam('current_password: is not your current password');
+  }
+  const hash = await hashPassword(password);
+  await inTransaction(db, async (trx) => {
+    await trx('users').where({ id: input.user_id }).update({ password_hash: hash });
+    await revokeUserSessions(trx, input.user_id, input.session_id);
+    await recordSecurityEvent(trx, {
+      workspace_id: input.workspace_id,
+      action: 'account.password_changed',
+      actor,
+      target: { type: 'user', id: user.id, label: user.email },
+    });
+  });
+}
+
+export async function signOutEverywhere(
+  db: Db,
+  input: { user_id: string; workspace_id: string; email: string },
+  actor: Actor,
+): Promise<number> {
+  return inTransaction(db, async (trx) => {
+    const ended = await revokeUserSessions(trx, input.user_id);
+    await recordSecurityEvent(trx, {
+      workspace_id: input.workspace_id,
+      action: 'account.signed_out_everywhere',
+      actor,
+      target: { type: 'user', id: input.user_id, label: input.email },
+      details: { sessions_ended: ended },
+    });
+    return ended;
+  });
+}

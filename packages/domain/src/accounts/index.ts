@@ -1,0 +1,12 @@
+export * from './account.js';
+export * from './account-user.js';
+export * from './invitations.js';
+export * from './one-time-links.js';
+export { hashOpaqueValue } from './opaque-values.js';
+export * from './password-reset.js';
+export * from './passwords.js';
+export * from './permissions.js';
+export * from './sessions.js';
+export * from './sign-in.js';
+export * from './team.js';
+export * from './workspace-settings.js';

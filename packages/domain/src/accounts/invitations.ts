@@ -1,0 +1,201 @@
+import { Type } from '@sinclair/typebox';
+import { conflict, Email, notFound, OneOf, toIsoMillis, USER_ROLES, type UserRole } from '@retention/core';
+import { inTransaction, pgErrorCode, type Db, type Queryable } from '@retention/db';
+import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { assertUuid, inputValidator, NameInput } from '../validate.js';
+import { getWorkspace } from '../workspaces.js';
+import type { AccountUser, AccountUserRow } from './account-user.js';
+import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink, type LinkRow } from './one-time-links.js';
+import { assertAcceptablePassword, hashPassword } from './passwords.js';
+import { assertMayAssign } from './permissions.js';
+
+/** Invitations: an owner or admin invites an address with a role; the link signs them up. */
+
+export interface Invitation {
+  id: string;
+  object: 'invitation';
+  email: string;
+  role: UserRole;
+  invited_by: { id: string; email: string; name: string | null } | null;
+  created_at: string;
+  expires_at: string;
+}
+
+const validateInvite = inputValidator(
+  Type.Object({ email: Email(), role: OneOf(USER_ROLES) }, { additionalProperties: false }),
+);
+
+/**
+ * `inviterRole` is the acting user's role (null for the operator CLI without --actor, who may
+ * give any role). A fresh invitation revokes the address's earlier open ones.
+ */
+export async function inviteMember(
+  db: Db,
+  input: { workspace_id: string; email: string; role: UserRole; inviter_role: UserRole | null; base_url: string },
+  actor: Actor,
+): Promise<{ invitation: Invitation; invite_url: string; token: string }> {
+  const valid = validateInvite({ email: input.email, role: input.role });
+  if (input.inviter_role) assertMayAssign(input.inviter_role, valid.role);
+  await getWorkspace(db, input.workspace_id);
+  return inTransaction(db, async (trx) => {
+    const member = await trx<AccountUserRow>('users')
+      .where({ workspace_id: input.workspace_id })
+      .whereRaw('lower(email) = lower(?)', [valid.email])
+      .first();
+    if (member?.password_hash) throw conflict(`${valid.email} is already a member of this workspace`);
+    await revokeOpenLinks(trx, input.workspace_id, 'invitation', valid.email);
+    const { token, link } = await createLink(trx, {
+      kind: 'invitation',
+      workspace_id: input.workspace_id,
+      email: valid.email,
+      role: valid.role,
+      invited_by: actor.user_id ?? null,
+    });
+    await recordSecurityEvent(trx, {
+      workspace_id: input.workspace_id,
+      action: 'team.invited',
+      actor,
+      target: { type: 'invitation', id: link.id, label: valid.email },
+      details: { role: valid.role },
+    });
+    return {
+      invitation: await toInvitation(trx, link),
+      invite_url: linkUrl(input.base_url, 'invitation', token),
+      token,
+    };
+  });
+}
+
+async function toInvitation(db: Queryable, link: LinkRow): Promise<Invitation> {
+  const inviter = link.invited_by
+    ? await db<AccountUserRow>('users').where({ id: link.invited_by }).first('id', 'email', 'name')
+    : undefined;
+  return {
+    id: link.id,
+    object: 'invitation',
+    email: link.email,
+    role: link.role!,
+    invited_by: inviter ? { id: inviter.id, email: inviter.email, name: inviter.name } : null,
+    created_at: toIsoMillis(link.created_at),
+    expires_at: toIsoMillis(link.expires_at),
+  };
+}
+
+export async function listOpenInvitations(db: Queryable, workspaceId: string): Promise<Invitation[]> {
+  const links = await db<LinkRow>('account_links')
+    .where({ workspace_id: workspaceId, kind: 'invitation' })
+    .whereNull('used_at')
+    .whereNull('revoked_at')
+    .where('expires_at', '>', new Date())
+    .orderBy('created_at', 'desc')
+    .limit(500);
+  return Promise.all(links.map((link) => toInvitation(db, link)));
+}
+
+export async function revokeInvitation(
+  db: Db,
+  input: { workspace_id: string; id: string; actor_role: UserRole | null },
+  actor: Actor,
+): Promise<void> {
+  assertUuid(input.id);
+  await inTransaction(db, async (trx) => {
+    const link = await trx<LinkRow>('account_links')
+      .where({ id: input.id, workspace_id: input.workspace_id, kind: 'invitation' })
+      .whereNull('used_at')
+      .whereNull('revoked_at')
+      .forUpdate()
+      .first();
+    if (!link) throw notFound(`No open invitation with id ${input.id}`);
+    if (input.actor_role) assertMayAssign(input.actor_role, link.role!);
+    await trx('account_links').where({ id: link.id }).update({ revoked_at: trx.fn.now() });
+    await recordSecurityEvent(trx, {
+      workspace_id: input.workspace_id,
+      action: 'team.invitation_revoked',
+      actor,
+      target: { type: 'invitation', id: link.id, label: link.email },
+    });
+  });
+}
+
+/** What the invitation page shows before the person accepts. */
+export async function describeInvitation(
+  db: Queryable,
+  token: string,
+): Promise<{ email: string; role: UserRole; workspace_name: string; expires_at: string }> {
+  const link = await findOpenLink(db, 'invitation', token);
+  const workspace = await getWorkspace(db, link.workspace_id);
+  return {
+    email: link.email,
+    role: link.role!,
+    workspace_name: workspace.name,
+    expires_at: toIsoMillis(link.expires_at),
+  };
+}
+
+const validateAccept = inputValidator(
+  Type.Object({ name: NameInput(200), password: Type.String() }, { additionalProperties: false }),
+);
+
+/**
+ * Spends the link and makes the account (or gives a password to the user the operator made
+ * without one). The caller signs the new user in.
+ */
+export async function acceptInvitation(
+  db: Db,
+  token: string,
+  input: { name: string; password: string },
+  request: { ip?: string | null; user_agent?: string | null } = {},
+): Promise<AccountUserRow> {
+  const valid = validateAccept(input);
+  const password = assertAcceptablePassword(valid.password);
+  const hash = await hashPassword(password);
+  try {
+    return await inTransaction(db, async (trx) => {
+      const link = await findOpenLink(trx, 'invitation', token, true);
+      const existing = await trx<AccountUserRow>('users')
+        .where({ workspace_id: link.workspace_id })
+        .whereRaw('lower(email) = lower(?)', [link.email])
+        .forUpdate()
+        .first();
+      if (existing?.password_hash) throw conflict(`${link.email} is already a member of this workspace`);
+      const [user] = existing
+        ? await trx<AccountUserRow>('users')
+            .where({ id: existing.id })
+            .update({ name: valid.name, password_hash: hash, role: link.role! })
+            .returning('*')
+        : await trx<AccountUserRow>('users')
+            .insert({
+              workspace_id: link.workspace_id,
+              email: link.email,
+              role: link.role!,
+              name: valid.name,
+              password_hash: hash,
+            })
+            .returning('*');
+      await spendLink(trx, link.id);
+      await recordSecurityEvent(trx, {
+        workspace_id: link.workspace_id,
+        action: 'team.joined',
+        actor: {
+          type: 'user',
+          user_id: user!.id,
+          label: user!.email,
+          ip: request.ip ?? null,
+          user_agent: request.user_agent ?? null,
+        },
+        target: { type: 'user', id: user!.id, label: user!.email },
+        details: { role: link.role, invitation_id: link.id },
+      });
+      return user as AccountUserRow;
+    });
+  } catch (error) {
+    if (pgErrorCode(error) === '23505') {
+      throw conflict(
+        'This e-mail address already has a password in another workspace; one address signs in to one workspace.',
+      );
+    }
+    throw error;
+  }
+}
+
+export type { AccountUser };

@@ -1,0 +1,87 @@
+import { toIsoMillis } from '@retention/core';
+import { inTransaction, type Db, type Queryable } from '@retention/db';
+import { recordSecurityEvent, type Actor } from '../security-log.js';
+import type { AccountUserRow } from './account-user.js';
+import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink } from './one-time-links.js';
+import { assertAcceptablePassword, hashPassword } from './passwords.js';
+import { revokeUserSessions } from './sessions.js';
+
+/** Password resets: a one-hour link; using it sets a password and ends every other session. */
+
+export async function createResetLink(
+  db: Queryable,
+  user: { id: string; workspace_id: string; email: string },
+  baseUrl: string,
+  audit?: Actor,
+): Promise<{ reset_url: string; expires_at: string }> {
+  await revokeOpenLinks(db, user.workspace_id, 'password_reset', user.email);
+  const { token, link } = await createLink(db, {
+    kind: 'password_reset',
+    workspace_id: user.workspace_id,
+    email: user.email,
+    user_id: user.id,
+  });
+  if (audit) {
+    await recordSecurityEvent(db, {
+      workspace_id: user.workspace_id,
+      action: 'account.password_reset',
+      actor: audit,
+      target: { type: 'user', id: user.id, label: user.email },
+      details: { step: 'link_created' },
+    });
+  }
+  return { reset_url: linkUrl(baseUrl, 'password_reset', token), expires_at: toIsoMillis(link.expires_at) };
+}
+
+/** A reset link for an address that has a password; null when none does (the caller says nothing). */
+export async function requestPasswordReset(
+  db: Db,
+  email: unknown,
+  baseUrl: string,
+): Promise<{ user: AccountUserRow; reset_url: string; expires_at: string } | null> {
+  if (typeof email !== 'string' || email.length > 320) return null;
+  const user = await db<AccountUserRow>('users')
+    .whereRaw('lower(email) = lower(?)', [email])
+    .whereNotNull('password_hash')
+    .first();
+  if (!user) return null;
+  return { user, ...(await inTransaction(db, (trx) => createResetLink(trx, user, baseUrl))) };
+}
+
+export async function describeResetLink(db: Queryable, token: string): Promise<{ email: string; expires_at: string }> {
+  const link = await findOpenLink(db, 'password_reset', token);
+  return { email: link.email, expires_at: toIsoMillis(link.expires_at) };
+}
+
+export async function completePasswordReset(
+  db: Db,
+  token: string,
+  password: unknown,
+  request: { ip?: string | null; user_agent?: string | null } = {},
+): Promise<AccountUserRow> {
+  const valid = assertAcceptablePassword(password);
+  const hash = await hashPassword(valid);
+  return inTransaction(db, async (trx) => {
+    const link = await findOpenLink(trx, 'password_reset', token, true);
+    const [user] = await trx<AccountUserRow>('users')
+      .where({ id: link.user_id! })
+      .update({ password_hash: hash })
+      .returning('*');
+    await spendLink(trx, link.id);
+    await revokeUserSessions(trx, link.user_id!);
+    await recordSecurityEvent(trx, {
+      workspace_id: link.workspace_id,
+      action: 'account.password_reset',
+      actor: {
+        type: 'user',
+        user_id: user!.id,
+        label: user!.email,
+        ip: request.ip ?? null,
+        user_agent: request.user_agent ?? null,
+      },
+      target: { type: 'user', id: user!.id, label: user!.email },
+      details: { step: 'password_set' },
+    });
+    return user as AccountUserRow;
+  });
+}

@@ -1,0 +1,62 @@
+import { argon2, randomBytes, timingSafeEqual, type Argon2Parameters } from 'node:crypto';
+import { invalidParam } from '@retention/core';
+
+/**
+ * Passwords: argon2id from node:crypto (memory-hard), OWASP's minimum profile (19 MiB, 2
+ * passes), about 30 ms per hash on purpose. Stored as a PHC string, so the cost can be raised
+ * later without losing the old hashes.
+ */
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 256;
+
+const COST = { memory: 19_456, passes: 2, parallelism: 1 } as const;
+const TAG_LENGTH = 32;
+
+export function assertAcceptablePassword(password: unknown, field = 'password'): string {
+  if (typeof password !== 'string') throw invalidParam(`${field}: must be a string`);
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_LENGTH || length > MAX_PASSWORD_LENGTH) {
+    throw invalidParam(`${field}: must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+  }
+  return password;
+}
+
+function derive(password: string, nonce: Buffer, cost: { memory: number; passes: number; parallelism: number }) {
+  const parameters: Argon2Parameters = { message: password, nonce, tagLength: TAG_LENGTH, ...cost };
+  return new Promise<Buffer>((resolve, reject) =>
+    argon2('argon2id', parameters, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const nonce = randomBytes(16);
+  const key = await derive(password, nonce, COST);
+  return `$argon2id$v=19$m=${COST.memory},t=${COST.passes},p=${COST.parallelism}$${nonce.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+const PHC = /^\$argon2id\$v=19\$m=(\d{1,7}),t=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]{16,})\$([A-Za-z0-9_-]{16,})$/;
+
+/** Constant-time comparison of the derived key; false for a malformed hash. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const match = PHC.exec(stored);
+  if (!match) return false;
+  const expected = Buffer.from(match[5]!, 'base64url');
+  const key = await derive(password, Buffer.from(match[4]!, 'base64url'), {
+    memory: Number(match[1]),
+    passes: Number(match[2]),
+    parallelism: Number(match[3]),
+  });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Costs what a real verification costs, for an e-mail that has no password: the answer's
+ * timing must not tell an attacker which addresses have accounts.
+ */
+export async function burnPasswordCheck(password: string): Promise<false> {
+  dummyHash ??= hashPassword(randomBytes(18).toString('base64url'));
+  await verifyPassword(password, await dummyHash);
+  return false;
+}

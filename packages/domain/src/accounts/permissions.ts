@@ -1,0 +1,54 @@
+import { forbidden, type UserRole } from '@retention/core';
+
+/**
+ * The role table of docs/dashboard-api.md, in one place: the dashboard API's guards and
+ * GET /me's `permissions` both read it, so the page never re-derives a rule.
+ */
+export const PERMISSIONS = [
+  'manage_campaigns',
+  'manage_tokens',
+  'manage_webhooks',
+  'manage_team',
+  'manage_workspace',
+  'manage_processor',
+  'read_security_log',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const GRANTS: Record<UserRole, readonly Permission[]> = {
+  owner: PERMISSIONS,
+  admin: ['manage_campaigns', 'manage_tokens', 'manage_webhooks', 'manage_team', 'read_security_log'],
+  member: [],
+};
+
+/** The roles each role may give (invite as, change to, and remove people holding). */
+const ASSIGNABLE: Record<UserRole, readonly UserRole[]> = {
+  owner: ['owner', 'admin', 'member'],
+  admin: ['admin', 'member'],
+  member: [],
+};
+
+export function can(role: UserRole, permission: Permission): boolean {
+  return GRANTS[role].includes(permission);
+}
+
+export function assignableRoles(role: UserRole): UserRole[] {
+  return [...ASSIGNABLE[role]];
+}
+
+/** GET /me's `permissions`. */
+export function permissionsFor(role: UserRole): Record<Permission, boolean> & { assignable_roles: UserRole[] } {
+  const flags = Object.fromEntries(PERMISSIONS.map((permission) => [permission, can(role, permission)]));
+  return { ...(flags as Record<Permission, boolean>), assignable_roles: assignableRoles(role) };
+}
+
+export function assertCan(role: UserRole, permission: Permission): void {
+  if (!can(role, permission)) throw forbidden(`Your role (${role}) may not do this (${permission}).`);
+}
+
+/** An admin may touch only admins and members, and never make an owner. */
+export function assertMayAssign(actorRole: UserRole, role: UserRole): void {
+  if (!ASSIGNABLE[actorRole].includes(role)) {
+    throw forbidden(`Your role (${actorRole}) may not give or change the role ${role}.`);
+  }
+}

@@ -1,0 +1,129 @@
+import type { Db, Queryable } from '@retention/db';
+import type { AccountUserRow } from './account-user.js';
+import { hashOpaqueValue, newOpaqueValue, OPAQUE_VALUE } from './opaque-values.js';
+
+/**
+ * Dashboard sessions: an opaque cookie value, only its SHA-256 stored. A session ends after
+ * `idleMs` without a request or `maxAgeMs` after sign-in, whichever comes first, or when it is
+ * revoked (sign out, sign out everywhere, a password change, removal from the team).
+ */
+export interface SessionLifetimes {
+  idleMs: number;
+  maxAgeMs: number;
+}
+
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  created_at: Date;
+  last_seen_at: Date;
+  idle_expires_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export async function createSession(
+  db: Queryable,
+  input: { user_id: string; workspace_id: string; ip?: string | null; user_agent?: string | null },
+  lifetimes: SessionLifetimes,
+): Promise<{ value: string; session: SessionRow }> {
+  const { value, hash } = newOpaqueValue();
+  const now = Date.now();
+  const [session] = await db<SessionRow>('user_sessions')
+    .insert({
+      token_hash: hash,
+      user_id: input.user_id,
+      workspace_id: input.workspace_id,
+      idle_expires_at: new Date(now + Math.min(lifetimes.idleMs, lifetimes.maxAgeMs)),
+      expires_at: new Date(now + lifetimes.maxAgeMs),
+      ip_address: input.ip ?? null,
+      user_agent: input.user_agent?.slice(0, 512) ?? null,
+    } as never)
+    .returning('*');
+  await db('users').where({ id: input.user_id }).update({ last_sign_in_at: db.fn.now() });
+  return { value, session: session as SessionRow };
+}
+
+/** Refreshing last_seen on every request would write on every read; a minute is precise enough. */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * The live session a cookie names, with its user; null when unknown, revoked or expired.
+ * Sliding: each use pushes the idle expiry out, never past the absolute one.
+ */
+export async function loadSession(
+  db: Db,
+  value: string,
+  lifetimes: SessionLifetimes,
+): Promise<{ session: SessionRow; user: AccountUserRow } | null> {
+  if (!OPAQUE_VALUE.test(value)) return null;
+  const row = await db('user_sessions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where('s.token_hash', hashOpaqueValue(value))
+    .whereNull('s.revoked_at')
+    .where('s.idle_expires_at', '>', db.fn.now())
+    .where('s.expires_at', '>', db.fn.now())
+    .first<
+      | (SessionRow & {
+          u_id: string;
+          email: string;
+          name: string | null;
+          role: AccountUserRow['role'];
+          password_hash: string | null;
+          last_sign_in_at: Date | null;
+          user_created_at: Date;
+        })
+      | undefined
+    >(
+      's.*',
+      'u.id as u_id',
+      'u.email',
+      'u.name',
+      'u.role',
+      'u.password_hash',
+      'u.last_sign_in_at',
+      'u.created_at as user_created_at',
+    );
+  if (!row || row.workspace_id === undefined) return null;
+  const now = Date.now();
+  if (now - row.last_seen_at.getTime() > Math.min(TOUCH_EVERY_MS, lifetimes.idleMs / 4)) {
+    const idle = new Date(Math.min(now + lifetimes.idleMs, row.expires_at.getTime()));
+    await db('user_sessions')
+      .where({ id: row.id })
+      .update({ last_seen_at: new Date(now), idle_expires_at: idle });
+  }
+  return {
+    session: {
+      id: row.id,
+      user_id: row.user_id,
+      workspace_id: row.workspace_id,
+      created_at: row.created_at,
+      last_seen_at: row.last_seen_at,
+      idle_expires_at: row.idle_expires_at,
+      expires_at: row.expires_at,
+      revoked_at: row.revoked_at,
+    },
+    user: {
+      id: row.u_id,
+      workspace_id: row.workspace_id,
+      email: row.email,
+      name: row.name,
+      role: row.role,
+      password_hash: row.password_hash,
+      last_sign_in_at: row.last_sign_in_at,
+      created_at: row.user_created_at,
+    },
+  };
+}
+
+export async function revokeSession(db: Queryable, sessionId: string): Promise<void> {
+  await db('user_sessions').where({ id: sessionId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+}
+
+/** Ends every session of a user, but `keepSessionId` when given (a password change keeps its own). */
+export async function revokeUserSessions(db: Queryable, userId: string, keepSessionId?: string): Promise<number> {
+  const query = db('user_sessions').where({ user_id: userId }).whereNull('revoked_at');
+  if (keepSessionId) query.whereNot({ id: keepSessionId });
+  return query.update({ revoked_at: db.fn.now() });
+}

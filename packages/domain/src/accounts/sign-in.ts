@@ -1,0 +1,26 @@
+import { invalidCredentials, invalidParam } from '@retention/core';
+import type { Queryable } from '@retention/db';
+import type { AccountUserRow } from './account-user.js';
+import { burnPasswordCheck, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+
+/**
+ * Checks an e-mail and password. Unknown address, no password yet or a wrong password: the
+ * same error after the same work, so neither the message nor the timing says which.
+ */
+export async function checkCredentials(db: Queryable, email: unknown, password: unknown): Promise<AccountUserRow> {
+  if (typeof email !== 'string' || email.length === 0 || email.length > 320)
+    throw invalidParam('email: must be an e-mail address');
+  if (typeof password !== 'string' || password.length === 0 || password.length > MAX_PASSWORD_LENGTH * 4) {
+    throw invalidParam('password: must be a non-empty string');
+  }
+  const user = await db<AccountUserRow>('users')
+    .whereRaw('lower(email) = lower(?)', [email])
+    .whereNotNull('password_hash')
+    .first();
+  if (!user?.password_hash) {
+    await burnPasswordCheck(password);
+    throw invalidCredentials();
+  }
+  if (!(await verifyPassword(password, user.password_hash))) throw invalidCredentials();
+  return user;
+}

@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox';
+import { conflict, OneOf, USER_ROLES, type UserRole } from '@retention/core';
+import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
+import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { inputValidator } from '../validate.js';
+import { findWorkspaceUser, toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
+import { assertMayAssign } from './permissions.js';
+import { revokeUserSessions } from './sessions.js';
+
+/**
+ * The team: change a role, remove someone. A workspace never loses its last owner; an admin
+ * touches only admins and members. The workspace's owners are locked first, so two owners
+ * demoting each other at once cannot both succeed.
+ */
+
+export async function listMembers(db: Queryable, workspaceId: string): Promise<AccountUser[]> {
+  const rows = await db<AccountUserRow>('users').where({ workspace_id: workspaceId }).orderBy('created_at').limit(1000);
+  return rows.map(toAccountUser);
+}
+
+async function lockOwners(trx: Transaction, workspaceId: string): Promise<string[]> {
+  const rows = await trx('users').where({ workspace_id: workspaceId, role: 'owner' }).forUpdate().select('id');
+  return rows.map((row: { id: string }) => row.id);
+}
+
+const validateRole = inputValidator(Type.Object({ role: OneOf(USER_ROLES) }, { additionalProperties: false }));
+
+export async function changeMemberRole(
+  db: Db,
+  input: { workspace_id: string; user_id: string; role: UserRole; actor_role: UserRole | null },
+  actor: Actor,
+): Promise<AccountUser> {
+  const { role } = validateRole({ role: input.role });
+  return inTransaction(db, async (trx) => {
+    const owners = await lockOwners(trx, input.workspace_id);
+    const target = await findWorkspaceUser(trx, input.workspace_id, input.user_id, true);
+    if (input.actor_role) {
+      assertMayAssign(input.actor_role, target.role);
+      assertMayAssign(input.actor_role, role);
+    }
+    if (target.role === role) return toAccountUser(target);
+    if (target.role === 'owner' && owners.length <= 1) {
+      throw conflict('A workspace must keep at least one owner: make someone else an owner first.');
+    }
+    const [row] = await trx<AccountUserRow>('users').where({ id: target.id }).update({ role }).returning('*');
+    await recordSecurityEvent(trx, {
+      workspace_id: input.workspace_id,
+      action: 'team.role_changed',
+      actor,
+      target: { type: 'user', id: target.id, label: target.email },
+      details: { from: target.role, to: role },
+    });
+    return toAccountUser(row as AccountUserRow);
+  });
+}
+
+/** Removes the user and ends their sessions (the row goes, so do its sessions, by cascade). */
+export async function removeMember(
+  db: Db,
+  input: { workspace_id: string; user_id: string; actor_role: UserRole | null },
+  actor: Actor,
+): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    const owners = await lockOwners(trx, input.workspace_id);
+    const target = await findWorkspaceUser(trx, input.workspace_id, input.user_id, true);
+    if (input.actor_role) assertMayAssign(input.actor_role, target.role);
+    if (target.role === 'owner' && owners.length <= 1) {
+      throw conflict('A workspace must keep at least one owner: make someone else an owner first.');
+    }
+    await revokeUserSessions(trx, target.id);
+    await recordSecurityEvent(trx, {
+      workspace_id: input.workspace_id,
+      action: 'team.removed',
+      actor,
+      target: { type: 'user', id: target.id, label: target.email },
+      details: { role: target.role },
+    });
+    await trx('users').where({ id: target.id }).delete();
+  });
+}

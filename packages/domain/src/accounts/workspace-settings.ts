@@ -1,0 +1,33 @@
+import type { ProcessorStatus } from '@retention/core';
+import { inTransaction, type Db } from '@retention/db';
+import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { getWorkspace, updateWorkspace, type Workspace } from '../workspaces.js';
+
+/**
+ * The Workspace settings page (owner: name and display currency) and the CLI's `workspace
+ * update` (the processor status too), recorded in the security log with what changed.
+ */
+export async function updateWorkspaceSettings(
+  db: Db,
+  workspaceId: string,
+  input: { name?: string; display_currency?: string; processor?: ProcessorStatus },
+  actor: Actor,
+): Promise<Workspace> {
+  return inTransaction(db, async (trx) => {
+    const before = await getWorkspace(trx, workspaceId);
+    const after = await updateWorkspace(trx, workspaceId, input);
+    const changed = Object.fromEntries(
+      (['name', 'display_currency', 'processor'] as const)
+        .filter((key) => before[key] !== after[key])
+        .map((key) => [key, { from: before[key], to: after[key] }]),
+    );
+    await recordSecurityEvent(trx, {
+      workspace_id: workspaceId,
+      action: 'workspace.updated',
+      actor,
+      target: { type: 'workspace', id: workspaceId, label: after.name },
+      details: changed,
+    });
+    return after;
+  });
+}

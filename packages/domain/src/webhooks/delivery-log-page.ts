@@ -1,0 +1,78 @@
+import {
+  ATTEMPT_OUTCOMES,
+  EVENT_TYPES,
+  invalidParam,
+  isOneOf,
+  PING_EVENT_TYPE,
+  serializeWebhookPayload,
+  toIsoMillis,
+} from '@retention/core';
+import { opaqueKeysetPage, type Queryable } from '@retention/db';
+import { toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
+
+/**
+ * The dashboard's delivery log of one endpoint: newest first, filtered by outcome and event
+ * type, in opaque keyset pages, each entry with the JSON that was signed (rebuilt from the
+ * event, byte for byte what the worker sends). A Send test's ping has no stored event: its
+ * `request_body` is null.
+ */
+export interface DeliveryLogPageEntry extends DeliveryLogEntry {
+  request_body: string | null;
+}
+
+export const DELIVERY_LOG_PAGE_SIZE = 50;
+
+export async function listDeliveryLogPage(
+  db: Queryable,
+  endpointId: string,
+  options: { outcome?: string; event_type?: string; cursor?: string; limit?: number } = {},
+): Promise<{ data: DeliveryLogPageEntry[]; has_more: boolean; next_cursor: string | null }> {
+  if (options.outcome !== undefined && !isOneOf(ATTEMPT_OUTCOMES, options.outcome)) {
+    throw invalidParam(`outcome: must be one of ${ATTEMPT_OUTCOMES.join(', ')}`);
+  }
+  const types = [...EVENT_TYPES, PING_EVENT_TYPE] as string[];
+  if (options.event_type !== undefined && !types.includes(options.event_type)) {
+    throw invalidParam(`event_type: must be one of ${types.join(', ')}`);
+  }
+  const query = db('webhook_attempts as a')
+    .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .leftJoin('events as e', 'e.id', 'd.event_id')
+    .where('a.endpoint_id', endpointId)
+    .select(
+      'a.id',
+      'a.delivery_id',
+      'd.event_id',
+      'a.event_type',
+      'a.attempt',
+      'a.outcome',
+      'a.http_status',
+      'a.error',
+      'a.response_body',
+      'a.duration_ms',
+      'a.attempted_at',
+      'a.next_attempt_at',
+      'e.data as event_data',
+      'e.created_at as event_created_at',
+    );
+  if (options.outcome !== undefined) query.where('a.outcome', options.outcome);
+  if (options.event_type !== undefined) query.where('a.event_type', options.event_type);
+  const page = await opaqueKeysetPage<
+    AttemptRow & { event_data: unknown; event_created_at: Date | null } & Record<string, unknown>
+  >(query, {
+    column: 'a.attempted_at',
+    idColumn: 'a.id',
+    cursor: options.cursor,
+    limit: options.limit ?? DELIVERY_LOG_PAGE_SIZE,
+  });
+  return {
+    data: page.rows.map((row) => ({
+      ...toDeliveryLogEntry(row),
+      request_body:
+        row.event_created_at && row.event_data
+          ? serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.event_data)
+          : null,
+    })),
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
+  };
+}

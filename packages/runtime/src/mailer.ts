@@ -1,0 +1,62 @@
+import nodemailer from 'nodemailer';
+import type { Logger } from './logger.js';
+
+/**
+ * E-mail over SMTP (nodemailer) when SMTP_URL is set: invitations, password resets and the
+ * auto-disable alert. Sending never throws and never blocks the change that asked for it: a
+ * failure is logged with the SMTP error code only (never the URL, which holds a password, nor
+ * the message, which may hold a one-time link) and answered `false`.
+ */
+export interface MailMessage {
+  to: string | string[];
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<boolean>;
+  close(): void;
+}
+
+export function createMailer(
+  settings: { smtpUrl: string | null; mailFrom: string },
+  logger: Logger,
+  /** Tests of a local SMTP server with a self-signed certificate. */
+  options: { rejectUnauthorized?: boolean } = {},
+): Mailer | null {
+  if (!settings.smtpUrl) return null;
+  const url = new URL(settings.smtpUrl);
+  const transport = nodemailer.createTransport(
+    {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
+      secure: url.protocol === 'smtps:',
+      ...(url.username && {
+        auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) },
+      }),
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+      ...(options.rejectUnauthorized === false && { tls: { rejectUnauthorized: false } }),
+    },
+    { from: settings.mailFrom },
+  );
+  return {
+    async send(message) {
+      const recipients = Array.isArray(message.to) ? message.to : [message.to];
+      try {
+        await transport.sendMail({ to: recipients, subject: message.subject, text: message.text });
+        logger.info({ recipients: recipients.length, subject: message.subject }, 'e-mail sent');
+        return true;
+      } catch (error) {
+        const code = (error as { code?: unknown; responseCode?: unknown }) ?? {};
+        logger.warn(
+          { recipients: recipients.length, subject: message.subject, code: code.code, smtp_status: code.responseCode },
+          'e-mail not sent',
+        );
+        return false;
+      }
+    },
+    close: () => transport.close(),
+  };
+}

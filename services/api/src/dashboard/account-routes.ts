@@ -1,0 +1,57 @@
+import { Router } from 'express';
+import { changePassword, permissionsFor, signOutEverywhere, toAccountUser, updateProfile } from '@retention/domain';
+import { actorOf, signedIn, type DashboardContext } from './context.js';
+import { bodyOf } from './json-body.js';
+import { clearSessionCookie } from './session-cookie.js';
+import { EVENT_TYPE_LIST, signedInView } from './views.js';
+
+/** GET /me and the account page: name, password, sign out everywhere. */
+export function accountRoutes(context: DashboardContext): Router {
+  const router = Router();
+
+  router.get('/me', async (_req, res) => {
+    const { user } = signedIn(res);
+    res.json({
+      ...(await signedInView(context.db, user)),
+      permissions: permissionsFor(user.role),
+      event_types: EVENT_TYPE_LIST,
+    });
+  });
+
+  router.patch('/account', async (req, res) => {
+    const body = bodyOf(req.body, ['name']);
+    res.json({ user: await updateProfile(context.db, signedIn(res).user.id, body as { name: string }) });
+  });
+
+  router.post('/account/password', async (req, res) => {
+    const body = bodyOf(req.body, ['current_password', 'new_password']);
+    const { user, session, workspaceId } = signedIn(res);
+    await changePassword(
+      context.db,
+      {
+        user_id: user.id,
+        workspace_id: workspaceId,
+        session_id: session.id,
+        current_password: body.current_password,
+        new_password: body.new_password,
+      },
+      actorOf(req, res),
+    );
+    res.status(204).end();
+  });
+
+  router.post('/account/sign-out-everywhere', async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    await signOutEverywhere(
+      context.db,
+      { user_id: user.id, workspace_id: workspaceId, email: user.email },
+      actorOf(req, res),
+    );
+    clearSessionCookie(res, context.cookie);
+    res.status(204).end();
+  });
+
+  return router;
+}
+
+export { toAccountUser };

@@ -1,0 +1,73 @@
+import { Router } from 'express';
+import {
+  acceptInvitation,
+  completePasswordReset,
+  createSession,
+  describeInvitation,
+  describeResetLink,
+  requestPasswordReset,
+  type AccountUserRow,
+} from '@retention/domain';
+import { requestOrigin, type DashboardContext } from './context.js';
+import { bodyOf } from './json-body.js';
+import { setSessionCookie } from './session-cookie.js';
+import { signedInView } from './views.js';
+
+/** Invitation and password-reset links: no session needed; each spends its link and signs in. */
+export function linkRoutes(context: DashboardContext): Router {
+  const router = Router();
+
+  async function signInAs(
+    req: Parameters<Parameters<Router['get']>[1]>[0],
+    res: Parameters<Parameters<Router['get']>[1]>[1],
+    user: AccountUserRow,
+  ) {
+    const { value, session } = await createSession(
+      context.db,
+      { user_id: user.id, workspace_id: user.workspace_id, ...requestOrigin(req) },
+      context.lifetimes,
+    );
+    setSessionCookie(res, context.cookie, value, session.expires_at);
+    res.json(await signedInView(context.db, { ...user, last_sign_in_at: new Date() }));
+  }
+
+  router.get('/invitations/:token', async (req, res) => {
+    res.json(await describeInvitation(context.db, req.params.token));
+  });
+
+  router.post('/invitations/:token/accept', async (req, res) => {
+    const body = bodyOf(req.body, ['name', 'password']);
+    const user = await acceptInvitation(
+      context.db,
+      req.params.token,
+      body as { name: string; password: string },
+      requestOrigin(req),
+    );
+    await signInAs(req, res, user);
+  });
+
+  router.post('/password-reset', (req, res) => {
+    const { email } = bodyOf(req.body, ['email']);
+    // Always 202, whether or not the address has an account: the answer must not say.
+    // In the background too: the time to answer must not depend on whether it does.
+    const { mailer } = context;
+    if (mailer) {
+      void requestPasswordReset(context.db, email, context.config.baseUrl)
+        .then((link) => link && mailer.sendPasswordReset(link.user.email, link.reset_url))
+        .catch((error: unknown) => context.logger.warn({ err: error }, 'password reset not sent'));
+    }
+    res.status(202).json({ accepted: true });
+  });
+
+  router.get('/password-reset/:token', async (req, res) => {
+    res.json(await describeResetLink(context.db, req.params.token));
+  });
+
+  router.post('/password-reset/:token', async (req, res) => {
+    const { password } = bodyOf(req.body, ['password']);
+    const user = await completePasswordReset(context.db, req.params.token, password, requestOrigin(req));
+    await signInAs(req, res, user);
+  });
+
+  return router;
+}

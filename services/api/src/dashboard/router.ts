@@ -1,0 +1,118 @@
+import { Router, type RequestHandler } from 'express';
+import { errorBody, type Config } from '@retention/core';
+import type { Db } from '@retention/db';
+import { createWebhookSender, type WebhookSender } from '@retention/domain';
+import { announceTokenChange, createMailer, type Logger, type Mailer, type Redis } from '@retention/runtime';
+import { SlidingWindowRateLimiter } from '../rate-limiter.js';
+import { accountRoutes } from './account-routes.js';
+import { requireSession, type DashboardContext } from './context.js';
+import { jsonBody } from './json-body.js';
+import { linkRoutes } from './link-routes.js';
+import { dashboardMailer } from './mail.js';
+import { originCheck } from './origin-check.js';
+import { readRoutes } from './read-routes.js';
+import { cookieSettings } from './session-cookie.js';
+import { SIGN_IN_WINDOW_MS, sessionRoutes } from './session-routes.js';
+import { teamRoutes } from './team-routes.js';
+import { tokenRoutes } from './token-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
+import { workspaceRoutes } from './workspace-routes.js';
+
+export const DASHBOARD_API_PREFIX = '/dashboard/api';
+
+/** Every route pattern, for the request metrics' `route` label (never a raw id or token). */
+export const DASHBOARD_ROUTE_PATTERNS = [
+  '/session',
+  '/me',
+  '/account',
+  '/account/password',
+  '/account/sign-out-everywhere',
+  '/invitations/:token',
+  '/invitations/:token/accept',
+  '/password-reset',
+  '/password-reset/:token',
+  '/team',
+  '/team/invitations',
+  '/team/invitations/:id',
+  '/team/members/:id',
+  '/team/members/:id/reset-link',
+  '/tokens',
+  '/tokens/:id/revoke',
+  '/webhooks',
+  '/webhooks/:id',
+  '/webhooks/:id/:action',
+  '/webhooks/:id/deliveries',
+  '/deliveries/:id/resend',
+  '/workspace',
+  '/security-log',
+  '/stats',
+  '/campaigns',
+  '/campaigns/:id',
+  '/customers',
+  '/customers/:id',
+  '/cancel_sessions',
+].map((pattern) => `${DASHBOARD_API_PREFIX}${pattern}`);
+
+export interface DashboardDependencies {
+  config: Config;
+  db: Db;
+  redis: Redis;
+  logger: Logger;
+  sender?: WebhookSender;
+  /** E-mail; made from SMTP_URL when not given (none when it is unset). */
+  mailer?: Mailer | null;
+  /** The sign-in window; 15 minutes. Tests shorten it. */
+  signInWindowMs?: number;
+}
+
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+const unknownDashboardRoute: RequestHandler = (req, res) => {
+  res.status(404).json(errorBody('not_found', `Unrecognized request URL (${req.method} ${req.baseUrl}${req.path}).`));
+};
+
+/** The dashboard's JSON API (docs/dashboard-api.md), mounted at DASHBOARD_API_PREFIX. */
+export function dashboardApi(deps: DashboardDependencies): Router {
+  const { config, db, redis, logger } = deps;
+  const context: DashboardContext = {
+    config,
+    db,
+    logger,
+    limiter: new SlidingWindowRateLimiter(redis, config.redisKeyPrefix),
+    sender:
+      deps.sender ??
+      createWebhookSender({
+        timeoutMs: config.webhookTimeoutMs,
+        baseUrl: config.baseUrl,
+        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      }),
+    announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
+    cookie: cookieSettings(config.baseUrl),
+    lifetimes: { idleMs: config.sessionIdleTimeoutMs, maxAgeMs: config.sessionMaxAgeMs },
+    mailer: dashboardMailer(deps.mailer === undefined ? createMailer(config, logger) : deps.mailer),
+  };
+  const signInLimiter = new SlidingWindowRateLimiter(
+    redis,
+    config.redisKeyPrefix,
+    deps.signInWindowMs ?? SIGN_IN_WINDOW_MS,
+  );
+
+  const router = Router();
+  router.use(noStore);
+  router.use(originCheck(config.baseUrl));
+  router.use(jsonBody);
+  router.use(sessionRoutes(context, signInLimiter));
+  router.use(linkRoutes(context));
+  router.use(requireSession(context));
+  router.use(accountRoutes(context));
+  router.use(teamRoutes(context));
+  router.use(tokenRoutes(context));
+  router.use(webhookRoutes(context));
+  router.use(workspaceRoutes(context));
+  router.use(readRoutes(context));
+  router.use(unknownDashboardRoute);
+  return router;
+}

@@ -1,0 +1,96 @@
+import { Router } from 'express';
+import { inTransaction } from '@retention/db';
+import {
+  assertMayAssign,
+  changeMemberRole,
+  createResetLink,
+  findWorkspaceUser,
+  getWorkspace,
+  inviteMember,
+  listMembers,
+  listOpenInvitations,
+  removeMember,
+  revokeInvitation,
+} from '@retention/domain';
+import type { UserRole } from '@retention/core';
+import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
+import { bodyOf } from './json-body.js';
+
+/** Team: anyone reads it; owners and admins change it, within the role table's limits. */
+export function teamRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db } = context;
+
+  router.get('/team', async (_req, res) => {
+    const { workspaceId } = signedIn(res);
+    res.json({ members: await listMembers(db, workspaceId), invitations: await listOpenInvitations(db, workspaceId) });
+  });
+
+  router.post('/team/invitations', allow('manage_team'), async (req, res) => {
+    const body = bodyOf(req.body, ['email', 'role']);
+    const { user, workspaceId } = signedIn(res);
+    const result = await inviteMember(
+      db,
+      {
+        workspace_id: workspaceId,
+        email: body.email as string,
+        role: body.role as UserRole,
+        inviter_role: user.role,
+        base_url: context.config.baseUrl,
+      },
+      actorOf(req, res),
+    );
+    const emailed = context.mailer
+      ? await context.mailer.sendInvitation(result.invitation.email, {
+          workspace_name: (await getWorkspace(db, workspaceId)).name,
+          role: result.invitation.role,
+          invite_url: result.invite_url,
+        })
+      : false;
+    res.status(201).json({ invitation: result.invitation, invite_url: result.invite_url, emailed });
+  });
+
+  router.delete('/team/invitations/:id', allow('manage_team'), async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    await revokeInvitation(
+      db,
+      { workspace_id: workspaceId, id: String(req.params.id), actor_role: user.role },
+      actorOf(req, res),
+    );
+    res.status(204).end();
+  });
+
+  router.patch('/team/members/:id', allow('manage_team'), async (req, res) => {
+    const { role } = bodyOf(req.body, ['role']);
+    const { user, workspaceId } = signedIn(res);
+    res.json({
+      user: await changeMemberRole(
+        db,
+        { workspace_id: workspaceId, user_id: String(req.params.id), role: role as UserRole, actor_role: user.role },
+        actorOf(req, res),
+      ),
+    });
+  });
+
+  router.delete('/team/members/:id', allow('manage_team'), async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    await removeMember(
+      db,
+      { workspace_id: workspaceId, user_id: String(req.params.id), actor_role: user.role },
+      actorOf(req, res),
+    );
+    res.status(204).end();
+  });
+
+  router.post('/team/members/:id/reset-link', allow('manage_team'), async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    const link = await inTransaction(db, async (trx) => {
+      const target = await findWorkspaceUser(trx, workspaceId, String(req.params.id));
+      assertMayAssign(user.role, target.role);
+      return createResetLink(trx, target, context.config.baseUrl, actorOf(req, res));
+    });
+    res.json(link);
+  });
+
+  return router;
+}

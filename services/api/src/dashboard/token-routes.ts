@@ -1,0 +1,66 @@
+import { Router } from 'express';
+import { notFound } from '@retention/core';
+import type { Queryable } from '@retention/db';
+import { createToken, listTokens, revokeToken, type ApiToken } from '@retention/domain';
+import { pathId } from '../middleware/validate-query.js';
+import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
+import { bodyOf } from './json-body.js';
+
+/** Settings, API tokens: everyone reads the list; owners and admins mint and revoke. */
+export function tokenRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db } = context;
+
+  async function creators(trx: Queryable, ids: string[]) {
+    const rows = await trx('api_tokens as t')
+      .leftJoin('users as u', 'u.id', 't.created_by')
+      .whereIn('t.id', ids)
+      .select<Array<{ id: string; user_id: string | null; name: string | null; email: string | null }>>(
+        't.id',
+        'u.id as user_id',
+        'u.name',
+        'u.email',
+      );
+    return new Map(
+      rows.map((row) => [row.id, row.user_id ? { id: row.user_id, name: row.name, email: row.email } : null]),
+    );
+  }
+
+  async function views(tokens: ApiToken[]) {
+    const by = await creators(
+      db,
+      tokens.map((token) => token.id),
+    );
+    return tokens.map(({ workspace_id: _workspace, ...token }) => ({ ...token, created_by: by.get(token.id) ?? null }));
+  }
+
+  async function ownToken(workspaceId: string, id: string) {
+    pathId(id);
+    const row = await db('api_tokens').where({ id, workspace_id: workspaceId }).first<{ id: string } | undefined>('id');
+    if (!row) throw notFound(`No API token with id ${id}`);
+  }
+
+  router.get('/tokens', async (_req, res) => {
+    const data = await views(await listTokens(db, signedIn(res).workspaceId));
+    res.json({ object: 'list', data, has_more: false, next_cursor: null });
+  });
+
+  router.post('/tokens', allow('manage_tokens'), async (req, res) => {
+    const { name } = bodyOf(req.body, ['name']);
+    const created = await createToken(
+      db,
+      { workspace_id: signedIn(res).workspaceId, name: name as string },
+      actorOf(req, res),
+    );
+    const [view] = await views([created]);
+    res.status(201).json({ ...view, token: created.token });
+  });
+
+  router.post('/tokens/:id/revoke', allow('manage_tokens'), async (req, res) => {
+    await ownToken(signedIn(res).workspaceId, String(req.params.id));
+    const revoked = await revokeToken(db, String(req.params.id), context.announceTokenChange, actorOf(req, res));
+    res.json((await views([revoked]))[0]);
+  });
+
+  return router;
+}

@@ -1,0 +1,182 @@
+import { Router } from 'express';
+import { invalidParam, notFound, type EventType } from '@retention/core';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  dismissEndpointAlert,
+  getEndpoint,
+  listDeliveryLogPage,
+  listEndpoints,
+  recoverDeliveries,
+  RESEND_LEASE_MARGIN_MS,
+  resendDelivery,
+  rollSigningSecret,
+  sendTestWebhook,
+  setEndpointEnabled,
+  updateEndpoint,
+} from '@retention/domain';
+import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
+import { bodyOf } from './json-body.js';
+import { endpointView, endpointViews } from './views.js';
+
+/** Settings, Outbound webhooks: everyone reads; owners and admins change, test and resend. */
+export function webhookRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db } = context;
+  const manage = allow('manage_webhooks');
+
+  /** An endpoint of the session's workspace; another workspace's id is not found. */
+  async function ownEndpoint(workspaceId: string, id: string) {
+    const endpoint = await getEndpoint(db, id);
+    if (endpoint.workspace_id !== workspaceId) throw notFound(`No webhook endpoint with id ${id}`);
+    return endpoint;
+  }
+
+  router.get('/webhooks', async (_req, res) => {
+    const data = await endpointViews(db, await listEndpoints(db, signedIn(res).workspaceId));
+    res.json({ object: 'list', data, has_more: false, next_cursor: null });
+  });
+
+  router.post('/webhooks', manage, async (req, res) => {
+    const body = bodyOf(req.body, ['name', 'url', 'events']);
+    const { user, workspaceId } = signedIn(res);
+    const created = await createEndpoint(
+      db,
+      {
+        workspace_id: workspaceId,
+        actor_id: user.id,
+        name: body.name as string,
+        url: body.url as string,
+        ...(body.events !== undefined && { events: body.events as EventType[] }),
+      },
+      actorOf(req, res),
+    );
+    const { secret, ...endpoint } = created;
+    res.status(201).json({ ...(await endpointView(db, endpoint)), secret });
+  });
+
+  router.get('/webhooks/:id', async (req, res) => {
+    res.json(await endpointView(db, await ownEndpoint(signedIn(res).workspaceId, String(req.params.id))));
+  });
+
+  router.patch('/webhooks/:id', manage, async (req, res) => {
+    const body = bodyOf(req.body, ['name', 'url', 'events']);
+    const { user, workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    const updated = await updateEndpoint(
+      db,
+      String(req.params.id),
+      {
+        actor_id: user.id,
+        ...(body.name !== undefined && { name: body.name as string }),
+        ...(body.url !== undefined && { url: body.url as string }),
+        ...(body.events !== undefined && { events: body.events as EventType[] }),
+      },
+      actorOf(req, res),
+    );
+    res.json(await endpointView(db, updated));
+  });
+
+  router.delete('/webhooks/:id', manage, async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    await deleteEndpoint(db, String(req.params.id), user.id, actorOf(req, res));
+    res.status(204).end();
+  });
+
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    router.post(`/webhooks/:id/${action}`, manage, async (req, res) => {
+      const { user, workspaceId } = signedIn(res);
+      await ownEndpoint(workspaceId, String(req.params.id));
+      res.json(
+        await endpointView(
+          db,
+          await setEndpointEnabled(db, String(req.params.id), user.id, enabled, actorOf(req, res)),
+        ),
+      );
+    });
+  }
+
+  router.post('/webhooks/:id/test', manage, async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    res.json(await sendTestWebhook(db, context.sender, String(req.params.id), user.id));
+  });
+
+  router.post('/webhooks/:id/roll-secret', manage, async (req, res) => {
+    const { overlap_seconds } = bodyOf(req.body, ['overlap_seconds']);
+    const { user, workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    res.json(
+      await rollSigningSecret(
+        db,
+        {
+          endpoint_id: String(req.params.id),
+          actor_id: user.id,
+          ...(overlap_seconds !== undefined && { overlap_seconds: overlap_seconds as number }),
+        },
+        actorOf(req, res),
+      ),
+    );
+  });
+
+  router.post('/webhooks/:id/recover', manage, async (req, res) => {
+    const { since } = bodyOf(req.body, ['since']);
+    if (typeof since !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(since)) {
+      throw invalidParam('since: must be an ISO 8601 timestamp such as 2026-11-25T08:00:00Z');
+    }
+    const { user, workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    res.json(
+      await recoverDeliveries(
+        db,
+        { endpoint_id: String(req.params.id), actor_id: user.id, since: new Date(since) },
+        actorOf(req, res),
+      ),
+    );
+  });
+
+  router.post('/webhooks/:id/dismiss-alert', manage, async (req, res) => {
+    const { workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    await dismissEndpointAlert(db, String(req.params.id));
+    res.json(await endpointView(db, await getEndpoint(db, String(req.params.id))));
+  });
+
+  router.post('/deliveries/:id/resend', manage, async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    res.json(
+      await resendDelivery(db, context.sender, {
+        delivery_id: String(req.params.id),
+        actor_id: user.id,
+        workspace_id: workspaceId,
+        lease_ms: context.config.webhookTimeoutMs + RESEND_LEASE_MARGIN_MS,
+      }),
+    );
+  });
+
+  router.get('/webhooks/:id/deliveries', async (req, res) => {
+    await ownEndpoint(signedIn(res).workspaceId, String(req.params.id));
+    const query = queryStrings(req.url, ['outcome', 'event_type', 'cursor']);
+    res.json({ object: 'list', ...(await listDeliveryLogPage(db, String(req.params.id), query)) });
+  });
+
+  return router;
+}
+
+/** The app reads raw query strings (its query parser is off): known keys only, once each. */
+export function queryStrings<K extends string>(url: string, allowed: readonly K[]): Partial<Record<K, string>> {
+  const params = new URL(url, 'http://x').searchParams;
+  const result: Partial<Record<K, string>> = {};
+  for (const [key, value] of params) {
+    if (!(allowed as readonly string[]).includes(key)) throw invalidQuery(`${key}: is not a parameter of this list`);
+    if (key in result) throw invalidQuery(`${key}: give it once`);
+    result[key as K] = value;
+  }
+  return result;
+}
+
+const invalidQuery = (message: string) => invalidParam(message);

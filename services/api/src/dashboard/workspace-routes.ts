@@ -1,0 +1,38 @@
+import { Router } from 'express';
+import { listSecurityEvents, updateWorkspaceSettings } from '@retention/domain';
+import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
+import { bodyOf } from './json-body.js';
+import { workspaceView } from './views.js';
+import { queryStrings } from './webhook-routes.js';
+
+/** Workspace settings (owner changes) and the security log (owners and admins read). */
+export function workspaceRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db } = context;
+
+  router.get('/workspace', async (_req, res) => {
+    res.json(await workspaceView(db, signedIn(res).workspaceId));
+  });
+
+  router.patch('/workspace', allow('manage_workspace'), async (req, res) => {
+    const body = bodyOf(req.body, ['name', 'display_currency']);
+    const { workspaceId } = signedIn(res);
+    await updateWorkspaceSettings(
+      db,
+      workspaceId,
+      body as { name?: string; display_currency?: string },
+      actorOf(req, res),
+    );
+    res.json(await workspaceView(db, workspaceId));
+  });
+
+  router.get('/security-log', allow('read_security_log'), async (req, res) => {
+    const { cursor } = queryStrings(req.url, ['cursor']);
+    res.json({
+      object: 'list',
+      ...(await listSecurityEvents(db, signedIn(res).workspaceId, cursor === undefined ? {} : { cursor })),
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,296 @@
+import { describe, expect, it } from '@jest/globals';
+import { useApi } from '../harness.js';
+import { dashboardClient, makeUser, ORIGIN, PASSWORD, sessionCookieOf, signIn, team } from './support.js';
+import { createWorkspace } from '@retention/domain';
+
+const api = useApi({ trustProxy: true });
+const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
+
+describe('sign-in and sessions', () => {
+  it('signs in with a cookie of the documented flags, answers /me with permissions, and signs out', async () => {
+    const { workspace } = await team(api.current.db, call);
+    const owner = await makeUser(api.current.db, workspace.id, 'owner');
+    const reply = await call('POST', '/session', { body: { email: owner.email.toUpperCase(), password: PASSWORD } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('cache-control')).toBe('no-store');
+    const setCookie = reply.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(/^retention_session=[A-Za-z0-9_-]{43};/);
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    expect(setCookie).toMatch(/Path=\//);
+    expect(reply.body.user).toMatchObject({ id: owner.id, object: 'user', email: owner.email, role: 'owner' });
+    expect(reply.body.workspace).toEqual({
+      id: workspace.id,
+      name: 'Acme',
+      display_currency: 'usd',
+      processor_status: 'connected',
+    });
+    const cookie = sessionCookieOf(reply);
+    // Only the hash is stored.
+    const value = cookie.split('=')[1]!;
+    const stored = await api.current.db('user_sessions').select('token_hash');
+    expect(JSON.stringify(stored)).not.toContain(value);
+
+    const me = await call('GET', '/me', { cookie });
+    expect(me.status).toBe(200);
+    expect(me.body.permissions).toMatchObject({
+      manage_tokens: true,
+      manage_workspace: true,
+      assignable_roles: ['owner', 'admin', 'member'],
+    });
+    expect(me.body.event_types).toHaveLength(8);
+    expect(me.body.user.last_sign_in_at).not.toBeNull();
+
+    expect((await call('DELETE', '/session', { cookie })).status).toBe(204);
+    const after = await call('GET', '/me', { cookie });
+    expect(after.status).toBe(401);
+    expect(after.body.error.type).toBe('authentication_required');
+  });
+
+  it('gives the same answer for a wrong password and an unknown e-mail', async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'W' });
+    const user = await makeUser(api.current.db, workspace.id, 'member');
+    const wrong = await call('POST', '/session', { body: { email: user.email, password: 'not the password' } });
+    const unknown = await call('POST', '/session', {
+      body: { email: 'nobody@example.com', password: 'not the password' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body).toEqual(unknown.body);
+    expect(wrong.body.error.type).toBe('invalid_credentials');
+  });
+
+  it('refuses an expired session and a session revoked by sign out everywhere', async () => {
+    const { member } = await team(api.current.db, call, 'Expiry');
+    const second = await signIn(call, member.email);
+    expect((await call('POST', '/account/sign-out-everywhere', { cookie: member.cookie })).status).toBe(204);
+    expect((await call('GET', '/me', { cookie: second })).status).toBe(401);
+    expect((await call('GET', '/me', { cookie: member.cookie })).status).toBe(401);
+
+    const third = await signIn(call, member.email);
+    await api.current
+      .db('user_sessions')
+      .where({ user_id: member.id })
+      .whereNull('revoked_at')
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    expect((await call('GET', '/me', { cookie: third })).status).toBe(401);
+  });
+
+  it('a password change ends the other sessions and keeps this one', async () => {
+    const { member } = await team(api.current.db, call, 'Passwords');
+    const other = await signIn(call, member.email);
+    const tooShort = await call('POST', '/account/password', {
+      cookie: member.cookie,
+      body: { current_password: PASSWORD, new_password: 'short' },
+    });
+    expect(tooShort.status).toBe(400);
+    const wrongCurrent = await call('POST', '/account/password', {
+      cookie: member.cookie,
+      body: { current_password: 'nope nope nope', new_password: 'a brand new password' },
+    });
+    expect(wrongCurrent.status).toBe(400);
+    const changed = await call('POST', '/account/password', {
+      cookie: member.cookie,
+      body: { current_password: PASSWORD, new_password: 'a brand new password' },
+    });
+    expect(changed.status).toBe(204);
+    expect((await call('GET', '/me', { cookie: member.cookie })).status).toBe(200);
+    expect((await call('GET', '/me', { cookie: other })).status).toBe(401);
+    await signIn(call, member.email, 'a brand new password');
+    const log = await api.current
+      .db('security_events')
+      .where({ action: 'account.password_changed', actor_user_id: member.id });
+    expect(log).toHaveLength(1);
+    expect(JSON.stringify(log)).not.toContain('a brand new password');
+  });
+
+  it('refuses cross-site changes: no Origin or a foreign one is 403 and changes nothing', async () => {
+    const { member } = await team(api.current.db, call, 'Csrf');
+    for (const origin of [null, 'https://evil.example', 'http://localhost:3001']) {
+      const reply = await call('PATCH', '/account', { cookie: member.cookie, origin, body: { name: 'Hacked' } });
+      expect(reply.status).toBe(403);
+      expect(reply.body.error).toEqual({ type: 'forbidden', message: 'cross-site request refused' });
+    }
+    const me = await call('GET', '/me', { cookie: member.cookie, origin: null });
+    expect(me.body.user.name).toBe('member person');
+    expect(
+      (await call('POST', '/session', { origin: null, body: { email: member.email, password: PASSWORD } })).status,
+    ).toBe(403);
+  });
+
+  it('refuses bodies over 64 KB with 413, non-JSON and unknown keys with 400; keeps markup as text', async () => {
+    const { member } = await team(api.current.db, call, 'Bodies');
+    const huge = await call('PATCH', '/account', { cookie: member.cookie, body: { name: 'x'.repeat(1024 * 1024) } });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.type).toBe('payload_too_large');
+    const broken = await call('PATCH', '/account', { cookie: member.cookie, rawBody: '{"name":' });
+    expect(broken.status).toBe(400);
+    const form = await call('PATCH', '/account', {
+      cookie: member.cookie,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).toBe(400);
+    const extra = await call('PATCH', '/account', { cookie: member.cookie, body: { name: 'Ann', role: 'owner' } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.message).toMatch(/^role:/);
+    const markup = '<img src=x onerror=alert(1)>';
+    const named = await call('PATCH', '/account', { cookie: member.cookie, body: { name: markup } });
+    expect(named.status).toBe(200);
+    expect(named.headers.get('content-type')).toMatch(/application\/json/);
+    expect(named.body.user.name).toBe(markup);
+  });
+});
+
+describe('sign-in limits', () => {
+  it('limits one account attacked from many addresses, whatever the password', async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'Limits' });
+    const user = await makeUser(api.current.db, workspace.id, 'member');
+    for (let i = 0; i < 10; i += 1) {
+      const reply = await call('POST', '/session', {
+        body: { email: user.email, password: `wrong password ${i}` },
+        headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+      });
+      expect(reply.status).toBe(401);
+    }
+    const limited = await call('POST', '/session', {
+      body: { email: user.email, password: PASSWORD },
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.type).toBe('rate_limit_exceeded');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // An unknown address is limited the same way: the answer does not say whether it exists.
+    for (let i = 0; i < 10; i += 1) {
+      await call('POST', '/session', {
+        body: { email: 'ghost@example.com', password: 'x' },
+        headers: { 'x-forwarded-for': `192.0.2.${i + 1}` },
+      });
+    }
+    const ghost = await call('POST', '/session', {
+      body: { email: 'ghost@example.com', password: 'x' },
+      headers: { 'x-forwarded-for': '192.0.2.200' },
+    });
+    expect(ghost.status).toBe(429);
+    expect(ghost.body).toEqual(limited.body);
+  });
+
+  it('limits one address trying many accounts, IPv6 by its /64', async () => {
+    for (let i = 0; i < 50; i += 1) {
+      const reply = await call('POST', '/session', {
+        body: { email: `someone${i}@example.com`, password: 'guess guess' },
+        headers: { 'x-forwarded-for': `2001:db8:1:2::${(i + 1).toString(16)}` },
+      });
+      expect(reply.status).toBe(401);
+    }
+    const sameSubnet = await call('POST', '/session', {
+      body: { email: 'fresh@example.com', password: 'guess guess' },
+      headers: { 'x-forwarded-for': '2001:db8:1:2:ffff::9' },
+    });
+    expect(sameSubnet.status).toBe(429);
+    const otherSubnet = await call('POST', '/session', {
+      body: { email: 'fresh@example.com', password: 'guess guess' },
+      headers: { 'x-forwarded-for': '2001:db8:1:3::9' },
+    });
+    expect(otherSubnet.status).toBe(401);
+  });
+});
+
+describe('invitations and password reset', () => {
+  it('invites, shows, accepts once, and signs the new person in', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Invites');
+    const invited = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'new@example.com', role: 'admin' },
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.body.emailed).toBe(false);
+    expect(invited.body.invite_url).toMatch(/^http:\/\/localhost:3000\/dashboard\/invite\/[A-Za-z0-9_-]{43}$/);
+    const token = invited.body.invite_url.split('/').at(-1);
+    const shown = await call('GET', `/invitations/${token}`);
+    expect(shown.body).toMatchObject({ email: 'new@example.com', role: 'admin', workspace_name: 'Invites' });
+    const weak = await call('POST', `/invitations/${token}/accept`, { body: { name: 'New', password: 'short' } });
+    expect(weak.status).toBe(400);
+    const accepted = await call('POST', `/invitations/${token}/accept`, {
+      body: { name: '<b>New</b>', password: 'a long enough password' },
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.user).toMatchObject({ email: 'new@example.com', role: 'admin', name: '<b>New</b>' });
+    expect(accepted.body.workspace.id).toBe(workspace.id);
+    const me = await call('GET', '/me', { cookie: sessionCookieOf(accepted) });
+    expect(me.status).toBe(200);
+    const reused = await call('POST', `/invitations/${token}/accept`, {
+      body: { name: 'Again', password: 'a long enough password' },
+    });
+    expect(reused.status).toBe(404);
+    expect((await call('GET', `/invitations/${token}`)).status).toBe(404);
+    const joined = await api.current.db('security_events').where({ workspace_id: workspace.id, action: 'team.joined' });
+    expect(joined).toHaveLength(1);
+    const links = await api.current.db('account_links').select('token_hash');
+    expect(JSON.stringify(links)).not.toContain(token);
+  });
+
+  it('refuses expired and revoked invitations', async () => {
+    const { owner } = await team(api.current.db, call, 'Expired');
+    const first = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'late@example.com', role: 'member' },
+    });
+    const token = first.body.invite_url.split('/').at(-1);
+    await api.current
+      .db('account_links')
+      .where({ id: first.body.invitation.id })
+      .update({ expires_at: new Date(Date.now() - 1) });
+    expect(
+      (
+        await call('POST', `/invitations/${token}/accept`, {
+          body: { name: 'Late', password: 'a long enough password' },
+        })
+      ).status,
+    ).toBe(404);
+
+    const second = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'gone@example.com', role: 'member' },
+    });
+    const secondToken = second.body.invite_url.split('/').at(-1);
+    expect(
+      (await call('DELETE', `/team/invitations/${second.body.invitation.id}`, { cookie: owner.cookie })).status,
+    ).toBe(204);
+    expect((await call('GET', `/invitations/${secondToken}`)).status).toBe(404);
+    expect((await call('GET', '/invitations/not-a-token')).status).toBe(404);
+  });
+
+  it('a reset link from the team page sets a password once and ends every session', async () => {
+    const { owner, member } = await team(api.current.db, call, 'Reset');
+    const link = await call('POST', `/team/members/${member.id}/reset-link`, { cookie: owner.cookie });
+    expect(link.status).toBe(200);
+    const token = link.body.reset_url.split('/').at(-1);
+    expect((await call('GET', `/password-reset/${token}`)).body.email).toBe(member.email);
+    const done = await call('POST', `/password-reset/${token}`, { body: { password: 'the reset password' } });
+    expect(done.status).toBe(200);
+    expect((await call('GET', '/me', { cookie: member.cookie })).status).toBe(401);
+    expect((await call('POST', `/password-reset/${token}`, { body: { password: 'the reset password' } })).status).toBe(
+      404,
+    );
+    await signIn(call, member.email, 'the reset password');
+    expect((await call('POST', '/password-reset', { body: { email: 'nobody@example.com' } })).status).toBe(202);
+  });
+
+  it('an e-mail holds a password in one workspace only', async () => {
+    const { owner } = await team(api.current.db, call, 'One');
+    const other = await createWorkspace(api.current.db, { name: 'Two' });
+    await makeUser(api.current.db, other.id, 'owner', 'shared@example.com');
+    const invited = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'shared@example.com', role: 'member' },
+    });
+    const token = invited.body.invite_url.split('/').at(-1);
+    const accept = await call('POST', `/invitations/${token}/accept`, {
+      body: { name: 'S', password: 'a long enough password' },
+    });
+    expect(accept.status).toBe(409);
+  });
+});
+
+void ORIGIN;

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import express from 'express';
+import { SMTPServer } from 'smtp-server';
+import { loadConfig } from '@retention/core';
+import { createLogger, createMailer, createRedis, type Redis } from '@retention/runtime';
+import { eventually, redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import { errorHandler } from '../../src/middleware/errors.js';
+import { dashboardApi, DASHBOARD_API_PREFIX } from '../../src/dashboard/router.js';
+import { dashboardClient, PASSWORD, signIn, team } from './support.js';
+
+/** Invitations and resets e-mailed through a real SMTP conversation with smtp-server, in-process. */
+interface Received {
+  from: string;
+  to: string[];
+  raw: string;
+}
+
+const SMTP_USER = 'mailer';
+const SMTP_PASSWORD = 'smtp-pass-do-not-log';
+const database = useTestDatabase();
+const received: Received[] = [];
+const logLines: string[] = [];
+let smtp: SMTPServer;
+let smtpPort = 0;
+const servers: Server[] = [];
+let redis: Redis;
+
+async function startDashboard(smtpUrl: string): Promise<ReturnType<typeof dashboardClient>> {
+  const config = loadConfig({
+    DATABASE_URL: database.current.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`,
+    SMTP_URL: smtpUrl,
+  });
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logLines.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const logger = createLogger('api', 'trace', sink);
+  const app = express();
+  app.use(
+    DASHBOARD_API_PREFIX,
+    dashboardApi({ config, db: database.current.db, redis, logger, mailer: createMailer(config, logger) }),
+  );
+  app.use(errorHandler(logger));
+  const server = app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  return dashboardClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+}
+
+beforeAll(async () => {
+  redis = createRedis(TEST_REDIS_URL, 'command', 'dashboard-email-test');
+  smtp = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    onAuth(auth, _session, callback) {
+      if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) callback(null, { user: SMTP_USER });
+      else callback(new Error('bad credentials'));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  redis.disconnect();
+});
+
+/** Quoted-printable soft line breaks undone, so a long link reads whole. */
+const plain = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+
+describe('e-mail over SMTP', () => {
+  it('e-mails an invitation and a password reset whose links work; says nothing for an unknown address', async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner, member } = await team(database.current.db, call, 'Mail <Co>');
+    const invited = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'Invitee@Example.com', role: 'member' },
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.body.emailed).toBe(true);
+    const invitation = received.find((mail) => mail.to.some((to) => to.toLowerCase() === 'invitee@example.com'))!;
+    expect(invitation.from).toBe('no-reply@localhost');
+    expect(plain(invitation.raw)).toContain(invited.body.invite_url);
+    expect(invitation.raw).toMatch(/Subject: You are invited to Mail <Co>/);
+
+    const before = received.length;
+    expect((await call('POST', '/password-reset', { body: { email: 'nobody@example.com' } })).status).toBe(202);
+    expect((await call('POST', '/password-reset', { body: { email: member.email } })).status).toBe(202);
+    await eventually(() => received.length > before, 10_000);
+    expect(received.slice(before).map((mail) => mail.to)).toEqual([[member.email]]);
+    const link = /\/dashboard\/reset\/([A-Za-z0-9_-]{43})/.exec(plain(received.at(-1)!.raw))![1]!;
+    expect((await call('POST', `/password-reset/${link}`, { body: { password: 'emailed new password' } })).status).toBe(
+      200,
+    );
+    await signIn(call, member.email, 'emailed new password');
+    expect((await call('POST', '/session', { body: { email: member.email, password: PASSWORD } })).status).toBe(401);
+  });
+
+  it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner } = await team(database.current.db, call, 'Refused');
+    const invited = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'x@example.com', role: 'admin' },
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.body.emailed).toBe(false);
+    expect(invited.body.invite_url).toMatch(/\/dashboard\/invite\//);
+    const log = logLines.join('');
+    expect(log).toContain('e-mail not sent');
+    const token = invited.body.invite_url.split('/').at(-1);
+    for (const secret of [SMTP_PASSWORD, token, PASSWORD, owner.cookie.split('=')[1]])
+      expect(log).not.toContain(secret);
+  });
+});

@@ -1,0 +1,330 @@
+import { describe, expect, it } from '@jest/globals';
+import { useApi } from '../harness.js';
+import { dashboardClient, makeUser, team } from './support.js';
+
+const api = useApi();
+const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
+
+describe('API tokens', () => {
+  it('creates a token shown once, which works on /api/v1 until revoked, then 401 on the next request', async () => {
+    const { owner, member } = await team(api.current.db, call, 'Tokens');
+    const created = await call('POST', '/tokens', { cookie: owner.cookie, body: { name: '<script>x</script>' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      object: 'api_token',
+      name: '<script>x</script>',
+      created_by: { id: owner.id, email: owner.email },
+    });
+    expect(created.body.token).toMatch(/^sk_live_/);
+    expect(created.body.hint).toBe(created.body.token.slice(-4));
+    const listed = await call('GET', '/tokens', { cookie: member.cookie });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data[0]).not.toHaveProperty('token');
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
+
+    expect((await api.current.get('/api/v1/stats', created.body.token)).status).toBe(200);
+    const revoked = await call('POST', `/tokens/${created.body.id}/revoke`, { cookie: owner.cookie });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).not.toBeNull();
+    expect((await api.current.get('/api/v1/stats', created.body.token)).status).toBe(401);
+
+    const actions = await api.current
+      .db('security_events')
+      .where({ target_id: created.body.id })
+      .orderBy('created_at')
+      .pluck('action');
+    expect(actions).toEqual(['token.created', 'token.revoked']);
+    const log = await api.current.db('security_events').where({ target_id: created.body.id });
+    expect(log[0].actor_user_id).toBe(owner.id);
+    expect(log[0].ip_address).not.toBeNull();
+    expect(JSON.stringify(log)).not.toContain(created.body.token);
+  });
+
+  it('refuses members (403 JSON), other workspaces (404) and bad ids (400)', async () => {
+    const a = await team(api.current.db, call, 'A');
+    const b = await team(api.current.db, call, 'B');
+    const refused = await call('POST', '/tokens', { cookie: a.member.cookie, body: { name: 'x' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.type).toBe('forbidden');
+    expect(await api.current.db('api_tokens').where({ workspace_id: a.workspace.id })).toHaveLength(0);
+    const theirs = await call('POST', '/tokens', { cookie: b.owner.cookie, body: { name: 'theirs' } });
+    const cross = await call('POST', `/tokens/${theirs.body.id}/revoke`, { cookie: a.owner.cookie });
+    expect(cross.status).toBe(404);
+    expect((await api.current.get('/api/v1/stats', theirs.body.token)).status).toBe(200);
+    expect((await call('POST', '/tokens/nope/revoke', { cookie: a.owner.cookie })).status).toBe(400);
+    expect((await call('POST', '/tokens', { cookie: a.owner.cookie, body: { name: '' } })).status).toBe(400);
+    expect((await call('GET', '/tokens')).status).toBe(401);
+  });
+});
+
+describe('outbound webhooks', () => {
+  it('adds, reads, edits, tests, disables, enables and deletes an endpoint, each recorded', async () => {
+    const { admin, member, workspace } = await team(api.current.db, call, 'Hooks');
+    const refusedUrl = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'Mine', url: 'http://example.com/hook' },
+    });
+    expect(refusedUrl.status).toBe(400);
+    expect(refusedUrl.body.error.type).toBe('invalid_param');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'Mine', url: 'https://receiver.invalid/hook', events: ['recovery.opened'] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^whsec_/);
+    expect(created.body).toMatchObject({
+      events: ['recovery.opened'],
+      enabled: true,
+      alert: null,
+      disabled_reason: null,
+    });
+    const id = created.body.id;
+    const listed = await call('GET', '/webhooks', { cookie: member.cookie });
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([id]);
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.secret);
+    expect((await call('PATCH', `/webhooks/${id}`, { cookie: member.cookie, body: { name: 'x' } })).status).toBe(403);
+    const edited = await call('PATCH', `/webhooks/${id}`, { cookie: admin.cookie, body: { events: [] } });
+    expect(edited.body.events).toEqual([]);
+    const tested = await call('POST', `/webhooks/${id}/test`, { cookie: admin.cookie });
+    expect(tested.status).toBe(200);
+    expect(tested.body).toMatchObject({ outcome: 'failed', http_status: null, event_type: 'ping' });
+    expect(typeof tested.body.error).toBe('string');
+    const log = await call('GET', `/webhooks/${id}/deliveries`, { cookie: member.cookie });
+    expect(log.body).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
+    expect(log.body.data[0]).toMatchObject({ id: tested.body.id, request_body: null });
+    expect(
+      (await call('GET', `/webhooks/${id}/deliveries?outcome=succeeded`, { cookie: member.cookie })).body.data,
+    ).toEqual([]);
+    expect((await call('GET', `/webhooks/${id}/deliveries?outcome=nope`, { cookie: member.cookie })).status).toBe(400);
+    expect((await call('GET', `/webhooks/${id}/deliveries?cursor=zzz`, { cookie: member.cookie })).status).toBe(400);
+    expect((await call('POST', `/webhooks/${id}/disable`, { cookie: admin.cookie })).body.enabled).toBe(false);
+    expect((await call('POST', `/webhooks/${id}/enable`, { cookie: admin.cookie })).body.enabled).toBe(true);
+    expect((await call('DELETE', `/webhooks/${id}`, { cookie: member.cookie })).status).toBe(403);
+    expect((await call('DELETE', `/webhooks/${id}`, { cookie: admin.cookie })).status).toBe(204);
+    expect((await call('GET', `/webhooks/${id}`, { cookie: admin.cookie })).status).toBe(404);
+    const actions = await api.current
+      .db('security_events')
+      .where({ workspace_id: workspace.id, target_id: id })
+      .orderBy('created_at')
+      .pluck('action');
+    expect(actions).toEqual([
+      'webhook.created',
+      'webhook.updated',
+      'webhook.disabled',
+      'webhook.enabled',
+      'webhook.deleted',
+    ]);
+  });
+
+  it("answers 404 for another workspace's endpoint and changes nothing", async () => {
+    const a = await team(api.current.db, call, 'A2');
+    const b = await team(api.current.db, call, 'B2');
+    const theirs = await call('POST', '/webhooks', {
+      cookie: b.owner.cookie,
+      body: { name: 'B', url: 'https://b.invalid/' },
+    });
+    for (const [method, path] of [
+      ['GET', `/webhooks/${theirs.body.id}`],
+      ['PATCH', `/webhooks/${theirs.body.id}`],
+      ['DELETE', `/webhooks/${theirs.body.id}`],
+      ['POST', `/webhooks/${theirs.body.id}/disable`],
+      ['POST', `/webhooks/${theirs.body.id}/test`],
+      ['GET', `/webhooks/${theirs.body.id}/deliveries`],
+    ] as const) {
+      const reply = await call(method, path, {
+        cookie: a.owner.cookie,
+        ...(method === 'PATCH' && { body: { name: 'pwned' } }),
+      });
+      expect([method, path, reply.status]).toEqual([method, path, 404]);
+    }
+    expect((await call('GET', `/webhooks/${theirs.body.id}`, { cookie: b.owner.cookie })).body).toMatchObject({
+      name: 'B',
+      enabled: true,
+    });
+  });
+
+  it('shows and dismisses the auto-disable alert', async () => {
+    const { owner } = await team(api.current.db, call, 'Alerts');
+    const created = await call('POST', '/webhooks', {
+      cookie: owner.cookie,
+      body: { name: 'A', url: 'https://a.invalid/' },
+    });
+    // What the worker does on the tenth failure (services/worker/src/delivery/delivery-store.ts).
+    await api.current
+      .db('webhook_endpoints')
+      .where({ id: created.body.id })
+      .update({ enabled: false, disabled_reason: 'consecutive_failures', failure_count: 10 });
+    const shown = await call('GET', `/webhooks/${created.body.id}`, { cookie: owner.cookie });
+    expect(shown.body.alert).toMatchObject({ reason: 'consecutive_failures' });
+    const dismissed = await call('POST', `/webhooks/${created.body.id}/dismiss-alert`, { cookie: owner.cookie });
+    expect(dismissed.body).toMatchObject({ alert: null, enabled: false, disabled_reason: 'consecutive_failures' });
+  });
+});
+
+describe('team and workspace', () => {
+  it('enforces the role table and keeps the last owner', async () => {
+    const { owner, admin, member, workspace } = await team(api.current.db, call, 'Team');
+    const listed = await call('GET', '/team', { cookie: member.cookie });
+    expect(listed.body.members).toHaveLength(3);
+    expect(
+      (
+        await call('POST', '/team/invitations', {
+          cookie: member.cookie,
+          body: { email: 'x@example.com', role: 'member' },
+        })
+      ).status,
+    ).toBe(403);
+    const adminMakesOwner = await call('POST', '/team/invitations', {
+      cookie: admin.cookie,
+      body: { email: 'x@example.com', role: 'owner' },
+    });
+    expect(adminMakesOwner.status).toBe(403);
+    expect(
+      (await call('PATCH', `/team/members/${member.id}`, { cookie: admin.cookie, body: { role: 'owner' } })).status,
+    ).toBe(403);
+    expect(
+      (await call('PATCH', `/team/members/${owner.id}`, { cookie: admin.cookie, body: { role: 'member' } })).status,
+    ).toBe(403);
+    expect((await call('DELETE', `/team/members/${owner.id}`, { cookie: admin.cookie })).status).toBe(403);
+    const lastOwner = await call('PATCH', `/team/members/${owner.id}`, {
+      cookie: owner.cookie,
+      body: { role: 'admin' },
+    });
+    expect(lastOwner.status).toBe(409);
+    expect((await call('DELETE', `/team/members/${owner.id}`, { cookie: owner.cookie })).status).toBe(409);
+    const promoted = await call('PATCH', `/team/members/${member.id}`, {
+      cookie: admin.cookie,
+      body: { role: 'admin' },
+    });
+    expect(promoted.body.user.role).toBe('admin');
+    expect(
+      (await call('PATCH', `/team/members/${member.id}`, { cookie: owner.cookie, body: { role: 'superuser' } })).status,
+    ).toBe(400);
+    expect((await call('DELETE', `/team/members/${member.id}`, { cookie: admin.cookie })).status).toBe(204);
+    expect((await call('GET', '/me', { cookie: member.cookie })).status).toBe(401);
+    const other = await team(api.current.db, call, 'Elsewhere');
+    expect((await call('DELETE', `/team/members/${other.member.id}`, { cookie: owner.cookie })).status).toBe(404);
+    const actions = await api.current
+      .db('security_events')
+      .where({ workspace_id: workspace.id })
+      .orderBy('created_at')
+      .pluck('action');
+    expect(actions).toEqual(['team.role_changed', 'team.removed']);
+  });
+
+  it('lets only the owner change the workspace; admins and owners read the security log', async () => {
+    const { owner, admin, member } = await team(api.current.db, call, 'Settings');
+    expect((await call('PATCH', '/workspace', { cookie: admin.cookie, body: { name: 'No' } })).status).toBe(403);
+    const renamed = await call('PATCH', '/workspace', { cookie: owner.cookie, body: { name: 'Renamed <i>' } });
+    expect(renamed.body).toMatchObject({ name: 'Renamed <i>', display_currency: 'usd' });
+    expect(
+      (await call('PATCH', '/workspace', { cookie: owner.cookie, body: { display_currency: 'xxx' } })).status,
+    ).toBe(400);
+    expect((await call('GET', '/security-log', { cookie: member.cookie })).status).toBe(403);
+    const log = await call('GET', '/security-log', { cookie: admin.cookie });
+    expect(log.body.data[0]).toMatchObject({
+      action: 'workspace.updated',
+      actor: { type: 'user', user_id: owner.id },
+      details: { name: { to: 'Renamed <i>' } },
+    });
+  });
+
+  it('serves the first pages their data: stats and the lists', async () => {
+    const { member } = await team(api.current.db, call, 'Reads');
+    expect((await call('GET', '/stats', { cookie: member.cookie })).status).toBe(200);
+    for (const path of ['/campaigns', '/customers', '/cancel_sessions']) {
+      const reply = await call('GET', path, { cookie: member.cookie });
+      expect([path, reply.status, reply.body.object]).toEqual([path, 200, 'list']);
+    }
+    expect((await call('GET', '/campaigns?status=bogus', { cookie: member.cookie })).status).toBe(400);
+    expect((await call('GET', '/campaigns')).status).toBe(401);
+    expect((await call('GET', '/nothing-here', { cookie: member.cookie })).status).toBe(404);
+    // Request metrics name the route pattern, never the id in the path.
+    const metrics = (await api.current.get('/metrics')).text;
+    expect(metrics).toContain('route="/dashboard/api/campaigns"');
+    expect(metrics).toContain('route="/dashboard/api/webhooks/:id/:action"');
+  });
+});
+
+void makeUser;
+
+describe('roll secret and retry failed since', () => {
+  it('rolls the secret with an overlap, both secrets signing until it ends; recovers failed deliveries once', async () => {
+    const { signingSecretsOf } = await import('@retention/domain');
+    const { admin, member, workspace } = await team(api.current.db, call, 'Roll');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'R', url: 'https://r.invalid/' },
+    });
+    const id = created.body.id;
+    expect((await call('POST', `/webhooks/${id}/roll-secret`, { cookie: member.cookie })).status).toBe(403);
+    expect(
+      (await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie, body: { overlap_seconds: 86_401 } }))
+        .status,
+    ).toBe(400);
+    const rolled = await call('POST', `/webhooks/${id}/roll-secret`, {
+      cookie: admin.cookie,
+      body: { overlap_seconds: 3600 },
+    });
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.secret).toMatch(/^whsec_/);
+    expect(rolled.body.secret).not.toBe(created.body.secret);
+    expect(Date.parse(rolled.body.previous_secret_expires_at)).toBeGreaterThan(Date.now() + 3500_000);
+    expect(await signingSecretsOf(api.current.db, id)).toEqual([rolled.body.secret, created.body.secret]);
+    const again = await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie, body: {} });
+    expect(await signingSecretsOf(api.current.db, id)).toEqual([again.body.secret]);
+
+    // Two finished deliveries (one failed, one skipped) and one that succeeded.
+    const [event] = await api.current
+      .db('events')
+      .insert([1, 2, 3].map(() => ({ workspace_id: workspace.id, type: 'recovery.opened', data: {} })))
+      .returning('id');
+    const events = await api.current.db('events').where({ workspace_id: workspace.id }).pluck('id');
+    expect(event).toBeDefined();
+    for (const [index, status] of (['failed', 'skipped', 'succeeded'] as const).entries()) {
+      await api.current.db('webhook_deliveries').insert({
+        workspace_id: workspace.id,
+        endpoint_id: id,
+        event_id: events[index],
+        event_type: 'recovery.opened',
+        status,
+        attempt_count: 1,
+        completed_at: new Date(),
+      });
+    }
+    const since = new Date(Date.now() - 60_000).toISOString();
+    expect(
+      (await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since: 'yesterday' } })).status,
+    ).toBe(400);
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect(
+      (await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since: future } })).status,
+    ).toBe(400);
+    await call('POST', `/webhooks/${id}/disable`, { cookie: admin.cookie });
+    expect((await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } })).status).toBe(409);
+    await call('POST', `/webhooks/${id}/enable`, { cookie: admin.cookie });
+    const recovered = await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } });
+    expect(recovered.body).toEqual({ requeued: 2 });
+    expect((await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } })).body).toEqual({
+      requeued: 0,
+    });
+    const pending = await api.current.db('webhook_deliveries').where({ endpoint_id: id, status: 'pending' });
+    expect(pending).toHaveLength(2);
+    const actions = await api.current
+      .db('security_events')
+      .where({ target_id: id })
+      .orderBy('created_at')
+      .pluck('action');
+    expect(actions).toEqual([
+      'webhook.created',
+      'webhook.secret_rolled',
+      'webhook.secret_rolled',
+      'webhook.disabled',
+      'webhook.enabled',
+      'webhook.deliveries_requeued',
+      'webhook.deliveries_requeued',
+    ]);
+    const log = await api.current.db('security_events').where({ workspace_id: workspace.id });
+    expect(JSON.stringify(log)).not.toContain(rolled.body.secret);
+  });
+});

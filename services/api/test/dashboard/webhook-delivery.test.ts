@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import express from 'express';
+import Stripe from 'stripe';
+import { loadConfig } from '@retention/core';
+import { createWebhookSender, type WebhookSender } from '@retention/domain';
+import { createLogger, createRedis, type Redis } from '@retention/runtime';
+import { verifyWebhook } from '@retention/sdk';
+import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import { errorHandler } from '../../src/middleware/errors.js';
+import { dashboardApi, DASHBOARD_API_PREFIX } from '../../src/dashboard/router.js';
+import { createTestCertificate, type TestCertificate } from '../../../worker/test/support/certificate.js';
+import { Receiver } from '../../../worker/test/support/receiver.js';
+import { dashboardClient, team } from './support.js';
+
+/**
+ * Send test, Resend and Roll secret against a real local HTTPS receiver: the dashboard's router
+ * in a server of this file's own, whose sender trusts the receiver's self-signed certificate.
+ */
+const database = useTestDatabase();
+let server: Server;
+let redis: Redis;
+let sender: WebhookSender;
+let certificate: TestCertificate;
+let receiver: Receiver;
+let url = '';
+const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(url)(...args);
+
+beforeAll(async () => {
+  const config = loadConfig({
+    DATABASE_URL: database.current.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`,
+  });
+  certificate = await createTestCertificate();
+  receiver = await Receiver.start(certificate, config.baseUrl);
+  redis = createRedis(config.redisUrl, 'command', 'dashboard-delivery-test');
+  sender = createWebhookSender({
+    timeoutMs: 5000,
+    baseUrl: config.baseUrl,
+    allowPrivateNetworks: true,
+    ca: certificate.cert,
+  });
+  const logger = createLogger('api', 'silent');
+  const app = express();
+  app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db: database.current.db, redis, logger, sender }));
+  app.use(errorHandler(logger));
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  sender.close();
+  redis.disconnect();
+  await receiver.close();
+  await certificate.remove();
+});
+
+describe('webhook actions against a real HTTPS receiver', () => {
+  it('Send test, Resend a failed delivery, and Roll secret with an overlap signing with both secrets', async () => {
+    const db = database.current.db;
+    const { admin, member, workspace } = await team(db, call, 'Receiver');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'Local', url: receiver.url('/hook') },
+    });
+    expect(created.status).toBe(201);
+    receiver.route('/hook', { secret: created.body.secret, behaviour: { kind: 'status', status: 200, body: 'ok' } });
+
+    const tested = await call('POST', `/webhooks/${created.body.id}/test`, { cookie: admin.cookie });
+    expect(tested.body).toMatchObject({ outcome: 'succeeded', http_status: 200, error: null, response_body: 'ok' });
+    expect(tested.body.duration_ms).toBeGreaterThanOrEqual(0);
+
+    // A delivery the worker gave up on.
+    const [event] = await db('events')
+      .insert({ workspace_id: workspace.id, type: 'recovery.opened', data: { hello: 'world' } })
+      .returning(['id']);
+    const [delivery] = await db('webhook_deliveries')
+      .insert({
+        workspace_id: workspace.id,
+        endpoint_id: created.body.id,
+        event_id: event.id,
+        event_type: 'recovery.opened',
+        status: 'failed',
+        attempt_count: 9,
+        completed_at: new Date(),
+      })
+      .returning(['id']);
+    expect((await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: member.cookie })).status).toBe(403);
+    const resent = await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
+    expect(resent.status).toBe(200);
+    expect(resent.body).toMatchObject({
+      delivery_id: delivery.id,
+      attempt: 10,
+      outcome: 'succeeded',
+      http_status: 200,
+    });
+    const received = (await receiver.waitForRequests('/hook', 2))[1]!;
+    expect(verifyWebhook(received.rawBody, received.headers['x-service-signature'], created.body.secret).type).toBe(
+      'recovery.opened',
+    );
+    expect(await db('webhook_deliveries').where({ id: delivery.id }).first()).toMatchObject({
+      status: 'succeeded',
+      lease_expires_at: null,
+    });
+    const log = await call('GET', `/webhooks/${created.body.id}/deliveries?event_type=recovery.opened`, {
+      cookie: member.cookie,
+    });
+    expect(log.body.data).toHaveLength(1);
+    expect(log.body.data[0].request_body).toBe(received.rawBody.toString('utf8'));
+
+    const rolled = await call('POST', `/webhooks/${created.body.id}/roll-secret`, {
+      cookie: admin.cookie,
+      body: { overlap_seconds: 600 },
+    });
+    receiver.route('/hook', { secret: rolled.body.secret, behaviour: { kind: 'status', status: 200 } });
+    await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
+    const overlapped = (await receiver.waitForRequests('/hook', 3))[2]!;
+    const header = overlapped.headers['x-service-signature'] as string;
+    expect(header.match(/v1=/g)).toHaveLength(2);
+    for (const secret of [rolled.body.secret, created.body.secret]) {
+      expect(verifyWebhook(overlapped.rawBody, header, secret).type).toBe('recovery.opened');
+      // Stripe's own verifier, which keys the HMAC with the whole secret as we do.
+      const stripeEvent = Stripe.webhooks.constructEvent(overlapped.rawBody, header, secret) as unknown as {
+        type: string;
+      };
+      expect(stripeEvent.type).toBe('recovery.opened');
+    }
+    // The receiver also checks event data against the catalog; this test's event carries a
+    // made-up payload, so only the transport and signature checks apply here.
+    expect(receiver.problems().filter((problem) => !/: data/.test(problem))).toEqual([]);
+    const ping = await db('webhook_deliveries').where({ endpoint_id: created.body.id, event_type: 'ping' }).first();
+    expect((await call('POST', `/deliveries/${ping.id}/resend`, { cookie: admin.cookie })).status).toBe(400);
+    // A worker's attempt in flight (its lease unexpired): a resend waits for it, nothing is sent.
+    const sentBefore = receiver.requestsTo('/hook').length;
+    await db('webhook_deliveries')
+      .where({ id: delivery.id })
+      .update({
+        status: 'pending',
+        next_attempt_at: new Date(),
+        completed_at: null,
+        attempt_started_at: new Date(),
+        lease_expires_at: new Date(Date.now() + 60_000),
+      });
+    const inFlight = await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
+    expect(inFlight.status).toBe(409);
+    expect(receiver.requestsTo('/hook')).toHaveLength(sentBefore);
+    const other = await team(db, call, 'Other');
+    expect((await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: other.admin.cookie })).status).toBe(404);
+  });
+});
