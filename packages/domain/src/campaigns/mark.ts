@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { forbidden, notFound, type RecoveryCampaign } from '@retention/core';
+import { notFound, type RecoveryCampaign, type UserRole } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
+import { assertCan } from '../accounts/permissions.js';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { IdInput, inputValidator } from '../validate.js';
 import { loseCampaign, recoverCampaign } from './close.js';
@@ -9,8 +10,8 @@ import { loseCampaign, recoverCampaign } from './close.js';
  * The dashboard's Mark recovered and Mark lost: the same closing actions as the operator
  * CLI's `campaign recover --via manual` and `campaign lose --actor U` (close.ts: same lock,
  * same conflict message, same webhook event), plus the security log record, all in one
- * transaction. Only owners and admins may close a campaign by hand (docs/dashboard-api.md);
- * the check is here, beside the action, so no edge can skip it.
+ * transaction. Only owners and admins may close a campaign by hand (`manage_campaigns` in
+ * accounts/permissions.ts); the check is here, beside the action, so no edge can skip it.
  */
 
 export interface MarkCampaignInput {
@@ -24,14 +25,12 @@ const validateMark = inputValidator(
   Type.Object({ id: IdInput(), workspace_id: IdInput(), user_id: IdInput() }, { additionalProperties: false }),
 );
 
-const MAY_CLOSE = new Set(['owner', 'admin']);
-
 async function requireCloser(db: Db, userId: string, workspaceId: string): Promise<string> {
   const user = await db('users')
     .where({ id: userId, workspace_id: workspaceId })
-    .first<{ role: string; email: string } | undefined>('role', 'email');
+    .first<{ role: UserRole; email: string } | undefined>('role', 'email');
   if (!user) throw notFound(`No user with id ${userId} in this workspace`);
-  if (!MAY_CLOSE.has(user.role)) throw forbidden('Only owners and admins can mark a campaign recovered or lost');
+  assertCan(user.role, 'manage_campaigns');
   return user.email;
 }
 

@@ -1,0 +1,31 @@
+import { Router, type Request, type Response } from 'express';
+import { computeOverview, markCampaignLost, markCampaignRecovered, parseOverviewPeriod } from '@retention/domain';
+import { pathId } from '../middleware/validate-query.js';
+import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
+import { queryStrings } from './webhook-routes.js';
+
+/**
+ * The insight pages' data (docs/dashboard-api.md, "Insights"): the overview of a period and
+ * the campaign actions. Mark recovered / Mark lost are the CLI's closing actions (the domain
+ * checks the role again and writes the security log in the same transaction).
+ */
+export function insightsRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db } = context;
+
+  router.get('/overview', async (req, res) => {
+    const period = parseOverviewPeriod(queryStrings(req.originalUrl, ['period']).period);
+    res.json(await computeOverview(db, signedIn(res).workspaceId, period));
+  });
+
+  const mark = (action: typeof markCampaignRecovered) =>
+    async function markCampaign(req: Request, res: Response) {
+      const id = pathId(String(req.params.id));
+      const { workspaceId, user } = signedIn(res);
+      res.json(await action(db, { id, workspace_id: workspaceId, actor: { ...actorOf(req, res), user_id: user.id } }));
+    };
+
+  router.post('/campaigns/:id/mark-recovered', allow('manage_campaigns'), mark(markCampaignRecovered));
+  router.post('/campaigns/:id/mark-lost', allow('manage_campaigns'), mark(markCampaignLost));
+  return router;
+}
