@@ -105,6 +105,9 @@ export async function up(knex: Knex): Promise<void> {
       mrr_cents    bigint NOT NULL,
       PRIMARY KEY (workspace_id, day, outcome, currency, reason_code)
     );
+
+    -- A campaign's timeline: the events about it, in order, without reading the workspace's others.
+    CREATE INDEX events_campaign_idx ON events (workspace_id, (data ->> 'campaign_id'), seq);
   `);
 
   for (const source of TRIGGER_SOURCES) {
@@ -150,5 +153,7 @@ export async function down(knex: Knex): Promise<void> {
       await knex.raw(`DROP TRIGGER ${name} ON ${source.table}; DROP FUNCTION ${name}();`);
     }
   }
-  await knex.raw('DROP TABLE cancel_session_day_rollups, recovery_time_day_rollups, campaign_day_rollups;');
+  await knex.raw(
+    'DROP INDEX events_campaign_idx; DROP TABLE cancel_session_day_rollups, recovery_time_day_rollups, campaign_day_rollups;',
+  );
 }

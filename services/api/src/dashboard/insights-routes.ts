@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { computeOverview, markCampaignLost, markCampaignRecovered, parseOverviewPeriod } from '@retention/domain';
+import { campaignDetail } from '@retention/db';
 import { pathId } from '../middleware/validate-query.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { queryStrings } from './webhook-routes.js';
@@ -16,6 +17,10 @@ export function insightsRoutes(context: DashboardContext): Router {
   router.get('/overview', async (req, res) => {
     const period = parseOverviewPeriod(queryStrings(req.originalUrl, ['period']).period);
     res.json(await computeOverview(db, signedIn(res).workspaceId, period));
+  });
+
+  router.get('/campaigns/:id', async (req, res) => {
+    res.json(await campaignDetail(db, signedIn(res).workspaceId, pathId(String(req.params.id))));
   });
 
   const mark = (action: typeof markCampaignRecovered) =>

@@ -106,6 +106,34 @@ describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () =>
     const logged = await api.current.db('security_events').where({ workspace_id: w.workspaceId, target_id: id });
     expect(logged.map((row: { action: string }) => row.action)).toEqual(['campaign.marked_lost']);
 
+    // The detail's timeline: the event with its delivery's outcome, and who marked it lost.
+    const [endpoint] = await api.current
+      .db('webhook_endpoints')
+      .insert({ workspace_id: w.workspaceId, name: 'Receiver', url: 'https://e.invalid/', signing_secret: 'whsec_x' })
+      .returning('id');
+    await api.current.db('webhook_deliveries').insert({
+      workspace_id: w.workspaceId,
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: 'recovery.lost',
+      status: 'succeeded',
+      attempt_count: 1,
+      completed_at: new Date(),
+    });
+    const detail = await call('GET', `/campaigns/${id}`, { cookie: w.member });
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({ id, status: 'lost', customer: { object: 'customer' } });
+    expect(
+      detail.body.timeline.map((entry: { kind: string; type?: string; action?: string }) => entry.type ?? entry.action),
+    ).toEqual(['recovery.lost', 'campaign.marked_lost']);
+    expect(detail.body.timeline[0]).toMatchObject({
+      source: 'dashboard',
+      deliveries: [{ endpoint_name: 'Receiver', status: 'succeeded', attempt_count: 1 }],
+    });
+    expect(detail.body.timeline[1].actor.user_id).toBeTruthy();
+    const elsewhere = await team(api.current.db, call, 'Elsewhere');
+    expect((await call('GET', `/campaigns/${id}`, { cookie: elsewhere.member.cookie })).status).toBe(404);
+
     const again = await call('POST', `/campaigns/${id}/mark-recovered`, { cookie: w.owner });
     expect(again.status).toBe(409);
     expect(again.body.error.message).toMatch(/is already lost; a closed campaign cannot change/);
