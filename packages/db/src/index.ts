@@ -11,3 +11,4 @@ export * from './queries/customers.js';
 export * from './queries/pagination.js';
 export * from './queries/opaque-keyset.js';
 export * from './queries/campaign-detail.js';
+export * from './queries/campaign-export.js';

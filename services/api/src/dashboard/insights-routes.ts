@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import { computeOverview, markCampaignLost, markCampaignRecovered, parseOverviewPeriod } from '@retention/domain';
-import { campaignDetail } from '@retention/db';
+import { CAMPAIGN_EXPORT_COLUMNS, campaignDetail, campaignExportFilters, campaignExportQuery } from '@retention/db';
 import { pathId } from '../middleware/validate-query.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
+import { streamCsv } from './insights-export.js';
 import { queryStrings } from './webhook-routes.js';
 
 /**
@@ -17,6 +18,14 @@ export function insightsRoutes(context: DashboardContext): Router {
   router.get('/overview', async (req, res) => {
     const period = parseOverviewPeriod(queryStrings(req.originalUrl, ['period']).period);
     res.json(await computeOverview(db, signedIn(res).workspaceId, period));
+  });
+
+  router.get('/campaigns/export.csv', async (req, res) => {
+    const filters = campaignExportFilters(
+      queryStrings(req.originalUrl, ['status', 'decline_category', 'from', 'to', 'q']),
+    );
+    const query = campaignExportQuery(db, signedIn(res).workspaceId, filters);
+    await streamCsv(req, res, context.logger, query, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
   });
 
   router.get('/campaigns/:id', async (req, res) => {

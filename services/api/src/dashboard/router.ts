@@ -48,6 +48,7 @@ export const DASHBOARD_ROUTE_PATTERNS = [
   '/security-log',
   '/stats',
   '/campaigns',
+  '/campaigns/export.csv',
   '/campaigns/:id',
   '/customers',
   '/customers/:id',

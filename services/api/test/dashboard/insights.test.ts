@@ -167,3 +167,71 @@ describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () =>
     expect(await api.current.db('security_events').where({ target_id: id })).toEqual([]);
   });
 });
+
+describe('GET /dashboard/api/campaigns/export.csv', () => {
+  it('streams the filtered campaigns with ids, formula cells neutralised, another workspace never included', async () => {
+    const w = await world();
+    const other = await world();
+    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id', 'email');
+    const [subscription] = await api.current.db('subscriptions').where({ workspace_id: w.workspaceId }).select('id');
+    await api.current.db('recovery_campaigns').insert({
+      workspace_id: w.workspaceId,
+      customer_id: customer.id,
+      subscription_id: subscription.id,
+      psp_invoice_id: '=HYPERLINK("http://evil.example")',
+      amount_cents: 4200,
+      currency: 'usd',
+      status: 'lost',
+      decline_code: '+cmd|calc',
+      decline_category: 'unknown',
+      first_failed_at: new Date('2026-02-03T04:05:06.789Z'),
+      closed_at: new Date('2026-02-04T00:00:00Z'),
+    });
+    const reply = await call('GET', '/campaigns/export.csv?status=lost', { cookie: w.member });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(reply.headers.get('content-disposition')).toBe('attachment; filename="campaigns.csv"');
+    const lines = reply.text.trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      'id,psp_invoice_id,customer_id,customer_email,subscription_id,amount_cents,currency,status,decline_code,decline_category,recovered_via,first_failed_at,recovered_at,closed_at',
+    );
+    // Newest first: the xyz campaign (fixture default failed_at, later) then ours.
+    const ours = lines.find((line) => line.includes('HYPERLINK'))!;
+    expect(ours).toContain(`"'=HYPERLINK(""http://evil.example"")"`);
+    expect(ours).toContain(",'+cmd|calc,unknown,,2026-02-03T04:05:06.789Z,,2026-02-04T00:00:00.000Z");
+    expect(ours).toContain(`,${customer.email},`);
+    expect(lines).toHaveLength(3); // header, xyz lost, ours
+    expect(reply.text).not.toContain(other.workspaceId);
+    const otherIds = await api.current.db('recovery_campaigns').where({ workspace_id: other.workspaceId }).pluck('id');
+    for (const id of otherIds) expect(reply.text).not.toContain(id);
+
+    const byEmail = await call('GET', `/campaigns/export.csv?q=${encodeURIComponent(customer.email)}`, {
+      cookie: w.member,
+    });
+    expect(byEmail.text.trimEnd().split('\n')).toHaveLength(6); // header and all five
+    const bad = await call('GET', '/campaigns/export.csv?status=won', { cookie: w.member });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/status: must be one of/);
+  });
+
+  it('streams 20,000 rows in order', async () => {
+    const w = await world();
+    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id');
+    const [subscription] = await api.current.db('subscriptions').where({ workspace_id: w.workspaceId }).select('id');
+    await api.current.db.raw(
+      `INSERT INTO recovery_campaigns (workspace_id, customer_id, subscription_id, psp_invoice_id, amount_cents, currency,
+                                       status, decline_code, decline_category, first_failed_at)
+       SELECT ?, ?, ?, 'in_bulk_' || g, g, 'usd', 'in_flight', 'generic_decline', 'unknown',
+              timestamptz '2025-01-01T00:00:00Z' + g * interval '1 second'
+         FROM generate_series(1, 20000) AS g`,
+      [w.workspaceId, customer.id, subscription.id],
+    );
+    const reply = await call('GET', '/campaigns/export.csv?status=in_flight&decline_category=unknown', {
+      cookie: w.member,
+    });
+    const lines = reply.text.trimEnd().split('\n');
+    expect(lines).toHaveLength(20_001);
+    expect(lines[1]).toContain(',in_bulk_20000,');
+    expect(lines[20_000]).toContain(',in_bulk_1,');
+  });
+});
