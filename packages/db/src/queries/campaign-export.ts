@@ -112,7 +112,9 @@ export function campaignExportQuery(
   if (filters.to) query.where('k.first_failed_at', '<', filters.to);
   if (filters.q !== undefined) {
     const q = filters.q;
-    query.where((where) => where.where('k.psp_invoice_id', q).orWhere('c.email', q));
+    query.where(function invoiceOrEmail() {
+      void this.where('k.psp_invoice_id', q).orWhere('c.email', q);
+    });
   }
   return query;
 }

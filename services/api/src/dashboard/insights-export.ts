@@ -40,7 +40,8 @@ export async function streamCsv(
           const value = row[column];
           if (value === null || value === undefined) return '';
           if (value instanceof Date) return toIsoMillis(value);
-          return neutralizeFormula(String(value));
+          // Every exported column is text, a number or a timestamp; nothing else reaches here.
+          return neutralizeFormula(typeof value === 'string' ? value : JSON.stringify(value));
         }),
       );
     },
