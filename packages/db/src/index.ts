@@ -12,3 +12,4 @@ export * from './queries/pagination.js';
 export * from './queries/opaque-keyset.js';
 export * from './queries/campaign-detail.js';
 export * from './queries/campaign-export.js';
+export * from './queries/cancel-session-export.js';

@@ -1,6 +1,14 @@
 import { Router, type Request, type Response } from 'express';
 import { computeOverview, markCampaignLost, markCampaignRecovered, parseOverviewPeriod } from '@retention/domain';
-import { CAMPAIGN_EXPORT_COLUMNS, campaignDetail, campaignExportFilters, campaignExportQuery } from '@retention/db';
+import {
+  CAMPAIGN_EXPORT_COLUMNS,
+  CANCEL_SESSION_EXPORT_COLUMNS,
+  campaignDetail,
+  campaignExportFilters,
+  campaignExportQuery,
+  cancelSessionExportFilters,
+  cancelSessionExportQuery,
+} from '@retention/db';
 import { pathId } from '../middleware/validate-query.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { streamCsv } from './insights-export.js';
@@ -26,6 +34,12 @@ export function insightsRoutes(context: DashboardContext): Router {
     );
     const query = campaignExportQuery(db, signedIn(res).workspaceId, filters);
     await streamCsv(req, res, context.logger, query, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
+  });
+
+  router.get('/cancel_sessions/export.csv', async (req, res) => {
+    const filters = cancelSessionExportFilters(queryStrings(req.originalUrl, ['outcome', 'reason_code']));
+    const query = cancelSessionExportQuery(db, signedIn(res).workspaceId, filters);
+    await streamCsv(req, res, context.logger, query, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
   });
 
   router.get('/campaigns/:id', async (req, res) => {

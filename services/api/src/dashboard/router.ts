@@ -53,6 +53,7 @@ export const DASHBOARD_ROUTE_PATTERNS = [
   '/customers',
   '/customers/:id',
   '/cancel_sessions',
+  '/cancel_sessions/export.csv',
   '/overview',
   '/campaigns/:id/mark-recovered',
   '/campaigns/:id/mark-lost',

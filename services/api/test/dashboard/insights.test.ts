@@ -235,3 +235,34 @@ describe('GET /dashboard/api/campaigns/export.csv', () => {
     expect(lines[20_000]).toContain(',in_bulk_1,');
   });
 });
+
+describe('GET /dashboard/api/cancel_sessions/export.csv', () => {
+  it('streams the filtered sessions with their feedback, formula cells neutralised', async () => {
+    const w = await world();
+    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id', 'email');
+    await api.current.db('cancel_sessions').insert({
+      workspace_id: w.workspaceId,
+      customer_id: customer.id,
+      outcome: 'canceled',
+      reason_code: 'too_expensive',
+      feedback: '@SUM(1+1) and, "quoted"',
+      monthly_mrr_cents: 1234,
+      currency: 'usd',
+      created_at: new Date('2026-03-01T00:00:00Z'),
+      ended_at: new Date('2026-03-01T00:05:00Z'),
+    });
+    const reply = await call('GET', '/cancel_sessions/export.csv?outcome=canceled&reason_code=too_expensive', {
+      cookie: w.member,
+    });
+    expect(reply.status).toBe(200);
+    const lines = reply.text.trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      'id,customer_id,customer_email,subscription_id,outcome,reason_code,feedback,monthly_mrr_cents,currency,created_at,ended_at',
+    );
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(
+      `,${customer.email},,canceled,too_expensive,"'@SUM(1+1) and, ""quoted""",1234,usd,2026-03-01T00:00:00.000Z,2026-03-01T00:05:00.000Z`,
+    );
+    expect((await call('GET', '/cancel_sessions/export.csv?reason=x', { cookie: w.member })).status).toBe(400);
+  });
+});
