@@ -10,8 +10,19 @@
  * Environment: BENCH_DATABASE_URL as bench/api.ts.
  */
 import { performance } from 'node:perf_hooks';
-import { createDb, ensureDatabase, migrateLatest } from '@retention/db';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import {
+  CAMPAIGN_EXPORT_COLUMNS,
+  campaignExportQuery,
+  createDb,
+  ensureDatabase,
+  migrateLatest,
+  type Db,
+} from '@retention/db';
 import { computeOverview, computeStats, OVERVIEW_PERIODS } from '@retention/domain';
+import { csvCells } from '../services/api/src/dashboard/insights-export.js';
 import { findOrSeedBenchWorkspace } from './seed-api-bench.js';
 import { saveReport, table } from './support.js';
 
@@ -33,6 +44,42 @@ async function timed(run: () => Promise<unknown>): Promise<{ median: number; p99
   return { median: at(0.5), p99: at(0.99) };
 }
 
+/**
+ * The campaigns CSV export of the whole workspace (1,000,000 rows) through the route's own
+ * pipeline (cursor, cells, csv-stringify) into a sink: rows, bytes, seconds and the peak RSS
+ * above the starting RSS, sampled every 50 ms. Flat memory is the point.
+ */
+async function exportMemory(db: Db, workspaceId: string) {
+  const startRss = process.memoryUsage().rss;
+  let peakRss = startRss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+  let bytes = 0;
+  let rows = -1; // the header line
+  const started = performance.now();
+  try {
+    await pipeline(
+      campaignExportQuery(db, workspaceId, {}).stream({ highWaterMark: 500 }),
+      csvCells(CAMPAIGN_EXPORT_COLUMNS),
+      stringify({ header: true, columns: [...CAMPAIGN_EXPORT_COLUMNS] }),
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length;
+          for (const byte of chunk) if (byte === 10) rows += 1;
+          done();
+        },
+      }),
+    );
+  } finally {
+    clearInterval(sampler);
+  }
+  return {
+    rows,
+    megabytes: Math.round(bytes / 1e5) / 10,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+    peak_rss_growth_mb: Math.round((peakRss - startRss) / 1e5) / 10,
+  };
+}
+
 async function main(): Promise<void> {
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { poolMax: 2, statementTimeoutMs: 600_000 });
@@ -50,7 +97,11 @@ async function main(): Promise<void> {
         Object.entries(results).map(([name, { median, p99 }]) => ({ read: name, 'median ms': median, 'p99 ms': p99 })),
       ),
     );
-    log(`report: ${await saveReport('insights', { calls, results })}`);
+    const csv = await exportMemory(db, workspaceId);
+    log(
+      `campaigns CSV export: ${csv.rows} rows, ${csv.megabytes} MB in ${csv.seconds} s, peak RSS growth ${csv.peak_rss_growth_mb} MB`,
+    );
+    log(`report: ${await saveReport('insights', { calls, results, csv })}`);
   } finally {
     await db.destroy();
   }

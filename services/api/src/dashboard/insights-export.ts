@@ -31,7 +31,19 @@ export async function streamCsv(
   res.setHeader('Content-Type', 'text/csv; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
   const rows = query.stream({ highWaterMark: 500 });
-  const cells = new Transform({
+  const cells = csvCells(columns);
+  try {
+    await pipeline(rows, cells, stringify({ header: true, columns: [...columns] }), res);
+  } catch (error) {
+    // Headers are gone: the client sees a cut-off download rather than a JSON error.
+    if (!req.destroyed) logger.error({ err: error }, 'CSV export failed');
+    res.destroy();
+  }
+}
+
+/** Rows (objects) to arrays of cells in `columns` order: ISO times, '' for null, formulas neutralised. */
+export function csvCells(columns: readonly string[]): Transform {
+  return new Transform({
     objectMode: true,
     transform(row: Record<string, unknown>, _encoding, done) {
       done(
@@ -46,11 +58,4 @@ export async function streamCsv(
       );
     },
   });
-  try {
-    await pipeline(rows, cells, stringify({ header: true, columns: [...columns] }), res);
-  } catch (error) {
-    // Headers are gone: the client sees a cut-off download rather than a JSON error.
-    if (!req.destroyed) logger.error({ err: error }, 'CSV export failed');
-    res.destroy();
-  }
 }
