@@ -1,6 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Db } from '@retention/db';
-import { computeOverview, computeStats, loadFixtures, parseOverviewPeriod } from '@retention/domain';
+import {
+  computeOverview,
+  computeStats,
+  loadFixtures,
+  loseCampaign,
+  openCampaign,
+  parseOverviewPeriod,
+  recoverCampaign,
+} from '@retention/domain';
+import { actionGraph } from './helpers.js';
 import { useTestDatabase } from '@retention/testkit';
 
 const database = useTestDatabase();
@@ -262,5 +271,66 @@ describe('computeOverview', () => {
   it('refuses an unknown period with the documented error', () => {
     expect(() => parseOverviewPeriod('last_week')).toThrow(/period must be one of/);
     expect(parseOverviewPeriod(undefined)).toBe('last_30_days');
+  });
+});
+
+describe('the day rollups under concurrent writers', () => {
+  it('stay exact while campaigns open and close at once, across days and currencies', async () => {
+    const { db } = database.current;
+    const g = await actionGraph(db);
+    const now = new Date();
+    const currencies = ['usd', 'eur', 'jpy', 'xyz'];
+    const opened = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        openCampaign(db, {
+          workspace_id: g.a.id,
+          customer_id: g.a.ann,
+          subscription_id: g.a.active,
+          psp_invoice_id: `in_concurrent_${i}`,
+          amount_cents: 100 + i,
+          currency: currencies[i % 4]!,
+          decline_code: i % 3 === 0 ? 'expired_card' : 'insufficient_funds',
+          failed_at: new Date(now.getTime() - (i % 12) * DAY - 1000),
+        }),
+      ),
+    );
+    await Promise.all(
+      opened.map((campaign, i) =>
+        i % 3 === 0
+          ? recoverCampaign(db, { id: campaign.id, via: 'retry' })
+          : i % 3 === 1
+            ? loseCampaign(db, { id: campaign.id, by: 'processor' })
+            : Promise.resolve(campaign),
+      ),
+    );
+    const { stats } = await computeOverview(db, g.a.id, 'last_30_days', now);
+    const { rows } = await db.raw<{
+      rows: Array<{ status: string; currency: string; campaigns: number; amount: string }>;
+    }>(
+      `SELECT status, currency, count(*)::integer AS campaigns, sum(amount_cents)::text AS amount
+         FROM recovery_campaigns WHERE workspace_id = ? GROUP BY 1, 2`,
+      [g.a.id],
+    );
+    const count = (status: string) =>
+      rows.filter((row) => row.status === status).reduce((n, row) => n + row.campaigns, 0);
+    expect(stats.recovery).toMatchObject({
+      opened: 40,
+      recovered: count('recovered'),
+      lost: count('lost'),
+      in_flight: count('in_flight'),
+    });
+    expect(count('recovered')).toBe(14);
+    const { rows: kept } = await db.raw<{
+      rows: Array<{ status: string; currency: string; campaigns: number; amount: string }>;
+    }>(
+      `SELECT status, currency, sum(campaigns)::integer AS campaigns, sum(amount_cents)::text AS amount
+         FROM campaign_day_rollups WHERE workspace_id = ? GROUP BY 1, 2 HAVING sum(campaigns) <> 0`,
+      [g.a.id],
+    );
+    const key = (row: { status: string; currency: string }) => `${row.status}/${row.currency}`;
+    expect([...kept].sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
+      [...rows].sort((a, b) => key(a).localeCompare(key(b))),
+    );
+    expect(stats.unconverted_currencies).toEqual(['xyz']);
   });
 });
