@@ -10,3 +10,6 @@ export * from './queries/cancel-sessions.js';
 export * from './queries/customers.js';
 export * from './queries/pagination.js';
 export * from './queries/opaque-keyset.js';
+export * from './queries/campaign-detail.js';
+export * from './queries/campaign-export.js';
+export * from './queries/cancel-session-export.js';

@@ -26,7 +26,9 @@ async function tables(db: Awaited<ReturnType<typeof createEmptyDatabase>>['db'])
 const EXPECTED_TABLES = [
   'account_links',
   'api_tokens',
+  'campaign_day_rollups',
   'campaign_rollups',
+  'cancel_session_day_rollups',
   'cancel_session_rollups',
   'cancel_sessions',
   'customers',
@@ -37,6 +39,7 @@ const EXPECTED_TABLES = [
   'processor_object_states',
   'reactivations',
   'recovery_campaigns',
+  'recovery_time_day_rollups',
   'recovery_time_rollups',
   'security_events',
   'subscriptions',

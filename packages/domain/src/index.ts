@@ -1,5 +1,6 @@
 export * from './campaigns/close.js';
 export * from './campaigns/close-stale.js';
+export * from './campaigns/mark.js';
 export * from './campaigns/open.js';
 export * from './cancel-sessions.js';
 export * from './fixtures/load.js';
@@ -23,3 +24,4 @@ export * from './processor/inbox.js';
 export * from './processor/mirror.js';
 export * from './accounts/index.js';
 export * from './notifications/messages.js';
+export * from './insights-overview.js';

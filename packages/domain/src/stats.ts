@@ -68,29 +68,35 @@ interface Amount {
 const MILLISECONDS_PER_DAY = 86_400_000;
 
 export async function computeStats(db: Db, workspaceId: string, now = new Date()): Promise<Stats> {
-  return db.transaction((trx) => statsInSnapshot(trx, workspaceId, now), {
+  return db.transaction((trx) => statsInSnapshot(trx, workspaceId, now, null), {
     isolationLevel: 'repeatable read',
     readOnly: true,
   });
 }
 
-async function statsInSnapshot(trx: Transaction, workspaceId: string, now: Date): Promise<Stats> {
+/**
+ * The stats of `workspaceId`, over every campaign and cancel session (`since` null: the
+ * all-time rollups of 0006) or over those that opened on or after the UTC day `since`
+ * (YYYY-MM-DD: the day rollups of 0012). One function for both, so the overview's "all time"
+ * is GET /api/v1/stats by construction. Runs in the caller's snapshot.
+ */
+export async function statsInSnapshot(
+  trx: Transaction,
+  workspaceId: string,
+  now: Date,
+  since: string | null,
+  money?: MoneyTotals,
+): Promise<Stats> {
   const workspace = await trx<{ id: string; display_currency: string }>('workspaces')
     .where({ id: workspaceId })
     .first('display_currency');
   if (!workspace) throw notFound(`No workspace with id ${workspaceId}`);
-  const campaigns: CampaignRollup[] = await trx('campaign_rollups')
-    .where({ workspace_id: workspaceId })
-    .whereNot({ campaigns: 0 })
-    .select('status', 'currency', 'decline_category', 'recovered_via', 'campaigns', trx.raw('amount_cents::text'));
-  const sessions: CancelSessionRollup[] = await trx('cancel_session_rollups')
-    .where({ workspace_id: workspaceId })
-    .whereNot({ sessions: 0 })
-    .select('outcome', 'currency', 'sessions', trx.raw('mrr_cents::text'));
-  const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId);
-  const rates = await loadFxRates(trx);
-
-  const money = new MoneyTotals(workspace.display_currency, rates);
+  const campaigns =
+    since === null ? await allTimeCampaigns(trx, workspaceId) : await campaignsSince(trx, workspaceId, since);
+  const sessions =
+    since === null ? await allTimeSessions(trx, workspaceId) : await sessionsSince(trx, workspaceId, since);
+  const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId, since);
+  money ??= new MoneyTotals(workspace.display_currency, await loadFxRates(trx));
   const recovery = summarizeCampaigns(campaigns, money);
   const cancelFlow = summarizeSessions(sessions, money);
   return {
@@ -104,8 +110,43 @@ async function statsInSnapshot(trx: Transaction, workspaceId: string, now: Date)
   };
 }
 
+async function allTimeCampaigns(trx: Transaction, workspaceId: string): Promise<CampaignRollup[]> {
+  return trx('campaign_rollups')
+    .where({ workspace_id: workspaceId })
+    .whereNot({ campaigns: 0 })
+    .select('status', 'currency', 'decline_category', 'recovered_via', 'campaigns', trx.raw('amount_cents::text'));
+}
+
+async function campaignsSince(trx: Transaction, workspaceId: string, since: string): Promise<CampaignRollup[]> {
+  const { rows } = await trx.raw<{ rows: CampaignRollup[] }>(
+    `SELECT status, currency, decline_category, recovered_via, sum(campaigns)::integer AS campaigns,
+            sum(amount_cents)::text AS amount_cents
+       FROM campaign_day_rollups WHERE workspace_id = ? AND day >= ?::date
+      GROUP BY 1, 2, 3, 4 HAVING sum(campaigns) <> 0`,
+    [workspaceId, since],
+  );
+  return rows;
+}
+
+async function allTimeSessions(trx: Transaction, workspaceId: string): Promise<CancelSessionRollup[]> {
+  return trx('cancel_session_rollups')
+    .where({ workspace_id: workspaceId })
+    .whereNot({ sessions: 0 })
+    .select('outcome', 'currency', 'sessions', trx.raw('mrr_cents::text'));
+}
+
+async function sessionsSince(trx: Transaction, workspaceId: string, since: string): Promise<CancelSessionRollup[]> {
+  const { rows } = await trx.raw<{ rows: CancelSessionRollup[] }>(
+    `SELECT outcome, currency, sum(sessions)::integer AS sessions, sum(mrr_cents)::text AS mrr_cents
+       FROM cancel_session_day_rollups WHERE workspace_id = ? AND day >= ?::date
+      GROUP BY 1, 2 HAVING sum(sessions) <> 0`,
+    [workspaceId, since],
+  );
+  return rows;
+}
+
 /** Sums amounts per currency and converts each sum to the display currency. */
-class MoneyTotals {
+export class MoneyTotals {
   readonly currenciesSeen = new Set<string>();
   readonly unconverted = new Set<string>();
 
@@ -219,18 +260,28 @@ function summarizeSessions(rows: CancelSessionRollup[], money: MoneyTotals) {
  * order of their exact duration (migration 0007), skipping to the rank. Whole hours are a
  * monotonic function of the duration, so the rank within the hour is the rank overall.
  */
-async function medianRecoveryDays(trx: Transaction, workspaceId: string): Promise<number | null> {
-  const hours: RecoveryTimeRollup[] = await trx('recovery_time_rollups')
-    .where({ workspace_id: workspaceId })
-    .where('campaigns', '>', 0)
-    .orderBy('hours_to_recover')
-    .select('hours_to_recover', 'campaigns');
+async function medianRecoveryDays(trx: Transaction, workspaceId: string, since: string | null): Promise<number | null> {
+  const hours: RecoveryTimeRollup[] =
+    since === null
+      ? await trx('recovery_time_rollups')
+          .where({ workspace_id: workspaceId })
+          .where('campaigns', '>', 0)
+          .orderBy('hours_to_recover')
+          .select('hours_to_recover', 'campaigns')
+      : (
+          await trx.raw<{ rows: RecoveryTimeRollup[] }>(
+            `SELECT hours_to_recover, sum(campaigns)::integer AS campaigns
+               FROM recovery_time_day_rollups WHERE workspace_id = ? AND day >= ?::date
+              GROUP BY 1 HAVING sum(campaigns) > 0 ORDER BY 1`,
+            [workspaceId, since],
+          )
+        ).rows;
   const total = hours.reduce((sum, row) => sum + row.campaigns, 0);
   if (total === 0) return null;
   // 1-based ranks of the middle one, or the middle two.
   const ranks = total % 2 === 1 ? [(total + 1) / 2] : [total / 2, total / 2 + 1];
   let sum = 0n;
-  for (const rank of ranks) sum += BigInt(await durationAtRank(trx, workspaceId, hours, rank));
+  for (const rank of ranks) sum += BigInt(await durationAtRank(trx, workspaceId, hours, rank, since));
   return roundedRatio(sum, BigInt(ranks.length * MILLISECONDS_PER_DAY), 2);
 }
 
@@ -240,6 +291,7 @@ async function durationAtRank(
   workspaceId: string,
   hours: RecoveryTimeRollup[],
   rank: number,
+  since: string | null,
 ): Promise<number> {
   let below = 0; // recovered campaigns in the hours before this one
   for (const { hours_to_recover: hour, campaigns } of hours) {
@@ -250,6 +302,10 @@ async function durationAtRank(
       const row = await trx('recovery_campaigns')
         .where({ workspace_id: workspaceId, status: 'recovered' })
         .whereRaw('hours_between(first_failed_at, recovered_at) = ?', [hour])
+        .modify((query) => {
+          // The period's campaigns opened on or after UTC midnight of `since`, as the day rollups bucket them.
+          if (since !== null) query.whereRaw(`first_failed_at >= (?::date)::timestamp AT TIME ZONE 'UTC'`, [since]);
+        })
         .orderByRaw(`recovered_at - first_failed_at ${fromShortest <= fromLongest ? 'ASC' : 'DESC'}`)
         .offset(Math.min(fromShortest, fromLongest))
         .first<{ milliseconds: number } | undefined>(

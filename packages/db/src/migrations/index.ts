@@ -10,6 +10,7 @@ import * as integrity from './0008-integrity.js';
 import * as securityLog from './0009-security-log.js';
 import * as accounts from './0010-accounts.js';
 import * as processor from './0011-processor.js';
+import * as insightRollups from './0012-insight-rollups.js';
 
 export interface Migration {
   name: string;
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0009-security-log', ...securityLog },
   { name: '0010-accounts', ...accounts },
   { name: '0011-processor', ...processor },
+  { name: '0012-insight-rollups', ...insightRollups },
 ];

@@ -6,6 +6,7 @@ import { announceTokenChange, createMailer, type Logger, type Mailer, type Redis
 import { SlidingWindowRateLimiter } from '../rate-limiter.js';
 import { accountRoutes } from './account-routes.js';
 import { requireSession, type DashboardContext } from './context.js';
+import { insightsRoutes } from './insights-routes.js';
 import { jsonBody } from './json-body.js';
 import { linkRoutes } from './link-routes.js';
 import { dashboardMailer } from './mail.js';
@@ -50,10 +51,15 @@ export const DASHBOARD_ROUTE_PATTERNS = [
   '/processor/:action',
   '/stats',
   '/campaigns',
+  '/campaigns/export.csv',
   '/campaigns/:id',
   '/customers',
   '/customers/:id',
   '/cancel_sessions',
+  '/cancel_sessions/export.csv',
+  '/overview',
+  '/campaigns/:id/mark-recovered',
+  '/campaigns/:id/mark-lost',
 ].map((pattern) => `${DASHBOARD_API_PREFIX}${pattern}`);
 
 export interface DashboardDependencies {
@@ -116,6 +122,7 @@ export function dashboardApi(deps: DashboardDependencies): Router {
   router.use(webhookRoutes(context));
   router.use(workspaceRoutes(context));
   router.use(processorRoutes(context));
+  router.use(insightsRoutes(context));
   router.use(readRoutes(context));
   router.use(unknownDashboardRoute);
   return router;

@@ -1,0 +1,127 @@
+import { describe, expect, it } from '@jest/globals';
+import type { Knex } from 'knex';
+import { MIGRATIONS, migrateLatest, type Db, type Migration } from '@retention/db';
+import { createEmptyDatabase } from '@retention/testkit';
+
+/** Applies the migrations before `name` only, as a database deployed before it would have them. */
+async function migrateUpTo(db: Db, name: string): Promise<void> {
+  const earlier = MIGRATIONS.slice(
+    0,
+    MIGRATIONS.findIndex((migration) => migration.name === name),
+  );
+  const migrationSource: Knex.MigrationSource<Migration> = {
+    getMigrations: () => Promise.resolve([...earlier]),
+    getMigrationName: (migration) => migration.name,
+    getMigration: (migration) => Promise.resolve(migration),
+  };
+  await db.migrate.latest({ migrationSource, tableName: 'knex_migrations' });
+}
+
+/** The day rollups recomputed from the source rows, for comparison with the kept ones. */
+const RECOUNT = `
+  SELECT (SELECT json_agg(r ORDER BY r.day, r.status, r.currency, r.recovered_via) FROM (
+            SELECT (first_failed_at AT TIME ZONE 'UTC')::date AS day, status, currency, coalesce(recovered_via, '') AS recovered_via,
+                   count(*)::bigint AS campaigns, sum(amount_cents)::bigint AS amount_cents
+              FROM recovery_campaigns GROUP BY 1, 2, 3, 4) r) AS expected,
+         (SELECT json_agg(r ORDER BY r.day, r.status, r.currency, r.recovered_via) FROM (
+            SELECT day, status, currency, recovered_via, sum(campaigns)::bigint AS campaigns, sum(amount_cents)::bigint AS amount_cents
+              FROM campaign_day_rollups GROUP BY 1, 2, 3, 4 HAVING sum(campaigns) <> 0) r) AS kept,
+         (SELECT json_agg(r ORDER BY r.day, r.outcome, r.reason_code) FROM (
+            SELECT (created_at AT TIME ZONE 'UTC')::date AS day, outcome, reason_code, count(*)::bigint AS sessions,
+                   sum(monthly_mrr_cents)::bigint AS mrr_cents
+              FROM cancel_sessions GROUP BY 1, 2, 3) r) AS expected_sessions,
+         (SELECT json_agg(r ORDER BY r.day, r.outcome, r.reason_code) FROM (
+            SELECT day, outcome, reason_code, sum(sessions)::bigint AS sessions, sum(mrr_cents)::bigint AS mrr_cents
+              FROM cancel_session_day_rollups GROUP BY 1, 2, 3 HAVING sum(sessions) <> 0) r) AS kept_sessions`;
+
+describe('0012-insight-rollups', () => {
+  it('backfills the rows that existed before it, then keeps the day rollups exact under inserts, updates and deletes', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateUpTo(db, '0012-insight-rollups');
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const workspaceId = workspace!.id;
+      const [customer] = await db('customers')
+        .insert({ workspace_id: workspaceId, psp_customer_id: 'cus_1', email: 'a@b.co' })
+        .returning<Array<{ id: string }>>('id');
+      const [subscription] = await db('subscriptions')
+        .insert({
+          workspace_id: workspaceId,
+          customer_id: customer!.id,
+          psp_subscription_id: 'sub_1',
+          status: 'active',
+          plan_name: 'Pro',
+          amount_cents: 4900,
+          currency: 'usd',
+          interval: 'month',
+        })
+        .returning<Array<{ id: string }>>('id');
+      const owner = { workspace_id: workspaceId, customer_id: customer!.id, subscription_id: subscription!.id };
+      const campaign = (invoice: number, currency: string, failedAt: string) => ({
+        ...owner,
+        psp_invoice_id: `in_${invoice}`,
+        amount_cents: 100 * invoice,
+        currency,
+        status: 'in_flight',
+        decline_code: 'generic_decline',
+        decline_category: 'unknown',
+        first_failed_at: new Date(failedAt),
+      });
+      // 23:59:59.999 UTC and 00:00 UTC the next day fall in different day buckets.
+      await db('recovery_campaigns').insert([
+        campaign(1, 'usd', '2026-03-01T23:59:59.999Z'),
+        campaign(2, 'usd', '2026-03-02T00:00:00Z'),
+        campaign(3, 'eur', '2026-03-02T12:00:00Z'),
+      ]);
+      await db('cancel_sessions').insert({
+        ...owner,
+        outcome: 'canceled',
+        reason_code: 'other',
+        monthly_mrr_cents: 500,
+        currency: 'usd',
+        created_at: new Date('2026-03-03T00:00:00Z'),
+        ended_at: new Date('2026-03-03T00:00:00Z'),
+      });
+
+      await migrateLatest(db);
+      const check = async () => {
+        const { rows } = await db.raw<{ rows: Array<Record<string, unknown>> }>(RECOUNT);
+        expect(rows[0]!.kept).toEqual(rows[0]!.expected);
+        expect(rows[0]!.kept_sessions).toEqual(rows[0]!.expected_sessions);
+        return rows[0]!;
+      };
+      expect(((await check()).kept as unknown[]).length).toBe(3);
+
+      await db('recovery_campaigns').insert(campaign(4, 'jpy', '2026-04-01T00:00:00Z'));
+      await db('recovery_campaigns')
+        .where({ psp_invoice_id: 'in_2' })
+        .update({
+          status: 'recovered',
+          recovered_via: 'manual',
+          recovered_at: new Date('2026-03-05T00:00:00Z'),
+          closed_at: new Date('2026-03-05T00:00:00Z'),
+        });
+      await db('recovery_campaigns')
+        .where({ psp_invoice_id: 'in_3' })
+        .update({ first_failed_at: new Date('2026-02-27T00:00:00Z') });
+      await db('recovery_campaigns').where({ psp_invoice_id: 'in_1' }).delete();
+      await db('cancel_sessions').update({ outcome: 'saved_pause' });
+      await check();
+      const { rows } = await db.raw<{ rows: Array<{ campaigns: string }> }>(
+        'SELECT sum(campaigns)::text AS campaigns FROM recovery_time_day_rollups',
+      );
+      expect(rows[0]!.campaigns).toBe('1');
+
+      // Deleting the workspace cascades through the triggers without resurrecting its rollups.
+      await db('workspaces').where({ id: workspaceId }).delete();
+      const { rows: left } = await db.raw<{ rows: Array<{ n: number }> }>(
+        `SELECT (SELECT count(*) FROM campaign_day_rollups) + (SELECT count(*) FROM recovery_time_day_rollups)
+              + (SELECT count(*) FROM cancel_session_day_rollups) AS n`,
+      );
+      expect(Number(left[0]!.n)).toBe(0);
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,59 @@
+import { Router, type Request, type Response } from 'express';
+import { computeOverview, markCampaignLost, markCampaignRecovered, parseOverviewPeriod } from '@retention/domain';
+import {
+  CAMPAIGN_EXPORT_COLUMNS,
+  CANCEL_SESSION_EXPORT_COLUMNS,
+  campaignDetail,
+  campaignExportFilters,
+  campaignExportQuery,
+  cancelSessionExportFilters,
+  cancelSessionExportQuery,
+} from '@retention/db';
+import { pathId } from '../middleware/validate-query.js';
+import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
+import { streamCsv } from './insights-export.js';
+import { queryStrings } from './webhook-routes.js';
+
+/**
+ * The insight pages' data (docs/dashboard-api.md, "Insights"): the overview of a period and
+ * the campaign actions. Mark recovered / Mark lost are the CLI's closing actions (the domain
+ * checks the role again and writes the security log in the same transaction).
+ */
+export function insightsRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db } = context;
+
+  router.get('/overview', async (req, res) => {
+    const period = parseOverviewPeriod(queryStrings(req.originalUrl, ['period']).period);
+    res.json(await computeOverview(db, signedIn(res).workspaceId, period));
+  });
+
+  router.get('/campaigns/export.csv', async (req, res) => {
+    const filters = campaignExportFilters(
+      queryStrings(req.originalUrl, ['status', 'decline_category', 'from', 'to', 'q']),
+    );
+    const query = campaignExportQuery(db, signedIn(res).workspaceId, filters);
+    await streamCsv(req, res, context.logger, query, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
+  });
+
+  router.get('/cancel_sessions/export.csv', async (req, res) => {
+    const filters = cancelSessionExportFilters(queryStrings(req.originalUrl, ['outcome', 'reason_code']));
+    const query = cancelSessionExportQuery(db, signedIn(res).workspaceId, filters);
+    await streamCsv(req, res, context.logger, query, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
+  });
+
+  router.get('/campaigns/:id', async (req, res) => {
+    res.json(await campaignDetail(db, signedIn(res).workspaceId, pathId(String(req.params.id))));
+  });
+
+  const mark = (action: typeof markCampaignRecovered) =>
+    async function markCampaign(req: Request, res: Response) {
+      const id = pathId(String(req.params.id));
+      const { workspaceId, user } = signedIn(res);
+      res.json(await action(db, { id, workspace_id: workspaceId, actor: { ...actorOf(req, res), user_id: user.id } }));
+    };
+
+  router.post('/campaigns/:id/mark-recovered', allow('manage_campaigns'), mark(markCampaignRecovered));
+  router.post('/campaigns/:id/mark-lost', allow('manage_campaigns'), mark(markCampaignLost));
+  return router;
+}

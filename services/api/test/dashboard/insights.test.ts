@@ -1,0 +1,268 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { setFxRate } from '@retention/domain';
+import { useApi, workspaceWithToken } from '../harness.js';
+import { dashboardClient, makeUser, signIn, team } from './support.js';
+
+/** The insight routes over HTTP: the overview beside /api/v1/stats, and the campaign actions. */
+const api = useApi();
+const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
+
+beforeAll(async () => {
+  for (const [currency, perUsd] of [
+    ['eur', '0.8'],
+    ['jpy', '100'],
+  ]) {
+    await setFxRate(api.current.db, { currency: currency!, per_usd: perUsd! });
+  }
+});
+
+const customers = [{ key: 'c', subscriptions: [{ key: 's' }] }];
+
+/** A workspace with an API token, a signed-in owner and member, and campaigns in four currencies (xyz has no rate). */
+async function world() {
+  const { workspaceId, token } = await workspaceWithToken(api.current, {
+    customers,
+    campaigns: [
+      {
+        key: 'open',
+        customer: 'c',
+        currency: 'usd',
+        amount_cents: 1000,
+        decline_code: 'insufficient_funds',
+        status: 'in_flight',
+      },
+      {
+        customer: 'c',
+        currency: 'eur',
+        amount_cents: 800,
+        decline_code: 'generic_decline',
+        status: 'recovered',
+        recovered_via: 'manual',
+        first_failed_at: '2026-01-01T00:00:00Z',
+        recovered_at: '2026-01-03T00:00:00Z',
+      },
+      { customer: 'c', currency: 'jpy', amount_cents: 5000, decline_code: 'stolen_card', status: 'in_flight' },
+      { customer: 'c', currency: 'xyz', amount_cents: 999, decline_code: 'stop_payment_order', status: 'lost' },
+    ],
+    cancel_sessions: [
+      { customer: 'c', outcome: 'saved_pause', monthly_mrr_cents: 800, currency: 'eur' },
+      { customer: 'c', outcome: 'canceled', monthly_mrr_cents: 5000, currency: 'usd' },
+    ],
+  });
+  const owner = await makeUser(api.current.db, workspaceId, 'owner');
+  const member = await makeUser(api.current.db, workspaceId, 'member');
+  const campaignIds = await api.current
+    .db('recovery_campaigns')
+    .where({ workspace_id: workspaceId, status: 'in_flight' })
+    .orderBy('currency', 'desc')
+    .pluck('id');
+  return {
+    workspaceId,
+    token,
+    campaignIds: campaignIds as string[],
+    owner: await signIn(call, owner.email),
+    member: await signIn(call, member.email),
+  };
+}
+
+describe('GET /dashboard/api/overview', () => {
+  it('all time is GET /api/v1/stats number for number, naming the unconvertible currency', async () => {
+    const w = await world();
+    const overview = await call('GET', '/overview?period=all_time', { cookie: w.owner });
+    const stats = await api.current.get('/api/v1/stats', w.token);
+    expect(overview.status).toBe(200);
+    expect(stats.status).toBe(200);
+    const { generated_at: _a, ...fromOverview } = overview.body.stats;
+    const { generated_at: _b, ...fromApi } = stats.body;
+    expect(fromOverview).toEqual(fromApi);
+    expect(overview.body.unconverted_currencies).toEqual(['xyz']);
+    expect(overview.body.stats.recovery).toMatchObject({
+      opened: 4,
+      recovered_amount_cents: 1000, // 800 eur cents at 0.8 per usd
+      at_risk_amount_cents: 6000, // 1000 usd cents + 5000 yen (no minor unit) at 100 per usd = 50 usd
+      lost_amount_cents: 0, // xyz left out
+    });
+    expect(overview.body.campaigns_by_month).toHaveLength(12);
+  });
+
+  it('refuses an unknown period with the JSON error, and a request without a session', async () => {
+    const w = await world();
+    const bad = await call('GET', '/overview?period=forever', { cookie: w.member });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/period must be one of last_30_days/);
+    expect((await call('GET', '/overview')).status).toBe(401);
+  });
+});
+
+describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () => {
+  it('mark lost by the owner: recovery.lost with source "dashboard" and campaign.marked_lost', async () => {
+    const w = await world();
+    const id = w.campaignIds[0]!;
+    const reply = await call('POST', `/campaigns/${id}/mark-lost`, { cookie: w.owner });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ id, status: 'lost' });
+    const event = await api.current.db('events').where({ workspace_id: w.workspaceId, type: 'recovery.lost' }).first();
+    expect(event.data).toMatchObject({ campaign_id: id, source: 'dashboard' });
+    const logged = await api.current.db('security_events').where({ workspace_id: w.workspaceId, target_id: id });
+    expect(logged.map((row: { action: string }) => row.action)).toEqual(['campaign.marked_lost']);
+
+    // The detail's timeline: the event with its delivery's outcome, and who marked it lost.
+    const [endpoint] = await api.current
+      .db('webhook_endpoints')
+      .insert({ workspace_id: w.workspaceId, name: 'Receiver', url: 'https://e.invalid/', signing_secret: 'whsec_x' })
+      .returning('id');
+    await api.current.db('webhook_deliveries').insert({
+      workspace_id: w.workspaceId,
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: 'recovery.lost',
+      status: 'succeeded',
+      attempt_count: 1,
+      completed_at: new Date(),
+    });
+    const detail = await call('GET', `/campaigns/${id}`, { cookie: w.member });
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({ id, status: 'lost', customer: { object: 'customer' } });
+    expect(
+      detail.body.timeline.map((entry: { kind: string; type?: string; action?: string }) => entry.type ?? entry.action),
+    ).toEqual(['recovery.lost', 'campaign.marked_lost']);
+    expect(detail.body.timeline[0]).toMatchObject({
+      source: 'dashboard',
+      deliveries: [{ endpoint_name: 'Receiver', status: 'succeeded', attempt_count: 1 }],
+    });
+    expect(detail.body.timeline[1].actor.user_id).toBeTruthy();
+    const elsewhere = await team(api.current.db, call, 'Elsewhere');
+    expect((await call('GET', `/campaigns/${id}`, { cookie: elsewhere.member.cookie })).status).toBe(404);
+
+    const again = await call('POST', `/campaigns/${id}/mark-recovered`, { cookie: w.owner });
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toMatch(/is already lost; a closed campaign cannot change/);
+  });
+
+  it('mark recovered records manual', async () => {
+    const w = await world();
+    const reply = await call('POST', `/campaigns/${w.campaignIds[1]!}/mark-recovered`, { cookie: w.owner });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'recovered', recovered_via: 'manual' });
+  });
+
+  it('refuses a member (403), a forged origin (403), another workspace (404) and a bad id (400), changing nothing', async () => {
+    const w = await world();
+    const other = await team(api.current.db, call, 'Other');
+    const id = w.campaignIds[0]!;
+    const member = await call('POST', `/campaigns/${id}/mark-lost`, { cookie: w.member });
+    expect(member.status).toBe(403);
+    const forged = await call('POST', `/campaigns/${id}/mark-lost`, {
+      cookie: w.owner,
+      origin: 'https://evil.example',
+    });
+    expect(forged.status).toBe(403);
+    const theirs = await call('POST', `/campaigns/${id}/mark-recovered`, { cookie: other.owner.cookie });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error.type).toBeDefined();
+    const bad = await call('POST', '/campaigns/not-a-uuid/mark-lost', { cookie: w.owner });
+    expect(bad.status).toBe(400);
+    const row = await api.current.db('recovery_campaigns').where({ id }).first('status');
+    expect(row.status).toBe('in_flight');
+    expect(await api.current.db('security_events').where({ target_id: id })).toEqual([]);
+  });
+});
+
+describe('GET /dashboard/api/campaigns/export.csv', () => {
+  it('streams the filtered campaigns with ids, formula cells neutralised, another workspace never included', async () => {
+    const w = await world();
+    const other = await world();
+    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id', 'email');
+    const [subscription] = await api.current.db('subscriptions').where({ workspace_id: w.workspaceId }).select('id');
+    await api.current.db('recovery_campaigns').insert({
+      workspace_id: w.workspaceId,
+      customer_id: customer.id,
+      subscription_id: subscription.id,
+      psp_invoice_id: '=HYPERLINK("http://evil.example")',
+      amount_cents: 4200,
+      currency: 'usd',
+      status: 'lost',
+      decline_code: '+cmd|calc',
+      decline_category: 'unknown',
+      first_failed_at: new Date('2026-02-03T04:05:06.789Z'),
+      closed_at: new Date('2026-02-04T00:00:00Z'),
+    });
+    const reply = await call('GET', '/campaigns/export.csv?status=lost', { cookie: w.member });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(reply.headers.get('content-disposition')).toBe('attachment; filename="campaigns.csv"');
+    const lines = reply.text.trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      'id,psp_invoice_id,customer_id,customer_email,subscription_id,amount_cents,currency,status,decline_code,decline_category,recovered_via,first_failed_at,recovered_at,closed_at',
+    );
+    // Newest first: the xyz campaign (fixture default failed_at, later) then ours.
+    const ours = lines.find((line) => line.includes('HYPERLINK'))!;
+    expect(ours).toContain(`"'=HYPERLINK(""http://evil.example"")"`);
+    expect(ours).toContain(",'+cmd|calc,unknown,,2026-02-03T04:05:06.789Z,,2026-02-04T00:00:00.000Z");
+    expect(ours).toContain(`,${customer.email},`);
+    expect(lines).toHaveLength(3); // header, xyz lost, ours
+    expect(reply.text).not.toContain(other.workspaceId);
+    const otherIds = await api.current.db('recovery_campaigns').where({ workspace_id: other.workspaceId }).pluck('id');
+    for (const id of otherIds) expect(reply.text).not.toContain(id);
+
+    const byEmail = await call('GET', `/campaigns/export.csv?q=${encodeURIComponent(customer.email)}`, {
+      cookie: w.member,
+    });
+    expect(byEmail.text.trimEnd().split('\n')).toHaveLength(6); // header and all five
+    const bad = await call('GET', '/campaigns/export.csv?status=won', { cookie: w.member });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/status: must be one of/);
+  });
+
+  it('streams 20,000 rows in order', async () => {
+    const w = await world();
+    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id');
+    const [subscription] = await api.current.db('subscriptions').where({ workspace_id: w.workspaceId }).select('id');
+    await api.current.db.raw(
+      `INSERT INTO recovery_campaigns (workspace_id, customer_id, subscription_id, psp_invoice_id, amount_cents, currency,
+                                       status, decline_code, decline_category, first_failed_at)
+       SELECT ?, ?, ?, 'in_bulk_' || g, g, 'usd', 'in_flight', 'generic_decline', 'unknown',
+              timestamptz '2025-01-01T00:00:00Z' + g * interval '1 second'
+         FROM generate_series(1, 20000) AS g`,
+      [w.workspaceId, customer.id, subscription.id],
+    );
+    const reply = await call('GET', '/campaigns/export.csv?status=in_flight&decline_category=unknown', {
+      cookie: w.member,
+    });
+    const lines = reply.text.trimEnd().split('\n');
+    expect(lines).toHaveLength(20_001);
+    expect(lines[1]).toContain(',in_bulk_20000,');
+    expect(lines[20_000]).toContain(',in_bulk_1,');
+  });
+});
+
+describe('GET /dashboard/api/cancel_sessions/export.csv', () => {
+  it('streams the filtered sessions with their feedback, formula cells neutralised', async () => {
+    const w = await world();
+    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id', 'email');
+    await api.current.db('cancel_sessions').insert({
+      workspace_id: w.workspaceId,
+      customer_id: customer.id,
+      outcome: 'canceled',
+      reason_code: 'too_expensive',
+      feedback: '@SUM(1+1) and, "quoted"',
+      monthly_mrr_cents: 1234,
+      currency: 'usd',
+      created_at: new Date('2026-03-01T00:00:00Z'),
+      ended_at: new Date('2026-03-01T00:05:00Z'),
+    });
+    const reply = await call('GET', '/cancel_sessions/export.csv?outcome=canceled&reason_code=too_expensive', {
+      cookie: w.member,
+    });
+    expect(reply.status).toBe(200);
+    const lines = reply.text.trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      'id,customer_id,customer_email,subscription_id,outcome,reason_code,feedback,monthly_mrr_cents,currency,created_at,ended_at',
+    );
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(
+      `,${customer.email},,canceled,too_expensive,"'@SUM(1+1) and, ""quoted""",1234,usd,2026-03-01T00:00:00.000Z,2026-03-01T00:05:00.000Z`,
+    );
+    expect((await call('GET', '/cancel_sessions/export.csv?reason=x', { cookie: w.member })).status).toBe(400);
+  });
+});
