@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -23,6 +24,12 @@ export interface Running {
  * generator) read and buffer every line, stealing CPU from what is measured. In production the
  * lines go to a collector on another core or machine.
  */
+/**
+ * Every service refuses to start without SECRETS_KEY: a bench run makes one of its own (nothing
+ * it seeds needs an older key) unless the environment gives one.
+ */
+const BENCH_SECRETS_KEY = process.env.SECRETS_KEY ?? randomBytes(32).toString('base64');
+
 export async function startProcess(entry: string, env: Record<string, string>, ready: RegExp): Promise<Running> {
   await mkdir(LOG_DIRECTORY, { recursive: true });
   // Named by entry point and start order, so the next run overwrites them instead of piling up.
@@ -31,7 +38,7 @@ export async function startProcess(entry: string, env: Record<string, string>, r
   const logFd = openSync(logPath, 'w');
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, SECRETS_KEY: BENCH_SECRETS_KEY, ...env },
     stdio: ['ignore', logFd, logFd],
   });
   closeSync(logFd);
