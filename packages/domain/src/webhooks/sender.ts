@@ -15,6 +15,12 @@ import { assertPublicAddress, nonPublicRange, publicOnlyLookup, RefusedAddressEr
  */
 
 export const RESPONSE_LOG_BYTES = 4096;
+/**
+ * Once the status line is in, the outcome is decided (spec 6.3: any 2xx is success); the body
+ * is read only for the log, for at most this long, so a receiver that answers 200 and keeps
+ * the body open is a success with what arrived, not a timeout retried as a duplicate.
+ */
+export const RESPONSE_BODY_READ_MS = 500;
 
 export function webhookUserAgent(baseUrl: string): string {
   return `Service-Webhooks/1 (+${baseUrl})`;
@@ -161,10 +167,15 @@ function attempt(
     let received = 0;
     let settled = false;
     let stream: ReturnType<Got['stream']> | undefined;
+    let bodyDeadline: NodeJS.Timeout | undefined;
 
     const settle = (error: unknown) => {
       if (settled) return;
       settled = true;
+      clearTimeout(bodyDeadline);
+      // The status line decides: an error while reading the body (a timeout, a reset) only
+      // cuts the log short.
+      if (status !== null) error = null;
       // Whatever is left of the body is never read: drop the connection rather than drain it.
       if (stream && !stream.readableEnded) stream.destroy();
       const body = status === null ? null : readableText(Buffer.concat(chunks).subarray(0, RESPONSE_LOG_BYTES));
@@ -192,6 +203,7 @@ function attempt(
     }
     stream.on('response', (response: { statusCode: number }) => {
       status = response.statusCode;
+      bodyDeadline = setTimeout(() => settle(null), RESPONSE_BODY_READ_MS);
     });
     stream.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
