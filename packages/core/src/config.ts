@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseDuration, parseDurationList } from './durations.js';
 
 /**
@@ -31,6 +32,8 @@ export interface Config {
    * the failed-authentication limit per client address would be trivially dodged.
    */
   trustProxy: false | number | string[];
+  /** WEBHOOK_DNS_SERVERS: name servers for receivers' host names; null: the system's (resolv.conf). */
+  webhookDnsServers: string[] | null;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -114,6 +117,27 @@ function trustProxy(env: Env): false | number | string[] {
   );
 }
 
+/** WEBHOOK_DNS_SERVERS: a comma list of `IP`, `IPv4:port` or `[IPv6]:port`. */
+function dnsServers(env: Env): string[] | null {
+  const value = read(env, 'WEBHOOK_DNS_SERVERS', '');
+  if (value === '') return null;
+  const servers = value.split(',').map((part) => part.trim());
+  const valid = (server: string) => {
+    const match = /^(?:\[([0-9a-f:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$|^([0-9a-f:]+)$/i.exec(server);
+    if (!match) return false;
+    const host = match[1] ?? match[2] ?? match[4]!;
+    const port = match[3] === undefined ? 53 : Number(match[3]);
+    return isIP(host) !== 0 && port >= 1 && port <= 65535;
+  };
+  if (!servers.every(valid)) {
+    throw new ConfigError(
+      'WEBHOOK_DNS_SERVERS',
+      `"${value}" is not a comma list of name server addresses such as 10.0.0.2, 10.0.0.2:5353 or [fd00::53]:53`,
+    );
+  }
+  return servers;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const delaysText = read(env, 'WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_SCHEDULE);
   const webhookRetryDelaysMs = parseDurationList(delaysText);
@@ -147,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     staleCampaignCheckEveryMs: duration(env, 'STALE_CAMPAIGN_CHECK_INTERVAL', '10m', 100, 24 * 3_600_000),
     logLevel: logLevel as LogLevel,
     trustProxy: trustProxy(env),
+    webhookDnsServers: dnsServers(env),
   };
 }
 

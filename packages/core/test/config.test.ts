@@ -32,6 +32,9 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'sometimes'],
     ['TRUST_PROXY', '11'],
     ['TRUST_PROXY', '10.0.0.0/8,loopback'],
+    ['WEBHOOK_DNS_SERVERS', 'dns.example.com'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2:70000'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2,,10.0.0.3'],
   ])('names %s when its value %p is invalid', (variable, value) => {
     let caught: unknown;
     try {
@@ -52,6 +55,16 @@ describe('loadConfig', () => {
   it('defaults BASE_URL to http://localhost:3000 as operator-cli.md says, whatever PORT is', () => {
     expect(loadConfig({ PORT: '4160' }).baseUrl).toBe('http://localhost:3000');
     expect(loadConfig({ PORT: '4160', BASE_URL: 'https://api.example.com/' }).baseUrl).toBe('https://api.example.com');
+  });
+
+  it("reads WEBHOOK_DNS_SERVERS as name server addresses, the system's by default", () => {
+    expect(loadConfig({}).webhookDnsServers).toBeNull();
+    expect(loadConfig({ WEBHOOK_DNS_SERVERS: '10.0.0.2, 10.0.0.3:5353,[fd00::53]:53,::1' }).webhookDnsServers).toEqual([
+      '10.0.0.2',
+      '10.0.0.3:5353',
+      '[fd00::53]:53',
+      '::1',
+    ]);
   });
 
   it('reads TRUST_PROXY as hops or subnets, never as "believe every X-Forwarded-For hop"', () => {

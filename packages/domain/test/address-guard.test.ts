@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { ipv6Bytes, nonPublicRange, publicOnlyLookup, RefusedAddressError } from '@retention/domain';
+import {
+  createReceiverResolver,
+  ipv6Bytes,
+  nonPublicRange,
+  receiverLookup,
+  RefusedAddressError,
+} from '@retention/domain';
 
 describe('nonPublicRange', () => {
   it.each([
@@ -79,7 +85,8 @@ describe('ipv6Bytes', () => {
   });
 });
 
-describe('publicOnlyLookup', () => {
+describe('receiverLookup, public only', () => {
+  const publicOnlyLookup = receiverLookup(createReceiverResolver(), true);
   const lookup = (host: string, all: boolean) =>
     new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) =>
       publicOnlyLookup(host, { all }, (error, address) => resolve({ error, address })),

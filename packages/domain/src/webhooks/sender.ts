@@ -4,7 +4,8 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import got, { type Got } from 'got';
 import { signatureHeader, SIGNATURE_HEADER } from '@retention/core';
-import { assertPublicAddress, nonPublicRange, publicOnlyLookup, RefusedAddressError } from './address-guard.js';
+import { assertPublicAddress, nonPublicRange, receiverLookup, RefusedAddressError } from './address-guard.js';
+import { createReceiverResolver, type ReceiverResolver } from './dns-resolver.js';
 
 /**
  * One webhook request (spec 6.1, 5.2): POST, signed over the exact bytes sent with a fresh
@@ -36,6 +37,8 @@ export interface WebhookSenderOptions {
    * process, where NODE_EXTRA_CA_CERTS (read by Node at start-up) cannot be set in time.
    */
   ca?: string | Buffer;
+  /** Name servers for receivers' host names (WEBHOOK_DNS_SERVERS); the system's when absent. */
+  dnsServers?: string[] | undefined;
 }
 
 export interface WebhookRequest {
@@ -88,9 +91,10 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     keepAlive: true,
     ...(options.ca !== undefined && { ca: options.ca }),
   };
+  const resolver = createReceiverResolver({ servers: options.dnsServers });
   const agent = options.allowPrivateNetworks
-    ? new https.Agent(agentOptions)
-    : new PublicOnlyAgent({ ...agentOptions, lookup: publicOnlyLookup });
+    ? new https.Agent({ ...agentOptions, lookup: receiverLookup(resolver, false) })
+    : new PublicOnlyAgent({ ...agentOptions, lookup: receiverLookup(resolver, true) });
   const client = got.extend({
     method: 'POST',
     agent: { https: agent },
@@ -106,6 +110,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   return {
     async send(request) {
       const attemptedAt = new Date();
+      const resolving = performance.now();
+      const unresolved = await resolveReceiver(resolver, request.url);
+      if (unresolved) return { ...unresolved, durationMs: Math.round(performance.now() - resolving), attemptedAt };
+      // The receiver's clock (the attempt's timeout, its duration) starts once its name is
+      // resolved: waiting for our own resolver is never counted against it.
       const started = performance.now();
       const outcome = await attempt(client, request, userAgent, attemptedAt, options);
       return { ...outcome, durationMs: Math.round(performance.now() - started), attemptedAt };
@@ -120,6 +129,27 @@ type Outcome = Omit<AttemptResult, 'durationMs' | 'attemptedAt'>;
 
 function refusal(error: string): Outcome {
   return { succeeded: false, httpStatus: null, error, responseBody: null };
+}
+
+/**
+ * Resolves the URL's host name into the resolver's cache before the request starts, where
+ * the socket's lookup then finds it. Null when resolved (or nothing to resolve: a literal IP,
+ * or a URL that attempt() refuses itself); otherwise the failed attempt.
+ */
+async function resolveReceiver(resolver: ReceiverResolver, target: string): Promise<Outcome | null> {
+  let hostname: string;
+  try {
+    hostname = new URL(target).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return null;
+  }
+  if (isIP(hostname)) return null;
+  try {
+    await resolver.resolve(hostname);
+    return null;
+  } catch (error) {
+    return refusal(`DNS lookup failed (${(error as NodeJS.ErrnoException).code ?? 'ENOTFOUND'})`);
+  }
 }
 
 /** got wraps the error that the lookup or the socket raised: look inside. */
@@ -220,6 +250,7 @@ function readableText(bytes: Buffer): string {
   return bytes.toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'ETIMEOUT', 'ESERVFAIL', 'EREFUSED', 'EBADRESP']);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
 /** One line for the delivery log: what went wrong, never the URL (it may hold a token). */
@@ -230,7 +261,7 @@ export function describeFailure(error: unknown, timeoutMs: number): string {
   if (code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset by the receiver';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS lookup failed (${code})`;
+  if (DNS_CODES.has(code)) return `DNS lookup failed (${code})`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
   if (TLS_CODE.test(code)) return `TLS error (${code}): ${truncate(message)}`;
   return `request failed${code ? ` (${code})` : ''}: ${truncate(message)}`;

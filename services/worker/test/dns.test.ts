@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { listDeliveryLog, type DeliveryLogEntry } from '@retention/domain';
+import { eventually } from '@retention/testkit';
+import { DnsServer } from './support/dns-server.js';
+import { numberedEvent, useWorld, type TestEndpoint } from './support/world.js';
+
+const world = useWorld();
+let dns: DnsServer;
+
+beforeAll(async () => {
+  dns = await DnsServer.start();
+});
+
+afterAll(async () => {
+  await dns.close();
+});
+
+async function logOf(endpoint: { id: string }, count: number, timeoutMs = 20_000): Promise<DeliveryLogEntry[]> {
+  return eventually(async () => {
+    const log = await listDeliveryLog(world.current.db, endpoint.id);
+    return log.length >= count ? log : null;
+  }, timeoutMs);
+}
+
+describe('resolving receivers with our own resolver', () => {
+  it('delivers to healthy receivers on time beside 20 receivers whose name servers never answer', async () => {
+    for (let index = 1; index <= 20; index += 1) dns.neverAnswer(`dead-${index}.test`);
+    for (let index = 1; index <= 4; index += 1) dns.addA(`healthy-${index}.test`, '127.0.0.1', 60);
+    const dead: TestEndpoint[] = [];
+    for (let index = 1; index <= 20; index += 1) {
+      dead.push(
+        await world.current.createEndpoint(
+          `/dead-${index}`,
+          { behaviour: { kind: 'status', status: 200 } },
+          {
+            host: `dead-${index}.test`,
+          },
+        ),
+      );
+    }
+    const healthy: TestEndpoint[] = [];
+    for (let index = 1; index <= 4; index += 1) {
+      healthy.push(
+        await world.current.createEndpoint(
+          `/healthy-${index}`,
+          { behaviour: { kind: 'status', status: 200 } },
+          {
+            host: `healthy-${index}.test`,
+          },
+        ),
+      );
+    }
+    await world.current.startWorker({
+      env: { WEBHOOK_DNS_SERVERS: dns.address, WEBHOOK_RETRY_DELAYS: '10m', WEBHOOK_TIMEOUT_MS: '1000' },
+    });
+    // Nine: a tenth failure would disable the dead endpoints, which is beside the point here.
+    const events = 9;
+    const started = Date.now();
+    await world.current.record(Array.from({ length: events }, () => numberedEvent(world.current.workspace)));
+
+    const healthyLogs = await Promise.all(healthy.map((endpoint) => logOf(endpoint, events)));
+    const healthyDoneMs = Date.now() - started;
+    for (const log of healthyLogs) {
+      expect(log.map((entry) => entry.outcome)).toEqual(Array(events).fill('succeeded'));
+    }
+    const deadLogs = await Promise.all(dead.map((endpoint) => logOf(endpoint, events)));
+    const allDoneMs = Date.now() - started;
+    for (const log of deadLogs) {
+      for (const entry of log) {
+        expect(entry).toMatchObject({ outcome: 'failed', http_status: null, error: 'DNS lookup failed (ETIMEOUT)' });
+      }
+    }
+    // Every healthy delivery was through well before even one dead name's look-up could give up.
+    expect(healthyDoneMs).toBeLessThan(2_500);
+    // Answers are cached for their TTL: one A question per healthy name for nine deliveries ...
+    for (let index = 1; index <= 4; index += 1) expect(dns.queriesFor(`healthy-${index}.test`)).toBeLessThanOrEqual(2);
+    // ... and a dead name's failure is remembered for a moment: not one look-up per delivery.
+    for (let index = 1; index <= 20; index += 1) expect(dns.queriesFor(`dead-${index}.test`)).toBeLessThanOrEqual(8);
+    console.log(
+      `DNS isolation: ${healthy.length * events} healthy deliveries done ${healthyDoneMs} ms after recording, ` +
+        `beside ${dead.length * events} to silent names (all recorded after ${allDoneMs} ms)`,
+    );
+  });
+
+  it('starts the receiver’s timeout only once its name is resolved', async () => {
+    dns.addA('healthy-5.test', '127.0.0.1', 60, 700);
+    const endpoint = await world.current.createEndpoint(
+      '/slow-dns',
+      { behaviour: { kind: 'status', status: 200, delayMs: 600 } },
+      { host: 'healthy-5.test' },
+    );
+    await world.current.startWorker({
+      env: { WEBHOOK_DNS_SERVERS: dns.address, WEBHOOK_RETRY_DELAYS: '10m', WEBHOOK_TIMEOUT_MS: '1000' },
+    });
+    await world.current.record([numberedEvent(world.current.workspace)]);
+    const [entry] = await logOf(endpoint, 1);
+    // 700 ms waiting for our resolver plus 600 ms of the receiver's: over the 1 s timeout in
+    // all, within it for the receiver.
+    expect(entry).toMatchObject({ outcome: 'succeeded', http_status: 200 });
+    expect(entry!.duration_ms).toBeGreaterThanOrEqual(590);
+    expect(entry!.duration_ms).toBeLessThan(1_000);
+  });
+
+  it('fails a name that does not exist as a DNS failure', async () => {
+    const endpoint = await world.current.createEndpoint(
+      '/nxdomain',
+      { behaviour: { kind: 'status', status: 200 } },
+      { host: 'no-such-name.test' },
+    );
+    await world.current.startWorker({ env: { WEBHOOK_DNS_SERVERS: dns.address, WEBHOOK_RETRY_DELAYS: '10m' } });
+    await world.current.record([numberedEvent(world.current.workspace)]);
+    const [entry] = await logOf(endpoint, 1);
+    expect(entry).toMatchObject({ outcome: 'failed', http_status: null, error: 'DNS lookup failed (ENOTFOUND)' });
+  });
+});
