@@ -22,6 +22,17 @@ export const RESPONSE_LOG_BYTES = 4096;
  * the body open is a success with what arrived, not a timeout retried as a duplicate.
  */
 export const RESPONSE_BODY_READ_MS = 500;
+/**
+ * A kept-alive socket idle this long is closed: receivers come and go, and each idle socket
+ * holds a file descriptor (and memory on both ends) for nothing.
+ */
+export const IDLE_SOCKET_MS = 15_000;
+/**
+ * Sockets open at once, busy and idle, across every receiver. Busy ones are bounded by the
+ * worker's concurrency (100 slots); this bounds the idle ones, which give way (the oldest
+ * is closed) when a request to another receiver needs the room.
+ */
+export const MAX_TOTAL_SOCKETS = 256;
 
 export function webhookUserAgent(baseUrl: string): string {
   return `Service-Webhooks/1 (+${baseUrl})`;
@@ -39,6 +50,9 @@ export interface WebhookSenderOptions {
   ca?: string | Buffer;
   /** Name servers for receivers' host names (WEBHOOK_DNS_SERVERS); the system's when absent. */
   dnsServers?: string[] | undefined;
+  /** Defaults IDLE_SOCKET_MS and MAX_TOTAL_SOCKETS; tests make them small. */
+  idleSocketMs?: number;
+  maxTotalSockets?: number;
 }
 
 export interface WebhookRequest {
@@ -87,8 +101,13 @@ export class PublicOnlyAgent extends https.Agent {
 }
 
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  const maxTotalSockets = options.maxTotalSockets ?? MAX_TOTAL_SOCKETS;
   const agentOptions: https.AgentOptions = {
     keepAlive: true,
+    // For a kept-alive agent, `timeout` closes *idle* sockets; a request in progress is
+    // bounded by got's own timeout instead.
+    timeout: options.idleSocketMs ?? IDLE_SOCKET_MS,
+    maxTotalSockets,
     ...(options.ca !== undefined && { ca: options.ca }),
   };
   const resolver = createReceiverResolver({ servers: options.dnsServers });
@@ -116,6 +135,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       // The receiver's clock (the attempt's timeout, its duration) starts once its name is
       // resolved: waiting for our own resolver is never counted against it.
       const started = performance.now();
+      makeRoom(agent, maxTotalSockets);
       const outcome = await attempt(client, request, userAgent, attemptedAt, options);
       return { ...outcome, durationMs: Math.round(performance.now() - started), attemptedAt };
     },
@@ -123,6 +143,20 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       agent.destroy();
     },
   };
+}
+
+/**
+ * Node's agent counts idle sockets against maxTotalSockets and, when full, queues a request
+ * to another receiver until an idle one times out: seconds of that receiver's timeout spent
+ * waiting on us. Close the oldest idle socket instead; the queued request gets its place as
+ * soon as it is gone.
+ */
+function makeRoom(agent: https.Agent, maxTotalSockets: number): void {
+  const count = (pool: NodeJS.ReadOnlyDict<unknown[]>) =>
+    Object.values(pool).reduce((sum, sockets) => sum + (sockets?.length ?? 0), 0);
+  if (count(agent.sockets) + count(agent.freeSockets) < maxTotalSockets) return;
+  const idle = Object.values(agent.freeSockets).find((sockets) => sockets && sockets.length > 0);
+  idle?.[0]?.destroy();
 }
 
 type Outcome = Omit<AttemptResult, 'durationMs' | 'attemptedAt'>;

@@ -98,6 +98,11 @@ export class Receiver {
     return this.maxInFlight.get(path) ?? 0;
   }
 
+  /** TCP connections open to the receiver right now, kept-alive idle ones included. */
+  openConnections(): number {
+    return this.sockets.size;
+  }
+
   problems(): string[] {
     return this.requests.flatMap((request) => request.problems.map((problem) => `${request.path}: ${problem}`));
   }
