@@ -34,6 +34,14 @@ export interface Config {
   trustProxy: false | number | string[];
   /** WEBHOOK_DNS_SERVERS: name servers for receivers' host names; null: the system's (resolv.conf). */
   webhookDnsServers: string[] | null;
+  /** API_HEADERS_TIMEOUT_MS: a client must send its request line and headers within this. */
+  apiHeadersTimeoutMs: number;
+  /** API_REQUEST_TIMEOUT_MS: ... and its whole request within this (not the response's time). */
+  apiRequestTimeoutMs: number;
+  /** API_MAX_CONNECTIONS: open connections per API process; more are closed on arrival. */
+  apiMaxConnections: number;
+  /** API_INTERNAL_PORT: the API's /readyz and /metrics (and /healthz again), never published. */
+  apiInternalPort: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -156,6 +164,14 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('REDIS_KEY_PREFIX', 'use 1 to 64 letters, digits, dots, dashes or underscores');
   }
   const port = integer(env, 'PORT', 3000, 0, 65535);
+  const apiHeadersTimeoutMs = integer(env, 'API_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const apiRequestTimeoutMs = integer(env, 'API_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  if (apiRequestTimeoutMs < apiHeadersTimeoutMs) {
+    throw new ConfigError(
+      'API_REQUEST_TIMEOUT_MS',
+      `${apiRequestTimeoutMs} is less than API_HEADERS_TIMEOUT_MS (${apiHeadersTimeoutMs}): the headers are part of the request`,
+    );
+  }
   return {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://localhost:5432/retention', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
@@ -172,6 +188,10 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel as LogLevel,
     trustProxy: trustProxy(env),
     webhookDnsServers: dnsServers(env),
+    apiHeadersTimeoutMs,
+    apiRequestTimeoutMs,
+    apiMaxConnections: integer(env, 'API_MAX_CONNECTIONS', 2000, 1, 1_000_000),
+    apiInternalPort: integer(env, 'API_INTERNAL_PORT', 3002, 0, 65535),
   };
 }
 

@@ -59,7 +59,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   app.use(API_PREFIX, v1);
 
   app.use(readMethodsOnly);
-  app.use(operationalRoutes({ db, redis, metrics: appMetrics }));
+  app.use(operationalRoutes());
   app.use(documentationRoutes(buildOpenApiDocument(API_ENDPOINTS, { prefix: API_PREFIX, serverUrl: config.baseUrl })));
 
   app.use(unknownRoute);

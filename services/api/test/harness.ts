@@ -48,6 +48,8 @@ export interface HarnessOptions {
    * test can speak from several client addresses through X-Forwarded-For.
    */
   trustProxy?: boolean | number | string;
+  /** More variables for the API's configuration (API_HEADERS_TIMEOUT_MS, ...). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -70,6 +72,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       TRUST_PROXY: String(options.trustProxy ?? false),
+      ...options.env,
     });
     const lines: string[] = [];
     const sink = new Writable({
@@ -89,7 +92,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       logger,
       ...(options.rateLimitWindowMs && { rateLimitWindowMs: options.rateLimitWindowMs }),
     });
-    server = createApiServer(app, logger);
+    server = createApiServer(app, logger, config);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     let lastResponse: ApiResponse | undefined;

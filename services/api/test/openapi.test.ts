@@ -93,13 +93,14 @@ describe('the OpenAPI document', () => {
       .sort();
     expect(served.length).toBe(6);
     expect(documented).toEqual(served);
-    // Outside /api/v1 the app serves only the operational and documentation routes.
+    // Outside /api/v1 the app serves only liveness and the documentation; readiness and
+    // metrics are on the internal port.
     expect(
       routes
         .filter((route) => !route.path.startsWith('/api/v1/'))
         .map((route) => route.path)
         .sort(),
-    ).toEqual(['/docs', '/healthz', '/metrics', '/openapi.json', '/readyz']);
+    ).toEqual(['/docs', '/healthz', '/openapi.json']);
   });
 
   it('is valid OpenAPI 3.1', async () => {
