@@ -59,5 +59,8 @@ async function measure(name: string, server: Server): Promise<void> {
 const app = express();
 app.get('/x', (_request, response) => response.json({ ok: true }));
 const config = loadConfig({ API_MAX_CONNECTIONS: process.env.API_MAX_CONNECTIONS ?? '2000' });
-await measure('configured (10 s headers, 30 s request, cap)', createApiServer(app, createLogger('api', 'silent'), config));
+await measure(
+  'configured (10 s headers, 30 s request, cap)',
+  createApiServer(app, createLogger('api', 'silent'), config),
+);
 await measure("Node's defaults (before)", createServer(app));

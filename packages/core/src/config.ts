@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { userInfo } from 'node:os';
 import { parseDuration, parseDurationList } from './durations.js';
 
 /**
@@ -173,7 +174,10 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   return {
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://localhost:5432/retention', ['postgres:', 'postgresql:']),
+    databaseUrl: withLoginName(
+      env,
+      url(env, 'DATABASE_URL', 'postgres://localhost:5432/retention', ['postgres:', 'postgresql:']),
+    ),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisKeyPrefix,
     port,
@@ -193,6 +197,24 @@ export function loadConfig(env: Env = process.env): Config {
     apiMaxConnections: integer(env, 'API_MAX_CONNECTIONS', 2000, 1, 1_000_000),
     apiInternalPort: integer(env, 'API_INTERNAL_PORT', 3002, 0, 65535),
   };
+}
+
+/**
+ * A PostgreSQL URL that names no user gets the operating-system login name, as libpq (psql)
+ * does. node-postgres would take $USER instead, which containers and some CI leave unset:
+ * "no PostgreSQL user name specified". PGUSER, which both honour, still wins.
+ */
+function withLoginName(env: Env, databaseUrl: string): string {
+  const parsed = new URL(databaseUrl);
+  if (parsed.username || read(env, 'PGUSER', '') !== '') return databaseUrl;
+  let login: string;
+  try {
+    login = userInfo().username;
+  } catch {
+    return databaseUrl; // a uid with no passwd entry: leave it to the driver
+  }
+  parsed.username = encodeURIComponent(login);
+  return parsed.toString();
 }
 
 /** A connection URL with its password replaced, safe to print. */

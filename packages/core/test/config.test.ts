@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from '../src/index.js';
 
@@ -5,7 +6,7 @@ describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      databaseUrl: 'postgres://localhost:5432/retention',
+      databaseUrl: `postgres://${userInfo().username}@localhost:5432/retention`,
       redisUrl: 'redis://127.0.0.1:6379',
       port: 3000,
       baseUrl: 'http://localhost:3000',
@@ -55,6 +56,17 @@ describe('loadConfig', () => {
   it('defaults BASE_URL to http://localhost:3000 as operator-cli.md says, whatever PORT is', () => {
     expect(loadConfig({ PORT: '4160' }).baseUrl).toBe('http://localhost:3000');
     expect(loadConfig({ PORT: '4160', BASE_URL: 'https://api.example.com/' }).baseUrl).toBe('https://api.example.com');
+  });
+
+  it('names the operating-system login name in a DATABASE_URL without a user, as libpq does, whatever $USER is', () => {
+    const login = userInfo().username;
+    expect(loadConfig({ USER: undefined }).databaseUrl).toBe(`postgres://${login}@localhost:5432/retention`);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/app' }).databaseUrl).toBe(
+      `postgres://${login}@db.internal/app`,
+    );
+    // A user in the URL, or PGUSER, is kept as given.
+    expect(loadConfig({ DATABASE_URL: 'postgres://alice:pw@db/app' }).databaseUrl).toBe('postgres://alice:pw@db/app');
+    expect(loadConfig({ PGUSER: 'bob' }).databaseUrl).toBe('postgres://localhost:5432/retention');
   });
 
   it("reads WEBHOOK_DNS_SERVERS as name server addresses, the system's by default", () => {
