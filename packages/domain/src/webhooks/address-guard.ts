@@ -139,13 +139,23 @@ export class RefusedAddressError extends Error {
     readonly address: string,
     readonly range: string,
   ) {
-    const what = host === address ? `${address} is a ${range} address` : `${host} resolves to a non-public address`;
     super(
-      `refused: ${what}; receivers must be on the public internet ` +
-        '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)',
+      host === address
+        ? `refused: ${address} is a ${range} address; receivers must be on the public internet ` +
+            '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)'
+        : unresolvedHostMessage(host),
     );
     this.name = 'RefusedAddressError';
   }
+}
+
+/**
+ * What the endpoint's owner reads when a host name leads nowhere we may connect: the same for
+ * a name that points inside and for one that does not resolve, so that probing names tells
+ * an owner nothing about the internal network. The worker's log keeps which it was.
+ */
+export function unresolvedHostMessage(host: string): string {
+  return `refused: ${host} does not resolve to a public address; receivers must be on the public internet`;
 }
 
 /** Throws RefusedAddressError when `address` may not be connected to. */

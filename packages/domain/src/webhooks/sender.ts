@@ -4,7 +4,13 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import got, { type Got } from 'got';
 import { signatureHeader, SIGNATURE_HEADER } from '@retention/core';
-import { assertPublicAddress, nonPublicRange, receiverLookup, RefusedAddressError } from './address-guard.js';
+import {
+  assertPublicAddress,
+  nonPublicRange,
+  receiverLookup,
+  RefusedAddressError,
+  unresolvedHostMessage,
+} from './address-guard.js';
 import { createReceiverResolver, type ReceiverResolver } from './dns-resolver.js';
 
 /**
@@ -76,6 +82,8 @@ export interface AttemptResult {
    * delivery log nor shown to the endpoint's owner (see RefusedAddressError).
    */
   refusedAddress?: { address: string; range: string };
+  /** Why a host name did not resolve (ENOTFOUND, ETIMEOUT, ...): for the server log only, likewise. */
+  dnsError?: string;
 }
 
 export interface WebhookSender {
@@ -182,7 +190,10 @@ async function resolveReceiver(resolver: ReceiverResolver, target: string): Prom
     await resolver.resolve(hostname);
     return null;
   } catch (error) {
-    return refusal(`DNS lookup failed (${(error as NodeJS.ErrnoException).code ?? 'ENOTFOUND'})`);
+    return {
+      ...refusal(unresolvedHostMessage(hostname)),
+      dnsError: (error as NodeJS.ErrnoException).code ?? 'ENOTFOUND',
+    };
   }
 }
 
@@ -247,7 +258,7 @@ function attempt(
         resolve({
           succeeded: false,
           httpStatus: null,
-          error: describeFailure(error, options.timeoutMs),
+          error: describeFailure(error, options.timeoutMs, host),
           responseBody: body,
           ...refusedAddress(error),
         });
@@ -288,14 +299,14 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'ETIMEOUT', 'ESE
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
 /** One line for the delivery log: what went wrong, never the URL (it may hold a token). */
-export function describeFailure(error: unknown, timeoutMs: number): string {
+export function describeFailure(error: unknown, timeoutMs: number, host = 'the host'): string {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ERR_WEBHOOK_ADDRESS_REFUSED') return message;
   if (code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset by the receiver';
-  if (DNS_CODES.has(code)) return `DNS lookup failed (${code})`;
+  if (DNS_CODES.has(code)) return unresolvedHostMessage(host);
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
   if (TLS_CODE.test(code)) return `TLS error (${code}): ${truncate(message)}`;
   return `request failed${code ? ` (${code})` : ''}: ${truncate(message)}`;
