@@ -194,6 +194,17 @@ export async function updateEndpoint(db: Db, id: string, input: UpdateEndpointIn
         updated_at: trx.fn.now() as unknown as Date,
       })
       .returning('*');
+    const subscribed = (row as EndpointRow).event_types;
+    // Narrowed: what it no longer subscribes to is not retried (to a new URL, perhaps).
+    if (valid.events !== undefined && subscribed.length > 0) {
+      await skipPendingDeliveries(
+        trx,
+        id,
+        'the endpoint no longer subscribes to this event type',
+        undefined,
+        subscribed,
+      );
+    }
     return toWebhookEndpoint(row as EndpointRow);
   });
 }
