@@ -43,6 +43,8 @@ export interface Config {
   apiMaxConnections: number;
   /** API_INTERNAL_PORT: the API's /readyz and /metrics (and /healthz again), never published. */
   apiInternalPort: number;
+  /** WEBHOOK_LOG_RETENTION_DAYS: attempts and finished deliveries older than this are deleted. */
+  webhookLogRetentionDays: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiRequestTimeoutMs,
     apiMaxConnections: integer(env, 'API_MAX_CONNECTIONS', 2000, 1, 1_000_000),
     apiInternalPort: integer(env, 'API_INTERNAL_PORT', 3002, 0, 65535),
+    webhookLogRetentionDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', 90, 1, 3650),
   };
 }
 

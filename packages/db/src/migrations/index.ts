@@ -8,6 +8,7 @@ import * as statsRollups from './0006-stats-rollups.js';
 import * as statsExactness from './0007-stats-exactness.js';
 import * as integrity from './0008-integrity.js';
 import * as securityLog from './0009-security-log.js';
+import * as webhookRetention from './0013-webhook-retention.js';
 
 export interface Migration {
   name: string;
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0007-stats-exactness', ...statsExactness },
   { name: '0008-integrity', ...integrity },
   { name: '0009-security-log', ...securityLog },
+  { name: '0013-webhook-retention', ...webhookRetention },
 ];

@@ -4,5 +4,6 @@ export * from './dns-resolver.js';
 export * from './delivery-log.js';
 export * from './endpoints.js';
 export * from './permissions.js';
+export * from './retention.js';
 export * from './send-test.js';
 export * from './sender.js';
