@@ -45,6 +45,8 @@ export interface Config {
   apiInternalPort: number;
   /** WEBHOOK_LOG_RETENTION_DAYS: attempts and finished deliveries older than this are deleted. */
   webhookLogRetentionDays: number;
+  /** API_EXPECTED_REPLICAS: API processes sharing the load; without Redis each allows 1/n of a limit. */
+  apiExpectedReplicas: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiMaxConnections: integer(env, 'API_MAX_CONNECTIONS', 2000, 1, 1_000_000),
     apiInternalPort: integer(env, 'API_INTERNAL_PORT', 3002, 0, 65535),
     webhookLogRetentionDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', 90, 1, 3650),
+    apiExpectedReplicas: integer(env, 'API_EXPECTED_REPLICAS', 1, 1, 1000),
   };
 }
 

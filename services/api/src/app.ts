@@ -51,7 +51,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
     next();
   });
   const limiter = new SlidingWindowRateLimiter(redis, config.redisKeyPrefix, rateLimitWindowMs);
-  v1.use(apiAccess({ db, limiter, logger, metrics: appMetrics }));
+  v1.use(apiAccess({ db, limiter, logger, metrics: appMetrics, expectedReplicas: config.apiExpectedReplicas }));
   // After authentication, like an unknown path under the prefix: a wrong method is a 404 with
   // the rate-limit headers, and says nothing to a client without a valid token.
   v1.use(readMethodsOnly);

@@ -52,6 +52,28 @@ export function failedAuthBucket(address: string | undefined): string {
   return `auth-failures:${groups.join(':')}::/64`;
 }
 
+/**
+ * The rate limit of one process while Redis is away: a fixed one-minute window per key,
+ * bounded in keys. Coarser than Redis's sliding log, but a bound: each replica allows its
+ * share, so the install as a whole stays near the limit.
+ */
+class FallbackWindows {
+  private readonly windows = new Map<string, { startedAt: number; count: number }>();
+
+  consume(key: string, limit: number, now = Date.now()): RateLimitDecision {
+    let window = this.windows.get(key);
+    if (!window || now - window.startedAt >= 60_000) {
+      if (!window && this.windows.size >= MAX_REMEMBERED) this.windows.delete(this.windows.keys().next().value!);
+      window = { startedAt: now, count: 0 };
+      this.windows.set(key, window);
+    }
+    const resetMs = window.startedAt + 60_000 - now;
+    if (window.count >= limit) return { allowed: false, limit, remaining: 0, resetMs, refusedByGuard: false };
+    window.count += 1;
+    return { allowed: true, limit, remaining: limit - window.count, resetMs, refusedByGuard: false };
+  }
+}
+
 /** Expiring entries of this process, bounded in number (oldest dropped first). */
 class ExpiringSet<T> {
   private readonly entries = new Map<string, { value: T; expiresAt: number }>();
@@ -83,6 +105,8 @@ interface AccessDependencies {
   limiter: SlidingWindowRateLimiter;
   logger: Logger;
   metrics: ApiMetrics;
+  /** API_EXPECTED_REPLICAS: while Redis is away each process allows this share of a limit. */
+  expectedReplicas?: number;
 }
 
 /**
@@ -100,26 +124,31 @@ interface AccessDependencies {
  * If Redis is unreachable the limit fails open: requests are served without rate-limit
  * headers, and a warning is logged.
  */
-export function apiAccess({ db, limiter, logger, metrics }: AccessDependencies): RequestHandler {
+export function apiAccess({ db, limiter, logger, metrics, expectedReplicas = 1 }: AccessDependencies): RequestHandler {
   const lastUsedWrites = new Map<string, number>();
   let lastRedisWarning = 0;
+  const fallback = new FallbackWindows();
+  const share = (limit: number) => Math.max(1, Math.floor(limit / expectedReplicas));
 
   const rateLimitUnavailable = (error: unknown) => {
     metrics.rateLimitUnavailable.inc();
     if (Date.now() - lastRedisWarning > 10_000) {
       lastRedisWarning = Date.now();
-      logger.warn({ err: error }, 'rate limit unavailable (Redis unreachable): serving requests without a limit');
+      logger.warn(
+        { err: error },
+        'rate limit unavailable (Redis unreachable): limiting in this process alone (its share of each limit)',
+      );
     }
   };
 
-  /** A failed authentication, counted against the client's address; undefined without Redis. */
+  /** A failed authentication, counted against the client's address (in this process while Redis is away). */
   const countFailure = async (bucket: string): Promise<RateLimitDecision | undefined> => {
     try {
       const decision = await limiter.consume(bucket, FAILED_AUTH_LIMIT_PER_MINUTE);
       return 'stale' in decision ? undefined : decision;
     } catch (error) {
       rateLimitUnavailable(error);
-      return undefined;
+      return fallback.consume(bucket, share(FAILED_AUTH_LIMIT_PER_MINUTE));
     }
   };
 
@@ -241,11 +270,22 @@ export function apiAccess({ db, limiter, logger, metrics }: AccessDependencies):
       admission = await admit(hash, known ? undefined : { bucket: addressBucket, limit: FAILED_AUTH_LIMIT_PER_MINUTE });
     } catch (error) {
       if (!(error instanceof RedisUnavailableError)) throw error;
-      // Redis is unreachable: no limit (fail open), and no cached look-up either, since no
-      // epoch can vouch for it.
+      // Redis is unreachable: served, but within this process's share of the token's limit.
+      // The token cache is kept (a revocation then applies within its 10 s), so an outage
+      // does not turn every request into a PostgreSQL look-up; entries made now carry an
+      // epoch no Redis holds, so they are looked up again once Redis is back.
       rateLimitUnavailable(error.original);
-      const found = await findTokenByHash(db, hash);
-      admission = found && found.revoked_at === null ? { credentials: found } : {};
+      let found = tokens.get(hash)?.credentials;
+      if (!found) {
+        const row = await findTokenByHash(db, hash);
+        if (row && row.revoked_at === null) {
+          found = row;
+          tokens.set(hash, { credentials: row, epoch: '' });
+        } else unknownHashes.set(hash, true, UNKNOWN_HASH_MS);
+      }
+      admission = found
+        ? { credentials: found, decision: fallback.consume(`token:${found.id}`, share(found.rate_limit_per_minute)) }
+        : {};
     }
     const { credentials, decision } = admission;
     if (!credentials) return unknown();
