@@ -40,7 +40,7 @@ describe('slow clients', () => {
     expect(text).toContain('"type":"invalid_param"');
     // 500 ms, checked every 250 ms: never the minute of Node's default.
     expect(at - started).toBeGreaterThanOrEqual(450);
-    expect(at - started).toBeLessThan(1_500);
+    expect(at - started).toBeLessThan(3_000);
   });
 
   it('closes connections over API_MAX_CONNECTIONS on arrival, and serves again once they are gone', async () => {

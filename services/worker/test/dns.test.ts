@@ -75,8 +75,8 @@ describe('resolving receivers with our own resolver', () => {
         expect(entry).toMatchObject({ outcome: 'failed', http_status: null, error: DEAD_NAME_MESSAGE });
       }
     }
-    // Every healthy delivery was through well before even one dead name's look-up could give up.
-    expect(healthyDoneMs).toBeLessThan(2_500);
+    // About 0.5 s alone; bounded loosely for a loaded machine (the old pool queued them for minutes).
+    expect(healthyDoneMs).toBeLessThan(5_000);
     // Answers are cached for their TTL: one A question per healthy name for nine deliveries ...
     for (let index = 1; index <= 4; index += 1) expect(dns.queriesFor(`healthy-${index}.test`)).toBeLessThanOrEqual(2);
     // ... and a dead name's failure is remembered for a moment: not one look-up per delivery.
