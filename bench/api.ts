@@ -76,7 +76,11 @@ async function main(): Promise<void> {
   const apiPort = 3910;
   const baselinePort = 3911;
   const servers = [
-    await startProcess('services/api/src/main.ts', { ...env, PORT: String(apiPort) }, /API listening/),
+    await startProcess(
+      'services/api/src/main.ts',
+      { ...env, PORT: String(apiPort), API_INTERNAL_PORT: '0' },
+      /API listening/,
+    ),
     await startProcess(
       'bench/baseline-server.ts',
       { ...env, PORT: String(baselinePort), BENCH_WORKSPACE_ID: workspaceId },

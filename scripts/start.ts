@@ -131,7 +131,7 @@ async function freePorts(count: number): Promise<number[]> {
 }
 
 /**
- * The configuration, with a PORT or WORKER_PORT of 0 ("any free port") replaced by a port
+ * The configuration, with a PORT, WORKER_PORT or API_INTERNAL_PORT of 0 ("any free port") replaced by a port
  * picked here, so that this script knows where to check the services and what to print; and
  * with BASE_URL, when unset, naming the API's port here rather than the default 3000, so
  * that the printed URLs, the demo's curl line and the webhook User-Agent are right.
@@ -141,9 +141,8 @@ async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.
   const env = { ...process.env };
   if (!env.SECRETS_KEY?.trim()) env.SECRETS_KEY = developmentSecretsKey(DEV_SECRETS_KEY_FILE, say);
   const asked = loadConfig(env);
-  const unset = (['PORT', 'WORKER_PORT'] as const).filter(
-    (name) => (name === 'PORT' ? asked.port : asked.workerPort) === 0,
-  );
+  const asks = { PORT: asked.port, WORKER_PORT: asked.workerPort, API_INTERNAL_PORT: asked.apiInternalPort };
+  const unset = (['PORT', 'WORKER_PORT', 'API_INTERNAL_PORT'] as const).filter((name) => asks[name] === 0);
   const picked = await freePorts(unset.length);
   unset.forEach((name, index) => (env[name] = String(picked[index])));
   if (!env.BASE_URL?.trim()) env.BASE_URL = `http://localhost:${loadConfig(env).port}`;
@@ -226,7 +225,8 @@ async function waitUntilReady(
   timeoutMs: number,
 ): Promise<{ api: boolean; worker: boolean } | undefined> {
   const signal = AbortSignal.any([services.stopping, AbortSignal.timeout(timeoutMs)]);
-  const [api, worker] = await Promise.all([ready(config.port, signal), ready(config.workerPort, signal)]);
+  // The API's /readyz is on its internal port.
+  const [api, worker] = await Promise.all([ready(config.apiInternalPort, signal), ready(config.workerPort, signal)]);
   return services.stopping.aborted ? undefined : { api, worker };
 }
 
@@ -250,6 +250,7 @@ function banner(
   return [
     '',
     ...heading,
+    `API health and metrics: http://localhost:${config.apiInternalPort}/readyz, /metrics`,
     `Worker health and metrics: http://localhost:${config.workerPort}/readyz, /metrics`,
     ...notes,
     'Stop it with Ctrl-C.',

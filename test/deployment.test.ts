@@ -86,6 +86,9 @@ describe('docker-compose.yml', () => {
     }
     expect(compose.services.api.ports).toEqual(['${API_PORT:-3000}:3000']);
     expect(compose.services.api.environment.PORT).toBe(3000);
+    // /readyz and /metrics: on the compose network only, never published.
+    expect(compose.services.api.environment.API_INTERNAL_PORT).toBe(3002);
+    expect(JSON.stringify(compose.services.api.ports)).not.toContain('3002');
     // The printed and documented URLs follow the published port unless BASE_URL says otherwise.
     expect(compose.services.api.environment.BASE_URL).toBe('${BASE_URL:-http://localhost:${API_PORT:-3000}}');
   });
@@ -316,14 +319,20 @@ describe('the bundle `npm run build` makes (what the image runs)', () => {
     expect(JSON.parse(migrate.output()).applied.length).toBeGreaterThan(0);
 
     const port = await freePort();
-    const api = run(path.join(bundle.dir, 'api.js'), [], { ...env, PORT: String(port) });
+    const internalPort = await freePort();
+    const api = run(path.join(bundle.dir, 'api.js'), [], {
+      ...env,
+      PORT: String(port),
+      API_INTERNAL_PORT: String(internalPort),
+    });
     try {
       await waitForOutput(api, /API listening/);
       const healthcheck = (url: string) => run(path.join(REPO_ROOT, 'infra/docker/healthcheck.mjs'), [url], {}).exited;
       expect(await healthcheck(`http://127.0.0.1:${port}/healthz`)).toBe(0);
       expect(await healthcheck(`http://127.0.0.1:${port}/nowhere`)).toBe(1);
       expect(await healthcheck(`http://127.0.0.1:${await freePort()}/healthz`)).toBe(1);
-      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${internalPort}/readyz`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${port}/api/v1/stats`)).status).toBe(401);
     } finally {

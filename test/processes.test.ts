@@ -11,6 +11,7 @@ function environment(port: number): Record<string, string> {
     REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-processes`,
     PORT: String(port),
     WORKER_PORT: String(port + 1),
+    API_INTERNAL_PORT: '0',
   };
 }
 
@@ -22,6 +23,13 @@ describe('service processes', () => {
       await api.waitFor(/API listening/);
       const response = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(response.status).toBe(200);
+      // Readiness and metrics are on the internal port only.
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+      const internalPort = Number(/internal port (\d+)/.exec(api.output())?.[1]);
+      expect(internalPort).toBeGreaterThan(0);
+      expect((await fetch(`http://127.0.0.1:${internalPort}/readyz`)).status).toBe(200);
+      expect(await (await fetch(`http://127.0.0.1:${internalPort}/metrics`)).text()).toContain('http_requests_total');
     } finally {
       expect(await api.stop('SIGTERM')).toBe(0);
     }
@@ -92,7 +100,8 @@ describe('service processes', () => {
       DATABASE_URL: 'postgres://127.0.0.1:1/none',
     });
     expect(await api.exited).toBe(1);
-    expect(api.output()).toContain('cannot reach PostgreSQL at postgres://127.0.0.1:1/none');
+    // The login name is filled in as libpq would (a URL without a user).
+    expect(api.output()).toMatch(/cannot reach PostgreSQL at postgres:\/\/([^@/]+@)?127\.0\.0\.1:1\/none/);
     expect(api.output()).not.toMatch(/\n\s+at /);
   });
 

@@ -18,6 +18,7 @@ function environment(databaseUrl: string, port: number, workerPort = port + 1): 
     REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-start`,
     PORT: String(port),
     WORKER_PORT: String(workerPort),
+    API_INTERNAL_PORT: '0',
     BASE_URL: '', // blank counts as unset, whatever the test run's own environment says
   };
 }
@@ -124,6 +125,11 @@ describe('npm start', () => {
         expect(workerPort).toBeGreaterThan(0);
         expect(workerPort).not.toBe(apiPort);
         expect((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status).toBe(200);
+        const internalPort = Number(
+          /API health and metrics: http:\/\/localhost:(\d+)\/readyz/.exec(start.output())?.[1],
+        );
+        expect(internalPort).toBeGreaterThan(0);
+        expect((await fetch(`http://127.0.0.1:${internalPort}/readyz`)).status).toBe(200);
         const token = printedToken(start.output());
         await expectTokenWorks(apiPort, token);
       } finally {

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { userInfo } from 'node:os';
 import { parseDuration, parseDurationList } from './durations.js';
 
 /**
@@ -42,6 +44,20 @@ export interface Config {
   /** `smtp://user:pass@host:port`: e-mails invitations, resets and alerts; none when unset. */
   smtpUrl: string | null;
   mailFrom: string;
+  /** WEBHOOK_DNS_SERVERS: name servers for receivers' host names; null: the system's (resolv.conf). */
+  webhookDnsServers: string[] | null;
+  /** API_HEADERS_TIMEOUT_MS: a client must send its request line and headers within this. */
+  apiHeadersTimeoutMs: number;
+  /** API_REQUEST_TIMEOUT_MS: ... and its whole request within this (not the response's time). */
+  apiRequestTimeoutMs: number;
+  /** API_MAX_CONNECTIONS: open connections per API process; more are closed on arrival. */
+  apiMaxConnections: number;
+  /** API_INTERNAL_PORT: the API's /readyz and /metrics (and /healthz again), never published. */
+  apiInternalPort: number;
+  /** WEBHOOK_LOG_RETENTION_DAYS: attempts and finished deliveries older than this are deleted. */
+  webhookLogRetentionDays: number;
+  /** API_EXPECTED_REPLICAS: API processes sharing the load; without Redis each allows 1/n of a limit. */
+  apiExpectedReplicas: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -145,6 +161,27 @@ export function parseSecretsKey(env: Env): Buffer {
   return key;
 }
 
+/** WEBHOOK_DNS_SERVERS: a comma list of `IP`, `IPv4:port` or `[IPv6]:port`. */
+function dnsServers(env: Env): string[] | null {
+  const value = read(env, 'WEBHOOK_DNS_SERVERS', '');
+  if (value === '') return null;
+  const servers = value.split(',').map((part) => part.trim());
+  const valid = (server: string) => {
+    const match = /^(?:\[([0-9a-f:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$|^([0-9a-f:]+)$/i.exec(server);
+    if (!match) return false;
+    const host = match[1] ?? match[2] ?? match[4]!;
+    const port = match[3] === undefined ? 53 : Number(match[3]);
+    return isIP(host) !== 0 && port >= 1 && port <= 65535;
+  };
+  if (!servers.every(valid)) {
+    throw new ConfigError(
+      'WEBHOOK_DNS_SERVERS',
+      `"${value}" is not a comma list of name server addresses such as 10.0.0.2, 10.0.0.2:5353 or [fd00::53]:53`,
+    );
+  }
+  return servers;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const delaysText = read(env, 'WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_SCHEDULE);
   const webhookRetryDelaysMs = parseDurationList(delaysText);
@@ -163,8 +200,19 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('REDIS_KEY_PREFIX', 'use 1 to 64 letters, digits, dots, dashes or underscores');
   }
   const port = integer(env, 'PORT', 3000, 0, 65535);
+  const apiHeadersTimeoutMs = integer(env, 'API_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const apiRequestTimeoutMs = integer(env, 'API_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  if (apiRequestTimeoutMs < apiHeadersTimeoutMs) {
+    throw new ConfigError(
+      'API_REQUEST_TIMEOUT_MS',
+      `${apiRequestTimeoutMs} is less than API_HEADERS_TIMEOUT_MS (${apiHeadersTimeoutMs}): the headers are part of the request`,
+    );
+  }
   return {
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://localhost:5432/retention', ['postgres:', 'postgresql:']),
+    databaseUrl: withLoginName(
+      env,
+      url(env, 'DATABASE_URL', 'postgres://localhost:5432/retention', ['postgres:', 'postgresql:']),
+    ),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisKeyPrefix,
     port,
@@ -184,7 +232,32 @@ export function loadConfig(env: Env = process.env): Config {
     sessionMaxAgeMs: duration(env, 'SESSION_MAX_AGE', '7d', 1000, 90 * 24 * 3_600_000),
     smtpUrl: read(env, 'SMTP_URL', '') === '' ? null : url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']),
     mailFrom: read(env, 'MAIL_FROM', 'Retention <no-reply@localhost>'),
+    webhookDnsServers: dnsServers(env),
+    apiHeadersTimeoutMs,
+    apiRequestTimeoutMs,
+    apiMaxConnections: integer(env, 'API_MAX_CONNECTIONS', 2000, 1, 1_000_000),
+    apiInternalPort: integer(env, 'API_INTERNAL_PORT', 3002, 0, 65535),
+    webhookLogRetentionDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', 90, 1, 3650),
+    apiExpectedReplicas: integer(env, 'API_EXPECTED_REPLICAS', 1, 1, 1000),
   };
+}
+
+/**
+ * A PostgreSQL URL that names no user gets the operating-system login name, as libpq (psql)
+ * does. node-postgres would take $USER instead, which containers and some CI leave unset:
+ * "no PostgreSQL user name specified". PGUSER, which both honour, still wins.
+ */
+function withLoginName(env: Env, databaseUrl: string): string {
+  const parsed = new URL(databaseUrl);
+  if (parsed.username || read(env, 'PGUSER', '') !== '') return databaseUrl;
+  let login: string;
+  try {
+    login = userInfo().username;
+  } catch {
+    return databaseUrl; // a uid with no passwd entry: leave it to the driver
+  }
+  parsed.username = encodeURIComponent(login);
+  return parsed.toString();
 }
 
 /** A connection URL with its password replaced, safe to print. */

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig, openSecret, sealSecret } from '../src/index.js';
@@ -8,7 +9,7 @@ describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     const config = loadConfig(KEY);
     expect(config).toMatchObject({
-      databaseUrl: 'postgres://localhost:5432/retention',
+      databaseUrl: `postgres://${userInfo().username}@localhost:5432/retention`,
       redisUrl: 'redis://127.0.0.1:6379',
       port: 3000,
       baseUrl: 'http://localhost:3000',
@@ -35,6 +36,9 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'sometimes'],
     ['TRUST_PROXY', '11'],
     ['TRUST_PROXY', '10.0.0.0/8,loopback'],
+    ['WEBHOOK_DNS_SERVERS', 'dns.example.com'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2:70000'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2,,10.0.0.3'],
   ])('names %s when its value %p is invalid', (variable, value) => {
     let caught: unknown;
     try {
@@ -76,6 +80,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...KEY, PORT: '4160', BASE_URL: 'https://api.example.com/' }).baseUrl).toBe(
       'https://api.example.com',
     );
+  });
+
+  it('names the operating-system login name in a DATABASE_URL without a user, as libpq does, whatever $USER is', () => {
+    const login = userInfo().username;
+    expect(loadConfig({ USER: undefined }).databaseUrl).toBe(`postgres://${login}@localhost:5432/retention`);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/app' }).databaseUrl).toBe(
+      `postgres://${login}@db.internal/app`,
+    );
+    // A user in the URL, or PGUSER, is kept as given.
+    expect(loadConfig({ DATABASE_URL: 'postgres://alice:pw@db/app' }).databaseUrl).toBe('postgres://alice:pw@db/app');
+    expect(loadConfig({ PGUSER: 'bob' }).databaseUrl).toBe('postgres://localhost:5432/retention');
+  });
+
+  it("reads WEBHOOK_DNS_SERVERS as name server addresses, the system's by default", () => {
+    expect(loadConfig({}).webhookDnsServers).toBeNull();
+    expect(loadConfig({ WEBHOOK_DNS_SERVERS: '10.0.0.2, 10.0.0.3:5353,[fd00::53]:53,::1' }).webhookDnsServers).toEqual([
+      '10.0.0.2',
+      '10.0.0.3:5353',
+      '[fd00::53]:53',
+      '::1',
+    ]);
   });
 
   it('reads TRUST_PROXY as hops or subnets, never as "believe every X-Forwarded-For hop"', () => {

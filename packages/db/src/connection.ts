@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
 
@@ -27,40 +26,11 @@ export interface DbOptions {
   log?: (level: 'warn' | 'error' | 'debug' | 'deprecate', message: string) => void;
 }
 
-/**
- * The user to connect as when the URL names none, as libpq chooses it: PGUSER, else the
- * operating system's login name. node-postgres reads PGUSER and then USER, which containers and
- * some CI runners leave unset: it then sends no user at all and the server refuses the
- * connection ("no PostgreSQL user name specified"). `undefined` when the URL names a user.
- */
-export function defaultDatabaseUser(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  let named = '';
-  try {
-    named = new URL(databaseUrl).username;
-  } catch {
-    return undefined; // not a URL: node-postgres reports it
-  }
-  if (named) return undefined;
-  return env.PGUSER || env.USER || userInfo().username;
-}
-
-/**
- * Connection settings for node-postgres: the URL, with the user libpq would pick written into
- * it when it names none (a separate `user` option would lose to the URL's empty one).
- */
-export function pgConnection(databaseUrl: string): { connectionString: string } {
-  const user = defaultDatabaseUser(databaseUrl);
-  if (user === undefined) return { connectionString: databaseUrl };
-  const url = new URL(databaseUrl);
-  url.username = encodeURIComponent(user);
-  return { connectionString: url.toString() };
-}
-
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   return knex({
     client: 'pg',
     connection: {
-      ...pgConnection(databaseUrl),
+      connectionString: databaseUrl,
       application_name: options.applicationName ?? 'retention',
       // A statement that runs longer than this is a bug or an outage, never a normal request.
       statement_timeout: options.statementTimeoutMs ?? 30_000,

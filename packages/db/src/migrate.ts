@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
-import { pgConnection, pgErrorCode, type Db } from './connection.js';
+import { pgErrorCode, type Db } from './connection.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 
 const migrationSource: Knex.MigrationSource<Migration> = {
@@ -37,7 +37,7 @@ async function withMaintenanceClient<T>(
   if (!name) throw new Error('DATABASE_URL names no database');
   const maintenance = new URL(databaseUrl);
   maintenance.pathname = '/postgres';
-  const client = new pg.Client({ ...pgConnection(maintenance.toString()), connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
     return await work(client, name);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { ipv6Bytes, nonPublicRange, publicOnlyLookup, RefusedAddressError } from '@retention/domain';
+import {
+  createReceiverResolver,
+  ipv6Bytes,
+  nonPublicRange,
+  receiverLookup,
+  RefusedAddressError,
+} from '@retention/domain';
 
 describe('nonPublicRange', () => {
   it.each([
@@ -79,7 +85,8 @@ describe('ipv6Bytes', () => {
   });
 });
 
-describe('publicOnlyLookup', () => {
+describe('receiverLookup, public only', () => {
+  const publicOnlyLookup = receiverLookup(createReceiverResolver(), true);
   const lookup = (host: string, all: boolean) =>
     new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) =>
       publicOnlyLookup(host, { all }, (error, address) => resolve({ error, address })),
@@ -89,7 +96,7 @@ describe('publicOnlyLookup', () => {
     const { error } = await lookup('localhost', all);
     expect(error).toBeInstanceOf(RefusedAddressError);
     // The owner learns that the name points inside, not where: the address is for the server log.
-    expect(error!.message).toMatch(/^refused: localhost resolves to a non-public address; receivers must be on/);
+    expect(error!.message).toMatch(/^refused: localhost does not resolve to a public address; receivers must be on/);
     expect(error!.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
     expect(error).toMatchObject({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/), range: 'loopback' });
   });

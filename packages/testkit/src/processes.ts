@@ -33,7 +33,8 @@ export interface ServiceProcess {
 export function startService(entry: string, env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    // API_INTERNAL_PORT 0: test processes run side by side, and 3002 can be taken only once.
+    env: { ...process.env, API_INTERNAL_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

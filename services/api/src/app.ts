@@ -55,7 +55,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
     next();
   });
   const limiter = new SlidingWindowRateLimiter(redis, config.redisKeyPrefix, rateLimitWindowMs);
-  v1.use(apiAccess({ db, limiter, logger, metrics: appMetrics }));
+  v1.use(apiAccess({ db, limiter, logger, metrics: appMetrics, expectedReplicas: config.apiExpectedReplicas }));
   // After authentication, like an unknown path under the prefix: a wrong method is a 404 with
   // the rate-limit headers, and says nothing to a client without a valid token.
   v1.use(readMethodsOnly);
@@ -67,7 +67,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   app.use(dashboardPages());
 
   app.use(readMethodsOnly);
-  app.use(operationalRoutes({ db, redis, metrics: appMetrics }));
+  app.use(operationalRoutes());
   app.use(documentationRoutes(buildOpenApiDocument(API_ENDPOINTS, { prefix: API_PREFIX, serverUrl: config.baseUrl })));
 
   app.use(unknownRoute);

@@ -2,7 +2,10 @@
 import { ConfigError, loadConfig } from '@retention/core';
 import { createDb, describeConnectionFailure } from '@retention/db';
 import { createLogger, createRedis, drainable, onShutdownSignal, waitForRedis } from '@retention/runtime';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { createApiMetrics } from './metrics.js';
+import { createInternalServer } from './routes/operational.js';
 import { createApiServer } from './server.js';
 
 async function main(): Promise<void> {
@@ -24,26 +27,40 @@ async function main(): Promise<void> {
     throw new Error(describeConnectionFailure('Redis', config.redisUrl, error));
   }
 
-  const app = createApp({ config, db, redis, logger });
-  const server = createApiServer(app, logger);
+  const metrics = createApiMetrics();
+  const app = createApp({ config, db, redis, logger, metrics });
+  const server = createApiServer(app, logger, config);
+  const internal = createInternalServer({ db, redis, metrics });
   const connections = drainable(server);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, resolve);
+  const listen = (target: typeof server, port: number, name: string) =>
+    new Promise<void>((resolve, reject) => {
+      target.once('error', reject);
+      target.listen(port, resolve);
+    }).catch((error: unknown) => {
+      throw new Error(`cannot listen on ${name} ${port}: ${(error as Error).message}`);
     });
+  try {
+    await listen(server, config.port, 'port');
+    await listen(internal, config.apiInternalPort, 'API_INTERNAL_PORT');
   } catch (error) {
+    server.close();
     redis.disconnect();
     await db.destroy();
-    throw new Error(`cannot listen on port ${config.port}: ${(error as Error).message}`);
+    throw error;
   }
   // Stop accepting, let the requests in flight finish, then close the connections they use.
   onShutdownSignal(logger, async () => {
+    internal.closeAllConnections();
+    internal.close();
     await connections.drain();
     redis.disconnect();
     await db.destroy();
   });
-  logger.info({ port: config.port }, `API listening on http://localhost:${config.port}`);
+  const internalPort = (internal.address() as AddressInfo).port;
+  logger.info(
+    { port: config.port, internal_port: internalPort },
+    `API listening on http://localhost:${config.port}; /readyz and /metrics on internal port ${internalPort}`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -1,8 +1,8 @@
 import { createServer, maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { errorBody } from '@retention/core';
-import type { Logger } from '@retention/runtime';
+import { errorBody, type Config } from '@retention/core';
+import { throttledWarn, type Logger } from '@retention/runtime';
 import { newRequestId } from './middleware/request-id.js';
 
 /** The statuses Node's HTTP parser implies for the errors it names; anything else is a 400. */
@@ -25,8 +25,32 @@ const PARSER_REFUSALS: Record<string, { status: number; message: string }> = {
  * shape, a `Request-Id`, and a log line with the same id. The connection is closed after it,
  * as Node does: the parser cannot tell where the next request would begin.
  */
-export function createApiServer(app: Express, logger: Logger): Server {
-  const server = createServer(app);
+export type ServerLimits = Pick<Config, 'apiHeadersTimeoutMs' | 'apiRequestTimeoutMs' | 'apiMaxConnections'>;
+
+/**
+ * Slow clients (slowloris) are bounded: Node's defaults would let a connection dribble its
+ * headers for 60 s and its request for 300 s, with no cap on connections. The timeouts are
+ * checked every second rather than Node's 30, so they hold to about a second; a request not
+ * in by then gets the 408 below. Connections over the cap are closed on arrival.
+ */
+export function createApiServer(app: Express, logger: Logger, limits: ServerLimits): Server {
+  const server = createServer(
+    {
+      headersTimeout: limits.apiHeadersTimeoutMs,
+      requestTimeout: limits.apiRequestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, limits.apiHeadersTimeoutMs / 2),
+    },
+    app,
+  );
+  server.maxConnections = limits.apiMaxConnections;
+  const warn = throttledWarn(logger);
+  server.on('drop', () =>
+    warn(
+      'connection cap',
+      new Error(`API_MAX_CONNECTIONS (${limits.apiMaxConnections}) reached`),
+      'connection refused: too many open connections',
+    ),
+  );
   server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
     // A connection reset or already closed: nobody is there to answer.
     if (error.code === 'ECONNRESET' || !socket.writable) {

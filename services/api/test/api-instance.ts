@@ -16,6 +16,7 @@ import {
 } from '@retention/testkit';
 import { createApp } from '../src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../src/metrics.js';
+import { createInternalServer } from '../src/routes/operational.js';
 import { createApiServer } from '../src/server.js';
 
 export interface Reply {
@@ -30,6 +31,8 @@ export interface ApiInstance {
   metrics: ApiMetrics;
   logs(): Array<Record<string, unknown>>;
   get(path: string, token?: string, init?: RequestInit): Promise<Reply>;
+  /** A GET on the internal port (API_INTERNAL_PORT): /healthz, /readyz, /metrics. */
+  internal(path: string): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -62,15 +65,21 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
   if (!options.redisUrl) await waitForRedis(redis);
   const db: Db = createDb(config.databaseUrl, { poolMax: 4 });
   const metrics = createApiMetrics();
-  const server: Server = createApiServer(createApp({ config, db, redis, logger, metrics }), logger);
+  const server: Server = createApiServer(createApp({ config, db, redis, logger, metrics }), logger, config);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const internal = createInternalServer({ db, redis, metrics });
+  await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
+  const internalUrl = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
   return {
     url,
     metrics,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     get: (path, token, init) => request(url, path, token, init),
+    internal: (path) => request(internalUrl, path),
     async close() {
+      internal.closeAllConnections();
+      await new Promise<void>((resolve) => internal.close(() => resolve()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       redis.disconnect();

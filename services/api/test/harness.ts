@@ -48,8 +48,11 @@ export interface HarnessOptions {
    * test can speak from several client addresses through X-Forwarded-For.
    */
   trustProxy?: boolean | number | string;
-  /** More environment for the API's config, read when the API starts (e.g. a local Stripe's URL). */
-  env?: () => Record<string, string>;
+  /**
+   * More variables for the API's configuration (API_HEADERS_TIMEOUT_MS, ...); a function is
+   * read when the API starts, for values known only then (a local Stripe's URL).
+   */
+  env?: Record<string, string> | (() => Record<string, string>);
 }
 
 /**
@@ -73,7 +76,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       TRUST_PROXY: String(options.trustProxy ?? false),
-      ...options.env?.(),
+      ...(typeof options.env === 'function' ? options.env() : options.env),
     });
     const lines: string[] = [];
     const sink = new Writable({
@@ -93,7 +96,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       logger,
       ...(options.rateLimitWindowMs && { rateLimitWindowMs: options.rateLimitWindowMs }),
     });
-    server = createApiServer(app, logger);
+    server = createApiServer(app, logger, config);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     let lastResponse: ApiResponse | undefined;

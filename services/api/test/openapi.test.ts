@@ -101,15 +101,15 @@ describe('the OpenAPI document', () => {
       .sort();
     expect(served.length).toBe(6);
     expect(documented).toEqual(served);
-    // Outside /api/v1 the app serves only the operational and documentation routes, the
-    // Stripe webhook receiver (docs/processor.md: signed by Stripe, not part of the API) and
-    // the dashboard (documented in docs/dashboard-api.md rather than in the API's OpenAPI).
+    // Outside /api/v1 the app serves only liveness, the documentation, the Stripe webhook
+    // receiver (docs/processor.md: signed by Stripe, not part of the API) and the dashboard
+    // (docs/dashboard-api.md); readiness and metrics are on the internal port.
     expect(
       routes
         .filter((route) => !route.path.startsWith('/api/v1/') && !route.path.startsWith('/dashboard/'))
         .map((route) => route.path)
         .sort(),
-    ).toEqual(['/docs', '/healthz', '/metrics', '/openapi.json', '/processor/stripe/:connection_id', '/readyz']);
+    ).toEqual(['/docs', '/healthz', '/openapi.json', '/processor/stripe/:connection_id']);
   });
 
   it('is valid OpenAPI 3.1', async () => {

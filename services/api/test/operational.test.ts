@@ -66,7 +66,7 @@ describe('GET /healthz', () => {
 
 describe('GET /readyz', () => {
   it('is 200 with both backing services up, each with its latency', async () => {
-    const reply = await instance.api.get('/readyz');
+    const reply = await instance.api.internal('/readyz');
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       status: 'ready',
@@ -80,7 +80,7 @@ describe('GET /readyz', () => {
   it('is 503 naming PostgreSQL when the database is unreachable', async () => {
     const api = await startApiInstance({ databaseUrl: 'postgres://postgres:postgres@127.0.0.1:1/nowhere' });
     try {
-      const reply = await api.get('/readyz');
+      const reply = await api.internal('/readyz');
       expect(reply.status).toBe(503);
       expect(reply.body.status).toBe('unavailable');
       expect(reply.body.checks.postgres).toEqual({
@@ -99,7 +99,7 @@ describe('GET /readyz', () => {
   it('is 503 naming Redis when Redis is unreachable', async () => {
     const api = await startApiInstance({ databaseUrl: instance.database.url, redisUrl: 'redis://127.0.0.1:1' });
     try {
-      const reply = await api.get('/readyz');
+      const reply = await api.internal('/readyz');
       expect(reply.status).toBe(503);
       expect(reply.body.checks.redis).toEqual({
         status: 'down',
@@ -133,7 +133,7 @@ describe('GET /readyz', () => {
       const api = await startApiInstance({ databaseUrl: `postgres://postgres:postgres@127.0.0.1:${port}/silent` });
       try {
         const started = Date.now();
-        const reply = await api.get('/readyz');
+        const reply = await api.internal('/readyz');
         const elapsed = Date.now() - started;
         expect(reply.status).toBe(503);
         expect(reply.body.checks.postgres).toMatchObject({ status: 'down', error: 'no answer within 1000 ms' });
@@ -157,7 +157,7 @@ describe('GET /metrics', () => {
     expect((await instance.api.get('/api/v1/customers/%E0%A4%A', token)).status).toBe(400);
     expect((await instance.api.get(`/wp-admin/${ids[1]}`)).status).toBe(404);
 
-    const reply = await instance.api.get('/metrics');
+    const reply = await instance.api.internal('/metrics');
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
@@ -191,13 +191,13 @@ describe('GET /metrics', () => {
     expect((await instance.api.get('/api/v1/stats', limitedToken)).status).toBe(200);
     expect((await instance.api.get('/api/v1/stats', limitedToken)).status).toBe(429);
     expect((await instance.api.get('/api/v1/stats', limitedToken)).status).toBe(429);
-    const samples = parseMetrics((await instance.api.get('/metrics')).text);
+    const samples = parseMetrics((await instance.api.internal('/metrics')).text);
     expect(sampleValue(samples, 'api_rate_limit_rejections_total', { reason: 'token' })).toBe(2);
     expect(sampleValue(samples, 'http_requests_total', { route: '/api/v1/stats', status: '429' })).toBe(2);
   });
 
   it('exposes the default process metrics', async () => {
-    const samples = parseMetrics((await instance.api.get('/metrics')).text);
+    const samples = parseMetrics((await instance.api.internal('/metrics')).text);
     for (const name of [
       'process_cpu_user_seconds_total',
       'process_resident_memory_bytes',
@@ -214,10 +214,11 @@ describe('the operational routes are outside /api/v1', () => {
       if ((await instance.api.get('/api/v1/stats', 'sk_live_guessing')).status === 429) refused += 1;
     }
     expect(refused).toBe(1);
-    const samples = parseMetrics((await instance.api.get('/metrics')).text);
+    const samples = parseMetrics((await instance.api.internal('/metrics')).text);
     expect(sampleValue(samples, 'api_rate_limit_rejections_total', { reason: 'failed_auth' })).toBe(1);
-    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs'])
-      expect((await instance.api.get(path)).status).toBe(200);
+    for (const path of ['/healthz', '/openapi.json', '/docs']) expect((await instance.api.get(path)).status).toBe(200);
+    for (const path of ['/healthz', '/readyz', '/metrics'])
+      expect((await instance.api.internal(path)).status).toBe(200);
   });
 });
 
@@ -269,5 +270,21 @@ describe('GET /openapi.json', () => {
     expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(reply.headers.get('access-control-allow-origin')).toBe('*');
     expect(reply.body.openapi).toBe('3.1.0');
+  });
+});
+
+describe('the internal port', () => {
+  // Last in the file: its 404s on the public port would count in the metrics tests above.
+  it('serves /readyz and /metrics; the public port does not, and keeps /healthz', async () => {
+    for (const path of ['/readyz', '/metrics']) {
+      const reply = await instance.api.get(path);
+      expect(reply.status).toBe(404);
+      expect(reply.body.error.type).toBe('not_found');
+      expect((await instance.api.internal(path)).status).toBe(200);
+    }
+    expect((await instance.api.get('/healthz')).status).toBe(200);
+    expect((await instance.api.internal('/healthz')).status).toBe(200);
+    // The internal port is not the API: no routes of it there.
+    expect((await instance.api.internal('/api/v1/stats')).status).toBe(404);
   });
 });

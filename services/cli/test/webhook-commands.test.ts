@@ -225,7 +225,7 @@ describe('webhook commands', () => {
     expect(refused.json).toMatchObject({
       outcome: 'failed',
       http_status: null,
-      error: expect.stringMatching(/^refused: localhost resolves to a non-public address/),
+      error: expect.stringMatching(/^refused: localhost does not resolve to a public address/),
     });
     expect(refused.stdout).not.toMatch(/127\.0\.0\.1|::1|loopback/);
     expect(receiver.requestsTo('/cli-ping')).toHaveLength(1);

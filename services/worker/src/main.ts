@@ -8,7 +8,7 @@
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, type Db } from '@retention/db';
-import { closeStaleCampaigns } from '@retention/domain';
+import { closeStaleCampaigns, pruneWebhookLog } from '@retention/domain';
 import {
   createLogger,
   createMetricsRegistry,
@@ -29,6 +29,17 @@ function staleCampaignsJob(db: Db, config: Config): PeriodicJob {
     name: STALE_CAMPAIGNS_JOB_NAME,
     everyMs: config.staleCampaignCheckEveryMs,
     run: () => closeStaleCampaigns(db, { olderThanDays: config.staleCampaignDays }),
+  };
+}
+
+export const PRUNE_WEBHOOK_LOG_JOB_NAME = 'prune-webhook-log';
+
+/** Hourly: each run deletes what aged past the retention in the hour, in small batches. */
+function pruneWebhookLogJob(db: Db, config: Config): PeriodicJob {
+  return {
+    name: PRUNE_WEBHOOK_LOG_JOB_NAME,
+    everyMs: 3_600_000,
+    run: () => pruneWebhookLog(db, { olderThanDays: config.webhookLogRetentionDays }),
   };
 }
 
@@ -55,7 +66,12 @@ async function main(): Promise<void> {
   }
   let worker;
   try {
-    worker = await createWorker({ config, db, logger, options: { periodicJobs: [staleCampaignsJob(db, config)] } });
+    worker = await createWorker({
+      config,
+      db,
+      logger,
+      options: { periodicJobs: [staleCampaignsJob(db, config), pruneWebhookLogJob(db, config)] },
+    });
   } catch (error) {
     probe.disconnect();
     await db.destroy();

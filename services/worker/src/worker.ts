@@ -121,6 +121,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     timeoutMs: config.webhookTimeoutMs,
     baseUrl: config.baseUrl,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    dnsServers: config.webhookDnsServers ?? undefined,
     ...(settings.receiverCa !== undefined && { ca: settings.receiverCa }),
   });
   const events = new EventEmitter<DeliveryEvents>();

@@ -106,6 +106,47 @@ describe('failed attempts', () => {
     expect(entry!.duration_ms).toBeLessThan(2_000);
   });
 
+  it('records a 2xx whose body never finishes as a success, with what arrived of the body', async () => {
+    const endpoint = await world.current.createEndpoint('/slow-body', {
+      behaviour: { kind: 'unfinished', status: 200, body: 'accepted; streaming', then: 'hang' },
+    });
+    await world.current.startWorker({ env: { WEBHOOK_RETRY_DELAYS: '10m' } });
+    await world.current.record([numberedEvent(world.current.workspace)]);
+    const [entry] = await logOf(endpoint, 1);
+    expect(entry).toMatchObject({
+      outcome: 'succeeded',
+      http_status: 200,
+      error: null,
+      response_body: 'accepted; streaming',
+      next_attempt_at: null,
+    });
+    // The body's own deadline ended the read, not the whole attempt's timeout.
+    expect(entry!.duration_ms).toBeLessThan(1_000);
+    expect(world.current.receiver.requestsTo(endpoint.path)).toHaveLength(1);
+    expect((await endpointRow(endpoint)).failure_count).toBe(0);
+  });
+
+  it('records a 2xx reset mid-body as a success, and a 500 reset mid-body as HTTP 500', async () => {
+    const ok = await world.current.createEndpoint('/reset-ok', {
+      behaviour: { kind: 'unfinished', status: 202, body: 'queued', then: 'reset' },
+    });
+    const failing = await world.current.createEndpoint('/reset-500', {
+      behaviour: { kind: 'unfinished', status: 500, body: 'broken', then: 'reset' },
+    });
+    await world.current.startWorker({ env: { WEBHOOK_RETRY_DELAYS: '10m' } });
+    await world.current.record([numberedEvent(world.current.workspace)]);
+    const [okEntry] = await logOf(ok, 1);
+    expect(okEntry).toMatchObject({ outcome: 'succeeded', http_status: 202, error: null, response_body: 'queued' });
+    const [failedEntry] = await logOf(failing, 1);
+    expect(failedEntry).toMatchObject({
+      outcome: 'failed',
+      http_status: 500,
+      error: 'HTTP 500',
+      response_body: 'broken',
+    });
+    expect((await endpointRow(ok)).failure_count).toBe(0);
+  });
+
   it('records a refused connection', async () => {
     const port = await freePort();
     const endpoint = await world.current.createEndpoint('/nobody-home', { behaviour: { kind: 'hang' } });

@@ -94,7 +94,7 @@ describe('Send test', () => {
     await expect(sendTestWebhook(db, sender(), endpoint.id, workspace.memberId)).rejects.toThrow(ServiceError);
     const entry = await sendTestWebhook(db, sender(false), endpoint.id, workspace.ownerId);
     expect(entry).toMatchObject({ outcome: 'failed', http_status: null });
-    expect(entry.error).toMatch(/^refused: localhost resolves to a non-public address/);
+    expect(entry.error).toMatch(/^refused: localhost does not resolve to a public address/);
     expect(JSON.stringify(entry)).not.toMatch(/127\.0\.0\.1|::1|loopback/);
     expect(receiver.requestsTo(endpoint.path)).toEqual([]);
   });

@@ -11,6 +11,7 @@ import * as securityLog from './0009-security-log.js';
 import * as accounts from './0010-accounts.js';
 import * as processor from './0011-processor.js';
 import * as insightRollups from './0012-insight-rollups.js';
+import * as webhookRetention from './0013-webhook-retention.js';
 
 export interface Migration {
   name: string;
@@ -35,4 +36,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0010-accounts', ...accounts },
   { name: '0011-processor', ...processor },
   { name: '0012-insight-rollups', ...insightRollups },
+  { name: '0013-webhook-retention', ...webhookRetention },
 ];

@@ -1,5 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupAllOptions, LookupOptions } from 'node:dns';
 import { BlockList, isIP, isIPv4 } from 'node:net';
+import type { ReceiverResolver } from './dns-resolver.js';
 
 /**
  * SSRF protection for webhook requests: a receiver must be on the public internet. The check
@@ -138,13 +139,23 @@ export class RefusedAddressError extends Error {
     readonly address: string,
     readonly range: string,
   ) {
-    const what = host === address ? `${address} is a ${range} address` : `${host} resolves to a non-public address`;
     super(
-      `refused: ${what}; receivers must be on the public internet ` +
-        '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)',
+      host === address
+        ? `refused: ${address} is a ${range} address; receivers must be on the public internet ` +
+            '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)'
+        : unresolvedHostMessage(host),
     );
     this.name = 'RefusedAddressError';
   }
+}
+
+/**
+ * What the endpoint's owner reads when a host name leads nowhere we may connect: the same for
+ * a name that points inside and for one that does not resolve, so that probing names tells
+ * an owner nothing about the internal network. The worker's log keeps which it was.
+ */
+export function unresolvedHostMessage(host: string): string {
+  return `refused: ${host} does not resolve to a public address; receivers must be on the public internet`;
 }
 
 /** Throws RefusedAddressError when `address` may not be connected to. */
@@ -156,25 +167,28 @@ export function assertPublicAddress(host: string, address: string): void {
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * A drop-in for `dns.lookup` for the HTTPS agent: resolves every address, keeps the public
- * ones, and fails with RefusedAddressError when none is left.
+ * A drop-in for `dns.lookup` for the HTTPS agent, over the receivers' own resolver (never
+ * getaddrinfo's thread pool, see dns-resolver.ts). With `publicOnly`, keeps the public
+ * addresses and fails with RefusedAddressError when none is left.
  */
-export function publicOnlyLookup(
-  hostname: string,
-  options: LookupOptions | LookupAllOptions,
-  callback: LookupCallback,
-): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const allowed = addresses.filter((entry) => nonPublicRange(entry.address) === null);
-    if (allowed.length === 0) {
-      const first = addresses[0];
-      const refusal = first
-        ? new RefusedAddressError(hostname, first.address, nonPublicRange(first.address) ?? 'reserved')
-        : Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' });
-      return callback(refusal, []);
-    }
-    if (options.all) return callback(null, allowed);
-    callback(null, allowed[0]!.address, allowed[0]!.family);
-  });
+export function receiverLookup(resolver: ReceiverResolver, publicOnly: boolean) {
+  return (hostname: string, options: LookupOptions | LookupAllOptions, callback: LookupCallback): void => {
+    resolver.resolve(hostname).then(
+      (resolved) => {
+        const family = typeof options.family === 'number' ? options.family : 0;
+        const addresses = family === 4 || family === 6 ? resolved.filter((entry) => entry.family === family) : resolved;
+        const allowed = publicOnly ? addresses.filter((entry) => nonPublicRange(entry.address) === null) : addresses;
+        if (allowed.length === 0) {
+          const first = addresses[0];
+          const refusal = first
+            ? new RefusedAddressError(hostname, first.address, nonPublicRange(first.address) ?? 'reserved')
+            : Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' });
+          return callback(refusal, []);
+        }
+        if (options.all) return callback(null, allowed);
+        callback(null, allowed[0]!.address, allowed[0]!.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
 }

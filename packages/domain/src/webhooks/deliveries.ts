@@ -8,13 +8,15 @@ export const INTERRUPTED_ATTEMPT_ERROR =
  * Ends every pending delivery of an endpoint that was just disabled, by hand or by 10
  * failures in a row: each gets a `skipped` line in the log, so the owner sees which events
  * were never delivered. An attempt in flight (its lease still running) is left to finish and
- * record its own result. `onlyDeliveryId` narrows it to one delivery of that endpoint.
+ * record its own result. `onlyDeliveryId` narrows it to one delivery of that endpoint;
+ * `keepEventTypes` (non-empty) spares the deliveries of those types (a narrowed subscription).
  */
 export async function skipPendingDeliveries(
   trx: Transaction,
   endpointId: string,
   reason: string,
   onlyDeliveryId?: string,
+  keepEventTypes?: string[],
 ): Promise<number> {
   const result = await trx.raw<{ rowCount: number | null }>(
     `
@@ -23,6 +25,7 @@ export async function skipPendingDeliveries(
         FROM webhook_deliveries
        WHERE endpoint_id = ? AND status = 'pending'
          AND (?::uuid IS NULL OR id = ?::uuid)
+         AND (cardinality(?::text[]) = 0 OR event_type <> ALL (?::text[]))
          AND (lease_expires_at IS NULL OR lease_expires_at <= now())
          FOR NO KEY UPDATE
     ), skipped AS (
@@ -41,7 +44,15 @@ export async function skipPendingDeliveries(
     INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
     SELECT id, endpoint_id, event_type, attempt_count + 1, 'skipped', ?, 0, now() FROM skipped
     `,
-    [endpointId, onlyDeliveryId ?? null, onlyDeliveryId ?? null, INTERRUPTED_ATTEMPT_ERROR, `skipped: ${reason}`],
+    [
+      endpointId,
+      onlyDeliveryId ?? null,
+      onlyDeliveryId ?? null,
+      keepEventTypes ?? [],
+      keepEventTypes ?? [],
+      INTERRUPTED_ATTEMPT_ERROR,
+      `skipped: ${reason}`,
+    ],
   );
   return result.rowCount ?? 0;
 }

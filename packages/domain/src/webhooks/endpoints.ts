@@ -218,6 +218,17 @@ export async function updateEndpoint(
       ...(url !== undefined && { url }),
       ...(valid.events !== undefined && { events: normalizeEvents(valid.events) }),
     });
+    const subscribed = (row as EndpointRow).event_types;
+    // Narrowed: what it no longer subscribes to is not retried (to a new URL, perhaps).
+    if (valid.events !== undefined && subscribed.length > 0) {
+      await skipPendingDeliveries(
+        trx,
+        id,
+        'the endpoint no longer subscribes to this event type',
+        undefined,
+        subscribed,
+      );
+    }
     return toWebhookEndpoint(row as EndpointRow);
   });
 }

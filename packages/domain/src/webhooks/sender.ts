@@ -4,7 +4,14 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import got, { type Got } from 'got';
 import { signatureHeader, SIGNATURE_HEADER } from '@retention/core';
-import { assertPublicAddress, nonPublicRange, publicOnlyLookup, RefusedAddressError } from './address-guard.js';
+import {
+  assertPublicAddress,
+  nonPublicRange,
+  receiverLookup,
+  RefusedAddressError,
+  unresolvedHostMessage,
+} from './address-guard.js';
+import { createReceiverResolver, type ReceiverResolver } from './dns-resolver.js';
 
 /**
  * One webhook request (spec 6.1, 5.2): POST, signed over the exact bytes sent with a fresh
@@ -15,6 +22,23 @@ import { assertPublicAddress, nonPublicRange, publicOnlyLookup, RefusedAddressEr
  */
 
 export const RESPONSE_LOG_BYTES = 4096;
+/**
+ * Once the status line is in, the outcome is decided (spec 6.3: any 2xx is success); the body
+ * is read only for the log, for at most this long, so a receiver that answers 200 and keeps
+ * the body open is a success with what arrived, not a timeout retried as a duplicate.
+ */
+export const RESPONSE_BODY_READ_MS = 500;
+/**
+ * A kept-alive socket idle this long is closed: receivers come and go, and each idle socket
+ * holds a file descriptor (and memory on both ends) for nothing.
+ */
+export const IDLE_SOCKET_MS = 15_000;
+/**
+ * Sockets open at once, busy and idle, across every receiver. Busy ones are bounded by the
+ * worker's concurrency (100 slots); this bounds the idle ones, which give way (the oldest
+ * is closed) when a request to another receiver needs the room.
+ */
+export const MAX_TOTAL_SOCKETS = 256;
 
 export function webhookUserAgent(baseUrl: string): string {
   return `Service-Webhooks/1 (+${baseUrl})`;
@@ -30,6 +54,11 @@ export interface WebhookSenderOptions {
    * process, where NODE_EXTRA_CA_CERTS (read by Node at start-up) cannot be set in time.
    */
   ca?: string | Buffer;
+  /** Name servers for receivers' host names (WEBHOOK_DNS_SERVERS); the system's when absent. */
+  dnsServers?: string[] | undefined;
+  /** Defaults IDLE_SOCKET_MS and MAX_TOTAL_SOCKETS; tests make them small. */
+  idleSocketMs?: number;
+  maxTotalSockets?: number;
 }
 
 export interface WebhookRequest {
@@ -54,6 +83,8 @@ export interface AttemptResult {
    * delivery log nor shown to the endpoint's owner (see RefusedAddressError).
    */
   refusedAddress?: { address: string; range: string };
+  /** Why a host name did not resolve (ENOTFOUND, ETIMEOUT, ...): for the server log only, likewise. */
+  dnsError?: string;
 }
 
 export interface WebhookSender {
@@ -79,13 +110,19 @@ export class PublicOnlyAgent extends https.Agent {
 }
 
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  const maxTotalSockets = options.maxTotalSockets ?? MAX_TOTAL_SOCKETS;
   const agentOptions: https.AgentOptions = {
     keepAlive: true,
+    // For a kept-alive agent, `timeout` closes *idle* sockets; a request in progress is
+    // bounded by got's own timeout instead.
+    timeout: options.idleSocketMs ?? IDLE_SOCKET_MS,
+    maxTotalSockets,
     ...(options.ca !== undefined && { ca: options.ca }),
   };
+  const resolver = createReceiverResolver({ servers: options.dnsServers });
   const agent = options.allowPrivateNetworks
-    ? new https.Agent(agentOptions)
-    : new PublicOnlyAgent({ ...agentOptions, lookup: publicOnlyLookup });
+    ? new https.Agent({ ...agentOptions, lookup: receiverLookup(resolver, false) })
+    : new PublicOnlyAgent({ ...agentOptions, lookup: receiverLookup(resolver, true) });
   const client = got.extend({
     method: 'POST',
     agent: { https: agent },
@@ -101,7 +138,13 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   return {
     async send(request) {
       const attemptedAt = new Date();
+      const resolving = performance.now();
+      const unresolved = await resolveReceiver(resolver, request.url);
+      if (unresolved) return { ...unresolved, durationMs: Math.round(performance.now() - resolving), attemptedAt };
+      // The receiver's clock (the attempt's timeout, its duration) starts once its name is
+      // resolved: waiting for our own resolver is never counted against it.
       const started = performance.now();
+      makeRoom(agent, maxTotalSockets);
       const outcome = await attempt(client, request, userAgent, attemptedAt, options);
       return { ...outcome, durationMs: Math.round(performance.now() - started), attemptedAt };
     },
@@ -111,10 +154,48 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   };
 }
 
+/**
+ * Node's agent counts idle sockets against maxTotalSockets and, when full, queues a request
+ * to another receiver until an idle one times out: seconds of that receiver's timeout spent
+ * waiting on us. Close the oldest idle socket instead; the queued request gets its place as
+ * soon as it is gone.
+ */
+function makeRoom(agent: https.Agent, maxTotalSockets: number): void {
+  const count = (pool: NodeJS.ReadOnlyDict<unknown[]>) =>
+    Object.values(pool).reduce((sum, sockets) => sum + (sockets?.length ?? 0), 0);
+  if (count(agent.sockets) + count(agent.freeSockets) < maxTotalSockets) return;
+  const idle = Object.values(agent.freeSockets).find((sockets) => sockets && sockets.length > 0);
+  idle?.[0]?.destroy();
+}
+
 type Outcome = Omit<AttemptResult, 'durationMs' | 'attemptedAt'>;
 
 function refusal(error: string): Outcome {
   return { succeeded: false, httpStatus: null, error, responseBody: null };
+}
+
+/**
+ * Resolves the URL's host name into the resolver's cache before the request starts, where
+ * the socket's lookup then finds it. Null when resolved (or nothing to resolve: a literal IP,
+ * or a URL that attempt() refuses itself); otherwise the failed attempt.
+ */
+async function resolveReceiver(resolver: ReceiverResolver, target: string): Promise<Outcome | null> {
+  let hostname: string;
+  try {
+    hostname = new URL(target).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return null;
+  }
+  if (isIP(hostname)) return null;
+  try {
+    await resolver.resolve(hostname);
+    return null;
+  } catch (error) {
+    return {
+      ...refusal(unresolvedHostMessage(hostname)),
+      dnsError: (error as NodeJS.ErrnoException).code ?? 'ENOTFOUND',
+    };
+  }
 }
 
 /** got wraps the error that the lookup or the socket raised: look inside. */
@@ -162,10 +243,15 @@ function attempt(
     let received = 0;
     let settled = false;
     let stream: ReturnType<Got['stream']> | undefined;
+    let bodyDeadline: NodeJS.Timeout | undefined;
 
     const settle = (error: unknown) => {
       if (settled) return;
       settled = true;
+      clearTimeout(bodyDeadline);
+      // The status line decides: an error while reading the body (a timeout, a reset) only
+      // cuts the log short.
+      if (status !== null) error = null;
       // Whatever is left of the body is never read: drop the connection rather than drain it.
       if (stream && !stream.readableEnded) stream.destroy();
       const body = status === null ? null : readableText(Buffer.concat(chunks).subarray(0, RESPONSE_LOG_BYTES));
@@ -173,7 +259,7 @@ function attempt(
         resolve({
           succeeded: false,
           httpStatus: null,
-          error: describeFailure(error, options.timeoutMs),
+          error: describeFailure(error, options.timeoutMs, host),
           responseBody: body,
           ...refusedAddress(error),
         });
@@ -193,6 +279,7 @@ function attempt(
     }
     stream.on('response', (response: { statusCode: number }) => {
       status = response.statusCode;
+      bodyDeadline = setTimeout(() => settle(null), RESPONSE_BODY_READ_MS);
     });
     stream.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
@@ -209,17 +296,18 @@ function readableText(bytes: Buffer): string {
   return bytes.toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'ETIMEOUT', 'ESERVFAIL', 'EREFUSED', 'EBADRESP']);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
 /** One line for the delivery log: what went wrong, never the URL (it may hold a token). */
-export function describeFailure(error: unknown, timeoutMs: number): string {
+export function describeFailure(error: unknown, timeoutMs: number, host = 'the host'): string {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ERR_WEBHOOK_ADDRESS_REFUSED') return message;
   if (code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset by the receiver';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS lookup failed (${code})`;
+  if (DNS_CODES.has(code)) return unresolvedHostMessage(host);
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
   if (TLS_CODE.test(code)) return `TLS error (${code}): ${truncate(message)}`;
   return `request failed${code ? ` (${code})` : ''}: ${truncate(message)}`;

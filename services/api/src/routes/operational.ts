@@ -1,22 +1,18 @@
 import { Router } from 'express';
 import type { Db } from '@retention/db';
-import { checkReadiness, LIVENESS_BODY, renderMetrics, type Redis } from '@retention/runtime';
+import { createOperationalServer, LIVENESS_BODY, type Redis } from '@retention/runtime';
+import type { Server } from 'node:http';
 import type { ApiMetrics } from '../metrics.js';
 
 /**
- * The endpoints of the people and machines that run the service: liveness, readiness and
- * Prometheus metrics. They sit outside /api/v1, without authentication or rate limit, and
- * are meant for the internal network only (docs/decisions.md).
+ * Liveness on the public port, for load balancers: outside /api/v1, without authentication
+ * or rate limit. Readiness (which names internal addresses when a dependency is down) and
+ * Prometheus metrics are on API_INTERNAL_PORT only (createInternalServer), which is never
+ * published (docs/decisions.md).
  */
-export const PROBE_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+export const PROBE_PATHS = ['/healthz'] as const;
 
-interface OperationalDependencies {
-  db: Db;
-  redis: Redis;
-  metrics: ApiMetrics;
-}
-
-export function operationalRoutes({ db, redis, metrics }: OperationalDependencies): Router {
+export function operationalRoutes(): Router {
   const router = Router();
   router.use([...PROBE_PATHS], (_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -27,19 +23,13 @@ export function operationalRoutes({ db, redis, metrics }: OperationalDependencie
     res.json(LIVENESS_BODY);
   });
 
-  router.get('/readyz', async (_req, res) => {
-    const report = await checkReadiness({
-      postgres: () => db.raw('SELECT 1'),
-      redis: () => redis.ping(),
-    });
-    res.status(report.status === 'ready' ? 200 : 503).json(report);
-  });
-
-  router.get('/metrics', async (_req, res) => {
-    const page = await renderMetrics(metrics.registry);
-    res.setHeader('Content-Type', page.contentType);
-    res.send(page.body);
-  });
-
   return router;
+}
+
+/** `/healthz`, `/readyz` and `/metrics` on API_INTERNAL_PORT, as the worker has them on WORKER_PORT. */
+export function createInternalServer({ db, redis, metrics }: { db: Db; redis: Redis; metrics: ApiMetrics }): Server {
+  return createOperationalServer({
+    readiness: { postgres: () => db.raw('SELECT 1'), redis: () => redis.ping() },
+    registry: metrics.registry,
+  });
 }

@@ -97,6 +97,7 @@ export const webhookCommands = [
         timeoutMs: config.webhookTimeoutMs,
         baseUrl: config.baseUrl,
         allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+        dnsServers: config.webhookDnsServers ?? undefined,
       });
       try {
         return await sendTestWebhook(context.db(), sender, options.id, options.actor);

@@ -85,6 +85,7 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
         refused_address: result.refusedAddress.address,
         refused_range: result.refusedAddress.range,
       }),
+      ...(result.dnsError && { dns_error: result.dnsError }),
       ...(nextAttemptAt && { next_attempt_at: nextAttemptAt.toISOString() }),
     };
     if (!recorded) logger.warn(fields, 'delivery attempt finished after its lease was taken over; not recorded');

@@ -82,6 +82,8 @@ interface StateRow {
   next_attempt_at: Date | null;
   lease_expires_at: Date | null;
   endpoint_enabled: boolean;
+  subscribed: boolean;
+  processor_connected: boolean;
   now: Date;
 }
 
@@ -139,7 +141,10 @@ export class DeliveryStore {
            AND d.status = 'pending'
            AND d.next_attempt_at <= now()
            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-           AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled)
+           AND EXISTS (
+                 SELECT 1 FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+                  WHERE e.id = d.endpoint_id AND e.enabled AND w.processor_status = 'connected'
+                    AND (cardinality(e.event_types) = 0 OR d.event_type = ANY (e.event_types)))
         RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count,
                   p.attempt_started_at AS interrupted_at
       ), interrupted AS (
@@ -163,8 +168,11 @@ export class DeliveryStore {
 
   private async whyNotClaimed(deliveryId: string): Promise<ClaimResult> {
     const { rows } = await this.db.raw<{ rows: StateRow[] }>(
-      `SELECT d.status, d.endpoint_id, d.next_attempt_at, d.lease_expires_at, e.enabled AS endpoint_enabled, now() AS now
+      `SELECT d.status, d.endpoint_id, d.next_attempt_at, d.lease_expires_at, e.enabled AS endpoint_enabled,
+              (cardinality(e.event_types) = 0 OR d.event_type = ANY (e.event_types)) AS subscribed,
+              w.processor_status = 'connected' AS processor_connected, now() AS now
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         JOIN workspaces w ON w.id = e.workspace_id
         WHERE d.id = ?`,
       [deliveryId],
     );
@@ -174,10 +182,17 @@ export class DeliveryStore {
       return { kind: 'wait', until: state.lease_expires_at };
     if (state.next_attempt_at && state.next_attempt_at > state.now)
       return { kind: 'wait', until: state.next_attempt_at };
-    if (!state.endpoint_enabled) {
-      // Dispatched while the endpoint was being turned off: it will not be sent.
+    const reason = !state.endpoint_enabled
+      ? // Dispatched while the endpoint was being turned off: it will not be sent.
+        'the endpoint is disabled'
+      : !state.subscribed
+        ? 'the endpoint no longer subscribes to this event type'
+        : !state.processor_connected
+          ? "the workspace's payment processor is disconnected"
+          : null;
+    if (reason) {
       const skipped = await inTransaction(this.db, (trx) =>
-        skipPendingDeliveries(trx, state.endpoint_id, 'the endpoint is disabled', deliveryId),
+        skipPendingDeliveries(trx, state.endpoint_id, reason, deliveryId),
       );
       return { kind: 'done', skipped: skipped > 0 };
     }

@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { OUTBOX_CHANNEL } from '@retention/domain';
-import { pgConnection } from '@retention/db';
 import type { Logger } from '@retention/runtime';
 
 /**
@@ -28,7 +27,7 @@ export class OutboxListener {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ ...pgConnection(this.databaseUrl), application_name: 'retention-worker-listen' });
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'retention-worker-listen' });
     client.on('notification', (message) => {
       if (message.channel === this.channel) this.onEvent();
     });

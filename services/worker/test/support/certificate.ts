@@ -12,7 +12,16 @@ export interface TestCertificate {
   remove(): Promise<void>;
 }
 
-/** A self-signed certificate for localhost, 127.0.0.1 and ::1, made now with openssl. */
+/** Host names a test's own name server (dns-server.ts) may point at the receiver. */
+export const RECEIVER_TEST_NAMES = [
+  'healthy-1.test',
+  'healthy-2.test',
+  'healthy-3.test',
+  'healthy-4.test',
+  'healthy-5.test',
+];
+
+/** A self-signed certificate for localhost, RECEIVER_TEST_NAMES, 127.0.0.1 and ::1, made now with openssl. */
 export async function createTestCertificate(): Promise<TestCertificate> {
   const directory = await mkdtemp(path.join(tmpdir(), 'retention-receiver-'));
   const keyPath = path.join(directory, 'key.pem');
@@ -34,7 +43,7 @@ export async function createTestCertificate(): Promise<TestCertificate> {
     '-subj',
     '/CN=localhost',
     '-addext',
-    'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
+    `subjectAltName=DNS:localhost,${RECEIVER_TEST_NAMES.map((name) => `DNS:${name}`).join(',')},IP:127.0.0.1,IP:::1`,
   ]);
   return {
     key: await readFile(keyPath),

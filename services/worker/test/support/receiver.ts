@@ -19,7 +19,9 @@ export type Behaviour =
   /** Never answers: the sender's timeout has to end it. */
   | { kind: 'hang' }
   /** Streams this many bytes of body with a 200, as fast as the sender reads. */
-  | { kind: 'huge'; bytes: number };
+  | { kind: 'huge'; bytes: number }
+  /** Sends the status line and the start of a body, then never finishes it, or drops the connection. */
+  | { kind: 'unfinished'; status: number; body: string; then: 'hang' | 'reset' };
 
 export interface ReceivedRequest {
   path: string;
@@ -96,6 +98,11 @@ export class Receiver {
     return this.maxInFlight.get(path) ?? 0;
   }
 
+  /** TCP connections open to the receiver right now, kept-alive idle ones included. */
+  openConnections(): number {
+    return this.sockets.size;
+  }
+
   problems(): string[] {
     return this.requests.flatMap((request) => request.problems.map((problem) => `${request.path}: ${problem}`));
   }
@@ -146,6 +153,13 @@ export class Receiver {
 
   private respond(behaviour: Behaviour, received: ReceivedRequest, response: ServerResponse): void {
     if (behaviour.kind === 'hang') return;
+    if (behaviour.kind === 'unfinished') {
+      response.writeHead(behaviour.status, { 'content-type': 'text/plain', 'content-length': '100000' });
+      response.write(behaviour.body, () => {
+        if (behaviour.then === 'reset') setTimeout(() => response.socket?.destroy(), 50);
+      });
+      return;
+    }
     if (behaviour.kind === 'huge') {
       response.writeHead(200, { 'content-type': 'text/plain' });
       const chunk = Buffer.alloc(64 * 1024, 'x');
