@@ -23,7 +23,7 @@ export interface AppDependencies {
   /** A fail-fast ("command") connection: the rate limit must never queue behind a reconnect. */
   redis: Redis;
   logger: Logger;
-  /** The rate-limit window; one minute (spec part 8). Tests shorten it to watch it slide. */
+  /** The rate-limit window; one minute (docs/api.md, "Rate limits"). Tests shorten it to watch it slide. */
   rateLimitWindowMs?: number;
   /** The process's metrics; a registry of the app's own when not given. */
   metrics?: ApiMetrics;

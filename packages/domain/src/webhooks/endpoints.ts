@@ -20,12 +20,12 @@ import { skipPendingDeliveries } from './deliveries.js';
 import { assertWebhookManager } from './permissions.js';
 
 /**
- * Webhook endpoints: the dashboard's Settings, Outbound webhooks (spec 2.5). Every change
+ * Webhook endpoints: the dashboard's Settings, Outbound webhooks (docs/dashboard-api.md). Every change
  * names the acting user, who must be an owner or admin of the endpoint's workspace. The
  * signing secret leaves this module once, in the result of `createEndpoint`.
  */
 
-/** Consecutive failed attempts that turn an endpoint off (spec part 3). */
+/** Consecutive failed attempts that turn an endpoint off (docs/webhooks.md, "When your receiver fails"). */
 export const AUTO_DISABLE_AFTER_FAILURES = 10;
 
 export interface WebhookEndpoint {
@@ -250,7 +250,7 @@ function recordEndpointChange(
 }
 
 /**
- * Turning an endpoint on clears its failure count (spec part 3); new events flow to it again.
+ * Turning an endpoint on clears its failure count (docs/webhooks.md); new events flow to it again.
  * Turning it off skips its pending deliveries, each logged as skipped. Either is a no-op when
  * the endpoint is already in that state.
  */

@@ -14,16 +14,16 @@ import {
 import { createReceiverResolver, type ReceiverResolver } from './dns-resolver.js';
 
 /**
- * One webhook request (spec 6.1, 5.2): POST, signed over the exact bytes sent with a fresh
- * `t`, and nothing on the wire but the three named headers plus Host, Content-Length and
- * Connection. No redirects followed, no decompression, one timeout for the whole attempt,
- * and at most RESPONSE_LOG_BYTES of the answer read: a receiver that streams gigabytes costs
+ * One webhook request (docs/webhooks.md, "The request" and "Verifying the signature"): POST,
+ * signed over the exact bytes sent with a fresh `t`, and nothing on the wire but the three
+ * named headers plus Host, Content-Length and Connection. No redirects followed, no
+ * decompression, one timeout for the whole attempt, and at most RESPONSE_LOG_BYTES of the answer read: a receiver that streams gigabytes costs
  * us 4 KB. The send never throws: every outcome is an AttemptResult for the delivery log.
  */
 
 export const RESPONSE_LOG_BYTES = 4096;
 /**
- * Once the status line is in, the outcome is decided (spec 6.3: any 2xx is success); the body
+ * Once the status line is in, the outcome is decided (any 2xx is success: docs/webhooks.md); the body
  * is read only for the log, for at most this long, so a receiver that answers 200 and keeps
  * the body open is a success with what arrived, not a timeout retried as a duplicate.
  */

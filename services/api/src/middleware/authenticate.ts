@@ -110,7 +110,7 @@ interface AccessDependencies {
 }
 
 /**
- * Authentication (spec 5.1) and the rate limit (spec 8) of every /api/v1 request:
+ * Authentication and the rate limit (docs/api.md, "Basics" and "Rate limits") of every /api/v1 request:
  * - no Authorization header: 401 authentication_required;
  * - not `Bearer sk_live_...`, unknown or revoked: 401 invalid_token. Tokens are looked up by
  *   SHA-256 and the look-up is cached, but every use of the cache is checked against the token
