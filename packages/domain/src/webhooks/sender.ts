@@ -17,8 +17,9 @@ import { createReceiverResolver, type ReceiverResolver } from './dns-resolver.js
  * One webhook request (docs/webhooks.md, "The request" and "Verifying the signature"): POST,
  * signed over the exact bytes sent with a fresh `t`, and nothing on the wire but the three
  * named headers plus Host, Content-Length and Connection. No redirects followed, no
- * decompression, one timeout for the whole attempt, and at most RESPONSE_LOG_BYTES of the answer read: a receiver that streams gigabytes costs
- * us 4 KB. The send never throws: every outcome is an AttemptResult for the delivery log.
+ * decompression, one timeout for the whole attempt, and at most RESPONSE_LOG_BYTES of the
+ * answer read: a receiver that streams gigabytes costs us 4 KB. The send never throws: every
+ * outcome is an AttemptResult for the delivery log.
  */
 
 export const RESPONSE_LOG_BYTES = 4096;

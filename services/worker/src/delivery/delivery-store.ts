@@ -272,9 +272,10 @@ export class DeliveryStore {
 
   /**
    * The count moves only while the endpoint is enabled (the endpoint states in docs/decisions.md
-   * have no transition for a failure of a disabled endpoint). Attempts still in flight when it was disabled record
-   * their result and last_failure_at, but the count stays at the 10 that disabled it (or at
-   * whatever it was when an admin turned it off) until turning it on clears it.
+   * have no transition for a failure of a disabled endpoint). Attempts still in flight when it
+   * was disabled record their result and last_failure_at, but the count stays at the 10 that
+   * disabled it (or at whatever it was when an admin turned it off) until turning it on clears
+   * it.
    */
   private async recordFailure(
     trx: Transaction,
