@@ -186,7 +186,7 @@ describe('npm start', () => {
     await withEmptyDatabase(async (database) => {
       const unreachable = {
         Redis: { REDIS_URL: 'redis://127.0.0.1:1' },
-        PostgreSQL: { DATABASE_URL: 'postgres://127.0.0.1:1/retention' },
+        PostgreSQL: { DATABASE_URL: 'postgres://retention@127.0.0.1:1/retention' },
       };
       for (const [service, override] of Object.entries(unreachable)) {
         const start = startService('scripts/start.ts', { ...environment(database.url, await freePort()), ...override });
