@@ -10,6 +10,7 @@ import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/
 import { Client, type ClientOptions } from '@retention/sdk';
 import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase, testSecretsKey } from '@retention/testkit';
 import { createApp } from '../src/app.js';
+import { createApiMetrics } from '../src/metrics.js';
 import { createApiServer } from '../src/server.js';
 
 export interface ApiResponse {
@@ -32,6 +33,8 @@ export interface ApiHarness {
   /** The raw response to the latest request of a client made by `client()`: for wire-level checks. */
   lastResponse(): ApiResponse;
   load(file: FixtureFile): Promise<FixtureResult>;
+  /** The app's Prometheus text, as its internal port serves it at /metrics. */
+  metricsText(): Promise<string>;
 }
 
 export interface HarnessOptions {
@@ -89,11 +92,13 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
     redis = createRedis(config.redisUrl, 'command', 'api-test');
     if (!options.redisUrl) await waitForRedis(redis);
     appDb = apiDatabaseUrl ? createDb(apiDatabaseUrl, { poolMax: 2 }) : database.current.db;
+    const metrics = createApiMetrics();
     const app = createApp({
       config,
       db: appDb,
       redis,
       logger,
+      metrics,
       ...(options.rateLimitWindowMs && { rateLimitWindowMs: options.rateLimitWindowMs }),
     });
     server = createApiServer(app, logger, config);
@@ -107,6 +112,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
     };
     harness = {
       url,
+      metricsText: () => metrics.registry.metrics(),
       db: database.current.db,
       redis,
       redisKeyPrefix: prefix,

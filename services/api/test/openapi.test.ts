@@ -103,13 +103,14 @@ describe('the OpenAPI document', () => {
     expect(documented).toEqual(served);
     // Outside /api/v1 the app serves only liveness, the documentation, the Stripe webhook
     // receiver (docs/processor.md: signed by Stripe, not part of the API) and the dashboard
-    // (docs/dashboard-api.md); readiness and metrics are on the internal port.
+    // (docs/dashboard-api.md), which `/` redirects to; readiness and metrics are on the
+    // internal port.
     expect(
       routes
         .filter((route) => !route.path.startsWith('/api/v1/') && !route.path.startsWith('/dashboard/'))
         .map((route) => route.path)
         .sort(),
-    ).toEqual(['/docs', '/healthz', '/openapi.json', '/processor/stripe/:connection_id']);
+    ).toEqual(['/', '/docs', '/healthz', '/openapi.json', '/processor/stripe/:connection_id']);
   });
 
   it('is valid OpenAPI 3.1', async () => {

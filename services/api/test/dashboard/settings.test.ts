@@ -240,7 +240,7 @@ describe('team and workspace', () => {
     expect((await call('GET', '/campaigns')).status).toBe(401);
     expect((await call('GET', '/nothing-here', { cookie: member.cookie })).status).toBe(404);
     // Request metrics name the route pattern, never the id in the path.
-    const metrics = (await api.current.get('/metrics')).text;
+    const metrics = await api.current.metricsText();
     expect(metrics).toContain('route="/dashboard/api/campaigns"');
     expect(metrics).toContain('route="/dashboard/api/webhooks/:id/:action"');
   });
