@@ -84,23 +84,22 @@ describe('loadConfig', () => {
 
   it('names the operating-system login name in a DATABASE_URL without a user, as libpq does, whatever $USER is', () => {
     const login = userInfo().username;
-    expect(loadConfig({ USER: undefined }).databaseUrl).toBe(`postgres://${login}@localhost:5432/retention`);
-    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/app' }).databaseUrl).toBe(
+    expect(loadConfig({ ...KEY, USER: undefined }).databaseUrl).toBe(`postgres://${login}@localhost:5432/retention`);
+    expect(loadConfig({ ...KEY, DATABASE_URL: 'postgres://db.internal/app' }).databaseUrl).toBe(
       `postgres://${login}@db.internal/app`,
     );
     // A user in the URL, or PGUSER, is kept as given.
-    expect(loadConfig({ DATABASE_URL: 'postgres://alice:pw@db/app' }).databaseUrl).toBe('postgres://alice:pw@db/app');
-    expect(loadConfig({ PGUSER: 'bob' }).databaseUrl).toBe('postgres://localhost:5432/retention');
+    expect(loadConfig({ ...KEY, DATABASE_URL: 'postgres://alice:pw@db/app' }).databaseUrl).toBe(
+      'postgres://alice:pw@db/app',
+    );
+    expect(loadConfig({ ...KEY, PGUSER: 'bob' }).databaseUrl).toBe('postgres://localhost:5432/retention');
   });
 
   it("reads WEBHOOK_DNS_SERVERS as name server addresses, the system's by default", () => {
-    expect(loadConfig({}).webhookDnsServers).toBeNull();
-    expect(loadConfig({ WEBHOOK_DNS_SERVERS: '10.0.0.2, 10.0.0.3:5353,[fd00::53]:53,::1' }).webhookDnsServers).toEqual([
-      '10.0.0.2',
-      '10.0.0.3:5353',
-      '[fd00::53]:53',
-      '::1',
-    ]);
+    expect(loadConfig(KEY).webhookDnsServers).toBeNull();
+    expect(
+      loadConfig({ ...KEY, WEBHOOK_DNS_SERVERS: '10.0.0.2, 10.0.0.3:5353,[fd00::53]:53,::1' }).webhookDnsServers,
+    ).toEqual(['10.0.0.2', '10.0.0.3:5353', '[fd00::53]:53', '::1']);
   });
 
   it('reads TRUST_PROXY as hops or subnets, never as "believe every X-Forwarded-For hop"', () => {
