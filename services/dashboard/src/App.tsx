@@ -14,6 +14,9 @@ const Overview = lazy(() => import('./pages/Overview.js'));
 const Campaigns = lazy(() => import('./pages/Campaigns.js'));
 const Customers = lazy(() => import('./pages/Customers.js'));
 const CancelSessions = lazy(() => import('./pages/CancelSessions.js'));
+const CampaignDetail = lazy(() => import('./pages/CampaignDetail.js'));
+const CustomerDetail = lazy(() => import('./pages/CustomerDetail.js'));
+const CancelSessionDetail = lazy(() => import('./pages/CancelSessionDetail.js'));
 const Account = lazy(() => import('./pages/Account.js'));
 const Settings = lazy(() => import('./pages/settings/Settings.js'));
 
@@ -33,6 +36,13 @@ function signedInPage(path: string) {
   if (path === '/campaigns') return <Campaigns />;
   if (path === '/customers') return <Customers />;
   if (path === '/cancel-sessions') return <CancelSessions />;
+  const detail = /^\/(campaigns|customers|cancel-sessions)\/([^/]+)$/.exec(path);
+  if (detail) {
+    const id = decodeURIComponent(detail[2]!);
+    if (detail[1] === 'campaigns') return <CampaignDetail key={id} id={id} />;
+    if (detail[1] === 'customers') return <CustomerDetail key={id} id={id} />;
+    return <CancelSessionDetail key={id} id={id} />;
+  }
   if (path === '/account') return <Account />;
   if (path === '/settings' || path.startsWith('/settings/')) return <Settings path={path} />;
   return (

@@ -40,3 +40,15 @@ export function formatNumber(value: number | null | undefined, digits = 0): stri
   if (value === null || value === undefined) return '—';
   return new Intl.NumberFormat(undefined, { maximumFractionDigits: digits }).format(value);
 }
+
+const monthFormat = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/** `2026-03` -> `Mar 2026` (a UTC month, named in the viewer's language). */
+export function formatMonth(month: string): string {
+  return monthFormat.format(new Date(`${month}-01T00:00:00Z`));
+}
+
+/** An API value for people: `card_update_required` -> `card update required`. */
+export function humanize(value: string): string {
+  return value.replaceAll('_', ' ');
+}

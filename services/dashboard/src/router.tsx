@@ -27,12 +27,12 @@ export function usePath(): string {
   return useSyncExternalStore(subscribe, currentPath);
 }
 
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
+export function navigate(to: string, options: { replace?: boolean; keepScroll?: boolean } = {}): void {
   const url = `${APP_BASE}${to}`;
   if (options.replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
   for (const listener of listeners) listener();
-  window.scrollTo(0, 0);
+  if (!options.keepScroll) window.scrollTo(0, 0);
 }
 
 /** `/settings/tokens?x=1` -> `/settings/tokens`. */
@@ -43,6 +43,27 @@ export function pathOnly(path: string): string {
 export function searchParam(path: string, name: string): string | null {
   const search = path.includes('?') ? path.slice(path.indexOf('?')) : '';
   return new URLSearchParams(search).get(name);
+}
+
+/**
+ * The page's query string as state: filters live in the address, so a filtered list can be
+ * bookmarked, shared and reached again with Back. Setting replaces the entry (no history per
+ * keystroke); empty values are dropped.
+ */
+export function useSearchParams(): [URLSearchParams, (next: Record<string, string>) => void] {
+  const path = usePath();
+  const search = path.includes('?') ? path.slice(path.indexOf('?')) : '';
+  const params = new URLSearchParams(search);
+  const set = (next: Record<string, string>) => {
+    const merged = new URLSearchParams(search);
+    for (const [key, value] of Object.entries(next)) {
+      if (value) merged.set(key, value);
+      else merged.delete(key);
+    }
+    const text = merged.toString();
+    navigate(`${pathOnly(path)}${text ? `?${text}` : ''}`, { replace: true, keepScroll: true });
+  };
+  return [params, set];
 }
 
 type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string };

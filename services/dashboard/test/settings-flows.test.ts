@@ -1,6 +1,5 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { recoverCampaign } from '@retention/domain';
@@ -13,6 +12,7 @@ import {
   stripeEvent,
 } from '../../worker/test/processor/stripe-kit.js';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { checkPage } from './support/page-checks.js';
 
 /**
  * The dashboard's settings flows in a real headless Chromium against the real API app,
@@ -337,23 +337,7 @@ describe('every page', () => {
     ['/account', 'Account', 'account'],
   ];
 
-  async function scan(target: Page, name: string): Promise<string[]> {
-    const results = await new AxeBuilder({ page: target }).analyze();
-    await target.screenshot({ path: path.join(world.current.screenshots, `${name}-1280.png`), fullPage: true });
-    await target.setViewportSize({ width: 390, height: 844 });
-    const overflow = await target.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    await target.screenshot({ path: path.join(world.current.screenshots, `${name}-390.png`), fullPage: true });
-    await target.setViewportSize({ width: 1280, height: 900 });
-    return [
-      ...results.violations
-        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-        .map(
-          (violation) =>
-            `${name}: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-        ),
-      ...(overflow > 0 ? [`${name}: ${overflow}px wider than a 390 px screen`] : []),
-    ];
-  }
+  const scan = (target: Page, name: string) => checkPage(target, name, world.current.screenshots);
 
   it('signed in: every page passes axe and fits 390 px', async () => {
     const problems: string[] = [];

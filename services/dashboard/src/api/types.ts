@@ -133,3 +133,154 @@ export interface SignedIn {
   user: User;
   workspace: Workspace;
 }
+
+/** The insight pages' shapes (docs/dashboard-api.md, "Data pages" and "Insights"). */
+
+export type OverviewPeriod = 'last_30_days' | 'last_90_days' | 'last_12_months' | 'all_time';
+
+export interface Stats {
+  object: 'stats';
+  display_currency: string;
+  unconverted_currencies: string[];
+  recovery: {
+    opened: number;
+    in_flight: number;
+    recovered: number;
+    lost: number;
+    abandoned: number;
+    recovery_rate: number | null;
+    recovered_amount_cents: number;
+    at_risk_amount_cents: number;
+    lost_amount_cents: number;
+    recovered_via: Record<string, number>;
+    by_decline_category: Record<string, { opened: number; recovered: number }>;
+    median_days_to_recover: number | null;
+  };
+  cancel_flow: {
+    sessions: number;
+    saved: number;
+    save_rate: number | null;
+    by_outcome: Record<string, number>;
+    saved_mrr_cents: number;
+  };
+}
+
+export interface Overview {
+  object: 'overview';
+  period: OverviewPeriod;
+  since: string | null;
+  stats: Stats;
+  campaigns_by_month: Array<{
+    month: string;
+    opened: number;
+    recovered: number;
+    failed_amount_cents: number;
+    recovered_amount_cents: number;
+    recovery_rate: number | null;
+  }>;
+  cancel_sessions_by_month: Array<{ month: string; by_outcome: Record<string, number> }>;
+  cancel_reasons: Array<{ reason_code: string; sessions: number }>;
+  unconverted_currencies: string[];
+  generated_at: string;
+}
+
+export interface Customer {
+  id: string;
+  object: 'customer';
+  psp_customer_id: string;
+  email: string;
+  name: string | null;
+  tags: string[];
+  created_at: string;
+}
+
+export interface Subscription {
+  id: string;
+  object: 'subscription';
+  psp_subscription_id: string;
+  status: string;
+  plan_name: string;
+  amount_cents: number;
+  currency: string;
+  interval: string;
+  trial_end?: string | null;
+  current_period_end?: string | null;
+  canceled_at?: string | null;
+  created_at?: string;
+}
+
+export interface Campaign {
+  id: string;
+  object: 'recovery_campaign';
+  psp_invoice_id: string;
+  amount_cents: number;
+  currency: string;
+  status: 'in_flight' | 'recovered' | 'lost' | 'abandoned';
+  decline_code: string;
+  decline_category: string;
+  recovered_via: string | null;
+  first_failed_at: string;
+  recovered_at: string | null;
+  closed_at: string | null;
+  customer_id: string;
+  subscription_id: string;
+  /** On the dashboard's own lists. */
+  customer_email?: string;
+}
+
+export interface TimelineDelivery {
+  id: string;
+  endpoint_id: string;
+  endpoint_name: string;
+  status: string;
+  attempt_count: number;
+  last_http_status: number | null;
+  completed_at: string | null;
+}
+
+export type TimelineEntry =
+  | { kind: 'event'; at: string; event_id: string; type: string; source: string | null; deliveries: TimelineDelivery[] }
+  | { kind: 'action'; at: string; action: string; actor: { user_id: string | null; label: string | null } };
+
+export interface CampaignDetail extends Campaign {
+  customer: Customer | null;
+  subscription: Subscription | null;
+  closed_by_user_id: string | null;
+  timeline: TimelineEntry[];
+}
+
+export interface CancelSession {
+  id: string;
+  object: 'cancel_session';
+  customer_id: string;
+  subscription_id: string | null;
+  outcome: string;
+  reason_code: string;
+  feedback: string | null;
+  monthly_mrr_cents: number;
+  currency: string;
+  created_at: string;
+  ended_at: string;
+  customer_email?: string;
+}
+
+export interface CancelSessionDetail extends CancelSession {
+  customer: Customer;
+  subscription: Subscription | null;
+}
+
+export interface Winback {
+  id: string;
+  psp_subscription_id: string;
+  days_away: number;
+  amount_cents: number;
+  currency: string;
+  recorded_at: string;
+}
+
+export interface CustomerDetail extends Customer {
+  subscriptions: Subscription[];
+  campaigns: Campaign[];
+  cancel_sessions: CancelSession[];
+  winbacks: Winback[];
+}

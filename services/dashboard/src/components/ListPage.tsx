@@ -1,4 +1,5 @@
-import type { ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { humanize } from '../format.js';
 import type { Paged } from '../hooks.js';
 import { Empty, ErrorNote, Loading } from './states.js';
 
@@ -25,31 +26,7 @@ export function PagedTable<T extends { id: string }>({
   if (list.items.length === 0) return <Empty>{empty}</Empty>;
   return (
     <>
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">{caption}</caption>
-          <thead>
-            <tr>
-              {columns.map((column) => (
-                <th key={column.header} scope="col" className={column.numeric ? 'numeric' : undefined}>
-                  {column.header}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {list.items.map((row) => (
-              <tr key={row.id}>
-                {columns.map((column) => (
-                  <td key={column.header} className={column.numeric ? 'numeric' : undefined}>
-                    {column.cell(row)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption={caption} columns={columns} rows={list.items} />
       {list.error && <ErrorNote message={list.error} onRetry={list.loadMore} />}
       {list.hasMore && (
         <div className="load-more">
@@ -62,7 +39,51 @@ export function PagedTable<T extends { id: string }>({
   );
 }
 
-/** A labelled <select> filter. */
+/** A real <table> of rows with column headers (a caption for screen readers). */
+export function DataTable<T extends { id: string }>({
+  caption,
+  columns,
+  rows,
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+}) {
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
+      <table>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column.header} scope="col" className={column.numeric ? 'numeric' : undefined}>
+                {column.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.id}>
+              {columns.map((column) => (
+                <td key={column.header} className={column.numeric ? 'numeric' : undefined}>
+                  {column.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export type FilterOption = string | { value: string; label: string };
+
+/**
+ * A labelled <select> filter. Plain string options are API values shown humanized, with "All"
+ * (the empty value) first; labelled options are shown as given, with no "All".
+ */
 export function Filter({
   label,
   value,
@@ -71,24 +92,91 @@ export function Filter({
 }: {
   label: string;
   value: string;
-  options: readonly string[];
+  options: readonly FilterOption[];
   onChange: (value: string) => void;
 }) {
+  const labelled = options.some((option) => typeof option !== 'string');
   return (
     <label className="filter">
       <span>{label}</span>
       <select value={value} onChange={(event) => onChange(event.target.value)}>
-        <option value="">All</option>
-        {options.map((option) => (
-          <option key={option} value={option}>
-            {option.replaceAll('_', ' ')}
-          </option>
-        ))}
+        {!labelled && <option value="">All</option>}
+        {options.map((option) => {
+          const { value: key, label: text } =
+            typeof option === 'string' ? { value: option, label: humanize(option) } : option;
+          return (
+            <option key={key} value={key}>
+              {text}
+            </option>
+          );
+        })}
       </select>
     </label>
   );
 }
 
 export function Badge({ value }: { value: string }) {
-  return <span className={`badge badge-${value}`}>{value.replaceAll('_', ' ')}</span>;
+  return <span className={`badge badge-${value}`}>{humanize(value)}</span>;
+}
+
+/**
+ * A search box that applies on Enter or its button (not per keystroke: each search is a query
+ * on the server). An empty search clears the filter.
+ */
+export function SearchFilter({
+  label,
+  value,
+  onSearch,
+}: {
+  label: string;
+  value: string;
+  onSearch: (value: string) => void;
+}) {
+  const [text, setText] = useState(value);
+  useEffect(() => setText(value), [value]);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSearch(text.trim());
+  };
+  return (
+    <form className="filter search" onSubmit={submit}>
+      <label>
+        <span>{label}</span>
+        <input type="search" value={text} maxLength={320} onChange={(event) => setText(event.target.value)} />
+      </label>
+      <button type="submit" className="button small" aria-label={`Search by ${label.toLowerCase()}`}>
+        Search
+      </button>
+    </form>
+  );
+}
+
+/** A labelled date (a UTC day, as the API reads `YYYY-MM-DD`). */
+export function DateFilter({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label className="filter">
+      <span>{label}</span>
+      <input type="date" value={value} onChange={(event) => onChange(event.target.value)} />
+    </label>
+  );
+}
+
+/**
+ * Export CSV: a plain link to the streamed export of the same filters (the browser downloads
+ * it with the session cookie; nothing is held in the page).
+ */
+export function ExportLink({ href }: { href: string }) {
+  return (
+    <a className="button" href={href} download>
+      Export CSV
+    </a>
+  );
 }

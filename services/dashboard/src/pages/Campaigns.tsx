@@ -1,49 +1,54 @@
-import { useState } from 'react';
-import { api, query } from '../api/client.js';
-import type { List } from '../api/types.js';
-import { Badge, Filter, PagedTable, type Column } from '../components/ListPage.js';
+import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES } from '@retention/core/enums';
+import { API_BASE, api, query } from '../api/client.js';
+import type { Campaign, List } from '../api/types.js';
+import { CAMPAIGN_COLUMNS } from '../components/columns.js';
+import { DateFilter, ExportLink, Filter, PagedTable, SearchFilter } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
-import { Time } from '../components/Time.js';
-import { formatMoney } from '../format.js';
 import { usePaged } from '../hooks.js';
+import { useSearchParams } from '../router.js';
 
-interface Campaign {
-  id: string;
-  psp_invoice_id: string;
-  amount_cents: number;
-  currency: string;
-  status: string;
-  decline_code: string;
-  decline_category: string;
-  recovered_via: string | null;
-  first_failed_at: string;
-  closed_at: string | null;
-}
-
-const STATUSES = ['in_flight', 'recovered', 'lost', 'abandoned'] as const;
-
-const COLUMNS: Column<Campaign>[] = [
-  { header: 'Invoice', cell: (row) => <code>{row.psp_invoice_id}</code> },
-  { header: 'Amount', cell: (row) => formatMoney(row.amount_cents, row.currency), numeric: true },
-  { header: 'Status', cell: (row) => <Badge value={row.status} /> },
-  { header: 'Decline', cell: (row) => `${row.decline_category.replaceAll('_', ' ')} (${row.decline_code})` },
-  { header: 'Recovered via', cell: (row) => row.recovered_via?.replaceAll('_', ' ') ?? '—' },
-  { header: 'First failed', cell: (row) => <Time value={row.first_failed_at} /> },
-  { header: 'Closed', cell: (row) => <Time value={row.closed_at} /> },
-];
+/** The filters of the list and of its export: the address's query string, as the API names them. */
+const FILTERS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
 
 export default function Campaigns() {
-  const [status, setStatus] = useState('');
+  const [params, setParams] = useSearchParams();
+  const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as Record<
+    (typeof FILTERS)[number],
+    string
+  >;
+  const filterQuery = query(filters);
   const list = usePaged(
-    (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ status, cursor })}`),
-    `campaigns:${status}`,
+    (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...filters, cursor })}`),
+    `campaigns${filterQuery}`,
   );
   return (
     <>
       <PageHeader title="Campaigns">
-        <Filter label="Status" value={status} options={STATUSES} onChange={setStatus} />
+        <ExportLink href={`${API_BASE}/campaigns/export.csv${filterQuery}`} />
       </PageHeader>
-      <PagedTable caption="Recovery campaigns" columns={COLUMNS} list={list} empty="No campaigns match." />
+      <div className="filters" role="search" aria-label="Filter campaigns">
+        <SearchFilter label="Invoice id or customer email" value={filters.q} onSearch={(q) => setParams({ q })} />
+        <Filter
+          label="Status"
+          value={filters.status}
+          options={CAMPAIGN_STATUSES}
+          onChange={(status) => setParams({ status })}
+        />
+        <Filter
+          label="Decline category"
+          value={filters.decline_category}
+          options={DECLINE_CATEGORIES}
+          onChange={(decline_category) => setParams({ decline_category })}
+        />
+        <DateFilter label="First failed from" value={filters.from} onChange={(from) => setParams({ from })} />
+        <DateFilter label="First failed before" value={filters.to} onChange={(to) => setParams({ to })} />
+      </div>
+      <PagedTable
+        caption="Recovery campaigns"
+        columns={CAMPAIGN_COLUMNS}
+        list={list}
+        empty="No campaigns match these filters."
+      />
     </>
   );
 }

@@ -1,46 +1,50 @@
-import { useState } from 'react';
-import { api, query } from '../api/client.js';
-import type { List } from '../api/types.js';
-import { Badge, Filter, PagedTable, type Column } from '../components/ListPage.js';
+import { CANCEL_OUTCOMES, CANCEL_REASON_CODES } from '@retention/core/enums';
+import { API_BASE, api, query } from '../api/client.js';
+import type { CancelSession, List } from '../api/types.js';
+import { CANCEL_SESSION_COLUMNS } from '../components/columns.js';
+import { ExportLink, Filter, PagedTable } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
-import { Time } from '../components/Time.js';
-import { formatMoney } from '../format.js';
 import { usePaged } from '../hooks.js';
+import { useSearchParams } from '../router.js';
 
-interface CancelSession {
-  id: string;
-  outcome: string;
-  reason_code: string;
-  feedback: string | null;
-  monthly_mrr_cents: number;
-  currency: string;
-  created_at: string;
-  ended_at: string;
-}
-
-const OUTCOMES = ['saved_discount', 'saved_pause', 'saved_downgrade', 'saved_other', 'canceled', 'abandoned'] as const;
-
-const COLUMNS: Column<CancelSession>[] = [
-  { header: 'Outcome', cell: (row) => <Badge value={row.outcome} /> },
-  { header: 'Reason', cell: (row) => row.reason_code.replaceAll('_', ' ') },
-  { header: 'Feedback', cell: (row) => row.feedback ?? '—' },
-  { header: 'MRR', cell: (row) => formatMoney(row.monthly_mrr_cents, row.currency), numeric: true },
-  { header: 'Started', cell: (row) => <Time value={row.created_at} /> },
-  { header: 'Ended', cell: (row) => <Time value={row.ended_at} /> },
-];
+const FILTERS = ['outcome', 'reason_code'] as const;
 
 export default function CancelSessions() {
-  const [outcome, setOutcome] = useState('');
+  const [params, setParams] = useSearchParams();
+  const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as Record<
+    (typeof FILTERS)[number],
+    string
+  >;
+  const filterQuery = query(filters);
   const list = usePaged(
-    (cursor) => api<List<CancelSession>>('GET', `/cancel_sessions${query({ outcome, cursor })}`),
-    `sessions:${outcome}`,
+    (cursor) => api<List<CancelSession>>('GET', `/cancel_sessions${query({ ...filters, cursor })}`),
+    `sessions${filterQuery}`,
   );
   return (
     <>
       <PageHeader title="Cancel sessions">
-        <Filter label="Outcome" value={outcome} options={OUTCOMES} onChange={setOutcome} />
+        <ExportLink href={`${API_BASE}/cancel_sessions/export.csv${filterQuery}`} />
       </PageHeader>
-      <PagedTable caption="Cancel sessions" columns={COLUMNS} list={list} empty="No cancel sessions match." />
+      <div className="filters" role="search" aria-label="Filter cancel sessions">
+        <Filter
+          label="Outcome"
+          value={filters.outcome}
+          options={CANCEL_OUTCOMES}
+          onChange={(outcome) => setParams({ outcome })}
+        />
+        <Filter
+          label="Reason"
+          value={filters.reason_code}
+          options={CANCEL_REASON_CODES}
+          onChange={(reason_code) => setParams({ reason_code })}
+        />
+      </div>
+      <PagedTable
+        caption="Cancel sessions"
+        columns={CANCEL_SESSION_COLUMNS}
+        list={list}
+        empty="No cancel sessions match."
+      />
     </>
   );
 }

@@ -1,53 +1,80 @@
-import { api } from '../api/client.js';
+import { useMemo } from 'react';
+import { CANCEL_OUTCOMES, DECLINE_CATEGORIES, RECOVERED_VIA } from '@retention/core/enums';
+import { api, query } from '../api/client.js';
+import type { Overview as OverviewData, OverviewPeriod } from '../api/types.js';
+import { Chart, type Series } from '../components/Chart.js';
+import { Filter } from '../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../components/states.js';
-import { formatMoney, formatNumber, formatPercent } from '../format.js';
+import { formatMoney, formatMonth, formatNumber, formatPercent, humanize } from '../format.js';
 import { useLoad } from '../hooks.js';
+import { useSearchParams } from '../router.js';
 
-interface Stats {
-  display_currency: string;
-  unconverted_currencies: string[];
-  recovery: {
-    in_flight: number;
-    recovery_rate: number | null;
-    recovered_amount_cents: number;
-    at_risk_amount_cents: number;
-    lost_amount_cents: number;
-    median_days_to_recover: number | null;
-  };
-  cancel_flow: { save_rate: number | null; saved_mrr_cents: number };
-}
+const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string }> = [
+  { value: 'last_30_days', label: 'Last 30 days' },
+  { value: 'last_90_days', label: 'Last 90 days' },
+  { value: 'last_12_months', label: 'Last 12 months' },
+  { value: 'all_time', label: 'All time' },
+];
 
-function Card({ label, value, note }: { label: string; value: string; note?: string }) {
-  return (
-    <div className="kpi">
-      <dt>{label}</dt>
-      <dd>
-        <span className="kpi-value">{value}</span>
-        {note && <span className="kpi-note">{note}</span>}
-      </dd>
-    </div>
-  );
-}
+const RECOVERED_VIA_LABELS: Record<(typeof RECOVERED_VIA)[number], string> = {
+  retry: 'Retry',
+  customer_update: 'Card update',
+  spontaneous: 'Spontaneous',
+  manual: 'Manual',
+};
 
+/** The overview: the chosen period's KPI cards, then the charts (each with its table). */
 export default function Overview() {
-  const stats = useLoad((signal) => api<Stats>('GET', '/stats', { signal }), 'stats');
+  const [params, setParams] = useSearchParams();
+  const period = PERIODS.find((one) => one.value === params.get('period'))?.value ?? 'last_30_days';
+  const overview = useLoad(
+    (signal) => api<OverviewData>('GET', `/overview${query({ period })}`, { signal }),
+    `overview:${period}`,
+  );
   return (
     <>
-      <PageHeader title="Overview" />
-      {stats.loading && !stats.data && <Loading />}
-      {stats.error && <ErrorNote message={stats.error} onRetry={stats.reload} />}
-      {stats.data && <Cards stats={stats.data} />}
+      <PageHeader title="Overview">
+        <Filter
+          label="Period"
+          value={period}
+          options={PERIODS}
+          onChange={(value) => setParams({ period: value === 'last_30_days' ? '' : value })}
+        />
+      </PageHeader>
+      {overview.loading && !overview.data && <Loading />}
+      {overview.error && <ErrorNote message={overview.error} onRetry={overview.reload} />}
+      {overview.data && (
+        <>
+          <Kpis overview={overview.data} />
+          <Charts overview={overview.data} />
+        </>
+      )}
     </>
   );
 }
 
-function Cards({ stats }: { stats: Stats }) {
-  const currency = stats.display_currency;
-  const { recovery, cancel_flow } = stats;
+function Card({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="kpi">
+      <dt>{label}</dt>
+      <dd className="kpi-value">{value}</dd>
+    </div>
+  );
+}
+
+function periodSentence(overview: OverviewData): string {
+  const label = PERIODS.find((one) => one.value === overview.period)!.label;
+  const currency = overview.stats.display_currency.toUpperCase();
+  if (overview.since === null) return `All time, in ${currency}.`;
+  return `${label} (campaigns opened and cancel sessions started since ${overview.since}, UTC), in ${currency}.`;
+}
+
+function Kpis({ overview }: { overview: OverviewData }) {
+  const { recovery, cancel_flow, display_currency: currency } = overview.stats;
   const days = recovery.median_days_to_recover;
   return (
-    <>
-      <p className="muted">All time, in {currency.toUpperCase()}.</p>
+    <section aria-label="Key figures">
+      <p className="muted">{periodSentence(overview)}</p>
       <dl className="kpis">
         <Card label="Recovery rate" value={formatPercent(recovery.recovery_rate)} />
         <Card label="Recovered revenue" value={formatMoney(recovery.recovered_amount_cents, currency)} />
@@ -58,11 +85,126 @@ function Cards({ stats }: { stats: Stats }) {
         <Card label="Saved MRR" value={formatMoney(cancel_flow.saved_mrr_cents, currency)} />
         <Card label="Median time to recover" value={days === null ? '—' : `${formatNumber(days, 1)} days`} />
       </dl>
-      {stats.unconverted_currencies.length > 0 && (
-        <p className="muted">
-          Amounts in {stats.unconverted_currencies.join(', ').toUpperCase()} have no exchange rate and are left out.
+      {overview.unconverted_currencies.length > 0 && (
+        <p className="notice" role="note">
+          Amounts in {overview.unconverted_currencies.map((code) => code.toUpperCase()).join(', ')} have no exchange
+          rate to {currency.toUpperCase()} and are left out of the totals and charts. Counts include them.
         </p>
       )}
-    </>
+    </section>
+  );
+}
+
+function Charts({ overview }: { overview: OverviewData }) {
+  const currency = overview.stats.display_currency;
+  const { recovery } = overview.stats;
+  const months = useMemo(() => overview.campaigns_by_month.map((row) => formatMonth(row.month)), [overview]);
+  const money = useMemo(() => (value: number) => formatMoney(value, currency), [currency]);
+
+  const revenue = useMemo<Series[]>(
+    () => [
+      { label: 'Failed', values: overview.campaigns_by_month.map((row) => row.failed_amount_cents) },
+      { label: 'Recovered', values: overview.campaigns_by_month.map((row) => row.recovered_amount_cents) },
+    ],
+    [overview],
+  );
+  const rate = useMemo<Series[]>(
+    () => [{ label: 'Recovery rate', values: overview.campaigns_by_month.map((row) => row.recovery_rate) }],
+    [overview],
+  );
+  const categories = useMemo(() => DECLINE_CATEGORIES.map(humanize), []);
+  const byCategory = useMemo<Series[]>(
+    () => [
+      { label: 'Opened', values: DECLINE_CATEGORIES.map((key) => recovery.by_decline_category[key]?.opened ?? 0) },
+      {
+        label: 'Recovered',
+        values: DECLINE_CATEGORIES.map((key) => recovery.by_decline_category[key]?.recovered ?? 0),
+      },
+    ],
+    [recovery],
+  );
+  const viaLabels = useMemo(() => RECOVERED_VIA.map((key) => RECOVERED_VIA_LABELS[key]), []);
+  const via = useMemo<Series[]>(
+    () => [{ label: 'Campaigns', values: RECOVERED_VIA.map((key) => recovery.recovered_via[key] ?? 0) }],
+    [recovery],
+  );
+  const outcomes = useMemo<Series[]>(
+    () =>
+      CANCEL_OUTCOMES.map((outcome) => ({
+        label: humanize(outcome),
+        values: overview.cancel_sessions_by_month.map((row) => row.by_outcome[outcome] ?? 0),
+      })),
+    [overview],
+  );
+  const reasonLabels = useMemo(() => overview.cancel_reasons.map((row) => humanize(row.reason_code)), [overview]);
+  const reasons = useMemo<Series[]>(
+    () => [{ label: 'Sessions', values: overview.cancel_reasons.map((row) => row.sessions) }],
+    [overview],
+  );
+  const count = useMemo(() => (value: number) => formatNumber(value), []);
+  const percent = useMemo(() => (value: number) => formatPercent(value), []);
+
+  return (
+    <div className="charts">
+      <p className="muted charts-note">Monthly charts cover the last 12 months (UTC), whatever the period.</p>
+      <Chart
+        title={`Failed and recovered revenue by month (${currency.toUpperCase()})`}
+        kind="bar"
+        labels={months}
+        series={revenue}
+        format={money}
+        labelHeader="Month"
+      />
+      <Chart
+        title="Recovery rate by month"
+        kind="line"
+        labels={months}
+        series={rate}
+        format={percent}
+        labelHeader="Month"
+      />
+      <Chart
+        title="Campaigns by decline category"
+        kind="bar"
+        horizontal
+        labels={categories}
+        series={byCategory}
+        format={count}
+        labelHeader="Decline category"
+      />
+      <Chart
+        title="How campaigns were recovered"
+        kind="bar"
+        labels={viaLabels}
+        series={via}
+        format={count}
+        labelHeader="Recovered by"
+      />
+      <Chart
+        title="Cancel sessions by outcome by month"
+        kind="bar"
+        stacked
+        labels={months}
+        series={outcomes}
+        format={count}
+        labelHeader="Month"
+      />
+      {reasons[0]!.values.length > 0 ? (
+        <Chart
+          title="Cancellation reasons"
+          kind="bar"
+          horizontal
+          labels={reasonLabels}
+          series={reasons}
+          format={count}
+          labelHeader="Reason"
+        />
+      ) : (
+        <figure className="chart card">
+          <figcaption className="chart-title">Cancellation reasons</figcaption>
+          <p className="state empty">No cancel sessions in this period.</p>
+        </figure>
+      )}
+    </div>
   );
 }

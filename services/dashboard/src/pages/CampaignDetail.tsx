@@ -1,0 +1,181 @@
+import { useState } from 'react';
+import { api, errorMessage } from '../api/client.js';
+import type { CampaignDetail as Detail, TimelineEntry } from '../api/types.js';
+import { ConfirmDialog } from '../components/Dialog.js';
+import { Facts, type Fact } from '../components/Facts.js';
+import { Badge } from '../components/ListPage.js';
+import { ErrorNote, Loading, PageHeader } from '../components/states.js';
+import { Time } from '../components/Time.js';
+import { formatMoney, humanize } from '../format.js';
+import { useLoad } from '../hooks.js';
+import { Link } from '../router.js';
+import { useSession } from '../session.js';
+
+type Action = 'mark-recovered' | 'mark-lost';
+
+const ACTIONS: Record<Action, { label: string; verb: string; consequence: string }> = {
+  'mark-recovered': {
+    label: 'Mark recovered',
+    verb: 'Mark this campaign recovered',
+    consequence: 'It is recorded as recovered by hand (manual) and recovery.recovered is sent to your endpoints.',
+  },
+  'mark-lost': {
+    label: 'Mark lost',
+    verb: 'Mark this campaign lost',
+    consequence: 'It closes without recovery and recovery.lost is sent to your endpoints.',
+  },
+};
+
+/** One campaign: its facts, customer, subscription, timeline and (owners, admins) the closing actions. */
+export default function CampaignDetail({ id }: { id: string }) {
+  const detail = useLoad((signal) => api<Detail>('GET', `/campaigns/${id}`, { signal }), `campaign:${id}`);
+  const { me } = useSession();
+  const [action, setAction] = useState<Action | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+
+  const closeDialog = () => {
+    setAction(null);
+    setActionError(null);
+  };
+  const run = async () => {
+    if (!action) return;
+    setBusy(true);
+    setActionError(null);
+    try {
+      await api('POST', `/campaigns/${id}/${action}`);
+      closeDialog();
+      detail.reload();
+    } catch (error) {
+      setActionError(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const campaign = detail.data;
+  const canAct = me.permissions.manage_campaigns && campaign?.status === 'in_flight';
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to="/campaigns">Campaigns</Link>
+      </p>
+      <PageHeader title={campaign ? `Invoice ${campaign.psp_invoice_id}` : 'Campaign'}>
+        {canAct &&
+          (Object.keys(ACTIONS) as Action[]).map((key) => (
+            <button key={key} type="button" className="button" onClick={() => setAction(key)}>
+              {ACTIONS[key].label}
+            </button>
+          ))}
+      </PageHeader>
+      {detail.loading && !campaign && <Loading />}
+      {detail.error && <ErrorNote message={detail.error} onRetry={detail.reload} />}
+      {campaign && <CampaignBody campaign={campaign} />}
+      {action && (
+        <ConfirmDialog
+          title={ACTIONS[action].label}
+          message={
+            <p>
+              {ACTIONS[action].verb} ({campaign ? formatMoney(campaign.amount_cents, campaign.currency) : ''})?{' '}
+              {ACTIONS[action].consequence} This cannot be undone.
+            </p>
+          }
+          confirmLabel={ACTIONS[action].label}
+          busy={busy}
+          error={actionError}
+          onConfirm={() => void run()}
+          onClose={closeDialog}
+        />
+      )}
+    </>
+  );
+}
+
+function CampaignBody({ campaign }: { campaign: Detail }) {
+  const closedBy = [...campaign.timeline].reverse().find((entry) => entry.kind === 'action');
+  const facts: Fact[] = [
+    ['Status', <Badge value={campaign.status} />],
+    ['Amount', formatMoney(campaign.amount_cents, campaign.currency)],
+    ['Decline', `${humanize(campaign.decline_category)} (${campaign.decline_code})`],
+    ['Recovered via', campaign.recovered_via ? humanize(campaign.recovered_via) : '—'],
+    ['First failed', <Time value={campaign.first_failed_at} />],
+    ['Recovered', <Time value={campaign.recovered_at} />],
+    ['Closed', <Time value={campaign.closed_at} />],
+    ...(closedBy?.kind === 'action' ? [['Closed by', closedBy.actor.label ?? 'a user'] as Fact] : []),
+  ];
+  const { customer, subscription } = campaign;
+  return (
+    <div className="detail-grid">
+      <section className="card" aria-labelledby="campaign-facts">
+        <h2 id="campaign-facts">Campaign</h2>
+        <Facts facts={facts} />
+      </section>
+      <section className="card" aria-labelledby="campaign-customer">
+        <h2 id="campaign-customer">Customer</h2>
+        {customer ? (
+          <Facts
+            facts={[
+              ['Email', <Link to={`/customers/${customer.id}`}>{customer.email}</Link>],
+              ['Name', customer.name ?? '—'],
+              ['Processor id', <code>{customer.psp_customer_id}</code>],
+            ]}
+          />
+        ) : (
+          <p className="muted">No customer record.</p>
+        )}
+        <h2>Subscription</h2>
+        {subscription ? (
+          <Facts
+            facts={[
+              ['Plan', subscription.plan_name],
+              ['Price', `${formatMoney(subscription.amount_cents, subscription.currency)} / ${subscription.interval}`],
+              ['Status', <Badge value={subscription.status} />],
+              ['Processor id', <code>{subscription.psp_subscription_id}</code>],
+            ]}
+          />
+        ) : (
+          <p className="muted">No subscription record.</p>
+        )}
+      </section>
+      <section className="card wide" aria-labelledby="campaign-timeline">
+        <h2 id="campaign-timeline">Timeline</h2>
+        <Timeline entries={campaign.timeline} />
+      </section>
+    </div>
+  );
+}
+
+function Timeline({ entries }: { entries: TimelineEntry[] }) {
+  if (entries.length === 0) return <p className="muted">Nothing has happened to this campaign yet.</p>;
+  return (
+    <ol className="timeline">
+      {entries.map((entry) =>
+        entry.kind === 'event' ? (
+          <li key={entry.event_id}>
+            <Time value={entry.at} /> <strong>{entry.type}</strong>
+            {entry.source && <> (from the {entry.source})</>}
+            {entry.deliveries.length === 0 ? (
+              <p className="muted">No endpoint was subscribed to this event.</p>
+            ) : (
+              <ul>
+                {entry.deliveries.map((delivery) => (
+                  <li key={delivery.id}>
+                    Sent to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
+                    <Badge value={delivery.status} />
+                    {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>},{' '}
+                    {delivery.attempt_count} {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </li>
+        ) : (
+          <li key={`${entry.action}:${entry.at}`}>
+            <Time value={entry.at} /> <strong>{humanize(entry.action.replace('campaign.', ''))}</strong> by{' '}
+            {entry.actor.label ?? 'a user'}
+          </li>
+        ),
+      )}
+    </ol>
+  );
+}

@@ -1,0 +1,71 @@
+import { api } from '../api/client.js';
+import type { CancelSessionDetail as Detail } from '../api/types.js';
+import { Facts } from '../components/Facts.js';
+import { Badge } from '../components/ListPage.js';
+import { ErrorNote, Loading, PageHeader } from '../components/states.js';
+import { Time } from '../components/Time.js';
+import { formatMoney, humanize } from '../format.js';
+import { useLoad } from '../hooks.js';
+import { Link } from '../router.js';
+
+/** One cancel session: its outcome, reason and the customer's own words. */
+export default function CancelSessionDetail({ id }: { id: string }) {
+  const detail = useLoad((signal) => api<Detail>('GET', `/cancel_sessions/${id}`, { signal }), `session:${id}`);
+  const session = detail.data;
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to="/cancel-sessions">Cancel sessions</Link>
+      </p>
+      <PageHeader title="Cancel session" />
+      {detail.loading && !session && <Loading />}
+      {detail.error && <ErrorNote message={detail.error} onRetry={detail.reload} />}
+      {session && (
+        <div className="detail-grid">
+          <section className="card" aria-labelledby="session-facts">
+            <h2 id="session-facts">Session</h2>
+            <Facts
+              facts={[
+                ['Outcome', <Badge value={session.outcome} />],
+                ['Reason', humanize(session.reason_code)],
+                ['MRR', formatMoney(session.monthly_mrr_cents, session.currency)],
+                ['Started', <Time value={session.created_at} />],
+                ['Ended', <Time value={session.ended_at} />],
+              ]}
+            />
+            <h2>Feedback</h2>
+            {session.feedback ? (
+              <blockquote className="feedback">{session.feedback}</blockquote>
+            ) : (
+              <p className="muted">None given.</p>
+            )}
+          </section>
+          <section className="card" aria-labelledby="session-customer">
+            <h2 id="session-customer">Customer</h2>
+            <Facts
+              facts={[
+                ['Email', <Link to={`/customers/${session.customer.id}`}>{session.customer.email}</Link>],
+                ['Name', session.customer.name ?? '—'],
+              ]}
+            />
+            <h2>Subscription</h2>
+            {session.subscription ? (
+              <Facts
+                facts={[
+                  ['Plan', session.subscription.plan_name],
+                  [
+                    'Price',
+                    `${formatMoney(session.subscription.amount_cents, session.subscription.currency)} / ${session.subscription.interval}`,
+                  ],
+                  ['Status', <Badge value={session.subscription.status} />],
+                ]}
+              />
+            ) : (
+              <p className="muted">No subscription record.</p>
+            )}
+          </section>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,86 @@
+import { api } from '../api/client.js';
+import type { CustomerDetail as Detail, Subscription, Winback } from '../api/types.js';
+import { CAMPAIGN_COLUMNS, CANCEL_SESSION_COLUMNS } from '../components/columns.js';
+import { Facts } from '../components/Facts.js';
+import { Badge, DataTable, type Column } from '../components/ListPage.js';
+import { Empty, ErrorNote, Loading, PageHeader } from '../components/states.js';
+import { Time } from '../components/Time.js';
+import { formatMoney, formatNumber } from '../format.js';
+import { useLoad } from '../hooks.js';
+import { Link } from '../router.js';
+
+const SUBSCRIPTION_COLUMNS: Column<Subscription>[] = [
+  { header: 'Plan', cell: (row) => row.plan_name },
+  { header: 'Price', cell: (row) => `${formatMoney(row.amount_cents, row.currency)} / ${row.interval}`, numeric: true },
+  { header: 'Status', cell: (row) => <Badge value={row.status} /> },
+  { header: 'Processor id', cell: (row) => <code>{row.psp_subscription_id}</code> },
+  { header: 'Current period ends', cell: (row) => <Time value={row.current_period_end} /> },
+  { header: 'Canceled', cell: (row) => <Time value={row.canceled_at} /> },
+];
+
+const WINBACK_COLUMNS: Column<Winback>[] = [
+  { header: 'Came back', cell: (row) => <Time value={row.recorded_at} /> },
+  { header: 'Days away', cell: (row) => formatNumber(row.days_away), numeric: true },
+  { header: 'Amount', cell: (row) => formatMoney(row.amount_cents, row.currency), numeric: true },
+  { header: 'Processor subscription', cell: (row) => <code>{row.psp_subscription_id}</code> },
+];
+
+/** One customer with everything we know of them: subscriptions, campaigns, cancel sessions, win-backs. */
+export default function CustomerDetail({ id }: { id: string }) {
+  const detail = useLoad((signal) => api<Detail>('GET', `/customers/${id}`, { signal }), `customer:${id}`);
+  const customer = detail.data;
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to="/customers">Customers</Link>
+      </p>
+      <PageHeader title={customer ? customer.email : 'Customer'} />
+      {detail.loading && !customer && <Loading />}
+      {detail.error && <ErrorNote message={detail.error} onRetry={detail.reload} />}
+      {customer && (
+        <div className="stack">
+          <section className="card" aria-labelledby="customer-facts">
+            <h2 id="customer-facts">Customer</h2>
+            <Facts
+              facts={[
+                ['Name', customer.name ?? '—'],
+                ['Processor id', <code>{customer.psp_customer_id}</code>],
+                ['Tags', customer.tags.length ? customer.tags.join(', ') : '—'],
+                ['Created', <Time value={customer.created_at} />],
+              ]}
+            />
+          </section>
+          <Related title="Subscriptions" empty="No subscriptions.">
+            {customer.subscriptions.length > 0 && (
+              <DataTable caption="Subscriptions" columns={SUBSCRIPTION_COLUMNS} rows={customer.subscriptions} />
+            )}
+          </Related>
+          <Related title="Recovery campaigns" empty="No failed payments.">
+            {customer.campaigns.length > 0 && (
+              <DataTable caption="Recovery campaigns" columns={CAMPAIGN_COLUMNS} rows={customer.campaigns} />
+            )}
+          </Related>
+          <Related title="Cancel sessions" empty="No cancel sessions.">
+            {customer.cancel_sessions.length > 0 && (
+              <DataTable caption="Cancel sessions" columns={CANCEL_SESSION_COLUMNS} rows={customer.cancel_sessions} />
+            )}
+          </Related>
+          <Related title="Win-backs" empty="No win-backs.">
+            {customer.winbacks.length > 0 && (
+              <DataTable caption="Win-backs" columns={WINBACK_COLUMNS} rows={customer.winbacks} />
+            )}
+          </Related>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Related({ title, empty, children }: { title: string; empty: string; children: React.ReactNode }) {
+  return (
+    <section>
+      <h2>{title}</h2>
+      {children || <Empty>{empty}</Empty>}
+    </section>
+  );
+}

@@ -1,0 +1,520 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { CAMPAIGN_EXPORT_COLUMNS } from '@retention/db';
+import { hashPassword, loadFixtures } from '@retention/domain';
+import { verifyWebhook } from '@retention/sdk';
+import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { checkPage } from './support/page-checks.js';
+
+/**
+ * The insight pages (overview, campaigns, customers, cancel sessions, details, Mark lost) in a
+ * real headless Chromium against the real API app, PostgreSQL, Redis, a worker and an HTTPS
+ * receiver. Controls are found by role and name only.
+ *
+ * Two workspaces of their own:
+ * - Globex, whose overview numbers are computed by hand below (USD display currency; EUR and
+ *   JPY convert with the default FX table, THB has no rate);
+ * - Initech, with a tie group of 60 campaigns opened at the same instant (more than a page),
+ *   an endpoint subscribed to recovery.lost, and a member.
+ */
+const world = useDashboardWorld();
+
+const DAY = 86_400_000;
+const now = Math.floor(Date.now() / 60_000) * 60_000;
+const daysAgo = (days: number) => new Date(now - days * DAY).toISOString();
+const TIE_AT = daysAgo(3);
+const TIE_SIZE = 60;
+const tieInvoice = (index: number) => `in_tie_${String(index).padStart(2, '0')}`;
+const HOOK_PATH = '/hooks/initech';
+
+let globex: { ownerEmail: string };
+let initech: {
+  id: string;
+  markMeId: string;
+  openId: string;
+  hookSecret: string;
+  customerId: string;
+  sessionId: string;
+};
+let contexts: BrowserContext[] = [];
+
+async function setPassword(email: string, name: string): Promise<void> {
+  await world.current
+    .db('users')
+    .where({ email })
+    .update({ password_hash: await hashPassword(PASSWORD), name });
+}
+
+beforeAll(async () => {
+  const { db } = world.current;
+  const loaded = await loadFixtures(db, {
+    workspaces: [
+      {
+        key: 'globex',
+        name: 'Globex',
+        display_currency: 'usd',
+        users: [{ key: 'owner', email: 'owner@globex.test', role: 'owner' }],
+        customers: [{ key: 'g', email: 'gina@example.com' }],
+        campaigns: [
+          // Recovered after 1, 3 and 2 days (the last one 60 days ago: outside the last 30 days).
+          {
+            customer: 'g',
+            amount_cents: 10_000,
+            currency: 'usd',
+            status: 'recovered',
+            recovered_via: 'retry',
+            first_failed_at: daysAgo(2),
+            recovered_at: daysAgo(1),
+            closed_at: daysAgo(1),
+          },
+          {
+            customer: 'g',
+            amount_cents: 9_200, // EUR 92.00 = USD 100.00 at 0.92 per dollar
+            currency: 'eur',
+            status: 'recovered',
+            recovered_via: 'customer_update',
+            first_failed_at: daysAgo(5),
+            recovered_at: daysAgo(2),
+            closed_at: daysAgo(2),
+          },
+          {
+            customer: 'g',
+            amount_cents: 20_000,
+            currency: 'usd',
+            status: 'recovered',
+            recovered_via: 'manual',
+            first_failed_at: daysAgo(60),
+            recovered_at: daysAgo(58),
+            closed_at: daysAgo(58),
+          },
+          // At risk: JPY 15,000 (exponent 0) = USD 100.00 at 150 per dollar; THB has no rate.
+          { customer: 'g', amount_cents: 15_000, currency: 'jpy', status: 'in_flight', first_failed_at: daysAgo(1) },
+          { customer: 'g', amount_cents: 350_000, currency: 'thb', status: 'in_flight', first_failed_at: daysAgo(4) },
+          {
+            customer: 'g',
+            amount_cents: 5_000,
+            currency: 'usd',
+            status: 'lost',
+            first_failed_at: daysAgo(10),
+            closed_at: daysAgo(2),
+          },
+        ],
+        cancel_sessions: [
+          {
+            customer: 'g',
+            outcome: 'saved_discount',
+            reason_code: 'too_expensive',
+            monthly_mrr_cents: 3_000,
+            currency: 'usd',
+            created_at: daysAgo(3),
+            ended_at: daysAgo(3),
+          },
+          {
+            customer: 'g',
+            outcome: 'saved_pause',
+            reason_code: 'missing_features',
+            monthly_mrr_cents: 4_600, // EUR 46.00 = USD 50.00
+            currency: 'eur',
+            created_at: daysAgo(4),
+            ended_at: daysAgo(4),
+          },
+          {
+            customer: 'g',
+            outcome: 'canceled',
+            reason_code: 'too_expensive',
+            monthly_mrr_cents: 2_000,
+            currency: 'eur',
+            created_at: daysAgo(2),
+            ended_at: daysAgo(2),
+          },
+          {
+            customer: 'g',
+            outcome: 'canceled',
+            reason_code: 'switched_service',
+            monthly_mrr_cents: 2_000,
+            currency: 'usd',
+            created_at: daysAgo(40),
+            ended_at: daysAgo(40),
+          },
+        ],
+      },
+      {
+        key: 'initech',
+        name: 'Initech',
+        users: [
+          { key: 'owner', email: 'owner@initech.test', role: 'owner' },
+          { key: 'member', email: 'member@initech.test', role: 'member' },
+        ],
+        customers: [
+          { key: 'ann', email: 'ann@initech-customers.test', subscriptions: [{ key: 'ann-sub', plan_name: 'Pro' }] },
+          { key: 'bob', email: 'bob@initech-customers.test' },
+        ],
+        campaigns: [
+          ...Array.from({ length: TIE_SIZE }, (_, index) => ({
+            customer: 'ann',
+            subscription: 'ann-sub',
+            psp_invoice_id: tieInvoice(index),
+            decline_category: 'soft' as const,
+            status: 'in_flight' as const,
+            first_failed_at: TIE_AT,
+          })),
+          ...Array.from({ length: 5 }, (_, index) => ({
+            customer: 'bob',
+            psp_invoice_id: `in_bob_${index}`,
+            decline_category: 'card_update_required' as const,
+            status: 'in_flight' as const,
+            first_failed_at: TIE_AT,
+          })),
+          ...Array.from({ length: 3 }, (_, index) => ({
+            customer: 'ann',
+            psp_invoice_id: `in_done_${index}`,
+            decline_category: 'soft' as const,
+            status: 'recovered' as const,
+            recovered_via: 'retry' as const,
+            first_failed_at: TIE_AT,
+            recovered_at: daysAgo(1),
+            closed_at: daysAgo(1),
+          })),
+          {
+            key: 'markme',
+            customer: 'bob',
+            psp_invoice_id: 'in_markme',
+            amount_cents: 4_200,
+            currency: 'usd',
+            decline_category: 'authentication_required',
+            status: 'in_flight',
+            first_failed_at: daysAgo(1),
+          },
+          {
+            key: 'open',
+            customer: 'ann',
+            psp_invoice_id: 'in_open',
+            decline_category: 'authentication_required',
+            status: 'in_flight',
+            first_failed_at: daysAgo(1),
+          },
+        ],
+        cancel_sessions: [
+          {
+            key: 'session',
+            customer: 'ann',
+            subscription: 'ann-sub',
+            outcome: 'canceled',
+            reason_code: 'missing_features',
+            feedback: 'Needs <b>SSO</b>\nand an export.',
+            created_at: daysAgo(2),
+            ended_at: daysAgo(2),
+          },
+        ],
+        webhooks: [
+          { key: 'hook', name: 'Initech CRM', url: world.current.receiver.url(HOOK_PATH), events: ['recovery.lost'] },
+        ],
+      },
+    ],
+  });
+  const ids = loaded.workspaces.initech!;
+  globex = { ownerEmail: 'owner@globex.test' };
+  initech = {
+    id: ids.id,
+    markMeId: ids.campaigns.markme!,
+    openId: ids.campaigns.open!,
+    hookSecret: ids.webhooks.hook!.secret,
+    customerId: ids.customers.ann!,
+    sessionId: ids.cancel_sessions.session!,
+  };
+  world.current.receiver.route(HOOK_PATH, {
+    secret: initech.hookSecret,
+    behaviour: { kind: 'status', status: 200, body: 'ok' },
+  });
+  await setPassword('owner@globex.test', 'Gil Globex');
+  await setPassword('owner@initech.test', 'Bill Lumbergh');
+  await setPassword('member@initech.test', 'Milton Waddams');
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+  contexts = [];
+});
+
+async function signIn(email: string): Promise<Page> {
+  const context = await world.current.browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: true,
+  });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${world.current.url}/dashboard/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  return page;
+}
+
+async function cookieHeader(page: Page): Promise<string> {
+  return (await page.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
+}
+
+const loaded = (page: Page) => page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+
+/** The KPI cards as { label: value }, read through their roles (a <dl>: terms and definitions). */
+async function kpis(page: Page): Promise<Record<string, string>> {
+  const figures = page.getByRole('region', { name: 'Key figures' });
+  await figures.getByRole('definition').first().waitFor();
+  const terms = await figures.getByRole('term').allTextContents();
+  const values = await figures.getByRole('definition').allTextContents();
+  return Object.fromEntries(terms.map((term, index) => [term, values[index]!]));
+}
+
+/** The body rows of the page's table, each as its cells' texts. */
+async function tableRows(page: Page | Locator, name: string): Promise<string[][]> {
+  const table = page.getByRole('table', { name });
+  await table.waitFor();
+  const rows = table.getByRole('row');
+  const count = await rows.count();
+  const result: string[][] = [];
+  for (let index = 1; index < count; index += 1) result.push(await rows.nth(index).getByRole('cell').allTextContents());
+  return result;
+}
+
+describe('overview', () => {
+  let page: Page;
+
+  beforeAll(async () => {
+    page = await signIn(globex.ownerEmail);
+  });
+
+  it('shows the last 30 days by default, numbers computed by hand, and names the currency it cannot convert', async () => {
+    await expect(kpis(page)).resolves.toEqual({
+      'Recovery rate': '66.7%', // 2 recovered of 3 closed (the 60-day-old one is outside)
+      'Recovered revenue': '$200.00', // USD 100.00 + EUR 92.00
+      'Revenue at risk': '$100.00', // JPY 15,000; THB left out
+      'Lost revenue': '$50.00',
+      'Open campaigns': '2',
+      'Save rate': '66.7%', // 2 saved of 3 decided (the 40-day-old cancel is outside)
+      'Saved MRR': '$80.00', // USD 30.00 + EUR 46.00
+      'Median time to recover': '2 days', // of 1 and 3 days
+    });
+    await expect(page.getByRole('note').textContent()).resolves.toMatch(/Amounts in THB have no exchange rate/);
+  });
+
+  it('all time equals the stats of the API, and every chart has its table', async () => {
+    await page.getByLabel('Period').selectOption({ label: 'All time' });
+    await page.getByText('All time, in USD.').waitFor();
+    expect(new URL(page.url()).searchParams.get('period')).toBe('all_time');
+    await expect(kpis(page)).resolves.toEqual({
+      'Recovery rate': '75%',
+      'Recovered revenue': '$400.00',
+      'Revenue at risk': '$100.00',
+      'Lost revenue': '$50.00',
+      'Open campaigns': '2',
+      'Save rate': '50%',
+      'Saved MRR': '$80.00',
+      'Median time to recover': '2 days', // of 1, 2 and 3 days
+    });
+    const stats = (await (
+      await fetch(`${world.current.url}/dashboard/api/stats`, { headers: { cookie: await cookieHeader(page) } })
+    ).json()) as { recovery: { recovered_amount_cents: number; recovery_rate: number } };
+    expect(stats.recovery).toMatchObject({ recovered_amount_cents: 40_000, recovery_rate: 0.75 });
+
+    const charts = page.getByRole('figure');
+    await expect(charts.count()).resolves.toBe(6);
+    for (const name of [
+      'Failed and recovered revenue by month (USD)',
+      'Recovery rate by month',
+      'Campaigns by decline category',
+      'How campaigns were recovered',
+      'Cancel sessions by outcome by month',
+      'Cancellation reasons',
+    ]) {
+      const chart = page.getByRole('figure', { name });
+      await expect(chart.getByRole('img').count()).resolves.toBe(1);
+    }
+    const via = page.getByRole('figure', { name: 'How campaigns were recovered' });
+    await via.getByText('Show as a table').click();
+    await expect(tableRows(via, 'How campaigns were recovered')).resolves.toEqual([['1'], ['1'], ['0'], ['1']]);
+    await expect(via.getByRole('rowheader').allTextContents()).resolves.toEqual([
+      'Retry',
+      'Card update',
+      'Spontaneous',
+      'Manual',
+    ]);
+    const reasons = page.getByRole('figure', { name: 'Cancellation reasons' });
+    await reasons.getByText('Show as a table').click();
+    await expect(reasons.getByRole('rowheader').allTextContents()).resolves.toEqual([
+      'too expensive',
+      'missing features',
+      'switched service',
+    ]);
+  });
+});
+
+describe('campaigns', () => {
+  let page: Page;
+
+  beforeAll(async () => {
+    page = await signIn('owner@initech.test');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    await loaded(page);
+  });
+
+  it('filters by status and decline category, and Load more walks a tie group without repeating or skipping', async () => {
+    await page.getByLabel('Status').selectOption('in_flight');
+    await page.getByLabel('Decline category').selectOption('soft');
+    await expect.poll(async () => (await tableRows(page, 'Recovery campaigns')).length).toBe(50);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(async () => (await tableRows(page, 'Recovery campaigns')).length).toBe(TIE_SIZE);
+    await expect(page.getByRole('button', { name: 'Load more' }).count()).resolves.toBe(0);
+    const invoices = (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]);
+    expect(new Set(invoices).size).toBe(TIE_SIZE);
+    expect([...invoices].sort()).toEqual(Array.from({ length: TIE_SIZE }, (_, index) => tieInvoice(index)));
+    // The filters are in the address: reloading keeps them.
+    const url = new URL(page.url());
+    expect(Object.fromEntries(url.searchParams)).toEqual({ status: 'in_flight', decline_category: 'soft' });
+  });
+
+  it('exports the filtered campaigns as CSV: the same rows, the table columns plus ids', async () => {
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    const text = await readFile(await download.path(), 'utf8');
+    const [header, ...lines] = text.trimEnd().split('\n');
+    expect(header).toBe(CAMPAIGN_EXPORT_COLUMNS.join(','));
+    expect(lines).toHaveLength(TIE_SIZE);
+    const column = (name: string) => CAMPAIGN_EXPORT_COLUMNS.indexOf(name as (typeof CAMPAIGN_EXPORT_COLUMNS)[number]);
+    const rows = lines.map((line) => line.split(','));
+    expect(rows.map((cells) => cells[column('psp_invoice_id')]).sort()).toEqual(
+      Array.from({ length: TIE_SIZE }, (_, index) => tieInvoice(index)),
+    );
+    expect(new Set(rows.map((cells) => cells[column('status')]))).toEqual(new Set(['in_flight']));
+    expect(new Set(rows.map((cells) => cells[column('customer_email')]))).toEqual(
+      new Set(['ann@initech-customers.test']),
+    );
+  });
+
+  it('searches by customer e-mail and by invoice id', async () => {
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Decline category').selectOption('');
+    await page.getByLabel('Invoice id or customer email').fill('bob@initech-customers.test');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]).sort())
+      .toEqual(['in_bob_0', 'in_bob_1', 'in_bob_2', 'in_bob_3', 'in_bob_4', 'in_markme']);
+    await page.getByLabel('Invoice id or customer email').fill('in_markme');
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]))
+      .toEqual(['in_markme']);
+  });
+
+  it('Mark lost asks to confirm, closes the campaign, shows it in the timeline and delivers recovery.lost with source "dashboard"', async () => {
+    await world.current.startWorker();
+    await page.getByRole('link', { name: 'in_markme' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Invoice in_markme' }).waitFor();
+    await page.getByRole('button', { name: 'Mark lost' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Mark lost' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Mark lost' }).click();
+    await dialog.getByRole('button', { name: 'Mark lost' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const facts = page.getByRole('region', { name: 'Campaign' });
+    await facts.getByText('lost', { exact: true }).waitFor();
+    await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('owner@initech.test');
+    // A closed campaign offers no action.
+    await expect(page.getByRole('button', { name: /Mark (recovered|lost)/ }).count()).resolves.toBe(0);
+
+    const [delivered] = await world.current.receiver.waitForRequests(HOOK_PATH, 1);
+    const event = verifyWebhook(
+      delivered!.rawBody,
+      delivered!.headers['x-service-signature'],
+      initech.hookSecret,
+    );
+    expect(event.type).toBe('recovery.lost');
+    expect(event.data).toMatchObject({ campaign_id: initech.markMeId, source: 'dashboard', amount_cents: 4_200 });
+
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await expect
+      .poll(async () => {
+        await page.reload();
+        await timeline.getByText(/marked lost by owner@initech\.test/).waitFor();
+        return timeline.getByText(/recovery\.lost/).count();
+      })
+      .toBe(1);
+    await timeline.getByText(/Initech CRM/).waitFor();
+
+    // The server refuses a second close with the conflict message.
+    const again = await fetch(`${world.current.url}/dashboard/api/campaigns/${initech.markMeId}/mark-recovered`, {
+      method: 'POST',
+      headers: { origin: world.current.url, cookie: await cookieHeader(page) },
+    });
+    expect(again.status).toBe(409);
+    await expect(again.json()).resolves.toEqual({
+      error: {
+        type: 'conflict',
+        message: `Campaign ${initech.markMeId} is already lost; a closed campaign cannot change`,
+      },
+    });
+  });
+
+  it('opens a customer with their subscriptions, campaigns and cancel sessions, and a cancel session with its feedback', async () => {
+    await page.goto(`${world.current.url}/dashboard/customers`);
+    await page.getByLabel('Email').fill('ann@initech-customers.test');
+    await page.keyboard.press('Enter');
+    await page.getByRole('link', { name: 'ann@initech-customers.test' }).click();
+    await page.getByRole('heading', { level: 1, name: 'ann@initech-customers.test' }).waitFor();
+    await expect(tableRows(page, 'Subscriptions')).resolves.toHaveLength(1);
+    await expect(tableRows(page, 'Recovery campaigns')).resolves.toHaveLength(50);
+    await expect(tableRows(page, 'Cancel sessions')).resolves.toHaveLength(1);
+    await page.getByRole('table', { name: 'Cancel sessions' }).getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Cancel session' }).waitFor();
+    // Feedback is the customer's text, never markup.
+    await page.getByText('Needs <b>SSO</b>', { exact: false }).waitFor();
+    await expect(page.locator('b').count()).resolves.toBe(0);
+  });
+
+  it('every insight page passes axe and fits 390 px', async () => {
+    const pages: Array<[string, string]> = [
+      ['/', 'overview'],
+      ['/campaigns?status=in_flight', 'campaigns'],
+      [`/campaigns/${initech.markMeId}`, 'campaign'],
+      ['/customers', 'customers'],
+      [`/customers/${initech.customerId}`, 'customer'],
+      ['/cancel-sessions', 'cancel-sessions'],
+      [`/cancel-sessions/${initech.sessionId}`, 'cancel-session'],
+    ];
+    const problems: string[] = [];
+    for (const [route, name] of pages) {
+      await page.goto(`${world.current.url}/dashboard${route}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await loaded(page);
+      problems.push(...(await checkPage(page, name, world.current.screenshots)));
+    }
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
+
+describe('a member', () => {
+  it('reads a campaign but is offered no action, and the API refuses one', async () => {
+    const page = await signIn('member@initech.test');
+    await page.goto(`${world.current.url}/dashboard/campaigns/${initech.openId}`);
+    await page.getByRole('heading', { level: 1, name: 'Invoice in_open' }).waitFor();
+    await page.getByRole('region', { name: 'Timeline' }).waitFor();
+    await expect(page.getByRole('button', { name: /Mark (recovered|lost)/ }).count()).resolves.toBe(0);
+    const refused = await fetch(`${world.current.url}/dashboard/api/campaigns/${initech.openId}/mark-lost`, {
+      method: 'POST',
+      headers: { origin: world.current.url, cookie: await cookieHeader(page) },
+    });
+    expect(refused.status).toBe(403);
+    const campaign = (await (
+      await fetch(`${world.current.url}/dashboard/api/campaigns/${initech.openId}`, {
+        headers: { cookie: await cookieHeader(page) },
+      })
+    ).json()) as { status: string };
+    expect(campaign.status).toBe('in_flight');
+  });
+});
