@@ -429,11 +429,7 @@ describe('campaigns', () => {
     await expect(page.getByRole('button', { name: /Mark (recovered|lost)/ }).count()).resolves.toBe(0);
 
     const [delivered] = await world.current.receiver.waitForRequests(HOOK_PATH, 1);
-    const event = verifyWebhook(
-      delivered!.rawBody,
-      delivered!.headers['x-service-signature'],
-      initech.hookSecret,
-    );
+    const event = verifyWebhook(delivered!.rawBody, delivered!.headers['x-service-signature'], initech.hookSecret);
     expect(event.type).toBe('recovery.lost');
     expect(event.data).toMatchObject({ campaign_id: initech.markMeId, source: 'dashboard', amount_cents: 4_200 });
 
