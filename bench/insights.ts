@@ -15,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import {
   CAMPAIGN_EXPORT_COLUMNS,
-  campaignExportQuery,
+  campaignListQuery,
   createDb,
   ensureDatabase,
   migrateLatest,
@@ -58,7 +58,7 @@ async function exportMemory(db: Db, workspaceId: string) {
   const started = performance.now();
   try {
     await pipeline(
-      campaignExportQuery(db, workspaceId, {}).stream({ highWaterMark: 500 }),
+      campaignListQuery(db, workspaceId, {}).stream({ highWaterMark: 500 }),
       csvCells(CAMPAIGN_EXPORT_COLUMNS),
       stringify({ header: true, columns: [...CAMPAIGN_EXPORT_COLUMNS] }),
       new Writable({
