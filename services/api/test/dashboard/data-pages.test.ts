@@ -630,6 +630,12 @@ describe('details', () => {
       }
     }
     expect((await call('GET', `/customers/${w.bob.id}`)).status).toBe(401);
+    // Request metrics name each detail's route pattern, never the id in its path.
+    const metrics = await api.current.metricsText();
+    for (const pattern of ['/customers/:id', '/cancel_sessions/:id', '/campaigns/:id']) {
+      expect(metrics).toContain(`route="/dashboard/api${pattern}"`);
+    }
+    expect(metrics).not.toContain(w.sessions[0]);
     expect((await call('GET', '/stats?period=all_time', { cookie: w.member.cookie })).status).toBe(400);
   });
 });
