@@ -74,8 +74,22 @@ export async function load(
   headers: Record<string, string>,
   durationSeconds: number,
   connections = 50,
+  /** Headers of the n-th connection (a session cookie each, for the dashboard); else `headers`. */
+  connectionHeaders?: (index: number) => Record<string, string>,
 ): Promise<LoadResult> {
-  const result = await autocannon({ url, headers, connections, duration: durationSeconds, pipelining: 1 });
+  let opened = 0;
+  const result = await autocannon({
+    url,
+    headers,
+    connections,
+    duration: durationSeconds,
+    pipelining: 1,
+    ...(connectionHeaders && {
+      setupClient: (client: autocannon.Client) => {
+        client.setHeaders({ ...headers, ...connectionHeaders(opened++ % connections) });
+      },
+    }),
+  });
   return {
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,

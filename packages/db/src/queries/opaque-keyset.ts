@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { invalidParam, isUuid, toIsoMillis } from '@retention/core';
 
@@ -13,16 +14,36 @@ export interface OpaqueCursor {
   id: string;
 }
 
-export function encodeOpaqueCursor(at: Date, id: string): string {
-  return Buffer.from(`${toIsoMillis(at)}|${id}`, 'utf8').toString('base64url');
+/**
+ * A list's scope: its name and a digest of its filters. A cursor made with a scope is accepted
+ * only by the same list with the same filters (a cursor of the lost campaigns sent with
+ * `status=recovered` would start the recovered list at an arbitrary row, so it is refused).
+ * `filters` holds the parsed filters; a Date counts as its ISO instant.
+ */
+export function listScope(list: string, filters: object): string {
+  const canonical = Object.entries(filters)
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]): [string, unknown] => [key, value instanceof Date ? toIsoMillis(value) : value]);
+  const digest = createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, 16);
+  return `${list}.${digest}`;
 }
 
-export function decodeOpaqueCursor(value: string, field = 'cursor'): OpaqueCursor {
+export function encodeOpaqueCursor(at: Date, id: string, scope?: string): string {
+  const parts = scope === undefined ? [toIsoMillis(at), id] : [toIsoMillis(at), id, scope];
+  return Buffer.from(parts.join('|'), 'utf8').toString('base64url');
+}
+
+/** The row a cursor names; with `scope`, only a cursor made with that same scope. */
+export function decodeOpaqueCursor(value: string, field = 'cursor', scope?: string): OpaqueCursor {
   const refuse = () => invalidParam(`${field}: must be a next_cursor value returned by this list`);
-  if (value.length > 200 || !/^[A-Za-z0-9_-]+$/.test(value)) throw refuse();
+  if (value.length > 300 || !/^[A-Za-z0-9_-]+$/.test(value)) throw refuse();
   const [iso, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   const at = new Date(iso ?? '');
-  if (rest.length > 0 || !id || !isUuid(id) || Number.isNaN(at.getTime())) throw refuse();
+  if (rest.length > 1 || !id || !isUuid(id) || Number.isNaN(at.getTime())) throw refuse();
+  if (rest[0] !== scope) {
+    throw invalidParam(`${field}: comes from another list or other filters; start again without a cursor`);
+  }
   return { at, id };
 }
 
@@ -39,19 +60,29 @@ export interface OpaquePage<Row> {
  */
 export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
   query: Knex.QueryBuilder,
-  options: { column: string; idColumn?: string; cursor?: string | undefined; limit: number },
+  options: {
+    column: string;
+    idColumn?: string;
+    cursor?: string | undefined;
+    limit: number;
+    /** listScope(...) of the list and its filters; the cursor is refused for any other. */
+    scope?: string;
+    /** The query already orders by (column DESC, id DESC). */
+    ordered?: boolean;
+  },
 ): Promise<OpaquePage<Row>> {
   const idColumn = options.idColumn ?? 'id';
-  const cursor = options.cursor === undefined ? undefined : decodeOpaqueCursor(options.cursor);
+  const cursor = options.cursor === undefined ? undefined : decodeOpaqueCursor(options.cursor, 'cursor', options.scope);
   if (cursor) {
     query.whereRaw('(??, ??) < (?, ?)', [options.column, idColumn, cursor.at, cursor.id]);
   }
-  const rows = (await query
-    .orderBy([
+  if (!options.ordered) {
+    query.orderBy([
       { column: options.column, order: 'desc' },
       { column: idColumn, order: 'desc' },
-    ])
-    .limit(options.limit + 1)) as Row[];
+    ]);
+  }
+  const rows = (await query.limit(options.limit + 1)) as Row[];
   const hasMore = rows.length > options.limit;
   const page = hasMore ? rows.slice(0, options.limit) : rows;
   const last = page.at(-1);
@@ -60,6 +91,8 @@ export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
     rows: page,
     hasMore,
     nextCursor:
-      hasMore && last ? encodeOpaqueCursor(last[key(options.column)] as Date, String(last[key(idColumn)])) : null,
+      hasMore && last
+        ? encodeOpaqueCursor(last[key(options.column)] as Date, String(last[key(idColumn)]), options.scope)
+        : null,
   };
 }

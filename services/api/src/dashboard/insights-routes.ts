@@ -2,16 +2,19 @@ import { Router, type Request, type Response } from 'express';
 import { computeOverview, markCampaignLost, markCampaignRecovered, parseOverviewPeriod } from '@retention/domain';
 import {
   CAMPAIGN_EXPORT_COLUMNS,
+  CAMPAIGN_FILTER_PARAMS,
   CANCEL_SESSION_EXPORT_COLUMNS,
+  CANCEL_SESSION_FILTER_PARAMS,
   campaignDetail,
-  campaignExportFilters,
-  campaignExportQuery,
-  cancelSessionExportFilters,
-  cancelSessionExportQuery,
+  campaignListFilters,
+  campaignListQuery,
+  cancelSessionListFilters,
+  cancelSessionListQuery,
 } from '@retention/db';
 import { pathId } from '../middleware/validate-query.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { streamCsv } from './insights-export.js';
+import { detailId } from './read-routes.js';
 import { queryStrings } from './webhook-routes.js';
 
 /**
@@ -29,21 +32,21 @@ export function insightsRoutes(context: DashboardContext): Router {
   });
 
   router.get('/campaigns/export.csv', async (req, res) => {
-    const filters = campaignExportFilters(
-      queryStrings(req.originalUrl, ['status', 'decline_category', 'from', 'to', 'q']),
-    );
-    const query = campaignExportQuery(db, signedIn(res).workspaceId, filters);
+    // The list's own filters and query (read-routes.ts), without a page size.
+    const filters = campaignListFilters(queryStrings(req.originalUrl, CAMPAIGN_FILTER_PARAMS));
+    const query = campaignListQuery(db, signedIn(res).workspaceId, filters);
     await streamCsv(req, res, context.logger, query, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
   });
 
   router.get('/cancel_sessions/export.csv', async (req, res) => {
-    const filters = cancelSessionExportFilters(queryStrings(req.originalUrl, ['outcome', 'reason_code']));
-    const query = cancelSessionExportQuery(db, signedIn(res).workspaceId, filters);
+    const filters = cancelSessionListFilters(queryStrings(req.originalUrl, CANCEL_SESSION_FILTER_PARAMS));
+    const query = cancelSessionListQuery(db, signedIn(res).workspaceId, filters);
     await streamCsv(req, res, context.logger, query, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
   });
 
   router.get('/campaigns/:id', async (req, res) => {
-    res.json(await campaignDetail(db, signedIn(res).workspaceId, pathId(String(req.params.id))));
+    queryStrings(req.originalUrl, []);
+    res.json(await campaignDetail(db, signedIn(res).workspaceId, detailId(req.params.id, 'campaign')));
   });
 
   const mark = (action: typeof markCampaignRecovered) =>

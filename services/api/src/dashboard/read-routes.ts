@@ -1,19 +1,73 @@
 import { Router } from 'express';
-import type { Caller } from '../middleware/authenticate.js';
-import { apiRoutes } from '../routes/index.js';
+import { isUuid, notFound } from '@retention/core';
+import {
+  CAMPAIGN_FILTER_PARAMS,
+  CANCEL_SESSION_FILTER_PARAMS,
+  CUSTOMER_FILTER_PARAMS,
+  campaignListFilters,
+  campaignListPage,
+  cancelSessionDetailView,
+  cancelSessionListFilters,
+  cancelSessionListPage,
+  customerDetailView,
+  customerListFilters,
+  customerListPage,
+  pageParams,
+} from '@retention/db';
+import { computeStats } from '@retention/domain';
 import { signedIn, type DashboardContext } from './context.js';
+import { queryStrings } from './webhook-routes.js';
 
 /**
- * The first dashboard's data: /stats, /campaigns, /customers, /cancel_sessions (and their
- * details) are /api/v1's own handlers, same filters and cursor, with the session's workspace
- * as the caller. Thin on purpose: richer lists will replace them.
+ * The data pages (docs/dashboard-api.md, "Data pages"): /stats is /api/v1/stats's answer; the
+ * lists are the dashboard's own (more filters, `limit`, an opaque keyset cursor bound to the
+ * list and its filters), each sharing its filter parser and query with its CSV export
+ * (insights-routes.ts); the details add what their pages show.
  */
 export function readRoutes(context: DashboardContext): Router {
   const router = Router();
-  router.use((_req, res, next) => {
-    res.locals.caller = { workspaceId: signedIn(res).workspaceId, tokenId: '' } satisfies Caller;
-    next();
+  const { db } = context;
+
+  router.get('/stats', async (req, res) => {
+    queryStrings(req.originalUrl, []);
+    res.json(await computeStats(db, signedIn(res).workspaceId));
   });
-  router.use(apiRoutes(context.db));
+
+  router.get('/campaigns', async (req, res) => {
+    const query = queryStrings(req.originalUrl, [...CAMPAIGN_FILTER_PARAMS, 'limit', 'cursor']);
+    const filters = campaignListFilters(query);
+    res.json(await campaignListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
+  });
+
+  router.get('/customers', async (req, res) => {
+    const query = queryStrings(req.originalUrl, [...CUSTOMER_FILTER_PARAMS, 'limit', 'cursor']);
+    const filters = customerListFilters(query);
+    res.json(await customerListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
+  });
+
+  router.get('/cancel_sessions', async (req, res) => {
+    const query = queryStrings(req.originalUrl, [...CANCEL_SESSION_FILTER_PARAMS, 'limit', 'cursor']);
+    const filters = cancelSessionListFilters(query);
+    res.json(await cancelSessionListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
+  });
+
+  router.get('/customers/:id', async (req, res) => {
+    queryStrings(req.originalUrl, []);
+    const id = detailId(req.params.id, 'customer');
+    res.json(await customerDetailView(db, signedIn(res).workspaceId, id));
+  });
+
+  router.get('/cancel_sessions/:id', async (req, res) => {
+    queryStrings(req.originalUrl, []);
+    const id = detailId(req.params.id, 'cancel session');
+    res.json(await cancelSessionDetailView(db, signedIn(res).workspaceId, id));
+  });
+
   return router;
+}
+
+/** A detail page's `:id`: a UUID (any case), else not found, like another workspace's id. */
+export function detailId(value: unknown, what: string): string {
+  if (isUuid(value)) return value.toLowerCase();
+  throw notFound(`No ${what} with id ${JSON.stringify(String(value).slice(0, 60))}`);
 }

@@ -57,6 +57,7 @@ export const DASHBOARD_ROUTE_PATTERNS = [
   '/customers/:id',
   '/cancel_sessions',
   '/cancel_sessions/export.csv',
+  '/cancel_sessions/:id',
   '/overview',
   '/campaigns/:id/mark-recovered',
   '/campaigns/:id/mark-lost',

@@ -1,0 +1,168 @@
+import {
+  CAMPAIGN_STATUSES,
+  DECLINE_CATEGORIES,
+  invalidParam,
+  type CampaignStatus,
+  type DeclineCategory,
+  type RecoveryCampaign,
+} from '@retention/core';
+import type { Knex } from 'knex';
+import type { Queryable } from '../connection.js';
+import { toCampaign, type CampaignRow } from '../resources.js';
+import { textParam } from './list-params.js';
+import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+
+/**
+ * The dashboard's campaigns list and its CSV export (docs/dashboard-api.md, "Data pages" and
+ * "Insights"): one filter parser and one query. The list is a keyset page of the query; the
+ * export streams the whole query (`.stream()`), so a million rows pass through without being
+ * held. Newest first by (first_failed_at, id).
+ */
+
+export interface CampaignListFilters {
+  status?: CampaignStatus;
+  decline_category?: DeclineCategory;
+  /** first_failed_at >= from */
+  from?: Date;
+  /** first_failed_at < to */
+  to?: Date;
+  /** An exact invoice id, or a customer e-mail (case-insensitive, as the API's email filter). */
+  q?: string;
+  /** One customer's campaigns (the customer detail); not a query parameter. */
+  customer_id?: string;
+}
+
+/** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
+export const CAMPAIGN_FILTER_PARAMS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
+
+export const CAMPAIGN_EXPORT_COLUMNS = [
+  'id',
+  'psp_invoice_id',
+  'customer_id',
+  'customer_email',
+  'subscription_id',
+  'amount_cents',
+  'currency',
+  'status',
+  'decline_code',
+  'decline_category',
+  'recovered_via',
+  'first_failed_at',
+  'recovered_at',
+  'closed_at',
+] as const;
+
+/** A list row: the API's campaign plus its customer's e-mail. */
+export type CampaignListRow = RecoveryCampaign & { customer_email: string };
+
+function parseInstant(name: string, value: string): Date {
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
+    throw invalidParam(`${name}: must be an ISO 8601 date or timestamp`);
+  }
+  return date;
+}
+
+/** Validates the query strings of the campaigns list or export. */
+export function campaignListFilters(
+  query: Partial<Record<(typeof CAMPAIGN_FILTER_PARAMS)[number], string>>,
+): CampaignListFilters {
+  const filters: CampaignListFilters = {};
+  if (query.status !== undefined) {
+    if (!(CAMPAIGN_STATUSES as readonly string[]).includes(query.status)) {
+      throw invalidParam(`status: must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
+    }
+    filters.status = query.status as CampaignStatus;
+  }
+  if (query.decline_category !== undefined) {
+    if (!(DECLINE_CATEGORIES as readonly string[]).includes(query.decline_category)) {
+      throw invalidParam(`decline_category: must be one of ${DECLINE_CATEGORIES.join(', ')}`);
+    }
+    filters.decline_category = query.decline_category as DeclineCategory;
+  }
+  if (query.from !== undefined) filters.from = parseInstant('from', query.from);
+  if (query.to !== undefined) filters.to = parseInstant('to', query.to);
+  if (query.q !== undefined) {
+    filters.q = textParam('q', query.q, 320);
+  }
+  return filters;
+}
+
+/**
+ * The filtered campaigns with their customer's e-mail, newest first. Every filter is served by
+ * an index: status by recovery_campaigns_status_idx, from/to by the range of the list index,
+ * q by a bitmap OR of the invoice key and the customer index (the e-mail's customers are
+ * looked up once, through customers_email_idx, as an array, so the OR stays indexable).
+ */
+export function campaignListQuery(db: Queryable, workspaceId: string, filters: CampaignListFilters): Knex.QueryBuilder {
+  const query = db('recovery_campaigns as k')
+    .join('customers as c', function joinCustomer() {
+      this.on('c.workspace_id', 'k.workspace_id').andOn('c.id', 'k.customer_id');
+    })
+    .where('k.workspace_id', workspaceId)
+    .orderBy([
+      { column: 'k.first_failed_at', order: 'desc' },
+      { column: 'k.id', order: 'desc' },
+    ])
+    .select(
+      'k.id',
+      'k.psp_invoice_id',
+      'k.customer_id',
+      'c.email as customer_email',
+      'k.subscription_id',
+      'k.amount_cents',
+      'k.currency',
+      'k.status',
+      'k.decline_code',
+      'k.decline_category',
+      'k.recovered_via',
+      'k.first_failed_at',
+      'k.recovered_at',
+      'k.closed_at',
+    );
+  if (filters.customer_id !== undefined) query.where('k.customer_id', filters.customer_id);
+  if (filters.status) query.where('k.status', filters.status);
+  if (filters.decline_category) query.where('k.decline_category', filters.decline_category);
+  if (filters.from) query.where('k.first_failed_at', '>=', filters.from);
+  if (filters.to) query.where('k.first_failed_at', '<', filters.to);
+  if (filters.q !== undefined) {
+    const q = filters.q;
+    query.where(function invoiceOrEmail() {
+      void this.where('k.psp_invoice_id', q).orWhereRaw(
+        'k.customer_id = ANY (ARRAY(SELECT e.id FROM customers e WHERE e.workspace_id = ? AND lower(e.email) = lower(?)))',
+        [workspaceId, q],
+      );
+    });
+  }
+  return query;
+}
+
+export function toCampaignListRow(row: CampaignRow & { customer_email: string }): CampaignListRow {
+  return { ...toCampaign(row), customer_email: row.customer_email };
+}
+
+/** One page of the campaigns list: `limit` rows after `cursor` (a next_cursor of the same filters). */
+export async function campaignListPage(
+  db: Queryable,
+  workspaceId: string,
+  filters: CampaignListFilters,
+  page: { limit: number; cursor?: string | undefined },
+) {
+  const result = await opaqueKeysetPage<CampaignRow & { customer_email: string } & Record<string, unknown>>(
+    campaignListQuery(db, workspaceId, filters),
+    {
+      column: 'k.first_failed_at',
+      idColumn: 'k.id',
+      cursor: page.cursor,
+      limit: page.limit,
+      scope: listScope('campaigns', filters),
+      ordered: true,
+    },
+  );
+  return {
+    object: 'list' as const,
+    data: result.rows.map(toCampaignListRow),
+    has_more: result.hasMore,
+    next_cursor: result.nextCursor,
+  };
+}

@@ -1,0 +1,124 @@
+import {
+  CANCEL_OUTCOMES,
+  CANCEL_REASON_CODES,
+  invalidParam,
+  type CancelOutcome,
+  type CancelReasonCode,
+  type CancelSession,
+} from '@retention/core';
+import type { Knex } from 'knex';
+import type { Queryable } from '../connection.js';
+import { toCancelSession, type CancelSessionRow } from '../resources.js';
+import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+
+/**
+ * The dashboard's cancel sessions list and its CSV export: one filter parser and one query,
+ * newest first by (created_at, id). The list is a keyset page of it; the export streams it.
+ */
+
+export interface CancelSessionListFilters {
+  outcome?: CancelOutcome;
+  reason_code?: CancelReasonCode;
+  /** One customer's sessions (the customer detail); not a query parameter. */
+  customer_id?: string;
+}
+
+export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code'] as const;
+
+export const CANCEL_SESSION_EXPORT_COLUMNS = [
+  'id',
+  'customer_id',
+  'customer_email',
+  'subscription_id',
+  'outcome',
+  'reason_code',
+  'feedback',
+  'monthly_mrr_cents',
+  'currency',
+  'created_at',
+  'ended_at',
+] as const;
+
+/** A list row: the API's cancel session plus its customer's e-mail. */
+export type CancelSessionListRow = CancelSession & { customer_email: string };
+
+export function cancelSessionListFilters(
+  query: Partial<Record<(typeof CANCEL_SESSION_FILTER_PARAMS)[number], string>>,
+): CancelSessionListFilters {
+  const filters: CancelSessionListFilters = {};
+  if (query.outcome !== undefined) {
+    if (!(CANCEL_OUTCOMES as readonly string[]).includes(query.outcome)) {
+      throw invalidParam(`outcome: must be one of ${CANCEL_OUTCOMES.join(', ')}`);
+    }
+    filters.outcome = query.outcome as CancelOutcome;
+  }
+  if (query.reason_code !== undefined) {
+    if (!(CANCEL_REASON_CODES as readonly string[]).includes(query.reason_code)) {
+      throw invalidParam(`reason_code: must be one of ${CANCEL_REASON_CODES.join(', ')}`);
+    }
+    filters.reason_code = query.reason_code as CancelReasonCode;
+  }
+  return filters;
+}
+
+export function cancelSessionListQuery(
+  db: Queryable,
+  workspaceId: string,
+  filters: CancelSessionListFilters,
+): Knex.QueryBuilder {
+  const query = db('cancel_sessions as s')
+    .join('customers as c', function joinCustomer() {
+      this.on('c.workspace_id', 's.workspace_id').andOn('c.id', 's.customer_id');
+    })
+    .where('s.workspace_id', workspaceId)
+    .orderBy([
+      { column: 's.created_at', order: 'desc' },
+      { column: 's.id', order: 'desc' },
+    ])
+    .select(
+      's.id',
+      's.customer_id',
+      'c.email as customer_email',
+      's.subscription_id',
+      's.outcome',
+      's.reason_code',
+      's.feedback',
+      's.monthly_mrr_cents',
+      's.currency',
+      's.created_at',
+      's.ended_at',
+    );
+  if (filters.customer_id !== undefined) query.where('s.customer_id', filters.customer_id);
+  if (filters.outcome) query.where('s.outcome', filters.outcome);
+  if (filters.reason_code) query.where('s.reason_code', filters.reason_code);
+  return query;
+}
+
+export function toCancelSessionListRow(row: CancelSessionRow & { customer_email: string }): CancelSessionListRow {
+  return { ...toCancelSession(row), customer_email: row.customer_email };
+}
+
+export async function cancelSessionListPage(
+  db: Queryable,
+  workspaceId: string,
+  filters: CancelSessionListFilters,
+  page: { limit: number; cursor?: string | undefined },
+) {
+  const result = await opaqueKeysetPage<CancelSessionRow & { customer_email: string } & Record<string, unknown>>(
+    cancelSessionListQuery(db, workspaceId, filters),
+    {
+      column: 's.created_at',
+      idColumn: 's.id',
+      cursor: page.cursor,
+      limit: page.limit,
+      scope: listScope('cancel_sessions', filters),
+      ordered: true,
+    },
+  );
+  return {
+    object: 'list' as const,
+    data: result.rows.map(toCancelSessionListRow),
+    has_more: result.hasMore,
+    next_cursor: result.nextCursor,
+  };
+}

@@ -1,0 +1,641 @@
+import { describe, expect, it } from '@jest/globals';
+import { createToken } from '@retention/domain';
+import { useApi } from '../harness.js';
+import { dashboardClient, team, type DashboardCall } from './support.js';
+
+/**
+ * The data pages' lists and details over HTTP (docs/dashboard-api.md, "Data pages"): every
+ * filter, keyset paging through groups of equal timestamps, cursors bound to their list and
+ * filters, another workspace's ids, and what the details hold.
+ */
+const api = useApi();
+const call: DashboardCall = (...args) => dashboardClient(api.current.url)(...args);
+const db = () => api.current.db;
+
+const T = (iso: string) => new Date(iso);
+/** The instant seven campaigns (and five cancel sessions, and four customers) share. */
+const TIE = '2026-05-10T12:00:00.000Z';
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}_${(counter += 1)}_${Math.random().toString(36).slice(2, 8)}`;
+
+async function insertCustomer(workspaceId: string, fields: Record<string, unknown> = {}) {
+  const [row] = await db()('customers')
+    .insert({
+      workspace_id: workspaceId,
+      psp_customer_id: unique('cus'),
+      email: `${unique('person')}@example.com`,
+      ...fields,
+    })
+    .returning('*');
+  return row as { id: string; email: string };
+}
+
+async function insertSubscription(workspaceId: string, customerId: string, fields: Record<string, unknown> = {}) {
+  const [row] = await db()('subscriptions')
+    .insert({
+      workspace_id: workspaceId,
+      customer_id: customerId,
+      psp_subscription_id: unique('sub'),
+      status: 'active',
+      plan_name: 'Pro',
+      amount_cents: 4900,
+      currency: 'usd',
+      interval: 'month',
+      ...fields,
+    })
+    .returning('*');
+  return row as { id: string };
+}
+
+type CampaignFields = {
+  status?: 'in_flight' | 'recovered' | 'lost' | 'abandoned';
+  decline_category?: string;
+  first_failed_at: string;
+  psp_invoice_id?: string;
+};
+
+async function insertCampaign(
+  workspaceId: string,
+  customer: { id: string },
+  subscription: { id: string },
+  fields: CampaignFields,
+) {
+  const status = fields.status ?? 'in_flight';
+  const failed = T(fields.first_failed_at);
+  const closed = new Date(failed.getTime() + 3_600_000);
+  const [row] = await db()('recovery_campaigns')
+    .insert({
+      workspace_id: workspaceId,
+      customer_id: customer.id,
+      subscription_id: subscription.id,
+      psp_invoice_id: fields.psp_invoice_id ?? unique('in'),
+      amount_cents: 1000,
+      currency: 'usd',
+      status,
+      decline_code: 'generic_decline',
+      decline_category: fields.decline_category ?? 'soft',
+      recovered_via: status === 'recovered' ? 'retry' : null,
+      first_failed_at: failed,
+      recovered_at: status === 'recovered' ? closed : null,
+      closed_at: status === 'in_flight' ? null : closed,
+    })
+    .returning('id');
+  return (row as { id: string }).id;
+}
+
+async function insertCancelSession(
+  workspaceId: string,
+  customer: { id: string },
+  fields: { outcome?: string; reason_code?: string; created_at: string; subscription_id?: string; feedback?: string },
+) {
+  const at = T(fields.created_at);
+  const [row] = await db()('cancel_sessions')
+    .insert({
+      workspace_id: workspaceId,
+      customer_id: customer.id,
+      subscription_id: fields.subscription_id ?? null,
+      outcome: fields.outcome ?? 'canceled',
+      reason_code: fields.reason_code ?? 'too_expensive',
+      feedback: fields.feedback ?? null,
+      monthly_mrr_cents: 4900,
+      currency: 'usd',
+      created_at: at,
+      ended_at: at,
+    })
+    .returning('id');
+  return (row as { id: string }).id;
+}
+
+/**
+ * A workspace with its team and:
+ * - alice (`Alice@Example.com`, tag vip) with two subscriptions; bob; carol;
+ * - 12 campaigns: seven share TIE (alternating soft / card_update_required, two lost), one
+ *   each at 2026-05-01, 2026-05-10T11:59:59.999, 2026-05-10T12:00:00.001, 2026-05-20 and an
+ *   invoice `in_findme` (bob's) at 2026-04-01;
+ * - 8 cancel sessions: five share TIE (canceled / saved_pause, two reasons), three others.
+ */
+async function world(name = 'Data') {
+  const people = await team(db(), call, name);
+  const ws = people.workspace.id;
+  const alice = await insertCustomer(ws, {
+    email: `Alice.${unique('a')}@Example.com`,
+    tags: ['vip'],
+    created_at: T(TIE),
+  });
+  const bob = await insertCustomer(ws, { created_at: T(TIE) });
+  const carol = await insertCustomer(ws, { created_at: T(TIE) });
+  const dave = await insertCustomer(ws, { created_at: T(TIE), tags: ['vip'] });
+  const older = await insertCustomer(ws, { created_at: T('2026-01-01T00:00:00Z') });
+  const aliceOld = await insertSubscription(ws, alice.id, {
+    created_at: T('2026-01-01T00:00:00Z'),
+    status: 'canceled',
+  });
+  const aliceNew = await insertSubscription(ws, alice.id, { created_at: T('2026-03-01T00:00:00Z') });
+  const bobSub = await insertSubscription(ws, bob.id);
+  const campaigns: string[] = [];
+  for (let i = 0; i < 7; i += 1) {
+    campaigns.push(
+      await insertCampaign(ws, i % 2 ? bob : alice, i % 2 ? bobSub : aliceNew, {
+        first_failed_at: TIE,
+        decline_category: i % 2 ? 'card_update_required' : 'soft',
+        status: i < 2 ? 'lost' : 'in_flight',
+      }),
+    );
+  }
+  for (const at of [
+    '2026-05-01T00:00:00.000Z',
+    '2026-05-10T11:59:59.999Z',
+    '2026-05-10T12:00:00.001Z',
+    '2026-05-20T00:00:00.000Z',
+  ]) {
+    campaigns.push(await insertCampaign(ws, alice, aliceNew, { first_failed_at: at, status: 'recovered' }));
+  }
+  const invoice = unique('in_findme');
+  const findme = await insertCampaign(ws, bob, bobSub, {
+    first_failed_at: '2026-04-01T00:00:00Z',
+    psp_invoice_id: invoice,
+  });
+  campaigns.push(findme);
+  const sessions: string[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    sessions.push(
+      await insertCancelSession(ws, i % 2 ? carol : alice, {
+        created_at: TIE,
+        outcome: i % 2 ? 'saved_pause' : 'canceled',
+        reason_code: i < 3 ? 'too_expensive' : 'unused',
+      }),
+    );
+  }
+  for (const at of ['2026-05-01T00:00:00Z', '2026-05-10T12:00:00.001Z', '2026-06-01T00:00:00Z']) {
+    sessions.push(
+      await insertCancelSession(ws, bob, { created_at: at, subscription_id: bobSub.id, feedback: 'too pricey' }),
+    );
+  }
+  return {
+    ...people,
+    ws,
+    alice,
+    bob,
+    carol,
+    dave,
+    older,
+    aliceOld,
+    aliceNew,
+    bobSub,
+    campaigns,
+    findme,
+    invoice,
+    sessions,
+  };
+}
+
+/** Every row of a list, page by page with `limit`, following next_cursor. */
+async function walk(path: string, cookie: string, limit: number): Promise<Array<Record<string, any>>> {
+  const rows: Array<Record<string, any>> = [];
+  let cursor: string | null = null;
+  for (let pages = 0; pages < 100; pages += 1) {
+    const separator = path.includes('?') ? '&' : '?';
+    const url = `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const reply = await call('GET', url, { cookie });
+    expect([url, reply.status]).toEqual([url, 200]);
+    expect(reply.body.object).toBe('list');
+    expect(reply.body.data.length).toBeLessThanOrEqual(limit);
+    rows.push(...reply.body.data);
+    if (!reply.body.has_more) {
+      expect(reply.body.next_cursor).toBeNull();
+      return rows;
+    }
+    expect(reply.body.data).toHaveLength(limit);
+    cursor = reply.body.next_cursor;
+  }
+  throw new Error('more than 100 pages');
+}
+
+/** The ids of `table` rows of the workspace, ordered as the lists order them. */
+async function expectedIds(table: string, column: string, where: Record<string, unknown>) {
+  return (await db()(table)
+    .where(where)
+    .orderBy([
+      { column, order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .pluck('id')) as string[];
+}
+
+const ids = (rows: Array<Record<string, any>>) => rows.map((row) => row.id as string);
+
+describe('GET /dashboard/api/campaigns', () => {
+  it('pages through a group of equal first_failed_at with a small limit: every row once, newest first', async () => {
+    const w = await world();
+    const all = await expectedIds('recovery_campaigns', 'first_failed_at', { workspace_id: w.ws });
+    expect(all).toHaveLength(12);
+    for (const limit of [1, 2, 3, 5]) {
+      const rows = await walk('/campaigns', w.member.cookie, limit);
+      expect(ids(rows)).toEqual(all);
+    }
+    // Filtered, the group splits across pages too.
+    const soft = await expectedIds('recovery_campaigns', 'first_failed_at', {
+      workspace_id: w.ws,
+      decline_category: 'soft',
+      status: 'in_flight',
+    });
+    expect(ids(await walk('/campaigns?decline_category=soft&status=in_flight', w.member.cookie, 2))).toEqual(soft);
+  });
+
+  it('rows are the API campaign plus customer_email, newest first, limit 50 by default', async () => {
+    const w = await world();
+    const reply = await call('GET', '/campaigns', { cookie: w.member.cookie });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
+    expect(reply.body.data).toHaveLength(12);
+    expect(reply.body.data[0].first_failed_at).toBe('2026-05-20T00:00:00.000Z');
+    const { token } = await createToken(db(), { workspace_id: w.ws, name: 'compare' });
+    for (const row of reply.body.data.slice(0, 3)) {
+      const fromApi = await api.current.get(`/api/v1/campaigns/${row.id}`, token);
+      const { customer, subscription: _subscription, ...campaign } = fromApi.body;
+      expect(row).toEqual({ ...campaign, customer_email: customer.email });
+    }
+    expect(Object.keys(reply.body.data[0])).toEqual([
+      'id',
+      'object',
+      'psp_invoice_id',
+      'amount_cents',
+      'currency',
+      'status',
+      'decline_code',
+      'decline_category',
+      'recovered_via',
+      'first_failed_at',
+      'recovered_at',
+      'closed_at',
+      'customer_id',
+      'subscription_id',
+      'customer_email',
+    ]);
+  });
+
+  it('filters by status and decline_category', async () => {
+    const w = await world();
+    const lost = await call('GET', '/campaigns?status=lost', { cookie: w.member.cookie });
+    expect(ids(lost.body.data)).toEqual(
+      await expectedIds('recovery_campaigns', 'first_failed_at', { workspace_id: w.ws, status: 'lost' }),
+    );
+    expect(lost.body.data).toHaveLength(2);
+    const card = await call('GET', '/campaigns?decline_category=card_update_required', { cookie: w.member.cookie });
+    expect(card.body.data).toHaveLength(3);
+    expect(card.body.data.every((row: any) => row.decline_category === 'card_update_required')).toBe(true);
+    const both = await call('GET', '/campaigns?status=lost&decline_category=card_update_required', {
+      cookie: w.member.cookie,
+    });
+    expect(both.body.data).toHaveLength(1);
+    expect(both.body.data[0]).toMatchObject({ status: 'lost', decline_category: 'card_update_required' });
+    const none = await call('GET', '/campaigns?decline_category=fraud', { cookie: w.member.cookie });
+    expect(none.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
+  });
+
+  it('from is inclusive and to exclusive, on first_failed_at', async () => {
+    const w = await world();
+    const at = async (query: string) =>
+      (await call('GET', `/campaigns?${query}`, { cookie: w.member.cookie })).body.data.map(
+        (row: any) => row.first_failed_at,
+      );
+    const from = await at(`from=${encodeURIComponent(TIE)}`);
+    expect(from).toEqual(['2026-05-20T00:00:00.000Z', '2026-05-10T12:00:00.001Z', ...Array(7).fill(TIE)]);
+    const to = await at(`to=${encodeURIComponent(TIE)}`);
+    expect(to).toEqual(['2026-05-10T11:59:59.999Z', '2026-05-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z']);
+    const window = await at(`from=2026-05-01&to=${encodeURIComponent('2026-05-10T12:00:00.001Z')}`);
+    expect(window).toEqual([...Array(7).fill(TIE), '2026-05-10T11:59:59.999Z', '2026-05-01T00:00:00.000Z']);
+    // Paged with a cursor, the bounds hold on every page.
+    const paged = await walk(
+      `/campaigns?from=2026-05-01&to=${encodeURIComponent('2026-05-10T12:00:00.001Z')}`,
+      w.member.cookie,
+      2,
+    );
+    expect(paged.map((row) => row.first_failed_at)).toEqual(window);
+    expect((await call('GET', '/campaigns?from=yesterday', { cookie: w.member.cookie })).status).toBe(400);
+  });
+
+  it('q finds an exact invoice id, or a customer e-mail in any case; nothing partial', async () => {
+    const w = await world();
+    const byInvoice = await call('GET', `/campaigns?q=${encodeURIComponent(w.invoice)}`, { cookie: w.member.cookie });
+    expect(ids(byInvoice.body.data)).toEqual([w.findme]);
+    expect(byInvoice.body.data[0].customer_email).toBe(w.bob.email);
+    const byEmail = await call('GET', `/campaigns?q=${encodeURIComponent(w.alice.email.toUpperCase())}`, {
+      cookie: w.member.cookie,
+    });
+    const alices = await expectedIds('recovery_campaigns', 'first_failed_at', {
+      workspace_id: w.ws,
+      customer_id: w.alice.id,
+    });
+    expect(alices).toHaveLength(8);
+    expect(ids(byEmail.body.data)).toEqual(alices);
+    expect(byEmail.body.data.every((row: any) => row.customer_email === w.alice.email)).toBe(true);
+    // Paged, with another filter.
+    const lostAlice = await walk(`/campaigns?status=lost&q=${encodeURIComponent(w.alice.email)}`, w.member.cookie, 1);
+    expect(lostAlice.map((row) => [row.status, row.customer_id])).toEqual([['lost', w.alice.id]]);
+    const partial = await call('GET', `/campaigns?q=${encodeURIComponent(w.invoice.slice(0, -1))}`, {
+      cookie: w.member.cookie,
+    });
+    expect(partial.body.data).toEqual([]);
+  });
+
+  it('the CSV export holds exactly the rows the list pages through, for the same filters', async () => {
+    const w = await world();
+    const query = `status=in_flight&from=2026-04-01&to=${encodeURIComponent('2026-05-10T12:00:00.001Z')}`;
+    const listed = ids(await walk(`/campaigns?${query}`, w.member.cookie, 3));
+    const csv = await call('GET', `/campaigns/export.csv?${query}`, { cookie: w.member.cookie });
+    expect(csv.status).toBe(200);
+    const exported = csv.text
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',')[0]);
+    expect(exported).toEqual(listed);
+    expect(listed).toHaveLength(6);
+    // The export takes no page size.
+    expect((await call('GET', '/campaigns/export.csv?limit=2', { cookie: w.member.cookie })).status).toBe(400);
+  });
+});
+
+describe('bad list requests are 400 invalid_param, never a 500', () => {
+  it('refuses unknown parameters, bad values and limits, and a cursor of another list or filter set', async () => {
+    const w = await world();
+    const cookie = w.member.cookie;
+    const refused = async (path: string, message: RegExp) => {
+      const reply = await call('GET', path, { cookie });
+      expect([path, reply.status, reply.body?.error?.type]).toEqual([path, 400, 'invalid_param']);
+      expect(reply.body.error.message).toMatch(message);
+    };
+    await refused('/campaigns?stauts=lost', /stauts: is not a parameter of this list/);
+    await refused('/customers?outcome=canceled', /outcome: is not a parameter/);
+    await refused('/cancel_sessions?status=lost', /status: is not a parameter/);
+    await refused('/campaigns?status=lost&status=recovered', /status: give it once/);
+    await refused('/campaigns?status=won', /status: must be one of/);
+    await refused('/campaigns?decline_category=', /decline_category: must be one of/);
+    await refused('/cancel_sessions?outcome=gone', /outcome: must be one of/);
+    await refused('/cancel_sessions?reason_code=bored', /reason_code: must be one of/);
+    await refused('/campaigns?q=', /q: must be 1 to 320/);
+    await refused('/campaigns?q=%00', /q: must not contain control characters/);
+    await refused('/customers?email=a%00b', /email: must not contain control characters/);
+    await refused(`/customers?tag=${'t'.repeat(101)}`, /tag: must be 1 to 100/);
+    for (const limit of ['0', '101', '-1', '2.5', 'ten', '', '0050']) {
+      await refused(`/campaigns?limit=${limit}`, /limit: must be an integer from 1 to 100/);
+    }
+    await refused('/campaigns?cursor=', /cursor: must be a next_cursor/);
+    await refused('/campaigns?cursor=2026-05-10T12:00:00Z', /cursor: must be a next_cursor/);
+    await refused('/campaigns?cursor=%F0%9F%92%A9', /cursor: must be a next_cursor/);
+    await refused(`/campaigns?cursor=${'A'.repeat(400)}`, /cursor: must be a next_cursor/);
+
+    const first = await call('GET', '/campaigns?status=in_flight&limit=2', { cookie });
+    const cursor = encodeURIComponent(first.body.next_cursor);
+    expect((await call('GET', `/campaigns?status=in_flight&limit=3&cursor=${cursor}`, { cookie })).status).toBe(200);
+    await refused(`/campaigns?status=lost&cursor=${cursor}`, /cursor: comes from another list or other filters/);
+    await refused(`/campaigns?cursor=${cursor}`, /cursor: comes from another list or other filters/);
+    await refused(`/campaigns?status=in_flight&q=x&cursor=${cursor}`, /another list or other filters/);
+    await refused(`/cancel_sessions?cursor=${cursor}`, /another list or other filters/);
+    const sessions = await call('GET', '/cancel_sessions?limit=1', { cookie });
+    await refused(
+      `/customers?cursor=${encodeURIComponent(sessions.body.next_cursor)}`,
+      /another list or other filters/,
+    );
+    const customers = await call('GET', '/customers?limit=1', { cookie });
+    await refused(
+      `/customers?tag=vip&cursor=${encodeURIComponent(customers.body.next_cursor)}`,
+      /another list or other filters/,
+    );
+    // The security log's cursors (no scope) are not the lists' either.
+    const [event] = await db()('security_events').where({ workspace_id: w.ws }).select('created_at', 'id');
+    const unscoped = Buffer.from(`${(event?.created_at ?? new Date()).toISOString()}|${w.campaigns[0]}`).toString(
+      'base64url',
+    );
+    await refused(`/campaigns?cursor=${unscoped}`, /another list or other filters/);
+  });
+});
+
+describe('GET /dashboard/api/customers', () => {
+  it('pages through equal created_at, filters by exact e-mail (any case) and by tag', async () => {
+    const w = await world();
+    const all = await expectedIds('customers', 'created_at', { workspace_id: w.ws });
+    expect(all).toHaveLength(5);
+    expect(ids(await walk('/customers', w.member.cookie, 2))).toEqual(all);
+    expect(ids(await walk('/customers', w.member.cookie, 1))).toEqual(all);
+    const byEmail = await call('GET', `/customers?email=${encodeURIComponent(w.alice.email.toLowerCase())}`, {
+      cookie: w.member.cookie,
+    });
+    expect(ids(byEmail.body.data)).toEqual([w.alice.id]);
+    expect(byEmail.body.data[0]).toEqual({
+      id: w.alice.id,
+      object: 'customer',
+      psp_customer_id: expect.any(String),
+      email: w.alice.email,
+      name: null,
+      tags: ['vip'],
+      created_at: TIE,
+    });
+    const vip = await walk('/customers?tag=VIP', w.member.cookie, 1);
+    expect(ids(vip).sort()).toEqual([w.alice.id, w.dave.id].sort());
+    expect(ids(vip)).toEqual(
+      (await expectedIds('customers', 'created_at', { workspace_id: w.ws })).filter((id) =>
+        [w.alice.id, w.dave.id].includes(id),
+      ),
+    );
+    const nobody = await call('GET', '/customers?email=alice', { cookie: w.member.cookie });
+    expect(nobody.body.data).toEqual([]);
+  });
+});
+
+describe('GET /dashboard/api/cancel_sessions', () => {
+  it('pages through equal created_at, filters by outcome and reason_code, rows carry customer_email', async () => {
+    const w = await world();
+    const all = await expectedIds('cancel_sessions', 'created_at', { workspace_id: w.ws });
+    expect(all).toHaveLength(8);
+    for (const limit of [1, 2, 3]) expect(ids(await walk('/cancel_sessions', w.member.cookie, limit))).toEqual(all);
+    const paused = await walk('/cancel_sessions?outcome=saved_pause', w.member.cookie, 1);
+    expect(ids(paused)).toEqual(
+      await expectedIds('cancel_sessions', 'created_at', { workspace_id: w.ws, outcome: 'saved_pause' }),
+    );
+    expect(paused).toHaveLength(2);
+    expect(paused.every((row) => row.customer_email === w.carol.email)).toBe(true);
+    const unused = await call('GET', '/cancel_sessions?reason_code=unused&outcome=canceled', {
+      cookie: w.member.cookie,
+    });
+    expect(unused.body.data).toHaveLength(1);
+    expect(unused.body.data[0]).toMatchObject({
+      outcome: 'canceled',
+      reason_code: 'unused',
+      customer_email: w.alice.email,
+    });
+    const newest = (await call('GET', '/cancel_sessions?limit=1', { cookie: w.member.cookie })).body.data[0];
+    expect(newest).toEqual({
+      id: w.sessions[7],
+      object: 'cancel_session',
+      customer_id: w.bob.id,
+      subscription_id: w.bobSub.id,
+      outcome: 'canceled',
+      reason_code: 'too_expensive',
+      feedback: 'too pricey',
+      monthly_mrr_cents: 4900,
+      currency: 'usd',
+      created_at: '2026-06-01T00:00:00.000Z',
+      ended_at: '2026-06-01T00:00:00.000Z',
+      customer_email: w.bob.email,
+    });
+  });
+});
+
+describe('details', () => {
+  it('a customer with all subscriptions, its newest 50 campaigns and cancel sessions, and win-backs', async () => {
+    const w = await world();
+    await db().raw(
+      `INSERT INTO recovery_campaigns (workspace_id, customer_id, subscription_id, psp_invoice_id, amount_cents, currency,
+                                       status, decline_code, decline_category, first_failed_at)
+       SELECT ?, ?, ?, 'bulk_' || g, 100, 'usd', 'in_flight', 'generic_decline', 'soft',
+              timestamptz '2025-01-01T00:00:00Z' + g * interval '1 minute'
+         FROM generate_series(1, 45) g`,
+      [w.ws, w.alice.id, w.aliceNew.id],
+    );
+    await db()('winbacks').insert([
+      {
+        workspace_id: w.ws,
+        customer_id: w.alice.id,
+        psp_subscription_id: 'sub_back_1',
+        days_away: 12,
+        amount_cents: 4900,
+        currency: 'usd',
+        recorded_at: T('2026-02-01T00:00:00Z'),
+      },
+      {
+        workspace_id: w.ws,
+        customer_id: w.alice.id,
+        psp_subscription_id: 'sub_back_2',
+        days_away: 3,
+        amount_cents: 9900,
+        currency: 'eur',
+        recorded_at: T('2026-04-01T00:00:00Z'),
+      },
+      {
+        workspace_id: w.ws,
+        customer_id: w.bob.id,
+        psp_subscription_id: 'sub_back_bob',
+        days_away: 1,
+        amount_cents: 100,
+        currency: 'usd',
+      },
+    ]);
+    const reply = await call('GET', `/customers/${w.alice.id.toUpperCase()}`, { cookie: w.member.cookie });
+    expect(reply.status).toBe(200);
+    const detail = reply.body;
+    expect(detail).toMatchObject({ id: w.alice.id, object: 'customer', email: w.alice.email, tags: ['vip'] });
+    expect(detail.subscriptions.map((s: any) => s.id)).toEqual([w.aliceNew.id, w.aliceOld.id]);
+    expect(detail.subscriptions[1]).toMatchObject({
+      object: 'subscription',
+      status: 'canceled',
+      customer_id: w.alice.id,
+    });
+    const alicesCampaigns = await expectedIds('recovery_campaigns', 'first_failed_at', {
+      workspace_id: w.ws,
+      customer_id: w.alice.id,
+    });
+    expect(alicesCampaigns).toHaveLength(53);
+    expect(ids(detail.campaigns)).toEqual(alicesCampaigns.slice(0, 50));
+    expect(detail.campaigns[0]).toMatchObject({ object: 'recovery_campaign', customer_email: w.alice.email });
+    expect(ids(detail.cancel_sessions)).toEqual(
+      await expectedIds('cancel_sessions', 'created_at', { workspace_id: w.ws, customer_id: w.alice.id }),
+    );
+    expect(detail.cancel_sessions).toHaveLength(3);
+    expect(detail.cancel_sessions[0]).toMatchObject({ object: 'cancel_session', customer_email: w.alice.email });
+    expect(detail.winbacks).toEqual([
+      {
+        id: expect.any(String),
+        psp_subscription_id: 'sub_back_2',
+        days_away: 3,
+        amount_cents: 9900,
+        currency: 'eur',
+        recorded_at: '2026-04-01T00:00:00.000Z',
+      },
+      {
+        id: expect.any(String),
+        psp_subscription_id: 'sub_back_1',
+        days_away: 12,
+        amount_cents: 4900,
+        currency: 'usd',
+        recorded_at: '2026-02-01T00:00:00.000Z',
+      },
+    ]);
+    const empty = (await call('GET', `/customers/${w.older.id}`, { cookie: w.member.cookie })).body;
+    expect(empty).toMatchObject({ subscriptions: [], campaigns: [], cancel_sessions: [], winbacks: [] });
+  });
+
+  it('a cancel session with its customer and subscription (null when it had none), reason and feedback', async () => {
+    const w = await world();
+    const withSubscription = await call('GET', `/cancel_sessions/${w.sessions[7]}`, { cookie: w.member.cookie });
+    expect(withSubscription.status).toBe(200);
+    expect(withSubscription.body).toMatchObject({
+      id: w.sessions[7],
+      object: 'cancel_session',
+      reason_code: 'too_expensive',
+      feedback: 'too pricey',
+      customer: { id: w.bob.id, object: 'customer', email: w.bob.email },
+      subscription: { id: w.bobSub.id, object: 'subscription', customer_id: w.bob.id, status: 'active' },
+    });
+    const without = await call('GET', `/cancel_sessions/${w.sessions[0]}`, { cookie: w.owner.cookie });
+    expect(without.body).toMatchObject({ subscription_id: null, subscription: null, feedback: null });
+    expect(without.body.customer.id).toBe(w.alice.id);
+  });
+
+  it("another workspace's ids and ids that are not UUIDs are 404; its rows are in no list", async () => {
+    const w = await world('Mine');
+    const other = await world('Theirs');
+    for (const path of [
+      `/customers/${other.alice.id}`,
+      `/cancel_sessions/${other.sessions[0]}`,
+      `/campaigns/${other.campaigns[0]}`,
+      '/customers/not-a-uuid',
+      '/cancel_sessions/123',
+      '/campaigns/not%20a%20uuid',
+      '/customers/00000000-0000-0000-0000-000000000000',
+    ]) {
+      const reply = await call('GET', path, { cookie: w.owner.cookie });
+      expect([path, reply.status, reply.body?.error?.type]).toEqual([path, 404, 'not_found']);
+    }
+    const mine = await walk('/campaigns', w.owner.cookie, 100);
+    expect(ids(mine).filter((id) => other.campaigns.includes(id))).toEqual([]);
+    expect(mine).toHaveLength(12);
+    const byTheirInvoice = await call('GET', `/campaigns?q=${encodeURIComponent(other.invoice)}`, {
+      cookie: w.owner.cookie,
+    });
+    expect(byTheirInvoice.body.data).toEqual([]);
+    const byTheirEmail = await call('GET', `/customers?email=${encodeURIComponent(other.alice.email)}`, {
+      cookie: w.owner.cookie,
+    });
+    expect(byTheirEmail.body.data).toEqual([]);
+    expect(ids((await call('GET', '/cancel_sessions', { cookie: w.owner.cookie })).body.data)).toHaveLength(8);
+  });
+
+  it('a member, an admin and an owner read every data page; without a session it is 401', async () => {
+    const w = await world();
+    for (const who of [w.member, w.admin, w.owner]) {
+      for (const path of [
+        '/stats',
+        '/campaigns',
+        '/customers',
+        '/cancel_sessions',
+        `/campaigns/${w.findme}`,
+        `/customers/${w.bob.id}`,
+        `/cancel_sessions/${w.sessions[0]}`,
+      ]) {
+        const reply = await call('GET', path, { cookie: who.cookie });
+        expect([path, reply.status]).toEqual([path, 200]);
+      }
+    }
+    expect((await call('GET', `/customers/${w.bob.id}`)).status).toBe(401);
+    // Request metrics name each detail's route pattern, never the id in its path.
+    const metrics = await api.current.metricsText();
+    for (const pattern of ['/customers/:id', '/cancel_sessions/:id', '/campaigns/:id']) {
+      expect(metrics).toContain(`route="/dashboard/api${pattern}"`);
+    }
+    expect(metrics).not.toContain(w.sessions[0]);
+    expect((await call('GET', '/stats?period=all_time', { cookie: w.member.cookie })).status).toBe(400);
+  });
+});
