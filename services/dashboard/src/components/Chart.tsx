@@ -51,9 +51,11 @@ export interface ChartProps {
   format: (value: number) => string;
   /** The header of the table's first column ("Month", "Reason", …). */
   labelHeader: string;
+  /** Counts: whole-number ticks only. */
+  integer?: boolean;
 }
 
-export function Chart({ title, labels, series, kind, stacked, horizontal, format, labelHeader }: ChartProps) {
+export function Chart({ title, labels, series, kind, stacked, horizontal, format, labelHeader, integer }: ChartProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const titleId = useId();
 
@@ -88,14 +90,14 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
           [horizontal ? 'x' : 'y']: {
             stacked: Boolean(stacked),
             beginAtZero: true,
-            ticks: { callback: (value) => format(Number(value)) },
+            ticks: { callback: (value) => format(Number(value)), ...(integer && { precision: 0 }) },
           },
         },
       },
     };
     const chart = new ChartJs(canvasRef.current!, config);
     return () => chart.destroy();
-  }, [kind, labels, series, stacked, horizontal, format]);
+  }, [kind, labels, series, stacked, horizontal, format, integer]);
 
   return (
     <figure className="chart card" aria-labelledby={titleId}>

@@ -170,6 +170,7 @@ function Charts({ overview }: { overview: OverviewData }) {
         labels={categories}
         series={byCategory}
         format={count}
+        integer
         labelHeader="Decline category"
       />
       <Chart
@@ -178,6 +179,7 @@ function Charts({ overview }: { overview: OverviewData }) {
         labels={viaLabels}
         series={via}
         format={count}
+        integer
         labelHeader="Recovered by"
       />
       <Chart
@@ -187,6 +189,7 @@ function Charts({ overview }: { overview: OverviewData }) {
         labels={months}
         series={outcomes}
         format={count}
+        integer
         labelHeader="Month"
       />
       {reasons[0]!.values.length > 0 ? (
@@ -197,6 +200,7 @@ function Charts({ overview }: { overview: OverviewData }) {
           labels={reasonLabels}
           series={reasons}
           format={count}
+          integer
           labelHeader="Reason"
         />
       ) : (
