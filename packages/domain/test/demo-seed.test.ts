@@ -148,7 +148,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(mismatched).toEqual([]);
   });
 
-  it('puts every past timestamp within the last 180 days', async () => {
+  it('puts every past timestamp within the last 365 days', async () => {
     const [range] = await rows<{ earliest: Date; latest: Date }>(
       `SELECT min(t) AS earliest, max(t) AS latest FROM (
          SELECT created_at AS t FROM customers WHERE workspace_id = :workspaceId
@@ -161,7 +161,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
          UNION ALL SELECT ended_at FROM cancel_sessions WHERE workspace_id = :workspaceId
        ) times`,
     );
-    expect(range!.earliest.getTime()).toBeGreaterThanOrEqual(NOW.getTime() - 180 * DAY);
+    expect(range!.earliest.getTime()).toBeGreaterThanOrEqual(NOW.getTime() - 365 * DAY);
     expect(range!.latest.getTime()).toBeLessThanOrEqual(NOW.getTime());
     // Spread over the window, not bunched at one end.
     expect(range!.earliest.getTime()).toBeLessThan(NOW.getTime() - 150 * DAY);

@@ -33,7 +33,7 @@ import { SeededRandom } from './random.js';
 /**
  * Builds the demo business as a fixture file: a pure function of (customers, seed, now), so
  * the same seed gives the same data. Each subscription is simulated through its billing
- * history over the last 180 days: renewals that fail open campaigns whose fate (recovered,
+ * history over the last 365 days (the overview charts show 12 months): renewals that fail open campaigns whose fate (recovered,
  * lost by the processor, left to go stale) follows the decline category, and some customers
  * go through the cancel flow. Statuses follow from the story: a campaign is `in_flight` only
  * while it is younger than the stale limit, a lost campaign cancels its subscription.
@@ -42,7 +42,7 @@ import { SeededRandom } from './random.js';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-const WINDOW_DAYS = 180;
+const WINDOW_DAYS = 365;
 const MONTH = 30 * DAY;
 const YEAR = 365 * DAY;
 const TRIAL = 14 * DAY;

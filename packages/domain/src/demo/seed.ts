@@ -18,7 +18,7 @@ export interface SeedDemoOptions {
   seed?: number;
   /** The API's public URL (BASE_URL), for the ready-to-paste curl line. */
   baseUrl: string;
-  /** The end of the 180 days the data spans; now by default. */
+  /** The end of the 365 days the data spans; now by default. */
   now?: Date;
 }
 
