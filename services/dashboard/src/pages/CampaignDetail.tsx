@@ -146,7 +146,7 @@ function CampaignBody({ campaign }: { campaign: Detail }) {
 }
 
 function Timeline({ entries }: { entries: TimelineEntry[] }) {
-  if (entries.length === 0) return <p className="muted">Nothing has happened to this campaign yet.</p>;
+  if (entries.length === 0) return <p className="muted">No events have been recorded for this campaign.</p>;
   return (
     <ol className="timeline">
       {entries.map((entry) =>
