@@ -25,22 +25,17 @@ import { loadConfig } from '@retention/core';
 import {
   CAMPAIGN_EXPORT_COLUMNS,
   campaignListQuery,
+  computeOverview,
+  computeStats,
   createDb,
   encodeOpaqueCursor,
   ensureDatabase,
   listScope,
   migrateLatest,
+  OVERVIEW_PERIODS,
   type Db,
 } from '@retention/db';
-import {
-  acceptInvitation,
-  computeOverview,
-  computeStats,
-  createSession,
-  inviteMember,
-  OPERATOR,
-  OVERVIEW_PERIODS,
-} from '@retention/domain';
+import { acceptInvitation, createSession, inviteMember, OPERATOR } from '@retention/domain';
 import { csvCells } from '../services/api/src/dashboard/insights-export.js';
 import { cookieSettings } from '../services/api/src/dashboard/session-cookie.js';
 import { findOrSeedBenchWorkspace } from './seed-api-bench.js';

@@ -1,12 +1,9 @@
 import { Router, type Request, type Response } from 'express';
+import { markCampaignLost, markCampaignRecovered } from '@retention/domain';
 import {
   computeOverview,
-  markCampaignLost,
-  markCampaignRecovered,
   parseOverviewPeriod,
   type Overview,
-} from '@retention/domain';
-import {
   CAMPAIGN_EXPORT_COLUMNS,
   CAMPAIGN_FILTER_PARAMS,
   CANCEL_SESSION_EXPORT_COLUMNS,

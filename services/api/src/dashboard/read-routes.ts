@@ -12,10 +12,10 @@ import {
   customerDetailView,
   customerListFilters,
   customerListPage,
+  computeStats,
   pageParams,
   type JsonText,
 } from '@retention/db';
-import { computeStats } from '@retention/domain';
 import { signedIn, type DashboardContext } from './context.js';
 import { queryStrings } from './webhook-routes.js';
 
