@@ -27,6 +27,7 @@ function combine(rounds: LoadResult[]): LoadResult {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return {
     requestsPerSecond: rounds.reduce((sum, round) => sum + round.requestsPerSecond, 0) / rounds.length,
+    requests: rounds.reduce((sum, round) => sum + round.requests, 0),
     p50: median(rounds.map((round) => round.p50)),
     p99: median(rounds.map((round) => round.p99)),
     non2xx: rounds.reduce((sum, round) => sum + round.non2xx, 0),

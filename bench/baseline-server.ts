@@ -11,8 +11,8 @@ import {
   listCampaigns,
   listCancelSessions,
   listCustomers,
+  computeStats,
 } from '@retention/db';
-import { computeStats } from '@retention/domain';
 
 const db = createDb(process.env.DATABASE_URL!, { applicationName: 'bench-baseline' });
 const workspaceId = process.env.BENCH_WORKSPACE_ID!;

@@ -63,6 +63,8 @@ export async function startProcess(entry: string, env: Record<string, string>, r
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Requests answered in the run. */
+  requests: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -92,6 +94,7 @@ export async function load(
   });
   return {
     requestsPerSecond: result.requests.average,
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -116,4 +119,20 @@ export async function saveReport(name: string, report: unknown): Promise<string>
   const file = path.join(directory, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
+}
+
+/**
+ * CPU time (user + system) a process has used so far, in milliseconds, from /proc (Linux);
+ * null elsewhere. Read before and after a load run, it gives CPU per request, a figure the
+ * other work on a shared machine disturbs far less than latency.
+ */
+export function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 }

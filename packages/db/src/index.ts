@@ -16,3 +16,6 @@ export * from './queries/campaign-list.js';
 export * from './queries/cancel-session-list.js';
 export * from './queries/customer-list.js';
 export * from './queries/dashboard-details.js';
+export * from './queries/fx-rates.js';
+export * from './queries/stats.js';
+export * from './queries/insights-overview.js';

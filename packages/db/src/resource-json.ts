@@ -104,7 +104,7 @@ export function campaignJsonSql(alias: string, extra: EmbeddedJson = []): string
   ]);
 }
 
-export function cancelSessionJsonSql(alias: string): string {
+export function cancelSessionJsonSql(alias: string, extra: EmbeddedJson = []): string {
   return jsonObjectSql(alias, [
     ['id', column('id')],
     ['object', { literal: 'cancel_session' }],
@@ -117,6 +117,7 @@ export function cancelSessionJsonSql(alias: string): string {
     ['currency', column('currency')],
     ['created_at', timestamp('created_at')],
     ['ended_at', timestamp('ended_at')],
+    ...embedded(extra),
   ]);
 }
 

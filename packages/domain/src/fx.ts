@@ -1,14 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import {
-  Currency,
-  FX_RATE_PATTERN,
-  invalidParam,
-  isValidFxRate,
-  mergeFxRates,
-  toIsoMillis,
-  type FxRates,
-} from '@retention/core';
-import type { Db, Queryable } from '@retention/db';
+import { Currency, FX_RATE_PATTERN, invalidParam, isValidFxRate, toIsoMillis } from '@retention/core';
+import { canonicalFxRate, type Db } from '@retention/db';
 import { inputValidator } from './validate.js';
 
 export interface FxRate {
@@ -31,15 +23,10 @@ const validateRate = inputValidator(
   ),
 );
 
-/** Numeric values come back from Postgres as text with trailing zeros: `0.920000000000`. */
-function canonicalRate(text: string): string {
-  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
-}
-
 export async function setFxRate(db: Db, input: { currency: string; per_usd: string }): Promise<FxRate> {
   const valid = validateRate(input);
   if (!isValidFxRate(valid.per_usd)) throw invalidParam('per_usd: must be a positive decimal such as 0.92 or 150');
-  if (valid.currency === 'usd' && canonicalRate(valid.per_usd) !== '1') {
+  if (valid.currency === 'usd' && canonicalFxRate(valid.per_usd) !== '1') {
     throw invalidParam('per_usd: the rate of usd is 1 by definition');
   }
   const [row] = await db<{ currency: string; per_usd: string; updated_at: Date }>('fx_rates')
@@ -51,13 +38,7 @@ export async function setFxRate(db: Db, input: { currency: string; per_usd: stri
   return {
     object: 'fx_rate',
     currency: saved.currency,
-    per_usd: canonicalRate(saved.per_usd),
+    per_usd: canonicalFxRate(saved.per_usd),
     updated_at: toIsoMillis(saved.updated_at),
   };
-}
-
-/** The shipped defaults overlaid with every rate the operator set. */
-export async function loadFxRates(db: Queryable): Promise<FxRates> {
-  const rows = await db<{ currency: string; per_usd: string }>('fx_rates').select('currency', 'per_usd');
-  return mergeFxRates(rows.map((row) => [row.currency, canonicalRate(row.per_usd)] as const));
 }

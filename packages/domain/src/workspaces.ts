@@ -9,8 +9,7 @@ import {
   type FxRates,
   type ProcessorStatus,
 } from '@retention/core';
-import type { Db, Queryable } from '@retention/db';
-import { loadFxRates } from './fx.js';
+import { loadFxRates, type Db, type Queryable } from '@retention/db';
 import { assertUuid, inputValidator, NameInput } from './validate.js';
 
 export interface Workspace {

@@ -1,14 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Db } from '@retention/db';
-import {
-  computeOverview,
-  computeStats,
-  loadFixtures,
-  loseCampaign,
-  openCampaign,
-  parseOverviewPeriod,
-  recoverCampaign,
-} from '@retention/domain';
+import { computeOverview, computeStats, parseOverviewPeriod, type Db } from '@retention/db';
+import { loadFixtures, loseCampaign, openCampaign, recoverCampaign } from '@retention/domain';
 import { actionGraph } from './helpers.js';
 import { useTestDatabase } from '@retention/testkit';
 

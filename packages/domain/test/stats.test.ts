@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
-import type { Db } from '@retention/db';
-import { computeStats, loadFixtures, roundedRatio } from '@retention/domain';
+import { computeStats, roundedRatio, type Db } from '@retention/db';
+import { loadFixtures } from '@retention/domain';
 import { eventually, useTestDatabase } from '@retention/testkit';
 
 const database = useTestDatabase();

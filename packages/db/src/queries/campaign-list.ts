@@ -8,9 +8,10 @@ import {
 } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
+import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { toCampaign, type CampaignRow } from '../resources.js';
-import { textParam } from './list-params.js';
-import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import { textParam, type RowShape } from './list-params.js';
+import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
 
 /**
  * The dashboard's campaigns list and its CSV export (docs/dashboard-api.md, "Data pages" and
@@ -89,12 +90,19 @@ export function campaignListFilters(
 }
 
 /**
- * The filtered campaigns with their customer's e-mail, newest first. Every filter is served by
+ * The filtered campaigns with their customer's e-mail, newest first: as columns (the export
+ * and the customer detail), or as the list row's JSON built by Postgres (the list page, whose
+ * rows are written as they come, as /api/v1 does) beside the keyset columns. Every filter is served by
  * an index: status by recovery_campaigns_status_idx, from/to by the range of the list index,
  * q by a bitmap OR of the invoice key and the customer index (the e-mail's customers are
  * looked up once, through customers_email_idx, as an array, so the OR stays indexable).
  */
-export function campaignListQuery(db: Queryable, workspaceId: string, filters: CampaignListFilters): Knex.QueryBuilder {
+export function campaignListQuery(
+  db: Queryable,
+  workspaceId: string,
+  filters: CampaignListFilters,
+  shape: RowShape = 'columns',
+): Knex.QueryBuilder {
   const query = db('recovery_campaigns as k')
     .join('customers as c', function joinCustomer() {
       this.on('c.workspace_id', 'k.workspace_id').andOn('c.id', 'k.customer_id');
@@ -105,20 +113,28 @@ export function campaignListQuery(db: Queryable, workspaceId: string, filters: C
       { column: 'k.id', order: 'desc' },
     ])
     .select(
-      'k.id',
-      'k.psp_invoice_id',
-      'k.customer_id',
-      'c.email as customer_email',
-      'k.subscription_id',
-      'k.amount_cents',
-      'k.currency',
-      'k.status',
-      'k.decline_code',
-      'k.decline_category',
-      'k.recovered_via',
-      'k.first_failed_at',
-      'k.recovered_at',
-      'k.closed_at',
+      shape === 'json'
+        ? [
+            'k.first_failed_at',
+            'k.id',
+            db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`),
+          ]
+        : [
+            'k.id',
+            'k.psp_invoice_id',
+            'k.customer_id',
+            'c.email as customer_email',
+            'k.subscription_id',
+            'k.amount_cents',
+            'k.currency',
+            'k.status',
+            'k.decline_code',
+            'k.decline_category',
+            'k.recovered_via',
+            'k.first_failed_at',
+            'k.recovered_at',
+            'k.closed_at',
+          ],
     );
   if (filters.customer_id !== undefined) query.where('k.customer_id', filters.customer_id);
   if (filters.status) query.where('k.status', filters.status);
@@ -147,9 +163,9 @@ export async function campaignListPage(
   workspaceId: string,
   filters: CampaignListFilters,
   page: { limit: number; cursor?: string | undefined },
-) {
-  const result = await opaqueKeysetPage<CampaignRow & { customer_email: string } & Record<string, unknown>>(
-    campaignListQuery(db, workspaceId, filters),
+): Promise<JsonText<OpaqueList<CampaignListRow>>> {
+  const result = await opaqueKeysetPage<{ first_failed_at: Date; id: string; json: string }>(
+    campaignListQuery(db, workspaceId, filters, 'json'),
     {
       column: 'k.first_failed_at',
       idColumn: 'k.id',
@@ -159,10 +175,5 @@ export async function campaignListPage(
       ordered: true,
     },
   );
-  return {
-    object: 'list' as const,
-    data: result.rows.map(toCampaignListRow),
-    has_more: result.hasMore,
-    next_cursor: result.nextCursor,
-  };
+  return opaqueListText(result);
 }

@@ -8,8 +8,10 @@ import {
 } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
+import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import { toCancelSession, type CancelSessionRow } from '../resources.js';
-import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import type { RowShape } from './list-params.js';
+import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
 
 /**
  * The dashboard's cancel sessions list and its CSV export: one filter parser and one query,
@@ -65,6 +67,7 @@ export function cancelSessionListQuery(
   db: Queryable,
   workspaceId: string,
   filters: CancelSessionListFilters,
+  shape: RowShape = 'columns',
 ): Knex.QueryBuilder {
   const query = db('cancel_sessions as s')
     .join('customers as c', function joinCustomer() {
@@ -76,17 +79,25 @@ export function cancelSessionListQuery(
       { column: 's.id', order: 'desc' },
     ])
     .select(
-      's.id',
-      's.customer_id',
-      'c.email as customer_email',
-      's.subscription_id',
-      's.outcome',
-      's.reason_code',
-      's.feedback',
-      's.monthly_mrr_cents',
-      's.currency',
-      's.created_at',
-      's.ended_at',
+      shape === 'json'
+        ? [
+            's.created_at',
+            's.id',
+            db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`),
+          ]
+        : [
+            's.id',
+            's.customer_id',
+            'c.email as customer_email',
+            's.subscription_id',
+            's.outcome',
+            's.reason_code',
+            's.feedback',
+            's.monthly_mrr_cents',
+            's.currency',
+            's.created_at',
+            's.ended_at',
+          ],
     );
   if (filters.customer_id !== undefined) query.where('s.customer_id', filters.customer_id);
   if (filters.outcome) query.where('s.outcome', filters.outcome);
@@ -103,9 +114,9 @@ export async function cancelSessionListPage(
   workspaceId: string,
   filters: CancelSessionListFilters,
   page: { limit: number; cursor?: string | undefined },
-) {
-  const result = await opaqueKeysetPage<CancelSessionRow & { customer_email: string } & Record<string, unknown>>(
-    cancelSessionListQuery(db, workspaceId, filters),
+): Promise<JsonText<OpaqueList<CancelSessionListRow>>> {
+  const result = await opaqueKeysetPage<{ created_at: Date; id: string; json: string }>(
+    cancelSessionListQuery(db, workspaceId, filters, 'json'),
     {
       column: 's.created_at',
       idColumn: 's.id',
@@ -115,10 +126,5 @@ export async function cancelSessionListPage(
       ordered: true,
     },
   );
-  return {
-    object: 'list' as const,
-    data: result.rows.map(toCancelSessionListRow),
-    has_more: result.hasMore,
-    next_cursor: result.nextCursor,
-  };
+  return opaqueListText(result);
 }

@@ -1,9 +1,9 @@
 import type { Customer } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
-import { toCustomer, type CustomerRow } from '../resources.js';
+import { customerJsonSql, type JsonText } from '../resource-json.js';
 import { textParam } from './list-params.js';
-import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
 
 /**
  * The dashboard's customers list: newest first by (created_at, id), filtered by an exact
@@ -38,7 +38,7 @@ export function customerListQuery(db: Queryable, workspaceId: string, filters: C
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .select('id', 'psp_customer_id', 'email', 'name', 'tags', 'created_at');
+    .select('created_at', 'id', db.raw(`${customerJsonSql('customers')}::text AS json`));
   if (filters.email !== undefined) query.whereRaw('lower(email) = lower(?)', [filters.email]);
   if (filters.tag !== undefined) query.whereRaw('tags @> ARRAY[?]::text[]', [filters.tag]);
   return query;
@@ -49,8 +49,8 @@ export async function customerListPage(
   workspaceId: string,
   filters: CustomerListFilters,
   page: { limit: number; cursor?: string | undefined },
-): Promise<{ object: 'list'; data: Customer[]; has_more: boolean; next_cursor: string | null }> {
-  const result = await opaqueKeysetPage<CustomerRow & Record<string, unknown>>(
+): Promise<JsonText<OpaqueList<Customer>>> {
+  const result = await opaqueKeysetPage<{ created_at: Date; id: string; json: string }>(
     customerListQuery(db, workspaceId, filters),
     {
       column: 'created_at',
@@ -60,10 +60,5 @@ export async function customerListPage(
       ordered: true,
     },
   );
-  return {
-    object: 'list',
-    data: result.rows.map(toCustomer),
-    has_more: result.hasMore,
-    next_cursor: result.nextCursor,
-  };
+  return opaqueListText(result);
 }

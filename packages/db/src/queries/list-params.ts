@@ -2,6 +2,9 @@ import { invalidParam } from '@retention/core';
 
 /** Query parameters the dashboard's lists share (docs/dashboard-api.md, "Data pages"). */
 
+/** How a list query returns its rows: columns, or each row's JSON as Postgres built it. */
+export type RowShape = 'columns' | 'json';
+
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 100;
 

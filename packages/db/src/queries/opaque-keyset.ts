@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { invalidParam, isUuid, toIsoMillis } from '@retention/core';
+import { JsonText } from '../resource-json.js';
 
 /**
  * Keyset pages for the dashboard's own lists (security log, delivery log, …), newest first by
@@ -95,4 +96,20 @@ export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
         ? encodeOpaqueCursor(last[key(options.column)] as Date, String(last[key(idColumn)]), options.scope)
         : null,
   };
+}
+
+/** A dashboard list: `{ object: "list", data, has_more, next_cursor }`. */
+export interface OpaqueList<Row> {
+  object: 'list';
+  data: Row[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** The list around a page of rows whose `json` Postgres built, as JSON text to write as it is. */
+export function opaqueListText<Row>(page: OpaquePage<{ json: string }>): JsonText<OpaqueList<Row>> {
+  return new JsonText(
+    `{"object":"list","data":[${page.rows.map((row) => row.json).join(',')}],` +
+      `"has_more":${page.hasMore},"next_cursor":${JSON.stringify(page.nextCursor)}}`,
+  );
 }

@@ -1,6 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import { computeOverview, markCampaignLost, markCampaignRecovered, parseOverviewPeriod } from '@retention/domain';
+import { markCampaignLost, markCampaignRecovered } from '@retention/domain';
 import {
+  computeOverview,
+  parseOverviewPeriod,
+  type Overview,
   CAMPAIGN_EXPORT_COLUMNS,
   CAMPAIGN_FILTER_PARAMS,
   CANCEL_SESSION_EXPORT_COLUMNS,
@@ -12,6 +15,7 @@ import {
   cancelSessionListQuery,
 } from '@retention/db';
 import { pathId } from '../middleware/validate-query.js';
+import { ReadCoalescer } from './coalesce.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { streamCsv } from './insights-export.js';
 import { detailId } from './read-routes.js';
@@ -26,9 +30,13 @@ export function insightsRoutes(context: DashboardContext): Router {
   const router = Router();
   const { db } = context;
 
+  // Sessions of one workspace opening the overview at once share a read begun after each
+  // arrived (coalesce.ts): as fresh as one read each, at the cost of two.
+  const overviews = new ReadCoalescer<Overview>();
   router.get('/overview', async (req, res) => {
     const period = parseOverviewPeriod(queryStrings(req.originalUrl, ['period']).period);
-    res.json(await computeOverview(db, signedIn(res).workspaceId, period));
+    const { workspaceId } = signedIn(res);
+    res.json(await overviews.run(`${workspaceId}:${period}`, () => computeOverview(db, workspaceId, period)));
   });
 
   router.get('/campaigns/export.csv', async (req, res) => {

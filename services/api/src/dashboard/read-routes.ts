@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { isUuid, notFound } from '@retention/core';
 import {
   CAMPAIGN_FILTER_PARAMS,
@@ -12,9 +12,10 @@ import {
   customerDetailView,
   customerListFilters,
   customerListPage,
+  computeStats,
   pageParams,
+  type JsonText,
 } from '@retention/db';
-import { computeStats } from '@retention/domain';
 import { signedIn, type DashboardContext } from './context.js';
 import { queryStrings } from './webhook-routes.js';
 
@@ -36,19 +37,19 @@ export function readRoutes(context: DashboardContext): Router {
   router.get('/campaigns', async (req, res) => {
     const query = queryStrings(req.originalUrl, [...CAMPAIGN_FILTER_PARAMS, 'limit', 'cursor']);
     const filters = campaignListFilters(query);
-    res.json(await campaignListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
+    sendJsonText(res, await campaignListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
   });
 
   router.get('/customers', async (req, res) => {
     const query = queryStrings(req.originalUrl, [...CUSTOMER_FILTER_PARAMS, 'limit', 'cursor']);
     const filters = customerListFilters(query);
-    res.json(await customerListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
+    sendJsonText(res, await customerListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
   });
 
   router.get('/cancel_sessions', async (req, res) => {
     const query = queryStrings(req.originalUrl, [...CANCEL_SESSION_FILTER_PARAMS, 'limit', 'cursor']);
     const filters = cancelSessionListFilters(query);
-    res.json(await cancelSessionListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
+    sendJsonText(res, await cancelSessionListPage(db, signedIn(res).workspaceId, filters, pageParams(query)));
   });
 
   router.get('/customers/:id', async (req, res) => {
@@ -64,6 +65,12 @@ export function readRoutes(context: DashboardContext): Router {
   });
 
   return router;
+}
+
+/** JSON text Postgres built, written as it is (as /api/v1's lists are). */
+function sendJsonText(res: Response, body: JsonText<unknown>): void {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(body.text);
 }
 
 /** A detail page's `:id`: a UUID (any case), else not found, like another workspace's id. */

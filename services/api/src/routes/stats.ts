@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import { StatsSchema } from '@retention/core';
-import type { Db } from '@retention/db';
-import { computeStats } from '@retention/domain';
+import { computeStats, type Db } from '@retention/db';
 import { NoQuery } from '../middleware/validate-query.js';
 import { serve, type Endpoint } from './endpoint.js';
 

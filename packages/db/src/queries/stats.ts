@@ -13,8 +13,8 @@ import {
   type RecoveredVia,
   type Stats,
 } from '@retention/core';
-import type { Db, Transaction } from '@retention/db';
-import { loadFxRates } from './fx.js';
+import type { Db, Transaction } from '../connection.js';
+import { loadFxRates } from './fx-rates.js';
 
 /**
  * The KPIs of a workspace: GET /api/v1/stats and the dashboard both call this. It reads the

@@ -1,6 +1,6 @@
 import { CANCEL_OUTCOMES, invalidParam, toIsoMillis, type Stats } from '@retention/core';
-import type { Db, Transaction } from '@retention/db';
-import { loadFxRates } from './fx.js';
+import type { Db, Transaction } from '../connection.js';
+import { loadFxRates } from './fx-rates.js';
 import { MoneyTotals, roundedRatio, statsInSnapshot } from './stats.js';
 
 /**
