@@ -4,8 +4,8 @@ import { campaignJsonSql, customerJsonSql, JsonText, subscriptionSummaryJsonSql 
 import { keysetPage, listEnvelope } from './pagination.js';
 
 export interface CampaignFilters {
-  status?: CampaignStatus;
-  cursor?: Date;
+  status?: CampaignStatus | undefined;
+  cursor?: Date | undefined;
 }
 
 export async function listCampaigns(

@@ -4,8 +4,8 @@ import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import { keysetPage, listEnvelope } from './pagination.js';
 
 export interface CancelSessionFilters {
-  outcome?: CancelOutcome;
-  cursor?: Date;
+  outcome?: CancelOutcome | undefined;
+  cursor?: Date | undefined;
 }
 
 export async function listCancelSessions(

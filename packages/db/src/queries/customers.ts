@@ -5,10 +5,10 @@ import { keysetPage, listEnvelope } from './pagination.js';
 
 export interface CustomerFilters {
   /** Exact match, case-insensitive. */
-  email?: string;
+  email?: string | undefined;
   /** Customers carrying this tag; tags are stored lowercase, so matching is case-insensitive. */
-  tag?: string;
-  cursor?: Date;
+  tag?: string | undefined;
+  cursor?: Date | undefined;
 }
 
 export async function listCustomers(

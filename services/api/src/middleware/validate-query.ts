@@ -45,12 +45,12 @@ export function queryOf<T extends TObject>(res: Response, _schema: T): Static<T>
   return res.locals.query as Static<T>;
 }
 
-/** The `:id` of a path: a UUID (any case), or 400 invalid_param. */
-export function pathId(value: unknown): string {
+/** A path's `:id` (or another `:name` holding an id): a UUID (any case), or 400 invalid_param. */
+export function pathId(value: unknown, name = 'id'): string {
   if (isUuid(value)) return value.toLowerCase();
   const text = String(value);
   const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
-  throw invalidParam(`Invalid id ${JSON.stringify(shown)}: must be a UUID.`);
+  throw invalidParam(`Invalid ${name} ${JSON.stringify(shown)}: must be a UUID.`);
 }
 
 /** The query schema of endpoints that take no parameters. */

@@ -10,7 +10,7 @@ import {
   Uuid,
 } from '@retention/core';
 import { findCampaignDetail, listCampaigns, type Db } from '@retention/db';
-import { CursorParam, cursorOf, NoQuery, pathId } from '../middleware/validate-query.js';
+import { CursorParam, cursorOf, NoQuery } from '../middleware/validate-query.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const CampaignListQuery = Type.Object(
@@ -51,14 +51,10 @@ export function campaignRoutes(db: Db): Router {
   const router = Router();
 
   serve(router, listCampaignsEndpoint, ({ query, caller }) =>
-    listCampaigns(db, caller.workspaceId, {
-      ...(query.status !== undefined && { status: query.status }),
-      ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
-    }),
+    listCampaigns(db, caller.workspaceId, { status: query.status, cursor: cursorOf(query.cursor) }),
   );
 
-  serve(router, retrieveCampaignEndpoint, async ({ req, caller }) => {
-    const id = pathId(req.params.id);
+  serve(router, retrieveCampaignEndpoint, async ({ params: { id }, caller }) => {
     const campaign = await findCampaignDetail(db, caller.workspaceId, id);
     if (!campaign) throw notFound(`No campaign with id ${id}.`);
     return campaign;

@@ -29,10 +29,7 @@ export const listCancelSessionsEndpoint = {
 export function cancelSessionRoutes(db: Db): Router {
   const router = Router();
   serve(router, listCancelSessionsEndpoint, ({ query, caller }) =>
-    listCancelSessions(db, caller.workspaceId, {
-      ...(query.outcome !== undefined && { outcome: query.outcome }),
-      ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
-    }),
+    listCancelSessions(db, caller.workspaceId, { outcome: query.outcome, cursor: cursorOf(query.cursor) }),
   );
   return router;
 }

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { Type } from '@sinclair/typebox';
 import { CustomerDetailSchema, CustomerSchema, ListSchema, notFound, PlainText, Uuid } from '@retention/core';
 import { findCustomerDetail, listCustomers, type Db } from '@retention/db';
-import { CursorParam, cursorOf, NoQuery, pathId } from '../middleware/validate-query.js';
+import { CursorParam, cursorOf, NoQuery } from '../middleware/validate-query.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const CustomerListQuery = Type.Object(
@@ -44,15 +44,10 @@ export function customerRoutes(db: Db): Router {
   const router = Router();
 
   serve(router, listCustomersEndpoint, ({ query, caller }) =>
-    listCustomers(db, caller.workspaceId, {
-      ...(query.email !== undefined && { email: query.email }),
-      ...(query.tag !== undefined && { tag: query.tag }),
-      ...(query.cursor !== undefined && { cursor: cursorOf(query.cursor)! }),
-    }),
+    listCustomers(db, caller.workspaceId, { email: query.email, tag: query.tag, cursor: cursorOf(query.cursor) }),
   );
 
-  serve(router, retrieveCustomerEndpoint, async ({ req, caller }) => {
-    const id = pathId(req.params.id);
+  serve(router, retrieveCustomerEndpoint, async ({ params: { id }, caller }) => {
     const customer = await findCustomerDetail(db, caller.workspaceId, id);
     if (!customer) throw notFound(`No customer with id ${id}.`);
     return customer;
