@@ -280,8 +280,6 @@ async function main(): Promise<void> {
   process.exitCode = codes.every((code) => code === 0) ? 0 : 1;
 }
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `npm start failed: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
-  );
+  process.stderr.write(`npm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 });

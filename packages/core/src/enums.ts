@@ -84,6 +84,11 @@ export const DECLINE_CATEGORIES = [
 ] as const;
 export type DeclineCategory = (typeof DECLINE_CATEGORIES)[number];
 
+/** A zero for each value of a closed set: the start of a tally that lists every value. */
+export function zeroCounts<K extends string>(keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
+}
+
 export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
   return typeof value === 'string' && (values as readonly string[]).includes(value);
 }

@@ -1,4 +1,5 @@
 import { scrubSecrets } from './logger.js';
+import { firstCause } from './error-cause.js';
 
 /**
  * Liveness and readiness, shared by the API and the worker:
@@ -57,15 +58,15 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<Check
     await Promise.race([attempt, timeout]);
     return { status: 'up', latency_ms: elapsed() };
   } catch (error) {
-    return { status: 'down', latency_ms: elapsed(), error: describeFailure(error) };
+    return { status: 'down', latency_ms: elapsed(), error: healthErrorText(error) };
   } finally {
     clearTimeout(timer);
   }
 }
 
-function describeFailure(error: unknown): string {
-  // A refused connection to a name with several addresses is an AggregateError with no message.
-  const cause = error instanceof AggregateError && error.errors.length ? (error.errors[0] as unknown) : error;
+/** One line for a health answer: the cause's message (or code), secrets scrubbed, 200 characters at most. */
+function healthErrorText(error: unknown): string {
+  const cause = firstCause(error);
   const code = typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : '';
   const text = cause instanceof Error ? cause.message || code || cause.name : String(cause);
   const scrubbed = scrubSecrets(text);

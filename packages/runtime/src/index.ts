@@ -1,3 +1,4 @@
+export * from './error-cause.js';
 export * from './health.js';
 export * from './logger.js';
 export * from './metrics.js';

@@ -1,5 +1,6 @@
 import { isNativeError } from 'node:util/types';
 import type { Logger } from 'pino';
+import { firstCause } from './error-cause.js';
 
 /**
  * Logs a warning about `error` from `source` (a connection, a queue), unless that source
@@ -29,12 +30,10 @@ export function throttledWarn(logger: Logger | undefined, intervalMs = 10_000): 
   };
 }
 
-function describe(error: unknown): Record<string, unknown> {
+function describe(failure: unknown): Record<string, unknown> {
+  const error = firstCause(failure);
   // Checked by shape, not instanceof: errors from Node's own modules may come from another realm.
   if (!isNativeError(error)) return { message: String(error) };
-  // A refused connection to a name with several addresses is an AggregateError with no message.
-  if (!error.message && 'errors' in error && Array.isArray(error.errors) && error.errors.length)
-    return describe(error.errors[0]);
   const code = 'code' in error && error.code !== undefined ? { code: error.code } : {};
   return { type: error.name, message: error.message, ...code };
 }

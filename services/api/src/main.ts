@@ -1,5 +1,5 @@
 /** The API service: `npm run start:api`. */
-import { ConfigError, loadConfig } from '@retention/core';
+import { loadConfig } from '@retention/core';
 import { createDb, describeConnectionFailure } from '@retention/db';
 import { createLogger, createRedis, drainable, onShutdownSignal, waitForRedis } from '@retention/runtime';
 import type { AddressInfo } from 'node:net';
@@ -64,8 +64,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `api failed to start: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
-  );
+  process.stderr.write(`api failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

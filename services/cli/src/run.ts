@@ -56,7 +56,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${JSON.stringify(output, null, 2)}\n`);
     return 0;
   } catch (error) {
-    const { code, type, message } = describeFailure(error, io.env);
+    const { code, type, message } = exitStatusFor(error, io.env);
     io.stderr(`${JSON.stringify({ error: { type, message } })}\n`);
     return code;
   } finally {
@@ -137,7 +137,7 @@ function parseOptions(command: Command, args: string[]) {
   return { options, positionals };
 }
 
-function describeFailure(error: unknown, env: CliIo['env']): { code: number; type: string; message: string } {
+function exitStatusFor(error: unknown, env: CliIo['env']): { code: number; type: string; message: string } {
   if (error instanceof UsageError) return { code: 2, type: 'invalid_param', message: error.message };
   if (error instanceof ServiceError) return { code: 1, type: error.type, message: error.message };
   if (error instanceof ConfigError) return { code: 1, type: 'invalid_param', message: error.message };

@@ -6,7 +6,7 @@
  * finish first.
  */
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig, type Config } from '@retention/core';
+import { loadConfig, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, type Db } from '@retention/db';
 import { closeStaleCampaigns, pruneWebhookLog } from '@retention/domain';
 import {
@@ -112,8 +112,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `worker failed to start: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
-  );
+  process.stderr.write(`worker failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

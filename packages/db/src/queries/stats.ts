@@ -1,4 +1,5 @@
 import {
+  CAMPAIGN_STATUSES,
   CANCEL_OUTCOMES,
   convertMinorUnits,
   DECLINE_CATEGORIES,
@@ -12,6 +13,7 @@ import {
   type FxRates,
   type RecoveredVia,
   type Stats,
+  zeroCounts,
 } from '@retention/core';
 import type { Db, Transaction } from '../connection.js';
 import { loadFxRates } from './fx-rates.js';
@@ -193,12 +195,8 @@ function rate(numerator: number, denominator: number): number | null {
   return denominator === 0 ? null : roundedRatio(numerator, denominator, 4);
 }
 
-function zeroCounts<K extends string>(keys: readonly K[]): Record<K, number> {
-  return Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
-}
-
 function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
-  const byStatus = zeroCounts(['in_flight', 'recovered', 'lost', 'abandoned'] as const);
+  const byStatus = zeroCounts(CAMPAIGN_STATUSES);
   const recoveredVia = zeroCounts(RECOVERED_VIA);
   const byDeclineCategory = Object.fromEntries(
     DECLINE_CATEGORIES.map((category) => [category, { opened: 0, recovered: 0 }]),

@@ -8,6 +8,8 @@ import {
   type DeclineCategory,
   type RecoveredVia,
   type SubscriptionStatus,
+  SUBSCRIPTION_STATUSES,
+  zeroCounts,
 } from '@retention/core';
 import type { FixtureCampaign, FixtureCancelSession, FixtureCustomer, FixtureFile } from '../fixtures/schema.js';
 import {
@@ -126,9 +128,6 @@ export interface DemoFixture {
   summary: DemoSummary;
 }
 
-const countBy = <K extends string>(keys: readonly K[]) =>
-  Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
-
 export function buildDemoFixture(options: { customers: number; seed: number; now: number }): DemoFixture {
   return new DemoBuilder(options.seed, options.now).build(options.customers);
 }
@@ -142,9 +141,9 @@ class DemoBuilder {
   private readonly emailsSeen = new Map<string, number>();
   private readonly summary: DemoSummary = {
     customers: 0,
-    subscriptions: countBy(['trialing', 'active', 'past_due', 'paused', 'canceled']),
-    campaigns: countBy(CAMPAIGN_STATUSES),
-    cancel_sessions: countBy(CANCEL_OUTCOMES),
+    subscriptions: zeroCounts(SUBSCRIPTION_STATUSES),
+    campaigns: zeroCounts(CAMPAIGN_STATUSES),
+    cancel_sessions: zeroCounts(CANCEL_OUTCOMES),
   };
 
   constructor(

@@ -260,7 +260,7 @@ function attempt(
         resolve({
           succeeded: false,
           httpStatus: null,
-          error: describeFailure(error, options.timeoutMs, host),
+          error: deliveryFailureText(error, options.timeoutMs, host),
           responseBody: body,
           ...refusedAddress(error),
         });
@@ -301,7 +301,7 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'ETIMEOUT', 'ESE
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
 /** One line for the delivery log: what went wrong, never the URL (it may hold a token). */
-export function describeFailure(error: unknown, timeoutMs: number, host = 'the host'): string {
+function deliveryFailureText(error: unknown, timeoutMs: number, host = 'the host'): string {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ERR_WEBHOOK_ADDRESS_REFUSED') return message;
