@@ -44,59 +44,44 @@ export async function storeProcessorEvent(
   return { stored: await insertEvent(db, connection, event) };
 }
 
-/**
- * The insert, and the NOTIFY that wakes the worker (sent at commit, only when a row was
- * inserted). Nothing else is written per event: a counter on the connection would make every
- * accepted event queue for one row lock.
- */
+/** One event: stored or not (already stored). */
 async function insertEvent(db: Queryable, connection: ConnectionRow, event: IncomingProcessorEvent): Promise<boolean> {
-  const { rows } = await db.raw<{ rows: Array<{ id: string }> }>(
-    `WITH stored AS (
-       INSERT INTO processor_events (connection_id, workspace_id, psp_event_id, type, psp_created_at, payload)
-       VALUES (?, ?, ?, ?, ?, ?::jsonb)
-       ON CONFLICT (connection_id, psp_event_id) DO NOTHING
-       RETURNING id
-     )
-     SELECT id, pg_notify(?, '') FROM stored`,
-    [
-      connection.id,
-      connection.workspace_id,
-      event.psp_event_id,
-      event.type,
-      event.created,
-      JSON.stringify(event.payload),
-      PROCESSOR_EVENTS_CHANNEL,
-    ],
-  );
-  return rows.length > 0;
+  const [stored] = await storeProcessorEvents(db, [{ connection, event }]);
+  return stored!;
 }
 
 /**
  * Stores events of connected connections received together (the API groups the requests of
- * one turn of its event loop, as a database groups commits) in one statement: one commit for
- * the lot under a burst. Each result says whether that event was new; an event twice in the
- * batch is new once. A pending connection's events go through storeProcessorEvent.
+ * one turn of its event loop, as a database groups commits): one statement, one commit for the
+ * lot under a burst. Each result says whether that event was new; an event twice in the batch
+ * is new once. A pending connection's events go through storeProcessorEvent.
+ *
+ * The insert and the NOTIFY that wakes the worker are one statement: `pg_notify` runs for each
+ * inserted row, and Postgres delivers identical notifications of one transaction once, at
+ * commit. Nothing else is written per event: a counter on the connection would make every
+ * accepted event queue for one row lock.
  */
 export async function storeProcessorEvents(
-  db: Db,
+  db: Queryable,
   items: ReadonlyArray<{ connection: ConnectionRow; event: IncomingProcessorEvent }>,
 ): Promise<boolean[]> {
-  const stored: Array<{ connection_id: string; psp_event_id: string }> = await db('processor_events')
-    .insert(
-      items.map(({ connection, event }) => ({
-        connection_id: connection.id,
-        workspace_id: connection.workspace_id,
-        psp_event_id: event.psp_event_id,
-        type: event.type,
-        psp_created_at: event.created,
-        payload: JSON.stringify(event.payload),
-      })),
-    )
-    .onConflict(['connection_id', 'psp_event_id'])
-    .ignore()
-    .returning(['connection_id', 'psp_event_id']);
-  if (stored.length > 0) await db.raw('SELECT pg_notify(?, ?)', [PROCESSOR_EVENTS_CHANNEL, '']);
-  const fresh = new Set(stored.map((row) => `${row.connection_id}/${row.psp_event_id}`));
+  const values = items.map(() => '(?, ?, ?, ?, ?, ?::jsonb)').join(', ');
+  const bindings = items.flatMap(({ connection, event }) => [
+    connection.id,
+    connection.workspace_id,
+    event.psp_event_id,
+    event.type,
+    event.created,
+    JSON.stringify(event.payload),
+  ]);
+  const { rows } = await db.raw<{ rows: Array<{ connection_id: string; psp_event_id: string }> }>(
+    `INSERT INTO processor_events (connection_id, workspace_id, psp_event_id, type, psp_created_at, payload)
+     VALUES ${values}
+     ON CONFLICT (connection_id, psp_event_id) DO NOTHING
+     RETURNING connection_id, psp_event_id, pg_notify(?, '')`,
+    [...bindings, PROCESSOR_EVENTS_CHANNEL],
+  );
+  const fresh = new Set(rows.map((row) => `${row.connection_id}/${row.psp_event_id}`));
   return items.map(({ connection, event }) => fresh.delete(`${connection.id}/${event.psp_event_id}`));
 }
 

@@ -2,7 +2,6 @@ import express, { type Router } from 'express';
 import { errorBody, isUuid, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import {
-  connectionForReceive,
   storeProcessorEvent,
   storeProcessorEvents,
   type ConnectionRow,
@@ -10,6 +9,7 @@ import {
 } from '@retention/domain';
 import { verifyStripeEvent } from '@retention/processors';
 import { Batcher } from '@retention/runtime';
+import { ConnectionCache } from './connection-cache.js';
 
 /**
  * `POST /processor/stripe/:connection_id`: Stripe's events in (docs/processor.md). The
@@ -30,6 +30,7 @@ export function stripeWebhookRoutes({ config, db }: { config: Config; db: Db }):
     (items) => storeProcessorEvents(db, items),
     { maxSize: 200, maxRunning: 4 },
   );
+  const connections = ConnectionCache.forStripe(db, config);
   const rawBody = express.raw({ type: () => true, limit: MAX_EVENT_BYTES });
 
   router.post(
@@ -49,9 +50,7 @@ export function stripeWebhookRoutes({ config, db }: { config: Config; db: Db }):
     async (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
       const connectionId = req.params.connection_id;
-      const found = isUuid(connectionId)
-        ? await connectionForReceive(db, config.secretsKey, 'stripe', connectionId)
-        : null;
+      const found = isUuid(connectionId) ? await connections.get(connectionId.toLowerCase()) : null;
       // One answer for an unknown id and for a disconnected connection: neither is an endpoint to probe.
       if (!found || (found.connection.status === 'disconnected' && found.connection.disconnected_reason === 'owner')) {
         res.status(400).json(errorBody('invalid_param', 'No connected processor has this webhook URL.'));
