@@ -93,7 +93,8 @@ export function campaignListFilters(
  * The filtered campaigns with their customer's e-mail, newest first: as columns (the export
  * and the customer detail), or as the list row's JSON built by Postgres (the list page, whose
  * rows are written as they come, as /api/v1 does) beside the keyset columns. Every filter is served by
- * an index: status by recovery_campaigns_status_idx, from/to by the range of the list index,
+ * an index: status by recovery_campaigns_status_idx, decline_category by
+ * recovery_campaigns_category_idx (0014), from/to by the range of the list index,
  * q by a bitmap OR of the invoice key and the customer index (the e-mail's customers are
  * looked up once, through customers_email_idx, as an array, so the OR stays indexable).
  */

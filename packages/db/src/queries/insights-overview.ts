@@ -104,6 +104,14 @@ async function overviewInSnapshot(
   };
 }
 
+/**
+ * A day rollup's UTC month: grouped by the month's first instant as a plain timestamp, then
+ * written `YYYY-MM` once per group. (to_char of the date itself would convert every row to a
+ * timestamptz in the session's zone and format it: about twice the cost of the whole query.)
+ */
+const MONTH_START = "date_trunc('month', day::timestamp)";
+const MONTH_OF_DAY = `to_char(${MONTH_START}, 'YYYY-MM')`;
+
 function lastTwelveMonths(now: Date): string[] {
   return Array.from({ length: 12 }, (_, index) =>
     new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11 + index, 1)).toISOString().slice(0, 7),
@@ -119,10 +127,10 @@ async function monthlyCampaigns(
   const { rows } = await trx.raw<{
     rows: Array<{ month: string; status: string; currency: string; campaigns: number; amount_cents: string }>;
   }>(
-    `SELECT to_char(day, 'YYYY-MM') AS month, status, currency, sum(campaigns)::integer AS campaigns,
+    `SELECT ${MONTH_OF_DAY} AS month, status, currency, sum(campaigns)::integer AS campaigns,
             sum(amount_cents)::text AS amount_cents
        FROM campaign_day_rollups WHERE workspace_id = ? AND day >= ?::date
-      GROUP BY 1, 2, 3 HAVING sum(campaigns) <> 0`,
+      GROUP BY ${MONTH_START}, status, currency HAVING sum(campaigns) <> 0`,
     [workspaceId, `${months[0]}-01`],
   );
   return months.map((month) => {
@@ -148,9 +156,9 @@ async function monthlyCampaigns(
 
 async function monthlySessions(trx: Transaction, workspaceId: string, months: string[]): Promise<MonthlySessions[]> {
   const { rows } = await trx.raw<{ rows: Array<{ month: string; outcome: string; sessions: number }> }>(
-    `SELECT to_char(day, 'YYYY-MM') AS month, outcome, sum(sessions)::integer AS sessions
+    `SELECT ${MONTH_OF_DAY} AS month, outcome, sum(sessions)::integer AS sessions
        FROM cancel_session_day_rollups WHERE workspace_id = ? AND day >= ?::date
-      GROUP BY 1, 2 HAVING sum(sessions) <> 0`,
+      GROUP BY ${MONTH_START}, outcome HAVING sum(sessions) <> 0`,
     [workspaceId, `${months[0]}-01`],
   );
   return months.map((month) => {

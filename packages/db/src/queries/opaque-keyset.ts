@@ -30,6 +30,8 @@ export function listScope(list: string, filters: object): string {
   return `${list}.${digest}`;
 }
 
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export function encodeOpaqueCursor(at: Date, id: string, scope?: string): string {
   const parts = scope === undefined ? [toIsoMillis(at), id] : [toIsoMillis(at), id, scope];
   return Buffer.from(parts.join('|'), 'utf8').toString('base64url');
@@ -40,8 +42,9 @@ export function decodeOpaqueCursor(value: string, field = 'cursor', scope?: stri
   const refuse = () => invalidParam(`${field}: must be a next_cursor value returned by this list`);
   if (value.length > 300 || !/^[A-Za-z0-9_-]+$/.test(value)) throw refuse();
   const [iso, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
-  const at = new Date(iso ?? '');
-  if (rest.length > 1 || !id || !isUuid(id) || Number.isNaN(at.getTime())) throw refuse();
+  // Exactly what encodeOpaqueCursor writes: an instant Postgres can hold, never one it refuses.
+  const at = new Date(iso !== undefined && ISO_MILLIS.test(iso) ? iso : Number.NaN);
+  if (rest.length > 1 || !id || !isUuid(id) || Number.isNaN(at.getTime()) || toIsoMillis(at) !== iso) throw refuse();
   if (rest[0] !== scope) {
     throw invalidParam(`${field}: comes from another list or other filters; start again without a cursor`);
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { listScope } from '@retention/db';
 import { createToken } from '@retention/domain';
 import { useApi } from '../harness.js';
 import { dashboardClient, team, type DashboardCall } from './support.js';
@@ -410,6 +411,48 @@ describe('bad list requests are 400 invalid_param, never a 500', () => {
       'base64url',
     );
     await refused(`/campaigns?cursor=${unscoped}`, /another list or other filters/);
+  });
+});
+
+describe('odd values are answered, never a 500', () => {
+  it('dates at the edges, encodings, crafted cursors', async () => {
+    const w = await world();
+    const cookie = w.member.cookie;
+    const crafted = (at: string, scope = listScope('campaigns', {})) =>
+      encodeURIComponent(Buffer.from(`${at}|${w.campaigns[0]}|${scope}`).toString('base64url'));
+    const paths = [
+      '/campaigns?from=0000-01-01',
+      '/campaigns?to=9999-12-31T23:59:59.999Z',
+      '/campaigns?from=2026-01-01T00:00:00%2B14:00&to=2025-01-01',
+      '/campaigns?from=2026-02-30',
+      '/campaigns?from=2026-01-01T25:00:00Z',
+      '/campaigns?q=%ED%A0%80',
+      '/campaigns?q=%F0%9F%92%A9%40example.com',
+      `/campaigns?q=${'x'.repeat(320)}`,
+      '/campaigns?q=%',
+      '/campaigns?limit=1e2',
+      '/campaigns?limit=%31%30',
+      `/campaigns?cursor=${crafted('-271821-04-20T00:00:00.000Z')}`,
+      `/campaigns?cursor=${crafted('+275760-09-13T00:00:00.000Z')}`,
+      `/campaigns?cursor=${crafted('2026-05-10T12:00:00Z')}`,
+      `/campaigns?cursor=${crafted('2026-02-30T00:00:00.000Z')}`,
+      `/campaigns?cursor=${crafted('0000-01-01T00:00:00.000Z')}`,
+      '/customers?email=%25&tag=%20%20',
+      '/customers?tag=%C3%A9t%C3%A9',
+      '/cancel_sessions?outcome=canceled&reason_code=unused&limit=100',
+      '/customers/%20',
+      '/cancel_sessions/export.csv',
+    ];
+    for (const path of paths) {
+      const reply = await call('GET', path, { cookie });
+      expect([path, reply.status < 500]).toEqual([path, true]);
+      if (reply.status !== 200) expect([path, reply.body?.error?.type]).toEqual([path, expect.any(String)]);
+    }
+    // A cursor is exactly what the list wrote: a date it would not write is refused.
+    const notWritten = await call('GET', `/campaigns?cursor=${crafted('-271821-04-20T00:00:00.000Z')}`, { cookie });
+    expect([notWritten.status, notWritten.body.error.message]).toEqual([400, expect.stringMatching(/next_cursor/)]);
+    const written = await call('GET', `/campaigns?cursor=${crafted('2026-05-10T12:00:00.000Z')}`, { cookie });
+    expect(written.status).toBe(200);
   });
 });
 
