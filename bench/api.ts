@@ -13,7 +13,7 @@
  */
 import { createDb, ensureDatabase, migrateLatest } from '@retention/db';
 import { findOrSeedBenchWorkspace } from './seed-api-bench.js';
-import { load, saveReport, startProcess, table, type LoadResult } from './support.js';
+import { freePort, load, saveReport, startProcess, table, type LoadResult } from './support.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -74,8 +74,8 @@ async function main(): Promise<void> {
 
   // Both servers run side by side and take turns under load, scenario by scenario, so that
   // noise from the shared machine falls on both alike and the ratio stays meaningful.
-  const apiPort = 3910;
-  const baselinePort = 3911;
+  const apiPort = await freePort();
+  const baselinePort = await freePort();
   const servers = [
     await startProcess(
       'services/api/src/main.ts',

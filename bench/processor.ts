@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import Stripe from 'stripe';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest } from '@retention/db';
 import { connectProcessor, createWorkspace, OPERATOR } from '@retention/domain';
-import { saveReport, startProcess, table, type Running } from './support.js';
+import { freePort, saveReport, startProcess, table, type Running } from './support.js';
 
 const databaseUrl =
   process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench_processor';
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       OPERATOR,
     );
     // Fixed, like bench:api's (3910, 3911): a benchmark machine has them free.
-    const [apiPort, baselinePort] = [3920, 3921];
+    const [apiPort, baselinePort] = [await freePort(), await freePort()];
     const env = {
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -11,6 +12,15 @@ import autocannon from 'autocannon';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LOG_DIRECTORY = path.join(ROOT, 'bench/results/logs');
 let startedProcesses = 0;
+
+/** A port free right now (the OS picks it), for a bench server started next: two benches on one machine never collide. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 export interface Running {
   child: ChildProcess;
