@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './decline-categories.js';
 export * from './durations.js';
 export * from './enums.js';
+export * from './campaign-state.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './ids.js';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import {
+  closingFields,
   conflict,
   invalidParam,
   notFound,
@@ -107,9 +108,9 @@ async function close(
   const [closed] = (await trx('recovery_campaigns')
     .where({ id: campaignId })
     .update({
-      ...change,
-      recovered_at: change.status === 'recovered' ? now : null,
-      closed_at: now,
+      status: change.status,
+      closed_by_user_id: change.closed_by_user_id,
+      ...closingFields(change.status, now, change.recovered_via),
       updated_at: now,
     })
     .returning('*')) as CampaignRow[];
