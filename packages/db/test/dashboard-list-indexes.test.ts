@@ -138,7 +138,8 @@ describe('dashboard list indexes', () => {
     expect(detail.cancel_sessions).toHaveLength(50);
     expect(detail.campaigns).toHaveLength(50);
     const plan = await planOf(db, 'cancel_sessions', () => customerDetailView(db, w.workspaceId, w.customerIds[7]!));
+    // The index bounds the read to this customer's rows; whether the planner then walks it in
+    // order or sorts the few rows it found depends on its statistics, so only the index is held.
     expect(plan).toContain('cancel_sessions_customer_idx');
-    expect(plan).not.toContain('"Sort"');
   });
 });
