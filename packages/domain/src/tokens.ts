@@ -60,7 +60,10 @@ const validateCreate = inputValidator(
     { additionalProperties: false },
   ),
 );
-const validateLimit = inputValidator(RateLimit, 'rate_limit_per_minute');
+const validateTokenId = inputValidator(Type.Object({ id: Uuid() }, { additionalProperties: false }));
+const validateLimitChange = inputValidator(
+  Type.Object({ id: Uuid(), rate_limit_per_minute: RateLimit }, { additionalProperties: false }),
+);
 
 /** Rows for a new token: the value goes to the caller, only its hash to the database. */
 export function newTokenRow(input: { workspace_id: string; name: string; rate_limit_per_minute?: number }) {
@@ -119,14 +122,19 @@ export async function listTokens(db: Queryable, workspaceId: string): Promise<Ap
  */
 export type AnnounceTokenChange = () => Promise<void>;
 
+/** What every change of a token carries besides its input: its announcement, and who made it. */
+export interface TokenChange {
+  announce: AnnounceTokenChange;
+  actor?: Actor;
+}
+
 /** Idempotent: revoking a revoked token keeps its first revocation time (and announces again). */
 export async function revokeToken(
   db: Db,
-  id: string,
-  announce: AnnounceTokenChange,
-  actor: Actor = OPERATOR,
+  input: { id: string },
+  { announce, actor = OPERATOR }: TokenChange,
 ): Promise<ApiToken> {
-  assertUuid(id);
+  const { id } = validateTokenId(input);
   const row = await inTransaction(db, async (trx) => {
     const before = await trx<ApiTokenRow>('api_tokens').where({ id }).forUpdate().first();
     if (!before) throw notFound(`No API token with id ${id}`);
@@ -150,13 +158,10 @@ export async function revokeToken(
 
 export async function setTokenRateLimit(
   db: Db,
-  id: string,
-  perMinute: number,
-  announce: AnnounceTokenChange,
-  actor: Actor = OPERATOR,
+  input: { id: string; rate_limit_per_minute: number },
+  { announce, actor = OPERATOR }: TokenChange,
 ): Promise<ApiToken> {
-  assertUuid(id);
-  const limit = validateLimit(perMinute);
+  const { id, rate_limit_per_minute: limit } = validateLimitChange(input);
   const row = await inTransaction(db, async (trx) => {
     const before = await trx<ApiTokenRow>('api_tokens').where({ id }).forUpdate().first();
     if (!before) throw notFound(`No API token with id ${id}`);

@@ -33,8 +33,8 @@ describe('API tokens at rest', () => {
       announced += 1;
       return Promise.resolve();
     };
-    await setTokenRateLimit(db, minted[0]!.id, 120, announce);
-    await revokeToken(db, minted[1]!.id, announce);
+    await setTokenRateLimit(db, { id: minted[0]!.id, rate_limit_per_minute: 120 }, { announce });
+    await revokeToken(db, { id: minted[1]!.id }, { announce });
     expect(announced).toBe(2);
     const loaded = await loadFixtures(db, { workspaces: [{ tokens: [{ key: 'a' }, { key: 'b', revoked: true }] }] });
     const values = [

@@ -7,7 +7,8 @@ import {
   listDeliveryLog,
   listEndpoints,
   loadFixtures,
-  setEndpointEnabled,
+  enableEndpoint,
+  disableEndpoint,
   updateEndpoint,
 } from '@retention/domain';
 import { useTestDatabase } from '@retention/testkit';
@@ -250,12 +251,12 @@ describe('changing an endpoint', () => {
       })
       .returning('id');
 
-    expect(await failureOf(() => setEndpointEnabled(db, endpoint.id, member, false))).toMatchObject({
+    expect(await failureOf(() => disableEndpoint(db, { id: endpoint.id, actor_id: member }))).toMatchObject({
       type: 'forbidden',
     });
-    const off = await setEndpointEnabled(db, endpoint.id, owner, false);
+    const off = await disableEndpoint(db, { id: endpoint.id, actor_id: owner });
     expect(off).toMatchObject({ enabled: false, disabled_reason: 'manual', failure_count: 4 });
-    expect(await setEndpointEnabled(db, endpoint.id, owner, false)).toMatchObject({ enabled: false });
+    expect(await disableEndpoint(db, { id: endpoint.id, actor_id: owner })).toMatchObject({ enabled: false });
     expect(await db('webhook_deliveries').where({ id: delivery.id }).first()).toMatchObject({
       status: 'skipped',
       next_attempt_at: null,
@@ -271,22 +272,26 @@ describe('changing an endpoint', () => {
       next_attempt_at: null,
     });
 
-    const on = await setEndpointEnabled(db, endpoint.id, admin, true);
+    const on = await enableEndpoint(db, { id: endpoint.id, actor_id: admin });
     expect(on).toMatchObject({ enabled: true, disabled_reason: null, failure_count: 0 });
-    expect(await setEndpointEnabled(db, endpoint.id, admin, true)).toMatchObject({ enabled: true });
+    expect(await enableEndpoint(db, { id: endpoint.id, actor_id: admin })).toMatchObject({ enabled: true });
   });
 
   it('deletes an endpoint with its log, for an owner or admin only', async () => {
     const { db } = database.current;
     const endpoint = await create();
-    expect(await failureOf(() => deleteEndpoint(db, endpoint.id, member))).toMatchObject({ type: 'forbidden' });
-    expect(await deleteEndpoint(db, endpoint.id, admin)).toEqual({
+    expect(await failureOf(() => deleteEndpoint(db, { id: endpoint.id, actor_id: member }))).toMatchObject({
+      type: 'forbidden',
+    });
+    expect(await deleteEndpoint(db, { id: endpoint.id, actor_id: admin })).toEqual({
       id: endpoint.id,
       object: 'webhook_endpoint',
       deleted: true,
     });
     expect(await failureOf(() => getEndpoint(db, endpoint.id))).toMatchObject({ type: 'not_found' });
-    expect(await failureOf(() => deleteEndpoint(db, endpoint.id, admin))).toMatchObject({ type: 'not_found' });
+    expect(await failureOf(() => deleteEndpoint(db, { id: endpoint.id, actor_id: admin }))).toMatchObject({
+      type: 'not_found',
+    });
   });
 });
 

@@ -84,7 +84,7 @@ describe('authentication', () => {
     expect(api.current.lastResponse().status).toBe(200);
     // Once more: the look-up is cached by now.
     expect((await client.stats.retrieve()).object).toBe('stats');
-    await revokeToken(api.current.db, minted.id, announce);
+    await revokeToken(api.current.db, { id: minted.id }, { announce });
     const error = await rejectionOf(client.stats.retrieve());
     expect(error).toBeInstanceOf(InvalidTokenError);
     expect(error).toMatchObject({ status: 401, type: 'invalid_token' });
@@ -104,7 +104,7 @@ describe('authentication', () => {
     const client = api.current.client(minted.token);
     await client.stats.retrieve();
     await client.stats.retrieve(); // cached
-    await revokeToken(api.current.db, minted.id, announce);
+    await revokeToken(api.current.db, { id: minted.id }, { announce });
     // A Redis restarted empty: the epoch is gone, and a new one is made, unlike any cached.
     await api.current.redis.del(tokenEpochKey(api.current.redisKeyPrefix));
     expect(await rejectionOf(client.stats.retrieve())).toBeInstanceOf(InvalidTokenError);
@@ -115,7 +115,7 @@ describe('authentication', () => {
     const client = api.current.client(minted.token);
     await client.stats.retrieve();
     expect(client.rateLimit?.limit).toBe(60);
-    await setTokenRateLimit(api.current.db, minted.id, 600, announce);
+    await setTokenRateLimit(api.current.db, { id: minted.id, rate_limit_per_minute: 600 }, { announce });
     await client.stats.retrieve();
     expect(client.rateLimit?.limit).toBe(600);
   });

@@ -44,7 +44,7 @@ describe('Redis unreachable', () => {
     }
     // One token look-up for five requests (before: one each).
     expect(lookups).toBe(1);
-    await revokeToken(api.current.db, doomed.id, () => Promise.resolve());
+    await revokeToken(api.current.db, { id: doomed.id }, { announce: () => Promise.resolve() });
     expect((await api.current.get('/api/v1/stats', doomed.token)).status).toBe(200);
   });
 

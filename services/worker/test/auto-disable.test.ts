@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { getEndpoint, listDeliveryLog, setEndpointEnabled } from '@retention/domain';
+import { getEndpoint, listDeliveryLog, enableEndpoint, disableEndpoint } from '@retention/domain';
 import { eventually } from '@retention/testkit';
 import { numberedEvent, useWorld } from './support/world.js';
 
@@ -50,7 +50,7 @@ describe('consecutive failures', () => {
 
     // Turned back on: the count is cleared and new events flow; the skipped ones stay skipped.
     healthy = true;
-    const enabled = await setEndpointEnabled(db, endpoint.id, workspace.adminId, true);
+    const enabled = await enableEndpoint(db, { id: endpoint.id, actor_id: workspace.adminId });
     expect(enabled).toMatchObject({ enabled: true, disabled_reason: null, failure_count: 0 });
     const [fresh] = await world.current.record([numberedEvent(workspace)]);
     const requests = await receiver.waitForRequests(endpoint.path, 11);
@@ -110,7 +110,7 @@ describe('consecutive failures', () => {
     await world.current.record([numberedEvent(workspace), numberedEvent(workspace)]);
     await eventually(async () => (await getEndpoint(db, endpoint.id)).failure_count === 2);
 
-    const off = await setEndpointEnabled(db, endpoint.id, workspace.ownerId, false);
+    const off = await disableEndpoint(db, { id: endpoint.id, actor_id: workspace.ownerId });
     expect(off).toMatchObject({ enabled: false, disabled_reason: 'manual', failure_count: 2 });
     const log = await listDeliveryLog(db, endpoint.id);
     expect(log.map((entry) => [entry.attempt, entry.outcome])).toEqual(
@@ -123,7 +123,9 @@ describe('consecutive failures', () => {
     expect(log.find((entry) => entry.outcome === 'skipped')!.error).toBe('skipped: the endpoint was disabled');
 
     healthy = true;
-    expect(await setEndpointEnabled(db, endpoint.id, workspace.ownerId, true)).toMatchObject({ failure_count: 0 });
+    expect(await enableEndpoint(db, { id: endpoint.id, actor_id: workspace.ownerId })).toMatchObject({
+      failure_count: 0,
+    });
     await world.current.record([numberedEvent(workspace)]);
     await receiver.waitForRequests(endpoint.path, 3);
     await new Promise((resolve) => setTimeout(resolve, 200));

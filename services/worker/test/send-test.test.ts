@@ -5,7 +5,7 @@ import {
   getEndpoint,
   listDeliveryLog,
   sendTestWebhook,
-  setEndpointEnabled,
+  disableEndpoint,
   type WebhookSender,
 } from '@retention/domain';
 import { BASE_URL, useWorld } from './support/world.js';
@@ -78,7 +78,7 @@ describe('Send test', () => {
       { behaviour: { kind: 'status', status: 204 } },
       { workspace: disconnected },
     );
-    await setEndpointEnabled(db, endpoint.id, disconnected.ownerId, false);
+    await disableEndpoint(db, { id: endpoint.id, actor_id: disconnected.ownerId });
     expect(await sendTestWebhook(db, sender(), endpoint.id, disconnected.ownerId)).toMatchObject({
       outcome: 'succeeded',
       http_status: 204,

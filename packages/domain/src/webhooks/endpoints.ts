@@ -102,6 +102,8 @@ const validateUpdate = inputValidator(
   ),
 );
 
+const validateAction = inputValidator(Type.Object({ id: Uuid(), actor_id: Uuid() }, { additionalProperties: false }));
+
 /** The CLI names its user with --actor; the dashboard passes the signed-in user's actor. */
 const operatorNaming = (userId: string): Actor => ({ type: 'operator', user_id: userId, label: 'operator CLI' });
 
@@ -249,19 +251,29 @@ function recordEndpointChange(
   });
 }
 
-/**
- * Turning an endpoint on clears its failure count (docs/webhooks.md); new events flow to it again.
- * Turning it off skips its pending deliveries, each logged as skipped. Either is a no-op when
- * the endpoint is already in that state.
- */
-export async function setEndpointEnabled(
+/** An action on one endpoint, by a user who may manage webhooks. */
+export interface EndpointActionInput {
+  id: string;
+  actor_id: string;
+}
+
+/** Turning an endpoint on clears its failure count (docs/webhooks.md); new events flow to it again. No-op when on. */
+export function enableEndpoint(db: Db, input: EndpointActionInput, audit?: Actor): Promise<WebhookEndpoint> {
+  return setEnabled(db, input, true, audit);
+}
+
+/** Turning an endpoint off skips its pending deliveries, each logged as skipped. No-op when off. */
+export function disableEndpoint(db: Db, input: EndpointActionInput, audit?: Actor): Promise<WebhookEndpoint> {
+  return setEnabled(db, input, false, audit);
+}
+
+async function setEnabled(
   db: Db,
-  id: string,
-  actorId: string,
+  input: EndpointActionInput,
   enabled: boolean,
-  audit?: Actor,
+  audit: Actor | undefined,
 ): Promise<WebhookEndpoint> {
-  assertUuid(id);
+  const { id, actor_id: actorId } = validateAction(input);
   return inTransaction(db, async (trx) => {
     const current = await findEndpointRow(trx, id, 'for-no-key-update');
     await assertWebhookManager(trx, current.workspace_id, actorId);
@@ -287,11 +299,10 @@ export async function setEndpointEnabled(
 
 export async function deleteEndpoint(
   db: Db,
-  id: string,
-  actorId: string,
+  input: EndpointActionInput,
   audit?: Actor,
 ): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
-  assertUuid(id);
+  const { id, actor_id: actorId } = validateAction(input);
   return inTransaction(db, async (trx: Transaction) => {
     const current = await findEndpointRow(trx, id, 'for-update');
     await assertWebhookManager(trx, current.workspace_id, actorId);

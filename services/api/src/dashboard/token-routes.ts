@@ -58,7 +58,11 @@ export function tokenRoutes(context: DashboardContext): Router {
 
   router.post('/tokens/:id/revoke', allow('manage_tokens'), async (req, res) => {
     await ownToken(signedIn(res).workspaceId, String(req.params.id));
-    const revoked = await revokeToken(db, String(req.params.id), context.announceTokenChange, actorOf(req, res));
+    const revoked = await revokeToken(
+      db,
+      { id: String(req.params.id) },
+      { announce: context.announceTokenChange, actor: actorOf(req, res) },
+    );
     res.json((await views([revoked]))[0]);
   });
 

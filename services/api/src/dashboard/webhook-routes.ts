@@ -12,7 +12,8 @@ import {
   resendDelivery,
   rollSigningSecret,
   sendTestWebhook,
-  setEndpointEnabled,
+  enableEndpoint,
+  disableEndpoint,
   updateEndpoint,
 } from '@retention/domain';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
@@ -80,22 +81,19 @@ export function webhookRoutes(context: DashboardContext): Router {
   router.delete('/webhooks/:id', manage, async (req, res) => {
     const { user, workspaceId } = signedIn(res);
     await ownEndpoint(workspaceId, String(req.params.id));
-    await deleteEndpoint(db, String(req.params.id), user.id, actorOf(req, res));
+    await deleteEndpoint(db, { id: String(req.params.id), actor_id: user.id }, actorOf(req, res));
     res.status(204).end();
   });
 
-  for (const [action, enabled] of [
-    ['enable', true],
-    ['disable', false],
+  for (const [action, change] of [
+    ['enable', enableEndpoint],
+    ['disable', disableEndpoint],
   ] as const) {
     router.post(`/webhooks/:id/${action}`, manage, async (req, res) => {
       const { user, workspaceId } = signedIn(res);
       await ownEndpoint(workspaceId, String(req.params.id));
       res.json(
-        await endpointView(
-          db,
-          await setEndpointEnabled(db, String(req.params.id), user.id, enabled, actorOf(req, res)),
-        ),
+        await endpointView(db, await change(db, { id: String(req.params.id), actor_id: user.id }, actorOf(req, res))),
       );
     });
   }

@@ -28,7 +28,8 @@ export const tokenCommands = [
     name: 'token revoke',
     summary: 'Revoke a token: the next request with it gets 401',
     options: { id: uuid('T').required() },
-    run: (context, options) => revokeToken(context.db(), options.id, () => context.announceTokenChange()),
+    run: (context, options) =>
+      revokeToken(context.db(), { id: options.id }, { announce: () => context.announceTokenChange() }),
   }),
   defineCommand({
     name: 'token set-limit',
@@ -38,6 +39,10 @@ export const tokenCommands = [
       'per-minute': integer('N', 1, MAX_RATE_LIMIT_PER_MINUTE).required(),
     },
     run: (context, options) =>
-      setTokenRateLimit(context.db(), options.id, options['per-minute'], () => context.announceTokenChange()),
+      setTokenRateLimit(
+        context.db(),
+        { id: options.id, rate_limit_per_minute: options['per-minute'] },
+        { announce: () => context.announceTokenChange() },
+      ),
   }),
 ];

@@ -12,7 +12,8 @@ import {
   resendDelivery,
   rollSigningSecret,
   sendTestWebhook,
-  setEndpointEnabled,
+  enableEndpoint,
+  disableEndpoint,
   updateEndpoint,
 } from '@retention/domain';
 import { defineCommand } from '../command.js';
@@ -73,19 +74,19 @@ export const webhookCommands = [
     name: 'webhook enable',
     summary: 'Turn an endpoint on: clears its failure count; new events flow to it again',
     options: { id: uuid('E').required(), actor: uuid('U').required() },
-    run: (context, options) => setEndpointEnabled(context.db(), options.id, options.actor, true),
+    run: (context, options) => enableEndpoint(context.db(), { id: options.id, actor_id: options.actor }),
   }),
   defineCommand({
     name: 'webhook disable',
     summary: 'Turn an endpoint off: its pending deliveries are skipped (and logged as such)',
     options: { id: uuid('E').required(), actor: uuid('U').required() },
-    run: (context, options) => setEndpointEnabled(context.db(), options.id, options.actor, false),
+    run: (context, options) => disableEndpoint(context.db(), { id: options.id, actor_id: options.actor }),
   }),
   defineCommand({
     name: 'webhook delete',
     summary: 'Delete an endpoint and its delivery log',
     options: { id: uuid('E').required(), actor: uuid('U').required() },
-    run: (context, options) => deleteEndpoint(context.db(), options.id, options.actor),
+    run: (context, options) => deleteEndpoint(context.db(), { id: options.id, actor_id: options.actor }),
   }),
   defineCommand({
     name: 'webhook test',
