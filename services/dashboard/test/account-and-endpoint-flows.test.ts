@@ -52,6 +52,10 @@ const OWNER = 'owner@acme.test';
 const MEMBER = 'member@acme.test';
 
 let context: BrowserContext;
+/** The owner's second device, signed in during the password change. */
+let laptop: Page;
+/** The member's device, signed in by the e-mailed reset link. */
+let memberDevice: Page;
 let page: Page;
 const others: BrowserContext[] = [];
 
@@ -147,7 +151,7 @@ describe('the account page', () => {
   });
 
   it('changes the password: the old one no longer signs in, the new one does, other sessions end', async () => {
-    const laptop = await anotherDevice();
+    laptop = await anotherDevice();
     await signInOn(laptop, OWNER, PASSWORD);
     const laptopCookie = await cookieOf(laptop);
     expect(await meStatus(laptopCookie)).toBe(200);
@@ -185,7 +189,6 @@ describe('the account page', () => {
   });
 
   it('"Sign out everywhere" ends this session and the other device\'s', async () => {
-    const laptop = others[0]!.pages()[0]!;
     const laptopCookie = await cookieOf(laptop);
     const hereCookie = await cookieOf(page);
     expect(await meStatus(laptopCookie)).toBe(200);
@@ -233,7 +236,7 @@ describe('forgot password', () => {
   });
 
   it("the e-mailed link sets a new password and signs in; it works once; the old password doesn't", async () => {
-    const member = await anotherDevice();
+    const member = (memberDevice = await anotherDevice());
     await member.goto(resetLink);
     await member.getByRole('heading', { name: 'Set a new password' }).waitFor();
     await member.getByText(`For ${MEMBER}.`, { exact: false }).waitFor();
@@ -373,7 +376,7 @@ describe('an endpoint that keeps failing', () => {
 
 describe('the team page', () => {
   it('Remove asks to confirm, then the person is gone and their session is refused', async () => {
-    const member = others[2]!.pages()[0]!; // signed in by the reset link above
+    const member = memberDevice;
     const memberCookie = await cookieOf(member);
     expect(await meStatus(memberCookie)).toBe(200);
 
