@@ -7,5 +7,6 @@ export * from './redis.js';
 export * from './shutdown.js';
 export * from './throttled-warn.js';
 export * from './token-epoch.js';
+export * from './session-epoch.js';
 export * from './batcher.js';
 export * from './mailer.js';

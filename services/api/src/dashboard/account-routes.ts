@@ -20,7 +20,10 @@ export function accountRoutes(context: DashboardContext): Router {
 
   router.patch('/account', async (req, res) => {
     const body = bodyOf(req.body, ['name']);
-    res.json({ user: await updateProfile(context.db, signedIn(res).user.id, body as { name: string }) });
+    const user = await updateProfile(context.db, signedIn(res).user.id, body as { name: string });
+    // The name is part of the cached look-up of this user's sessions.
+    await context.announceSessionChange();
+    res.json({ user });
   });
 
   router.post('/account/password', async (req, res) => {
@@ -37,6 +40,7 @@ export function accountRoutes(context: DashboardContext): Router {
       },
       actorOf(req, res),
     );
+    await context.announceSessionChange();
     res.status(204).end();
   });
 
@@ -47,6 +51,7 @@ export function accountRoutes(context: DashboardContext): Router {
       { user_id: user.id, workspace_id: workspaceId, email: user.email },
       actorOf(req, res),
     );
+    await context.announceSessionChange();
     clearSessionCookie(res, context.cookie);
     res.status(204).end();
   });

@@ -12,8 +12,9 @@ import {
   type SessionRow,
   type WebhookSender,
 } from '@retention/domain';
-import type { Logger } from '@retention/runtime';
+import { throttledWarn, type Logger } from '@retention/runtime';
 import type { SlidingWindowRateLimiter } from '../rate-limiter.js';
+import { SessionCache } from './session-cache.js';
 import { readSessionCookie, type CookieSettings } from './session-cookie.js';
 
 /** What every dashboard route needs; built once in router.ts. */
@@ -26,6 +27,15 @@ export interface DashboardContext {
   sender: WebhookSender;
   /** Tells every API process a token changed (see announceTokenChange in @retention/runtime). */
   announceTokenChange: () => Promise<void>;
+  /**
+   * Tells every API process that a session ended or its user changed (see announceSessionChange
+   * in @retention/runtime): called after the change commits, before the answer. A change is
+   * not done until it is announced: when Redis cannot take it, the request fails.
+   */
+  announceSessionChange: () => Promise<void>;
+  /** The session epoch in Redis, which cached session look-ups are checked against. */
+  sessionEpoch: () => Promise<string>;
+  sessionCache: SessionCache;
   cookie: CookieSettings;
   lifetimes: SessionLifetimes;
   /** Sends invitations, resets and alerts when SMTP_URL is set; null otherwise. */
@@ -44,13 +54,42 @@ export interface SignedIn {
   workspaceId: string;
 }
 
+/**
+ * The live session a cookie names: from this process's cache while the session epoch in Redis
+ * is the one the entry was read under, else from PostgreSQL (loadSession, which also pushes the
+ * idle expiry out). The epoch is read before PostgreSQL, so a change committed after that read
+ * moves it again and the entry is not used. Without Redis nothing is served from the cache.
+ */
+async function lookUpSession(
+  context: DashboardContext,
+  value: string,
+  warn: ReturnType<typeof throttledWarn>,
+): Promise<{ session: SessionRow; user: AccountUserRow } | null> {
+  const { sessionCache: cache } = context;
+  const key = SessionCache.key(value);
+  const cached = cache.get(key);
+  let epoch: string | undefined;
+  try {
+    epoch = await context.sessionEpoch();
+  } catch (error) {
+    warn('session-epoch', error, 'session epoch unavailable (Redis unreachable): sessions read from PostgreSQL');
+  }
+  if (cached && epoch !== undefined && cached.epoch === epoch) return cached;
+  if (cached) cache.delete(key);
+  const loaded = await loadSession(context.db, value, context.lifetimes);
+  if (loaded && epoch !== undefined) cache.set(key, { ...loaded, epoch });
+  return loaded;
+}
+
 /** Loads the session the cookie names; 401 without a live one. */
 export function requireSession(context: DashboardContext): RequestHandler {
+  const warn = throttledWarn(context.logger);
   return async (req: Request, res: Response, next: NextFunction) => {
     const value = readSessionCookie(req, context.cookie);
-    const loaded = value ? await loadSession(context.db, value, context.lifetimes) : null;
+    const loaded = value ? await lookUpSession(context, value, warn) : null;
     if (!loaded) return next(authenticationRequired('Sign in to continue: there is no session, or it has ended.'));
-    res.locals.signedIn = { ...loaded, workspaceId: loaded.session.workspace_id } satisfies SignedIn;
+    const { session, user } = loaded;
+    res.locals.signedIn = { session, user, workspaceId: session.workspace_id } satisfies SignedIn;
     next();
   };
 }

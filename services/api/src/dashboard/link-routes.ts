@@ -49,6 +49,8 @@ export function linkRoutes(context: DashboardContext): Router {
   router.post('/password-reset/:token', async (req, res) => {
     const { password } = bodyOf(req.body, ['password']);
     const user = await completePasswordReset(context.db, req.params.token, password, requestOrigin(req));
+    // Every other session of the user ended.
+    await context.announceSessionChange();
     await startSession(context, req, res, user);
   });
 

@@ -2,7 +2,15 @@ import { Router, type RequestHandler } from 'express';
 import { errorBody, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, type WebhookSender } from '@retention/domain';
-import { announceTokenChange, createMailer, type Logger, type Mailer, type Redis } from '@retention/runtime';
+import {
+  announceSessionChange,
+  announceTokenChange,
+  createMailer,
+  currentSessionEpoch,
+  type Logger,
+  type Mailer,
+  type Redis,
+} from '@retention/runtime';
 import { SlidingWindowRateLimiter } from '../rate-limiter.js';
 import { accountRoutes } from './account-routes.js';
 import { requireSession, type DashboardContext } from './context.js';
@@ -13,6 +21,7 @@ import { dashboardMailer } from './mail.js';
 import { originCheck } from './origin-check.js';
 import { processorRoutes } from './processor-routes.js';
 import { readRoutes } from './read-routes.js';
+import { SessionCache } from './session-cache.js';
 import { cookieSettings } from './session-cookie.js';
 import { SIGN_IN_WINDOW_MS, sessionRoutes } from './session-routes.js';
 import { teamRoutes } from './team-routes.js';
@@ -87,6 +96,7 @@ const unknownDashboardRoute: RequestHandler = (req, res) => {
 /** The dashboard's JSON API (docs/dashboard-api.md), mounted at DASHBOARD_API_PREFIX. */
 export function dashboardApi(deps: DashboardDependencies): Router {
   const { config, db, redis, logger } = deps;
+  const lifetimes = { idleMs: config.sessionIdleTimeoutMs, maxAgeMs: config.sessionMaxAgeMs };
   const context: DashboardContext = {
     config,
     db,
@@ -100,8 +110,11 @@ export function dashboardApi(deps: DashboardDependencies): Router {
         allowPrivateNetworks: config.webhookAllowPrivateNetworks,
       }),
     announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
+    announceSessionChange: () => announceSessionChange(redis, config.redisKeyPrefix),
+    sessionEpoch: () => currentSessionEpoch(redis, config.redisKeyPrefix),
+    sessionCache: new SessionCache(lifetimes),
     cookie: cookieSettings(config.baseUrl),
-    lifetimes: { idleMs: config.sessionIdleTimeoutMs, maxAgeMs: config.sessionMaxAgeMs },
+    lifetimes,
     mailer: dashboardMailer(deps.mailer === undefined ? createMailer(config, logger) : deps.mailer),
   };
   const signInLimiter = new SlidingWindowRateLimiter(

@@ -52,7 +52,10 @@ export function sessionRoutes(context: DashboardContext, signInLimiter: Dashboar
   router.delete('/session', async (req, res) => {
     const value = readSessionCookie(req, context.cookie);
     const loaded = value ? await loadSession(context.db, value, context.lifetimes) : null;
-    if (loaded) await revokeSession(context.db, loaded.session.id);
+    if (loaded) {
+      await revokeSession(context.db, loaded.session.id);
+      await context.announceSessionChange();
+    }
     clearSessionCookie(res, context.cookie);
     res.status(204).end();
   });

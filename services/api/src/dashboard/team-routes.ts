@@ -63,13 +63,14 @@ export function teamRoutes(context: DashboardContext): Router {
   router.patch('/team/members/:id', allow('manage_team'), async (req, res) => {
     const { role } = bodyOf(req.body, ['role']);
     const { user, workspaceId } = signedIn(res);
-    res.json({
-      user: await changeMemberRole(
-        db,
-        { workspace_id: workspaceId, user_id: String(req.params.id), role: role as UserRole, actor_role: user.role },
-        actorOf(req, res),
-      ),
-    });
+    const changed = await changeMemberRole(
+      db,
+      { workspace_id: workspaceId, user_id: String(req.params.id), role: role as UserRole, actor_role: user.role },
+      actorOf(req, res),
+    );
+    // The role is part of the cached look-up of their sessions: the next request is under the new one.
+    await context.announceSessionChange();
+    res.json({ user: changed });
   });
 
   router.delete('/team/members/:id', allow('manage_team'), async (req, res) => {
@@ -79,6 +80,7 @@ export function teamRoutes(context: DashboardContext): Router {
       { workspace_id: workspaceId, user_id: String(req.params.id), actor_role: user.role },
       actorOf(req, res),
     );
+    await context.announceSessionChange();
     res.status(204).end();
   });
 

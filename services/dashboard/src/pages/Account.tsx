@@ -1,29 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import { Field } from '../components/Field.js';
 import { ErrorNote, PageHeader } from '../components/states.js';
 import { useSession } from '../session.js';
+import { useAction } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
-
-function useAction() {
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (action: () => Promise<unknown>, message: string) => {
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
-      await action();
-      setDone(message);
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { error, done, busy, run };
-}
 
 function Outcome({ error, done }: { error: string | null; done: string | null }) {
   return (
@@ -49,24 +30,33 @@ export default function Account() {
 
   const saveName = (event: FormEvent) => {
     event.preventDefault();
-    void profile.run(async () => {
-      await api('PATCH', '/account', { body: { name } });
-      refresh();
-    }, 'Name saved.');
+    void profile.run(
+      async () => {
+        await api('PATCH', '/account', { body: { name } });
+        refresh();
+      },
+      { done: 'Name saved.' },
+    );
   };
   const changePassword = (event: FormEvent) => {
     event.preventDefault();
-    void password.run(async () => {
-      await api('POST', '/account/password', { body: { current_password: current, new_password: next } });
-      setCurrent('');
-      setNext('');
-    }, 'Password changed. Your other sessions have ended.');
+    void password.run(
+      async () => {
+        await api('POST', '/account/password', { body: { current_password: current, new_password: next } });
+        setCurrent('');
+        setNext('');
+      },
+      { done: 'Password changed. Your other sessions have ended.' },
+    );
   };
   const signOutEverywhere = () =>
-    void everywhere.run(async () => {
-      await api('POST', '/account/sign-out-everywhere');
-      window.location.assign('/dashboard/sign-in');
-    }, 'Signed out everywhere.');
+    void everywhere.run(
+      async () => {
+        await api('POST', '/account/sign-out-everywhere');
+        window.location.assign('/dashboard/sign-in');
+      },
+      { done: 'Signed out everywhere.', staysBusy: true },
+    );
 
   return (
     <>

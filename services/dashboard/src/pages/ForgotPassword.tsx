@@ -1,24 +1,22 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field } from '../components/Field.js';
 import { ErrorNote } from '../components/states.js';
 import { Link } from '../router.js';
+import { useAction } from '../use-action.js';
 
 export default function ForgotPassword() {
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const request = useAction();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setError(null);
-    try {
+    void request.run(async () => {
       await api('POST', '/password-reset', { body: { email }, anonymous: true });
       setSent(true);
-    } catch (failure) {
-      setError(errorMessage(failure));
-    }
+    });
   };
 
   return (
@@ -29,7 +27,7 @@ export default function ForgotPassword() {
           ask an owner or admin of your workspace for a reset link.
         </p>
       ) : (
-        <form className="stack" onSubmit={(event) => void submit(event)}>
+        <form className="stack" onSubmit={submit}>
           <Field
             label="Email"
             type="email"
@@ -38,8 +36,8 @@ export default function ForgotPassword() {
             value={email}
             onChange={(event) => setEmail(event.target.value)}
           />
-          {error && <ErrorNote message={error} />}
-          <button type="submit" className="button primary block">
+          {request.error && <ErrorNote message={request.error} />}
+          <button type="submit" className="button primary block" disabled={request.busy}>
             Send reset link
           </button>
         </form>

@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field } from '../components/Field.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { useLoad } from '../hooks.js';
 import { afterSignIn, Link } from '../router.js';
+import { useAction } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
 
 export default function ResetPassword({ token }: { token: string }) {
@@ -18,23 +19,20 @@ export default function ResetPassword({ token }: { token: string }) {
     token,
   );
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const reset = useAction();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api<SignedIn>('POST', `/password-reset/${encodeURIComponent(token)}`, {
-        body: { password },
-        anonymous: true,
-      });
-      afterSignIn();
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
+    void reset.run(
+      async () => {
+        await api<SignedIn>('POST', `/password-reset/${encodeURIComponent(token)}`, {
+          body: { password },
+          anonymous: true,
+        });
+        afterSignIn();
+      },
+      { staysBusy: true },
+    );
   };
 
   if (link.loading) return <Loading />;
@@ -50,7 +48,7 @@ export default function ResetPassword({ token }: { token: string }) {
   }
   return (
     <AuthCard title="Set a new password" intro={`For ${link.data.email}. Every other session of yours will end.`}>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
+      <form className="stack" onSubmit={submit}>
         <Field
           label="New password"
           type="password"
@@ -61,8 +59,8 @@ export default function ResetPassword({ token }: { token: string }) {
           value={password}
           onChange={(event) => setPassword(event.target.value)}
         />
-        {error && <ErrorNote message={error} />}
-        <button type="submit" className="button primary block" disabled={busy}>
+        {reset.error && <ErrorNote message={reset.error} />}
+        <button type="submit" className="button primary block" disabled={reset.busy}>
           Set password and sign in
         </button>
       </form>

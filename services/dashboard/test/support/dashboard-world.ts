@@ -10,7 +10,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { loadConfig, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, hashPassword, inviteMember, loadFixtures, type WebhookSender } from '@retention/domain';
-import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
+import { createLogger, createMailer, createRedis, waitForRedis, type Mailer, type Redis } from '@retention/runtime';
 import { redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { ensureDashboardBuilt } from '../../../../scripts/dashboard-build.js';
 import { createApp } from '../../../api/src/app.js';
@@ -39,15 +39,24 @@ export interface DashboardWorld {
   startWorker(): Promise<WorkerHandle>;
 }
 
+export interface WorldOptions {
+  /**
+   * SMTP_URL for the API and the worker (read when the world starts, so a test can start its
+   * SMTP server first): invitations, resets and alerts are then e-mailed. None by default.
+   */
+  smtpUrl?: () => string;
+}
+
 /**
  * The real API app (createApp) over HTTP on an ephemeral port, with its dashboard built,
  * a test database and real Redis, a verifying HTTPS receiver, and one headless Chromium.
  * The dashboard API is mounted once more in front of createApp with a webhook sender that
  * trusts the receiver's self-signed certificate (what NODE_EXTRA_CA_CERTS does for a process).
  */
-export function useDashboardWorld(): { readonly current: DashboardWorld } {
+export function useDashboardWorld(options: WorldOptions = {}): { readonly current: DashboardWorld } {
   const database = useTestDatabase();
   let world: DashboardWorld | undefined;
+  let mailer: Mailer | null = null;
   let server: Server | undefined;
   let redis: Redis | undefined;
   let sender: WebhookSender | undefined;
@@ -68,6 +77,7 @@ export function useDashboardWorld(): { readonly current: DashboardWorld } {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_TIMEOUT_MS: '3000',
       WEBHOOK_RETRY_DELAYS: Array(9).fill('200ms').join(','),
+      ...(options.smtpUrl && { SMTP_URL: options.smtpUrl() }),
     };
     const config = loadConfig(env);
     const db = database.current.db;
@@ -84,7 +94,8 @@ export function useDashboardWorld(): { readonly current: DashboardWorld } {
     });
     const app = express();
     app.disable('x-powered-by');
-    app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger, sender, mailer: null }));
+    mailer = createMailer(config, logger);
+    app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger, sender, mailer }));
     app.use(createApp({ config, db, redis, logger }));
     app.use(errorHandler(logger));
     server.on('request', app);
@@ -151,6 +162,7 @@ export function useDashboardWorld(): { readonly current: DashboardWorld } {
     server?.closeAllConnections();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     sender?.close();
+    mailer?.close();
     redis?.disconnect();
     await world?.receiver.close();
     await certificate?.remove();

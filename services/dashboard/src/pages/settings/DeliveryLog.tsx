@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { api, errorMessage, query } from '../../api/client.js';
+import { api, query } from '../../api/client.js';
 import type { Attempt, List } from '../../api/types.js';
 import { Badge, Filter } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
+import { useAction } from '../../use-action.js';
 import { AttemptResult } from './webhook-parts.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
@@ -12,21 +13,11 @@ const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
 function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
   const [expanded, setExpanded] = useState(false);
   const [resent, setResent] = useState<Attempt | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const resending = useAction();
   const detailsId = `entry-${entry.id}`;
 
-  const resend = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      setResent(await api<Attempt>('POST', `/deliveries/${entry.delivery_id}/resend`));
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const resend = () =>
+    void resending.run(async () => setResent(await api<Attempt>('POST', `/deliveries/${entry.delivery_id}/resend`)));
 
   return (
     <li className="log-entry">
@@ -78,12 +69,12 @@ function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
           <h3>Response (first 4 KB)</h3>
           <pre className="code-block">{entry.response_body || 'Empty'}</pre>
           {canResend && entry.event_id && (
-            <button type="button" className="button" onClick={() => void resend()} disabled={busy}>
+            <button type="button" className="button" onClick={resend} disabled={resending.busy}>
               Resend
             </button>
           )}
           {resent && <AttemptResult attempt={resent} label="Resent:" />}
-          {error && <ErrorNote message={error} />}
+          {resending.error && <ErrorNote message={resending.error} />}
         </div>
       )}
     </li>

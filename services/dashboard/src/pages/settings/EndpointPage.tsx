@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import type { Attempt, Endpoint, RolledSecret } from '../../api/types.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
@@ -8,6 +8,7 @@ import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { Link, navigate } from '../../router.js';
 import { useSession } from '../../session.js';
+import { useAction } from '../../use-action.js';
 import { DeliveryLog } from './DeliveryLog.js';
 import { AttemptResult, EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
 import { DisabledBanner, disabledWhy } from './Webhooks.js';
@@ -24,23 +25,21 @@ function RollSecretDialog({
   onRolled: (rolled: RolledSecret) => void;
 }) {
   const [hours, setHours] = useState('0');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const roll = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const overlap_seconds = Math.round(Number(hours) * 3600);
-      onRolled(await api<RolledSecret>('POST', `/webhooks/${endpoint.id}/roll-secret`, { body: { overlap_seconds } }));
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
+    const overlap_seconds = Math.round(Number(hours) * 3600);
+    void roll.run(
+      async () =>
+        onRolled(
+          await api<RolledSecret>('POST', `/webhooks/${endpoint.id}/roll-secret`, { body: { overlap_seconds } }),
+        ),
+      { staysBusy: true },
+    );
   };
   return (
     <Dialog title="Roll secret" onClose={onClose}>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
+      <form className="stack" onSubmit={submit}>
         <p>A new signing secret replaces the current one. During the overlap, each delivery is signed with both.</p>
         <Field
           label="Overlap (hours)"
@@ -52,12 +51,12 @@ function RollSecretDialog({
           value={hours}
           onChange={(event) => setHours(event.target.value)}
         />
-        {error && <ErrorNote message={error} />}
+        {roll.error && <ErrorNote message={roll.error} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={busy}>
+          <button type="submit" className="button primary" disabled={roll.busy}>
             Roll secret
           </button>
         </div>
@@ -82,26 +81,23 @@ function RecoverDialog({
   onDone: (count: number) => void;
 }) {
   const [since, setSince] = useState(localInputValue(new Date(Date.now() - 24 * 3600_000)));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const recover = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const iso = new Date(since).toISOString();
-      const answer = await api<{ requeued: number }>('POST', `/webhooks/${endpoint.id}/recover`, {
-        body: { since: iso },
-      });
-      onDone(answer.requeued);
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
+    void recover.run(
+      async () => {
+        const iso = new Date(since).toISOString();
+        const answer = await api<{ requeued: number }>('POST', `/webhooks/${endpoint.id}/recover`, {
+          body: { since: iso },
+        });
+        onDone(answer.requeued);
+      },
+      { staysBusy: true },
+    );
   };
   return (
     <Dialog title="Retry failed deliveries" onClose={onClose}>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
+      <form className="stack" onSubmit={submit}>
         <p>Every failed or skipped delivery to this endpoint since this time is sent once more.</p>
         <Field
           label="Since (your time zone)"
@@ -110,12 +106,12 @@ function RecoverDialog({
           value={since}
           onChange={(event) => setSince(event.target.value)}
         />
-        {error && <ErrorNote message={error} />}
+        {recover.error && <ErrorNote message={recover.error} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={busy}>
+          <button type="submit" className="button primary" disabled={recover.busy}>
             Retry failed
           </button>
         </div>
@@ -131,8 +127,9 @@ export default function EndpointPage({ id }: { id: string }) {
   const [open, setOpen] = useState<Open>(null);
   const [secret, setSecret] = useState<{ value: string; note?: string } | null>(null);
   const [test, setTest] = useState<Attempt | null>(null);
-  const [testing, setTesting] = useState(false);
-  const [actionError, setActionError] = useState<string | null>(null);
+  const testing = useAction();
+  /** Delete's refusal, shown on the page once the dialog closes. */
+  const removal = useAction();
   const [message, setMessage] = useState<string | null>(null);
   const [logRound, setLogRound] = useState(0);
 
@@ -146,28 +143,26 @@ export default function EndpointPage({ id }: { id: string }) {
     );
   }
   const endpoint = loaded.data;
+  const actionError = testing.error ?? removal.error;
 
-  const sendTest = async () => {
-    setTesting(true);
-    setActionError(null);
-    try {
+  const sendTest = () => {
+    removal.clear();
+    void testing.run(async () => {
       setTest(await api<Attempt>('POST', `/webhooks/${endpoint.id}/test`));
       setLogRound((value) => value + 1);
-    } catch (failure) {
-      setActionError(errorMessage(failure));
-    } finally {
-      setTesting(false);
-    }
+    });
   };
 
   const remove = async () => {
-    try {
-      await api('DELETE', `/webhooks/${endpoint.id}`);
-      navigate('/settings/webhooks');
-    } catch (failure) {
-      setActionError(errorMessage(failure));
-      setOpen(null);
-    }
+    testing.clear();
+    const removed = await removal.run(
+      async () => {
+        await api('DELETE', `/webhooks/${endpoint.id}`);
+        navigate('/settings/webhooks');
+      },
+      { staysBusy: true },
+    );
+    if (!removed) setOpen(null);
   };
 
   return (
@@ -178,8 +173,8 @@ export default function EndpointPage({ id }: { id: string }) {
       <PageHeader title={endpoint.name}>
         {canManage && (
           <>
-            <button type="button" className="button" onClick={() => void sendTest()} disabled={testing}>
-              {testing ? 'Sending…' : 'Send test'}
+            <button type="button" className="button" onClick={sendTest} disabled={testing.busy}>
+              {testing.busy ? 'Sending…' : 'Send test'}
             </button>
             <button type="button" className="button" onClick={() => setOpen('edit')}>
               Edit
@@ -286,6 +281,7 @@ export default function EndpointPage({ id }: { id: string }) {
             </p>
           }
           confirmLabel="Delete"
+          busy={removal.busy}
           onConfirm={() => void remove()}
           onClose={() => setOpen(null)}
         />

@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Field } from '../../components/Field.js';
 import { Time } from '../../components/Time.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
+import { useAction } from '../../use-action.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"). */
 interface NotConnected {
@@ -56,26 +57,19 @@ export default function Processor() {
   const setup = useLoad((signal) => api<Setup>('GET', '/processor', { signal }), 'processor');
   const [webhookSecret, setWebhookSecret] = useState('');
   const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
+  const { busy, error } = action;
 
-  const act = async (path: string, body?: unknown) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const act = (path: string, body?: unknown) =>
+    void action.run(async () => {
       setup.set(await api<Setup>('POST', path, body === undefined ? {} : { body }));
       setWebhookSecret('');
       setApiKey('');
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const connect = (event: FormEvent) => {
     event.preventDefault();
-    void act('/processor/connect', {
+    act('/processor/connect', {
       webhook_secret: webhookSecret.trim(),
       ...(apiKey.trim() && { api_key: apiKey.trim() }),
     });
@@ -157,7 +151,7 @@ export default function Processor() {
         {connection && connection.status !== 'disconnected' && (
           <div>
             {connection.api_key_last4 && (
-              <button type="button" className="button" disabled={busy} onClick={() => void act('/processor/sync')}>
+              <button type="button" className="button" disabled={busy} onClick={() => act('/processor/sync')}>
                 Import again
               </button>
             )}{' '}
@@ -165,7 +159,7 @@ export default function Processor() {
               type="button"
               className="button danger"
               disabled={busy}
-              onClick={() => void act('/processor/disconnect')}
+              onClick={() => act('/processor/disconnect')}
             >
               Disconnect
             </button>

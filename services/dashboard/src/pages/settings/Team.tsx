@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import type { Invitation, Role, Team as TeamData, User } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
@@ -8,28 +8,22 @@ import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
+import { useAction } from '../../use-action.js';
 
 function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: () => void; onInvited: () => void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const invite = useAction();
   const [result, setResult] = useState<{ invite_url: string; emailed: boolean } | null>(null);
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void invite.run(async () => {
       setResult(
         await api<{ invite_url: string; emailed: boolean }>('POST', '/team/invitations', { body: { email, role } }),
       );
       onInvited();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (result) {
@@ -52,15 +46,15 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
   }
   return (
     <Dialog title="Invite someone" onClose={onClose}>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
+      <form className="stack" onSubmit={submit}>
         <Field label="Email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
         <RoleSelect label="Role" roles={roles} value={role} onChange={setRole} />
-        {error && <ErrorNote message={error} />}
+        {invite.error && <ErrorNote message={invite.error} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={busy}>
+          <button type="submit" className="button primary" disabled={invite.busy}>
             Send invitation
           </button>
         </div>
@@ -111,49 +105,33 @@ export default function Team() {
   const team = useLoad((signal) => api<TeamData>('GET', '/team', { signal }), 'team');
   const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<User | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  /** The row actions (role, reset link, remove, cancel invitation): their refusal shows above the table. */
+  const action = useAction();
   const [resetLink, setResetLink] = useState<{ user: User; url: string } | null>(null);
 
-  const makeResetLink = async (user: User) => {
-    setError(null);
-    try {
+  const makeResetLink = (user: User) =>
+    void action.run(async () => {
       const answer = await api<{ reset_url: string }>('POST', `/team/members/${user.id}/reset-link`);
       setResetLink({ user, url: answer.reset_url });
-    } catch (failure) {
-      setError(errorMessage(failure));
-    }
-  };
-
-  const changeRole = async (user: User, role: Role) => {
-    setError(null);
-    try {
+    });
+  const changeRole = (user: User, role: Role) =>
+    void action.run(async () => {
       await api('PATCH', `/team/members/${user.id}`, { body: { role } });
       team.reload();
       if (user.id === me.user.id) refresh();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    }
-  };
-  const remove = async () => {
-    if (!removing) return;
-    try {
-      await api('DELETE', `/team/members/${removing.id}`);
-      setRemoving(null);
+    });
+  const remove = async (user: User) => {
+    await action.run(async () => {
+      await api('DELETE', `/team/members/${user.id}`);
       team.reload();
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setRemoving(null);
-    }
+    });
+    setRemoving(null);
   };
-  const revokeInvitation = async (invitation: Invitation) => {
-    setError(null);
-    try {
+  const revokeInvitation = (invitation: Invitation) =>
+    void action.run(async () => {
       await api('DELETE', `/team/invitations/${invitation.id}`);
       team.reload();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    }
-  };
+    });
   /** An admin manages admins and members only; nobody removes themselves here. */
   const manageable = (user: User) => canManage && user.id !== me.user.id && roles.includes(user.role);
 
@@ -166,7 +144,7 @@ export default function Team() {
           </button>
         )}
       </PageHeader>
-      {error && <ErrorNote message={error} />}
+      {action.error && <ErrorNote message={action.error} />}
       {team.loading && !team.data && <Loading />}
       {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
       {team.data && (
@@ -199,7 +177,7 @@ export default function Team() {
                           hideLabel
                           roles={roles}
                           value={user.role}
-                          onChange={(role) => void changeRole(user, role)}
+                          onChange={(role) => changeRole(user, role)}
                         />
                       ) : (
                         user.role
@@ -212,7 +190,7 @@ export default function Team() {
                       <td className="row-actions">
                         {manageable(user) && (
                           <>
-                            <button type="button" className="button small" onClick={() => void makeResetLink(user)}>
+                            <button type="button" className="button small" onClick={() => makeResetLink(user)}>
                               Reset link
                             </button>{' '}
                             <button
@@ -265,7 +243,7 @@ export default function Team() {
                               <button
                                 type="button"
                                 className="button small"
-                                onClick={() => void revokeInvitation(invitation)}
+                                onClick={() => revokeInvitation(invitation)}
                               >
                                 Cancel invitation
                               </button>
@@ -307,7 +285,8 @@ export default function Team() {
             </p>
           }
           confirmLabel="Remove"
-          onConfirm={() => void remove()}
+          busy={action.busy}
+          onConfirm={() => void remove(removing)}
           onClose={() => setRemoving(null)}
         />
       )}

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import type { ApiToken, CreatedToken, List } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
@@ -8,6 +8,7 @@ import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.j
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
+import { useAction } from '../../use-action.js';
 
 /** The server keeps the last four characters; the page shows them the way Stripe does. */
 function displayHint(hint: string): string {
@@ -16,22 +17,15 @@ function displayHint(hint: string): string {
 
 function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const create = useAction();
   const [created, setCreated] = useState<CreatedToken | null>(null);
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void create.run(async () => {
       setCreated(await api<CreatedToken>('POST', '/tokens', { body: { name } }));
       onCreated();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (created) {
@@ -58,7 +52,7 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
   }
   return (
     <Dialog title="Create token" onClose={onClose}>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
+      <form className="stack" onSubmit={submit}>
         <Field
           label="Name"
           required
@@ -67,12 +61,12 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
           value={name}
           onChange={(event) => setName(event.target.value)}
         />
-        {error && <ErrorNote message={error} />}
+        {create.error && <ErrorNote message={create.error} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={busy}>
+          <button type="submit" className="button primary" disabled={create.busy}>
             Create token
           </button>
         </div>
@@ -87,23 +81,14 @@ export default function Tokens() {
   const tokens = useLoad((signal) => api<List<ApiToken>>('GET', '/tokens', { signal }), 'tokens');
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
-  const [revokeError, setRevokeError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const revocation = useAction();
 
-  const revoke = async () => {
-    if (!revoking) return;
-    setBusy(true);
-    setRevokeError(null);
-    try {
-      await api('POST', `/tokens/${revoking.id}/revoke`);
+  const revoke = (token: ApiToken) =>
+    void revocation.run(async () => {
+      await api('POST', `/tokens/${token.id}/revoke`);
       setRevoking(null);
       tokens.reload();
-    } catch (failure) {
-      setRevokeError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const active = tokens.data?.data ?? [];
   return (
@@ -191,12 +176,12 @@ export default function Tokens() {
             </p>
           }
           confirmLabel="Revoke"
-          busy={busy}
-          error={revokeError}
-          onConfirm={() => void revoke()}
+          busy={revocation.busy}
+          error={revocation.error}
+          onConfirm={() => revoke(revoking)}
           onClose={() => {
             setRevoking(null);
-            setRevokeError(null);
+            revocation.clear();
           }}
         />
       )}

@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { api, errorMessage } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
+import { useAction } from '../../use-action.js';
 import { EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
 
 /** An auto-disabled endpoint's banner: why, and the way back on; until someone turns it on or dismisses it. */
@@ -18,16 +19,10 @@ export function DisabledBanner({
   canManage: boolean;
   onChange: (endpoint: Endpoint) => void;
 }) {
-  const [error, setError] = useState<string | null>(null);
+  const acting = useAction();
   if (!endpoint.alert) return null;
-  const act = async (action: 'enable' | 'dismiss-alert') => {
-    setError(null);
-    try {
-      onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${action}`));
-    } catch (failure) {
-      setError(errorMessage(failure));
-    }
-  };
+  const act = (action: 'enable' | 'dismiss-alert') =>
+    void acting.run(async () => onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${action}`)));
   return (
     <div className="banner" role="region" aria-label={`${endpoint.name} was turned off`}>
       <p>
@@ -36,15 +31,15 @@ export function DisabledBanner({
       </p>
       {canManage && (
         <div className="banner-actions">
-          <button type="button" className="button small primary" onClick={() => void act('enable')}>
+          <button type="button" className="button small primary" onClick={() => act('enable')} disabled={acting.busy}>
             Turn on
           </button>
-          <button type="button" className="button small" onClick={() => void act('dismiss-alert')}>
+          <button type="button" className="button small" onClick={() => act('dismiss-alert')} disabled={acting.busy}>
             Dismiss
           </button>
         </div>
       )}
-      {error && <ErrorNote message={error} />}
+      {acting.error && <ErrorNote message={acting.error} />}
     </div>
   );
 }

@@ -1,39 +1,33 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import type { Workspace } from '../../api/types.js';
 import { Field } from '../../components/Field.js';
 import { ErrorNote, PageHeader } from '../../components/states.js';
 import { useSession } from '../../session.js';
+import { useAction } from '../../use-action.js';
 
 export default function WorkspaceSettings() {
   const { me, refresh } = useSession();
   const canEdit = me.permissions.manage_workspace;
   const [name, setName] = useState(me.workspace.name);
   const [currency, setCurrency] = useState(me.workspace.display_currency.toUpperCase());
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const save = useAction();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      await api<Workspace>('PATCH', '/workspace', { body: { name, display_currency: currency.toLowerCase() } });
-      setSaved(true);
-      refresh();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+    void save.run(
+      async () => {
+        await api<Workspace>('PATCH', '/workspace', { body: { name, display_currency: currency.toLowerCase() } });
+        refresh();
+      },
+      { done: 'Saved.' },
+    );
   };
 
   return (
     <>
       <PageHeader title="Workspace" />
-      <form className="card stack narrow" onSubmit={(event) => void submit(event)}>
+      <form className="card stack narrow" onSubmit={submit}>
         <Field
           label="Workspace name"
           required
@@ -52,15 +46,15 @@ export default function WorkspaceSettings() {
           onChange={(event) => setCurrency(event.target.value.toUpperCase())}
         />
         <p className="muted">Payment processor: {me.workspace.processor_status}</p>
-        {error && <ErrorNote message={error} />}
-        {saved && (
+        {save.error && <ErrorNote message={save.error} />}
+        {save.done && (
           <p className="result ok" role="status">
-            Saved.
+            {save.done}
           </p>
         )}
         {canEdit ? (
           <div>
-            <button type="submit" className="button primary" disabled={busy}>
+            <button type="submit" className="button primary" disabled={save.busy}>
               Save
             </button>
           </div>

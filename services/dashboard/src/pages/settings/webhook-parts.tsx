@@ -1,11 +1,12 @@
 import { useId, useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
 import { ErrorNote } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
+import { useAction } from '../../use-action.js';
 
 /** What the page can tell before asking the server; the server's own refusal is shown as it came. */
 export function urlProblem(url: string): string | null {
@@ -34,19 +35,11 @@ export function EnabledSwitch({
   disabled: boolean;
   onChange: (endpoint: Endpoint) => void;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const toggle = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${endpoint.enabled ? 'disable' : 'enable'}`));
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const toggling = useAction();
+  const toggle = () =>
+    void toggling.run(async () =>
+      onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${endpoint.enabled ? 'disable' : 'enable'}`)),
+    );
   return (
     <span className="switch-wrap">
       <button
@@ -54,15 +47,15 @@ export function EnabledSwitch({
         role="switch"
         aria-checked={endpoint.enabled}
         className="switch"
-        disabled={disabled || busy}
-        onClick={() => void toggle()}
+        disabled={disabled || toggling.busy}
+        onClick={toggle}
       >
         <span className="visually-hidden">Enabled</span>
         <span className="switch-thumb" aria-hidden="true" />
       </button>
-      {error && (
+      {toggling.error && (
         <span className="field-error" role="alert">
-          {error}
+          {toggling.error}
         </span>
       )}
     </span>
@@ -83,8 +76,7 @@ export function EndpointFormDialog({
   const [name, setName] = useState(endpoint?.name ?? '');
   const [url, setUrl] = useState(endpoint?.url ?? '');
   const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const save = useAction();
   const groupId = useId();
   const problem = urlProblem(url);
 
@@ -95,26 +87,24 @@ export function EndpointFormDialog({
         : previous.filter((each) => each !== type),
     );
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (problem) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const body = { name, url, events };
-      const saved = endpoint
-        ? await api<Endpoint>('PATCH', `/webhooks/${endpoint.id}`, { body })
-        : await api<CreatedEndpoint>('POST', '/webhooks', { body });
-      onSaved(saved);
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
+    const body = { name, url, events };
+    void save.run(
+      async () =>
+        onSaved(
+          endpoint
+            ? await api<Endpoint>('PATCH', `/webhooks/${endpoint.id}`, { body })
+            : await api<CreatedEndpoint>('POST', '/webhooks', { body }),
+        ),
+      { staysBusy: true },
+    );
   };
 
   return (
     <Dialog title={endpoint ? 'Edit endpoint' : 'Add endpoint'} onClose={onClose} wide>
-      <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
+      <form className="stack" onSubmit={submit} noValidate>
         <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
         <Field
           label="URL"
@@ -151,12 +141,12 @@ export function EndpointFormDialog({
             All events includes types added later.
           </span>
         </fieldset>
-        {error && <ErrorNote message={error} />}
+        {save.error && <ErrorNote message={save.error} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={busy || !!problem || !url || !name}>
+          <button type="submit" className="button primary" disabled={save.busy || !!problem || !url || !name}>
             Save
           </button>
         </div>

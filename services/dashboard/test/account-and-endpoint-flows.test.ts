@@ -1,0 +1,405 @@
+import type { AddressInfo } from 'node:net';
+import { AxeBuilder } from '@axe-core/playwright';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Page } from 'playwright-core';
+import { SMTPServer } from 'smtp-server';
+import { recoverCampaign } from '@retention/domain';
+import { eventually } from '@retention/testkit';
+import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+
+/**
+ * The account and endpoint flows settings-flows.test.ts does not drive: password change, sign
+ * out everywhere, the e-mailed password reset, the auto-disable banner, Retry failed since…,
+ * Delete endpoint and Remove member. Real headless Chromium against the real API app,
+ * PostgreSQL, Redis, a worker, an HTTPS receiver and an in-process SMTP server (smtp-server).
+ * Controls are found by role and accessible name only. The tests run in order and share one
+ * signed-in owner page; other people and devices are browser contexts of their own.
+ */
+interface Mail {
+  to: string[];
+  raw: string;
+}
+
+const mails: Mail[] = [];
+let smtp: SMTPServer;
+let smtpPort = 0;
+
+// Registered before the world's own beforeAll, so the SMTP server listens when the world starts.
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        mails.push({
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+});
+
+const world = useDashboardWorld({ smtpUrl: () => `smtp://127.0.0.1:${smtpPort}` });
+
+const NEW_PASSWORD = 'a fresh and longer passphrase';
+const MEMBER_PASSWORD = 'the member chose this one';
+const OWNER = 'owner@acme.test';
+const MEMBER = 'member@acme.test';
+
+let context: BrowserContext;
+/** The owner's second device, signed in during the password change. */
+let laptop: Page;
+/** The member's device, signed in by the e-mailed reset link. */
+let memberDevice: Page;
+let page: Page;
+const others: BrowserContext[] = [];
+
+beforeAll(async () => {
+  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+});
+
+afterAll(async () => {
+  await Promise.all(others.map((other) => other.close()));
+  await context?.close();
+  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+});
+
+const heading = (target: Page, name: string) => target.getByRole('heading', { level: 1, name });
+
+/** A page in a browser context of its own: another device. */
+async function anotherDevice(): Promise<Page> {
+  const other = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  others.push(other);
+  const target = await other.newPage();
+  target.setDefaultTimeout(10_000);
+  return target;
+}
+
+async function signInOn(target: Page, email: string, password: string, landing = 'Overview'): Promise<void> {
+  if (!new URL(target.url()).pathname.startsWith('/dashboard/sign-in')) {
+    await target.goto(`${world.current.url}/dashboard/sign-in`);
+  }
+  await target.getByLabel('Email').fill(email);
+  await target.getByLabel('Password').fill(password);
+  await target.getByRole('button', { name: 'Sign in' }).click();
+  await heading(target, landing).waitFor();
+}
+
+/** The session cookie of a page's context, for calling the API as that page would. */
+async function cookieOf(target: Page): Promise<string> {
+  return (await target.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
+}
+
+async function meStatus(cookie: string): Promise<number> {
+  return (await fetch(`${world.current.url}/dashboard/api/me`, { headers: { cookie } })).status;
+}
+
+/** The answer to a sign-in through the API (counts against the account's sign-in window, as any attempt). */
+async function signInStatus(email: string, password: string): Promise<number> {
+  const reply = await fetch(`${world.current.url}/dashboard/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: world.current.url },
+    body: JSON.stringify({ email, password }),
+  });
+  return reply.status;
+}
+
+/** After navigating on a page whose session ended: the sign-in form, remembering where it was headed. */
+async function expectSentToSignIn(target: Page, next: string): Promise<void> {
+  await target.getByRole('button', { name: 'Sign in' }).waitFor();
+  expect(new URL(target.url()).searchParams.get('next')).toBe(next);
+}
+
+async function seriousViolations(target: Page, name: string): Promise<string[]> {
+  const results = await new AxeBuilder({ page: target }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${name}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+async function openAccount(): Promise<void> {
+  await page.getByRole('button', { name: /Account menu/ }).click();
+  await page.getByRole('link', { name: 'Account' }).click();
+  await heading(page, 'Account').waitFor();
+}
+
+async function openSettings(tab: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: tab }).click();
+  await heading(page, tab).waitFor();
+}
+
+/** Quoted-printable soft line breaks undone, so a long link reads whole. */
+const plain = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+
+const problems: string[] = [];
+
+describe('the account page', () => {
+  it('the owner accepts the invitation and is signed in', async () => {
+    await page.goto(world.current.ownerInvitation);
+    await page.getByLabel('Name').fill('Olive Owner');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    await heading(page, 'Overview').waitFor();
+  });
+
+  it('changes the password: the old one no longer signs in, the new one does, other sessions end', async () => {
+    laptop = await anotherDevice();
+    await signInOn(laptop, OWNER, PASSWORD);
+    const laptopCookie = await cookieOf(laptop);
+    expect(await meStatus(laptopCookie)).toBe(200);
+
+    await openAccount();
+    // A wrong current password is refused with the server's message, and changes nothing.
+    await page.getByLabel('Current password').fill('not my password at all');
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('alert').filter({ hasText: /./ }).waitFor();
+    expect(await meStatus(laptopCookie)).toBe(200);
+
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Password changed. Your other sessions have ended.' }).waitFor();
+    await expect(page.getByRole('alert').filter({ hasText: /./ }).count()).resolves.toBe(0);
+    await expect(page.getByLabel('Current password').inputValue()).resolves.toBe('');
+    problems.push(...(await seriousViolations(page, 'account after a password change')));
+
+    // This session lives on; the laptop's ended, and its next page sends it to sign in.
+    await page.reload();
+    await heading(page, 'Account').waitFor();
+    expect(await meStatus(laptopCookie)).toBe(401);
+    await laptop.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await expectSentToSignIn(laptop, '/campaigns');
+
+    // The old password is refused there; the new one signs in, back where it was headed.
+    await laptop.getByLabel('Email').fill(OWNER);
+    await laptop.getByLabel('Password').fill(PASSWORD);
+    await laptop.getByRole('button', { name: 'Sign in' }).click();
+    await laptop.getByRole('alert').filter({ hasText: /./ }).waitFor();
+    await expect(laptop.getByRole('button', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+    await signInOn(laptop, OWNER, NEW_PASSWORD, 'Campaigns');
+  });
+
+  it('"Sign out everywhere" ends this session and the other device\'s', async () => {
+    const laptopCookie = await cookieOf(laptop);
+    const hereCookie = await cookieOf(page);
+    expect(await meStatus(laptopCookie)).toBe(200);
+
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await meStatus(hereCookie)).toBe(401);
+    expect(await meStatus(laptopCookie)).toBe(401);
+
+    await laptop.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
+    await expectSentToSignIn(laptop, '/customers');
+
+    await signInOn(page, OWNER, NEW_PASSWORD);
+  });
+});
+
+describe('forgot password', () => {
+  let resetLink = '';
+
+  it('e-mails a link to a known address only, and the page says the same either way', async () => {
+    const visitor = await anotherDevice();
+    const ask = async (email: string): Promise<string> => {
+      await visitor.goto(`${world.current.url}/dashboard/sign-in`);
+      await visitor.getByRole('link', { name: 'Forgot your password?' }).click();
+      await visitor.getByLabel('Email').fill(email);
+      await visitor.getByRole('button', { name: 'Send reset link' }).click();
+      const said = visitor.getByRole('status').filter({ hasText: /./ });
+      await said.waitFor();
+      return (await said.textContent()) ?? '';
+    };
+    const before = mails.length;
+    const unknown = await ask('nobody@acme.test');
+    problems.push(...(await seriousViolations(visitor, 'forgot password, sent')));
+    const known = await ask(MEMBER.toUpperCase());
+    expect(known).toBe(unknown);
+    expect(known).not.toMatch(/nobody|member@/i);
+
+    await eventually(() => mails.length > before, 10_000);
+    // Only the known address got mail (the unknown one was asked first, and gets none).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sent = mails.slice(before);
+    expect(sent.map((mail) => mail.to)).toEqual([[MEMBER]]);
+    expect(sent[0]!.raw).toMatch(/Subject: Reset your password/);
+    resetLink = new RegExp(`${world.current.url}/dashboard/reset/[A-Za-z0-9_-]{43}`).exec(plain(sent[0]!.raw))![0];
+  });
+
+  it("the e-mailed link sets a new password and signs in; it works once; the old password doesn't", async () => {
+    const member = (memberDevice = await anotherDevice());
+    await member.goto(resetLink);
+    await member.getByRole('heading', { name: 'Set a new password' }).waitFor();
+    await member.getByText(`For ${MEMBER}.`, { exact: false }).waitFor();
+    problems.push(...(await seriousViolations(member, 'reset password')));
+    await member.getByLabel('New password').fill(MEMBER_PASSWORD);
+    await member.getByRole('button', { name: 'Set password and sign in' }).click();
+    await heading(member, 'Overview').waitFor();
+    expect(await meStatus(await cookieOf(member))).toBe(200);
+
+    const again = await anotherDevice();
+    await again.goto(resetLink);
+    await again.getByRole('heading', { name: 'This link cannot be used' }).waitFor();
+    await expect(again.getByLabel('New password').count()).resolves.toBe(0);
+
+    expect(await signInStatus(MEMBER, PASSWORD)).toBe(401);
+    expect(await signInStatus(MEMBER, MEMBER_PASSWORD)).toBe(200);
+  });
+});
+
+describe('an endpoint that keeps failing', () => {
+  const hookPath = '/hooks/flaky';
+  let secret = '';
+  let endpointId = '';
+
+  it('is turned off after 10 failures: the list says why, with a banner whose Turn on works', async () => {
+    await openSettings('Outbound webhooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add endpoint' });
+    await dialog.getByLabel('Name').fill('Flaky CRM');
+    await dialog.getByLabel('URL').fill(world.current.receiver.url(hookPath));
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const shown = page.getByRole('dialog', { name: 'Endpoint added' });
+    secret = (await shown.getByLabel('Signing secret').textContent()) ?? '';
+    await shown.getByRole('button', { name: 'Done' }).click();
+    world.current.receiver.route(hookPath, { secret, behaviour: { kind: 'status', status: 500, body: 'down' } });
+    endpointId = (await world.current.db('webhook_endpoints').where({ name: 'Flaky CRM' }).first()).id;
+
+    const mailsBefore = mails.length;
+    await world.current.startWorker();
+    await recoverCampaign(world.current.db, { id: world.current.workspace.campaignIds[0]!, via: 'retry' });
+    await world.current.receiver.waitForRequests(hookPath, 10);
+    await eventually(
+      async () => (await world.current.db('webhook_endpoints').where({ id: endpointId }).first()).enabled === false,
+      20_000,
+    );
+    // The owners and admins are told by e-mail.
+    await eventually(() => mails.length > mailsBefore, 10_000);
+    const alert = mails.slice(mailsBefore).find((mail) => plain(mail.raw).includes('The webhook endpoint "Flaky CRM"'));
+    expect(alert?.to).toEqual([OWNER]);
+    expect(plain(alert!.raw)).toContain('was turned off after 10 consecutive failed deliveries');
+
+    await page.reload();
+    const banner = page.getByRole('region', { name: 'Flaky CRM was turned off' });
+    await banner.getByText('after 10 failed deliveries in a row', { exact: false }).waitFor();
+    const row = page.getByRole('row', { name: /Flaky CRM/ });
+    await row.getByText('Turned off after 10 failed deliveries in a row').waitFor();
+    await expect(row.getByRole('switch', { name: 'Enabled' }).getAttribute('aria-checked')).resolves.toBe('false');
+    problems.push(...(await seriousViolations(page, 'webhooks with the auto-disable banner')));
+
+    world.current.receiver.route(hookPath, { secret, behaviour: { kind: 'status', status: 200, body: 'back' } });
+    await banner.getByRole('button', { name: 'Turn on' }).click();
+    await banner.waitFor({ state: 'detached' });
+    await expect(row.getByRole('switch', { name: 'Enabled' }).getAttribute('aria-checked')).resolves.toBe('true');
+    await expect(row.getByText('Turned off after 10 failed deliveries in a row').count()).resolves.toBe(0);
+    const stored = await world.current.db('webhook_endpoints').where({ id: endpointId }).first();
+    expect(stored.enabled).toBe(true);
+    // On again, with nothing re-sent by itself: the failed delivery waits for Retry failed since….
+    await page.reload();
+    await row.waitFor();
+    await expect(page.getByRole('region', { name: 'Flaky CRM was turned off' }).count()).resolves.toBe(0);
+  });
+
+  it('"Retry failed since…" re-queues the failed delivery once, and it is delivered now that the receiver answers 200', async () => {
+    const before = world.current.receiver.requestsTo(hookPath).length;
+    await page.getByRole('link', { name: 'Flaky CRM' }).click();
+    await heading(page, 'Flaky CRM').waitFor();
+    await page.getByRole('button', { name: 'Retry failed since…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Retry failed deliveries' });
+    await expect(dialog.getByLabel('Since (your time zone)').inputValue()).resolves.toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d$/,
+    );
+    problems.push(...(await seriousViolations(page, 'retry failed dialog')));
+    await dialog.getByRole('button', { name: 'Retry failed' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: '1 delivery queued to be sent again.' }).waitFor();
+
+    const requests = await world.current.receiver.waitForRequests(hookPath, before + 1, 15_000);
+    const delivered = requests.at(-1)!;
+    expect(delivered.body.type).toBe('recovery.recovered');
+    await eventually(async () => {
+      const delivery = await world.current.db('webhook_deliveries').where({ endpoint_id: endpointId }).first();
+      return delivery.status === 'succeeded';
+    }, 10_000);
+
+    // Once each: nothing failed is left since then, so a second retry queues none.
+    await page.getByRole('button', { name: 'Retry failed since…' }).click();
+    await page
+      .getByRole('dialog', { name: 'Retry failed deliveries' })
+      .getByRole('button', { name: 'Retry failed' })
+      .click();
+    await page.getByRole('status').filter({ hasText: '0 deliveries queued to be sent again.' }).waitFor();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(world.current.receiver.requestsTo(hookPath)).toHaveLength(before + 1);
+
+    // The log shows the success after the failures.
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page
+      .getByRole('button', { name: /succeeded.*recovery\.recovered.*200/ })
+      .first()
+      .waitFor();
+  });
+
+  it('Delete asks to confirm; Cancel keeps it; Delete removes it', async () => {
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    let confirm = page.getByRole('dialog', { name: 'Delete endpoint' });
+    await confirm.getByText('Delete Flaky CRM? No more events are sent to it.', { exact: false }).waitFor();
+    problems.push(...(await seriousViolations(page, 'delete endpoint dialog')));
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await heading(page, 'Flaky CRM').waitFor();
+    expect(await world.current.db('webhook_endpoints').where({ id: endpointId }).first()).toBeDefined();
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    confirm = page.getByRole('dialog', { name: 'Delete endpoint' });
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await heading(page, 'Outbound webhooks').waitFor();
+    await page.getByText('No endpoints yet.').waitFor();
+    await expect(page.getByRole('row', { name: /Flaky CRM/ }).count()).resolves.toBe(0);
+    const gone = await fetch(`${world.current.url}/dashboard/api/webhooks/${endpointId}`, {
+      headers: { cookie: await cookieOf(page) },
+    });
+    expect(gone.status).toBe(404);
+    await page.reload();
+    await page.getByText('No endpoints yet.').waitFor();
+  });
+});
+
+describe('the team page', () => {
+  it('Remove asks to confirm, then the person is gone and their session is refused', async () => {
+    const member = memberDevice;
+    const memberCookie = await cookieOf(member);
+    expect(await meStatus(memberCookie)).toBe(200);
+
+    await openSettings('Team');
+    const row = page.getByRole('row', { name: /member@acme\.test/ });
+    await row.getByRole('button', { name: 'Remove' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Remove from the workspace' });
+    await confirm.getByText('Their sessions end at once.', { exact: false }).waitFor();
+    problems.push(...(await seriousViolations(page, 'remove member dialog')));
+    await confirm.getByRole('button', { name: 'Remove' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await row.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByRole('row', { name: /Olive Owner/ }).waitFor();
+    await expect(page.getByRole('row', { name: /member@acme\.test/ }).count()).resolves.toBe(0);
+
+    expect(await meStatus(memberCookie)).toBe(401);
+    await member.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await expectSentToSignIn(member, '/campaigns');
+    expect(await signInStatus(MEMBER, MEMBER_PASSWORD)).toBe(401);
+  });
+
+  it('no page or dialog visited here has a serious or critical axe violation', () => {
+    expect(problems).toEqual([]);
+  });
+});
