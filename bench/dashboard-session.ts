@@ -11,10 +11,9 @@
  * its name must contain "bench"). Environment: BENCH_SECONDS (default 10 per route), REDIS_URL.
  */
 import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest } from '@retention/db';
 import { createSession, createWorkspace, createToken } from '@retention/domain';
-import { saveReport, startProcess, table, type LoadResult } from './support.js';
+import { load, saveReport, startProcess, table, type LoadResult } from './support.js';
 
 const databaseUrl =
   process.env.BENCH_DASHBOARD_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench_dashboard';
@@ -23,25 +22,9 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const SESSIONS = 50;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-/** autocannon with one session cookie per connection. */
-async function loadWithSessions(url: string, cookies: string[], durationSeconds: number): Promise<LoadResult> {
-  let next = 0;
-  const result = await autocannon({
-    url,
-    connections: cookies.length,
-    duration: durationSeconds,
-    pipelining: 1,
-    setupClient(client) {
-      client.setHeaders({ cookie: cookies[next++ % cookies.length]! });
-    },
-  });
-  return {
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-  };
+/** One session cookie per connection (bench/support.ts's load). */
+function loadWithSessions(url: string, cookies: string[], durationSeconds: number): Promise<LoadResult> {
+  return load(url, {}, durationSeconds, cookies.length, (index) => ({ cookie: cookies[index]! }));
 }
 
 async function main(): Promise<void> {
