@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field } from '../components/Field.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { useLoad } from '../hooks.js';
 import { afterSignIn, Link } from '../router.js';
+import { useAction } from '../use-action.js';
 
 interface InvitationView {
   email: string;
@@ -23,23 +24,20 @@ export default function AcceptInvitation({ token }: { token: string }) {
   );
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const accept = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api<SignedIn>('POST', `/invitations/${encodeURIComponent(token)}/accept`, {
-        body: { name, password },
-        anonymous: true,
-      });
-      afterSignIn();
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
+    await accept.run(
+      async () => {
+        await api<SignedIn>('POST', `/invitations/${encodeURIComponent(token)}/accept`, {
+          body: { name, password },
+          anonymous: true,
+        });
+        afterSignIn();
+      },
+      { staysBusy: true },
+    );
   };
 
   if (invitation.loading) return <Loading />;
@@ -83,8 +81,8 @@ export default function AcceptInvitation({ token }: { token: string }) {
           value={password}
           onChange={(event) => setPassword(event.target.value)}
         />
-        {error && <ErrorNote message={error} />}
-        <button type="submit" className="button primary block" disabled={busy}>
+        {accept.error && <ErrorNote message={accept.error} />}
+        <button type="submit" className="button primary block" disabled={accept.busy}>
           Accept invitation
         </button>
       </form>

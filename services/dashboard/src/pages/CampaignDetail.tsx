@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, errorMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import type { CampaignDetail as Detail, TimelineEntry } from '../api/types.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { Facts, type Fact } from '../components/Facts.js';
@@ -10,6 +10,7 @@ import { formatMoney, humanize } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { Link } from '../router.js';
 import { useSession } from '../session.js';
+import { useAction } from '../use-action.js';
 
 type Action = 'mark-recovered' | 'mark-lost';
 
@@ -31,25 +32,18 @@ export default function CampaignDetail({ id }: { id: string }) {
   const detail = useLoad((signal) => api<Detail>('GET', `/campaigns/${id}`, { signal }), `campaign:${id}`);
   const { me } = useSession();
   const [action, setAction] = useState<Action | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [actionError, setActionError] = useState<string | null>(null);
+  const marking = useAction();
 
   const closeDialog = () => {
     setAction(null);
-    setActionError(null);
+    marking.clear();
   };
   const run = async () => {
     if (!action) return;
-    setBusy(true);
-    setActionError(null);
-    try {
-      await api('POST', `/campaigns/${id}/${action}`);
-      closeDialog();
+    const done = await marking.run(() => api('POST', `/campaigns/${id}/${action}`));
+    if (done) {
+      setAction(null);
       detail.reload();
-    } catch (error) {
-      setActionError(errorMessage(error));
-    } finally {
-      setBusy(false);
     }
   };
 
@@ -81,8 +75,8 @@ export default function CampaignDetail({ id }: { id: string }) {
             </p>
           }
           confirmLabel={ACTIONS[action].label}
-          busy={busy}
-          error={actionError}
+          busy={marking.busy}
+          error={marking.error}
           onConfirm={() => void run()}
           onClose={closeDialog}
         />

@@ -1,28 +1,26 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field } from '../components/Field.js';
 import { ErrorNote } from '../components/states.js';
 import { afterSignIn, Link } from '../router.js';
+import { useAction } from '../use-action.js';
 
 export default function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const signIn = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api<SignedIn>('POST', '/session', { body: { email, password }, anonymous: true });
-      afterSignIn();
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
+    await signIn.run(
+      async () => {
+        await api<SignedIn>('POST', '/session', { body: { email, password }, anonymous: true });
+        afterSignIn();
+      },
+      { staysBusy: true },
+    );
   };
 
   return (
@@ -44,8 +42,8 @@ export default function SignIn() {
           value={password}
           onChange={(event) => setPassword(event.target.value)}
         />
-        {error && <ErrorNote message={error} />}
-        <button type="submit" className="button primary block" disabled={busy}>
+        {signIn.error && <ErrorNote message={signIn.error} />}
+        <button type="submit" className="button primary block" disabled={signIn.busy}>
           Sign in
         </button>
         <Link to="/forgot-password" className="subtle-link">
