@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { newTokenEpoch } from './token-epoch.js';
+import { currentEpoch, newTokenEpoch } from './token-epoch.js';
 
 /**
  * The session epoch: a Redis value that changes whenever a dashboard session ends or the user
@@ -21,12 +21,6 @@ export async function announceSessionChange(redis: Redis, keyPrefix: string): Pr
 }
 
 /** The current session epoch; made when Redis has none (first use, or a Redis that lost its data). */
-export async function currentSessionEpoch(redis: Redis, keyPrefix: string): Promise<string> {
-  const key = sessionEpochKey(keyPrefix);
-  const epoch = await redis.get(key);
-  if (epoch !== null) return epoch;
-  await redis.set(key, newTokenEpoch(), 'NX');
-  const made = await redis.get(key);
-  if (made === null) throw new Error('the session epoch vanished as it was made');
-  return made;
+export function currentSessionEpoch(redis: Redis, keyPrefix: string): Promise<string> {
+  return currentEpoch(redis, sessionEpochKey(keyPrefix));
 }

@@ -20,3 +20,17 @@ export async function announceTokenChange(redis: Redis, keyPrefix: string): Prom
 export function newTokenEpoch(): string {
   return randomBytes(12).toString('base64url');
 }
+
+/**
+ * The current value of an epoch key (the token or the session epoch); made when Redis has none
+ * (first use, or a Redis that lost its data). Two processes making it at once agree: the
+ * first write wins and both read it back.
+ */
+export async function currentEpoch(redis: Redis, key: string): Promise<string> {
+  const epoch = await redis.get(key);
+  if (epoch !== null) return epoch;
+  await redis.set(key, newTokenEpoch(), 'NX');
+  const made = await redis.get(key);
+  if (made === null) throw new Error(`the epoch ${key} vanished as it was made`);
+  return made;
+}

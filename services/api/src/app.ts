@@ -5,7 +5,7 @@ import type { Logger, Redis } from '@retention/runtime';
 import { DASHBOARD_API_PREFIX, DASHBOARD_ROUTE_PATTERNS, dashboardApi } from './dashboard/router.js';
 import { dashboardPages } from './dashboard/static.js';
 import { createApiMetrics, routeLabeler, type ApiMetrics } from './metrics.js';
-import { apiAccess } from './middleware/authenticate.js';
+import { authenticate } from './middleware/authenticate.js';
 import { errorHandler, readMethodsOnly, unknownRoute } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
@@ -55,7 +55,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
     next();
   });
   const limiter = new SlidingWindowRateLimiter(redis, config.redisKeyPrefix, rateLimitWindowMs);
-  v1.use(apiAccess({ db, limiter, logger, metrics: appMetrics, expectedReplicas: config.apiExpectedReplicas }));
+  v1.use(authenticate({ db, limiter, logger, metrics: appMetrics, expectedReplicas: config.apiExpectedReplicas }));
   // After authentication, like an unknown path under the prefix: a wrong method is a 404 with
   // the rate-limit headers, and says nothing to a client without a valid token.
   v1.use(readMethodsOnly);

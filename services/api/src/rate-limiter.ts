@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newTokenEpoch, tokenEpochKey, type Redis } from '@retention/runtime';
+import { currentEpoch, newTokenEpoch, tokenEpochKey, type Redis } from '@retention/runtime';
 
 /**
  * A true sliding one-minute window per key, decided atomically in Redis with Redis's own
@@ -184,10 +184,8 @@ export class SlidingWindowRateLimiter {
   }
 
   /** The current token epoch (made if Redis has none), counting nothing. */
-  async currentEpoch(): Promise<string> {
-    const answer = await this.consume('epoch-check', 0, { cachedEpoch: '' });
-    if (!('stale' in answer)) throw new Error('the rate-limit script counted an epoch check');
-    return answer.epoch;
+  currentEpoch(): Promise<string> {
+    return currentEpoch(this.redis, tokenEpochKey(this.keyPrefix));
   }
 
   private key(bucket: string): string {

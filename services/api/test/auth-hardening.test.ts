@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { failedAuthBucket } from '../src/middleware/authenticate.js';
+import { failedAuthBucket } from '../src/middleware/failed-auth-guard.js';
 import { useApi, workspaceWithToken } from './harness.js';
 
 // One proxy in front: the client address is the X-Forwarded-For entry that proxy appended.

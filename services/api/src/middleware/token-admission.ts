@@ -1,0 +1,128 @@
+import { findTokenByHash, type Db, type TokenCredentials } from '@retention/db';
+import type { RateLimitDecision, SlidingWindowRateLimiter } from '../rate-limiter.js';
+import { TokenCache, type CachedToken } from '../token-cache.js';
+import { ExpiringSet, type LimitBackstop } from './process-limits.js';
+
+/** Rounds of "the epoch moved: look the token up again" before looking it up uncached. */
+const EPOCH_ROUNDS = 3;
+
+/** How long a hash that matched no token is answered from memory. */
+const UNKNOWN_HASH_MS = 10_000;
+
+export interface Admission {
+  /** Undefined: the token is unknown or revoked. */
+  credentials?: TokenCredentials;
+  /** The token's rate-limit decision; undefined when nothing could count it. */
+  decision?: RateLimitDecision;
+}
+
+/** Thrown by the Redis calls of admission, so that only Redis failures fail open. */
+class RedisUnavailableError extends Error {
+  constructor(readonly original: unknown) {
+    super('Redis unreachable');
+  }
+}
+
+async function viaRedis<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new RedisUnavailableError(error);
+  }
+}
+
+/**
+ * Who a token is and whether its request fits its limit, in one Redis round trip when the
+ * cached look-up is current. Token look-ups (by SHA-256) are cached, but every use of the
+ * cache is checked against the token epoch inside the rate-limit script, so a revocation
+ * applies to the very next request on every API process. Hashes that matched nothing are
+ * remembered for 10 s. Without Redis: served from the cache (a revocation then applies within
+ * its 10 s), within this process's share of the token's limit.
+ */
+export class TokenAdmission {
+  private readonly tokens = new TokenCache();
+  private readonly unknownHashes = new ExpiringSet<true>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly limiter: SlidingWindowRateLimiter,
+    private readonly backstop: LimitBackstop,
+  ) {}
+
+  /** A token this process has seen valid, whose epoch it has not yet found moved. */
+  isKnown(hash: string): boolean {
+    return this.tokens.get(hash) !== undefined;
+  }
+
+  /** A hash that matched no token a moment ago. */
+  isUnknown(hash: string): boolean {
+    return this.unknownHashes.get(hash) === true;
+  }
+
+  /** Admits the token's request, under `guard` (the address's failed-authentication window) when given. */
+  async admit(hash: string, guard: { bucket: string; limit: number } | undefined): Promise<Admission> {
+    try {
+      return await this.admitViaRedis(hash, guard);
+    } catch (error) {
+      if (!(error instanceof RedisUnavailableError)) throw error;
+      this.backstop.redisUnavailable(error.original);
+      return this.admitWithoutRedis(hash);
+    }
+  }
+
+  private async admitViaRedis(hash: string, guard: { bucket: string; limit: number } | undefined): Promise<Admission> {
+    let cached: CachedToken | undefined = this.tokens.get(hash);
+    for (let round = 0; round < EPOCH_ROUNDS; round += 1) {
+      if (!cached) {
+        // The epoch first: a change committed after this read moves the epoch again.
+        const epoch = await viaRedis(() => this.limiter.currentEpoch());
+        const credentials = await findTokenByHash(this.db, hash);
+        if (!credentials || credentials.revoked_at !== null) {
+          this.unknownHashes.set(hash, true, UNKNOWN_HASH_MS);
+          return {};
+        }
+        cached = { credentials, epoch };
+        this.tokens.set(hash, cached);
+      }
+      const { credentials } = cached;
+      const answer = await viaRedis(() =>
+        this.limiter.consume(`token:${credentials.id}`, credentials.rate_limit_per_minute, {
+          ...(guard && { guard }),
+          cachedEpoch: cached!.epoch,
+        }),
+      );
+      if (!('stale' in answer)) return { credentials, decision: answer };
+      this.tokens.delete(hash);
+      cached = undefined;
+    }
+    // Tokens are changing faster than this request can catch up: decide on a fresh look-up.
+    const credentials = await findTokenByHash(this.db, hash);
+    if (!credentials || credentials.revoked_at !== null) return {};
+    const decision = await viaRedis(() =>
+      this.limiter.consume(`token:${credentials.id}`, credentials.rate_limit_per_minute, { ...(guard && { guard }) }),
+    );
+    return 'stale' in decision ? { credentials } : { credentials, decision };
+  }
+
+  /**
+   * Redis is unreachable: the token cache is kept, so an outage does not turn every request
+   * into a PostgreSQL look-up; entries made now carry an epoch no Redis holds, so they are
+   * looked up again once Redis is back.
+   */
+  private async admitWithoutRedis(hash: string): Promise<Admission> {
+    let found = this.tokens.get(hash)?.credentials;
+    if (!found) {
+      const row = await findTokenByHash(this.db, hash);
+      if (row && row.revoked_at === null) {
+        found = row;
+        this.tokens.set(hash, { credentials: row, epoch: '' });
+      } else this.unknownHashes.set(hash, true, UNKNOWN_HASH_MS);
+    }
+    if (!found) return {};
+    const decision = this.backstop.fallback.consume(
+      `token:${found.id}`,
+      this.backstop.share(found.rate_limit_per_minute),
+    );
+    return { credentials: found, decision };
+  }
+}
