@@ -7,7 +7,7 @@ import type { Db } from '@retention/db';
  * each), 1,000,000 campaigns in every status and four currencies, 200,000 cancel sessions,
  * spread over a year. Generated inside Postgres, so seeding takes a minute, not an hour.
  */
-export const BENCH_WORKSPACE_NAME = 'bench: one million campaigns';
+const BENCH_WORKSPACE_NAME = 'bench: one million campaigns';
 
 export interface BenchWorkspace {
   workspaceId: string;

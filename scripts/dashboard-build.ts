@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const DASHBOARD_DIR = path.join(root, 'services', 'dashboard');
+const DASHBOARD_DIR = path.join(root, 'services', 'dashboard');
 export const DASHBOARD_DIST = path.join(DASHBOARD_DIR, 'dist');
 const SOURCES = ['src', 'index.html', 'vite.config.js', 'package.json'];
 
@@ -26,7 +26,7 @@ async function newestMtime(target: string): Promise<number> {
 }
 
 /** Why the build must be (re)made, or null when it is up to date. */
-export async function dashboardBuildStaleness(): Promise<string | null> {
+async function dashboardBuildStaleness(): Promise<string | null> {
   const built = await stat(path.join(DASHBOARD_DIST, 'index.html')).catch(() => null);
   if (!built) return 'the dashboard has not been built';
   const sources = Math.max(...(await Promise.all(SOURCES.map((name) => newestMtime(path.join(DASHBOARD_DIR, name))))));
@@ -53,7 +53,7 @@ function runVite(outDir: string): Promise<void> {
  * Builds into a directory of its own, then swaps it in: a server reading dist/ meanwhile, or a
  * second process building at the same time (parallel test files), never sees half a build.
  */
-export async function buildDashboard(): Promise<void> {
+async function buildDashboard(): Promise<void> {
   const staging = path.join(DASHBOARD_DIR, `.dist-${process.pid}-${Date.now()}`);
   try {
     await runVite(staging);

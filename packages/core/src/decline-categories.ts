@@ -58,5 +58,3 @@ const CATEGORY_BY_CODE: ReadonlyMap<string, DeclineCategory> = new Map(
 export function declineCategoryOf(declineCode: string): DeclineCategory {
   return CATEGORY_BY_CODE.get(declineCode) ?? 'unknown';
 }
-
-export const KNOWN_DECLINE_CODES: readonly string[] = [...CATEGORY_BY_CODE.keys()];

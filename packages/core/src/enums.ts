@@ -7,9 +7,6 @@
 export const CAMPAIGN_STATUSES = ['in_flight', 'recovered', 'lost', 'abandoned'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-/** Closed campaigns are final: no transition leaves these. */
-export const CLOSED_CAMPAIGN_STATUSES = ['recovered', 'lost', 'abandoned'] as const satisfies readonly CampaignStatus[];
-
 export const RECOVERED_VIA = ['retry', 'customer_update', 'spontaneous', 'manual'] as const;
 export type RecoveredVia = (typeof RECOVERED_VIA)[number];
 

@@ -40,10 +40,6 @@ export function minorUnitExponent(currency: string): number {
   return 2;
 }
 
-export function isCurrencyCode(value: unknown): value is string {
-  return typeof value === 'string' && CURRENCY_PATTERN.test(value);
-}
-
 /**
  * Shipped defaults: units of each currency per one US dollar. Approximate mid-market rates;
  * operators set current ones with `cli fx set`, which override these.

@@ -99,7 +99,7 @@ const WRITABLE_TABLES = [
  * A digest of the full content of every writable table: any insert, update or delete
  * changes it (a row count alone would not see an update).
  */
-export async function databaseDigest(db: Db): Promise<Record<string, string>> {
+async function databaseDigest(db: Db): Promise<Record<string, string>> {
   const digest: Record<string, string> = {};
   for (const table of WRITABLE_TABLES) {
     const { rows } = await db.raw<{ rows: Array<{ count: number; hash: string | null }> }>(

@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
-import fc from 'fast-check';
 import {
   buildEventData,
   computeSignature,
@@ -9,8 +8,6 @@ import {
   PING_DATA,
   serializeWebhookPayload,
   signatureHeader,
-  SignatureVerificationError,
-  verifySignature,
   type EventData,
   type EventType,
 } from '@retention/core';
@@ -302,61 +299,5 @@ describe('signed bodies that are not events', () => {
     const error = failureOf(() => verifyWebhook(body, signatureHeader(SECRET, T, body), SECRET, { now: NOW }));
     expect(error).toBeInstanceOf(WebhookPayloadError);
     expect(error.type).toBe('invalid_payload');
-  });
-});
-
-describe('agreement with core', () => {
-  const { body } = delivery('recovery.lost');
-  const good = computeSignature(SECRET, T, body);
-  const fragments = fc.constantFrom(
-    `t=${T}`,
-    `t=${T - 400}`,
-    `t=${T + 400}`,
-    `t=0${T}`,
-    `t= ${T}`,
-    `t =${T}`,
-    `t=${T}.0`,
-    't=',
-    't=abc',
-    `v1=${good}`,
-    ` v1=${good} `,
-    `v1= ${good}`,
-    `v1=${good.slice(2)}`,
-    `v1=${'a'.repeat(64)}`,
-    `v1=${good.toUpperCase()}`,
-    'v0=x',
-    'junk',
-    ' ',
-    '=',
-  );
-  const headers = fc.array(fragments, { maxLength: 5 }).map((parts) => parts.join(','));
-
-  function coreOutcome(header: string): string {
-    try {
-      verifySignature(body, header, SECRET, { nowSeconds: T });
-      return 'ok';
-    } catch (error) {
-      if (error instanceof SignatureVerificationError) return error.reason;
-      throw error;
-    }
-  }
-
-  function sdkOutcome(header: string): string {
-    try {
-      verifyWebhook(body, header, SECRET, { now: NOW });
-      return 'ok';
-    } catch (error) {
-      if (error instanceof WebhookVerificationError) return error.type;
-      throw error;
-    }
-  }
-
-  it('accepts and refuses exactly the headers core does, for the same reason', () => {
-    fc.assert(
-      fc.property(headers, (header) => {
-        expect(sdkOutcome(header)).toBe(coreOutcome(header));
-      }),
-      { numRuns: 2_000 },
-    );
   });
 });

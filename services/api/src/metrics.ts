@@ -2,7 +2,7 @@ import { match } from 'path-to-regexp';
 import { Counter, createMetricsRegistry, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@retention/runtime';
 
 /** The route label of a request that matched no route: raw paths never become labels. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 export interface ApiMetrics {
   registry: Registry;

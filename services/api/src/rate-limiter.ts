@@ -77,7 +77,7 @@ end
 return {0, limit, 0, oldestAge(KEYS[1]), 0, epoch}
 `;
 
-export const ONE_MINUTE_MS = 60_000;
+const ONE_MINUTE_MS = 60_000;
 
 /**
  * Limits up to this are kept exactly, as a log of accepted requests (about 100 bytes of Redis
@@ -87,7 +87,7 @@ export const ONE_MINUTE_MS = 60_000;
  * requests were spread evenly (Cloudflare's published error for this: about 0.003% of
  * requests wrongly allowed or refused).
  */
-export const EXACT_LIMIT_MAX = 10_000;
+const EXACT_LIMIT_MAX = 10_000;
 
 export interface RateLimitDecision {
   allowed: boolean;

@@ -88,7 +88,7 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
   };
 }
 
-export async function request(url: string, path: string, token?: string, init: RequestInit = {}): Promise<Reply> {
+async function request(url: string, path: string, token?: string, init: RequestInit = {}): Promise<Reply> {
   const headers = new Headers(init.headers);
   if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
   const response = await fetch(`${url}${path}`, { ...init, headers });

@@ -13,7 +13,7 @@ import { createApp } from '../src/app.js';
 import { createApiMetrics } from '../src/metrics.js';
 import { createApiServer } from '../src/server.js';
 
-export interface ApiResponse {
+interface ApiResponse {
   status: number;
   headers: Headers;
   text: string;

@@ -15,7 +15,7 @@ export interface CliContext {
 type OptionsSpec = Record<string, OptionSpec<unknown>>;
 
 /** A flag is true when given; a required option is always there; others may be undefined. */
-export type ParsedOptions<O extends OptionsSpec> = {
+type ParsedOptions<O extends OptionsSpec> = {
   [K in keyof O]: O[K] extends { flag: true }
     ? boolean
     : O[K] extends OptionSpec<infer T> & { required: true }

@@ -126,15 +126,6 @@ export const pastTimestamp = () =>
     return new Date(millis);
   });
 
-/** A comma list; none of the items may be empty. */
-export const list = (placeholder: string) =>
-  option(placeholder, (raw, name) => {
-    const items = raw.split(',').map((item) => item.trim());
-    if (items.some((item) => item.length === 0))
-      throw invalidParam(`--${name} must be a comma-separated list with no empty items`);
-    return items;
-  });
-
 export const flag = (): OptionSpec<boolean> & { flag: true } => ({ flag: true, placeholder: '', parse: () => true });
 
 function truncate(raw: string): string {

@@ -54,7 +54,7 @@ function signedInPage(path: string) {
 }
 
 /** Sends the viewer to sign in, remembering where they were. */
-export function goToSignIn(): void {
+function goToSignIn(): void {
   const here = currentPath();
   const next = pathOnly(here) === '/sign-in' ? '/' : here;
   navigate(`/sign-in${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`, { replace: true });

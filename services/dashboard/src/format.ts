@@ -12,7 +12,7 @@ function moneyFormat(currency: string): Intl.NumberFormat {
   return format;
 }
 
-export function minorUnitExponent(currency: string): number {
+function minorUnitExponent(currency: string): number {
   return moneyFormat(currency).resolvedOptions().maximumFractionDigits ?? 2;
 }
 

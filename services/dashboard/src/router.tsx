@@ -40,11 +40,6 @@ export function pathOnly(path: string): string {
   return path.split('?')[0]!.replace(/\/+$/, '') || '/';
 }
 
-export function searchParam(path: string, name: string): string | null {
-  const search = path.includes('?') ? path.slice(path.indexOf('?')) : '';
-  return new URLSearchParams(search).get(name);
-}
-
 /**
  * The page's query string as state: filters live in the address, so a filtered list can be
  * bookmarked, shared and reached again with Back. Setting replaces the entry (no history per

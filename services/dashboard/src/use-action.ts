@@ -20,7 +20,7 @@ export interface Action {
   clear(): void;
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** Shown in `done` after a success. */
   done?: string;
   /**

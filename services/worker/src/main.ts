@@ -22,7 +22,7 @@ import { registerWorkerMetrics } from './metrics.js';
 import type { PeriodicJob } from './periodic-jobs.js';
 import { createWorker } from './worker.js';
 
-export const STALE_CAMPAIGNS_JOB_NAME = 'close-stale-campaigns';
+const STALE_CAMPAIGNS_JOB_NAME = 'close-stale-campaigns';
 
 function staleCampaignsJob(db: Db, config: Config): PeriodicJob {
   return {
@@ -32,7 +32,7 @@ function staleCampaignsJob(db: Db, config: Config): PeriodicJob {
   };
 }
 
-export const PRUNE_WEBHOOK_LOG_JOB_NAME = 'prune-webhook-log';
+const PRUNE_WEBHOOK_LOG_JOB_NAME = 'prune-webhook-log';
 
 /** Hourly: each run deletes what aged past the retention in the hour, in small batches. */
 function pruneWebhookLogJob(db: Db, config: Config): PeriodicJob {

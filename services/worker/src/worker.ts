@@ -92,7 +92,7 @@ const DEFAULTS = {
 /** Margin on top of the request timeout for claiming and recording an attempt. */
 const LEASE_MARGIN_MS = 5_000;
 
-export const SWEEPER_JOB_NAME = 'sweep-lost-deliveries';
+const SWEEPER_JOB_NAME = 'sweep-lost-deliveries';
 
 export async function createWorker({ config, db, logger, options = {} }: WorkerDeps): Promise<WorkerHandle> {
   const settings = { ...DEFAULTS, ...options };

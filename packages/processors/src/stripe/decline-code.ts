@@ -11,7 +11,7 @@ import { idOf, int, isObject, str, type StripeObject } from './objects.js';
  */
 export const UNKNOWN_DECLINE = 'unknown';
 
-export function declineCodeOfPaymentIntent(paymentIntent: unknown): string | null {
+function declineCodeOfPaymentIntent(paymentIntent: unknown): string | null {
   if (!isObject(paymentIntent) || !isObject(paymentIntent.last_payment_error)) return null;
   const error = paymentIntent.last_payment_error;
   const code = str(error.decline_code) ?? str(error.code);

@@ -63,7 +63,7 @@ export function customerFacts(customer: StripeObject, fallbackCreated: Date): Cu
  * (the first payment has not gone through) too; `incomplete_expired` never started, so it is
  * canceled.
  */
-export function subscriptionStatusOf(status: unknown): SubscriptionStatus {
+function subscriptionStatusOf(status: unknown): SubscriptionStatus {
   switch (status) {
     case 'trialing':
     case 'active':
@@ -90,10 +90,7 @@ interface Recurring {
  * Our subscriptions bill monthly or yearly. A price every n months or years is stored per one
  * month or year; a weekly or daily price as its monthly equivalent (52/12 weeks, 365/12 days).
  */
-export function normaliseInterval(
-  amount: number,
-  recurring: Recurring,
-): { amount: number; interval: SubscriptionInterval } {
+function normaliseInterval(amount: number, recurring: Recurring): { amount: number; interval: SubscriptionInterval } {
   const count = Math.max(1, recurring.interval_count);
   switch (recurring.interval) {
     case 'year':

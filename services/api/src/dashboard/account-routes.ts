@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { changePassword, permissionsFor, signOutEverywhere, toAccountUser, updateProfile } from '@retention/domain';
+import { changePassword, permissionsFor, signOutEverywhere, updateProfile } from '@retention/domain';
 import { actorOf, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { clearSessionCookie } from './session-cookie.js';
@@ -58,5 +58,3 @@ export function accountRoutes(context: DashboardContext): Router {
 
   return router;
 }
-
-export { toAccountUser };

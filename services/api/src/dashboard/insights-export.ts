@@ -15,7 +15,7 @@ import type { Logger } from '@retention/runtime';
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-export function neutralizeFormula(value: string): string {
+function neutralizeFormula(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
 }
 

@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { invalidParam, ServiceError } from '@retention/core';
 
 /** Bodies are small JSON objects; anything past this is refused before it is read whole. */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 const parse = express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
 

@@ -9,8 +9,8 @@ import { clearSessionCookie, readSessionCookie } from './session-cookie.js';
 import { startSession } from './start-session.js';
 
 /** Failed sign-ins allowed in SIGN_IN_WINDOW_MS, per account and per client address. */
-export const SIGN_IN_LIMIT_PER_ACCOUNT = 10;
-export const SIGN_IN_LIMIT_PER_ADDRESS = 50;
+const SIGN_IN_LIMIT_PER_ACCOUNT = 10;
+const SIGN_IN_LIMIT_PER_ADDRESS = 50;
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 const tooMany = () =>

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler, type Response } from 'express';
 
-export const DASHBOARD_PREFIX = '/dashboard';
+const DASHBOARD_PREFIX = '/dashboard';
 
 /** The dashboard's own policy: scripts, styles and requests from this origin only; no framing. */
 export const DASHBOARD_CSP = [
@@ -23,7 +23,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  * Where the built dashboard may be: beside the bundled process (the image's dist/api.js
  * serves dist/dashboard), or the workspace package's Vite output when running from source.
  */
-export const DASHBOARD_BUILD_CANDIDATES = [
+const DASHBOARD_BUILD_CANDIDATES = [
   path.join(here, 'dashboard'),
   path.resolve(here, '..', '..', '..', 'dashboard', 'dist'),
 ];

@@ -3,7 +3,7 @@ import type { RateLimitDecision, SlidingWindowRateLimiter } from '../rate-limite
 import { ExpiringSet, type LimitBackstop } from './process-limits.js';
 
 /** Failed authentications allowed per client address per minute: tokens cannot be guessed at speed. */
-export const FAILED_AUTH_LIMIT_PER_MINUTE = 60;
+const FAILED_AUTH_LIMIT_PER_MINUTE = 60;
 
 /**
  * The failed-authentication bucket of a client address. IPv6 by its /64: one subscriber

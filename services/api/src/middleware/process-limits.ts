@@ -1,7 +1,7 @@
 import type { RateLimitDecision } from '../rate-limiter.js';
 
 /** How many keys each of these in-process structures keeps at most (oldest dropped first). */
-export const MAX_REMEMBERED = 10_000;
+const MAX_REMEMBERED = 10_000;
 
 /**
  * The rate limit of one process while Redis is away: a fixed one-minute window per key,

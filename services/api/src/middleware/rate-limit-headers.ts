@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { RateLimitDecision } from '../rate-limiter.js';
 
 /** Whole seconds, rounded up, so waiting that long is always enough. */
-export const wholeSeconds = (milliseconds: number) => Math.ceil(milliseconds / 1000);
+const wholeSeconds = (milliseconds: number) => Math.ceil(milliseconds / 1000);
 
 /** X-RateLimit-* on every response to an authenticated request (docs/api.md, "Rate limits"). */
 export function setRateLimitHeaders(res: Response, decision: RateLimitDecision): void {

@@ -45,7 +45,7 @@ export interface OpenApiResponse {
   content: { 'application/json': { schema: JsonSchema } };
 }
 
-export interface OpenApiHeader {
+interface OpenApiHeader {
   description: string;
   required: boolean;
   schema: JsonSchema;
@@ -104,12 +104,12 @@ const headerRefs = (names: string[]) =>
   Object.fromEntries(names.map((name) => [HEADERS[name]!.name, { $ref: `#/components/headers/${name}` }]));
 
 /** `Not Found` → `NotFound`: the name of a status's entry in `components.responses`. */
-export function responseName(status: number): string {
+function responseName(status: number): string {
   return (STATUS_CODES[status] ?? `Status${status}`).replace(/[^A-Za-z]/g, '');
 }
 
 /** `/customers/:id` → `/customers/{id}`. */
-export function openApiPath(prefix: string, expressPath: string): string {
+function openApiPath(prefix: string, expressPath: string): string {
   return `${prefix}${expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
 }
 

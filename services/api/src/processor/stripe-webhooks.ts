@@ -20,7 +20,7 @@ import { ConnectionCache } from './connection-cache.js';
  */
 
 /** Stripe's events are well under this; a larger body is refused before it is buffered whole. */
-export const MAX_EVENT_BYTES = 1024 * 1024;
+const MAX_EVENT_BYTES = 1024 * 1024;
 
 export function stripeWebhookRoutes({ config, db }: { config: Config; db: Db }): Router {
   const router = express.Router();

@@ -33,7 +33,7 @@ export interface Endpoint<Q extends TObject = TObject, R extends TSchema = TSche
  * endpoint validates its query string (unknown parameters included), and any of them can
  * meet a server-side failure.
  */
-export const COMMON_ERRORS = [
+const COMMON_ERRORS = [
   'authentication_required',
   'invalid_token',
   'invalid_param',

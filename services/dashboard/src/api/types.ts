@@ -19,7 +19,7 @@ export interface Workspace {
   processor_status: string;
 }
 
-export interface Permissions {
+interface Permissions {
   manage_campaigns: boolean;
   manage_tokens: boolean;
   manage_webhooks: boolean;
@@ -138,7 +138,7 @@ export interface SignedIn {
 
 export type OverviewPeriod = 'last_30_days' | 'last_90_days' | 'last_12_months' | 'all_time';
 
-export interface Stats {
+interface Stats {
   object: 'stats';
   display_currency: string;
   unconverted_currencies: string[];
@@ -228,7 +228,7 @@ export interface Campaign {
   customer_email?: string;
 }
 
-export interface TimelineDelivery {
+interface TimelineDelivery {
   id: string;
   endpoint_id: string;
   endpoint_name: string;

@@ -32,7 +32,7 @@ ChartJs.register(
 );
 
 /** A palette with enough contrast on white for bars and lines (WCAG 1.4.11 non-text, 3:1). */
-export const SERIES_COLORS = ['#5046e4', '#0a7d48', '#c0123c', '#b35c00', '#0b6e99', '#7a3ea1', '#566176'];
+const SERIES_COLORS = ['#5046e4', '#0a7d48', '#c0123c', '#b35c00', '#0b6e99', '#7a3ea1', '#566176'];
 
 export interface Series {
   label: string;

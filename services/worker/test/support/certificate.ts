@@ -13,13 +13,7 @@ export interface TestCertificate {
 }
 
 /** Host names a test's own name server (dns-server.ts) may point at the receiver. */
-export const RECEIVER_TEST_NAMES = [
-  'healthy-1.test',
-  'healthy-2.test',
-  'healthy-3.test',
-  'healthy-4.test',
-  'healthy-5.test',
-];
+const RECEIVER_TEST_NAMES = ['healthy-1.test', 'healthy-2.test', 'healthy-3.test', 'healthy-4.test', 'healthy-5.test'];
 
 /** A self-signed certificate for localhost, RECEIVER_TEST_NAMES, 127.0.0.1 and ::1, made now with openssl. */
 export async function createTestCertificate(): Promise<TestCertificate> {

@@ -73,7 +73,7 @@ export interface World {
   }): Promise<RunningWorker>;
 }
 
-export interface EndpointOptions {
+interface EndpointOptions {
   events?: EventType[];
   workspace?: Workspace;
   host?: string;

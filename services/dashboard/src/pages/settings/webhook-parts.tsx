@@ -9,7 +9,7 @@ import { Time } from '../../components/Time.js';
 import { useAction } from '../../use-action.js';
 
 /** What the page can tell before asking the server; the server's own refusal is shown as it came. */
-export function urlProblem(url: string): string | null {
+function urlProblem(url: string): string | null {
   if (!url) return null;
   if (!/^https:\/\//i.test(url)) return 'The URL must start with https://';
   try {
