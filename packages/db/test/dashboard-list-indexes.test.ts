@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import type { Knex } from 'knex';
 import {
   campaignListPage,
   cancelSessionListPage,
   customerDetailView,
   encodeOpaqueCursor,
   listScope,
-  type Db,
 } from '@retention/db';
 import { useTestDatabase } from '@retention/testkit';
+import { planOf } from './support/query-plan.js';
 
 /**
  * The dashboard's lists and details read through an index whatever the filter's selectivity
@@ -17,25 +16,6 @@ import { useTestDatabase } from '@retention/testkit';
  * (workspace_id, filter, time DESC, id DESC) index, never a walk over the workspace's list.
  */
 const database = useTestDatabase();
-
-/** The plan Postgres picks for the first query `work` sends to `table`. */
-async function planOf(db: Db, table: string, work: () => Promise<unknown>): Promise<string> {
-  const queries: Knex.Sql[] = [];
-  const capture = (query: Knex.Sql) => {
-    if (query.sql.includes(`"${table}"`)) queries.push(query);
-  };
-  db.on('query', capture);
-  try {
-    await work();
-  } finally {
-    db.off('query', capture);
-  }
-  const { rows } = await db.raw<{ rows: Array<{ 'QUERY PLAN': unknown }> }>(
-    `EXPLAIN (FORMAT JSON) ${queries[0]!.sql.replace(/\$\d+/g, '?')}`,
-    queries[0]!.bindings as Knex.RawBinding[],
-  );
-  return JSON.stringify(rows[0]!['QUERY PLAN']);
-}
 
 interface Workspace {
   workspaceId: string;

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import type { Knex } from 'knex';
 import {
   ATTEMPT_OUTCOMES,
   CAMPAIGN_STATUSES,
@@ -15,6 +14,7 @@ import {
 } from '@retention/core';
 import { listCancelSessions, listCustomers, pgErrorCode, type Db } from '@retention/db';
 import { useTestDatabase } from '@retention/testkit';
+import { planOf } from './support/query-plan.js';
 
 const database = useTestDatabase();
 
@@ -378,25 +378,6 @@ describe('schema constraints', () => {
 });
 
 describe('list and lookup indexes', () => {
-  /** The plan Postgres picks for the first query `work` sends to `table`. */
-  async function planOf(db: Db, table: string, work: () => Promise<unknown>): Promise<string> {
-    const queries: Knex.Sql[] = [];
-    const capture = (query: Knex.Sql) => {
-      if (query.sql.includes(`"${table}"`)) queries.push(query);
-    };
-    db.on('query', capture);
-    try {
-      await work();
-    } finally {
-      db.off('query', capture);
-    }
-    const { rows } = await db.raw<{ rows: Array<{ 'QUERY PLAN': unknown }> }>(
-      `EXPLAIN (FORMAT JSON) ${queries[0]!.sql.replace(/\$\d+/g, '?')}`,
-      queries[0]!.bindings as Knex.RawBinding[],
-    );
-    return JSON.stringify(rows[0]!['QUERY PLAN']);
-  }
-
   let g: Graph;
   beforeAll(async () => {
     const { db } = database.current;

@@ -61,6 +61,18 @@ export function useSearchParams(): [URLSearchParams, (next: Record<string, strin
   return [params, set];
 }
 
+/**
+ * The named filters of a list page from the address (an absent one is ''), and a setter that
+ * replaces the given ones: the filters of the list and of its export are the same query.
+ */
+export function useFilters<Name extends string>(
+  names: readonly Name[],
+): [Record<Name, string>, (next: Partial<Record<Name, string>>) => void] {
+  const [params, setParams] = useSearchParams();
+  const filters = Object.fromEntries(names.map((name) => [name, params.get(name) ?? ''])) as Record<Name, string>;
+  return [filters, (next) => setParams(next as Record<string, string>)];
+}
+
 type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string };
 
 export function Link({ to, onClick, ...rest }: LinkProps) {

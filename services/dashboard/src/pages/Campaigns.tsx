@@ -5,17 +5,13 @@ import { CAMPAIGN_COLUMNS } from '../components/columns.js';
 import { DateFilter, ExportLink, Filter, PagedTable, SearchFilter } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
-import { useSearchParams } from '../router.js';
+import { useFilters } from '../router.js';
 
 /** The filters of the list and of its export: the address's query string, as the API names them. */
 const FILTERS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
 
 export default function Campaigns() {
-  const [params, setParams] = useSearchParams();
-  const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as Record<
-    (typeof FILTERS)[number],
-    string
-  >;
+  const [filters, setParams] = useFilters(FILTERS);
   const filterQuery = query(filters);
   const list = usePaged(
     (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...filters, cursor })}`),

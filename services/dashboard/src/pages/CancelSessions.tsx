@@ -5,16 +5,12 @@ import { CANCEL_SESSION_COLUMNS } from '../components/columns.js';
 import { ExportLink, Filter, PagedTable } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
-import { useSearchParams } from '../router.js';
+import { useFilters } from '../router.js';
 
 const FILTERS = ['outcome', 'reason_code'] as const;
 
 export default function CancelSessions() {
-  const [params, setParams] = useSearchParams();
-  const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as Record<
-    (typeof FILTERS)[number],
-    string
-  >;
+  const [filters, setParams] = useFilters(FILTERS);
   const filterQuery = query(filters);
   const list = usePaged(
     (cursor) => api<List<CancelSession>>('GET', `/cancel_sessions${query({ ...filters, cursor })}`),

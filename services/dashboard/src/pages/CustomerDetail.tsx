@@ -50,37 +50,47 @@ export default function CustomerDetail({ id }: { id: string }) {
               ]}
             />
           </section>
-          <Related title="Subscriptions" empty="No subscriptions.">
-            {customer.subscriptions.length > 0 && (
-              <DataTable caption="Subscriptions" columns={SUBSCRIPTION_COLUMNS} rows={customer.subscriptions} />
-            )}
-          </Related>
-          <Related title="Recovery campaigns" empty="No failed payments.">
-            {customer.campaigns.length > 0 && (
-              <DataTable caption="Recovery campaigns" columns={CAMPAIGN_COLUMNS} rows={customer.campaigns} />
-            )}
-          </Related>
-          <Related title="Cancel sessions" empty="No cancel sessions.">
-            {customer.cancel_sessions.length > 0 && (
-              <DataTable caption="Cancel sessions" columns={CANCEL_SESSION_COLUMNS} rows={customer.cancel_sessions} />
-            )}
-          </Related>
-          <Related title="Win-backs" empty="No win-backs.">
-            {customer.winbacks.length > 0 && (
-              <DataTable caption="Win-backs" columns={WINBACK_COLUMNS} rows={customer.winbacks} />
-            )}
-          </Related>
+          <Related
+            title="Subscriptions"
+            empty="No subscriptions."
+            columns={SUBSCRIPTION_COLUMNS}
+            rows={customer.subscriptions}
+          />
+          <Related
+            title="Recovery campaigns"
+            empty="No failed payments."
+            columns={CAMPAIGN_COLUMNS}
+            rows={customer.campaigns}
+          />
+          <Related
+            title="Cancel sessions"
+            empty="No cancel sessions."
+            columns={CANCEL_SESSION_COLUMNS}
+            rows={customer.cancel_sessions}
+          />
+          <Related title="Win-backs" empty="No win-backs." columns={WINBACK_COLUMNS} rows={customer.winbacks} />
         </div>
       )}
     </>
   );
 }
 
-function Related({ title, empty, children }: { title: string; empty: string; children: React.ReactNode }) {
+/** One kind of the customer's rows: a titled table, or a line saying there are none. */
+function Related<T extends { id: string }>({
+  title,
+  empty,
+  columns,
+  rows,
+}: {
+  title: string;
+  empty: string;
+  columns: Column<T>[];
+  rows: T[];
+}) {
   return (
     <section>
       <h2>{title}</h2>
-      {children || <Empty>{empty}</Empty>}
+      {rows.length > 0 ? <DataTable caption={title} columns={columns} rows={rows} /> : <Empty>{empty}</Empty>}
     </section>
   );
 }

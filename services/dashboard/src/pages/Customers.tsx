@@ -4,11 +4,10 @@ import { CUSTOMER_COLUMNS } from '../components/columns.js';
 import { PagedTable, SearchFilter } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
-import { useSearchParams } from '../router.js';
+import { useFilters } from '../router.js';
 
 export default function Customers() {
-  const [params, setParams] = useSearchParams();
-  const filters = { email: params.get('email') ?? '', tag: params.get('tag') ?? '' };
+  const [filters, setParams] = useFilters(['email', 'tag'] as const);
   const list = usePaged(
     (cursor) => api<List<Customer>>('GET', `/customers${query({ ...filters, cursor })}`),
     `customers${query(filters)}`,
