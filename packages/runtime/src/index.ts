@@ -9,4 +9,5 @@ export * from './throttled-warn.js';
 export * from './token-epoch.js';
 export * from './session-epoch.js';
 export * from './batcher.js';
+export * from './opened-resources.js';
 export * from './mailer.js';

@@ -1,7 +1,14 @@
 /** The API service: `npm run start:api`. */
 import { loadConfig } from '@retention/core';
 import { createDb, describeConnectionFailure } from '@retention/db';
-import { createLogger, createRedis, drainable, onShutdownSignal, waitForRedis } from '@retention/runtime';
+import {
+  createLogger,
+  createRedis,
+  drainable,
+  onShutdownSignal,
+  OpenedResources,
+  waitForRedis,
+} from '@retention/runtime';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createApiMetrics } from './metrics.js';
@@ -11,51 +18,42 @@ import { createApiServer } from './server.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('api', config.logLevel);
-  const db = createDb(config.databaseUrl, { applicationName: 'retention-api' });
-  try {
-    await db.raw('SELECT 1');
-  } catch (error) {
-    await db.destroy();
-    throw new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error));
-  }
-  const redis = createRedis(config.redisUrl, 'command', 'retention-api', logger);
-  try {
-    await waitForRedis(redis);
-  } catch (error) {
-    redis.disconnect();
-    await db.destroy();
-    throw new Error(describeConnectionFailure('Redis', config.redisUrl, error));
-  }
+  const opened = new OpenedResources();
+  const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-api' }), (db) => db.destroy());
+  await opened.step(
+    () => db.raw('SELECT 1'),
+    (error) => new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error)),
+  );
+  const redis = opened.add(createRedis(config.redisUrl, 'command', 'retention-api', logger), (redis) =>
+    redis.disconnect(),
+  );
+  await opened.step(
+    () => waitForRedis(redis),
+    (error) => new Error(describeConnectionFailure('Redis', config.redisUrl, error)),
+  );
 
   const metrics = createApiMetrics();
   const app = createApp({ config, db, redis, logger, metrics });
   const server = createApiServer(app, logger, config);
-  const internal = createInternalServer({ db, redis, metrics });
   const connections = drainable(server);
-  const listen = (target: typeof server, port: number, name: string) =>
-    new Promise<void>((resolve, reject) => {
-      target.once('error', reject);
-      target.listen(port, resolve);
-    }).catch((error: unknown) => {
-      throw new Error(`cannot listen on ${name} ${port}: ${(error as Error).message}`);
-    });
-  try {
-    await listen(server, config.port, 'port');
-    await listen(internal, config.apiInternalPort, 'API_INTERNAL_PORT');
-  } catch (error) {
-    server.close();
-    redis.disconnect();
-    await db.destroy();
-    throw error;
-  }
-  // Stop accepting, let the requests in flight finish, then close the connections they use.
-  onShutdownSignal(logger, async () => {
+  // At shutdown: stop accepting, let the requests in flight finish, then close what they use.
+  opened.add(connections, (connections) => connections.drain());
+  const internal = opened.add(createInternalServer({ db, redis, metrics }), (internal) => {
     internal.closeAllConnections();
     internal.close();
-    await connections.drain();
-    redis.disconnect();
-    await db.destroy();
   });
+  const listen = (target: typeof server, port: number, name: string) =>
+    opened.step(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          target.once('error', reject);
+          target.listen(port, resolve);
+        }),
+      (error) => new Error(`cannot listen on ${name} ${port}: ${(error as Error).message}`),
+    );
+  await listen(server, config.port, 'port');
+  await listen(internal, config.apiInternalPort, 'API_INTERNAL_PORT');
+  onShutdownSignal(logger, () => opened.closeAll());
   const internalPort = (internal.address() as AddressInfo).port;
   logger.info(
     { port: config.port, internal_port: internalPort },

@@ -16,6 +16,7 @@ import {
   createRedis,
   drainable,
   onShutdownSignal,
+  OpenedResources,
   waitForRedis,
 } from '@retention/runtime';
 import { registerWorkerMetrics } from './metrics.js';
@@ -46,37 +47,32 @@ function pruneWebhookLogJob(db: Db, config: Config): PeriodicJob {
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('worker', config.logLevel);
-  const db = createDb(config.databaseUrl, { applicationName: 'retention-worker', poolMax: 20 });
-  try {
-    await db.raw('SELECT 1');
-  } catch (error) {
-    await db.destroy();
-    throw new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error));
-  }
+  const opened = new OpenedResources();
+  const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-worker', poolMax: 20 }), (db) =>
+    db.destroy(),
+  );
+  await opened.step(
+    () => db.raw('SELECT 1'),
+    (error) => new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error)),
+  );
   // Kept open for /readyz: a fail-fast connection, so a probe never queues behind a reconnect.
   // No logger: a Redis that is down at start is reported once, below, in words; later outages
   // are logged by the worker's own connections and show in /readyz.
-  const probe = createRedis(config.redisUrl, 'command', 'retention-worker-probe');
-  try {
-    await waitForRedis(probe);
-  } catch (error) {
-    probe.disconnect();
-    await db.destroy();
-    throw new Error(describeConnectionFailure('Redis', config.redisUrl, error));
-  }
-  let worker;
-  try {
-    worker = await createWorker({
+  const probe = opened.add(createRedis(config.redisUrl, 'command', 'retention-worker-probe'), (probe) =>
+    probe.disconnect(),
+  );
+  await opened.step(
+    () => waitForRedis(probe),
+    (error) => new Error(describeConnectionFailure('Redis', config.redisUrl, error)),
+  );
+  const worker = await opened.step(() =>
+    createWorker({
       config,
       db,
       logger,
       options: { periodicJobs: [staleCampaignsJob(db, config), pruneWebhookLogJob(db, config)] },
-    });
-  } catch (error) {
-    probe.disconnect();
-    await db.destroy();
-    throw error;
-  }
+    }),
+  );
 
   const registry = createMetricsRegistry('worker');
   registerWorkerMetrics({ registry, events: worker.events, deliveryQueue: worker.deliveryQueue, db, logger });
@@ -84,30 +80,20 @@ async function main(): Promise<void> {
     readiness: { postgres: () => db.raw('SELECT 1'), redis: () => probe.ping() },
     registry,
   });
-  const connections = drainable(operational);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      operational.once('error', reject);
-      operational.listen(config.workerPort, resolve);
-    });
-  } catch (error) {
-    await worker.close();
-    probe.disconnect();
-    await db.destroy();
-    throw new Error(`cannot listen on WORKER_PORT ${config.workerPort}: ${(error as Error).message}`);
-  }
+  opened.add(drainable(operational), (connections) => connections.drain());
+  // Added last, so closed first: /readyz and /metrics answer while the worker finishes its attempts.
+  opened.add(worker, (worker) => worker.close());
+  await opened.step(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        operational.once('error', reject);
+        operational.listen(config.workerPort, resolve);
+      }),
+    (error) => new Error(`cannot listen on WORKER_PORT ${config.workerPort}: ${(error as Error).message}`),
+  );
 
   // An attempt in flight takes at most the request timeout; leave room to record it.
-  onShutdownSignal(
-    logger,
-    async () => {
-      await worker.close();
-      await connections.drain();
-      probe.disconnect();
-      await db.destroy();
-    },
-    Math.max(30_000, config.webhookTimeoutMs + 15_000),
-  );
+  onShutdownSignal(logger, () => opened.closeAll(), Math.max(30_000, config.webhookTimeoutMs + 15_000));
   logger.info({ port: (operational.address() as AddressInfo).port }, 'worker started');
 }
 
