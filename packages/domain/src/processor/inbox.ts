@@ -159,13 +159,22 @@ export interface AppliedProcessorEvent {
   error?: unknown;
 }
 
+/** Events claimed and committed together unless the caller says otherwise. */
+export const DEFAULT_APPLY_BATCH_SIZE = 100;
+
 /**
  * Claims up to `batchSize` due events of one connection (oldest Stripe `created` first; see
- * lockDueConnection), and applies each in a savepoint of one transaction, marking it applied (or ignored)
- * there. An event that throws has its savepoint rolled back and its failure recorded in the
- * same transaction (retry with back-off, or parked), without taking the others with it. One
- * commit for the batch: a worker that dies before it leaves every event of the batch pending.
- * Returns nothing when nothing is due.
+ * lockDueConnection), applies them in that order in one transaction, marks them applied (or
+ * ignored) there, and commits the batch once: a worker that dies before the commit leaves
+ * every event of the batch pending. Returns nothing when nothing is due.
+ *
+ * The events run together in one savepoint and are marked in one statement (a savepoint of
+ * each event's own would cost two round trips per event). When one throws, that savepoint is
+ * rolled back, the events before it are applied again in a savepoint of their own, the
+ * failure is recorded against that event alone (retry with back-off, or parked) and the
+ * events after it go on the same way: a poison event never takes the others with it. The
+ * events before a failure are thus run twice in that attempt (the first run rolled back), so
+ * their Stripe lookups are made twice; each is committed once.
  */
 export async function applyProcessorEvents(
   db: Db,
@@ -181,22 +190,56 @@ export async function applyProcessorEvents(
       .orderBy([{ column: 'psp_created_at' }, { column: 'received_at' }])
       .forUpdate()
       .skipLocked()
-      .limit(options.batchSize ?? 20)
+      .limit(options.batchSize ?? DEFAULT_APPLY_BATCH_SIZE)
       .select('id', 'connection_id', 'workspace_id', 'psp_event_id', 'type', 'psp_created_at', 'payload', 'attempts');
     const results: AppliedProcessorEvent[] = [];
-    for (const event of claimed) {
+    // Applies claimed[from..to) in one savepoint; on a failure, splits around the failing event.
+    const applyRun = async (from: number, to: number): Promise<void> => {
+      if (from >= to) return;
+      let failedAt = -1;
+      let failure: unknown;
       try {
-        const outcome = await trx.transaction((savepoint) => apply(savepoint, event));
-        await trx('processor_events')
-          .where({ id: event.id })
-          .update({ state: outcome, applied_at: trx.fn.now(), attempts: event.attempts + 1, last_error: null });
-        results.push({ event, outcome });
+        const outcomes = await trx.transaction(async (savepoint) => {
+          const run: ApplyOutcome[] = [];
+          for (let index = from; index < to; index += 1) {
+            try {
+              run.push(await apply(savepoint, claimed[index]!));
+            } catch (error) {
+              [failedAt, failure] = [index, error];
+              throw error;
+            }
+          }
+          await markApplied(savepoint, claimed.slice(from, to), run);
+          return run;
+        });
+        outcomes.forEach((outcome, offset) => results.push({ event: claimed[from + offset]!, outcome }));
       } catch (error) {
-        results.push({ event, outcome: await recordApplyFailure(trx, event, error), error });
+        if (failedAt < 0) throw error; // not an event's own failure (marking them): the batch fails
+        await applyRun(from, failedAt);
+        const event = claimed[failedAt]!;
+        results.push({ event, outcome: await recordApplyFailure(trx, event, failure), error: failure });
+        await applyRun(failedAt + 1, to);
       }
-    }
+    };
+    await applyRun(0, claimed.length);
     return results;
   });
+}
+
+/** Marks applied events `applied` or `ignored`, one statement for the lot. */
+async function markApplied(
+  trx: Transaction,
+  events: ReadonlyArray<ClaimedProcessorEvent>,
+  outcomes: ReadonlyArray<ApplyOutcome>,
+): Promise<void> {
+  if (events.length === 0) return;
+  await trx.raw(
+    `UPDATE processor_events AS e
+        SET state = v.state, applied_at = now(), attempts = e.attempts + 1, last_error = NULL
+       FROM unnest(?::uuid[], ?::text[]) AS v(id, state)
+      WHERE e.id = v.id`,
+    [events.map((event) => event.id), [...outcomes]],
+  );
 }
 
 /** Errors that say the event itself can never apply (a refused value, an illegal transition): no retry helps. */

@@ -11,7 +11,7 @@ import type { Logger } from '@retention/runtime';
 /**
  * Applies the processor's stored events (the inbox, docs/processor.md). The queue is Postgres
  * itself: each loop claims the oldest due events with FOR UPDATE SKIP LOCKED, applies each and
- * marks it applied in one transaction (a savepoint per event). So a worker killed mid-apply leaves the event pending
+ * marks it applied in one transaction (see applyProcessorEvents). So a worker killed mid-apply leaves the event pending
  * (its lock dies with its connection) and the next claim applies it once; an emptied Redis
  * loses nothing because nothing about these events lives there. Woken by NOTIFY from the API,
  * with a poll as the safety net (and for back-off retries coming due).
@@ -29,7 +29,7 @@ export class ProcessorEventApplier {
       logger: Logger;
       /** Batches applied at once by this process; ordering per object is kept by row locks. */
       concurrency: number;
-      /** Events claimed and committed together (each in a savepoint of its own). */
+      /** Events of one connection claimed, applied and committed together. */
       batchSize: number;
       pollMs: number;
     },
