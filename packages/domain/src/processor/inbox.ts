@@ -20,6 +20,11 @@ export interface IncomingProcessorEvent {
   /** The processor's creation time of the event. */
   created: Date;
   payload: Record<string, unknown>;
+  /**
+   * The payload exactly as received and verified (the signed JSON text), stored as it is
+   * rather than serialised again from `payload`; Postgres parses it into the same jsonb.
+   */
+  payload_text?: string;
 }
 
 /**
@@ -72,7 +77,7 @@ export async function storeProcessorEvents(
     event.psp_event_id,
     event.type,
     event.created,
-    JSON.stringify(event.payload),
+    event.payload_text ?? JSON.stringify(event.payload),
   ]);
   const { rows } = await db.raw<{ rows: Array<{ connection_id: string; psp_event_id: string }> }>(
     `INSERT INTO processor_events (connection_id, workspace_id, psp_event_id, type, psp_created_at, payload)
