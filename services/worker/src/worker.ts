@@ -166,7 +166,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   });
   const processorListener = new OutboxListener(
     config.databaseUrl,
-    () => processorEvents.wake(),
+    (connectionId) => processorEvents.wake(connectionId || undefined),
     logger,
     PROCESSOR_EVENTS_CHANNEL,
   );

@@ -11,7 +11,11 @@ import { PROCESSOR_ACTOR, type ConnectionRow } from './connections.js';
  * claim applies it exactly once. A failed apply is retried with back-off, then parked.
  */
 
-/** Postgres NOTIFY channel raised for each stored event, so the worker applies it at once. */
+/**
+ * Postgres NOTIFY channel raised for each stored event, so the worker applies it at once; the
+ * payload is the event's connection id (a worker already applying that connection need not
+ * look for it).
+ */
 export const PROCESSOR_EVENTS_CHANNEL = 'retention_processor_events';
 
 export interface IncomingProcessorEvent {
@@ -63,7 +67,7 @@ async function insertEvent(db: Queryable, connection: ConnectionRow, event: Inco
  *
  * The insert and the NOTIFY that wakes the worker are one statement: `pg_notify` runs for each
  * inserted row, and Postgres delivers identical notifications of one transaction once, at
- * commit. Nothing else is written per event: a counter on the connection would make every
+ * commit (one per connection of the batch: the payload is the connection id). Nothing else is written per event: a counter on the connection would make every
  * accepted event queue for one row lock.
  */
 export async function storeProcessorEvents(
@@ -83,7 +87,7 @@ export async function storeProcessorEvents(
     `INSERT INTO processor_events (connection_id, workspace_id, psp_event_id, type, psp_created_at, payload)
      VALUES ${values}
      ON CONFLICT (connection_id, psp_event_id) DO NOTHING
-     RETURNING connection_id, psp_event_id, pg_notify(?, '')`,
+     RETURNING connection_id, psp_event_id, pg_notify(?, connection_id::text)`,
     [...bindings, PROCESSOR_EVENTS_CHANNEL],
   );
   const fresh = new Set(rows.map((row) => `${row.connection_id}/${row.psp_event_id}`));
@@ -184,11 +188,16 @@ export const DEFAULT_APPLY_BATCH_SIZE = 100;
 export async function applyProcessorEvents(
   db: Db,
   apply: (trx: Transaction, event: ClaimedProcessorEvent) => Promise<ApplyOutcome>,
-  options: { batchSize?: number } = {},
+  options: {
+    batchSize?: number;
+    /** Called once this batch holds its connection (before its events are claimed). */
+    onLocked?: (connectionId: string) => void;
+  } = {},
 ): Promise<AppliedProcessorEvent[]> {
   return db.transaction(async (trx) => {
     const connectionId = await lockDueConnection(trx);
     if (connectionId === null) return [];
+    options.onLocked?.(connectionId);
     const claimed: ClaimedProcessorEvent[] = await trx('processor_events')
       .where({ state: 'pending', connection_id: connectionId })
       .where('next_attempt_at', '<=', trx.fn.now())
