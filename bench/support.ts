@@ -46,7 +46,11 @@ export async function startProcess(entry: string, env: Record<string, string>, r
   startedProcesses += 1;
   const logPath = path.join(LOG_DIRECTORY, `${startedProcesses}-${entry.replace(/\W+/g, '-')}.log`);
   const logFd = openSync(logPath, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+  // BENCH_CPU_PROF_DIR: each started process writes a V8 CPU profile there when it exits.
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, SECRETS_KEY: BENCH_SECRETS_KEY, ...env },
     stdio: ['ignore', logFd, logFd],

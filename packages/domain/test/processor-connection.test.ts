@@ -17,7 +17,7 @@ import {
   upsertCustomer,
   upsertSubscription,
 } from '@retention/domain';
-import { inTransaction } from '@retention/db';
+import { inTransaction, type Transaction } from '@retention/db';
 import { useTestDatabase } from '@retention/testkit';
 
 const database = useTestDatabase();
@@ -102,6 +102,30 @@ describe('mirror upserts', () => {
       tags: [' VIP ', 'vip'],
     });
     expect(customer).toMatchObject({ created: true, tags: ['vip'] });
+    const again = await upsertCustomer(db, {
+      workspace_id: workspace.id,
+      psp_customer_id: 'cus_1',
+      email: 'ann@example.org',
+      name: null,
+      tags: ['gold'],
+    });
+    expect(again).toMatchObject({
+      id: customer.id,
+      created: false,
+      email: 'ann@example.org',
+      name: null,
+      tags: ['gold'],
+    });
+    expect(again.created_at).toEqual(customer.created_at);
+    await expect(
+      upsertCustomer(db, {
+        workspace_id: '00000000-0000-4000-8000-000000000000',
+        psp_customer_id: 'cus_1',
+        email: 'ann@example.com',
+        name: null,
+        tags: [],
+      }),
+    ).rejects.toMatchObject({ type: 'not_found' });
     const base = {
       workspace_id: workspace.id,
       customer_id: customer.id,
@@ -175,5 +199,52 @@ describe('the inbox', () => {
     expect(status.parked_events).toEqual([
       expect.objectContaining({ psp_event_id: 'evt_poison', last_error: 'Error: boom', attempts: 6 }),
     ]);
+  });
+
+  it('applies a batch around an event that fails mid-way: its own writes undone, the others applied once, in order', async () => {
+    const db = database.current.db;
+    const { workspace } = await connected();
+    const connection = await db('processor_connections').where({ workspace_id: workspace.id }).first();
+    await db.raw('CREATE TABLE apply_marks (psp_event_id text NOT NULL)');
+    const ids = ['evt_a', 'evt_b', 'evt_js_error', 'evt_c', 'evt_sql_error', 'evt_d'];
+    for (const [index, id] of ids.entries())
+      await storeProcessorEvent(db, connection, {
+        psp_event_id: id,
+        type: 'customer.created',
+        created: new Date(Date.now() - (100 - index) * 1000),
+        payload: { id },
+      });
+    const calls: string[] = [];
+    const apply = async (trx: Transaction, event: { psp_event_id: string }) => {
+      calls.push(event.psp_event_id);
+      await trx('apply_marks').insert({ psp_event_id: event.psp_event_id });
+      if (event.psp_event_id === 'evt_js_error') throw new Error('boom');
+      // A failing statement aborts the transaction: only a rollback to a savepoint saves the batch.
+      if (event.psp_event_id === 'evt_sql_error') await trx.raw('SELECT 1 / 0');
+      return 'applied' as const;
+    };
+    const results = await applyProcessorEvents(db, apply);
+    expect(results.map((result) => [result.event.psp_event_id, result.outcome])).toEqual([
+      ['evt_a', 'applied'],
+      ['evt_b', 'applied'],
+      ['evt_js_error', 'failed'],
+      ['evt_c', 'applied'],
+      ['evt_sql_error', 'failed'],
+      ['evt_d', 'applied'],
+    ]);
+    // Each failing event was run once; the healthy ones are committed once each.
+    expect(calls.filter((id) => id === 'evt_js_error')).toHaveLength(1);
+    expect(calls.filter((id) => id === 'evt_sql_error')).toHaveLength(1);
+    const marks = (await db('apply_marks').select('psp_event_id')).map((row) => row.psp_event_id as string);
+    expect(marks.sort()).toEqual(['evt_a', 'evt_b', 'evt_c', 'evt_d']);
+    const rows = await db('processor_events')
+      .where({ connection_id: connection.id })
+      .select('psp_event_id', 'state', 'attempts', 'last_error');
+    const byId = Object.fromEntries(rows.map((row) => [row.psp_event_id, row]));
+    for (const id of ['evt_a', 'evt_b', 'evt_c', 'evt_d'])
+      expect(byId[id]).toMatchObject({ state: 'applied', attempts: 1, last_error: null });
+    expect(byId.evt_js_error).toMatchObject({ state: 'pending', attempts: 1, last_error: 'Error: boom' });
+    expect(byId.evt_sql_error).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(byId.evt_sql_error.last_error).toContain('division by zero');
   });
 });

@@ -48,7 +48,7 @@ export interface WorkerOptions {
   receiverCa?: string | Buffer;
   /** Batches of processor events applied at once by this process. */
   processorEventConcurrency?: number;
-  /** Processor events claimed and committed together, each in its own savepoint. */
+  /** Processor events of one connection claimed, applied and committed together (docs/processor.md). */
   processorEventBatchSize?: number;
   /** The safety-net poll of the processor's inbox, beside LISTEN (also brings back-off retries due). */
   processorEventPollMs?: number;
@@ -83,7 +83,7 @@ const DEFAULTS = {
   sweepGraceMs: 2_000,
   scheduleCheckEveryMs: 30_000,
   processorEventConcurrency: 4,
-  processorEventBatchSize: 20,
+  processorEventBatchSize: 100,
   processorEventPollMs: 500,
   backfillLeaseMs: 6_000,
   backfillCheckEveryMs: 1_000,
@@ -166,7 +166,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   });
   const processorListener = new OutboxListener(
     config.databaseUrl,
-    () => processorEvents.wake(),
+    (connectionId) => processorEvents.wake(connectionId || undefined),
     logger,
     PROCESSOR_EVENTS_CHANNEL,
   );

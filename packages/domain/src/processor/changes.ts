@@ -119,24 +119,21 @@ interface ObjectState {
   state: Record<string, unknown>;
 }
 
-/** Locks (creating it when new) the ordering state of one processor object until commit. */
+/**
+ * Locks (creating it when new) the ordering state of one processor object until commit. One
+ * statement: the upsert's DO UPDATE (which changes nothing) takes the row lock of an existing
+ * row, waiting for a concurrent writer of the same object as SELECT ... FOR UPDATE would.
+ */
 async function lockObject(context: ApplyContext, type: ObjectType, id: string): Promise<ObjectState | null> {
-  await context
-    .trx('processor_object_states')
-    .insert({
-      connection_id: context.connection_id,
-      object_type: type,
-      psp_object_id: id,
-      last_created_at: new Date(0),
-    })
-    .onConflict(['connection_id', 'object_type', 'psp_object_id'])
-    .ignore();
-  const row = await context
-    .trx<ObjectState>('processor_object_states')
-    .where({ connection_id: context.connection_id, object_type: type, psp_object_id: id })
-    .forUpdate()
-    .first();
-  return row ?? null;
+  const { rows } = await context.trx.raw<{ rows: ObjectState[] }>(
+    `INSERT INTO processor_object_states (connection_id, object_type, psp_object_id, last_created_at)
+     VALUES (?, ?, ?, ?)
+     ON CONFLICT (connection_id, object_type, psp_object_id)
+     DO UPDATE SET last_created_at = processor_object_states.last_created_at
+     RETURNING *`,
+    [context.connection_id, type, id, new Date(0)],
+  );
+  return rows[0] ?? null;
 }
 
 async function saveObject(

@@ -11,7 +11,11 @@ import { PROCESSOR_ACTOR, type ConnectionRow } from './connections.js';
  * claim applies it exactly once. A failed apply is retried with back-off, then parked.
  */
 
-/** Postgres NOTIFY channel raised for each stored event, so the worker applies it at once. */
+/**
+ * Postgres NOTIFY channel raised for each stored event, so the worker applies it at once; the
+ * payload is the event's connection id (a worker already applying that connection need not
+ * look for it).
+ */
 export const PROCESSOR_EVENTS_CHANNEL = 'retention_processor_events';
 
 export interface IncomingProcessorEvent {
@@ -20,6 +24,11 @@ export interface IncomingProcessorEvent {
   /** The processor's creation time of the event. */
   created: Date;
   payload: Record<string, unknown>;
+  /**
+   * The payload exactly as received and verified (the signed JSON text), stored as it is
+   * rather than serialised again from `payload`; Postgres parses it into the same jsonb.
+   */
+  payload_text?: string;
 }
 
 /**
@@ -58,7 +67,7 @@ async function insertEvent(db: Queryable, connection: ConnectionRow, event: Inco
  *
  * The insert and the NOTIFY that wakes the worker are one statement: `pg_notify` runs for each
  * inserted row, and Postgres delivers identical notifications of one transaction once, at
- * commit. Nothing else is written per event: a counter on the connection would make every
+ * commit (one per connection of the batch: the payload is the connection id). Nothing else is written per event: a counter on the connection would make every
  * accepted event queue for one row lock.
  */
 export async function storeProcessorEvents(
@@ -72,13 +81,13 @@ export async function storeProcessorEvents(
     event.psp_event_id,
     event.type,
     event.created,
-    JSON.stringify(event.payload),
+    event.payload_text ?? JSON.stringify(event.payload),
   ]);
   const { rows } = await db.raw<{ rows: Array<{ connection_id: string; psp_event_id: string }> }>(
     `INSERT INTO processor_events (connection_id, workspace_id, psp_event_id, type, psp_created_at, payload)
      VALUES ${values}
      ON CONFLICT (connection_id, psp_event_id) DO NOTHING
-     RETURNING connection_id, psp_event_id, pg_notify(?, '')`,
+     RETURNING connection_id, psp_event_id, pg_notify(?, connection_id::text)`,
     [...bindings, PROCESSOR_EVENTS_CHANNEL],
   );
   const fresh = new Set(rows.map((row) => `${row.connection_id}/${row.psp_event_id}`));
@@ -159,44 +168,92 @@ export interface AppliedProcessorEvent {
   error?: unknown;
 }
 
+/** Events claimed and committed together unless the caller says otherwise. */
+export const DEFAULT_APPLY_BATCH_SIZE = 100;
+
 /**
  * Claims up to `batchSize` due events of one connection (oldest Stripe `created` first; see
- * lockDueConnection), and applies each in a savepoint of one transaction, marking it applied (or ignored)
- * there. An event that throws has its savepoint rolled back and its failure recorded in the
- * same transaction (retry with back-off, or parked), without taking the others with it. One
- * commit for the batch: a worker that dies before it leaves every event of the batch pending.
- * Returns nothing when nothing is due.
+ * lockDueConnection), applies them in that order in one transaction, marks them applied (or
+ * ignored) there, and commits the batch once: a worker that dies before the commit leaves
+ * every event of the batch pending. Returns nothing when nothing is due.
+ *
+ * The events run together in one savepoint and are marked in one statement (a savepoint of
+ * each event's own would cost two round trips per event). When one throws, that savepoint is
+ * rolled back, the events before it are applied again in a savepoint of their own, the
+ * failure is recorded against that event alone (retry with back-off, or parked) and the
+ * events after it go on the same way: a poison event never takes the others with it. The
+ * events before a failure are thus run twice in that attempt (the first run rolled back), so
+ * their Stripe lookups are made twice; each is committed once.
  */
 export async function applyProcessorEvents(
   db: Db,
   apply: (trx: Transaction, event: ClaimedProcessorEvent) => Promise<ApplyOutcome>,
-  options: { batchSize?: number } = {},
+  options: {
+    batchSize?: number;
+    /** Called once this batch holds its connection (before its events are claimed). */
+    onLocked?: (connectionId: string) => void;
+  } = {},
 ): Promise<AppliedProcessorEvent[]> {
   return db.transaction(async (trx) => {
     const connectionId = await lockDueConnection(trx);
     if (connectionId === null) return [];
+    options.onLocked?.(connectionId);
     const claimed: ClaimedProcessorEvent[] = await trx('processor_events')
       .where({ state: 'pending', connection_id: connectionId })
       .where('next_attempt_at', '<=', trx.fn.now())
       .orderBy([{ column: 'psp_created_at' }, { column: 'received_at' }])
       .forUpdate()
       .skipLocked()
-      .limit(options.batchSize ?? 20)
+      .limit(options.batchSize ?? DEFAULT_APPLY_BATCH_SIZE)
       .select('id', 'connection_id', 'workspace_id', 'psp_event_id', 'type', 'psp_created_at', 'payload', 'attempts');
     const results: AppliedProcessorEvent[] = [];
-    for (const event of claimed) {
+    // Applies claimed[from..to) in one savepoint; on a failure, splits around the failing event.
+    const applyRun = async (from: number, to: number): Promise<void> => {
+      if (from >= to) return;
+      let failedAt = -1;
+      let failure: unknown;
       try {
-        const outcome = await trx.transaction((savepoint) => apply(savepoint, event));
-        await trx('processor_events')
-          .where({ id: event.id })
-          .update({ state: outcome, applied_at: trx.fn.now(), attempts: event.attempts + 1, last_error: null });
-        results.push({ event, outcome });
+        const outcomes = await trx.transaction(async (savepoint) => {
+          const run: ApplyOutcome[] = [];
+          for (let index = from; index < to; index += 1) {
+            try {
+              run.push(await apply(savepoint, claimed[index]!));
+            } catch (error) {
+              [failedAt, failure] = [index, error];
+              throw error;
+            }
+          }
+          await markApplied(savepoint, claimed.slice(from, to), run);
+          return run;
+        });
+        outcomes.forEach((outcome, offset) => results.push({ event: claimed[from + offset]!, outcome }));
       } catch (error) {
-        results.push({ event, outcome: await recordApplyFailure(trx, event, error), error });
+        if (failedAt < 0) throw error; // not an event's own failure (marking them): the batch fails
+        await applyRun(from, failedAt);
+        const event = claimed[failedAt]!;
+        results.push({ event, outcome: await recordApplyFailure(trx, event, failure), error: failure });
+        await applyRun(failedAt + 1, to);
       }
-    }
+    };
+    await applyRun(0, claimed.length);
     return results;
   });
+}
+
+/** Marks applied events `applied` or `ignored`, one statement for the lot. */
+async function markApplied(
+  trx: Transaction,
+  events: ReadonlyArray<ClaimedProcessorEvent>,
+  outcomes: ReadonlyArray<ApplyOutcome>,
+): Promise<void> {
+  if (events.length === 0) return;
+  await trx.raw(
+    `UPDATE processor_events AS e
+        SET state = v.state, applied_at = now(), attempts = e.attempts + 1, last_error = NULL
+       FROM unnest(?::uuid[], ?::text[]) AS v(id, state)
+      WHERE e.id = v.id`,
+    [events.map((event) => event.id), [...outcomes]],
+  );
 }
 
 /** Errors that say the event itself can never apply (a refused value, an illegal transition): no retry helps. */

@@ -1,3 +1,4 @@
+import type Stripe from 'stripe';
 import type { Transaction } from '@retention/db';
 import {
   apiKeyOf,
@@ -7,6 +8,7 @@ import {
   rejectProcessorKey,
   type ApplyOutcome,
   type ClaimedProcessorEvent,
+  type ConnectionRow,
 } from '@retention/domain';
 import { createStripeClient } from './client.js';
 import { stripeEventToChanges } from './normalise.js';
@@ -22,14 +24,30 @@ export interface StripeSettings {
  * Applies one stored Stripe event inside the worker's claim transaction: normalise (asking
  * Stripe with the connection's key where the event leaves something out), then the domain's
  * changes. A key Stripe refuses disconnects the connection in this same transaction.
+ *
+ * The events of one batch share one connection and are applied in one savepoint (the same
+ * `trx`), so its row and key are read once per savepoint, not once per event; a rejected key
+ * drops them, so the next event reads the connection as now disconnected.
  */
 export function createStripeEventApplier(settings: StripeSettings) {
-  return async (trx: Transaction, event: ClaimedProcessorEvent): Promise<ApplyOutcome> => {
-    const connection = await connectionById(trx, event.connection_id);
+  const connections = new WeakMap<Transaction, { connection: ConnectionRow; stripe: Stripe | null }>();
+  const connectionOf = async (trx: Transaction, connectionId: string) => {
+    const known = connections.get(trx);
+    if (known && known.connection.id === connectionId) return known;
+    const connection = await connectionById(trx, connectionId);
     const apiKey = connection.disconnected_reason === 'key_rejected' ? null : apiKeyOf(settings.secretsKey, connection);
+    const read = { connection, stripe: apiKey === null ? null : createStripeClient(apiKey, settings.apiBase) };
+    connections.set(trx, read);
+    return read;
+  };
+  return async (trx: Transaction, event: ClaimedProcessorEvent): Promise<ApplyOutcome> => {
+    const { connection, stripe } = await connectionOf(trx, event.connection_id);
     const changes = await stripeEventToChanges(storedStripeEvent(event.payload), {
-      stripe: apiKey === null ? null : createStripeClient(apiKey, settings.apiBase),
-      onKeyRejected: () => rejectProcessorKey(trx, connection.id),
+      stripe,
+      onKeyRejected: async () => {
+        connections.delete(trx);
+        await rejectProcessorKey(trx, connection.id);
+      },
       lastAttempt: event.attempts + 1 >= MAX_APPLY_ATTEMPTS,
     });
     if (changes === null) return 'ignored';

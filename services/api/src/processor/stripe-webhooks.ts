@@ -22,6 +22,8 @@ import { ConnectionCache } from './connection-cache.js';
 /** Stripe's events are well under this; a larger body is refused before it is buffered whole. */
 const MAX_EVENT_BYTES = 1024 * 1024;
 
+const utf8 = new TextDecoder('utf8');
+
 export function stripeWebhookRoutes({ config, db }: { config: Config; db: Db }): Router {
   const router = express.Router();
   // Requests arriving together share one INSERT and one commit (a burst from Stripe is many
@@ -63,6 +65,8 @@ export function stripeWebhookRoutes({ config, db }: { config: Config; db: Db }):
         type: event.type,
         created: new Date(event.created * 1000),
         payload: event as unknown as Record<string, unknown>,
+        // The text constructEvent parsed, decoded as it decodes it (a leading BOM dropped).
+        payload_text: utf8.decode(body),
       };
       const stored =
         found.connection.status === 'pending'

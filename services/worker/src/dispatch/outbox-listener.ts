@@ -15,7 +15,8 @@ export class OutboxListener {
 
   constructor(
     private readonly databaseUrl: string,
-    private readonly onEvent: () => void,
+    /** `payload`: the NOTIFY's payload ('' when the sender gave none; undefined after a reconnect). */
+    private readonly onEvent: (payload?: string) => void,
     private readonly logger: Logger,
     /** The processor's inbox uses the same machinery on its own channel. */
     private readonly channel: string = OUTBOX_CHANNEL,
@@ -29,7 +30,7 @@ export class OutboxListener {
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'retention-worker-listen' });
     client.on('notification', (message) => {
-      if (message.channel === this.channel) this.onEvent();
+      if (message.channel === this.channel) this.onEvent(message.payload);
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('connection ended')));

@@ -11,7 +11,7 @@ import type { Logger } from '@retention/runtime';
 /**
  * Applies the processor's stored events (the inbox, docs/processor.md). The queue is Postgres
  * itself: each loop claims the oldest due events with FOR UPDATE SKIP LOCKED, applies each and
- * marks it applied in one transaction (a savepoint per event). So a worker killed mid-apply leaves the event pending
+ * marks it applied in one transaction (see applyProcessorEvents). So a worker killed mid-apply leaves the event pending
  * (its lock dies with its connection) and the next claim applies it once; an emptied Redis
  * loses nothing because nothing about these events lives there. Woken by NOTIFY from the API,
  * with a poll as the safety net (and for back-off retries coming due).
@@ -21,6 +21,9 @@ export class ProcessorEventApplier {
   private loops: Promise<void>[] = [];
   private wakers = new Set<() => void>();
   private poll: NodeJS.Timeout | undefined;
+  /** The batch each loop is applying, by connection id. */
+  private applying = new Map<string, { notified: boolean }>();
+  private missedWake = false;
 
   constructor(
     private readonly options: {
@@ -29,7 +32,7 @@ export class ProcessorEventApplier {
       logger: Logger;
       /** Batches applied at once by this process; ordering per object is kept by row locks. */
       concurrency: number;
-      /** Events claimed and committed together (each in a savepoint of its own). */
+      /** Events of one connection claimed, applied and committed together. */
       batchSize: number;
       pollMs: number;
     },
@@ -37,24 +40,50 @@ export class ProcessorEventApplier {
 
   start(): void {
     this.running = true;
-    this.poll = setInterval(() => this.wake(), this.options.pollMs);
+    this.poll = setInterval(() => this.wakeAll(), this.options.pollMs);
     for (let index = 0; index < this.options.concurrency; index += 1) this.loops.push(this.loop());
   }
 
-  wake(): void {
+  /**
+   * An event was stored (`connectionId`: its connection, from the NOTIFY's payload). A loop of
+   * this process already applying that connection takes it in its next round (it goes on
+   * without sleeping once told), so no other loop is woken to find the connection busy: under
+   * a steady stream for one connection that was several wasted queries per stored batch. Any
+   * other event wakes one sleeping loop; with none asleep, the next loop to finish does not sleep.
+   */
+  wake(connectionId?: string): void {
+    const busy = connectionId ? this.applying.get(connectionId) : undefined;
+    if (busy) {
+      busy.notified = true;
+      return;
+    }
+    const sleeper = this.wakers.values().next();
+    if (sleeper.done) this.missedWake = true;
+    else sleeper.value();
+  }
+
+  /** The poll (and stop): every sleeping loop looks, which also brings back-off retries due. */
+  private wakeAll(): void {
     for (const waker of this.wakers) waker();
   }
 
   private async loop(): Promise<void> {
     while (this.running) {
       let results: AppliedProcessorEvent[];
+      const batch = { connectionId: undefined as string | undefined, notified: false };
       try {
         results = await applyProcessorEvents(this.options.db, this.options.apply, {
           batchSize: this.options.batchSize,
+          onLocked: (connectionId) => {
+            batch.connectionId = connectionId;
+            this.applying.set(connectionId, batch);
+          },
         });
       } catch (error) {
         this.options.logger.warn({ err: error }, 'processor events batch failed; retrying at the next poll');
         results = [];
+      } finally {
+        if (batch.connectionId !== undefined) this.applying.delete(batch.connectionId);
       }
       for (const result of results) {
         if (result.error === undefined) continue;
@@ -68,7 +97,12 @@ export class ProcessorEventApplier {
           result.outcome === 'parked' ? 'processor event parked' : 'processor event failed; will retry',
         );
       }
-      if (results.length === 0 && this.running) await this.sleep();
+      if (results.length > 0 || batch.notified || !this.running) continue;
+      if (this.missedWake) {
+        this.missedWake = false;
+        continue;
+      }
+      await this.sleep();
     }
   }
 
@@ -86,7 +120,7 @@ export class ProcessorEventApplier {
   async stop(): Promise<void> {
     this.running = false;
     clearInterval(this.poll);
-    this.wake();
+    this.wakeAll();
     await Promise.all(this.loops);
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
+import Stripe from 'stripe';
 import { connectProcessor, createWorkspace, listSecurityEvents, OPERATOR, processorStatus } from '@retention/domain';
 import { runCli, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { startApiInstance, type ApiInstance } from '../../../api/test/api-instance.js';
@@ -67,6 +68,19 @@ describe('POST /processor/stripe/:connection_id', () => {
     expect(row).toMatchObject({ psp_event_id: event.id, type: 'customer.created', state: 'pending' });
     expect(row.payload).toEqual(event);
     expect(row.psp_created_at.getTime()).toBe(event.created * 1000);
+  });
+
+  it('stores the verified text as the same event whatever its layout: indentation, non-ASCII, a line separator', async () => {
+    const { url, secret, connection } = await connectedWorkspace();
+    await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), secret); // connects it
+    const event = stripeEvent('customer.created', { ...stripeCustomer(), name: 'Zoë Ñúñez 日本 \u2028 😀' });
+    const body = `${JSON.stringify(event, null, 2)}\n`;
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret });
+    const reply = await postToConnection(url, event, secret, { body, signature });
+    expect(reply).toMatchObject({ status: 200, body: { received: true, duplicate: false } });
+    const row = await database.current.db('processor_events').where({ psp_event_id: event.id }).first();
+    expect(row).toMatchObject({ connection_id: connection.id, type: 'customer.created' });
+    expect(row.payload).toEqual(event);
   });
 
   it('stores a burst of concurrent deliveries exactly once each, redeliveries in the same burst included', async () => {
