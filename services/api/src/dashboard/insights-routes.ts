@@ -19,7 +19,7 @@ import { ReadCoalescer } from './coalesce.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { streamCsv } from './insights-export.js';
 import { detailId } from './read-routes.js';
-import { queryStrings } from './webhook-routes.js';
+import { queryStrings } from './query-strings.js';
 
 /**
  * The insight pages' data (docs/dashboard-api.md, "Insights"): the overview of a period and

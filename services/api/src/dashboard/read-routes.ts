@@ -17,7 +17,7 @@ import {
   type JsonText,
 } from '@retention/db';
 import { signedIn, type DashboardContext } from './context.js';
-import { queryStrings } from './webhook-routes.js';
+import { queryStrings } from './query-strings.js';
 
 /**
  * The data pages (docs/dashboard-api.md, "Data pages"): /stats is /api/v1/stats's answer; the

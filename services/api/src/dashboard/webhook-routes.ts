@@ -19,6 +19,7 @@ import {
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { endpointView, endpointViews } from './views.js';
+import { queryStrings } from './query-strings.js';
 
 /** Settings, Outbound webhooks: everyone reads; owners and admins change, test and resend. */
 export function webhookRoutes(context: DashboardContext): Router {
@@ -164,17 +165,3 @@ export function webhookRoutes(context: DashboardContext): Router {
 
   return router;
 }
-
-/** The app reads raw query strings (its query parser is off): known keys only, once each. */
-export function queryStrings<K extends string>(url: string, allowed: readonly K[]): Partial<Record<K, string>> {
-  const params = new URL(url, 'http://x').searchParams;
-  const result: Partial<Record<K, string>> = {};
-  for (const [key, value] of params) {
-    if (!(allowed as readonly string[]).includes(key)) throw invalidQuery(`${key}: is not a parameter of this list`);
-    if (key in result) throw invalidQuery(`${key}: give it once`);
-    result[key as K] = value;
-  }
-  return result;
-}
-
-const invalidQuery = (message: string) => invalidParam(message);

@@ -3,7 +3,7 @@ import { listSecurityEvents, updateWorkspaceSettings } from '@retention/domain';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { workspaceView } from './views.js';
-import { queryStrings } from './webhook-routes.js';
+import { queryStrings } from './query-strings.js';
 
 /** Workspace settings (owner changes) and the security log (owners and admins read). */
 export function workspaceRoutes(context: DashboardContext): Router {
