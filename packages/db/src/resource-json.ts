@@ -132,3 +132,15 @@ export class JsonText<T> {
     return JSON.parse(this.text) as T;
   }
 }
+
+/** A win-back as the dashboard's customer page lists it (docs/dashboard-api.md, "Data pages"). */
+export function winbackSummaryJsonSql(alias: string): string {
+  return jsonObjectSql(alias, [
+    ['id', column('id')],
+    ['psp_subscription_id', column('psp_subscription_id')],
+    ['days_away', column('days_away')],
+    ['amount_cents', column('amount_cents')],
+    ['currency', column('currency')],
+    ['recorded_at', timestamp('recorded_at')],
+  ]);
+}

@@ -114,7 +114,7 @@ describe('dashboard list indexes', () => {
 
   it("a customer's newest cancel sessions, for its detail", async () => {
     const { db } = database.current;
-    const detail = await customerDetailView(db, w.workspaceId, w.customerIds[7]!);
+    const detail = (await customerDetailView(db, w.workspaceId, w.customerIds[7]!)).parse();
     expect(detail.cancel_sessions).toHaveLength(50);
     expect(detail.campaigns).toHaveLength(50);
     const plan = await planOf(db, 'cancel_sessions', () => customerDetailView(db, w.workspaceId, w.customerIds[7]!));

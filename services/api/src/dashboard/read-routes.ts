@@ -55,7 +55,7 @@ export function readRoutes(context: DashboardContext): Router {
   router.get('/customers/:id', async (req, res) => {
     queryStrings(req.originalUrl, []);
     const id = detailId(req.params.id, 'customer');
-    res.json(await customerDetailView(db, signedIn(res).workspaceId, id));
+    sendJsonText(res, await customerDetailView(db, signedIn(res).workspaceId, id));
   });
 
   router.get('/cancel_sessions/:id', async (req, res) => {
