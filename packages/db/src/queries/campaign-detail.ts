@@ -1,13 +1,6 @@
-import { notFound, toIsoMillis } from '@retention/core';
+import { notFound, type Customer, type RecoveryCampaign, type Subscription } from '@retention/core';
 import type { Queryable } from '../connection.js';
-import {
-  toCampaign,
-  toCustomer,
-  toSubscription,
-  type CampaignRow,
-  type CustomerRow,
-  type SubscriptionRow,
-} from '../resources.js';
+import { campaignJsonSql, customerJsonSql, isoMillisSql, subscriptionJsonSql } from '../resource-json.js';
 
 /**
  * A campaign's detail page: the campaign, its customer and subscription, and a timeline of
@@ -15,6 +8,7 @@ import {
  * every webhook delivery of that event and its outcome, and each manual action of the
  * security log (who marked it recovered or lost, from where). Reads only this campaign's rows
  * (events through `events_campaign_idx`, deliveries through their unique (event_id, …) key).
+ * Postgres builds every part as JSON, in the API's shapes (resource-json.ts).
  */
 
 export interface TimelineDelivery {
@@ -31,86 +25,88 @@ export type TimelineEntry =
   | { kind: 'event'; at: string; event_id: string; type: string; source: string | null; deliveries: TimelineDelivery[] }
   | { kind: 'action'; at: string; action: string; actor: { user_id: string | null; label: string | null } };
 
-export async function campaignDetail(db: Queryable, workspaceId: string, campaignId: string) {
-  const campaign = await db('recovery_campaigns')
-    .where({ workspace_id: workspaceId, id: campaignId })
-    .first<(CampaignRow & { closed_by_user_id: string | null }) | undefined>();
-  if (!campaign) throw notFound(`No campaign with id ${campaignId}`);
-  const customer = await db('customers')
-    .where({ workspace_id: workspaceId, id: campaign.customer_id })
-    .first<CustomerRow>();
-  const subscription = await db('subscriptions')
-    .where({ workspace_id: workspaceId, id: campaign.subscription_id })
-    .first<SubscriptionRow>();
-  const events = await db('events')
-    .where({ workspace_id: workspaceId })
-    .whereRaw("data ->> 'campaign_id' = ?", [campaignId])
-    .orderBy('seq')
-    .select<Array<{ id: string; type: string; data: Record<string, unknown>; created_at: Date }>>(
-      'id',
-      'type',
-      'data',
-      'created_at',
-    );
-  const deliveries = events.length
-    ? await db('webhook_deliveries as d')
-        .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-        .whereIn(
-          'd.event_id',
-          events.map((event) => event.id),
-        )
-        .orderBy('d.created_at')
-        .select<
-          Array<{
-            id: string;
-            event_id: string;
-            endpoint_id: string;
-            endpoint_name: string;
-            status: string;
-            attempt_count: number;
-            completed_at: Date | null;
-            last_http_status: number | null;
-          }>
-        >(
-          'd.id',
-          'd.event_id',
-          'd.endpoint_id',
-          'e.name as endpoint_name',
-          'd.status',
-          'd.attempt_count',
-          'd.completed_at',
-          db.raw(
-            '(SELECT a.http_status FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1) AS last_http_status',
-          ),
-        )
-    : [];
-  const actions = await db('security_events')
-    .where({ workspace_id: workspaceId, target_type: 'campaign', target_id: campaignId })
-    .orderBy('created_at')
-    .select<Array<{ action: string; actor_user_id: string | null; actor_label: string | null; created_at: Date }>>(
-      'action',
-      'actor_user_id',
-      'actor_label',
-      'created_at',
-    );
+interface TimelineEventRow {
+  event_id: string;
+  type: string;
+  source: string | null;
+  at: string;
+  deliveries: TimelineDelivery[];
+}
 
+interface TimelineActionRow {
+  action: string;
+  actor_user_id: string | null;
+  actor_label: string | null;
+  at: string;
+}
+
+/** Each event about the campaign, oldest first, with its deliveries (and each one's last HTTP status). */
+const EVENTS_SQL = `coalesce((
+    SELECT json_agg(json_build_object(
+             'event_id', e.id, 'type', e.type, 'source', e.data ->> 'source', 'at', ${isoMillisSql('e.created_at')},
+             'deliveries', coalesce((
+               SELECT json_agg(json_build_object(
+                        'id', d.id, 'endpoint_id', d.endpoint_id, 'endpoint_name', w.name, 'status', d.status,
+                        'attempt_count', d.attempt_count,
+                        'last_http_status', (SELECT a.http_status FROM webhook_attempts a
+                                              WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1),
+                        'completed_at', ${isoMillisSql('d.completed_at')}) ORDER BY d.created_at)
+                 FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                WHERE d.event_id = e.id), '[]'::json)) ORDER BY e.seq)
+      FROM events e WHERE e.workspace_id = k.workspace_id AND e.data ->> 'campaign_id' = k.id::text
+  ), '[]'::json)`;
+
+/** The manual actions of the security log about the campaign, oldest first. */
+const ACTIONS_SQL = `coalesce((
+    SELECT json_agg(json_build_object('action', x.action, 'actor_user_id', x.actor_user_id,
+             'actor_label', x.actor_label, 'at', ${isoMillisSql('x.created_at')}) ORDER BY x.created_at)
+      FROM security_events x
+     WHERE x.workspace_id = k.workspace_id AND x.target_type = 'campaign' AND x.target_id = k.id::text
+  ), '[]'::json)`;
+
+/**
+ * One statement (a page's render waits on one round trip, not six): the campaign, its
+ * customer and subscription as the API shows them, and the timeline's parts, which are then
+ * merged in time order.
+ */
+export async function campaignDetail(db: Queryable, workspaceId: string, campaignId: string) {
+  const row = await db('recovery_campaigns as k')
+    .where({ 'k.workspace_id': workspaceId, 'k.id': campaignId })
+    .first<
+      | {
+          campaign: RecoveryCampaign;
+          closed_by_user_id: string | null;
+          customer: Customer | null;
+          subscription: Subscription | null;
+          events: TimelineEventRow[];
+          actions: TimelineActionRow[];
+        }
+      | undefined
+    >(
+      db.raw(`${campaignJsonSql('k')} AS campaign`),
+      'k.closed_by_user_id',
+      db.raw(
+        `(SELECT ${customerJsonSql('c')} FROM customers c WHERE c.workspace_id = k.workspace_id AND c.id = k.customer_id) AS customer`,
+      ),
+      db.raw(
+        `(SELECT ${subscriptionJsonSql('s')} FROM subscriptions s WHERE s.workspace_id = k.workspace_id AND s.id = k.subscription_id) AS subscription`,
+      ),
+      db.raw(`${EVENTS_SQL} AS events`),
+      db.raw(`${ACTIONS_SQL} AS actions`),
+    );
+  if (!row) throw notFound(`No campaign with id ${campaignId}`);
   const timeline: TimelineEntry[] = [
-    ...events.map((event) => ({
+    ...row.events.map(({ event_id, type, source, at, deliveries }) => ({
       kind: 'event' as const,
-      at: toIsoMillis(event.created_at),
-      event_id: event.id,
-      type: event.type,
-      source: typeof event.data.source === 'string' ? event.data.source : null,
-      deliveries: deliveries
-        .filter((delivery) => delivery.event_id === event.id)
-        .map(({ event_id: _event, completed_at, ...delivery }) => ({
-          ...delivery,
-          completed_at: completed_at ? toIsoMillis(completed_at) : null,
-        })),
+      at,
+      event_id,
+      type,
+      source,
+      deliveries,
     })),
-    ...actions.map((action) => ({
+    ...row.actions.map((action) => ({
       kind: 'action' as const,
-      at: toIsoMillis(action.created_at),
+      at: action.at,
       action: action.action,
       actor: { user_id: action.actor_user_id, label: action.actor_label },
     })),
@@ -118,10 +114,10 @@ export async function campaignDetail(db: Queryable, workspaceId: string, campaig
   // Stable: an event and the action recorded in its transaction share a time; the event comes first.
   timeline.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {
-    ...toCampaign(campaign),
-    customer: customer ? toCustomer(customer) : null,
-    subscription: subscription ? toSubscription(subscription) : null,
-    closed_by_user_id: campaign.closed_by_user_id,
+    ...row.campaign,
+    customer: row.customer,
+    subscription: row.subscription,
+    closed_by_user_id: row.closed_by_user_id,
     timeline,
   };
 }
