@@ -9,7 +9,11 @@
  *  3. isolation: the same, while endpoints that never answer (BENCH_HANGING of them, default
  *     10: as many as it takes to fill every slot at 10 each) have a backlog of 2,000
  *     deliveries between them: the healthy endpoint's p99 next to its p99 alone;
- *  4. baseline: a plain loop of signed got POSTs at the worker's concurrency (no queue, no
+ *  4. Redis memory: BENCH_MEMORY_BACKLOG (default 200,000) deliveries pending for one endpoint
+ *     that never answers, on a redis-server of the bench's own (the shared one's memory moves
+ *     with others' work): INFO memory's used_memory once they are all dispatched, next to the
+ *     same server idle before the worker started;
+ *  5. baseline: a plain loop of signed got POSTs at the worker's concurrency (no queue, no
  *     database), for the throughput ratios.
  * Prints a table with the targets of issue 5 and saves a JSON report under bench/results/.
  *
@@ -18,18 +22,20 @@
  * hanging endpoints' backlog, would otherwise be swept into this run's workers and compete),
  * REDIS_URL, BENCH_EVENTS (throughput events, default 20000), BENCH_SECONDS (each latency
  * run, default 20), BENCH_RATE (events/s, default 200), BENCH_HANGING (hanging endpoints in
- * the isolation run, default 10), BENCH_WORKER_LOG_LEVEL (default info).
+ * the isolation run, default 10), BENCH_MEMORY_BACKLOG (default 200000; 0 skips the memory
+ * run), BENCH_WORKER_LOG_LEVEL (default info).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { EventData, EventType } from '@retention/core';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest, type Db } from '@retention/db';
-import { createEndpoint, createUser, createWorkspace, recordEvent } from '@retention/domain';
+import { createEndpoint, createUser, createWorkspace, recordEvent, recordEvents } from '@retention/domain';
 import { ROOT, saveReport, startProcess, table, type Running } from './support.js';
 
 const databaseUrl =
@@ -39,6 +45,7 @@ const events = Number(process.env.BENCH_EVENTS ?? 20_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const rate = Number(process.env.BENCH_RATE ?? 200);
 const hangingEndpoints = Number(process.env.BENCH_HANGING ?? 10);
+const memoryBacklog = Number(process.env.BENCH_MEMORY_BACKLOG ?? 200_000);
 const workerLogLevel = process.env.BENCH_WORKER_LOG_LEVEL ?? 'info';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -249,6 +256,77 @@ async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: s
   }
 }
 
+/** INFO memory's used_memory, in bytes. */
+async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/^used_memory:(\d+)/m.exec(info)?.[1]);
+}
+
+/**
+ * Redis memory with a big backlog for one endpoint that never answers: the deliveries are
+ * committed, then a worker dispatches them on a redis-server of its own; used_memory is read
+ * idle (before the worker), then every 100 ms until 15 s after the last event was
+ * dispatched, and the largest reading is kept.
+ */
+async function redisMemory(db: Db, receiver: ChildProcess, port: number, prefix: string) {
+  const redisPort = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const server = spawn(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${redisPort}`;
+  const redis = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 50 });
+  let worker: Running | undefined;
+  try {
+    await until(async () => (await redis.ping().catch(() => '')) === 'PONG', 10_000, 'the private redis-server');
+    const { workspaceId } = await scene(db, port, ['/hang-memory']);
+    log(`memory: ${memoryBacklog} events for one endpoint that never answers`);
+    for (let done = 0; done < memoryBacklog; done += 5_000) {
+      const batch = Array.from({ length: Math.min(5_000, memoryBacklog - done) }, () => ({
+        workspaceId,
+        type: 'reactivation.sent' as const,
+        data: reactivation(randomUUID()),
+      }));
+      await db.transaction((trx) => recordEvents(trx, batch));
+    }
+    const idle = await usedMemory(redis);
+    worker = await startWorker(prefix, { REDIS_URL: url, WEBHOOK_TIMEOUT_MS: String(HANGING_TIMEOUT_MS) });
+    const started = Date.now();
+    let peak = idle;
+    const sample = async () => {
+      peak = Math.max(peak, await usedMemory(redis));
+    };
+    await until(
+      async () => {
+        await sample();
+        const row = await db('events').whereNull('dispatched_at').count({ n: '*' }).first();
+        return Number(row?.n) === 0;
+      },
+      600_000,
+      'the memory backlog to be dispatched',
+    );
+    const dispatchedAfter = (Date.now() - started) / 1000;
+    const settleUntil = Date.now() + 15_000;
+    while (Date.now() < settleUntil) {
+      await sample();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const settled = await usedMemory(redis);
+    return { backlog: memoryBacklog, idle, peak, settled, dispatchedAfterSeconds: dispatchedAfter };
+  } finally {
+    receiver.send({ releaseHanging: true });
+    await worker?.stop();
+    redis.disconnect();
+    server.kill();
+  }
+}
+
 function baseline(urls: string[], concurrency: number): number {
   const output = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/webhook-baseline.ts')], {
     cwd: ROOT,
@@ -298,6 +376,8 @@ async function main(): Promise<void> {
     const solo = await throughput(db, receiver.port, 1, `${prefix}-1`);
     const spread = await throughput(db, receiver.port, 10, `${prefix}-10`);
     const { alone, beside } = await latencies(db, receiver.child, receiver.port, `${prefix}-latency`);
+    const memory =
+      memoryBacklog > 0 ? await redisMemory(db, receiver.child, receiver.port, `${prefix}-memory`) : undefined;
     log('baseline: plain signed got POSTs');
     const soloUrls = [`https://localhost:${receiver.port}/baseline-0`];
     const spreadUrls = Array.from({ length: 10 }, (_, index) => `https://localhost:${receiver.port}/baseline-${index}`);
@@ -318,7 +398,9 @@ async function main(): Promise<void> {
         alone: { p50: quantile(alone, 0.5), p99: quantile(alone, 0.99), max: quantile(alone, 1) },
         besideHanging: { p50: quantile(beside, 0.5), p99: quantile(beside, 0.99), max: quantile(beside, 1) },
       },
+      redisMemory: memory,
     };
+    const mb = (bytes: number) => (bytes / 1_048_576).toFixed(1);
     log('');
     log(
       table([
@@ -357,6 +439,17 @@ async function main(): Promise<void> {
           ratio: (report.latencyMs.besideHanging.p99 / report.latencyMs.alone.p99).toFixed(2),
           target: '<= 2.00 x alone',
         },
+        ...(memory
+          ? [
+              {
+                measure: `Redis MB above idle, ${memory.backlog} pending for 1 hanging endpoint (peak / settled)`,
+                value: `${mb(memory.peak - memory.idle)} / ${mb(memory.settled - memory.idle)}`,
+                baseline: `${mb(memory.idle)} idle`,
+                ratio: '',
+                target: '<= 5 MB above idle',
+              },
+            ]
+          : []),
       ]),
     );
     log(`report: ${await saveReport('webhooks', report)}`);
