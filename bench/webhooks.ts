@@ -282,6 +282,7 @@ async function redisMemory(db: Db, receiver: ChildProcess, port: number, prefix:
   );
   const url = `redis://127.0.0.1:${redisPort}`;
   const redis = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 50 });
+  redis.on('error', () => undefined); // refused until the server listens
   let worker: Running | undefined;
   try {
     await until(async () => (await redis.ping().catch(() => '')) === 'PONG', 10_000, 'the private redis-server');

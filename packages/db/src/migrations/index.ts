@@ -12,6 +12,7 @@ import * as accounts from './0010-accounts.js';
 import * as processor from './0011-processor.js';
 import * as insightRollups from './0012-insight-rollups.js';
 import * as webhookRetention from './0013-webhook-retention.js';
+import * as deliveryBacklog from './0015-delivery-backlog.js';
 
 export interface Migration {
   name: string;
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0011-processor', ...processor },
   { name: '0012-insight-rollups', ...insightRollups },
   { name: '0013-webhook-retention', ...webhookRetention },
+  { name: '0015-delivery-backlog', ...deliveryBacklog },
 ];

@@ -1,9 +1,10 @@
 import type { EventEmitter } from 'node:events';
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { AttemptResult, WebhookSender } from '@retention/domain';
 import type { Logger } from '@retention/runtime';
 import type { DeliveryJobData } from '../queues.js';
 import type { ClaimedDelivery, DeliveryEnd, DeliveryStore, RecordResult } from './delivery-store.js';
+import type { DeliveryScheduler } from './delivery-scheduler.js';
 import type { EndpointGate } from './endpoint-gate.js';
 
 /** What the worker reports about each attempt, for its log and its metrics. */
@@ -18,36 +19,39 @@ export interface DeliveryEvents {
   ended: [{ outcome: DeliveryEnd; count: number }];
 }
 
-/** How long a job waits before trying again after Postgres or Redis failed under it. */
-const INFRASTRUCTURE_RETRY_MS = 5_000;
 const RECORD_TRIES = 3;
 
 export interface DeliveryProcessorDeps {
   store: DeliveryStore;
   gate: EndpointGate;
+  scheduler: DeliveryScheduler;
   sender: WebhookSender;
   logger: Logger;
   events: EventEmitter<DeliveryEvents>;
 }
 
 /**
- * Runs one delivery job: take a slot of the endpoint (or park), claim the attempt in
- * Postgres, send, record, give the slot back, and move the job to when the next attempt is
- * due. The job never fails for a receiver's sake: retries are this service's schedule, not
- * BullMQ's. A job fails only when Postgres and Redis both fail under it, and then the sweeper
- * brings it back once the delivery is due.
+ * Runs one delivery job: take a slot of the endpoint, claim the attempt in Postgres, send,
+ * record (a retry goes back to the backlog, due when the schedule says), give the slot back
+ * and wake the scheduler for the endpoints that have room again. The job then ends: every
+ * job is one release of its delivery. It never fails for a receiver's sake: retries are this
+ * service's schedule, not BullMQ's. It fails only when Postgres fails under it; its delivery
+ * stays queued, and the sweeper gives it a job again.
  */
 export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
-  const { store, gate, sender, logger, events } = deps;
+  const { store, gate, scheduler, sender, logger, events } = deps;
 
-  /** Returns when the job should run again (null: never), and how long the request took. */
+  /** Returns when the delivery is due again (null: never), and how long the request took. */
   async function attemptOnce(deliveryId: string): Promise<{ dueAt: number | null; attemptMs?: number }> {
     const claim = await store.claim(deliveryId);
     if (claim.kind === 'done') {
       if (claim.skipped) events.emit('ended', { outcome: 'skipped', count: 1 });
       return { dueAt: null };
     }
-    if (claim.kind === 'wait') return { dueAt: claim.until.getTime() };
+    if (claim.kind === 'wait') {
+      await store.giveBack(deliveryId);
+      return { dueAt: claim.until.getTime() };
+    }
     const { delivery } = claim;
     const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
     const outcome = await recordWithRetries(delivery, result);
@@ -99,29 +103,20 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     }
   }
 
-  return async function processDelivery(job: Job<DeliveryJobData>, token?: string): Promise<void> {
+  return async function processDelivery(job: Job<DeliveryJobData>): Promise<void> {
     const { deliveryId, endpointId } = job.data;
-    const place = await gate.acquire(endpointId, deliveryId);
-    if (place > 0) {
-      try {
-        await job.moveToDelayed(Date.now() + gate.parkDelayMs(endpointId, place), token);
-      } finally {
-        await gate.parked(endpointId, deliveryId);
-      }
-      throw new DelayedError();
+    if (!gate.acquire(endpointId, deliveryId)) {
+      // The gate wakes the endpoint again when it has room.
+      await store.giveBack(deliveryId);
+      return;
     }
-    let dueAt: number | null;
+    let dueAt: number | null = null;
     let attemptMs: number | undefined;
     try {
       ({ dueAt, attemptMs } = await attemptOnce(deliveryId));
-    } catch (error) {
-      logger.error({ err: error, delivery_id: deliveryId }, 'delivery job failed; trying again shortly');
-      dueAt = Date.now() + INFRASTRUCTURE_RETRY_MS;
     } finally {
-      await gate.release(endpointId, deliveryId, attemptMs);
+      scheduler.wake(gate.release(endpointId, deliveryId, attemptMs));
     }
-    if (dueAt === null) return;
-    await job.moveToDelayed(dueAt, token);
-    throw new DelayedError();
+    if (dueAt !== null) scheduler.wakeAt(dueAt);
   };
 }

@@ -10,7 +10,8 @@ import { Batcher } from '@retention/runtime';
 import { maxAttempts, retryDelayMs } from './retry-schedule.js';
 
 /**
- * The delivery's state in Postgres, which is the truth; Redis only decides when a job runs.
+ * The delivery's state in Postgres, which is the truth and the backlog; Redis holds only the
+ * jobs of deliveries released to run now (see delivery-scheduler.ts).
  *
  * An attempt is claimed before it is sent: its number is taken and a lease (the longest an
  * attempt can take, plus a margin) is set. Whoever holds an unexpired lease is the only one
@@ -200,6 +201,18 @@ export class DeliveryStore {
   }
 
   /**
+   * Puts a released delivery back in the backlog: its job found no slot, or it is not due
+   * yet (another worker's attempt is in flight). The scheduler releases it again when it is
+   * due and its endpoint has room.
+   */
+  async giveBack(deliveryId: string): Promise<void> {
+    await this.db('webhook_deliveries')
+      .where({ id: deliveryId, status: 'pending' })
+      .whereNotNull('queued_at')
+      .update({ queued_at: null });
+  }
+
+  /**
    * Writes the attempt's result, moves the delivery on and counts the endpoint's consecutive
    * failures, atomically. Says when the next attempt is due (null if none) and how the
    * delivery ended if it did.
@@ -238,7 +251,7 @@ export class DeliveryStore {
       ), finished AS (
         UPDATE webhook_deliveries d
            SET status = 'succeeded', next_attempt_at = NULL, attempt_started_at = NULL,
-               lease_expires_at = NULL, completed_at = now()
+               lease_expires_at = NULL, queued_at = NULL, completed_at = now()
           FROM input i
          WHERE d.id = i.id AND d.attempt_count = i.attempt AND d.lease_expires_at IS NOT NULL
         RETURNING d.id, d.endpoint_id, d.event_type, d.attempt_count
@@ -349,6 +362,8 @@ export class DeliveryStore {
         next_attempt_at: nextAttemptAt,
         attempt_started_at: null,
         lease_expires_at: null,
+        // A retry waits in the backlog until it is due; the scheduler releases it then.
+        queued_at: null,
         completed_at: status === 'pending' ? null : trx.fn.now(),
       });
     if (updated === 0) throw new LeaseLost();
