@@ -10,7 +10,7 @@ import type { EndpointAllowance, ReleasedDelivery, SchedulerPort } from './deliv
 
 /**
  * Per endpoint: its room (allowance less what is queued), then that many of its oldest due
- * deliveries with no attempt in flight, locked and skipped if another release holds them.
+ * deliveries (due first; among those due at once, the events' order) with no attempt in flight, locked and skipped if another release holds them.
  * Two replicas releasing for one endpoint at once may each fill its room: what Redis holds
  * for it is then up to one cap per replica, as an endpoint's attempts are.
  */
@@ -29,7 +29,7 @@ WITH wanted AS (
           WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending' AND d.queued_at IS NULL
             AND d.next_attempt_at <= now()
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-          ORDER BY d.next_attempt_at, d.id
+          ORDER BY d.next_attempt_at, d.event_seq, d.id
           LIMIT greatest(w.room, 0)
             FOR NO KEY UPDATE SKIP LOCKED) d
 )

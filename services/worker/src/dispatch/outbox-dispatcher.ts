@@ -24,8 +24,8 @@ WITH batch AS (
 ), marked AS (
   UPDATE events SET dispatched_at = now() FROM batch WHERE events.id = batch.id
 ), inserted AS (
-  INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-  SELECT b.workspace_id, e.id, b.id, b.type, now()
+  INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_seq, event_type, next_attempt_at)
+  SELECT b.workspace_id, e.id, b.id, b.seq, b.type, now()
     FROM batch b
     JOIN workspaces w ON w.id = b.workspace_id AND w.processor_status = 'connected'
     JOIN webhook_endpoints e ON e.workspace_id = b.workspace_id
