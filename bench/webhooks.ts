@@ -238,12 +238,13 @@ async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: s
       60_000,
       'the backlog to be dispatched',
     );
-    // Sorted: every job parked but each endpoint's first attempt, which hangs. (An empty wait
-    // list alone is no sign: it is also empty before the jobs are enqueued.)
+    // Sorted: the backlog waits in Postgres, and Redis holds only each hanging endpoint's
+    // probe, in flight. (An empty wait list alone is no sign: it is also empty before the
+    // jobs are released.)
     await until(
-      async () => (await queue.getDelayedCount()) >= backlogEvents * hangingEndpoints - hangingEndpoints,
+      async () => (await queue.getWaitingCount()) === 0 && (await queue.getActiveCount()) >= hangingEndpoints,
       60_000,
-      'the backlog to be parked',
+      'the hanging endpoints to be probed',
     );
     await queue.close();
     await connection.quit();

@@ -142,6 +142,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   const scheduler = new DeliveryScheduler({
     port: new DeliveryBacklog(db, deliveryQueue),
     allowances: (endpointIds) => gate.allowances(endpointIds),
+    recording: () => gate.recording(),
     logger,
     pollMs: settings.schedulePollMs,
   });

@@ -86,7 +86,7 @@ class MemoryBacklog implements SchedulerPort {
     return this.deliveries.filter((d) => d.endpointId === endpointId && d.queued).map((d) => d.id);
   }
 
-  release(allowances: readonly EndpointAllowance[]): Promise<ReleasedDelivery[]> {
+  release(allowances: readonly EndpointAllowance[], notCounted: readonly string[]): Promise<ReleasedDelivery[]> {
     this.releaseCalls += 1;
     if (this.failNextRelease) {
       this.failNextRelease = false;
@@ -94,7 +94,7 @@ class MemoryBacklog implements SchedulerPort {
     }
     const released: ReleasedDelivery[] = [];
     for (const { endpointId, allowance } of allowances) {
-      const room = allowance - this.queuedOf(endpointId).length;
+      const room = allowance - this.queuedOf(endpointId).filter((id) => !notCounted.includes(id)).length;
       const due = this.deliveries
         .filter((d) => d.endpointId === endpointId && !d.queued && d.dueAt <= this.clock.now())
         .sort((a, b) => a.dueAt - b.dueAt)
@@ -123,12 +123,13 @@ class MemoryBacklog implements SchedulerPort {
 
 const POLL_MS = 1_000;
 
-function setUp(allowanceOf: (endpointId: string) => number = () => 3) {
+function setUp(allowanceOf: (endpointId: string) => number = () => 3, recording: string[] = []) {
   const clock = new FakeClock();
   const backlog = new MemoryBacklog(clock);
   const scheduler = new DeliveryScheduler({
     port: backlog,
     allowances: (endpointIds) => endpointIds.map((endpointId) => ({ endpointId, allowance: allowanceOf(endpointId) })),
+    recording: () => recording,
     logger: createLogger('scheduler-test', 'silent'),
     pollMs: POLL_MS,
     clock,
@@ -160,6 +161,22 @@ describe('the delivery scheduler', () => {
     await settle();
     expect(backlog.jobs).toEqual(['q1', 'b0004', 'b0005', 'b0006']);
     expect(backlog.queuedOf('busy')).toHaveLength(3);
+    await scheduler.stop();
+  });
+
+  it('releases the next while the last one’s result is recorded: its request has ended', async () => {
+    const recording: string[] = [];
+    const { backlog, scheduler, settle } = setUp(() => 2, recording);
+    for (let index = 0; index < 5; index += 1) backlog.add('e', `d${index}`, index - 10);
+    scheduler.start();
+    await settle();
+    expect(backlog.jobs).toEqual(['d0', 'd1']);
+    // d0's request ended; its record (and the end of its job) is on the way.
+    recording.push('d0');
+    scheduler.wake(['e']);
+    await settle();
+    expect(backlog.jobs).toEqual(['d0', 'd1', 'd2']);
+    expect(backlog.queuedOf('e')).toEqual(['d0', 'd1', 'd2']);
     await scheduler.stop();
   });
 

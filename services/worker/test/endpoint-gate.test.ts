@@ -120,6 +120,19 @@ describe('the endpoint gate', () => {
     expect(gate.release(hogs[1]!, hogB![1]!, 8_000)).toEqual([hogs[1]]);
   });
 
+  it('frees the slot when the request ends, and lists the delivery as recording until it is recorded', () => {
+    const { gate } = newGate();
+    const endpointId = randomUUID();
+    teach(gate, endpointId, 20);
+    const running = acquireMany(gate, endpointId, CAP);
+    expect(acquireMany(gate, endpointId, 1)).toHaveLength(0);
+    expect(gate.release(endpointId, running[0]!, 20, { recording: true })).toEqual([endpointId]);
+    expect(gate.recording()).toEqual([running[0]]);
+    expect(acquireMany(gate, endpointId, 2)).toHaveLength(1);
+    gate.recorded(running[0]!);
+    expect(gate.recording()).toEqual([]);
+  });
+
   it('forgets an endpoint idle for ten minutes: it is probed again with one attempt', () => {
     const { gate, clock } = newGate();
     const endpointId = randomUUID();

@@ -9,7 +9,8 @@ import type { EndpointAllowance, ReleasedDelivery, SchedulerPort } from './deliv
  */
 
 /**
- * Per endpoint: its room (allowance less what is queued), then that many of its oldest due
+ * Per endpoint: its room (allowance less what is queued, but for deliveries whose request
+ * has ended and whose result is being recorded), then that many of its oldest due
  * deliveries (due first; among those due at once, the events' order) with no attempt in flight, locked and skipped if another release holds them.
  * Two replicas releasing for one endpoint at once may each fill its room: what Redis holds
  * for it is then up to one cap per replica, as an endpoint's attempts are.
@@ -19,7 +20,7 @@ WITH wanted AS (
   SELECT w.endpoint_id,
          w.allowance - (SELECT count(*) FROM webhook_deliveries q
                          WHERE q.endpoint_id = w.endpoint_id AND q.status = 'pending'
-                           AND q.queued_at IS NOT NULL) AS room
+                           AND q.queued_at IS NOT NULL AND q.id <> ALL (?::uuid[])) AS room
     FROM unnest(?::uuid[], ?::int[]) AS w (endpoint_id, allowance)
 ), picked AS (
   SELECT d.id
@@ -67,8 +68,9 @@ export class DeliveryBacklog implements SchedulerPort {
     private readonly queue: Queue<DeliveryJobData>,
   ) {}
 
-  async release(allowances: readonly EndpointAllowance[]): Promise<ReleasedDelivery[]> {
+  async release(allowances: readonly EndpointAllowance[], notCounted: readonly string[]): Promise<ReleasedDelivery[]> {
     const { rows } = await this.db.raw<{ rows: Array<{ id: string; endpoint_id: string; queued_at: Date }> }>(RELEASE, [
+      [...notCounted],
       allowances.map((item) => item.endpointId),
       allowances.map((item) => item.allowance),
     ]);

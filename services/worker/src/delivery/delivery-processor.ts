@@ -32,8 +32,9 @@ export interface DeliveryProcessorDeps {
 
 /**
  * Runs one delivery job: take a slot of the endpoint, claim the attempt in Postgres, send,
- * record (a retry goes back to the backlog, due when the schedule says), give the slot back
- * and wake the scheduler for the endpoints that have room again. The job then ends: every
+ * record (a retry goes back to the backlog, due when the schedule says), and give the slot
+ * back, waking the scheduler for the endpoints that have room again (after a success, as
+ * soon as the request has ended, while the record is written). The job then ends: every
  * job is one release of its delivery. It never fails for a receiver's sake: retries are this
  * service's schedule, not BullMQ's. It fails only when Postgres fails under it; its delivery
  * stays queued, and the sweeper gives it a job again.
@@ -42,7 +43,10 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
   const { store, gate, scheduler, sender, logger, events } = deps;
 
   /** Returns when the delivery is due again (null: never), and how long the request took. */
-  async function attemptOnce(deliveryId: string): Promise<{ dueAt: number | null; attemptMs?: number }> {
+  async function attemptOnce(
+    deliveryId: string,
+    requestEnded: (attemptMs: number) => void,
+  ): Promise<{ dueAt: number | null; attemptMs?: number }> {
     const claim = await store.claim(deliveryId);
     if (claim.kind === 'done') {
       if (claim.skipped) events.emit('ended', { outcome: 'skipped', count: 1 });
@@ -54,6 +58,9 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     }
     const { delivery } = claim;
     const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
+    // A failure frees the slot only once recorded: the endpoint's next attempt must see the
+    // failure count this one leaves (ten in a row disable it, and no eleventh is sent).
+    if (result.succeeded) requestEnded(result.durationMs);
     const outcome = await recordWithRetries(delivery, result);
     const report: AttemptReport = { delivery, result, ...outcome };
     log(report);
@@ -112,10 +119,18 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     }
     let dueAt: number | null = null;
     let attemptMs: number | undefined;
+    let slotFreed = false;
+    // The slot is the receiver's: after a success it frees when the request ends, and the
+    // endpoint's next delivery is released while this one's result is recorded.
+    const requestEnded = (ms: number) => {
+      slotFreed = true;
+      scheduler.wake(gate.release(endpointId, deliveryId, ms, { recording: true }));
+    };
     try {
-      ({ dueAt, attemptMs } = await attemptOnce(deliveryId));
+      ({ dueAt, attemptMs } = await attemptOnce(deliveryId, requestEnded));
     } finally {
-      scheduler.wake(gate.release(endpointId, deliveryId, attemptMs));
+      if (slotFreed) gate.recorded(deliveryId);
+      else scheduler.wake(gate.release(endpointId, deliveryId, attemptMs));
     }
     if (dueAt !== null) scheduler.wakeAt(dueAt);
   };

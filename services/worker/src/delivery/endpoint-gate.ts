@@ -69,6 +69,11 @@ export class EndpointGate {
   private lastForgotten = 0;
   /** Slow endpoints whose jobs found every slow slot taken, longest waiting first. */
   private readonly waitingForSlowSlot = new Set<string>();
+  /**
+   * Deliveries whose request has ended and whose result is being recorded: still queued in
+   * Postgres for a moment, but no longer in flight, so not counted against their endpoint's room.
+   */
+  private readonly recordingIds = new Set<string>();
 
   constructor(private readonly options: EndpointGateOptions) {
     this.now = options.now ?? Date.now;
@@ -129,9 +134,11 @@ export class EndpointGate {
   /**
    * Frees the slot; `attemptMs` (when an attempt was made) teaches the gate how quick the
    * endpoint is. Returns the endpoints that may have room now: this one, and the slow
-   * endpoint that has waited longest for the slow slot this frees.
+   * endpoint that has waited longest for the slow slot this frees. `recording`: the request
+   * has ended and its result is being recorded (see `recording()`) until `recorded`.
    */
-  release(endpointId: string, deliveryId: string, attemptMs?: number): string[] {
+  release(endpointId: string, deliveryId: string, attemptMs?: number, { recording = false } = {}): string[] {
+    if (recording) this.recordingIds.add(deliveryId);
     const line = this.line(endpointId);
     const freed = line.running.get(deliveryId);
     line.running.delete(deliveryId);
@@ -140,6 +147,16 @@ export class EndpointGate {
     this.noteIfIdle(line);
     const owed = freed?.slow ? this.nextWaitingForSlowSlot(endpointId) : undefined;
     return owed ? [endpointId, owed] : [endpointId];
+  }
+
+  /** The result of a delivery released with `recording` is written: it counts as queued no more. */
+  recorded(deliveryId: string): void {
+    this.recordingIds.delete(deliveryId);
+  }
+
+  /** Deliveries still marked queued in Postgres whose request has ended: not to be counted as queued. */
+  recording(): string[] {
+    return [...this.recordingIds];
   }
 
   /**
