@@ -20,6 +20,13 @@ export interface DeliveryEvents {
 }
 
 const RECORD_TRIES = 3;
+/**
+ * A job goes on with its endpoint's next deliveries (see deliverOne) this many times at most,
+ * and for this long: then it ends, and the scheduler releases the endpoint's next in a job of
+ * its own, so that what the gate decides (slow share, probes) is looked at again.
+ */
+const MAX_DELIVERIES_PER_JOB = 100;
+const MAX_JOB_MS = 10_000;
 
 export interface DeliveryProcessorDeps {
   store: DeliveryStore;
@@ -110,21 +117,39 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     }
   }
 
-  return async function processDelivery(job: Job<DeliveryJobData>): Promise<void> {
-    const { deliveryId, endpointId } = job.data;
+  /**
+   * One attempt of one delivery, the job's own or one it went on with. Returns the endpoint's
+   * next delivery when this job goes on with it: after a success to an endpoint known to be
+   * quick, the slot stays with this job, and the next due delivery is released to it (marked
+   * queued in Postgres, no trip through Redis) while this one's result is recorded. Its job
+   * in Redis (active, locked) stands for both; if this process dies, the sweeper gives the
+   * delivery a job of its own once its lease has run out.
+   */
+  async function deliverOne(endpointId: string, deliveryId: string, mayGoOn: boolean): Promise<string | null> {
     if (!gate.acquire(endpointId, deliveryId)) {
       // The gate wakes the endpoint again when it has room.
       await store.giveBack(deliveryId);
-      return;
+      return null;
     }
     let dueAt: number | null = null;
     let attemptMs: number | undefined;
     let slotFreed = false;
+    let next: Promise<string | null> = Promise.resolve(null);
     // The slot is the receiver's: after a success it frees when the request ends, and the
     // endpoint's next delivery is released while this one's result is recorded.
     const requestEnded = (ms: number) => {
       slotFreed = true;
-      scheduler.wake(gate.release(endpointId, deliveryId, ms, { recording: true }));
+      const woken = gate.release(endpointId, deliveryId, ms, { recording: true });
+      if (!mayGoOn || !scheduler.isRunning() || !gate.isQuick(endpointId)) {
+        scheduler.wake(woken);
+        return;
+      }
+      scheduler.wake(woken.filter((id) => id !== endpointId));
+      next = store.releaseNext(endpointId).catch((error: unknown) => {
+        logger.warn({ err: error, endpoint_id: endpointId }, 'could not release the next delivery');
+        scheduler.wake([endpointId]);
+        return null;
+      });
     };
     try {
       ({ dueAt, attemptMs } = await attemptOnce(deliveryId, requestEnded));
@@ -133,5 +158,16 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       else scheduler.wake(gate.release(endpointId, deliveryId, attemptMs));
     }
     if (dueAt !== null) scheduler.wakeAt(dueAt);
+    return next;
+  }
+
+  return async function processDelivery(job: Job<DeliveryJobData>): Promise<void> {
+    const { endpointId } = job.data;
+    const started = Date.now();
+    let deliveryId: string | null = job.data.deliveryId;
+    for (let done = 0; deliveryId !== null; done += 1) {
+      const mayGoOn = done + 1 < MAX_DELIVERIES_PER_JOB && Date.now() - started < MAX_JOB_MS;
+      deliveryId = await deliverOne(endpointId, deliveryId, mayGoOn);
+    }
   };
 }

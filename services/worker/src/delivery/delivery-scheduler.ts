@@ -98,6 +98,11 @@ export class DeliveryScheduler {
     await Promise.all([this.releasing, this.scanning]);
   }
 
+  /** False once stopped: a job then goes on with no further delivery. */
+  isRunning(): boolean {
+    return !this.stopped;
+  }
+
   /** These endpoints may have room: release their due deliveries soon (merged with other wakes). */
   wake(endpointIds: Iterable<string>): void {
     for (const endpointId of endpointIds) this.woken.add(endpointId);

@@ -201,6 +201,32 @@ export class DeliveryStore {
   }
 
   /**
+   * Marks the endpoint's oldest due delivery queued, for the job that just freed a slot of
+   * the endpoint to go on with (see deliverOne); null when none is due. Same order as the
+   * scheduler's releases.
+   */
+  async releaseNext(endpointId: string): Promise<string | null> {
+    const { rows } = await this.db.raw<{ rows: Array<{ id: string }> }>(
+      `
+      WITH next AS (
+        SELECT id FROM webhook_deliveries d
+         WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.queued_at IS NULL
+           AND d.next_attempt_at <= now()
+           AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+         ORDER BY d.next_attempt_at, d.event_seq, d.id
+         LIMIT 1
+           FOR NO KEY UPDATE SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d SET queued_at = now()
+        FROM next WHERE d.id = next.id AND d.queued_at IS NULL
+      RETURNING d.id
+      `,
+      [endpointId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /**
    * Puts a released delivery back in the backlog: its job found no slot, or it is not due
    * yet (another worker's attempt is in flight). The scheduler releases it again when it is
    * due and its endpoint has room.

@@ -159,6 +159,12 @@ export class EndpointGate {
     return [...this.recordingIds];
   }
 
+  /** Answered, and not slow: its room is its whole cap, whatever the others do. */
+  isQuick(endpointId: string): boolean {
+    const line = this.lines.get(endpointId);
+    return line?.attemptMs !== undefined && !this.isSlow(line);
+  }
+
   /**
    * How many deliveries of each endpoint may be queued at once now, counting those already
    * queued (Postgres subtracts them): its cap; one for an endpoint not seen answer; for a
