@@ -96,6 +96,7 @@ const BATCHES_RUNNING = 4;
 export class DeliveryStore {
   private readonly claims: Batcher<string, ClaimRow | undefined>;
   private readonly successes: Batcher<{ delivery: ClaimedDelivery; result: AttemptResult }, boolean>;
+  private readonly nextReleases: Batcher<string, string | null>;
 
   constructor(
     private readonly db: Db,
@@ -104,6 +105,10 @@ export class DeliveryStore {
     const batching = { maxSize: BATCH_SIZE, maxRunning: BATCHES_RUNNING };
     this.claims = new Batcher((ids) => retryOnConflict(() => this.claimBatch(ids)), batching);
     this.successes = new Batcher((items) => retryOnConflict(() => this.recordSuccesses(items)), batching);
+    this.nextReleases = new Batcher(
+      (endpointIds) => retryOnConflict(() => this.releaseNextBatch(endpointIds)),
+      batching,
+    );
   }
 
   async claim(deliveryId: string): Promise<ClaimResult> {
@@ -205,25 +210,45 @@ export class DeliveryStore {
    * the endpoint to go on with (see deliverOne); null when none is due. Same order as the
    * scheduler's releases.
    */
-  async releaseNext(endpointId: string): Promise<string | null> {
-    const { rows } = await this.db.raw<{ rows: Array<{ id: string }> }>(
+  releaseNext(endpointId: string): Promise<string | null> {
+    return this.nextReleases.submit(endpointId);
+  }
+
+  /** One statement for the jobs of many endpoints (an endpoint may be asked for more than one). */
+  private async releaseNextBatch(endpointIds: string[]): Promise<Array<string | null>> {
+    const wanted = new Map<string, number>();
+    for (const endpointId of endpointIds) wanted.set(endpointId, (wanted.get(endpointId) ?? 0) + 1);
+    const { rows } = await this.db.raw<{
+      rows: Array<{ id: string; endpoint_id: string; next_attempt_at: Date; event_seq: string | null }>;
+    }>(
       `
       WITH next AS (
-        SELECT id FROM webhook_deliveries d
-         WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.queued_at IS NULL
-           AND d.next_attempt_at <= now()
-           AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-         ORDER BY d.next_attempt_at, d.event_seq, d.id
-         LIMIT 1
-           FOR NO KEY UPDATE SKIP LOCKED
+        SELECT d.id
+          FROM unnest(?::uuid[], ?::int[]) AS w (endpoint_id, count)
+         CROSS JOIN LATERAL (
+               SELECT id FROM webhook_deliveries d
+                WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending' AND d.queued_at IS NULL
+                  AND d.next_attempt_at <= now()
+                  AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+                ORDER BY d.next_attempt_at, d.event_seq, d.id
+                LIMIT w.count
+                  FOR NO KEY UPDATE SKIP LOCKED) d
       )
       UPDATE webhook_deliveries d SET queued_at = now()
         FROM next WHERE d.id = next.id AND d.queued_at IS NULL
-      RETURNING d.id
+      RETURNING d.id, d.endpoint_id, d.next_attempt_at, d.event_seq
       `,
-      [endpointId],
+      [[...wanted.keys()], [...wanted.values()]],
     );
-    return rows[0]?.id ?? null;
+    // Oldest first to the first asked (RETURNING keeps no order).
+    rows.sort(
+      (a, b) =>
+        a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
+        Number(a.event_seq ?? 0) - Number(b.event_seq ?? 0),
+    );
+    const byEndpoint = new Map<string, string[]>();
+    for (const row of rows) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row.id]);
+    return endpointIds.map((endpointId) => byEndpoint.get(endpointId)?.shift() ?? null);
   }
 
   /**
