@@ -9,7 +9,7 @@ export const QUEUE_NAMES = Object.freeze({
   periodic: 'periodic',
 });
 
-export const DELIVERY_JOB_NAME = 'deliver';
+const DELIVERY_JOB_NAME = 'deliver';
 
 export interface DeliveryJobData {
   deliveryId: string;

@@ -50,7 +50,7 @@ export interface SchedulerClock {
   clearTimeout(handle: unknown): void;
 }
 
-export const SYSTEM_CLOCK: SchedulerClock = {
+const SYSTEM_CLOCK: SchedulerClock = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
