@@ -56,10 +56,19 @@ const RETRYABLE_CODES = new Set([
  * Runs `work` in a transaction, retrying a few times when Postgres aborts it for a deadlock
  * or a serialization failure: both are safe to retry because nothing was committed.
  */
-export async function inTransaction<T>(db: Db, work: (trx: Transaction) => Promise<T>, attempts = 5): Promise<T> {
+export function inTransaction<T>(db: Db, work: (trx: Transaction) => Promise<T>, attempts = 5): Promise<T> {
+  return retryOnConflict(() => db.transaction(work), attempts);
+}
+
+/**
+ * Runs `statement` (a transaction or a single statement) again, after a short jittered pause,
+ * when Postgres aborted it for a deadlock or a serialization failure: both mean "try again",
+ * and the retry is what Postgres's documentation prescribes.
+ */
+export async function retryOnConflict<T>(statement: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await db.transaction(work);
+      return await statement();
     } catch (error) {
       if (attempt >= attempts || !RETRYABLE_CODES.has(pgErrorCode(error) ?? '')) throw error;
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));

@@ -6,9 +6,8 @@
  * finish first.
  */
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '@retention/core';
-import { createDb, describeConnectionFailure, type Db } from '@retention/db';
-import { closeStaleCampaigns, pruneWebhookLog } from '@retention/domain';
+import { loadConfig } from '@retention/core';
+import { createDb, describeConnectionFailure } from '@retention/db';
 import {
   createLogger,
   createMetricsRegistry,
@@ -20,29 +19,8 @@ import {
   waitForRedis,
 } from '@retention/runtime';
 import { registerWorkerMetrics } from './metrics.js';
-import type { PeriodicJob } from './periodic-jobs.js';
+import { pruneWebhookLogJob, staleCampaignsJob } from './periodic-jobs.js';
 import { createWorker } from './worker.js';
-
-const STALE_CAMPAIGNS_JOB_NAME = 'close-stale-campaigns';
-
-function staleCampaignsJob(db: Db, config: Config): PeriodicJob {
-  return {
-    name: STALE_CAMPAIGNS_JOB_NAME,
-    everyMs: config.staleCampaignCheckEveryMs,
-    run: () => closeStaleCampaigns(db, { olderThanDays: config.staleCampaignDays }),
-  };
-}
-
-const PRUNE_WEBHOOK_LOG_JOB_NAME = 'prune-webhook-log';
-
-/** Hourly: each run deletes what aged past the retention in the hour, in small batches. */
-function pruneWebhookLogJob(db: Db, config: Config): PeriodicJob {
-  return {
-    name: PRUNE_WEBHOOK_LOG_JOB_NAME,
-    everyMs: 3_600_000,
-    run: () => pruneWebhookLog(db, { olderThanDays: config.webhookLogRetentionDays }),
-  };
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -1,4 +1,7 @@
 import { Queue, Worker } from 'bullmq';
+import type { Config } from '@retention/core';
+import type { Db } from '@retention/db';
+import { closeStaleCampaigns, pruneWebhookLog } from '@retention/domain';
 import { throttledWarn, type Logger, type Redis } from '@retention/runtime';
 import { QUEUE_NAMES } from './queues.js';
 
@@ -89,5 +92,28 @@ export async function startPeriodicJobs(options: PeriodicJobsOptions): Promise<P
       await worker.close();
       await queue.close();
     },
+  };
+}
+
+// The domain's periodic jobs, as the worker's entry point schedules them.
+
+const STALE_CAMPAIGNS_JOB_NAME = 'close-stale-campaigns';
+
+export function staleCampaignsJob(db: Db, config: Config): PeriodicJob {
+  return {
+    name: STALE_CAMPAIGNS_JOB_NAME,
+    everyMs: config.staleCampaignCheckEveryMs,
+    run: () => closeStaleCampaigns(db, { olderThanDays: config.staleCampaignDays }),
+  };
+}
+
+const PRUNE_WEBHOOK_LOG_JOB_NAME = 'prune-webhook-log';
+
+/** Hourly: each run deletes what aged past the retention in the hour, in small batches. */
+export function pruneWebhookLogJob(db: Db, config: Config): PeriodicJob {
+  return {
+    name: PRUNE_WEBHOOK_LOG_JOB_NAME,
+    everyMs: 3_600_000,
+    run: () => pruneWebhookLog(db, { olderThanDays: config.webhookLogRetentionDays }),
   };
 }

@@ -1,5 +1,5 @@
 import { serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
-import { inTransaction, pgErrorCode, type Db, type Transaction } from '@retention/db';
+import { inTransaction, retryOnConflict, type Db, type Transaction } from '@retention/db';
 import {
   AUTO_DISABLE_AFTER_FAILURES,
   INTERRUPTED_ATTEMPT_ERROR,
@@ -445,21 +445,4 @@ async function insertAttempt(
     attempted_at: result.attemptedAt ?? trx.fn.now(),
     next_attempt_at: nextAttemptAt,
   });
-}
-
-/**
- * A statement that Postgres aborted for a deadlock or a serialization failure changed
- * nothing, so it is simply run again. (Batches lock many rows; two batches that touch the
- * same endpoints in a different order can deadlock, rarely.)
- */
-async function retryOnConflict<T>(statement: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await statement();
-    } catch (error) {
-      const code = pgErrorCode(error);
-      if (attempt >= attempts || (code !== '40P01' && code !== '40001')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
-    }
-  }
 }
