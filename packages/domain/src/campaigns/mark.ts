@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { notFound, type RecoveryCampaign, type UserRole } from '@retention/core';
-import { inTransaction, type Db } from '@retention/db';
+import { inTransaction, type Db, type Transaction } from '@retention/db';
 import { assertCan } from '../accounts/permissions.js';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { IdInput, inputValidator } from '../validate.js';
@@ -34,45 +34,49 @@ async function requireCloser(db: Db, userId: string, workspaceId: string): Promi
   return user.email;
 }
 
-/** `in_flight → recovered` with `recovered_via: manual`; security log `campaign.marked_recovered`. */
-export async function markCampaignRecovered(db: Db, input: MarkCampaignInput): Promise<RecoveryCampaign> {
+/**
+ * A closing action by a user (who must be allowed to close campaigns), with its security-log
+ * record, in one transaction.
+ */
+async function markCampaign(
+  db: Db,
+  input: MarkCampaignInput,
+  action: 'campaign.marked_recovered' | 'campaign.marked_lost',
+  close: (
+    trx: Transaction,
+    campaign: { id: string; workspace_id: string; actor_id: string },
+  ) => Promise<RecoveryCampaign>,
+  details?: Record<string, unknown>,
+): Promise<RecoveryCampaign> {
   const valid = validateMark({ id: input.id, workspace_id: input.workspace_id, user_id: input.actor.user_id });
   return inTransaction(db, async (trx) => {
     const label = await requireCloser(trx, valid.user_id, valid.workspace_id);
-    const campaign = await recoverCampaign(trx, {
-      id: valid.id,
-      workspace_id: valid.workspace_id,
-      via: 'manual',
-      actor_id: valid.user_id,
-    });
+    const campaign = await close(trx, { id: valid.id, workspace_id: valid.workspace_id, actor_id: valid.user_id });
     await recordSecurityEvent(trx, {
       workspace_id: valid.workspace_id,
-      action: 'campaign.marked_recovered',
+      action,
       actor: { ...input.actor, type: 'user', label: input.actor.label ?? label },
       target: { type: 'campaign', id: campaign.id, label: campaign.psp_invoice_id },
-      details: { recovered_via: 'manual' },
+      ...(details && { details }),
     });
     return campaign;
   });
 }
 
+/** `in_flight → recovered` with `recovered_via: manual`; security log `campaign.marked_recovered`. */
+export function markCampaignRecovered(db: Db, input: MarkCampaignInput): Promise<RecoveryCampaign> {
+  return markCampaign(
+    db,
+    input,
+    'campaign.marked_recovered',
+    (trx, campaign) => recoverCampaign(trx, { ...campaign, via: 'manual' }),
+    { recovered_via: 'manual' },
+  );
+}
+
 /** `in_flight → lost`; event `recovery.lost` with `source: "dashboard"`; security log `campaign.marked_lost`. */
-export async function markCampaignLost(db: Db, input: MarkCampaignInput): Promise<RecoveryCampaign> {
-  const valid = validateMark({ id: input.id, workspace_id: input.workspace_id, user_id: input.actor.user_id });
-  return inTransaction(db, async (trx) => {
-    const label = await requireCloser(trx, valid.user_id, valid.workspace_id);
-    const campaign = await loseCampaign(trx, {
-      id: valid.id,
-      workspace_id: valid.workspace_id,
-      by: 'operator',
-      actor_id: valid.user_id,
-    });
-    await recordSecurityEvent(trx, {
-      workspace_id: valid.workspace_id,
-      action: 'campaign.marked_lost',
-      actor: { ...input.actor, type: 'user', label: input.actor.label ?? label },
-      target: { type: 'campaign', id: campaign.id, label: campaign.psp_invoice_id },
-    });
-    return campaign;
-  });
+export function markCampaignLost(db: Db, input: MarkCampaignInput): Promise<RecoveryCampaign> {
+  return markCampaign(db, input, 'campaign.marked_lost', (trx, campaign) =>
+    loseCampaign(trx, { ...campaign, by: 'operator' }),
+  );
 }
