@@ -9,9 +9,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '@retention/core';
-import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest } from '@retention/db';
+import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest, type Db } from '@retention/db';
 import { inviteMember, seedDemo } from '@retention/domain';
-import { createRedis, waitForRedis } from '@retention/runtime';
+import { createRedis, OpenedResources, waitForRedis } from '@retention/runtime';
 import { ensureDashboardBuilt } from './dashboard-build.js';
 import { developmentSecretsKey } from './dev-secrets-key.js';
 
@@ -20,18 +20,26 @@ const say = (text: string) => process.stdout.write(`${text}\n`);
 
 /** Checks both backing services before touching either, so the message names the one that is down. */
 async function checkBackingServices(config: Config): Promise<void> {
+  const opened = new OpenedResources();
+  await opened.step(
+    () => ensureDatabase(config.databaseUrl),
+    (error) => new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error)),
+  );
+  const redis = opened.add(createRedis(config.redisUrl, 'command', 'retention-start'), (redis) => redis.disconnect());
+  await opened.step(
+    () => waitForRedis(redis),
+    (error) => new Error(describeConnectionFailure('Redis', config.redisUrl, error)),
+  );
+  await opened.closeAll(); // only a check: nothing stays open
+}
+
+/** A small pool for one step of the start, closed once the step is done. */
+async function withDb<T>(config: Config, use: (db: Db) => Promise<T>): Promise<T> {
+  const db = createDb(config.databaseUrl, { poolMax: 2, applicationName: 'retention-start' });
   try {
-    await ensureDatabase(config.databaseUrl);
-  } catch (error) {
-    throw new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error));
-  }
-  const redis = createRedis(config.redisUrl, 'command', 'retention-start');
-  try {
-    await waitForRedis(redis);
-  } catch (error) {
-    throw new Error(describeConnectionFailure('Redis', config.redisUrl, error));
+    return await use(db);
   } finally {
-    redis.disconnect();
+    await db.destroy();
   }
 }
 
@@ -41,20 +49,15 @@ async function checkBackingServices(config: Config): Promise<void> {
  * first one cannot be shown again). Seeding waits until then, so that a start that fails
  * (a port in use) mints no token nobody sees: the next start seeds instead.
  */
-async function seedOnFirstStart(config: Config): Promise<string[]> {
-  const db = createDb(config.databaseUrl, { poolMax: 2, applicationName: 'retention-start' });
-  try {
-    return [...(await seedOrDescribe(db, config)), ...(await dashboardSignIn(db, config))];
-  } finally {
-    await db.destroy();
-  }
+function seedOnFirstStart(config: Config): Promise<string[]> {
+  return withDb(config, async (db) => [...(await seedOrDescribe(db, config)), ...(await dashboardSignIn(db, config))]);
 }
 
 /**
  * The dashboard's URL and a way in: a fresh invitation link for the first workspace's owner
  * while they have no password (it revokes the one printed by the previous start).
  */
-async function dashboardSignIn(db: ReturnType<typeof createDb>, config: Config): Promise<string[]> {
+async function dashboardSignIn(db: Db, config: Config): Promise<string[]> {
   const lines = [`Dashboard: ${config.baseUrl}/dashboard/`];
   const owner = await db('users as u')
     .join('workspaces as w', 'w.id', 'u.workspace_id')
@@ -81,34 +84,27 @@ async function dashboardSignIn(db: ReturnType<typeof createDb>, config: Config):
   return [...lines, `Sign in as the demo owner (${owner.email}): ${invited.invite_url}`];
 }
 
-async function seedOrDescribe(db: ReturnType<typeof createDb>, config: Config): Promise<string[]> {
-  {
-    const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
-    if (existing) {
-      return [
-        `Workspace "${existing.name}" (${existing.id}) already exists; demo data is seeded on the first start only.`,
-        'Token values are shown once, at creation. Mint one for it with:',
-        `  npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
-      ];
-    }
-    const demo = await seedDemo(db, { baseUrl: config.baseUrl });
+async function seedOrDescribe(db: Db, config: Config): Promise<string[]> {
+  const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
+  if (existing) {
     return [
-      `Seeded the demo workspace "${demo.workspace.name}" (${demo.counts.customers} customers).`,
-      `API token (shown this once): ${demo.token}`,
-      `Try it:  ${demo.curl}`,
+      `Workspace "${existing.name}" (${existing.id}) already exists; demo data is seeded on the first start only.`,
+      'Token values are shown once, at creation. Mint one for it with:',
+      `  npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
     ];
   }
+  const demo = await seedDemo(db, { baseUrl: config.baseUrl });
+  return [
+    `Seeded the demo workspace "${demo.workspace.name}" (${demo.counts.customers} customers).`,
+    `API token (shown this once): ${demo.token}`,
+    `Try it:  ${demo.curl}`,
+  ];
 }
 
 async function migrate(config: Config): Promise<void> {
   await checkBackingServices(config);
-  const db = createDb(config.databaseUrl, { poolMax: 2, applicationName: 'retention-start' });
-  try {
-    const applied = await migrateLatest(db);
-    say(`database ${redactUrl(config.databaseUrl)}: ${applied.length} migration(s) applied`);
-  } finally {
-    await db.destroy();
-  }
+  const applied = await withDb(config, migrateLatest);
+  say(`database ${redactUrl(config.databaseUrl)}: ${applied.length} migration(s) applied`);
 }
 
 /** Ports that are free now, all different (each is held until every one is picked). */
@@ -263,16 +259,12 @@ async function main(): Promise<void> {
   const timeoutMs = readyTimeoutMs();
   await migrate(config);
   await ensureDashboardBuilt(say);
-  const services = startServices(env);
+  // The services stop when a later step fails; otherwise they run until a signal stops them.
+  const opened = new OpenedResources();
+  const services = opened.add(startServices(env), (services) => services.stop());
   const readiness = await waitUntilReady(config, services, timeoutMs);
   if (readiness) {
-    let notes: string[];
-    try {
-      notes = await seedOnFirstStart(config);
-    } catch (error) {
-      services.stop();
-      throw error;
-    }
+    const notes = await opened.step(() => seedOnFirstStart(config));
     // Printed even if a stop came in meanwhile: a token just minted must never go unseen.
     say(banner(config, { ...readiness, timeoutMs }, notes));
   }

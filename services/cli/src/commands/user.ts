@@ -4,27 +4,25 @@ import { createResetLink, createUser, inviteMember, operatorActor } from '@reten
 import { defineCommand } from '../command.js';
 import { email, oneOf, uuid } from '../options.js';
 
+/** Who joins a workspace, as user create and user invite take them. */
+const newMember = () => ({
+  workspace: uuid('W').required(),
+  email: email().required(),
+  role: oneOf(USER_ROLES).required(),
+});
+
 export const userCommands = [
   defineCommand({
     name: 'user create',
     summary: 'Add a user to a workspace',
-    options: {
-      workspace: uuid('W').required(),
-      email: email().required(),
-      role: oneOf(USER_ROLES).required(),
-    },
+    options: newMember(),
     run: (context, options) =>
       createUser(context.db(), { workspace_id: options.workspace, email: options.email, role: options.role }),
   }),
   defineCommand({
     name: 'user invite',
     summary: 'Invite an e-mail address with a role: prints the one-time link (7 days) to send them',
-    options: {
-      workspace: uuid('W').required(),
-      email: email().required(),
-      role: oneOf(USER_ROLES).required(),
-      actor: uuid('U').optional(),
-    },
+    options: { ...newMember(), actor: uuid('U').optional() },
     run: async (context, options) => {
       const db = context.db();
       const result = await inviteMember(

@@ -15,9 +15,53 @@ import {
   enableEndpoint,
   disableEndpoint,
   updateEndpoint,
+  type WebhookSender,
 } from '@retention/domain';
+import type { Config } from '@retention/core';
+import type { Db } from '@retention/db';
 import { defineCommand } from '../command.js';
 import { durationSeconds, eventTypes, integer, pastTimestamp, text, uuid } from '../options.js';
+
+/** An endpoint's name and URL, as create and update take them. */
+const endpointName = text('N', 200);
+const endpointUrl = text('URL', 4096);
+
+/** enable, disable, delete: the endpoint, the acting user, and the domain's action on them. */
+function endpointAction(
+  name: string,
+  summary: string,
+  action: (db: Db, input: { id: string; actor_id: string }) => Promise<unknown>,
+) {
+  return defineCommand({
+    name,
+    summary,
+    options: { id: uuid('E').required(), actor: uuid('U').required() },
+    run: (context, options) => action(context.db(), { id: options.id, actor_id: options.actor }),
+  });
+}
+
+/**
+ * Sends through a sender of its own, closed once `send` is done. `webhook test` passes
+ * WEBHOOK_DNS_SERVERS as `dnsServers`; `webhook resend` passes null, as it always has (the
+ * system's name servers; the dashboard's sender does the same).
+ */
+async function withSender<T>(
+  config: Config,
+  dnsServers: string[] | null,
+  send: (sender: WebhookSender) => Promise<T>,
+): Promise<T> {
+  const sender = createWebhookSender({
+    timeoutMs: config.webhookTimeoutMs,
+    baseUrl: config.baseUrl,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    ...(dnsServers && { dnsServers }),
+  });
+  try {
+    return await send(sender);
+  } finally {
+    sender.close();
+  }
+}
 
 /** The dashboard's Settings, Outbound webhooks: endpoints, Send test and the delivery log. */
 export const webhookCommands = [
@@ -27,8 +71,8 @@ export const webhookCommands = [
     options: {
       workspace: uuid('W').required(),
       actor: uuid('U').required(),
-      name: text('N', 200).required(),
-      url: text('URL', 4096).required(),
+      name: endpointName.required(),
+      url: endpointUrl.required(),
       events: eventTypes().optional(),
     },
     run: (context, options) =>
@@ -58,8 +102,8 @@ export const webhookCommands = [
     options: {
       id: uuid('E').required(),
       actor: uuid('U').required(),
-      name: text('N', 200).optional(),
-      url: text('URL', 4096).optional(),
+      name: endpointName.optional(),
+      url: endpointUrl.optional(),
       events: eventTypes().optional(),
     },
     run: (context, options) =>
@@ -70,42 +114,25 @@ export const webhookCommands = [
         ...(options.events !== undefined && { events: options.events }),
       }),
   }),
-  defineCommand({
-    name: 'webhook enable',
-    summary: 'Turn an endpoint on: clears its failure count; new events flow to it again',
-    options: { id: uuid('E').required(), actor: uuid('U').required() },
-    run: (context, options) => enableEndpoint(context.db(), { id: options.id, actor_id: options.actor }),
-  }),
-  defineCommand({
-    name: 'webhook disable',
-    summary: 'Turn an endpoint off: its pending deliveries are skipped (and logged as such)',
-    options: { id: uuid('E').required(), actor: uuid('U').required() },
-    run: (context, options) => disableEndpoint(context.db(), { id: options.id, actor_id: options.actor }),
-  }),
-  defineCommand({
-    name: 'webhook delete',
-    summary: 'Delete an endpoint and its delivery log',
-    options: { id: uuid('E').required(), actor: uuid('U').required() },
-    run: (context, options) => deleteEndpoint(context.db(), { id: options.id, actor_id: options.actor }),
-  }),
+  endpointAction(
+    'webhook enable',
+    'Turn an endpoint on: clears its failure count; new events flow to it again',
+    enableEndpoint,
+  ),
+  endpointAction(
+    'webhook disable',
+    'Turn an endpoint off: its pending deliveries are skipped (and logged as such)',
+    disableEndpoint,
+  ),
+  endpointAction('webhook delete', 'Delete an endpoint and its delivery log', deleteEndpoint),
   defineCommand({
     name: 'webhook test',
     summary: 'Send test: POST a signed ping to the endpoint now; prints the result, recorded in the log',
     options: { id: uuid('E').required(), actor: uuid('U').required() },
-    run: async (context, options) => {
-      const { config } = context;
-      const sender = createWebhookSender({
-        timeoutMs: config.webhookTimeoutMs,
-        baseUrl: config.baseUrl,
-        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-        dnsServers: config.webhookDnsServers ?? undefined,
-      });
-      try {
-        return await sendTestWebhook(context.db(), sender, options.id, options.actor);
-      } finally {
-        sender.close();
-      }
-    },
+    run: (context, options) =>
+      withSender(context.config, context.config.webhookDnsServers, (sender) =>
+        sendTestWebhook(context.db(), sender, options.id, options.actor),
+      ),
   }),
   defineCommand({
     name: 'webhook deliveries',
@@ -146,22 +173,13 @@ export const webhookCommands = [
     name: 'webhook resend',
     summary: "Send one delivery's event again now, as its next attempt; prints the attempt (as webhook test)",
     options: { delivery: uuid('D').required(), actor: uuid('U').required() },
-    run: async (context, options) => {
-      const { config } = context;
-      const sender = createWebhookSender({
-        timeoutMs: config.webhookTimeoutMs,
-        baseUrl: config.baseUrl,
-        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-      });
-      try {
-        return await resendDelivery(context.db(), sender, {
+    run: (context, options) =>
+      withSender(context.config, null, (sender) =>
+        resendDelivery(context.db(), sender, {
           delivery_id: options.delivery,
           actor_id: options.actor,
-          lease_ms: config.webhookTimeoutMs + RESEND_LEASE_MARGIN_MS,
-        });
-      } finally {
-        sender.close();
-      }
-    },
+          lease_ms: context.config.webhookTimeoutMs + RESEND_LEASE_MARGIN_MS,
+        }),
+      ),
   }),
 ];
