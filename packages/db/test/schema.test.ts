@@ -268,6 +268,8 @@ describe('schema constraints', () => {
       { status: 'pending' },
       { event_type: 'recovery.opened' },
       { attempt_count: -1 },
+      // Only a pending delivery can have a job released to Redis.
+      { queued_at: new Date() },
     ]) {
       expect([fields, await violation(db('webhook_deliveries').insert(delivery(fields)))]).toEqual([fields, CHECK]);
     }

@@ -79,6 +79,27 @@ export function registerWorkerMetrics({ registry, events, deliveryQueue, db, log
     },
   });
 
+  // Redis holds only the jobs released to run now; the backlog is in Postgres (docs/delivery-scheduler.md).
+  new Gauge({
+    name: 'webhook_delivery_backlog',
+    help: 'Pending deliveries waiting in Postgres for their endpoint to have room (due) or for their retry (later)',
+    labelNames: ['state'],
+    registers,
+    async collect() {
+      try {
+        const { rows } = await db.raw<{ rows: Array<{ due: number; later: number }> }>(
+          `SELECT count(*) FILTER (WHERE next_attempt_at <= now())::int AS due,
+                  count(*) FILTER (WHERE next_attempt_at > now())::int AS later
+             FROM webhook_deliveries WHERE status = 'pending' AND queued_at IS NULL`,
+        );
+        this.labels('due').set(rows[0]?.due ?? 0);
+        this.labels('later').set(rows[0]?.later ?? 0);
+      } catch (error) {
+        unreadable('the delivery backlog', error);
+      }
+    },
+  });
+
   new Gauge({
     name: 'webhook_outbox_lag_seconds',
     help: 'Age of the oldest event not yet turned into deliveries (0 when none waits)',

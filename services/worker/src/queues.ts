@@ -9,7 +9,7 @@ export const QUEUE_NAMES = Object.freeze({
   periodic: 'periodic',
 });
 
-export const DELIVERY_JOB_NAME = 'deliver';
+const DELIVERY_JOB_NAME = 'deliver';
 
 export interface DeliveryJobData {
   deliveryId: string;
@@ -17,11 +17,17 @@ export interface DeliveryJobData {
 }
 
 /**
- * One job per delivery, its id the delivery's id: adding it twice is a no-op, so the
- * dispatcher and the sweeper may both enqueue it. Finished jobs are removed at once;
- * Postgres keeps the history.
+ * One job per release of a delivery (see delivery-scheduler.ts): its id is the delivery's id
+ * and when it was marked queued, so adding it twice is a no-op (the scheduler and the sweeper
+ * may both add it), while a delivery released again after its last job ended, even before
+ * that job has left Redis, gets a job of its own. Finished jobs are removed at once; Postgres
+ * keeps the history.
  */
-export function deliveryJob(deliveryId: string, endpointId: string) {
-  const opts: JobsOptions = { jobId: deliveryId, removeOnComplete: true, removeOnFail: true };
+export function deliveryJob(deliveryId: string, endpointId: string, queuedAt: Date) {
+  const opts: JobsOptions = {
+    jobId: `${deliveryId}.${queuedAt.getTime()}`,
+    removeOnComplete: true,
+    removeOnFail: true,
+  };
   return { name: DELIVERY_JOB_NAME, data: { deliveryId, endpointId } satisfies DeliveryJobData, opts };
 }

@@ -7,6 +7,8 @@ import { createStripeEventApplier } from '@retention/processors';
 import { createMailer, createRedis, throttledWarn, waitForRedis, type Logger, type Redis } from '@retention/runtime';
 import { emailOnAutoDisable } from './alerts.js';
 import { createDeliveryProcessor, type DeliveryEvents } from './delivery/delivery-processor.js';
+import { DeliveryBacklog } from './delivery/delivery-backlog.js';
+import { DeliveryScheduler } from './delivery/delivery-scheduler.js';
 import { DeliveryStore } from './delivery/delivery-store.js';
 import { EndpointGate } from './delivery/endpoint-gate.js';
 import { sweepLostDeliveries } from './delivery/sweeper.js';
@@ -21,9 +23,11 @@ import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
  * The delivery worker, composed from its parts but not started by itself: `main.ts` runs it
  * as a process, tests run it in their own process with their own database and Redis prefix.
  *
- *   outbox (Postgres) --LISTEN/poll--> dispatcher --> deliveries (Postgres) + one job each (Redis)
- *   job --> endpoint gate --> claim --> signed POST --> record --> retry, done or auto-disable
- *   sweeper (periodic) --> re-enqueues due deliveries whose job Redis lost
+ *   outbox (Postgres) --LISTEN/poll--> dispatcher --> deliveries, the backlog (Postgres)
+ *   scheduler --> releases due deliveries, as many per endpoint as it has room for --> jobs (Redis)
+ *   job --> endpoint gate --> claim --> signed POST --> record --> done, auto-disable, or a retry
+ *           back in the backlog --> slot freed: the scheduler releases the endpoint's next
+ *   sweeper (periodic) --> re-enqueues released deliveries whose job Redis lost
  *   processor inbox (Postgres) --LISTEN/poll--> claim, apply through the domain, mark applied (one transaction)
  *   backfill runner --> one leased run at a time: Stripe's lists, item by item, cursor saved with each
  */
@@ -38,6 +42,8 @@ export interface WorkerOptions {
   /** The safety-net poll of the outbox, beside LISTEN. */
   dispatchPollMs?: number;
   dispatchBatchSize?: number;
+  /** The longest between two looks at what is due in the backlog (retries are looked at when due). */
+  schedulePollMs?: number;
   sweepEveryMs?: number;
   sweepGraceMs?: number;
   /** How often this replica checks that the periodic jobs' schedulers still exist. */
@@ -69,7 +75,7 @@ export interface WorkerHandle {
   events: EventEmitter<DeliveryEvents>;
   deliveryQueue: Queue<DeliveryJobData>;
   /** Runs one sweep now (the periodic job does this on its own); see sweepLostDeliveries. */
-  sweep(promoteParked?: boolean): ReturnType<typeof sweepLostDeliveries>;
+  sweep(): ReturnType<typeof sweepLostDeliveries>;
   /** Finishes the attempts in flight, then stops; the database stays open (it is the caller's). */
   close(): Promise<void>;
 }
@@ -79,6 +85,7 @@ const DEFAULTS = {
   maxInFlightPerEndpoint: 10,
   dispatchPollMs: 1_000,
   dispatchBatchSize: 500,
+  schedulePollMs: 1_000,
   sweepEveryMs: 5_000,
   sweepGraceMs: 2_000,
   scheduleCheckEveryMs: 30_000,
@@ -129,16 +136,20 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   if (mailer) emailOnAutoDisable(events, { db, mailer, logger, baseUrl: config.baseUrl });
   const store = new DeliveryStore(db, { leaseMs, retryDelaysMs: config.webhookRetryDelaysMs });
   const gate = new EndpointGate({
-    queue: deliveryQueue,
-    logger,
     maxInFlight: settings.maxInFlightPerEndpoint,
     maxSlowInFlight: settings.maxSlowInFlight ?? Math.max(1, Math.floor(settings.concurrency / 2)),
-    slotMs: leaseMs,
+  });
+  const scheduler = new DeliveryScheduler({
+    port: new DeliveryBacklog(db, deliveryQueue),
+    allowances: (endpointIds) => gate.allowances(endpointIds),
+    recording: () => gate.recording(),
+    logger,
+    pollMs: settings.schedulePollMs,
   });
 
   const deliveryWorker = new Worker<DeliveryJobData>(
     QUEUE_NAMES.deliveries,
-    createDeliveryProcessor({ store, gate, sender, logger, events }),
+    createDeliveryProcessor({ store, gate, scheduler, sender, logger, events }),
     {
       connection: consumer,
       prefix,
@@ -152,7 +163,10 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   );
   deliveryWorker.on('error', (error) => warn('delivery worker', error, 'delivery worker error'));
   deliveryWorker.on('failed', (job, error) =>
-    logger.warn({ err: error, delivery_id: job?.id }, 'delivery job failed; the sweeper will bring it back'),
+    logger.warn(
+      { err: error, delivery_id: job?.data.deliveryId },
+      'delivery job failed; the sweeper will bring it back',
+    ),
   );
 
   const stripeSettings = { secretsKey: config.secretsKey, apiBase: config.stripeApiBase };
@@ -178,19 +192,17 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     checkEveryMs: settings.backfillCheckEveryMs,
   });
 
-  const dispatcher = new OutboxDispatcher({ db, queue: deliveryQueue, logger, batchSize: settings.dispatchBatchSize });
+  const dispatcher = new OutboxDispatcher({
+    db,
+    logger,
+    batchSize: settings.dispatchBatchSize,
+    delivered: (endpointIds) => scheduler.wake(endpointIds),
+  });
   const listener = new OutboxListener(config.databaseUrl, () => dispatcher.wake(), logger);
   const poll = setInterval(() => dispatcher.wake(), settings.dispatchPollMs);
 
-  const sweep = (promoteParked = false) =>
-    sweepLostDeliveries({
-      db,
-      queue: deliveryQueue,
-      redis: producer,
-      logger,
-      graceMs: settings.sweepGraceMs,
-      promoteParked,
-    });
+  const sweep = () =>
+    sweepLostDeliveries({ db, queue: deliveryQueue, redis: producer, logger, graceMs: settings.sweepGraceMs });
   let periodic: PeriodicJobs | undefined;
   try {
     await listener.start();
@@ -216,11 +228,12 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     await closeConnections();
     throw error;
   }
+  scheduler.start();
   dispatcher.wake();
   processorEvents.start();
   backfills.start();
-  // Jobs parked by a worker that died with its line wake now, not at their own wake-up.
-  sweep(true).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep failed'));
+  // Deliveries released by a worker that died before adding their jobs are sent now, not at the next sweep.
+  sweep().catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep failed'));
 
   let closing: Promise<void> | undefined;
   return {
@@ -241,6 +254,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     await backfills.stop();
     await processorEvents.stop();
     await dispatcher.stop();
+    await scheduler.stop();
     await periodic?.close();
     await deliveryWorker.close();
     await deliveryQueue.close();

@@ -1,226 +1,147 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { Queue } from 'bullmq';
-import { createLogger, createRedis, type Redis } from '@retention/runtime';
-import { redisKeyPrefix, runId, TEST_REDIS_URL } from '@retention/testkit';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
 import { EndpointGate, SLOW_ATTEMPT_MS } from '../src/delivery/endpoint-gate.js';
-import { DELIVERY_JOB_NAME, QUEUE_NAMES, type DeliveryJobData } from '../src/queues.js';
 
-/**
- * The gate's bounds, slot by slot. Its only I/O is promoting parked jobs: a real queue on a
- * Redis prefix of this file's own, with real delayed jobs where a test watches promotions.
- */
+/** The gate's bounds, slot by slot, on a clock of the test's own: no I/O, no waiting. */
 
 const CAP = 10;
 const SLOW_SHARE = 20;
 
-let redis: Redis;
-let queue: Queue<DeliveryJobData>;
-
-beforeAll(() => {
-  redis = createRedis(TEST_REDIS_URL, 'command', 'gate-test');
-  queue = new Queue(QUEUE_NAMES.deliveries, {
-    connection: redis,
-    prefix: `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`,
-  });
-});
-
-afterAll(async () => {
-  await queue.obliterate({ force: true });
-  await queue.close();
-  await redis.quit();
-});
-
-function newGate(): EndpointGate {
-  return new EndpointGate({
-    queue,
-    logger: createLogger('gate-test', 'silent'),
-    maxInFlight: CAP,
-    maxSlowInFlight: SLOW_SHARE,
-    slotMs: 10_000,
-  });
+function newGate() {
+  const clock = { now: 1_000_000 };
+  const gate = new EndpointGate({ maxInFlight: CAP, maxSlowInFlight: SLOW_SHARE, now: () => clock.now });
+  return { gate, clock };
 }
 
 /** Lets the gate learn how long the endpoint's attempts take. */
-async function teach(gate: EndpointGate, endpointId: string, attemptMs: number): Promise<void> {
+function teach(gate: EndpointGate, endpointId: string, attemptMs: number): void {
   const deliveryId = randomUUID();
-  expect(await gate.acquire(endpointId, deliveryId)).toBe(0);
-  await gate.release(endpointId, deliveryId, attemptMs);
+  expect(gate.acquire(endpointId, deliveryId)).toBe(true);
+  gate.release(endpointId, deliveryId, attemptMs);
 }
 
-/** A quick endpoint in use: one attempt answered quickly, and the next one, waiting, holds a slot. */
-async function busyQuickEndpoint(gate: EndpointGate): Promise<string> {
-  const endpointId = randomUUID();
-  await teach(gate, endpointId, 20);
-  expect(await gate.acquire(endpointId, randomUUID())).toBe(0);
-  return endpointId;
+/** Tries `count` acquires; returns the granted ids. */
+function acquireMany(gate: EndpointGate, endpointId: string, count: number): string[] {
+  return Array.from({ length: count }, () => randomUUID()).filter((id) => gate.acquire(endpointId, id));
 }
 
-/** As the worker does: a slot (0), or else the job parks (its place in line). */
-async function acquire(gate: EndpointGate, endpointId: string, deliveryId: string): Promise<number> {
-  const place = await gate.acquire(endpointId, deliveryId);
-  if (place > 0) await gate.parked(endpointId, deliveryId);
-  return place;
-}
-
-/** A job parked for real, as a delayed job that a promotion moves to waiting. */
-async function delayedJob(endpointId: string): Promise<string> {
-  const deliveryId = randomUUID();
-  await queue.add(DELIVERY_JOB_NAME, { deliveryId, endpointId }, { jobId: deliveryId, delay: 60_000 });
-  return deliveryId;
-}
-
-/** Tries `count` acquires at once (none waits: the endpoint is slow or idle); returns the granted ids. */
-async function acquireMany(gate: EndpointGate, endpointId: string, count: number): Promise<string[]> {
-  const ids = Array.from({ length: count }, () => randomUUID());
-  const places = await Promise.all(ids.map((id) => acquire(gate, endpointId, id)));
-  return ids.filter((_id, index) => places[index] === 0);
-}
+const allowance = (gate: EndpointGate, endpointId: string) => gate.allowances([endpointId])[0]!.allowance;
 
 describe('the endpoint gate', () => {
-  it('lets slow endpoints hold the slow share between them, never more, while a quick one keeps its cap', async () => {
-    const gate = newGate();
+  it('lets slow endpoints hold the slow share between them, never more, while a quick one keeps its cap', () => {
+    const { gate } = newGate();
     const hanging = Array.from({ length: 10 }, () => randomUUID());
-    for (const endpointId of hanging) await teach(gate, endpointId, 8_000);
-    const quick = await busyQuickEndpoint(gate);
+    for (const endpointId of hanging) teach(gate, endpointId, 8_000);
+    const quick = randomUUID();
+    teach(gate, quick, 20);
 
     // Ten hanging endpoints want 10 slots each: 20 between them, whatever their backlogs.
-    const granted = await Promise.all(hanging.map((endpointId) => acquireMany(gate, endpointId, CAP)));
+    const granted = hanging.map((endpointId) => acquireMany(gate, endpointId, CAP));
     expect(granted.flat()).toHaveLength(SLOW_SHARE);
     expect(Math.max(...granted.map((ids) => ids.length))).toBeLessThanOrEqual(CAP);
-    // The quick endpoint is not affected: the rest of its cap, at once.
-    expect(await acquireMany(gate, quick, CAP - 1)).toHaveLength(CAP - 1);
+    // The quick endpoint is not affected: its whole cap, at once.
+    expect(allowance(gate, quick)).toBe(CAP);
+    expect(acquireMany(gate, quick, CAP)).toHaveLength(CAP);
+    expect(acquireMany(gate, quick, 1)).toHaveLength(0);
 
     // A slow slot that frees is taken again by a slow endpoint; the share is never exceeded.
-    const [first] = granted.find((ids) => ids.length > 0)!;
-    const owner = hanging[granted.findIndex((ids) => ids.includes(first!))]!;
-    await gate.release(owner, first!, 8_000);
-    const again = await Promise.all(hanging.map((endpointId) => acquireMany(gate, endpointId, 1)));
+    const owner = hanging[granted.findIndex((ids) => ids.length > 0)]!;
+    gate.release(owner, granted.find((ids) => ids.length > 0)![0]!, 8_000);
+    const again = hanging.map((endpointId) => acquireMany(gate, endpointId, 1));
     expect(again.flat()).toHaveLength(1);
   });
 
-  it('gives an endpoint it has not seen answer one attempt, then its cap once that was quick', async () => {
-    const gate = newGate();
-    const fresh = randomUUID();
-    const probe = randomUUID();
-    expect(await gate.acquire(fresh, probe)).toBe(0);
-    // While the probe is out, the others park at once, holding no slot.
-    const parked: string[] = [];
-    for (let index = 0; index < CAP + 2; index += 1) parked.push(await delayedJob(fresh));
-    const started = Date.now();
-    const places = await Promise.all(parked.map((id) => acquire(gate, fresh, id)));
-    expect(places).toEqual(parked.map((_id, index) => index + 1));
-    expect(Date.now() - started).toBeLessThan(500);
+  it('allows slow endpoints, asked together, only the slow share left, never the same slot twice', () => {
+    const { gate } = newGate();
+    const slow = Array.from({ length: 4 }, () => randomUUID());
+    for (const endpointId of slow) teach(gate, endpointId, 3_000);
+    const running = acquireMany(gate, slow[0]!, 5);
+    expect(running).toHaveLength(5);
 
-    // A quick answer: parked jobs are promoted to fill the cap at once, oldest first.
-    await gate.release(fresh, probe, 15);
-    const states = await Promise.all(parked.map((id) => queue.getJobState(id)));
-    expect(states).toEqual([...Array<string>(CAP).fill('waiting'), 'delayed', 'delayed']);
+    // 15 slow slots left: the first asked gets up to its cap (5 running + 5), the next 10, then none.
+    expect(gate.allowances(slow).map((item) => item.allowance)).toEqual([CAP, CAP, 0, 0]);
   });
 
-  it('treats an endpoint as slow once one attempt has been in flight for more than a second', async () => {
-    const gate = newGate();
-    // Its attempt in flight is the one that will hang.
-    const turning = await busyQuickEndpoint(gate);
+  it('allows an endpoint it has not seen answer one attempt, then its cap once that was quick', () => {
+    const { gate } = newGate();
+    const fresh = randomUUID();
+    expect(allowance(gate, fresh)).toBe(1);
+    const probe = randomUUID();
+    expect(gate.acquire(fresh, probe)).toBe(true);
+    // Another of its jobs (released by another replica, say) finds no slot and goes back.
+    expect(gate.acquire(fresh, randomUUID())).toBe(false);
+
+    // A quick answer: the endpoint is woken, with its whole cap.
+    expect(gate.release(fresh, probe, 15)).toEqual([fresh]);
+    expect(allowance(gate, fresh)).toBe(CAP);
+    expect(acquireMany(gate, fresh, CAP + 2)).toHaveLength(CAP);
+  });
+
+  it('treats an endpoint as slow once one attempt has been in flight for more than a second', () => {
+    const { gate, clock } = newGate();
+    const turning = randomUUID();
+    teach(gate, turning, 20);
+    expect(gate.acquire(turning, randomUUID())).toBe(true); // the one that will hang
     // Fill the slow share with other endpoints' attempts.
     for (let index = 0; index < SLOW_SHARE / CAP; index += 1) {
       const slow = randomUUID();
-      await teach(gate, slow, 8_000);
-      expect(await acquireMany(gate, slow, CAP)).toHaveLength(CAP);
+      teach(gate, slow, 8_000);
+      expect(acquireMany(gate, slow, CAP)).toHaveLength(CAP);
     }
-    // Quick so far: another attempt gets a slot at once.
-    expect(await gate.acquire(turning, randomUUID())).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, SLOW_ATTEMPT_MS + 100));
-    // Now it is slow, the slow share is full, and it does not wait here: it parks.
-    const started = Date.now();
-    expect(await acquire(gate, turning, randomUUID())).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(100);
-  }, 10_000);
+    // Quick so far: another attempt gets a slot at once, and it may have its cap queued.
+    expect(gate.acquire(turning, randomUUID())).toBe(true);
+    expect(allowance(gate, turning)).toBe(CAP);
+    clock.now += SLOW_ATTEMPT_MS + 100;
+    // Now it is slow and the slow share is full: no more than it runs, and no new slot.
+    expect(allowance(gate, turning)).toBe(2);
+    expect(gate.acquire(turning, randomUUID())).toBe(false);
+  });
 
-  it('hands a freed slow slot to the slow endpoint that has waited longest for one', async () => {
-    const gate = newGate();
+  it('hands a freed slow slot to the slow endpoint that has waited longest for one', () => {
+    const { gate } = newGate();
     const hogs = [randomUUID(), randomUUID()];
-    for (const endpointId of hogs) await teach(gate, endpointId, 8_000);
-    const [hogA, hogB] = await Promise.all(hogs.map((endpointId) => acquireMany(gate, endpointId, CAP)));
+    for (const endpointId of hogs) teach(gate, endpointId, 8_000);
+    const [hogA, hogB] = hogs.map((endpointId) => acquireMany(gate, endpointId, CAP));
     expect([...hogA!, ...hogB!]).toHaveLength(SLOW_SHARE);
 
-    // A slow endpoint that answers, shut out by the hogs: its job parks, as a delayed job.
+    // Two slow endpoints that answer, shut out by the hogs: one found no slot, one was given no room.
     const patient = randomUUID();
-    await teach(gate, patient, 2_000);
-    const parkedId = await delayedJob(patient);
-    expect(await acquire(gate, patient, parkedId)).toBe(1);
-    // The hog parks a job of its own as well, which it would otherwise promote itself.
-    const hogParked = await delayedJob(hogs[0]!);
-    expect(await acquire(gate, hogs[0]!, hogParked)).toBeGreaterThan(0);
+    teach(gate, patient, 2_000);
+    expect(gate.acquire(patient, randomUUID())).toBe(false);
+    const later = randomUUID();
+    teach(gate, later, 2_000);
+    expect(allowance(gate, later)).toBe(0);
 
-    await gate.release(hogs[0]!, hogA![0]!, 8_000);
-    expect(await queue.getJobState(parkedId)).toBe('waiting');
-    expect(await queue.getJobState(hogParked)).toBe('delayed');
-    // The promoted job arrives and takes the slot it was owed.
-    expect(await gate.acquire(patient, parkedId)).toBe(0);
+    // Each freed slow slot wakes, beside its own endpoint, the one that has waited longest.
+    expect(gate.release(hogs[0]!, hogA![0]!, 8_000)).toEqual([hogs[0], patient]);
+    expect(allowance(gate, patient)).toBe(1);
+    expect(gate.acquire(patient, randomUUID())).toBe(true);
+    expect(gate.release(hogs[1]!, hogB![0]!, 8_000)).toEqual([hogs[1], later]);
+    expect(gate.release(hogs[1]!, hogB![1]!, 8_000)).toEqual([hogs[1]]);
   });
 
-  it('counts promoted jobs on their way as room taken, until they are a second late', async () => {
-    const gate = newGate();
+  it('frees the slot when the request ends, and lists the delivery as recording until it is recorded', () => {
+    const { gate } = newGate();
     const endpointId = randomUUID();
-    await teach(gate, endpointId, 2_000); // slow: no job waits here, every one beyond the cap parks
-    const running = await acquireMany(gate, endpointId, CAP);
-    expect(running).toHaveLength(CAP);
-    const parked: string[] = [];
-    for (let index = 0; index < 5; index += 1) {
-      const deliveryId = await delayedJob(endpointId);
-      expect(await acquire(gate, endpointId, deliveryId)).toBe(index + 1);
-      parked.push(deliveryId);
-    }
-    const states = () => Promise.all(parked.map((deliveryId) => queue.getJobState(deliveryId)));
-
-    // Two slots free before the first promoted job is back: one promotion each, not 1 + 2.
-    await gate.release(endpointId, running[0]!, 2_000);
-    await gate.release(endpointId, running[1]!, 2_000);
-    expect(await states()).toEqual(['waiting', 'waiting', 'delayed', 'delayed', 'delayed']);
-
-    // Promoted jobs that never came back (another replica took them) stop holding room.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await gate.release(endpointId, running[2]!, 2_000);
-    expect(await states()).toEqual(Array(5).fill('waiting'));
+    teach(gate, endpointId, 20);
+    const running = acquireMany(gate, endpointId, CAP);
+    expect(acquireMany(gate, endpointId, 1)).toHaveLength(0);
+    expect(gate.release(endpointId, running[0]!, 20, { recording: true })).toEqual([endpointId]);
+    expect(gate.recording()).toEqual([running[0]]);
+    expect(acquireMany(gate, endpointId, 2)).toHaveLength(1);
+    gate.recorded(running[0]!);
+    expect(gate.recording()).toEqual([]);
   });
 
-  it('forgets an endpoint idle for ten minutes even when its last promoted job never came back', async () => {
-    const gate = newGate();
+  it('forgets an endpoint idle for ten minutes: it is probed again with one attempt', () => {
+    const { gate, clock } = newGate();
     const endpointId = randomUUID();
-    const probe = randomUUID();
-    expect(await gate.acquire(endpointId, probe)).toBe(0);
-    const parkedId = await delayedJob(endpointId);
-    expect(await acquire(gate, endpointId, parkedId)).toBe(1);
-    await gate.release(endpointId, probe, 20); // promotes parkedId, which another replica then takes
-    expect(await queue.getJobState(parkedId)).toBe('waiting');
+    teach(gate, endpointId, 20);
+    expect(allowance(gate, endpointId)).toBe(CAP);
 
-    const now = Date.now();
-    const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 11 * 60_000);
-    try {
-      await teach(gate, randomUUID(), 20); // a new endpoint is when idle ones are forgotten
-      // Forgotten: the endpoint is probed again with one attempt, not given its 10.
-      expect(await gate.acquire(endpointId, randomUUID())).toBe(0);
-      expect(await gate.acquire(endpointId, randomUUID())).toBeGreaterThan(0);
-    } finally {
-      clock.mockRestore();
-    }
-  });
-
-  it('promotes a job that was handed a slot while still on its way to delayed, once it is there', async () => {
-    const gate = newGate();
-    const endpointId = await busyQuickEndpoint(gate);
-    const held = await acquireMany(gate, endpointId, CAP - 1);
-    expect(held).toHaveLength(CAP - 1);
-    // At the cap: the next job waits a second here, then starts parking...
-    const late = randomUUID();
-    expect(await gate.acquire(endpointId, late)).toBe(1);
-    // ...and a slot frees before it is delayed in Redis: too early to promote it.
-    await gate.release(endpointId, held[0]!, 20);
-    await queue.add(DELIVERY_JOB_NAME, { deliveryId: late, endpointId }, { jobId: late, delay: 60_000 });
-    expect(await queue.getJobState(late)).toBe('delayed');
-    // Parked now: it is promoted at once, not at its own wake-up.
-    await gate.parked(endpointId, late);
-    expect(await queue.getJobState(late)).toBe('waiting');
+    clock.now += 11 * 60_000;
+    teach(gate, randomUUID(), 20); // a new endpoint is when idle ones are forgotten
+    expect(allowance(gate, endpointId)).toBe(1);
+    expect(acquireMany(gate, endpointId, 2)).toHaveLength(1);
   });
 });

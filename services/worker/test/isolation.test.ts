@@ -70,9 +70,12 @@ describe('per-endpoint isolation', () => {
       const [row] = await db('webhook_deliveries').where({ endpoint_id: hanging.id }).count({ count: '*' });
       return Number(row?.count) === 2000;
     }, 20_000);
-    // Sorted out: 5 attempts hang at the receiver, the other 1,995 are parked in Redis.
-    await eventually(async () => (await worker.handle.deliveryQueue.getWaitingCount()) === 0, 20_000);
+    // Sorted out: 5 attempts hang at the receiver (its probe failed at the timeout, and it is
+    // slow now), the other 1,995 wait in Postgres; Redis holds the 5 hanging jobs and no more.
     await eventually(() => receiver.peakInFlight(hanging.path) === 5, 20_000);
+    await eventually(async () => (await worker.handle.deliveryQueue.getWaitingCount()) === 0, 20_000);
+    const inRedis = await worker.handle.deliveryQueue.getJobCounts('waiting', 'active', 'delayed');
+    expect(inRedis).toEqual({ waiting: 0, active: 5, delayed: 0 });
 
     const beside = await healthyLatencies(healthy.path, 30);
     // Every healthy delivery arrives well within the hanging endpoint's timeout, about as fast
@@ -125,10 +128,9 @@ describe('per-endpoint isolation', () => {
       }
     };
 
-    // First contact: the 800 deliveries are sorted (parked) and each hanging endpoint's
-    // probe hangs. Sorting costs the healthy endpoint a few hundred ms (up to 1.6 s seen with
-    // the whole suite loading the machine); waiting for a hanging attempt would cost at least
-    // the timeout, and that must never happen.
+    // First contact: each hanging endpoint's probe hangs, and its other 99 deliveries wait in
+    // Postgres. Waiting for a hanging attempt would cost the healthy endpoint at least the
+    // timeout, and that must never happen.
     const meeting = await peakInFlightOfHanging(() => healthyLatencies(healthy.path, 40));
     expect(quantile(meeting.latencies, 1)).toBeLessThan(TIMEOUT_MS);
     expect(meeting.peak).toBe(hanging.length);

@@ -70,7 +70,7 @@ describe('worker metrics', () => {
     expect(lag).toBeLessThan(30);
   });
 
-  it('read the queue depth: jobs waiting and active, then delayed for their retry', async () => {
+  it('read the queue depth: jobs waiting and active, and the backlog, where retries wait', async () => {
     const { db, workspace } = world.current;
     await world.current.createEndpoint('/queue-slow', { behaviour: { kind: 'status', status: 200, delayMs: 300 } });
     await world.current.createEndpoint('/queue-failing', { behaviour: { kind: 'status', status: 500 } });
@@ -90,7 +90,14 @@ describe('worker metrics', () => {
     const depth = async () => {
       const text = (await renderMetrics(registry)).body;
       const of = (state: string) => sample(text, `webhook_delivery_queue_jobs{state="${state}",service="worker"}`);
-      return { waiting: of('waiting')!, delayed: of('delayed')!, active: of('active')! };
+      const backlog = (state: string) => sample(text, `webhook_delivery_backlog{state="${state}",service="worker"}`);
+      return {
+        waiting: of('waiting')!,
+        delayed: of('delayed')!,
+        active: of('active')!,
+        due: backlog('due')!,
+        later: backlog('later')!,
+      };
     };
 
     await world.current.record([numberedEvent(workspace), numberedEvent(workspace), numberedEvent(workspace)]);
@@ -99,11 +106,13 @@ describe('worker metrics', () => {
       return seen.waiting > 0 && seen.active === 1 ? seen : null;
     });
     expect(busy.waiting + busy.delayed + busy.active).toBeLessThanOrEqual(6);
-    // Three delivered, three waiting for a retry in 10 minutes.
-    expect(await eventually(async () => ((await depth()).delayed === 3 ? depth() : null), 15_000)).toEqual({
+    // Three delivered, three waiting in Postgres for a retry in 10 minutes: none in Redis.
+    expect(await eventually(async () => ((await depth()).later === 3 ? depth() : null), 15_000)).toEqual({
       waiting: 0,
-      delayed: 3,
+      delayed: 0,
       active: 0,
+      due: 0,
+      later: 3,
     });
   });
 });

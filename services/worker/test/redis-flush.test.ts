@@ -23,9 +23,12 @@ describe('Redis losing its data', () => {
     const endpoint = await world.current.createEndpoint('/flushed', {
       behaviour: { kind: 'status', status: 200, delayMs: 30 },
     });
+    // Fewer slots than the endpoint's cap: of the 10 jobs Redis holds for it, about half wait
+    // when it is flushed, and only the sweeper can give their deliveries a job again (an
+    // attempt in flight still ends, records, and releases the next).
     const worker = await world.current.startWorker({
       env: { REDIS_URL: redisUrl },
-      options: { sweepEveryMs: 500, sweepGraceMs: 500, scheduleCheckEveryMs: 1_000 },
+      options: { concurrency: 5, sweepEveryMs: 500, sweepGraceMs: 500, scheduleCheckEveryMs: 1_000 },
     });
     const admin = new Redis(redisUrl);
 

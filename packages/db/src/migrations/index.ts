@@ -13,6 +13,7 @@ import * as processor from './0011-processor.js';
 import * as insightRollups from './0012-insight-rollups.js';
 import * as webhookRetention from './0013-webhook-retention.js';
 import * as dashboardListIndexes from './0014-dashboard-list-indexes.js';
+import * as deliveryBacklog from './0015-delivery-backlog.js';
 
 export interface Migration {
   name: string;
@@ -39,4 +40,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0012-insight-rollups', ...insightRollups },
   { name: '0013-webhook-retention', ...webhookRetention },
   { name: '0014-dashboard-list-indexes', ...dashboardListIndexes },
+  { name: '0015-delivery-backlog', ...deliveryBacklog },
 ];

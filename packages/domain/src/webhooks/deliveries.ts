@@ -31,7 +31,7 @@ export async function skipPendingDeliveries(
     ), skipped AS (
       UPDATE webhook_deliveries d
          SET status = 'skipped', next_attempt_at = NULL, attempt_started_at = NULL,
-             lease_expires_at = NULL, completed_at = now()
+             lease_expires_at = NULL, queued_at = NULL, completed_at = now()
         FROM target t
        WHERE d.id = t.id
       RETURNING d.id, d.endpoint_id, d.event_type, d.attempt_count, t.attempt_started_at AS interrupted_at

@@ -8,7 +8,7 @@ import { assertWebhookManager } from './permissions.js';
 /**
  * Retry failed since…: every failed or skipped delivery of the endpoint created since `since`
  * goes back to pending, due now, once each (a delivery already pending is not touched). The
- * worker's sweeper finds them like any due delivery and claims each under its lease, so none
+ * worker's scheduler releases them like any due delivery and claims each under its lease, so none
  * is sent twice at once; their next attempt numbers follow the ones already logged.
  */
 export async function recoverDeliveries(

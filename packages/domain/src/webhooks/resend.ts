@@ -85,6 +85,8 @@ export async function resendDelivery(
         next_attempt_at: nextAttemptAt,
         attempt_started_at: null,
         lease_expires_at: null,
+        // A pending delivery keeps its place (its job may be in Redis); a finished one has none.
+        ...(ended !== 'pending' && { queued_at: null }),
         completed_at: ended === 'pending' ? null : trx.fn.now(),
       });
     if (updated === 0) throw conflict('The delivery changed while it was being resent.');

@@ -1,9 +1,10 @@
 import type { EventEmitter } from 'node:events';
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { AttemptResult, WebhookSender } from '@retention/domain';
 import type { Logger } from '@retention/runtime';
 import type { DeliveryJobData } from '../queues.js';
 import type { ClaimedDelivery, DeliveryEnd, DeliveryStore, RecordResult } from './delivery-store.js';
+import type { DeliveryScheduler } from './delivery-scheduler.js';
 import type { EndpointGate } from './endpoint-gate.js';
 
 /** What the worker reports about each attempt, for its log and its metrics. */
@@ -18,38 +19,55 @@ export interface DeliveryEvents {
   ended: [{ outcome: DeliveryEnd; count: number }];
 }
 
-/** How long a job waits before trying again after Postgres or Redis failed under it. */
-const INFRASTRUCTURE_RETRY_MS = 5_000;
 const RECORD_TRIES = 3;
+/**
+ * A job goes on with its endpoint's next deliveries (see deliverOne) this many times at most,
+ * and for this long: then it ends, and the scheduler releases the endpoint's next in a job of
+ * its own, so that what the gate decides (slow share, probes) is looked at again.
+ */
+const MAX_DELIVERIES_PER_JOB = 100;
+const MAX_JOB_MS = 10_000;
 
 export interface DeliveryProcessorDeps {
   store: DeliveryStore;
   gate: EndpointGate;
+  scheduler: DeliveryScheduler;
   sender: WebhookSender;
   logger: Logger;
   events: EventEmitter<DeliveryEvents>;
 }
 
 /**
- * Runs one delivery job: take a slot of the endpoint (or park), claim the attempt in
- * Postgres, send, record, give the slot back, and move the job to when the next attempt is
- * due. The job never fails for a receiver's sake: retries are this service's schedule, not
- * BullMQ's. A job fails only when Postgres and Redis both fail under it, and then the sweeper
- * brings it back once the delivery is due.
+ * Runs one delivery job: take a slot of the endpoint, claim the attempt in Postgres, send,
+ * record (a retry goes back to the backlog, due when the schedule says), and give the slot
+ * back, waking the scheduler for the endpoints that have room again (after a success, as
+ * soon as the request has ended, while the record is written). The job then ends: every
+ * job is one release of its delivery. It never fails for a receiver's sake: retries are this
+ * service's schedule, not BullMQ's. It fails only when Postgres fails under it; its delivery
+ * stays queued, and the sweeper gives it a job again.
  */
 export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
-  const { store, gate, sender, logger, events } = deps;
+  const { store, gate, scheduler, sender, logger, events } = deps;
 
-  /** Returns when the job should run again (null: never), and how long the request took. */
-  async function attemptOnce(deliveryId: string): Promise<{ dueAt: number | null; attemptMs?: number }> {
+  /** Returns when the delivery is due again (null: never), and how long the request took. */
+  async function attemptOnce(
+    deliveryId: string,
+    requestEnded: (attemptMs: number) => void,
+  ): Promise<{ dueAt: number | null; attemptMs?: number }> {
     const claim = await store.claim(deliveryId);
     if (claim.kind === 'done') {
       if (claim.skipped) events.emit('ended', { outcome: 'skipped', count: 1 });
       return { dueAt: null };
     }
-    if (claim.kind === 'wait') return { dueAt: claim.until.getTime() };
+    if (claim.kind === 'wait') {
+      await store.giveBack(deliveryId);
+      return { dueAt: claim.until.getTime() };
+    }
     const { delivery } = claim;
     const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
+    // A failure frees the slot only once recorded: the endpoint's next attempt must see the
+    // failure count this one leaves (ten in a row disable it, and no eleventh is sent).
+    if (result.succeeded) requestEnded(result.durationMs);
     const outcome = await recordWithRetries(delivery, result);
     const report: AttemptReport = { delivery, result, ...outcome };
     log(report);
@@ -99,29 +117,57 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     }
   }
 
-  return async function processDelivery(job: Job<DeliveryJobData>, token?: string): Promise<void> {
-    const { deliveryId, endpointId } = job.data;
-    const place = await gate.acquire(endpointId, deliveryId);
-    if (place > 0) {
-      try {
-        await job.moveToDelayed(Date.now() + gate.parkDelayMs(endpointId, place), token);
-      } finally {
-        await gate.parked(endpointId, deliveryId);
-      }
-      throw new DelayedError();
+  /**
+   * One attempt of one delivery, the job's own or one it went on with. Returns the endpoint's
+   * next delivery when this job goes on with it: after a success to an endpoint known to be
+   * quick, the slot stays with this job, and the next due delivery is released to it (marked
+   * queued in Postgres, no trip through Redis) while this one's result is recorded. Its job
+   * in Redis (active, locked) stands for both; if this process dies, the sweeper gives the
+   * delivery a job of its own once its lease has run out.
+   */
+  async function deliverOne(endpointId: string, deliveryId: string, mayGoOn: boolean): Promise<string | null> {
+    if (!gate.acquire(endpointId, deliveryId)) {
+      // The gate wakes the endpoint again when it has room.
+      await store.giveBack(deliveryId);
+      return null;
     }
-    let dueAt: number | null;
+    let dueAt: number | null = null;
     let attemptMs: number | undefined;
+    let slotFreed = false;
+    let next: Promise<string | null> = Promise.resolve(null);
+    // The slot is the receiver's: after a success it frees when the request ends, and the
+    // endpoint's next delivery is released while this one's result is recorded.
+    const requestEnded = (ms: number) => {
+      slotFreed = true;
+      const woken = gate.release(endpointId, deliveryId, ms, { recording: true });
+      if (!mayGoOn || !scheduler.isRunning() || !gate.isQuick(endpointId)) {
+        scheduler.wake(woken);
+        return;
+      }
+      scheduler.wake(woken.filter((id) => id !== endpointId));
+      next = store.releaseNext(endpointId).catch((error: unknown) => {
+        logger.warn({ err: error, endpoint_id: endpointId }, 'could not release the next delivery');
+        scheduler.wake([endpointId]);
+        return null;
+      });
+    };
     try {
-      ({ dueAt, attemptMs } = await attemptOnce(deliveryId));
-    } catch (error) {
-      logger.error({ err: error, delivery_id: deliveryId }, 'delivery job failed; trying again shortly');
-      dueAt = Date.now() + INFRASTRUCTURE_RETRY_MS;
+      ({ dueAt, attemptMs } = await attemptOnce(deliveryId, requestEnded));
     } finally {
-      await gate.release(endpointId, deliveryId, attemptMs);
+      if (slotFreed) gate.recorded(deliveryId);
+      else scheduler.wake(gate.release(endpointId, deliveryId, attemptMs));
     }
-    if (dueAt === null) return;
-    await job.moveToDelayed(dueAt, token);
-    throw new DelayedError();
+    if (dueAt !== null) scheduler.wakeAt(dueAt);
+    return next;
+  }
+
+  return async function processDelivery(job: Job<DeliveryJobData>): Promise<void> {
+    const { endpointId } = job.data;
+    const started = Date.now();
+    let deliveryId: string | null = job.data.deliveryId;
+    for (let done = 0; deliveryId !== null; done += 1) {
+      const mayGoOn = done + 1 < MAX_DELIVERIES_PER_JOB && Date.now() - started < MAX_JOB_MS;
+      deliveryId = await deliverOne(endpointId, deliveryId, mayGoOn);
+    }
   };
 }

@@ -10,7 +10,8 @@ import { Batcher } from '@retention/runtime';
 import { maxAttempts, retryDelayMs } from './retry-schedule.js';
 
 /**
- * The delivery's state in Postgres, which is the truth; Redis only decides when a job runs.
+ * The delivery's state in Postgres, which is the truth and the backlog; Redis holds only the
+ * jobs of deliveries released to run now (see delivery-scheduler.ts).
  *
  * An attempt is claimed before it is sent: its number is taken and a lease (the longest an
  * attempt can take, plus a margin) is set. Whoever holds an unexpired lease is the only one
@@ -95,6 +96,7 @@ const BATCHES_RUNNING = 4;
 export class DeliveryStore {
   private readonly claims: Batcher<string, ClaimRow | undefined>;
   private readonly successes: Batcher<{ delivery: ClaimedDelivery; result: AttemptResult }, boolean>;
+  private readonly nextReleases: Batcher<string, string | null>;
 
   constructor(
     private readonly db: Db,
@@ -103,6 +105,10 @@ export class DeliveryStore {
     const batching = { maxSize: BATCH_SIZE, maxRunning: BATCHES_RUNNING };
     this.claims = new Batcher((ids) => retryOnConflict(() => this.claimBatch(ids)), batching);
     this.successes = new Batcher((items) => retryOnConflict(() => this.recordSuccesses(items)), batching);
+    this.nextReleases = new Batcher(
+      (endpointIds) => retryOnConflict(() => this.releaseNextBatch(endpointIds)),
+      batching,
+    );
   }
 
   async claim(deliveryId: string): Promise<ClaimResult> {
@@ -200,6 +206,64 @@ export class DeliveryStore {
   }
 
   /**
+   * Marks the endpoint's oldest due delivery queued, for the job that just freed a slot of
+   * the endpoint to go on with (see deliverOne); null when none is due. Same order as the
+   * scheduler's releases.
+   */
+  releaseNext(endpointId: string): Promise<string | null> {
+    return this.nextReleases.submit(endpointId);
+  }
+
+  /** One statement for the jobs of many endpoints (an endpoint may be asked for more than one). */
+  private async releaseNextBatch(endpointIds: string[]): Promise<Array<string | null>> {
+    const wanted = new Map<string, number>();
+    for (const endpointId of endpointIds) wanted.set(endpointId, (wanted.get(endpointId) ?? 0) + 1);
+    const { rows } = await this.db.raw<{
+      rows: Array<{ id: string; endpoint_id: string; next_attempt_at: Date; event_seq: string | null }>;
+    }>(
+      `
+      WITH next AS (
+        SELECT d.id
+          FROM unnest(?::uuid[], ?::int[]) AS w (endpoint_id, count)
+         CROSS JOIN LATERAL (
+               SELECT id FROM webhook_deliveries d
+                WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending' AND d.queued_at IS NULL
+                  AND d.next_attempt_at <= now()
+                  AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+                ORDER BY d.next_attempt_at, d.event_seq, d.id
+                LIMIT w.count
+                  FOR NO KEY UPDATE SKIP LOCKED) d
+      )
+      UPDATE webhook_deliveries d SET queued_at = now()
+        FROM next WHERE d.id = next.id AND d.queued_at IS NULL
+      RETURNING d.id, d.endpoint_id, d.next_attempt_at, d.event_seq
+      `,
+      [[...wanted.keys()], [...wanted.values()]],
+    );
+    // Oldest first to the first asked (RETURNING keeps no order).
+    rows.sort(
+      (a, b) =>
+        a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
+        Number(a.event_seq ?? 0) - Number(b.event_seq ?? 0),
+    );
+    const byEndpoint = new Map<string, string[]>();
+    for (const row of rows) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row.id]);
+    return endpointIds.map((endpointId) => byEndpoint.get(endpointId)?.shift() ?? null);
+  }
+
+  /**
+   * Puts a released delivery back in the backlog: its job found no slot, or it is not due
+   * yet (another worker's attempt is in flight). The scheduler releases it again when it is
+   * due and its endpoint has room.
+   */
+  async giveBack(deliveryId: string): Promise<void> {
+    await this.db('webhook_deliveries')
+      .where({ id: deliveryId, status: 'pending' })
+      .whereNotNull('queued_at')
+      .update({ queued_at: null });
+  }
+
+  /**
    * Writes the attempt's result, moves the delivery on and counts the endpoint's consecutive
    * failures, atomically. Says when the next attempt is due (null if none) and how the
    * delivery ended if it did.
@@ -238,7 +302,7 @@ export class DeliveryStore {
       ), finished AS (
         UPDATE webhook_deliveries d
            SET status = 'succeeded', next_attempt_at = NULL, attempt_started_at = NULL,
-               lease_expires_at = NULL, completed_at = now()
+               lease_expires_at = NULL, queued_at = NULL, completed_at = now()
           FROM input i
          WHERE d.id = i.id AND d.attempt_count = i.attempt AND d.lease_expires_at IS NOT NULL
         RETURNING d.id, d.endpoint_id, d.event_type, d.attempt_count
@@ -349,6 +413,8 @@ export class DeliveryStore {
         next_attempt_at: nextAttemptAt,
         attempt_started_at: null,
         lease_expires_at: null,
+        // A retry waits in the backlog until it is due; the scheduler releases it then.
+        queued_at: null,
         completed_at: status === 'pending' ? null : trx.fn.now(),
       });
     if (updated === 0) throw new LeaseLost();

@@ -1,33 +1,31 @@
-import { ErrorCode, Job, type Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Db } from '@retention/db';
 import type { Logger, Redis } from '@retention/runtime';
-import { DELIVERY_JOB_NAME, deliveryJob, type DeliveryJobData } from '../queues.js';
+import { deliveryJob, type DeliveryJobData } from '../queues.js';
 
 /**
- * Postgres is the truth and Redis the scheduler: a delivery that is due (and not in flight)
- * but has no job in Redis would never be sent. That happens when Redis restarts empty or is
- * flushed, when the process dies between committing deliveries and enqueueing them, or when
- * a job failed because Postgres and Redis were both away. The sweeper walks every overdue
- * delivery and enqueues those without a job; jobs that exist are left alone.
- *
- * At a worker's start it also promotes the overdue deliveries' delayed jobs: jobs parked by
- * a process that died with its line would otherwise sleep until their own wake-up.
+ * Postgres is the truth and the backlog, Redis holds the jobs of the deliveries released to
+ * run now: a delivery marked queued whose job is not in Redis would hold its endpoint's room
+ * and never be sent. That happens when Redis restarts empty or is flushed, when the process
+ * dies between marking deliveries queued and adding their jobs, or when a job failed because
+ * Postgres and Redis were both away. The sweeper looks at every queued delivery (a handful
+ * per endpoint: its in-flight cap) with no attempt in flight, and adds the job of those that
+ * have none. The backlog itself is never walked: the scheduler releases it.
  */
 
 const PAGE_SIZE = 1_000;
-/** One sweep looks at this many overdue deliveries at most; the next sweep goes on. */
+/** One sweep looks at this many queued deliveries at most; the next sweep goes on. */
 const MAX_PER_SWEEP = 100_000;
 
-interface DueRow {
+interface QueuedRow {
   id: string;
   endpoint_id: string;
-  next_attempt_at: Date;
+  queued_at: Date;
 }
 
 export interface SweepResult {
-  overdue: number;
+  queued: number;
   requeued: number;
-  promoted: number;
 }
 
 export interface SweeperDeps {
@@ -36,60 +34,48 @@ export interface SweeperDeps {
   /** The connection the queue writes through: jobs are looked up by their key. */
   redis: Redis;
   logger: Logger;
-  /** Deliveries overdue by less than this are left to the dispatcher that just made them. */
+  /** Deliveries queued less than this long ago are left to the release that is adding their jobs. */
   graceMs: number;
-  promoteParked?: boolean;
 }
 
 export async function sweepLostDeliveries(deps: SweeperDeps): Promise<SweepResult> {
-  const { db, queue, redis, logger, graceMs, promoteParked = false } = deps;
-  let overdue = 0;
-  let promoted = 0;
+  const { db, queue, redis, logger, graceMs } = deps;
+  let queued = 0;
   let requeued = 0;
-  let after: DueRow | undefined;
-  while (overdue < MAX_PER_SWEEP) {
-    const { rows } = await db.raw<{ rows: DueRow[] }>(
-      `SELECT id, endpoint_id, next_attempt_at
+  let after: QueuedRow | undefined;
+  while (queued < MAX_PER_SWEEP) {
+    const { rows } = await db.raw<{ rows: QueuedRow[] }>(
+      `SELECT id, endpoint_id, queued_at
          FROM webhook_deliveries
-        WHERE status = 'pending'
-          AND next_attempt_at <= now() - ? * interval '1 millisecond'
+        WHERE status = 'pending' AND queued_at IS NOT NULL
+          AND queued_at <= now() - ? * interval '1 millisecond'
           AND (lease_expires_at IS NULL OR lease_expires_at <= now())
-          AND (?::timestamptz IS NULL OR (next_attempt_at, id) > (?::timestamptz, ?::uuid))
-        ORDER BY next_attempt_at, id
+          AND (?::uuid IS NULL OR (endpoint_id, queued_at, id) > (?::uuid, ?::timestamptz, ?::uuid))
+        ORDER BY endpoint_id, queued_at, id
         LIMIT ?`,
-      [graceMs, after?.next_attempt_at ?? null, after?.next_attempt_at ?? null, after?.id ?? null, PAGE_SIZE],
+      [
+        graceMs,
+        after?.endpoint_id ?? null,
+        after?.endpoint_id ?? null,
+        after?.queued_at ?? null,
+        after?.id ?? null,
+        PAGE_SIZE,
+      ],
     );
     if (rows.length === 0) break;
-    overdue += rows.length;
+    queued += rows.length;
+    const jobs = rows.map((row) => deliveryJob(row.id, row.endpoint_id, row.queued_at));
     const pipeline = redis.pipeline();
-    for (const row of rows) pipeline.exists(queue.toKey(row.id));
+    for (const job of jobs) pipeline.exists(queue.toKey(job.opts.jobId!));
     const exists = (await pipeline.exec()) ?? [];
-    const lost = rows.filter((_row, index) => exists[index]?.[1] !== 1);
+    const lost = jobs.filter((_job, index) => exists[index]?.[1] !== 1);
     if (lost.length > 0) {
-      await queue.addBulk(lost.map((row) => deliveryJob(row.id, row.endpoint_id)));
+      await queue.addBulk(lost);
       requeued += lost.length;
-    }
-    if (promoteParked) {
-      const present = rows.filter((_row, index) => exists[index]?.[1] === 1);
-      const results = await Promise.allSettled(present.map((row) => promoteIfDelayed(queue, row.id)));
-      promoted += results.filter((result) => result.status === 'fulfilled' && result.value).length;
     }
     after = rows.at(-1);
     if (rows.length < PAGE_SIZE) break;
   }
-  if (requeued > 0) logger.warn({ overdue, requeued }, 'sweeper re-enqueued deliveries that had no job');
-  if (promoted > 0) logger.info({ promoted }, 'sweeper promoted overdue parked deliveries');
-  return { overdue, requeued, promoted };
-}
-
-/** False when the job is not delayed (waiting, running, or gone). */
-async function promoteIfDelayed(queue: Queue<DeliveryJobData>, deliveryId: string): Promise<boolean> {
-  try {
-    await new Job(queue, DELIVERY_JOB_NAME, { deliveryId, endpointId: '' }, {}, deliveryId).promote();
-    return true;
-  } catch (error) {
-    const code = (error as { code?: number }).code;
-    if (code === ErrorCode.JobNotExist || code === ErrorCode.JobNotInState) return false;
-    throw error;
-  }
+  if (requeued > 0) logger.warn({ queued, requeued }, 'sweeper re-enqueued deliveries that had no job');
+  return { queued, requeued };
 }

@@ -1,7 +1,5 @@
-import type { Queue } from 'bullmq';
 import type { Db } from '@retention/db';
 import type { Logger } from '@retention/runtime';
-import { deliveryJob, type DeliveryJobData } from '../queues.js';
 
 /**
  * Turns outbox events into deliveries: one per enabled endpoint subscribed to the event's
@@ -10,8 +8,9 @@ import { deliveryJob, type DeliveryJobData } from '../queues.js';
  * by side: each claims a batch of events with FOR NO KEY UPDATE SKIP LOCKED, and (event, endpoint)
  * is unique, so no event is dispatched twice.
  *
- * The deliveries are committed before their jobs are enqueued. If Redis refuses the jobs or
- * the process dies in between, the sweeper enqueues them once they are overdue.
+ * The deliveries are committed in the backlog, due now; the scheduler is then woken for their
+ * endpoints, and releases to Redis as many as each endpoint has room for. If the process dies
+ * in between, any replica's scheduler finds them due at its next look.
  */
 
 const DISPATCH_BATCH = `
@@ -25,8 +24,8 @@ WITH batch AS (
 ), marked AS (
   UPDATE events SET dispatched_at = now() FROM batch WHERE events.id = batch.id
 ), inserted AS (
-  INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-  SELECT b.workspace_id, e.id, b.id, b.type, now()
+  INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_seq, event_type, next_attempt_at)
+  SELECT b.workspace_id, e.id, b.id, b.seq, b.type, now()
     FROM batch b
     JOIN workspaces w ON w.id = b.workspace_id AND w.processor_status = 'connected'
     JOIN webhook_endpoints e ON e.workspace_id = b.workspace_id
@@ -35,16 +34,18 @@ WITH batch AS (
      AND (cardinality(e.event_types) = 0 OR b.type = ANY (e.event_types))
    ORDER BY b.seq
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
-  RETURNING id, endpoint_id
+  RETURNING endpoint_id
 )
 SELECT (SELECT count(*) FROM batch)::int AS events,
-       coalesce((SELECT json_agg(json_build_array(id, endpoint_id)) FROM inserted), '[]'::json) AS deliveries
+       (SELECT count(*) FROM inserted)::int AS deliveries,
+       coalesce((SELECT json_agg(DISTINCT endpoint_id) FROM inserted), '[]'::json) AS endpoints
 `;
 
 export interface OutboxDispatcherOptions {
   db: Db;
-  queue: Queue<DeliveryJobData>;
   logger: Logger;
+  /** The endpoints that just got deliveries: the scheduler's wake. */
+  delivered: (endpointIds: string[]) => void;
   batchSize: number;
 }
 
@@ -88,23 +89,14 @@ export class OutboxDispatcher {
 
   /** Returns how many events the batch took. */
   async dispatchBatch(): Promise<number> {
-    const { db, queue, logger, batchSize } = this.options;
-    const { rows } = await db.raw<{ rows: Array<{ events: number; deliveries: Array<[string, string]> }> }>(
+    const { db, logger, batchSize, delivered } = this.options;
+    const { rows } = await db.raw<{ rows: Array<{ events: number; deliveries: number; endpoints: string[] }> }>(
       DISPATCH_BATCH,
       [batchSize],
     );
-    const { events, deliveries } = rows[0]!;
-    if (deliveries.length > 0) {
-      try {
-        await queue.addBulk(deliveries.map(([deliveryId, endpointId]) => deliveryJob(deliveryId, endpointId)));
-      } catch (error) {
-        logger.warn(
-          { err: error, deliveries: deliveries.length },
-          'could not enqueue new deliveries; the sweeper will enqueue them',
-        );
-      }
-    }
-    if (events > 0) logger.debug({ events, deliveries: deliveries.length }, 'outbox dispatched');
+    const { events, deliveries, endpoints } = rows[0]!;
+    if (endpoints.length > 0) delivered(endpoints);
+    if (events > 0) logger.debug({ events, deliveries }, 'outbox dispatched');
     return events;
   }
 }
