@@ -2,20 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures } from '@retention/domain';
 import { useTestDatabase } from '@retention/testkit';
 import { createTestCertificate, type TestCertificate } from '../../worker/test/support/certificate.js';
+import { DnsServer } from '../../worker/test/support/dns-server.js';
 import { Receiver } from '../../worker/test/support/receiver.js';
 import { cliWithEnv } from './helpers.js';
 
 /** The commands added with the dashboard, and the security log they write as the operator. */
 const database = useTestDatabase();
 const BASE_URL = 'https://retention.test';
-const ENV = { BASE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+const ENV: Record<string, string> = { BASE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
 const run = (...args: string[]) => cliWithEnv(database.current.url, ENV, ...args);
+/** The endpoint's host, known only to the test's own name server (WEBHOOK_DNS_SERVERS). */
+const HOOK_HOST = 'healthy-5.test';
 
 let workspace: string;
 let owner: string;
 let member: string;
 let certificate: TestCertificate;
 let receiver: Receiver;
+let dns: DnsServer;
 
 beforeAll(async () => {
   const result = await loadFixtures(database.current.db, {
@@ -34,10 +38,14 @@ beforeAll(async () => {
   member = result.workspaces.A!.users.member!;
   certificate = await createTestCertificate();
   receiver = await Receiver.start(certificate, BASE_URL);
+  dns = await DnsServer.start();
+  dns.addA(HOOK_HOST, '127.0.0.1', 60);
+  ENV.WEBHOOK_DNS_SERVERS = dns.address;
 });
 
 afterAll(async () => {
   await receiver.close();
+  await dns.close();
   await certificate.remove();
 });
 
@@ -114,7 +122,7 @@ describe('token and webhook changes from the CLI are in the security log', () =>
         '--name',
         'CLI',
         '--url',
-        receiver.url('/cli-hook'),
+        receiver.url('/cli-hook', HOOK_HOST),
       ]),
     );
     expect(created.code).toBe(0);
@@ -167,6 +175,9 @@ describe('token and webhook changes from the CLI are in the security log', () =>
     // after the first. The dashboard test sends a resend that succeeds to a trusting sender.
     expect(resent.code).toBe(0);
     expect(resent.json).toMatchObject({ delivery_id: delivery.id, attempt: 2, outcome: 'failed', http_status: null });
+    // It failed at TLS, past the name: resolved by WEBHOOK_DNS_SERVERS, as the worker resolves.
+    expect(resent.json.error).not.toMatch(/resolve/);
+    expect(dns.queries.get(HOOK_HOST)).toBeGreaterThan(0);
     expect(await db('webhook_deliveries').where({ id: delivery.id }).first()).toMatchObject({
       status: 'failed',
       lease_expires_at: null,

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Queue, Worker } from 'bullmq';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
-import { createWebhookSender, PROCESSOR_EVENTS_CHANNEL } from '@retention/domain';
+import { createWebhookSender, PROCESSOR_EVENTS_CHANNEL, webhookSenderOptions } from '@retention/domain';
 import { createStripeEventApplier } from '@retention/processors';
 import { createMailer, createRedis, throttledWarn, waitForRedis, type Logger, type Redis } from '@retention/runtime';
 import { emailOnAutoDisable } from './alerts.js';
@@ -125,10 +125,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   const deliveryQueue = new Queue<DeliveryJobData>(QUEUE_NAMES.deliveries, { connection: producer, prefix });
   deliveryQueue.on('error', (error) => warn('delivery queue', error, 'delivery queue error'));
   const sender = createWebhookSender({
-    timeoutMs: config.webhookTimeoutMs,
-    baseUrl: config.baseUrl,
-    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-    dnsServers: config.webhookDnsServers ?? undefined,
+    ...webhookSenderOptions(config),
     ...(settings.receiverCa !== undefined && { ca: settings.receiverCa }),
   });
   const events = new EventEmitter<DeliveryEvents>();

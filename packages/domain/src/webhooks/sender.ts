@@ -3,7 +3,7 @@ import { isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import got, { type Got } from 'got';
-import { signatureHeader, SIGNATURE_HEADER } from '@retention/core';
+import { signatureHeader, SIGNATURE_HEADER, type Config } from '@retention/core';
 import {
   assertPublicAddress,
   nonPublicRange,
@@ -60,6 +60,22 @@ export interface WebhookSenderOptions {
   /** Defaults IDLE_SOCKET_MS and MAX_TOTAL_SOCKETS; tests make them small. */
   idleSocketMs?: number;
   maxTotalSockets?: number;
+}
+
+/**
+ * A sender's options from the service's configuration: the worker, the dashboard's Send test
+ * and Resend, and the CLI's all reach receivers the same way (the same timeout, the same
+ * private-network rule, the same name servers).
+ */
+export function webhookSenderOptions(
+  config: Pick<Config, 'webhookTimeoutMs' | 'baseUrl' | 'webhookAllowPrivateNetworks' | 'webhookDnsServers'>,
+): WebhookSenderOptions {
+  return {
+    timeoutMs: config.webhookTimeoutMs,
+    baseUrl: config.baseUrl,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    ...(config.webhookDnsServers && { dnsServers: config.webhookDnsServers }),
+  };
 }
 
 export interface WebhookRequest {

@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { errorBody, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
-import { createWebhookSender, type WebhookSender } from '@retention/domain';
+import { createWebhookSender, webhookSenderOptions, type WebhookSender } from '@retention/domain';
 import {
   announceSessionChange,
   announceTokenChange,
@@ -102,13 +102,7 @@ export function dashboardApi(deps: DashboardDependencies): Router {
     db,
     logger,
     limiter: new SlidingWindowRateLimiter(redis, config.redisKeyPrefix),
-    sender:
-      deps.sender ??
-      createWebhookSender({
-        timeoutMs: config.webhookTimeoutMs,
-        baseUrl: config.baseUrl,
-        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-      }),
+    sender: deps.sender ?? createWebhookSender(webhookSenderOptions(config)),
     announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
     announceSessionChange: () => announceSessionChange(redis, config.redisKeyPrefix),
     sessionEpoch: () => currentSessionEpoch(redis, config.redisKeyPrefix),

@@ -1,6 +1,7 @@
 import {
   createEndpoint,
   createWebhookSender,
+  webhookSenderOptions,
   deleteEndpoint,
   getEndpoint,
   listDeliveryLog,
@@ -40,22 +41,9 @@ function endpointAction(
   });
 }
 
-/**
- * Sends through a sender of its own, closed once `send` is done. `webhook test` passes
- * WEBHOOK_DNS_SERVERS as `dnsServers`; `webhook resend` passes null, as it always has (the
- * system's name servers; the dashboard's sender does the same).
- */
-async function withSender<T>(
-  config: Config,
-  dnsServers: string[] | null,
-  send: (sender: WebhookSender) => Promise<T>,
-): Promise<T> {
-  const sender = createWebhookSender({
-    timeoutMs: config.webhookTimeoutMs,
-    baseUrl: config.baseUrl,
-    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-    ...(dnsServers && { dnsServers }),
-  });
+/** Sends through a sender of its own, closed once `send` is done. */
+async function withSender<T>(config: Config, send: (sender: WebhookSender) => Promise<T>): Promise<T> {
+  const sender = createWebhookSender(webhookSenderOptions(config));
   try {
     return await send(sender);
   } finally {
@@ -130,9 +118,7 @@ export const webhookCommands = [
     summary: 'Send test: POST a signed ping to the endpoint now; prints the result, recorded in the log',
     options: { id: uuid('E').required(), actor: uuid('U').required() },
     run: (context, options) =>
-      withSender(context.config, context.config.webhookDnsServers, (sender) =>
-        sendTestWebhook(context.db(), sender, options.id, options.actor),
-      ),
+      withSender(context.config, (sender) => sendTestWebhook(context.db(), sender, options.id, options.actor)),
   }),
   defineCommand({
     name: 'webhook deliveries',
@@ -174,7 +160,7 @@ export const webhookCommands = [
     summary: "Send one delivery's event again now, as its next attempt; prints the attempt (as webhook test)",
     options: { delivery: uuid('D').required(), actor: uuid('U').required() },
     run: (context, options) =>
-      withSender(context.config, null, (sender) =>
+      withSender(context.config, (sender) =>
         resendDelivery(context.db(), sender, {
           delivery_id: options.delivery,
           actor_id: options.actor,
