@@ -4,7 +4,15 @@ import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, PROCESSOR_EVENTS_CHANNEL, webhookSenderOptions } from '@retention/domain';
 import { createStripeEventApplier } from '@retention/processors';
-import { createMailer, createRedis, throttledWarn, waitForRedis, type Logger, type Redis } from '@retention/runtime';
+import {
+  createMailer,
+  createRedis,
+  OpenedResources,
+  throttledWarn,
+  waitForRedis,
+  type Logger,
+  type Redis,
+} from '@retention/runtime';
 import { emailOnAutoDisable } from './alerts.js';
 import { createDeliveryProcessor, type DeliveryEvents } from './delivery/delivery-processor.js';
 import { DeliveryBacklog } from './delivery/delivery-backlog.js';
@@ -16,7 +24,7 @@ import { OutboxDispatcher } from './dispatch/outbox-dispatcher.js';
 import { OutboxListener } from './dispatch/outbox-listener.js';
 import { BackfillRunner } from './processor/backfills.js';
 import { ProcessorEventApplier } from './processor/processor-events.js';
-import { startPeriodicJobs, type PeriodicJob, type PeriodicJobs } from './periodic-jobs.js';
+import { startPeriodicJobs, type PeriodicJob } from './periodic-jobs.js';
 import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
 
 /**
@@ -104,16 +112,14 @@ const SWEEPER_JOB_NAME = 'sweep-lost-deliveries';
 export async function createWorker({ config, db, logger, options = {} }: WorkerDeps): Promise<WorkerHandle> {
   const settings = { ...DEFAULTS, ...options };
   const prefix = config.redisKeyPrefix;
-  const producer = createRedis(config.redisUrl, 'command', 'retention-worker-producer', logger);
-  const consumer = createRedis(config.redisUrl, 'blocking', 'retention-worker', logger);
-  const connections: Redis[] = [producer, consumer];
-  const closeConnections = () => Promise.all(connections.map((redis) => redis.quit().catch(() => redis.disconnect())));
-  try {
-    await Promise.all([waitForRedis(producer), waitForRedis(consumer)]);
-  } catch (error) {
-    await closeConnections();
-    throw error;
-  }
+  // Everything opened is added here; it closes newest first, on a failed start or at close().
+  // The order of adding is the shutdown's order reversed: what feeds work in is added last, so
+  // it stops first, and the attempts in flight finish before their connections close.
+  const opened = new OpenedResources();
+  const quit = (redis: Redis) => redis.quit().catch(() => redis.disconnect());
+  const producer = opened.add(createRedis(config.redisUrl, 'command', 'retention-worker-producer', logger), quit);
+  const consumer = opened.add(createRedis(config.redisUrl, 'blocking', 'retention-worker', logger), quit);
+  await opened.step(() => Promise.all([waitForRedis(producer), waitForRedis(consumer)]));
 
   const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
   // Renewed while the attempt runs; when its worker dies, the job is handed to another after
@@ -128,6 +134,8 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     ...webhookSenderOptions(config),
     ...(settings.receiverCa !== undefined && { ca: settings.receiverCa }),
   });
+  opened.add(sender, (it) => it.close());
+  opened.add(deliveryQueue, (it) => it.close());
   const events = new EventEmitter<DeliveryEvents>();
   const mailer = createMailer(config, logger);
   if (mailer) emailOnAutoDisable(events, { db, mailer, logger, baseUrl: config.baseUrl });
@@ -158,6 +166,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
       maxStalledCount: Number.MAX_SAFE_INTEGER,
     },
   );
+  opened.add(deliveryWorker, (it) => it.close());
   deliveryWorker.on('error', (error) => warn('delivery worker', error, 'delivery worker error'));
   deliveryWorker.on('failed', (job, error) =>
     logger.warn(
@@ -196,15 +205,23 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     delivered: (endpointIds) => scheduler.wake(endpointIds),
   });
   const listener = new OutboxListener(config.databaseUrl, () => dispatcher.wake(), logger);
-  const poll = setInterval(() => dispatcher.wake(), settings.dispatchPollMs);
+  opened.add(scheduler, (it) => it.stop());
+  opened.add(dispatcher, (it) => it.stop());
+  opened.add(processorEvents, (it) => it.stop());
+  opened.add(backfills, (it) => it.stop());
+  opened.add(processorListener, (it) => it.close());
+  opened.add(listener, (it) => it.close());
+  opened.add(
+    setInterval(() => dispatcher.wake(), settings.dispatchPollMs),
+    (it) => clearInterval(it),
+  );
 
   const sweep = () =>
     sweepLostDeliveries({ db, queue: deliveryQueue, redis: producer, logger, graceMs: settings.sweepGraceMs });
-  let periodic: PeriodicJobs | undefined;
-  try {
+  await opened.step(async () => {
     await listener.start();
     await processorListener.start();
-    periodic = await startPeriodicJobs({
+    const periodic = await startPeriodicJobs({
       jobs: [
         { name: SWEEPER_JOB_NAME, everyMs: settings.sweepEveryMs, run: () => sweep() },
         ...(settings.periodicJobs ?? []),
@@ -215,16 +232,9 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
       logger,
       checkEveryMs: settings.scheduleCheckEveryMs,
     });
-  } catch (error) {
-    clearInterval(poll);
-    await listener.close();
-    await processorListener.close();
-    await deliveryWorker.close();
-    await deliveryQueue.close();
-    sender.close();
-    await closeConnections();
-    throw error;
-  }
+    // Stops first: no sweep starts while the rest drains.
+    opened.add(periodic, (it) => it.close());
+  });
   scheduler.start();
   dispatcher.wake();
   processorEvents.start();
@@ -239,23 +249,8 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
     sweep,
     // Idempotent: a second call waits for the first instead of closing closed connections.
     close() {
-      closing ??= closeAll();
+      closing ??= opened.closeAll();
       return closing;
     },
   };
-
-  async function closeAll(): Promise<void> {
-    clearInterval(poll);
-    await listener.close();
-    await processorListener.close();
-    await backfills.stop();
-    await processorEvents.stop();
-    await dispatcher.stop();
-    await scheduler.stop();
-    await periodic?.close();
-    await deliveryWorker.close();
-    await deliveryQueue.close();
-    sender.close();
-    await closeConnections();
-  }
 }
