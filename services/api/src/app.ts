@@ -15,7 +15,7 @@ import { SlidingWindowRateLimiter } from './rate-limiter.js';
 import { documentationRoutes, DOCUMENTATION_PATHS } from './routes/documentation.js';
 import { API_ENDPOINTS, API_PREFIX, apiRoutes } from './routes/index.js';
 import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
-import { stripeWebhookRoutes } from './processor/stripe-webhooks.js';
+import { stripeReceiver, stripeWebhookRoutes } from './processor/stripe-webhooks.js';
 
 export interface AppDependencies {
   config: Config;
@@ -62,7 +62,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   v1.use(apiRoutes(db));
   app.use(API_PREFIX, v1);
 
-  app.use(stripeWebhookRoutes({ config, db }));
+  app.use(stripeWebhookRoutes(stripeReceiver({ config, db })));
   app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger }));
   app.use(dashboardPages());
 
