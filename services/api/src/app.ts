@@ -15,7 +15,7 @@ import { SlidingWindowRateLimiter } from './rate-limiter.js';
 import { documentationRoutes, DOCUMENTATION_PATHS } from './routes/documentation.js';
 import { API_ENDPOINTS, API_PREFIX, apiRoutes } from './routes/index.js';
 import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
-import { stripeReceiver, stripeWebhookRoutes } from './processor/stripe-webhooks.js';
+import { STRIPE_WEBHOOK_ROUTE, stripeReceiver, stripeWebhookRoutes } from './processor/stripe-webhooks.js';
 
 export interface AppDependencies {
   config: Config;
@@ -43,6 +43,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
     ...DOCUMENTATION_PATHS,
     ...API_ENDPOINTS.map((endpoint) => `${API_PREFIX}${endpoint.path}`),
     ...DASHBOARD_ROUTE_PATTERNS,
+    STRIPE_WEBHOOK_ROUTE,
   ];
   app.use(requestId);
   app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));

@@ -19,7 +19,7 @@ import { ConnectionCache } from './connection-cache.js';
  * unguessable connection id are its credentials).
  */
 
-const STRIPE_WEBHOOK_ROUTE = '/processor/stripe/:connection_id';
+export const STRIPE_WEBHOOK_ROUTE = '/processor/stripe/:connection_id';
 
 /** Stripe's events are well under this; a larger body is refused before it is buffered whole. */
 const MAX_EVENT_BYTES = 1024 * 1024;
