@@ -17,16 +17,22 @@ import { ConnectionCache } from './connection-cache.js';
  * event is stored once and answered at once, and the worker applies it. It is the one non-GET
  * route outside the dashboard, and it carries no bearer token (the signature and the
  * unguessable connection id are its credentials).
+ *
+ * Two doors, one receiver: the API's node:http server serves a plain POST to this path before
+ * Express (stripe-before-express.ts: Express's per-request work was a fifth of the cost of an
+ * accepted event, docs/performance.md); the Express route below takes what that door leaves
+ * (a compressed or percent-encoded request, an app served without createApiServer) and answers
+ * it the same way, through the same receiver.
  */
 
 export const STRIPE_WEBHOOK_ROUTE = '/processor/stripe/:connection_id';
 
 /** Stripe's events are well under this; a larger body is refused before it is buffered whole. */
-const MAX_EVENT_BYTES = 1024 * 1024;
+export const MAX_EVENT_BYTES = 1024 * 1024;
 
-/** The answers that are not an event's verdict. */
-const tooLargeBody = () => errorBody('invalid_param', `The body is larger than ${MAX_EVENT_BYTES} bytes.`);
-const unreadableBody = () => errorBody('invalid_param', 'The body could not be read.');
+/** The answers that are not an event's verdict, the same from both doors. */
+export const tooLargeBody = () => errorBody('invalid_param', `The body is larger than ${MAX_EVENT_BYTES} bytes.`);
+export const unreadableBody = () => errorBody('invalid_param', 'The body could not be read.');
 
 const utf8 = new TextDecoder('utf8');
 
