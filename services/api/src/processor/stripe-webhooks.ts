@@ -50,10 +50,14 @@ export interface StripeReceiver {
 
 export function stripeReceiver({ config, db }: { config: Config; db: Db }): StripeReceiver {
   // Requests arriving together share one INSERT and one commit (a burst from Stripe is many
-  // small events); each still answers only once its own row is committed.
+  // small events); each still answers only once its own row is committed. One batch in
+  // flight: the events that arrive while it commits go together in the next, the way a
+  // database groups commits. Measured against four in flight (docs/performance.md): batches
+  // four times larger, a third less CPU per event in Postgres and a fifth less in the API,
+  // and as many or more events accepted a second.
   const store = new Batcher<{ connection: ConnectionRow; event: IncomingProcessorEvent }, boolean>(
     (items) => storeProcessorEvents(db, items),
-    { maxSize: 200, maxRunning: 4 },
+    { maxSize: 200, maxRunning: 1 },
   );
   const connections = ConnectionCache.forStripe(db, config);
   return {
