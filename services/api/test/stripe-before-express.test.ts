@@ -10,7 +10,7 @@ import { loadConfig } from '@retention/core';
 import { createDb, type Db } from '@retention/db';
 import { connectProcessor, createWorkspace, OPERATOR } from '@retention/domain';
 import { createLogger, createRedis, type Redis } from '@retention/runtime';
-import { redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
+import { eventually, redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { createApp } from '../src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../src/metrics.js';
 import {
@@ -141,8 +141,16 @@ function comparable(answer: Answer) {
   return { status: answer.status, text: answer.text, headers, requestId: /^req_[0-9a-f]{32}$/.test(String(requestId)) };
 }
 
-const lastLine = (logs: Array<Record<string, unknown>>, requestId: string) =>
-  logs.filter((line) => line.requestId === requestId && line.msg?.toString().startsWith('request')).at(-1);
+/** The request's log line, once written: when the response is over, which the client may see first. */
+const loggedLine = (source: { logs(): Array<Record<string, unknown>> }, requestId: string) =>
+  eventually(
+    () =>
+      source
+        .logs()
+        .filter((line) => line.requestId === requestId && line.msg?.toString().startsWith('request'))
+        .at(-1),
+    5_000,
+  );
 
 /** A log line without what differs per request or per process. */
 const lineShape = (line: Record<string, unknown> | undefined) => {
@@ -212,12 +220,9 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
       expect(comparable(fromDoor)).toEqual(comparable(fromExpress));
       const posted = (make(connectionId).method ?? 'POST') === 'POST';
       expect(fromDoor.headers['cache-control'] ?? 'none').toBe(posted ? 'no-store' : 'none');
-      // The log line is written once the response is over (the client may see it first).
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const doorLine = lastLine(api.logs(), String(fromDoor.headers['request-id']));
-      expect(doorLine).toBeDefined();
+      const doorLine = await loggedLine(api, String(fromDoor.headers['request-id']));
       expect(lineShape(doorLine)).toEqual(
-        lineShape(lastLine(expressOnly.logs(), String(fromExpress.headers['request-id']))),
+        lineShape(await loggedLine(expressOnly, String(fromExpress.headers['request-id']))),
       );
     },
   );
@@ -243,8 +248,7 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
     const { body, headers } = signed();
     const accepted = await send(api.url, path, { body, headers: { ...headers, 'request-id': 'trace-0003' } });
     expect(accepted.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const line = lastLine(api.logs(), 'trace-0003');
+    const line = await loggedLine(api, 'trace-0003');
     expect(line).toMatchObject({
       level: 'info',
       msg: 'request',
@@ -261,6 +265,42 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
     expect(logged).not.toContain(secret.slice(6));
   });
 
+  it('logs and counts a client that leaves mid-body as aborted (499), as the Express route does', async () => {
+    const leave = (base: string, requestId: string, declared: number) =>
+      new Promise<void>((resolve) => {
+        const outgoing = request(`${base}/processor/stripe/${connectionId}`, {
+          method: 'POST',
+          headers: { ...signed().headers, 'content-length': String(declared), 'request-id': requestId },
+          agent: false,
+        });
+        outgoing.on('error', () => resolve());
+        outgoing.write('{"id":"evt_');
+        setTimeout(() => {
+          outgoing.destroy();
+          resolve();
+        }, 50);
+      });
+    const aborted = async (metrics: ApiMetrics) =>
+      (await metrics.requests.get()).values.find(
+        (value) => value.labels.method === 'POST' && value.labels.route === ROUTE && value.labels.status === '499',
+      )?.value ?? 0;
+    const before = { door: await aborted(api.metrics), express: await aborted(expressOnly.metrics) };
+    // Within the cap (logged as the 400 for an unreadable body), and declared over it (413).
+    for (const [declared, status] of [
+      [1000, 400],
+      [2 * 1024 * 1024, 413],
+    ] as const) {
+      await leave(api.url, `leaves-door-${declared}`, declared);
+      await leave(expressOnly.url, `leaves-express-${declared}`, declared);
+      const doorLine = await loggedLine(api, `leaves-door-${declared}`);
+      expect(doorLine).toMatchObject({ level: 'warn', msg: 'request aborted by the client', aborted: true, status });
+      expect(lineShape(doorLine)).toEqual(lineShape(await loggedLine(expressOnly, `leaves-express-${declared}`)));
+    }
+    // The line and the count are written by listeners of the same event: both are in by now.
+    expect(await aborted(api.metrics)).toBe(before.door + 2);
+    expect(await aborted(expressOnly.metrics)).toBe(before.express + 2);
+  });
+
   it('counts its requests under the route pattern, never the raw id', async () => {
     const count = async (metrics: ApiMetrics, status: string) =>
       (await metrics.requests.get()).values.find(
@@ -268,8 +308,9 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
       )?.value ?? 0;
     const before = { ok: await count(api.metrics, '200'), refused: await count(api.metrics, '400') };
     expect((await send(api.url, `/processor/stripe/${connectionId}`, signed())).status).toBe(200);
-    expect((await send(api.url, `/processor/stripe/${connectionId}`, { body: 'x' })).status).toBe(400);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const refused = await send(api.url, `/processor/stripe/${connectionId}`, { body: 'x' });
+    expect(refused.status).toBe(400);
+    await loggedLine(api, String(refused.headers['request-id'])); // counted by the same event's listeners
     expect(await count(api.metrics, '200')).toBe(before.ok + 1);
     expect(await count(api.metrics, '400')).toBe(before.refused + 1);
     const latency = (await api.metrics.latency.get()).values.find(
@@ -333,7 +374,6 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
       error: { type: 'invalid_param', message: 'The body is larger than 1048576 bytes.' },
     });
     expect(held).toBeLessThan(8 * 1024 * 1024);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(lastLine(api.logs(), String(answer.headers['request-id']))).toMatchObject({ status: 413, method: 'POST' });
+    expect(await loggedLine(api, String(answer.headers['request-id']))).toMatchObject({ status: 413, method: 'POST' });
   });
 });

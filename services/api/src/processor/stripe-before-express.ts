@@ -53,15 +53,12 @@ export function stripeBeforeExpress({
 
     const requestId = chooseRequestId(header(req, 'request-id') ?? header(req, 'x-request-id'));
     res.setHeader('Request-Id', requestId);
-    countWhenDone(metrics, 'POST', STRIPE_WEBHOOK_ROUTE, res);
-    logWhenDone({ requestId, method: 'POST', url }, res);
     res.setHeader('Cache-Control', 'no-store');
-
     const fail = (error: unknown) => {
       const { status, body } = errorReply(error, logger, { requestId, method: 'POST', path: url.split('?', 1)[0]! });
       send(res, status, body);
     };
-    readBody(req, (outcome) => {
+    const body = readBody(req, (outcome) => {
       if (outcome === 'too large') {
         // The rest of the body was read and dropped (a client still sending would not see an
         // answer to a closed connection); this connection is not worth keeping.
@@ -75,6 +72,13 @@ export function stripeBeforeExpress({
           .then((reply) => send(res, 200, reply), fail);
       }
     });
+    // A client gone before its body was in is answered there and then (to no one), before the
+    // metrics and the log line below see the response closed: Express's body parser does so.
+    res.once('close', () => {
+      if (!req.complete) body.abandon();
+    });
+    countWhenDone(metrics, 'POST', STRIPE_WEBHOOK_ROUTE, res);
+    logWhenDone({ requestId, method: 'POST', url }, res);
     return true;
   };
 }
@@ -88,8 +92,12 @@ function header(req: IncomingMessage, name: string): string | undefined {
 /**
  * The raw body, never more than MAX_EVENT_BYTES of it held: past the cap (declared or
  * counted) the rest is read and dropped, like Express's body parser does before its 413.
+ * `abandon`: the client is gone; `done` is called at once with what can be said.
  */
-function readBody(req: IncomingMessage, done: (outcome: Buffer | 'too large' | 'unreadable') => void): void {
+function readBody(
+  req: IncomingMessage,
+  done: (outcome: Buffer | 'too large' | 'unreadable') => void,
+): { abandon(): void } {
   let chunks: Buffer[] | null = Number(req.headers['content-length']) > MAX_EVENT_BYTES ? null : [];
   let size = 0;
   let finished = false;
@@ -107,8 +115,9 @@ function readBody(req: IncomingMessage, done: (outcome: Buffer | 'too large' | '
     if (!chunks) finish('too large');
     else finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
   });
-  // A client gone mid-body (the response's close has already logged it as aborted).
-  req.on('error', () => finish('unreadable'));
+  const abandon = () => finish(chunks ? 'unreadable' : 'too large');
+  req.on('error', abandon);
+  return { abandon };
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
