@@ -15,7 +15,9 @@ import { SlidingWindowRateLimiter } from './rate-limiter.js';
 import { documentationRoutes, DOCUMENTATION_PATHS } from './routes/documentation.js';
 import { API_ENDPOINTS, API_PREFIX, apiRoutes } from './routes/index.js';
 import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
-import { stripeWebhookRoutes } from './processor/stripe-webhooks.js';
+import { stripeBeforeExpress } from './processor/stripe-before-express.js';
+import { STRIPE_WEBHOOK_ROUTE, stripeReceiver, stripeWebhookRoutes } from './processor/stripe-webhooks.js';
+import { serveBeforeExpress } from './server.js';
 
 export interface AppDependencies {
   config: Config;
@@ -43,6 +45,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
     ...DOCUMENTATION_PATHS,
     ...API_ENDPOINTS.map((endpoint) => `${API_PREFIX}${endpoint.path}`),
     ...DASHBOARD_ROUTE_PATTERNS,
+    STRIPE_WEBHOOK_ROUTE,
   ];
   app.use(requestId);
   app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));
@@ -62,7 +65,11 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   v1.use(apiRoutes(db));
   app.use(API_PREFIX, v1);
 
-  app.use(stripeWebhookRoutes({ config, db }));
+  // Stripe's events: served by createApiServer before Express when they are plain (docs/decisions.md,
+  // "Stripe's events before Express"), by this route otherwise; one receiver behind both.
+  const receiver = stripeReceiver({ config, db });
+  serveBeforeExpress(app, stripeBeforeExpress({ receiver, logger, metrics: appMetrics }));
+  app.use(stripeWebhookRoutes(receiver));
   app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger }));
   app.use(dashboardPages());
 

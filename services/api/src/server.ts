@@ -1,4 +1,11 @@
-import { createServer, maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  maxHeaderSize,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { errorBody, type Config } from '@retention/core';
@@ -14,6 +21,18 @@ const PARSER_REFUSALS: Record<string, { status: number; message: string }> = {
   HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: 'The chunk extensions of the request body are too large.' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in full in time.' },
 };
+
+/**
+ * A handler the server asks first, before Express: true when it took the request. The Stripe
+ * receiver is the one (processor/stripe-before-express.ts); the app registers it when built,
+ * so whoever serves the app through createApiServer gets it.
+ */
+type BeforeExpress = (req: IncomingMessage, res: ServerResponse) => boolean;
+const beforeExpress = new WeakMap<Express, BeforeExpress>();
+
+export function serveBeforeExpress(app: Express, handler: BeforeExpress): void {
+  beforeExpress.set(app, handler);
+}
 
 /**
  * The API's HTTP server: main.ts and the tests both serve the app through this, so the tests
@@ -34,13 +53,18 @@ export type ServerLimits = Pick<Config, 'apiHeadersTimeoutMs' | 'apiRequestTimeo
  * in by then gets the 408 below. Connections over the cap are closed on arrival.
  */
 export function createApiServer(app: Express, logger: Logger, limits: ServerLimits): Server {
+  const first = beforeExpress.get(app);
   const server = createServer(
     {
       headersTimeout: limits.apiHeadersTimeoutMs,
       requestTimeout: limits.apiRequestTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, limits.apiHeadersTimeoutMs / 2),
     },
-    app,
+    first
+      ? (req, res) => {
+          if (!first(req, res)) app(req, res);
+        }
+      : app,
   );
   server.maxConnections = limits.apiMaxConnections;
   const warn = throttledWarn(logger);

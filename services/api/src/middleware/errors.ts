@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { errorBody, ServiceError } from '@retention/core';
+import { errorBody, ServiceError, type ErrorBody } from '@retention/core';
 import { isConnectionError } from '@retention/db';
 import type { Logger } from '@retention/runtime';
 
@@ -33,31 +33,39 @@ export const readMethodsOnly: RequestHandler = (req, res, next) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const requestId = res.locals.requestId as string | undefined;
-    if (error instanceof ServiceError) {
-      res.status(error.status).json(error.toBody());
-      return;
-    }
-    // Express's own client errors: a malformed percent-encoding in the path, and the like.
-    const status = typeof error === 'object' && error !== null && 'status' in error ? Number(error.status) : 500;
-    if (status >= 400 && status < 500) {
-      res.status(400).json(errorBody('invalid_param', 'The request URL is malformed.'));
-      return;
-    }
-    const unavailable = isConnectionError(error);
-    logger.error(
-      { err: error, requestId, method: req.method, path: req.path },
-      unavailable ? 'database unavailable' : 'request failed',
-    );
-    res
-      .status(500)
-      .json(
-        errorBody(
-          'database_error',
-          unavailable
-            ? 'The database is temporarily unavailable. Retry the request shortly.'
-            : 'The server failed to complete the request. Retry the request shortly.',
-        ),
-      );
+    const { status, body } = errorReply(error, logger, {
+      requestId: res.locals.requestId as string | undefined,
+      method: req.method,
+      path: req.path,
+    });
+    res.status(status).json(body);
+  };
+}
+
+/**
+ * The status and body of a failure, logging what is unexpected; shared with the Stripe
+ * receiver served before Express (processor/stripe-before-express.ts).
+ */
+export function errorReply(
+  error: unknown,
+  logger: Logger,
+  request: { requestId: string | undefined; method: string; path: string },
+): { status: number; body: ErrorBody } {
+  if (error instanceof ServiceError) return { status: error.status, body: error.toBody() };
+  // Express's own client errors: a malformed percent-encoding in the path, and the like.
+  const status = typeof error === 'object' && error !== null && 'status' in error ? Number(error.status) : 500;
+  if (status >= 400 && status < 500) {
+    return { status: 400, body: errorBody('invalid_param', 'The request URL is malformed.') };
+  }
+  const unavailable = isConnectionError(error);
+  logger.error({ err: error, ...request }, unavailable ? 'database unavailable' : 'request failed');
+  return {
+    status: 500,
+    body: errorBody(
+      'database_error',
+      unavailable
+        ? 'The database is temporarily unavailable. Retry the request shortly.'
+        : 'The server failed to complete the request. Retry the request shortly.',
+    ),
   };
 }

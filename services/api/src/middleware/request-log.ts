@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '@retention/runtime';
 import type { Caller } from './authenticate.js';
@@ -17,18 +18,41 @@ const ONE_TIME_LINK_PATH = /^(\/dashboard\/(?:api\/invitations|api\/password-res
  * few seconds) are logged at debug level unless they fail.
  */
 export function requestLog(logger: Logger, quietPaths: readonly string[] = []): RequestHandler {
-  const quiet = new Set(quietPaths);
+  const logWhenDone = requestLogger(logger, quietPaths);
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
     // originalUrl: routers rewrite req.url (and so req.path) while the request is inside them.
-    const fullPath = (req.originalUrl.split('?', 1)[0] ?? '').replace(ONE_TIME_LINK_PATH, '$1[redacted]');
+    logWhenDone(
+      { requestId: res.locals.requestId as string, method: req.method, url: req.originalUrl },
+      res,
+      () => res.locals.caller as Caller | undefined,
+    );
+    next();
+  };
+}
+
+/**
+ * The log line itself, from now to the end of `res`; shared with the Stripe receiver served
+ * before Express (processor/stripe-before-express.ts). `url` is the request's URL as received.
+ */
+export function requestLogger(
+  logger: Logger,
+  quietPaths: readonly string[] = [],
+): (
+  request: { requestId: string; method: string; url: string },
+  res: ServerResponse,
+  callerOf?: () => Caller | undefined,
+) => void {
+  const quiet = new Set(quietPaths);
+  return ({ requestId, method, url }, res, callerOf) => {
+    const started = process.hrtime.bigint();
+    const fullPath = (url.split('?', 1)[0] ?? '').replace(ONE_TIME_LINK_PATH, '$1[redacted]');
     const path = fullPath.length > LOGGED_PATH_LENGTH ? `${fullPath.slice(0, LOGGED_PATH_LENGTH)}…` : fullPath;
     onResponseDone(res, (completed) => {
-      const caller = res.locals.caller as Caller | undefined;
+      const caller = callerOf?.();
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const line = {
-        requestId: res.locals.requestId as string,
-        method: req.method,
+        requestId,
+        method,
         path,
         status: res.statusCode,
         durationMs: Math.round(durationMs * 10) / 10,
@@ -40,6 +64,5 @@ export function requestLog(logger: Logger, quietPaths: readonly string[] = []): 
       else if (quiet.has(path) && res.statusCode < 400) logger.debug(line, 'request');
       else logger.info(line, 'request');
     });
-    next();
   };
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { ApiMetrics } from '../metrics.js';
 import { onResponseDone } from './response-done.js';
@@ -12,13 +13,20 @@ const CLIENT_CLOSED_REQUEST = '499';
  */
 export function requestMetrics(metrics: ApiMetrics, routeOf: (path: string) => string): RequestHandler {
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    const route = routeOf(req.path);
-    onResponseDone(res, (completed) => {
-      const labels = { method: req.method, route, status: completed ? String(res.statusCode) : CLIENT_CLOSED_REQUEST };
-      metrics.requests.inc(labels);
-      metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-    });
+    countWhenDone(metrics, req.method, routeOf(req.path), res);
     next();
   };
+}
+
+/**
+ * The counting itself, from now to the end of `res`; shared with the Stripe receiver served
+ * before Express (processor/stripe-before-express.ts), which knows its route without matching.
+ */
+export function countWhenDone(metrics: ApiMetrics, method: string, route: string, res: ServerResponse): void {
+  const started = process.hrtime.bigint();
+  onResponseDone(res, (completed) => {
+    const labels = { method, route, status: completed ? String(res.statusCode) : CLIENT_CLOSED_REQUEST };
+    metrics.requests.inc(labels);
+    metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+  });
 }
