@@ -376,4 +376,55 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
     expect(held).toBeLessThan(8 * 1024 * 1024);
     expect(await loggedLine(api, String(answer.headers['request-id']))).toMatchObject({ status: 413, method: 'POST' });
   });
+
+  it('answers each event of a batch on its own: one Postgres refuses fails alone, the others sent with it are stored', async () => {
+    const path = `/processor/stripe/${connectionId}`;
+    const db = database.current.db;
+    const post = ({ headers, body }: { headers: Record<string, string>; body: string | Buffer }) =>
+      send(api.url, path, { headers, body });
+    const first = signed();
+    expect((await post(first)).status).toBe(200);
+    // Connected by that first event, as the API's connection cache sees it a second later
+    // (a pending connection's events are stored one by one, as they may connect it).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // One INSERT runs at a time: hold one up on a row lock, so that the next events wait and go
+    // together in one batch.
+    const held = signed();
+    const blocker = await db.transaction();
+    await blocker('processor_events').insert({
+      connection_id: connectionId,
+      workspace_id: (await db('processor_connections').where({ id: connectionId }).first()).workspace_id,
+      psp_event_id: held.event.id,
+      type: held.event.type,
+      psp_created_at: new Date(),
+      payload: JSON.stringify(held.event),
+    });
+    const heldAnswer = post(held);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // jsonb has no \u0000: this event can never be stored (Stripe retries it; it is answered 500).
+    const refused = stripeEvent('customer.created', { ...stripeCustomer(), name: 'nul \u0000 here' });
+    const refusedDelivery = signedDelivery(refused, secret);
+    const good = Array.from({ length: 30 }, () => signed());
+    const answers = Promise.all([
+      ...good.slice(0, 15).map(post),
+      post({
+        headers: { 'content-type': 'application/json', 'stripe-signature': refusedDelivery.signature },
+        body: refusedDelivery.body,
+      }),
+      ...good.slice(15).map(post),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await blocker.rollback();
+    expect((await heldAnswer).status).toBe(200);
+    const statuses = (await answers).map((answer) => answer.status);
+    expect(statuses).toEqual([...Array(15).fill(200), 500, ...Array(15).fill(200)]);
+    expect(JSON.parse((await answers)[15]!.text).error.type).toBe('database_error');
+    const [stored] = await db('processor_events')
+      .whereIn(
+        'psp_event_id',
+        good.map(({ event }) => event.id),
+      )
+      .count({ count: '*' });
+    expect(Number(stored?.count)).toBe(30);
+  });
 });

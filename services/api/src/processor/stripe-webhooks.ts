@@ -57,7 +57,8 @@ export function stripeReceiver({ config, db }: { config: Config; db: Db }): Stri
   // and as many or more events accepted a second.
   const store = new Batcher<{ connection: ConnectionRow; event: IncomingProcessorEvent }, boolean>(
     (items) => storeProcessorEvents(db, items),
-    { maxSize: 200, maxRunning: 1 },
+    // One event Postgres refuses (jsonb has no \u0000) must not fail the others of its batch.
+    { maxSize: 200, maxRunning: 1, isolateFailures: true },
   );
   const connections = ConnectionCache.forStripe(db, config);
   return {
