@@ -112,8 +112,11 @@ function readBody(
     chunks?.push(chunk);
   });
   req.on('end', () => {
-    if (!chunks) finish('too large');
-    else finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const read = chunks;
+    // Let go of the chunks: the request's listeners live until the response ends.
+    chunks = null;
+    if (!read) finish('too large');
+    else finish(read.length === 1 ? read[0]! : Buffer.concat(read, size));
   });
   const abandon = () => finish(chunks ? 'unreadable' : 'too large');
   req.on('error', abandon);
