@@ -7,6 +7,9 @@
 export class OpenedResources {
   private readonly closers: Array<() => unknown> = [];
 
+  /** `closeFailed`: told of each close that fails (the others go on); by default, nobody. */
+  constructor(private readonly closeFailed: (error: unknown) => void = () => {}) {}
+
   /** Keeps `resource`, to be closed with `close` when a later step fails, or at shutdown. */
   add<T>(resource: T, close: (resource: T) => unknown): T {
     this.closers.push(() => close(resource));
@@ -32,8 +35,9 @@ export class OpenedResources {
       const close = this.closers.pop()!;
       try {
         await close();
-      } catch {
-        // Closing on the way out: the failure that brought us here is the one to report.
+      } catch (error) {
+        // The others still close; the failure that brought us here (if any) is the one thrown.
+        this.closeFailed(error);
       }
     }
   }

@@ -24,9 +24,10 @@ describe('OpenedResources', () => {
     expect(closed).toEqual([]);
   });
 
-  it('goes on closing when one close fails, and closes each resource once', async () => {
+  it('goes on closing when one close fails, tells of the failure, and closes each resource once', async () => {
     const closed: string[] = [];
-    const opened = new OpenedResources();
+    const failures: unknown[] = [];
+    const opened = new OpenedResources((error) => failures.push(error));
     opened.add('db', (name) => closed.push(name));
     opened.add('broken', () => {
       throw new Error('already closed');
@@ -35,5 +36,6 @@ describe('OpenedResources', () => {
     await opened.closeAll();
     await opened.closeAll();
     expect(closed).toEqual(['server', 'db']);
+    expect(failures).toEqual([new Error('already closed')]);
   });
 });

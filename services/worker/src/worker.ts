@@ -115,7 +115,7 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
   // Everything opened is added here; it closes newest first, on a failed start or at close().
   // The order of adding is the shutdown's order reversed: what feeds work in is added last, so
   // it stops first, and the attempts in flight finish before their connections close.
-  const opened = new OpenedResources();
+  const opened = new OpenedResources((error) => logger.warn({ err: error }, 'could not close a worker resource'));
   const quit = (redis: Redis) => redis.quit().catch(() => redis.disconnect());
   const producer = opened.add(createRedis(config.redisUrl, 'command', 'retention-worker-producer', logger), quit);
   const consumer = opened.add(createRedis(config.redisUrl, 'blocking', 'retention-worker', logger), quit);
