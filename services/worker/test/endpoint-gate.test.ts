@@ -133,6 +133,23 @@ describe('the endpoint gate', () => {
     expect(gate.recording()).toEqual([]);
   });
 
+  it('hands the slot of a finished delivery to the next one its job claimed: the room is unchanged', () => {
+    const { gate } = newGate();
+    const endpointId = randomUUID();
+    teach(gate, endpointId, 20);
+    const running = acquireMany(gate, endpointId, CAP);
+    expect(running).toHaveLength(CAP);
+    const next = randomUUID();
+    gate.handOver(endpointId, running[0]!, next, 20);
+    // Still full: the next holds the slot; the finished one is being recorded.
+    expect(gate.acquire(endpointId, randomUUID())).toBe(false);
+    expect(gate.recording()).toEqual([running[0]]);
+    gate.recorded(running[0]!);
+    expect(gate.release(endpointId, next, 20)).toEqual([endpointId]);
+    expect(gate.acquire(endpointId, randomUUID())).toBe(true);
+    expect(gate.isQuick(endpointId)).toBe(true);
+  });
+
   it('forgets an endpoint idle for ten minutes: it is probed again with one attempt', () => {
     const { gate, clock } = newGate();
     const endpointId = randomUUID();

@@ -106,8 +106,13 @@ describe('worker metrics', () => {
       return seen.waiting > 0 && seen.active === 1 ? seen : null;
     });
     expect(busy.waiting + busy.delayed + busy.active).toBeLessThanOrEqual(6);
-    // Three delivered, three waiting in Postgres for a retry in 10 minutes: none in Redis.
-    expect(await eventually(async () => ((await depth()).later === 3 ? depth() : null), 15_000)).toEqual({
+    // Once the three to the slow endpoint are delivered and the three failed ones wait in
+    // Postgres for a retry in 10 minutes, Redis holds none of them.
+    const settled = async () => {
+      const seen = await depth();
+      return seen.later === 3 && seen.due === 0 && seen.active === 0 ? seen : null;
+    };
+    expect(await eventually(settled, 15_000)).toEqual({
       waiting: 0,
       delayed: 0,
       active: 0,

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { AttemptResult, WebhookSender } from '@retention/domain';
 import type { Logger } from '@retention/runtime';
 import type { DeliveryJobData } from '../queues.js';
-import type { ClaimedDelivery, DeliveryEnd, DeliveryStore, RecordResult } from './delivery-store.js';
+import type { ClaimedDelivery, ClaimResult, DeliveryEnd, DeliveryStore, RecordResult } from './delivery-store.js';
 import type { DeliveryScheduler } from './delivery-scheduler.js';
 import type { EndpointGate } from './endpoint-gate.js';
 
@@ -49,18 +49,21 @@ export interface DeliveryProcessorDeps {
 export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
   const { store, gate, scheduler, sender, logger, events } = deps;
 
-  /** Returns when the delivery is due again (null: never), and how long the request took. */
+  /**
+   * Claims the delivery's attempt unless it is claimed already, sends, records. Returns when
+   * the delivery is due again (null: never), and how long the request took.
+   */
   async function attemptOnce(
-    deliveryId: string,
+    work: string | ClaimedDelivery,
     requestEnded: (attemptMs: number) => void,
   ): Promise<{ dueAt: number | null; attemptMs?: number }> {
-    const claim = await store.claim(deliveryId);
+    const claim: ClaimResult = typeof work === 'string' ? await store.claim(work) : { kind: 'claimed', delivery: work };
     if (claim.kind === 'done') {
       if (claim.skipped) events.emit('ended', { outcome: 'skipped', count: 1 });
       return { dueAt: null };
     }
     if (claim.kind === 'wait') {
-      await store.giveBack(deliveryId);
+      await store.giveBack(work as string);
       return { dueAt: claim.until.getTime() };
     }
     const { delivery } = claim;
@@ -118,56 +121,79 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
   }
 
   /**
-   * One attempt of one delivery, the job's own or one it went on with. Returns the endpoint's
-   * next delivery when this job goes on with it: after a success to an endpoint known to be
-   * quick, the slot stays with this job, and the next due delivery is released to it (marked
-   * queued in Postgres, no trip through Redis) while this one's result is recorded. Its job
-   * in Redis (active, locked) stands for both; if this process dies, the sweeper gives the
-   * delivery a job of its own once its lease has run out.
+   * One attempt of one delivery: the job's own (an id: a slot is taken and the attempt
+   * claimed), or one it went on with (already claimed, holding the slot handed over to it).
+   * Returns the endpoint's next delivery when this job goes on with it: after a success to an
+   * endpoint known to be quick, the endpoint's oldest due delivery is released to this job and
+   * its attempt claimed, in one statement, while this one's result is recorded; the slot is
+   * handed over to it. Its job in Redis (active, locked) stands for both; if this process
+   * dies, the sweeper gives the delivery a job of its own once its lease has run out.
    */
-  async function deliverOne(endpointId: string, deliveryId: string, mayGoOn: boolean): Promise<string | null> {
-    if (!gate.acquire(endpointId, deliveryId)) {
+  async function deliverOne(
+    endpointId: string,
+    work: string | ClaimedDelivery,
+    mayGoOn: boolean,
+  ): Promise<ClaimedDelivery | null> {
+    const deliveryId = typeof work === 'string' ? work : work.id;
+    if (typeof work === 'string' && !gate.acquire(endpointId, deliveryId)) {
       // The gate wakes the endpoint again when it has room.
       await store.giveBack(deliveryId);
       return null;
     }
-    let dueAt: number | null = null;
-    let attemptMs: number | undefined;
-    let slotFreed = false;
-    let next: Promise<string | null> = Promise.resolve(null);
-    // The slot is the receiver's: after a success it frees when the request ends, and the
-    // endpoint's next delivery is released while this one's result is recorded.
+    let requestOver = false;
+    let next: Promise<ClaimedDelivery | null> = Promise.resolve(null);
+    // The slot is the receiver's: after a success it frees (or goes on to the next delivery)
+    // when the request ends, while this one's result is recorded.
     const requestEnded = (ms: number) => {
-      slotFreed = true;
-      const woken = gate.release(endpointId, deliveryId, ms, { recording: true });
+      requestOver = true;
+      const freeSlot = () => scheduler.wake(gate.release(endpointId, deliveryId, ms, { recording: true }));
       if (!mayGoOn || !scheduler.isRunning() || !gate.isQuick(endpointId)) {
-        scheduler.wake(woken);
+        freeSlot();
         return;
       }
-      scheduler.wake(woken.filter((id) => id !== endpointId));
-      next = store.releaseNext(endpointId).catch((error: unknown) => {
-        logger.warn({ err: error, endpoint_id: endpointId }, 'could not release the next delivery');
-        scheduler.wake([endpointId]);
-        return null;
-      });
+      next = store.claimNext(endpointId).then(
+        (claimed) => {
+          if (claimed) gate.handOver(endpointId, deliveryId, claimed.id, ms);
+          else freeSlot();
+          return claimed;
+        },
+        (error: unknown) => {
+          logger.warn({ err: error, endpoint_id: endpointId }, 'could not claim the next delivery');
+          freeSlot();
+          return null;
+        },
+      );
     };
+    let outcome: Awaited<ReturnType<typeof attemptOnce>>;
     try {
-      ({ dueAt, attemptMs } = await attemptOnce(deliveryId, requestEnded));
-    } finally {
-      if (slotFreed) gate.recorded(deliveryId);
-      else scheduler.wake(gate.release(endpointId, deliveryId, attemptMs));
+      outcome = await attemptOnce(work, requestEnded);
+    } catch (error) {
+      if (!requestOver) scheduler.wake(gate.release(endpointId, deliveryId));
+      else {
+        // Claimed, but this job fails (Postgres is away): its lease runs out, and the sweeper
+        // gives it a job of its own.
+        const stranded = await next;
+        if (stranded) scheduler.wake(gate.release(endpointId, stranded.id));
+        gate.recorded(deliveryId);
+      }
+      throw error;
     }
-    if (dueAt !== null) scheduler.wakeAt(dueAt);
-    return next;
+    let nextDelivery: ClaimedDelivery | null = null;
+    if (requestOver) {
+      nextDelivery = await next;
+      gate.recorded(deliveryId);
+    } else scheduler.wake(gate.release(endpointId, deliveryId, outcome.attemptMs));
+    if (outcome.dueAt !== null) scheduler.wakeAt(outcome.dueAt);
+    return nextDelivery;
   }
 
   return async function processDelivery(job: Job<DeliveryJobData>): Promise<void> {
     const { endpointId } = job.data;
     const started = Date.now();
-    let deliveryId: string | null = job.data.deliveryId;
-    for (let done = 0; deliveryId !== null; done += 1) {
+    let work: string | ClaimedDelivery | null = job.data.deliveryId;
+    for (let done = 0; work !== null; done += 1) {
       const mayGoOn = done + 1 < MAX_DELIVERIES_PER_JOB && Date.now() - started < MAX_JOB_MS;
-      deliveryId = await deliverOne(endpointId, deliveryId, mayGoOn);
+      work = await deliverOne(endpointId, work, mayGoOn);
     }
   };
 }

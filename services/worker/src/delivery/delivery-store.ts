@@ -70,6 +70,8 @@ interface ClaimRow {
   endpoint_id: string;
   event_type: EventType;
   attempt_count: number;
+  next_attempt_at: Date;
+  event_seq: string | null;
   url: string;
   signing_secret: string;
   previous_signing_secret: string | null;
@@ -88,6 +90,45 @@ interface StateRow {
   now: Date;
 }
 
+/**
+ * Claims the deliveries of the CTE `previous` (locked by it) that are due, with no attempt in
+ * flight, and whose endpoint may be sent to: takes the attempt's number, sets its lease, marks
+ * it queued (a no-op for those released already), and logs the attempt an expired lease
+ * interrupted. Returns what the attempt sends. Bindings: the lease in ms, the interrupted
+ * attempt's error.
+ */
+const CLAIM_PREVIOUS = `
+  claimed AS (
+    UPDATE webhook_deliveries d
+       SET attempt_count = d.attempt_count + 1,
+           attempt_started_at = now(),
+           lease_expires_at = now() + ? * interval '1 millisecond',
+           queued_at = coalesce(d.queued_at, now())
+      FROM previous p
+     WHERE d.id = p.id
+       AND d.status = 'pending'
+       AND d.next_attempt_at <= now()
+       AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+       AND EXISTS (
+             SELECT 1 FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+              WHERE e.id = d.endpoint_id AND e.enabled AND w.processor_status = 'connected'
+                AND (cardinality(e.event_types) = 0 OR d.event_type = ANY (e.event_types)))
+    RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count, d.next_attempt_at, d.event_seq,
+              p.attempt_started_at AS interrupted_at
+  ), interrupted AS (
+    INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
+    SELECT id, endpoint_id, event_type, attempt_count - 1, 'interrupted', ?, 0, interrupted_at
+      FROM claimed WHERE interrupted_at IS NOT NULL
+    ON CONFLICT (delivery_id, attempt) DO NOTHING
+  )
+  SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count, c.next_attempt_at, c.event_seq, e.url, e.signing_secret,
+         CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_signing_secret END AS previous_signing_secret,
+         ev.data, ev.created_at AS event_created_at
+    FROM claimed c
+    JOIN webhook_endpoints e ON e.id = c.endpoint_id
+    JOIN events ev ON ev.id = c.event_id
+`;
+
 /** Deliveries claimed, or attempts recorded, in one statement at most. */
 const BATCH_SIZE = 200;
 /** Statements of one kind running at once; more work waits and joins the next batch. */
@@ -96,7 +137,7 @@ const BATCHES_RUNNING = 4;
 export class DeliveryStore {
   private readonly claims: Batcher<string, ClaimRow | undefined>;
   private readonly successes: Batcher<{ delivery: ClaimedDelivery; result: AttemptResult }, boolean>;
-  private readonly nextReleases: Batcher<string, string | null>;
+  private readonly nextClaims: Batcher<string, ClaimRow | null>;
 
   constructor(
     private readonly db: Db,
@@ -105,27 +146,13 @@ export class DeliveryStore {
     const batching = { maxSize: BATCH_SIZE, maxRunning: BATCHES_RUNNING };
     this.claims = new Batcher((ids) => retryOnConflict(() => this.claimBatch(ids)), batching);
     this.successes = new Batcher((items) => retryOnConflict(() => this.recordSuccesses(items)), batching);
-    this.nextReleases = new Batcher(
-      (endpointIds) => retryOnConflict(() => this.releaseNextBatch(endpointIds)),
-      batching,
-    );
+    this.nextClaims = new Batcher((endpointIds) => retryOnConflict(() => this.claimNextBatch(endpointIds)), batching);
   }
 
   async claim(deliveryId: string): Promise<ClaimResult> {
     const row = await this.claims.submit(deliveryId);
     if (!row) return this.whyNotClaimed(deliveryId);
-    return {
-      kind: 'claimed',
-      delivery: {
-        id: row.id,
-        endpointId: row.endpoint_id,
-        eventType: row.event_type,
-        attempt: row.attempt_count,
-        url: row.url,
-        secret: row.previous_signing_secret ? [row.signing_secret, row.previous_signing_secret] : row.signing_secret,
-        body: Buffer.from(serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.data), 'utf8'),
-      },
-    };
+    return { kind: 'claimed', delivery: claimedDelivery(row) };
   }
 
   /** Claims the due ones among `ids`, in one statement; rows are locked in id order. */
@@ -137,35 +164,7 @@ export class DeliveryStore {
           FROM webhook_deliveries WHERE id = ANY (?::uuid[])
          ORDER BY id
            FOR NO KEY UPDATE
-      ), claimed AS (
-        UPDATE webhook_deliveries d
-           SET attempt_count = d.attempt_count + 1,
-               attempt_started_at = now(),
-               lease_expires_at = now() + ? * interval '1 millisecond'
-          FROM previous p
-         WHERE d.id = p.id
-           AND d.status = 'pending'
-           AND d.next_attempt_at <= now()
-           AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-           AND EXISTS (
-                 SELECT 1 FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
-                  WHERE e.id = d.endpoint_id AND e.enabled AND w.processor_status = 'connected'
-                    AND (cardinality(e.event_types) = 0 OR d.event_type = ANY (e.event_types)))
-        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count,
-                  p.attempt_started_at AS interrupted_at
-      ), interrupted AS (
-        INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
-        SELECT id, endpoint_id, event_type, attempt_count - 1, 'interrupted', ?, 0, interrupted_at
-          FROM claimed WHERE interrupted_at IS NOT NULL
-        ON CONFLICT (delivery_id, attempt) DO NOTHING
-      )
-      SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count, e.url, e.signing_secret,
-             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_signing_secret END AS previous_signing_secret,
-             ev.data, ev.created_at AS event_created_at
-        FROM claimed c
-        JOIN webhook_endpoints e ON e.id = c.endpoint_id
-        JOIN events ev ON ev.id = c.event_id
-      `,
+      ), ${CLAIM_PREVIOUS}`,
       [ids, this.options.leaseMs, INTERRUPTED_ATTEMPT_ERROR],
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -206,39 +205,36 @@ export class DeliveryStore {
   }
 
   /**
-   * Marks the endpoint's oldest due delivery queued, for the job that just freed a slot of
-   * the endpoint to go on with (see deliverOne); null when none is due. Same order as the
+   * Releases the endpoint's oldest due delivery to the job that just freed a slot of the
+   * endpoint, and claims its attempt, in one statement (see deliverOne): marked queued, no job
+   * of its own, no trip through Redis. Null when none is due, or the endpoint may not be sent
+   * to now (the scheduler's release and the claim then say why). Same order as the
    * scheduler's releases.
    */
-  releaseNext(endpointId: string): Promise<string | null> {
-    return this.nextReleases.submit(endpointId);
+  async claimNext(endpointId: string): Promise<ClaimedDelivery | null> {
+    const row = await this.nextClaims.submit(endpointId);
+    return row ? claimedDelivery(row) : null;
   }
 
   /** One statement for the jobs of many endpoints (an endpoint may be asked for more than one). */
-  private async releaseNextBatch(endpointIds: string[]): Promise<Array<string | null>> {
+  private async claimNextBatch(endpointIds: string[]): Promise<Array<ClaimRow | null>> {
     const wanted = new Map<string, number>();
     for (const endpointId of endpointIds) wanted.set(endpointId, (wanted.get(endpointId) ?? 0) + 1);
-    const { rows } = await this.db.raw<{
-      rows: Array<{ id: string; endpoint_id: string; next_attempt_at: Date; event_seq: string | null }>;
-    }>(
+    const { rows } = await this.db.raw<{ rows: ClaimRow[] }>(
       `
-      WITH next AS (
-        SELECT d.id
+      WITH previous AS (
+        SELECT d.id, d.attempt_started_at, d.lease_expires_at
           FROM unnest(?::uuid[], ?::int[]) AS w (endpoint_id, count)
          CROSS JOIN LATERAL (
-               SELECT id FROM webhook_deliveries d
+               SELECT id, attempt_started_at, lease_expires_at FROM webhook_deliveries d
                 WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending' AND d.queued_at IS NULL
                   AND d.next_attempt_at <= now()
                   AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
                 ORDER BY d.next_attempt_at, d.event_seq, d.id
                 LIMIT w.count
                   FOR NO KEY UPDATE SKIP LOCKED) d
-      )
-      UPDATE webhook_deliveries d SET queued_at = now()
-        FROM next WHERE d.id = next.id AND d.queued_at IS NULL
-      RETURNING d.id, d.endpoint_id, d.next_attempt_at, d.event_seq
-      `,
-      [[...wanted.keys()], [...wanted.values()]],
+      ), ${CLAIM_PREVIOUS}`,
+      [[...wanted.keys()], [...wanted.values()], this.options.leaseMs, INTERRUPTED_ATTEMPT_ERROR],
     );
     // Oldest first to the first asked (RETURNING keeps no order).
     rows.sort(
@@ -246,8 +242,8 @@ export class DeliveryStore {
         a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
         Number(a.event_seq ?? 0) - Number(b.event_seq ?? 0),
     );
-    const byEndpoint = new Map<string, string[]>();
-    for (const row of rows) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row.id]);
+    const byEndpoint = new Map<string, ClaimRow[]>();
+    for (const row of rows) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row]);
     return endpointIds.map((endpointId) => byEndpoint.get(endpointId)?.shift() ?? null);
   }
 
@@ -445,4 +441,16 @@ async function insertAttempt(
     attempted_at: result.attemptedAt ?? trx.fn.now(),
     next_attempt_at: nextAttemptAt,
   });
+}
+
+function claimedDelivery(row: ClaimRow): ClaimedDelivery {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventType: row.event_type,
+    attempt: row.attempt_count,
+    url: row.url,
+    secret: row.previous_signing_secret ? [row.signing_secret, row.previous_signing_secret] : row.signing_secret,
+    body: Buffer.from(serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.data), 'utf8'),
+  };
 }

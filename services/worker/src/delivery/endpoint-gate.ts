@@ -149,6 +149,20 @@ export class EndpointGate {
     return owed ? [endpointId, owed] : [endpointId];
   }
 
+  /**
+   * After a success, the slot goes on to the endpoint's next delivery, which the same job has
+   * claimed (see deliverOne): the endpoint's room is unchanged, one leaves and one comes. The
+   * finished one is being recorded (see \`recording()\`) until \`recorded\`.
+   */
+  handOver(endpointId: string, fromId: string, toId: string, attemptMs: number): void {
+    this.recordingIds.add(fromId);
+    const line = this.line(endpointId);
+    const slot = line.running.get(fromId);
+    line.running.delete(fromId);
+    if (slot) line.attemptMs = movingAverage(line.attemptMs, attemptMs);
+    line.running.set(toId, { startedAt: this.now(), slow: slot?.slow ?? false });
+  }
+
   /** The result of a delivery released with `recording` is written: it counts as queued no more. */
   recorded(deliveryId: string): void {
     this.recordingIds.delete(deliveryId);
