@@ -11,9 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest, type Db } from '@retention/db';
 import { inviteMember, seedDemo } from '@retention/domain';
-import { createRedis, OpenedResources, waitForRedis } from '@retention/runtime';
+import {
+  createRedis,
+  DEVELOPMENT_SECRETS_KEY_FILE,
+  developmentSecretsKey,
+  OpenedResources,
+  waitForRedis,
+} from '@retention/runtime';
 import { ensureDashboardBuilt } from './dashboard-build.js';
-import { developmentSecretsKey } from './dev-secrets-key.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (text: string) => process.stdout.write(`${text}\n`);
@@ -135,7 +140,7 @@ async function freePorts(count: number): Promise<number[]> {
  */
 async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.ProcessEnv }> {
   const env = { ...process.env };
-  if (!env.SECRETS_KEY?.trim()) env.SECRETS_KEY = developmentSecretsKey(DEV_SECRETS_KEY_FILE, say);
+  if (!env.SECRETS_KEY?.trim()) env.SECRETS_KEY = developmentSecretsKey(DEVELOPMENT_SECRETS_KEY_FILE, say);
   const asked = loadConfig(env);
   const asks = { PORT: asked.port, WORKER_PORT: asked.workerPort, API_INTERNAL_PORT: asked.apiInternalPort };
   const unset = (['PORT', 'WORKER_PORT', 'API_INTERNAL_PORT'] as const).filter((name) => asks[name] === 0);
@@ -144,9 +149,6 @@ async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.
   if (!env.BASE_URL?.trim()) env.BASE_URL = `http://localhost:${loadConfig(env).port}`;
   return { config: loadConfig(env), env };
 }
-
-/** Git-ignored: the development key, kept so that a restart can still open the secrets it sealed. */
-const DEV_SECRETS_KEY_FILE = path.join(root, '.secrets-key.dev');
 
 interface Services {
   /** Aborted once the services are being stopped: a signal, or one of them exited. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '@retention/core';
-import { developmentSecretsKey } from '../scripts/dev-secrets-key.js';
+import { developmentSecretsKey, withDevelopmentSecretsKey } from '@retention/runtime';
 
 describe('npm start without SECRETS_KEY', () => {
   it('makes a development key once, keeps it in a private file for the next start, and says so', async () => {
@@ -19,6 +19,20 @@ describe('npm start without SECRETS_KEY', () => {
       const second = developmentSecretsKey(file, (text) => said.push(text));
       expect(second).toBe(first);
       expect(said[1]).toMatch(/using the development key in/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is the operator CLI’s SECRETS_KEY too when none is set, and never one that is set', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'dev-key-'));
+    try {
+      const file = path.join(dir, '.secrets-key.dev');
+      expect(withDevelopmentSecretsKey({ PATH: '/bin' }, file)).toEqual({ PATH: '/bin' });
+      const key = developmentSecretsKey(file, () => {});
+      expect(withDevelopmentSecretsKey({ PATH: '/bin' }, file)).toEqual({ PATH: '/bin', SECRETS_KEY: key });
+      expect(withDevelopmentSecretsKey({ SECRETS_KEY: ' ' }, file)).toEqual({ SECRETS_KEY: key });
+      expect(withDevelopmentSecretsKey({ SECRETS_KEY: 'set' }, file)).toEqual({ SECRETS_KEY: 'set' });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -11,3 +11,4 @@ export * from './session-epoch.js';
 export * from './batcher.js';
 export * from './opened-resources.js';
 export * from './mailer.js';
+export * from './development-secrets-key.js';
