@@ -218,12 +218,26 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
       const fromDoor = await send(api.url, make(connectionId).path, make(connectionId));
       const fromExpress = await send(expressOnly.url, make(connectionId).path, make(connectionId));
       expect(comparable(fromDoor)).toEqual(comparable(fromExpress));
-      const posted = (make(connectionId).method ?? 'POST') === 'POST';
-      expect(fromDoor.headers['cache-control'] ?? 'none').toBe(posted ? 'no-store' : 'none');
+      expect(fromDoor.headers['cache-control']).toBe('no-store');
       const doorLine = await loggedLine(api, String(fromDoor.headers['request-id']));
       expect(lineShape(doorLine)).toEqual(
         lineShape(await loggedLine(expressOnly, String(fromExpress.headers['request-id']))),
       );
+    },
+  );
+
+  it.each(['GET', 'PUT', 'OPTIONS'])(
+    'answers a %s with the JSON 404 that says this URL takes only POSTed events',
+    async (method) => {
+      const answer = await send(api.url, `/processor/stripe/${connectionId}`, { method });
+      expect(answer.status).toBe(404);
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(answer.text)).toEqual({
+        error: {
+          type: 'not_found',
+          message: `Unrecognized request URL (${method} /processor/stripe/${connectionId}). This URL takes only the events Stripe POSTs to it.`,
+        },
+      });
     },
   );
 

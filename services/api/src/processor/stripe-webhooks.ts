@@ -110,5 +110,19 @@ export function stripeWebhookRoutes(receiver: StripeReceiver): Router {
       res.status(200).json(await receiver.receive(req.params.connection_id, body, req.get('stripe-signature')));
     },
   );
+  // Any other method: the API's JSON 404 (its contract has no 405, docs/decisions.md), saying
+  // what this URL takes. Without it, Express would answer OPTIONS itself in plain text, and a
+  // GET would be told that every endpoint is a GET under /api/v1.
+  router.all(STRIPE_WEBHOOK_ROUTE, (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res
+      .status(404)
+      .json(
+        errorBody(
+          'not_found',
+          `Unrecognized request URL (${req.method} ${req.path}). This URL takes only the events Stripe POSTs to it.`,
+        ),
+      );
+  });
   return router;
 }
