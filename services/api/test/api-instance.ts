@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from '@jest/globals';
@@ -42,6 +42,8 @@ export interface InstanceOptions {
   /** Where the API finds Redis; the test Redis unless told otherwise. */
   redisUrl?: string;
   baseUrl?: string;
+  /** Serve the app on a bare node:http server, as Express alone: without createApiServer's door before it. */
+  expressOnly?: boolean;
 }
 
 /** One API app over real HTTP on an ephemeral port, with its own pool, Redis prefix and metrics. */
@@ -65,7 +67,8 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
   if (!options.redisUrl) await waitForRedis(redis);
   const db: Db = createDb(config.databaseUrl, { poolMax: 4 });
   const metrics = createApiMetrics();
-  const server: Server = createApiServer(createApp({ config, db, redis, logger, metrics }), logger, config);
+  const app = createApp({ config, db, redis, logger, metrics });
+  const server: Server = options.expressOnly ? createServer(app) : createApiServer(app, logger, config);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const internal = createInternalServer({ db, redis, metrics });

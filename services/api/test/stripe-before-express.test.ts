@@ -1,18 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '@retention/core';
-import { createDb, type Db } from '@retention/db';
 import { connectProcessor, createWorkspace, OPERATOR } from '@retention/domain';
-import { createLogger, createRedis, type Redis } from '@retention/runtime';
-import { eventually, redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
-import { createApp } from '../src/app.js';
-import { createApiMetrics, type ApiMetrics } from '../src/metrics.js';
+import { eventually, testSecretsKey, useTestDatabase } from '@retention/testkit';
+import type { ApiMetrics } from '../src/metrics.js';
 import {
   newWebhookSecret,
   signedDelivery,
@@ -33,55 +26,15 @@ import { startApiInstance, type ApiInstance } from './api-instance.js';
 const database = useTestDatabase();
 const ROUTE = '/processor/stripe/:connection_id';
 
-/** The app served by Express alone: what this path was before the door in front of it. */
-interface ExpressOnly {
-  url: string;
-  metrics: ApiMetrics;
-  logs(): Array<Record<string, unknown>>;
-  close(): Promise<void>;
-}
-
-async function startExpressOnly(databaseUrl: string): Promise<ExpressOnly> {
-  const config = loadConfig({
-    SECRETS_KEY: testSecretsKey(),
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`,
-  });
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      callback();
-    },
-  });
-  const logger = createLogger('api', 'debug', sink);
-  const redis: Redis = createRedis(config.redisUrl, 'command', 'express-only-test');
-  const db: Db = createDb(config.databaseUrl, { poolMax: 2 });
-  const metrics = createApiMetrics();
-  const server: Server = createServer(createApp({ config, db, redis, logger, metrics }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    metrics,
-    logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      redis.disconnect();
-      await db.destroy();
-    },
-  };
-}
-
 let api: ApiInstance;
-let expressOnly: ExpressOnly;
+/** The app served by Express alone: what this path was before the door in front of it. */
+let expressOnly: ApiInstance;
 let connectionId: string;
 let secret: string;
 
 beforeAll(async () => {
   api = await startApiInstance({ databaseUrl: database.current.url });
-  expressOnly = await startExpressOnly(database.current.url);
+  expressOnly = await startApiInstance({ databaseUrl: database.current.url, expressOnly: true });
   const db = database.current.db;
   const workspace = await createWorkspace(db, { name: 'Door', processor: 'disconnected' });
   secret = newWebhookSecret();
