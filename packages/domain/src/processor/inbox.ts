@@ -134,6 +134,14 @@ export function applyBackoffMs(failedAttempts: number): number {
 }
 
 /**
+ * Due now. `next_attempt_at` is a timestamptz(3), which Postgres rounds to the nearest
+ * millisecond: an event stored (due at its insert's now()) less than half a millisecond before
+ * this transaction began could be stored up to half a millisecond in the future and be skipped
+ * as not due. now() rounded the same way keeps the order: what was due is due.
+ */
+const DUE = 'next_attempt_at <= now()::timestamptz(3)';
+
+/**
  * The connection of the oldest due event that no other worker is applying, locked (advisory,
  * until this transaction ends): one batch per connection at a time, so a connection's events
  * are applied in order of Stripe's `created`, and batches of different connections never
@@ -144,7 +152,7 @@ async function lockDueConnection(trx: Transaction): Promise<string | null> {
   for (let tries = 0; tries < 10; tries += 1) {
     const query = trx('processor_events')
       .where({ state: 'pending' })
-      .where('next_attempt_at', '<=', trx.fn.now())
+      .whereRaw(DUE)
       .orderBy('next_attempt_at')
       .first<{ connection_id: string } | undefined>('connection_id');
     if (busy.length > 0) query.whereNotIn('connection_id', busy);
@@ -200,7 +208,7 @@ export async function applyProcessorEvents(
     options.onLocked?.(connectionId);
     const claimed: ClaimedProcessorEvent[] = await trx('processor_events')
       .where({ state: 'pending', connection_id: connectionId })
-      .where('next_attempt_at', '<=', trx.fn.now())
+      .whereRaw(DUE)
       .orderBy([{ column: 'psp_created_at' }, { column: 'received_at' }])
       .forUpdate()
       .skipLocked()
