@@ -9,7 +9,6 @@ import {
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
-import { toCampaign, type CampaignRow } from '../resources.js';
 import { textParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
 
@@ -29,8 +28,6 @@ export interface CampaignListFilters {
   to?: Date;
   /** An exact invoice id, or a customer e-mail (case-insensitive, as the API's email filter). */
   q?: string;
-  /** One customer's campaigns (the customer detail); not a query parameter. */
-  customer_id?: string;
 }
 
 /** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
@@ -90,8 +87,8 @@ export function campaignListFilters(
 }
 
 /**
- * The filtered campaigns with their customer's e-mail, newest first: as columns (the export
- * and the customer detail), or as the list row's JSON built by Postgres (the list page, whose
+ * The filtered campaigns with their customer's e-mail, newest first: as columns (the export),
+ * or as the list row's JSON built by Postgres (the list page, whose
  * rows are written as they come, as /api/v1 does) beside the keyset columns. Every filter is served by
  * an index: status by recovery_campaigns_status_idx, decline_category by
  * recovery_campaigns_category_idx (0014), from/to by the range of the list index,
@@ -137,7 +134,6 @@ export function campaignListQuery(
             'k.closed_at',
           ],
     );
-  if (filters.customer_id !== undefined) query.where('k.customer_id', filters.customer_id);
   if (filters.status) query.where('k.status', filters.status);
   if (filters.decline_category) query.where('k.decline_category', filters.decline_category);
   if (filters.from) query.where('k.first_failed_at', '>=', filters.from);
@@ -152,10 +148,6 @@ export function campaignListQuery(
     });
   }
   return query;
-}
-
-export function toCampaignListRow(row: CampaignRow & { customer_email: string }): CampaignListRow {
-  return { ...toCampaign(row), customer_email: row.customer_email };
 }
 
 /** One page of the campaigns list: `limit` rows after `cursor` (a next_cursor of the same filters). */

@@ -9,7 +9,6 @@ import {
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
-import { toCancelSession, type CancelSessionRow } from '../resources.js';
 import type { RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
 
@@ -23,8 +22,6 @@ import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './
 export interface CancelSessionListFilters {
   outcome?: CancelOutcome;
   reason_code?: CancelReasonCode;
-  /** One customer's sessions (the customer detail); not a query parameter. */
-  customer_id?: string;
 }
 
 export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code'] as const;
@@ -101,14 +98,9 @@ export function cancelSessionListQuery(
             's.ended_at',
           ],
     );
-  if (filters.customer_id !== undefined) query.where('s.customer_id', filters.customer_id);
   if (filters.outcome) query.where('s.outcome', filters.outcome);
   if (filters.reason_code) query.where('s.reason_code', filters.reason_code);
   return query;
-}
-
-export function toCancelSessionListRow(row: CancelSessionRow & { customer_email: string }): CancelSessionListRow {
-  return { ...toCancelSession(row), customer_email: row.customer_email };
 }
 
 export async function cancelSessionListPage(
