@@ -84,9 +84,11 @@ async function overviewInSnapshot(
   now: Date,
 ): Promise<Overview> {
   const since = periodStart(period, now);
-  const stats = await statsInSnapshot(trx, workspaceId, now, since);
+  // One read of the FX table for the KPIs and the monthly totals (each keeps its own tally).
+  const rates = await loadFxRates(trx);
+  const stats = await statsInSnapshot(trx, workspaceId, now, since, rates);
   const months = lastTwelveMonths(now);
-  const money = new MoneyTotals(stats.display_currency, await loadFxRates(trx));
+  const money = new MoneyTotals(stats.display_currency, rates);
   const campaignsByMonth = await monthlyCampaigns(trx, workspaceId, months, money);
   const sessionsByMonth = await monthlySessions(trx, workspaceId, months);
   const reasons = await cancelReasons(trx, workspaceId, since);

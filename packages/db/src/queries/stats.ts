@@ -87,7 +87,8 @@ export async function statsInSnapshot(
   workspaceId: string,
   now: Date,
   since: string | null,
-  money?: MoneyTotals,
+  /** The FX table, when the caller has read it already in this snapshot. */
+  rates?: FxRates,
 ): Promise<Stats> {
   const workspace = await trx<{ id: string; display_currency: string }>('workspaces')
     .where({ id: workspaceId })
@@ -98,7 +99,7 @@ export async function statsInSnapshot(
   const sessions =
     since === null ? await allTimeSessions(trx, workspaceId) : await sessionsSince(trx, workspaceId, since);
   const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId, since);
-  money ??= new MoneyTotals(workspace.display_currency, await loadFxRates(trx));
+  const money = new MoneyTotals(workspace.display_currency, rates ?? (await loadFxRates(trx)));
   const recovery = summarizeCampaigns(campaigns, money);
   const cancelFlow = summarizeSessions(sessions, money);
   return {
