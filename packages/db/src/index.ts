@@ -19,3 +19,4 @@ export * from './queries/dashboard-details.js';
 export * from './queries/fx-rates.js';
 export * from './queries/stats.js';
 export * from './queries/insights-overview.js';
+export * from './now-ms.js';

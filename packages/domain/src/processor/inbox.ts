@@ -1,5 +1,5 @@
 import { ServiceError } from '@retention/core';
-import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
+import { inTransaction, NOW_MS_SQL, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent } from '../security-log.js';
 import { PROCESSOR_ACTOR, type ConnectionRow } from './connections.js';
 
@@ -133,13 +133,8 @@ export function applyBackoffMs(failedAttempts: number): number {
   return Math.min(300_000, 1_000 * 2 ** failedAttempts);
 }
 
-/**
- * Due now. `next_attempt_at` is a timestamptz(3), which Postgres rounds to the nearest
- * millisecond: an event stored (due at its insert's now()) less than half a millisecond before
- * this transaction began could be stored up to half a millisecond in the future and be skipped
- * as not due. now() rounded the same way keeps the order: what was due is due.
- */
-const DUE = 'next_attempt_at <= now()::timestamptz(3)';
+/** Due now (see NOW_MS_SQL: the column rounds to the millisecond). */
+const DUE = `next_attempt_at <= ${NOW_MS_SQL}`;
 
 /**
  * The connection of the oldest due event that no other worker is applying, locked (advisory,

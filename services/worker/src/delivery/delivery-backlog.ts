@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Db } from '@retention/db';
+import { NOW_MS_SQL, type Db } from '@retention/db';
 import { deliveryJob, type DeliveryJobData } from '../queues.js';
 import type { EndpointAllowance, ReleasedDelivery, SchedulerPort } from './delivery-scheduler.js';
 
@@ -28,7 +28,7 @@ WITH wanted AS (
    CROSS JOIN LATERAL (
          SELECT id FROM webhook_deliveries d
           WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending' AND d.queued_at IS NULL
-            AND d.next_attempt_at <= now()
+            AND d.next_attempt_at <= ${NOW_MS_SQL}
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
           ORDER BY d.next_attempt_at, d.event_seq, d.id
           LIMIT greatest(w.room, 0)

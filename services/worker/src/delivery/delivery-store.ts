@@ -1,5 +1,5 @@
 import { serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
-import { inTransaction, retryOnConflict, type Db, type Transaction } from '@retention/db';
+import { inTransaction, NOW_MS_SQL, retryOnConflict, type Db, type Transaction } from '@retention/db';
 import {
   AUTO_DISABLE_AFTER_FAILURES,
   INTERRUPTED_ATTEMPT_ERROR,
@@ -107,7 +107,7 @@ const CLAIM_PREVIOUS = `
       FROM previous p
      WHERE d.id = p.id
        AND d.status = 'pending'
-       AND d.next_attempt_at <= now()
+       AND d.next_attempt_at <= ${NOW_MS_SQL}
        AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
        AND EXISTS (
              SELECT 1 FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
@@ -175,7 +175,7 @@ export class DeliveryStore {
     const { rows } = await this.db.raw<{ rows: StateRow[] }>(
       `SELECT d.status, d.endpoint_id, d.next_attempt_at, d.lease_expires_at, e.enabled AS endpoint_enabled,
               (cardinality(e.event_types) = 0 OR d.event_type = ANY (e.event_types)) AS subscribed,
-              w.processor_status = 'connected' AS processor_connected, now() AS now
+              w.processor_status = 'connected' AS processor_connected, ${NOW_MS_SQL} AS now
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
          JOIN workspaces w ON w.id = e.workspace_id
         WHERE d.id = ?`,
@@ -228,7 +228,7 @@ export class DeliveryStore {
          CROSS JOIN LATERAL (
                SELECT id, attempt_started_at, lease_expires_at FROM webhook_deliveries d
                 WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending' AND d.queued_at IS NULL
-                  AND d.next_attempt_at <= now()
+                  AND d.next_attempt_at <= ${NOW_MS_SQL}
                   AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
                 ORDER BY d.next_attempt_at, d.event_seq, d.id
                 LIMIT w.count
