@@ -4,30 +4,27 @@ import type { LogLevel } from '@retention/core';
 export type { Logger } from 'pino';
 
 /**
- * Structured JSON logs. Secrets must never reach a log line: the paths below are censored
- * wherever they appear, and `scrubSecrets` masks any token or signing secret that slips
- * into free text (messages, error messages, and every string field of a logged object, such
- * as a request path a client put a token in).
+ * Structured JSON logs. Secrets must never reach a log line: a field named as a credential is
+ * censored wherever it appears (at any depth), and `scrubSecrets` masks any token or signing
+ * secret that slips into free text (messages, error messages, and every string field of a
+ * logged object, such as a request path a client put a token in).
+ *
+ * Fields are censored by name in the same walk that scrubs strings, not by pino's `redact`
+ * paths: those cost about 13 µs a line (two thirds of a request log line's cost, measured in
+ * docs/performance.md), where a name looked up in a set while walking costs next to nothing,
+ * and names match at every depth, not only the paths listed.
  */
-const REDACT_PATHS = [
+const CENSORED_FIELDS = new Set([
   'authorization',
   'token',
   'secret',
   'signing_secret',
-  'headers.authorization',
-  'req.headers.authorization',
-  '*.authorization',
-  '*.token',
-  '*.secret',
-  '*.signing_secret',
   // The processor connection's secrets and the key that seals them at rest.
   'api_key',
   'webhook_secret',
   'secretsKey',
-  '*.api_key',
-  '*.webhook_secret',
-  '*.secretsKey',
-];
+]);
+const CENSORED = '[redacted]';
 
 // No word boundary before the prefix: a secret glued to a word character (`/x/1sk_live_…`,
 // `a%2Fsk_live_…`, `_whsec_…`) is still a secret. Masking the odd `task_live_…` is the cheap side.
@@ -39,9 +36,9 @@ export function scrubSecrets(text: string): string {
 }
 
 /**
- * Plain objects and arrays with every string scrubbed; other values (Errors) pass as they are.
- * Copy on write: a value holding no secret is returned as it is, so the usual log line (one
- * per request) allocates nothing here.
+ * Plain objects and arrays with every credential field censored and every string scrubbed;
+ * other values (Errors) pass as they are. Copy on write: a value holding no secret is
+ * returned as it is, so the usual log line (one per request) allocates nothing here.
  */
 function scrubFields(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value);
@@ -54,7 +51,7 @@ function scrubFields(value: unknown, depth = 0): unknown {
   let copy: Record<string, unknown> | undefined;
   for (const key in value) {
     const item = (value as Record<string, unknown>)[key];
-    const scrubbed = scrubFields(item, depth + 1);
+    const scrubbed = CENSORED_FIELDS.has(key) && item !== undefined ? CENSORED : scrubFields(item, depth + 1);
     if (scrubbed !== item) (copy ??= { ...value })[key] = scrubbed;
   }
   return copy ?? value;
@@ -66,7 +63,6 @@ export function createLogger(service: string, level: LogLevel, destination?: Des
       level,
       base: { service },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       formatters: {
         level: (label) => ({ level: label }),
         log: (fields) => scrubFields(fields) as Record<string, unknown>,

@@ -80,4 +80,26 @@ describe('the logger', () => {
     expect(line).toMatchObject({ authorization: '[redacted]', headers: { authorization: '[redacted]' } });
     expect(line).toMatchObject({ token: '[redacted]', secret: '[redacted]' });
   });
+
+  it('censors credential fields at any depth, in arrays too, without touching the object logged', () => {
+    const { logger, text } = capture();
+    const logged = {
+      request: { headers: { authorization: 'Bearer deep-1' } },
+      endpoints: [{ id: 'e1', signing_secret: 'deep-2' }],
+      connection: { settings: { api_key: 'deep-3', webhook_secret: 'deep-4' } },
+      token_id: 'tok_visible',
+    };
+    logger.info(logged, 'x');
+    const output = text();
+    expect(output).not.toMatch(/deep-\d/);
+    expect(JSON.parse(output)).toMatchObject({
+      request: { headers: { authorization: '[redacted]' } },
+      endpoints: [{ id: 'e1', signing_secret: '[redacted]' }],
+      connection: { settings: { api_key: '[redacted]', webhook_secret: '[redacted]' } },
+      token_id: 'tok_visible',
+    });
+    // The caller's object is the caller's: censoring works on a copy.
+    expect(logged.request.headers.authorization).toBe('Bearer deep-1');
+    expect(logged.endpoints[0]!.signing_secret).toBe('deep-2');
+  });
 });
