@@ -201,7 +201,8 @@ async function steadyLatencies(db: Db, workspaceId: string, type: 'reactivation.
   const total = Math.round(seconds * rate);
   for (let index = 0; index < total; index += 1) {
     const due = started + (index * 1000) / rate;
-    if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const id = randomUUID();
     writes.push(
       db

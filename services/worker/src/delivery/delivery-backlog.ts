@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
-import { NOW_MS_SQL, type Db } from '@retention/db';
+import type { Db } from '@retention/db';
 import { deliveryJob, type DeliveryJobData } from '../queues.js';
+import { oldestDueInBacklog } from './backlog-sql.js';
 import type { EndpointAllowance, ReleasedDelivery, SchedulerPort } from './delivery-scheduler.js';
 
 /**
@@ -11,7 +12,7 @@ import type { EndpointAllowance, ReleasedDelivery, SchedulerPort } from './deliv
 /**
  * Per endpoint: its room (allowance less what is queued, but for deliveries whose request
  * has ended and whose result is being recorded), then that many of its oldest due
- * deliveries (due first; among those due at once, the events' order) with no attempt in flight, locked and skipped if another release holds them.
+ * deliveries (backlog-sql.ts).
  * Two replicas releasing for one endpoint at once may each fill its room: what Redis holds
  * for it is then up to one cap per replica, as an endpoint's attempts are.
  */
@@ -25,14 +26,7 @@ WITH wanted AS (
 ), picked AS (
   SELECT d.id
     FROM wanted w
-   CROSS JOIN LATERAL (
-         SELECT id FROM webhook_deliveries d
-          WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending' AND d.queued_at IS NULL
-            AND d.next_attempt_at <= ${NOW_MS_SQL}
-            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-          ORDER BY d.next_attempt_at, d.event_seq, d.id
-          LIMIT greatest(w.room, 0)
-            FOR NO KEY UPDATE SKIP LOCKED) d
+  ${oldestDueInBacklog('w.endpoint_id', 'greatest(w.room, 0)')}
 )
 UPDATE webhook_deliveries d
    SET queued_at = now()

@@ -41,8 +41,8 @@ export interface DeliveryProcessorDeps {
  * Runs one delivery job: take a slot of the endpoint, claim the attempt in Postgres, send,
  * record (a retry goes back to the backlog, due when the schedule says), and give the slot
  * back, waking the scheduler for the endpoints that have room again (after a success, as
- * soon as the request has ended, while the record is written). The job then ends: every
- * job is one release of its delivery. It never fails for a receiver's sake: retries are this
+ * soon as the request has ended, while the record is written), or go on with the endpoint's
+ * next delivery (up to MAX_DELIVERIES_PER_JOB). It never fails for a receiver's sake: retries are this
  * service's schedule, not BullMQ's. It fails only when Postgres fails under it; its delivery
  * stays queued, and the sweeper gives it a job again.
  */
@@ -50,38 +50,58 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
   const { store, gate, scheduler, sender, logger, events } = deps;
 
   /**
-   * Claims the delivery's attempt unless it is claimed already, sends, records. Returns when
-   * the delivery is due again (null: never), and how long the request took.
+   * Claims the delivery's attempt unless it is claimed already, sends, records. `succeeded` is
+   * told as soon as a request succeeds, and says whether to go on with the endpoint's next
+   * delivery (claimed in the statement that records this one). Returns when the delivery is
+   * due again (null: never), how long the request took, and the next delivery if any.
    */
   async function attemptOnce(
     work: string | ClaimedDelivery,
-    requestEnded: (attemptMs: number) => void,
-  ): Promise<{ dueAt: number | null; attemptMs?: number }> {
+    succeeded: (attemptMs: number) => boolean,
+  ): Promise<{ dueAt: number | null; attemptMs?: number; next: ClaimedDelivery | null }> {
     const claim: ClaimResult = typeof work === 'string' ? await store.claim(work) : { kind: 'claimed', delivery: work };
     if (claim.kind === 'done') {
       if (claim.skipped) events.emit('ended', { outcome: 'skipped', count: 1 });
-      return { dueAt: null };
+      return { dueAt: null, next: null };
     }
     if (claim.kind === 'wait') {
       await store.giveBack(work as string);
-      return { dueAt: claim.until.getTime() };
+      return { dueAt: claim.until.getTime(), next: null };
     }
     const { delivery } = claim;
     const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
-    // A failure frees the slot only once recorded: the endpoint's next attempt must see the
-    // failure count this one leaves (ten in a row disable it, and no eleventh is sent).
-    if (result.succeeded) requestEnded(result.durationMs);
-    const outcome = await recordWithRetries(delivery, result);
+    const goOn = result.succeeded && succeeded(result.durationMs);
+    const { record: outcome, next } = await recordOutcome(delivery, result, goOn);
     const report: AttemptReport = { delivery, result, ...outcome };
     log(report);
     events.emit('attempt', report);
     if (outcome.ended) events.emit('ended', { outcome: outcome.ended, count: 1 });
     if (outcome.othersSkipped > 0) events.emit('ended', { outcome: 'skipped', count: outcome.othersSkipped });
-    return { dueAt: outcome.nextAttemptAt?.getTime() ?? null, attemptMs: result.durationMs };
+    return { dueAt: outcome.nextAttemptAt?.getTime() ?? null, attemptMs: result.durationMs, next };
   }
 
-  async function recordWithRetries(delivery: ClaimedDelivery, result: AttemptResult) {
-    for (let tries = 1; ; tries += 1) {
+  /** Records the attempt; going on, claims the endpoint's next delivery in the same statement. */
+  async function recordOutcome(
+    delivery: ClaimedDelivery,
+    result: AttemptResult,
+    goOn: boolean,
+  ): Promise<{ record: RecordResult; next: ClaimedDelivery | null }> {
+    if (goOn) {
+      try {
+        return await store.recordSuccessAndGoOn(delivery, result);
+      } catch (error) {
+        logger.warn(
+          { err: error, delivery_id: delivery.id, endpoint_id: delivery.endpointId },
+          'could not record the attempt and claim the next delivery; recording it alone',
+        );
+        return { record: await recordWithRetries(delivery, result, 2), next: null };
+      }
+    }
+    return { record: await recordWithRetries(delivery, result), next: null };
+  }
+
+  async function recordWithRetries(delivery: ClaimedDelivery, result: AttemptResult, firstTry = 1) {
+    for (let tries = firstTry; ; tries += 1) {
       try {
         return await store.record(delivery, result);
       } catch (error) {
@@ -125,9 +145,9 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
    * claimed), or one it went on with (already claimed, holding the slot handed over to it).
    * Returns the endpoint's next delivery when this job goes on with it: after a success to an
    * endpoint known to be quick, the endpoint's oldest due delivery is released to this job and
-   * its attempt claimed, in one statement, while this one's result is recorded; the slot is
-   * handed over to it. Its job in Redis (active, locked) stands for both; if this process
-   * dies, the sweeper gives the delivery a job of its own once its lease has run out.
+   * its attempt claimed, in the statement that records this one's success; the slot is handed
+   * over to it. Its job in Redis (active, locked) stands for both; if this process dies, the
+   * sweeper gives the delivery a job of its own once its lease has run out.
    */
   async function deliverOne(
     endpointId: string,
@@ -140,51 +160,38 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       await store.giveBack(deliveryId);
       return null;
     }
-    let requestOver = false;
-    let next: Promise<ClaimedDelivery | null> = Promise.resolve(null);
-    // The slot is the receiver's: after a success it frees (or goes on to the next delivery)
-    // when the request ends, while this one's result is recorded.
-    const requestEnded = (ms: number) => {
-      requestOver = true;
-      const freeSlot = () => scheduler.wake(gate.release(endpointId, deliveryId, ms, { recording: true }));
-      if (!mayGoOn || !scheduler.isRunning() || !gate.isQuick(endpointId)) {
-        freeSlot();
-        return;
-      }
-      next = store.claimNext(endpointId).then(
-        (claimed) => {
-          if (claimed) gate.handOver(endpointId, deliveryId, claimed.id, ms);
-          else freeSlot();
-          return claimed;
-        },
-        (error: unknown) => {
-          logger.warn({ err: error, endpoint_id: endpointId }, 'could not claim the next delivery');
-          freeSlot();
-          return null;
-        },
-      );
+    let requestSucceeded = false;
+    let slotHeld = true;
+    // After a success the slot is the receiver's no more: it frees when the request ends, while
+    // the result is recorded, unless this job goes on with the endpoint's next delivery.
+    const freeSlotWhileRecording = (attemptMs: number) => {
+      slotHeld = false;
+      scheduler.wake(gate.release(endpointId, deliveryId, attemptMs, { recording: true }));
+    };
+    const succeeded = (attemptMs: number): boolean => {
+      requestSucceeded = true;
+      if (mayGoOn && scheduler.isRunning() && gate.isQuick(endpointId)) return true;
+      freeSlotWhileRecording(attemptMs);
+      return false;
     };
     let outcome: Awaited<ReturnType<typeof attemptOnce>>;
     try {
-      outcome = await attemptOnce(work, requestEnded);
+      outcome = await attemptOnce(work, succeeded);
     } catch (error) {
-      if (!requestOver) scheduler.wake(gate.release(endpointId, deliveryId));
-      else {
-        // Claimed, but this job fails (Postgres is away): its lease runs out, and the sweeper
-        // gives it a job of its own.
-        const stranded = await next;
-        if (stranded) scheduler.wake(gate.release(endpointId, stranded.id));
-        gate.recorded(deliveryId);
-      }
+      // This job fails (Postgres is away): a claimed delivery's lease runs out, and the sweeper
+      // gives it a job of its own.
+      if (slotHeld) scheduler.wake(gate.release(endpointId, deliveryId));
+      if (requestSucceeded) gate.recorded(deliveryId);
       throw error;
     }
-    let nextDelivery: ClaimedDelivery | null = null;
-    if (requestOver) {
-      nextDelivery = await next;
-      gate.recorded(deliveryId);
-    } else scheduler.wake(gate.release(endpointId, deliveryId, outcome.attemptMs));
+    if (slotHeld) {
+      if (outcome.next) gate.handOver(endpointId, deliveryId, outcome.next.id, outcome.attemptMs!);
+      else if (requestSucceeded) freeSlotWhileRecording(outcome.attemptMs!);
+      else scheduler.wake(gate.release(endpointId, deliveryId, outcome.attemptMs));
+    }
+    if (requestSucceeded) gate.recorded(deliveryId);
     if (outcome.dueAt !== null) scheduler.wakeAt(outcome.dueAt);
-    return nextDelivery;
+    return outcome.next;
   }
 
   return async function processDelivery(job: Job<DeliveryJobData>): Promise<void> {

@@ -7,6 +7,7 @@ import {
   type AttemptResult,
 } from '@retention/domain';
 import { Batcher } from '@retention/runtime';
+import { oldestDueInBacklog } from './backlog-sql.js';
 import { maxAttempts, retryDelayMs } from './retry-schedule.js';
 
 /**
@@ -64,6 +65,16 @@ const NOT_RECORDED: RecordResult = {
   ended: null,
   othersSkipped: 0,
 };
+const RECORDED_SUCCESS: RecordResult = { ...NOT_RECORDED, recorded: true, ended: 'succeeded' };
+
+/** A successful attempt to record; `goOn`: claim the endpoint's next delivery for the caller too. */
+interface Success {
+  delivery: ClaimedDelivery;
+  result: AttemptResult;
+  goOn: boolean;
+}
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 interface ClaimRow {
   id: string;
@@ -94,8 +105,8 @@ interface StateRow {
  * Claims the deliveries of the CTE `previous` (locked by it) that are due, with no attempt in
  * flight, and whose endpoint may be sent to: takes the attempt's number, sets its lease, marks
  * it queued (a no-op for those released already), and logs the attempt an expired lease
- * interrupted. Returns what the attempt sends. Bindings: the lease in ms, the interrupted
- * attempt's error.
+ * interrupted. `SELECT_CLAIMED` then reads what each attempt sends. Bindings: the lease in ms,
+ * the interrupted attempt's error.
  */
 const CLAIM_PREVIOUS = `
   claimed AS (
@@ -120,14 +131,15 @@ const CLAIM_PREVIOUS = `
     SELECT id, endpoint_id, event_type, attempt_count - 1, 'interrupted', ?, 0, interrupted_at
       FROM claimed WHERE interrupted_at IS NOT NULL
     ON CONFLICT (delivery_id, attempt) DO NOTHING
-  )
+  )`;
+
+const SELECT_CLAIMED = `
   SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count, c.next_attempt_at, c.event_seq, e.url, e.signing_secret,
          CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_signing_secret END AS previous_signing_secret,
          ev.data, ev.created_at AS event_created_at
     FROM claimed c
     JOIN webhook_endpoints e ON e.id = c.endpoint_id
-    JOIN events ev ON ev.id = c.event_id
-`;
+    JOIN events ev ON ev.id = c.event_id`;
 
 /** Deliveries claimed, or attempts recorded, in one statement at most. */
 const BATCH_SIZE = 200;
@@ -136,8 +148,7 @@ const BATCHES_RUNNING = 4;
 
 export class DeliveryStore {
   private readonly claims: Batcher<string, ClaimRow | undefined>;
-  private readonly successes: Batcher<{ delivery: ClaimedDelivery; result: AttemptResult }, boolean>;
-  private readonly nextClaims: Batcher<string, ClaimRow | null>;
+  private readonly successes: Batcher<Success, { recorded: boolean; next: ClaimRow | null }>;
 
   constructor(
     private readonly db: Db,
@@ -146,7 +157,6 @@ export class DeliveryStore {
     const batching = { maxSize: BATCH_SIZE, maxRunning: BATCHES_RUNNING };
     this.claims = new Batcher((ids) => retryOnConflict(() => this.claimBatch(ids)), batching);
     this.successes = new Batcher((items) => retryOnConflict(() => this.recordSuccesses(items)), batching);
-    this.nextClaims = new Batcher((endpointIds) => retryOnConflict(() => this.claimNextBatch(endpointIds)), batching);
   }
 
   async claim(deliveryId: string): Promise<ClaimResult> {
@@ -164,7 +174,8 @@ export class DeliveryStore {
           FROM webhook_deliveries WHERE id = ANY (?::uuid[])
          ORDER BY id
            FOR NO KEY UPDATE
-      ), ${CLAIM_PREVIOUS}`,
+      ), ${CLAIM_PREVIOUS}
+      ${SELECT_CLAIMED}`,
       [ids, this.options.leaseMs, INTERRUPTED_ATTEMPT_ERROR],
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -205,49 +216,6 @@ export class DeliveryStore {
   }
 
   /**
-   * Releases the endpoint's oldest due delivery to the job that just freed a slot of the
-   * endpoint, and claims its attempt, in one statement (see deliverOne): marked queued, no job
-   * of its own, no trip through Redis. Null when none is due, or the endpoint may not be sent
-   * to now (the scheduler's release and the claim then say why). Same order as the
-   * scheduler's releases.
-   */
-  async claimNext(endpointId: string): Promise<ClaimedDelivery | null> {
-    const row = await this.nextClaims.submit(endpointId);
-    return row ? claimedDelivery(row) : null;
-  }
-
-  /** One statement for the jobs of many endpoints (an endpoint may be asked for more than one). */
-  private async claimNextBatch(endpointIds: string[]): Promise<Array<ClaimRow | null>> {
-    const wanted = new Map<string, number>();
-    for (const endpointId of endpointIds) wanted.set(endpointId, (wanted.get(endpointId) ?? 0) + 1);
-    const { rows } = await this.db.raw<{ rows: ClaimRow[] }>(
-      `
-      WITH previous AS (
-        SELECT d.id, d.attempt_started_at, d.lease_expires_at
-          FROM unnest(?::uuid[], ?::int[]) AS w (endpoint_id, count)
-         CROSS JOIN LATERAL (
-               SELECT id, attempt_started_at, lease_expires_at FROM webhook_deliveries d
-                WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending' AND d.queued_at IS NULL
-                  AND d.next_attempt_at <= ${NOW_MS_SQL}
-                  AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-                ORDER BY d.next_attempt_at, d.event_seq, d.id
-                LIMIT w.count
-                  FOR NO KEY UPDATE SKIP LOCKED) d
-      ), ${CLAIM_PREVIOUS}`,
-      [[...wanted.keys()], [...wanted.values()], this.options.leaseMs, INTERRUPTED_ATTEMPT_ERROR],
-    );
-    // Oldest first to the first asked (RETURNING keeps no order).
-    rows.sort(
-      (a, b) =>
-        a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
-        Number(a.event_seq ?? 0) - Number(b.event_seq ?? 0),
-    );
-    const byEndpoint = new Map<string, ClaimRow[]>();
-    for (const row of rows) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row]);
-    return endpointIds.map((endpointId) => byEndpoint.get(endpointId)?.shift() ?? null);
-  }
-
-  /**
    * Puts a released delivery back in the backlog: its job found no slot, or it is not due
    * yet (another worker's attempt is in flight). The scheduler releases it again when it is
    * due and its endpoint has room.
@@ -266,8 +234,8 @@ export class DeliveryStore {
    */
   async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<RecordResult> {
     if (result.succeeded) {
-      if (!(await this.successes.submit({ delivery, result }))) return NOT_RECORDED;
-      return { ...NOT_RECORDED, recorded: true, ended: 'succeeded' };
+      const { recorded } = await this.successes.submit({ delivery, result, goOn: false });
+      return recorded ? RECORDED_SUCCESS : NOT_RECORDED;
     }
     try {
       return await inTransaction(this.db, (trx) => this.recordFailure(trx, delivery, result));
@@ -278,19 +246,41 @@ export class DeliveryStore {
   }
 
   /**
-   * The path every healthy delivery takes, so one statement for many deliveries. The
-   * endpoint row is shared by every delivery to it: it is written only when something
-   * changes, and last_success_at is kept to the second, which spares a busy endpoint a write
-   * (and a wait on its row lock) per delivery. Only an enabled endpoint's count is reset: an
-   * attempt still in flight when the endpoint was disabled does not wipe the count that
-   * disabled it (see recordFailure).
+   * Records a successful attempt and, in the same statement, releases the endpoint's oldest
+   * due delivery to the caller and claims its attempt (see deliverOne): marked queued, no job
+   * of its own, no trip through Redis. `next` is null when none is due, or the endpoint may not
+   * be sent to now (the scheduler's release and the claim then say why). Same order as the
+   * scheduler's releases.
    */
-  private async recordSuccesses(
-    items: Array<{ delivery: ClaimedDelivery; result: AttemptResult }>,
-  ): Promise<boolean[]> {
+  async recordSuccessAndGoOn(
+    delivery: ClaimedDelivery,
+    result: AttemptResult,
+  ): Promise<{ record: RecordResult; next: ClaimedDelivery | null }> {
+    const { recorded, next } = await this.successes.submit({ delivery, result, goOn: true });
+    return { record: recorded ? RECORDED_SUCCESS : NOT_RECORDED, next: next ? claimedDelivery(next) : null };
+  }
+
+  /**
+   * The path every healthy delivery takes, so one statement for many deliveries, which also
+   * claims the next delivery of the endpoints of those that go on. The endpoint row is shared
+   * by every delivery to it: it is written only when something changes, and last_success_at is
+   * kept to the second, which spares a busy endpoint a write (and a wait on its row lock) per
+   * delivery. Only an enabled endpoint's count is reset: an attempt still in flight when the
+   * endpoint was disabled does not wipe the count that disabled it (see recordFailure).
+   *
+   * The deliveries recorded and those claimed are never the same rows: one is recorded only
+   * while its lease is held (so it is queued), one is claimed only from the backlog (not
+   * queued). Every row of the result carries the ids recorded; with nothing claimed there is
+   * one row, its claim columns null.
+   */
+  private async recordSuccesses(items: Success[]): Promise<Array<{ recorded: boolean; next: ClaimRow | null }>> {
     // Arrays of nullable values: knex's binding types know only arrays of one primitive type.
-    const column = (pick: (item: (typeof items)[number]) => unknown) => items.map(pick) as unknown as string[];
-    const { rows } = await this.db.raw<{ rows: Array<{ id: string }> }>(
+    const column = (pick: (item: Success) => unknown) => items.map(pick) as unknown as string[];
+    const wanted = new Map<string, number>();
+    for (const { delivery, goOn } of items) {
+      if (goOn) wanted.set(delivery.endpointId, (wanted.get(delivery.endpointId) ?? 0) + 1);
+    }
+    const { rows } = await this.db.raw<{ rows: Array<{ recorded_ids: string[] } & Nullable<ClaimRow>> }>(
       `
       WITH input AS (
         SELECT * FROM unnest(?::uuid[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
@@ -314,8 +304,14 @@ export class DeliveryStore {
          WHERE e.id IN (SELECT endpoint_id FROM finished)
            AND ((e.enabled AND e.failure_count <> 0) OR e.last_success_at IS NULL
                 OR e.last_success_at < now() - interval '1 second')
-      )
-      SELECT id FROM finished
+      ), previous AS (
+        SELECT d.id, d.attempt_started_at, d.lease_expires_at
+          FROM unnest(?::uuid[], ?::int[]) AS w (endpoint_id, count)
+         ${oldestDueInBacklog('w.endpoint_id', 'w.count')}
+      ), ${CLAIM_PREVIOUS}
+      SELECT (SELECT coalesce(array_agg(id), '{}') FROM finished) AS recorded_ids, next.*
+        FROM (VALUES (1)) AS one (x)
+        LEFT JOIN (${SELECT_CLAIMED}) AS next ON true
       `,
       [
         column((item) => item.delivery.id),
@@ -324,10 +320,26 @@ export class DeliveryStore {
         column((item) => item.result.responseBody),
         column((item) => item.result.durationMs),
         column((item) => item.result.attemptedAt),
+        [...wanted.keys()],
+        [...wanted.values()],
+        this.options.leaseMs,
+        INTERRUPTED_ATTEMPT_ERROR,
       ],
     );
-    const recorded = new Set(rows.map((row) => row.id));
-    return items.map((item) => recorded.has(item.delivery.id));
+    const recorded = new Set(rows[0]?.recorded_ids);
+    const claimed = rows.filter((row): row is typeof row & ClaimRow => row.id !== null);
+    // Oldest first to the first asked (RETURNING keeps no order).
+    claimed.sort(
+      (a, b) =>
+        a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
+        Number(a.event_seq ?? 0) - Number(b.event_seq ?? 0),
+    );
+    const byEndpoint = new Map<string, ClaimRow[]>();
+    for (const row of claimed) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row]);
+    return items.map(({ delivery, goOn }) => ({
+      recorded: recorded.has(delivery.id),
+      next: goOn ? (byEndpoint.get(delivery.endpointId)?.shift() ?? null) : null,
+    }));
   }
 
   /**
