@@ -176,7 +176,9 @@ describe('POST /processor/stripe/:connection_id', () => {
     const event = stripeEvent('customer.created', stripeCustomer({ description: 'x'.repeat(1_100_000) }));
     const reply = await postToConnection(url, event, secret);
     expect(reply.status).toBe(413);
-    expect(reply.body).toEqual({ error: { type: 'invalid_param', message: expect.stringContaining('larger than') } });
+    expect(reply.body).toEqual({
+      error: { type: 'payload_too_large', message: expect.stringContaining('larger than') },
+    });
     expect(await storedCount(connection.id)).toBe(0);
   });
 
