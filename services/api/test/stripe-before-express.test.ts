@@ -288,6 +288,24 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
     expect(exposed).not.toContain(connectionId);
   });
 
+  it('calls a body over 1 MiB 413 payload_too_large from either door, the type of every 413 of the service', async () => {
+    const path = `/processor/stripe/${connectionId}`;
+    const over = Buffer.alloc(1024 * 1024 + 1, 32);
+    const answers = [
+      await send(api.url, path, { headers: signed().headers, body: over }), // the door
+      await send(expressOnly.url, path, { headers: signed().headers, body: over }), // Express alone
+      // Left to the Express route of the API itself (gzip), over the cap once inflated.
+      await send(api.url, path, { headers: { ...signed().headers, 'content-encoding': 'gzip' }, body: gzipSync(over) }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(413);
+      expect(answer.headers.connection).toBe('close');
+      expect(JSON.parse(answer.text)).toEqual({
+        error: { type: 'payload_too_large', message: 'The body is larger than 1048576 bytes.' },
+      });
+    }
+  });
+
   it('refuses a streamed body over 1 MiB with 413 and Connection: close, never holding more than the cap', async () => {
     // 32 MiB sent in chunks with no Content-Length, then a pause: had the server held the body,
     // that much memory would still be in use after a full garbage collection.
@@ -338,7 +356,7 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(answer.headers['request-id']).toMatch(/^req_[0-9a-f]{32}$/);
     expect(JSON.parse(answer.text)).toEqual({
-      error: { type: 'invalid_param', message: 'The body is larger than 1048576 bytes.' },
+      error: { type: 'payload_too_large', message: 'The body is larger than 1048576 bytes.' },
     });
     expect(held).toBeLessThan(8 * 1024 * 1024);
     expect(await loggedLine(api, String(answer.headers['request-id']))).toMatchObject({ status: 413, method: 'POST' });

@@ -6,7 +6,7 @@
  * finish first.
  */
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '@retention/core';
+import { loadConfig, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure } from '@retention/db';
 import {
   createLogger,
@@ -17,6 +17,7 @@ import {
   onShutdownSignal,
   OpenedResources,
   waitForRedis,
+  type Logger,
 } from '@retention/runtime';
 import { registerWorkerMetrics } from './metrics.js';
 import { pruneWebhookLogJob, staleCampaignsJob } from './periodic-jobs.js';
@@ -26,6 +27,12 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('worker', config.logLevel);
   const opened = new OpenedResources();
+  // One step for the whole start: whatever fails in it, a synchronous throw included, closes
+  // everything opened before the failure, newest first.
+  await opened.step(() => start(config, logger, opened));
+}
+
+async function start(config: Config, logger: Logger, opened: OpenedResources): Promise<void> {
   const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-worker', poolMax: 20 }), (db) =>
     db.destroy(),
   );
@@ -75,7 +82,18 @@ async function main(): Promise<void> {
   logger.info({ port: (operational.address() as AddressInfo).port }, 'worker started');
 }
 
+/** How long a failed start may take to end by itself before it is ended, saying so. */
+const EXIT_GRACE_MS = 5_000;
+
 main().catch((error: unknown) => {
   process.stderr.write(`worker failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  // Everything opened was closed by now, so the process ends by itself, as soon as the last
+  // socket is gone. Were something left open (a leak), it would still end, and say so.
+  process.exitCode = 1;
+  setTimeout(() => {
+    process.stderr.write(
+      `worker: still running ${EXIT_GRACE_MS} ms after a failed start (something was left open); exiting\n`,
+    );
+    process.exit(1);
+  }, EXIT_GRACE_MS).unref();
 });

@@ -51,19 +51,25 @@ export async function startPeriodicJobs(options: PeriodicJobsOptions): Promise<P
       { every: job.everyMs },
       { name: job.name, opts: { removeOnComplete: true, removeOnFail: 100 } },
     );
-  await Promise.all(jobs.map(schedule));
-
-  const worker = new Worker(
-    QUEUE_NAMES.periodic,
-    async (iteration) => {
-      const job = byName.get(iteration.name);
-      if (!job) return; // a job of another release, not ours to run
-      const started = Date.now();
-      const result = await job.run();
-      logger.debug({ job: job.name, duration_ms: Date.now() - started, result }, 'periodic job ran');
-    },
-    { connection: options.consumer, prefix, concurrency: Math.max(1, jobs.length) },
-  );
+  let worker: Worker;
+  try {
+    await Promise.all(jobs.map(schedule));
+    worker = new Worker(
+      QUEUE_NAMES.periodic,
+      async (iteration) => {
+        const job = byName.get(iteration.name);
+        if (!job) return; // a job of another release, not ours to run
+        const started = Date.now();
+        const result = await job.run();
+        logger.debug({ job: job.name, duration_ms: Date.now() - started, result }, 'periodic job ran');
+      },
+      { connection: options.consumer, prefix, concurrency: Math.max(1, jobs.length) },
+    );
+  } catch (error) {
+    // Nothing of ours is left open by a failed start (the caller closes the connections).
+    await queue.close().catch(() => undefined);
+    throw error;
+  }
   worker.on('error', (error) => warn('periodic worker', error, 'periodic worker error'));
   worker.on('failed', (iteration, error) =>
     logger.error({ err: error, job: iteration?.name }, 'periodic job failed; it runs again next period'),

@@ -109,17 +109,27 @@ const LEASE_MARGIN_MS = 5_000;
 
 const SWEEPER_JOB_NAME = 'sweep-lost-deliveries';
 
-export async function createWorker({ config, db, logger, options = {} }: WorkerDeps): Promise<WorkerHandle> {
-  const settings = { ...DEFAULTS, ...options };
-  const prefix = config.redisKeyPrefix;
+export async function createWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   // Everything opened is added here; it closes newest first, on a failed start or at close().
   // The order of adding is the shutdown's order reversed: what feeds work in is added last, so
   // it stops first, and the attempts in flight finish before their connections close.
-  const opened = new OpenedResources((error) => logger.warn({ err: error }, 'could not close a worker resource'));
+  const opened = new OpenedResources((error) => deps.logger.warn({ err: error }, 'could not close a worker resource'));
+  // The whole build is one step: whatever fails in it, a synchronous throw included (a
+  // constructor refusing a setting), closes everything opened before the failure.
+  return opened.step(() => buildWorker(deps, opened));
+}
+
+/** Opens and wires the worker's parts, adding each to `opened` as soon as it exists. */
+async function buildWorker(
+  { config, db, logger, options = {} }: WorkerDeps,
+  opened: OpenedResources,
+): Promise<WorkerHandle> {
+  const settings = { ...DEFAULTS, ...options };
+  const prefix = config.redisKeyPrefix;
   const quit = (redis: Redis) => redis.quit().catch(() => redis.disconnect());
   const producer = opened.add(createRedis(config.redisUrl, 'command', 'retention-worker-producer', logger), quit);
   const consumer = opened.add(createRedis(config.redisUrl, 'blocking', 'retention-worker', logger), quit);
-  await opened.step(() => Promise.all([waitForRedis(producer), waitForRedis(consumer)]));
+  await Promise.all([waitForRedis(producer), waitForRedis(consumer)]);
 
   const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
   // Renewed while the attempt runs; when its worker dies, the job is handed to another after
@@ -128,17 +138,24 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
 
   // BullMQ reports every failed poll while Redis is away: a few lines per outage, not dozens a second.
   const warn = throttledWarn(logger);
-  const deliveryQueue = new Queue<DeliveryJobData>(QUEUE_NAMES.deliveries, { connection: producer, prefix });
+  const sender = opened.add(
+    createWebhookSender({
+      ...webhookSenderOptions(config),
+      ...(settings.receiverCa !== undefined && { ca: settings.receiverCa }),
+    }),
+    (it) => it.close(),
+  );
+  const deliveryQueue = opened.add(
+    new Queue<DeliveryJobData>(QUEUE_NAMES.deliveries, { connection: producer, prefix }),
+    (it) => it.close(),
+  );
   deliveryQueue.on('error', (error) => warn('delivery queue', error, 'delivery queue error'));
-  const sender = createWebhookSender({
-    ...webhookSenderOptions(config),
-    ...(settings.receiverCa !== undefined && { ca: settings.receiverCa }),
-  });
-  opened.add(sender, (it) => it.close());
-  opened.add(deliveryQueue, (it) => it.close());
   const events = new EventEmitter<DeliveryEvents>();
   const mailer = createMailer(config, logger);
-  if (mailer) emailOnAutoDisable(events, { db, mailer, logger, baseUrl: config.baseUrl });
+  if (mailer) {
+    opened.add(mailer, (it) => it.close());
+    emailOnAutoDisable(events, { db, mailer, logger, baseUrl: config.baseUrl });
+  }
   const store = new DeliveryStore(db, { leaseMs, retryDelaysMs: config.webhookRetryDelaysMs });
   const gate = new EndpointGate({
     maxInFlight: settings.maxInFlightPerEndpoint,
@@ -218,23 +235,21 @@ export async function createWorker({ config, db, logger, options = {} }: WorkerD
 
   const sweep = () =>
     sweepLostDeliveries({ db, queue: deliveryQueue, redis: producer, logger, graceMs: settings.sweepGraceMs });
-  await opened.step(async () => {
-    await listener.start();
-    await processorListener.start();
-    const periodic = await startPeriodicJobs({
-      jobs: [
-        { name: SWEEPER_JOB_NAME, everyMs: settings.sweepEveryMs, run: () => sweep() },
-        ...(settings.periodicJobs ?? []),
-      ],
-      producer,
-      consumer,
-      prefix,
-      logger,
-      checkEveryMs: settings.scheduleCheckEveryMs,
-    });
-    // Stops first: no sweep starts while the rest drains.
-    opened.add(periodic, (it) => it.close());
+  await listener.start();
+  await processorListener.start();
+  const periodic = await startPeriodicJobs({
+    jobs: [
+      { name: SWEEPER_JOB_NAME, everyMs: settings.sweepEveryMs, run: () => sweep() },
+      ...(settings.periodicJobs ?? []),
+    ],
+    producer,
+    consumer,
+    prefix,
+    logger,
+    checkEveryMs: settings.scheduleCheckEveryMs,
   });
+  // Stops first: no sweep starts while the rest drains.
+  opened.add(periodic, (it) => it.close());
   scheduler.start();
   dispatcher.wake();
   processorEvents.start();

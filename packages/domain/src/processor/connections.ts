@@ -95,10 +95,12 @@ const validateConnect = inputValidator(
 export type KeyCheck = 'none' | 'accepted';
 
 /**
- * Connects (or reconnects, replacing both secrets) a workspace's processor. With a key that
+ * Connects (or reconnects, replacing both secrets) a workspace's processor: the one function
+ * behind the CLI's `processor connect` and the dashboard's Settings, Processor. With a key that
  * answered, the connection is `connected` at once and a backfill is queued; without one it is
- * `pending` until the first correctly signed event arrives. The connection id (its URL) is
- * kept across reconnections, so the endpoint registered in Stripe keeps working.
+ * `pending` until the first correctly signed event arrives, unless it is `connected` already
+ * (statusAfterConnect). The connection id (its URL) is kept across reconnections, so the
+ * endpoint registered in Stripe keeps working.
  */
 export async function connectProcessor(
   db: Db,
@@ -113,7 +115,13 @@ export async function connectProcessor(
   return inTransaction(db, async (trx) => {
     await getWorkspace(trx, valid.workspace_id);
     if (actor.user_id) await requireActor(trx, actor.user_id, valid.workspace_id);
-    const status: ConnectionStatus = keyCheck === 'accepted' ? 'connected' : 'pending';
+    // Locked, so a first signed event connecting it meanwhile is seen (or waits for this).
+    const previous = await trx<ConnectionRow>('processor_connections')
+      .where({ workspace_id: valid.workspace_id })
+      .forUpdate()
+      .first('status', 'connected_at');
+    const status = statusAfterConnect(previous?.status ?? null, keyCheck);
+    const stillConnected = status === 'connected' && previous?.status === 'connected';
     const values = {
       provider: valid.provider,
       status,
@@ -122,7 +130,7 @@ export async function connectProcessor(
       api_key_sealed: valid.api_key === undefined ? null : sealSecret(secretsKey, valid.api_key),
       api_key_last4: valid.api_key === undefined ? null : lastFour(valid.api_key),
       disconnected_reason: null,
-      connected_at: status === 'connected' ? trx.fn.now() : null,
+      connected_at: stillConnected ? previous.connected_at : status === 'connected' ? trx.fn.now() : null,
       backfill_status: valid.api_key === undefined ? 'idle' : 'queued',
       backfill_phase: null,
       backfill_cursor: null,
@@ -146,12 +154,27 @@ export async function connectProcessor(
       details: {
         provider: valid.provider,
         status,
+        previous_status: previous?.status ?? null,
         webhook_secret_last4: row!.webhook_secret_last4,
         api_key_last4: row!.api_key_last4,
       },
     });
     return row!;
   });
+}
+
+/**
+ * The status a connect leaves (docs/processor.md, "Reconnecting"). A key Stripe has just
+ * answered proves the account: `connected`. Without a key nothing is proved at connect time,
+ * and nothing that works is undone: a connection already `connected` stays so, with the secret
+ * it had or a new one (an owner rolling the signing secret in Stripe, or dropping the key),
+ * because `pending` would turn the workspace's webhooks off until Stripe's next event, and
+ * every event of ours meanwhile would be recorded and never sent. Any other connection
+ * (new, `pending`, or `disconnected`) is `pending` until its first correctly signed event.
+ */
+function statusAfterConnect(previous: ConnectionStatus | null, keyCheck: KeyCheck): ConnectionStatus {
+  if (keyCheck === 'accepted') return 'connected';
+  return previous === 'connected' ? 'connected' : 'pending';
 }
 
 async function setWorkspaceProcessor(trx: Queryable, workspaceId: string, status: ConnectionStatus): Promise<void> {

@@ -30,8 +30,11 @@ export const STRIPE_WEBHOOK_ROUTE = '/processor/stripe/:connection_id';
 /** Stripe's events are well under this; a larger body is refused before it is buffered whole. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 
-/** The answers that are not an event's verdict, the same from both doors. */
-export const tooLargeBody = () => errorBody('invalid_param', `The body is larger than ${MAX_EVENT_BYTES} bytes.`);
+/**
+ * The answers that are not an event's verdict, the same from both doors. Too large is 413
+ * `payload_too_large`, the type the rest of the service gives a 413 (the dashboard's JSON bodies).
+ */
+export const tooLargeBody = () => errorBody('payload_too_large', `The body is larger than ${MAX_EVENT_BYTES} bytes.`);
 export const unreadableBody = () => errorBody('invalid_param', 'The body could not be read.');
 
 const utf8 = new TextDecoder('utf8');

@@ -97,6 +97,45 @@ describe('Settings, Processor', () => {
     expect(disconnected.body.status).toBe('disconnected');
   });
 
+  it('connects again as the CLI does: a working connection stays connected, with a new secret or a new key', async () => {
+    const { owner } = await team(api.current.db, call, 'Rolling shop');
+    const first = newWebhookSecret();
+    await call('POST', '/processor/connect', { cookie: owner.cookie, body: { webhook_secret: first } });
+    const path = new URL((await call('GET', '/processor', { cookie: owner.cookie })).body.webhook_url).pathname;
+    await postToConnection(`${api.current.url}${path}`, stripeEvent('customer.created', stripeCustomer()), first);
+    const working = (await call('GET', '/processor', { cookie: owner.cookie })).body;
+    expect(working).toMatchObject({ status: 'connected', connected_at: expect.any(String) });
+
+    for (const body of [
+      { webhook_secret: first },
+      { webhook_secret: newWebhookSecret() },
+      { webhook_secret: newWebhookSecret(), api_key: '' }, // the form's empty key field: no key
+    ]) {
+      const again = await call('POST', '/processor/connect', { cookie: owner.cookie, body });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({
+        status: 'connected',
+        connected_at: working.connected_at,
+        webhook_secret_last4: body.webhook_secret.slice(-4),
+      });
+      expect((await call('GET', '/me', { cookie: owner.cookie })).body.workspace.processor_status).toBe('connected');
+    }
+    const refused = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret(), api_key: newApiKey() },
+    });
+    expect(refused.status).toBe(400);
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body).toMatchObject({
+      status: 'connected',
+      api_key_last4: null,
+    });
+    const keyed = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret(), api_key: apiKey },
+    });
+    expect(keyed.body).toMatchObject({ status: 'connected', api_key_last4: apiKey.slice(-4) });
+  });
+
   it('is the owner’s alone, refuses cross-site requests and bad input, and changes nothing then', async () => {
     const { owner, admin, member, workspace } = await team(api.current.db, call, 'Guarded shop');
     for (const cookie of [admin.cookie, member.cookie]) {

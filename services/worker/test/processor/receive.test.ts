@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
 import Stripe from 'stripe';
 import { connectProcessor, createWorkspace, listSecurityEvents, OPERATOR, processorStatus } from '@retention/domain';
-import { runCli, testSecretsKey, useTestDatabase } from '@retention/testkit';
+import { eventually, runCli, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { startApiInstance, type ApiInstance } from '../../../api/test/api-instance.js';
 import {
   FakeStripe,
@@ -176,7 +176,9 @@ describe('POST /processor/stripe/:connection_id', () => {
     const event = stripeEvent('customer.created', stripeCustomer({ description: 'x'.repeat(1_100_000) }));
     const reply = await postToConnection(url, event, secret);
     expect(reply.status).toBe(413);
-    expect(reply.body).toEqual({ error: { type: 'invalid_param', message: expect.stringContaining('larger than') } });
+    expect(reply.body).toEqual({
+      error: { type: 'payload_too_large', message: expect.stringContaining('larger than') },
+    });
     expect(await storedCount(connection.id)).toBe(0);
   });
 
@@ -294,6 +296,89 @@ describe('processor commands', () => {
     expect(
       await database.current.db('processor_connections').where({ workspace_id: workspace.id }).first(),
     ).toBeUndefined();
+  });
+
+  it('connects again without undoing a working connection: connected stays connected, a new key is tried first', async () => {
+    const db = database.current.db;
+    const workspace = await createWorkspace(db, { name: 'Acme', processor: 'disconnected' });
+    const connect = (secret: string, key?: string) =>
+      cli([
+        'processor',
+        'connect',
+        '--workspace',
+        workspace.id,
+        '--provider',
+        'stripe',
+        '--webhook-secret',
+        secret,
+        ...(key === undefined ? [] : ['--api-key', key]),
+      ]);
+    const workspaceFlag = async () => (await db('workspaces').where({ id: workspace.id }).first()).processor_status;
+    const first = newWebhookSecret();
+    const made = await connect(first);
+    expect(made.json).toMatchObject({ status: 'pending' });
+    const url = `${api.url}/processor/stripe/${made.json.connection_id}`;
+    expect((await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), first)).status).toBe(200);
+    const working = await cli(['processor', 'status', '--workspace', workspace.id]);
+    expect(working.json).toMatchObject({ status: 'connected', connected_at: expect.any(String) });
+
+    // The same secret again, then a new one (rolled in Stripe), without a key: still connected,
+    // since the same time, and the workspace's webhooks stay on.
+    const same = await connect(first);
+    expect(same.code).toBe(0);
+    expect(same.json).toMatchObject({ status: 'connected', connected_at: working.json.connected_at });
+    expect(await workspaceFlag()).toBe('connected');
+    const rolled = newWebhookSecret();
+    const afterRoll = await connect(rolled);
+    expect(afterRoll.json).toMatchObject({
+      status: 'connected',
+      connected_at: working.json.connected_at,
+      webhook_secret_last4: rolled.slice(-4),
+      webhook_url: made.json.webhook_url,
+    });
+    expect(await workspaceFlag()).toBe('connected');
+    // Events are verified with the new secret (each API process rereads the connection within a second).
+    await eventually(
+      async () =>
+        (await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), rolled)).status === 200,
+      5_000,
+      100,
+    );
+    expect((await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), first)).status).toBe(400);
+
+    // A key is tried before anything is saved: refused, the working connection is left as it was;
+    // answered, it is connected (and a backfill queued).
+    const refused = await connect(rolled, newApiKey());
+    expect(refused.code).toBe(1);
+    expect(refused.error).toEqual({ type: 'invalid_param', message: expect.stringContaining('401') });
+    expect((await cli(['processor', 'status', '--workspace', workspace.id])).json).toMatchObject({
+      status: 'connected',
+      webhook_secret_last4: rolled.slice(-4),
+      api_key_last4: null,
+    });
+    const keyed = await connect(rolled, apiKey);
+    expect(keyed.json).toMatchObject({ status: 'connected', api_key_last4: apiKey.slice(-4) });
+    expect(await workspaceFlag()).toBe('connected');
+
+    // A connection its owner disconnected starts again: pending until its first signed event.
+    await cli(['processor', 'disconnect', '--workspace', workspace.id]);
+    expect((await connect(rolled)).json).toMatchObject({ status: 'pending', connected_at: null });
+    expect(await workspaceFlag()).toBe('disconnected');
+
+    const log = await listSecurityEvents(db, workspace.id);
+    expect(
+      log.data
+        .filter((entry) => entry.action === 'processor.connected')
+        .map((entry) => [entry.actor.type, entry.details.previous_status, entry.details.status])
+        .reverse(),
+    ).toEqual([
+      ['operator', null, 'pending'],
+      ['processor', undefined, 'connected'], // the first signed event
+      ['operator', 'connected', 'connected'],
+      ['operator', 'connected', 'connected'],
+      ['operator', 'connected', 'connected'],
+      ['operator', 'disconnected', 'pending'],
+    ]);
   });
 
   it('connects without a key as pending, refuses malformed secrets without echoing them, and sync needs a key', async () => {
