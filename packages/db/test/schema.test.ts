@@ -132,6 +132,35 @@ describe('schema constraints', () => {
     expect(await violation(db('recovery_campaigns').insert(wrongSubscription))).toBe(FOREIGN_KEY);
   });
 
+  it("never lets a processor event's workspace differ from its connection's, and deletes it with its connection", async () => {
+    const { db } = database.current;
+    const connectionId = newId();
+    await db('processor_connections').insert({
+      id: connectionId,
+      workspace_id: g.workspaceId,
+      provider: 'stripe',
+      status: 'connected',
+      webhook_secret_sealed: 'sealed',
+      webhook_secret_last4: 'abcd',
+    });
+    const event = (workspaceId: string, id: string) => ({
+      connection_id: connectionId,
+      workspace_id: workspaceId,
+      psp_event_id: id,
+      type: 'customer.created',
+      psp_created_at: new Date(),
+      payload: JSON.stringify({ id, object: 'event' }),
+    });
+    expect(await violation(db('processor_events').insert(event(other.workspaceId, 'evt_crossed')))).toBe(FOREIGN_KEY);
+    await db('processor_events').insert(event(g.workspaceId, 'evt_own'));
+    // The text is kept as it was sent (json, not jsonb), an object or nothing.
+    expect(
+      await violation(db('processor_events').insert({ ...event(g.workspaceId, 'evt_array'), payload: '[1]' })),
+    ).toBe(CHECK);
+    await db('processor_connections').where({ id: connectionId }).delete();
+    expect(await db('processor_events').where({ connection_id: connectionId })).toEqual([]);
+  });
+
   it('accepts every cancel outcome and refuses anything else', async () => {
     const { db } = database.current;
     const session = (outcome: string) => ({

@@ -372,6 +372,12 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
     // Connected by that first event, as the API's connection cache sees it a second later
     // (a pending connection's events are stored one by one, as they may connect it).
     await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // An event Postgres refuses (Stripe retries it; it is answered 500): a constraint of this
+    // test's own refuses its id.
+    const refused = signed();
+    await db.raw(
+      `ALTER TABLE processor_events ADD CONSTRAINT refuses_one_event CHECK (psp_event_id <> '${refused.event.id}') NOT VALID`,
+    );
     // One INSERT runs at a time: hold one up on a row lock, so that the next events wait and go
     // together in one batch.
     const held = signed();
@@ -386,18 +392,8 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
     });
     const heldAnswer = post(held);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    // jsonb has no \u0000: this event can never be stored (Stripe retries it; it is answered 500).
-    const refused = stripeEvent('customer.created', { ...stripeCustomer(), name: 'nul \u0000 here' });
-    const refusedDelivery = signedDelivery(refused, secret);
     const good = Array.from({ length: 30 }, () => signed());
-    const answers = Promise.all([
-      ...good.slice(0, 15).map(post),
-      post({
-        headers: { 'content-type': 'application/json', 'stripe-signature': refusedDelivery.signature },
-        body: refusedDelivery.body,
-      }),
-      ...good.slice(15).map(post),
-    ]);
+    const answers = Promise.all([...good.slice(0, 15).map(post), post(refused), ...good.slice(15).map(post)]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     await blocker.rollback();
     expect((await heldAnswer).status).toBe(200);
@@ -411,5 +407,6 @@ describe('POST /processor/stripe/:connection_id before Express', () => {
       )
       .count({ count: '*' });
     expect(Number(stored?.count)).toBe(30);
+    await db.raw('ALTER TABLE processor_events DROP CONSTRAINT refuses_one_event');
   });
 });

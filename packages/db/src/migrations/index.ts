@@ -14,6 +14,7 @@ import * as insightRollups from './0012-insight-rollups.js';
 import * as webhookRetention from './0013-webhook-retention.js';
 import * as dashboardListIndexes from './0014-dashboard-list-indexes.js';
 import * as deliveryBacklog from './0015-delivery-backlog.js';
+import * as processorInboxRow from './0016-processor-inbox-row.js';
 
 export interface Migration {
   name: string;
@@ -41,4 +42,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0013-webhook-retention', ...webhookRetention },
   { name: '0014-dashboard-list-indexes', ...dashboardListIndexes },
   { name: '0015-delivery-backlog', ...deliveryBacklog },
+  { name: '0016-processor-inbox-row', ...processorInboxRow },
 ];

@@ -26,7 +26,7 @@ export interface IncomingProcessorEvent {
   payload: Record<string, unknown>;
   /**
    * The payload exactly as received and verified (the signed JSON text), stored as it is
-   * rather than serialised again from `payload`; Postgres parses it into the same jsonb.
+   * rather than serialised again from `payload` (a `json` column keeps the text as it is).
    */
   payload_text?: string;
 }
@@ -74,7 +74,7 @@ export async function storeProcessorEvents(
   db: Queryable,
   items: ReadonlyArray<{ connection: ConnectionRow; event: IncomingProcessorEvent }>,
 ): Promise<boolean[]> {
-  const values = items.map(() => '(?, ?, ?, ?, ?, ?::jsonb)').join(', ');
+  const values = items.map(() => '(?, ?, ?, ?, ?, ?::json)').join(', ');
   const bindings = items.flatMap(({ connection, event }) => [
     connection.id,
     connection.workspace_id,

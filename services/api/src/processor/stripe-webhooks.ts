@@ -60,7 +60,7 @@ export function stripeReceiver({ config, db }: { config: Config; db: Db }): Stri
   // and as many or more events accepted a second.
   const store = new Batcher<{ connection: ConnectionRow; event: IncomingProcessorEvent }, boolean>(
     (items) => storeProcessorEvents(db, items),
-    // One event Postgres refuses (jsonb has no \u0000) must not fail the others of its batch.
+    // One event Postgres refuses must not fail the others of its batch.
     { maxSize: 200, maxRunning: 1, isolateFailures: true },
   );
   const connections = ConnectionCache.forStripe(db, config);

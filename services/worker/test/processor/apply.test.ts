@@ -456,6 +456,14 @@ describe('failed invoices', () => {
 });
 
 describe('failures', () => {
+  it('accepts and applies an event with a \\u0000 in a string (jsonb would refuse it): the control character does not reach the customer', async () => {
+    const w = await setUp();
+    const outcome = await w.deliver(stripeEvent('customer.created', stripeCustomer({ name: 'nul \u0000 here' })));
+    expect(outcome).toMatchObject({ state: 'applied', last_error: null });
+    const customer = await db()('customers').where({ workspace_id: w.workspaceId }).first();
+    expect(customer.name).toMatch(/^nul\s+here$/);
+  });
+
   it('parks an event that cannot apply, shows its error in status, and applies the events behind it', async () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
