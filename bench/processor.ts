@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import Stripe from 'stripe';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest } from '@retention/db';
 import { connectProcessor, createWorkspace, OPERATOR } from '@retention/domain';
-import { freePort, saveReport, startProcess, table, type Running } from './support.js';
+import { freePort, postgresCpuMs, processCpuMs, saveReport, startProcess, table, type Running } from './support.js';
 
 const databaseUrl =
   process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench_processor';
@@ -63,7 +63,17 @@ function signedEvent(): { body: string; signature: string; id: string } {
   };
 }
 
-async function hammer(url: string): Promise<{ perSecond: number; p99: number; non2xx: number; total: number }> {
+interface Hammered {
+  perSecond: number;
+  p99: number;
+  non2xx: number;
+  total: number;
+  /** CPU a request, in µs: the server's, every Postgres process's, and the load generator's. */
+  cpuUs: { server: number | null; postgres: number | null; load: number };
+}
+
+async function hammer(url: string, serverPid: number | undefined): Promise<Hammered> {
+  const before = { server: processCpuMs(serverPid), postgres: postgresCpuMs(), load: process.cpuUsage() };
   const result = await autocannon({
     url,
     method: 'POST',
@@ -79,11 +89,19 @@ async function hammer(url: string): Promise<{ perSecond: number; p99: number; no
       },
     ],
   });
+  const perRequest = (ms: number | null, earlier: number | null) =>
+    ms === null || earlier === null ? null : Math.round(((ms - earlier) * 1000) / result.requests.total);
+  const load = process.cpuUsage(before.load);
   return {
     perSecond: result.requests.average,
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,
     total: result.requests.total,
+    cpuUs: {
+      server: perRequest(processCpuMs(serverPid), before.server),
+      postgres: perRequest(postgresCpuMs(), before.postgres),
+      load: Math.round((load.user + load.system) / result.requests.total),
+    },
   };
 }
 
@@ -128,8 +146,8 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${apiPort}/processor/stripe/${connection.id}`;
 
     log(`accept: ${seconds} s of signed events at full speed, API (worker not yet running), then the baseline`);
-    const accepted = await hammer(url);
-    const base = await hammer(`http://127.0.0.1:${baselinePort}/`);
+    const accepted = await hammer(url, api.child.pid);
+    const base = await hammer(`http://127.0.0.1:${baselinePort}/`, baseline.child.pid);
     await baseline.stop();
 
     log('apply: one worker process works through the backlog');
@@ -192,6 +210,13 @@ async function main(): Promise<void> {
           target: '>= 0.7',
         },
         { measure: 'accept p99 (ms)', value: accepted.p99, baseline: base.p99, ratio: '', target: '' },
+        ...(['server', 'postgres', 'load'] as const).map((part) => ({
+          measure: `  CPU an event, ${part === 'load' ? 'load generator' : part} (µs)`,
+          value: accepted.cpuUs[part] ?? '',
+          baseline: base.cpuUs[part] ?? '',
+          ratio: '',
+          target: '',
+        })),
         {
           measure: 'refused or failed requests',
           value: accepted.non2xx,
