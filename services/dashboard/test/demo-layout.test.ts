@@ -8,8 +8,9 @@ import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
  * The dashboard on `npm start`'s demo data (seedDemo, the default 500 customers), in a real
  * headless Chromium: the lists fit a 1280 px window without scrolling sideways, no cell wrapping
  * onto another line, whatever the year of their dates; at 390 px the KPI cards go two to a row,
- * tables scroll in their own box and the page never scrolls sideways. Screenshots go to the
- * world's temporary directory, or to SCREENSHOT_DIR when it is set, as `polish-<page>-<width>.png`.
+ * tables scroll in their own box and the page never scrolls sideways; the favicon is served.
+ * Screenshots go to the world's temporary directory, or to SCREENSHOT_DIR when it is set, as
+ * `polish-<page>-<width>.png`.
  */
 const world = useDashboardWorld();
 let demo: DemoSeedResult;
@@ -189,5 +190,27 @@ describe('at 390 px', () => {
     await screenshot(name);
     expect(fit.pageOverflow).toBe(0);
     expect(fit.tableOverflow).toBeGreaterThan(0); // the table scrolls in its own box
+  });
+});
+
+describe('the favicon', () => {
+  it('is linked from the page as an SVG and answered at /favicon.ico as an image', async () => {
+    await open('/');
+    const href = await page.locator('link[rel="icon"][type="image/svg+xml"]').getAttribute('href');
+    expect(href).toBeTruthy();
+    const svg = await fetch(new URL(href!, page.url()));
+    expect([svg.status, svg.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^image\/svg\+xml/)]);
+    expect(await svg.text()).toMatch(/^<svg/);
+    for (const route of ['/favicon.ico', '/dashboard/favicon.ico']) {
+      const ico = await fetch(`${world.current.url}${route}`);
+      expect([route, ico.status, ico.headers.get('content-type')]).toEqual([
+        route,
+        200,
+        expect.stringMatching(/^image\/(x-icon|vnd\.microsoft\.icon)/),
+      ]);
+      // An ICO file: reserved 0, type 1 (icon), then the number of images.
+      const bytes = Buffer.from(await ico.arrayBuffer());
+      expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)]).toEqual([0, 1, 3]);
+    }
   });
 });
