@@ -120,6 +120,29 @@ export function Filter({
   );
 }
 
+/** Text cut to its column with an ellipsis, whole in the title (a dash when there is none). */
+export function Clipped({
+  text,
+  className,
+  code = false,
+}: {
+  text: string | null | undefined;
+  className?: string;
+  code?: boolean;
+}) {
+  if (!text) return <>—</>;
+  const classes = ['clip', className].filter(Boolean).join(' ');
+  return code ? (
+    <code className={classes} title={text}>
+      {text}
+    </code>
+  ) : (
+    <span className={classes} title={text}>
+      {text}
+    </span>
+  );
+}
+
 export function Badge({ value }: { value: string }) {
   return <span className={`badge badge-${value}`}>{humanize(value)}</span>;
 }

@@ -1,7 +1,7 @@
 import type { Campaign, CancelSession, Customer } from '../api/types.js';
 import { formatMoney, humanize } from '../format.js';
 import { Link } from '../router.js';
-import { Badge, type Column } from './ListPage.js';
+import { Badge, Clipped, type Column } from './ListPage.js';
 import { Time } from './Time.js';
 
 /** The columns of each kind of row, shared by its list page and the detail pages that list it. */
@@ -49,10 +49,17 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
 ];
 
 export const CUSTOMER_COLUMNS: Column<Customer>[] = [
-  { header: 'Email', cell: (row) => <Link to={`/customers/${row.id}`}>{row.email}</Link> },
-  { header: 'Name', cell: (row) => row.name ?? '—' },
+  {
+    header: 'Email',
+    cell: (row) => (
+      <Link to={`/customers/${row.id}`} className="clip" title={row.email}>
+        {row.email}
+      </Link>
+    ),
+  },
+  { header: 'Name', cell: (row) => <Clipped text={row.name} /> },
   { header: 'Processor id', cell: (row) => <code>{row.psp_customer_id}</code> },
-  { header: 'Tags', cell: (row) => (row.tags.length ? row.tags.join(', ') : '—') },
+  { header: 'Tags', cell: (row) => <Clipped text={row.tags.join(', ')} />, fill: true },
   { header: 'Created', cell: (row) => <Time value={row.created_at} short /> },
 ];
 
@@ -72,26 +79,3 @@ export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
   { header: 'Feedback', cell: (row) => <Clipped text={row.feedback} />, fill: true },
   { header: 'MRR', cell: (row) => formatMoney(row.monthly_mrr_cents, row.currency), numeric: true },
 ];
-
-/** Text cut to its column with an ellipsis, whole in the title (a dash when there is none). */
-function Clipped({
-  text,
-  className,
-  code = false,
-}: {
-  text: string | null | undefined;
-  className?: string;
-  code?: boolean;
-}) {
-  if (!text) return <>—</>;
-  const classes = ['clip', className].filter(Boolean).join(' ');
-  return code ? (
-    <code className={classes} title={text}>
-      {text}
-    </code>
-  ) : (
-    <span className={classes} title={text}>
-      {text}
-    </span>
-  );
-}
