@@ -214,3 +214,66 @@ describe('the favicon', () => {
     }
   });
 });
+
+describe('a demo campaign', () => {
+  /** The timeline's entries (events and manual actions), oldest first, each as its text. */
+  async function timeline(): Promise<string[]> {
+    const region = page.getByRole('region', { name: 'Timeline' });
+    await region.getByRole('listitem').first().waitFor();
+    return region.getByRole('list').first().locator(':scope > li').allTextContents();
+  }
+
+  it('has a timeline: opened, then recovered, each event with its deliveries to the endpoints', async () => {
+    // The newest recovered campaign: within the webhook log's 90 days, so its deliveries are kept.
+    await open('/campaigns?status=recovered');
+    await page.getByRole('table', { name: 'Recovery campaigns' }).getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
+    const entries = await timeline();
+    await screenshot('campaign');
+    expect(entries).toEqual([
+      expect.stringMatching(/recovery\.opened.*Sent to Dunning e-mails: succeeded HTTP 200, \d attempts?/),
+      expect.stringMatching(
+        /recovery\.recovered.*Sent to Dunning e-mails: succeeded HTTP 200, \d attempts?.*Sent to CRM: succeeded HTTP 202/,
+      ),
+    ]);
+  });
+
+  it('recovered by hand: the timeline says who marked it', async () => {
+    const manual = await world.current
+      .db('recovery_campaigns')
+      .where({ workspace_id: demo.workspace.id, recovered_via: 'manual' })
+      .first<{ id: string }>('id');
+    await open(`/campaigns/${manual.id}`);
+    const entries = await timeline();
+    expect(entries).toHaveLength(3);
+    expect(entries[0]).toMatch(/recovery\.opened/);
+    expect(entries[1]).toMatch(/recovery\.recovered/);
+    expect(entries[2]).toMatch(/marked recovered by ops@northwind\.example/);
+    await expect(
+      page.getByRole('region', { name: 'Campaign' }).getByRole('definition').allTextContents(),
+    ).resolves.toContain('ops@northwind.example');
+  });
+
+  it('abandoned: closed by the stale-campaign job', async () => {
+    await open('/campaigns?status=abandoned');
+    await page.getByRole('table', { name: 'Recovery campaigns' }).getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
+    const entries = await timeline();
+    expect(entries).toEqual([
+      expect.stringMatching(/recovery\.opened/),
+      expect.stringMatching(/recovery\.lost.*Sent to Dunning e-mails: succeeded.*Sent to CRM: succeeded/),
+    ]);
+  });
+
+  it('older than the webhook log keeps (90 days): its events, without deliveries, and says why', async () => {
+    const oldest = await world.current
+      .db('recovery_campaigns')
+      .where({ workspace_id: demo.workspace.id })
+      .orderBy('first_failed_at')
+      .first<{ id: string }>('id');
+    await open(`/campaigns/${oldest.id}`);
+    const entries = await timeline();
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    for (const entry of entries) expect(entry).toMatch(/No delivery on record/);
+  });
+});
