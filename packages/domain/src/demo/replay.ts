@@ -1,5 +1,4 @@
-import { DEFAULT_RETRY_SCHEDULE, parseDurationList, type EventType } from '@retention/core';
-import { newId } from '@retention/core';
+import { DEFAULT_RETRY_SCHEDULE, newId, parseDurationList, type EventType } from '@retention/core';
 import type { Transaction } from '@retention/db';
 import { closeStaleCampaigns } from '../campaigns/close-stale.js';
 import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
@@ -106,7 +105,7 @@ export async function replayCampaigns(trx: Transaction, history: CampaignHistory
   return ids;
 }
 
-export interface DemoEndpoint {
+interface DemoEndpoint {
   id: string;
   /** The event types it is subscribed to. */
   events: readonly EventType[];
