@@ -1,6 +1,6 @@
 /**
  * Builds the dashboard (services/dashboard) when its build is missing or older than its
- * sources: `npm start`, `npm run start:api` and the browser tests all call this one function,
+ * sources (src/, public/, index.html, the Vite config, package.json): `npm start`, `npm run start:api` and the browser tests all call this one function,
  * so the dashboard is served right after `npm ci`. The check compares file times only (a few
  * dozen stat calls), so an up-to-date build costs milliseconds.
  *
@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DASHBOARD_DIR = path.join(root, 'services', 'dashboard');
 export const DASHBOARD_DIST = path.join(DASHBOARD_DIR, 'dist');
-const SOURCES = ['src', 'index.html', 'vite.config.js', 'package.json'];
+const SOURCES = ['src', 'public', 'index.html', 'vite.config.js', 'package.json'];
 
 async function newestMtime(target: string): Promise<number> {
   const info = await stat(target).catch(() => null);

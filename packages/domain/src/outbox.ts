@@ -48,6 +48,11 @@ export interface NewEvent<T extends EventType = EventType> {
   workspaceId: string;
   type: T;
   data: EventData<T>;
+  /**
+   * When it happened, for a replay of history (the demo seed, `replayedAt`); the database's
+   * now when omitted.
+   */
+  at?: Date;
 }
 
 /**
@@ -59,10 +64,11 @@ export interface NewEvent<T extends EventType = EventType> {
  */
 export async function recordEvents(trx: Transaction, events: readonly NewEvent[]): Promise<OutboxEvent[]> {
   if (events.length === 0) return [];
-  const rows = events.map(({ workspaceId, type, data }) => ({
+  const rows = events.map(({ workspaceId, type, data, at }) => ({
     workspace_id: workspaceId,
     type,
     data: JSON.stringify(buildEventData(type, data)),
+    ...(at !== undefined && { created_at: at }),
   }));
   const inserted = await trx<EventRow>('events')
     .insert(rows)
@@ -78,7 +84,8 @@ export async function recordEvent<T extends EventType>(
   workspaceId: string,
   type: T,
   data: EventData<T>,
+  at?: Date,
 ): Promise<OutboxEvent<T>> {
-  const [event] = await recordEvents(trx, [{ workspaceId, type, data }]);
+  const [event] = await recordEvents(trx, [{ workspaceId, type, data, ...(at !== undefined && { at }) }]);
   return event as OutboxEvent<T>;
 }

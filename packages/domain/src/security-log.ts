@@ -33,6 +33,8 @@ export interface SecurityEventInput {
   target?: { type: string; id?: string | null; label?: string | null };
   /** What changed, for the reader: never a secret, a token value or a password. */
   details?: Record<string, unknown>;
+  /** When it happened, for a replay of history (the demo seed); the database's now when omitted. */
+  at?: Date;
 }
 
 export interface SecurityEvent {
@@ -78,6 +80,7 @@ export async function recordSecurityEvent(trx: Queryable, input: SecurityEventIn
     ip_address: input.actor.ip ?? null,
     user_agent: clip(input.actor.user_agent, 512),
     details: input.details ?? {},
+    ...(input.at !== undefined && { created_at: input.at }),
   });
 }
 

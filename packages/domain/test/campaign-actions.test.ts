@@ -365,3 +365,47 @@ describe('loseCampaign', () => {
     );
   });
 });
+
+describe('a replay of history (the demo seed): `at`', () => {
+  it('records the open, the close and their events at the times given, and refuses a time to come', async () => {
+    const { db } = database.current;
+    const failedAt = new Date('2026-02-01T09:00:00.000Z');
+    const recoveredAt = new Date('2026-02-04T10:30:00.250Z');
+    const lostAt = new Date('2026-02-20T00:00:00.000Z');
+    const first = await open({ failed_at: failedAt, at: failedAt });
+    const second = await open({ failed_at: failedAt, at: failedAt });
+    await recoverCampaign(db, { id: first.id, via: 'retry', at: recoveredAt });
+    await loseCampaign(db, { id: second.id, by: 'processor', at: lostAt });
+
+    const rows = await db('recovery_campaigns').whereIn('id', [first.id, second.id]).orderBy('status', 'desc');
+    expect(rows.map((row) => [row.status, row.created_at, row.recovered_at, row.closed_at, row.updated_at])).toEqual([
+      ['recovered', failedAt, recoveredAt, recoveredAt, recoveredAt],
+      ['lost', failedAt, null, lostAt, lostAt],
+    ]);
+    const events = (await eventsOf(db, g.a.id)).filter((event) =>
+      [first.id, second.id].includes((event.data as { campaign_id: string }).campaign_id),
+    );
+    expect(events.map((event) => [event.type, event.created_at])).toEqual([
+      ['recovery.opened', failedAt],
+      ['recovery.opened', failedAt],
+      ['recovery.recovered', recoveredAt],
+      ['recovery.lost', lostAt],
+    ]);
+
+    const later = new Date(Date.now() + 3_600_000);
+    await expectRefusal(db, 'invalid_param', () => open({ at: later }), /at: must not be in the future/);
+    const third = await open();
+    await expectRefusal(
+      db,
+      'invalid_param',
+      () => recoverCampaign(db, { id: third.id, via: 'retry', at: later }),
+      /at: must not be in the future/,
+    );
+    await expectRefusal(
+      db,
+      'invalid_param',
+      () => loseCampaign(db, { id: third.id, by: 'processor', at: later }),
+      /at: must not be in the future/,
+    );
+  });
+});

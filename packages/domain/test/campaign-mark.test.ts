@@ -12,7 +12,7 @@ beforeAll(async () => {
   g = await actionGraph(database.current.db);
 });
 
-async function open() {
+async function open(failedAt?: Date) {
   invoice += 1;
   return openCampaign(database.current.db, {
     workspace_id: g.a.id,
@@ -22,6 +22,7 @@ async function open() {
     amount_cents: 4900,
     currency: 'usd',
     decline_code: 'insufficient_funds',
+    ...(failedAt && { failed_at: failedAt }),
   });
 }
 
@@ -99,6 +100,33 @@ describe('markCampaignRecovered and markCampaignLost', () => {
     await expectRefusal(db, 'not_found', () =>
       markCampaignRecovered(db, { id: campaign.id, workspace_id: g.a.id, actor: actor(g.b.owner) }),
     );
+  });
+
+  it('replayed (the demo seed): the close and its security log record at the time given', async () => {
+    const { db } = database.current;
+    const campaign = await open(new Date(Date.now() - 3_600_000));
+    const at = new Date(Date.now() - 60_000);
+    await expectRefusal(
+      db,
+      'invalid_param',
+      () =>
+        markCampaignRecovered(db, {
+          id: campaign.id,
+          workspace_id: g.a.id,
+          actor: actor(g.a.owner),
+          at: new Date(Date.now() - 7_200_000),
+        }),
+      /at: must not be before the campaign first failed/,
+    );
+    await markCampaignRecovered(db, { id: campaign.id, workspace_id: g.a.id, actor: actor(g.a.owner), at });
+    const row = await db('recovery_campaigns').where({ id: campaign.id }).first();
+    expect([row.closed_at, row.recovered_at]).toEqual([at, at]);
+    const logged = await db('security_events').where({ target_id: campaign.id }).select('action', 'created_at');
+    expect(logged).toEqual([{ action: 'campaign.marked_recovered', created_at: at }]);
+    const [event] = (await eventsOf(db, g.a.id)).filter(
+      (one) => one.type === 'recovery.recovered' && (one.data as { campaign_id: string }).campaign_id === campaign.id,
+    );
+    expect(event!.created_at).toEqual(at);
   });
 
   it('let exactly one of two simultaneous marks win', async () => {

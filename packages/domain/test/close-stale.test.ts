@@ -93,6 +93,36 @@ describe('closeStaleCampaigns', () => {
     expect(everywhere.closed).not.toContain(first.campaigns.old);
   });
 
+  it('replayed (the demo seed replays the job): its events at `now` too; refuses a replay without a past `now`', async () => {
+    const { db } = database.current;
+    const w = await workspaceWithAges(db, 'replayed@example.com');
+    const result = await closeStaleCampaigns(db, { olderThanDays: 30, workspaceId: w.id, now: NOW, replay: true });
+    expect(result.closed).toHaveLength(2);
+    const events = await eventsOf(db, w.id);
+    expect(events.map((event) => [event.type, event.created_at])).toEqual([
+      ['recovery.lost', NOW],
+      ['recovery.lost', NOW],
+    ]);
+    await expectRefusal(
+      db,
+      'invalid_param',
+      () => closeStaleCampaigns(db, { olderThanDays: 30, workspaceId: w.id, replay: true }),
+      /now: is required/,
+    );
+    await expectRefusal(
+      db,
+      'invalid_param',
+      () =>
+        closeStaleCampaigns(db, {
+          olderThanDays: 30,
+          workspaceId: w.id,
+          now: new Date(Date.now() + 86_400_000),
+          replay: true,
+        }),
+      /now: must not be in the future/,
+    );
+  });
+
   it('works through more stale campaigns than one batch holds', async () => {
     const { db } = database.current;
     const loaded = await loadFixtures(db, {

@@ -2,7 +2,8 @@ import type { Db } from '@retention/db';
 
 /**
  * A digest of a seeded workspace's data that ignores what is generated afresh on every run
- * (UUIDs, the API token): rows are identified by their processor ids, and timestamps are
+ * (UUIDs, the API token, signing secrets): rows are identified by their processor ids (events
+ * by their campaign's invoice), and timestamps are
  * taken relative to the seed's `as_of`, so two runs of one seed at different times compare equal.
  */
 export async function demoDigest(db: Db, workspaceId: string, asOf: string): Promise<Record<string, string>> {
@@ -33,6 +34,27 @@ export async function demoDigest(db: Db, workspaceId: string, asOf: string): Pro
                         FROM cancel_sessions x JOIN customers c ON c.id = x.customer_id
                         LEFT JOIN subscriptions s ON s.id = x.subscription_id
                        WHERE x.workspace_id = :workspaceId ORDER BY c.psp_customer_id, x.created_at`,
+    // The campaigns' history: events (named by their campaign's invoice), deliveries and attempts, manual closes.
+    events: `SELECT e.type, k.psp_invoice_id, e.data - 'campaign_id' AS data, ${relative('e.created_at')} AS created,
+                    ${relative('e.dispatched_at')} AS dispatched
+               FROM events e JOIN recovery_campaigns k ON k.id::text = e.data ->> 'campaign_id'
+              WHERE e.workspace_id = :workspaceId`,
+    webhook_endpoints: `SELECT name, url, event_types, enabled, ${relative('created_at')} AS created,
+                               ${relative('last_success_at')} AS last_success, ${relative('last_failure_at')} AS last_failure
+                          FROM webhook_endpoints WHERE workspace_id = :workspaceId`,
+    webhook_attempts: `SELECT w.name, d.event_type, k.psp_invoice_id, d.status, d.attempt_count,
+                              ${relative('d.created_at')} AS created, ${relative('d.completed_at')} AS completed,
+                              a.attempt, a.outcome, a.http_status, a.error, a.response_body, a.duration_ms,
+                              ${relative('a.attempted_at')} AS attempted, ${relative('a.next_attempt_at')} AS next_attempt
+                         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                         JOIN events e ON e.id = d.event_id
+                         JOIN recovery_campaigns k ON k.id::text = e.data ->> 'campaign_id'
+                         JOIN webhook_attempts a ON a.delivery_id = d.id
+                        WHERE d.workspace_id = :workspaceId`,
+    security_events: `SELECT x.action, u.email, x.target_label, x.ip_address, x.user_agent, x.details,
+                             ${relative('x.created_at')} AS created
+                        FROM security_events x LEFT JOIN users u ON u.id = x.actor_user_id
+                       WHERE x.workspace_id = :workspaceId`,
   };
   const digest: Record<string, string> = {};
   for (const [name, query] of Object.entries(queries)) {

@@ -28,6 +28,10 @@ describe('seedDemo determinism', () => {
     const otherDigest = await demoDigest(db, other.workspace.id, other.as_of);
     expect(otherDigest.customers).not.toBe(digest.customers);
     expect(otherDigest.campaigns).not.toBe(digest.campaigns);
+    // The campaigns' history is part of the data: events, deliveries and their attempts.
+    expect(digest.events).not.toMatch(/^0:/);
+    expect(digest.webhook_attempts).not.toMatch(/^0:/);
+    expect(otherDigest.events).not.toBe(digest.events);
   });
 
   it('is the same data, shifted, when seeded at another time', async () => {
@@ -78,7 +82,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(workspace.processor_status).toBe('connected');
   });
 
-  it('matches its counts, and emits no webhook events (an import, not a domain action)', async () => {
+  it('matches its counts', async () => {
     const counted = async (table: string, column: string) =>
       Object.fromEntries(
         (
@@ -96,7 +100,115 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(await counted('subscriptions', 'status')).toEqual(
       Object.fromEntries(Object.entries(seeded.counts.subscriptions).filter(([, count]) => count > 0)),
     );
-    expect(await eventsOf(database.current.db, seeded.workspace.id)).toEqual([]);
+  });
+
+  it("plays each campaign's story through the domain actions: its events at the times they happened, as history", async () => {
+    const { db } = database.current;
+    const campaigns = await db('recovery_campaigns').where({ workspace_id: seeded.workspace.id });
+    const events = await eventsOf(db, seeded.workspace.id);
+    const byCampaign = new Map<string, typeof events>();
+    for (const event of events) {
+      const id = (event.data as { campaign_id: string }).campaign_id;
+      byCampaign.set(id, [...(byCampaign.get(id) ?? []), event]);
+    }
+    const story = (campaign: (typeof campaigns)[number]) =>
+      (byCampaign.get(campaign.id) ?? []).map((event) => ({
+        type: event.type,
+        at: event.created_at.getTime(),
+        ...('recovered_via' in event.data && { via: event.data.recovered_via }),
+        ...('reason' in event.data && { reason: event.data.reason }),
+        ...('source' in event.data && { source: event.data.source }),
+      }));
+    const opened = (campaign: (typeof campaigns)[number]) => ({
+      type: 'recovery.opened',
+      at: campaign.first_failed_at.getTime(),
+    });
+    for (const campaign of campaigns) {
+      const closedAt = campaign.closed_at?.getTime();
+      const expected = {
+        in_flight: [opened(campaign)],
+        recovered: [opened(campaign), { type: 'recovery.recovered', at: closedAt, via: campaign.recovered_via }],
+        lost: [opened(campaign), { type: 'recovery.lost', at: closedAt }],
+        abandoned: [opened(campaign), { type: 'recovery.lost', at: closedAt, reason: 'auto_close_stale' }],
+      }[campaign.status as string];
+      expect([campaign.psp_invoice_id, story(campaign)]).toEqual([campaign.psp_invoice_id, expected]);
+    }
+    expect(events).toHaveLength(byCampaign.size + campaigns.filter((campaign) => campaign.closed_at).length);
+    // Recorded in the order they happened, and dispatched: no webhook goes out for the past.
+    const times = events.map((event) => event.created_at.getTime());
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(events.filter((event) => event.dispatched_at === null)).toEqual([]);
+    const [pending] = await rows<{ count: number }>(
+      `SELECT count(*) AS count FROM webhook_deliveries WHERE workspace_id = :workspaceId AND status = 'pending'`,
+    );
+    expect(pending!.count).toBe(0);
+
+    // Recovered by hand: by the admin, in the security log, at the close (the timeline's "marked recovered by").
+    const manual = campaigns.filter((campaign) => campaign.recovered_via === 'manual');
+    expect(manual.length).toBeGreaterThan(0);
+    const admin = await db('users').where({ workspace_id: seeded.workspace.id, role: 'admin' }).first();
+    const marked = await db('security_events')
+      .where({ workspace_id: seeded.workspace.id, action: 'campaign.marked_recovered' })
+      .orderBy('created_at');
+    expect(
+      marked.map((row) => ({ target: row.target_id, at: row.created_at.getTime(), actor: row.actor_user_id })),
+    ).toEqual(
+      [...manual]
+        .sort((a, b) => a.closed_at.getTime() - b.closed_at.getTime())
+        .map((campaign) => ({ target: campaign.id, at: campaign.closed_at.getTime(), actor: admin.id })),
+    );
+    expect(manual.every((campaign) => campaign.closed_by_user_id === admin.id)).toBe(true);
+  });
+
+  it("delivers the last 90 days' events (the webhook log's retention) to the endpoints subscribed, mostly at the first attempt", async () => {
+    const { db } = database.current;
+    const endpoints = await db('webhook_endpoints').where({ workspace_id: seeded.workspace.id }).orderBy('name');
+    expect(endpoints.map((endpoint) => [endpoint.name, endpoint.event_types, endpoint.enabled])).toEqual([
+      ['CRM', ['recovery.recovered', 'recovery.lost'], true],
+      ['Dunning e-mails', ['recovery.opened', 'recovery.recovered', 'recovery.lost'], true],
+    ]);
+    const keptSince = NOW.getTime() - 90 * DAY;
+    const events = (await eventsOf(db, seeded.workspace.id)).filter((event) => event.created_at.getTime() >= keptSince);
+    const deliveries = await db('webhook_deliveries').where({ workspace_id: seeded.workspace.id });
+    const expected = events.flatMap((event) =>
+      endpoints
+        .filter((endpoint) => endpoint.event_types.includes(event.type))
+        .map((endpoint) => `${event.id} ${endpoint.id}`),
+    );
+    expect(deliveries.map((delivery) => `${delivery.event_id} ${delivery.endpoint_id}`).sort()).toEqual(
+      expected.sort(),
+    );
+    expect(deliveries.length).toBeGreaterThan(20);
+
+    const attempts = await db('webhook_attempts')
+      .whereIn(
+        'delivery_id',
+        deliveries.map((delivery) => delivery.id),
+      )
+      .orderBy(['delivery_id', 'attempt']);
+    const byDelivery = new Map<string, typeof attempts>();
+    for (const attempt of attempts)
+      byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), attempt]);
+    for (const delivery of deliveries) {
+      const log = byDelivery.get(delivery.id)!;
+      expect(delivery).toMatchObject({ status: 'succeeded', attempt_count: log.length, next_attempt_at: null });
+      expect(log.map((attempt) => attempt.outcome)).toEqual([...Array(log.length - 1).fill('failed'), 'succeeded']);
+      log.forEach((attempt, index) => {
+        // A failed attempt names the next one's time; the log is within its delivery's life.
+        if (index < log.length - 1) expect(attempt.next_attempt_at).toEqual(log[index + 1]!.attempted_at);
+        expect(attempt.attempted_at.getTime()).toBeGreaterThanOrEqual(delivery.created_at.getTime());
+      });
+      expect(delivery.completed_at.getTime()).toBeLessThanOrEqual(NOW.getTime());
+    }
+    const retried = deliveries.filter((delivery) => delivery.attempt_count > 1).length;
+    expect(retried).toBeGreaterThan(0);
+    expect(retried / deliveries.length).toBeLessThan(0.2);
+    const lastSuccess = Math.max(
+      ...attempts.filter((attempt) => attempt.outcome === 'succeeded').map((attempt) => attempt.attempted_at.getTime()),
+    );
+    expect(Math.max(...endpoints.map((endpoint) => endpoint.last_success_at.getTime()))).toBeGreaterThanOrEqual(
+      lastSuccess,
+    );
   });
 
   it('has campaigns in every status and cancel sessions in every outcome', () => {
@@ -168,6 +280,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(range!.latest.getTime()).toBeGreaterThan(NOW.getTime() - DAY);
   });
 
+  // Abandoned by the stale-campaign job's first run (every 10 minutes) after they turned 30 days old.
   it('tells a consistent story: open campaigns are young, stale ones abandoned, lost ones cancel the subscription', async () => {
     const [ages] = await rows<{
       oldest_open: number;
@@ -180,7 +293,8 @@ describe('seedDemo realism (500 customers, the default)', () => {
       `SELECT
          max(CAST(extract(epoch FROM CAST(:now AS timestamptz) - first_failed_at) AS float8) / 86400) FILTER (WHERE k.status = 'in_flight') AS oldest_open,
          min(CAST(extract(epoch FROM CAST(:now AS timestamptz) - first_failed_at) AS float8) / 86400) FILTER (WHERE k.status = 'abandoned') AS youngest_abandoned,
-         count(*) FILTER (WHERE k.status = 'abandoned' AND k.closed_at <> k.first_failed_at + interval '30 days') AS abandoned_off_schedule,
+         count(*) FILTER (WHERE k.status = 'abandoned' AND (k.closed_at <= k.first_failed_at + interval '30 days'
+                          OR k.closed_at > k.first_failed_at + interval '30 days 10 minutes')) AS abandoned_off_schedule,
          count(*) FILTER (WHERE k.status = 'recovered' AND (k.recovered_at <> k.closed_at OR k.recovered_at < k.first_failed_at)) AS recovered_badly,
          count(*) FILTER (WHERE k.status = 'lost' AND s.status <> 'canceled') AS lost_not_canceled,
          count(*) FILTER (WHERE k.status = 'in_flight' AND s.status <> 'past_due') AS open_not_past_due
@@ -241,6 +355,7 @@ describe('seedDemo refusals', () => {
     [{ seed: -1 }, /seed/],
     [{ seed: 2 ** 32 }, /seed/],
     [{ baseUrl: 'ftp://example.com' }, /baseUrl/],
+    [{ now: new Date(Date.now() + DAY) }, /now: must not be in the future/],
   ])('refuses %j with invalid_param and writes nothing', async (options, message) => {
     const { db } = database.current;
     const before = await db('workspaces').count<Array<{ count: number }>>('* as count');

@@ -54,6 +54,18 @@ describe('the dashboard pages served by the API process', () => {
     expect((await api.current.get('/dashboard/assets/../../package.json')).status).not.toBe(200);
   });
 
+  it('answers /favicon.ico (and /dashboard/favicon.ico) with the icon, cached for a day', async () => {
+    for (const route of ['/favicon.ico', '/dashboard/favicon.ico']) {
+      const reply = await fetch(`${api.current.url}${route}`);
+      expect([route, reply.status]).toEqual([route, 200]);
+      expect(reply.headers.get('content-type')).toMatch(/^image\/(x-icon|vnd\.microsoft\.icon)/);
+      expect(reply.headers.get('cache-control')).toBe('public, max-age=86400');
+      expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+      const bytes = Buffer.from(await reply.arrayBuffer());
+      expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2)]).toEqual([0, 1]); // an ICO file
+    }
+  });
+
   it('leaves /api/v1, /dashboard/api and other methods as they were', async () => {
     const v1 = await api.current.get('/api/v1/campaigns');
     expect(v1.status).toBe(401);

@@ -27,6 +27,27 @@ export function formatLocalTime(iso: string): string {
   return local.format(new Date(iso));
 }
 
+const listDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+const listDayYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', year: 'numeric' });
+const listDayTime = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+});
+
+/**
+ * A time as a list cell shows it, short enough for one line: the day (`Nov 25`), with the time
+ * of day when asked (`Nov 25, 10:20 AM`); a time of another year than this one shows the year
+ * instead (`Nov 25, 2025`), as a mail client does. In the viewer's zone; `<Time short>` gives
+ * the full time on hover.
+ */
+export function formatListTime(iso: string, withTime = false, now: Date = new Date()): string {
+  const date = new Date(iso);
+  if (date.getFullYear() !== now.getFullYear()) return listDayYear.format(date);
+  return (withTime ? listDayTime : listDay).format(date);
+}
+
 export function formatUtcTime(iso: string): string {
   return `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 }

@@ -1,6 +1,7 @@
 import { invalidParam } from '@retention/core';
 import { inTransaction, type Db, type Transaction } from '@retention/db';
 import { recordEvents } from '../outbox.js';
+import { assertPastDate } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { campaignEventFields } from './event-data.js';
 
@@ -16,6 +17,11 @@ export interface CloseStaleOptions {
   now?: Date;
   /** Campaigns closed per transaction. */
   batchSize?: number;
+  /**
+   * The run is history replayed at `now` (the demo seed replays the worker's job): its events
+   * are recorded at `now` too, not at the database's clock. Needs `now`, not in the future.
+   */
+  replay?: boolean;
 }
 
 /** A few hundred per transaction: locks are short and a huge backlog never makes one giant transaction. */
@@ -50,6 +56,11 @@ export async function closeStaleCampaigns(db: Db, options: CloseStaleOptions): P
   if (now !== undefined && !(now instanceof Date && Number.isFinite(now.getTime()))) {
     throw invalidParam('now: must be a valid date');
   }
+  if (options.replay) {
+    if (now === undefined) throw invalidParam('now: is required to replay a run');
+    assertPastDate(now, 'now');
+  }
+  const eventsAt = options.replay ? now : undefined;
   if (workspaceId !== undefined) await getWorkspace(db, workspaceId);
 
   // One cutoff for the whole run, so that later batches do not chase a moving line.
@@ -61,7 +72,7 @@ export async function closeStaleCampaigns(db: Db, options: CloseStaleOptions): P
 
   const closed: string[] = [];
   for (;;) {
-    const batch = await inTransaction(db, (trx) => closeBatch(trx, { cutoff, workspaceId, now, batchSize }));
+    const batch = await inTransaction(db, (trx) => closeBatch(trx, { cutoff, workspaceId, now, batchSize, eventsAt }));
     closed.push(...batch);
     if (batch.length < batchSize) return { closed };
   }
@@ -69,7 +80,13 @@ export async function closeStaleCampaigns(db: Db, options: CloseStaleOptions): P
 
 async function closeBatch(
   trx: Transaction,
-  { cutoff, workspaceId, now, batchSize }: { cutoff: Date; workspaceId?: string; now?: Date; batchSize: number },
+  {
+    cutoff,
+    workspaceId,
+    now,
+    batchSize,
+    eventsAt,
+  }: { cutoff: Date; workspaceId?: string; now?: Date; batchSize: number; eventsAt?: Date },
 ): Promise<string[]> {
   const inWorkspace = workspaceId === undefined ? '' : 'AND workspace_id = ?';
   const { rows } = await trx.raw<{ rows: ClosedRow[] }>(
@@ -98,6 +115,7 @@ async function closeBatch(
       workspaceId: row.workspace_id,
       type: 'recovery.lost' as const,
       data: { ...campaignEventFields(row, row.customer_email), reason: 'auto_close_stale' as const },
+      ...(eventsAt !== undefined && { at: eventsAt }),
     })),
   );
   return rows.map((row) => row.id);

@@ -13,7 +13,7 @@ import {
 import { inTransaction, toCampaign, type CampaignRow, type Db, type Transaction } from '@retention/db';
 import { recordEvent } from '../outbox.js';
 import { requireActor } from '../lookups.js';
-import { IdInput, inputValidator } from '../validate.js';
+import { assertPastDate, IdInput, inputValidator } from '../validate.js';
 import { campaignEventFields } from './event-data.js';
 
 /**
@@ -33,13 +33,22 @@ interface CampaignReference {
   workspace_id?: string;
 }
 
-export interface RecoverCampaignInput extends CampaignReference {
+/**
+ * The moment of the close (its `closed_at` and its event), for a replay of history (the demo
+ * seed); now when omitted. Not in the future.
+ */
+interface ClosingTime {
+  at?: Date;
+}
+
+export interface RecoverCampaignInput extends CampaignReference, ClosingTime {
   via: RecoveredVia;
   /** The operator who marked it recovered, if one did. */
   actor_id?: string;
 }
 
 export type LoseCampaignInput = CampaignReference &
+  ClosingTime &
   (
     | { by: 'operator'; actor_id: string } // marked lost from the dashboard: `source: "dashboard"`
     | { by: 'processor' } // the processor gave up: neither `reason` nor `source`
@@ -93,6 +102,13 @@ async function lockCampaign(trx: Transaction, reference: CampaignReference): Pro
   return row;
 }
 
+/** A replayed close happens after the failure, as the table's constraint holds. */
+function assertAfterFailure(campaign: CampaignRow, at: Date | undefined): void {
+  if (at !== undefined && at.getTime() < campaign.first_failed_at.getTime()) {
+    throw invalidParam('at: must not be before the campaign first failed');
+  }
+}
+
 function assertOpen(campaign: CampaignRow): void {
   if (campaign.status !== 'in_flight') {
     throw conflict(`Campaign ${campaign.id} is already ${campaign.status}; a closed campaign cannot change`);
@@ -103,8 +119,9 @@ async function close(
   trx: Transaction,
   campaignId: string,
   change: Pick<CampaignRow, 'status' | 'recovered_via'> & { closed_by_user_id: string | null },
+  at: Date | undefined,
 ): Promise<CampaignRow> {
-  const now = trx.fn.now();
+  const now = at ?? trx.fn.now();
   const [closed] = (await trx('recovery_campaigns')
     .where({ id: campaignId })
     .update({
@@ -119,36 +136,46 @@ async function close(
 
 /** `in_flight → recovered`, with `recovered_at = closed_at`; event `recovery.recovered`. */
 export async function recoverCampaign(db: Db, input: RecoverCampaignInput): Promise<RecoveryCampaign> {
-  const valid = validateRecover(input);
+  const { at, ...fields } = input;
+  const valid = validateRecover(fields);
+  if (at !== undefined) assertPastDate(at, 'at');
   return inTransaction(db, async (trx) => {
     const campaign = await lockCampaign(trx, valid);
     if (valid.actor_id !== undefined) await requireActor(trx, valid.actor_id, campaign.workspace_id);
     assertOpen(campaign);
-    const recovered = await close(trx, campaign.id, {
-      status: 'recovered',
-      recovered_via: valid.via,
-      closed_by_user_id: valid.actor_id ?? null,
-    });
-    await recordEvent(trx, campaign.workspace_id, 'recovery.recovered', {
-      ...campaignEventFields(recovered, campaign.customer_email),
-      recovered_via: valid.via,
-    });
+    assertAfterFailure(campaign, at);
+    const recovered = await close(
+      trx,
+      campaign.id,
+      { status: 'recovered', recovered_via: valid.via, closed_by_user_id: valid.actor_id ?? null },
+      at,
+    );
+    await recordEvent(
+      trx,
+      campaign.workspace_id,
+      'recovery.recovered',
+      { ...campaignEventFields(recovered, campaign.customer_email), recovered_via: valid.via },
+      at,
+    );
     return toCampaign(recovered);
   });
 }
 
 /** `in_flight → lost`; event `recovery.lost` with `source: "dashboard"` when an operator did it. */
 export async function loseCampaign(db: Db, input: LoseCampaignInput): Promise<RecoveryCampaign> {
-  const valid = validateLose(input);
+  const { at, ...rest } = input;
+  const valid = validateLose(rest);
   const actorId = actorOfLoss(valid);
+  if (at !== undefined) assertPastDate(at, 'at');
   return inTransaction(db, async (trx) => {
     const campaign = await lockCampaign(trx, valid);
     if (actorId !== null) await requireActor(trx, actorId, campaign.workspace_id);
     assertOpen(campaign);
-    const lost = await close(trx, campaign.id, { status: 'lost', recovered_via: null, closed_by_user_id: actorId });
+    assertAfterFailure(campaign, at);
+    const lost = await close(trx, campaign.id, { status: 'lost', recovered_via: null, closed_by_user_id: actorId }, at);
     const fields = campaignEventFields(lost, campaign.customer_email);
     const data: EventData<'recovery.lost'> = actorId !== null ? { ...fields, source: 'dashboard' } : fields;
-    await recordEvent(trx, campaign.workspace_id, 'recovery.lost', data);
+    await recordEvent(trx, campaign.workspace_id, 'recovery.lost', data, at);
     return toCampaign(lost);
   });
 }

@@ -19,6 +19,8 @@ export interface MarkCampaignInput {
   workspace_id: string;
   /** The signed-in user, with the request's address and user agent for the log. */
   actor: Actor & { user_id: string };
+  /** When, for a replay of history (the demo seed): the close and its log record; now when omitted. */
+  at?: Date;
 }
 
 const validateMark = inputValidator(
@@ -44,20 +46,27 @@ async function markCampaign(
   action: 'campaign.marked_recovered' | 'campaign.marked_lost',
   close: (
     trx: Transaction,
-    campaign: { id: string; workspace_id: string; actor_id: string },
+    campaign: { id: string; workspace_id: string; actor_id: string; at?: Date },
   ) => Promise<RecoveryCampaign>,
   details?: Record<string, unknown>,
 ): Promise<RecoveryCampaign> {
   const valid = validateMark({ id: input.id, workspace_id: input.workspace_id, user_id: input.actor.user_id });
   return inTransaction(db, async (trx) => {
     const label = await requireCloser(trx, valid.user_id, valid.workspace_id);
-    const campaign = await close(trx, { id: valid.id, workspace_id: valid.workspace_id, actor_id: valid.user_id });
+    const at = input.at !== undefined ? { at: input.at } : {};
+    const campaign = await close(trx, {
+      id: valid.id,
+      workspace_id: valid.workspace_id,
+      actor_id: valid.user_id,
+      ...at,
+    });
     await recordSecurityEvent(trx, {
       workspace_id: valid.workspace_id,
       action,
       actor: { ...input.actor, type: 'user', label: input.actor.label ?? label },
       target: { type: 'campaign', id: campaign.id, label: campaign.psp_invoice_id },
       ...(details && { details }),
+      ...at,
     });
     return campaign;
   });

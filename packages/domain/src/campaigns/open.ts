@@ -22,6 +22,11 @@ export interface OpenCampaignInput {
    * written but no `recovery.opened` goes out, since the failure happened before we knew.
    */
   silent?: boolean;
+  /**
+   * When the campaign opened (its row and its `recovery.opened`), for a replay of history (the
+   * demo seed); now when omitted. Not in the future.
+   */
+  at?: Date;
 }
 
 /** The campaign, and whether this call opened it (false: the invoice already had one). */
@@ -50,9 +55,10 @@ const validateOpen = inputValidator(
  * hold under concurrent calls too.
  */
 export async function openCampaign(db: Db, input: OpenCampaignInput): Promise<OpenedCampaign> {
-  const { failed_at: failedAt, silent = false, ...fields } = input;
+  const { failed_at: failedAt, silent = false, at, ...fields } = input;
   const valid = validateOpen(fields);
   if (failedAt !== undefined) assertPastDate(failedAt, 'failed_at');
+  if (at !== undefined) assertPastDate(at, 'at');
 
   return inTransaction(db, async (trx) => {
     await getWorkspace(trx, valid.workspace_id);
@@ -74,6 +80,7 @@ export async function openCampaign(db: Db, input: OpenCampaignInput): Promise<Op
         // A failure "in the future" within the allowed clock skew happened now, on the
         // database clock that will time the close: a campaign never closes before it failed.
         first_failed_at: failedAt === undefined ? trx.fn.now() : trx.raw('least(?::timestamptz, now())', [failedAt]),
+        ...(at !== undefined && { created_at: at, updated_at: at }),
       })
       .onConflict(['workspace_id', 'psp_invoice_id'])
       .ignore()
@@ -93,12 +100,18 @@ export async function openCampaign(db: Db, input: OpenCampaignInput): Promise<Op
     }
 
     if (silent) return { ...toCampaign(opened), created: true };
-    await recordEvent(trx, valid.workspace_id, 'recovery.opened', {
-      ...campaignEventFields(opened, customer.email),
-      decline_code: opened.decline_code,
-      decline_category: opened.decline_category,
-      psp_invoice_id: opened.psp_invoice_id,
-    });
+    await recordEvent(
+      trx,
+      valid.workspace_id,
+      'recovery.opened',
+      {
+        ...campaignEventFields(opened, customer.email),
+        decline_code: opened.decline_code,
+        decline_category: opened.decline_category,
+        psp_invoice_id: opened.psp_invoice_id,
+      },
+      at,
+    );
     return { ...toCampaign(opened), created: true };
   });
 }

@@ -171,3 +171,34 @@ export const EMAIL_DOMAINS = ['example.com', 'example.net', 'example.org', 'mail
 
 export const DEMO_BUSINESS = { name: 'Northwind Analytics (demo)', domain: 'northwind.example' };
 export const DEMO_OWNER_EMAIL = `owner@${DEMO_BUSINESS.domain}`;
+
+/**
+ * The business's webhook endpoints, added four months ago: its e-mail tool sends the dunning
+ * e-mails (and a thank-you once paid), its CRM tracks accounts. The hosts are reserved
+ * `.example` names: nothing is ever delivered there, so Send test and any new event's delivery
+ * fail to resolve, as they would for a receiver that is gone.
+ */
+export const DEMO_ENDPOINTS = [
+  {
+    key: 'dunning',
+    name: 'Dunning e-mails',
+    url: `https://mail.${DEMO_BUSINESS.domain}/hooks/retention`,
+    events: ['recovery.opened', 'recovery.recovered', 'recovery.lost'],
+    accepts: { status: 200, body: '{"queued":true}' },
+  },
+  {
+    key: 'crm',
+    name: 'CRM',
+    url: `https://crm.${DEMO_BUSINESS.domain}/webhooks/retention`,
+    events: ['recovery.recovered', 'recovery.lost'],
+    accepts: { status: 202, body: 'Accepted' },
+  },
+] as const;
+export const DEMO_ENDPOINTS_ADDED_DAYS_AGO = 120;
+
+/** Where the demo's admin marks campaigns recovered by hand from (a documentation address). */
+export const DEMO_OPERATOR = {
+  ip: '203.0.113.24',
+  user_agent:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+};

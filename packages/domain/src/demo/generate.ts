@@ -49,7 +49,14 @@ const MONTH = 30 * DAY;
 const YEAR = 365 * DAY;
 const TRIAL = 14 * DAY;
 /** The default STALE_CAMPAIGN_DAYS: open campaigns older than this are abandoned. */
-const STALE_AFTER = 30 * DAY;
+export const STALE_AFTER_DAYS = 30;
+const STALE_AFTER = STALE_AFTER_DAYS * DAY;
+/**
+ * The default STALE_CAMPAIGN_CHECK_INTERVAL: the worker's stale-campaign job runs this often,
+ * so a campaign is abandoned at the job's first run after it turned 30 days old. The replay
+ * (replay.ts) runs the job at those times, on a grid of runs that ends at `now`.
+ */
+const STALE_CHECK_EVERY = 10 * MINUTE;
 
 /**
  * The first customers are scripted so that every campaign status, every cancel outcome and
@@ -345,7 +352,7 @@ class DemoBuilder {
     let status: CampaignStatus = 'in_flight';
     let closedAt: number | null = null;
     let via: RecoveredVia | null = null;
-    const endsAt = fate.kind === 'unresolved' ? failedAt + STALE_AFTER : failedAt + fate.afterMs;
+    const endsAt = fate.kind === 'unresolved' ? this.abandonedAt(failedAt) : failedAt + fate.afterMs;
     if (endsAt <= now) {
       closedAt = endsAt;
       status = fate.kind === 'recovered' ? 'recovered' : fate.kind === 'lost' ? 'lost' : 'abandoned';
@@ -367,6 +374,18 @@ class DemoBuilder {
     });
     this.summary.campaigns[status] += 1;
     return { status, closedAt };
+  }
+
+  /**
+   * When the stale-campaign job abandons a campaign that failed at `failedAt`: its first run
+   * (runs fall every STALE_CHECK_EVERY back from `now`) when the campaign is more than
+   * STALE_AFTER old, as the job's `first_failed_at < now - 30 days` reads it (whole
+   * milliseconds, as stored). After `now` when that run is still to come.
+   */
+  private abandonedAt(failedAt: number): number {
+    const late = this.now - (Math.round(failedAt) + STALE_AFTER);
+    if (late <= 0) return this.now + STALE_CHECK_EVERY;
+    return this.now - (Math.ceil(late / STALE_CHECK_EVERY) - 1) * STALE_CHECK_EVERY;
   }
 
   private drawFate(category: DeclineCategory): Fate {

@@ -1,10 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { invalidParam, toIsoMillis } from '@retention/core';
-import type { Db } from '@retention/db';
+import { inTransaction, type Db } from '@retention/db';
 import { loadFixtures } from '../fixtures/load.js';
-import { inputValidator } from '../validate.js';
-import { DEMO_BUSINESS, DEMO_OWNER_EMAIL } from './catalog.js';
+import { assertPastDate, inputValidator } from '../validate.js';
+import {
+  DEMO_BUSINESS,
+  DEMO_ENDPOINTS,
+  DEMO_ENDPOINTS_ADDED_DAYS_AGO,
+  DEMO_OPERATOR,
+  DEMO_OWNER_EMAIL,
+} from './catalog.js';
 import { buildDemoFixture, MIN_DEMO_CUSTOMERS, type DemoSummary } from './generate.js';
+import { SeededRandom } from './random.js';
+import { replayCampaigns, replayWebhookLog } from './replay.js';
 
 export const DEMO_DEFAULT_CUSTOMERS = 500;
 export const DEMO_DEFAULT_SEED = 1;
@@ -18,7 +26,7 @@ export interface SeedDemoOptions {
   seed?: number;
   /** The API's public URL (BASE_URL), for the ready-to-paste curl line. */
   baseUrl: string;
-  /** The end of the 365 days the data spans; now by default. */
+  /** The end of the 365 days the data spans; now by default, and never later. */
   now?: Date;
 }
 
@@ -57,10 +65,18 @@ const validateOptions = inputValidator(
 /** Quotes a word for a POSIX shell. */
 const shellQuote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
+/** The default WEBHOOK_LOG_RETENTION_DAYS: deliveries older than this were pruned. */
+const WEBHOOK_LOG_DAYS = 90;
+const DAY = 86_400_000;
+
 /**
  * Creates a demo workspace with a realistic business's data (see `buildDemoFixture`), an
- * owner, an admin and a member, and a fresh API token. It is a bulk import through the
- * fixture loader, in one transaction, and like any import it emits no webhook events.
+ * owner, an admin and a member, two webhook endpoints and a fresh API token, in one
+ * transaction. People, customers, subscriptions and cancel sessions are imported through the
+ * fixture loader; the campaigns are played through the domain actions at the times they
+ * happened (replay.ts), so each has the timeline a real one would: its events, their
+ * deliveries to the endpoints, who closed it by hand. Those events are history: they are
+ * recorded as dispatched, and no webhook goes out for them.
  */
 export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSeedResult> {
   const valid = validateOptions({
@@ -70,8 +86,40 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
   });
   const now = (options.now ?? new Date()).getTime();
   if (!Number.isFinite(now)) throw invalidParam('now: must be a valid date');
+  assertPastDate(new Date(now), 'now');
   const { file, summary } = buildDemoFixture({ customers: valid.customers, seed: valid.seed, now });
-  const loaded = (await loadFixtures(db, file)).workspaces.demo!;
+  const { campaigns = [], ...imported } = file.workspaces[0]!;
+  const loaded = await inTransaction(db, async (trx) => {
+    const workspace = (
+      await loadFixtures(trx, {
+        workspaces: [
+          {
+            ...imported,
+            webhooks: DEMO_ENDPOINTS.map(({ key, name, url, events }) => ({ key, name, url, events: [...events] })),
+          },
+        ],
+      })
+    ).workspaces.demo!;
+    await replayCampaigns(trx, {
+      workspaceId: workspace.id,
+      loaded: workspace,
+      campaigns,
+      operator: { user_id: workspace.users.admin!, ...DEMO_OPERATOR },
+    });
+    await replayWebhookLog(trx, {
+      workspaceId: workspace.id,
+      endpoints: DEMO_ENDPOINTS.map((endpoint) => ({
+        id: workspace.webhooks[endpoint.key]!.id,
+        events: endpoint.events,
+        accepts: endpoint.accepts,
+      })),
+      connectedAt: now - DEMO_ENDPOINTS_ADDED_DAYS_AGO * DAY,
+      keptSince: now - WEBHOOK_LOG_DAYS * DAY,
+      now,
+      rng: new SeededRandom(valid.seed ^ 0x5eed),
+    });
+    return workspace;
+  });
   const token = loaded.tokens.demo!;
   const url = `${valid.baseUrl.replace(/\/+$/, '')}/api/v1/campaigns?status=in_flight`;
   return {

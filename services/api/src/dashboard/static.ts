@@ -18,6 +18,7 @@ export const DASHBOARD_CSP = [
 ].join('; ');
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const FAVICON = 'favicon.ico';
 
 /**
  * Where the built dashboard may be: beside the bundled process (the image's dist/api.js
@@ -55,9 +56,10 @@ function notBuilt(res: Response): void {
 
 /**
  * The single-page app under /dashboard: hashed assets with a year-long immutable cache, and
- * index.html (never cached, so a deploy is picked up at once) for every client route; and
- * `GET /` redirected to it. Mounted at the root after /dashboard/api, which answers its own
- * paths; other methods fall through to the API's JSON 404.
+ * index.html (never cached, so a deploy is picked up at once) for every client route; `GET /`
+ * redirected to it; and the favicon at /favicon.ico (and /dashboard/favicon.ico). Mounted at
+ * the root after /dashboard/api, which answers its own paths; other methods fall through to
+ * the API's JSON 404.
  */
 export function dashboardPages(candidates: string[] = DASHBOARD_BUILD_CANDIDATES): Router {
   let found: string | undefined;
@@ -78,13 +80,30 @@ export function dashboardPages(candidates: string[] = DASHBOARD_BUILD_CANDIDATES
     return handler;
   };
 
+  /**
+   * The icon browsers ask for at /favicon.ico (pages link the SVG in assets/): Vite copies it
+   * from public/ to the build's root. Its name has no hash, so it is cached for a day only.
+   */
+  const favicon: RequestHandler = (req, res) => {
+    securityHeaders(req, res, () => undefined);
+    const dir = buildDirectory();
+    const notFound = () => res.status(404).setHeader('Cache-Control', 'no-store').type('text').send('Not found');
+    if (!dir) return notFound();
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.sendFile(path.join(dir, FAVICON), (error) => {
+      if (error && !res.headersSent) notFound();
+    });
+  };
+
   const router = Router();
   router.get('/', (_req, res) => res.redirect(302, `${DASHBOARD_PREFIX}/`));
+  router.get(`/${FAVICON}`, favicon);
   router.use(DASHBOARD_PREFIX, (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     securityHeaders(req, res, () => undefined);
     const dir = buildDirectory();
     if (!dir) return notBuilt(res);
+    if (req.path === `/${FAVICON}`) return favicon(req, res, next);
     if (req.path.startsWith('/assets/')) {
       req.url = req.url.slice('/assets'.length);
       return assetsOf(dir)(req, res, (error?: unknown) => {

@@ -7,7 +7,12 @@ export interface Column<T> {
   header: string;
   cell: (row: T) => ReactNode;
   numeric?: boolean;
+  /** The column that takes the room a list leaves, its text clipped to it (`.clip`); one per list. */
+  fill?: boolean;
 }
+
+const cellClass = (column: Column<never>) =>
+  [column.numeric && 'numeric', column.fill && 'fill'].filter(Boolean).join(' ') || undefined;
 
 /** A real <table> over a keyset-paged list, with its loading, empty and error states and Load more. */
 export function PagedTable<T extends { id: string }>({
@@ -51,12 +56,12 @@ export function DataTable<T extends { id: string }>({
 }) {
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
-      <table>
+      <table className="list">
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
             {columns.map((column) => (
-              <th key={column.header} scope="col" className={column.numeric ? 'numeric' : undefined}>
+              <th key={column.header} scope="col" className={cellClass(column)}>
                 {column.header}
               </th>
             ))}
@@ -66,7 +71,7 @@ export function DataTable<T extends { id: string }>({
           {rows.map((row) => (
             <tr key={row.id}>
               {columns.map((column) => (
-                <td key={column.header} className={column.numeric ? 'numeric' : undefined}>
+                <td key={column.header} className={cellClass(column)}>
                   {column.cell(row)}
                 </td>
               ))}
@@ -112,6 +117,29 @@ export function Filter({
         })}
       </select>
     </label>
+  );
+}
+
+/** Text cut to its column with an ellipsis, whole in the title (a dash when there is none). */
+export function Clipped({
+  text,
+  className,
+  code = false,
+}: {
+  text: string | null | undefined;
+  className?: string;
+  code?: boolean;
+}) {
+  if (!text) return <>—</>;
+  const classes = ['clip', className].filter(Boolean).join(' ');
+  return code ? (
+    <code className={classes} title={text}>
+      {text}
+    </code>
+  ) : (
+    <span className={classes} title={text}>
+      {text}
+    </span>
   );
 }
 

@@ -1,11 +1,24 @@
-import { formatLocalTime, formatUtcTime } from '../format.js';
+import { formatListTime, formatLocalTime, formatUtcTime } from '../format.js';
 
-/** A time in the viewer's zone; the UTC time on hover. */
-export function Time({ value, empty = '—' }: { value: string | null | undefined; empty?: string }) {
+/**
+ * A time in the viewer's zone; the UTC time on hover. `short` (list cells): the day, and the
+ * time of day with `withTime`, in one line; the hover then gives the full local time too.
+ */
+export function Time({
+  value,
+  empty = '—',
+  short = false,
+  withTime = false,
+}: {
+  value: string | null | undefined;
+  empty?: string;
+  short?: boolean;
+  withTime?: boolean;
+}) {
   if (!value) return <>{empty}</>;
   return (
-    <time dateTime={value} title={formatUtcTime(value)}>
-      {formatLocalTime(value)}
+    <time dateTime={value} title={short ? `${formatLocalTime(value)} (${formatUtcTime(value)})` : formatUtcTime(value)}>
+      {short ? formatListTime(value, withTime) : formatLocalTime(value)}
     </time>
   );
 }

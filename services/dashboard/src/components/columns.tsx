@@ -1,11 +1,17 @@
 import type { Campaign, CancelSession, Customer } from '../api/types.js';
 import { formatMoney, humanize } from '../format.js';
 import { Link } from '../router.js';
-import { Badge, type Column } from './ListPage.js';
+import { Badge, Clipped, type Column } from './ListPage.js';
 import { Time } from './Time.js';
 
 /** The columns of each kind of row, shared by its list page and the detail pages that list it. */
 
+/**
+ * A list fits a 1280 px window with one line per cell (docs/dashboard-ui.md, "Lists"): days
+ * without the time, e-mails and feedback clipped to the room left (whole on hover), and under the status and the
+ * decline category a quieter line with the day it closed and the decline code. How a campaign
+ * was recovered is on its own page.
+ */
 export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
   {
     header: 'Invoice',
@@ -15,36 +21,61 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
       </Link>
     ),
   },
-  { header: 'Customer', cell: (row) => row.customer_email ?? '—' },
+  { header: 'Customer', cell: (row) => <Clipped text={row.customer_email} />, fill: true },
   { header: 'Amount', cell: (row) => formatMoney(row.amount_cents, row.currency), numeric: true },
-  { header: 'Status', cell: (row) => <Badge value={row.status} /> },
-  { header: 'Decline', cell: (row) => `${humanize(row.decline_category)} (${row.decline_code})` },
-  { header: 'Recovered via', cell: (row) => (row.recovered_via ? humanize(row.recovered_via) : '—') },
-  { header: 'First failed', cell: (row) => <Time value={row.first_failed_at} /> },
-  { header: 'Closed', cell: (row) => <Time value={row.closed_at} /> },
+  {
+    header: 'Status',
+    cell: (row) => (
+      <>
+        <Badge value={row.status} />
+        {row.closed_at && (
+          <span className="secondary">
+            <Time value={row.closed_at} short />
+          </span>
+        )}
+      </>
+    ),
+  },
+  {
+    header: 'Decline',
+    cell: (row) => (
+      <>
+        {humanize(row.decline_category)}
+        <Clipped className="secondary" text={row.decline_code} code />
+      </>
+    ),
+  },
+  { header: 'First failed', cell: (row) => <Time value={row.first_failed_at} short /> },
 ];
 
 export const CUSTOMER_COLUMNS: Column<Customer>[] = [
-  { header: 'Email', cell: (row) => <Link to={`/customers/${row.id}`}>{row.email}</Link> },
-  { header: 'Name', cell: (row) => row.name ?? '—' },
+  {
+    header: 'Email',
+    cell: (row) => (
+      <Link to={`/customers/${row.id}`} className="clip" title={row.email}>
+        {row.email}
+      </Link>
+    ),
+  },
+  { header: 'Name', cell: (row) => <Clipped text={row.name} /> },
   { header: 'Processor id', cell: (row) => <code>{row.psp_customer_id}</code> },
-  { header: 'Tags', cell: (row) => (row.tags.length ? row.tags.join(', ') : '—') },
-  { header: 'Created', cell: (row) => <Time value={row.created_at} /> },
+  { header: 'Tags', cell: (row) => <Clipped text={row.tags.join(', ')} />, fill: true },
+  { header: 'Created', cell: (row) => <Time value={row.created_at} short /> },
 ];
 
+/** When it ended (minutes after it started) is on the session's own page. */
 export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
   {
     header: 'Started',
     cell: (row) => (
       <Link to={`/cancel-sessions/${row.id}`}>
-        <Time value={row.created_at} />
+        <Time value={row.created_at} short withTime />
       </Link>
     ),
   },
-  { header: 'Customer', cell: (row) => row.customer_email ?? '—' },
+  { header: 'Customer', cell: (row) => <Clipped text={row.customer_email} /> },
   { header: 'Outcome', cell: (row) => <Badge value={row.outcome} /> },
   { header: 'Reason', cell: (row) => humanize(row.reason_code) },
-  { header: 'Feedback', cell: (row) => <span className="clip">{row.feedback ?? '—'}</span> },
+  { header: 'Feedback', cell: (row) => <Clipped text={row.feedback} />, fill: true },
   { header: 'MRR', cell: (row) => formatMoney(row.monthly_mrr_cents, row.currency), numeric: true },
-  { header: 'Ended', cell: (row) => <Time value={row.ended_at} /> },
 ];

@@ -149,7 +149,9 @@ function Timeline({ entries }: { entries: TimelineEntry[] }) {
             <Time value={entry.at} /> <strong>{entry.type}</strong>
             {entry.source && <> (from the {entry.source})</>}
             {entry.deliveries.length === 0 ? (
-              <p className="muted">No endpoint was subscribed to this event.</p>
+              <p className="muted">
+                No delivery on record: no endpoint was subscribed to it then, or the webhook log no longer keeps it.
+              </p>
             ) : (
               <ul>
                 {entry.deliveries.map((delivery) => (

@@ -1,15 +1,19 @@
 import { api, query } from '../../api/client.js';
 import type { List, SecurityEvent } from '../../api/types.js';
-import { PagedTable, type Column } from '../../components/ListPage.js';
+import { Clipped, PagedTable, type Column } from '../../components/ListPage.js';
 import { PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
 
 const COLUMNS: Column<SecurityEvent>[] = [
-  { header: 'When', cell: (row) => <Time value={row.created_at} /> },
+  { header: 'When', cell: (row) => <Time value={row.created_at} short withTime /> },
   { header: 'Action', cell: (row) => <code>{row.action}</code> },
   { header: 'Who', cell: (row) => row.actor.label },
-  { header: 'What', cell: (row) => (row.target ? `${row.target.type}: ${row.target.label}` : '—') },
+  {
+    header: 'What',
+    cell: (row) => <Clipped text={row.target && `${row.target.type}: ${row.target.label}`} />,
+    fill: true,
+  },
   { header: 'From', cell: (row) => row.ip_address ?? '—' },
 ];
 

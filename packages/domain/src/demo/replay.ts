@@ -1,0 +1,233 @@
+import { DEFAULT_RETRY_SCHEDULE, newId, parseDurationList, type EventType } from '@retention/core';
+import type { Transaction } from '@retention/db';
+import { closeStaleCampaigns } from '../campaigns/close-stale.js';
+import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
+import { markCampaignRecovered } from '../campaigns/mark.js';
+import { openCampaign } from '../campaigns/open.js';
+import type { FixtureCampaign, FixtureWorkspaceResult } from '../fixtures/schema.js';
+import { STALE_AFTER_DAYS } from './generate.js';
+import type { SeededRandom } from './random.js';
+
+/**
+ * The demo's history, played through the domain actions rather than imported, so that a demo
+ * campaign's page reads like a real one's: its timeline (each event, each delivery to the
+ * business's endpoints and who closed it by hand) comes from the same actions and the same
+ * tables as a real campaign's.
+ */
+
+export interface CampaignHistory {
+  workspaceId: string;
+  loaded: FixtureWorkspaceResult;
+  /** The generator's campaigns, with the fate each met (status, times, how it was recovered). */
+  campaigns: FixtureCampaign[];
+  /** Who marks campaigns recovered by hand (a user allowed to), and from where. */
+  operator: { user_id: string; ip: string; user_agent: string };
+}
+
+interface Step {
+  at: number;
+  order: number;
+  run: () => Promise<unknown>;
+}
+
+/**
+ * Plays each campaign's story in time order, each action at the time it happened: the failure
+ * opens it (`openCampaign`, `recovery.opened`); then the processor collects it
+ * (`recoverCampaign` by retry, card update or out of band), the operator marks it recovered
+ * (`markCampaignRecovered`: `recovery.recovered` and the security log's record), the processor
+ * gives up (`loseCampaign`), or the worker's stale-campaign job abandons it
+ * (`closeStaleCampaigns` run at that moment, `recovery.lost` with `auto_close_stale`). Campaigns
+ * still open stay open. Returns the campaigns' ids in the order given.
+ */
+export async function replayCampaigns(trx: Transaction, history: CampaignHistory): Promise<string[]> {
+  const { workspaceId, loaded, operator } = history;
+  const ids: string[] = [];
+  const steps: Step[] = [];
+  const staleRuns = new Set<number>();
+  history.campaigns.forEach((campaign, index) => {
+    const failedAt = new Date(campaign.first_failed_at!);
+    steps.push({
+      at: failedAt.getTime(),
+      order: 2 * index,
+      run: async () => {
+        const opened = await openCampaign(trx, {
+          workspace_id: workspaceId,
+          customer_id: loaded.customers[campaign.customer]!,
+          subscription_id: loaded.subscriptions[campaign.subscription!]!,
+          psp_invoice_id: campaign.psp_invoice_id!,
+          amount_cents: campaign.amount_cents!,
+          currency: campaign.currency!,
+          decline_code: campaign.decline_code!,
+          failed_at: failedAt,
+          at: failedAt,
+        });
+        ids[index] = opened.id;
+      },
+    });
+    if (!campaign.closed_at) return;
+    const at = new Date(campaign.closed_at);
+    const close = (run: (id: string) => Promise<unknown>): Step => ({
+      at: at.getTime(),
+      order: 2 * index + 1,
+      run: () => run(ids[index]!),
+    });
+    switch (campaign.status) {
+      case 'recovered': {
+        const via = campaign.recovered_via!;
+        steps.push(
+          close((id) =>
+            via === 'manual'
+              ? markCampaignRecovered(trx, { id, workspace_id: workspaceId, actor: { type: 'user', ...operator }, at })
+              : recoverCampaign(trx, { id, workspace_id: workspaceId, via, at }),
+          ),
+        );
+        break;
+      }
+      case 'lost':
+        steps.push(close((id) => loseCampaign(trx, { id, workspace_id: workspaceId, by: 'processor', at })));
+        break;
+      case 'abandoned':
+        // One run of the job closes every campaign that turned stale since its last run.
+        if (staleRuns.has(at.getTime())) break;
+        staleRuns.add(at.getTime());
+        steps.push(
+          close(() =>
+            closeStaleCampaigns(trx, { olderThanDays: STALE_AFTER_DAYS, workspaceId, now: at, replay: true }),
+          ),
+        );
+        break;
+      default:
+        break;
+    }
+  });
+  steps.sort((a, b) => a.at - b.at || a.order - b.order);
+  for (const step of steps) await step.run();
+  return ids;
+}
+
+interface DemoEndpoint {
+  id: string;
+  /** The event types it is subscribed to. */
+  events: readonly EventType[];
+  /** What its receiver answers when it takes a delivery. */
+  accepts: { status: number; body: string };
+}
+
+export interface WebhookHistory {
+  workspaceId: string;
+  endpoints: DemoEndpoint[];
+  /** When the business added its endpoints. */
+  connectedAt: number;
+  /** The webhook log keeps this far back (WEBHOOK_LOG_RETENTION_DAYS): older deliveries were pruned. */
+  keptSince: number;
+  now: number;
+  rng: SeededRandom;
+}
+
+/** How a receiver fails now and then: what the delivery log records for the attempt. */
+const FAILURES: ReadonlyArray<
+  readonly [{ http_status: number | null; error: string; response_body: string | null; duration_ms?: number }, number]
+> = [
+  [
+    { http_status: 503, error: 'HTTP 503', response_body: 'upstream connect error or disconnect/reset before headers' },
+    5,
+  ],
+  [{ http_status: 502, error: 'HTTP 502', response_body: '<html><body><h1>502 Bad Gateway</h1></body></html>' }, 2],
+  [{ http_status: null, error: 'timed out after 8000 ms', response_body: null, duration_ms: 8000 }, 2],
+  [{ http_status: null, error: 'connection reset by the receiver', response_body: null }, 1],
+];
+
+/** The default WEBHOOK_RETRY_DELAYS: the pause before each retry. */
+const RETRY_DELAYS = parseDurationList(DEFAULT_RETRY_SCHEDULE)!;
+const DISPATCH_DELAY_MS = 200;
+const BATCH_SIZE = 1_000;
+
+/**
+ * What the worker did with the replayed events: each event is dispatched (a moment after it
+ * was recorded, so no webhook goes out for the past now), and each one the webhook log still
+ * keeps was delivered to every endpoint subscribed to it that existed then, as the worker
+ * records it: most at the first attempt, now and then after a retry or two. These rows are
+ * written here, not by the worker's code, which makes them by sending real requests.
+ */
+export async function replayWebhookLog(trx: Transaction, history: WebhookHistory): Promise<void> {
+  const { workspaceId, endpoints, rng } = history;
+  await trx('webhook_endpoints')
+    .where({ workspace_id: workspaceId })
+    .update({ created_at: new Date(history.connectedAt), updated_at: new Date(history.connectedAt) });
+  const events = await trx('events')
+    .where({ workspace_id: workspaceId })
+    .andWhere('created_at', '>=', new Date(Math.max(history.connectedAt, history.keptSince)))
+    .orderBy('seq')
+    .select<Array<{ id: string; seq: string; type: EventType; created_at: Date }>>('id', 'seq', 'type', 'created_at');
+
+  const deliveries: Array<Record<string, unknown>> = [];
+  const attempts: Array<Record<string, unknown>> = [];
+  const lastSuccess = new Map<string, number>();
+  const lastFailure = new Map<string, number>();
+  for (const event of events) {
+    for (const endpoint of endpoints) {
+      if (!endpoint.events.includes(event.type)) continue;
+      const deliveryId = newId();
+      const createdAt = event.created_at.getTime() + DISPATCH_DELAY_MS;
+      const drawn = rng.chance(0.92) ? 0 : rng.chance(0.75) ? 1 : 2;
+      // A retry waits (5 s, then 5 min): the last few minutes' deliveries took their first attempt.
+      const failures = createdAt + RETRY_DELAYS[0]! + RETRY_DELAYS[1]! + 2 * 8_000 > history.now ? 0 : drawn;
+      let attemptedAt = createdAt + rng.integer(5, 60);
+      for (let attempt = 1; attempt <= failures + 1; attempt += 1) {
+        const failed = attempt <= failures;
+        const failure = rng.weighted(FAILURES);
+        const durationMs = failed ? (failure.duration_ms ?? rng.integer(20, 900)) : rng.integer(40, 450);
+        const nextAttemptAt = failed ? attemptedAt + durationMs + RETRY_DELAYS[attempt - 1]! : null;
+        attempts.push({
+          delivery_id: deliveryId,
+          endpoint_id: endpoint.id,
+          event_type: event.type,
+          attempt,
+          outcome: failed ? 'failed' : 'succeeded',
+          http_status: failed ? failure.http_status : endpoint.accepts.status,
+          error: failed ? failure.error : null,
+          response_body: failed ? failure.response_body : endpoint.accepts.body,
+          duration_ms: durationMs,
+          attempted_at: new Date(attemptedAt),
+          next_attempt_at: nextAttemptAt === null ? null : new Date(nextAttemptAt),
+        });
+        const seen = failed ? lastFailure : lastSuccess;
+        seen.set(endpoint.id, Math.max(seen.get(endpoint.id) ?? 0, attemptedAt + durationMs));
+        if (nextAttemptAt !== null) attemptedAt = nextAttemptAt;
+        else attemptedAt += durationMs;
+      }
+      deliveries.push({
+        id: deliveryId,
+        workspace_id: workspaceId,
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        event_seq: event.seq,
+        event_type: event.type,
+        status: 'succeeded',
+        attempt_count: failures + 1,
+        next_attempt_at: null,
+        created_at: new Date(createdAt),
+        completed_at: new Date(attemptedAt),
+      });
+    }
+  }
+  for (let start = 0; start < deliveries.length; start += BATCH_SIZE) {
+    await trx('webhook_deliveries').insert(deliveries.slice(start, start + BATCH_SIZE));
+  }
+  for (let start = 0; start < attempts.length; start += BATCH_SIZE) {
+    await trx('webhook_attempts').insert(attempts.slice(start, start + BATCH_SIZE));
+  }
+  for (const endpoint of endpoints) {
+    const success = lastSuccess.get(endpoint.id);
+    const failure = lastFailure.get(endpoint.id);
+    await trx('webhook_endpoints')
+      .where({ id: endpoint.id })
+      .update({
+        last_success_at: success === undefined ? null : new Date(success),
+        last_failure_at: failure === undefined ? null : new Date(failure),
+      });
+  }
+  await trx('events')
+    .where({ workspace_id: workspaceId })
+    .update({ dispatched_at: trx.raw(`created_at + make_interval(secs => ?)`, [DISPATCH_DELAY_MS / 1000]) });
+}

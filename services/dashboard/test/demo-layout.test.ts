@@ -1,0 +1,279 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Page } from 'playwright-core';
+import { hashPassword, seedDemo, type DemoSeedResult } from '@retention/domain';
+import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+
+/**
+ * The dashboard on `npm start`'s demo data (seedDemo, the default 500 customers), in a real
+ * headless Chromium: the lists fit a 1280 px window without scrolling sideways, no cell wrapping
+ * onto another line, whatever the year of their dates; at 390 px the KPI cards go two to a row,
+ * tables scroll in their own box and the page never scrolls sideways; the favicon is served.
+ * Screenshots go to the world's temporary directory, or to SCREENSHOT_DIR when it is set, as
+ * `polish-<page>-<width>.png`.
+ */
+const world = useDashboardWorld();
+let demo: DemoSeedResult;
+let context: BrowserContext;
+let page: Page;
+
+const shots = () => process.env.SCREENSHOT_DIR ?? world.current.screenshots;
+
+beforeAll(async () => {
+  const { db } = world.current;
+  demo = await seedDemo(db, { baseUrl: world.current.url });
+  await db('users')
+    .where({ id: demo.owner.id })
+    .update({ password_hash: await hashPassword(PASSWORD), name: 'Dana Demo' });
+  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${world.current.url}/dashboard/sign-in`);
+  await page.getByLabel('Email').fill(demo.owner.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+});
+
+const loaded = () => page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+
+async function open(route: string): Promise<void> {
+  await page.goto(`${world.current.url}/dashboard${route}`);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await loaded();
+}
+
+/** How much wider than the window the page is (scrolls sideways when above 0). */
+const pageOverflow = () => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+
+interface TableFit {
+  /** How much wider than the window the page is (0 when it fits). */
+  pageOverflow: number;
+  /** How much wider than its scrolling box the table is (0 when it fits). */
+  tableOverflow: number;
+  rows: number;
+  /** The most lines of text a body row takes (its height in lines of the cells' line height). */
+  lines: number;
+}
+
+/** How a table (found by its name) sits in the page at the current window width. */
+async function tableFit(name: string): Promise<TableFit> {
+  const table = page.getByRole('table', { name });
+  await table.getByRole('row').nth(1).waitFor();
+  const box = page.getByRole('region', { name });
+  const { scrollWidth, clientWidth } = await box.evaluate((element) => ({
+    scrollWidth: element.scrollWidth,
+    clientWidth: element.clientWidth,
+  }));
+  const lines = await table.getByRole('row').evaluateAll((rows) =>
+    rows.slice(1).map((row) => {
+      const style = row.ownerDocument.defaultView!.getComputedStyle(row.firstElementChild);
+      const text =
+        row.getBoundingClientRect().height -
+        parseFloat(style.paddingTop) -
+        parseFloat(style.paddingBottom) -
+        parseFloat(style.borderBottomWidth);
+      return Math.ceil(text / parseFloat(style.lineHeight) - 0.05);
+    }),
+  );
+  return {
+    pageOverflow: Math.max(0, await pageOverflow()),
+    tableOverflow: Math.max(0, scrollWidth - clientWidth),
+    rows: lines.length,
+    lines: Math.max(...lines),
+  };
+}
+
+async function screenshot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(shots(), `polish-${name}-${page.viewportSize()!.width}.png`) });
+}
+
+/**
+ * The lists, each with the lines a row may take: one, but for the campaigns' quieter second line
+ * (the day it closed under the status, the decline code under its category).
+ */
+const LISTS: Array<[route: string, table: string, name: string, lines: number]> = [
+  ['/campaigns', 'Recovery campaigns', 'campaigns', 2],
+  ['/cancel-sessions', 'Cancel sessions', 'cancel-sessions', 1],
+  ['/customers', 'Customers', 'customers', 1],
+];
+
+describe('the lists at 1280 px', () => {
+  it.each(LISTS)('%s fits the window, each row in its lines (no cell wraps)', async (route, table, name, lines) => {
+    await open(route);
+    const fit = await tableFit(table);
+    await screenshot(name);
+    expect(fit).toEqual({ pageOverflow: 0, tableOverflow: 0, rows: 50, lines });
+  });
+
+  describe("when every date is of another year than the viewer's (their longest form)", () => {
+    let today: Page;
+    const year = new Date().getFullYear();
+
+    beforeAll(async () => {
+      // A page of its own: a fixed clock stays for the page's life.
+      const later = await world.current.browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        storageState: await context.storageState(),
+      });
+      today = page;
+      page = await later.newPage();
+      page.setDefaultTimeout(10_000);
+      await page.clock.setFixedTime(new Date(year + 1, 0, 10, 12));
+    });
+
+    afterAll(async () => {
+      await page.context().close();
+      page = today;
+    });
+
+    it.each(LISTS)('%s still fits', async (route, table, name, lines) => {
+      await open(route);
+      await expect(page.getByRole('table', { name: table }).locator('time').first().textContent()).resolves.toMatch(
+        new RegExp(`, (${year}|${year - 1})$`),
+      );
+      const fit = await tableFit(table);
+      await screenshot(`${name}-next-year`);
+      expect(fit).toEqual({ pageOverflow: 0, tableOverflow: 0, rows: 50, lines });
+    });
+  });
+});
+
+describe('at 390 px', () => {
+  beforeAll(async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+  afterAll(async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('the overview shows the KPI cards two to a row, none overflowing', async () => {
+    await open('/?period=all_time'); // the largest figures
+    const figures = page.getByRole('region', { name: 'Key figures' });
+    await figures.getByRole('definition').first().waitFor();
+    await screenshot('overview');
+    const cards = await figures.getByRole('term').evaluateAll((terms) =>
+      terms.map((term) => {
+        const card = term.parentElement!;
+        const rect = card.getBoundingClientRect();
+        return {
+          top: Math.round(rect.top),
+          left: rect.left,
+          right: rect.right,
+          fits: card.scrollWidth <= card.clientWidth,
+        };
+      }),
+    );
+    expect(cards).toHaveLength(8);
+    // Pairs share a row (the same top), side by side, inside the window.
+    for (let index = 0; index < cards.length; index += 2) {
+      const [left, right] = [cards[index]!, cards[index + 1]!];
+      expect(right.top).toBe(left.top);
+      expect(right.left).toBeGreaterThan(left.right);
+      expect(right.right).toBeLessThanOrEqual(390);
+    }
+    expect(new Set(cards.map((card) => card.top)).size).toBe(4);
+    expect(cards.every((card) => card.fits)).toBe(true);
+    expect(await pageOverflow()).toBeLessThanOrEqual(0);
+  });
+
+  it.each([
+    ['/campaigns', 'Recovery campaigns', 'campaigns'],
+    ['/cancel-sessions', 'Cancel sessions', 'cancel-sessions'],
+  ])('%s scrolls sideways inside its table only', async (route, table, name) => {
+    await open(route);
+    const fit = await tableFit(table);
+    await screenshot(name);
+    expect(fit.pageOverflow).toBe(0);
+    expect(fit.tableOverflow).toBeGreaterThan(0); // the table scrolls in its own box
+  });
+});
+
+describe('the favicon', () => {
+  it('is linked from the page as an SVG and answered at /favicon.ico as an image', async () => {
+    await open('/');
+    const href = await page.locator('link[rel="icon"][type="image/svg+xml"]').getAttribute('href');
+    expect(href).toBeTruthy();
+    const svg = await fetch(new URL(href!, page.url()));
+    expect([svg.status, svg.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^image\/svg\+xml/)]);
+    expect(await svg.text()).toMatch(/^<svg/);
+    for (const route of ['/favicon.ico', '/dashboard/favicon.ico']) {
+      const ico = await fetch(`${world.current.url}${route}`);
+      expect([route, ico.status, ico.headers.get('content-type')]).toEqual([
+        route,
+        200,
+        expect.stringMatching(/^image\/(x-icon|vnd\.microsoft\.icon)/),
+      ]);
+      // An ICO file: reserved 0, type 1 (icon), then the number of images.
+      const bytes = Buffer.from(await ico.arrayBuffer());
+      expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)]).toEqual([0, 1, 3]);
+    }
+  });
+});
+
+describe('a demo campaign', () => {
+  /** The timeline's entries (events and manual actions), oldest first, each as its text. */
+  async function timeline(): Promise<string[]> {
+    const region = page.getByRole('region', { name: 'Timeline' });
+    await region.getByRole('listitem').first().waitFor();
+    return region.getByRole('list').first().locator(':scope > li').allTextContents();
+  }
+
+  it('has a timeline: opened, then recovered, each event with its deliveries to the endpoints', async () => {
+    // The newest recovered campaign: within the webhook log's 90 days, so its deliveries are kept.
+    await open('/campaigns?status=recovered');
+    await page.getByRole('table', { name: 'Recovery campaigns' }).getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
+    const entries = await timeline();
+    await screenshot('campaign');
+    expect(entries).toEqual([
+      expect.stringMatching(/recovery\.opened.*Sent to Dunning e-mails: succeeded HTTP 200, \d attempts?/),
+      expect.stringMatching(
+        /recovery\.recovered.*Sent to Dunning e-mails: succeeded HTTP 200, \d attempts?.*Sent to CRM: succeeded HTTP 202/,
+      ),
+    ]);
+  });
+
+  it('recovered by hand: the timeline says who marked it', async () => {
+    const manual = await world.current
+      .db('recovery_campaigns')
+      .where({ workspace_id: demo.workspace.id, recovered_via: 'manual' })
+      .first<{ id: string }>('id');
+    await open(`/campaigns/${manual.id}`);
+    const entries = await timeline();
+    expect(entries).toHaveLength(3);
+    expect(entries[0]).toMatch(/recovery\.opened/);
+    expect(entries[1]).toMatch(/recovery\.recovered/);
+    expect(entries[2]).toMatch(/marked recovered by ops@northwind\.example/);
+    await expect(
+      page.getByRole('region', { name: 'Campaign' }).getByRole('definition').allTextContents(),
+    ).resolves.toContain('ops@northwind.example');
+  });
+
+  it('abandoned: closed by the stale-campaign job', async () => {
+    await open('/campaigns?status=abandoned');
+    await page.getByRole('table', { name: 'Recovery campaigns' }).getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
+    const entries = await timeline();
+    expect(entries).toEqual([
+      expect.stringMatching(/recovery\.opened/),
+      expect.stringMatching(/recovery\.lost.*Sent to Dunning e-mails: succeeded.*Sent to CRM: succeeded/),
+    ]);
+  });
+
+  it('older than the webhook log keeps (90 days): its events, without deliveries, and says why', async () => {
+    const oldest = await world.current
+      .db('recovery_campaigns')
+      .where({ workspace_id: demo.workspace.id })
+      .orderBy('first_failed_at')
+      .first<{ id: string }>('id');
+    await open(`/campaigns/${oldest.id}`);
+    const entries = await timeline();
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    for (const entry of entries) expect(entry).toMatch(/No delivery on record/);
+  });
+});
