@@ -103,8 +103,8 @@ describe('the OpenAPI document', () => {
     expect(documented).toEqual(served);
     // Outside /api/v1 the app serves only liveness, the documentation, the Stripe webhook
     // receiver (docs/processor.md: signed by Stripe, not part of the API) and the dashboard
-    // (docs/dashboard-api.md), which `/` redirects to; readiness and metrics are on the
-    // internal port.
+    // (docs/dashboard-api.md), which `/` redirects to, and its icon where browsers ask for it;
+    // readiness and metrics are on the internal port.
     // (Paths once each: the Stripe path has its POST and an answer for every other method.)
     expect(
       [
@@ -114,7 +114,7 @@ describe('the OpenAPI document', () => {
             .map((route) => route.path),
         ),
       ].sort(),
-    ).toEqual(['/', '/docs', '/healthz', '/openapi.json', '/processor/stripe/:connection_id']);
+    ).toEqual(['/', '/docs', '/favicon.ico', '/healthz', '/openapi.json', '/processor/stripe/:connection_id']);
   });
 
   it('is valid OpenAPI 3.1', async () => {
