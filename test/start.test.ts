@@ -172,7 +172,7 @@ describe('npm start', () => {
         const start = startService('scripts/start.ts', environment(database.url, port));
         expect(await start.exited).toBe(1);
         expect(Date.now() - started).toBeLessThan(20_000);
-        expect(start.output()).toContain(`cannot listen on port ${port}`);
+        expect(start.output()).toContain(`cannot listen on PORT ${port}`);
         expect(start.output()).not.toMatch(/sk_live_|Stop it with Ctrl-C/);
         expect(await answers(port + 1)).toBe(false);
         expect(await database.db('workspaces').select('id')).toHaveLength(0);

@@ -94,6 +94,45 @@ function url(env: Env, name: string, fallback: string, schemes: string[]): strin
   return value;
 }
 
+/**
+ * REDIS_URL: `redis://` or `rediss://` (TLS), a user name and password before the host, a
+ * database number as the path. Query options are refused, but for `family`: ioredis would
+ * merge them over the options the service sets on each connection (a `maxRetriesPerRequest`
+ * there makes BullMQ refuse its blocking connections at the worker's start), and every value
+ * would arrive as a string (`enableOfflineQueue=false` is the truthy "false").
+ */
+function redisUrl(env: Env): string {
+  const value = url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']);
+  const parsed = new URL(value);
+  const refused = [...new Set(parsed.searchParams.keys())].filter((key) => key !== 'family');
+  if (refused.length > 0) {
+    throw new ConfigError(
+      'REDIS_URL',
+      `query options are not accepted (${refused.join(', ')}): they would override the options the service sets ` +
+        "on its Redis connections (a maxRetriesPerRequest or keyPrefix breaks BullMQ's blocking connections); " +
+        'only family (0, 4 or 6) may be given. Write a password as redis://:PASSWORD@host:6379, ' +
+        'a database number as the path (/2), and rediss:// for TLS',
+    );
+  }
+  const family = parsed.searchParams.get('family');
+  if (family !== null && !['0', '4', '6'].includes(family)) {
+    throw new ConfigError('REDIS_URL', `its family option "${family}" is not 0, 4 or 6`);
+  }
+  if (!/^(\/\d*)?$/.test(parsed.pathname)) {
+    throw new ConfigError('REDIS_URL', 'its path must be a database number, such as /2');
+  }
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+  } catch {
+    throw new ConfigError(
+      'REDIS_URL',
+      'its user name or password is not percent-encoded: write % as %25, @ as %40, : as %3A and / as %2F',
+    );
+  }
+  return value;
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = read(env, name, String(fallback));
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -213,7 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
       env,
       url(env, 'DATABASE_URL', 'postgres://localhost:5432/retention', ['postgres:', 'postgresql:']),
     ),
-    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisUrl: redisUrl(env),
     redisKeyPrefix,
     port,
     workerPort: integer(env, 'WORKER_PORT', 3001, 0, 65535),

@@ -26,6 +26,10 @@ describe('loadConfig', () => {
     ['PORT', '70000'],
     ['DATABASE_URL', 'mysql://localhost/x'],
     ['REDIS_URL', 'not a url'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/?maxRetriesPerRequest=3'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/?family=5'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/cache'],
+    ['REDIS_URL', 'redis://:50%off@127.0.0.1:6379'],
     ['WEBHOOK_TIMEOUT_MS', '-1'],
     ['WEBHOOK_RETRY_DELAYS', '5 seconds'],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'maybe'],
@@ -68,6 +72,34 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...KEY, SESSION_IDLE_TIMEOUT: 'forever' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...KEY, SMTP_URL: 'http://mail.test' })).toThrow(/SMTP_URL/);
     expect(() => loadConfig({ ...KEY, SMTP_URL: 'smtp://u:secret-pass@' })).not.toThrow(/secret-pass/);
+  });
+
+  it("refuses REDIS_URL's query options, which ioredis would merge over the connections' own, and keeps its other parts", () => {
+    const refusal = (redisUrl: string) => {
+      try {
+        loadConfig({ ...KEY, REDIS_URL: redisUrl });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    const message = refusal('redis://:hunter2@127.0.0.1:6379/?maxRetriesPerRequest=3&enableOfflineQueue=false');
+    expect(message).toMatch(
+      /^Invalid REDIS_URL: query options are not accepted \(maxRetriesPerRequest, enableOfflineQueue\)/,
+    );
+    expect(message).toContain("BullMQ's blocking connections");
+    expect(message).not.toContain('hunter2');
+    expect(refusal('redis://:50%off@127.0.0.1:6379')).toContain('not percent-encoded');
+    expect(refusal('redis://:50%off@127.0.0.1:6379')).not.toContain('50%off');
+    // A password, a user, a database number, TLS and the address family are the URL's to give.
+    for (const accepted of [
+      'redis://:p%40ss%25word@127.0.0.1:6379/2',
+      'rediss://retention:secret@redis.example.com:6380/0?family=6',
+      'redis://[::1]:6379/',
+      'redis://127.0.0.1:6379?family=4',
+    ]) {
+      expect(loadConfig({ ...KEY, REDIS_URL: accepted }).redisUrl).toBe(accepted);
+    }
   });
 
   it('reads the stale-campaign check interval as a duration', () => {

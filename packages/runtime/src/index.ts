@@ -10,5 +10,6 @@ export * from './token-epoch.js';
 export * from './session-epoch.js';
 export * from './batcher.js';
 export * from './opened-resources.js';
+export * from './service-start.js';
 export * from './mailer.js';
 export * from './development-secrets-key.js';

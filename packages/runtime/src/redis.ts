@@ -11,6 +11,9 @@ export type { Redis } from 'ioredis';
  * - `blocking` connections (BullMQ workers) wait and retry forever, as BullMQ requires.
  * Connection errors are logged (at most once per 10 s per connection, see `throttledWarn`),
  * never thrown as unhandled 'error' events.
+ *
+ * ioredis merges a URL's query options over the options given here, so these hold only
+ * because REDIS_URL carries none: loadConfig refuses them (all but `family`) at start.
  */
 export function createRedis(url: string, kind: 'command' | 'blocking', name: string, logger?: Logger): Redis {
   const options: RedisOptions =

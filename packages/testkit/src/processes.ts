@@ -83,3 +83,20 @@ export function startService(entry: string, env: Record<string, string>): Servic
     },
   };
 }
+
+/** Loaded first in a process started with reportOpenAtExit(); the standard streams do not count. */
+const OPEN_AT_EXIT_HOOK = `process.on('exit', () => {
+  const open = process.getActiveResourcesInfo().filter((kind) => kind !== 'PipeWrap' && kind !== 'TTYWrap');
+  if (open.length > 0) process.stderr.write('open at exit: ' + open.join(', ') + '\\n');
+});`;
+
+/**
+ * Environment for startService that makes the process write, as it exits, what it still had
+ * open besides its standard streams: `open at exit: TCPSocketWrap, Timeout`. A process that
+ * ends by itself has nothing open by then; one ended by `process.exit` lists what it left,
+ * so a test sees a leak that an early exit would hide.
+ */
+export function reportOpenAtExit(): Record<string, string> {
+  const hook = `--import=data:text/javascript,${encodeURIComponent(OPEN_AT_EXIT_HOOK)}`;
+  return { NODE_OPTIONS: [process.env.NODE_OPTIONS, hook].filter(Boolean).join(' ') };
+}

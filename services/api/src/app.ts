@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
-import type { Logger, Redis } from '@retention/runtime';
+import type { WebhookSender } from '@retention/domain';
+import type { Logger, Mailer, Redis } from '@retention/runtime';
 import { DASHBOARD_API_PREFIX, DASHBOARD_ROUTE_PATTERNS, dashboardApi } from './dashboard/router.js';
 import { dashboardPages } from './dashboard/static.js';
 import { createApiMetrics, routeLabeler, type ApiMetrics } from './metrics.js';
@@ -29,10 +30,23 @@ export interface AppDependencies {
   rateLimitWindowMs?: number;
   /** The process's metrics; a registry of the app's own when not given. */
   metrics?: ApiMetrics;
+  /** The dashboard's e-mail; made from SMTP_URL when not given (none when it is unset). */
+  mailer?: Mailer | null;
+  /** The dashboard's "Send test" client; one of the app's own when not given. */
+  sender?: WebhookSender;
 }
 
 /** Builds the HTTP application. It never listens: main.ts and the tests do that. */
-export function createApp({ config, db, redis, logger, rateLimitWindowMs, metrics }: AppDependencies): Express {
+export function createApp({
+  config,
+  db,
+  redis,
+  logger,
+  rateLimitWindowMs,
+  metrics,
+  mailer,
+  sender,
+}: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -70,7 +84,7 @@ export function createApp({ config, db, redis, logger, rateLimitWindowMs, metric
   const receiver = stripeReceiver({ config, db });
   serveBeforeExpress(app, stripeBeforeExpress({ receiver, logger, metrics: appMetrics }));
   app.use(stripeWebhookRoutes(receiver));
-  app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger }));
+  app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger, mailer, sender }));
   app.use(dashboardPages());
 
   app.use(readMethodsOnly);

@@ -1,12 +1,15 @@
 /** The API service: `npm run start:api`. */
 import { loadConfig } from '@retention/core';
 import { createDb, describeConnectionFailure } from '@retention/db';
+import { createWebhookSender, webhookSenderOptions } from '@retention/domain';
 import {
   createLogger,
+  createMailer,
   createRedis,
   drainable,
+  listenOn,
   onShutdownSignal,
-  OpenedResources,
+  runServiceStart,
   waitForRedis,
 } from '@retention/runtime';
 import type { AddressInfo } from 'node:net';
@@ -15,10 +18,12 @@ import { createApiMetrics } from './metrics.js';
 import { createInternalServer } from './routes/operational.js';
 import { createApiServer } from './server.js';
 
-async function main(): Promise<void> {
+// One step for the whole start: whatever fails in it, a synchronous throw included (a setting
+// refused while the app is built), closes everything opened before the failure, and the
+// process ends by itself, exit code 1.
+runServiceStart('api', async (opened) => {
   const config = loadConfig();
   const logger = createLogger('api', config.logLevel);
-  const opened = new OpenedResources();
   const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-api' }), (db) => db.destroy());
   await opened.step(
     () => db.raw('SELECT 1'),
@@ -32,8 +37,12 @@ async function main(): Promise<void> {
     (error) => new Error(describeConnectionFailure('Redis', config.redisUrl, error)),
   );
 
+  // The dashboard's e-mail and its "Send test" client: made here, so they close with the rest.
+  const mailer = createMailer(config, logger);
+  if (mailer) opened.add(mailer, (it) => it.close());
+  const sender = opened.add(createWebhookSender(webhookSenderOptions(config)), (it) => it.close());
   const metrics = createApiMetrics();
-  const app = createApp({ config, db, redis, logger, metrics });
+  const app = createApp({ config, db, redis, logger, metrics, mailer, sender });
   const server = createApiServer(app, logger, config);
   const connections = drainable(server);
   // At shutdown: stop accepting, let the requests in flight finish, then close what they use.
@@ -42,26 +51,12 @@ async function main(): Promise<void> {
     internal.closeAllConnections();
     internal.close();
   });
-  const listen = (target: typeof server, port: number, name: string) =>
-    opened.step(
-      () =>
-        new Promise<void>((resolve, reject) => {
-          target.once('error', reject);
-          target.listen(port, resolve);
-        }),
-      (error) => new Error(`cannot listen on ${name} ${port}: ${(error as Error).message}`),
-    );
-  await listen(server, config.port, 'port');
-  await listen(internal, config.apiInternalPort, 'API_INTERNAL_PORT');
+  await listenOn(server, config.port, 'PORT');
+  await listenOn(internal, config.apiInternalPort, 'API_INTERNAL_PORT');
   onShutdownSignal(logger, () => opened.closeAll());
   const internalPort = (internal.address() as AddressInfo).port;
   logger.info(
     { port: config.port, internal_port: internalPort },
     `API listening on http://localhost:${config.port}; /readyz and /metrics on internal port ${internalPort}`,
   );
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`api failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
 });

@@ -6,7 +6,7 @@
  * finish first.
  */
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '@retention/core';
+import { loadConfig } from '@retention/core';
 import { createDb, describeConnectionFailure } from '@retention/db';
 import {
   createLogger,
@@ -14,25 +14,20 @@ import {
   createOperationalServer,
   createRedis,
   drainable,
+  listenOn,
   onShutdownSignal,
-  OpenedResources,
+  runServiceStart,
   waitForRedis,
-  type Logger,
 } from '@retention/runtime';
 import { registerWorkerMetrics } from './metrics.js';
 import { pruneWebhookLogJob, staleCampaignsJob } from './periodic-jobs.js';
 import { createWorker } from './worker.js';
 
-async function main(): Promise<void> {
+// One step for the whole start: whatever fails in it, a synchronous throw included, closes
+// everything opened before the failure, and the process ends by itself, exit code 1.
+runServiceStart('worker', async (opened) => {
   const config = loadConfig();
   const logger = createLogger('worker', config.logLevel);
-  const opened = new OpenedResources();
-  // One step for the whole start: whatever fails in it, a synchronous throw included, closes
-  // everything opened before the failure, newest first.
-  await opened.step(() => start(config, logger, opened));
-}
-
-async function start(config: Config, logger: Logger, opened: OpenedResources): Promise<void> {
   const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-worker', poolMax: 20 }), (db) =>
     db.destroy(),
   );
@@ -50,14 +45,13 @@ async function start(config: Config, logger: Logger, opened: OpenedResources): P
     () => waitForRedis(probe),
     (error) => new Error(describeConnectionFailure('Redis', config.redisUrl, error)),
   );
-  const worker = await opened.step(() =>
-    createWorker({
-      config,
-      db,
-      logger,
-      options: { periodicJobs: [staleCampaignsJob(db, config), pruneWebhookLogJob(db, config)] },
-    }),
-  );
+  // createWorker closes what it opened itself when it fails; not added until it is whole.
+  const worker = await createWorker({
+    config,
+    db,
+    logger,
+    options: { periodicJobs: [staleCampaignsJob(db, config), pruneWebhookLogJob(db, config)] },
+  });
 
   const registry = createMetricsRegistry('worker');
   registerWorkerMetrics({ registry, events: worker.events, deliveryQueue: worker.deliveryQueue, db, logger });
@@ -68,32 +62,9 @@ async function start(config: Config, logger: Logger, opened: OpenedResources): P
   opened.add(drainable(operational), (connections) => connections.drain());
   // Added last, so closed first: /readyz and /metrics answer while the worker finishes its attempts.
   opened.add(worker, (worker) => worker.close());
-  await opened.step(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        operational.once('error', reject);
-        operational.listen(config.workerPort, resolve);
-      }),
-    (error) => new Error(`cannot listen on WORKER_PORT ${config.workerPort}: ${(error as Error).message}`),
-  );
+  await listenOn(operational, config.workerPort, 'WORKER_PORT');
 
   // An attempt in flight takes at most the request timeout; leave room to record it.
   onShutdownSignal(logger, () => opened.closeAll(), Math.max(30_000, config.webhookTimeoutMs + 15_000));
   logger.info({ port: (operational.address() as AddressInfo).port }, 'worker started');
-}
-
-/** How long a failed start may take to end by itself before it is ended, saying so. */
-const EXIT_GRACE_MS = 5_000;
-
-main().catch((error: unknown) => {
-  process.stderr.write(`worker failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  // Everything opened was closed by now, so the process ends by itself, as soon as the last
-  // socket is gone. Were something left open (a leak), it would still end, and say so.
-  process.exitCode = 1;
-  setTimeout(() => {
-    process.stderr.write(
-      `worker: still running ${EXIT_GRACE_MS} ms after a failed start (something was left open); exiting\n`,
-    );
-    process.exit(1);
-  }, EXIT_GRACE_MS).unref();
 });

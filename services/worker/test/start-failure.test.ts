@@ -1,16 +1,24 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { redisKeyPrefix, runId, startService, TEST_REDIS_URL, useTestDatabase } from '@retention/testkit';
+import {
+  redisKeyPrefix,
+  reportOpenAtExit,
+  runId,
+  startService,
+  TEST_REDIS_URL,
+  useTestDatabase,
+} from '@retention/testkit';
 
 /**
  * A worker whose start fails after it opened PostgreSQL and Redis closes everything it opened
  * and ends by itself, exit code 1, naming the problem. main.ts no longer ends a failed start
  * with process.exit: a connection left open keeps the process running, until a guard ends it
- * five seconds later and says so. That line is what these tests look for.
+ * five seconds later and says so; and the process reports what it still had open as it exits
+ * (reportOpenAtExit). Those lines are what these tests look for.
  */
 
 const database = useTestDatabase();
-const LEFT_OPEN = /something was left open/;
+const LEFT_OPEN = /something was left open|open at exit/;
 
 function startWorker(env: Record<string, string>) {
   return startService('services/worker/src/main.ts', {
@@ -18,6 +26,7 @@ function startWorker(env: Record<string, string>) {
     REDIS_URL: TEST_REDIS_URL,
     REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-start-failure`,
     WORKER_PORT: '0',
+    ...reportOpenAtExit(),
     ...env,
   });
 }

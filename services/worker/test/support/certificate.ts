@@ -9,6 +9,8 @@ export interface TestCertificate {
   cert: Buffer;
   /** The certificate's file: what NODE_EXTRA_CA_CERTS points at for a worker process. */
   certPath: string;
+  /** The key's file, for a server that reads it from disk (redis-server). */
+  keyPath: string;
   remove(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function createTestCertificate(): Promise<TestCertificate> {
     key: await readFile(keyPath),
     cert: await readFile(certPath),
     certPath,
+    keyPath,
     remove: () => rm(directory, { recursive: true, force: true }),
   };
 }

@@ -1,6 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { eventually, freePort } from '@retention/testkit';
+import type { TestCertificate } from './certificate.js';
+
+export interface PrivateRedisOptions {
+  /** Serve TLS only (rediss://) with this certificate, which clients must trust. */
+  tls?: TestCertificate;
+  /** Require this password (requirepass). */
+  password?: string;
+}
 
 /**
  * A redis-server of a test's own, for tests that flush or stop Redis: those must never
@@ -10,27 +18,47 @@ import { eventually, freePort } from '@retention/testkit';
 export class PrivateRedis {
   private server: ChildProcess | undefined;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly options: PrivateRedisOptions,
+  ) {}
 
-  static async start(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort());
+  static async start(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort(), options);
     await redis.restart();
     return redis;
   }
 
+  /** Its URL, with the password percent-encoded as REDIS_URL wants it. */
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    const { tls, password } = this.options;
+    const auth = password === undefined ? '' : `:${encodeURIComponent(password)}@`;
+    return `${tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${this.port}`;
+  }
+
+  /** A connection of the test's own (the caller closes it), trusting the server's certificate. */
+  connect(options: RedisOptions = {}): Redis {
+    return new Redis(this.url, { ...(this.options.tls && { tls: { ca: this.options.tls.cert } }), ...options });
   }
 
   /** Starts the server (again, on the same port) and waits until it answers. */
   async restart(): Promise<void> {
+    const { tls, password } = this.options;
+    const listen = tls
+      ? ['--port', '0', '--tls-port', String(this.port), '--tls-auth-clients', 'no']
+      : ['--port', String(this.port)];
     this.server = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      [
+        ...listen,
+        ...(tls ? ['--tls-cert-file', tls.certPath, '--tls-key-file', tls.keyPath] : []),
+        ...(password === undefined ? [] : ['--requirepass', password]),
+        ...['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ],
       { stdio: 'ignore' },
     );
     await eventually(async () => {
-      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const probe = this.connect({ lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       try {
         await probe.connect();
         return (await probe.ping()) === 'PONG';
