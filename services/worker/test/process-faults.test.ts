@@ -97,7 +97,20 @@ describe('worker process faults', () => {
         async () => ids.every((id) => arrivalsOf(endpoint.path).has(id)) && (await unfinishedDeliveries()).length === 0,
         90_000,
         100,
-      );
+      ).catch(async (error: Error) => {
+        // Say what is stuck: which deliveries, in which state, and how many events never arrived.
+        const stuck = (await unfinishedDeliveries()).map((delivery) => ({
+          status: delivery.status,
+          attempts: delivery.attempt_count,
+          queued_at: delivery.queued_at,
+          lease_expires_at: delivery.lease_expires_at,
+          next_attempt_at: delivery.next_attempt_at,
+        }));
+        const missing = ids.filter((id) => !arrivalsOf(endpoint.path).has(id)).length;
+        throw new Error(
+          `${error.message}: ${missing} event(s) never arrived; ${stuck.length} unfinished: ${JSON.stringify(stuck.slice(0, 20))}`,
+        );
+      });
     } finally {
       await second.stop('SIGTERM');
     }

@@ -72,11 +72,14 @@ describe('ProcessorEventApplier wake-ups', () => {
       await store('evt_third');
       applier.wake(connection.id);
       releaseFirst();
+      // Applied in order, and marked so once the batch commits (the apply callback runs before it).
+      const states = () => db('processor_events').where({ connection_id: connection.id }).pluck('state');
       const deadline = Date.now() + 5_000;
-      while (applied.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (Date.now() < deadline && (applied.length < 3 || (await states()).some((state) => state !== 'applied'))) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       expect(applied).toEqual(['evt_first', 'evt_second', 'evt_third']);
-      const states = await db('processor_events').where({ connection_id: connection.id }).pluck('state');
-      expect(states).toEqual(['applied', 'applied', 'applied']);
+      expect(await states()).toEqual(['applied', 'applied', 'applied']);
     } finally {
       await applier.stop();
     }
