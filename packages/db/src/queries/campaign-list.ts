@@ -2,6 +2,7 @@ import {
   CAMPAIGN_STATUSES,
   DECLINE_CATEGORIES,
   invalidParam,
+  parseTimestamp,
   type CampaignStatus,
   type DeclineCategory,
   type RecoveryCampaign,
@@ -53,12 +54,11 @@ export const CAMPAIGN_EXPORT_COLUMNS = [
 /** A list row: the API's campaign plus its customer's e-mail. */
 export type CampaignListRow = RecoveryCampaign & { customer_email: string };
 
+/** The service's one reading of a timestamp (`parseTimestamp`): impossible dates refused too. */
 function parseInstant(name: string, value: string): Date {
-  const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
-    throw invalidParam(`${name}: must be an ISO 8601 date or timestamp`);
-  }
-  return date;
+  const millis = parseTimestamp(value);
+  if (millis === null) throw invalidParam(`${name}: must be an ISO 8601 date or timestamp`);
+  return new Date(millis);
 }
 
 /** Validates the query strings of the campaigns list or export. */

@@ -315,6 +315,10 @@ describe('GET /dashboard/api/campaigns', () => {
     );
     expect(paged.map((row) => row.first_failed_at)).toEqual(window);
     expect((await call('GET', '/campaigns?from=yesterday', { cookie: w.member.cookie })).status).toBe(400);
+    // An impossible date is refused, not rolled over into March (the API's reading of a timestamp).
+    const impossible = await call('GET', '/campaigns?to=2026-02-30', { cookie: w.member.cookie });
+    expect(impossible.status).toBe(400);
+    expect(impossible.body.error).toMatchObject({ type: 'invalid_param', message: expect.stringMatching(/^to:/) });
   });
 
   it('q finds an exact invoice id, or a customer e-mail in any case; nothing partial', async () => {
