@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Config } from 'jest';
 
 // Every workspace package maps to its TypeScript source, so tests never need a build.
@@ -19,6 +20,11 @@ const config: Config = {
   globalSetup: '<rootDir>/packages/testkit/src/global-setup.mjs',
   globalTeardown: '<rootDir>/packages/testkit/src/global-teardown.mjs',
   testTimeout: 30_000,
+  // The suites wait on servers, child processes, Redis, PostgreSQL and a browser far more than
+  // they compute, so two run well side by side even on two cores, where jest's default (one
+  // fewer than the cores) would run them one at a time: measured on the 2-core CI machine,
+  // 570 s in band against 385 s with two workers, every suite passing.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
 };
 
 export default config;
