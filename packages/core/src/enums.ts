@@ -118,6 +118,7 @@ export const SECURITY_ACTIONS = [
   'processor.connected',
   'processor.disconnected',
   'processor.key_rejected',
+  'processor.key_removed',
   'campaign.marked_recovered',
   'campaign.marked_lost',
 ] as const;

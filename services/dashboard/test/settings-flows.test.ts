@@ -6,6 +6,8 @@ import { recoverCampaign } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
 import {
+  FakeStripe,
+  newApiKey,
   newWebhookSecret,
   postToConnection,
   stripeCustomer,
@@ -19,7 +21,14 @@ import { checkPage } from './support/page-checks.js';
  * PostgreSQL, Redis, a worker and an HTTPS receiver. Controls are found by role and name only.
  * The tests run in order and share one signed-in page, as a person would use it.
  */
-const world = useDashboardWorld();
+// The local Stripe stand-in answers the processor page's key; started before the world reads its URL.
+let stripe: FakeStripe;
+const stripeKey = newApiKey();
+beforeAll(async () => {
+  stripe = await FakeStripe.start(stripeKey);
+});
+afterAll(() => stripe?.close());
+const world = useDashboardWorld({ stripeApiBase: () => stripe.url });
 let context: BrowserContext;
 let page: Page;
 
@@ -461,5 +470,49 @@ describe('the processor page', () => {
     await page.getByText('Connected and syncing').waitFor();
     await page.getByText(`whsec_…${secret.slice(-4)}`).waitFor();
     await expect(page.content()).resolves.not.toContain(secret);
+  });
+
+  it('connects again with a key, keeps it when the key field is left empty, and removes it once confirmed', async () => {
+    const keyField = page.getByLabel('Restricted API key (optional)');
+    const stored = `rk_…${stripeKey.slice(-4)}`;
+    const row = () =>
+      world.current.db('processor_connections').where({ workspace_id: world.current.workspace.id }).first();
+    await page.getByLabel('Webhook signing secret').fill(newWebhookSecret());
+    await keyField.fill(stripeKey);
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByText(stored, { exact: true }).waitFor();
+    const keyed = await row();
+    expect(keyed.api_key_last4).toBe(stripeKey.slice(-4));
+
+    // The form says the field is optional and that leaving it empty keeps the key shown.
+    await expect(keyField.getAttribute('aria-describedby')).resolves.toBeTruthy();
+    await page.getByText(`Leave empty to keep the current key (${stored})`, { exact: false }).waitFor();
+    const rolled = newWebhookSecret();
+    await page.getByLabel('Webhook signing secret').fill(rolled);
+    await expect(keyField.inputValue()).resolves.toBe('');
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByText(`whsec_…${rolled.slice(-4)}`).waitFor();
+    await page.getByText(stored, { exact: true }).waitFor();
+    await page.getByText('Connected and syncing').waitFor();
+    expect((await row()).api_key_sealed).toBe(keyed.api_key_sealed);
+
+    // Removing it asks first; Cancel keeps it.
+    await page.getByRole('button', { name: 'Remove API key' }).click();
+    let confirm = page.getByRole('dialog', { name: 'Remove API key' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect((await row()).api_key_sealed).toBe(keyed.api_key_sealed);
+    await page.getByRole('button', { name: 'Remove API key' }).click();
+    confirm = page.getByRole('dialog', { name: 'Remove API key' });
+    await confirm.getByRole('button', { name: 'Remove API key' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByText(stored, { exact: true }).waitFor({ state: 'detached' });
+    await expect(page.getByRole('button', { name: 'Remove API key' }).count()).resolves.toBe(0);
+    expect((await row()).api_key_sealed).toBeNull();
+    await page.getByText('Leave empty to connect without a key', { exact: false }).waitFor();
+
+    await openSettings('Security log');
+    await page.getByText('processor.key_removed').first().waitFor();
+    await expect(page.content()).resolves.not.toContain(stripeKey);
   });
 });

@@ -91,16 +91,50 @@ const validateConnect = inputValidator(
   ),
 );
 
-/** How the key fared when it was tried, before the connection was written. */
-export type KeyCheck = 'none' | 'accepted';
+/**
+ * How the key fared when it was tried, before the connection was written: no key was tried;
+ * the key given answered; or, connecting again without a key, the stored key answered again
+ * (`kept_key_accepted` is its sealed value, so a key replaced or removed meanwhile is never
+ * taken for the one that was tried). See keptKeyToCheck.
+ */
+export type KeyCheck = 'none' | 'accepted' | { kept_key_accepted: string };
 
 /**
- * Connects (or reconnects, replacing both secrets) a workspace's processor: the one function
- * behind the CLI's `processor connect` and the dashboard's Settings, Processor. With a key that
- * answered, the connection is `connected` at once and a backfill is queued; without one it is
- * `pending` until the first correctly signed event arrives, unless it is `connected` already
- * (statusAfterConnect). The connection id (its URL) is kept across reconnections, so the
- * endpoint registered in Stripe keeps working.
+ * The stored key a connect without a key must try again before keeping it (docs/processor.md,
+ * "Reconnecting"): the key of a connection that is not `connected`, since keeping it is what
+ * makes it `connected` again, as a new key would. Null when there is nothing to try: no
+ * connection, no stored key, or a `connected` connection, which keeps its key as it is (the
+ * key was tried when it was given).
+ */
+export async function keptKeyToCheck(
+  db: Queryable,
+  secretsKey: Buffer,
+  workspaceId: string,
+): Promise<{ api_key: string; sealed: string } | null> {
+  const row = await db<ConnectionRow>('processor_connections')
+    .where({ workspace_id: workspaceId })
+    .first('status', 'api_key_sealed');
+  if (!row || row.api_key_sealed === null || row.status === 'connected') return null;
+  return { api_key: openSecret(secretsKey, row.api_key_sealed), sealed: row.api_key_sealed };
+}
+
+const BACKFILL_RESET = {
+  backfill_phase: null,
+  backfill_cursor: null,
+  backfill_error: null,
+  backfill_locked_until: null,
+  backfill_run_id: null,
+  backfill_counts: JSON.stringify({ customers: 0, subscriptions: 0, invoices: 0 }),
+};
+
+/**
+ * Connects (or reconnects) a workspace's processor: the one function behind the CLI's
+ * `processor connect` and the dashboard's Settings, Processor. The signing secret is always
+ * replaced. A key given replaces the stored one and queues a backfill; no key given keeps the
+ * stored one as it is (sealed value, last four, backfill: nothing is queued, the key did not
+ * change), so an owner rotating the signing secret does not lose the key; removing it is
+ * removeProcessorKey. Status: see statusAfterConnect. The connection id (its URL) is kept across
+ * reconnections, so the endpoint registered in Stripe keeps working.
  */
 export async function connectProcessor(
   db: Db,
@@ -110,7 +144,8 @@ export async function connectProcessor(
   actor: Actor,
 ): Promise<ConnectionRow> {
   const valid = validateConnect(input);
-  if ((valid.api_key === undefined) !== (keyCheck === 'none'))
+  const given = valid.api_key !== undefined;
+  if (given ? keyCheck !== 'accepted' : keyCheck === 'accepted')
     throw new Error('a key must be checked before it is stored');
   return inTransaction(db, async (trx) => {
     await getWorkspace(trx, valid.workspace_id);
@@ -119,25 +154,31 @@ export async function connectProcessor(
     const previous = await trx<ConnectionRow>('processor_connections')
       .where({ workspace_id: valid.workspace_id })
       .forUpdate()
-      .first('status', 'connected_at');
-    const status = statusAfterConnect(previous?.status ?? null, keyCheck);
+      .first('status', 'connected_at', 'api_key_sealed');
+    const kept = !given && previous !== undefined && previous.api_key_sealed !== null;
+    // A kept key makes a connection that is not `connected` connected only once it answered again.
+    const keptChecked = kept && typeof keyCheck === 'object' && keyCheck.kept_key_accepted === previous.api_key_sealed;
+    if (kept && previous.status !== 'connected' && !keptChecked)
+      throw conflict('The stored API key changed while it was being tried with Stripe; connect again');
+    const status = statusAfterConnect(previous?.status ?? null, given || keptChecked ? 'accepted' : 'none');
     const stillConnected = status === 'connected' && previous?.status === 'connected';
     const values = {
       provider: valid.provider,
       status,
       webhook_secret_sealed: sealSecret(secretsKey, valid.webhook_secret),
       webhook_secret_last4: lastFour(valid.webhook_secret),
-      api_key_sealed: valid.api_key === undefined ? null : sealSecret(secretsKey, valid.api_key),
-      api_key_last4: valid.api_key === undefined ? null : lastFour(valid.api_key),
+      ...(given
+        ? {
+            api_key_sealed: sealSecret(secretsKey, valid.api_key!),
+            api_key_last4: lastFour(valid.api_key!),
+            backfill_status: 'queued',
+            ...BACKFILL_RESET,
+          }
+        : kept
+          ? {}
+          : { api_key_sealed: null, api_key_last4: null, backfill_status: 'idle', ...BACKFILL_RESET }),
       disconnected_reason: null,
       connected_at: stillConnected ? previous.connected_at : status === 'connected' ? trx.fn.now() : null,
-      backfill_status: valid.api_key === undefined ? 'idle' : 'queued',
-      backfill_phase: null,
-      backfill_cursor: null,
-      backfill_error: null,
-      backfill_locked_until: null,
-      backfill_run_id: null,
-      backfill_counts: JSON.stringify({ customers: 0, subscriptions: 0, invoices: 0 }),
       updated_at: trx.fn.now(),
     };
     const [row] = (await trx('processor_connections')
@@ -157,6 +198,7 @@ export async function connectProcessor(
         previous_status: previous?.status ?? null,
         webhook_secret_last4: row!.webhook_secret_last4,
         api_key_last4: row!.api_key_last4,
+        api_key: given ? 'given' : kept ? 'kept' : 'none',
       },
     });
     return row!;
@@ -165,14 +207,16 @@ export async function connectProcessor(
 
 /**
  * The status a connect leaves (docs/processor.md, "Reconnecting"). A key Stripe has just
- * answered proves the account: `connected`. Without a key nothing is proved at connect time,
- * and nothing that works is undone: a connection already `connected` stays so, with the secret
- * it had or a new one (an owner rolling the signing secret in Stripe, or dropping the key),
- * because `pending` would turn the workspace's webhooks off until Stripe's next event, and
- * every event of ours meanwhile would be recorded and never sent. Any other connection
- * (new, `pending`, or `disconnected`) is `pending` until its first correctly signed event.
+ * answered proves the account: `connected`; that is a key given, or the stored key kept by a
+ * connect without one on a connection that is not `connected` (tried again first, as a new key
+ * is). Otherwise nothing is proved at connect time, and nothing that works is undone: a
+ * connection already `connected` stays so, with the secret it had or a new one (an owner
+ * rolling the signing secret in Stripe), and with the key it had, because `pending` would turn
+ * the workspace's webhooks off until Stripe's next event, and every event of ours meanwhile
+ * would be recorded and never sent. Any other connection with no key (new, `pending`, or
+ * `disconnected`) is `pending` until its first correctly signed event.
  */
-function statusAfterConnect(previous: ConnectionStatus | null, keyCheck: KeyCheck): ConnectionStatus {
+function statusAfterConnect(previous: ConnectionStatus | null, keyCheck: 'none' | 'accepted'): ConnectionStatus {
   if (keyCheck === 'accepted') return 'connected';
   return previous === 'connected' ? 'connected' : 'pending';
 }
@@ -219,6 +263,47 @@ export async function disconnectProcessor(db: Db, workspaceId: string, actor: Ac
       actor,
       target: { type: 'processor_connection', id: existing.id, label: existing.provider },
       details: { provider: existing.provider, reason: 'owner' },
+    });
+    return row!;
+  });
+}
+
+/**
+ * Removes the stored API key on purpose (the dashboard's "Remove API key"): decline codes are
+ * no longer looked up (campaigns open with `unknown`) and backfills need a key again. The
+ * status is unchanged: events keep arriving signed with the webhook secret. A backfill queued
+ * or running stops, failed with "API key removed". Logged as `processor.key_removed`.
+ */
+export async function removeProcessorKey(db: Db, workspaceId: string, actor: Actor): Promise<ConnectionRow> {
+  return inTransaction(db, async (trx) => {
+    await getWorkspace(trx, workspaceId);
+    if (actor.user_id) await requireActor(trx, actor.user_id, workspaceId);
+    const existing = await trx<ConnectionRow>('processor_connections')
+      .where({ workspace_id: workspaceId })
+      .forUpdate()
+      .first();
+    if (!existing) throw notFound(`Workspace ${workspaceId} has no processor connection`);
+    if (existing.api_key_sealed === null)
+      throw conflict(`The processor of workspace ${workspaceId} has no API key to remove`);
+    const stopped = existing.backfill_status === 'running' || existing.backfill_status === 'queued';
+    const [row] = (await trx('processor_connections')
+      .where({ id: existing.id })
+      .update({
+        api_key_sealed: null,
+        api_key_last4: null,
+        backfill_status: stopped ? 'failed' : existing.backfill_status,
+        backfill_error: stopped ? 'API key removed' : existing.backfill_error,
+        backfill_locked_until: null,
+        backfill_run_id: null,
+        updated_at: trx.fn.now(),
+      })
+      .returning('*')) as ConnectionRow[];
+    await recordSecurityEvent(trx, {
+      workspace_id: workspaceId,
+      action: 'processor.key_removed',
+      actor,
+      target: { type: 'processor_connection', id: existing.id, label: existing.provider },
+      details: { provider: existing.provider, api_key_last4: existing.api_key_last4 },
     });
     return row!;
   });

@@ -1,6 +1,6 @@
 import { invalidParam } from '@retention/core';
 import type { Db } from '@retention/db';
-import { connectProcessor, type Actor, type ConnectionRow } from '@retention/domain';
+import { connectProcessor, keptKeyToCheck, type Actor, type ConnectionRow, type KeyCheck } from '@retention/domain';
 import { checkStripeKey } from './client.js';
 
 export interface ConnectStripeInput {
@@ -12,7 +12,9 @@ export interface ConnectStripeInput {
 /**
  * Connects a workspace's Stripe account, for the CLI and the dashboard alike. A key is tried
  * before anything is saved: one Stripe refuses (401) is refused with nothing stored, and one it
- * accepts makes the connection `connected` at once (docs/processor.md, "Connecting").
+ * accepts makes the connection `connected` at once (docs/processor.md, "Connecting"). Without a
+ * key the stored one is kept; on a connection that is not `connected` it is tried again first,
+ * the same way (docs/processor.md, "Reconnecting").
  */
 export async function connectStripe(
   db: Db,
@@ -20,18 +22,33 @@ export async function connectStripe(
   input: ConnectStripeInput,
   actor: Actor,
 ): Promise<ConnectionRow> {
-  let keyCheck: 'none' | 'accepted' = 'none';
+  let keyCheck: KeyCheck = 'none';
   if (input.api_key !== undefined) {
-    let verdict: 'accepted' | 'rejected';
-    try {
-      verdict = await checkStripeKey(input.api_key, settings.stripeApiBase);
-    } catch (error) {
-      throw invalidParam(
-        `api_key: Stripe could not be asked about the key (${(error as Error).message}); nothing was saved, try again`,
-      );
-    }
-    if (verdict === 'rejected') throw invalidParam('api_key: Stripe refused the key (401); nothing was saved');
+    await tryKey(input.api_key, settings.stripeApiBase, 'the key');
     keyCheck = 'accepted';
+  } else {
+    const kept = await keptKeyToCheck(db, settings.secretsKey, input.workspace_id);
+    if (kept) {
+      await tryKey(
+        kept.api_key,
+        settings.stripeApiBase,
+        'the stored key',
+        ': give a new key, or remove the stored one',
+      );
+      keyCheck = { kept_key_accepted: kept.sealed };
+    }
   }
   return connectProcessor(db, settings.secretsKey, { ...input, provider: 'stripe' }, keyCheck, actor);
+}
+
+async function tryKey(apiKey: string, apiBase: string, which: string, advice = ''): Promise<void> {
+  let verdict: 'accepted' | 'rejected';
+  try {
+    verdict = await checkStripeKey(apiKey, apiBase);
+  } catch (error) {
+    throw invalidParam(
+      `api_key: Stripe could not be asked about ${which} (${(error as Error).message}); nothing was saved, try again`,
+    );
+  }
+  if (verdict === 'rejected') throw invalidParam(`api_key: Stripe refused ${which} (401); nothing was saved${advice}`);
 }

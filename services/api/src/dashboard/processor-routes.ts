@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { invalidParam } from '@retention/core';
-import { disconnectProcessor, processorSetup, requestBackfill } from '@retention/domain';
+import { disconnectProcessor, processorSetup, removeProcessorKey, requestBackfill } from '@retention/domain';
 import { connectStripe } from '@retention/processors';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
@@ -8,7 +8,8 @@ import { bodyOf } from './json-body.js';
 /**
  * Settings, Processor (owner only, like the CLI's `processor` commands, and through the same
  * functions): the URL to register in Stripe, connect with its signing secret and an optional
- * restricted key, disconnect, start a backfill, and the status with its progress.
+ * restricted key (none given keeps the stored one), remove the stored key, disconnect, start a
+ * backfill, and the status with its progress.
  */
 export function processorRoutes(context: DashboardContext): Router {
   const router = Router();
@@ -40,6 +41,13 @@ export function processorRoutes(context: DashboardContext): Router {
   router.post('/processor/disconnect', allow('manage_processor'), async (req, res) => {
     const { workspaceId } = signedIn(res);
     await disconnectProcessor(db, workspaceId, actorOf(req, res));
+    res.json(await setup(workspaceId));
+  });
+
+  router.post('/processor/remove-key', allow('manage_processor'), async (req, res) => {
+    bodyOf(req.body, []);
+    const { workspaceId } = signedIn(res);
+    await removeProcessorKey(db, workspaceId, actorOf(req, res));
     res.json(await setup(workspaceId));
   });
 

@@ -136,6 +136,169 @@ describe('Settings, Processor', () => {
     expect(keyed.body).toMatchObject({ status: 'connected', api_key_last4: apiKey.slice(-4) });
   });
 
+  it('keeps the stored key when connecting again with the key field empty; a key given replaces it', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Key-keeping shop');
+    const keyed = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret(), api_key: apiKey },
+    });
+    expect(keyed.body).toMatchObject({ status: 'connected', api_key_last4: apiKey.slice(-4) });
+    const row = () => api.current.db('processor_connections').where({ workspace_id: workspace.id }).first();
+    // The backfill the key queued has finished; keeping the key must not queue another.
+    await api.current
+      .db('processor_connections')
+      .where({ workspace_id: workspace.id })
+      .update({ backfill_status: 'succeeded' });
+    const before = await row();
+
+    // An owner rotating only the signing secret: the form sends the empty key field.
+    const rolled = newWebhookSecret();
+    const kept = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: rolled, api_key: '' },
+    });
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({
+      status: 'connected',
+      connected_at: keyed.body.connected_at,
+      webhook_secret_last4: rolled.slice(-4),
+      api_key_last4: apiKey.slice(-4),
+      backfill: { status: 'succeeded' },
+    });
+    const after = await row();
+    expect(after.api_key_sealed).toBe(before.api_key_sealed);
+    expect(after.webhook_secret_sealed).not.toBe(before.webhook_secret_sealed);
+    const log = await api.current
+      .db('security_events')
+      .where({ workspace_id: workspace.id, action: 'processor.connected' })
+      .orderBy('created_at', 'desc')
+      .first();
+    expect(log.details).toMatchObject({ api_key: 'kept', api_key_last4: apiKey.slice(-4) });
+
+    // A new key replaces it (tried first, then a backfill is queued).
+    const other = newApiKey();
+    stripe.override = (request, url) =>
+      url.pathname === '/v1/customers' && request.headers.authorization === `Bearer ${other}`
+        ? { status: 200, body: { object: 'list', data: [], has_more: false, url: '/v1/customers' } }
+        : null;
+    try {
+      const replaced = await call('POST', '/processor/connect', {
+        cookie: owner.cookie,
+        body: { webhook_secret: rolled, api_key: other },
+      });
+      expect(replaced.body).toMatchObject({
+        status: 'connected',
+        api_key_last4: other.slice(-4),
+        backfill: { status: 'queued' },
+      });
+      expect((await row()).api_key_sealed).not.toBe(before.api_key_sealed);
+    } finally {
+      stripe.override = null;
+    }
+  });
+
+  it('tries a kept key again on a disconnected connection: answered, connected; refused, nothing is saved', async () => {
+    const { owner } = await team(api.current.db, call, 'Returning shop');
+    await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret(), api_key: apiKey },
+    });
+    await call('POST', '/processor/disconnect', { cookie: owner.cookie });
+    const tried = stripe.requests.length;
+    const back = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret() },
+    });
+    expect(back.body).toMatchObject({
+      status: 'connected',
+      api_key_last4: apiKey.slice(-4),
+      disconnected_reason: null,
+    });
+    expect(
+      stripe.requests
+        .slice(tried)
+        .some((request) => request.path === '/v1/customers' && request.authorization === `Bearer ${apiKey}`),
+    ).toBe(true);
+
+    await call('POST', '/processor/disconnect', { cookie: owner.cookie });
+    const secretBefore = (await call('GET', '/processor', { cookie: owner.cookie })).body.webhook_secret_last4;
+    stripe.override = (_request, url) =>
+      url.pathname === '/v1/customers'
+        ? { status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } } }
+        : null;
+    try {
+      const refused = await call('POST', '/processor/connect', {
+        cookie: owner.cookie,
+        body: { webhook_secret: newWebhookSecret() },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toEqual({
+        type: 'invalid_param',
+        message:
+          'api_key: Stripe refused the stored key (401); nothing was saved: give a new key, or remove the stored one',
+      });
+    } finally {
+      stripe.override = null;
+    }
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body).toMatchObject({
+      status: 'disconnected',
+      webhook_secret_last4: secretBefore,
+      api_key_last4: apiKey.slice(-4),
+    });
+  });
+
+  it('removes the stored key on purpose (owner only, logged), and a forged or non-owner request changes nothing', async () => {
+    const { owner, admin, member, workspace } = await team(api.current.db, call, 'Key-removing shop');
+    await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret(), api_key: apiKey },
+    });
+    for (const cookie of [admin.cookie, member.cookie]) {
+      const refused = await call('POST', '/processor/remove-key', { cookie, body: {} });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.type).toBe('forbidden');
+    }
+    const forged = await call('POST', '/processor/remove-key', {
+      cookie: owner.cookie,
+      origin: 'https://evil.example',
+      body: {},
+    });
+    expect(forged.status).toBe(403);
+    const noOrigin = await call('POST', '/processor/remove-key', { cookie: owner.cookie, origin: null, body: {} });
+    expect(noOrigin.status).toBe(403);
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body.api_key_last4).toBe(apiKey.slice(-4));
+    const removals = () =>
+      api.current.db('security_events').where({ workspace_id: workspace.id, action: 'processor.key_removed' });
+    expect(await removals()).toHaveLength(0);
+
+    const removed = await call('POST', '/processor/remove-key', { cookie: owner.cookie, body: {} });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({
+      status: 'connected',
+      api_key_last4: null,
+      backfill: { status: 'failed', error: 'API key removed' },
+    });
+    const row = await api.current.db('processor_connections').where({ workspace_id: workspace.id }).first();
+    expect(row.api_key_sealed).toBeNull();
+    const [entry] = await removals();
+    expect(entry).toMatchObject({
+      actor_type: 'user',
+      actor_user_id: owner.id,
+      details: { provider: 'stripe', api_key_last4: apiKey.slice(-4) },
+    });
+    expect(JSON.stringify(entry)).not.toContain(apiKey);
+
+    const again = await call('POST', '/processor/remove-key', { cookie: owner.cookie, body: {} });
+    expect(again.status).toBe(409);
+    expect((await call('POST', '/processor/sync', { cookie: owner.cookie })).status).toBe(409);
+    // Connecting again without a key now connects without one.
+    const keyless = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret() },
+    });
+    expect(keyless.body).toMatchObject({ status: 'connected', api_key_last4: null });
+  });
+
   it('is the owner’s alone, refuses cross-site requests and bad input, and changes nothing then', async () => {
     const { owner, admin, member, workspace } = await team(api.current.db, call, 'Guarded shop');
     for (const cookie of [admin.cookie, member.cookie]) {

@@ -45,6 +45,8 @@ export interface WorldOptions {
    * SMTP server first): invitations, resets and alerts are then e-mailed. None by default.
    */
   smtpUrl?: () => string;
+  /** STRIPE_API_BASE for the API (read when the world starts): a local Stripe stand-in. */
+  stripeApiBase?: () => string;
 }
 
 /**
@@ -78,6 +80,7 @@ export function useDashboardWorld(options: WorldOptions = {}): { readonly curren
       WEBHOOK_TIMEOUT_MS: '3000',
       WEBHOOK_RETRY_DELAYS: Array(9).fill('200ms').join(','),
       ...(options.smtpUrl && { SMTP_URL: options.smtpUrl() }),
+      ...(options.stripeApiBase && { STRIPE_API_BASE: options.stripeApiBase() }),
     };
     const config = loadConfig(env);
     const db = database.current.db;

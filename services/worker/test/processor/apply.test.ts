@@ -4,13 +4,15 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import { listSecurityEvents, processorStatus } from '@retention/domain';
 import { createLogger, createMetricsRegistry, renderMetrics } from '@retention/runtime';
-import { eventually, REPO_ROOT } from '@retention/testkit';
+import { eventually, REPO_ROOT, runCli } from '@retention/testkit';
 import { registerWorkerMetrics } from '../../src/metrics.js';
 import { useProcessorWorld } from './harness.js';
 import {
   basilInvoice,
   legacyInvoice,
+  newWebhookSecret,
   nowSeconds,
+  postToConnection,
   paymentIntent,
   stripeCustomer,
   stripeEvent,
@@ -242,6 +244,40 @@ describe('failed invoices', () => {
     expect(
       [...call!.query.entries()].some(
         ([key, value]) => key.startsWith('expand') && value === 'data.payment.payment_intent',
+      ),
+    ).toBe(true);
+  });
+
+  it('still looks the decline code up with the stored key after `processor connect` again without --api-key', async () => {
+    const w = await setUp();
+    // The owner rotates only the signing secret: no --api-key, the key is kept.
+    const rolled = newWebhookSecret();
+    const again = await runCli(
+      ['processor', 'connect', '--workspace', w.workspaceId, '--provider', 'stripe', '--webhook-secret', rolled],
+      { DATABASE_URL: world.current.databaseUrl, STRIPE_API_BASE: w.stripe.url },
+    );
+    expect(again.code).toBe(0);
+    expect(again.json).toMatchObject({ status: 'connected', api_key_last4: w.stripe.apiKey.slice(-4) });
+
+    const customer = stripeCustomer();
+    const invoice = legacyInvoice(customer, 'sub_KeptKey');
+    w.stripe.paymentIntents.set(
+      invoice.payment_intent,
+      paymentIntent(invoice.payment_intent, 'card_velocity_exceeded'),
+    );
+    const event = stripeEvent('invoice.payment_failed', invoice);
+    // Each API process rereads the connection within a second: the rolled secret verifies then.
+    await eventually(async () => (await postToConnection(w.url, event, rolled)).status === 200, 5_000, 100);
+    const campaign = await eventually(async () => {
+      const row = await campaignRow(w.workspaceId, invoice.id);
+      return row ?? null;
+    }, 15_000);
+    expect(campaign).toMatchObject({ decline_code: 'card_velocity_exceeded' });
+    expect(
+      w.stripe.requests.some(
+        (request) =>
+          request.path === `/v1/payment_intents/${invoice.payment_intent}` &&
+          request.authorization === `Bearer ${w.stripe.apiKey}`,
       ),
     ).toBe(true);
   });

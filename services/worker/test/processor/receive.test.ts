@@ -360,10 +360,33 @@ describe('processor commands', () => {
     expect(keyed.json).toMatchObject({ status: 'connected', api_key_last4: apiKey.slice(-4) });
     expect(await workspaceFlag()).toBe('connected');
 
-    // A connection its owner disconnected starts again: pending until its first signed event.
+    // Without a key the stored one is kept, as it is: same sealed value, no new backfill.
+    const stored = () => db('processor_connections').where({ workspace_id: workspace.id }).first();
+    await db('processor_connections').where({ workspace_id: workspace.id }).update({ backfill_status: 'succeeded' });
+    const keyedRow = await stored();
+    const keptKey = await connect(newWebhookSecret());
+    expect(keptKey.json).toMatchObject({
+      status: 'connected',
+      connected_at: keyed.json.connected_at,
+      api_key_last4: apiKey.slice(-4),
+      backfill: { status: 'succeeded' },
+    });
+    expect((await stored()).api_key_sealed).toBe(keyedRow.api_key_sealed);
+
+    // A connection its owner disconnected starts again: its kept key is tried again first, as a
+    // new one would be, and answered, it is connected (the key is still kept, no backfill queued).
     await cli(['processor', 'disconnect', '--workspace', workspace.id]);
-    expect((await connect(rolled)).json).toMatchObject({ status: 'pending', connected_at: null });
-    expect(await workspaceFlag()).toBe('disconnected');
+    const tried = stripe.requests.length;
+    expect((await connect(rolled)).json).toMatchObject({
+      status: 'connected',
+      api_key_last4: apiKey.slice(-4),
+      disconnected_reason: null,
+    });
+    expect(stripe.requests.slice(tried).map((request) => [request.path, request.authorization])).toEqual([
+      ['/v1/customers', `Bearer ${apiKey}`],
+    ]);
+    expect((await stored()).api_key_sealed).toBe(keyedRow.api_key_sealed);
+    expect(await workspaceFlag()).toBe('connected');
 
     const log = await listSecurityEvents(db, workspace.id);
     expect(
@@ -377,7 +400,8 @@ describe('processor commands', () => {
       ['operator', 'connected', 'connected'],
       ['operator', 'connected', 'connected'],
       ['operator', 'connected', 'connected'],
-      ['operator', 'disconnected', 'pending'],
+      ['operator', 'connected', 'connected'], // the key kept
+      ['operator', 'disconnected', 'connected'], // the kept key answered again
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
+import { ConfirmDialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
 import { Time } from '../../components/Time.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
@@ -57,7 +58,9 @@ export default function Processor() {
   const setup = useLoad((signal) => api<Setup>('GET', '/processor', { signal }), 'processor');
   const [webhookSecret, setWebhookSecret] = useState('');
   const [apiKey, setApiKey] = useState('');
+  const [confirmRemoval, setConfirmRemoval] = useState(false);
   const action = useAction();
+  const removal = useAction();
   const { busy, error } = action;
 
   const act = (path: string, body?: unknown) =>
@@ -65,6 +68,12 @@ export default function Processor() {
       setup.set(await api<Setup>('POST', path, body === undefined ? {} : { body }));
       setWebhookSecret('');
       setApiKey('');
+    });
+
+  const removeKey = () =>
+    void removal.run(async () => {
+      setup.set(await api<Setup>('POST', '/processor/remove-key', { body: {} }));
+      setConfirmRemoval(false);
     });
 
   const connect = (event: FormEvent) => {
@@ -80,6 +89,7 @@ export default function Processor() {
     return <ErrorNote message={setup.error ?? 'Nothing to show'} onRetry={setup.reload} />;
   const current = setup.data;
   const connection = current.status === 'not_connected' ? null : current;
+  const storedKey = connection?.api_key_last4 ? `rk_…${connection.api_key_last4}` : null;
 
   return (
     <>
@@ -102,7 +112,22 @@ export default function Processor() {
             <dt>Signing secret</dt>
             <dd>whsec_…{connection.webhook_secret_last4}</dd>
             <dt>API key</dt>
-            <dd>{connection.api_key_last4 ? `rk_…${connection.api_key_last4}` : 'none'}</dd>
+            <dd>
+              <span>{storedKey ?? 'none'}</span>
+              {storedKey && (
+                <>
+                  {' '}
+                  <button
+                    type="button"
+                    className="button small danger-outline"
+                    disabled={busy || removal.busy}
+                    onClick={() => setConfirmRemoval(true)}
+                  >
+                    Remove API key
+                  </button>
+                </>
+              )}
+            </dd>
             <dt>Last event received</dt>
             <dd>
               <Time value={connection.last_event_at} empty="none yet" />
@@ -180,6 +205,11 @@ export default function Processor() {
           label="Restricted API key (optional)"
           autoComplete="off"
           placeholder="rk_live_…"
+          hint={
+            storedKey
+              ? `Leave empty to keep the current key (${storedKey}); a new key replaces it.`
+              : 'Leave empty to connect without a key: decline codes are then not looked up and nothing is imported.'
+          }
           value={apiKey}
           onChange={(event) => setApiKey(event.target.value)}
         />
@@ -190,6 +220,25 @@ export default function Processor() {
           </button>
         </div>
       </form>
+      {confirmRemoval && storedKey && (
+        <ConfirmDialog
+          title="Remove API key"
+          message={
+            <p>
+              Remove the API key <strong>{storedKey}</strong>? Decline codes are no longer looked up and nothing can be
+              imported until you connect again with a key. Events from Stripe keep arriving.
+            </p>
+          }
+          confirmLabel="Remove API key"
+          busy={removal.busy}
+          error={removal.error}
+          onConfirm={removeKey}
+          onClose={() => {
+            setConfirmRemoval(false);
+            removal.clear();
+          }}
+        />
+      )}
     </>
   );
 }
