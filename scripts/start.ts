@@ -100,7 +100,7 @@ async function seedOrDescribe(db: Db, config: Config): Promise<string[]> {
   }
   const demo = await seedDemo(db, { baseUrl: config.baseUrl });
   return [
-    `Seeded the demo workspace "${demo.workspace.name}" (${demo.counts.customers} customers).`,
+    `Seeded the demo workspace "${demo.workspace.name}" (${demo.workspace.id}, ${demo.counts.customers} customers).`,
     `API token (shown this once): ${demo.token}`,
     `Try it:  ${demo.curl}`,
   ];

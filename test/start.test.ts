@@ -72,6 +72,13 @@ describe('npm start', () => {
         expect(body.data.length).toBeGreaterThan(0);
         expect(body.data.every((campaign) => campaign.status === 'in_flight')).toBe(true);
 
+        // The demo workspace's id, which the README's Stripe recipe asks for.
+        const seeded = /Seeded the demo workspace "[^"]+" \(([0-9a-f-]{36}), \d+ customers\)/.exec(first.output());
+        expect(seeded).not.toBeNull();
+        expect(await database.db('workspaces').where({ id: seeded![1] }).first()).toMatchObject({
+          name: 'Northwind Analytics (demo)',
+        });
+
         // The dashboard, and an invitation link for the demo owner that the dashboard API knows.
         expect(first.output()).toContain(`Dashboard: ${base}/dashboard/`);
         firstInvitation = printedInvitation(first.output(), base);
