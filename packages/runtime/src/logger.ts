@@ -5,7 +5,7 @@ export type { Logger } from 'pino';
 
 /**
  * Structured JSON logs. Secrets must never reach a log line: a field named as a credential is
- * censored wherever it appears (at any depth), and `scrubSecrets` masks any token or signing
+ * censored wherever it appears (to a depth of 8, in a child logger's bindings too), and `scrubSecrets` masks any token or signing
  * secret that slips into free text (messages, error messages, and every string field of a
  * logged object, such as a request path a client put a token in).
  *
@@ -36,9 +36,12 @@ export function scrubSecrets(text: string): string {
 }
 
 /**
- * Plain objects and arrays with every credential field censored and every string scrubbed;
- * other values (Errors) pass as they are. Copy on write: a value holding no secret is
- * returned as it is, so the usual log line (one per request) allocates nothing here.
+ * Objects and arrays with every credential field censored and every string scrubbed, down to
+ * a depth of 8. Every object is walked by its own enumerable keys, which is what its JSON holds
+ * (class instances, null-prototype objects, an Error logged under a key other than `err`), but
+ * for values that write themselves (`toJSON`: dates, buffers) and binary views. Copy on write:
+ * a value holding no secret is returned as it is, so the usual log line (one per request)
+ * allocates nothing here; one that does is copied into a plain object with the same JSON.
  */
 function scrubFields(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value);
@@ -47,9 +50,9 @@ function scrubFields(value: unknown, depth = 0): unknown {
     const scrubbed = value.map((item) => scrubFields(item, depth + 1));
     return scrubbed.some((item, index) => item !== value[index]) ? scrubbed : value;
   }
-  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  if (ArrayBuffer.isView(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
   let copy: Record<string, unknown> | undefined;
-  for (const key in value) {
+  for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     const scrubbed = CENSORED_FIELDS.has(key) && item !== undefined ? CENSORED : scrubFields(item, depth + 1);
     if (scrubbed !== item) (copy ??= { ...value })[key] = scrubbed;
@@ -58,7 +61,7 @@ function scrubFields(value: unknown, depth = 0): unknown {
 }
 
 export function createLogger(service: string, level: LogLevel, destination?: DestinationStream): Logger {
-  return pino(
+  const logger = pino(
     {
       level,
       base: { service },
@@ -86,6 +89,15 @@ export function createLogger(service: string, level: LogLevel, destination?: Des
     },
     destination,
   );
+  // A child logger's bindings are written on every line of it, and pino formats them with
+  // neither `log` nor (for a child) `bindings`: scrubbed here as they are bound, for children
+  // of children too (each inherits this method, called on itself).
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below on the logger asked for a child
+  const bindChild = logger.child;
+  logger.child = function child(this: Logger, bindings, options) {
+    return bindChild.call(this, scrubFields(bindings) as typeof bindings, options);
+  } as typeof logger.child;
+  return logger;
 }
 
 function serializeError(error: unknown): Record<string, unknown> {

@@ -102,4 +102,30 @@ describe('the logger', () => {
     expect(logged.request.headers.authorization).toBe('Bearer deep-1');
     expect(logged.endpoints[0]!.signing_secret).toBe('deep-2');
   });
+
+  it("censors a child logger's bindings, null-prototype objects, class instances and an Error under any key", () => {
+    const { logger, text } = capture();
+    logger.child({ token: 'bound-1', headers: { authorization: 'Bearer bound-2' } }).info('x');
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { api_key: 'bare-3' });
+    class Settings {
+      webhook_secret = 'instance-4';
+    }
+    const failure = Object.assign(new Error('refused'), { token: 'error-5' });
+    logger.info({ bare, settings: new Settings(), error: failure, when: new Date(0), bytes: Buffer.from('ok') }, 'y');
+    const output = text();
+    expect(output).not.toMatch(/bound-\d|bare-3|instance-4|error-5/);
+    const [bound, fields] = output.split('\n').map((line) => JSON.parse(line));
+    expect(bound).toMatchObject({ token: '[redacted]', headers: { authorization: '[redacted]' } });
+    expect(fields).toMatchObject({
+      bare: { api_key: '[redacted]' },
+      settings: { webhook_secret: '[redacted]' },
+      error: { token: '[redacted]' },
+      when: '1970-01-01T00:00:00.000Z',
+      bytes: { type: 'Buffer', data: [111, 107] },
+    });
+    // A child of a child keeps its parent's bindings, and has its own scrubbed.
+    const nested = capture();
+    nested.logger.child({ request_id: 'req_1' }).child({ secret: 'grand-6' }).info('z');
+    expect(JSON.parse(nested.text())).toMatchObject({ request_id: 'req_1', secret: '[redacted]' });
+  });
 });

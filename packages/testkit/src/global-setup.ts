@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { createDb, migrateLatest } from '@retention/db';
+import { ensureDashboardBuilt } from '../../../scripts/dashboard-build.js';
 import {
   databaseUrl,
   RUN_ID_VARIABLE,
@@ -11,8 +12,9 @@ import {
 } from './environment.js';
 
 /**
- * Once per `npm test`: checks that the real PostgreSQL and Redis answer, and builds the
- * template database every test file clones.
+ * Once per `npm test`: checks that the real PostgreSQL and Redis answer, builds the template
+ * database every test file clones, and builds the dashboard if it is missing or stale, so that
+ * test files running side by side find it built rather than each building it at once.
  */
 export default async function globalSetup(): Promise<void> {
   const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -46,4 +48,6 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     redis.disconnect();
   }
+
+  await ensureDashboardBuilt();
 }

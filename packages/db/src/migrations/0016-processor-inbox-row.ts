@@ -7,18 +7,22 @@ import type { Knex } from 'knex';
  * - `payload` is `json`, not `jsonb`: the event's text is checked as JSON and kept exactly as
  *   Stripe signed it, with no conversion to jsonb's binary form on the way in (a quarter of a
  *   row's cost). Nothing queries inside it; the applier reads it whole. It also takes the
- *   `\u0000` escape that jsonb refuses, so such an event is stored (and parked by the applier
- *   with its error) rather than refused with a 500 until Stripe gives up on it.
+ *   `\u0000` escape that jsonb refuses, so such an event is stored and applied (the domain
+ *   drops the control character) rather than refused with a 500 until Stripe gives up on it.
  * - One foreign key, (connection_id, workspace_id) to the connection, in place of one to the
  *   connection and one to the workspace: one check a row instead of two, and the event's
  *   workspace is now bound to be its connection's. Deleting a workspace still deletes its
  *   events, through its connection.
  *
- * The type change rewrites the table under an exclusive lock: on a large inbox, run it when
- * the API can wait (Stripe retries what is not answered).
+ * The type change rewrites the table under an exclusive lock on both tables (connections
+ * too: the API's look-ups of a connection wait with the inbox's inserts): on a large inbox, run
+ * it when the API can wait (Stripe retries what is not answered). Both are locked first, the
+ * inbox before the connections, the order an insert takes them in (its row, then the foreign
+ * key's check), so a live insert waits rather than deadlocks with the migration.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
+    LOCK TABLE processor_events, processor_connections IN ACCESS EXCLUSIVE MODE;
     ALTER TABLE processor_connections
       ADD CONSTRAINT processor_connections_id_workspace_key UNIQUE (id, workspace_id);
     ALTER TABLE processor_events
@@ -34,6 +38,16 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw('LOCK TABLE processor_events, processor_connections IN ACCESS EXCLUSIVE MODE');
+  // jsonb refuses the \u0000 escape json takes: such an event cannot go back as it is.
+  const { rows } = await knex.raw<{ rows: Array<{ count: number }> }>(
+    "SELECT count(*)::int AS count FROM processor_events WHERE strpos(payload::text, '\\u0000') > 0",
+  );
+  if (rows[0]!.count > 0) {
+    throw new Error(
+      `0016-processor-inbox-row cannot be undone: ${rows[0]!.count} stored Stripe event(s) hold a \\u0000 escape, which jsonb refuses; delete or edit them first`,
+    );
+  }
   await knex.raw(`
     ALTER TABLE processor_events
       DROP CONSTRAINT processor_events_payload_check,

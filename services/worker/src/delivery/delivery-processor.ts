@@ -185,8 +185,8 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       throw error;
     }
     if (slotHeld) {
+      // Recorded by now: the slot frees as any other does (not as one still being recorded).
       if (outcome.next) gate.handOver(endpointId, deliveryId, outcome.next.id, outcome.attemptMs!);
-      else if (requestSucceeded) freeSlotWhileRecording(outcome.attemptMs!);
       else scheduler.wake(gate.release(endpointId, deliveryId, outcome.attemptMs));
     }
     if (requestSucceeded) gate.recorded(deliveryId);

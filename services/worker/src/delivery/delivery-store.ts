@@ -221,9 +221,11 @@ export class DeliveryStore {
    * due and its endpoint has room.
    */
   async giveBack(deliveryId: string): Promise<void> {
+    // Not while another worker's attempt holds it: that attempt's record clears it.
     await this.db('webhook_deliveries')
       .where({ id: deliveryId, status: 'pending' })
       .whereNotNull('queued_at')
+      .whereRaw('(lease_expires_at IS NULL OR lease_expires_at <= now())')
       .update({ queued_at: null });
   }
 
@@ -268,10 +270,11 @@ export class DeliveryStore {
    * delivery. Only an enabled endpoint's count is reset: an attempt still in flight when the
    * endpoint was disabled does not wipe the count that disabled it (see recordFailure).
    *
-   * The deliveries recorded and those claimed are never the same rows: one is recorded only
-   * while its lease is held (so it is queued), one is claimed only from the backlog (not
-   * queued). Every row of the result carries the ids recorded; with nothing claimed there is
-   * one row, its claim columns null.
+   * The deliveries recorded are never claimed as the next: one is recorded only while its
+   * lease is held, and those being recorded are ruled out of the claim by id (a delivery given
+   * back to the backlog while another worker's lease ran out could otherwise be both). Every
+   * row of the result carries the ids recorded; with nothing claimed there is one row, its
+   * claim columns null.
    */
   private async recordSuccesses(items: Success[]): Promise<Array<{ recorded: boolean; next: ClaimRow | null }>> {
     // Arrays of nullable values: knex's binding types know only arrays of one primitive type.
@@ -307,7 +310,7 @@ export class DeliveryStore {
       ), previous AS (
         SELECT d.id, d.attempt_started_at, d.lease_expires_at
           FROM unnest(?::uuid[], ?::int[]) AS w (endpoint_id, count)
-         ${oldestDueInBacklog('w.endpoint_id', 'w.count')}
+         ${oldestDueInBacklog('w.endpoint_id', 'w.count', 'd.id IN (SELECT id FROM input)')}
       ), ${CLAIM_PREVIOUS}
       SELECT (SELECT coalesce(array_agg(id), '{}') FROM finished) AS recorded_ids, next.*
         FROM (VALUES (1)) AS one (x)
