@@ -11,7 +11,7 @@ const exec = promisify(execFile);
  * `npm start` as a newcomer runs it, on a database that does not exist yet. No BASE_URL: the
  * URLs it prints must follow PORT by themselves.
  */
-function environment(databaseUrl: string, port: number, workerPort = port + 1): Record<string, string> {
+function environment(databaseUrl: string, port: number, workerPort: number): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,
     REDIS_URL: TEST_REDIS_URL,
@@ -55,8 +55,9 @@ describe('npm start', () => {
   it('migrates, seeds the demo on the first start only, and prints a URL on its PORT and a curl line that works', async () => {
     await withEmptyDatabase(async (database) => {
       const port = await freePort();
+      const workerPort = await freePort();
       let firstInvitation = '';
-      const first = npmRun('start', environment(database.url, port));
+      const first = npmRun('start', environment(database.url, port, workerPort));
       try {
         await first.waitFor(/Stop it with Ctrl-C/, 90_000);
         const base = `http://localhost:${port}`;
@@ -89,12 +90,12 @@ describe('npm start', () => {
         // SIGTERM to npm alone, as a supervisor sends it: the services stop with it, npm exits 0.
         first.terminate();
         expect(await first.exited).toBe(0);
-        expect([await answers(port), await answers(port + 1)]).toEqual([false, false]);
+        expect([await answers(port), await answers(workerPort)]).toEqual([false, false]);
       } finally {
         first.cleanUp();
       }
 
-      const second = npmRun('start', environment(database.url, port));
+      const second = npmRun('start', environment(database.url, port, workerPort));
       try {
         await second.waitFor(/Stop it with Ctrl-C/, 90_000);
         expect(second.output()).toContain('0 migration(s) applied');
@@ -109,7 +110,7 @@ describe('npm start', () => {
         // Ctrl-C in the terminal: SIGINT to the whole group; npm exits 0, not 130.
         second.interrupt();
         expect(await second.exited).toBe(0);
-        expect([await answers(port), await answers(port + 1)]).toEqual([false, false]);
+        expect([await answers(port), await answers(workerPort)]).toEqual([false, false]);
       } finally {
         second.cleanUp();
       }
@@ -149,7 +150,7 @@ describe('npm start', () => {
     await withEmptyDatabase(async (database) => {
       const port = await freePort();
       const start = startService('scripts/start.ts', {
-        ...environment(database.url, port),
+        ...environment(database.url, port, await freePort()),
         START_READY_TIMEOUT: '1ms',
       });
       try {
@@ -176,12 +177,13 @@ describe('npm start', () => {
         const port = await freePort();
         await new Promise<void>((resolve) => blocker.listen(port, resolve));
         const started = Date.now();
-        const start = startService('scripts/start.ts', environment(database.url, port));
+        const workerPort = await freePort();
+        const start = startService('scripts/start.ts', environment(database.url, port, workerPort));
         expect(await start.exited).toBe(1);
         expect(Date.now() - started).toBeLessThan(20_000);
         expect(start.output()).toContain(`cannot listen on PORT ${port}`);
         expect(start.output()).not.toMatch(/sk_live_|Stop it with Ctrl-C/);
-        expect(await answers(port + 1)).toBe(false);
+        expect(await answers(workerPort)).toBe(false);
         expect(await database.db('workspaces').select('id')).toHaveLength(0);
       } finally {
         blocker.close();
@@ -196,7 +198,10 @@ describe('npm start', () => {
         PostgreSQL: { DATABASE_URL: 'postgres://retention@127.0.0.1:1/retention' },
       };
       for (const [service, override] of Object.entries(unreachable)) {
-        const start = startService('scripts/start.ts', { ...environment(database.url, await freePort()), ...override });
+        const start = startService('scripts/start.ts', {
+          ...environment(database.url, await freePort(), await freePort()),
+          ...override,
+        });
         expect(await start.exited).toBe(1);
         expect(start.output()).toContain(`cannot reach ${service} at ${Object.values(override)[0]}`);
         expect(start.output()).toContain('up -d postgres redis');
