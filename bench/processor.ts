@@ -5,7 +5,9 @@
  *  1. accept: Stripe-signed `customer.created` events, each with its own id, POSTed as fast as
  *     autocannon can (50 connections) to the API's connection URL, and to a bare node:http
  *     server that only verifies the signature (bench/processor-baseline.ts): events/s accepted
- *     and p99 accept latency, and their ratio (target: accepted >= 0.7 of the baseline);
+ *     and p99 accept latency, and their ratio (target: accepted >= 0.7 of the baseline), with
+ *     the CPU each side spent an event (its server, every PostgreSQL process, the load
+ *     generator), read from /proc around the run: steadier than throughput on a shared machine;
  *  2. apply: how fast one worker process works through what was accepted (events/s applied);
  *  3. latency: events sent at a steady rate (200/s) for BENCH_SECONDS: time from sending to
  *     the event's applied_at, p50 and p99 (target: p99 < 1 s).
