@@ -227,15 +227,32 @@ async function setWorkspaceProcessor(trx: Queryable, workspaceId: string, status
     .update({ processor_status: status === 'connected' ? 'connected' : 'disconnected', updated_at: trx.fn.now() });
 }
 
+/** The workspace's connection, locked, once the workspace and the actor are checked; 404 without one. */
+async function lockConnection(trx: Transaction, workspaceId: string, actor: Actor): Promise<ConnectionRow> {
+  await getWorkspace(trx, workspaceId);
+  if (actor.user_id) await requireActor(trx, actor.user_id, workspaceId);
+  const existing = await trx<ConnectionRow>('processor_connections')
+    .where({ workspace_id: workspaceId })
+    .forUpdate()
+    .first();
+  if (!existing) throw notFound(`Workspace ${workspaceId} has no processor connection`);
+  return existing;
+}
+
+/** The columns that stop a queued or running backfill, failed with `reason`, and free its lease. */
+function stopBackfill(existing: ConnectionRow, reason: string) {
+  const running = existing.backfill_status === 'running' || existing.backfill_status === 'queued';
+  return {
+    backfill_status: running ? 'failed' : existing.backfill_status,
+    backfill_error: running ? reason : existing.backfill_error,
+    backfill_locked_until: null,
+    backfill_run_id: null,
+  };
+}
+
 export async function disconnectProcessor(db: Db, workspaceId: string, actor: Actor): Promise<ConnectionRow> {
   return inTransaction(db, async (trx) => {
-    await getWorkspace(trx, workspaceId);
-    if (actor.user_id) await requireActor(trx, actor.user_id, workspaceId);
-    const existing = await trx<ConnectionRow>('processor_connections')
-      .where({ workspace_id: workspaceId })
-      .forUpdate()
-      .first();
-    if (!existing) throw notFound(`Workspace ${workspaceId} has no processor connection`);
+    const existing = await lockConnection(trx, workspaceId, actor);
     if (existing.status === 'disconnected')
       throw conflict(`The processor of workspace ${workspaceId} is already disconnected`);
     const [row] = (await trx('processor_connections')
@@ -243,16 +260,7 @@ export async function disconnectProcessor(db: Db, workspaceId: string, actor: Ac
       .update({
         status: 'disconnected',
         disconnected_reason: 'owner',
-        backfill_status:
-          existing.backfill_status === 'running' || existing.backfill_status === 'queued'
-            ? 'failed'
-            : existing.backfill_status,
-        backfill_error:
-          existing.backfill_status === 'running' || existing.backfill_status === 'queued'
-            ? 'disconnected'
-            : existing.backfill_error,
-        backfill_locked_until: null,
-        backfill_run_id: null,
+        ...stopBackfill(existing, 'disconnected'),
         updated_at: trx.fn.now(),
       })
       .returning('*')) as ConnectionRow[];
@@ -276,25 +284,15 @@ export async function disconnectProcessor(db: Db, workspaceId: string, actor: Ac
  */
 export async function removeProcessorKey(db: Db, workspaceId: string, actor: Actor): Promise<ConnectionRow> {
   return inTransaction(db, async (trx) => {
-    await getWorkspace(trx, workspaceId);
-    if (actor.user_id) await requireActor(trx, actor.user_id, workspaceId);
-    const existing = await trx<ConnectionRow>('processor_connections')
-      .where({ workspace_id: workspaceId })
-      .forUpdate()
-      .first();
-    if (!existing) throw notFound(`Workspace ${workspaceId} has no processor connection`);
+    const existing = await lockConnection(trx, workspaceId, actor);
     if (existing.api_key_sealed === null)
       throw conflict(`The processor of workspace ${workspaceId} has no API key to remove`);
-    const stopped = existing.backfill_status === 'running' || existing.backfill_status === 'queued';
     const [row] = (await trx('processor_connections')
       .where({ id: existing.id })
       .update({
         api_key_sealed: null,
         api_key_last4: null,
-        backfill_status: stopped ? 'failed' : existing.backfill_status,
-        backfill_error: stopped ? 'API key removed' : existing.backfill_error,
-        backfill_locked_until: null,
-        backfill_run_id: null,
+        ...stopBackfill(existing, 'API key removed'),
         updated_at: trx.fn.now(),
       })
       .returning('*')) as ConnectionRow[];
