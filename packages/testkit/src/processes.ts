@@ -91,6 +91,12 @@ const OPEN_AT_EXIT_HOOK = `process.on('exit', () => {
 });`;
 
 /**
+ * What a service's output says when a failed start left something open: the guard of
+ * runServiceStart (packages/runtime/src/service-start.ts), or the report of reportOpenAtExit.
+ */
+export const LEFT_OPEN = /something was left open|open at exit/;
+
+/**
  * Environment for startService that makes the process write, as it exits, what it still had
  * open besides its standard streams: `open at exit: TCPSocketWrap, Timeout`. A process that
  * ends by itself has nothing open by then; one ended by `process.exit` lists what it left,

@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
+  LEFT_OPEN,
   redisKeyPrefix,
   reportOpenAtExit,
   runId,
@@ -18,7 +19,6 @@ import {
  */
 
 const database = useTestDatabase();
-const LEFT_OPEN = /something was left open|open at exit/;
 
 function startApi(env: Record<string, string>) {
   return startService('services/api/src/main.ts', {
