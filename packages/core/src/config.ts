@@ -121,16 +121,25 @@ function redisUrl(env: Env): string {
   if (!/^(\/\d*)?$/.test(parsed.pathname)) {
     throw new ConfigError('REDIS_URL', 'its path must be a database number, such as /2');
   }
+  urlCredentials('REDIS_URL', parsed);
+  return value;
+}
+
+/**
+ * The user name and password of a URL setting, percent-decoded. One pasted as it is, with a `%`
+ * not followed by two hex digits, cannot be decoded: that is the variable's fault, so the
+ * process stops naming it (the message never holds the value). REDIS_URL is checked here at
+ * start; SMTP_URL by the mailer that reads it.
+ */
+export function urlCredentials(name: string, parsed: URL): { user: string; pass: string } {
   try {
-    decodeURIComponent(parsed.username);
-    decodeURIComponent(parsed.password);
+    return { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) };
   } catch {
     throw new ConfigError(
-      'REDIS_URL',
+      name,
       'its user name or password is not percent-encoded: write % as %25, @ as %40, : as %3A and / as %2F',
     );
   }
-  return value;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

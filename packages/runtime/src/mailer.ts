@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { ConfigError } from '@retention/core';
+import { urlCredentials } from '@retention/core';
 import type { Logger } from './logger.js';
 
 /**
@@ -32,7 +32,7 @@ export function createMailer(
       host: url.hostname.replace(/^\[|\]$/g, ''),
       port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
       secure: url.protocol === 'smtps:',
-      ...(url.username && { auth: { user: credential(url.username), pass: credential(url.password) } }),
+      ...(url.username && { auth: urlCredentials('SMTP_URL', url) }),
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 20_000,
@@ -58,20 +58,4 @@ export function createMailer(
     },
     close: () => transport.close(),
   };
-}
-
-/**
- * The user name or password of SMTP_URL, percent-decoded. A password pasted as it is, with a
- * `%` not followed by two hex digits, cannot be decoded: that is the variable's fault, so the
- * process stops at start naming it (the message never holds the value).
- */
-function credential(encoded: string): string {
-  try {
-    return decodeURIComponent(encoded);
-  } catch {
-    throw new ConfigError(
-      'SMTP_URL',
-      'its user name or password is not percent-encoded: write % as %25, @ as %40, : as %3A and / as %2F',
-    );
-  }
 }
