@@ -11,6 +11,8 @@ export class DnsServer {
   private readonly records = new Map<string, { address: string; ttl: number }>();
   private readonly silent = new Set<string>();
   private readonly delays = new Map<string, number>();
+  /** Questions still to drop, by `name type` (a name server that misses a few). */
+  private readonly drops = new Map<string, number>();
   private socket!: Socket;
   port = 0;
 
@@ -31,6 +33,11 @@ export class DnsServer {
   addA(name: string, address: string, ttl = 60, delayMs = 0): void {
     this.records.set(name.toLowerCase(), { address, ttl });
     if (delayMs > 0) this.delays.set(name.toLowerCase(), delayMs);
+  }
+
+  /** Drops the first `count` questions of each type for a name, then answers as usual. */
+  dropFirst(name: string, count: number): void {
+    for (const type of [1, 28]) this.drops.set(`${name.toLowerCase()} ${type}`, count);
   }
 
   neverAnswer(name: string): void {
@@ -58,6 +65,11 @@ export class DnsServer {
     const name = labels.join('.').toLowerCase();
     this.queries.set(name, (this.queries.get(name) ?? 0) + 1);
     if (this.silent.has(name)) return;
+    const toDrop = this.drops.get(`${name} ${type}`) ?? 0;
+    if (toDrop > 0) {
+      this.drops.set(`${name} ${type}`, toDrop - 1);
+      return;
+    }
     const record = this.records.get(name);
     const header = Buffer.alloc(12);
     query.copy(header, 0, 0, 2);
