@@ -1,4 +1,5 @@
 export * from './connection.js';
+export * from './dashboard-views.js';
 export * from './diagnostics.js';
 export * from './migrate.js';
 export * from './resource-json.js';

@@ -1,5 +1,6 @@
 import { notFound, type Customer, type RecoveryCampaign, type Subscription } from '@retention/core';
 import type { Queryable } from '../connection.js';
+import type { CampaignDetailView, TimelineDelivery, TimelineEntry } from '../dashboard-views.js';
 import { campaignJsonSql, customerJsonSql, isoMillisSql, subscriptionJsonSql } from '../resource-json.js';
 
 /**
@@ -10,20 +11,6 @@ import { campaignJsonSql, customerJsonSql, isoMillisSql, subscriptionJsonSql } f
  * (events through `events_campaign_idx`, deliveries through their unique (event_id, …) key).
  * Postgres builds every part as JSON, in the API's shapes (resource-json.ts).
  */
-
-export interface TimelineDelivery {
-  id: string;
-  endpoint_id: string;
-  endpoint_name: string;
-  status: string;
-  attempt_count: number;
-  last_http_status: number | null;
-  completed_at: string | null;
-}
-
-export type TimelineEntry =
-  | { kind: 'event'; at: string; event_id: string; type: string; source: string | null; deliveries: TimelineDelivery[] }
-  | { kind: 'action'; at: string; action: string; actor: { user_id: string | null; label: string | null } };
 
 interface TimelineEventRow {
   event_id: string;
@@ -69,7 +56,11 @@ const ACTIONS_SQL = `coalesce((
  * customer and subscription as the API shows them, and the timeline's parts, which are then
  * merged in time order.
  */
-export async function campaignDetail(db: Queryable, workspaceId: string, campaignId: string) {
+export async function campaignDetail(
+  db: Queryable,
+  workspaceId: string,
+  campaignId: string,
+): Promise<CampaignDetailView> {
   const row = await db('recovery_campaigns as k')
     .where({ 'k.workspace_id': workspaceId, 'k.id': campaignId })
     .first<

@@ -5,10 +5,10 @@ import {
   parseTimestamp,
   type CampaignStatus,
   type DeclineCategory,
-  type RecoveryCampaign,
 } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
+import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { textParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
@@ -50,9 +50,6 @@ export const CAMPAIGN_EXPORT_COLUMNS = [
   'recovered_at',
   'closed_at',
 ] as const;
-
-/** A list row: the API's campaign plus its customer's e-mail. */
-export type CampaignListRow = RecoveryCampaign & { customer_email: string };
 
 /** The service's one reading of a timestamp (`parseTimestamp`): impossible dates refused too. */
 function parseInstant(name: string, value: string): Date {

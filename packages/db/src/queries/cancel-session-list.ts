@@ -4,10 +4,10 @@ import {
   invalidParam,
   type CancelOutcome,
   type CancelReasonCode,
-  type CancelSession,
 } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
+import type { CancelSessionListRow } from '../dashboard-views.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import type { RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
@@ -39,9 +39,6 @@ export const CANCEL_SESSION_EXPORT_COLUMNS = [
   'created_at',
   'ended_at',
 ] as const;
-
-/** A list row: the API's cancel session plus its customer's e-mail. */
-export type CancelSessionListRow = CancelSession & { customer_email: string };
 
 export function cancelSessionListFilters(
   query: Partial<Record<(typeof CANCEL_SESSION_FILTER_PARAMS)[number], string>>,

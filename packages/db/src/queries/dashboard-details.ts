@@ -1,5 +1,6 @@
-import { notFound, type Customer, type Subscription } from '@retention/core';
+import { notFound } from '@retention/core';
 import type { Queryable } from '../connection.js';
+import type { CancelSessionDetailView, CustomerDetailView } from '../dashboard-views.js';
 import {
   campaignJsonSql,
   cancelSessionJsonSql,
@@ -17,8 +18,6 @@ import {
   type CustomerRow,
   type SubscriptionRow,
 } from '../resources.js';
-import type { CampaignListRow } from './campaign-list.js';
-import type { CancelSessionListRow } from './cancel-session-list.js';
 
 /**
  * The dashboard's customer and cancel-session detail pages (docs/dashboard-api.md, "Data
@@ -29,22 +28,6 @@ import type { CancelSessionListRow } from './cancel-session-list.js';
 
 /** How many of a customer's campaigns, cancel sessions and win-backs the detail shows, newest first. */
 export const CUSTOMER_DETAIL_RECENT = 50;
-
-export interface WinbackSummary {
-  id: string;
-  psp_subscription_id: string;
-  days_away: number;
-  amount_cents: number;
-  currency: string;
-  recorded_at: string;
-}
-
-export type CustomerDetailView = Customer & {
-  subscriptions: Subscription[];
-  campaigns: CampaignListRow[];
-  cancel_sessions: CancelSessionListRow[];
-  winbacks: WinbackSummary[];
-};
 
 /**
  * The newest rows of one of the customer's tables as a JSON array (`[]` when none), built by
@@ -109,7 +92,11 @@ export async function customerDetailView(
   return new JsonText(row.json);
 }
 
-export async function cancelSessionDetailView(db: Queryable, workspaceId: string, sessionId: string) {
+export async function cancelSessionDetailView(
+  db: Queryable,
+  workspaceId: string,
+  sessionId: string,
+): Promise<CancelSessionDetailView> {
   const session = await db('cancel_sessions')
     .where({ workspace_id: workspaceId, id: sessionId })
     .first<CancelSessionRow | undefined>();

@@ -1,5 +1,12 @@
-import { CANCEL_OUTCOMES, invalidParam, toIsoMillis, type Stats } from '@retention/core';
+import { CANCEL_OUTCOMES, invalidParam, toIsoMillis } from '@retention/core';
 import type { Db, Transaction } from '../connection.js';
+import {
+  OVERVIEW_PERIODS,
+  type MonthlyCampaigns,
+  type MonthlySessions,
+  type Overview,
+  type OverviewPeriod,
+} from '../dashboard-views.js';
 import { loadFxRates } from './fx-rates.js';
 import { MoneyTotals, roundedRatio, statsInSnapshot } from './stats.js';
 
@@ -14,35 +21,6 @@ import { MoneyTotals, roundedRatio, statsInSnapshot } from './stats.js';
  * one it started in (`created_at`): a cohort view, so a rate never mixes denominators.
  * The monthly series always cover the last 12 UTC months, oldest first.
  */
-
-export const OVERVIEW_PERIODS = ['last_30_days', 'last_90_days', 'last_12_months', 'all_time'] as const;
-export type OverviewPeriod = (typeof OVERVIEW_PERIODS)[number];
-
-export interface MonthlyCampaigns {
-  month: string; // YYYY-MM
-  opened: number;
-  recovered: number;
-  failed_amount_cents: number;
-  recovered_amount_cents: number;
-  recovery_rate: number | null;
-}
-
-export interface MonthlySessions {
-  month: string;
-  by_outcome: Record<(typeof CANCEL_OUTCOMES)[number], number>;
-}
-
-export interface Overview {
-  object: 'overview';
-  period: OverviewPeriod;
-  since: string | null;
-  stats: Stats;
-  campaigns_by_month: MonthlyCampaigns[];
-  cancel_sessions_by_month: MonthlySessions[];
-  cancel_reasons: Array<{ reason_code: string; sessions: number }>;
-  unconverted_currencies: string[];
-  generated_at: string;
-}
 
 export function parseOverviewPeriod(value: unknown): OverviewPeriod {
   if (value === undefined) return 'last_30_days';

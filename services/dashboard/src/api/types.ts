@@ -1,6 +1,32 @@
-/** The shapes of docs/dashboard-api.md, as the page reads them. */
+import type { AttemptOutcome, UserRole } from '@retention/core/enums';
 
-export type Role = 'owner' | 'admin' | 'member';
+/**
+ * The shapes of docs/dashboard-api.md, as the page reads them. Type-only imports (Vite drops
+ * them): nothing of the server reaches the bundle.
+ *
+ * The data and insight pages' JSON is built by @retention/db and read here with its own types
+ * (@retention/db/dashboard-views, which loads only core's enums and resources). The settings,
+ * team and account shapes below stay local: their server types live in @retention/domain's
+ * modules beside the code that makes them (knex, ajv, node:crypto through @retention/core's
+ * index), which this browser compile cannot load; and the dashboard API reshapes several on
+ * the way out (views.ts, token-routes.ts: a token loses workspace_id and gains created_by, an
+ * endpoint gains alert, a workspace's `processor` becomes `processor_status`).
+ */
+
+export type {
+  CampaignDetailView as CampaignDetail,
+  CampaignListRow as Campaign,
+  CancelSessionDetailView as CancelSessionDetail,
+  CancelSessionListRow as CancelSession,
+  CustomerDetailView as CustomerDetail,
+  Overview,
+  OverviewPeriod,
+  TimelineEntry,
+  WinbackSummary as Winback,
+} from '@retention/db/dashboard-views';
+export type { Customer, ListEnvelope as List, Subscription } from '@retention/core/resources';
+
+export type Role = UserRole;
 
 export interface User {
   id: string;
@@ -35,13 +61,6 @@ export interface Me {
   workspace: Workspace;
   permissions: Permissions;
   event_types: string[];
-}
-
-export interface List<T> {
-  object: 'list';
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
 }
 
 export interface ApiToken {
@@ -93,7 +112,7 @@ export interface Attempt {
   event_id: string | null;
   event_type: string;
   attempt: number;
-  outcome: 'succeeded' | 'failed' | 'skipped' | 'interrupted';
+  outcome: AttemptOutcome;
   http_status: number | null;
   error: string | null;
   response_body: string | null;
@@ -132,155 +151,4 @@ export interface SecurityEvent {
 export interface SignedIn {
   user: User;
   workspace: Workspace;
-}
-
-/** The insight pages' shapes (docs/dashboard-api.md, "Data pages" and "Insights"). */
-
-export type OverviewPeriod = 'last_30_days' | 'last_90_days' | 'last_12_months' | 'all_time';
-
-interface Stats {
-  object: 'stats';
-  display_currency: string;
-  unconverted_currencies: string[];
-  recovery: {
-    opened: number;
-    in_flight: number;
-    recovered: number;
-    lost: number;
-    abandoned: number;
-    recovery_rate: number | null;
-    recovered_amount_cents: number;
-    at_risk_amount_cents: number;
-    lost_amount_cents: number;
-    recovered_via: Record<string, number>;
-    by_decline_category: Record<string, { opened: number; recovered: number }>;
-    median_days_to_recover: number | null;
-  };
-  cancel_flow: {
-    sessions: number;
-    saved: number;
-    save_rate: number | null;
-    by_outcome: Record<string, number>;
-    saved_mrr_cents: number;
-  };
-}
-
-export interface Overview {
-  object: 'overview';
-  period: OverviewPeriod;
-  since: string | null;
-  stats: Stats;
-  campaigns_by_month: Array<{
-    month: string;
-    opened: number;
-    recovered: number;
-    failed_amount_cents: number;
-    recovered_amount_cents: number;
-    recovery_rate: number | null;
-  }>;
-  cancel_sessions_by_month: Array<{ month: string; by_outcome: Record<string, number> }>;
-  cancel_reasons: Array<{ reason_code: string; sessions: number }>;
-  unconverted_currencies: string[];
-  generated_at: string;
-}
-
-export interface Customer {
-  id: string;
-  object: 'customer';
-  psp_customer_id: string;
-  email: string;
-  name: string | null;
-  tags: string[];
-  created_at: string;
-}
-
-export interface Subscription {
-  id: string;
-  object: 'subscription';
-  psp_subscription_id: string;
-  status: string;
-  plan_name: string;
-  amount_cents: number;
-  currency: string;
-  interval: string;
-  trial_end?: string | null;
-  current_period_end?: string | null;
-  canceled_at?: string | null;
-  created_at?: string;
-}
-
-export interface Campaign {
-  id: string;
-  object: 'recovery_campaign';
-  psp_invoice_id: string;
-  amount_cents: number;
-  currency: string;
-  status: 'in_flight' | 'recovered' | 'lost' | 'abandoned';
-  decline_code: string;
-  decline_category: string;
-  recovered_via: string | null;
-  first_failed_at: string;
-  recovered_at: string | null;
-  closed_at: string | null;
-  customer_id: string;
-  subscription_id: string;
-  /** On the dashboard's own lists. */
-  customer_email?: string;
-}
-
-interface TimelineDelivery {
-  id: string;
-  endpoint_id: string;
-  endpoint_name: string;
-  status: string;
-  attempt_count: number;
-  last_http_status: number | null;
-  completed_at: string | null;
-}
-
-export type TimelineEntry =
-  | { kind: 'event'; at: string; event_id: string; type: string; source: string | null; deliveries: TimelineDelivery[] }
-  | { kind: 'action'; at: string; action: string; actor: { user_id: string | null; label: string | null } };
-
-export interface CampaignDetail extends Campaign {
-  customer: Customer | null;
-  subscription: Subscription | null;
-  closed_by_user_id: string | null;
-  timeline: TimelineEntry[];
-}
-
-export interface CancelSession {
-  id: string;
-  object: 'cancel_session';
-  customer_id: string;
-  subscription_id: string | null;
-  outcome: string;
-  reason_code: string;
-  feedback: string | null;
-  monthly_mrr_cents: number;
-  currency: string;
-  created_at: string;
-  ended_at: string;
-  customer_email?: string;
-}
-
-export interface CancelSessionDetail extends CancelSession {
-  customer: Customer;
-  subscription: Subscription | null;
-}
-
-export interface Winback {
-  id: string;
-  psp_subscription_id: string;
-  days_away: number;
-  amount_cents: number;
-  currency: string;
-  recorded_at: string;
-}
-
-export interface CustomerDetail extends Customer {
-  subscriptions: Subscription[];
-  campaigns: Campaign[];
-  cancel_sessions: CancelSession[];
-  winbacks: Winback[];
 }

@@ -1,0 +1,95 @@
+import type { CancelOutcome } from '@retention/core/enums';
+import type {
+  CancelSession,
+  Customer,
+  RecoveryCampaign,
+  Stats,
+  Subscription,
+  SubscriptionSummary,
+} from '@retention/core/resources';
+
+/**
+ * The JSON of the dashboard API's data and insight pages (docs/dashboard-api.md, "Data pages"
+ * and "Insights") that this package builds, as types. The dashboard reads its responses with
+ * these same types (`@retention/db/dashboard-views`, type-only), so this module imports types
+ * only, and only from core's modules that need nothing of Node: the browser app's compile
+ * loads it.
+ */
+
+/** A campaigns list row: the API's campaign plus its customer's e-mail. */
+export type CampaignListRow = RecoveryCampaign & { customer_email: string };
+
+/** A cancel sessions list row: the API's cancel session plus its customer's e-mail. */
+export type CancelSessionListRow = CancelSession & { customer_email: string };
+
+export interface TimelineDelivery {
+  id: string;
+  endpoint_id: string;
+  endpoint_name: string;
+  status: string;
+  attempt_count: number;
+  last_http_status: number | null;
+  completed_at: string | null;
+}
+
+export type TimelineEntry =
+  | { kind: 'event'; at: string; event_id: string; type: string; source: string | null; deliveries: TimelineDelivery[] }
+  | { kind: 'action'; at: string; action: string; actor: { user_id: string | null; label: string | null } };
+
+export type CampaignDetailView = RecoveryCampaign & {
+  customer: Customer | null;
+  subscription: SubscriptionSummary | null;
+  closed_by_user_id: string | null;
+  timeline: TimelineEntry[];
+};
+
+/** A win-back as the customer page lists it. */
+export interface WinbackSummary {
+  id: string;
+  psp_subscription_id: string;
+  days_away: number;
+  amount_cents: number;
+  currency: string;
+  recorded_at: string;
+}
+
+export type CustomerDetailView = Customer & {
+  subscriptions: Subscription[];
+  campaigns: CampaignListRow[];
+  cancel_sessions: CancelSessionListRow[];
+  winbacks: WinbackSummary[];
+};
+
+export type CancelSessionDetailView = CancelSession & {
+  customer: Customer;
+  subscription: Subscription | null;
+};
+
+export const OVERVIEW_PERIODS = ['last_30_days', 'last_90_days', 'last_12_months', 'all_time'] as const;
+export type OverviewPeriod = (typeof OVERVIEW_PERIODS)[number];
+
+export interface MonthlyCampaigns {
+  month: string; // YYYY-MM
+  opened: number;
+  recovered: number;
+  failed_amount_cents: number;
+  recovered_amount_cents: number;
+  recovery_rate: number | null;
+}
+
+export interface MonthlySessions {
+  month: string;
+  by_outcome: Record<CancelOutcome, number>;
+}
+
+export interface Overview {
+  object: 'overview';
+  period: OverviewPeriod;
+  since: string | null;
+  stats: Stats;
+  campaigns_by_month: MonthlyCampaigns[];
+  cancel_sessions_by_month: MonthlySessions[];
+  cancel_reasons: Array<{ reason_code: string; sessions: number }>;
+  unconverted_currencies: string[];
+  generated_at: string;
+}
