@@ -5,13 +5,15 @@ import {
   parseTimestamp,
   type CampaignStatus,
   type DeclineCategory,
+  type ListEnvelope,
 } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { textParam, type RowShape } from './list-params.js';
-import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
+import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import { listEnvelope } from './pagination.js';
 
 /**
  * The dashboard's campaigns list and its CSV export (docs/dashboard-api.md, "Data pages" and
@@ -153,7 +155,7 @@ export async function campaignListPage(
   workspaceId: string,
   filters: CampaignListFilters,
   page: { limit: number; cursor?: string | undefined },
-): Promise<JsonText<OpaqueList<CampaignListRow>>> {
+): Promise<JsonText<ListEnvelope<CampaignListRow>>> {
   const result = await opaqueKeysetPage<{ first_failed_at: Date; id: string; json: string }>(
     campaignListQuery(db, workspaceId, filters, 'json'),
     {
@@ -165,5 +167,5 @@ export async function campaignListPage(
       ordered: true,
     },
   );
-  return opaqueListText(result);
+  return listEnvelope(result);
 }

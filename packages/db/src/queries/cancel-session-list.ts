@@ -4,13 +4,15 @@ import {
   invalidParam,
   type CancelOutcome,
   type CancelReasonCode,
+  type ListEnvelope,
 } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import type { CancelSessionListRow } from '../dashboard-views.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import type { RowShape } from './list-params.js';
-import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
+import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import { listEnvelope } from './pagination.js';
 
 /**
  * The dashboard's cancel sessions list and its CSV export: one filter parser and one query,
@@ -105,7 +107,7 @@ export async function cancelSessionListPage(
   workspaceId: string,
   filters: CancelSessionListFilters,
   page: { limit: number; cursor?: string | undefined },
-): Promise<JsonText<OpaqueList<CancelSessionListRow>>> {
+): Promise<JsonText<ListEnvelope<CancelSessionListRow>>> {
   const result = await opaqueKeysetPage<{ created_at: Date; id: string; json: string }>(
     cancelSessionListQuery(db, workspaceId, filters, 'json'),
     {
@@ -117,5 +119,5 @@ export async function cancelSessionListPage(
       ordered: true,
     },
   );
-  return opaqueListText(result);
+  return listEnvelope(result);
 }

@@ -1,9 +1,10 @@
-import type { Customer } from '@retention/core';
+import type { Customer, ListEnvelope } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
 import { textParam } from './list-params.js';
-import { listScope, opaqueKeysetPage, opaqueListText, type OpaqueList } from './opaque-keyset.js';
+import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import { listEnvelope } from './pagination.js';
 
 /**
  * The dashboard's customers list: newest first by (created_at, id), filtered by an exact
@@ -49,7 +50,7 @@ export async function customerListPage(
   workspaceId: string,
   filters: CustomerListFilters,
   page: { limit: number; cursor?: string | undefined },
-): Promise<JsonText<OpaqueList<Customer>>> {
+): Promise<JsonText<ListEnvelope<Customer>>> {
   const result = await opaqueKeysetPage<{ created_at: Date; id: string; json: string }>(
     customerListQuery(db, workspaceId, filters),
     {
@@ -60,5 +61,5 @@ export async function customerListPage(
       ordered: true,
     },
   );
-  return opaqueListText(result);
+  return listEnvelope(result);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { invalidParam, isUuid, toIsoMillis } from '@retention/core';
-import { JsonText } from '../resource-json.js';
+import type { Page } from './pagination.js';
 
 /**
  * Keyset pages for the dashboard's own lists (security log, delivery log, …), newest first by
@@ -51,12 +51,6 @@ export function decodeOpaqueCursor(value: string, field = 'cursor', scope?: stri
   return { at, id };
 }
 
-export interface OpaquePage<Row> {
-  rows: Row[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-
 /**
  * One page of `query` (filters applied, no order, no limit) after `cursor`. The query must be
  * served by an index on (…filters, column DESC, id DESC) for deep pages to cost what the first
@@ -74,7 +68,7 @@ export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
     /** The query already orders by (column DESC, id DESC). */
     ordered?: boolean;
   },
-): Promise<OpaquePage<Row>> {
+): Promise<Page<Row>> {
   const idColumn = options.idColumn ?? 'id';
   const cursor = options.cursor === undefined ? undefined : decodeOpaqueCursor(options.cursor, 'cursor', options.scope);
   if (cursor) {
@@ -99,20 +93,4 @@ export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
         ? encodeOpaqueCursor(last[key(options.column)] as Date, String(last[key(idColumn)]), options.scope)
         : null,
   };
-}
-
-/** A dashboard list: `{ object: "list", data, has_more, next_cursor }`. */
-export interface OpaqueList<Row> {
-  object: 'list';
-  data: Row[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-/** The list around a page of rows whose `json` Postgres built, as JSON text to write as it is. */
-export function opaqueListText<Row>(page: OpaquePage<{ json: string }>): JsonText<OpaqueList<Row>> {
-  return new JsonText(
-    `{"object":"list","data":[${page.rows.map((row) => row.json).join(',')}],` +
-      `"has_more":${page.hasMore},"next_cursor":${JSON.stringify(page.nextCursor)}}`,
-  );
 }

@@ -34,7 +34,20 @@ export interface PageRow {
   json: string;
 }
 
-export async function keysetPage(options: KeysetOptions): Promise<{ rows: PageRow[]; hasMore: boolean }> {
+/** A page of a list, public or the dashboard's: its rows, whether more follow, the cursor of the next. */
+export interface Page<Row> {
+  rows: Row[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export async function keysetPage(options: KeysetOptions): Promise<Page<PageRow>> {
+  const { rows, hasMore } = await keysetRows(options);
+  const last = rows.at(-1);
+  return { rows, hasMore, nextCursor: last ? toIsoMillis(last.position) : null };
+}
+
+async function keysetRows(options: KeysetOptions): Promise<{ rows: PageRow[]; hasMore: boolean }> {
   const { db, filtered, column, cursor } = options;
   const pageSize = options.pageSize ?? PAGE_SIZE;
   const selected = (query: Knex.QueryBuilder) =>
@@ -64,12 +77,14 @@ export async function keysetPage(options: KeysetOptions): Promise<{ rows: PageRo
   return { rows: group, hasMore: older !== undefined };
 }
 
-/** The list envelope (docs/api.md, "Lists and pagination") around a page, as JSON text. */
-export function listEnvelope<Resource>(page: { rows: PageRow[]; hasMore: boolean }): JsonText<ListEnvelope<Resource>> {
-  const last = page.rows.at(-1);
-  const nextCursor = last ? JSON.stringify(toIsoMillis(last.position)) : 'null';
+/**
+ * The list envelope (docs/api.md, "Lists and pagination"; the dashboard's lists wear the same)
+ * around a page of rows whose `json` Postgres built, as JSON text to write as it is: the rows
+ * are joined as they came, never parsed and serialised again.
+ */
+export function listEnvelope<Resource>(page: Page<{ json: string }>): JsonText<ListEnvelope<Resource>> {
   return new JsonText(
     `{"object":"list","data":[${page.rows.map((row) => row.json).join(',')}],` +
-      `"has_more":${page.hasMore},"next_cursor":${nextCursor}}`,
+      `"has_more":${page.hasMore},"next_cursor":${JSON.stringify(page.nextCursor)}}`,
   );
 }
