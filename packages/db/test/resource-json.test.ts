@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID as newId } from 'node:crypto';
 import {
   campaignJsonSql,
+  cancelSessionDetailView,
   cancelSessionJsonSql,
   customerJsonSql,
   findCampaignDetail,
@@ -271,5 +272,21 @@ describe('the read queries', () => {
       subscriptions: [],
       recent_campaigns: [],
     });
+  });
+
+  it('a cancel session embeds its customer and its subscription (null when none): the mapped rows, byte for byte', async () => {
+    const { db } = database.current;
+    for (const id of ids.sessions) {
+      const [session] = await db('cancel_sessions').where({ id });
+      const [customer] = await db('customers').where({ id: session.customer_id });
+      const subscription =
+        session.subscription_id === null
+          ? null
+          : toSubscription((await db('subscriptions').where({ id: session.subscription_id }))[0]);
+      expect((await cancelSessionDetailView(db, ids.workspace, id)).text).toBe(
+        JSON.stringify({ ...toCancelSession(session), customer: toCustomer(customer), subscription }),
+      );
+    }
+    await expect(cancelSessionDetailView(db, newId(), ids.sessions[0]!)).rejects.toMatchObject({ type: 'not_found' });
   });
 });

@@ -10,14 +10,6 @@ import {
   winbackSummaryJsonSql,
   type EmbeddedJson,
 } from '../resource-json.js';
-import {
-  toCancelSession,
-  toCustomer,
-  toSubscription,
-  type CancelSessionRow,
-  type CustomerRow,
-  type SubscriptionRow,
-} from '../resources.js';
 
 /**
  * The dashboard's customer and cancel-session detail pages (docs/dashboard-api.md, "Data
@@ -92,26 +84,28 @@ export async function customerDetailView(
   return new JsonText(row.json);
 }
 
+/**
+ * One statement, as the customer's detail: the session as the API shows it, with its customer
+ * and its subscription (null when it had none) built beside it by Postgres.
+ */
 export async function cancelSessionDetailView(
   db: Queryable,
   workspaceId: string,
   sessionId: string,
-): Promise<CancelSessionDetailView> {
-  const session = await db('cancel_sessions')
-    .where({ workspace_id: workspaceId, id: sessionId })
-    .first<CancelSessionRow | undefined>();
-  if (!session) throw notFound(`No cancel session with id ${sessionId}`);
-  const [customer, subscription] = await Promise.all([
-    db('customers').where({ workspace_id: workspaceId, id: session.customer_id }).first<CustomerRow>(),
-    session.subscription_id === null
-      ? undefined
-      : db('subscriptions')
-          .where({ workspace_id: workspaceId, id: session.subscription_id })
-          .first<SubscriptionRow | undefined>(),
+): Promise<JsonText<CancelSessionDetailView>> {
+  const json = cancelSessionJsonSql('x', [
+    [
+      'customer',
+      `(SELECT ${customerJsonSql('c')} FROM customers c WHERE c.workspace_id = x.workspace_id AND c.id = x.customer_id)`,
+    ],
+    [
+      'subscription',
+      `(SELECT ${subscriptionJsonSql('s')} FROM subscriptions s WHERE s.workspace_id = x.workspace_id AND s.id = x.subscription_id)`,
+    ],
   ]);
-  return {
-    ...toCancelSession(session),
-    customer: toCustomer(customer),
-    subscription: subscription ? toSubscription(subscription) : null,
-  };
+  const row = await db('cancel_sessions as x')
+    .where({ 'x.workspace_id': workspaceId, 'x.id': sessionId })
+    .first<{ json: string } | undefined>(db.raw(`${json}::text AS json`));
+  if (!row) throw notFound(`No cancel session with id ${sessionId}`);
+  return new JsonText(row.json);
 }

@@ -61,7 +61,7 @@ export function readRoutes(context: DashboardContext): Router {
   router.get('/cancel_sessions/:id', async (req, res) => {
     queryStrings(req.originalUrl, []);
     const id = detailId(req.params.id, 'cancel session');
-    res.json(await cancelSessionDetailView(db, signedIn(res).workspaceId, id));
+    sendJsonText(res, await cancelSessionDetailView(db, signedIn(res).workspaceId, id));
   });
 
   return router;
