@@ -36,6 +36,7 @@ export interface CampaignListFilters {
 /** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
 export const CAMPAIGN_FILTER_PARAMS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
 
+/** The CSV export's columns, in order: the campaign's own (`k`), and its customer's e-mail. */
 export const CAMPAIGN_EXPORT_COLUMNS = [
   'id',
   'psp_invoice_id',
@@ -116,22 +117,9 @@ export function campaignListQuery(
             'k.id',
             db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`),
           ]
-        : [
-            'k.id',
-            'k.psp_invoice_id',
-            'k.customer_id',
-            'c.email as customer_email',
-            'k.subscription_id',
-            'k.amount_cents',
-            'k.currency',
-            'k.status',
-            'k.decline_code',
-            'k.decline_category',
-            'k.recovered_via',
-            'k.first_failed_at',
-            'k.recovered_at',
-            'k.closed_at',
-          ],
+        : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
+            column === 'customer_email' ? 'c.email as customer_email' : `k.${column}`,
+          ),
     );
   if (filters.status) query.where('k.status', filters.status);
   if (filters.decline_category) query.where('k.decline_category', filters.decline_category);

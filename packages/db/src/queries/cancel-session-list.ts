@@ -28,6 +28,7 @@ export interface CancelSessionListFilters {
 
 export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code'] as const;
 
+/** The CSV export's columns, in order: the session's own (`s`), and its customer's e-mail. */
 export const CANCEL_SESSION_EXPORT_COLUMNS = [
   'id',
   'customer_id',
@@ -83,19 +84,9 @@ export function cancelSessionListQuery(
             's.id',
             db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`),
           ]
-        : [
-            's.id',
-            's.customer_id',
-            'c.email as customer_email',
-            's.subscription_id',
-            's.outcome',
-            's.reason_code',
-            's.feedback',
-            's.monthly_mrr_cents',
-            's.currency',
-            's.created_at',
-            's.ended_at',
-          ],
+        : CANCEL_SESSION_EXPORT_COLUMNS.map((column) =>
+            column === 'customer_email' ? 'c.email as customer_email' : `s.${column}`,
+          ),
     );
   if (filters.outcome) query.where('s.outcome', filters.outcome);
   if (filters.reason_code) query.where('s.reason_code', filters.reason_code);
