@@ -6,6 +6,7 @@ export * from './operational-server.js';
 export * from './redis.js';
 export * from './shutdown.js';
 export * from './throttled-warn.js';
+export * from './ttl-cache.js';
 export * from './token-epoch.js';
 export * from './session-epoch.js';
 export * from './batcher.js';

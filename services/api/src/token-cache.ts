@@ -1,4 +1,5 @@
 import type { TokenCredentials } from '@retention/db';
+import { TtlCache } from '@retention/runtime';
 
 /** A token look-up, and the token epoch it was read under. */
 export interface CachedToken {
@@ -14,26 +15,21 @@ export interface CachedToken {
  * a change whose announcement was lost (the CLI then says so), and the size bounds memory.
  */
 export class TokenCache {
-  private readonly entries = new Map<string, CachedToken & { expiresAt: number }>();
+  private readonly entries: TtlCache<CachedToken>;
 
   constructor(
     private readonly lifetimeMs = 10_000,
-    private readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = 10_000,
+  ) {
+    this.entries = new TtlCache(maxEntries);
+  }
 
   get(hash: string, now = Date.now()): CachedToken | undefined {
-    const entry = this.entries.get(hash);
-    if (entry && entry.expiresAt <= now) this.entries.delete(hash);
-    return entry && entry.expiresAt > now ? entry : undefined;
+    return this.entries.get(hash, now);
   }
 
   set(hash: string, token: CachedToken, now = Date.now()): void {
-    this.entries.delete(hash);
-    if (this.entries.size >= this.maxEntries) {
-      // Maps iterate in insertion order: the first key is the oldest entry.
-      this.entries.delete(this.entries.keys().next().value!);
-    }
-    this.entries.set(hash, { ...token, expiresAt: now + this.lifetimeMs });
+    this.entries.set(hash, token, this.lifetimeMs, now);
   }
 
   delete(hash: string): void {

@@ -36,9 +36,10 @@ describe('ConnectionCache', () => {
     expect(reads).toEqual(['x']);
   });
 
-  it('stays within its bound by starting over when full', async () => {
+  it('stays within its bound by dropping its oldest entry when full', async () => {
     const { cache, reads } = cacheWith(row);
     for (const id of ['a', 'b', 'c', 'd']) await cache.get(id);
+    await cache.get('b');
     await cache.get('a');
     expect(reads).toEqual(['a', 'b', 'c', 'd', 'a']);
   });

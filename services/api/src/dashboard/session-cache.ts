@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AccountUserRow, SessionLifetimes, SessionRow } from '@retention/domain';
+import { TtlCache } from '@retention/runtime';
 
 /** A session look-up, and the session epoch it was read under. */
 export interface CachedSession {
@@ -22,13 +23,11 @@ export const SESSION_CACHE_LIFETIME_MS = 10_000;
  * often as before the cache; a session left idle is read from PostgreSQL when it comes back.
  */
 export class SessionCache {
-  private readonly entries = new Map<string, CachedSession & { usableUntil: number }>();
+  private readonly entries: TtlCache<CachedSession>;
   private readonly lifetimeMs: number;
 
-  constructor(
-    lifetimes: SessionLifetimes,
-    private readonly maxEntries = 10_000,
-  ) {
+  constructor(lifetimes: SessionLifetimes, maxEntries = 10_000) {
+    this.entries = new TtlCache(maxEntries);
     this.lifetimeMs = Math.min(SESSION_CACHE_LIFETIME_MS, lifetimes.idleMs / 4);
   }
 
@@ -37,13 +36,7 @@ export class SessionCache {
   }
 
   get(key: string, now = Date.now()): CachedSession | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.usableUntil <= now) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry;
+    return this.entries.get(key, now);
   }
 
   set(key: string, entry: CachedSession, now = Date.now()): void {
@@ -53,12 +46,7 @@ export class SessionCache {
       entry.session.expires_at.getTime(),
     );
     if (usableUntil <= now) return;
-    this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) {
-      // Maps iterate in insertion order: the first key is the oldest entry.
-      this.entries.delete(this.entries.keys().next().value!);
-    }
-    this.entries.set(key, { ...entry, usableUntil });
+    this.entries.set(key, entry, usableUntil - now, now);
   }
 
   delete(key: string): void {

@@ -1,6 +1,7 @@
 import { ipv6Bytes } from '@retention/domain';
+import { TtlCache } from '@retention/runtime';
 import type { RateLimitDecision, SlidingWindowRateLimiter } from '../rate-limiter.js';
-import { ExpiringSet, type LimitBackstop } from './process-limits.js';
+import { MAX_REMEMBERED, type LimitBackstop } from './process-limits.js';
 
 /** Failed authentications allowed per client address per minute: tokens cannot be guessed at speed. */
 const FAILED_AUTH_LIMIT_PER_MINUTE = 60;
@@ -25,7 +26,7 @@ export function failedAuthBucket(address: string | undefined): string {
  * address costs neither Redis nor PostgreSQL.
  */
 export class FailedAuthGuard {
-  private readonly limited = new ExpiringSet<RateLimitDecision & { rememberedAt: number }>();
+  private readonly limited = new TtlCache<RateLimitDecision & { rememberedAt: number }>(MAX_REMEMBERED);
 
   constructor(
     private readonly limiter: SlidingWindowRateLimiter,

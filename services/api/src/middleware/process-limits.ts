@@ -1,7 +1,7 @@
 import type { RateLimitDecision } from '../rate-limiter.js';
 
 /** How many keys each of these in-process structures keeps at most (oldest dropped first). */
-const MAX_REMEMBERED = 10_000;
+export const MAX_REMEMBERED = 10_000;
 
 /**
  * The rate limit of one process while Redis is away: a fixed one-minute window per key,
@@ -22,23 +22,6 @@ export class FallbackWindows {
     if (window.count >= limit) return { allowed: false, limit, remaining: 0, resetMs, refusedByGuard: false };
     window.count += 1;
     return { allowed: true, limit, remaining: limit - window.count, resetMs, refusedByGuard: false };
-  }
-}
-
-/** Expiring entries of this process, bounded in number (oldest dropped first). */
-export class ExpiringSet<T> {
-  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
-
-  get(key: string, now = Date.now()): T | undefined {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAt <= now) this.entries.delete(key);
-    return entry && entry.expiresAt > now ? entry.value : undefined;
-  }
-
-  set(key: string, value: T, lifetimeMs: number, now = Date.now()): void {
-    this.entries.delete(key);
-    if (this.entries.size >= MAX_REMEMBERED) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, expiresAt: now + lifetimeMs });
   }
 }
 

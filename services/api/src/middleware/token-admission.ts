@@ -1,7 +1,8 @@
 import { findTokenByHash, type Db, type TokenCredentials } from '@retention/db';
+import { TtlCache } from '@retention/runtime';
 import type { RateLimitDecision, SlidingWindowRateLimiter } from '../rate-limiter.js';
 import { TokenCache, type CachedToken } from '../token-cache.js';
-import { ExpiringSet, type LimitBackstop } from './process-limits.js';
+import { MAX_REMEMBERED, type LimitBackstop } from './process-limits.js';
 
 /** Rounds of "the epoch moved: look the token up again" before looking it up uncached. */
 const EPOCH_ROUNDS = 3;
@@ -41,7 +42,7 @@ async function viaRedis<T>(call: () => Promise<T>): Promise<T> {
  */
 export class TokenAdmission {
   private readonly tokens = new TokenCache();
-  private readonly unknownHashes = new ExpiringSet<true>();
+  private readonly unknownHashes = new TtlCache<true>(MAX_REMEMBERED);
 
   constructor(
     private readonly db: Db,

@@ -1,6 +1,7 @@
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { connectionForReceive, type ConnectionRow } from '@retention/domain';
+import { TtlCache } from '@retention/runtime';
 
 type Found = { connection: ConnectionRow; webhookSecret: string } | null;
 
@@ -12,10 +13,10 @@ type Found = { connection: ConnectionRow; webhookSecret: string } | null;
  * each API process up to a second late (an event in that second is verified against the
  * secret the process last read, and stored as it would have been a second earlier).
  * Unknown ids are kept too (as null), so a flood of made-up URLs costs a read a second per id;
- * the map is bounded, emptied whole when full.
+ * the cache is bounded, its oldest entry dropped when full.
  */
 export class ConnectionCache {
-  private readonly entries = new Map<string, { found: Found; until: number }>();
+  private readonly entries: TtlCache<Found>;
 
   constructor(
     private readonly load: (connectionId: string) => Promise<Found>,
@@ -23,7 +24,9 @@ export class ConnectionCache {
       ttlMs: 1_000,
       maxEntries: 10_000,
     },
-  ) {}
+  ) {
+    this.entries = new TtlCache(options.maxEntries);
+  }
 
   static forStripe(db: Db, config: Config): ConnectionCache {
     return new ConnectionCache((id) => connectionForReceive(db, config.secretsKey, 'stripe', id));
@@ -31,11 +34,10 @@ export class ConnectionCache {
 
   async get(connectionId: string): Promise<Found> {
     const now = (this.options.now ?? Date.now)();
-    const kept = this.entries.get(connectionId);
-    if (kept && kept.until > now) return kept.found;
+    const kept = this.entries.get(connectionId, now);
+    if (kept !== undefined) return kept;
     const found = await this.load(connectionId);
-    if (this.entries.size >= this.options.maxEntries) this.entries.clear();
-    this.entries.set(connectionId, { found, until: now + this.options.ttlMs });
+    this.entries.set(connectionId, found, this.options.ttlMs, now);
     return found;
   }
 }
