@@ -164,7 +164,7 @@ async function buildWorker(
   const scheduler = new DeliveryScheduler({
     port: new DeliveryBacklog(db, deliveryQueue),
     allowances: (endpointIds) => gate.allowances(endpointIds),
-    recording: () => gate.recording(),
+    notInFlight: () => gate.notInFlight(),
     logger,
     pollMs: settings.schedulePollMs,
   });

@@ -69,6 +69,80 @@ describe('the delivery backlog', () => {
     expect(receiver.problems()).toEqual([]);
   });
 
+  it('sends a quick endpoint’s next delivery while the success before it is recorded', async () => {
+    const { db, receiver, workspace } = world.current;
+    const cap = 5;
+    const endpoint = await world.current.createEndpoint('/spares', {
+      behaviour: { kind: 'status', status: 200, delayMs: 200 },
+    });
+    await world.current.record(Array.from({ length: 100 }, () => numberedEvent(workspace)));
+    await world.current.startWorker({ options: { maxInFlightPerEndpoint: cap } });
+    await receiver.waitForRequests(endpoint.path, 30, 30_000);
+
+    // Every statement that records an attempt or claims one inserts into webhook_attempts, so
+    // all of them wait behind this lock. Those running when it is asked for end first, and what
+    // they claimed is sent within milliseconds; after that, only deliveries claimed ahead can
+    // still go out, as the requests in flight (200 ms each) end.
+    const lock = await db.transaction();
+    let sentLater: number;
+    try {
+      await lock.raw('LOCK TABLE webhook_attempts IN SHARE MODE');
+      const lockedAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      sentLater = receiver.requestsTo(endpoint.path).filter((request) => request.receivedAt >= lockedAt + 50).length;
+    } finally {
+      await lock.rollback();
+    }
+    // Each job's spare, one each (then they wait for the statement too); without spares, none.
+    expect(sentLater).toBeGreaterThanOrEqual(2);
+    expect(sentLater).toBeLessThanOrEqual(cap);
+
+    await receiver.waitForRequests(endpoint.path, 100, 30_000);
+    expect(receiver.peakInFlight(endpoint.path)).toBeLessThanOrEqual(cap);
+    await eventually(async () => {
+      const [row] = await db('webhook_deliveries')
+        .where({ endpoint_id: endpoint.id, status: 'succeeded' })
+        .count({ count: '*' });
+      return Number(row?.count) === 100;
+    });
+    // Once each, as attempt 1: no spare was sent twice, or logged as interrupted.
+    const attempts = await db('webhook_attempts').where({ endpoint_id: endpoint.id }).select('attempt', 'outcome');
+    expect(attempts).toHaveLength(100);
+    expect(attempts.every((row) => row.attempt === 1 && row.outcome === 'succeeded')).toBe(true);
+    expect(receiver.requestsTo(endpoint.path)).toHaveLength(100);
+    expect(receiver.problems()).toEqual([]);
+  });
+
+  it('gives a spare back to the backlog when the request before it fails, unsent and unnumbered', async () => {
+    const { db, receiver, workspace } = world.current;
+    let calls = 0;
+    const endpoint = await world.current.createEndpoint('/spare-back', {
+      behaviour: () => ({ kind: 'status', status: ++calls === 40 ? 500 : 200, delayMs: 5 }),
+    });
+    await world.current.record(Array.from({ length: 120 }, () => numberedEvent(workspace)));
+    await world.current.startWorker({ env: { WEBHOOK_RETRY_DELAYS: '200ms' } });
+    await receiver.waitForRequests(endpoint.path, 121, 30_000);
+    await eventually(async () => {
+      const [row] = await db('webhook_deliveries')
+        .where({ endpoint_id: endpoint.id, status: 'succeeded' })
+        .count({ count: '*' });
+      return Number(row?.count) === 120;
+    });
+    const attempts = await db('webhook_attempts')
+      .where({ endpoint_id: endpoint.id })
+      .orderBy(['delivery_id', 'attempt'])
+      .select('delivery_id', 'attempt', 'outcome');
+    // The failed one, then its retry; every other delivery once, as attempt 1 (a spare given
+    // back keeps its number: the attempt it was claimed for was never made).
+    expect(attempts.filter((row) => row.outcome === 'failed')).toHaveLength(1);
+    const failed = attempts.find((row) => row.outcome === 'failed')!;
+    expect(attempts.filter((row) => row.delivery_id === failed.delivery_id).map((row) => row.attempt)).toEqual([1, 2]);
+    const others = attempts.filter((row) => row.delivery_id !== failed.delivery_id);
+    expect(others).toHaveLength(119);
+    expect(others.every((row) => row.attempt === 1 && row.outcome === 'succeeded')).toBe(true);
+    expect(receiver.problems()).toEqual([]);
+  });
+
   it('leaves a retry in Postgres until it is due, then sends it at once', async () => {
     const { db, receiver, workspace } = world.current;
     let calls = 0;

@@ -129,7 +129,7 @@ function setUp(allowanceOf: (endpointId: string) => number = () => 3, recording:
   const scheduler = new DeliveryScheduler({
     port: backlog,
     allowances: (endpointIds) => endpointIds.map((endpointId) => ({ endpointId, allowance: allowanceOf(endpointId) })),
-    recording: () => recording,
+    notInFlight: () => recording,
     logger: createLogger('scheduler-test', 'silent'),
     pollMs: POLL_MS,
     clock,

@@ -127,10 +127,10 @@ describe('the endpoint gate', () => {
     const running = acquireMany(gate, endpointId, CAP);
     expect(acquireMany(gate, endpointId, 1)).toHaveLength(0);
     expect(gate.release(endpointId, running[0]!, 20, { recording: true })).toEqual([endpointId]);
-    expect(gate.recording()).toEqual([running[0]]);
+    expect(gate.notInFlight()).toEqual([running[0]]);
     expect(acquireMany(gate, endpointId, 2)).toHaveLength(1);
     gate.recorded(running[0]!);
-    expect(gate.recording()).toEqual([]);
+    expect(gate.notInFlight()).toEqual([]);
   });
 
   it('hands the slot of a finished delivery to the next one its job claimed: the room is unchanged', () => {
@@ -143,7 +143,7 @@ describe('the endpoint gate', () => {
     gate.handOver(endpointId, running[0]!, next, 20);
     // Still full: the next holds the slot; the finished one is being recorded.
     expect(gate.acquire(endpointId, randomUUID())).toBe(false);
-    expect(gate.recording()).toEqual([running[0]]);
+    expect(gate.notInFlight()).toEqual([running[0]]);
     gate.recorded(running[0]!);
     expect(gate.release(endpointId, next, 20)).toEqual([endpointId]);
     expect(gate.acquire(endpointId, randomUUID())).toBe(true);

@@ -38,66 +38,65 @@ export interface DeliveryProcessorDeps {
 }
 
 /**
+ * A delivery the statement recording the one before claimed ahead, so that it is sent as soon
+ * as the request in flight succeeds, without waiting for a statement: the record of each
+ * success overlaps the next request (docs/delivery-scheduler.md, "Spares").
+ */
+interface Spare {
+  delivery: ClaimedDelivery;
+  /** When the statement that claimed it was sent (its lease started at most then). */
+  claimedAt: number;
+  /**
+   * Sent, or given back. Once given back, another job may claim it with the same attempt
+   * number: a second give-back would undo that job's claim.
+   */
+  settled: boolean;
+}
+
+type SpareLater = Promise<Spare | null>;
+const NO_SPARE: SpareLater = Promise.resolve(null);
+
+/**
+ * A spare is sent only this soon after its claim, so that its lease (the timeout plus 5 s)
+ * still covers the name's look-up (3 s at most) and the whole attempt. A spare held longer
+ * waited for a request of a second or more: the endpoint is no longer quick, and the spare
+ * goes back to the backlog.
+ */
+const SPARE_FRESH_MS = 1_000;
+
+/** What one step of a job hands to the next: the delivery to send now, and the next spare. */
+interface Step {
+  next: ClaimedDelivery | null;
+  spare: SpareLater;
+}
+
+const LAST_STEP: Step = { next: null, spare: NO_SPARE };
+
+/**
  * Runs one delivery job: take a slot of the endpoint, claim the attempt in Postgres, send,
  * record (a retry goes back to the backlog, due when the schedule says), and give the slot
  * back, waking the scheduler for the endpoints that have room again (after a success, as
  * soon as the request has ended, while the record is written), or go on with the endpoint's
- * next delivery (up to MAX_DELIVERIES_PER_JOB). It never fails for a receiver's sake: retries are this
- * service's schedule, not BullMQ's. It fails only when Postgres fails under it; its delivery
- * stays queued, and the sweeper gives it a job again.
+ * next delivery (up to MAX_DELIVERIES_PER_JOB), claimed ahead while the request before it was
+ * in flight. It never fails for a receiver's sake: retries are this service's schedule, not
+ * BullMQ's. It fails only when Postgres fails under it; its delivery stays queued, and the
+ * sweeper gives it a job again.
  */
 export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
   const { store, gate, scheduler, sender, logger, events } = deps;
 
-  /**
-   * Claims the delivery's attempt unless it is claimed already, sends, records. `succeeded` is
-   * told as soon as a request succeeds, and says whether to go on with the endpoint's next
-   * delivery (claimed in the statement that records this one). Returns when the delivery is
-   * due again (null: never), how long the request took, and the next delivery if any.
-   */
-  async function attemptOnce(
-    work: string | ClaimedDelivery,
-    succeeded: (attemptMs: number) => boolean,
-  ): Promise<{ dueAt: number | null; attemptMs?: number; next: ClaimedDelivery | null }> {
-    const claim: ClaimResult = typeof work === 'string' ? await store.claim(work) : { kind: 'claimed', delivery: work };
+  /** The job's own delivery claimed, or null when there is nothing to send (and when to look again). */
+  async function claimOwn(deliveryId: string): Promise<{ delivery: ClaimedDelivery | null; dueAt: number | null }> {
+    const claim: ClaimResult = await store.claim(deliveryId);
     if (claim.kind === 'done') {
       if (claim.skipped) events.emit('ended', { outcome: 'skipped', count: 1 });
-      return { dueAt: null, next: null };
+      return { delivery: null, dueAt: null };
     }
     if (claim.kind === 'wait') {
-      await store.giveBack(work as string);
-      return { dueAt: claim.until.getTime(), next: null };
+      await store.giveBack(deliveryId);
+      return { delivery: null, dueAt: claim.until.getTime() };
     }
-    const { delivery } = claim;
-    const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
-    const goOn = result.succeeded && succeeded(result.durationMs);
-    const { record: outcome, next } = await recordOutcome(delivery, result, goOn);
-    const report: AttemptReport = { delivery, result, ...outcome };
-    log(report);
-    events.emit('attempt', report);
-    if (outcome.ended) events.emit('ended', { outcome: outcome.ended, count: 1 });
-    if (outcome.othersSkipped > 0) events.emit('ended', { outcome: 'skipped', count: outcome.othersSkipped });
-    return { dueAt: outcome.nextAttemptAt?.getTime() ?? null, attemptMs: result.durationMs, next };
-  }
-
-  /** Records the attempt; going on, claims the endpoint's next delivery in the same statement. */
-  async function recordOutcome(
-    delivery: ClaimedDelivery,
-    result: AttemptResult,
-    goOn: boolean,
-  ): Promise<{ record: RecordResult; next: ClaimedDelivery | null }> {
-    if (goOn) {
-      try {
-        return await store.recordSuccessAndGoOn(delivery, result);
-      } catch (error) {
-        logger.warn(
-          { err: error, delivery_id: delivery.id, endpoint_id: delivery.endpointId },
-          'could not record the attempt and claim the next delivery; recording it alone',
-        );
-        return { record: await recordWithRetries(delivery, result, 2), next: null };
-      }
-    }
-    return { record: await recordWithRetries(delivery, result), next: null };
+    return { delivery: claim.delivery, dueAt: null };
   }
 
   async function recordWithRetries(delivery: ClaimedDelivery, result: AttemptResult, firstTry = 1) {
@@ -110,6 +109,33 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
         await new Promise((resolve) => setTimeout(resolve, 250 * tries));
       }
     }
+  }
+
+  /** Records a success and claims up to `claims` of the endpoint's next deliveries in the same statement. */
+  async function recordAndClaim(
+    delivery: ClaimedDelivery,
+    result: AttemptResult,
+    claims: number,
+  ): Promise<{ record: RecordResult; next: ClaimedDelivery[] }> {
+    try {
+      return await store.recordSuccessAndGoOn(delivery, result, claims);
+    } catch (error) {
+      logger.warn(
+        { err: error, delivery_id: delivery.id, endpoint_id: delivery.endpointId },
+        'could not record the attempt and claim the next delivery; recording it alone',
+      );
+      return { record: await recordWithRetries(delivery, result, 2), next: [] };
+    }
+  }
+
+  /** Logs the attempt and tells the worker's metrics; says when the delivery is due again. */
+  function report(delivery: ClaimedDelivery, result: AttemptResult, outcome: RecordResult): void {
+    const attempt: AttemptReport = { delivery, result, ...outcome };
+    log(attempt);
+    events.emit('attempt', attempt);
+    if (outcome.ended) events.emit('ended', { outcome: outcome.ended, count: 1 });
+    if (outcome.othersSkipped > 0) events.emit('ended', { outcome: 'skipped', count: outcome.othersSkipped });
+    if (outcome.nextAttemptAt) scheduler.wakeAt(outcome.nextAttemptAt.getTime());
   }
 
   function log({ delivery, result, recorded, nextAttemptAt, endpointDisabled }: AttemptReport): void {
@@ -140,67 +166,154 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     }
   }
 
+  /** Tracks a spare claimed by a statement in flight, from when it is known (see EndpointGate.holdSpare). */
+  function held(claimedAt: number, claimed: ClaimedDelivery | undefined): Spare | null {
+    if (!claimed) return null;
+    gate.holdSpare(claimed.id);
+    return { delivery: claimed, claimedAt, settled: false };
+  }
+
+  /** A spare not sent goes back to the backlog, and its endpoint is woken for it. */
+  async function giveBackSpare(spare: Spare | null): Promise<void> {
+    if (!spare || spare.settled) return;
+    spare.settled = true;
+    try {
+      await store.unclaim(spare.delivery);
+    } finally {
+      gate.spareGone(spare.delivery.id);
+      scheduler.wake([spare.delivery.endpointId]);
+    }
+  }
+
+  /**
+   * Records a success while the spare it handed its slot to is sent; claims the next spare in
+   * the same statement. Never fails: if the record cannot be written (Postgres away, after
+   * retries), the delivery stays queued under its lease, and the sweeper gives it a job once
+   * the lease has run out (at least once); the job goes on without a spare.
+   */
+  function recordWhileNextIsSent(delivery: ClaimedDelivery, result: AttemptResult, claims: number): SpareLater {
+    const claimedAt = Date.now();
+    return recordAndClaim(delivery, result, claims)
+      .then(({ record, next }) => {
+        report(delivery, result, record);
+        return held(claimedAt, next[0]);
+      })
+      .catch((error: unknown) => {
+        logger.error(
+          { err: error, delivery_id: delivery.id, endpoint_id: delivery.endpointId },
+          'could not record the attempt; the delivery is sent again once its lease runs out',
+        );
+        return null;
+      })
+      .finally(() => gate.recorded(delivery.id));
+  }
+
   /**
    * One attempt of one delivery: the job's own (an id: a slot is taken and the attempt
    * claimed), or one it went on with (already claimed, holding the slot handed over to it).
-   * Returns the endpoint's next delivery when this job goes on with it: after a success to an
-   * endpoint known to be quick, the endpoint's oldest due delivery is released to this job and
-   * its attempt claimed, in the statement that records this one's success; the slot is handed
-   * over to it. Its job in Redis (active, locked) stands for both; if this process dies, the
-   * sweeper gives the delivery a job of its own once its lease has run out.
+   *
+   * After a success to an endpoint known to be quick, the job goes on with the endpoint's
+   * next delivery: the spare claimed by the statement that recorded the delivery before, sent
+   * at once while this one's success is recorded, in a statement that claims the next spare.
+   * Without a spare (the job's first success), the statement claims two, and the job waits for
+   * it. The slot is handed over from one delivery to the next. The job's job in Redis (active,
+   * locked) stands for them all; if this process dies, the sweeper gives each a job of its own
+   * once its lease has run out. After a failure, or when the job stops going on, its spare goes
+   * back to the backlog (sent instead, after a success, while fresh).
    */
   async function deliverOne(
     endpointId: string,
     work: string | ClaimedDelivery,
     mayGoOn: boolean,
-  ): Promise<ClaimedDelivery | null> {
+    spare: SpareLater,
+  ): Promise<Step> {
     const deliveryId = typeof work === 'string' ? work : work.id;
     if (typeof work === 'string' && !gate.acquire(endpointId, deliveryId)) {
-      // The gate wakes the endpoint again when it has room.
+      // The gate wakes the endpoint again when it has room. (A job's own delivery comes with no spare.)
       await store.giveBack(deliveryId);
-      return null;
+      return LAST_STEP;
     }
-    let requestSucceeded = false;
     let slotHeld = true;
-    // After a success the slot is the receiver's no more: it frees when the request ends, while
-    // the result is recorded, unless this job goes on with the endpoint's next delivery.
-    const freeSlotWhileRecording = (attemptMs: number) => {
-      slotHeld = false;
-      scheduler.wake(gate.release(endpointId, deliveryId, attemptMs, { recording: true }));
-    };
-    const succeeded = (attemptMs: number): boolean => {
-      requestSucceeded = true;
-      if (mayGoOn && scheduler.isRunning() && gate.isQuick(endpointId)) return true;
-      freeSlotWhileRecording(attemptMs);
-      return false;
-    };
-    let outcome: Awaited<ReturnType<typeof attemptOnce>>;
+    let recording = false;
     try {
-      outcome = await attemptOnce(work, succeeded);
+      let delivery: ClaimedDelivery | null;
+      if (typeof work === 'string') {
+        const own = await claimOwn(work);
+        if (own.dueAt !== null) scheduler.wakeAt(own.dueAt);
+        delivery = own.delivery;
+      } else {
+        delivery = work;
+      }
+      if (!delivery) {
+        slotHeld = false;
+        scheduler.wake(gate.release(endpointId, deliveryId));
+        return LAST_STEP;
+      }
+      const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
+      if (!result.succeeded) {
+        // The failure keeps the slot until it is recorded: the next attempt sees its count.
+        await giveBackSpare(await spare);
+        report(delivery, result, await recordWithRetries(delivery, result));
+        slotHeld = false;
+        scheduler.wake(gate.release(endpointId, deliveryId, result.durationMs));
+        return LAST_STEP;
+      }
+
+      const waiting = await spare;
+      const fresh = waiting && Date.now() - waiting.claimedAt < SPARE_FRESH_MS ? waiting : null;
+      if (waiting && !fresh) await giveBackSpare(waiting);
+      const goOn = mayGoOn && waiting === fresh && scheduler.isRunning() && gate.isQuick(endpointId);
+      if (fresh) {
+        fresh.settled = true;
+        gate.handOver(endpointId, deliveryId, fresh.delivery.id, result.durationMs);
+        slotHeld = false;
+        return { next: fresh.delivery, spare: recordWhileNextIsSent(delivery, result, goOn ? 1 : 0) };
+      }
+      if (!goOn) {
+        // The slot is the receiver's no more: it frees now, while the result is recorded.
+        slotHeld = false;
+        recording = true;
+        scheduler.wake(gate.release(endpointId, deliveryId, result.durationMs, { recording: true }));
+        report(delivery, result, await recordWithRetries(delivery, result));
+        return LAST_STEP;
+      }
+      // Going on with no spare yet: the next and a spare, claimed as this success is recorded.
+      const claimedAt = Date.now();
+      const { record, next } = await recordAndClaim(delivery, result, 2);
+      report(delivery, result, record);
+      slotHeld = false;
+      if (!next[0]) {
+        scheduler.wake(gate.release(endpointId, deliveryId, result.durationMs));
+        return LAST_STEP;
+      }
+      gate.handOver(endpointId, deliveryId, next[0].id, result.durationMs);
+      gate.recorded(deliveryId);
+      return { next: next[0], spare: Promise.resolve(held(claimedAt, next[1])) };
     } catch (error) {
       // This job fails (Postgres is away): a claimed delivery's lease runs out, and the sweeper
       // gives it a job of its own.
       if (slotHeld) scheduler.wake(gate.release(endpointId, deliveryId));
-      if (requestSucceeded) gate.recorded(deliveryId);
       throw error;
+    } finally {
+      if (recording) gate.recorded(deliveryId);
     }
-    if (slotHeld) {
-      // Recorded by now: the slot frees as any other does (not as one still being recorded).
-      if (outcome.next) gate.handOver(endpointId, deliveryId, outcome.next.id, outcome.attemptMs!);
-      else scheduler.wake(gate.release(endpointId, deliveryId, outcome.attemptMs));
-    }
-    if (requestSucceeded) gate.recorded(deliveryId);
-    if (outcome.dueAt !== null) scheduler.wakeAt(outcome.dueAt);
-    return outcome.next;
   }
 
   return async function processDelivery(job: Job<DeliveryJobData>): Promise<void> {
     const { endpointId } = job.data;
     const started = Date.now();
+    let step: Step = { next: null, spare: NO_SPARE };
     let work: string | ClaimedDelivery | null = job.data.deliveryId;
-    for (let done = 0; work !== null; done += 1) {
-      const mayGoOn = done + 1 < MAX_DELIVERIES_PER_JOB && Date.now() - started < MAX_JOB_MS;
-      work = await deliverOne(endpointId, work, mayGoOn);
+    try {
+      for (let done = 0; work !== null; done += 1) {
+        // The last one goes on with no new spare; one still held is sent (see deliverOne).
+        const mayGoOn = done + 2 < MAX_DELIVERIES_PER_JOB && Date.now() - started < MAX_JOB_MS;
+        step = await deliverOne(endpointId, work, mayGoOn, step.spare);
+        work = step.next;
+      }
+    } finally {
+      // A failed step leaves the spare its statement claims: back to the backlog.
+      await giveBackSpare(await step.spare);
     }
   };
 }

@@ -34,8 +34,8 @@ export interface SchedulerPort {
   /**
    * Marks queued, for each endpoint, its oldest due deliveries (oldest `next_attempt_at` first,
    * none whose attempt is in flight), as many as its allowance less those already queued,
-   * not counting `notCounted` (queued, but their request has ended: their result is being
-   * recorded).
+   * not counting `notCounted` (queued, but not in flight: their result is being recorded, or
+   * they are a job's spares).
    */
   release(allowances: readonly EndpointAllowance[], notCounted: readonly string[]): Promise<ReleasedDelivery[]>;
   /** Gives the released deliveries their jobs in Redis. */
@@ -60,8 +60,11 @@ export interface DeliverySchedulerOptions {
   port: SchedulerPort;
   /** What each endpoint may have queued now: the endpoint gate's view of its room. */
   allowances(endpointIds: readonly string[]): EndpointAllowance[];
-  /** Queued deliveries whose request has ended, being recorded: they no longer take room. */
-  recording(): readonly string[];
+  /**
+   * Queued deliveries not in flight, which take no room: their request has ended and their
+   * result is being recorded, or a job has claimed them ahead (spares).
+   */
+  notInFlight(): readonly string[];
   logger: Logger;
   /** The longest between two looks at what is due. */
   pollMs: number;
@@ -134,7 +137,7 @@ export class DeliveryScheduler {
       const allowances = this.options.allowances(endpointIds).filter(({ allowance }) => allowance > 0);
       if (allowances.length === 0) continue;
       try {
-        const released = await this.options.port.release(allowances, this.options.recording());
+        const released = await this.options.port.release(allowances, this.options.notInFlight());
         // Marked queued without a job if this fails: the sweeper gives them one.
         if (released.length > 0) await this.options.port.enqueue(released);
       } catch (error) {

@@ -67,11 +67,11 @@ const NOT_RECORDED: RecordResult = {
 };
 const RECORDED_SUCCESS: RecordResult = { ...NOT_RECORDED, recorded: true, ended: 'succeeded' };
 
-/** A successful attempt to record; `goOn`: claim the endpoint's next delivery for the caller too. */
+/** A successful attempt to record; `claims`: how many of the endpoint's next deliveries to claim for the caller too. */
 interface Success {
   delivery: ClaimedDelivery;
   result: AttemptResult;
-  goOn: boolean;
+  claims: number;
 }
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };
@@ -148,7 +148,7 @@ const BATCHES_RUNNING = 4;
 
 export class DeliveryStore {
   private readonly claims: Batcher<string, ClaimRow | undefined>;
-  private readonly successes: Batcher<Success, { recorded: boolean; next: ClaimRow | null }>;
+  private readonly successes: Batcher<Success, { recorded: boolean; next: ClaimRow[] }>;
 
   constructor(
     private readonly db: Db,
@@ -236,7 +236,7 @@ export class DeliveryStore {
    */
   async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<RecordResult> {
     if (result.succeeded) {
-      const { recorded } = await this.successes.submit({ delivery, result, goOn: false });
+      const { recorded } = await this.successes.submit({ delivery, result, claims: 0 });
       return recorded ? RECORDED_SUCCESS : NOT_RECORDED;
     }
     try {
@@ -248,18 +248,36 @@ export class DeliveryStore {
   }
 
   /**
-   * Records a successful attempt and, in the same statement, releases the endpoint's oldest
-   * due delivery to the caller and claims its attempt (see deliverOne): marked queued, no job
-   * of its own, no trip through Redis. `next` is null when none is due, or the endpoint may not
-   * be sent to now (the scheduler's release and the claim then say why). Same order as the
-   * scheduler's releases.
+   * Records a successful attempt and, in the same statement, releases up to `claims` of the
+   * endpoint's oldest due deliveries to the caller and claims their attempts (see
+   * delivery-processor.ts): marked queued, no job of their own, no trip through Redis. `next`
+   * has fewer when fewer are due, or none when the endpoint may not be sent to now (the
+   * scheduler's release and the claim then say why). Same order as the scheduler's releases.
    */
   async recordSuccessAndGoOn(
     delivery: ClaimedDelivery,
     result: AttemptResult,
-  ): Promise<{ record: RecordResult; next: ClaimedDelivery | null }> {
-    const { recorded, next } = await this.successes.submit({ delivery, result, goOn: true });
-    return { record: recorded ? RECORDED_SUCCESS : NOT_RECORDED, next: next ? claimedDelivery(next) : null };
+    claims: number,
+  ): Promise<{ record: RecordResult; next: ClaimedDelivery[] }> {
+    const { recorded, next } = await this.successes.submit({ delivery, result, claims });
+    return { record: recorded ? RECORDED_SUCCESS : NOT_RECORDED, next: next.map(claimedDelivery) };
+  }
+
+  /**
+   * Undoes the claim of a delivery claimed ahead and never sent (a spare, see
+   * delivery-processor.ts): its attempt number and lease go, and it goes back to the backlog,
+   * as if it had never been claimed. Nothing if the lease is no longer this claim's.
+   */
+  async unclaim(delivery: ClaimedDelivery): Promise<void> {
+    await this.db('webhook_deliveries')
+      .where({ id: delivery.id, status: 'pending', attempt_count: delivery.attempt })
+      .whereNotNull('lease_expires_at')
+      .update({
+        attempt_count: this.db.raw('attempt_count - 1'),
+        attempt_started_at: null,
+        lease_expires_at: null,
+        queued_at: null,
+      });
   }
 
   /**
@@ -276,12 +294,12 @@ export class DeliveryStore {
    * row of the result carries the ids recorded; with nothing claimed there is one row, its
    * claim columns null.
    */
-  private async recordSuccesses(items: Success[]): Promise<Array<{ recorded: boolean; next: ClaimRow | null }>> {
+  private async recordSuccesses(items: Success[]): Promise<Array<{ recorded: boolean; next: ClaimRow[] }>> {
     // Arrays of nullable values: knex's binding types know only arrays of one primitive type.
     const column = (pick: (item: Success) => unknown) => items.map(pick) as unknown as string[];
     const wanted = new Map<string, number>();
-    for (const { delivery, goOn } of items) {
-      if (goOn) wanted.set(delivery.endpointId, (wanted.get(delivery.endpointId) ?? 0) + 1);
+    for (const { delivery, claims } of items) {
+      if (claims > 0) wanted.set(delivery.endpointId, (wanted.get(delivery.endpointId) ?? 0) + claims);
     }
     const { rows } = await this.db.raw<{ rows: Array<{ recorded_ids: string[] } & Nullable<ClaimRow>> }>(
       `
@@ -339,9 +357,9 @@ export class DeliveryStore {
     );
     const byEndpoint = new Map<string, ClaimRow[]>();
     for (const row of claimed) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row]);
-    return items.map(({ delivery, goOn }) => ({
+    return items.map(({ delivery, claims }) => ({
       recorded: recorded.has(delivery.id),
-      next: goOn ? (byEndpoint.get(delivery.endpointId)?.shift() ?? null) : null,
+      next: byEndpoint.get(delivery.endpointId)?.splice(0, claims) ?? [],
     }));
   }
 

@@ -74,6 +74,11 @@ export class EndpointGate {
    * Postgres for a moment, but no longer in flight, so not counted against their endpoint's room.
    */
   private readonly recordingIds = new Set<string>();
+  /**
+   * Deliveries claimed ahead by a job (spares, see delivery-processor.ts): queued and leased in
+   * Postgres, sent as soon as the job's request in flight succeeds; not in flight until then.
+   */
+  private readonly spareIds = new Set<string>();
 
   constructor(private readonly options: EndpointGateOptions) {
     this.now = options.now ?? Date.now;
@@ -135,7 +140,7 @@ export class EndpointGate {
    * Frees the slot; `attemptMs` (when an attempt was made) teaches the gate how quick the
    * endpoint is. Returns the endpoints that may have room now: this one, and the slow
    * endpoint that has waited longest for the slow slot this frees. `recording`: the request
-   * has ended and its result is being recorded (see `recording()`) until `recorded`.
+   * has ended and its result is being recorded (see `notInFlight()`) until `recorded`.
    */
   release(endpointId: string, deliveryId: string, attemptMs?: number, { recording = false } = {}): string[] {
     if (recording) this.recordingIds.add(deliveryId);
@@ -151,11 +156,12 @@ export class EndpointGate {
 
   /**
    * After a success, the slot goes on to the endpoint's next delivery, which the same job has
-   * claimed (see deliverOne): the endpoint's room is unchanged, one leaves and one comes. The
-   * finished one is being recorded (see \`recording()\`) until \`recorded\`.
+   * claimed (see delivery-processor.ts): the endpoint's room is unchanged, one leaves and one
+   * comes. The finished one is being recorded (see `notInFlight()`) until `recorded`.
    */
   handOver(endpointId: string, fromId: string, toId: string, attemptMs: number): void {
     this.recordingIds.add(fromId);
+    this.spareIds.delete(toId);
     const line = this.line(endpointId);
     const slot = line.running.get(fromId);
     line.running.delete(fromId);
@@ -168,9 +174,23 @@ export class EndpointGate {
     this.recordingIds.delete(deliveryId);
   }
 
-  /** Deliveries still marked queued in Postgres whose request has ended: not to be counted as queued. */
-  recording(): string[] {
-    return [...this.recordingIds];
+  /** A job has claimed this delivery ahead (a spare): queued, not in flight, until `handOver` to it or `spareGone`. */
+  holdSpare(deliveryId: string): void {
+    this.spareIds.add(deliveryId);
+  }
+
+  /** The spare went back to the backlog unsent. */
+  spareGone(deliveryId: string): void {
+    this.spareIds.delete(deliveryId);
+  }
+
+  /**
+   * Deliveries marked queued in Postgres that are not in flight, so not to be counted against
+   * their endpoint's room: those whose request has ended and whose result is being recorded,
+   * and spares.
+   */
+  notInFlight(): string[] {
+    return [...this.recordingIds, ...this.spareIds];
   }
 
   /** Answered, and not slow: its room is its whole cap, whatever the others do. */
