@@ -2,6 +2,7 @@
  * `npm start`: the one-command demo. Creates and migrates the database, runs the API and the
  * worker side by side until stopped (Ctrl-C or SIGTERM stops both), and once they answer
  * seeds a demo workspace on the first start and prints where to point a browser or curl.
+ * A local receiver (demo-receiver.ts) answers the demo's webhook endpoints meanwhile.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
@@ -10,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest, type Db } from '@retention/db';
-import { inviteMember, seedDemo } from '@retention/domain';
+import { inviteMember, pointDemoEndpointsAt, seedDemo, type Actor } from '@retention/domain';
 import {
   createRedis,
   DEVELOPMENT_SECRETS_KEY_FILE,
@@ -19,9 +20,12 @@ import {
   waitForRedis,
 } from '@retention/runtime';
 import { ensureDashboardBuilt } from './dashboard-build.js';
+import { startDemoReceiver } from './demo-receiver.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (text: string) => process.stdout.write(`${text}\n`);
+/** Who the security log names for what this script changes. */
+const NPM_START: Actor = { type: 'system', label: 'npm start' };
 
 /** Checks both backing services before touching either, so the message names the one that is down. */
 async function checkBackingServices(config: Config): Promise<void> {
@@ -54,8 +58,11 @@ async function withDb<T>(config: Config, use: (db: Db) => Promise<T>): Promise<T
  * first one cannot be shown again). Seeding waits until then, so that a start that fails
  * (a port in use) mints no token nobody sees: the next start seeds instead.
  */
-function seedOnFirstStart(config: Config): Promise<string[]> {
-  return withDb(config, async (db) => [...(await seedOrDescribe(db, config)), ...(await dashboardSignIn(db, config))]);
+function seedOnFirstStart(config: Config, receiver: string): Promise<string[]> {
+  return withDb(config, async (db) => [
+    ...(await seedOrDescribe(db, config, receiver)),
+    ...(await dashboardSignIn(db, config)),
+  ]);
 }
 
 /**
@@ -84,12 +91,12 @@ async function dashboardSignIn(db: Db, config: Config): Promise<string[]> {
       inviter_role: null,
       base_url: config.baseUrl,
     },
-    { type: 'system', label: 'npm start' },
+    NPM_START,
   );
   return [...lines, `Sign in as the demo owner (${owner.email}): ${invited.invite_url}`];
 }
 
-async function seedOrDescribe(db: Db, config: Config): Promise<string[]> {
+async function seedOrDescribe(db: Db, config: Config, receiver: string): Promise<string[]> {
   const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
   if (existing) {
     return [
@@ -98,7 +105,7 @@ async function seedOrDescribe(db: Db, config: Config): Promise<string[]> {
       `  npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
     ];
   }
-  const demo = await seedDemo(db, { baseUrl: config.baseUrl });
+  const demo = await seedDemo(db, { baseUrl: config.baseUrl, receiver });
   return [
     `Seeded the demo workspace "${demo.workspace.name}" (${demo.workspace.id}, ${demo.counts.customers} customers).`,
     `API token (shown this once): ${demo.token}`,
@@ -147,6 +154,13 @@ async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.
   const picked = await freePorts(unset.length);
   unset.forEach((name, index) => (env[name] = String(picked[index])));
   if (!env.BASE_URL?.trim()) env.BASE_URL = `http://localhost:${loadConfig(env).port}`;
+  if (!env.WEBHOOK_ALLOW_PRIVATE_NETWORKS?.trim()) {
+    env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+    say(
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS is not set: true for npm start, so that webhooks reach the demo receiver ' +
+        'on 127.0.0.1. Set it to false to refuse private addresses, as the production entrypoints do by default.',
+    );
+  }
   return { config: loadConfig(env), env };
 }
 
@@ -228,6 +242,14 @@ async function waitUntilReady(
   return services.stopping.aborted ? undefined : { api, worker };
 }
 
+/** Where the demo's webhooks go, and whether the worker may reach it. */
+function receiverNote(config: Config, origin: string): string {
+  return config.webhookAllowPrivateNetworks
+    ? `Demo webhook receiver: ${origin} (the demo's endpoints point here and it answers as their receivers would)`
+    : `Demo webhook receiver: ${origin}; WEBHOOK_ALLOW_PRIVATE_NETWORKS=false refuses loopback addresses, ` +
+        "so deliveries to the demo's endpoints fail";
+}
+
 function banner(
   config: Config,
   readiness: { api: boolean; worker: boolean; timeoutMs: number },
@@ -261,16 +283,25 @@ async function main(): Promise<void> {
   const timeoutMs = readyTimeoutMs();
   await migrate(config);
   await ensureDashboardBuilt(say);
-  // The services stop when a later step fails; otherwise they run until a signal stops them.
+  // The receiver and the services stop when a later step fails; otherwise they run until a
+  // signal stops the services, and the receiver closes after them (it answers to the last).
   const opened = new OpenedResources();
+  const receiver = opened.add(await startDemoReceiver({ extraCaCerts: env.NODE_EXTRA_CA_CERTS, say }), (receiver) =>
+    receiver.close(),
+  );
+  env.NODE_EXTRA_CA_CERTS = receiver.trustFile;
+  // Before the worker starts: a delivery left pending goes to this start's receiver, whose
+  // port is new, not to the last one's.
+  await opened.step(() => withDb(config, (db) => pointDemoEndpointsAt(db, receiver.origin, NPM_START)));
   const services = opened.add(startServices(env), (services) => services.stop());
   const readiness = await waitUntilReady(config, services, timeoutMs);
   if (readiness) {
-    const notes = await opened.step(() => seedOnFirstStart(config));
+    const notes = await opened.step(() => seedOnFirstStart(config, receiver.origin));
     // Printed even if a stop came in meanwhile: a token just minted must never go unseen.
-    say(banner(config, { ...readiness, timeoutMs }, notes));
+    say(banner(config, { ...readiness, timeoutMs }, [...notes, receiverNote(config, receiver.origin)]));
   }
   const codes = await services.exited;
+  await opened.closeAll();
   process.exitCode = codes.every((code) => code === 0) ? 0 : 1;
 }
 main().catch((error: unknown) => {

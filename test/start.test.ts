@@ -1,8 +1,18 @@
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
-import { createEmptyDatabase, freePort, redisKeyPrefix, runId, startService, TEST_REDIS_URL } from '@retention/testkit';
+import type { Db } from '@retention/db';
+import { recoverCampaign } from '@retention/domain';
+import {
+  createEmptyDatabase,
+  eventually,
+  freePort,
+  redisKeyPrefix,
+  runId,
+  startService,
+  TEST_REDIS_URL,
+} from '@retention/testkit';
 import { npmRun } from './npm-run.js';
 
 const exec = promisify(execFile);
@@ -20,6 +30,7 @@ function environment(databaseUrl: string, port: number, workerPort: number): Rec
     WORKER_PORT: String(workerPort),
     API_INTERNAL_PORT: '0',
     BASE_URL: '', // blank counts as unset, whatever the test run's own environment says
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: '',
   };
 }
 
@@ -48,6 +59,51 @@ async function expectTokenWorks(port: number, token: string | undefined): Promis
   expect(response.status).toBe(200);
 }
 
+/** True when something accepts a TCP connection on the port (the demo receiver speaks TLS only). */
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+/** The demo receiver's origin that `npm start` printed. */
+function printedReceiver(output: string): string {
+  const origin = /Demo webhook receiver: (https:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+  if (!origin) throw new Error(`no demo receiver in:\n${output}`);
+  return origin;
+}
+
+/**
+ * A new event in the demo workspace (an in-flight campaign recovered, which both demo
+ * endpoints subscribe to), and the first attempt of each of its deliveries once the worker
+ * has made them, as the delivery log has it.
+ */
+async function deliveriesOfNewEvent(db: Db, workspaceId: string) {
+  const campaign = await db('recovery_campaigns')
+    .where({ workspace_id: workspaceId, status: 'in_flight' })
+    .first<{ id: string }>('id');
+  await recoverCampaign(db, { id: campaign.id, via: 'spontaneous' });
+  return eventually(
+    async () => {
+      const attempts = await db('webhook_attempts as a')
+        .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+        .join('events as e', 'e.id', 'd.event_id')
+        .join('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+        .whereRaw("e.data ->> 'campaign_id' = ?", [campaign.id])
+        .where({ 'e.type': 'recovery.recovered', 'a.attempt': 1 })
+        .orderBy('w.name')
+        .select('w.name', 'w.url', 'd.status', 'a.outcome', 'a.http_status', 'a.error', 'a.response_body');
+      return attempts.length === 2 && attempts;
+    },
+    30_000,
+    100,
+  );
+}
+
 const printedToken = (output: string) => /API token \(shown this once\): (sk_live_\w+)/.exec(output)?.[1];
 const printedCurl = (output: string) => /Try it: {2}(curl .*)/.exec(output)?.[1] ?? '';
 
@@ -57,6 +113,8 @@ describe('npm start', () => {
       const port = await freePort();
       const workerPort = await freePort();
       let firstInvitation = '';
+      let receiver = '';
+      let workspaceId = '';
       const first = npmRun('start', environment(database.url, port, workerPort));
       try {
         await first.waitFor(/Stop it with Ctrl-C/, 90_000);
@@ -87,10 +145,17 @@ describe('npm start', () => {
         expect(invitation.status).toBe(200);
         expect(await invitation.json()).toMatchObject({ role: 'owner' });
 
+        // The demo's webhook endpoints answer: a new event is delivered to both, at the first attempt.
+        expect(first.output()).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS is not set: true for npm start');
+        receiver = printedReceiver(first.output());
+        expect(await deliveriesOfNewEvent(database.db, seeded![1]!)).toEqual(delivered(receiver));
+        workspaceId = seeded![1]!;
+
         // SIGTERM to npm alone, as a supervisor sends it: the services stop with it, npm exits 0.
         first.terminate();
         expect(await first.exited).toBe(0);
         expect([await answers(port), await answers(workerPort)]).toEqual([false, false]);
+        expect(await listening(Number(new URL(receiver).port))).toBe(false);
       } finally {
         first.cleanUp();
       }
@@ -107,6 +172,28 @@ describe('npm start', () => {
         const base = `http://localhost:${port}`;
         expect((await fetch(`${base}/dashboard/api/invitations/${firstInvitation}`)).status).toBe(404);
         expect((await fetch(`${base}/dashboard/api/invitations/${secondInvitation}`)).status).toBe(200);
+
+        // The receiver is on another port now, and the demo's endpoints point there: the
+        // worker's deliveries and the dashboard's Send test (the API's own) both arrive.
+        const secondReceiver = printedReceiver(second.output());
+        expect(secondReceiver).not.toBe(receiver);
+        expect(await deliveriesOfNewEvent(database.db, workspaceId)).toEqual(delivered(secondReceiver));
+        const accepted = await fetch(`${base}/dashboard/api/invitations/${secondInvitation}/accept`, {
+          method: 'POST',
+          headers: { origin: base, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Demo Owner', password: 'correct horse battery' }),
+        });
+        expect(accepted.status).toBe(200);
+        const cookie = accepted.headers.get('set-cookie')!.split(';')[0]!;
+        const dunning = await database
+          .db('webhook_endpoints')
+          .where({ name: 'Dunning e-mails' })
+          .first<{ id: string }>();
+        const test = await fetch(`${base}/dashboard/api/webhooks/${dunning.id}/test`, {
+          method: 'POST',
+          headers: { origin: base, cookie },
+        });
+        expect(await test.json()).toMatchObject({ http_status: 200, error: null, response_body: '{"queued":true}' });
         // Ctrl-C in the terminal: SIGINT to the whole group; npm exits 0, not 130.
         second.interrupt();
         expect(await second.exited).toBe(0);
@@ -140,6 +227,35 @@ describe('npm start', () => {
         expect((await fetch(`http://127.0.0.1:${internalPort}/readyz`)).status).toBe(200);
         const token = printedToken(start.output());
         await expectTokenWorks(apiPort, token);
+      } finally {
+        expect(await start.stop('SIGTERM')).toBe(0);
+      }
+    });
+  }, 120_000);
+
+  it('honours an explicit WEBHOOK_ALLOW_PRIVATE_NETWORKS=false: deliveries to the demo receiver are refused', async () => {
+    await withEmptyDatabase(async (database) => {
+      const start = startService('scripts/start.ts', {
+        ...environment(database.url, await freePort(), await freePort()),
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+      });
+      try {
+        await start.waitFor(/Stop it with Ctrl-C/, 90_000);
+        expect(start.output()).not.toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS is not set');
+        expect(start.output()).toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS=false refuses loopback addresses/);
+        const receiver = printedReceiver(start.output());
+        const workspace = await database.db('workspaces').first<{ id: string }>('id');
+        const refused = `refused: 127.0.0.1 is a loopback address; receivers must be on the public internet`;
+        expect(await deliveriesOfNewEvent(database.db, workspace.id)).toEqual(
+          delivered(receiver).map((attempt) => ({
+            ...attempt,
+            status: 'pending', // retried later, and refused again
+            outcome: 'failed',
+            http_status: null,
+            error: expect.stringContaining(refused),
+            response_body: null,
+          })),
+        );
       } finally {
         expect(await start.stop('SIGTERM')).toBe(0);
       }
@@ -210,6 +326,30 @@ describe('npm start', () => {
     });
   });
 });
+
+/** The first attempts of a new event's deliveries to the demo's endpoints at `receiver`, both answered. */
+function delivered(receiver: string) {
+  return [
+    {
+      name: 'CRM',
+      url: `${receiver}/demo/crm`,
+      status: 'succeeded',
+      outcome: 'succeeded',
+      http_status: 202,
+      error: null,
+      response_body: 'Accepted',
+    },
+    {
+      name: 'Dunning e-mails',
+      url: `${receiver}/demo/dunning`,
+      status: 'succeeded',
+      outcome: 'succeeded',
+      http_status: 200,
+      error: null,
+      response_body: '{"queued":true}',
+    },
+  ];
+}
 
 /** The token of the demo owner's invitation link that `npm start` printed. */
 function printedInvitation(output: string, base: string): string {

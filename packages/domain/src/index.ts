@@ -15,6 +15,7 @@ export * from './users.js';
 export * from './winbacks.js';
 export * from './workspaces.js';
 export * from './security-log.js';
+export * from './demo/receiver.js';
 export * from './demo/seed.js';
 export * from './webhooks/index.js';
 export * from './processor/changes.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { CAMPAIGN_STATUSES, CANCEL_OUTCOMES, hashApiToken, ServiceError } from '@retention/core';
-import { seedDemo, type DemoSeedResult } from '@retention/domain';
+import { pointDemoEndpointsAt, seedDemo, type DemoSeedResult } from '@retention/domain';
 import { useTestDatabase } from '@retention/testkit';
 import { demoDigest } from './demo-digest.js';
 import { eventsOf } from './helpers.js';
@@ -363,5 +363,110 @@ describe('seedDemo refusals', () => {
     expect(failure).toBeInstanceOf(ServiceError);
     expect(failure).toMatchObject({ type: 'invalid_param', message: expect.stringMatching(message) });
     expect(await db('workspaces').count<Array<{ count: number }>>('* as count')).toEqual(before);
+  });
+});
+
+describe("the demo's webhook endpoints under npm start (a local receiver)", () => {
+  const RECEIVER = 'https://127.0.0.1:40123';
+  const urls = async (workspaceId: string) =>
+    Object.fromEntries(
+      (await database.current.db('webhook_endpoints').where({ workspace_id: workspaceId }).select('name', 'url')).map(
+        (row: { name: string; url: string }) => [row.name, row.url],
+      ),
+    );
+  /** Everything but the endpoints' URLs and the security log, which pointing them changes. */
+  const history = async (demo: DemoSeedResult) => {
+    const digest = await demoDigest(database.current.db, demo.workspace.id, demo.as_of);
+    delete digest.webhook_endpoints;
+    delete digest.security_events;
+    return digest;
+  };
+
+  it("seeds the endpoints at the receiver's URLs, with the same history as at the catalog's", async () => {
+    const { db } = database.current;
+    const atCatalog = await seedDemo(db, { customers: 30, seed: 5, baseUrl: BASE_URL, now: NOW });
+    const atReceiver = await seedDemo(db, { customers: 30, seed: 5, baseUrl: BASE_URL, now: NOW, receiver: RECEIVER });
+    expect(await urls(atCatalog.workspace.id)).toEqual({
+      'Dunning e-mails': 'https://mail.northwind.example/hooks/retention',
+      CRM: 'https://crm.northwind.example/webhooks/retention',
+    });
+    expect(await urls(atReceiver.workspace.id)).toEqual({
+      'Dunning e-mails': `${RECEIVER}/demo/dunning`,
+      CRM: `${RECEIVER}/demo/crm`,
+    });
+    expect(await history(atReceiver)).toEqual(await history(atCatalog));
+  });
+
+  it("points the demo's endpoints, and only those, at a start's receiver, leaving their history as it was", async () => {
+    const { db } = database.current;
+    await db('webhook_endpoints').del(); // the earlier tests' workspaces
+    const old = await seedDemo(db, { customers: 10, seed: 6, baseUrl: BASE_URL, now: NOW });
+    const earlier = await seedDemo(db, { customers: 10, seed: 7, baseUrl: BASE_URL, now: NOW, receiver: RECEIVER });
+    // Endpoints the user pointed elsewhere, or made: not the demo's any more.
+    await db('webhook_endpoints')
+      .where({ workspace_id: earlier.workspace.id, name: 'CRM' })
+      .update({ url: 'https://crm.example.com/hooks' });
+    const others = [
+      'https://127.0.0.1:4000/webhooks',
+      'https://127.0.0.1:4000/demo/unknown',
+      'https://10.0.0.1:443/demo/dunning',
+      'https://mail.northwind.example/hooks/retention?copy=1',
+    ];
+    for (const url of others) {
+      await db('webhook_endpoints').insert({
+        workspace_id: old.workspace.id,
+        name: url,
+        url,
+        signing_secret: 'whsec_test',
+      });
+    }
+    const histories = [await history(old), await history(earlier)];
+    const attemptsBefore = await db('webhook_attempts').count<Array<{ count: string }>>('* as count');
+
+    const actor = { type: 'system', label: 'npm start' } as const;
+    expect(await pointDemoEndpointsAt(db, 'https://127.0.0.1:40999', actor)).toBe(3);
+
+    expect(await urls(old.workspace.id)).toEqual({
+      'Dunning e-mails': 'https://127.0.0.1:40999/demo/dunning',
+      CRM: 'https://127.0.0.1:40999/demo/crm',
+      ...Object.fromEntries(others.map((url) => [url, url])),
+    });
+    expect(await urls(earlier.workspace.id)).toEqual({
+      'Dunning e-mails': 'https://127.0.0.1:40999/demo/dunning',
+      CRM: 'https://crm.example.com/hooks',
+    });
+    expect([await history(old), await history(earlier)]).toEqual(histories);
+    expect(await db('webhook_attempts').count('* as count')).toEqual(attemptsBefore);
+    // Each change is in the security log, as any other change of an endpoint's URL.
+    const logged = await db('security_events')
+      .where({ action: 'webhook.updated' })
+      .orderBy('target_label')
+      .select('workspace_id', 'actor_type', 'actor_label', 'target_label', 'details');
+    expect(logged).toEqual([
+      {
+        workspace_id: earlier.workspace.id,
+        actor_type: 'system',
+        actor_label: 'npm start',
+        target_label: `${RECEIVER}/demo/dunning`,
+        details: { url: 'https://127.0.0.1:40999/demo/dunning' },
+      },
+      {
+        workspace_id: old.workspace.id,
+        actor_type: 'system',
+        actor_label: 'npm start',
+        target_label: 'https://crm.northwind.example/webhooks/retention',
+        details: { url: 'https://127.0.0.1:40999/demo/crm' },
+      },
+      {
+        workspace_id: old.workspace.id,
+        actor_type: 'system',
+        actor_label: 'npm start',
+        target_label: 'https://mail.northwind.example/hooks/retention',
+        details: { url: 'https://127.0.0.1:40999/demo/dunning' },
+      },
+    ]);
+    // Already there: nothing to change, nothing logged.
+    expect(await pointDemoEndpointsAt(db, 'https://127.0.0.1:40999', actor)).toBe(0);
+    expect(await db('security_events').where({ action: 'webhook.updated' })).toHaveLength(3);
   });
 });

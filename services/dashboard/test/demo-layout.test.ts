@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { hashPassword, seedDemo, type DemoSeedResult } from '@retention/domain';
+import { createToken, hashPassword, inviteMember, revokeToken, seedDemo, type DemoSeedResult } from '@retention/domain';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
@@ -88,6 +88,33 @@ async function tableFit(name: string): Promise<TableFit> {
   };
 }
 
+/**
+ * The dates of a table (found by its name) that take more than one line: each cell holding a
+ * `<time>`, its content's height against its line height.
+ */
+async function wrappedDates(name: string): Promise<string[]> {
+  const table = page.getByRole('table', { name });
+  await table.getByRole('row').nth(1).waitFor();
+  return table.locator('td:has(time)').evaluateAll((cells) =>
+    cells
+      .filter((cell) => {
+        const range = cell.ownerDocument.createRange();
+        range.selectNodeContents(cell);
+        const lineHeight = parseFloat(cell.ownerDocument.defaultView!.getComputedStyle(cell).lineHeight);
+        return range.getBoundingClientRect().height > 1.5 * lineHeight;
+      })
+      .map((cell) => cell.textContent ?? ''),
+  );
+}
+
+/** How much wider than its scrolling box a table (found by its name) is, and the page than the window. */
+async function overflow(name: string): Promise<{ page: number; table: number }> {
+  const box = page.getByRole('region', { name });
+  await box.getByRole('row').nth(1).waitFor();
+  const table = await box.evaluate((element) => element.scrollWidth - element.clientWidth);
+  return { page: Math.max(0, await pageOverflow()), table: Math.max(0, table) };
+}
+
 async function screenshot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(shots(), `polish-${name}-${page.viewportSize()!.width}.png`) });
 }
@@ -139,6 +166,129 @@ describe('the lists at 1280 px', () => {
       const fit = await tableFit(table);
       await screenshot(`${name}-next-year`);
       expect(fit).toEqual({ pageOverflow: 0, tableOverflow: 0, rows: 50, lines });
+    });
+  });
+});
+
+/**
+ * Every table under Settings, with its page. The demo's data, plus what a workspace in use
+ * has beside it (beforeAll below): a token in use and one revoked, a pending invitation, a
+ * processor connection with events it could not apply.
+ */
+const SETTINGS_TABLES: Array<[route: string, table: string, name: string]> = [
+  ['/settings/tokens', 'API tokens', 'settings-tokens'],
+  ['/settings/webhooks', 'Webhook endpoints', 'settings-webhooks'],
+  ['/settings/team', 'People', 'settings-team'],
+  ['/settings/team', 'Pending invitations', 'settings-invitations'],
+  ['/settings/security-log', 'Security log', 'settings-security-log'],
+  ['/settings/processor', 'Events that could not be applied', 'settings-processor'],
+];
+
+describe('the Settings tables', () => {
+  beforeAll(async () => {
+    const { db } = world.current;
+    const workspaceId = demo.workspace.id;
+    const owner = { type: 'user', user_id: demo.owner.id, label: demo.owner.email } as const;
+    const used = await createToken(db, { workspace_id: workspaceId, name: 'Finance dashboard (read-only)' }, owner);
+    await db('api_tokens')
+      .where({ id: used.id })
+      .update({ last_used_at: db.raw("now() - interval '2 hours'") });
+    const old = await createToken(db, { workspace_id: workspaceId, name: 'Old laptop' }, owner);
+    await revokeToken(db, { id: old.id }, { announce: async () => {}, actor: owner });
+    await inviteMember(
+      db,
+      {
+        workspace_id: workspaceId,
+        email: 'analyst@northwind.example',
+        role: 'member',
+        inviter_role: 'owner',
+        base_url: world.current.url,
+      },
+      owner,
+    );
+    const [connection] = await db('processor_connections')
+      .insert({
+        workspace_id: workspaceId,
+        provider: 'stripe',
+        status: 'connected',
+        webhook_secret_sealed: 'sealed',
+        webhook_secret_last4: 'x7Qa',
+        connected_at: db.raw("now() - interval '120 days'"),
+      })
+      .returning('id');
+    await db('processor_events').insert(
+      [
+        [
+          'evt_1QdZ8sJ2eZvKYlo2C0lWm3xR',
+          'invoice.payment_failed',
+          'no subscription sub_1QdZ8sJ2eZvKYlo2 in this workspace',
+        ],
+        ['evt_1QdZ9aJ2eZvKYlo2Vt6Hc1pL', 'customer.subscription.updated', 'the customer cus_Q3xY1 is not known yet'],
+      ].map(([id, type, error], index) => ({
+        connection_id: connection.id,
+        workspace_id: workspaceId,
+        psp_event_id: id,
+        type,
+        psp_created_at: new Date(Date.now() - (index + 1) * 3_600_000),
+        payload: { id, type },
+        received_at: new Date(Date.now() - (index + 1) * 3_600_000),
+        state: 'parked',
+        attempts: 10,
+        last_error: error,
+      })),
+    );
+  });
+
+  describe('at 1280 px', () => {
+    it.each(SETTINGS_TABLES)('%s: the %s table fits the window, every date on one line', async (route, table, name) => {
+      await open(route);
+      const fit = { overflow: await overflow(table), wrapped: await wrappedDates(table) };
+      await screenshot(name);
+      expect(fit).toEqual({ overflow: { page: 0, table: 0 }, wrapped: [] });
+    });
+
+    describe("when every date is of another year than the viewer's (their longest form)", () => {
+      let today: Page;
+
+      beforeAll(async () => {
+        const later = await world.current.browser.newContext({
+          viewport: { width: 1280, height: 900 },
+          storageState: await context.storageState(),
+        });
+        today = page;
+        page = await later.newPage();
+        page.setDefaultTimeout(10_000);
+        await page.clock.setFixedTime(new Date(new Date().getFullYear() + 1, 0, 10, 12));
+      });
+
+      afterAll(async () => {
+        await page.context().close();
+        page = today;
+      });
+
+      it.each(SETTINGS_TABLES)('%s: the %s table still fits', async (route, table, name) => {
+        await open(route);
+        const fit = { overflow: await overflow(table), wrapped: await wrappedDates(table) };
+        await screenshot(`${name}-next-year`);
+        expect(fit).toEqual({ overflow: { page: 0, table: 0 }, wrapped: [] });
+      });
+    });
+  });
+
+  describe('at 390 px', () => {
+    beforeAll(async () => {
+      await page.setViewportSize({ width: 390, height: 844 });
+    });
+    afterAll(async () => {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    });
+
+    it.each(SETTINGS_TABLES)('%s: the %s table scrolls inside its own box', async (route, table, name) => {
+      await open(route);
+      const fit = await overflow(table);
+      await screenshot(name);
+      expect(fit.page).toBe(0);
+      expect(fit.table).toBeGreaterThan(0);
     });
   });
 });

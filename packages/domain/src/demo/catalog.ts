@@ -174,9 +174,10 @@ export const DEMO_OWNER_EMAIL = `owner@${DEMO_BUSINESS.domain}`;
 
 /**
  * The business's webhook endpoints, added four months ago: its e-mail tool sends the dunning
- * e-mails (and a thank-you once paid), its CRM tracks accounts. The hosts are reserved
- * `.example` names: nothing is ever delivered there, so Send test and any new event's delivery
- * fail to resolve, as they would for a receiver that is gone.
+ * e-mails (and a thank-you once paid), its CRM tracks accounts; `accepts` is how each answers.
+ * The hosts are reserved `.example` names, which nothing answers: `demo seed` keeps them. `npm
+ * start` runs a local receiver that answers as `accepts` says, and points the endpoints at it
+ * (`demoReceiverUrl`), so that Send test and new events are delivered.
  */
 export const DEMO_ENDPOINTS = [
   {

@@ -12,6 +12,7 @@ import {
 } from './catalog.js';
 import { buildDemoFixture, MIN_DEMO_CUSTOMERS, type DemoSummary } from './generate.js';
 import { SeededRandom } from './random.js';
+import { demoReceiverUrl } from './receiver.js';
 import { replayCampaigns, replayWebhookLog } from './replay.js';
 
 export const DEMO_DEFAULT_CUSTOMERS = 500;
@@ -28,6 +29,11 @@ export interface SeedDemoOptions {
   baseUrl: string;
   /** The end of the 365 days the data spans; now by default, and never later. */
   now?: Date;
+  /**
+   * The origin of a demo receiver (`npm start`'s, `https://127.0.0.1:PORT`) for the webhook
+   * endpoints to point at (`demoReceiverUrl`); the catalog's `.example` URLs when absent.
+   */
+  receiver?: string;
 }
 
 export interface DemoSeedResult {
@@ -95,7 +101,12 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
         workspaces: [
           {
             ...imported,
-            webhooks: DEMO_ENDPOINTS.map(({ key, name, url, events }) => ({ key, name, url, events: [...events] })),
+            webhooks: DEMO_ENDPOINTS.map(({ key, name, url, events }) => ({
+              key,
+              name,
+              url: options.receiver === undefined ? url : demoReceiverUrl(options.receiver, key),
+              events: [...events],
+            })),
           },
         ],
       })

@@ -44,6 +44,22 @@ export function PagedTable<T extends { id: string }>({
   );
 }
 
+/**
+ * A list table in its scrolling box: the box is a region named by the caption (which is for
+ * screen readers) that takes the keyboard's focus, as it scrolls sideways at 390 px; the table
+ * is a `table.list`, one line per cell (docs/dashboard-ui.md, "Lists").
+ */
+export function TableBox({ caption, children }: { caption: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
+      <table className="list">
+        <caption className="visually-hidden">{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
 /** A real <table> of rows with column headers (a caption for screen readers). */
 export function DataTable<T extends { id: string }>({
   caption,
@@ -55,31 +71,28 @@ export function DataTable<T extends { id: string }>({
   rows: T[];
 }) {
   return (
-    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
-      <table className="list">
-        <caption className="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
+    <TableBox caption={caption}>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th key={column.header} scope="col" className={cellClass(column)}>
+              {column.header}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.id}>
             {columns.map((column) => (
-              <th key={column.header} scope="col" className={cellClass(column)}>
-                {column.header}
-              </th>
+              <td key={column.header} className={cellClass(column)}>
+                {column.cell(row)}
+              </td>
             ))}
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.id}>
-              {columns.map((column) => (
-                <td key={column.header} className={cellClass(column)}>
-                  {column.cell(row)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </TableBox>
   );
 }
 

@@ -3,6 +3,7 @@ import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
+import { Clipped, TableBox } from '../../components/ListPage.js';
 import { Time } from '../../components/Time.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
@@ -146,33 +147,6 @@ export default function Processor() {
             </dd>
           </dl>
         )}
-        {connection && connection.parked_events.length > 0 && (
-          <div className="table-wrap">
-            <table>
-              <caption>Events that could not be applied</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Stripe event</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Received</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {connection.parked_events.map((parked) => (
-                  <tr key={parked.id}>
-                    <td>{parked.psp_event_id}</td>
-                    <td>{parked.type}</td>
-                    <td>
-                      <Time value={parked.received_at} />
-                    </td>
-                    <td>{parked.last_error ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
         {connection && connection.status !== 'disconnected' && (
           <div>
             {connection.api_key_last4 && (
@@ -191,6 +165,41 @@ export default function Processor() {
           </div>
         )}
       </section>
+      {connection && connection.parked_events.length > 0 && (
+        <>
+          <h2>Events that could not be applied</h2>
+          <TableBox caption="Events that could not be applied">
+            <thead>
+              <tr>
+                <th scope="col">Stripe event</th>
+                <th scope="col">Type</th>
+                <th scope="col">Received</th>
+                <th scope="col" className="fill">
+                  Error
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {connection.parked_events.map((parked) => (
+                <tr key={parked.id}>
+                  <td>
+                    <code>{parked.psp_event_id}</code>
+                  </td>
+                  <td>
+                    <code>{parked.type}</code>
+                  </td>
+                  <td>
+                    <Time value={parked.received_at} short withTime />
+                  </td>
+                  <td className="fill">
+                    <Clipped text={parked.last_error} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </TableBox>
+        </>
+      )}
       <form className="card stack narrow" onSubmit={connect} aria-labelledby="processor-connect">
         <h2 id="processor-connect">{connection ? 'Connect again' : 'Connect Stripe'}</h2>
         <Field

@@ -4,6 +4,7 @@ import type { Invitation, Role, Team as TeamData, User } from '../../api/types.j
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
+import { Clipped, TableBox } from '../../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -149,112 +150,114 @@ export default function Team() {
       {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
       {team.data && (
         <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">People</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Last sign-in</th>
+          <TableBox caption="People">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="fill">
+                  Email
+                </th>
+                <th scope="col">Role</th>
+                <th scope="col">Last sign-in</th>
+                {canManage && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {team.data.members.map((user) => (
+                <tr key={user.id}>
+                  <td>
+                    <Clipped text={user.name} />
+                  </td>
+                  <td className="fill">
+                    <Clipped text={user.email} />
+                  </td>
+                  <td>
+                    {manageable(user) ? (
+                      <RoleSelect
+                        label={`Role of ${user.email}`}
+                        hideLabel
+                        roles={roles}
+                        value={user.role}
+                        onChange={(role) => changeRole(user, role)}
+                      />
+                    ) : (
+                      user.role
+                    )}
+                  </td>
+                  <td>
+                    <Time value={user.last_sign_in_at} empty="Never" short withTime />
+                  </td>
                   {canManage && (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {team.data.members.map((user) => (
-                  <tr key={user.id}>
-                    <td>{user.name || '—'}</td>
-                    <td>{user.email}</td>
-                    <td>
-                      {manageable(user) ? (
-                        <RoleSelect
-                          label={`Role of ${user.email}`}
-                          hideLabel
-                          roles={roles}
-                          value={user.role}
-                          onChange={(role) => changeRole(user, role)}
-                        />
-                      ) : (
-                        user.role
+                    <td className="row-actions">
+                      {manageable(user) && (
+                        <>
+                          <button type="button" className="button small" onClick={() => makeResetLink(user)}>
+                            Reset link
+                          </button>{' '}
+                          <button
+                            type="button"
+                            className="button small danger-outline"
+                            onClick={() => setRemoving(user)}
+                          >
+                            Remove
+                          </button>
+                        </>
                       )}
                     </td>
-                    <td>
-                      <Time value={user.last_sign_in_at} empty="Never" />
-                    </td>
-                    {canManage && (
-                      <td className="row-actions">
-                        {manageable(user) && (
-                          <>
-                            <button type="button" className="button small" onClick={() => makeResetLink(user)}>
-                              Reset link
-                            </button>{' '}
-                            <button
-                              type="button"
-                              className="button small danger-outline"
-                              onClick={() => setRemoving(user)}
-                            >
-                              Remove
-                            </button>
-                          </>
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </TableBox>
           {team.data.invitations.length > 0 && (
             <>
               <h2>Pending invitations</h2>
-              <div className="table-wrap">
-                <table>
-                  <caption className="visually-hidden">Pending invitations</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Email</th>
-                      <th scope="col">Role</th>
-                      <th scope="col">Invited by</th>
-                      <th scope="col">Expires</th>
+              <TableBox caption="Pending invitations">
+                <thead>
+                  <tr>
+                    <th scope="col" className="fill">
+                      Email
+                    </th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Invited by</th>
+                    <th scope="col">Expires</th>
+                    {canManage && (
+                      <th scope="col">
+                        <span className="visually-hidden">Actions</span>
+                      </th>
+                    )}
+                  </tr>
+                </thead>
+                <tbody>
+                  {team.data.invitations.map((invitation) => (
+                    <tr key={invitation.id}>
+                      <td className="fill">
+                        <Clipped text={invitation.email} />
+                      </td>
+                      <td>{invitation.role}</td>
+                      <td>
+                        <Clipped text={inviterLabel(invitation)} />
+                      </td>
+                      <td>
+                        <Time value={invitation.expires_at} short withTime />
+                      </td>
                       {canManage && (
-                        <th scope="col">
-                          <span className="visually-hidden">Actions</span>
-                        </th>
+                        <td className="row-actions">
+                          {roles.includes(invitation.role) && (
+                            <button type="button" className="button small" onClick={() => revokeInvitation(invitation)}>
+                              Cancel invitation
+                            </button>
+                          )}
+                        </td>
                       )}
                     </tr>
-                  </thead>
-                  <tbody>
-                    {team.data.invitations.map((invitation) => (
-                      <tr key={invitation.id}>
-                        <td>{invitation.email}</td>
-                        <td>{invitation.role}</td>
-                        <td>{inviterLabel(invitation)}</td>
-                        <td>
-                          <Time value={invitation.expires_at} />
-                        </td>
-                        {canManage && (
-                          <td className="row-actions">
-                            {roles.includes(invitation.role) && (
-                              <button
-                                type="button"
-                                className="button small"
-                                onClick={() => revokeInvitation(invitation)}
-                              >
-                                Cancel invitation
-                              </button>
-                            )}
-                          </td>
-                        )}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+                  ))}
+                </tbody>
+              </TableBox>
             </>
           )}
         </>

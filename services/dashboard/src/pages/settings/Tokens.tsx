@@ -4,6 +4,7 @@ import type { ApiToken, CreatedToken, List } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
+import { Clipped, TableBox } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -107,63 +108,62 @@ export default function Tokens() {
       {tokens.error && <ErrorNote message={tokens.error} onRetry={tokens.reload} />}
       {tokens.data && active.length === 0 && <Empty>No tokens yet.</Empty>}
       {active.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">API tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Token</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col" className="numeric">
-                  Limit
+        <TableBox caption="API tokens">
+          <thead>
+            <tr>
+              <th scope="col" className="fill">
+                Name
+              </th>
+              <th scope="col">Token</th>
+              <th scope="col">Created by</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col" className="numeric">
+                Limit
+              </th>
+              {canManage && (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
                 </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {active.map((token) => (
+              <tr key={token.id} className={token.revoked_at ? 'revoked' : undefined}>
+                <td className="fill">
+                  <Clipped text={token.name} />
+                </td>
+                <td>
+                  <code>{displayHint(token.hint)}</code>
+                </td>
+                <td>
+                  <Clipped text={token.created_by?.name || token.created_by?.email || 'Operator CLI'} />
+                </td>
+                <td>
+                  <Time value={token.created_at} short />
+                </td>
+                <td>
+                  <Time value={token.last_used_at} empty="Never" short withTime />
+                </td>
+                <td className="numeric">{token.rate_limit_per_minute}/min</td>
                 {canManage && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+                  <td className="row-actions">
+                    {token.revoked_at ? (
+                      <span className="badge">
+                        Revoked <Time value={token.revoked_at} short />
+                      </span>
+                    ) : (
+                      <button type="button" className="button small danger-outline" onClick={() => setRevoking(token)}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
                 )}
               </tr>
-            </thead>
-            <tbody>
-              {active.map((token) => (
-                <tr key={token.id} className={token.revoked_at ? 'revoked' : undefined}>
-                  <td>{token.name}</td>
-                  <td>
-                    <code>{displayHint(token.hint)}</code>
-                  </td>
-                  <td>{token.created_by?.name || token.created_by?.email || 'Operator CLI'}</td>
-                  <td>
-                    <Time value={token.created_at} />
-                  </td>
-                  <td>
-                    <Time value={token.last_used_at} empty="Never" />
-                  </td>
-                  <td className="numeric">{token.rate_limit_per_minute}/min</td>
-                  {canManage && (
-                    <td className="row-actions">
-                      {token.revoked_at ? (
-                        <span className="badge">
-                          Revoked <Time value={token.revoked_at} />
-                        </span>
-                      ) : (
-                        <button
-                          type="button"
-                          className="button small danger-outline"
-                          onClick={() => setRevoking(token)}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       )}
       {creating && <CreateTokenDialog onClose={() => setCreating(false)} onCreated={tokens.reload} />}
       {revoking && (

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../api/client.js';
 import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
+import { Clipped, TableBox } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -84,48 +85,51 @@ export default function Webhooks() {
       {endpoints.error && <ErrorNote message={endpoints.error} onRetry={endpoints.reload} />}
       {endpoints.data && list.length === 0 && <Empty>No endpoints yet.</Empty>}
       {list.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Enabled</th>
-                <th scope="col" className="numeric">
-                  Failures
-                </th>
-                <th scope="col">Last success</th>
-                <th scope="col">Last failure</th>
+        <TableBox caption="Webhook endpoints">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col" className="fill">
+                URL
+              </th>
+              <th scope="col">Events</th>
+              <th scope="col">Enabled</th>
+              <th scope="col" className="numeric">
+                Failures
+              </th>
+              <th scope="col">Last success</th>
+              <th scope="col">Last failure</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((endpoint) => (
+              <tr key={endpoint.id}>
+                <td>
+                  <Link to={`/settings/webhooks/${endpoint.id}`} className="clip" title={endpoint.name}>
+                    {endpoint.name}
+                  </Link>
+                </td>
+                <td className="fill">
+                  <Clipped text={endpoint.url} />
+                </td>
+                <td>
+                  <EventsCell events={endpoint.events} clipped />
+                </td>
+                <td>
+                  <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={replace} />
+                  {disabledWhy(endpoint) && <Clipped className="secondary" text={disabledWhy(endpoint)} />}
+                </td>
+                <td className="numeric">{endpoint.failure_count}</td>
+                <td>
+                  <Time value={endpoint.last_success_at} empty="Never" short withTime />
+                </td>
+                <td>
+                  <Time value={endpoint.last_failure_at} empty="Never" short withTime />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((endpoint) => (
-                <tr key={endpoint.id}>
-                  <td>
-                    <Link to={`/settings/webhooks/${endpoint.id}`}>{endpoint.name}</Link>
-                  </td>
-                  <td className="url-cell">{endpoint.url}</td>
-                  <td>
-                    <EventsCell events={endpoint.events} />
-                  </td>
-                  <td>
-                    <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={replace} />
-                    {disabledWhy(endpoint) && <span className="hint block">{disabledWhy(endpoint)}</span>}
-                  </td>
-                  <td className="numeric">{endpoint.failure_count}</td>
-                  <td>
-                    <Time value={endpoint.last_success_at} empty="Never" />
-                  </td>
-                  <td>
-                    <Time value={endpoint.last_failure_at} empty="Never" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       )}
       {adding && (
         <EndpointFormDialog

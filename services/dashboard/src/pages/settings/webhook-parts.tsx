@@ -4,6 +4,7 @@ import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
+import { Clipped } from '../../components/ListPage.js';
 import { ErrorNote } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useAction } from '../../use-action.js';
@@ -21,8 +22,11 @@ function urlProblem(url: string): string | null {
   return null;
 }
 
-export function EventsCell({ events }: { events: string[] }) {
-  return events.length === 0 ? <span>All events</span> : <span className="event-list">{events.join(', ')}</span>;
+/** The events an endpoint subscribes to; `clipped` in a list cell, whole in the title. */
+export function EventsCell({ events, clipped = false }: { events: string[]; clipped?: boolean }) {
+  if (events.length === 0) return <span>All events</span>;
+  const text = events.join(', ');
+  return clipped ? <Clipped className="event-list" text={text} /> : <span className="event-list">{text}</span>;
 }
 
 /** The Enabled switch: turns the endpoint on or off on the server, then reports the new state. */

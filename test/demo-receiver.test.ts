@@ -1,0 +1,88 @@
+import { X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { selfSignedCertificate, startDemoReceiver, type DemoReceiver } from '../scripts/demo-receiver.js';
+
+/** A request to the receiver, trusting only what its trust file holds, as the worker does. */
+function send(receiver: DemoReceiver, ca: string, method: string, pathname: string) {
+  return new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+    const outgoing = request(`${receiver.origin}${pathname}`, { method, ca }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      response.on('end', () => resolve({ status: response.statusCode!, type: response.headers['content-type'], body }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(method === 'POST' ? '{"type":"ping"}' : undefined);
+  });
+}
+
+describe("npm start's demo webhook receiver", () => {
+  let receiver: DemoReceiver;
+  let directory: string;
+  const said: string[] = [];
+  /** Some CA of the operator's own, without a final newline. */
+  const OPERATOR_CA = selfSignedCertificate('10.0.0.1').cert.trimEnd();
+
+  beforeAll(async () => {
+    directory = await mkdtemp(path.join(tmpdir(), 'demo-receiver-test-'));
+    await writeFile(path.join(directory, 'operator.pem'), OPERATOR_CA);
+    receiver = await startDemoReceiver({
+      extraCaCerts: path.join(directory, 'operator.pem'),
+      say: (text) => said.push(text),
+    });
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('answers each demo endpoint as the catalog says, over TLS for 127.0.0.1', async () => {
+    expect(receiver.origin).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const ca = await readFile(receiver.trustFile, 'utf8');
+    expect(await send(receiver, ca, 'POST', '/demo/dunning')).toEqual({
+      status: 200,
+      type: 'application/json; charset=utf-8',
+      body: '{"queued":true}',
+    });
+    expect(await send(receiver, ca, 'POST', '/demo/crm')).toEqual({
+      status: 202,
+      type: 'text/plain; charset=utf-8',
+      body: 'Accepted',
+    });
+    expect(await send(receiver, ca, 'POST', '/demo/other')).toMatchObject({ status: 404 });
+    expect(await send(receiver, ca, 'POST', '/demo/dunning?x=1')).toMatchObject({ status: 404 });
+    expect(await send(receiver, ca, 'GET', '/demo/dunning')).toMatchObject({ status: 405 });
+  });
+
+  it("keeps the operator's NODE_EXTRA_CA_CERTS in the trust file, and says when that cannot be read", async () => {
+    const trusted = await readFile(receiver.trustFile, 'utf8');
+    expect(trusted.startsWith(`${OPERATOR_CA}\n-----BEGIN CERTIFICATE-----\n`)).toBe(true);
+    expect(said).toEqual([]);
+
+    const unreadable = path.join(directory, 'missing.pem');
+    const other = await startDemoReceiver({ extraCaCerts: unreadable, say: (text) => said.push(text) });
+    try {
+      expect(said).toEqual([`NODE_EXTRA_CA_CERTS (${unreadable}) cannot be read (ENOENT): left out.`]);
+      expect(new X509Certificate(await readFile(other.trustFile)).checkIP('127.0.0.1')).toBe('127.0.0.1');
+    } finally {
+      await other.close();
+    }
+    expect(existsSync(other.trustFile)).toBe(false);
+  });
+
+  it('makes a certificate for the one address, signed by its own key, valid now', () => {
+    const { cert } = selfSignedCertificate('127.0.0.1');
+    const certificate = new X509Certificate(cert);
+    expect(certificate.subjectAltName).toBe('IP Address:127.0.0.1');
+    expect(certificate.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    expect(certificate.checkIP('10.0.0.1')).toBeUndefined();
+    expect(certificate.checkHost('localhost')).toBeUndefined();
+    expect(certificate.verify(certificate.publicKey)).toBe(true);
+    expect(certificate.validFromDate.getTime()).toBeLessThan(Date.now());
+    expect(certificate.validToDate.getTime()).toBeGreaterThan(Date.now() + 300 * 86_400_000);
+  });
+});
