@@ -9,13 +9,13 @@
  * here at every start (a P-256 key that never leaves this process, valid for 127.0.0.1 only),
  * and `trustFile` is what the API and the worker get as NODE_EXTRA_CA_CERTS.
  */
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { generate } from 'selfsigned';
 import { DEMO_ENDPOINTS, demoReceiverUrl } from '@retention/domain';
 
 const HOST = '127.0.0.1';
@@ -37,7 +37,7 @@ export interface DemoReceiver {
 export async function startDemoReceiver(
   options: { extraCaCerts?: string | undefined; say?: (text: string) => void } = {},
 ): Promise<DemoReceiver> {
-  const { key, cert } = selfSignedCertificate(HOST);
+  const { key, cert } = await selfSignedCertificate(HOST);
   const server = createServer({ key, cert }, (request, response) => {
     const endpoint = DEMO_ENDPOINTS.find(
       (candidate) => new URL(demoReceiverUrl('https://receiver', candidate.key)).pathname === request.url,
@@ -102,58 +102,22 @@ async function operatorCertificates(options: {
 }
 
 /**
- * A self-signed X.509 v3 certificate for one IP address (its subjectAltName), made with
- * node:crypto alone (Node has no API for it, and an openssl binary is not everywhere
- * `npm start` runs): ECDSA P-256 with SHA-256, valid from a day ago for a year.
+ * A self-signed certificate for one IP address (its subjectAltName): ECDSA P-256 with
+ * SHA-256, valid from a day ago for a year. Made by `selfsigned` on Node's WebCrypto, not by
+ * an openssl binary, which is not everywhere `npm start` runs.
  */
-export function selfSignedCertificate(ip: string): { key: string; cert: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const ecdsaWithSha256 = sequence(oid('2a8648ce3d040302'));
-  const name = sequence(set(sequence(oid('550403'), der(0x0c, Buffer.from(`retention demo receiver ${ip}`)))));
+export async function selfSignedCertificate(ip: string): Promise<{ key: string; cert: string }> {
   const now = Date.now();
-  const serial = randomBytes(16);
-  serial[0]! &= 0x7f; // a positive INTEGER
-  const tbs = sequence(
-    der(0xa0, der(0x02, Buffer.from([2]))), // version 3
-    der(0x02, serial),
-    ecdsaWithSha256,
-    name, // issuer: itself
-    sequence(time(now - 86_400_000), time(now + 365 * 86_400_000)),
-    name,
-    publicKey.export({ type: 'spki', format: 'der' }),
-    der(
-      0xa3,
-      sequence(
-        sequence(
-          oid('551d11'), // subjectAltName
-          der(0x04, sequence(der(0x87, Buffer.from(ip.split('.').map(Number))))), // iPAddress
-        ),
-      ),
-    ),
-  );
-  const signature = sign('sha256', tbs, privateKey); // DER ECDSA-Sig-Value
-  const certificate = sequence(tbs, ecdsaWithSha256, der(0x03, Buffer.from([0]), signature));
-  const base64 = certificate.toString('base64').replace(/.{64}/g, '$&\n');
-  return {
-    key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    cert: `-----BEGIN CERTIFICATE-----\n${base64.replace(/\n?$/, '\n')}-----END CERTIFICATE-----\n`,
-  };
-}
-
-/** One DER element: tag, definite length, contents. */
-function der(tag: number, ...contents: Buffer[]): Buffer {
-  const body = Buffer.concat(contents);
-  const length: number[] = [];
-  for (let rest = body.length; rest > 0; rest >>= 8) length.unshift(rest & 0xff);
-  const header = body.length < 0x80 ? [body.length] : [0x80 | length.length, ...length];
-  return Buffer.concat([Buffer.from([tag, ...header]), body]);
-}
-const sequence = (...contents: Buffer[]) => der(0x30, ...contents);
-const set = (...contents: Buffer[]) => der(0x31, ...contents);
-const oid = (encoded: string) => der(0x06, Buffer.from(encoded, 'hex'));
-
-/** UTCTime through 2049, GeneralizedTime after (RFC 5280, 4.1.2.5). */
-function time(millis: number): Buffer {
-  const text = new Date(millis).toISOString().replace(/[-:T]|\.\d+/g, ''); // YYYYMMDDHHMMSSZ
-  return Number(text.slice(0, 4)) < 2050 ? der(0x17, Buffer.from(text.slice(2))) : der(0x18, Buffer.from(text));
+  const pems = await generate([{ name: 'commonName', value: `retention demo receiver ${ip}` }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(now - 86_400_000),
+    notAfterDate: new Date(now + 365 * 86_400_000),
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip }] },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
 }

@@ -25,9 +25,10 @@ describe("npm start's demo webhook receiver", () => {
   let directory: string;
   const said: string[] = [];
   /** Some CA of the operator's own, without a final newline. */
-  const OPERATOR_CA = selfSignedCertificate('10.0.0.1').cert.trimEnd();
+  let OPERATOR_CA: string;
 
   beforeAll(async () => {
+    OPERATOR_CA = (await selfSignedCertificate('10.0.0.1')).cert.trimEnd();
     directory = await mkdtemp(path.join(tmpdir(), 'demo-receiver-test-'));
     await writeFile(path.join(directory, 'operator.pem'), OPERATOR_CA);
     receiver = await startDemoReceiver({
@@ -74,8 +75,8 @@ describe("npm start's demo webhook receiver", () => {
     expect(existsSync(other.trustFile)).toBe(false);
   });
 
-  it('makes a certificate for the one address, signed by its own key, valid now', () => {
-    const { cert } = selfSignedCertificate('127.0.0.1');
+  it('makes a certificate for the one address, signed by its own key, valid now', async () => {
+    const { cert } = await selfSignedCertificate('127.0.0.1');
     const certificate = new X509Certificate(cert);
     expect(certificate.subjectAltName).toBe('IP Address:127.0.0.1');
     expect(certificate.checkIP('127.0.0.1')).toBe('127.0.0.1');
