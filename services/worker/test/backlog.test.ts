@@ -94,8 +94,10 @@ describe('the delivery backlog', () => {
       await lock.rollback();
     }
     // Each job's spare, one each (then they wait for the statement too); without spares, none.
+    // At most a spare per job, and on a loaded machine what the statements running at the
+    // lock claimed: not a job going on and on (five each in the second).
     expect(sentLater).toBeGreaterThanOrEqual(2);
-    expect(sentLater).toBeLessThanOrEqual(cap);
+    expect(sentLater).toBeLessThanOrEqual(2 * cap);
 
     await receiver.waitForRequests(endpoint.path, 100, 30_000);
     expect(receiver.peakInFlight(endpoint.path)).toBeLessThanOrEqual(cap);
