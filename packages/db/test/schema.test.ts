@@ -364,6 +364,34 @@ describe('schema constraints', () => {
     }
   });
 
+  it("deletes a workspace's deliveries and their attempts with it, through its endpoints", async () => {
+    const { db } = database.current;
+    const doomed = await graph(db);
+    const [endpoint] = await db('webhook_endpoints')
+      .insert({
+        workspace_id: doomed.workspaceId,
+        name: 'e',
+        url: 'https://e.example.com',
+        signing_secret: 'whsec_abc',
+      })
+      .returning<Array<{ id: string }>>('id');
+    const [delivery] = await db('webhook_deliveries')
+      .insert({ workspace_id: doomed.workspaceId, endpoint_id: endpoint!.id, event_type: 'ping', status: 'succeeded' })
+      .returning<Array<{ id: string }>>('id');
+    await db('webhook_attempts').insert({
+      delivery_id: delivery!.id,
+      endpoint_id: endpoint!.id,
+      event_type: 'ping',
+      attempt: 1,
+      outcome: 'succeeded',
+      http_status: 200,
+      duration_ms: 3,
+    });
+    await db('workspaces').where({ id: doomed.workspaceId }).delete();
+    expect(await db('webhook_deliveries').where({ id: delivery!.id })).toEqual([]);
+    expect(await db('webhook_attempts').where({ delivery_id: delivery!.id })).toEqual([]);
+  });
+
   it("never lets a delivery use another workspace's endpoint, or a campaign name another workspace's user", async () => {
     const { db } = database.current;
     const [foreignEndpoint] = await db('webhook_endpoints')
@@ -391,6 +419,18 @@ describe('schema constraints', () => {
     const lost = { status: 'lost', closed_at: new Date('2026-03-02T00:00:00Z') };
     expect(
       await violation(db('recovery_campaigns').insert(campaign(g, { ...lost, closed_by_user_id: foreignUser!.id }))),
+    ).toBe(FOREIGN_KEY);
+
+    // A workspace that does not exist has no endpoint either: refused by the endpoint's key.
+    expect(
+      await violation(
+        db('webhook_deliveries').insert({
+          workspace_id: '00000000-0000-4000-8000-000000000000',
+          endpoint_id: foreignEndpoint!.id,
+          event_type: 'ping',
+          status: 'succeeded',
+        }),
+      ),
     ).toBe(FOREIGN_KEY);
 
     // Removing the user clears only the user column: the campaign stays in its workspace.

@@ -15,6 +15,7 @@ import * as webhookRetention from './0013-webhook-retention.js';
 import * as dashboardListIndexes from './0014-dashboard-list-indexes.js';
 import * as deliveryBacklog from './0015-delivery-backlog.js';
 import * as processorInboxRow from './0016-processor-inbox-row.js';
+import * as deliveryRowChecks from './0017-delivery-row-checks.js';
 
 export interface Migration {
   name: string;
@@ -43,4 +44,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0014-dashboard-list-indexes', ...dashboardListIndexes },
   { name: '0015-delivery-backlog', ...deliveryBacklog },
   { name: '0016-processor-inbox-row', ...processorInboxRow },
+  { name: '0017-delivery-row-checks', ...deliveryRowChecks },
 ];
