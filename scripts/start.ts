@@ -242,11 +242,16 @@ async function waitUntilReady(
   return services.stopping.aborted ? undefined : { api, worker };
 }
 
-/** Where the demo's webhooks go, and whether the worker may reach it. */
-function receiverNote(config: Config, origin: string): string {
+/**
+ * Where the demo's webhooks go, and whether the worker may reach it. The operator CLI runs in
+ * a process of its own, which neither trusts the receiver's certificate nor (by default) may
+ * reach a loopback address: the note says how its `webhook test` can, while this runs.
+ */
+function receiverNote(config: Config, receiver: { origin: string; trustFile: string }): string {
   return config.webhookAllowPrivateNetworks
-    ? `Demo webhook receiver: ${origin} (the demo's endpoints point here and it answers as their receivers would)`
-    : `Demo webhook receiver: ${origin}; WEBHOOK_ALLOW_PRIVATE_NETWORKS=false refuses loopback addresses, ` +
+    ? `Demo webhook receiver: ${receiver.origin} (the demo's endpoints point here and it answers as their receivers would;\n` +
+        `  the CLI's webhook test reaches it with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true NODE_EXTRA_CA_CERTS=${receiver.trustFile})`
+    : `Demo webhook receiver: ${receiver.origin}; WEBHOOK_ALLOW_PRIVATE_NETWORKS=false refuses loopback addresses, ` +
         "so deliveries to the demo's endpoints fail";
 }
 
@@ -298,7 +303,7 @@ async function main(): Promise<void> {
   if (readiness) {
     const notes = await opened.step(() => seedOnFirstStart(config, receiver.origin));
     // Printed even if a stop came in meanwhile: a token just minted must never go unseen.
-    say(banner(config, { ...readiness, timeoutMs }, [...notes, receiverNote(config, receiver.origin)]));
+    say(banner(config, { ...readiness, timeoutMs }, [...notes, receiverNote(config, receiver)]));
   }
   const codes = await services.exited;
   await opened.closeAll();

@@ -9,6 +9,7 @@ import {
   eventually,
   freePort,
   redisKeyPrefix,
+  REPO_ROOT,
   runId,
   startService,
   TEST_REDIS_URL,
@@ -194,6 +195,23 @@ describe('npm start', () => {
           headers: { origin: base, cookie },
         });
         expect(await test.json()).toMatchObject({ http_status: 200, error: null, response_body: '{"queued":true}' });
+        // The operator CLI's own webhook test, from a process of its own, with what the banner says it needs.
+        const cliEnvironment =
+          /the CLI's webhook test reaches it with (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true) (NODE_EXTRA_CA_CERTS=\S+)\)/
+            .exec(second.output())
+            ?.slice(1)
+            .map((setting) => setting.split('=') as [string, string]);
+        expect(cliEnvironment).toHaveLength(2);
+        const owner = await database.db('users').where({ email: 'owner@northwind.example' }).first<{ id: string }>();
+        const cli = await exec(
+          'npm',
+          ['run', '--silent', 'cli', '--', 'webhook', 'test', '--id', dunning.id, '--actor', owner.id],
+          {
+            cwd: REPO_ROOT,
+            env: { ...process.env, DATABASE_URL: database.url, ...Object.fromEntries(cliEnvironment!) },
+          },
+        );
+        expect(JSON.parse(cli.stdout)).toMatchObject({ outcome: 'succeeded', http_status: 200 });
         // Ctrl-C in the terminal: SIGINT to the whole group; npm exits 0, not 130.
         second.interrupt();
         expect(await second.exited).toBe(0);
