@@ -2,7 +2,12 @@ import { EventEmitter } from 'node:events';
 import { Queue, Worker } from 'bullmq';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
-import { createWebhookSender, PROCESSOR_EVENTS_CHANNEL, webhookSenderOptions } from '@retention/domain';
+import {
+  createWebhookSender,
+  DNS_DEADLINE_MS,
+  PROCESSOR_EVENTS_CHANNEL,
+  webhookSenderOptions,
+} from '@retention/domain';
 import { createStripeEventApplier } from '@retention/processors';
 import {
   createMailer,
@@ -104,8 +109,14 @@ const DEFAULTS = {
   backfillCheckEveryMs: 1_000,
 } satisfies WorkerOptions;
 
-/** Margin on top of the request timeout for claiming and recording an attempt. */
+/**
+ * Margin on top of the request timeout, in an attempt's lease: for resolving the receiver's
+ * name (DNS_DEADLINE_MS at most, before the timeout starts), claiming and recording it, and
+ * for how long a spare may wait to be sent (SPARE_FRESH_MS).
+ */
 const LEASE_MARGIN_MS = 5_000;
+/** What is left of the margin for a spare's wait, once the name's look-up has had its deadline. */
+const SPARE_FRESH_MS = LEASE_MARGIN_MS - DNS_DEADLINE_MS - 1_000;
 
 const SWEEPER_JOB_NAME = 'sweep-lost-deliveries';
 
@@ -171,7 +182,7 @@ async function buildWorker(
 
   const deliveryWorker = new Worker<DeliveryJobData>(
     QUEUE_NAMES.deliveries,
-    createDeliveryProcessor({ store, gate, scheduler, sender, logger, events }),
+    createDeliveryProcessor({ store, gate, scheduler, sender, logger, events, spareFreshMs: SPARE_FRESH_MS }),
     {
       connection: consumer,
       prefix,

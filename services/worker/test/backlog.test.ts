@@ -42,8 +42,8 @@ describe('the delivery backlog', () => {
     }
 
     // Five requests at most; queued in Postgres and jobs in Redis, those five and the ones
-    // whose request has ended and whose success is being recorded (the next is released
-    // meanwhile), never the backlog.
+    // not in flight (a success being recorded while the next is released, a job's spare),
+    // never the backlog.
     expect(receiver.peakInFlight(endpoint.path)).toBe(5);
     expect(peakQueued).toBeGreaterThanOrEqual(4);
     expect(peakQueued).toBeLessThanOrEqual(2 * 5);

@@ -133,6 +133,25 @@ describe('the endpoint gate', () => {
     expect(gate.notInFlight()).toEqual([]);
   });
 
+  it('lists a spare as not in flight until the slot is handed over to it or it goes back', () => {
+    const { gate } = newGate();
+    const endpointId = randomUUID();
+    teach(gate, endpointId, 20);
+    const [running] = acquireMany(gate, endpointId, 1);
+    const [sent, returned] = [randomUUID(), randomUUID()];
+    gate.holdSpare(sent);
+    gate.holdSpare(returned);
+    expect(gate.notInFlight().sort()).toEqual([sent, returned].sort());
+    // The spare is sent: in flight now, in the slot of the one being recorded.
+    gate.handOver(endpointId, running!, sent, 20);
+    expect(gate.notInFlight().sort()).toEqual([running, returned].sort());
+    gate.recorded(running!);
+    gate.spareGone(returned);
+    expect(gate.notInFlight()).toEqual([]);
+    // One slot taken all along: the spares never took room.
+    expect(acquireMany(gate, endpointId, CAP)).toHaveLength(CAP - 1);
+  });
+
   it('hands the slot of a finished delivery to the next one its job claimed: the room is unchanged', () => {
     const { gate } = newGate();
     const endpointId = randomUUID();

@@ -27,7 +27,10 @@ export const DNS_QUERY_TIMEOUT_MS = 1_000;
  * per look-up of a silent name.
  */
 export const DNS_TRIES = 4;
-/** A look-up never takes longer than this, whatever c-ares's back-off: it fits the attempt's lease margin. */
+/**
+ * A look-up never takes longer than this, whatever c-ares's back-off: it fits the attempt's
+ * lease margin, with the wait of a spare (services/worker/src/worker.ts, LEASE_MARGIN_MS).
+ */
 export const DNS_DEADLINE_MS = 3_000;
 const MIN_TTL_MS = 5_000;
 const MAX_TTL_MS = 300_000;

@@ -10,8 +10,8 @@ import type { EndpointAllowance, ReleasedDelivery, SchedulerPort } from './deliv
  */
 
 /**
- * Per endpoint: its room (allowance less what is queued, but for deliveries whose request
- * has ended and whose result is being recorded), then that many of its oldest due
+ * Per endpoint: its room (allowance less what is queued, but for deliveries not in flight:
+ * those whose result is being recorded, and jobs' spares), then that many of its oldest due
  * deliveries (backlog-sql.ts).
  * Two replicas releasing for one endpoint at once may each fill its room: what Redis holds
  * for it is then up to one cap per replica, as an endpoint's attempts are.

@@ -35,6 +35,13 @@ export interface DeliveryProcessorDeps {
   sender: WebhookSender;
   logger: Logger;
   events: EventEmitter<DeliveryEvents>;
+  /**
+   * A spare is sent only this soon after its claim, so that its lease (the timeout plus the
+   * lease's margin) still covers the name's look-up and the whole attempt (worker.ts derives
+   * it). A spare held longer waited for a slow request: the endpoint is no longer quick, and
+   * the spare goes back to the backlog.
+   */
+  spareFreshMs: number;
 }
 
 /**
@@ -44,7 +51,7 @@ export interface DeliveryProcessorDeps {
  */
 interface Spare {
   delivery: ClaimedDelivery;
-  /** When the statement that claimed it was sent (its lease started at most then). */
+  /** Just before the statement that claimed it was sent: its lease started no earlier. */
   claimedAt: number;
   /**
    * Sent, or given back. Once given back, another job may claim it with the same attempt
@@ -55,14 +62,6 @@ interface Spare {
 
 type SpareLater = Promise<Spare | null>;
 const NO_SPARE: SpareLater = Promise.resolve(null);
-
-/**
- * A spare is sent only this soon after its claim, so that its lease (the timeout plus 5 s)
- * still covers the name's look-up (3 s at most) and the whole attempt. A spare held longer
- * waited for a request of a second or more: the endpoint is no longer quick, and the spare
- * goes back to the backlog.
- */
-const SPARE_FRESH_MS = 1_000;
 
 /** What one step of a job hands to the next: the delivery to send now, and the next spare. */
 interface Step {
@@ -83,7 +82,7 @@ const LAST_STEP: Step = { next: null, spare: NO_SPARE };
  * sweeper gives it a job again.
  */
 export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
-  const { store, gate, scheduler, sender, logger, events } = deps;
+  const { store, gate, scheduler, sender, logger, events, spareFreshMs } = deps;
 
   /** The job's own delivery claimed, or null when there is nothing to send (and when to look again). */
   async function claimOwn(deliveryId: string): Promise<{ delivery: ClaimedDelivery | null; dueAt: number | null }> {
@@ -116,7 +115,7 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     delivery: ClaimedDelivery,
     result: AttemptResult,
     claims: number,
-  ): Promise<{ record: RecordResult; next: ClaimedDelivery[] }> {
+  ): Promise<{ record: RecordResult; next: ClaimedDelivery[]; claimedAt: number }> {
     try {
       return await store.recordSuccessAndGoOn(delivery, result, claims);
     } catch (error) {
@@ -124,18 +123,26 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
         { err: error, delivery_id: delivery.id, endpoint_id: delivery.endpointId },
         'could not record the attempt and claim the next delivery; recording it alone',
       );
-      return { record: await recordWithRetries(delivery, result, 2), next: [] };
+      return { record: await recordWithRetries(delivery, result, 2), next: [], claimedAt: Date.now() };
     }
   }
 
-  /** Logs the attempt and tells the worker's metrics; says when the delivery is due again. */
+  /**
+   * Logs the attempt, tells the worker's metrics and alerts, and wakes the scheduler when a
+   * retry falls due. Never throws: the attempt is recorded by now, and a listener's fault must
+   * not leave a slot or a spare behind.
+   */
   function report(delivery: ClaimedDelivery, result: AttemptResult, outcome: RecordResult): void {
-    const attempt: AttemptReport = { delivery, result, ...outcome };
-    log(attempt);
-    events.emit('attempt', attempt);
-    if (outcome.ended) events.emit('ended', { outcome: outcome.ended, count: 1 });
-    if (outcome.othersSkipped > 0) events.emit('ended', { outcome: 'skipped', count: outcome.othersSkipped });
-    if (outcome.nextAttemptAt) scheduler.wakeAt(outcome.nextAttemptAt.getTime());
+    try {
+      const attempt: AttemptReport = { delivery, result, ...outcome };
+      log(attempt);
+      events.emit('attempt', attempt);
+      if (outcome.ended) events.emit('ended', { outcome: outcome.ended, count: 1 });
+      if (outcome.othersSkipped > 0) events.emit('ended', { outcome: 'skipped', count: outcome.othersSkipped });
+      if (outcome.nextAttemptAt) scheduler.wakeAt(outcome.nextAttemptAt.getTime());
+    } catch (error) {
+      logger.error({ err: error, delivery_id: delivery.id }, 'could not report a recorded attempt');
+    }
   }
 
   function log({ delivery, result, recorded, nextAttemptAt, endpointDisabled }: AttemptReport): void {
@@ -173,12 +180,21 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     return { delivery: claimed, claimedAt, settled: false };
   }
 
-  /** A spare not sent goes back to the backlog, and its endpoint is woken for it. */
+  /**
+   * A spare not sent goes back to the backlog, and its endpoint is woken for it. Never throws:
+   * a spare that could not be given back (Postgres away) waits for its lease to run out, and
+   * the sweeper gives it a job then, as for a worker that died.
+   */
   async function giveBackSpare(spare: Spare | null): Promise<void> {
     if (!spare || spare.settled) return;
     spare.settled = true;
     try {
       await store.unclaim(spare.delivery);
+    } catch (error) {
+      logger.warn(
+        { err: error, delivery_id: spare.delivery.id, endpoint_id: spare.delivery.endpointId },
+        'could not give a spare back; it is sent once its lease runs out',
+      );
     } finally {
       gate.spareGone(spare.delivery.id);
       scheduler.wake([spare.delivery.endpointId]);
@@ -192,11 +208,11 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
    * the lease has run out (at least once); the job goes on without a spare.
    */
   function recordWhileNextIsSent(delivery: ClaimedDelivery, result: AttemptResult, claims: number): SpareLater {
-    const claimedAt = Date.now();
     return recordAndClaim(delivery, result, claims)
-      .then(({ record, next }) => {
+      .then(({ record, next, claimedAt }) => {
+        const spare = held(claimedAt, next[0]);
         report(delivery, result, record);
-        return held(claimedAt, next[0]);
+        return spare;
       })
       .catch((error: unknown) => {
         logger.error(
@@ -216,10 +232,11 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
    * next delivery: the spare claimed by the statement that recorded the delivery before, sent
    * at once while this one's success is recorded, in a statement that claims the next spare.
    * Without a spare (the job's first success), the statement claims two, and the job waits for
-   * it. The slot is handed over from one delivery to the next. The job's job in Redis (active,
-   * locked) stands for them all; if this process dies, the sweeper gives each a job of its own
-   * once its lease has run out. After a failure, or when the job stops going on, its spare goes
-   * back to the backlog (sent instead, after a success, while fresh).
+   * it. The slot is handed over from one delivery to the next. The job's own entry in Redis
+   * (active, locked) stands for them all; if this process dies, the sweeper gives each a job of
+   * its own once its lease has run out. A spare is sent only after a success, while fresh, the
+   * endpoint still quick and the scheduler running (at the job's limit it is sent, with no new
+   * spare claimed); otherwise, or after a failure, it goes back to the backlog.
    */
   async function deliverOne(
     endpointId: string,
@@ -252,17 +269,17 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
       if (!result.succeeded) {
         // The failure keeps the slot until it is recorded: the next attempt sees its count.
-        await giveBackSpare(await spare);
         report(delivery, result, await recordWithRetries(delivery, result));
+        await giveBackSpare(await spare);
         slotHeld = false;
         scheduler.wake(gate.release(endpointId, deliveryId, result.durationMs));
         return LAST_STEP;
       }
 
       const waiting = await spare;
-      const fresh = waiting && Date.now() - waiting.claimedAt < SPARE_FRESH_MS ? waiting : null;
-      if (waiting && !fresh) await giveBackSpare(waiting);
-      const goOn = mayGoOn && waiting === fresh && scheduler.isRunning() && gate.isQuick(endpointId);
+      const mayStillGo = scheduler.isRunning() && gate.isQuick(endpointId);
+      const fresh = waiting && mayStillGo && Date.now() - waiting.claimedAt < spareFreshMs ? waiting : null;
+      const goOn = mayGoOn && mayStillGo && waiting === fresh;
       if (fresh) {
         fresh.settled = true;
         gate.handOver(endpointId, deliveryId, fresh.delivery.id, result.durationMs);
@@ -274,12 +291,13 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
         slotHeld = false;
         recording = true;
         scheduler.wake(gate.release(endpointId, deliveryId, result.durationMs, { recording: true }));
+        await giveBackSpare(waiting);
         report(delivery, result, await recordWithRetries(delivery, result));
         return LAST_STEP;
       }
       // Going on with no spare yet: the next and a spare, claimed as this success is recorded.
-      const claimedAt = Date.now();
-      const { record, next } = await recordAndClaim(delivery, result, 2);
+      const { record, next, claimedAt } = await recordAndClaim(delivery, result, 2);
+      const spareOfNext = held(claimedAt, next[1]);
       report(delivery, result, record);
       slotHeld = false;
       if (!next[0]) {
@@ -288,7 +306,7 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       }
       gate.handOver(endpointId, deliveryId, next[0].id, result.durationMs);
       gate.recorded(deliveryId);
-      return { next: next[0], spare: Promise.resolve(held(claimedAt, next[1])) };
+      return { next: next[0], spare: Promise.resolve(spareOfNext) };
     } catch (error) {
       // This job fails (Postgres is away): a claimed delivery's lease runs out, and the sweeper
       // gives it a job of its own.
@@ -302,7 +320,7 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
   return async function processDelivery(job: Job<DeliveryJobData>): Promise<void> {
     const { endpointId } = job.data;
     const started = Date.now();
-    let step: Step = { next: null, spare: NO_SPARE };
+    let step: Step = LAST_STEP;
     let work: string | ClaimedDelivery | null = job.data.deliveryId;
     try {
       for (let done = 0; work !== null; done += 1) {

@@ -148,7 +148,7 @@ const BATCHES_RUNNING = 4;
 
 export class DeliveryStore {
   private readonly claims: Batcher<string, ClaimRow | undefined>;
-  private readonly successes: Batcher<Success, { recorded: boolean; next: ClaimRow[] }>;
+  private readonly successes: Batcher<Success, { recorded: boolean; next: ClaimRow[]; claimedAt: number }>;
 
   constructor(
     private readonly db: Db,
@@ -258,9 +258,9 @@ export class DeliveryStore {
     delivery: ClaimedDelivery,
     result: AttemptResult,
     claims: number,
-  ): Promise<{ record: RecordResult; next: ClaimedDelivery[] }> {
-    const { recorded, next } = await this.successes.submit({ delivery, result, claims });
-    return { record: recorded ? RECORDED_SUCCESS : NOT_RECORDED, next: next.map(claimedDelivery) };
+  ): Promise<{ record: RecordResult; next: ClaimedDelivery[]; claimedAt: number }> {
+    const { recorded, next, claimedAt } = await this.successes.submit({ delivery, result, claims });
+    return { record: recorded ? RECORDED_SUCCESS : NOT_RECORDED, next: next.map(claimedDelivery), claimedAt };
   }
 
   /**
@@ -282,7 +282,7 @@ export class DeliveryStore {
 
   /**
    * The path every healthy delivery takes, so one statement for many deliveries, which also
-   * claims the next delivery of the endpoints of those that go on. The endpoint row is shared
+   * claims, for each that goes on, up to its `claims` of its endpoint's next deliveries. The endpoint row is shared
    * by every delivery to it: it is written only when something changes, and last_success_at is
    * kept to the second, which spares a busy endpoint a write (and a wait on its row lock) per
    * delivery. Only an enabled endpoint's count is reset: an attempt still in flight when the
@@ -294,13 +294,17 @@ export class DeliveryStore {
    * row of the result carries the ids recorded; with nothing claimed there is one row, its
    * claim columns null.
    */
-  private async recordSuccesses(items: Success[]): Promise<Array<{ recorded: boolean; next: ClaimRow[] }>> {
+  private async recordSuccesses(
+    items: Success[],
+  ): Promise<Array<{ recorded: boolean; next: ClaimRow[]; claimedAt: number }>> {
     // Arrays of nullable values: knex's binding types know only arrays of one primitive type.
     const column = (pick: (item: Success) => unknown) => items.map(pick) as unknown as string[];
     const wanted = new Map<string, number>();
     for (const { delivery, claims } of items) {
       if (claims > 0) wanted.set(delivery.endpointId, (wanted.get(delivery.endpointId) ?? 0) + claims);
     }
+    // No later than the leases of what this statement claims start (see Spare.claimedAt).
+    const claimedAt = Date.now();
     const { rows } = await this.db.raw<{ rows: Array<{ recorded_ids: string[] } & Nullable<ClaimRow>> }>(
       `
       WITH input AS (
@@ -357,10 +361,15 @@ export class DeliveryStore {
     );
     const byEndpoint = new Map<string, ClaimRow[]>();
     for (const row of claimed) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row]);
-    return items.map(({ delivery, claims }) => ({
-      recorded: recorded.has(delivery.id),
-      next: byEndpoint.get(delivery.endpointId)?.splice(0, claims) ?? [],
-    }));
+    // Fewer claimed than asked: each caller's next before anyone's spare.
+    const next = items.map((): ClaimRow[] => []);
+    for (let round = 1; round <= Math.max(0, ...items.map((item) => item.claims)); round += 1) {
+      items.forEach(({ delivery, claims }, index) => {
+        const row = claims >= round ? byEndpoint.get(delivery.endpointId)?.shift() : undefined;
+        if (row) next[index]!.push(row);
+      });
+    }
+    return items.map(({ delivery }, index) => ({ recorded: recorded.has(delivery.id), next: next[index]!, claimedAt }));
   }
 
   /**

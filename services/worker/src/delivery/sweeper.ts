@@ -9,7 +9,7 @@ import { deliveryJob, type DeliveryJobData } from '../queues.js';
  * and never be sent. That happens when Redis restarts empty or is flushed, when the process
  * dies between marking deliveries queued and adding their jobs, or when a job failed because
  * Postgres and Redis were both away. The sweeper looks at every queued delivery (a handful
- * per endpoint: its in-flight cap) with no attempt in flight, and adds the job of those that
+ * per endpoint: its in-flight cap, and as many spares at most) with no attempt in flight, and adds the job of those that
  * have none. The backlog itself is never walked: the scheduler releases it.
  */
 
