@@ -1,5 +1,4 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   LEFT_OPEN,
   redisKeyPrefix,
@@ -7,6 +6,7 @@ import {
   runId,
   startService,
   TEST_REDIS_URL,
+  useTakenPort,
   useTestDatabase,
 } from '@retention/testkit';
 
@@ -42,12 +42,7 @@ async function exitAfterFailure(api: ReturnType<typeof startApi>): Promise<numbe
 }
 
 describe('an API whose start fails', () => {
-  let taken: Server;
-  beforeAll(async () => {
-    taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, resolve));
-  });
-  afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  const taken = useTakenPort();
 
   it('on a setting refused while the app is built (a throw, after Postgres and Redis opened), closes them and exits 1 naming it', async () => {
     // A password pasted into SMTP_URL as it is: the dashboard's mailer cannot decode it.
@@ -61,7 +56,7 @@ describe('an API whose start fails', () => {
   });
 
   it('when PORT is taken, closes all it opened and exits 1 naming PORT', async () => {
-    const port = (taken.address() as AddressInfo).port;
+    const port = taken.port;
     const api = startApi({ PORT: String(port) });
     expect(await exitAfterFailure(api)).toBe(1);
     expect(api.output()).toContain(`api failed to start: cannot listen on PORT ${port}`);
@@ -69,7 +64,7 @@ describe('an API whose start fails', () => {
   });
 
   it('when API_INTERNAL_PORT is taken (the public port already listening), closes both and exits 1 naming it', async () => {
-    const port = (taken.address() as AddressInfo).port;
+    const port = taken.port;
     const api = startApi({ API_INTERNAL_PORT: String(port) });
     expect(await exitAfterFailure(api)).toBe(1);
     expect(api.output()).toContain(`api failed to start: cannot listen on API_INTERNAL_PORT ${port}`);

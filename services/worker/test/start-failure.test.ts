@@ -1,5 +1,4 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   LEFT_OPEN,
   redisKeyPrefix,
@@ -7,6 +6,7 @@ import {
   runId,
   startService,
   TEST_REDIS_URL,
+  useTakenPort,
   useTestDatabase,
 } from '@retention/testkit';
 
@@ -32,12 +32,7 @@ function startWorker(env: Record<string, string>) {
 }
 
 describe('a worker whose start fails', () => {
-  let taken: Server;
-  beforeAll(async () => {
-    taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, resolve));
-  });
-  afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  const taken = useTakenPort();
 
   it('on a setting refused while the worker is built (a throw, after Postgres and Redis opened), closes them and exits 1 naming it', async () => {
     // A password pasted into SMTP_URL as it is: the mailer, built after the worker's Redis
@@ -52,7 +47,7 @@ describe('a worker whose start fails', () => {
   });
 
   it('when WORKER_PORT is taken (everything else started), closes all of it and exits 1 naming the port', async () => {
-    const port = (taken.address() as AddressInfo).port;
+    const port = taken.port;
     const worker = startWorker({ WORKER_PORT: String(port) });
     expect(await worker.exited).toBe(1);
     expect(worker.output()).toContain(`worker failed to start: cannot listen on WORKER_PORT ${port}`);

@@ -212,22 +212,24 @@ describe('processor commands', () => {
 
   const cli = (args: string[]) =>
     runCli(args, { DATABASE_URL: database.current.url, BASE_URL, STRIPE_API_BASE: stripe.url });
-
-  it('connects with a key that answers: connected, the URL to paste, secrets by their last four only', async () => {
-    const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'disconnected' });
-    const secret = newWebhookSecret();
-    const connected = await cli([
+  /** `processor connect` for Stripe, with a key when one is given. */
+  const connectStripe = (workspaceId: string, secret: string, key?: string) =>
+    cli([
       'processor',
       'connect',
       '--workspace',
-      workspace.id,
+      workspaceId,
       '--provider',
       'stripe',
       '--webhook-secret',
       secret,
-      '--api-key',
-      apiKey,
+      ...(key === undefined ? [] : ['--api-key', key]),
     ]);
+
+  it('connects with a key that answers: connected, the URL to paste, secrets by their last four only', async () => {
+    const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'disconnected' });
+    const secret = newWebhookSecret();
+    const connected = await connectStripe(workspace.id, secret, apiKey);
     expect(connected.code).toBe(0);
     expect(connected.json).toMatchObject({
       provider: 'stripe',
@@ -279,18 +281,7 @@ describe('processor commands', () => {
 
   it('refuses a key Stripe answers with 401, saving nothing', async () => {
     const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'disconnected' });
-    const result = await cli([
-      'processor',
-      'connect',
-      '--workspace',
-      workspace.id,
-      '--provider',
-      'stripe',
-      '--webhook-secret',
-      newWebhookSecret(),
-      '--api-key',
-      newApiKey(),
-    ]);
+    const result = await connectStripe(workspace.id, newWebhookSecret(), newApiKey());
     expect(result.code).toBe(1);
     expect(result.error).toEqual({ type: 'invalid_param', message: expect.stringContaining('401') });
     expect(
@@ -301,18 +292,7 @@ describe('processor commands', () => {
   it('connects again without undoing a working connection: connected stays connected, a new key is tried first', async () => {
     const db = database.current.db;
     const workspace = await createWorkspace(db, { name: 'Acme', processor: 'disconnected' });
-    const connect = (secret: string, key?: string) =>
-      cli([
-        'processor',
-        'connect',
-        '--workspace',
-        workspace.id,
-        '--provider',
-        'stripe',
-        '--webhook-secret',
-        secret,
-        ...(key === undefined ? [] : ['--api-key', key]),
-      ]);
+    const connect = (secret: string, key?: string) => connectStripe(workspace.id, secret, key);
     const workspaceFlag = async () => (await db('workspaces').where({ id: workspace.id }).first()).processor_status;
     const first = newWebhookSecret();
     const made = await connect(first);
@@ -407,29 +387,11 @@ describe('processor commands', () => {
 
   it('connects without a key as pending, refuses malformed secrets without echoing them, and sync needs a key', async () => {
     const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'connected' });
-    const bad = await cli([
-      'processor',
-      'connect',
-      '--workspace',
-      workspace.id,
-      '--provider',
-      'stripe',
-      '--webhook-secret',
-      'sk_live_notasecret123456789',
-    ]);
+    const bad = await connectStripe(workspace.id, 'sk_live_notasecret123456789');
     expect(bad.code).toBe(1);
     expect(bad.error?.type).toBe('invalid_param');
     expect(bad.stderr).not.toContain('notasecret');
-    const pending = await cli([
-      'processor',
-      'connect',
-      '--workspace',
-      workspace.id,
-      '--provider',
-      'stripe',
-      '--webhook-secret',
-      newWebhookSecret(),
-    ]);
+    const pending = await connectStripe(workspace.id, newWebhookSecret());
     expect(pending.json).toMatchObject({ status: 'pending', api_key_last4: null, backfill: { status: 'idle' } });
     expect((await database.current.db('workspaces').where({ id: workspace.id }).first()).processor_status).toBe(
       'disconnected',
@@ -442,16 +404,7 @@ describe('processor commands', () => {
     const fresh = await createWorkspace(database.current.db, { name: 'Not connected yet' });
     const planned = await cli(['processor', 'status', '--workspace', fresh.id]);
     expect(planned.json).toEqual({ status: 'not_connected', provider: null, webhook_url: expect.any(String) });
-    const made = await cli([
-      'processor',
-      'connect',
-      '--workspace',
-      fresh.id,
-      '--provider',
-      'stripe',
-      '--webhook-secret',
-      newWebhookSecret(),
-    ]);
+    const made = await connectStripe(fresh.id, newWebhookSecret());
     expect(made.json).toMatchObject({ webhook_url: planned.json.webhook_url });
   });
 });
