@@ -44,6 +44,15 @@ export function PagedTable<T extends { id: string }>({
   );
 }
 
+/** The header of a column of row buttons: named for screen readers, blank on screen. */
+export function ActionsHeader() {
+  return (
+    <th scope="col">
+      <span className="visually-hidden">Actions</span>
+    </th>
+  );
+}
+
 /**
  * A list table in its scrolling box: the box is a region named by the caption (which is for
  * screen readers) that takes the keyboard's focus, as it scrolls sideways at 390 px; the table

@@ -4,7 +4,7 @@ import type { Invitation, Role, Team as TeamData, User } from '../../api/types.j
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
-import { Clipped, TableBox } from '../../components/ListPage.js';
+import { ActionsHeader, Clipped, TableBox } from '../../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -159,11 +159,7 @@ export default function Team() {
                 </th>
                 <th scope="col">Role</th>
                 <th scope="col">Last sign-in</th>
-                {canManage && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
+                {canManage && <ActionsHeader />}
               </tr>
             </thead>
             <tbody>
@@ -225,11 +221,7 @@ export default function Team() {
                     <th scope="col">Role</th>
                     <th scope="col">Invited by</th>
                     <th scope="col">Expires</th>
-                    {canManage && (
-                      <th scope="col">
-                        <span className="visually-hidden">Actions</span>
-                      </th>
-                    )}
+                    {canManage && <ActionsHeader />}
                   </tr>
                 </thead>
                 <tbody>

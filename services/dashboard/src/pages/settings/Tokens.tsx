@@ -4,7 +4,7 @@ import type { ApiToken, CreatedToken, List } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
-import { Clipped, TableBox } from '../../components/ListPage.js';
+import { ActionsHeader, Clipped, TableBox } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -121,11 +121,7 @@ export default function Tokens() {
               <th scope="col" className="numeric">
                 Limit
               </th>
-              {canManage && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
+              {canManage && <ActionsHeader />}
             </tr>
           </thead>
           <tbody>
