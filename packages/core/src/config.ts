@@ -9,6 +9,10 @@ import { parseDuration, parseDurationList } from './durations.js';
  */
 
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,14h,20h,24h';
+/** Defaults the demo's history replays (packages/domain/src/demo), as the worker would have run. */
+export const DEFAULT_STALE_CAMPAIGN_DAYS = 30;
+export const DEFAULT_STALE_CAMPAIGN_CHECK_INTERVAL = '10m';
+export const DEFAULT_WEBHOOK_LOG_RETENTION_DAYS = 90;
 
 export interface Config {
   databaseUrl: string;
@@ -270,8 +274,14 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 8000, 1, 120_000),
     webhookRetryDelaysMs,
     webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
-    staleCampaignDays: integer(env, 'STALE_CAMPAIGN_DAYS', 30, 1, 3650),
-    staleCampaignCheckEveryMs: duration(env, 'STALE_CAMPAIGN_CHECK_INTERVAL', '10m', 100, 24 * 3_600_000),
+    staleCampaignDays: integer(env, 'STALE_CAMPAIGN_DAYS', DEFAULT_STALE_CAMPAIGN_DAYS, 1, 3650),
+    staleCampaignCheckEveryMs: duration(
+      env,
+      'STALE_CAMPAIGN_CHECK_INTERVAL',
+      DEFAULT_STALE_CAMPAIGN_CHECK_INTERVAL,
+      100,
+      24 * 3_600_000,
+    ),
     logLevel: logLevel as LogLevel,
     trustProxy: trustProxy(env),
     secretsKey: parseSecretsKey(env),
@@ -285,7 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiRequestTimeoutMs,
     apiMaxConnections: integer(env, 'API_MAX_CONNECTIONS', 2000, 1, 1_000_000),
     apiInternalPort: integer(env, 'API_INTERNAL_PORT', 3002, 0, 65535),
-    webhookLogRetentionDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', 90, 1, 3650),
+    webhookLogRetentionDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, 1, 3650),
     apiExpectedReplicas: integer(env, 'API_EXPECTED_REPLICAS', 1, 1, 1000),
   };
 }

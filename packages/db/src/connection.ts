@@ -91,3 +91,21 @@ export function isConnectionError(error: unknown): boolean {
   const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
   return name === 'KnexTimeoutError';
 }
+
+/** Rows per INSERT statement by default: well under Postgres's 65,535 bind parameters for every table. */
+const INSERT_BATCH_ROWS = 2_000;
+
+/**
+ * Inserts many rows, `batchRows` to a statement (one statement's bind parameters are limited);
+ * in a transaction, all or none of them.
+ */
+export async function insertInBatches(
+  db: Queryable,
+  table: string,
+  rows: readonly object[],
+  batchRows = INSERT_BATCH_ROWS,
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += batchRows) {
+    await db(table).insert(rows.slice(start, start + batchRows));
+  }
+}

@@ -41,7 +41,8 @@ export function scrubSecrets(text: string): string {
  * (class instances, null-prototype objects, an Error logged under a key other than `err`), but
  * for values that write themselves (`toJSON`: dates, buffers) and binary views. Copy on write:
  * a value holding no secret is returned as it is, so the usual log line (one per request)
- * allocates nothing here; one that does is copied into a plain object with the same JSON.
+ * copies nothing (the walk allocates only its key lists, and an array's mapped copy); one that
+ * does is copied into a plain object with the same JSON.
  */
 function scrubFields(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value);

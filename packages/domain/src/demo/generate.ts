@@ -2,6 +2,9 @@ import {
   CAMPAIGN_STATUSES,
   CANCEL_OUTCOMES,
   declineCategoryOf,
+  DEFAULT_STALE_CAMPAIGN_CHECK_INTERVAL,
+  DEFAULT_STALE_CAMPAIGN_DAYS,
+  parseDuration,
   toIsoMillis,
   type CampaignStatus,
   type CancelOutcome,
@@ -49,14 +52,14 @@ const MONTH = 30 * DAY;
 const YEAR = 365 * DAY;
 const TRIAL = 14 * DAY;
 /** The default STALE_CAMPAIGN_DAYS: open campaigns older than this are abandoned. */
-export const STALE_AFTER_DAYS = 30;
+export const STALE_AFTER_DAYS = DEFAULT_STALE_CAMPAIGN_DAYS;
 const STALE_AFTER = STALE_AFTER_DAYS * DAY;
 /**
  * The default STALE_CAMPAIGN_CHECK_INTERVAL: the worker's stale-campaign job runs this often,
  * so a campaign is abandoned at the job's first run after it turned 30 days old. The replay
  * (replay.ts) runs the job at those times, on a grid of runs that ends at `now`.
  */
-const STALE_CHECK_EVERY = 10 * MINUTE;
+const STALE_CHECK_EVERY = parseDuration(DEFAULT_STALE_CAMPAIGN_CHECK_INTERVAL)!;
 
 /**
  * The first customers are scripted so that every campaign status, every cancel outcome and

@@ -1,5 +1,5 @@
 import { DEFAULT_RETRY_SCHEDULE, newId, parseDurationList, type EventType } from '@retention/core';
-import type { Transaction } from '@retention/db';
+import { insertInBatches, type Transaction } from '@retention/db';
 import { closeStaleCampaigns } from '../campaigns/close-stale.js';
 import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
 import { markCampaignRecovered } from '../campaigns/mark.js';
@@ -140,7 +140,6 @@ const FAILURES: ReadonlyArray<
 /** The default WEBHOOK_RETRY_DELAYS: the pause before each retry. */
 const RETRY_DELAYS = parseDurationList(DEFAULT_RETRY_SCHEDULE)!;
 const DISPATCH_DELAY_MS = 200;
-const BATCH_SIZE = 1_000;
 
 /**
  * What the worker did with the replayed events: each event is dispatched (a moment after it
@@ -211,12 +210,8 @@ export async function replayWebhookLog(trx: Transaction, history: WebhookHistory
       });
     }
   }
-  for (let start = 0; start < deliveries.length; start += BATCH_SIZE) {
-    await trx('webhook_deliveries').insert(deliveries.slice(start, start + BATCH_SIZE));
-  }
-  for (let start = 0; start < attempts.length; start += BATCH_SIZE) {
-    await trx('webhook_attempts').insert(attempts.slice(start, start + BATCH_SIZE));
-  }
+  await insertInBatches(trx, 'webhook_deliveries', deliveries);
+  await insertInBatches(trx, 'webhook_attempts', attempts);
   for (const endpoint of endpoints) {
     const success = lastSuccess.get(endpoint.id);
     const failure = lastFailure.get(endpoint.id);

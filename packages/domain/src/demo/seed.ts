@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { invalidParam, toIsoMillis } from '@retention/core';
+import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, invalidParam, toIsoMillis } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { loadFixtures } from '../fixtures/load.js';
 import { assertPastDate, inputValidator } from '../validate.js';
@@ -72,7 +72,7 @@ const validateOptions = inputValidator(
 const shellQuote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** The default WEBHOOK_LOG_RETENTION_DAYS: deliveries older than this were pruned. */
-const WEBHOOK_LOG_DAYS = 90;
+const WEBHOOK_LOG_DAYS = DEFAULT_WEBHOOK_LOG_RETENTION_DAYS;
 const DAY = 86_400_000;
 
 /**

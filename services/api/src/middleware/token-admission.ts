@@ -1,7 +1,6 @@
 import { findTokenByHash, type Db, type TokenCredentials } from '@retention/db';
 import { TtlCache } from '@retention/runtime';
 import type { RateLimitDecision, SlidingWindowRateLimiter } from '../rate-limiter.js';
-import { TokenCache, type CachedToken } from '../token-cache.js';
 import { MAX_REMEMBERED, type LimitBackstop } from './process-limits.js';
 
 /** Rounds of "the epoch moved: look the token up again" before looking it up uncached. */
@@ -9,6 +8,21 @@ const EPOCH_ROUNDS = 3;
 
 /** How long a hash that matched no token is answered from memory. */
 const UNKNOWN_HASH_MS = 10_000;
+
+/**
+ * How long a token look-up is kept. Correctness does not rest on the cache: every use is
+ * checked against the token epoch in Redis (SlidingWindowRateLimiter), which every revocation
+ * and limit change moves. The lifetime only bounds how long an entry could outlive a change
+ * whose announcement was lost (the CLI then says so); the size bounds memory.
+ */
+const TOKEN_LOOKUP_MS = 10_000;
+const MAX_CACHED_TOKENS = 10_000;
+
+/** A token look-up, and the token epoch it was read under. */
+interface CachedToken {
+  credentials: TokenCredentials;
+  epoch: string;
+}
 
 export interface Admission {
   /** Undefined: the token is unknown or revoked. */
@@ -41,7 +55,8 @@ async function viaRedis<T>(call: () => Promise<T>): Promise<T> {
  * its 10 s), within this process's share of the token's limit.
  */
 export class TokenAdmission {
-  private readonly tokens = new TokenCache();
+  /** Token look-ups by hash: a request costs one Redis round trip, not also a PostgreSQL one. */
+  private readonly tokens = new TtlCache<CachedToken>(MAX_CACHED_TOKENS);
   private readonly unknownHashes = new TtlCache<true>(MAX_REMEMBERED);
 
   constructor(
@@ -83,7 +98,7 @@ export class TokenAdmission {
           return {};
         }
         cached = { credentials, epoch };
-        this.tokens.set(hash, cached);
+        this.tokens.set(hash, cached, TOKEN_LOOKUP_MS);
       }
       const { credentials } = cached;
       const answer = await viaRedis(() =>
@@ -116,7 +131,7 @@ export class TokenAdmission {
       const row = await findTokenByHash(this.db, hash);
       if (row && row.revoked_at === null) {
         found = row;
-        this.tokens.set(hash, { credentials: row, epoch: '' });
+        this.tokens.set(hash, { credentials: row, epoch: '' }, TOKEN_LOOKUP_MS);
       } else this.unknownHashes.set(hash, true, UNKNOWN_HASH_MS);
     }
     if (!found) return {};
