@@ -148,13 +148,8 @@ export async function connectProcessor(
   if (given ? keyCheck !== 'accepted' : keyCheck === 'accepted')
     throw new Error('a key must be checked before it is stored');
   return inTransaction(db, async (trx) => {
-    await getWorkspace(trx, valid.workspace_id);
-    if (actor.user_id) await requireActor(trx, actor.user_id, valid.workspace_id);
     // Locked, so a first signed event connecting it meanwhile is seen (or waits for this).
-    const previous = await trx<ConnectionRow>('processor_connections')
-      .where({ workspace_id: valid.workspace_id })
-      .forUpdate()
-      .first('status', 'connected_at', 'api_key_sealed');
+    const previous = await lockConnectionIfAny(trx, valid.workspace_id, actor);
     const kept = !given && previous !== undefined && previous.api_key_sealed !== null;
     // A kept key makes a connection that is not `connected` connected only once it answered again.
     const keptChecked = kept && typeof keyCheck === 'object' && keyCheck.kept_key_accepted === previous.api_key_sealed;
@@ -227,14 +222,20 @@ async function setWorkspaceProcessor(trx: Queryable, workspaceId: string, status
     .update({ processor_status: status === 'connected' ? 'connected' : 'disconnected', updated_at: trx.fn.now() });
 }
 
-/** The workspace's connection, locked, once the workspace and the actor are checked; 404 without one. */
-async function lockConnection(trx: Transaction, workspaceId: string, actor: Actor): Promise<ConnectionRow> {
+/** The workspace's connection, if it has one, locked, once the workspace and the actor are checked. */
+async function lockConnectionIfAny(
+  trx: Transaction,
+  workspaceId: string,
+  actor: Actor,
+): Promise<ConnectionRow | undefined> {
   await getWorkspace(trx, workspaceId);
   if (actor.user_id) await requireActor(trx, actor.user_id, workspaceId);
-  const existing = await trx<ConnectionRow>('processor_connections')
-    .where({ workspace_id: workspaceId })
-    .forUpdate()
-    .first();
+  return trx<ConnectionRow>('processor_connections').where({ workspace_id: workspaceId }).forUpdate().first();
+}
+
+/** The workspace's connection, locked, as lockConnectionIfAny; 404 without one. */
+async function lockConnection(trx: Transaction, workspaceId: string, actor: Actor): Promise<ConnectionRow> {
+  const existing = await lockConnectionIfAny(trx, workspaceId, actor);
   if (!existing) throw notFound(`Workspace ${workspaceId} has no processor connection`);
   return existing;
 }
