@@ -12,7 +12,12 @@ describe('the delivery backlog', () => {
       behaviour: { kind: 'status', status: 200, delayMs: 50 },
     });
     const events = await world.current.record(Array.from({ length: 200 }, () => numberedEvent(workspace)));
-    const worker = await world.current.startWorker({ options: { maxInFlightPerEndpoint: 5 } });
+    // A timeout well above the receiver's 50 ms: on a busy machine a request timed out would be
+    // retried later, out of order, and this test is about the order of releases.
+    const worker = await world.current.startWorker({
+      options: { maxInFlightPerEndpoint: 5 },
+      env: { WEBHOOK_TIMEOUT_MS: '3000' },
+    });
     const queue = worker.handle.deliveryQueue;
     // Passes through: counts the jobs the scheduler gives Redis from here on.
     const addBulk = jest.spyOn(queue, 'addBulk');
@@ -54,12 +59,14 @@ describe('the delivery backlog', () => {
     const jobsAdded = addBulk.mock.calls.reduce((sum, [jobs]) => sum + jobs.length, 0);
     expect(jobsAdded).toBeLessThan(50);
     // Released oldest first (the events' order, though a dispatch batch shares one due time):
-    // each arrives no more than a cap's width out of the events' order.
+    // what is claimed and not yet sent is at most a request and a spare per job, so each
+    // arrives no more than twice the cap out of the events' order.
     const order = new Map(
       events.map((event, index) => [(event.data as { reactivation_id: string }).reactivation_id, index]),
     );
     const arrivals = receiver.requestsTo(endpoint.path).map((request) => order.get(request.body.data.reactivation_id)!);
-    expect(arrivals.every((eventIndex, arrival) => Math.abs(eventIndex - arrival) <= 5)).toBe(true);
+    const furthestOutOfOrder = Math.max(...arrivals.map((eventIndex, arrival) => Math.abs(eventIndex - arrival)));
+    expect(furthestOutOfOrder).toBeLessThanOrEqual(2 * 5);
     await eventually(async () => {
       const pending = await db('webhook_deliveries')
         .where({ endpoint_id: endpoint.id })

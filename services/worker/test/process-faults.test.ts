@@ -64,7 +64,11 @@ describe('worker process faults', () => {
       behaviour: { kind: 'status', status: 200, delayMs: 30 },
     });
     const prefix = `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`;
-    const first = startWorkerProcess(prefix);
+    // The receiver answers in 30 ms, but it shares this process with the test, on a machine
+    // other suites keep busy: a one-second timeout, ten requests in flight, and one stall of
+    // this process would be ten failures in a row, which disable the endpoint (spec part 3).
+    const env = { WEBHOOK_TIMEOUT_MS: '3000' };
+    const first = startWorkerProcess(prefix, env);
     await first.waitFor(/worker started/);
 
     const ids: string[] = [];
@@ -87,7 +91,7 @@ describe('worker process faults', () => {
 
     const unfinishedDeliveries = () =>
       db('webhook_deliveries').where({ endpoint_id: endpoint.id }).whereNot({ status: 'succeeded' });
-    const second = startWorkerProcess(prefix);
+    const second = startWorkerProcess(prefix, env);
     try {
       await second.waitFor(/worker started/);
       // Every event at the receiver is not enough: attempts the killed worker sent but never
@@ -98,7 +102,17 @@ describe('worker process faults', () => {
         90_000,
         100,
       ).catch(async (error: Error) => {
-        // Say what is stuck: which deliveries, in which state, and how many events never arrived.
+        // Say what is stuck, most telling first (CI keeps only the start of a long message):
+        // the endpoint's state, the failed attempts' errors, then the deliveries left.
+        const state = await db('webhook_endpoints')
+          .where({ id: endpoint.id })
+          .first('enabled', 'failure_count', 'disabled_reason');
+        const failures = await db('webhook_attempts')
+          .where({ endpoint_id: endpoint.id })
+          .whereNot({ outcome: 'succeeded' })
+          .select('outcome', 'error')
+          .count({ count: '*' })
+          .groupBy('outcome', 'error');
         const stuck = (await unfinishedDeliveries()).map((delivery) => ({
           status: delivery.status,
           attempts: delivery.attempt_count,
@@ -108,7 +122,8 @@ describe('worker process faults', () => {
         }));
         const missing = ids.filter((id) => !arrivalsOf(endpoint.path).has(id)).length;
         throw new Error(
-          `${error.message}: ${missing} event(s) never arrived; ${stuck.length} unfinished: ${JSON.stringify(stuck.slice(0, 20))}`,
+          `${error.message}: endpoint ${JSON.stringify(state)}; attempts not succeeded ${JSON.stringify(failures)}; ` +
+            `${missing} event(s) never arrived; ${stuck.length} unfinished: ${JSON.stringify(stuck.slice(0, 10))}`,
         );
       });
     } finally {
