@@ -453,6 +453,9 @@ describe('the processor page', () => {
   it('shows the URL for Stripe before connecting, connects with its secret, and reads connected once Stripe posts', async () => {
     await openSettings('Processor');
     await page.getByText('Not connected').waitFor();
+    // The world's workspace is marked connected by the operator CLI: the page says why its
+    // webhooks are sent all the same.
+    await page.getByText('The operator has marked this workspace connected', { exact: false }).waitFor();
     const webhookUrl = await page.getByLabel('Webhook URL for Stripe').textContent();
     expect(webhookUrl).toMatch(new RegExp(`^${world.current.url}/processor/stripe/[0-9a-f-]{36}$`));
 

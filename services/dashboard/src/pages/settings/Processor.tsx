@@ -7,6 +7,7 @@ import { Clipped, TableBox } from '../../components/ListPage.js';
 import { Time } from '../../components/Time.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
+import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"). */
@@ -56,6 +57,7 @@ const STATUS_TEXT: Record<Setup['status'], string> = {
 
 /** Settings, Processor (owners): the URL to register in Stripe, connect, status, backfill, disconnect. */
 export default function Processor() {
+  const { me } = useSession();
   const setup = useLoad((signal) => api<Setup>('GET', '/processor', { signal }), 'processor');
   const [webhookSecret, setWebhookSecret] = useState('');
   const [apiKey, setApiKey] = useState('');
@@ -102,6 +104,13 @@ export default function Processor() {
           {connection?.disconnected_reason === 'key_rejected' &&
             ' (Stripe refused the API key: connect again with a new one)'}
         </p>
+        {!connection && me.workspace.processor_status === 'connected' && (
+          // An operator's flag (the operator CLI, a fixture, the demo): webhooks flow without Stripe.
+          <p className="hint">
+            The operator has marked this workspace connected, so its webhooks are sent; its records come through the
+            operator CLI until Stripe is connected here.
+          </p>
+        )}
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
         <p className="hint">
           In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key
