@@ -150,7 +150,7 @@ const CLAIMS_RUNNING = 4;
  * go together in the next. Each job's spare hides that wait (its request is in flight
  * meanwhile), and fewer, larger statements cost Postgres and the driver less a delivery:
  * one endpoint's throughput was 0.41-0.50 of the baseline with four (median 0.45) and
- * 0.42-0.58 with one (median 0.52), in runs taken in turn (docs/performance.md, "One success
+ * 0.42-0.58 with one (median 0.53), in runs taken in turn (docs/performance.md, "One success
  * statement in flight").
  */
 const SUCCESSES_RUNNING = 1;
