@@ -15,7 +15,13 @@ export type { Redis } from 'ioredis';
  * ioredis merges a URL's query options over the options given here, so these hold only
  * because REDIS_URL carries none: loadConfig refuses them (all but `family`) at start.
  */
-export function createRedis(url: string, kind: 'command' | 'blocking', name: string, logger?: Logger): Redis {
+export function createRedis(
+  url: string,
+  kind: 'command' | 'blocking',
+  name: string,
+  logger?: Logger,
+  { autoPipelining = false }: { autoPipelining?: boolean } = {},
+): Redis {
   const options: RedisOptions =
     kind === 'command'
       ? {
@@ -24,6 +30,8 @@ export function createRedis(url: string, kind: 'command' | 'blocking', name: str
           maxRetriesPerRequest: 1,
           connectTimeout: 2_000,
           commandTimeout: 2_000,
+          // Commands issued in the same tick go out in one write (see the API's api-redis.ts).
+          enableAutoPipelining: autoPipelining,
           retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
         }
       : {

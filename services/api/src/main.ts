@@ -5,7 +5,6 @@ import { createWebhookSender, webhookSenderOptions } from '@retention/domain';
 import {
   createLogger,
   createMailer,
-  createRedis,
   drainable,
   listenOn,
   onShutdownSignal,
@@ -13,6 +12,7 @@ import {
   waitForRedis,
 } from '@retention/runtime';
 import type { AddressInfo } from 'node:net';
+import { createApiRedis } from './api-redis.js';
 import { createApp } from './app.js';
 import { createApiMetrics } from './metrics.js';
 import { createInternalServer } from './routes/operational.js';
@@ -29,9 +29,7 @@ runServiceStart('api', async (opened) => {
     () => db.raw('SELECT 1'),
     (error) => new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error)),
   );
-  const redis = opened.add(createRedis(config.redisUrl, 'command', 'retention-api', logger), (redis) =>
-    redis.disconnect(),
-  );
+  const redis = opened.add(createApiRedis(config.redisUrl, 'retention-api', logger), (redis) => redis.disconnect());
   await opened.step(
     () => waitForRedis(redis),
     (error) => new Error(describeConnectionFailure('Redis', config.redisUrl, error)),

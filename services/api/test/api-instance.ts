@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from '@jest/globals';
 import { loadConfig } from '@retention/core';
 import { createDb, type Db } from '@retention/db';
-import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
+import { createLogger, waitForRedis, type Redis } from '@retention/runtime';
 import {
   redisKeyPrefix,
   runId,
@@ -14,6 +14,7 @@ import {
   type TestDatabase,
   testSecretsKey,
 } from '@retention/testkit';
+import { createApiRedis } from '../src/api-redis.js';
 import { createApp } from '../src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../src/metrics.js';
 import { createInternalServer } from '../src/routes/operational.js';
@@ -63,7 +64,7 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
     },
   });
   const logger = createLogger('api', 'debug', sink);
-  const redis: Redis = createRedis(config.redisUrl, 'command', 'api-instance-test');
+  const redis: Redis = createApiRedis(config.redisUrl, 'api-instance-test');
   if (!options.redisUrl) await waitForRedis(redis);
   const db: Db = createDb(config.databaseUrl, { poolMax: 4 });
   const metrics = createApiMetrics();

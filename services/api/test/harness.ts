@@ -6,9 +6,10 @@ import { afterAll, beforeAll } from '@jest/globals';
 import { loadConfig } from '@retention/core';
 import { createDb, type Db } from '@retention/db';
 import { loadFixtures, type FixtureFile, type FixtureResult } from '@retention/domain';
-import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/runtime';
+import { createLogger, waitForRedis, type Redis } from '@retention/runtime';
 import { Client, type ClientOptions } from '@retention/sdk';
 import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase, testSecretsKey } from '@retention/testkit';
+import { createApiRedis } from '../src/api-redis.js';
 import { createApp } from '../src/app.js';
 import { createApiMetrics } from '../src/metrics.js';
 import { createApiServer } from '../src/server.js';
@@ -89,7 +90,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       },
     });
     const logger = createLogger('api', 'info', sink);
-    redis = createRedis(config.redisUrl, 'command', 'api-test');
+    redis = createApiRedis(config.redisUrl, 'api-test');
     if (!options.redisUrl) await waitForRedis(redis);
     appDb = apiDatabaseUrl ? createDb(apiDatabaseUrl, { poolMax: 2 }) : database.current.db;
     const metrics = createApiMetrics();
