@@ -9,10 +9,13 @@ export interface Column<T> {
   numeric?: boolean;
   /** The column that takes the room a list leaves, its text clipped to it (`.clip`); one per list. */
   fill?: boolean;
+  /** A column of row buttons: its header is named for screen readers and blank on screen. */
+  actions?: boolean;
 }
 
 const cellClass = (column: Column<never>) =>
-  [column.numeric && 'numeric', column.fill && 'fill'].filter(Boolean).join(' ') || undefined;
+  [column.numeric && 'numeric', column.fill && 'fill', column.actions && 'row-actions'].filter(Boolean).join(' ') ||
+  undefined;
 
 /** A real <table> over a keyset-paged list, with its loading, empty and error states and Load more. */
 export function PagedTable<T extends { id: string }>({
@@ -44,21 +47,12 @@ export function PagedTable<T extends { id: string }>({
   );
 }
 
-/** The header of a column of row buttons: named for screen readers, blank on screen. */
-export function ActionsHeader() {
-  return (
-    <th scope="col">
-      <span className="visually-hidden">Actions</span>
-    </th>
-  );
-}
-
 /**
  * A list table in its scrolling box: the box is a region named by the caption (which is for
  * screen readers) that takes the keyboard's focus, as it scrolls sideways at 390 px; the table
  * is a `table.list`, one line per cell (docs/dashboard-ui.md, "Lists").
  */
-export function TableBox({ caption, children }: { caption: string; children: ReactNode }) {
+function TableBox({ caption, children }: { caption: string; children: ReactNode }) {
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
       <table className="list">
@@ -74,25 +68,27 @@ export function DataTable<T extends { id: string }>({
   caption,
   columns,
   rows,
+  rowClass,
 }: {
   caption: string;
   columns: Column<T>[];
   rows: T[];
+  rowClass?: (row: T) => string | undefined;
 }) {
   return (
     <TableBox caption={caption}>
       <thead>
         <tr>
           {columns.map((column) => (
-            <th key={column.header} scope="col" className={cellClass(column)}>
-              {column.header}
+            <th key={column.header} scope="col" className={column.actions ? undefined : cellClass(column)}>
+              {column.actions ? <span className="visually-hidden">{column.header}</span> : column.header}
             </th>
           ))}
         </tr>
       </thead>
       <tbody>
         {rows.map((row) => (
-          <tr key={row.id}>
+          <tr key={row.id} className={rowClass?.(row)}>
             {columns.map((column) => (
               <td key={column.header} className={cellClass(column)}>
                 {column.cell(row)}

@@ -3,7 +3,7 @@ import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
-import { Clipped, TableBox } from '../../components/ListPage.js';
+import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Time } from '../../components/Time.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
@@ -47,6 +47,13 @@ interface Connection {
 }
 
 type Setup = NotConnected | Connection;
+
+const PARKED_COLUMNS: Column<Connection['parked_events'][number]>[] = [
+  { header: 'Stripe event', cell: (parked) => <code>{parked.psp_event_id}</code> },
+  { header: 'Type', cell: (parked) => <code>{parked.type}</code> },
+  { header: 'Received', cell: (parked) => <Time value={parked.received_at} short withTime /> },
+  { header: 'Error', cell: (parked) => <Clipped text={parked.last_error} />, fill: true },
+];
 
 const STATUS_TEXT: Record<Setup['status'], string> = {
   not_connected: 'Not connected',
@@ -177,36 +184,11 @@ export default function Processor() {
       {connection && connection.parked_events.length > 0 && (
         <>
           <h2>Events that could not be applied</h2>
-          <TableBox caption="Events that could not be applied">
-            <thead>
-              <tr>
-                <th scope="col">Stripe event</th>
-                <th scope="col">Type</th>
-                <th scope="col">Received</th>
-                <th scope="col" className="fill">
-                  Error
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {connection.parked_events.map((parked) => (
-                <tr key={parked.id}>
-                  <td>
-                    <code>{parked.psp_event_id}</code>
-                  </td>
-                  <td>
-                    <code>{parked.type}</code>
-                  </td>
-                  <td>
-                    <Time value={parked.received_at} short withTime />
-                  </td>
-                  <td className="fill">
-                    <Clipped text={parked.last_error} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </TableBox>
+          <DataTable
+            caption="Events that could not be applied"
+            columns={PARKED_COLUMNS}
+            rows={connection.parked_events}
+          />
         </>
       )}
       <form className="card stack narrow" onSubmit={connect} aria-labelledby="processor-connect">

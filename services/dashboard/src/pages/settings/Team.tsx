@@ -4,7 +4,7 @@ import type { Invitation, Role, Team as TeamData, User } from '../../api/types.j
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
-import { ActionsHeader, Clipped, TableBox } from '../../components/ListPage.js';
+import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -136,6 +136,60 @@ export default function Team() {
   /** An admin manages admins and members only; nobody removes themselves here. */
   const manageable = (user: User) => canManage && user.id !== me.user.id && roles.includes(user.role);
 
+  const memberColumns: Column<User>[] = [
+    { header: 'Name', cell: (user) => <Clipped text={user.name} /> },
+    { header: 'Email', cell: (user) => <Clipped text={user.email} />, fill: true },
+    {
+      header: 'Role',
+      cell: (user) =>
+        manageable(user) ? (
+          <RoleSelect
+            label={`Role of ${user.email}`}
+            hideLabel
+            roles={roles}
+            value={user.role}
+            onChange={(role) => changeRole(user, role)}
+          />
+        ) : (
+          user.role
+        ),
+    },
+    { header: 'Last sign-in', cell: (user) => <Time value={user.last_sign_in_at} empty="Never" short withTime /> },
+  ];
+  const invitationColumns: Column<Invitation>[] = [
+    { header: 'Email', cell: (invitation) => <Clipped text={invitation.email} />, fill: true },
+    { header: 'Role', cell: (invitation) => invitation.role },
+    { header: 'Invited by', cell: (invitation) => <Clipped text={inviterLabel(invitation)} /> },
+    { header: 'Expires', cell: (invitation) => <Time value={invitation.expires_at} short withTime /> },
+  ];
+  if (canManage) {
+    memberColumns.push({
+      header: 'Actions',
+      actions: true,
+      cell: (user) =>
+        manageable(user) && (
+          <>
+            <button type="button" className="button small" onClick={() => makeResetLink(user)}>
+              Reset link
+            </button>{' '}
+            <button type="button" className="button small danger-outline" onClick={() => setRemoving(user)}>
+              Remove
+            </button>
+          </>
+        ),
+    });
+    invitationColumns.push({
+      header: 'Actions',
+      actions: true,
+      cell: (invitation) =>
+        roles.includes(invitation.role) && (
+          <button type="button" className="button small" onClick={() => revokeInvitation(invitation)}>
+            Cancel invitation
+          </button>
+        ),
+    });
+  }
+
   return (
     <>
       <PageHeader title="Team">
@@ -150,106 +204,11 @@ export default function Team() {
       {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
       {team.data && (
         <>
-          <TableBox caption="People">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="fill">
-                  Email
-                </th>
-                <th scope="col">Role</th>
-                <th scope="col">Last sign-in</th>
-                {canManage && <ActionsHeader />}
-              </tr>
-            </thead>
-            <tbody>
-              {team.data.members.map((user) => (
-                <tr key={user.id}>
-                  <td>
-                    <Clipped text={user.name} />
-                  </td>
-                  <td className="fill">
-                    <Clipped text={user.email} />
-                  </td>
-                  <td>
-                    {manageable(user) ? (
-                      <RoleSelect
-                        label={`Role of ${user.email}`}
-                        hideLabel
-                        roles={roles}
-                        value={user.role}
-                        onChange={(role) => changeRole(user, role)}
-                      />
-                    ) : (
-                      user.role
-                    )}
-                  </td>
-                  <td>
-                    <Time value={user.last_sign_in_at} empty="Never" short withTime />
-                  </td>
-                  {canManage && (
-                    <td className="row-actions">
-                      {manageable(user) && (
-                        <>
-                          <button type="button" className="button small" onClick={() => makeResetLink(user)}>
-                            Reset link
-                          </button>{' '}
-                          <button
-                            type="button"
-                            className="button small danger-outline"
-                            onClick={() => setRemoving(user)}
-                          >
-                            Remove
-                          </button>
-                        </>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </TableBox>
+          <DataTable caption="People" columns={memberColumns} rows={team.data.members} />
           {team.data.invitations.length > 0 && (
             <>
               <h2>Pending invitations</h2>
-              <TableBox caption="Pending invitations">
-                <thead>
-                  <tr>
-                    <th scope="col" className="fill">
-                      Email
-                    </th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Invited by</th>
-                    <th scope="col">Expires</th>
-                    {canManage && <ActionsHeader />}
-                  </tr>
-                </thead>
-                <tbody>
-                  {team.data.invitations.map((invitation) => (
-                    <tr key={invitation.id}>
-                      <td className="fill">
-                        <Clipped text={invitation.email} />
-                      </td>
-                      <td>{invitation.role}</td>
-                      <td>
-                        <Clipped text={inviterLabel(invitation)} />
-                      </td>
-                      <td>
-                        <Time value={invitation.expires_at} short withTime />
-                      </td>
-                      {canManage && (
-                        <td className="row-actions">
-                          {roles.includes(invitation.role) && (
-                            <button type="button" className="button small" onClick={() => revokeInvitation(invitation)}>
-                              Cancel invitation
-                            </button>
-                          )}
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </TableBox>
+              <DataTable caption="Pending invitations" columns={invitationColumns} rows={team.data.invitations} />
             </>
           )}
         </>

@@ -4,7 +4,7 @@ import type { ApiToken, CreatedToken, List } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
-import { ActionsHeader, Clipped, TableBox } from '../../components/ListPage.js';
+import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -92,6 +92,32 @@ export default function Tokens() {
     });
 
   const active = tokens.data?.data ?? [];
+  const columns: Column<ApiToken>[] = [
+    { header: 'Name', cell: (token) => <Clipped text={token.name} />, fill: true },
+    { header: 'Token', cell: (token) => <code>{displayHint(token.hint)}</code> },
+    {
+      header: 'Created by',
+      cell: (token) => <Clipped text={token.created_by?.name || token.created_by?.email || 'Operator CLI'} />,
+    },
+    { header: 'Created', cell: (token) => <Time value={token.created_at} short /> },
+    { header: 'Last used', cell: (token) => <Time value={token.last_used_at} empty="Never" short withTime /> },
+    { header: 'Limit', cell: (token) => `${token.rate_limit_per_minute}/min`, numeric: true },
+  ];
+  if (canManage)
+    columns.push({
+      header: 'Actions',
+      actions: true,
+      cell: (token) =>
+        token.revoked_at ? (
+          <span className="badge">
+            Revoked <Time value={token.revoked_at} short />
+          </span>
+        ) : (
+          <button type="button" className="button small danger-outline" onClick={() => setRevoking(token)}>
+            Revoke
+          </button>
+        ),
+    });
   return (
     <>
       <PageHeader title="API tokens">
@@ -108,58 +134,12 @@ export default function Tokens() {
       {tokens.error && <ErrorNote message={tokens.error} onRetry={tokens.reload} />}
       {tokens.data && active.length === 0 && <Empty>No tokens yet.</Empty>}
       {active.length > 0 && (
-        <TableBox caption="API tokens">
-          <thead>
-            <tr>
-              <th scope="col" className="fill">
-                Name
-              </th>
-              <th scope="col">Token</th>
-              <th scope="col">Created by</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col" className="numeric">
-                Limit
-              </th>
-              {canManage && <ActionsHeader />}
-            </tr>
-          </thead>
-          <tbody>
-            {active.map((token) => (
-              <tr key={token.id} className={token.revoked_at ? 'revoked' : undefined}>
-                <td className="fill">
-                  <Clipped text={token.name} />
-                </td>
-                <td>
-                  <code>{displayHint(token.hint)}</code>
-                </td>
-                <td>
-                  <Clipped text={token.created_by?.name || token.created_by?.email || 'Operator CLI'} />
-                </td>
-                <td>
-                  <Time value={token.created_at} short />
-                </td>
-                <td>
-                  <Time value={token.last_used_at} empty="Never" short withTime />
-                </td>
-                <td className="numeric">{token.rate_limit_per_minute}/min</td>
-                {canManage && (
-                  <td className="row-actions">
-                    {token.revoked_at ? (
-                      <span className="badge">
-                        Revoked <Time value={token.revoked_at} short />
-                      </span>
-                    ) : (
-                      <button type="button" className="button small danger-outline" onClick={() => setRevoking(token)}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </TableBox>
+        <DataTable
+          caption="API tokens"
+          columns={columns}
+          rows={active}
+          rowClass={(token) => (token.revoked_at ? 'revoked' : undefined)}
+        />
       )}
       {creating && <CreateTokenDialog onClose={() => setCreating(false)} onCreated={tokens.reload} />}
       {revoking && (

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../api/client.js';
 import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
-import { Clipped, TableBox } from '../../components/ListPage.js';
+import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -67,6 +67,36 @@ export default function Webhooks() {
     });
   };
   const list = endpoints.data?.data ?? [];
+  const columns: Column<Endpoint>[] = [
+    {
+      header: 'Name',
+      cell: (endpoint) => (
+        <Link to={`/settings/webhooks/${endpoint.id}`} className="clip" title={endpoint.name}>
+          {endpoint.name}
+        </Link>
+      ),
+    },
+    { header: 'URL', cell: (endpoint) => <Clipped text={endpoint.url} />, fill: true },
+    { header: 'Events', cell: (endpoint) => <EventsCell events={endpoint.events} clipped /> },
+    {
+      header: 'Enabled',
+      cell: (endpoint) => (
+        <>
+          <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={replace} />
+          {disabledWhy(endpoint) && <Clipped className="secondary" text={disabledWhy(endpoint)} />}
+        </>
+      ),
+    },
+    { header: 'Failures', cell: (endpoint) => endpoint.failure_count, numeric: true },
+    {
+      header: 'Last success',
+      cell: (endpoint) => <Time value={endpoint.last_success_at} empty="Never" short withTime />,
+    },
+    {
+      header: 'Last failure',
+      cell: (endpoint) => <Time value={endpoint.last_failure_at} empty="Never" short withTime />,
+    },
+  ];
 
   return (
     <>
@@ -84,53 +114,7 @@ export default function Webhooks() {
       {endpoints.loading && !endpoints.data && <Loading />}
       {endpoints.error && <ErrorNote message={endpoints.error} onRetry={endpoints.reload} />}
       {endpoints.data && list.length === 0 && <Empty>No endpoints yet.</Empty>}
-      {list.length > 0 && (
-        <TableBox caption="Webhook endpoints">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" className="fill">
-                URL
-              </th>
-              <th scope="col">Events</th>
-              <th scope="col">Enabled</th>
-              <th scope="col" className="numeric">
-                Failures
-              </th>
-              <th scope="col">Last success</th>
-              <th scope="col">Last failure</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((endpoint) => (
-              <tr key={endpoint.id}>
-                <td>
-                  <Link to={`/settings/webhooks/${endpoint.id}`} className="clip" title={endpoint.name}>
-                    {endpoint.name}
-                  </Link>
-                </td>
-                <td className="fill">
-                  <Clipped text={endpoint.url} />
-                </td>
-                <td>
-                  <EventsCell events={endpoint.events} clipped />
-                </td>
-                <td>
-                  <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={replace} />
-                  {disabledWhy(endpoint) && <Clipped className="secondary" text={disabledWhy(endpoint)} />}
-                </td>
-                <td className="numeric">{endpoint.failure_count}</td>
-                <td>
-                  <Time value={endpoint.last_success_at} empty="Never" short withTime />
-                </td>
-                <td>
-                  <Time value={endpoint.last_failure_at} empty="Never" short withTime />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </TableBox>
-      )}
+      {list.length > 0 && <DataTable caption="Webhook endpoints" columns={columns} rows={list} />}
       {adding && (
         <EndpointFormDialog
           endpoint={null}
