@@ -129,6 +129,29 @@ const LISTS: Array<[route: string, table: string, name: string, lines: number]> 
   ['/customers', 'Customers', 'customers', 1],
 ];
 
+/**
+ * For the tests of the describe it is called in, `page` is a page of its own (a fixed clock
+ * stays for the page's life), signed in as the others, whose clock stands at noon on 10 January
+ * of next year: every date of the demo is then of another year than the viewer's.
+ */
+function onNextYearsClock(): void {
+  let today: Page;
+  beforeAll(async () => {
+    const later = await world.current.browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      storageState: await context.storageState(),
+    });
+    today = page;
+    page = await later.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.clock.setFixedTime(new Date(new Date().getFullYear() + 1, 0, 10, 12));
+  });
+  afterAll(async () => {
+    await page.context().close();
+    page = today;
+  });
+}
+
 describe('the lists at 1280 px', () => {
   it.each(LISTS)('%s fits the window, each row in its lines (no cell wraps)', async (route, table, name, lines) => {
     await open(route);
@@ -138,25 +161,8 @@ describe('the lists at 1280 px', () => {
   });
 
   describe("when every date is of another year than the viewer's (their longest form)", () => {
-    let today: Page;
     const year = new Date().getFullYear();
-
-    beforeAll(async () => {
-      // A page of its own: a fixed clock stays for the page's life.
-      const later = await world.current.browser.newContext({
-        viewport: { width: 1280, height: 900 },
-        storageState: await context.storageState(),
-      });
-      today = page;
-      page = await later.newPage();
-      page.setDefaultTimeout(10_000);
-      await page.clock.setFixedTime(new Date(year + 1, 0, 10, 12));
-    });
-
-    afterAll(async () => {
-      await page.context().close();
-      page = today;
-    });
+    onNextYearsClock();
 
     it.each(LISTS)('%s still fits', async (route, table, name, lines) => {
       await open(route);
@@ -248,23 +254,7 @@ describe('the Settings tables', () => {
     });
 
     describe("when every date is of another year than the viewer's (their longest form)", () => {
-      let today: Page;
-
-      beforeAll(async () => {
-        const later = await world.current.browser.newContext({
-          viewport: { width: 1280, height: 900 },
-          storageState: await context.storageState(),
-        });
-        today = page;
-        page = await later.newPage();
-        page.setDefaultTimeout(10_000);
-        await page.clock.setFixedTime(new Date(new Date().getFullYear() + 1, 0, 10, 12));
-      });
-
-      afterAll(async () => {
-        await page.context().close();
-        page = today;
-      });
+      onNextYearsClock();
 
       it.each(SETTINGS_TABLES)('%s: the %s table still fits', async (route, table, name) => {
         await open(route);
