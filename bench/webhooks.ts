@@ -246,8 +246,7 @@ async function latencies(db: Db, receiver: ChildProcess, port: number, prefix: s
       await until(
         async () =>
           Number(
-            await db('events')
-              .whereNull('dispatched_at')
+            await db('event_outbox')
               .count({ n: '*' })
               .first()
               .then((row) => row?.n),
@@ -326,7 +325,7 @@ async function redisMemory(db: Db, receiver: ChildProcess, port: number, prefix:
     await until(
       async () => {
         await sample();
-        const row = await db('events').whereNull('dispatched_at').count({ n: '*' }).first();
+        const row = await db('event_outbox').count({ n: '*' }).first();
         return Number(row?.n) === 0;
       },
       600_000,

@@ -32,6 +32,7 @@ const EXPECTED_TABLES = [
   'cancel_session_rollups',
   'cancel_sessions',
   'customers',
+  'event_outbox',
   'events',
   'fx_rates',
   'processor_connections',
@@ -187,6 +188,47 @@ describe('migrations', () => {
       );
       expect(repaired[1]!.closed_by_user_id).toBe(user!.id);
       expect(await db('webhook_attempts').count<Array<{ count: number }>>('* as count')).toEqual([{ count: 1 }]);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('0018-event-outbox queues the events not yet dispatched, then every event inserted, and undoes it', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateUpTo(db, '0018-event-outbox');
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const event = (n: number) => ({ workspace_id: workspace!.id, type: 'reactivation.sent', data: { n } });
+      const before = await db('events')
+        .insert([event(1), event(2), event(3)])
+        .returning<Array<{ id: string; seq: number }>>(['id', 'seq']);
+      before.sort((a, b) => a.seq - b.seq);
+      await db('events').where({ id: before[1]!.id }).update({ dispatched_at: db.fn.now() });
+
+      const migration = MIGRATIONS.find((m) => m.name === '0018-event-outbox')!;
+      await migration.up(db);
+      const queue = () => db('event_outbox').orderBy('seq').pluck('event_id');
+      expect(await queue()).toEqual([before[0]!.id, before[2]!.id]);
+
+      // Inserted the way the previous release inserts (a plain INSERT, as during a rolling
+      // deploy): queued, and the dispatchers are woken at commit.
+      const listener = new pg.Client({ connectionString: database.url });
+      await listener.connect();
+      const notified: string[] = [];
+      listener.on('notification', (message) => notified.push(message.channel));
+      await listener.query('LISTEN retention_outbox');
+      const [later] = await db('events')
+        .insert([event(4)])
+        .returning<Array<{ id: string }>>('id');
+      await listener.query('SELECT 1');
+      await listener.end();
+      expect(notified).toEqual(['retention_outbox']);
+      expect(await queue()).toEqual([before[0]!.id, before[2]!.id, later!.id]);
+
+      await migration.down(db);
+      const undispatched = await db('events').whereNull('dispatched_at').orderBy('seq').pluck('id');
+      expect(undispatched).toEqual([before[0]!.id, before[2]!.id, later!.id]);
     } finally {
       await database.drop();
     }

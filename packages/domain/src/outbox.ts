@@ -4,13 +4,15 @@ import type { Transaction } from '@retention/db';
 /**
  * The event outbox. Every domain action writes its change and its event row through
  * `recordEvent` in one transaction, so webhook dispatch can never miss an event nor see one
- * whose change was rolled back.
+ * whose change was rolled back. A trigger on `events` (migration 0018) puts each new event in
+ * `event_outbox`, the dispatcher's queue, and raises the NOTIFY below, in that transaction.
  */
 
 /**
- * Postgres NOTIFY channel raised for every recorded event. A NOTIFY is delivered only when
- * its transaction commits, so a listener never wakes for an event that does not exist; the
- * payload is empty because listeners read the table, which is the truth.
+ * Postgres NOTIFY channel raised for every statement that records events (by the trigger,
+ * which names it too). A NOTIFY is delivered only when its transaction commits, so a listener
+ * never wakes for an event that does not exist; the payload is empty because listeners read
+ * the table, which is the truth.
  */
 export const OUTBOX_CHANNEL = 'retention_outbox';
 
@@ -56,8 +58,8 @@ export interface NewEvent<T extends EventType = EventType> {
 }
 
 /**
- * Appends events in one multi-row insert, in the given order (their `seq` follows it), with a
- * single NOTIFY. Takes a transaction, not the pool: an event written outside the transaction
+ * Appends events in one multi-row insert, in the given order (their `seq` follows it); the
+ * trigger enqueues them and raises a single NOTIFY. Takes a transaction, not the pool: an event written outside the transaction
  * of its change could outlive a rollback. Every `data` goes through the core catalog, which
  * throws on any key or type that the event catalog (docs/webhooks.md, "Event types") does not
  * allow, before anything is written.
@@ -73,7 +75,6 @@ export async function recordEvents(trx: Transaction, events: readonly NewEvent[]
   const inserted = await trx<EventRow>('events')
     .insert(rows)
     .returning(['id', 'seq', 'workspace_id', 'type', 'data', 'created_at']);
-  await trx.raw('SELECT pg_notify(?, ?)', [OUTBOX_CHANNEL, '']);
   // RETURNING carries no order guarantee; seq (an identity) follows the VALUES order.
   return (inserted as EventRow[]).sort((a, b) => a.seq - b.seq).map(toOutboxEvent);
 }

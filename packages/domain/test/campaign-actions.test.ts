@@ -67,7 +67,9 @@ describe('openCampaign', () => {
     const events = await eventsOf(db, g.a.id);
     expect(events).toHaveLength(before.length + 1);
     const event = events.at(-1)!;
-    expect(event).toMatchObject({ workspace_id: g.a.id, type: 'recovery.opened', dispatched_at: null });
+    expect(event).toMatchObject({ workspace_id: g.a.id, type: 'recovery.opened' });
+    // Waiting for the dispatcher.
+    expect(await db('event_outbox').where({ event_id: event.id })).toHaveLength(1);
     expect(event.created_at).toBeInstanceOf(Date);
     expect(event.data).toEqual({
       campaign_id: campaign.id,

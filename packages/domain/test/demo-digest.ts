@@ -36,7 +36,7 @@ export async function demoDigest(db: Db, workspaceId: string, asOf: string): Pro
                        WHERE x.workspace_id = :workspaceId ORDER BY c.psp_customer_id, x.created_at`,
     // The campaigns' history: events (named by their campaign's invoice), deliveries and attempts, manual closes.
     events: `SELECT e.type, k.psp_invoice_id, e.data - 'campaign_id' AS data, ${relative('e.created_at')} AS created,
-                    ${relative('e.dispatched_at')} AS dispatched
+                    EXISTS (SELECT 1 FROM event_outbox o WHERE o.event_id = e.id) AS undispatched
                FROM events e JOIN recovery_campaigns k ON k.id::text = e.data ->> 'campaign_id'
               WHERE e.workspace_id = :workspaceId`,
     webhook_endpoints: `SELECT name, url, event_types, enabled, ${relative('created_at')} AS created,

@@ -128,7 +128,6 @@ export interface EventRow {
   type: string;
   data: Record<string, unknown>;
   created_at: Date;
-  dispatched_at: Date | null;
 }
 
 export async function eventsOf(db: Db, workspaceId: string): Promise<EventRow[]> {

@@ -52,7 +52,8 @@ describe('recordEvent', () => {
     expect(notified).toBe(1);
     const [row] = await db('events').where({ id: eventId });
     expect(row).toMatchObject({ workspace_id: workspace.id, type: 'reactivation.sent', data: reactivation });
-    expect(row.dispatched_at).toBeNull();
+    // In the dispatcher's queue, in the event's order.
+    expect(await db('event_outbox').where({ event_id: eventId })).toEqual([{ seq: row.seq, event_id: eventId }]);
   });
 
   it('leaves no row and sends no notification when the transaction rolls back', async () => {
@@ -98,6 +99,8 @@ describe('recordEvent', () => {
     expect(written.map((event) => (event.data as { customer_email: string }).customer_email)).toEqual(emails);
     const stored = await db('events').where({ workspace_id: workspace.id }).orderBy('seq');
     expect(stored.map((row) => row.data.customer_email)).toEqual(emails);
+    const ids = stored.map((row) => row.id);
+    expect(await db('event_outbox').whereIn('event_id', ids).orderBy('seq').pluck('event_id')).toEqual(ids);
 
     await expect(
       db.transaction((trx) =>

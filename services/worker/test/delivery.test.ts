@@ -86,11 +86,9 @@ describe('delivery of outbox events', () => {
     );
     await world.current.startWorker();
     const [event] = await world.current.record([numberedEvent(disconnected)], disconnected.id);
-    const row = await eventually(async () => {
-      const candidate = await db('events').where({ id: event!.id }).first();
-      return candidate.dispatched_at ? candidate : null;
-    });
-    expect(row.dispatched_at).toBeInstanceOf(Date);
+    // Dispatched: out of the outbox, with no delivery.
+    await eventually(async () => (await db('event_outbox').where({ event_id: event!.id })).length === 0);
+    expect(await db('events').where({ id: event!.id })).toHaveLength(1);
     expect(await db('webhook_deliveries').where({ event_id: event!.id })).toEqual([]);
 
     await updateWorkspace(db, disconnected.id, { processor: 'connected' });
@@ -102,6 +100,22 @@ describe('delivery of outbox events', () => {
     await updateWorkspace(db, disconnected.id, { processor: 'disconnected' });
   });
 
+  it('drops from the outbox an event deleted before its dispatch, and sends the events behind it', async () => {
+    const { receiver, workspace, db } = world.current;
+    const endpoint = await world.current.createEndpoint('/after-deleted', { behaviour: ok });
+    // Recorded, then gone before any worker ran (its workspace deleted, say): the outbox keeps
+    // its row, which has no event to join.
+    const [gone, kept] = await world.current.record([numberedEvent(workspace), numberedEvent(workspace)]);
+    await db('events').where({ id: gone!.id }).delete();
+    expect(await db('event_outbox').where({ event_id: gone!.id })).toHaveLength(1);
+
+    await world.current.startWorker();
+    const [request] = await receiver.waitForRequests(endpoint.path, 1);
+    expect(request!.body.data).toEqual(kept!.data);
+    await eventually(async () => (await db('event_outbox').whereIn('event_id', [gone!.id, kept!.id])).length === 0);
+    expect(await db('webhook_deliveries').where({ event_id: gone!.id })).toEqual([]);
+  });
+
   it('does not send an endpoint events that happened before it was created', async () => {
     const { receiver, workspace, db } = world.current;
     const [earlier] = await world.current.record([numberedEvent(workspace)]);
@@ -110,10 +124,7 @@ describe('delivery of outbox events', () => {
     const [later] = await world.current.record([numberedEvent(workspace)]);
     const [request] = await receiver.waitForRequests(endpoint.path, 1);
     expect(request!.body.data).toEqual(later!.data);
-    const dispatched = await eventually(
-      async () => (await db('events').where({ id: earlier!.id }).first()).dispatched_at,
-    );
-    expect(dispatched).toBeInstanceOf(Date);
+    await eventually(async () => (await db('event_outbox').where({ event_id: earlier!.id })).length === 0);
     expect(receiver.requestsTo(endpoint.path)).toHaveLength(1);
   });
 });

@@ -90,6 +90,6 @@ describe('several worker replicas', () => {
     expect(sentBy(two)).toBeGreaterThan(0);
     expect(sentBy(one) + sentBy(two)).toBe(2000);
     expect(receiver.problems()).toEqual([]);
-    await eventually(async () => (await db('events').whereNull('dispatched_at')).length === 0);
+    await eventually(async () => (await db('event_outbox')).length === 0);
   });
 });

@@ -16,6 +16,7 @@ import * as dashboardListIndexes from './0014-dashboard-list-indexes.js';
 import * as deliveryBacklog from './0015-delivery-backlog.js';
 import * as processorInboxRow from './0016-processor-inbox-row.js';
 import * as deliveryRowChecks from './0017-delivery-row-checks.js';
+import * as eventOutbox from './0018-event-outbox.js';
 
 export interface Migration {
   name: string;
@@ -45,4 +46,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0015-delivery-backlog', ...deliveryBacklog },
   { name: '0016-processor-inbox-row', ...processorInboxRow },
   { name: '0017-delivery-row-checks', ...deliveryRowChecks },
+  { name: '0018-event-outbox', ...eventOutbox },
 ];

@@ -222,7 +222,8 @@ export async function replayWebhookLog(trx: Transaction, history: WebhookHistory
         last_failure_at: failure === undefined ? null : new Date(failure),
       });
   }
-  await trx('events')
-    .where({ workspace_id: workspaceId })
-    .update({ dispatched_at: trx.raw(`created_at + make_interval(secs => ?)`, [DISPATCH_DELAY_MS / 1000]) });
+  // Every replayed event leaves the outbox here: its deliveries, if any, are the ones above.
+  await trx('event_outbox')
+    .whereIn('event_id', trx('events').select('id').where({ workspace_id: workspaceId }))
+    .delete();
 }
