@@ -207,7 +207,8 @@ describe('migrations', () => {
       await db('events').where({ id: before[1]!.id }).update({ dispatched_at: db.fn.now() });
 
       const migration = MIGRATIONS.find((m) => m.name === '0018-event-outbox')!;
-      await migration.up(db);
+      // In a transaction of its own, as knex runs each migration.
+      await db.transaction((trx) => migration.up(trx));
       const queue = () => db('event_outbox').orderBy('seq').pluck('event_id');
       expect(await queue()).toEqual([before[0]!.id, before[2]!.id]);
 
@@ -226,9 +227,13 @@ describe('migrations', () => {
       expect(notified).toEqual(['retention_outbox']);
       expect(await queue()).toEqual([before[0]!.id, before[2]!.id, later!.id]);
 
-      await migration.down(db);
+      await db.transaction((trx) => migration.down(trx));
       const undispatched = await db('events').whereNull('dispatched_at').orderBy('seq').pluck('id');
       expect(undispatched).toEqual([before[0]!.id, before[2]!.id, later!.id]);
+      // The others are dispatched, at a time no longer known.
+      expect(await db('events').where({ id: before[1]!.id }).first('dispatched_at')).toEqual({
+        dispatched_at: -Infinity,
+      });
     } finally {
       await database.drop();
     }

@@ -59,10 +59,10 @@ export interface NewEvent<T extends EventType = EventType> {
 
 /**
  * Appends events in one multi-row insert, in the given order (their `seq` follows it); the
- * trigger enqueues them and raises a single NOTIFY. Takes a transaction, not the pool: an event written outside the transaction
- * of its change could outlive a rollback. Every `data` goes through the core catalog, which
- * throws on any key or type that the event catalog (docs/webhooks.md, "Event types") does not
- * allow, before anything is written.
+ * trigger enqueues them and raises a single NOTIFY. Takes a transaction, not the pool: an
+ * event written outside the transaction of its change could outlive a rollback. Every `data`
+ * goes through the core catalog, which throws on any key or type that the event catalog
+ * (docs/webhooks.md, "Event types") does not allow, before anything is written.
  */
 export async function recordEvents(trx: Transaction, events: readonly NewEvent[]): Promise<OutboxEvent[]> {
   if (events.length === 0) return [];

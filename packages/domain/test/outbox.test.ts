@@ -59,6 +59,8 @@ describe('recordEvent', () => {
   it('leaves no row and sends no notification when the transaction rolls back', async () => {
     const { db } = database.current;
     const workspace = await createWorkspace(db, { name: 'Rolled back' });
+    const queued = async () => Number((await db('event_outbox').count({ n: '*' }))[0]!.n);
+    const queuedBefore = await queued();
     const notified = await notificationsDuring(async () => {
       await expect(
         db.transaction(async (trx) => {
@@ -69,6 +71,7 @@ describe('recordEvent', () => {
     });
     expect(notified).toBe(0);
     expect(await db('events').where({ workspace_id: workspace.id })).toEqual([]);
+    expect(await queued()).toBe(queuedBefore);
   });
 
   it('refuses data that the event catalog does not allow, writing nothing', async () => {

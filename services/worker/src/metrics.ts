@@ -106,11 +106,14 @@ export function registerWorkerMetrics({ registry, events, deliveryQueue, db, log
     registers,
     async collect() {
       try {
-        // The outbox's first row by its key, then that event by its own: two rows read, with
-        // no join for the planner to turn into a scan of every event.
+        // The outbox in its order, each row's event by its key, until one is found: an outbox
+        // row whose event was deleted (its workspace's) is passed over, not read as no lag.
+        // OFFSET 0 keeps the look-up a subquery, so no plan joins by scanning every event.
         const { rows } = await db.raw<{ rows: Array<{ lag: number }> }>(
-          `SELECT extract(epoch FROM now() - created_at)::float8 AS lag
-             FROM events WHERE id = (SELECT event_id FROM event_outbox ORDER BY seq LIMIT 1)`,
+          `SELECT extract(epoch FROM now() - e.created_at)::float8 AS lag
+             FROM event_outbox o
+            CROSS JOIN LATERAL (SELECT created_at FROM events WHERE id = o.event_id OFFSET 0) e
+            ORDER BY o.seq LIMIT 1`,
         );
         this.set(Math.max(0, rows[0]?.lag ?? 0));
       } catch (error) {

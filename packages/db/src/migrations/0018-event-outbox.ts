@@ -19,12 +19,20 @@ import type { Knex } from 'knex';
  *   were dispatched, and their stamps go with the column.
  *
  * A worker of the previous release fails its dispatch query (no `dispatched_at`) and logs it
- * until it is replaced; its API and its domain actions keep recording events, which the
- * trigger enqueues. Nothing is dispatched twice: the workers of this release are the only
- * ones that can dispatch.
+ * until it is replaced (its outbox-lag gauge too, and its `demo seed`, which rolls back); its
+ * API and its domain actions keep recording events, which the trigger enqueues. Nothing is
+ * dispatched twice: the workers of this release are the only ones that can dispatch.
+ *
+ * `events` is locked first, whole: the trigger and the dropped index each need a lock on it,
+ * and taking the weaker one first could deadlock with a transaction that read events and then
+ * records one. The lock waits for the transactions in flight, at most 10 s (writers queue
+ * behind it meanwhile); past that the migration fails, changing nothing, and can be run again.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
+    SET LOCAL lock_timeout = '10s';
+    LOCK TABLE events IN ACCESS EXCLUSIVE MODE;
+
     CREATE TABLE event_outbox (
       seq      bigint PRIMARY KEY,
       event_id uuid NOT NULL
@@ -47,10 +55,19 @@ export async function up(knex: Knex): Promise<void> {
   `);
 }
 
+/**
+ * Back to the stamp, without rewriting the history: the column is added with a constant
+ * default, which Postgres keeps in its catalog for the rows already there (dispatched, at a
+ * time no longer known: '-infinity'); then only the events still in the outbox are set back
+ * to NULL, undispatched.
+ */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    ALTER TABLE events ADD COLUMN dispatched_at timestamptz(3);
-    UPDATE events SET dispatched_at = created_at WHERE seq NOT IN (SELECT seq FROM event_outbox);
+    SET LOCAL lock_timeout = '10s';
+    LOCK TABLE events IN ACCESS EXCLUSIVE MODE;
+    ALTER TABLE events ADD COLUMN dispatched_at timestamptz(3) DEFAULT '-infinity';
+    ALTER TABLE events ALTER COLUMN dispatched_at DROP DEFAULT;
+    UPDATE events SET dispatched_at = NULL WHERE id IN (SELECT event_id FROM event_outbox);
     CREATE INDEX events_undispatched_idx ON events (seq) WHERE dispatched_at IS NULL;
     DROP TRIGGER events_enqueue ON events;
     DROP FUNCTION enqueue_events();

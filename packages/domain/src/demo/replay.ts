@@ -224,6 +224,6 @@ export async function replayWebhookLog(trx: Transaction, history: WebhookHistory
   }
   // Every replayed event leaves the outbox here: its deliveries, if any, are the ones above.
   await trx('event_outbox')
-    .whereIn('event_id', trx('events').select('id').where({ workspace_id: workspaceId }))
+    .whereIn('seq', trx('events').select('seq').where({ workspace_id: workspaceId }))
     .delete();
 }

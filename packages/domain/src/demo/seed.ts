@@ -81,8 +81,8 @@ const DAY = 86_400_000;
  * transaction. People, customers, subscriptions and cancel sessions are imported through the
  * fixture loader; the campaigns are played through the domain actions at the times they
  * happened (replay.ts), so each has the timeline a real one would: its events, their
- * deliveries to the endpoints, who closed it by hand. Those events are history: they are
- * recorded as dispatched, and no webhook goes out for them.
+ * deliveries to the endpoints, who closed it by hand. Those events are history: they leave
+ * the outbox as they are written, and no webhook goes out for them.
  */
 export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSeedResult> {
   const valid = validateOptions({
