@@ -265,6 +265,24 @@ describe('the Settings tables', () => {
     });
   });
 
+  describe("an endpoint's delivery log at 1280 px", () => {
+    it('lines its columns up from row to row, whatever the width of each time', async () => {
+      await open('/settings/webhooks');
+      await page.getByRole('link', { name: 'Dunning e-mails' }).click();
+      const log = page.getByRole('list', { name: 'Deliveries, newest first' });
+      await log.waitFor();
+      // Where each row's cells start: the same in every row when the columns line up.
+      const starts = await log.evaluate((list) =>
+        Array.from(list.querySelectorAll(':scope > li > button'), (row) =>
+          Array.from(row.children, (cell) => Math.round(cell.getBoundingClientRect().left)).join(' '),
+        ),
+      );
+      await screenshot('settings-delivery-log');
+      expect(starts.length).toBeGreaterThan(10);
+      expect(new Set(starts)).toEqual(new Set([starts[0]]));
+    });
+  });
+
   describe('at 390 px', () => {
     beforeAll(async () => {
       await page.setViewportSize({ width: 390, height: 844 });
