@@ -272,14 +272,25 @@ describe('the Settings tables', () => {
       const log = page.getByRole('list', { name: 'Deliveries, newest first' });
       await log.waitFor();
       // Where each row's cells start: the same in every row when the columns line up.
-      const starts = await log.evaluate((list) =>
-        Array.from(list.querySelectorAll(':scope > li > button'), (row) =>
-          Array.from(row.children, (cell) => Math.round(cell.getBoundingClientRect().left)).join(' '),
-        ),
-      );
+      const starts = await log
+        .locator('li > button')
+        .evaluateAll((rows) =>
+          rows.map((row) =>
+            Array.from(row.children, (cell: { getBoundingClientRect(): { left: number } }) =>
+              Math.round(cell.getBoundingClientRect().left),
+            ).join(' '),
+          ),
+        );
       await screenshot('settings-delivery-log');
       expect(starts.length).toBeGreaterThan(10);
       expect(new Set(starts)).toEqual(new Set([starts[0]]));
+
+      // The event types are offered by their names, as the log writes them.
+      const types = await page.getByLabel('Event type').getByRole('option').allTextContents();
+      expect(types).toEqual(expect.arrayContaining(['All', 'trial.reminder_sent', 'recovery.opened', 'ping']));
+      // Filtered to nothing, it says so, rather than that nothing was ever sent.
+      await page.getByLabel('Event type').selectOption('ping');
+      await page.getByText('No deliveries match these filters.').waitFor();
     });
   });
 
