@@ -69,6 +69,18 @@ export function formatMonth(month: string): string {
   return monthFormat.format(new Date(`${month}-01T00:00:00Z`));
 }
 
+/**
+ * A day picked in a date field (`2026-11-20`) as the instant it starts in the viewer's zone:
+ * lists show times in that zone, so a filter by day means the viewer's day, not UTC's.
+ * Anything else is passed on as it is, for the API to take or refuse.
+ */
+export function startOfLocalDay(day: string): string {
+  const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!parts) return day;
+  const start = new Date(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]));
+  return Number.isNaN(start.getTime()) ? day : start.toISOString();
+}
+
 /** An API value for people: `card_update_required` -> `card update required`. */
 export function humanize(value: string): string {
   return value.replaceAll('_', ' ');

@@ -29,6 +29,32 @@ const TIE_SIZE = 60;
 const tieInvoice = (index: number) => `in_tie_${String(index).padStart(2, '0')}`;
 const HOOK_PATH = '/hooks/initech';
 
+/** A day in New York's calendar (`2026-11-20`), the zone of the date-filter test's browser. */
+const newYorkDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' }).format(ms);
+/** The instant a New York day starts: UTC midnight, moved by New York's offset then. */
+function newYorkMidnight(day: string): number {
+  const utcMidnight = Date.parse(`${day}T00:00:00Z`);
+  const wall = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/New_York',
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).formatToParts(utcMidnight);
+  const part = (type: string) => Number(wall.find((entry) => entry.type === type)!.value);
+  const wallAsUtc = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'));
+  return utcMidnight + (utcMidnight - wallAsUtc);
+}
+const HOUR = 3_600_000;
+const FILTER_FROM = newYorkDay(now - 6 * DAY);
+const FILTER_BEFORE = newYorkDay(now - 3 * DAY);
+/** The evening before FILTER_FROM in New York, already FILTER_FROM in UTC. */
+const EVE_OF_RANGE = new Date(newYorkMidnight(FILTER_FROM) - HOUR).toISOString();
+/** The last evening in the range in New York, already FILTER_BEFORE in UTC. */
+const LAST_EVENING_IN_RANGE = new Date(newYorkMidnight(FILTER_BEFORE) - HOUR).toISOString();
+
 let globex: { ownerEmail: string };
 let initech: {
   id: string;
@@ -150,6 +176,7 @@ beforeAll(async () => {
         customers: [
           { key: 'ann', email: 'ann@initech-customers.test', subscriptions: [{ key: 'ann-sub', plan_name: 'Pro' }] },
           { key: 'bob', email: 'bob@initech-customers.test', subscriptions: [{ key: 'bob-sub' }] },
+          { key: 'cy', email: 'cy@initech-customers.test', subscriptions: [{ key: 'cy-sub' }] },
         ],
         campaigns: [
           ...Array.from({ length: TIE_SIZE }, (_, index) => ({
@@ -189,6 +216,17 @@ beforeAll(async () => {
             status: 'in_flight',
             first_failed_at: daysAgo(1),
           },
+          ...[
+            ['in_cy_eve', EVE_OF_RANGE],
+            ['in_cy_last_evening', LAST_EVENING_IN_RANGE],
+          ].map(([invoice, at]) => ({
+            customer: 'cy',
+            psp_invoice_id: invoice!,
+            decline_code: 'expired_card',
+            decline_category: 'card_update_required' as const,
+            status: 'in_flight' as const,
+            first_failed_at: at!,
+          })),
           {
             key: 'open',
             customer: 'ann',
@@ -241,10 +279,11 @@ afterAll(async () => {
   contexts = [];
 });
 
-async function signIn(email: string): Promise<Page> {
+async function signIn(email: string, timezoneId?: string): Promise<Page> {
   const context = await world.current.browser.newContext({
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
+    ...(timezoneId && { timezoneId }),
   });
   contexts.push(context);
   const page = await context.newPage();
@@ -422,6 +461,24 @@ describe('campaigns', () => {
     await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('in_markme');
     await page.keyboard.press('Enter');
     await settlesTo(async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]), ['in_markme']);
+  });
+
+  it("filters by the day of the first failure in the viewer's zone, the day the list shows", async () => {
+    const newYorker = await signIn('owner@initech.test', 'America/New_York');
+    await newYorker.goto(`${world.current.url}/dashboard/campaigns`);
+    await newYorker.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    await newYorker.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('cy@initech-customers.test');
+    await newYorker.getByRole('button', { name: 'Search' }).click();
+    const invoices = async () => (await tableRows(newYorker, 'Recovery campaigns')).map((cells) => cells[0]).sort();
+    await settlesTo(invoices, ['in_cy_eve', 'in_cy_last_evening']);
+    // The evening before the range is out, the last evening in it is in: by New York's days,
+    // though in UTC the first is inside the range and the second after it.
+    await newYorker.getByLabel('First failed from').fill(FILTER_FROM);
+    await newYorker.getByLabel('First failed before').fill(FILTER_BEFORE);
+    await settlesTo(invoices, ['in_cy_last_evening']);
+    // The address keeps the days as picked.
+    const params = new URL(newYorker.url()).searchParams;
+    expect([params.get('from'), params.get('to')]).toEqual([FILTER_FROM, FILTER_BEFORE]);
   });
 
   it('Mark lost asks to confirm, closes the campaign, shows it in the timeline and delivers recovery.lost with source "dashboard"', async () => {

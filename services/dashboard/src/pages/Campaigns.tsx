@@ -4,17 +4,22 @@ import type { Campaign, List } from '../api/types.js';
 import { CAMPAIGN_COLUMNS } from '../components/columns.js';
 import { DateFilter, ExportLink, Filter, PagedTable, SearchFilter } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
+import { startOfLocalDay } from '../format.js';
 import { usePaged } from '../hooks.js';
 import { useFilters } from '../router.js';
 
-/** The filters of the list and of its export: the address's query string, as the API names them. */
+/**
+ * The filters of the list and of its export: the address's query string, as the API names
+ * them; the address keeps the days picked, the API gets the instants they start here.
+ */
 const FILTERS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
 
 export default function Campaigns() {
   const [filters, setParams] = useFilters(FILTERS);
-  const filterQuery = query(filters);
+  const apiFilters = { ...filters, from: startOfLocalDay(filters.from), to: startOfLocalDay(filters.to) };
+  const filterQuery = query(apiFilters);
   const list = usePaged(
-    (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...filters, cursor })}`),
+    (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...apiFilters, cursor })}`),
     `campaigns${filterQuery}`,
   );
   return (
