@@ -351,6 +351,13 @@ describe('overview', () => {
       'Median time to recover': '2 days', // of 1 and 3 days
     });
     await expect(page.getByRole('note').textContent()).resolves.toMatch(/Amounts in THB have no exchange rate/);
+    // What the two cards count, said under them, with the rate over every campaign opened: 2
+    // recovered of the 5 opened in the period.
+    const definitions = page.getByRole('region', { name: 'Key figures' }).getByText(/^Recovery rate counts/);
+    await expect(definitions.textContent()).resolves.toBe(
+      'Recovery rate counts the closed campaigns: recovered of recovered, lost and abandoned (40% of all opened). ' +
+        'Open campaigns are those opened in this period and still in flight.',
+    );
   });
 
   it('all time equals the stats of the API, and every chart has its table', async () => {

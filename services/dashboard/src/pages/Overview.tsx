@@ -85,6 +85,12 @@ function Kpis({ overview }: { overview: OverviewData }) {
         <Card label="Saved MRR" value={formatMoney(cancel_flow.saved_mrr_cents, currency)} />
         <Card label="Median time to recover" value={days === null ? '—' : `${formatNumber(days, 1)} days`} />
       </dl>
+      {/* Both read as the list's figures at a glance; they are not (docs/dashboard-ui.md, "Overview"). */}
+      <p className="muted">
+        Recovery rate counts the closed campaigns: recovered of recovered, lost and abandoned (
+        {formatPercent(recovery.gross_recovery_rate)} of all opened). Open campaigns are those opened in this period and
+        still in flight.
+      </p>
       {overview.unconverted_currencies.length > 0 && (
         <p className="notice" role="note">
           Amounts in {overview.unconverted_currencies.map((code) => code.toUpperCase()).join(', ')} have no exchange
