@@ -1,10 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { errorMessage, type ApiError } from './api/client.js';
+import { ApiError, errorMessage } from './api/client.js';
 import type { List } from './api/types.js';
 
 export interface Loaded<T> {
   data: T | undefined;
   error: string | null;
+  /** The API answered 404: nothing to try again (another workspace's id, or none at all). */
+  notFound: boolean;
   loading: boolean;
   reload: () => void;
   set: (value: T) => void;
@@ -12,28 +14,35 @@ export interface Loaded<T> {
 
 /** Loads once per `key`; `reload` runs it again. Answers for an older key are dropped. */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string): Loaded<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: string | null; loading: boolean }>({
-    data: undefined,
-    error: null,
-    loading: true,
-  });
+  const [state, setState] = useState<{
+    data: T | undefined;
+    error: string | null;
+    notFound: boolean;
+    loading: boolean;
+  }>({ data: undefined, error: null, notFound: false, loading: true });
   const [round, setRound] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
 
   useEffect(() => {
     const controller = new AbortController();
-    setState((previous) => ({ ...previous, loading: true, error: null }));
+    setState((previous) => ({ ...previous, loading: true, error: null, notFound: false }));
     loadRef.current(controller.signal).then(
-      (data) => !controller.signal.aborted && setState({ data, error: null, loading: false }),
+      (data) => !controller.signal.aborted && setState({ data, error: null, notFound: false, loading: false }),
       (error: ApiError | Error) =>
-        !controller.signal.aborted && setState({ data: undefined, error: errorMessage(error), loading: false }),
+        !controller.signal.aborted &&
+        setState({
+          data: undefined,
+          error: errorMessage(error),
+          notFound: error instanceof ApiError && error.status === 404,
+          loading: false,
+        }),
     );
     return () => controller.abort();
   }, [key, round]);
 
   const reload = useCallback(() => setRound((value) => value + 1), []);
-  const set = useCallback((data: T) => setState({ data, error: null, loading: false }), []);
+  const set = useCallback((data: T) => setState({ data, error: null, notFound: false, loading: false }), []);
   return { ...state, reload, set };
 }
 

@@ -55,7 +55,7 @@ const EVE_OF_RANGE = new Date(newYorkMidnight(FILTER_FROM) - HOUR).toISOString()
 /** The last evening in the range in New York, already FILTER_BEFORE in UTC. */
 const LAST_EVENING_IN_RANGE = new Date(newYorkMidnight(FILTER_BEFORE) - HOUR).toISOString();
 
-let globex: { ownerEmail: string };
+let globex: { ownerEmail: string; customerId: string };
 let initech: {
   id: string;
   markMeId: string;
@@ -256,7 +256,7 @@ beforeAll(async () => {
     ],
   });
   const ids = loaded.workspaces.initech!;
-  globex = { ownerEmail: 'owner@globex.test' };
+  globex = { ownerEmail: 'owner@globex.test', customerId: loaded.workspaces.globex!.customers.g! };
   initech = {
     id: ids.id,
     markMeId: ids.campaigns.markme!,
@@ -571,6 +571,40 @@ describe('campaigns', () => {
     }
     expect(problems).toEqual([]);
   }, 120_000);
+});
+
+describe('a record not in the workspace', () => {
+  let page: Page;
+
+  beforeAll(async () => {
+    page = await signIn('owner@initech.test');
+  });
+
+  it("says plainly that a record is not in the workspace (another workspace's, or no id at all), with the way back", async () => {
+    const pages: Array<[path: string, text: string, back: string, heading: string]> = [
+      [`/customers/${globex.customerId}`, 'There is no such customer in this workspace.', 'All customers', 'Customers'],
+      [
+        '/campaigns/00000000-0000-0000-0000-000000000000',
+        'There is no such campaign in this workspace.',
+        'All campaigns',
+        'Campaigns',
+      ],
+      [
+        '/cancel-sessions/not-an-id',
+        'There is no such cancel session in this workspace.',
+        'All cancel sessions',
+        'Cancel sessions',
+      ],
+    ];
+    for (const [path, text, back, heading] of pages) {
+      await page.goto(`${world.current.url}/dashboard${path}`);
+      await page.getByText(text).waitFor();
+      await expect(page.getByRole('alert').count()).resolves.toBe(0);
+      await expect(page.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
+      await page.getByRole('link', { name: back }).click();
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    }
+  });
 });
 
 describe('a member', () => {

@@ -1,4 +1,6 @@
 import type { ReactNode } from 'react';
+import type { Loaded } from '../hooks.js';
+import { Link } from '../router.js';
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
@@ -20,6 +22,29 @@ export function ErrorNote({ message, onRetry }: { message: string; onRetry?: () 
         </button>
       )}
     </div>
+  );
+}
+
+/**
+ * Why a page's record is not shown. One that is not there (a 404: another workspace's id, a
+ * mistyped or stale address) is said plainly, with the way back to its list: trying again
+ * cannot help. Any other failure is the server's message, with Try again.
+ */
+export function LoadError({
+  loaded,
+  what,
+  back,
+}: {
+  loaded: Pick<Loaded<unknown>, 'error' | 'notFound' | 'reload'>;
+  what: string;
+  back: { to: string; label: string };
+}) {
+  if (!loaded.error) return null;
+  if (!loaded.notFound) return <ErrorNote message={loaded.error} onRetry={loaded.reload} />;
+  return (
+    <p className="state empty">
+      There is no such {what} in this workspace. <Link to={back.to}>{back.label}</Link>
+    </p>
   );
 }
 

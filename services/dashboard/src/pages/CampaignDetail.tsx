@@ -4,7 +4,7 @@ import type { CampaignDetail as Detail, TimelineEntry } from '../api/types.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { Facts, type Fact } from '../components/Facts.js';
 import { Badge } from '../components/ListPage.js';
-import { ErrorNote, Loading, PageHeader } from '../components/states.js';
+import { LoadError, Loading, PageHeader } from '../components/states.js';
 import { Time } from '../components/Time.js';
 import { formatMoney, humanize } from '../format.js';
 import { useLoad } from '../hooks.js';
@@ -63,7 +63,7 @@ export default function CampaignDetail({ id }: { id: string }) {
           ))}
       </PageHeader>
       {detail.loading && !campaign && <Loading />}
-      {detail.error && <ErrorNote message={detail.error} onRetry={detail.reload} />}
+      <LoadError loaded={detail} what="campaign" back={{ to: '/campaigns', label: 'All campaigns' }} />
       {campaign && <CampaignBody campaign={campaign} />}
       {action && (
         <ConfirmDialog

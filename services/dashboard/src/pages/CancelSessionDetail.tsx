@@ -2,7 +2,7 @@ import { api } from '../api/client.js';
 import type { CancelSessionDetail as Detail } from '../api/types.js';
 import { Facts } from '../components/Facts.js';
 import { Badge } from '../components/ListPage.js';
-import { ErrorNote, Loading, PageHeader } from '../components/states.js';
+import { LoadError, Loading, PageHeader } from '../components/states.js';
 import { Time } from '../components/Time.js';
 import { formatMoney, humanize } from '../format.js';
 import { useLoad } from '../hooks.js';
@@ -19,7 +19,11 @@ export default function CancelSessionDetail({ id }: { id: string }) {
       </p>
       <PageHeader title="Cancel session" />
       {detail.loading && !session && <Loading />}
-      {detail.error && <ErrorNote message={detail.error} onRetry={detail.reload} />}
+      <LoadError
+        loaded={detail}
+        what="cancel session"
+        back={{ to: '/cancel-sessions', label: 'All cancel sessions' }}
+      />
       {session && (
         <div className="detail-grid">
           <section className="card" aria-labelledby="session-facts">

@@ -3,7 +3,7 @@ import type { CustomerDetail as Detail, Subscription, Winback } from '../api/typ
 import { CAMPAIGN_COLUMNS, CANCEL_SESSION_COLUMNS } from '../components/columns.js';
 import { Facts } from '../components/Facts.js';
 import { Badge, DataTable, type Column } from '../components/ListPage.js';
-import { Empty, ErrorNote, Loading, PageHeader } from '../components/states.js';
+import { Empty, LoadError, Loading, PageHeader } from '../components/states.js';
 import { Time } from '../components/Time.js';
 import { formatMoney, formatNumber } from '../format.js';
 import { useLoad } from '../hooks.js';
@@ -36,7 +36,7 @@ export default function CustomerDetail({ id }: { id: string }) {
       </p>
       <PageHeader title={customer ? customer.email : 'Customer'} />
       {detail.loading && !customer && <Loading />}
-      {detail.error && <ErrorNote message={detail.error} onRetry={detail.reload} />}
+      <LoadError loaded={detail} what="customer" back={{ to: '/customers', label: 'All customers' }} />
       {customer && (
         <div className="stack">
           <section className="card" aria-labelledby="customer-facts">
