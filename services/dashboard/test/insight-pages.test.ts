@@ -436,6 +436,21 @@ describe('campaigns', () => {
     expect(Object.fromEntries(url.searchParams)).toEqual({ status: 'in_flight', decline_category: 'soft' });
   });
 
+  it('lines its filter controls up: fields, selects and the Search button all of one height, on one baseline', async () => {
+    const controls = await page
+      .getByRole('search', { name: 'Filter campaigns' })
+      .locator('input, select, button')
+      .evaluateAll((elements) =>
+        elements.map((element) => {
+          const box = element.getBoundingClientRect();
+          return { height: Math.round(box.height), bottom: Math.round(box.bottom) };
+        }),
+      );
+    expect(controls).toHaveLength(6); // search, its button, two selects, two dates
+    expect(new Set(controls.map((control) => control.height)).size).toBe(1);
+    expect(new Set(controls.map((control) => control.bottom)).size).toBe(1);
+  });
+
   it('exports the filtered campaigns as CSV: the same rows, the table columns plus ids', async () => {
     const [download] = await Promise.all([
       page.waitForEvent('download'),

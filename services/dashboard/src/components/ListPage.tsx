@@ -197,7 +197,7 @@ export function SearchFilter({
   );
 }
 
-/** A labelled date (a UTC day, as the API reads `YYYY-MM-DD`). */
+/** A labelled date field: a day of the viewer's calendar (`YYYY-MM-DD`; see startOfLocalDay). */
 export function DateFilter({
   label,
   value,
