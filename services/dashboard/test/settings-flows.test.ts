@@ -472,6 +472,11 @@ describe('the processor page', () => {
     await page.reload();
     await page.getByText('Connected and syncing').waitFor();
     await page.getByText(`whsec_…${secret.slice(-4)}`).waitFor();
+    // Connecting again is for rolling the secret or the key, not for a second account.
+    await page
+      .getByRole('form', { name: 'Connect again' })
+      .getByText('the connection and its webhook URL stay the same', { exact: false })
+      .waitFor();
     await expect(page.content()).resolves.not.toContain(secret);
   });
 

@@ -193,6 +193,13 @@ export default function Processor() {
       )}
       <form className="card stack narrow" onSubmit={connect} aria-labelledby="processor-connect">
         <h2 id="processor-connect">{connection ? 'Connect again' : 'Connect Stripe'}</h2>
+        {connection && (
+          // Read as "connect a second account" otherwise (docs/processor.md, "Reconnecting").
+          <p className="hint">
+            To roll the signing secret or change the key: the connection and its webhook URL stay the same, and Stripe
+            keeps sending to it.
+          </p>
+        )}
         <Field
           label="Webhook signing secret"
           required
