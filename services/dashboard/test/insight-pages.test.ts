@@ -474,6 +474,10 @@ describe('campaigns', () => {
   it('searches by customer e-mail and by invoice id', async () => {
     await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Decline category').selectOption('');
+    // Whole values only (docs/dashboard-api.md, "Text filters"), and the field says so.
+    await expect(
+      page.getByRole('searchbox', { name: 'Invoice id or customer email' }).getAttribute('placeholder'),
+    ).resolves.toBe('The whole id or address');
     await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('bob@initech-customers.test');
     await page.getByRole('button', { name: 'Search' }).click();
     await settlesTo(

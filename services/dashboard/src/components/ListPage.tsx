@@ -173,10 +173,13 @@ export function SearchFilter({
   label,
   value,
   onSearch,
+  placeholder,
 }: {
   label: string;
   value: string;
   onSearch: (value: string) => void;
+  /** What it matches, when the label alone would let one expect a partial match. */
+  placeholder?: string;
 }) {
   const [text, setText] = useState(value);
   useEffect(() => setText(value), [value]);
@@ -188,7 +191,13 @@ export function SearchFilter({
     <form className="filter search" onSubmit={submit}>
       <label>
         <span>{label}</span>
-        <input type="search" value={text} maxLength={320} onChange={(event) => setText(event.target.value)} />
+        <input
+          type="search"
+          value={text}
+          maxLength={320}
+          placeholder={placeholder}
+          onChange={(event) => setText(event.target.value)}
+        />
       </label>
       <button type="submit" className="button small" aria-label={`Search by ${label.toLowerCase()}`}>
         Search

@@ -28,7 +28,12 @@ export default function Campaigns() {
         <ExportLink href={`${API_BASE}/campaigns/export.csv${filterQuery}`} />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter campaigns">
-        <SearchFilter label="Invoice id or customer email" value={filters.q} onSearch={(q) => setParams({ q })} />
+        <SearchFilter
+          label="Invoice id or customer email"
+          placeholder="The whole id or address"
+          value={filters.q}
+          onSearch={(q) => setParams({ q })}
+        />
         <Filter
           label="Status"
           value={filters.status}

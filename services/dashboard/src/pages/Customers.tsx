@@ -16,8 +16,18 @@ export default function Customers() {
     <>
       <PageHeader title="Customers" />
       <div className="filters" role="search" aria-label="Filter customers">
-        <SearchFilter label="Email" value={filters.email} onSearch={(email) => setParams({ email })} />
-        <SearchFilter label="Tag" value={filters.tag} onSearch={(tag) => setParams({ tag })} />
+        <SearchFilter
+          label="Email"
+          placeholder="The whole address"
+          value={filters.email}
+          onSearch={(email) => setParams({ email })}
+        />
+        <SearchFilter
+          label="Tag"
+          placeholder="The whole tag"
+          value={filters.tag}
+          onSearch={(tag) => setParams({ tag })}
+        />
       </div>
       <PagedTable caption="Customers" columns={CUSTOMER_COLUMNS} list={list} empty="No customers match." />
     </>
