@@ -14,36 +14,38 @@ export interface Loaded<T> {
 
 /** Loads once per `key`; `reload` runs it again. Answers for an older key are dropped. */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string): Loaded<T> {
-  const [state, setState] = useState<{
-    data: T | undefined;
-    error: string | null;
-    notFound: boolean;
-    loading: boolean;
-  }>({ data: undefined, error: null, notFound: false, loading: true });
+  // The failure itself is kept; its message and whether it was a 404 are read off it below.
+  const [state, setState] = useState<{ data: T | undefined; failure: Error | null; loading: boolean }>({
+    data: undefined,
+    failure: null,
+    loading: true,
+  });
   const [round, setRound] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
 
   useEffect(() => {
     const controller = new AbortController();
-    setState((previous) => ({ ...previous, loading: true, error: null, notFound: false }));
+    setState((previous) => ({ ...previous, loading: true, failure: null }));
     loadRef.current(controller.signal).then(
-      (data) => !controller.signal.aborted && setState({ data, error: null, notFound: false, loading: false }),
-      (error: ApiError | Error) =>
-        !controller.signal.aborted &&
-        setState({
-          data: undefined,
-          error: errorMessage(error),
-          notFound: error instanceof ApiError && error.status === 404,
-          loading: false,
-        }),
+      (data) => !controller.signal.aborted && setState({ data, failure: null, loading: false }),
+      (failure: ApiError | Error) =>
+        !controller.signal.aborted && setState({ data: undefined, failure, loading: false }),
     );
     return () => controller.abort();
   }, [key, round]);
 
   const reload = useCallback(() => setRound((value) => value + 1), []);
-  const set = useCallback((data: T) => setState({ data, error: null, notFound: false, loading: false }), []);
-  return { ...state, reload, set };
+  const set = useCallback((data: T) => setState({ data, failure: null, loading: false }), []);
+  const { data, failure, loading } = state;
+  return {
+    data,
+    loading,
+    error: failure && errorMessage(failure),
+    notFound: failure instanceof ApiError && failure.status === 404,
+    reload,
+    set,
+  };
 }
 
 export interface Paged<T> {
