@@ -104,7 +104,8 @@ export function DataTable<T extends { id: string }>({
 export type FilterOption = string | { value: string; label: string };
 
 /**
- * A labelled <select> filter. Plain string options are API values shown humanized, with "All"
+ * A labelled <select> filter. Plain string options are API values shown through `optionLabel`
+ * (humanized unless told otherwise: names such as event types are shown as they are), with "All"
  * (the empty value) first; labelled options are shown as given, with no "All".
  */
 export function Filter({
@@ -112,11 +113,13 @@ export function Filter({
   value,
   options,
   onChange,
+  optionLabel = humanize,
 }: {
   label: string;
   value: string;
   options: readonly FilterOption[];
   onChange: (value: string) => void;
+  optionLabel?: (value: string) => string;
 }) {
   const labelled = options.some((option) => typeof option !== 'string');
   return (
@@ -126,7 +129,7 @@ export function Filter({
         {!labelled && <option value="">All</option>}
         {options.map((option) => {
           const { value: key, label: text } =
-            typeof option === 'string' ? { value: option, label: humanize(option) } : option;
+            typeof option === 'string' ? { value: option, label: optionLabel(option) } : option;
           return (
             <option key={key} value={key}>
               {text}

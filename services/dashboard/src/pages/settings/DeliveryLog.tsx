@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, query } from '../../api/client.js';
 import type { Attempt, List } from '../../api/types.js';
-import { Badge, Filter, type FilterOption } from '../../components/ListPage.js';
+import { Badge, Filter } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
@@ -9,11 +9,6 @@ import { useAction } from '../../use-action.js';
 import { AttemptResult } from './webhook-parts.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
-
-/** Event types are names (`trial.reminder_sent`), written as the log and the API write them. */
-function eventTypeOptions(eventTypes: readonly string[]): FilterOption[] {
-  return [{ value: '', label: 'All' }, ...[...eventTypes, 'ping'].map((type) => ({ value: type, label: type }))];
-}
 
 function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
   const [expanded, setExpanded] = useState(false);
@@ -121,7 +116,14 @@ export function DeliveryLog({
         <h2 id="delivery-log-title">Delivery log</h2>
         <div className="filters">
           <Filter label="Outcome" value={outcome} options={OUTCOMES} onChange={setOutcome} />
-          <Filter label="Event type" value={eventType} options={eventTypeOptions(eventTypes)} onChange={setEventType} />
+          {/* Event types are names (`trial.reminder_sent`), shown as the log and the API write them. */}
+          <Filter
+            label="Event type"
+            value={eventType}
+            options={[...eventTypes, 'ping']}
+            optionLabel={(type) => type}
+            onChange={setEventType}
+          />
           <button type="button" className="button small" onClick={list.reload}>
             Refresh
           </button>
