@@ -27,11 +27,14 @@ export interface ErrorBody {
 /** An expected, client-facing failure. Anything else that is thrown is a bug or an outage. */
 export class ServiceError extends Error {
   readonly type: ErrorType;
+  /** How long to wait before trying again, sent as `Retry-After` (a rate limit's refusal). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(type: ErrorType, message: string) {
+  constructor(type: ErrorType, message: string, options: { retryAfterSeconds?: number } = {}) {
     super(message);
     this.name = 'ServiceError';
     this.type = type;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get status(): number {
@@ -52,5 +55,7 @@ export const notFound = (message: string) => new ServiceError('not_found', messa
 export const conflict = (message: string) => new ServiceError('conflict', message);
 export const forbidden = (message: string) => new ServiceError('forbidden', message);
 export const authenticationRequired = (message: string) => new ServiceError('authentication_required', message);
+export const rateLimited = (message: string, waitMs: number) =>
+  new ServiceError('rate_limit_exceeded', message, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
 export const invalidCredentials = () =>
   new ServiceError('invalid_credentials', 'The e-mail address or the password is not right.');

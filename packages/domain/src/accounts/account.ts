@@ -17,13 +17,15 @@ export async function updateProfile(db: Db, userId: string, input: { name: strin
   return toAccountUser(row as AccountUserRow);
 }
 
-/** Every other session of the user ends; the one that changed it stays. */
+/**
+ * Every session of the user ends, the one that changed it too: a thief holding that session's
+ * cookie loses it with the others. The caller signs the user in again (a new session).
+ */
 export async function changePassword(
   db: Db,
   input: {
     user_id: string;
     workspace_id: string;
-    session_id: string;
     current_password: unknown;
     new_password: unknown;
   },
@@ -38,7 +40,7 @@ export async function changePassword(
   const hash = await hashPassword(password);
   await inTransaction(db, async (trx) => {
     await trx('users').where({ id: input.user_id }).update({ password_hash: hash });
-    await revokeUserSessions(trx, input.user_id, input.session_id);
+    await revokeUserSessions(trx, input.user_id);
     await recordSecurityEvent(trx, {
       workspace_id: input.workspace_id,
       action: 'account.password_changed',

@@ -8,6 +8,7 @@ import { userActor, type AccountUser, type AccountUserRow } from './account-user
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink, type LinkRow } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
 import { assertMayAssign } from './permissions.js';
+import { lastOwnerConflict, lockOwners } from './team.js';
 
 /** Invitations: an owner or admin invites an address with a role; the link signs them up. */
 
@@ -27,7 +28,10 @@ const validateInvite = inputValidator(
 
 /**
  * `inviterRole` is the acting user's role (null for the operator CLI without --actor, who may
- * give any role). A fresh invitation revokes the address's earlier open ones.
+ * give any role). A fresh invitation revokes the address's earlier open ones. An inviter may
+ * touch only what the role table lets them: the role they give, the role of the password-less
+ * user the address already names (the operator makes owners that way, and accepting would give
+ * that account to whoever holds the link), and the roles of the open invitations it replaces.
  */
 export async function inviteMember(
   db: Db,
@@ -43,6 +47,12 @@ export async function inviteMember(
       .whereRaw('lower(email) = lower(?)', [valid.email])
       .first();
     if (member?.password_hash) throw conflict(`${valid.email} is already a member of this workspace`);
+    if (input.inviter_role) {
+      if (member) assertMayAssign(input.inviter_role, member.role);
+      for (const role of await openInvitationRoles(trx, input.workspace_id, valid.email)) {
+        assertMayAssign(input.inviter_role, role);
+      }
+    }
     await revokeOpenLinks(trx, input.workspace_id, 'invitation', valid.email);
     const { token, link } = await createLink(trx, {
       kind: 'invitation',
@@ -64,6 +74,19 @@ export async function inviteMember(
       token,
     };
   });
+}
+
+/** The roles of the address's open invitations, held until the transaction replaces them. */
+async function openInvitationRoles(trx: Queryable, workspaceId: string, email: string): Promise<UserRole[]> {
+  const links = await trx<LinkRow>('account_links')
+    .where({ workspace_id: workspaceId, kind: 'invitation' })
+    .whereRaw('lower(email) = lower(?)', [email])
+    .whereNull('used_at')
+    .whereNull('revoked_at')
+    .where('expires_at', '>', new Date())
+    .forUpdate()
+    .select('role');
+  return links.map((link) => link.role!);
 }
 
 async function toInvitation(db: Queryable, link: LinkRow): Promise<Invitation> {
@@ -148,16 +171,22 @@ export async function acceptInvitation(
 ): Promise<AccountUserRow> {
   const valid = validateAccept(input);
   const password = assertAcceptablePassword(valid.password);
+  // Looked up before the memory-hard hash, so that a made-up token costs an indexed read, not
+  // 19 MiB and tens of milliseconds; looked up again below, locked, to be spent.
+  await findOpenLink(db, 'invitation', token);
   const hash = await hashPassword(password);
   try {
     return await inTransaction(db, async (trx) => {
       const link = await findOpenLink(trx, 'invitation', token, true);
+      // Owners first, then the account, in the order the team's changes lock them.
+      const owners = await lockOwners(trx, link.workspace_id);
       const existing = await trx<AccountUserRow>('users')
         .where({ workspace_id: link.workspace_id })
         .whereRaw('lower(email) = lower(?)', [link.email])
         .forUpdate()
         .first();
       if (existing?.password_hash) throw conflict(`${link.email} is already a member of this workspace`);
+      if (existing?.role === 'owner' && link.role !== 'owner' && owners.length <= 1) throw lastOwnerConflict();
       const [user] = existing
         ? await trx<AccountUserRow>('users')
             .where({ id: existing.id })

@@ -60,6 +60,8 @@ export async function completePasswordReset(
   request: { ip?: string | null; user_agent?: string | null } = {},
 ): Promise<AccountUserRow> {
   const valid = assertAcceptablePassword(password);
+  // As for invitations: a made-up token costs an indexed read, not a memory-hard hash.
+  await findOpenLink(db, 'password_reset', token);
   const hash = await hashPassword(valid);
   return inTransaction(db, async (trx) => {
     const link = await findOpenLink(trx, 'password_reset', token, true);

@@ -122,8 +122,6 @@ export async function revokeSession(db: Queryable, sessionId: string): Promise<v
 }
 
 /** Ends every session of a user, but `keepSessionId` when given (a password change keeps its own). */
-export async function revokeUserSessions(db: Queryable, userId: string, keepSessionId?: string): Promise<number> {
-  const query = db('user_sessions').where({ user_id: userId }).whereNull('revoked_at');
-  if (keepSessionId) query.whereNot({ id: keepSessionId });
-  return query.update({ revoked_at: db.fn.now() });
+export async function revokeUserSessions(db: Queryable, userId: string): Promise<number> {
+  return db('user_sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
 }

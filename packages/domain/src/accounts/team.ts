@@ -18,10 +18,14 @@ export async function listMembers(db: Queryable, workspaceId: string): Promise<A
   return rows.map(toAccountUser);
 }
 
-async function lockOwners(trx: Transaction, workspaceId: string): Promise<string[]> {
+/** Locks the workspace's owners: every change that could leave it without one takes this first. */
+export async function lockOwners(trx: Transaction, workspaceId: string): Promise<string[]> {
   const rows = await trx('users').where({ workspace_id: workspaceId, role: 'owner' }).forUpdate().select('id');
   return rows.map((row: { id: string }) => row.id);
 }
+
+export const lastOwnerConflict = () =>
+  conflict('A workspace must keep at least one owner: make someone else an owner first.');
 
 const validateRole = inputValidator(Type.Object({ role: OneOf(USER_ROLES) }, { additionalProperties: false }));
 
@@ -40,7 +44,7 @@ export async function changeMemberRole(
     }
     if (target.role === role) return toAccountUser(target);
     if (target.role === 'owner' && owners.length <= 1) {
-      throw conflict('A workspace must keep at least one owner: make someone else an owner first.');
+      throw lastOwnerConflict();
     }
     const [row] = await trx<AccountUserRow>('users').where({ id: target.id }).update({ role }).returning('*');
     await recordSecurityEvent(trx, {
@@ -65,7 +69,7 @@ export async function removeMember(
     const target = await findWorkspaceUser(trx, input.workspace_id, input.user_id, true);
     if (input.actor_role) assertMayAssign(input.actor_role, target.role);
     if (target.role === 'owner' && owners.length <= 1) {
-      throw conflict('A workspace must keep at least one owner: make someone else an owner first.');
+      throw lastOwnerConflict();
     }
     await revokeUserSessions(trx, target.id);
     await recordSecurityEvent(trx, {

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { changePassword, permissionsFor, signOutEverywhere, updateProfile } from '@retention/domain';
 import { actorOf, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
+import { openSession } from './start-session.js';
 import { clearSessionCookie } from './session-cookie.js';
 import { EVENT_TYPE_LIST, signedInView } from './views.js';
 
@@ -28,19 +29,21 @@ export function accountRoutes(context: DashboardContext): Router {
 
   router.post('/account/password', async (req, res) => {
     const body = bodyOf(req.body, ['current_password', 'new_password']);
-    const { user, session, workspaceId } = signedIn(res);
+    const { user, workspaceId } = signedIn(res);
+    await context.guessLimits.checkPassword(user.id, req.ip);
     await changePassword(
       context.db,
       {
         user_id: user.id,
         workspace_id: workspaceId,
-        session_id: session.id,
         current_password: body.current_password,
         new_password: body.new_password,
       },
       actorOf(req, res),
     );
     await context.announceSessionChange();
+    // Every session ended, this one too: the browser goes on under a new one.
+    await openSession(context, req, res, user);
     res.status(204).end();
   });
 

@@ -13,7 +13,7 @@ import {
   type WebhookSender,
 } from '@retention/domain';
 import { throttledWarn, type Logger } from '@retention/runtime';
-import type { SlidingWindowRateLimiter } from '../rate-limiter.js';
+import type { GuessLimits } from './guess-limits.js';
 import { SessionCache } from './session-cache.js';
 import { readSessionCookie, type CookieSettings } from './session-cookie.js';
 
@@ -22,7 +22,8 @@ export interface DashboardContext {
   config: Config;
   db: Db;
   logger: Logger;
-  limiter: SlidingWindowRateLimiter;
+  /** Sign-in, links, password checks and reset e-mails, limited per account and address. */
+  guessLimits: GuessLimits;
   /** Sends Send test and Resend attempts from the API process. */
   sender: WebhookSender;
   /** Tells every API process a token changed (see announceTokenChange in @retention/runtime). */

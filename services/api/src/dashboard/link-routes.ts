@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
+import { ServiceError } from '@retention/core';
 import {
   acceptInvitation,
   completePasswordReset,
@@ -13,6 +14,16 @@ import { startSession } from './start-session.js';
 /** Invitation and password-reset links: no session needed; each spends its link and signs in. */
 export function linkRoutes(context: DashboardContext): Router {
   const router = Router();
+  /** Spending a link is limited per address, and a link that is not valid counts as a failed guess. */
+  const spendLink = async <T>(req: Request, spend: () => Promise<T>): Promise<T> => {
+    await context.guessLimits.spendLink(req.ip);
+    try {
+      return await spend();
+    } catch (error) {
+      if (error instanceof ServiceError && error.type === 'not_found') await context.guessLimits.failed(req.ip);
+      throw error;
+    }
+  };
 
   router.get('/invitations/:token', async (req, res) => {
     res.json(await describeInvitation(context.db, req.params.token));
@@ -20,11 +31,8 @@ export function linkRoutes(context: DashboardContext): Router {
 
   router.post('/invitations/:token/accept', async (req, res) => {
     const body = bodyOf(req.body, ['name', 'password']);
-    const user = await acceptInvitation(
-      context.db,
-      req.params.token,
-      body as { name: string; password: string },
-      requestOrigin(req),
+    const user = await spendLink(req, () =>
+      acceptInvitation(context.db, req.params.token, body as { name: string; password: string }, requestOrigin(req)),
     );
     await startSession(context, req, res, user);
   });
@@ -33,9 +41,12 @@ export function linkRoutes(context: DashboardContext): Router {
     const { email } = bodyOf(req.body, ['email']);
     // Always 202, whether or not the address has an account: the answer must not say.
     // In the background too: the time to answer must not depend on whether it does.
+    // Limited per account and address: beyond, nothing is sent, and the earlier link stays good.
     const { mailer } = context;
     if (mailer) {
-      void requestPasswordReset(context.db, email, context.config.baseUrl)
+      void context.guessLimits
+        .mayEmailReset(email, req.ip)
+        .then((allowed) => (allowed ? requestPasswordReset(context.db, email, context.config.baseUrl) : null))
         .then((link) => link && mailer.sendPasswordReset(link.user.email, link.reset_url))
         .catch((error: unknown) => context.logger.warn({ err: error }, 'password reset not sent'));
     }
@@ -48,7 +59,9 @@ export function linkRoutes(context: DashboardContext): Router {
 
   router.post('/password-reset/:token', async (req, res) => {
     const { password } = bodyOf(req.body, ['password']);
-    const user = await completePasswordReset(context.db, req.params.token, password, requestOrigin(req));
+    const user = await spendLink(req, () =>
+      completePasswordReset(context.db, req.params.token, password, requestOrigin(req)),
+    );
     // Every other session of the user ended.
     await context.announceSessionChange();
     await startSession(context, req, res, user);

@@ -11,9 +11,9 @@ import {
   type Mailer,
   type Redis,
 } from '@retention/runtime';
-import { SlidingWindowRateLimiter } from '../rate-limiter.js';
 import { accountRoutes } from './account-routes.js';
 import { requireSession, type DashboardContext } from './context.js';
+import { GuessLimits } from './guess-limits.js';
 import { insightsRoutes } from './insights-routes.js';
 import { jsonBody } from './json-body.js';
 import { linkRoutes } from './link-routes.js';
@@ -23,7 +23,7 @@ import { processorRoutes } from './processor-routes.js';
 import { readRoutes } from './read-routes.js';
 import { SessionCache } from './session-cache.js';
 import { cookieSettings } from './session-cookie.js';
-import { SIGN_IN_WINDOW_MS, sessionRoutes } from './session-routes.js';
+import { sessionRoutes } from './session-routes.js';
 import { teamRoutes } from './team-routes.js';
 import { tokenRoutes } from './token-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -80,8 +80,6 @@ export interface DashboardDependencies {
   sender?: WebhookSender;
   /** E-mail; made from SMTP_URL when not given (none when it is unset). */
   mailer?: Mailer | null;
-  /** The sign-in window; 15 minutes. Tests shorten it. */
-  signInWindowMs?: number;
 }
 
 const noStore: RequestHandler = (_req, res, next) => {
@@ -101,7 +99,7 @@ export function dashboardApi(deps: DashboardDependencies): Router {
     config,
     db,
     logger,
-    limiter: new SlidingWindowRateLimiter(redis, config.redisKeyPrefix),
+    guessLimits: new GuessLimits(redis, config.redisKeyPrefix),
     sender: deps.sender ?? createWebhookSender(webhookSenderOptions(config)),
     announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
     announceSessionChange: () => announceSessionChange(redis, config.redisKeyPrefix),
@@ -111,17 +109,12 @@ export function dashboardApi(deps: DashboardDependencies): Router {
     lifetimes,
     mailer: dashboardMailer(deps.mailer === undefined ? createMailer(config, logger) : deps.mailer),
   };
-  const signInLimiter = new SlidingWindowRateLimiter(
-    redis,
-    config.redisKeyPrefix,
-    deps.signInWindowMs ?? SIGN_IN_WINDOW_MS,
-  );
 
   const router = Router();
   router.use(noStore);
   router.use(originCheck(config.baseUrl));
   router.use(jsonBody);
-  router.use(sessionRoutes(context, signInLimiter));
+  router.use(sessionRoutes(context));
   router.use(linkRoutes(context));
   router.use(requireSession(context));
   router.use(accountRoutes(context));

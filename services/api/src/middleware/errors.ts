@@ -33,6 +33,9 @@ export const readMethodsOnly: RequestHandler = (req, res, next) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
+    if (error instanceof ServiceError && error.retryAfterSeconds !== undefined) {
+      res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    }
     const { status, body } = errorReply(error, logger, {
       requestId: res.locals.requestId as string | undefined,
       method: req.method,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { useApi } from '../harness.js';
 import { dashboardClient, makeUser, ORIGIN, PASSWORD, sessionCookieOf, signIn, team } from './support.js';
-import { createWorkspace } from '@retention/domain';
+import { createWorkspace, inviteMember, OPERATOR } from '@retention/domain';
 
 const api = useApi({ trustProxy: true });
 const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
@@ -76,7 +76,7 @@ describe('sign-in and sessions', () => {
     expect((await call('GET', '/me', { cookie: third })).status).toBe(401);
   });
 
-  it('a password change ends the other sessions and keeps this one', async () => {
+  it('a password change ends every session and signs this browser in again under a new one', async () => {
     const { member } = await team(api.current.db, call, 'Passwords');
     const other = await signIn(call, member.email);
     const tooShort = await call('POST', '/account/password', {
@@ -94,7 +94,11 @@ describe('sign-in and sessions', () => {
       body: { current_password: PASSWORD, new_password: 'a brand new password' },
     });
     expect(changed.status).toBe(204);
-    expect((await call('GET', '/me', { cookie: member.cookie })).status).toBe(200);
+    const renewed = sessionCookieOf(changed);
+    expect(renewed).not.toBe(member.cookie);
+    expect((await call('GET', '/me', { cookie: renewed })).status).toBe(200);
+    // A thief holding the old cookie of this very browser loses it with the others.
+    expect((await call('GET', '/me', { cookie: member.cookie })).status).toBe(401);
     expect((await call('GET', '/me', { cookie: other })).status).toBe(401);
     await signIn(call, member.email, 'a brand new password');
     const log = await api.current
@@ -196,6 +200,59 @@ describe('sign-in limits', () => {
   });
 });
 
+describe('limits on guessing beyond sign-in', () => {
+  it('refuses an address whose made-up links filled its window of failures, for links and sign-in alike', async () => {
+    const { member } = await team(api.current.db, call, 'LinkGuesses');
+    const from = { 'x-forwarded-for': '198.51.100.60' };
+    const madeUp = (i: number) => `${String(i).padStart(2, '0')}${'A'.repeat(41)}`;
+    for (let i = 0; i < 25; i += 1) {
+      const accept = await call('POST', `/invitations/${madeUp(i)}/accept`, {
+        body: { name: 'Guess', password: 'a long enough password' },
+        headers: from,
+      });
+      expect(accept.status).toBe(404);
+      const reset = await call('POST', `/password-reset/${madeUp(i)}`, {
+        body: { password: 'a long enough password' },
+        headers: from,
+      });
+      expect(reset.status).toBe(404);
+    }
+    const limited = await call('POST', `/invitations/${madeUp(99)}/accept`, {
+      body: { name: 'Guess', password: 'a long enough password' },
+      headers: from,
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.type).toBe('rate_limit_exceeded');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    const signIn = await call('POST', '/session', { body: { email: member.email, password: PASSWORD }, headers: from });
+    expect(signIn.status).toBe(429);
+    const elsewhere = await call('POST', '/session', {
+      body: { email: member.email, password: PASSWORD },
+      headers: { 'x-forwarded-for': '198.51.100.61' },
+    });
+    expect(elsewhere.status).toBe(200);
+  });
+
+  it('limits checks of the current password to ten per account in the window', async () => {
+    const { member } = await team(api.current.db, call, 'PasswordGuesses');
+    for (let i = 0; i < 10; i += 1) {
+      const wrong = await call('POST', '/account/password', {
+        cookie: member.cookie,
+        body: { current_password: `guess number ${i}`, new_password: 'a brand new password' },
+        headers: { 'x-forwarded-for': `203.0.113.${100 + i}` },
+      });
+      expect(wrong.status).toBe(400);
+    }
+    const limited = await call('POST', '/account/password', {
+      cookie: member.cookie,
+      body: { current_password: PASSWORD, new_password: 'a brand new password' },
+    });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    await signIn(call, member.email);
+  });
+});
+
 describe('invitations and password reset', () => {
   it('invites, shows, accepts once, and signs the new person in', async () => {
     const { owner, workspace } = await team(api.current.db, call, 'Invites');
@@ -277,6 +334,66 @@ describe('invitations and password reset', () => {
     expect((await call('POST', '/password-reset', { body: { email: 'nobody@example.com' } })).status).toBe(202);
   });
 
+  it('an admin can neither take over an owner who has no password yet nor replace an owner-level invitation', async () => {
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Takeover');
+    // As `user create` leaves an owner until they accept their link.
+    const [waiting] = await api.current
+      .db('users')
+      .insert({ workspace_id: workspace.id, email: 'founder@example.com', role: 'owner', name: null })
+      .returning('id');
+    const takeover = await call('POST', '/team/invitations', {
+      cookie: admin.cookie,
+      body: { email: 'FOUNDER@example.com', role: 'admin' },
+    });
+    expect(takeover.status).toBe(403);
+    expect(takeover.body.error.type).toBe('forbidden');
+
+    const ownerInvite = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'partner@example.com', role: 'owner' },
+    });
+    expect(ownerInvite.status).toBe(201);
+    const replaced = await call('POST', '/team/invitations', {
+      cookie: admin.cookie,
+      body: { email: 'partner@example.com', role: 'member' },
+    });
+    expect(replaced.status).toBe(403);
+    const ownerToken = ownerInvite.body.invite_url.split('/').at(-1);
+    expect((await call('GET', `/invitations/${ownerToken}`)).body.role).toBe('owner');
+
+    // An owner may re-invite the waiting owner as an admin: another owner remains.
+    const demoted = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'founder@example.com', role: 'admin' },
+    });
+    expect(demoted.status).toBe(201);
+    const accepted = await call('POST', `/invitations/${demoted.body.invite_url.split('/').at(-1)}/accept`, {
+      body: { name: 'Founder', password: 'a long enough password' },
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.user).toMatchObject({ id: waiting.id, role: 'admin' });
+  });
+
+  it('accepting an invitation never leaves the workspace without an owner', async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'LastOwner' });
+    await api.current
+      .db('users')
+      .insert({ workspace_id: workspace.id, email: 'only@example.com', role: 'owner', name: null });
+    // The operator CLI (no acting role) invites the only owner as a member.
+    const { token } = await inviteMember(
+      api.current.db,
+      { workspace_id: workspace.id, email: 'only@example.com', role: 'member', inviter_role: null, base_url: ORIGIN },
+      OPERATOR,
+    );
+    const accept = await call('POST', `/invitations/${token}/accept`, {
+      body: { name: 'Only', password: 'a long enough password' },
+    });
+    expect(accept.status).toBe(409);
+    expect(accept.body.error.message).toMatch(/at least one owner/);
+    const [user] = await api.current.db('users').where({ workspace_id: workspace.id });
+    expect(user).toMatchObject({ role: 'owner', password_hash: null });
+  });
+
   it('an e-mail holds a password in one workspace only', async () => {
     const { owner } = await team(api.current.db, call, 'One');
     const other = await createWorkspace(api.current.db, { name: 'Two' });
@@ -292,5 +409,3 @@ describe('invitations and password reset', () => {
     expect(accept.status).toBe(409);
   });
 });
-
-void ORIGIN;

@@ -122,6 +122,28 @@ describe('e-mail over SMTP', () => {
     expect((await call('POST', '/session', { body: { email: member.email, password: PASSWORD } })).status).toBe(401);
   });
 
+  it('e-mails at most three resets an hour to one account, answering 202 alike, and the last link stays good', async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner, member } = await team(database.current.db, call, 'Flood');
+    const before = received.length;
+    const toMember = () => received.slice(before).filter((mail) => mail.to.includes(member.email));
+    for (let i = 0; i < 5; i += 1) {
+      expect((await call('POST', '/password-reset', { body: { email: member.email.toUpperCase() } })).status).toBe(202);
+    }
+    // Asked after the five: decided after them, so once its e-mail is in, theirs are decided too.
+    expect((await call('POST', '/password-reset', { body: { email: owner.email } })).status).toBe(202);
+    await eventually(() => received.slice(before).some((mail) => mail.to.includes(owner.email)), 10_000);
+    await eventually(() => toMember().length >= 3, 10_000);
+    expect(toMember()).toHaveLength(3);
+    const links = await database.current
+      .db('account_links')
+      .where({ kind: 'password_reset', email: member.email })
+      .whereNull('revoked_at');
+    expect(links).toHaveLength(1);
+    const last = /\/dashboard\/reset\/([A-Za-z0-9_-]{43})/.exec(plain(toMember().at(-1)!.raw))![1]!;
+    expect((await call('GET', `/password-reset/${last}`)).status).toBe(200);
+  });
+
   it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner } = await team(database.current.db, call, 'Refused');

@@ -9,7 +9,7 @@ import { createLogger, createRedis, waitForRedis, type Redis } from '@retention/
 import { redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { createApp } from '../../src/app.js';
 import { createApiServer } from '../../src/server.js';
-import { dashboardClient, makeUser, PASSWORD, signIn, type DashboardCall } from './support.js';
+import { dashboardClient, makeUser, PASSWORD, sessionCookieOf, signIn, type DashboardCall } from './support.js';
 
 /**
  * The dashboard's session cache across API processes: two (and, for expiry, a third) API apps,
@@ -114,7 +114,7 @@ describe('changes reach the other API process at its very next request', () => {
     expect((await a.call('GET', '/me', { cookie: laptop })).status).toBe(401);
   });
 
-  it('a password change ends the other sessions and keeps its own, on both', async () => {
+  it('a password change ends every session, its own too, on both, and the new one works on both', async () => {
     const { owner } = await people('Password');
     const here = await cachedOnBoth(owner.email);
     const other = await cachedOnBoth(owner.email);
@@ -124,7 +124,10 @@ describe('changes reach the other API process at its very next request', () => {
     });
     expect(changed.status).toBe(204);
     expect((await b.call('GET', '/me', { cookie: other })).status).toBe(401);
-    expect((await b.call('GET', '/me', { cookie: here })).status).toBe(200);
+    expect((await b.call('GET', '/me', { cookie: here })).status).toBe(401);
+    const renewed = sessionCookieOf(changed);
+    expect((await b.call('GET', '/me', { cookie: renewed })).status).toBe(200);
+    expect((await a.call('GET', '/me', { cookie: renewed })).status).toBe(200);
   });
 
   it('a role change: the next request on the other process is under the new role', async () => {

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { rateLimited } from '@retention/core';
+import type { Redis } from '@retention/runtime';
+import { SlidingWindowRateLimiter } from '../rate-limiter.js';
+import { addressBucket } from './client-address.js';
+
+/**
+ * Limits on what guesses a secret or costs a memory-hard hash, with the API's sliding window
+ * in Redis (docs/dashboard-api.md, "Limits on guessing"):
+ * - signing in: attempts per account, and failures per client address (the spec's rule);
+ * - spending a one-time link (accepting an invitation, setting a reset password): refused while
+ *   the address's failures are full, and a link that is not valid counts as a failure;
+ * - checking the current password to change it: attempts per account;
+ * - asking for a reset e-mail: per account and per address an hour; beyond that nothing is
+ *   sent, and the answer does not say so (it must not tell whether the account exists).
+ */
+
+const WINDOW_MS = 15 * 60_000;
+const SIGN_IN_LIMIT_PER_ACCOUNT = 10;
+/** Failures per client address in the window: sign-ins and links that were not valid, together. */
+const FAILURE_LIMIT_PER_ADDRESS = 50;
+/** Links spent from one address in the window, valid or not: a person needs one or two. */
+const LINK_LIMIT_PER_ADDRESS = 100;
+const PASSWORD_CHECK_LIMIT_PER_ACCOUNT = 10;
+const RESET_WINDOW_MS = 60 * 60_000;
+const RESET_EMAILS_PER_ACCOUNT = 3;
+const RESET_REQUESTS_PER_ADDRESS = 20;
+
+/** Hashed: a window's Redis key need not spell out whom it is about. */
+const accountKey = (kind: string, email: unknown) =>
+  `${kind}:${createHash('sha256')
+    .update(typeof email === 'string' ? email.toLowerCase().slice(0, 320) : '')
+    .digest('base64url')}`;
+const failuresOf = (ip: string | undefined) => `signin-address:${addressBucket(ip)}`;
+
+export class GuessLimits {
+  private readonly window: SlidingWindowRateLimiter;
+  private readonly hour: SlidingWindowRateLimiter;
+
+  constructor(redis: Redis, keyPrefix: string) {
+    this.window = new SlidingWindowRateLimiter(redis, keyPrefix, WINDOW_MS);
+    this.hour = new SlidingWindowRateLimiter(redis, keyPrefix, RESET_WINDOW_MS);
+  }
+
+  /** Counts a sign-in against the account; throws while the account or the address is over its limit. */
+  async signIn(email: unknown, ip: string | undefined): Promise<void> {
+    await this.admit(this.window, accountKey('signin-account', email), SIGN_IN_LIMIT_PER_ACCOUNT, ip, 'sign-in');
+  }
+
+  /** Counts a failed guess (a wrong password, a link that is not valid) against the address. */
+  async failed(ip: string | undefined): Promise<void> {
+    await this.window.consume(failuresOf(ip), FAILURE_LIMIT_PER_ADDRESS);
+  }
+
+  /** Before a link is spent: throws while the address is over its limit. */
+  async spendLink(ip: string | undefined): Promise<void> {
+    await this.admit(this.window, `link-address:${addressBucket(ip)}`, LINK_LIMIT_PER_ADDRESS, ip, 'link');
+  }
+
+  /** Before the current password is checked: throws while the account is over its limit. */
+  async checkPassword(userId: string, ip: string | undefined): Promise<void> {
+    await this.admit(this.window, `password-check:${userId}`, PASSWORD_CHECK_LIMIT_PER_ACCOUNT, ip, 'password');
+  }
+
+  /** Whether a reset e-mail may go to this address now. Never throws for a limit: the caller answers alike. */
+  async mayEmailReset(email: unknown, ip: string | undefined): Promise<boolean> {
+    const address = await this.hour.consume(`reset-address:${addressBucket(ip)}`, RESET_REQUESTS_PER_ADDRESS);
+    if (!('allowed' in address) || !address.allowed) return false;
+    const account = await this.hour.consume(accountKey('reset-account', email), RESET_EMAILS_PER_ACCOUNT);
+    return 'allowed' in account && account.allowed;
+  }
+
+  private async admit(
+    limiter: SlidingWindowRateLimiter,
+    bucket: string,
+    limit: number,
+    ip: string | undefined,
+    what: 'sign-in' | 'link' | 'password',
+  ): Promise<void> {
+    const decision = await limiter.consume(bucket, limit, {
+      guard: { bucket: failuresOf(ip), limit: FAILURE_LIMIT_PER_ADDRESS },
+    });
+    if ('stale' in decision) throw new Error('a guess limit answered a token epoch');
+    if (decision.allowed) return;
+    const message =
+      what === 'sign-in'
+        ? 'Too many sign-in attempts. Wait a few minutes and try again.'
+        : what === 'link'
+          ? 'Too many attempts from this address. Wait a few minutes and try again.'
+          : 'Too many password attempts. Wait a few minutes and try again.';
+    throw rateLimited(message, decision.resetMs);
+  }
+}
