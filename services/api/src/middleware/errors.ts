@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { errorBody, ServiceError, type ErrorBody } from '@retention/core';
 import { isConnectionError } from '@retention/db';
 import type { Logger } from '@retention/runtime';
+import { loggablePath } from './request-log.js';
 
 /** Anything no route answered: a JSON 404, never Express's HTML page. */
 export const unknownRoute: RequestHandler = (req, res) => {
@@ -39,7 +40,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const { status, body } = errorReply(error, logger, {
       requestId: res.locals.requestId as string | undefined,
       method: req.method,
-      path: req.path,
+      path: loggablePath(req.originalUrl),
     });
     res.status(status).json(body);
   };

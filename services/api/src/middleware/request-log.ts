@@ -7,8 +7,17 @@ import { onResponseDone } from './response-done.js';
 /** Longer paths are cut in the log: a client must not be able to write megabytes into it. */
 const LOGGED_PATH_LENGTH = 200;
 
-/** A one-time link's token is a password for an hour or a week: masked in the logged path. */
-const ONE_TIME_LINK_PATH = /^(\/dashboard\/(?:api\/invitations|api\/password-reset|invite|reset)\/)[^/]+/;
+/**
+ * A one-time link's token is a password for an hour or a week: masked in the logged path.
+ * Case-insensitive, as Express's routing is: /dashboard/API/invitations/… is served too.
+ */
+const ONE_TIME_LINK_PATH = /^(\/dashboard\/(?:api\/invitations|api\/password-reset|invite|reset)\/)[^/]+/i;
+
+/** A request's path as logged: no query string (it may hold e-mail addresses), no link token, cut short. */
+export function loggablePath(url: string): string {
+  const path = (url.split('?', 1)[0] ?? '').replace(ONE_TIME_LINK_PATH, '$1[redacted]');
+  return path.length > LOGGED_PATH_LENGTH ? `${path.slice(0, LOGGED_PATH_LENGTH)}…` : path;
+}
 
 /**
  * One log line per request, written when the response is over, carrying the Request-Id.
@@ -45,8 +54,7 @@ export function requestLogger(
   const quiet = new Set(quietPaths);
   return ({ requestId, method, url }, res, callerOf) => {
     const started = process.hrtime.bigint();
-    const fullPath = (url.split('?', 1)[0] ?? '').replace(ONE_TIME_LINK_PATH, '$1[redacted]');
-    const path = fullPath.length > LOGGED_PATH_LENGTH ? `${fullPath.slice(0, LOGGED_PATH_LENGTH)}…` : fullPath;
+    const path = loggablePath(url);
     onResponseDone(res, (completed) => {
       const caller = callerOf?.();
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;

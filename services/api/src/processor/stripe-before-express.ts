@@ -3,7 +3,7 @@ import type { Logger } from '@retention/runtime';
 import type { ApiMetrics } from '../metrics.js';
 import { errorReply } from '../middleware/errors.js';
 import { chooseRequestId } from '../middleware/request-id.js';
-import { requestLogger } from '../middleware/request-log.js';
+import { loggablePath, requestLogger } from '../middleware/request-log.js';
 import { countWhenDone } from '../middleware/request-metrics.js';
 import {
   MAX_EVENT_BYTES,
@@ -55,7 +55,7 @@ export function stripeBeforeExpress({
     res.setHeader('Request-Id', requestId);
     res.setHeader('Cache-Control', 'no-store');
     const fail = (error: unknown) => {
-      const { status, body } = errorReply(error, logger, { requestId, method: 'POST', path: url.split('?', 1)[0]! });
+      const { status, body } = errorReply(error, logger, { requestId, method: 'POST', path: loggablePath(url) });
       send(res, status, body);
     };
     const body = readBody(req, (outcome) => {
