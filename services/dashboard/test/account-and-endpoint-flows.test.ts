@@ -375,6 +375,32 @@ describe('an endpoint that keeps failing', () => {
 });
 
 describe('the team page', () => {
+  it('with e-mail set up, Invite and Reset link e-mail their links and show none to copy', async () => {
+    await openSettings('Team');
+    const before = mails.length;
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    await dialog.getByLabel('Email').fill('mailed@acme.test');
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    const created = page.getByRole('dialog', { name: 'Invitation created' });
+    await created.getByText('We e-mailed the invitation to mailed@acme.test.', { exact: false }).waitFor();
+    await expect(created.getByLabel('Invitation link').count()).resolves.toBe(0);
+    problems.push(...(await seriousViolations(page, 'invitation e-mailed dialog')));
+    await created.getByRole('button', { name: 'Done' }).click();
+    const invitation = mails.slice(before).find((mail) => mail.to.includes('mailed@acme.test'))!;
+    expect(plain(invitation.raw)).toMatch(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}/);
+
+    await page
+      .getByRole('row', { name: /member@acme\.test/ })
+      .getByRole('button', { name: 'Reset link' })
+      .click();
+    const reset = page.getByRole('dialog', { name: 'Password reset link' });
+    await reset.getByText(`We e-mailed a reset link to ${MEMBER}`, { exact: false }).waitFor();
+    await expect(reset.getByLabel('Reset link').count()).resolves.toBe(0);
+    await reset.getByRole('button', { name: 'Done' }).click();
+    await eventually(() => mails.slice(before).some((mail) => mail.to.includes(MEMBER)), 10_000);
+  });
+
   it('Remove asks to confirm, then the person is gone and their session is refused', async () => {
     const member = memberDevice;
     const memberCookie = await cookieOf(member);
@@ -390,7 +416,7 @@ describe('the team page', () => {
     await confirm.waitFor({ state: 'detached' });
     await row.waitFor({ state: 'detached' });
     await page.reload();
-    await page.getByRole('row', { name: /Olive Owner/ }).waitFor();
+    await page.getByRole('row', { name: /owner@acme\.test/ }).waitFor();
     await expect(page.getByRole('row', { name: /member@acme\.test/ }).count()).resolves.toBe(0);
 
     expect(await meStatus(memberCookie)).toBe(401);

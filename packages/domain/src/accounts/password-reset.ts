@@ -8,12 +8,15 @@ import { revokeUserSessions } from './sessions.js';
 
 /** Password resets: a one-hour link; using it sets a password and ends every other session. */
 
+/** Run in a transaction (the caller's): it holds the user's row until the link is made. */
 export async function createResetLink(
   db: Queryable,
   user: { id: string; workspace_id: string; email: string },
   baseUrl: string,
   audit?: Actor,
 ): Promise<{ reset_url: string; expires_at: string }> {
+  // The user's row is locked first, so that two requests at once leave one open link, not two.
+  await db('users').where({ id: user.id }).forUpdate().first('id');
   await revokeOpenLinks(db, user.workspace_id, 'password_reset', user.email);
   const { token, link } = await createLink(db, {
     kind: 'password_reset',

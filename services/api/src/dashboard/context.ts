@@ -43,10 +43,10 @@ export interface DashboardContext {
   mailer: DashboardMailer | null;
 }
 
-/** Fire-and-forget e-mails: a failure is logged by the mailer, never fails the request. */
+/** E-mails that resolve whether they were sent: a failure is logged by the mailer, never fails the request. */
 export interface DashboardMailer {
   sendInvitation(to: string, input: { workspace_name: string; role: string; invite_url: string }): Promise<boolean>;
-  sendPasswordReset(to: string, resetUrl: string): void;
+  sendPasswordReset(to: string, resetUrl: string): Promise<boolean>;
 }
 
 export interface SignedIn {

@@ -7,9 +7,6 @@ export function dashboardMailer(mailer: Mailer | null): DashboardMailer | null {
   if (!mailer) return null;
   return {
     sendInvitation: (to, input) => mailer.send({ to, ...invitationMessage(input) }),
-    sendPasswordReset(to, resetUrl) {
-      // Not awaited: the answer to a reset request must not take longer when the address exists.
-      void mailer.send({ to, ...passwordResetMessage(resetUrl) });
-    },
+    sendPasswordReset: (to, resetUrl) => mailer.send({ to, ...passwordResetMessage(resetUrl) }),
   };
 }

@@ -47,7 +47,11 @@ export function teamRoutes(context: DashboardContext): Router {
           invite_url: result.invite_url,
         })
       : false;
-    res.status(201).json({ invitation: result.invitation, invite_url: result.invite_url, emailed });
+    // The link goes to the address, or, with no e-mail to send it, to the inviter to pass on:
+    // never both, so an inviter cannot accept in the invitee's name what was e-mailed to them.
+    res
+      .status(201)
+      .json({ invitation: result.invitation, emailed, ...(!emailed && { invite_url: result.invite_url }) });
   });
 
   router.delete('/team/invitations/:id', allow('manage_team'), async (req, res) => {
@@ -86,12 +90,14 @@ export function teamRoutes(context: DashboardContext): Router {
 
   router.post('/team/members/:id/reset-link', allow('manage_team'), async (req, res) => {
     const { user, workspaceId } = signedIn(res);
-    const link = await inTransaction(db, async (trx) => {
+    const { target, link } = await inTransaction(db, async (trx) => {
       const target = await findWorkspaceUser(trx, workspaceId, String(req.params.id));
       assertMayAssign(user.role, target.role);
-      return createResetLink(trx, target, context.config.baseUrl, actorOf(req, res));
+      return { target, link: await createResetLink(trx, target, context.config.baseUrl, actorOf(req, res)) };
     });
-    res.json(link);
+    // As for invitations: e-mailed to the member when it can be, shown to copy only when not.
+    const emailed = context.mailer ? await context.mailer.sendPasswordReset(target.email, link.reset_url) : false;
+    res.json({ expires_at: link.expires_at, emailed, ...(!emailed && { reset_url: link.reset_url }) });
   });
 
   return router;

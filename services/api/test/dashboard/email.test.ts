@@ -104,10 +104,18 @@ describe('e-mail over SMTP', () => {
     });
     expect(invited.status).toBe(201);
     expect(invited.body.emailed).toBe(true);
+    // E-mailed, so not handed to the inviter: only the invitee can accept it.
+    expect(invited.body.invite_url).toBeUndefined();
     const invitation = received.find((mail) => mail.to.some((to) => to.toLowerCase() === 'invitee@example.com'))!;
     expect(invitation.from).toBe('no-reply@localhost');
-    expect(plain(invitation.raw)).toContain(invited.body.invite_url);
+    const inviteToken = /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(plain(invitation.raw))![1]!;
+    expect((await call('GET', `/invitations/${inviteToken}`)).body.email).toBe('Invitee@Example.com');
     expect(invitation.raw).toMatch(/Subject: You are invited to Mail <Co>/);
+
+    const mailedReset = await call('POST', `/team/members/${member.id}/reset-link`, { cookie: owner.cookie });
+    expect(mailedReset.status).toBe(200);
+    expect(mailedReset.body).toEqual({ emailed: true, expires_at: expect.any(String) });
+    await eventually(() => received.some((mail) => mail.to.includes(member.email)), 10_000);
 
     const before = received.length;
     expect((await call('POST', '/password-reset', { body: { email: 'nobody@example.com' } })).status).toBe(202);
@@ -154,6 +162,8 @@ describe('e-mail over SMTP', () => {
     expect(invited.status).toBe(201);
     expect(invited.body.emailed).toBe(false);
     expect(invited.body.invite_url).toMatch(/\/dashboard\/invite\//);
+    const reset = await call('POST', `/team/members/${owner.id}/reset-link`, { cookie: owner.cookie });
+    expect(reset.body).toMatchObject({ emailed: false, reset_url: expect.stringMatching(/\/dashboard\/reset\//) });
     const log = logLines.join('');
     expect(log).toContain('e-mail not sent');
     const token = invited.body.invite_url.split('/').at(-1);

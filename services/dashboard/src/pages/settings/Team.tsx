@@ -11,18 +11,27 @@ import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 
+/**
+ * A one-time link made for someone else: e-mailed to them when the server can send e-mail, and
+ * then not shown (docs/dashboard-api.md, Team); `url` is the link to copy when it was not.
+ */
+interface SentLink {
+  url: string | undefined;
+}
+
 function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: () => void; onInvited: () => void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
   const invite = useAction();
-  const [result, setResult] = useState<{ invite_url: string; emailed: boolean } | null>(null);
+  const [result, setResult] = useState<SentLink | null>(null);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void invite.run(async () => {
-      setResult(
-        await api<{ invite_url: string; emailed: boolean }>('POST', '/team/invitations', { body: { email, role } }),
-      );
+      const answer = await api<{ emailed: boolean; invite_url?: string }>('POST', '/team/invitations', {
+        body: { email, role },
+      });
+      setResult({ url: answer.invite_url });
       onInvited();
     });
   };
@@ -31,11 +40,14 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
     return (
       <Dialog title="Invitation created" onClose={onClose} wide>
         <div className="stack">
-          <p>
-            {result.emailed ? `We e-mailed the link to ${email}. ` : ''}Send this link to {email}; it works once, for 7
-            days.
-          </p>
-          <CopyField label="Invitation link" value={result.invite_url} />
+          {result.url === undefined ? (
+            <p>We e-mailed the invitation to {email}. Its link works once, for 7 days.</p>
+          ) : (
+            <>
+              <p>Send this link to {email}; it works once, for 7 days.</p>
+              <CopyField label="Invitation link" value={result.url} />
+            </>
+          )}
           <div className="dialog-actions">
             <button type="button" className="button primary" onClick={onClose}>
               Done
@@ -108,11 +120,11 @@ export default function Team() {
   const [removing, setRemoving] = useState<User | null>(null);
   /** The row actions (role, reset link, remove, cancel invitation): their refusal shows above the table. */
   const action = useAction();
-  const [resetLink, setResetLink] = useState<{ user: User; url: string } | null>(null);
+  const [resetLink, setResetLink] = useState<(SentLink & { user: User }) | null>(null);
 
   const makeResetLink = (user: User) =>
     void action.run(async () => {
-      const answer = await api<{ reset_url: string }>('POST', `/team/members/${user.id}/reset-link`);
+      const answer = await api<{ emailed: boolean; reset_url?: string }>('POST', `/team/members/${user.id}/reset-link`);
       setResetLink({ user, url: answer.reset_url });
     });
   const changeRole = (user: User, role: Role) =>
@@ -217,11 +229,20 @@ export default function Team() {
       {resetLink && (
         <Dialog title="Password reset link" onClose={() => setResetLink(null)} wide>
           <div className="stack">
-            <p>
-              Send this link to {resetLink.user.email}: it sets a new password, works once, for one hour, and ends their
-              other sessions.
-            </p>
-            <CopyField label="Reset link" value={resetLink.url} />
+            {resetLink.url === undefined ? (
+              <p>
+                We e-mailed a reset link to {resetLink.user.email}: it sets a new password, works once, for one hour,
+                and ends their other sessions.
+              </p>
+            ) : (
+              <>
+                <p>
+                  Send this link to {resetLink.user.email}: it sets a new password, works once, for one hour, and ends
+                  their other sessions.
+                </p>
+                <CopyField label="Reset link" value={resetLink.url} />
+              </>
+            )}
             <div className="dialog-actions">
               <button type="button" className="button primary" onClick={() => setResetLink(null)}>
                 Done
