@@ -60,6 +60,7 @@ let initech: {
   id: string;
   markMeId: string;
   openId: string;
+  hookId: string;
   hookSecret: string;
   customerId: string;
   sessionId: string;
@@ -261,6 +262,7 @@ beforeAll(async () => {
     id: ids.id,
     markMeId: ids.campaigns.markme!,
     openId: ids.campaigns.open!,
+    hookId: ids.webhooks.hook!.id,
     hookSecret: ids.webhooks.hook!.secret,
     customerId: ids.customers.ann!,
     sessionId: ids.cancel_sessions.session!,
@@ -622,6 +624,18 @@ describe('a record not in the workspace', () => {
       await expect(page.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
       await page.getByRole('link', { name: back }).click();
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    }
+  });
+
+  it("says the same of a webhook endpoint: another workspace's, an unknown UUID, an id that is not one", async () => {
+    const globexPage = await signIn(globex.ownerEmail);
+    for (const id of [initech.hookId, '00000000-0000-0000-0000-000000000000', 'not-an-id']) {
+      await globexPage.goto(`${world.current.url}/dashboard/settings/webhooks/${id}`);
+      await globexPage.getByText('There is no such webhook endpoint in this workspace.').waitFor();
+      await expect(globexPage.getByRole('alert').count()).resolves.toBe(0);
+      await expect(globexPage.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
+      await globexPage.getByRole('link', { name: 'All endpoints' }).click();
+      await globexPage.getByRole('heading', { level: 1, name: 'Outbound webhooks' }).waitFor();
     }
   });
 });

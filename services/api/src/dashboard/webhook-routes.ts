@@ -20,6 +20,7 @@ import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { endpointView, endpointViews } from './views.js';
 import { queryStrings } from './query-strings.js';
+import { detailId } from './read-routes.js';
 
 /** Settings, Outbound webhooks: everyone reads; owners and admins change, test and resend. */
 export function webhookRoutes(context: DashboardContext): Router {
@@ -57,8 +58,11 @@ export function webhookRoutes(context: DashboardContext): Router {
     res.status(201).json({ ...(await endpointView(db, endpoint)), secret });
   });
 
+  // The endpoint's page reads this: like the other detail reads, an id that is not a UUID is
+  // not found (a mistyped address), where the changes below call it malformed (400).
   router.get('/webhooks/:id', async (req, res) => {
-    res.json(await endpointView(db, await ownEndpoint(signedIn(res).workspaceId, String(req.params.id))));
+    const id = detailId(req.params.id, 'webhook endpoint');
+    res.json(await endpointView(db, await ownEndpoint(signedIn(res).workspaceId, id)));
   });
 
   router.patch('/webhooks/:id', manage, async (req, res) => {

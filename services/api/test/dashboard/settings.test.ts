@@ -143,6 +143,14 @@ describe('outbound webhooks', () => {
     });
   });
 
+  it('reads an id that is not a UUID as not found (the endpoint page), but refuses it as malformed in a change', async () => {
+    const a = await team(api.current.db, call, 'A3');
+    const read = await call('GET', '/webhooks/not-an-id', { cookie: a.owner.cookie });
+    expect([read.status, read.body.error.type]).toEqual([404, 'not_found']);
+    const change = await call('PATCH', '/webhooks/not-an-id', { cookie: a.owner.cookie, body: { name: 'x' } });
+    expect([change.status, change.body.error.type]).toEqual([400, 'invalid_param']);
+  });
+
   it('shows and dismisses the auto-disable alert', async () => {
     const { owner } = await team(api.current.db, call, 'Alerts');
     const created = await call('POST', '/webhooks', {

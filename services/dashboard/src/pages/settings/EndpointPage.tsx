@@ -3,7 +3,7 @@ import { api } from '../../api/client.js';
 import type { Attempt, Endpoint, RolledSecret } from '../../api/types.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
-import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { ErrorNote, LoadError, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { Link, navigate } from '../../router.js';
@@ -134,12 +134,9 @@ export default function EndpointPage({ id }: { id: string }) {
   const [logRound, setLogRound] = useState(0);
 
   if (loaded.loading && !loaded.data) return <Loading />;
-  if (loaded.error || !loaded.data) {
+  if (!loaded.data) {
     return (
-      <>
-        <ErrorNote message={loaded.error ?? 'Unknown endpoint.'} onRetry={loaded.reload} />
-        <Link to="/settings/webhooks">Back to endpoints</Link>
-      </>
+      <LoadError loaded={loaded} what="webhook endpoint" back={{ to: '/settings/webhooks', label: 'All endpoints' }} />
     );
   }
   const endpoint = loaded.data;
