@@ -509,6 +509,54 @@ describe('campaigns', () => {
     expect([params.get('from'), params.get('to')]).toEqual([FILTER_FROM, FILTER_BEFORE]);
   });
 
+  it('says why a range of days that holds no day cannot match, beside its fields, and asks the server nothing', async () => {
+    const ranged = await signIn('owner@initech.test');
+    const rangedQueries: string[] = [];
+    ranged.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.includes('/api/campaigns') && url.searchParams.has('from') && url.searchParams.has('to')) {
+        rangedQueries.push(url.search);
+      }
+    });
+    await ranged.goto(`${world.current.url}/dashboard/campaigns`);
+    await ranged.getByRole('table', { name: 'Recovery campaigns' }).waitFor();
+    const from = ranged.getByLabel('First failed from');
+    const before = ranged.getByLabel('First failed before');
+    /** The texts the field's aria-describedby points to. */
+    const description = (field: Locator) =>
+      field.evaluate((element) =>
+        (element.getAttribute('aria-describedby') ?? '')
+          .split(' ')
+          .filter(Boolean)
+          .map((id: string) => element.ownerDocument.getElementById(id)?.textContent)
+          .join(' '),
+      );
+
+    await from.fill('2025-03-10');
+    await before.fill('2025-03-01');
+    const hint = ranged.getByRole('alert');
+    await hint.filter({ hasText: 'The start day is after the end day, so nothing can match.' }).waitFor();
+    for (const field of [from, before]) {
+      await expect(description(field)).resolves.toContain('The start day is after the end day, so nothing can match.');
+      await expect(field.getAttribute('aria-invalid')).resolves.toBe('true');
+    }
+    // No list, and no "No campaigns match" under the hint: the hint is the answer.
+    await expect(ranged.getByRole('table', { name: 'Recovery campaigns' }).count()).resolves.toBe(0);
+    await expect(ranged.getByText('No campaigns match these filters.').count()).resolves.toBe(0);
+    await expect(ranged.getByRole('button', { name: 'Export CSV' }).isDisabled()).resolves.toBe(true);
+
+    // "Before" is exclusive: the same day twice holds no day either, and the hint says what to pick.
+    await before.fill('2025-03-10');
+    await hint.filter({ hasText: 'The end day is not included' }).waitFor();
+    expect(rangedQueries).toEqual([]);
+
+    await before.fill('2025-03-11');
+    await ranged.getByText('No campaigns match these filters.').waitFor();
+    await expect(hint.count()).resolves.toBe(0);
+    await expect(from.getAttribute('aria-invalid')).resolves.toBeNull();
+    expect(rangedQueries).toHaveLength(1);
+  });
+
   it('Mark lost asks to confirm, closes the campaign, shows it in the timeline and delivers recovery.lost with source "dashboard"', async () => {
     await world.current.startWorker();
     await page.getByRole('link', { name: 'in_markme' }).click();

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { humanize } from '../format.js';
 import type { Paged } from '../hooks.js';
 import { Empty, ErrorNote, Loading } from './states.js';
@@ -210,28 +210,90 @@ export function SearchFilter({
 }
 
 /** A labelled date field: a day of the viewer's calendar (`YYYY-MM-DD`; see startOfLocalDay). */
-export function DateFilter({
+function DateFilter({
   label,
   value,
   onChange,
+  problemId,
 }: {
   label: string;
   value: string;
   onChange: (value: string) => void;
+  /** The id of what is wrong with this field's value, when something is. */
+  problemId?: string | undefined;
 }) {
   return (
     <label className="filter">
       <span>{label}</span>
-      <input type="date" value={value} onChange={(event) => onChange(event.target.value)} />
+      <input
+        type="date"
+        value={value}
+        aria-invalid={problemId ? true : undefined}
+        aria-describedby={problemId}
+        onChange={(event) => onChange(event.target.value)}
+      />
     </label>
+  );
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Why the days from `from` up to `before` (its own day excluded, as the API's `to`) are none,
+ * or null when there are some (or either end is open). Such a list is empty whatever the data,
+ * so the page says this instead of asking the server.
+ */
+export function emptyDayRange(from: string, before: string): string | null {
+  if (!DAY.test(from) || !DAY.test(before) || from < before) return null;
+  return from === before
+    ? 'The end day is not included, so nothing can match: for one day, end on the day after it.'
+    : 'The start day is after the end day, so nothing can match.';
+}
+
+interface DayField {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+}
+
+/** A from–before pair of DateFilters; `problem` (emptyDayRange's) is shown under them, tied to both. */
+export function DayRangeFilter({
+  from,
+  before,
+  problem,
+}: {
+  from: DayField;
+  before: DayField;
+  problem: string | null;
+}) {
+  const id = useId();
+  const problemId = problem ? id : undefined;
+  return (
+    <>
+      <DateFilter {...from} problemId={problemId} />
+      <DateFilter {...before} problemId={problemId} />
+      {problem && (
+        <p id={id} className="field-error filters-problem" role="alert">
+          {problem}
+        </p>
+      )}
+    </>
   );
 }
 
 /**
  * Export CSV: a plain link to the streamed export of the same filters (the browser downloads
- * it with the session cookie; nothing is held in the page).
+ * it with the session cookie; nothing is held in the page). Without an `href` (filters that
+ * can match nothing) it is a disabled button in its place.
  */
-export function ExportLink({ href }: { href: string }) {
+export function ExportLink({ href }: { href: string | null }) {
+  if (!href) {
+    return (
+      <button type="button" className="button" disabled>
+        Export CSV
+      </button>
+    );
+  }
   return (
     <a className="button" href={href} download>
       Export CSV

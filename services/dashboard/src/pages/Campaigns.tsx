@@ -2,7 +2,7 @@ import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES } from '@retention/core/enums';
 import { API_BASE, api, query } from '../api/client.js';
 import type { Campaign, List } from '../api/types.js';
 import { CAMPAIGN_COLUMNS } from '../components/columns.js';
-import { DateFilter, ExportLink, Filter, PagedTable, SearchFilter } from '../components/ListPage.js';
+import { DayRangeFilter, emptyDayRange, ExportLink, Filter, PagedTable, SearchFilter } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { startOfLocalDay } from '../format.js';
 import { usePaged } from '../hooks.js';
@@ -14,18 +14,36 @@ import { useFilters } from '../router.js';
  */
 const FILTERS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
 
-export default function Campaigns() {
-  const [filters, setParams] = useFilters(FILTERS);
-  const apiFilters = { ...filters, from: startOfLocalDay(filters.from), to: startOfLocalDay(filters.to) };
-  const filterQuery = query(apiFilters);
+/** The API's filters for the address's: days become the instants they start in the viewer's zone. */
+function apiFiltersOf(filters: Record<(typeof FILTERS)[number], string>) {
+  return { ...filters, from: startOfLocalDay(filters.from), to: startOfLocalDay(filters.to) };
+}
+
+function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFiltersOf> }) {
   const list = usePaged(
     (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...apiFilters, cursor })}`),
-    `campaigns${filterQuery}`,
+    `campaigns${query(apiFilters)}`,
   );
+  return (
+    <PagedTable
+      caption="Recovery campaigns"
+      columns={CAMPAIGN_COLUMNS}
+      list={list}
+      empty="No campaigns match these filters."
+    />
+  );
+}
+
+export default function Campaigns() {
+  const [filters, setParams] = useFilters(FILTERS);
+  const apiFilters = apiFiltersOf(filters);
+  // Days that hold no day match nothing: the hint under the fields says why, and neither the
+  // list nor the export asks the server.
+  const rangeProblem = emptyDayRange(filters.from, filters.to);
   return (
     <>
       <PageHeader title="Campaigns">
-        <ExportLink href={`${API_BASE}/campaigns/export.csv${filterQuery}`} />
+        <ExportLink href={rangeProblem ? null : `${API_BASE}/campaigns/export.csv${query(apiFilters)}`} />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter campaigns">
         <SearchFilter
@@ -46,15 +64,13 @@ export default function Campaigns() {
           options={DECLINE_CATEGORIES}
           onChange={(decline_category) => setParams({ decline_category })}
         />
-        <DateFilter label="First failed from" value={filters.from} onChange={(from) => setParams({ from })} />
-        <DateFilter label="First failed before" value={filters.to} onChange={(to) => setParams({ to })} />
+        <DayRangeFilter
+          from={{ label: 'First failed from', value: filters.from, onChange: (from) => setParams({ from }) }}
+          before={{ label: 'First failed before', value: filters.to, onChange: (to) => setParams({ to }) }}
+          problem={rangeProblem}
+        />
       </div>
-      <PagedTable
-        caption="Recovery campaigns"
-        columns={CAMPAIGN_COLUMNS}
-        list={list}
-        empty="No campaigns match these filters."
-      />
+      {!rangeProblem && <CampaignTable apiFilters={apiFilters} />}
     </>
   );
 }
