@@ -621,6 +621,29 @@ describe('campaigns', () => {
     await expect(page.locator('b').count()).resolves.toBe(0);
   });
 
+  it("leaves the Customer column out of a customer's own campaigns and cancel sessions, which the lists keep", async () => {
+    const headers = async (name: string) => {
+      const table = page.getByRole('table', { name });
+      await table.waitFor();
+      return table.getByRole('columnheader').allTextContents();
+    };
+    await page.goto(`${world.current.url}/dashboard/campaigns`);
+    await expect(headers('Recovery campaigns')).resolves.toContain('Customer');
+    await page.goto(`${world.current.url}/dashboard/cancel-sessions`);
+    await expect(headers('Cancel sessions')).resolves.toContain('Customer');
+
+    await page.goto(`${world.current.url}/dashboard/customers/${initech.customerId}`);
+    await page.getByRole('heading', { level: 1, name: 'ann@initech-customers.test' }).waitFor();
+    for (const [table, firstColumn] of [
+      ['Recovery campaigns', 'Invoice'],
+      ['Cancel sessions', 'Started'],
+    ] as const) {
+      const shown = await headers(table);
+      expect(shown[0]).toBe(firstColumn);
+      expect(shown).not.toContain('Customer');
+    }
+  });
+
   it('every insight page passes axe and fits 390 px', async () => {
     const pages: Array<[string, string]> = [
       ['/', 'overview'],

@@ -63,6 +63,14 @@ export const CUSTOMER_COLUMNS: Column<Customer>[] = [
   { header: 'Created', cell: (row) => <Time value={row.created_at} short /> },
 ];
 
+/**
+ * The columns for rows that are all one customer's (on their own page), without the Customer
+ * column, which would only repeat the page's heading.
+ */
+export function withoutCustomer<T>(columns: Column<T>[]): Column<T>[] {
+  return columns.filter((column) => column.header !== 'Customer');
+}
+
 /** When it ended (minutes after it started) is on the session's own page. */
 export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
   {

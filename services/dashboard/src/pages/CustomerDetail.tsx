@@ -1,6 +1,6 @@
 import { api } from '../api/client.js';
 import type { CustomerDetail as Detail, Subscription, Winback } from '../api/types.js';
-import { CAMPAIGN_COLUMNS, CANCEL_SESSION_COLUMNS } from '../components/columns.js';
+import { CAMPAIGN_COLUMNS, CANCEL_SESSION_COLUMNS, withoutCustomer } from '../components/columns.js';
 import { Facts } from '../components/Facts.js';
 import { Badge, DataTable, type Column } from '../components/ListPage.js';
 import { Empty, LoadError, Loading, PageHeader } from '../components/states.js';
@@ -17,6 +17,10 @@ const SUBSCRIPTION_COLUMNS: Column<Subscription>[] = [
   { header: 'Current period ends', cell: (row) => <Time value={row.current_period_end} /> },
   { header: 'Canceled', cell: (row) => <Time value={row.canceled_at} /> },
 ];
+
+// The customer's campaigns and cancel sessions: the lists' columns, less the customer.
+const THEIR_CAMPAIGN_COLUMNS = withoutCustomer(CAMPAIGN_COLUMNS);
+const THEIR_CANCEL_SESSION_COLUMNS = withoutCustomer(CANCEL_SESSION_COLUMNS);
 
 const WINBACK_COLUMNS: Column<Winback>[] = [
   { header: 'Came back', cell: (row) => <Time value={row.recorded_at} /> },
@@ -59,13 +63,13 @@ export default function CustomerDetail({ id }: { id: string }) {
           <Related
             title="Recovery campaigns"
             empty="No failed payments."
-            columns={CAMPAIGN_COLUMNS}
+            columns={THEIR_CAMPAIGN_COLUMNS}
             rows={customer.campaigns}
           />
           <Related
             title="Cancel sessions"
             empty="No cancel sessions."
-            columns={CANCEL_SESSION_COLUMNS}
+            columns={THEIR_CANCEL_SESSION_COLUMNS}
             rows={customer.cancel_sessions}
           />
           <Related title="Win-backs" empty="No win-backs." columns={WINBACK_COLUMNS} rows={customer.winbacks} />
