@@ -1,7 +1,7 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { recoverCampaign } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
@@ -325,6 +325,27 @@ describe('the team page', () => {
     await eventually(
       async () => (await world.current.db('users').where({ email: 'member@acme.test' }).first()).role === 'member',
     );
+  });
+
+  it("centres a row's text and its buttons on the row's middle, in the people's and the invitations' tables", async () => {
+    const middle = (locator: Locator) =>
+      locator.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        return box.top + box.height / 2;
+      });
+    const memberRow = page.getByRole('row', { name: /member@acme\.test/ });
+    const invitationRow = page.getByRole('row', { name: /newcomer@acme\.test/ });
+    // The member's row is as tall as its role picker; the invitation's as its button.
+    for (const [row, texts, button] of [
+      [memberRow, ['Mo Member', 'member@acme.test'], 'Remove'],
+      [invitationRow, ['newcomer@acme.test'], 'Cancel invitation'],
+    ] as const) {
+      const rowMiddle = await middle(row);
+      for (const text of texts) {
+        expect(Math.abs((await middle(row.getByText(text, { exact: true }))) - rowMiddle)).toBeLessThanOrEqual(2);
+      }
+      expect(Math.abs((await middle(row.getByRole('button', { name: button }))) - rowMiddle)).toBeLessThanOrEqual(2);
+    }
   });
 });
 
