@@ -1,7 +1,15 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { createToken, hashPassword, inviteMember, revokeToken, seedDemo, type DemoSeedResult } from '@retention/domain';
+import {
+  createEndpoint,
+  createToken,
+  hashPassword,
+  inviteMember,
+  revokeToken,
+  seedDemo,
+  type DemoSeedResult,
+} from '@retention/domain';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
@@ -359,6 +367,61 @@ describe('at 390 px', () => {
     await screenshot(name);
     expect(fit.pageOverflow).toBe(0);
     expect(fit.tableOverflow).toBeGreaterThan(0); // the table scrolls in its own box
+  });
+});
+
+describe("a long endpoint URL on the endpoint's page", () => {
+  const LONG_URL =
+    'https://hooks.northwind-fulfilment.example/api/v2/webhooks/incoming/retention-events' +
+    '?workspace=northwind-subscriptions&format=json&signature=v1';
+  /** Where a URL may end a line: after one of these. */
+  const SEPARATORS = '/.?&=#_~-';
+  let endpointId: string;
+
+  beforeAll(async () => {
+    const created = await createEndpoint(world.current.db, {
+      workspace_id: demo.workspace.id,
+      actor_id: demo.owner.id,
+      name: 'Warehouse sync',
+      url: LONG_URL,
+    });
+    endpointId = created.id;
+  });
+  afterAll(async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it.each([1280, 390])('at %i px breaks only after a separator, its text whole, inside its box', async (width) => {
+    await page.setViewportSize({ width, height: 900 });
+    await open(`/settings/webhooks/${endpointId}`);
+    const url = page.getByRole('definition').filter({ hasText: 'https://hooks.' });
+    // Each line's text as laid out: characters grouped by the top of their box.
+    const lines = await url.evaluate((element) => {
+      const walker = element.ownerDocument.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+      const range = element.ownerDocument.createRange();
+      const texts: string[] = [];
+      let lineTop = -Infinity;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let offset = 0; offset < node.data.length; offset += 1) {
+          range.setStart(node, offset);
+          range.setEnd(node, offset + 1);
+          const top = range.getBoundingClientRect().top;
+          if (top > lineTop + 2) {
+            texts.push('');
+            lineTop = top;
+          }
+          texts[texts.length - 1] += node.data[offset];
+        }
+      }
+      return texts;
+    });
+    const fits = await url.evaluate((element) => element.scrollWidth <= element.clientWidth);
+    await screenshot('endpoint-long-url');
+    await expect(url.textContent()).resolves.toBe(LONG_URL); // a copy is the URL
+    expect(lines.join('')).toBe(LONG_URL);
+    expect(lines.length).toBeGreaterThan(1); // it does wrap, here
+    expect(lines.slice(0, -1).filter((line) => !SEPARATORS.includes(line.at(-1)!))).toEqual([]);
+    expect(fits).toBe(true);
   });
 });
 

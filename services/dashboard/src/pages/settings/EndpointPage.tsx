@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import type { Attempt, Endpoint, RolledSecret } from '../../api/types.js';
+import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
 import { ErrorNote, LoadError, Loading, PageHeader } from '../../components/states.js';
@@ -199,7 +200,9 @@ export default function EndpointPage({ id }: { id: string }) {
       <dl className="details card">
         <div>
           <dt>URL</dt>
-          <dd className="url-cell">{endpoint.url}</dd>
+          <dd className="url-cell">
+            <BreakableUrl url={endpoint.url} />
+          </dd>
         </div>
         <div>
           <dt>Events</dt>

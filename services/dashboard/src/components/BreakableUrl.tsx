@@ -1,0 +1,24 @@
+import { Fragment } from 'react';
+
+/** Each piece of a URL up to and including its next run of separators (`https://`, `hooks.`, `v2/`, `json&`). */
+const URL_PIECE = /[^/.?&=#_~-]*[/.?&=#_~-]*/g;
+
+/**
+ * A URL that wraps after its separators (`/`, `.`, `?`, `&`, `=`, `#`, `_`, `~`, `-`) rather
+ * than mid-word: a `<wbr>` follows each run of them, adding no text, so a copy is still the
+ * URL. A piece too long for its line still breaks anywhere (the `overflow-wrap: anywhere` of
+ * `.url-cell`), as the last resort, rather than overflowing.
+ */
+export function BreakableUrl({ url }: { url: string }) {
+  const pieces = url.match(URL_PIECE)?.filter(Boolean) ?? [url];
+  return (
+    <>
+      {pieces.map((piece, index) => (
+        <Fragment key={index}>
+          {index > 0 && <wbr />}
+          {piece}
+        </Fragment>
+      ))}
+    </>
+  );
+}
