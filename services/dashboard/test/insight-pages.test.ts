@@ -411,6 +411,43 @@ describe('overview', () => {
       'switched service',
     ]);
   });
+  it('at 390 px draws every month label of the monthly charts inside the chart, none cut at an edge', async () => {
+    const narrow = await signIn(globex.ownerEmail);
+    await narrow.setViewportSize({ width: 390, height: 844 });
+    await narrow.reload();
+    const monthly = narrow.getByRole('figure', { name: /by month/ });
+    await monthly.first().getByRole('img').waitFor();
+    await expect(monthly.count()).resolves.toBe(3);
+    await narrow.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+    // A canvas has no boxes to measure: a label cut at the chart's edge leaves ink in its
+    // outermost column of pixels. Only below the plot, where the month labels are (bars and
+    // grid lines may touch the edge above it): below the lowest row with one unbroken line of
+    // ink across half the width or more, the axis (legend and labels are broken by gaps).
+    const cut = await monthly.getByRole('img').evaluateAll((canvases) =>
+      canvases.flatMap((canvas) => {
+        const { width, height } = canvas;
+        const pixels = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+        const inked = (x: number, y: number) => pixels[(y * width + x) * 4 + 3] > 0;
+        const longestLine = (y: number) => {
+          let longest = 0;
+          for (let x = 0, run = 0; x < width; x += 1) {
+            run = inked(x, y) ? run + 1 : 0;
+            longest = Math.max(longest, run);
+          }
+          return longest;
+        };
+        let axis = height - 1;
+        while (axis > 0 && longestLine(axis) < width / 2) axis -= 1;
+        const edges: string[] = [];
+        for (let y = axis + 1; y < height; y += 1) {
+          if (inked(0, y)) edges.push(`left at y ${y}`);
+          if (inked(width - 1, y)) edges.push(`right at y ${y}`);
+        }
+        return edges.length ? [`${canvas.getAttribute('aria-label')}: ${edges.join(', ')} (axis at y ${axis})`] : [];
+      }),
+    );
+    expect(cut).toEqual([]);
+  });
 });
 
 describe('campaigns', () => {

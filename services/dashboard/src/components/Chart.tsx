@@ -34,6 +34,14 @@ ChartJs.register(
 /** A palette with enough contrast on white for bars and lines (WCAG 1.4.11 non-text, 3:1). */
 const SERIES_COLORS = ['#5046e4', '#0a7d48', '#c0123c', '#b35c00', '#0b6e99', '#7a3ea1', '#566176'];
 
+/**
+ * Room left of the plot for the first x label once Chart.js slants the labels (a narrow chart,
+ * as at 390 px). It reserves the label's run along the slant but not all of the label's height
+ * that leans further left, so under a narrow y axis (small counts) the first month was cut at
+ * the canvas's edge. A line of the 12 px tick font covers the most that lean can be.
+ */
+const SLANTED_LABEL_ROOM_PX = 14;
+
 export interface Series {
   label: string;
   values: Array<number | null>;
@@ -77,6 +85,7 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
         responsive: true,
         maintainAspectRatio: false,
         animation: false,
+        layout: { padding: horizontal ? 0 : { left: SLANTED_LABEL_ROOM_PX } },
         plugins: {
           legend: { display: series.length > 1, position: 'bottom' },
           tooltip: {
