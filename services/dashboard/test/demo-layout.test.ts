@@ -168,6 +168,21 @@ describe('the lists at 1280 px', () => {
     expect(fit).toEqual({ pageOverflow: 0, tableOverflow: 0, rows: 50, lines });
   });
 
+  it('customers: shows an e-mail of up to 35 characters whole, not clipped', async () => {
+    await open('/customers');
+    const emails = await page
+      .getByRole('table', { name: 'Customers' })
+      .getByRole('link')
+      .evaluateAll((links) =>
+        links.map((link) => ({ email: link.textContent ?? '', clipped: link.scrollWidth > link.clientWidth })),
+      );
+    await screenshot('customers-emails');
+    const typical = emails.filter(({ email }) => email.length <= 35);
+    // The demo's page has long-ish ones (30 characters and more) among them.
+    expect(typical.filter(({ email }) => email.length >= 30).length).toBeGreaterThan(0);
+    expect(typical.filter(({ clipped }) => clipped).map(({ email }) => email)).toEqual([]);
+  });
+
   describe("when every date is of another year than the viewer's (their longest form)", () => {
     const year = new Date().getFullYear();
     onNextYearsClock();
