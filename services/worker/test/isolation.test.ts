@@ -148,7 +148,10 @@ describe('per-endpoint isolation', () => {
     }, 20_000);
     await eventually(async () => (await worker.handle.deliveryQueue.getWaitingCount()) === 0, 20_000);
     const steady = await peakInFlightOfHanging(() => healthyLatencies(healthy.path, 30));
-    expect(quantile(steady.latencies, 1)).toBeLessThan(TIMEOUT_MS / 4);
+    // No delivery waits for a hanging attempt (that costs the timeout); half of it leaves room
+    // for a busy machine's outlier (1,008 ms once, in a CI run twice as slow as usual), and
+    // the 90th percentile below holds it to what it is alone.
+    expect(quantile(steady.latencies, 1)).toBeLessThan(TIMEOUT_MS / 2);
     expect(quantile(steady.latencies, 0.9)).toBeLessThan(
       Math.max(2 * quantile(alone, 0.9), quantile(alone, 0.9) + 150),
     );
