@@ -289,6 +289,7 @@ describe('processor commands', () => {
     ).toBeUndefined();
   });
 
+  // Ten CLI processes, each a Node start through tsx: 17 s on a quiet machine, over 30 in a busy CI run.
   it('connects again without undoing a working connection: connected stays connected, a new key is tried first', async () => {
     const db = database.current.db;
     const workspace = await createWorkspace(db, { name: 'Acme', processor: 'disconnected' });
@@ -383,7 +384,7 @@ describe('processor commands', () => {
       ['operator', 'connected', 'connected'], // the key kept
       ['operator', 'disconnected', 'connected'], // the kept key answered again
     ]);
-  });
+  }, 90_000);
 
   it('connects without a key as pending, refuses malformed secrets without echoing them, and sync needs a key', async () => {
     const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'connected' });
