@@ -742,6 +742,15 @@ describe('a record not in the workspace', () => {
       await globexPage.getByText('There is no such webhook endpoint in this workspace.').waitFor();
       await expect(globexPage.getByRole('alert').count()).resolves.toBe(0);
       await expect(globexPage.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
+      // On a phone the way back is one unbroken line, not squeezed beside the sentence.
+      await globexPage.setViewportSize({ width: 390, height: 844 });
+      const backLines = await globexPage.getByRole('link', { name: 'All endpoints' }).evaluate((link) => {
+        const range = link.ownerDocument.createRange();
+        range.selectNodeContents(link);
+        return range.getClientRects().length;
+      });
+      expect(backLines).toBe(1);
+      await globexPage.setViewportSize({ width: 1280, height: 900 });
       await globexPage.getByRole('link', { name: 'All endpoints' }).click();
       await globexPage.getByRole('heading', { level: 1, name: 'Outbound webhooks' }).waitFor();
     }
