@@ -14,6 +14,7 @@ import {
 } from '@retention/domain';
 import { throttledWarn, type Logger } from '@retention/runtime';
 import type { GuessLimits } from './guess-limits.js';
+import type { ManualSendLimit } from './manual-send-limit.js';
 import { SessionCache } from './session-cache.js';
 import { readSessionCookie, type CookieSettings } from './session-cookie.js';
 
@@ -26,6 +27,8 @@ export interface DashboardContext {
   guessLimits: GuessLimits;
   /** Sends Send test and Resend attempts from the API process. */
   sender: WebhookSender;
+  /** How many of those a workspace may send a minute. */
+  manualSendLimit: ManualSendLimit;
   /** Tells every API process a token changed (see announceTokenChange in @retention/runtime). */
   announceTokenChange: () => Promise<void>;
   /**

@@ -14,6 +14,7 @@ import {
 import { accountRoutes } from './account-routes.js';
 import { requireSession, type DashboardContext } from './context.js';
 import { GuessLimits } from './guess-limits.js';
+import { ManualSendLimit } from './manual-send-limit.js';
 import { insightsRoutes } from './insights-routes.js';
 import { jsonBody } from './json-body.js';
 import { linkRoutes } from './link-routes.js';
@@ -101,6 +102,7 @@ export function dashboardApi(deps: DashboardDependencies): Router {
     logger,
     guessLimits: new GuessLimits(redis, config.redisKeyPrefix),
     sender: deps.sender ?? createWebhookSender(webhookSenderOptions(config)),
+    manualSendLimit: new ManualSendLimit(redis, config.redisKeyPrefix),
     announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
     announceSessionChange: () => announceSessionChange(redis, config.redisKeyPrefix),
     sessionEpoch: () => currentSessionEpoch(redis, config.redisKeyPrefix),

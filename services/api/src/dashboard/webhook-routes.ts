@@ -106,6 +106,7 @@ export function webhookRoutes(context: DashboardContext): Router {
   router.post('/webhooks/:id/test', manage, async (req, res) => {
     const { user, workspaceId } = signedIn(res);
     await ownEndpoint(workspaceId, String(req.params.id));
+    await context.manualSendLimit.admit(workspaceId);
     res.json(await sendTestWebhook(db, context.sender, String(req.params.id), user.id));
   });
 
@@ -151,6 +152,7 @@ export function webhookRoutes(context: DashboardContext): Router {
 
   router.post('/deliveries/:id/resend', manage, async (req, res) => {
     const { user, workspaceId } = signedIn(res);
+    await context.manualSendLimit.admit(workspaceId);
     res.json(
       await resendDelivery(db, context.sender, {
         delivery_id: String(req.params.id),

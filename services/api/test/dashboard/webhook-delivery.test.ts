@@ -154,4 +154,54 @@ describe('webhook actions against a real HTTPS receiver', () => {
     const other = await team(db, call, 'Other');
     expect((await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: other.admin.cookie })).status).toBe(404);
   });
+
+  it('limits Send test and Resend together to 30 a minute for a workspace, with Retry-After, and sends nothing beyond', async () => {
+    const db = database.current.db;
+    const { admin, workspace } = await team(db, call, 'Busy sender');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'Hammered', url: receiver.url('/hammered') },
+    });
+    receiver.route('/hammered', { secret: created.body.secret, behaviour: { kind: 'status', status: 200 } });
+    const [event] = await db('events')
+      .insert({ workspace_id: workspace.id, type: 'recovery.opened', data: { hello: 'world' } })
+      .returning(['id']);
+    const [delivery] = await db('webhook_deliveries')
+      .insert({
+        workspace_id: workspace.id,
+        endpoint_id: created.body.id,
+        event_id: event.id,
+        event_type: 'recovery.opened',
+        status: 'failed',
+        attempt_count: 1,
+        completed_at: new Date(),
+      })
+      .returning(['id']);
+
+    const resend = () => call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
+    const sendTest = () => call('POST', `/webhooks/${created.body.id}/test`, { cookie: admin.cookie });
+    for (let sent = 0; sent < 30; sent += 1) expect((await (sent % 2 ? resend() : sendTest())).status).toBe(200);
+    await receiver.waitForRequests('/hammered', 30);
+
+    for (const refused of [await sendTest(), await resend()]) {
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.type).toBe('rate_limit_exceeded');
+      expect(refused.body.error.message).toMatch(/at most 30 a minute/);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+    }
+    expect(receiver.requestsTo('/hammered')).toHaveLength(30);
+
+    // Another workspace's window is its own.
+    const other = await team(db, call, 'Quiet sender');
+    const otherEndpoint = await call('POST', '/webhooks', {
+      cookie: other.admin.cookie,
+      body: { name: 'Quiet', url: receiver.url('/quiet') },
+    });
+    receiver.route('/quiet', { secret: otherEndpoint.body.secret, behaviour: { kind: 'status', status: 200 } });
+    expect((await call('POST', `/webhooks/${otherEndpoint.body.id}/test`, { cookie: other.admin.cookie })).status).toBe(
+      200,
+    );
+  });
 });
