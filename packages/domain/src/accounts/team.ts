@@ -4,13 +4,18 @@ import { inTransaction, type Db, type Queryable, type Transaction } from '@reten
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator } from '../validate.js';
 import { findWorkspaceUser, toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
-import { assertMayAssign } from './permissions.js';
+import { assertMayAssign, assignableRoles } from './permissions.js';
 import { revokeUserSessions } from './sessions.js';
 
 /**
  * The team: change a role, remove someone. A workspace never loses its last owner; an admin
  * touches only admins and members. The workspace's owners are locked first, so two owners
  * demoting each other at once cannot both succeed.
+ *
+ * An invitation is only as good as its inviter's standing: when someone is removed, the open
+ * invitations they sent are revoked; when their role changes, those for a role they may no
+ * longer give. Otherwise an admin being shown the door could leave links behind that let
+ * someone in as an admin afterwards.
  */
 
 export async function listMembers(db: Queryable, workspaceId: string): Promise<AccountUser[]> {
@@ -54,6 +59,7 @@ export async function changeMemberRole(
       target: { type: 'user', id: target.id, label: target.email },
       details: { from: target.role, to: role },
     });
+    await revokeInvitationsSentBy(trx, target, assignableRoles(role), actor, 'inviter_role_changed');
     return toAccountUser(row as AccountUserRow);
   });
 }
@@ -79,6 +85,36 @@ export async function removeMember(
       target: { type: 'user', id: target.id, label: target.email },
       details: { role: target.role },
     });
+    await revokeInvitationsSentBy(trx, target, [], actor, 'inviter_removed');
     await trx('users').where({ id: target.id }).delete();
   });
+}
+
+/**
+ * Revokes the open invitations `inviter` sent for a role other than `stillMayGive`, each with
+ * a security-log record saying why.
+ */
+async function revokeInvitationsSentBy(
+  trx: Transaction,
+  inviter: AccountUserRow,
+  stillMayGive: readonly UserRole[],
+  actor: Actor,
+  reason: 'inviter_removed' | 'inviter_role_changed',
+): Promise<void> {
+  const revoked = await trx('account_links')
+    .where({ workspace_id: inviter.workspace_id, kind: 'invitation', invited_by: inviter.id })
+    .whereNull('used_at')
+    .whereNull('revoked_at')
+    .whereNotIn('role', stillMayGive)
+    .update({ revoked_at: trx.fn.now() })
+    .returning<Array<{ id: string; email: string }>>(['id', 'email']);
+  for (const link of revoked) {
+    await recordSecurityEvent(trx, {
+      workspace_id: inviter.workspace_id,
+      action: 'team.invitation_revoked',
+      actor,
+      target: { type: 'invitation', id: link.id, label: link.email },
+      details: { reason, invited_by: inviter.email },
+    });
+  }
 }

@@ -374,6 +374,50 @@ describe('invitations and password reset', () => {
     expect(accepted.body.user).toMatchObject({ id: waiting.id, role: 'admin' });
   });
 
+  it("revokes an inviter's open invitations when they are removed, and those they may no longer give when demoted", async () => {
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Inviters');
+    const invite = async (cookie: string, email: string, role: string) => {
+      const invited = await call('POST', '/team/invitations', { cookie, body: { email, role } });
+      expect(invited.status).toBe(201);
+      return invited.body.invite_url.split('/').at(-1) as string;
+    };
+    const isOpen = async (token: string) => (await call('GET', `/invitations/${token}`)).status === 200;
+
+    // An owner who becomes an admin keeps the invitations an admin may give, not the owner-level one.
+    const other = await makeUser(api.current.db, workspace.id, 'owner', 'second-owner@example.com');
+    const otherCookie = await signIn(call, other.email);
+    const asOwner = await invite(otherCookie, 'future-owner@example.com', 'owner');
+    const asAdmin = await invite(otherCookie, 'future-admin@example.com', 'admin');
+    expect(
+      (await call('PATCH', `/team/members/${other.id}`, { cookie: owner.cookie, body: { role: 'admin' } })).status,
+    ).toBe(200);
+    expect(await isOpen(asOwner)).toBe(false);
+    expect(await isOpen(asAdmin)).toBe(true);
+
+    // An admin removed: every invitation they sent goes; another admin's stays.
+    const accomplice = await invite(admin.cookie, 'accomplice@example.com', 'admin');
+    const colleague = await invite(owner.cookie, 'colleague@example.com', 'member');
+    expect((await call('DELETE', `/team/members/${admin.id}`, { cookie: owner.cookie })).status).toBe(204);
+    expect(await isOpen(accomplice)).toBe(false);
+    expect(await isOpen(colleague)).toBe(true);
+    const accepted = await call('POST', `/invitations/${accomplice}/accept`, {
+      body: { name: 'Accomplice', password: 'a long enough password' },
+    });
+    expect(accepted.status).toBe(404);
+
+    const log = await call('GET', '/security-log', { cookie: owner.cookie });
+    const revoked = log.body.data.filter((entry: { action: string }) => entry.action === 'team.invitation_revoked');
+    expect(revoked.map((entry: { target: { label: string } }) => entry.target.label).sort()).toEqual([
+      'accomplice@example.com',
+      'future-owner@example.com',
+    ]);
+    expect(
+      (await call('GET', '/team', { cookie: owner.cookie })).body.invitations
+        .map((i: { email: string }) => i.email)
+        .sort(),
+    ).toEqual(['colleague@example.com', 'future-admin@example.com']);
+  });
+
   it('accepting an invitation never leaves the workspace without an owner', async () => {
     const workspace = await createWorkspace(api.current.db, { name: 'LastOwner' });
     await api.current
