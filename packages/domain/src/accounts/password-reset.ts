@@ -1,5 +1,5 @@
 import { toIsoMillis } from '@retention/core';
-import { inTransaction, type Db, type Queryable } from '@retention/db';
+import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { userActor, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink } from './one-time-links.js';
@@ -8,24 +8,24 @@ import { revokeUserSessions } from './sessions.js';
 
 /** Password resets: a one-hour link; using it sets a password and ends every other session. */
 
-/** Run in a transaction (the caller's): it holds the user's row until the link is made. */
+/** In the caller's transaction: it holds the user's row until the link is made. */
 export async function createResetLink(
-  db: Queryable,
+  trx: Transaction,
   user: { id: string; workspace_id: string; email: string },
   baseUrl: string,
   audit?: Actor,
 ): Promise<{ reset_url: string; expires_at: string }> {
   // The user's row is locked first, so that two requests at once leave one open link, not two.
-  await db('users').where({ id: user.id }).forUpdate().first('id');
-  await revokeOpenLinks(db, user.workspace_id, 'password_reset', user.email);
-  const { token, link } = await createLink(db, {
+  await trx('users').where({ id: user.id }).forUpdate().first('id');
+  await revokeOpenLinks(trx, user.workspace_id, 'password_reset', user.email);
+  const { token, link } = await createLink(trx, {
     kind: 'password_reset',
     workspace_id: user.workspace_id,
     email: user.email,
     user_id: user.id,
   });
   if (audit) {
-    await recordSecurityEvent(db, {
+    await recordSecurityEvent(trx, {
       workspace_id: user.workspace_id,
       action: 'account.password_reset',
       actor: audit,
