@@ -327,6 +327,23 @@ describe('the team page', () => {
     );
   });
 
+  it('offers no Reset link for another owner without e-mail (the link to copy would be their account), but does for a member', async () => {
+    await world.current.db('users').insert({
+      workspace_id: world.current.workspace.id,
+      email: 'partner@acme.test',
+      role: 'owner',
+      name: 'Pat Partner',
+    });
+    await openSettings('Workspace'); // Team again, below, loads the new row.
+    await openSettings('Team');
+    const partnerRow = page.getByRole('row', { name: /partner@acme\.test/ });
+    await partnerRow.getByRole('button', { name: 'Remove' }).waitFor();
+    await expect(partnerRow.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+    const memberRow = page.getByRole('row', { name: /member@acme\.test/ });
+    await expect(memberRow.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(1);
+    await world.current.db('users').where({ email: 'partner@acme.test' }).delete();
+  });
+
   it("centres a row's text and its buttons on the row's middle, in the people's and the invitations' tables", async () => {
     const middle = (locator: Locator) =>
       locator.evaluate((element) => {

@@ -36,6 +36,18 @@ export function assignableRoles(role: UserRole): UserRole[] {
   return [...ASSIGNABLE[role]];
 }
 
+const RANK: Record<UserRole, number> = { owner: 2, admin: 1, member: 0 };
+
+/**
+ * The roles of the people `role` may make a password-reset link for. E-mailed, the link goes
+ * to its owner: as for every other change, the roles it may assign. Shown to copy (no e-mail),
+ * the link is the account itself: only for roles below its own, so that no admin can sign in
+ * as another admin, nor an owner as another owner.
+ */
+export function resetLinkRoles(role: UserRole, emailed: boolean): UserRole[] {
+  return ASSIGNABLE[role].filter((target) => emailed || RANK[target] < RANK[role]);
+}
+
 /** GET /me's `permissions`. */
 export function permissionsFor(role: UserRole): Record<Permission, boolean> & { assignable_roles: UserRole[] } {
   const flags = Object.fromEntries(PERMISSIONS.map((permission) => [permission, can(role, permission)]));

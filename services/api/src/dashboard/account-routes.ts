@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { changePassword, permissionsFor, signOutEverywhere, updateProfile } from '@retention/domain';
+import { changePassword, permissionsFor, resetLinkRoles, signOutEverywhere, updateProfile } from '@retention/domain';
 import { actorOf, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { openSession } from './start-session.js';
@@ -14,7 +14,10 @@ export function accountRoutes(context: DashboardContext): Router {
     const { user } = signedIn(res);
     res.json({
       ...(await signedInView(context.db, user)),
-      permissions: permissionsFor(user.role),
+      permissions: {
+        ...permissionsFor(user.role),
+        reset_link_roles: resetLinkRoles(user.role, context.mailer !== null),
+      },
       event_types: EVENT_TYPE_LIST,
     });
   });

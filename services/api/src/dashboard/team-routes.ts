@@ -10,9 +10,10 @@ import {
   listMembers,
   listOpenInvitations,
   removeMember,
+  resetLinkRoles,
   revokeInvitation,
 } from '@retention/domain';
-import type { UserRole } from '@retention/core';
+import { forbidden, type UserRole } from '@retention/core';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 
@@ -90,14 +91,27 @@ export function teamRoutes(context: DashboardContext): Router {
 
   router.post('/team/members/:id/reset-link', allow('manage_team'), async (req, res) => {
     const { user, workspaceId } = signedIn(res);
+    // A link shown to copy is the account itself: for oneself, or a role below one's own.
+    const mayCopy = (target: { id: string; role: UserRole }) =>
+      target.id === user.id || resetLinkRoles(user.role, false).includes(target.role);
     const { target, link } = await inTransaction(db, async (trx) => {
       const target = await findWorkspaceUser(trx, workspaceId, String(req.params.id));
       assertMayAssign(user.role, target.role);
+      if (!context.mailer && !mayCopy(target)) {
+        throw forbidden(
+          `Without e-mail set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: your role (${user.role}) may make one only for a role below its own. Ask an owner, or have e-mail set up.`,
+        );
+      }
       return { target, link: await createResetLink(trx, target, context.config.baseUrl, actorOf(req, res)) };
     });
-    // As for invitations: e-mailed to the member when it can be, shown to copy only when not.
+    // As for invitations: e-mailed to the member when it can be, shown to copy only when not,
+    // and then only when it could have been made without e-mail.
     const emailed = context.mailer ? await context.mailer.sendPasswordReset(target.email, link.reset_url) : false;
-    res.json({ expires_at: link.expires_at, emailed, ...(!emailed && { reset_url: link.reset_url }) });
+    res.json({
+      expires_at: link.expires_at,
+      emailed,
+      ...(!emailed && mayCopy(target) && { reset_url: link.reset_url }),
+    });
   });
 
   return router;

@@ -334,6 +334,27 @@ describe('invitations and password reset', () => {
     expect((await call('POST', '/password-reset', { body: { email: 'nobody@example.com' } })).status).toBe(202);
   });
 
+  it("without e-mail, a reset link to copy is made only for a role below one's own, and /me says for which", async () => {
+    const { owner, admin, member, workspace } = await team(api.current.db, call, 'No mail');
+    expect((await call('GET', '/me', { cookie: admin.cookie })).body.permissions.reset_link_roles).toEqual(['member']);
+    expect((await call('GET', '/me', { cookie: owner.cookie })).body.permissions.reset_link_roles).toEqual([
+      'admin',
+      'member',
+    ]);
+    const colleague = await makeUser(api.current.db, workspace.id, 'admin');
+    const refused = await call('POST', `/team/members/${colleague.id}/reset-link`, { cookie: admin.cookie });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.type).toBe('forbidden');
+    expect(await api.current.db('account_links').where({ kind: 'password_reset', user_id: colleague.id })).toEqual([]);
+    const partner = await makeUser(api.current.db, workspace.id, 'owner');
+    expect((await call('POST', `/team/members/${partner.id}/reset-link`, { cookie: owner.cookie })).status).toBe(403);
+
+    const forMember = await call('POST', `/team/members/${member.id}/reset-link`, { cookie: admin.cookie });
+    expect(forMember.body).toMatchObject({ emailed: false, reset_url: expect.stringMatching(/\/dashboard\/reset\//) });
+    const forAdmin = await call('POST', `/team/members/${colleague.id}/reset-link`, { cookie: owner.cookie });
+    expect(forAdmin.body).toMatchObject({ emailed: false, reset_url: expect.stringMatching(/\/dashboard\/reset\//) });
+  });
+
   it('an admin can neither take over an owner who has no password yet nor replace an owner-level invitation', async () => {
     const { owner, admin, workspace } = await team(api.current.db, call, 'Takeover');
     // As `user create` leaves an owner until they accept their link.

@@ -10,7 +10,7 @@ import { createLogger, createMailer, createRedis, type Redis } from '@retention/
 import { eventually, redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { errorHandler } from '../../src/middleware/errors.js';
 import { dashboardApi, DASHBOARD_API_PREFIX } from '../../src/dashboard/router.js';
-import { dashboardClient, PASSWORD, signIn, team } from './support.js';
+import { dashboardClient, makeUser, PASSWORD, signIn, team } from './support.js';
 
 /** Invitations and resets e-mailed through a real SMTP conversation with smtp-server, in-process. */
 interface Received {
@@ -97,7 +97,7 @@ const plain = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
 describe('e-mail over SMTP', () => {
   it('e-mails an invitation and a password reset whose links work; says nothing for an unknown address', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
-    const { owner, member } = await team(database.current.db, call, 'Mail <Co>');
+    const { owner, admin, member, workspace } = await team(database.current.db, call, 'Mail <Co>');
     const invited = await call('POST', '/team/invitations', {
       cookie: owner.cookie,
       body: { email: 'Invitee@Example.com', role: 'member' },
@@ -116,6 +116,12 @@ describe('e-mail over SMTP', () => {
     expect(mailedReset.status).toBe(200);
     expect(mailedReset.body).toEqual({ emailed: true, expires_at: expect.any(String) });
     await eventually(() => received.some((mail) => mail.to.includes(member.email)), 10_000);
+    // E-mailed, a link goes to its owner: an admin may have one sent to another admin.
+    const me = await call('GET', '/me', { cookie: admin.cookie });
+    expect(me.body.permissions.reset_link_roles).toEqual(['admin', 'member']);
+    const colleague = await makeUser(database.current.db, workspace.id, 'admin');
+    const colleagueReset = await call('POST', `/team/members/${colleague.id}/reset-link`, { cookie: admin.cookie });
+    expect(colleagueReset.body).toEqual({ emailed: true, expires_at: expect.any(String) });
 
     const before = received.length;
     expect((await call('POST', '/password-reset', { body: { email: 'nobody@example.com' } })).status).toBe(202);
@@ -154,7 +160,7 @@ describe('e-mail over SMTP', () => {
 
   it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
-    const { owner } = await team(database.current.db, call, 'Refused');
+    const { owner, workspace } = await team(database.current.db, call, 'Refused');
     const invited = await call('POST', '/team/invitations', {
       cookie: owner.cookie,
       body: { email: 'x@example.com', role: 'admin' },
@@ -164,6 +170,11 @@ describe('e-mail over SMTP', () => {
     expect(invited.body.invite_url).toMatch(/\/dashboard\/invite\//);
     const reset = await call('POST', `/team/members/${owner.id}/reset-link`, { cookie: owner.cookie });
     expect(reset.body).toMatchObject({ emailed: false, reset_url: expect.stringMatching(/\/dashboard\/reset\//) });
+    // Another owner's link is not shown to copy when the e-mail fails: it would be their account.
+    const partner = await makeUser(database.current.db, workspace.id, 'owner');
+    const partnerReset = await call('POST', `/team/members/${partner.id}/reset-link`, { cookie: owner.cookie });
+    expect(partnerReset.status).toBe(200);
+    expect(partnerReset.body).toEqual({ emailed: false, expires_at: expect.any(String) });
     const log = logLines.join('');
     expect(log).toContain('e-mail not sent');
     const token = invited.body.invite_url.split('/').at(-1);

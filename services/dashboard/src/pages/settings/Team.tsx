@@ -16,6 +16,7 @@ import { useAction } from '../../use-action.js';
  * then not shown (docs/dashboard-api.md, Team); `url` is the link to copy when it was not.
  */
 interface SentLink {
+  emailed: boolean;
   url: string | undefined;
 }
 
@@ -31,7 +32,7 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
       const answer = await api<{ emailed: boolean; invite_url?: string }>('POST', '/team/invitations', {
         body: { email, role },
       });
-      setResult({ url: answer.invite_url });
+      setResult({ emailed: answer.emailed, url: answer.invite_url });
       onInvited();
     });
   };
@@ -114,7 +115,7 @@ function inviterLabel(invitation: Invitation): string {
 
 export default function Team() {
   const { me, refresh } = useSession();
-  const { manage_team: canManage, assignable_roles: roles } = me.permissions;
+  const { manage_team: canManage, assignable_roles: roles, reset_link_roles: resetRoles } = me.permissions;
   const team = useLoad((signal) => api<TeamData>('GET', '/team', { signal }), 'team');
   const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<User | null>(null);
@@ -125,7 +126,7 @@ export default function Team() {
   const makeResetLink = (user: User) =>
     void action.run(async () => {
       const answer = await api<{ emailed: boolean; reset_url?: string }>('POST', `/team/members/${user.id}/reset-link`);
-      setResetLink({ user, url: answer.reset_url });
+      setResetLink({ user, emailed: answer.emailed, url: answer.reset_url });
     });
   const changeRole = (user: User, role: Role) =>
     void action.run(async () => {
@@ -181,9 +182,13 @@ export default function Team() {
       cell: (user) =>
         manageable(user) && (
           <>
-            <button type="button" className="button small" onClick={() => makeResetLink(user)}>
-              Reset link
-            </button>{' '}
+            {resetRoles.includes(user.role) && (
+              <>
+                <button type="button" className="button small" onClick={() => makeResetLink(user)}>
+                  Reset link
+                </button>{' '}
+              </>
+            )}
             <button type="button" className="button small danger-outline" onClick={() => setRemoving(user)}>
               Remove
             </button>
@@ -229,10 +234,15 @@ export default function Team() {
       {resetLink && (
         <Dialog title="Password reset link" onClose={() => setResetLink(null)} wide>
           <div className="stack">
-            {resetLink.url === undefined ? (
+            {resetLink.emailed ? (
               <p>
                 We e-mailed a reset link to {resetLink.user.email}: it sets a new password, works once, for one hour,
                 and ends their other sessions.
+              </p>
+            ) : resetLink.url === undefined ? (
+              <p role="alert">
+                The e-mail to {resetLink.user.email} could not be sent, and a reset link for their role is not shown to
+                copy. Try again in a while.
               </p>
             ) : (
               <>
