@@ -13,7 +13,7 @@
  */
 import { createDb, ensureDatabase, migrateLatest } from '@retention/db';
 import { findOrSeedBenchWorkspace } from './seed-api-bench.js';
-import { freePort, load, saveReport, startProcess, table, type LoadResult } from './support.js';
+import { benchSecretsKey, freePort, load, saveReport, startProcess, table, type LoadResult } from './support.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -38,7 +38,7 @@ function combine(rounds: LoadResult[]): LoadResult {
 async function main(): Promise<void> {
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { poolMax: 2, statementTimeoutMs: 600_000 });
-  await migrateLatest(db);
+  await migrateLatest(db, { secretsKey: benchSecretsKey() });
   const { workspaceId, token } = await findOrSeedBenchWorkspace(db, log);
   const middle = await db('recovery_campaigns')
     .where({ workspace_id: workspaceId })

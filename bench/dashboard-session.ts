@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest } from '@retention/db';
 import { createSession, createWorkspace, createToken } from '@retention/domain';
-import { load, saveReport, startProcess, table, type LoadResult } from './support.js';
+import { benchSecretsKey, load, saveReport, startProcess, table, type LoadResult } from './support.js';
 
 const databaseUrl =
   process.env.BENCH_DASHBOARD_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench_dashboard';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const db = createDb(databaseUrl, { poolMax: 2 });
   const cookies: string[] = [];
   try {
-    await migrateLatest(db);
+    await migrateLatest(db, { secretsKey: benchSecretsKey() });
     const workspace = await createWorkspace(db, { name: 'Session bench' });
     for (let i = 0; i < 5; i += 1) await createToken(db, { workspace_id: workspace.id, name: `token ${i}` });
     const lifetimes = { idleMs: 12 * 3600_000, maxAgeMs: 7 * 24 * 3600_000 };

@@ -39,7 +39,7 @@ import { acceptInvitation, createSession, inviteMember, OPERATOR } from '@retent
 import { csvCells } from '../services/api/src/dashboard/insights-export.js';
 import { cookieSettings } from '../services/api/src/dashboard/session-cookie.js';
 import { findOrSeedBenchWorkspace } from './seed-api-bench.js';
-import { load, processCpuMs, saveReport, startProcess, table, type LoadResult } from './support.js';
+import { benchSecretsKey, load, processCpuMs, saveReport, startProcess, table, type LoadResult } from './support.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   const db = createDb(databaseUrl, { poolMax: 2, statementTimeoutMs: 600_000 });
   const report: Record<string, unknown> = { calls, seconds, connections: CONNECTIONS };
   try {
-    await migrateLatest(db);
+    await migrateLatest(db, { secretsKey: benchSecretsKey() });
     const { workspaceId } = await findOrSeedBenchWorkspace(db, log);
     if (parts.has('overview')) {
       await db.raw('ANALYZE campaign_day_rollups, recovery_time_day_rollups, cancel_session_day_rollups');

@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   const db = createDb(databaseUrl, { poolMax: 4 });
   const processes: Running[] = [];
   try {
-    await migrateLatest(db);
+    await migrateLatest(db, { secretsKey });
     const workspace = await createWorkspace(db, { name: 'Bench', processor: 'disconnected' });
     const connection = await connectProcessor(
       db,

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { parseSecretsKey } from '@retention/core';
 
 /** Shared plumbing of the benchmarks: processes, load runs, and the report. */
 
@@ -39,6 +40,9 @@ export interface Running {
  * it seeds needs an older key) unless the environment gives one.
  */
 const BENCH_SECRETS_KEY = process.env.SECRETS_KEY ?? randomBytes(32).toString('base64');
+
+/** That key as bytes: for the migrations and for sealing what a bench writes itself. */
+export const benchSecretsKey = (): Buffer => parseSecretsKey({ SECRETS_KEY: BENCH_SECRETS_KEY });
 
 export async function startProcess(entry: string, env: Record<string, string>, ready: RegExp): Promise<Running> {
   await mkdir(LOG_DIRECTORY, { recursive: true });

@@ -36,7 +36,7 @@ import { Redis } from 'ioredis';
 import type { EventData, EventType } from '@retention/core';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest, type Db } from '@retention/db';
 import { createEndpoint, createUser, createWorkspace, recordEvent, recordEvents } from '@retention/domain';
-import { ROOT, saveReport, startProcess, table, type Running } from './support.js';
+import { benchSecretsKey, ROOT, saveReport, startProcess, table, type Running } from './support.js';
 
 const databaseUrl =
   process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench_webhooks';
@@ -397,7 +397,7 @@ async function main(): Promise<void> {
   );
   await recreateDatabase(databaseUrl);
   const db = createDb(databaseUrl, { poolMax: 20, statementTimeoutMs: 600_000 });
-  await migrateLatest(db);
+  await migrateLatest(db, { secretsKey: benchSecretsKey() });
   const receiver = await startReceiver();
   const prefix = `bench-webhooks-${Date.now()}`;
   try {

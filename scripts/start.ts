@@ -115,7 +115,7 @@ async function seedOrDescribe(db: Db, config: Config, receiver: string): Promise
 
 async function migrate(config: Config): Promise<void> {
   await checkBackingServices(config);
-  const applied = await withDb(config, migrateLatest);
+  const applied = await withDb(config, (db) => migrateLatest(db, { secretsKey: config.secretsKey }));
   say(`database ${redactUrl(config.databaseUrl)}: ${applied.length} migration(s) applied`);
 }
 

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   });
   const db = createDb(config.databaseUrl, { poolMax: 1, applicationName: 'retention-migrate' });
   try {
-    const applied = await migrateLatest(db);
+    const applied = await migrateLatest(db, { secretsKey: config.secretsKey });
     process.stdout.write(`${JSON.stringify({ database: address, created_database: created, applied })}\n`);
   } finally {
     await db.destroy();

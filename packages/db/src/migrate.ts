@@ -2,29 +2,45 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import { pgErrorCode, type Db } from './connection.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { requireSecretsKey, type MigrationContext } from './migrations/context.js';
 
-const migrationSource: Knex.MigrationSource<Migration> = {
-  getMigrations: () => Promise.resolve([...MIGRATIONS]),
-  getMigrationName: (migration) => migration.name,
-  getMigration: (migration) => Promise.resolve(migration),
-};
+/**
+ * The migrations as knex runs them: each is handed the context (SECRETS_KEY, for the
+ * migrations that seal or open secrets at rest) beside its transaction.
+ */
+function migrationConfig(context?: MigrationContext): Knex.MigratorConfig {
+  const migrationSource: Knex.MigrationSource<Migration> = {
+    getMigrations: () => Promise.resolve([...MIGRATIONS]),
+    getMigrationName: (migration) => migration.name,
+    getMigration: (migration) =>
+      Promise.resolve({
+        up: (knex: Knex) => migration.up(knex, context),
+        down: (knex: Knex) => migration.down(knex, context),
+      }),
+  };
+  return { migrationSource, tableName: 'knex_migrations' };
+}
 
-const migrationConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
-
-/** Brings the schema to the latest version; returns the names of the migrations applied. */
-export async function migrateLatest(db: Db): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest(migrationConfig)) as [number, string[]];
+/**
+ * Brings the schema to the latest version; returns the names of the migrations applied.
+ * `secretsKey` (config.secretsKey, SECRETS_KEY) seals the secrets a migration moves to rest:
+ * without a valid one nothing is run, and the error names SECRETS_KEY.
+ */
+export async function migrateLatest(db: Db, context: MigrationContext): Promise<string[]> {
+  requireSecretsKey(context);
+  const [, applied] = (await db.migrate.latest(migrationConfig(context))) as [number, string[]];
   return applied;
 }
 
-/** Undoes every migration, newest first; returns the names undone. */
-export async function rollbackAll(db: Db): Promise<string[]> {
-  const [, undone] = (await db.migrate.rollback(migrationConfig, true)) as [number, string[]];
+/** Undoes every migration, newest first; returns the names undone. Needs the key as migrateLatest does. */
+export async function rollbackAll(db: Db, context: MigrationContext): Promise<string[]> {
+  requireSecretsKey(context);
+  const [, undone] = (await db.migrate.rollback(migrationConfig(context), true)) as [number, string[]];
   return undone;
 }
 
 export async function pendingMigrations(db: Db): Promise<string[]> {
-  const [, pending] = (await db.migrate.list(migrationConfig)) as [unknown[], Migration[]];
+  const [, pending] = (await db.migrate.list(migrationConfig())) as [unknown[], Migration[]];
   return pending.map((migration) => migration.name);
 }
 

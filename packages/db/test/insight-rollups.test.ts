@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import { MIGRATIONS, migrateLatest, type Db, type Migration } from '@retention/db';
-import { createEmptyDatabase } from '@retention/testkit';
+import { createEmptyDatabase, testSecretsKeyBytes } from '@retention/testkit';
 
 /** Applies the migrations before `name` only, as a database deployed before it would have them. */
 async function migrateUpTo(db: Db, name: string): Promise<void> {
@@ -84,7 +84,7 @@ describe('0012-insight-rollups', () => {
         ended_at: new Date('2026-03-03T00:00:00Z'),
       });
 
-      await migrateLatest(db);
+      await migrateLatest(db, { secretsKey: testSecretsKeyBytes() });
       const check = async () => {
         const { rows } = await db.raw<{ rows: Array<Record<string, unknown>> }>(RECOUNT);
         expect(rows[0]!.kept).toEqual(rows[0]!.expected);

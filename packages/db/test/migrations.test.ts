@@ -12,9 +12,11 @@ import {
   REPO_ROOT,
   runId,
   TEST_POSTGRES_URL,
+  testSecretsKeyBytes,
 } from '@retention/testkit';
 
 const run = promisify(execFile);
+const KEY = { secretsKey: testSecretsKeyBytes() };
 
 async function tables(db: Awaited<ReturnType<typeof createEmptyDatabase>>['db']): Promise<string[]> {
   const { rows } = await db.raw<{ rows: Array<{ tablename: string }> }>(
@@ -72,20 +74,38 @@ describe('migrations', () => {
   it('build the whole schema on an empty database, roll every one back, and apply again', async () => {
     const database = await createEmptyDatabase();
     try {
-      expect(await migrateLatest(database.db)).toEqual(MIGRATIONS.map((migration) => migration.name));
+      expect(await migrateLatest(database.db, KEY)).toEqual(MIGRATIONS.map((migration) => migration.name));
       expect(await tables(database.db)).toEqual(EXPECTED_TABLES);
       expect(await pendingMigrations(database.db)).toEqual([]);
 
-      expect(await rollbackAll(database.db)).toEqual(MIGRATIONS.map((migration) => migration.name).reverse());
+      expect(await rollbackAll(database.db, KEY)).toEqual(MIGRATIONS.map((migration) => migration.name).reverse());
       expect(await tables(database.db)).toEqual([]);
       const { rows: functions } = await database.db.raw<{ rows: unknown[] }>(
         "SELECT proname FROM pg_proc WHERE pronamespace = 'public'::regnamespace",
       );
       expect(functions).toEqual([]);
 
-      expect(await migrateLatest(database.db)).toHaveLength(MIGRATIONS.length);
+      expect(await migrateLatest(database.db, KEY)).toHaveLength(MIGRATIONS.length);
       expect(await tables(database.db)).toEqual(EXPECTED_TABLES);
-      expect(await migrateLatest(database.db)).toEqual([]);
+      expect(await migrateLatest(database.db, KEY)).toEqual([]);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('run nothing without SECRETS_KEY, and say which variable is missing', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      for (const context of [undefined, {}, { secretsKey: Buffer.alloc(16) }]) {
+        await expect(migrateLatest(database.db, context as never)).rejects.toThrow(/SECRETS_KEY/);
+        await expect(rollbackAll(database.db, context as never)).rejects.toThrow(/SECRETS_KEY/);
+      }
+      // Refused before knex started: not even its own bookkeeping tables were made.
+      const { rows } = await database.db.raw<{ rows: unknown[] }>(
+        "SELECT 1 FROM pg_tables WHERE schemaname = 'public'",
+      );
+      expect(rows).toEqual([]);
+      expect(await pendingMigrations(database.db)).toHaveLength(MIGRATIONS.length);
     } finally {
       await database.drop();
     }
@@ -168,7 +188,7 @@ describe('migrations', () => {
         duration_ms: 5,
       });
 
-      expect(await migrateLatest(db)).toEqual(
+      expect(await migrateLatest(db, KEY)).toEqual(
         MIGRATIONS.slice(MIGRATIONS.findIndex((migration) => migration.name === '0008-integrity')).map((m) => m.name),
       );
       expect((await db('customers').where({ id: customer!.id }).first()).tags).toEqual(['vip', 'churn']);

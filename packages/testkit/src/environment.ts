@@ -1,3 +1,5 @@
+import { parseSecretsKey } from '@retention/core';
+
 /**
  * Where the test run finds its servers. Tests never use DATABASE_URL: each test file gets a
  * database of its own on the server named here, cloned from a template migrated once per run.
@@ -33,4 +35,9 @@ export function testSecretsKey(): string {
   const key = process.env.SECRETS_KEY;
   if (!key) throw new Error('SECRETS_KEY is not set: run the tests through jest (npm test)');
   return key;
+}
+
+/** The same key as bytes (config.secretsKey): what the domain's sealing functions take. */
+export function testSecretsKeyBytes(): Buffer {
+  return parseSecretsKey({ SECRETS_KEY: testSecretsKey() });
 }

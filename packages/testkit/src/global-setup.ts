@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { parseSecretsKey } from '@retention/core';
 import { createDb, migrateLatest } from '@retention/db';
 import { ensureDashboardBuilt } from '../../../scripts/dashboard-build.js';
 import {
@@ -34,7 +35,7 @@ export default async function globalSetup(): Promise<void> {
 
   const db = createDb(databaseUrl(template), { poolMax: 1 });
   try {
-    await migrateLatest(db);
+    await migrateLatest(db, { secretsKey: parseSecretsKey(process.env) });
   } finally {
     await db.destroy();
   }

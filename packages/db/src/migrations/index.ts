@@ -17,11 +17,13 @@ import * as deliveryBacklog from './0015-delivery-backlog.js';
 import * as processorInboxRow from './0016-processor-inbox-row.js';
 import * as deliveryRowChecks from './0017-delivery-row-checks.js';
 import * as eventOutbox from './0018-event-outbox.js';
+import type { MigrationContext } from './context.js';
 
 export interface Migration {
   name: string;
-  up: (knex: Knex) => Promise<void>;
-  down: (knex: Knex) => Promise<void>;
+  /** `context` is given by migrateLatest and rollbackAll; a migration that needs it says so when it is missing. */
+  up: (knex: Knex, context?: MigrationContext) => Promise<void>;
+  down: (knex: Knex, context?: MigrationContext) => Promise<void>;
 }
 
 /**
