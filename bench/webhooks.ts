@@ -105,7 +105,7 @@ async function scene(db: Db, port: number, paths: string[], types: EventType[][]
   });
   const urls = paths.map((endpointPath) => `https://localhost:${port}${endpointPath}`);
   for (const [index, url] of urls.entries()) {
-    await createEndpoint(db, {
+    await createEndpoint(db, benchSecretsKey(), {
       workspace_id: workspace.id,
       actor_id: owner.id,
       name: paths[index]!,

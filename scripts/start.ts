@@ -105,7 +105,7 @@ async function seedOrDescribe(db: Db, config: Config, receiver: string): Promise
       `  npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
     ];
   }
-  const demo = await seedDemo(db, { baseUrl: config.baseUrl, receiver });
+  const demo = await seedDemo(db, { baseUrl: config.baseUrl, receiver, secretsKey: config.secretsKey });
   return [
     `Seeded the demo workspace "${demo.workspace.name}" (${demo.workspace.id}, ${demo.counts.customers} customers).`,
     `API token (shown this once): ${demo.token}`,

@@ -9,6 +9,7 @@ import {
   TEST_REDIS_URL,
   useTestDatabase,
   type ServiceProcess,
+  testSecretsKeyBytes,
 } from '@retention/testkit';
 import { createTestCertificate, type TestCertificate } from '../services/worker/test/support/certificate.js';
 import { Receiver } from '../services/worker/test/support/receiver.js';
@@ -44,7 +45,7 @@ beforeAll(async () => {
       first_failed_at: daysAgo(2),
     })),
   ];
-  const loaded = await loadFixtures(db, {
+  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'w',
@@ -60,7 +61,7 @@ beforeAll(async () => {
   });
   ids = loaded.workspaces.w!;
   // Endpoints receive the events created after them: register it before any worker starts.
-  const endpoint = await createEndpoint(db, {
+  const endpoint = await createEndpoint(db, testSecretsKeyBytes(), {
     workspace_id: ids.id,
     actor_id: ids.users.owner!,
     name: 'replicas',

@@ -7,6 +7,9 @@
  * `--wait` keeps trying to reach the server for that long before failing (docker compose
  * passes it: the server may accept connections a moment after it is reported healthy);
  * without it an unreachable server fails at once.
+ *
+ * SECRETS_KEY is required (the configuration says so before anything is touched): migration
+ * 0019 seals the webhook signing secrets already stored with it.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, parseDuration, redactUrl } from '@retention/core';

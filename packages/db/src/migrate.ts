@@ -23,8 +23,9 @@ function migrationConfig(context?: MigrationContext): Knex.MigratorConfig {
 
 /**
  * Brings the schema to the latest version; returns the names of the migrations applied.
- * `secretsKey` (config.secretsKey, SECRETS_KEY) seals the secrets a migration moves to rest:
- * without a valid one nothing is run, and the error names SECRETS_KEY.
+ * `secretsKey` (config.secretsKey, SECRETS_KEY) seals the secrets a migration moves to rest
+ * (0019 seals the webhook signing secrets): without a valid one nothing is run, and the error
+ * names SECRETS_KEY.
  */
 export async function migrateLatest(db: Db, context: MigrationContext): Promise<string[]> {
   requireSecretsKey(context);

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import pg from 'pg';
+import { openSecret } from '@retention/core';
 import { MIGRATIONS, migrateLatest, pendingMigrations, rollbackAll, type Db, type Migration } from '@retention/db';
 import {
   createEmptyDatabase,
@@ -259,6 +261,130 @@ describe('migrations', () => {
     }
   });
 
+  describe('0019-sealed-signing-secrets', () => {
+    const NAME = '0019-sealed-signing-secrets';
+    const migration = MIGRATIONS.find((m) => m.name === NAME)!;
+
+    /** The webhook_endpoints checks and columns, comparable across a round trip. */
+    async function endpointSchema(db: Db) {
+      const { rows: checks } = await db.raw<{ rows: Array<{ name: string; definition: string }> }>(
+        `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+          WHERE conrelid = 'webhook_endpoints'::regclass ORDER BY conname`,
+      );
+      const { rows: columns } = await db.raw<{ rows: Array<{ name: string; type: string; nullable: string }> }>(
+        `SELECT column_name AS name, data_type AS type, is_nullable AS nullable FROM information_schema.columns
+          WHERE table_name = 'webhook_endpoints' ORDER BY column_name`,
+      );
+      return { checks, columns };
+    }
+
+    /** Endpoints as a database deployed before 0019 holds them: secrets in the clear. */
+    async function plaintextEndpoints(db: Db) {
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const secret = (n: number) => `whsec_${String(n).padStart(43, 'x')}`;
+      // More than one batch of the migration's rewrite (1,000 rows).
+      const rows = Array.from({ length: 1_001 }, (_, n) => ({
+        workspace_id: workspace!.id,
+        name: `e${n}`,
+        url: `https://e${n}.example.com`,
+        signing_secret: secret(n),
+      }));
+      const inserted = await db('webhook_endpoints').insert(rows).returning<Array<{ id: string }>>('id');
+      // One in a roll's overlap: a previous secret and its expiry.
+      const expires = new Date(Date.now() + 3_600_000);
+      await db('webhook_endpoints')
+        .where({ id: inserted[0]!.id })
+        .update({ previous_signing_secret: 'whsec_previous', previous_secret_expires_at: expires });
+      return { ids: inserted.map((row) => row.id) };
+    }
+
+    it('seals every existing secret, current and previous, leaves no plaintext, and down() restores it', async () => {
+      const database = await createEmptyDatabase();
+      try {
+        const { db } = database;
+        await migrateUpTo(db, NAME);
+        const before = await endpointSchema(db);
+        const { ids } = await plaintextEndpoints(db);
+        const plain = await db('webhook_endpoints').orderBy('id');
+
+        // In a transaction of its own, as knex runs each migration.
+        await db.transaction((trx) => migration.up(trx, KEY));
+        const sealed = await db('webhook_endpoints').orderBy('id');
+        expect(sealed).toHaveLength(ids.length);
+        // What a dump or a read-only leak of the table shows: no secret, whole or in part.
+        const dump = JSON.stringify(sealed);
+        expect(dump).not.toContain('whsec_');
+        expect(dump).not.toContain('x'.repeat(30));
+        for (const row of sealed) {
+          expect(row).not.toHaveProperty('signing_secret');
+          expect(row).not.toHaveProperty('previous_signing_secret');
+          const was = plain.find((p: { id: string }) => p.id === row.id);
+          expect(openSecret(KEY.secretsKey, row.signing_secret_sealed)).toBe(was.signing_secret);
+          expect(
+            row.previous_signing_secret_sealed === null
+              ? null
+              : openSecret(KEY.secretsKey, row.previous_signing_secret_sealed),
+          ).toBe(was.previous_signing_secret);
+          expect(row.previous_secret_expires_at).toEqual(was.previous_secret_expires_at);
+        }
+        expect(
+          sealed.filter((row: { previous_signing_secret_sealed: unknown }) => row.previous_signing_secret_sealed),
+        ).toHaveLength(1);
+        const { checks } = await endpointSchema(db);
+        expect(checks.map((check) => check.name)).toEqual(
+          expect.arrayContaining([
+            'webhook_endpoints_signing_secret_sealed_check',
+            'webhook_endpoints_previous_signing_secret_sealed_check',
+            'webhook_endpoints_previous_secret_pair_check',
+          ]),
+        );
+
+        await db.transaction((trx) => migration.down(trx, KEY));
+        expect(await db('webhook_endpoints').orderBy('id')).toEqual(plain);
+        expect(await endpointSchema(db)).toEqual(before);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    it('without SECRETS_KEY migrates nothing and says which variable is missing', async () => {
+      const database = await createEmptyDatabase();
+      try {
+        const { db } = database;
+        await migrateUpTo(db, NAME);
+        await plaintextEndpoints(db);
+        const pending = await pendingMigrations(db);
+        expect(pending).toEqual([NAME]);
+        for (const context of [undefined, {}, { secretsKey: Buffer.alloc(16) }]) {
+          await expect(migrateLatest(db, context as never)).rejects.toThrow(/SECRETS_KEY/);
+          await expect(db.transaction((trx) => migration.up(trx, context as never))).rejects.toThrow(/SECRETS_KEY/);
+        }
+        expect(await pendingMigrations(db)).toEqual(pending);
+        expect((await db('webhook_endpoints').first()).signing_secret).toMatch(/^whsec_/);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    it('down() with another key fails, naming SECRETS_KEY, and changes nothing', async () => {
+      const database = await createEmptyDatabase();
+      try {
+        const { db } = database;
+        await migrateUpTo(db, NAME);
+        await plaintextEndpoints(db);
+        expect(await migrateLatest(db, KEY)).toEqual([NAME]);
+        const sealed = await db('webhook_endpoints').orderBy('id');
+        const other = { secretsKey: randomBytes(32) };
+        await expect(db.transaction((trx) => migration.down(trx, other))).rejects.toThrow(/SECRETS_KEY/);
+        await expect(rollbackAll(db, other)).rejects.toThrow(/SECRETS_KEY/);
+        expect(await pendingMigrations(db)).toEqual([]);
+        expect(await db('webhook_endpoints').orderBy('id')).toEqual(sealed);
+      } finally {
+        await database.drop();
+      }
+    });
+  });
+
   describe('npm run migrate', () => {
     const name = `${databaseNamePrefix(runId())}migrate_cli`;
     afterAll(async () => {
@@ -278,6 +404,21 @@ describe('migrations', () => {
       });
       const second = await run(process.execPath, ['--import', 'tsx', script], { env, cwd: REPO_ROOT });
       expect(JSON.parse(second.stdout)).toMatchObject({ created_database: false, applied: [] });
+    });
+
+    it('refuses to run without SECRETS_KEY, naming it, before it touches the server', async () => {
+      const missing = `${databaseNamePrefix(runId())}migrate_no_key`;
+      const env = { ...process.env, DATABASE_URL: databaseUrl(missing), SECRETS_KEY: '' };
+      const script = path.join(REPO_ROOT, 'packages/db/src/migrate-cli.ts');
+      const failure = await run(process.execPath, ['--import', 'tsx', script], { env, cwd: REPO_ROOT }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('SECRETS_KEY') });
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [missing]);
+      await admin.end();
+      expect(rowCount).toBe(0);
     });
 
     it('says which server it could not reach, without a stack trace', async () => {

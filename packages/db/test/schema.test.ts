@@ -7,6 +7,7 @@ import {
   EVENT_TYPES,
   hashApiToken,
   newId,
+  sealSecret,
   PROCESSOR_STATUSES,
   SUBSCRIPTION_INTERVALS,
   SUBSCRIPTION_STATUSES,
@@ -75,6 +76,9 @@ async function violation(work: Promise<unknown>): Promise<string | undefined> {
 }
 
 const CHECK = '23514';
+const NOT_NULL = '23502';
+/** A signing secret as it is stored: sealed (the key does not matter to the schema). */
+const SEALED = sealSecret(Buffer.alloc(32, 7), 'whsec_abc');
 const FOREIGN_KEY = '23503';
 const UNIQUE = '23505';
 
@@ -260,7 +264,7 @@ describe('schema constraints', () => {
       workspace_id: g.workspaceId,
       name: 'e',
       url: 'https://e.example.com/hook',
-      signing_secret: 'whsec_abc',
+      signing_secret_sealed: SEALED,
       ...fields,
     });
     const [saved] = await db('webhook_endpoints')
@@ -269,7 +273,13 @@ describe('schema constraints', () => {
     for (const fields of [
       { url: 'http://e.example.com/hook' },
       { event_types: ['recovery.exploded'] },
-      { signing_secret: 'plain' },
+      // Only a sealed value is stored: a plaintext secret, or anything else, is refused.
+      { signing_secret_sealed: 'whsec_abc' },
+      { signing_secret_sealed: 'v1.plain' },
+      { previous_signing_secret_sealed: 'whsec_abc', previous_secret_expires_at: new Date() },
+      // The previous secret and its expiry: both or neither.
+      { previous_signing_secret_sealed: SEALED },
+      { previous_secret_expires_at: new Date() },
       { enabled: false },
       { enabled: true, disabled_reason: 'manual' },
       { enabled: false, disabled_reason: 'bored' },
@@ -277,6 +287,10 @@ describe('schema constraints', () => {
     ]) {
       expect([fields, await violation(db('webhook_endpoints').insert(endpoint(fields)))]).toEqual([fields, CHECK]);
     }
+    expect(await violation(db('webhook_endpoints').insert(endpoint({ signing_secret_sealed: null })))).toBe(NOT_NULL);
+    await db('webhook_endpoints').insert(
+      endpoint({ previous_signing_secret_sealed: SEALED, previous_secret_expires_at: new Date() }),
+    );
 
     const delivery = (fields: Record<string, unknown> = {}) => ({
       workspace_id: g.workspaceId,
@@ -372,7 +386,7 @@ describe('schema constraints', () => {
         workspace_id: doomed.workspaceId,
         name: 'e',
         url: 'https://e.example.com',
-        signing_secret: 'whsec_abc',
+        signing_secret_sealed: SEALED,
       })
       .returning<Array<{ id: string }>>('id');
     const [delivery] = await db('webhook_deliveries')
@@ -399,7 +413,7 @@ describe('schema constraints', () => {
         workspace_id: other.workspaceId,
         name: 'e',
         url: 'https://e.example.com',
-        signing_secret: 'whsec_abc',
+        signing_secret_sealed: SEALED,
       })
       .returning<Array<{ id: string }>>('id');
     expect(

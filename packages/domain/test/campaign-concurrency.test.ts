@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ServiceError } from '@retention/core';
 import { createDb, type Db } from '@retention/db';
 import { closeStaleCampaigns, loadFixtures, loseCampaign, openCampaign, recoverCampaign } from '@retention/domain';
-import { eventually, runCli, useTestDatabase } from '@retention/testkit';
+import { eventually, runCli, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { actionGraph, eventsOf, type ActionGraph } from './helpers.js';
 
 const database = useTestDatabase();
@@ -148,7 +148,7 @@ describe('closeStaleCampaigns from several workers at once', () => {
       // A few share a first-failure time, so the claim order has ties to break.
       first_failed_at: new Date(Date.UTC(2026, 0, 1) + Math.floor(index / 3) * 60_000).toISOString(),
     }));
-    const loaded = await loadFixtures(db, {
+    const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [{ key: 'W', customers: [{ key: 'c', subscriptions: [{}] }], campaigns: stale }],
     });
     const workspaceId = loaded.workspaces.W!.id;
@@ -180,7 +180,7 @@ describe('closeStaleCampaigns from several workers at once', () => {
 
   it('skips a campaign another transaction holds, and closes it on the next run', async () => {
     const { db } = database.current;
-    const loaded = await loadFixtures(db, {
+    const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [
         {
           key: 'W',
@@ -209,7 +209,7 @@ describe('closeStaleCampaigns from several workers at once', () => {
 
   /** A stale campaign (failed 2026-01-01) of a workspace of its own, so events are easy to count. */
   async function staleCampaign(): Promise<{ workspaceId: string; id: string }> {
-    const loaded = await loadFixtures(database.current.db, {
+    const loaded = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
       workspaces: [
         {
           key: 'W',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Db } from '@retention/db';
 import { closeStaleCampaigns, loadFixtures } from '@retention/domain';
-import { useTestDatabase } from '@retention/testkit';
+import { useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { eventsOf, expectRefusal, jsonTypes, UNKNOWN_ID } from './helpers.js';
 
 const database = useTestDatabase();
@@ -11,7 +11,7 @@ const daysBefore = (days: number, extraMs = 0) => new Date(NOW.getTime() - days 
 
 /** A workspace with campaigns of every age and status around a 30-day cutoff. */
 async function workspaceWithAges(db: Db, email: string) {
-  const loaded = await loadFixtures(db, {
+  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'W',
@@ -125,7 +125,7 @@ describe('closeStaleCampaigns', () => {
 
   it('works through more stale campaigns than one batch holds', async () => {
     const { db } = database.current;
-    const loaded = await loadFixtures(db, {
+    const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [
         {
           key: 'W',
@@ -146,7 +146,7 @@ describe('closeStaleCampaigns', () => {
 
   it('measures age from the database clock when no time is given', async () => {
     const { db } = database.current;
-    const loaded = await loadFixtures(db, {
+    const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [
         {
           key: 'W',

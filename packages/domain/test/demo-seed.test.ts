@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { CAMPAIGN_STATUSES, CANCEL_OUTCOMES, hashApiToken, ServiceError } from '@retention/core';
+import { CAMPAIGN_STATUSES, CANCEL_OUTCOMES, hashApiToken, sealSecret, ServiceError } from '@retention/core';
 import { pointDemoEndpointsAt, seedDemo, type DemoSeedResult } from '@retention/domain';
-import { useTestDatabase } from '@retention/testkit';
+import { useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { demoDigest } from './demo-digest.js';
 import { eventsOf } from './helpers.js';
 
@@ -14,9 +14,27 @@ const BASE_URL = 'https://retention.example.com';
 describe('seedDemo determinism', () => {
   it('gives the same data for the same seed and different data for another seed', async () => {
     const { db } = database.current;
-    const first = await seedDemo(db, { customers: 60, seed: 2024, baseUrl: BASE_URL, now: NOW });
-    const second = await seedDemo(db, { customers: 60, seed: 2024, baseUrl: BASE_URL, now: NOW });
-    const other = await seedDemo(db, { customers: 60, seed: 2025, baseUrl: BASE_URL, now: NOW });
+    const first = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 60,
+      seed: 2024,
+      baseUrl: BASE_URL,
+      now: NOW,
+    });
+    const second = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 60,
+      seed: 2024,
+      baseUrl: BASE_URL,
+      now: NOW,
+    });
+    const other = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 60,
+      seed: 2025,
+      baseUrl: BASE_URL,
+      now: NOW,
+    });
 
     expect(second.workspace.id).not.toBe(first.workspace.id);
     expect(second.token).not.toBe(first.token);
@@ -36,8 +54,15 @@ describe('seedDemo determinism', () => {
 
   it('is the same data, shifted, when seeded at another time', async () => {
     const { db } = database.current;
-    const early = await seedDemo(db, { customers: 30, seed: 77, baseUrl: BASE_URL, now: NOW });
+    const early = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 30,
+      seed: 77,
+      baseUrl: BASE_URL,
+      now: NOW,
+    });
     const later = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
       customers: 30,
       seed: 77,
       baseUrl: BASE_URL,
@@ -55,7 +80,12 @@ describe('seedDemo realism (500 customers, the default)', () => {
     (await database.current.db.raw<{ rows: T[] }>(sql, { workspaceId: seeded.workspace.id, ...bindings })).rows;
 
   beforeAll(async () => {
-    seeded = await seedDemo(database.current.db, { baseUrl: BASE_URL, seed: 3, now: NOW });
+    seeded = await seedDemo(database.current.db, {
+      secretsKey: testSecretsKeyBytes(),
+      baseUrl: BASE_URL,
+      seed: 3,
+      now: NOW,
+    });
   });
 
   it('reports what it created, with a working token and a ready-to-paste curl line', async () => {
@@ -362,7 +392,9 @@ describe('seedDemo refusals', () => {
   ])('refuses %j with invalid_param and writes nothing', async (options, message) => {
     const { db } = database.current;
     const before = await db('workspaces').count<Array<{ count: number }>>('* as count');
-    const failure = await seedDemo(db, { baseUrl: BASE_URL, ...options }).catch((error: unknown) => error);
+    const failure = await seedDemo(db, { secretsKey: testSecretsKeyBytes(), baseUrl: BASE_URL, ...options }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(ServiceError);
     expect(failure).toMatchObject({ type: 'invalid_param', message: expect.stringMatching(message) });
     expect(await db('workspaces').count<Array<{ count: number }>>('* as count')).toEqual(before);
@@ -387,8 +419,21 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
 
   it("seeds the endpoints at the receiver's URLs, with the same history as at the catalog's", async () => {
     const { db } = database.current;
-    const atCatalog = await seedDemo(db, { customers: 30, seed: 5, baseUrl: BASE_URL, now: NOW });
-    const atReceiver = await seedDemo(db, { customers: 30, seed: 5, baseUrl: BASE_URL, now: NOW, receiver: RECEIVER });
+    const atCatalog = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 30,
+      seed: 5,
+      baseUrl: BASE_URL,
+      now: NOW,
+    });
+    const atReceiver = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 30,
+      seed: 5,
+      baseUrl: BASE_URL,
+      now: NOW,
+      receiver: RECEIVER,
+    });
     expect(await urls(atCatalog.workspace.id)).toEqual({
       'Dunning e-mails': 'https://mail.northwind.example/hooks/retention',
       CRM: 'https://crm.northwind.example/webhooks/retention',
@@ -403,8 +448,21 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
   it("points the demo's endpoints, and only those, at a start's receiver, leaving their history as it was", async () => {
     const { db } = database.current;
     await db('webhook_endpoints').del(); // the earlier tests' workspaces
-    const old = await seedDemo(db, { customers: 10, seed: 6, baseUrl: BASE_URL, now: NOW });
-    const earlier = await seedDemo(db, { customers: 10, seed: 7, baseUrl: BASE_URL, now: NOW, receiver: RECEIVER });
+    const old = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 10,
+      seed: 6,
+      baseUrl: BASE_URL,
+      now: NOW,
+    });
+    const earlier = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 10,
+      seed: 7,
+      baseUrl: BASE_URL,
+      now: NOW,
+      receiver: RECEIVER,
+    });
     // Endpoints the user pointed elsewhere, or made: not the demo's any more.
     await db('webhook_endpoints')
       .where({ workspace_id: earlier.workspace.id, name: 'CRM' })
@@ -420,7 +478,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
         workspace_id: old.workspace.id,
         name: url,
         url,
-        signing_secret: 'whsec_test',
+        signing_secret_sealed: sealSecret(testSecretsKeyBytes(), 'whsec_test'),
       });
     }
     const histories = [await history(old), await history(earlier)];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { hashApiToken, ServiceError } from '@retention/core';
 import { loadFixtures, type FixtureFile } from '@retention/domain';
-import { runCli, useTestDatabase } from '@retention/testkit';
+import { runCli, storedSigningSecrets, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 
 const database = useTestDatabase();
 
@@ -115,7 +115,7 @@ async function countRows(): Promise<Record<string, number>> {
 
 async function failure(file: unknown): Promise<ServiceError> {
   try {
-    await loadFixtures(database.current.db, file);
+    await loadFixtures(database.current.db, testSecretsKeyBytes(), file);
   } catch (error) {
     if (error instanceof ServiceError) return error;
     throw error;
@@ -126,7 +126,7 @@ async function failure(file: unknown): Promise<ServiceError> {
 describe('fixtures load', () => {
   it('loads every kind of row, keyed as in the file, with defaults filled and no events', async () => {
     const { db } = database.current;
-    const result = await loadFixtures(db, SAMPLE);
+    const result = await loadFixtures(db, testSecretsKeyBytes(), SAMPLE);
     const a = result.workspaces.A!;
     expect(Object.keys(result.workspaces)).toEqual(['A', 'B']);
     expect(Object.keys(a.customers)).toEqual(['c1', 'c2']);
@@ -176,14 +176,18 @@ describe('fixtures load', () => {
       url: 'https://hooks.example.com/retention',
       event_types: [],
       enabled: true,
-      signing_secret: a.webhooks.w1!.secret,
+    });
+    expect(JSON.stringify(hook)).not.toContain('whsec_');
+    expect(await storedSigningSecrets(db, a.webhooks.w1!.id)).toMatchObject({
+      current: a.webhooks.w1!.secret,
+      previous: null,
     });
 
     expect((await countRows()).events).toBe(0);
   });
 
   it('spaces omitted timestamps a millisecond apart, later rows newer', async () => {
-    const result = await loadFixtures(database.current.db, {
+    const result = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
       workspaces: [{ customers: [{ key: 'first' }, { key: 'second' }, { key: 'third' }] }],
     });
     const ids = result.workspaces['0']!.customers;
@@ -410,7 +414,7 @@ describe('fixtures load', () => {
 
   it('closes a campaign no earlier than its first failure, which defaults to a stated close time when that is earlier', async () => {
     const { db } = database.current;
-    const result = await loadFixtures(db, {
+    const result = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [
         {
           customers: [{ key: 'c', subscriptions: [{}] }],
@@ -434,7 +438,7 @@ describe('fixtures load', () => {
   it('takes a display currency that has an FX rate, shipped or set', async () => {
     const { db } = database.current;
     await db('fx_rates').insert({ currency: 'thb', per_usd: '36.5' });
-    const result = await loadFixtures(db, {
+    const result = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [
         { key: 'eur', display_currency: 'eur' },
         { key: 'thb', display_currency: 'thb' },
@@ -454,7 +458,7 @@ describe('fixtures load', () => {
     await db.raw('ALTER TABLE webhook_endpoints ADD CONSTRAINT test_refuse_all CHECK (false) NOT VALID');
     try {
       await expect(
-        loadFixtures(db, {
+        loadFixtures(db, testSecretsKeyBytes(), {
           workspaces: [
             { customers: Array.from({ length: 3000 }, () => ({})), webhooks: [{ url: 'https://ok.example.com' }] },
           ],
@@ -476,7 +480,9 @@ describe('fixtures load', () => {
       customer: customer.key,
       status: (['in_flight', 'lost'] as const)[i % 2],
     }));
-    const result = await loadFixtures(database.current.db, { workspaces: [{ key: 'bulk', customers, campaigns }] });
+    const result = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
+      workspaces: [{ key: 'bulk', customers, campaigns }],
+    });
     const id = result.workspaces.bulk!.id;
     const [counted] = await database.current.db
       .raw<{ rows: Array<{ customers: number; subscriptions: number; campaigns: number; rollup: number }> }>(

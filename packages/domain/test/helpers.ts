@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals';
 import type { Db } from '@retention/db';
 import { loadFixtures } from '@retention/domain';
+import { testSecretsKeyBytes } from '@retention/testkit';
 
 /**
  * Two workspaces to act on: A has an owner, a member, a customer with an active subscription
@@ -10,7 +11,7 @@ import { loadFixtures } from '@retention/domain';
  */
 export async function actionGraph(db: Db) {
   const tag = Math.random().toString(36).slice(2, 10);
-  const result = await loadFixtures(db, {
+  const result = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'A',

@@ -2,14 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { computeOverview, computeStats, parseOverviewPeriod, type Db } from '@retention/db';
 import { loadFixtures, loseCampaign, openCampaign, recoverCampaign } from '@retention/domain';
 import { actionGraph } from './helpers.js';
-import { useTestDatabase } from '@retention/testkit';
+import { useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 
 const database = useTestDatabase();
 const NOW = new Date('2026-06-15T12:00:00.000Z'); // last_30_days starts 2026-05-17
 const DAY = 86_400_000;
 
 async function emptyWorkspace(db: Db) {
-  const result = await loadFixtures(db, {
+  const result = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [{ key: 'w', customers: [{ key: 'c', subscriptions: [{ key: 's' }] }] }],
   });
   const ids = result.workspaces.w!;

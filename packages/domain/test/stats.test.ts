@@ -2,13 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import { computeStats, roundedRatio, type Db } from '@retention/db';
 import { loadFixtures } from '@retention/domain';
-import { eventually, useTestDatabase } from '@retention/testkit';
+import { eventually, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 
 const database = useTestDatabase();
 
 /** A workspace with one customer and subscription; its ids, for rows inserted directly. */
 async function emptyWorkspace(db: Db) {
-  const result = await loadFixtures(db, {
+  const result = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [{ key: 'w', customers: [{ key: 'c', subscriptions: [{ key: 's' }] }] }],
   });
   const ids = result.workspaces.w!;

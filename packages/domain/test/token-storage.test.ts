@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createToken, createWorkspace, loadFixtures, revokeToken, setTokenRateLimit } from '@retention/domain';
-import { useTestDatabase } from '@retention/testkit';
+import { useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 
 const database = useTestDatabase();
 
@@ -36,7 +36,9 @@ describe('API tokens at rest', () => {
     await setTokenRateLimit(db, { id: minted[0]!.id, rate_limit_per_minute: 120 }, { announce });
     await revokeToken(db, { id: minted[1]!.id }, { announce });
     expect(announced).toBe(2);
-    const loaded = await loadFixtures(db, { workspaces: [{ tokens: [{ key: 'a' }, { key: 'b', revoked: true }] }] });
+    const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
+      workspaces: [{ tokens: [{ key: 'a' }, { key: 'b', revoked: true }] }],
+    });
     const values = [
       ...minted.map((token) => token.token),
       ...Object.values(loaded.workspaces['0']!.tokens).map((token) => token.token),

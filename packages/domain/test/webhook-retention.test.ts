@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadFixtures, pruneWebhookLog } from '@retention/domain';
-import { useTestDatabase } from '@retention/testkit';
+import { useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 
 const database = useTestDatabase();
 
@@ -39,7 +39,7 @@ async function delivery(endpoint: { id: string; workspaceId: string }, status: s
 describe('pruneWebhookLog', () => {
   it('deletes attempts and finished deliveries past the retention, in batches, and keeps the rest', async () => {
     const db = database.current.db;
-    const loaded = await loadFixtures(db, {
+    const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [{ key: 'w', webhooks: [{ key: 'e', name: 'main', url: 'https://hooks.example.com/a' }] }],
     });
     const endpoint = { id: loaded.workspaces.w!.webhooks.e!.id, workspaceId: loaded.workspaces.w!.id };

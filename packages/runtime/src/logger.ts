@@ -19,6 +19,10 @@ const CENSORED_FIELDS = new Set([
   'token',
   'secret',
   'signing_secret',
+  // An endpoint's signing secrets as stored: sealed, but no log line needs them.
+  'previous_signing_secret',
+  'signing_secret_sealed',
+  'previous_signing_secret_sealed',
   // The processor connection's secrets and the key that seals them at rest.
   'api_key',
   'webhook_secret',

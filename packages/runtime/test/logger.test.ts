@@ -85,7 +85,10 @@ describe('the logger', () => {
     const { logger, text } = capture();
     const logged = {
       request: { headers: { authorization: 'Bearer deep-1' } },
-      endpoints: [{ id: 'e1', signing_secret: 'deep-2' }],
+      endpoints: [
+        { id: 'e1', signing_secret: 'deep-2' },
+        { id: 'e2', signing_secret_sealed: 'v1.deep-5', previous_signing_secret_sealed: 'v1.deep-6' },
+      ],
       connection: { settings: { api_key: 'deep-3', webhook_secret: 'deep-4' } },
       token_id: 'tok_visible',
     };
@@ -94,7 +97,10 @@ describe('the logger', () => {
     expect(output).not.toMatch(/deep-\d/);
     expect(JSON.parse(output)).toMatchObject({
       request: { headers: { authorization: '[redacted]' } },
-      endpoints: [{ id: 'e1', signing_secret: '[redacted]' }],
+      endpoints: [
+        { id: 'e1', signing_secret: '[redacted]' },
+        { id: 'e2', signing_secret_sealed: '[redacted]', previous_signing_secret_sealed: '[redacted]' },
+      ],
       connection: { settings: { api_key: '[redacted]', webhook_secret: '[redacted]' } },
       token_id: 'tok_visible',
     });

@@ -2,7 +2,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures } from '@retention/domain';
 import { DatabaseError } from '@retention/sdk';
-import { eventually, freePort, TEST_POSTGRES_URL } from '@retention/testkit';
+import { eventually, freePort, TEST_POSTGRES_URL, testSecretsKeyBytes } from '@retention/testkit';
 import { useApi } from '../../../services/api/test/harness.js';
 import { rejectionOf } from '../../../services/api/test/client-helpers.js';
 
@@ -53,7 +53,9 @@ afterAll(closeRelay);
 
 let token: string;
 beforeAll(async () => {
-  const result = await loadFixtures(api.current.db, { workspaces: [{ key: 'w', tokens: [{ key: 't' }] }] });
+  const result = await loadFixtures(api.current.db, testSecretsKeyBytes(), {
+    workspaces: [{ key: 'w', tokens: [{ key: 't' }] }],
+  });
   token = result.workspaces.w!.tokens.t!.token;
 });
 

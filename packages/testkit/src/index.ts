@@ -3,4 +3,5 @@ export * from './database.js';
 export * from './environment.js';
 export * from './hooks.js';
 export * from './processes.js';
+export * from './signing-secrets.js';
 export * from './wait.js';

@@ -1,13 +1,16 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures } from '@retention/domain';
 import { useApi } from './harness.js';
+import { testSecretsKeyBytes } from '@retention/testkit';
 
 // The API's own pool points at a port where no PostgreSQL listens; token look-ups fail.
 const api = useApi({ databaseUrl: 'postgres://postgres:postgres@127.0.0.1:1/nowhere' });
 
 let token: string;
 beforeAll(async () => {
-  const result = await loadFixtures(api.current.db, { workspaces: [{ key: 'w', tokens: [{ key: 't' }] }] });
+  const result = await loadFixtures(api.current.db, testSecretsKeyBytes(), {
+    workspaces: [{ key: 'w', tokens: [{ key: 't' }] }],
+  });
   token = result.workspaces.w!.tokens.t!.token;
 });
 

@@ -8,7 +8,14 @@ import { createDb, type Db } from '@retention/db';
 import { loadFixtures, type FixtureFile, type FixtureResult } from '@retention/domain';
 import { createLogger, waitForRedis, type Redis } from '@retention/runtime';
 import { Client, type ClientOptions } from '@retention/sdk';
-import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase, testSecretsKey } from '@retention/testkit';
+import {
+  redisKeyPrefix,
+  runId,
+  TEST_REDIS_URL,
+  useTestDatabase,
+  testSecretsKey,
+  testSecretsKeyBytes,
+} from '@retention/testkit';
 import { createApiRedis } from '../src/api-redis.js';
 import { createApp } from '../src/app.js';
 import { createApiMetrics } from '../src/metrics.js';
@@ -129,7 +136,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
         if (!lastResponse) throw new Error('no client of this harness has had a response yet');
         return lastResponse;
       },
-      load: (file) => loadFixtures(database.current.db, file),
+      load: (file) => loadFixtures(database.current.db, testSecretsKeyBytes(), file),
     };
   });
 

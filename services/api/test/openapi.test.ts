@@ -10,7 +10,7 @@ import { loadFixtures } from '@retention/domain';
 import { createLogger, createRedis } from '@retention/runtime';
 import { createApp } from '../src/app.js';
 import { startApiInstance, useApiInstance, type ApiInstance, type Reply } from './api-instance.js';
-import { testSecretsKey } from '@retention/testkit';
+import { testSecretsKey, testSecretsKeyBytes } from '@retention/testkit';
 
 const Ajv2020 = ajv2020Module.default;
 const addFormats = ajvFormatsModule.default;
@@ -203,7 +203,7 @@ describe('real responses of the running API', () => {
 
   beforeAll(async () => {
     ajv = strictAjv();
-    const result = await loadFixtures(instance.database.db, {
+    const result = await loadFixtures(instance.database.db, testSecretsKeyBytes(), {
       workspaces: [
         {
           key: 'w',

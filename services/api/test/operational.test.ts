@@ -3,13 +3,14 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures } from '@retention/domain';
 import { startApiInstance, useApiInstance } from './api-instance.js';
+import { testSecretsKeyBytes } from '@retention/testkit';
 
 const instance = useApiInstance();
 
 let token: string;
 let limitedToken: string;
 beforeAll(async () => {
-  const result = await loadFixtures(instance.database.db, {
+  const result = await loadFixtures(instance.database.db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'w',

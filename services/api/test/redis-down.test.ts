@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures, revokeToken } from '@retention/domain';
 import { useApi } from './harness.js';
+import { testSecretsKeyBytes } from '@retention/testkit';
 
 // The API's Redis is a port where nothing listens: the rate limit cannot be decided.
 const api = useApi({ redisUrl: 'redis://127.0.0.1:1' });
@@ -8,7 +9,7 @@ const api = useApi({ redisUrl: 'redis://127.0.0.1:1' });
 let token: string;
 let doomed: { id: string; token: string };
 beforeAll(async () => {
-  const result = await loadFixtures(api.current.db, {
+  const result = await loadFixtures(api.current.db, testSecretsKeyBytes(), {
     workspaces: [{ key: 'w', tokens: [{ key: 't', rate_limit: 1 }, { key: 'doomed' }] }],
   });
   token = result.workspaces.w!.tokens.t!.token;

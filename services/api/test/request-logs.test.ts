@@ -9,6 +9,7 @@ import {
   TEST_REDIS_URL,
   useTestDatabase,
   type ServiceProcess,
+  testSecretsKeyBytes,
 } from '@retention/testkit';
 
 const database = useTestDatabase();
@@ -20,7 +21,7 @@ let output: string;
 const requestIds: string[] = [];
 
 beforeAll(async () => {
-  const result = await loadFixtures(database.current.db, {
+  const result = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'w',

@@ -9,13 +9,14 @@ import {
   startService,
   TEST_REDIS_URL,
   useTestDatabase,
+  testSecretsKeyBytes,
 } from '@retention/testkit';
 
 const database = useTestDatabase();
 
 let token: string;
 beforeAll(async () => {
-  const result = await loadFixtures(database.current.db, {
+  const result = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'w',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures } from '@retention/domain';
-import { useTestDatabase } from '@retention/testkit';
+import { storedSigningSecrets, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { createTestCertificate, type TestCertificate } from '../../worker/test/support/certificate.js';
 import { DnsServer } from '../../worker/test/support/dns-server.js';
 import { Receiver } from '../../worker/test/support/receiver.js';
@@ -22,7 +22,7 @@ let receiver: Receiver;
 let dns: DnsServer;
 
 beforeAll(async () => {
-  const result = await loadFixtures(database.current.db, {
+  const result = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'A',
@@ -136,6 +136,10 @@ describe('token and webhook changes from the CLI are in the security log', () =>
     expect(rolled.code).toBe(0);
     expect(rolled.json).toMatchObject({ id: created.json.id });
     expect(rolled.json.secret).toMatch(/^whsec_/);
+    expect(await storedSigningSecrets(database.current.db, created.json.id)).toMatchObject({
+      current: rolled.json.secret,
+      previous: created.json.secret,
+    });
 
     const db = database.current.db;
     const [event] = await db('events')

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures } from '@retention/domain';
-import { runCli, useTestDatabase } from '@retention/testkit';
+import { runCli, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { runCli as runInProcess } from '../src/run.js';
 import { cli } from './helpers.js';
 
@@ -21,7 +21,7 @@ let ids: {
 };
 
 beforeAll(async () => {
-  const loaded = await loadFixtures(database.current.db, {
+  const loaded = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'A',
@@ -188,7 +188,7 @@ describe('campaign commands', () => {
 
   it('close-stale takes its default age from STALE_CAMPAIGN_DAYS', async () => {
     // A workspace of its own: the other tests leave open campaigns of every age behind.
-    const loaded = await loadFixtures(database.current.db, {
+    const loaded = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
       workspaces: [{ key: 'S', customers: [{ key: 'c', subscriptions: [{ key: 's' }] }] }],
     });
     const own = loaded.workspaces.S!;

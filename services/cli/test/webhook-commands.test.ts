@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadFixtures } from '@retention/domain';
-import { runCli, useTestDatabase } from '@retention/testkit';
+import { runCli, storedSigningSecrets, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { createTestCertificate, type TestCertificate } from '../../worker/test/support/certificate.js';
 import { Receiver } from '../../worker/test/support/receiver.js';
 import { cli } from './helpers.js';
@@ -16,7 +16,7 @@ let certificate: TestCertificate;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  const result = await loadFixtures(database.current.db, {
+  const result = await loadFixtures(database.current.db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'A',
@@ -71,6 +71,10 @@ describe('webhook commands', () => {
       last_failure_at: null,
       secret: expect.stringMatching(/^whsec_[0-9A-Za-z]{43}$/),
     });
+    // Stored sealed, opening to the secret printed.
+    const stored = await storedSigningSecrets(database.current.db, created.id);
+    expect(stored.sealed.current).not.toContain('whsec_');
+    expect(stored.current).toBe(created.secret);
     const shown = await run('webhook', 'show', '--id', created.id);
     expect(shown.json).toMatchObject({ id: created.id, events: ['recovery.opened', 'cancel.saved'] });
     expect(shown.stdout).not.toContain('whsec_');

@@ -11,6 +11,7 @@ import {
   type DemoSeedResult,
 } from '@retention/domain';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { testSecretsKeyBytes } from '@retention/testkit';
 
 /**
  * The dashboard on `npm start`'s demo data (seedDemo, the default 500 customers), in a real
@@ -29,7 +30,7 @@ const shots = () => process.env.SCREENSHOT_DIR ?? world.current.screenshots;
 
 beforeAll(async () => {
   const { db } = world.current;
-  demo = await seedDemo(db, { baseUrl: world.current.url });
+  demo = await seedDemo(db, { secretsKey: testSecretsKeyBytes(), baseUrl: world.current.url });
   await db('users')
     .where({ id: demo.owner.id })
     .update({ password_hash: await hashPassword(PASSWORD), name: 'Dana Demo' });
@@ -394,7 +395,7 @@ describe("a long endpoint URL on the endpoint's page", () => {
   let endpointId: string;
 
   beforeAll(async () => {
-    const created = await createEndpoint(world.current.db, {
+    const created = await createEndpoint(world.current.db, testSecretsKeyBytes(), {
       workspace_id: demo.workspace.id,
       actor_id: demo.owner.id,
       name: 'Warehouse sync',

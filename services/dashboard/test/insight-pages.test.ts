@@ -4,7 +4,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { CAMPAIGN_EXPORT_COLUMNS } from '@retention/db';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
-import { eventually } from '@retention/testkit';
+import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
 import { checkPage } from './support/page-checks.js';
 
@@ -76,7 +76,7 @@ async function setPassword(email: string, name: string): Promise<void> {
 
 beforeAll(async () => {
   const { db } = world.current;
-  const loaded = await loadFixtures(db, {
+  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'globex',

@@ -167,7 +167,11 @@ async function buildWorker(
     opened.add(mailer, (it) => it.close());
     emailOnAutoDisable(events, { db, mailer, logger, baseUrl: config.baseUrl });
   }
-  const store = new DeliveryStore(db, { leaseMs, retryDelaysMs: config.webhookRetryDelaysMs });
+  const store = new DeliveryStore(db, {
+    leaseMs,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    secretsKey: config.secretsKey,
+  });
   const gate = new EndpointGate({
     maxInFlight: settings.maxInFlightPerEndpoint,
     maxSlowInFlight: settings.maxSlowInFlight ?? Math.max(1, Math.floor(settings.concurrency / 2)),

@@ -9,6 +9,7 @@ import {
   type WebhookSender,
 } from '@retention/domain';
 import { BASE_URL, useWorld } from './support/world.js';
+import { testSecretsKeyBytes } from '@retention/testkit';
 
 const world = useWorld();
 const senders: WebhookSender[] = [];
@@ -34,7 +35,7 @@ describe('Send test', () => {
     });
     await db('webhook_endpoints').where({ id: endpoint.id }).update({ failure_count: 3 });
 
-    const entry = await sendTestWebhook(db, sender(), endpoint.id, workspace.adminId);
+    const entry = await sendTestWebhook(db, testSecretsKeyBytes(), sender(), endpoint.id, workspace.adminId);
     expect(entry).toEqual({
       id: expect.any(String),
       object: 'webhook_attempt',
@@ -66,7 +67,7 @@ describe('Send test', () => {
     const endpoint = await world.current.createEndpoint('/ping-500', {
       behaviour: { kind: 'status', status: 500, body: 'nope' },
     });
-    const entry = await sendTestWebhook(db, sender(), endpoint.id, workspace.ownerId);
+    const entry = await sendTestWebhook(db, testSecretsKeyBytes(), sender(), endpoint.id, workspace.ownerId);
     expect(entry).toMatchObject({ outcome: 'failed', http_status: 500, error: 'HTTP 500', response_body: 'nope' });
     expect(await getEndpoint(db, endpoint.id)).toMatchObject({ failure_count: 0, enabled: true });
   });
@@ -79,10 +80,12 @@ describe('Send test', () => {
       { workspace: disconnected },
     );
     await disableEndpoint(db, { id: endpoint.id, actor_id: disconnected.ownerId });
-    expect(await sendTestWebhook(db, sender(), endpoint.id, disconnected.ownerId)).toMatchObject({
-      outcome: 'succeeded',
-      http_status: 204,
-    });
+    expect(await sendTestWebhook(db, testSecretsKeyBytes(), sender(), endpoint.id, disconnected.ownerId)).toMatchObject(
+      {
+        outcome: 'succeeded',
+        http_status: 204,
+      },
+    );
     expect(receiver.requestsTo(endpoint.path)).toHaveLength(1);
   });
 
@@ -91,8 +94,10 @@ describe('Send test', () => {
     const endpoint = await world.current.createEndpoint('/ping-guarded', {
       behaviour: { kind: 'status', status: 200 },
     });
-    await expect(sendTestWebhook(db, sender(), endpoint.id, workspace.memberId)).rejects.toThrow(ServiceError);
-    const entry = await sendTestWebhook(db, sender(false), endpoint.id, workspace.ownerId);
+    await expect(sendTestWebhook(db, testSecretsKeyBytes(), sender(), endpoint.id, workspace.memberId)).rejects.toThrow(
+      ServiceError,
+    );
+    const entry = await sendTestWebhook(db, testSecretsKeyBytes(), sender(false), endpoint.id, workspace.ownerId);
     expect(entry).toMatchObject({ outcome: 'failed', http_status: null });
     expect(entry.error).toMatch(/^refused: localhost does not resolve to a public address/);
     expect(JSON.stringify(entry)).not.toMatch(/127\.0\.0\.1|::1|loopback/);

@@ -2,7 +2,7 @@ import { request } from 'node:https';
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from '@jest/globals';
 import { createEndpoint, listDeliveryLog, PublicOnlyAgent } from '@retention/domain';
-import { eventually } from '@retention/testkit';
+import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { numberedEvent, useWorld } from './support/world.js';
 
 const world = useWorld();
@@ -25,7 +25,12 @@ describe('SSRF protection', () => {
     const endpoints: Array<{ id: string }> = [];
     for (const [url] of cases) {
       endpoints.push(
-        await createEndpoint(db, { workspace_id: workspace.id, actor_id: workspace.ownerId, name: url, url }),
+        await createEndpoint(db, testSecretsKeyBytes(), {
+          workspace_id: workspace.id,
+          actor_id: workspace.ownerId,
+          name: url,
+          url,
+        }),
       );
     }
     const worker = await world.current.startWorker({

@@ -17,6 +17,7 @@ import * as deliveryBacklog from './0015-delivery-backlog.js';
 import * as processorInboxRow from './0016-processor-inbox-row.js';
 import * as deliveryRowChecks from './0017-delivery-row-checks.js';
 import * as eventOutbox from './0018-event-outbox.js';
+import * as sealedSigningSecrets from './0019-sealed-signing-secrets.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0016-processor-inbox-row', ...processorInboxRow },
   { name: '0017-delivery-row-checks', ...deliveryRowChecks },
   { name: '0018-event-outbox', ...eventOutbox },
+  { name: '0019-sealed-signing-secrets', ...sealedSigningSecrets },
 ];

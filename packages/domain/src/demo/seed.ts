@@ -34,6 +34,8 @@ export interface SeedDemoOptions {
    * endpoints to point at (`demoReceiverUrl`); the catalog's `.example` URLs when absent.
    */
   receiver?: string;
+  /** SECRETS_KEY (config.secretsKey): the demo endpoints' signing secrets are sealed with it. */
+  secretsKey: Buffer;
 }
 
 export interface DemoSeedResult {
@@ -97,7 +99,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
   const { campaigns = [], ...imported } = file.workspaces[0]!;
   const loaded = await inTransaction(db, async (trx) => {
     const workspace = (
-      await loadFixtures(trx, {
+      await loadFixtures(trx, options.secretsKey, {
         workspaces: [
           {
             ...imported,

@@ -5,6 +5,7 @@ import {
   newSigningSecret,
   notFound,
   OneOf,
+  sealSecret,
   toIsoMillis,
   toIsoMillisOrNull,
   Uuid,
@@ -22,7 +23,8 @@ import { assertWebhookManager } from './permissions.js';
 /**
  * Webhook endpoints: the dashboard's Settings, Outbound webhooks (docs/dashboard-api.md). Every change
  * names the acting user, who must be an owner or admin of the endpoint's workspace. The
- * signing secret leaves this module once, in the result of `createEndpoint`.
+ * signing secret leaves this module once, in the result of `createEndpoint`; it is stored
+ * sealed with SECRETS_KEY (signing-secrets.ts).
  */
 
 /** Consecutive failed attempts that turn an endpoint off (docs/webhooks.md, "When your receiver fails"). */
@@ -52,7 +54,10 @@ export interface EndpointRow {
   name: string;
   url: string;
   event_types: EventType[];
-  signing_secret: string;
+  /** Sealed with SECRETS_KEY (openSigningSecrets): never shown, never logged. */
+  signing_secret_sealed: string;
+  previous_signing_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
   enabled: boolean;
   disabled_reason: EndpointDisabledReason | null;
   failure_count: number;
@@ -123,6 +128,7 @@ export interface CreateEndpointInput {
 
 export async function createEndpoint(
   db: Db,
+  secretsKey: Buffer,
   input: CreateEndpointInput,
   audit?: Actor,
 ): Promise<WebhookEndpoint & { secret: string }> {
@@ -138,7 +144,7 @@ export async function createEndpoint(
         name: valid.name,
         url,
         event_types: normalizeEvents(valid.events),
-        signing_secret: secret,
+        signing_secret_sealed: sealSecret(secretsKey, secret),
       })
       .returning('*');
     await recordSecurityEvent(trx, {
@@ -168,7 +174,7 @@ export async function getEndpoint(db: Queryable, id: string): Promise<WebhookEnd
 }
 
 /**
- * The full row, secret included: for the senders, never for output. `lock` takes the row
+ * The full row, sealed secrets included: for the senders, never for output. `lock` takes the row
  * lock of the change to come (a delete needs the strongest; an update must not block the
  * foreign-key checks of deliveries being dispatched to the endpoint).
  */

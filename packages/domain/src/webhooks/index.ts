@@ -7,6 +7,7 @@ export * from './permissions.js';
 export * from './retention.js';
 export * from './send-test.js';
 export * from './sender.js';
+export * from './signing-secrets.js';
 export * from './alerts.js';
 export * from './delivery-log-page.js';
 export * from './recover.js';

@@ -5,6 +5,7 @@ import { toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './de
 import { assertWebhookManager } from './permissions.js';
 import { signingSecretsOf } from './roll-secret.js';
 import type { WebhookSender } from './sender.js';
+import { sendSigned } from './signing-secrets.js';
 
 /**
  * Resend: one more attempt of a delivery's event, now, from the caller's process, logged as
@@ -32,6 +33,7 @@ interface DeliveryRow {
 
 export async function resendDelivery(
   db: Db,
+  secretsKey: Buffer,
   sender: WebhookSender,
   input: { delivery_id: string; actor_id: string; workspace_id?: string; lease_ms: number },
 ): Promise<DeliveryLogEntry> {
@@ -70,8 +72,10 @@ export async function resendDelivery(
     serializeWebhookPayload(claimed.event.type, toIsoMillis(claimed.event.created_at), claimed.event.data),
     'utf8',
   );
-  const secrets = await signingSecretsOf(db, claimed.before.endpoint_id);
-  const result = await sender.send({ url: claimed.url, secret: secrets, body });
+  // A secret SECRETS_KEY cannot open sends nothing: a failed attempt, as the worker records.
+  const result = await sendSigned(sender, claimed.url, body, () =>
+    signingSecretsOf(db, secretsKey, claimed.before.endpoint_id),
+  );
   const { before, leased } = claimed;
 
   return inTransaction(db, async (trx) => {

@@ -1,32 +1,48 @@
-import { invalidParam, newSigningSecret, toIsoMillisOrNull } from '@retention/core';
+import {
+  conflict,
+  invalidParam,
+  newSigningSecret,
+  notFound,
+  openSecret,
+  sealSecret,
+  SecretOpenError,
+  toIsoMillisOrNull,
+} from '@retention/core';
 import { inTransaction, type Db, type Queryable } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid } from '../validate.js';
 import { findEndpointRow } from './endpoints.js';
 import { assertWebhookManager } from './permissions.js';
+import { openSigningSecrets, type SealedSigningSecrets } from './signing-secrets.js';
 
 /** Roll secret: a new signing secret, the old one kept valid for an overlap of at most 24 h. */
 export const MAX_SECRET_OVERLAP_SECONDS = 86_400;
 
-/** The secrets that sign a delivery now: the current one, then the previous while its overlap lasts. */
-export async function signingSecretsOf(db: Queryable, endpointId: string): Promise<string[]> {
+/**
+ * The secrets that sign a delivery now, opened: the current one, then the previous while its
+ * overlap lasts. Throws SecretOpenError when SECRETS_KEY cannot open them.
+ */
+export async function signingSecretsOf(db: Queryable, secretsKey: Buffer, endpointId: string): Promise<string[]> {
   const row = await db('webhook_endpoints')
     .where({ id: endpointId })
-    .first<{ signing_secret: string; previous_signing_secret: string | null; previous_secret_expires_at: Date | null }>(
-      'signing_secret',
-      'previous_signing_secret',
+    .first<SealedSigningSecrets | undefined>(
+      'signing_secret_sealed',
+      'previous_signing_secret_sealed',
       'previous_secret_expires_at',
     );
-  if (!row) return [];
-  const previousValid =
-    row.previous_signing_secret &&
-    row.previous_secret_expires_at &&
-    row.previous_secret_expires_at.getTime() > Date.now();
-  return previousValid ? [row.signing_secret, row.previous_signing_secret!] : [row.signing_secret];
+  if (!row) throw notFound(`No webhook endpoint with id ${endpointId}`);
+  return openSigningSecrets(secretsKey, row);
 }
 
+/**
+ * The new secret is sealed with SECRETS_KEY; with an overlap the current one is kept as the
+ * previous, as it is sealed. A current secret this key cannot open (a database sealed under
+ * another key) cannot sign during an overlap: that roll is refused (409), and a roll with no
+ * overlap, which needs nothing of the old secret, is how such an endpoint gets a usable secret.
+ */
 export async function rollSigningSecret(
   db: Db,
+  secretsKey: Buffer,
   input: { endpoint_id: string; actor_id: string; overlap_seconds?: number },
   audit?: Actor,
 ): Promise<{ id: string; secret: string; previous_secret_expires_at: string | null }> {
@@ -40,11 +56,12 @@ export async function rollSigningSecret(
     await assertWebhookManager(trx, current.workspace_id, input.actor_id);
     const secret = newSigningSecret();
     const expiresAt = overlap > 0 ? new Date(Date.now() + overlap * 1000) : null;
+    if (expiresAt) assertOpens(secretsKey, current.signing_secret_sealed);
     await trx('webhook_endpoints')
       .where({ id: current.id })
       .update({
-        signing_secret: secret,
-        previous_signing_secret: expiresAt ? current.signing_secret : null,
+        signing_secret_sealed: sealSecret(secretsKey, secret),
+        previous_signing_secret_sealed: expiresAt ? current.signing_secret_sealed : null,
         previous_secret_expires_at: expiresAt,
         updated_at: trx.fn.now(),
       });
@@ -57,4 +74,16 @@ export async function rollSigningSecret(
     });
     return { id: current.id, secret, previous_secret_expires_at: toIsoMillisOrNull(expiresAt) };
   });
+}
+
+function assertOpens(secretsKey: Buffer, sealed: string): void {
+  try {
+    openSecret(secretsKey, sealed);
+  } catch (error) {
+    if (!(error instanceof SecretOpenError)) throw error;
+    throw conflict(
+      'The current signing secret cannot be decrypted with this SECRETS_KEY, so it cannot stay valid ' +
+        'during an overlap: roll the secret with no overlap.',
+    );
+  }
 }

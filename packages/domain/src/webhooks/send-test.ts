@@ -4,18 +4,20 @@ import { assertUuid } from '../validate.js';
 import { toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
 import { findEndpointRow } from './endpoints.js';
 import { assertWebhookManager } from './permissions.js';
-import { signingSecretsOf } from './roll-secret.js';
 import type { WebhookSender } from './sender.js';
+import { openSigningSecrets, sendSigned } from './signing-secrets.js';
 
 /**
  * The dashboard's Send test (docs/webhooks.md, "Event types"): POSTs a signed `ping` right now, bypassing dispatch
  * and the queue, whatever the processor status and whether or not the endpoint is enabled
  * (so an owner can check a receiver before turning it back on). The attempt is recorded in
  * the delivery log; the endpoint's failure count and last success/failure stay as they were,
- * because a test is not traffic.
+ * because a test is not traffic. A secret SECRETS_KEY cannot open sends nothing: the attempt
+ * is recorded as failed, saying so (docs/decisions.md, "Tokens and secrets").
  */
 export async function sendTestWebhook(
   db: Db,
+  secretsKey: Buffer,
   sender: WebhookSender,
   endpointId: string,
   actorId: string,
@@ -24,7 +26,7 @@ export async function sendTestWebhook(
   const endpoint = await findEndpointRow(db, endpointId);
   await assertWebhookManager(db, endpoint.workspace_id, actorId);
   const body = Buffer.from(serializeWebhookPayload(PING_EVENT_TYPE, toIsoMillis(new Date()), PING_DATA), 'utf8');
-  const result = await sender.send({ url: endpoint.url, secret: await signingSecretsOf(db, endpoint.id), body });
+  const result = await sendSigned(sender, endpoint.url, body, () => openSigningSecrets(secretsKey, endpoint));
   const outcome = result.succeeded ? 'succeeded' : 'failed';
   return inTransaction(db, async (trx) => {
     const [delivery] = await trx('webhook_deliveries')

@@ -45,6 +45,7 @@ export function webhookRoutes(context: DashboardContext): Router {
     const { user, workspaceId } = signedIn(res);
     const created = await createEndpoint(
       db,
+      context.config.secretsKey,
       {
         workspace_id: workspaceId,
         actor_id: user.id,
@@ -107,7 +108,7 @@ export function webhookRoutes(context: DashboardContext): Router {
     const { user, workspaceId } = signedIn(res);
     await ownEndpoint(workspaceId, String(req.params.id));
     await context.manualSendLimit.admit(workspaceId);
-    res.json(await sendTestWebhook(db, context.sender, String(req.params.id), user.id));
+    res.json(await sendTestWebhook(db, context.config.secretsKey, context.sender, String(req.params.id), user.id));
   });
 
   router.post('/webhooks/:id/roll-secret', manage, async (req, res) => {
@@ -117,6 +118,7 @@ export function webhookRoutes(context: DashboardContext): Router {
     res.json(
       await rollSigningSecret(
         db,
+        context.config.secretsKey,
         {
           endpoint_id: String(req.params.id),
           actor_id: user.id,
@@ -154,7 +156,7 @@ export function webhookRoutes(context: DashboardContext): Router {
     const { user, workspaceId } = signedIn(res);
     await context.manualSendLimit.admit(workspaceId);
     res.json(
-      await resendDelivery(db, context.sender, {
+      await resendDelivery(db, context.config.secretsKey, context.sender, {
         delivery_id: String(req.params.id),
         actor_id: user.id,
         workspace_id: workspaceId,

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { sealSecret } from '@retention/core';
 import { setFxRate } from '@retention/domain';
+import { testSecretsKeyBytes } from '@retention/testkit';
 import { useApi, workspaceWithToken } from '../harness.js';
 import { dashboardClient, makeUser, signIn, team } from './support.js';
 
@@ -109,7 +111,12 @@ describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () =>
     // The detail's timeline: the event with its delivery's outcome, and who marked it lost.
     const [endpoint] = await api.current
       .db('webhook_endpoints')
-      .insert({ workspace_id: w.workspaceId, name: 'Receiver', url: 'https://e.invalid/', signing_secret: 'whsec_x' })
+      .insert({
+        workspace_id: w.workspaceId,
+        name: 'Receiver',
+        url: 'https://e.invalid/',
+        signing_secret_sealed: sealSecret(testSecretsKeyBytes(), 'whsec_x'),
+      })
       .returning('id');
     await api.current.db('webhook_deliveries').insert({
       workspace_id: w.workspaceId,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { storedSigningSecrets, testSecretsKeyBytes } from '@retention/testkit';
 import { useApi } from '../harness.js';
 import { dashboardClient, makeUser, team } from './support.js';
 
@@ -278,9 +279,16 @@ describe('roll secret and retry failed since', () => {
     expect(rolled.body.secret).toMatch(/^whsec_/);
     expect(rolled.body.secret).not.toBe(created.body.secret);
     expect(Date.parse(rolled.body.previous_secret_expires_at)).toBeGreaterThan(Date.now() + 3500_000);
-    expect(await signingSecretsOf(api.current.db, id)).toEqual([rolled.body.secret, created.body.secret]);
+    expect(await signingSecretsOf(api.current.db, testSecretsKeyBytes(), id)).toEqual([
+      rolled.body.secret,
+      created.body.secret,
+    ]);
+    // Both stored sealed, never in the clear, and opening to the secrets the API handed out.
+    const stored = await storedSigningSecrets(api.current.db, id);
+    expect(JSON.stringify(stored.sealed)).not.toContain('whsec_');
+    expect([stored.current, stored.previous]).toEqual([rolled.body.secret, created.body.secret]);
     const again = await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie, body: {} });
-    expect(await signingSecretsOf(api.current.db, id)).toEqual([again.body.secret]);
+    expect(await signingSecretsOf(api.current.db, testSecretsKeyBytes(), id)).toEqual([again.body.secret]);
 
     // Two finished deliveries (one failed, one skipped) and one that succeeded.
     const [event] = await api.current

@@ -19,6 +19,7 @@ export const demoCommands = [
     run: (context, options) =>
       seedDemo(context.db(), {
         baseUrl: context.config.baseUrl,
+        secretsKey: context.config.secretsKey,
         ...(options.customers !== undefined && { customers: options.customers }),
         ...(options.seed !== undefined && { seed: options.seed }),
       }),

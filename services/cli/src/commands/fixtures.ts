@@ -8,6 +8,6 @@ export const fixtureCommands = [
     options: {},
     positionals: ['FILE.json'],
     run: async (context, _options, [file]) =>
-      loadFixtures(context.db(), parseFixtureText(await context.readFile(file!))),
+      loadFixtures(context.db(), context.config.secretsKey, parseFixtureText(await context.readFile(file!))),
   }),
 ];

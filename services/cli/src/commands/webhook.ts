@@ -64,7 +64,7 @@ export const webhookCommands = [
       events: eventTypes().optional(),
     },
     run: (context, options) =>
-      createEndpoint(context.db(), {
+      createEndpoint(context.db(), context.config.secretsKey, {
         workspace_id: options.workspace,
         actor_id: options.actor,
         name: options.name,
@@ -118,7 +118,9 @@ export const webhookCommands = [
     summary: 'Send test: POST a signed ping to the endpoint now; prints the result, recorded in the log',
     options: { id: uuid('E').required(), actor: uuid('U').required() },
     run: (context, options) =>
-      withSender(context.config, (sender) => sendTestWebhook(context.db(), sender, options.id, options.actor)),
+      withSender(context.config, (sender) =>
+        sendTestWebhook(context.db(), context.config.secretsKey, sender, options.id, options.actor),
+      ),
   }),
   defineCommand({
     name: 'webhook deliveries',
@@ -140,7 +142,7 @@ export const webhookCommands = [
       overlap: durationSeconds(MAX_SECRET_OVERLAP_SECONDS).optional(),
     },
     run: async (context, options) => {
-      const rolled = await rollSigningSecret(context.db(), {
+      const rolled = await rollSigningSecret(context.db(), context.config.secretsKey, {
         endpoint_id: options.id,
         actor_id: options.actor,
         ...(options.overlap !== undefined && { overlap_seconds: options.overlap }),
@@ -161,7 +163,7 @@ export const webhookCommands = [
     options: { delivery: uuid('D').required(), actor: uuid('U').required() },
     run: (context, options) =>
       withSender(context.config, (sender) =>
-        resendDelivery(context.db(), sender, {
+        resendDelivery(context.db(), context.config.secretsKey, sender, {
           delivery_id: options.delivery,
           actor_id: options.actor,
           lease_ms: context.config.webhookTimeoutMs + RESEND_LEASE_MARGIN_MS,

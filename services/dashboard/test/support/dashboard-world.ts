@@ -11,7 +11,14 @@ import { loadConfig, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, hashPassword, inviteMember, loadFixtures, type WebhookSender } from '@retention/domain';
 import { createLogger, createMailer, createRedis, waitForRedis, type Mailer, type Redis } from '@retention/runtime';
-import { redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
+import {
+  redisKeyPrefix,
+  runId,
+  TEST_REDIS_URL,
+  testSecretsKey,
+  useTestDatabase,
+  testSecretsKeyBytes,
+} from '@retention/testkit';
 import { ensureDashboardBuilt } from '../../../../scripts/dashboard-build.js';
 import { createApp } from '../../../api/src/app.js';
 import { DASHBOARD_API_PREFIX, dashboardApi } from '../../../api/src/dashboard/router.js';
@@ -103,7 +110,7 @@ export function useDashboardWorld(options: WorldOptions = {}): { readonly curren
     app.use(errorHandler(logger));
     server.on('request', app);
 
-    const loaded = await loadFixtures(db, {
+    const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [
         {
           key: 'w',

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { Job } from 'bullmq';
-import type { AttemptResult, WebhookSender } from '@retention/domain';
+import { unreadableSecretAttempt, type AttemptResult, type WebhookSender } from '@retention/domain';
 import type { Logger } from '@retention/runtime';
 import type { DeliveryJobData } from '../queues.js';
 import type { ClaimedDelivery, ClaimResult, DeliveryEnd, DeliveryStore, RecordResult } from './delivery-store.js';
@@ -162,7 +162,14 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       ...(result.dnsError && { dns_error: result.dnsError }),
       ...(nextAttemptAt && { next_attempt_at: nextAttemptAt.toISOString() }),
     };
-    if (!recorded) logger.warn(fields, 'delivery attempt finished after its lease was taken over; not recorded');
+    if (delivery.secret === null) {
+      logger.error(
+        fields,
+        "delivery attempt not sent: SECRETS_KEY cannot open the endpoint's signing secret (it was sealed " +
+          'with another key); it is retried per the schedule. Set the key the secrets were sealed with, ' +
+          'or roll the secret with no overlap (docs/operator-cli.md)',
+      );
+    } else if (!recorded) logger.warn(fields, 'delivery attempt finished after its lease was taken over; not recorded');
     else if (result.succeeded) logger.info(fields, 'delivery attempt succeeded');
     else logger.info(fields, 'delivery attempt failed');
     if (endpointDisabled) {
@@ -266,7 +273,11 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
         scheduler.wake(gate.release(endpointId, deliveryId));
         return LAST_STEP;
       }
-      const result = await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
+      // A secret SECRETS_KEY cannot open: nothing is sent (never unsigned), the attempt fails.
+      const result =
+        delivery.secret === null
+          ? unreadableSecretAttempt()
+          : await sender.send({ url: delivery.url, secret: delivery.secret, body: delivery.body });
       if (!result.succeeded) {
         // The failure keeps the slot until it is recorded: the next attempt sees its count.
         report(delivery, result, await recordWithRetries(delivery, result));

@@ -1,4 +1,4 @@
-import { serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
+import { openSecret, SecretOpenError, serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
 import { inTransaction, NOW_MS_SQL, retryOnConflict, type Db, type Transaction } from '@retention/db';
 import {
   AUTO_DISABLE_AFTER_FAILURES,
@@ -19,6 +19,11 @@ import { maxAttempts, retryDelayMs } from './retry-schedule.js';
  * sending that delivery. A worker killed mid-attempt leaves an expired lease behind: the next
  * claim logs that attempt as interrupted and sends again, so the receiver hears of the event
  * at least once.
+ *
+ * Signing secrets are read sealed with each claim and opened here, in Node, with SECRETS_KEY.
+ * One that cannot be opened (a database sealed under another key) makes a delivery with no
+ * secret: nothing is sent, the attempt fails and is retried per the schedule, and the
+ * endpoint's failure count does not move (docs/decisions.md, "Tokens and secrets").
  */
 
 export interface ClaimedDelivery {
@@ -28,8 +33,11 @@ export interface ClaimedDelivery {
   /** The number of this attempt, 1-based. */
   attempt: number;
   url: string;
-  /** Two during a Roll secret overlap (new, old). */
-  secret: string | string[];
+  /**
+   * Two during a Roll secret overlap (new, old). Null when SECRETS_KEY cannot open them: the
+   * attempt sends nothing and fails (unreadableSecretAttempt).
+   */
+  secret: string | string[] | null;
   /** The exact bytes to send and sign. */
   body: Buffer;
 }
@@ -84,8 +92,9 @@ interface ClaimRow {
   next_attempt_at: Date;
   event_seq: string | null;
   url: string;
-  signing_secret: string;
-  previous_signing_secret: string | null;
+  signing_secret_sealed: string;
+  /** Null unless its overlap lasts. */
+  previous_signing_secret_sealed: string | null;
   data: unknown;
   event_created_at: Date;
 }
@@ -134,8 +143,10 @@ const CLAIM_PREVIOUS = `
   )`;
 
 const SELECT_CLAIMED = `
-  SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count, c.next_attempt_at, c.event_seq, e.url, e.signing_secret,
-         CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_signing_secret END AS previous_signing_secret,
+  SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count, c.next_attempt_at, c.event_seq, e.url,
+         e.signing_secret_sealed,
+         CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_signing_secret_sealed END
+           AS previous_signing_secret_sealed,
          ev.data, ev.created_at AS event_created_at
     FROM claimed c
     JOIN webhook_endpoints e ON e.id = c.endpoint_id
@@ -161,7 +172,7 @@ export class DeliveryStore {
 
   constructor(
     private readonly db: Db,
-    private readonly options: { leaseMs: number; retryDelaysMs: readonly number[] },
+    private readonly options: { leaseMs: number; retryDelaysMs: readonly number[]; secretsKey: Buffer },
   ) {
     this.claims = new Batcher((ids) => retryOnConflict(() => this.claimBatch(ids)), {
       maxSize: BATCH_SIZE,
@@ -176,7 +187,7 @@ export class DeliveryStore {
   async claim(deliveryId: string): Promise<ClaimResult> {
     const row = await this.claims.submit(deliveryId);
     if (!row) return this.whyNotClaimed(deliveryId);
-    return { kind: 'claimed', delivery: claimedDelivery(row) };
+    return { kind: 'claimed', delivery: this.claimedDelivery(row) };
   }
 
   /** Claims the due ones among `ids`, in one statement; rows are locked in id order. */
@@ -274,7 +285,11 @@ export class DeliveryStore {
     claims: number,
   ): Promise<{ record: RecordResult; next: ClaimedDelivery[]; claimedAt: number }> {
     const { recorded, next, claimedAt } = await this.successes.submit({ delivery, result, claims });
-    return { record: recorded ? RECORDED_SUCCESS : NOT_RECORDED, next: next.map(claimedDelivery), claimedAt };
+    return {
+      record: recorded ? RECORDED_SUCCESS : NOT_RECORDED,
+      next: next.map((row) => this.claimedDelivery(row)),
+      claimedAt,
+    };
   }
 
   /**
@@ -391,15 +406,20 @@ export class DeliveryStore {
    * have no transition for a failure of a disabled endpoint). Attempts still in flight when it
    * was disabled record their result and last_failure_at, but the count stays at the 10 that
    * disabled it (or at whatever it was when an admin turned it off) until turning it on clears
-   * it.
+   * it. An attempt that sent nothing because its secret could not be opened is not the
+   * receiver's failure: the endpoint is left as it is (no count, no last_failure_at, never
+   * disabled for it), and the delivery is retried per the schedule like any failure.
    */
   private async recordFailure(
     trx: Transaction,
     delivery: ClaimedDelivery,
     result: AttemptResult,
   ): Promise<RecordResult> {
-    const { rows } = await trx.raw<{ rows: Array<{ enabled: boolean; was_enabled: boolean; now: Date }> }>(
-      `
+    type EndpointState = { enabled: boolean; was_enabled: boolean; now: Date };
+    const { rows } = await trx.raw<{ rows: EndpointState[] }>(
+      delivery.secret === null
+        ? 'SELECT enabled, enabled AS was_enabled, now() AS now FROM webhook_endpoints WHERE id = ?'
+        : `
       UPDATE webhook_endpoints e
          SET failure_count = CASE WHEN e.enabled THEN e.failure_count + 1 ELSE e.failure_count END,
              last_failure_at = now(),
@@ -411,7 +431,9 @@ export class DeliveryStore {
        WHERE e.id = previous.id
       RETURNING e.enabled, previous.enabled AS was_enabled, now() AS now
       `,
-      [AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_AFTER_FAILURES, delivery.endpointId],
+      delivery.secret === null
+        ? [delivery.endpointId]
+        : [AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_AFTER_FAILURES, delivery.endpointId],
     );
     const endpoint = rows[0];
     if (!endpoint) throw new LeaseLost();
@@ -471,6 +493,32 @@ export class DeliveryStore {
       });
     if (updated === 0) throw new LeaseLost();
   }
+
+  /** What an attempt sends, its secrets opened; `secret` null when SECRETS_KEY cannot open them. */
+  private claimedDelivery(row: ClaimRow): ClaimedDelivery {
+    return {
+      id: row.id,
+      endpointId: row.endpoint_id,
+      eventType: row.event_type,
+      attempt: row.attempt_count,
+      url: row.url,
+      secret: this.openSecrets(row),
+      body: Buffer.from(serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.data), 'utf8'),
+    };
+  }
+
+  private openSecrets(row: ClaimRow): string | string[] | null {
+    const { secretsKey } = this.options;
+    try {
+      const current = openSecret(secretsKey, row.signing_secret_sealed);
+      return row.previous_signing_secret_sealed === null
+        ? current
+        : [current, openSecret(secretsKey, row.previous_signing_secret_sealed)];
+    } catch (error) {
+      if (error instanceof SecretOpenError) return null;
+      throw error;
+    }
+  }
 }
 
 /** This attempt's lease expired and another claim took over: its result is not recorded. */
@@ -497,16 +545,4 @@ async function insertAttempt(
     attempted_at: result.attemptedAt ?? trx.fn.now(),
     next_attempt_at: nextAttemptAt,
   });
-}
-
-function claimedDelivery(row: ClaimRow): ClaimedDelivery {
-  return {
-    id: row.id,
-    endpointId: row.endpoint_id,
-    eventType: row.event_type,
-    attempt: row.attempt_count,
-    url: row.url,
-    secret: row.previous_signing_secret ? [row.signing_secret, row.previous_signing_secret] : row.signing_secret,
-    body: Buffer.from(serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.data), 'utf8'),
-  };
 }

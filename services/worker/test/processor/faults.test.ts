@@ -10,6 +10,7 @@ import {
   TEST_REDIS_URL,
   testSecretsKey,
   type ServiceProcess,
+  testSecretsKeyBytes,
 } from '@retention/testkit';
 import { startApiInstance, type ApiInstance } from '../../../api/test/api-instance.js';
 import { TEST_ENV, useWorld, type Workspace } from '../support/world.js';
@@ -64,7 +65,7 @@ function startWorkerProcess(env: Record<string, string> = {}): ServiceProcess {
 async function connectedWorkspace(withKey: boolean) {
   const { db } = world.current;
   const tag = randomBytes(4).toString('hex');
-  const loaded = await loadFixtures(db, {
+  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'w',

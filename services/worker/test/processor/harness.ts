@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from '@jest/globals';
 import type { EventType } from '@retention/core';
 import { connectProcessor, loadFixtures, OPERATOR } from '@retention/domain';
-import { eventually, testSecretsKey } from '@retention/testkit';
+import { eventually, testSecretsKey, testSecretsKeyBytes } from '@retention/testkit';
 import { startApiInstance, type ApiInstance } from '../../../api/test/api-instance.js';
 import { useWorld, type RunningWorker, type Workspace } from '../support/world.js';
 import { FakeStripe, newApiKey, newWebhookSecret, postToConnection } from './stripe-kit.js';
@@ -45,7 +45,7 @@ export function useProcessorWorld() {
   async function setUp(options: { withKey?: boolean } = {}): Promise<ProcessorWorld> {
     const { db, receiver } = world.current;
     const tag = randomBytes(4).toString('hex');
-    const loaded = await loadFixtures(db, {
+    const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
       workspaces: [
         {
           key: 'w',

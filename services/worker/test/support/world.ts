@@ -5,7 +5,14 @@ import { loadConfig, type EventData, type EventType } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createEndpoint, loadFixtures, recordEvent, type OutboxEvent } from '@retention/domain';
 import { createLogger } from '@retention/runtime';
-import { redisKeyPrefix, runId, TEST_REDIS_URL, useTestDatabase, testSecretsKey } from '@retention/testkit';
+import {
+  redisKeyPrefix,
+  runId,
+  TEST_REDIS_URL,
+  useTestDatabase,
+  testSecretsKey,
+  testSecretsKeyBytes,
+} from '@retention/testkit';
 import { createWorker, type WorkerHandle, type WorkerOptions } from '../../src/worker.js';
 import { createTestCertificate, type TestCertificate } from './certificate.js';
 import { Receiver, type Route } from './receiver.js';
@@ -104,7 +111,7 @@ export function useWorld(): { readonly current: World } {
       async createEndpoint(path, route, options = {}) {
         const owner = options.workspace ?? workspace;
         const url = receiver.url(path, options.host);
-        const endpoint = await createEndpoint(db, {
+        const endpoint = await createEndpoint(db, testSecretsKeyBytes(), {
           workspace_id: owner.id,
           actor_id: owner.ownerId,
           name: path,
@@ -181,7 +188,7 @@ export function useWorld(): { readonly current: World } {
 
 async function seedWorkspace(db: Db, processor: 'connected' | 'disconnected'): Promise<Workspace> {
   const email = `ann.${randomBytes(3).toString('hex')}@example.com`;
-  const result = await loadFixtures(db, {
+  const result = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [
       {
         key: 'w',
