@@ -62,6 +62,26 @@ afterAll(async () => {
   await certificate.remove();
 });
 
+/** A delivery of a made-up recovery.opened event that the worker gave up on after `attempts`. */
+async function failedDelivery(workspaceId: string, endpointId: string, attempts: number): Promise<{ id: string }> {
+  const db = database.current.db;
+  const [event] = await db('events')
+    .insert({ workspace_id: workspaceId, type: 'recovery.opened', data: { hello: 'world' } })
+    .returning(['id']);
+  const [delivery] = await db('webhook_deliveries')
+    .insert({
+      workspace_id: workspaceId,
+      endpoint_id: endpointId,
+      event_id: event.id,
+      event_type: 'recovery.opened',
+      status: 'failed',
+      attempt_count: attempts,
+      completed_at: new Date(),
+    })
+    .returning(['id']);
+  return delivery;
+}
+
 describe('webhook actions against a real HTTPS receiver', () => {
   it('Send test, Resend a failed delivery, and Roll secret with an overlap signing with both secrets', async () => {
     const db = database.current.db;
@@ -78,20 +98,7 @@ describe('webhook actions against a real HTTPS receiver', () => {
     expect(tested.body.duration_ms).toBeGreaterThanOrEqual(0);
 
     // A delivery the worker gave up on.
-    const [event] = await db('events')
-      .insert({ workspace_id: workspace.id, type: 'recovery.opened', data: { hello: 'world' } })
-      .returning(['id']);
-    const [delivery] = await db('webhook_deliveries')
-      .insert({
-        workspace_id: workspace.id,
-        endpoint_id: created.body.id,
-        event_id: event.id,
-        event_type: 'recovery.opened',
-        status: 'failed',
-        attempt_count: 9,
-        completed_at: new Date(),
-      })
-      .returning(['id']);
+    const delivery = await failedDelivery(workspace.id, created.body.id, 9);
     expect((await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: member.cookie })).status).toBe(403);
     const resent = await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
     expect(resent.status).toBe(200);
@@ -163,20 +170,7 @@ describe('webhook actions against a real HTTPS receiver', () => {
       body: { name: 'Hammered', url: receiver.url('/hammered') },
     });
     receiver.route('/hammered', { secret: created.body.secret, behaviour: { kind: 'status', status: 200 } });
-    const [event] = await db('events')
-      .insert({ workspace_id: workspace.id, type: 'recovery.opened', data: { hello: 'world' } })
-      .returning(['id']);
-    const [delivery] = await db('webhook_deliveries')
-      .insert({
-        workspace_id: workspace.id,
-        endpoint_id: created.body.id,
-        event_id: event.id,
-        event_type: 'recovery.opened',
-        status: 'failed',
-        attempt_count: 1,
-        completed_at: new Date(),
-      })
-      .returning(['id']);
+    const delivery = await failedDelivery(workspace.id, created.body.id, 1);
 
     const resend = () => call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
     const sendTest = () => call('POST', `/webhooks/${created.body.id}/test`, { cookie: admin.cookie });
