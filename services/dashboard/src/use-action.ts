@@ -1,17 +1,28 @@
 import { useCallback, useMemo, useState } from 'react';
-import { errorMessage } from './api/client.js';
+import { ApiError, errorMessage, fieldSentence } from './api/client.js';
 
 /**
  * The submit/busy/error pattern of a form or button that changes something on the server:
  * `run` marks it busy and clears the last outcome, runs the action (which applies its own
  * result: close a dialog, show a value, reload a list), then records either `done` or the
  * server's refusal word for word in `error`. Pages show `error` with ErrorNote and disable
- * their submit button while `busy`.
+ * their submit button while `busy`. A form whose fields the API names (`param`) shows a refusal
+ * about one of them at that field instead (`fieldError`, and `formError` for the rest).
  */
 export interface Action {
   busy: boolean;
   /** The last refusal's message (the server's own words), until the next run. */
   error: string | null;
+  /**
+   * The last refusal as an error of this field (the API's `param`), worded to be shown at it
+   * (Field's `error`); null when the refusal is about another field or none.
+   */
+  fieldError(param: string): string | null;
+  /**
+   * The last refusal, unless it is about one of these fields (which show it themselves through
+   * `fieldError`): what the form shows in its own ErrorNote.
+   */
+  formError(...params: string[]): string | null;
   /** The success message given to the last run, until the next one. */
   done: string | null;
   /** Resolves true when the action succeeded, false when it failed (never throws). */
@@ -34,25 +45,42 @@ interface State {
   busy: boolean;
   error: string | null;
   done: string | null;
+  /** The field the refusal is about and its sentence for that field. */
+  field: { param: string; sentence: string } | null;
 }
 
-const IDLE: State = { busy: false, error: null, done: null };
+const IDLE: State = { busy: false, error: null, done: null, field: null };
 
 export function useAction(): Action {
   const [state, setState] = useState<State>(IDLE);
 
   const run = useCallback(async (action: () => Promise<unknown>, options: RunOptions = {}): Promise<boolean> => {
-    setState({ busy: true, error: null, done: null });
+    setState({ ...IDLE, busy: true });
     try {
       await action();
-      setState({ busy: options.staysBusy === true, error: null, done: options.done ?? null });
+      setState({ ...IDLE, busy: options.staysBusy === true, done: options.done ?? null });
       return true;
     } catch (failure) {
-      setState({ busy: false, error: errorMessage(failure), done: null });
+      const field =
+        failure instanceof ApiError && failure.param
+          ? { param: failure.param, sentence: fieldSentence(failure) }
+          : null;
+      setState({ ...IDLE, error: errorMessage(failure), field });
       return false;
     }
   }, []);
   const clear = useCallback(() => setState(IDLE), []);
 
-  return useMemo(() => ({ ...state, run, clear }), [state, run, clear]);
+  return useMemo(() => {
+    const { busy, error, done, field } = state;
+    return {
+      busy,
+      error,
+      done,
+      fieldError: (param: string) => (field?.param === param ? field.sentence : null),
+      formError: (...params: string[]) => (field && params.includes(field.param) ? null : error),
+      run,
+      clear,
+    };
+  }, [state, run, clear]);
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { recoverCampaign } from '@retention/domain';
 import { eventually } from '@retention/testkit';
@@ -124,6 +124,17 @@ async function seriousViolations(target: Page, name: string): Promise<string[]> 
     .map((violation) => `${name}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
 }
 
+/** A field's accessible description: the texts of what its `aria-describedby` names, in order. */
+function description(field: Locator): Promise<string> {
+  return field.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent ?? '')
+      .join(' '),
+  );
+}
+
 async function openAccount(): Promise<void> {
   await page.getByRole('button', { name: /Account menu/ }).click();
   await page.getByRole('link', { name: 'Account' }).click();
@@ -157,11 +168,21 @@ describe('the account page', () => {
     expect(await meStatus(laptopCookie)).toBe(200);
 
     await openAccount();
-    // A wrong current password is refused with the server's message, and changes nothing.
-    await page.getByLabel('Current password').fill('not my password at all');
+    // A wrong current password is refused at the field it is about, as a person reads it (the
+    // API's message is `current_password: is not your current password`, its field in `param`),
+    // and changes nothing.
+    const current = page.getByLabel('Current password');
+    await current.fill('not my password at all');
     await page.getByLabel('New password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Change password' }).click();
-    await page.getByRole('alert').filter({ hasText: /./ }).waitFor();
+    const refusal = page.getByRole('alert').filter({ hasText: /./ });
+    await refusal.waitFor();
+    await expect(refusal.allTextContents()).resolves.toEqual(['That is not your current password.']);
+    await expect(current.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(description(current)).resolves.toBe('That is not your current password.');
+    await expect(page.getByLabel('New password').getAttribute('aria-invalid')).resolves.toBeNull();
+    await expect(page.getByText('current_password').count()).resolves.toBe(0);
+    problems.push(...(await seriousViolations(page, 'account with a wrong current password')));
     expect(await meStatus(laptopCookie)).toBe(200);
 
     await page.getByLabel('Current password').fill(PASSWORD);
@@ -170,6 +191,7 @@ describe('the account page', () => {
     await page.getByRole('status').filter({ hasText: 'Password changed. Your other sessions have ended.' }).waitFor();
     await expect(page.getByRole('alert').filter({ hasText: /./ }).count()).resolves.toBe(0);
     await expect(page.getByLabel('Current password').inputValue()).resolves.toBe('');
+    await expect(page.getByLabel('Current password').getAttribute('aria-invalid')).resolves.toBeNull();
     problems.push(...(await seriousViolations(page, 'account after a password change')));
 
     // This session lives on; the laptop's ended, and its next page sends it to sign in.
@@ -202,7 +224,10 @@ describe('the account page', () => {
     await expectSentToSignIn(laptop, '/customers');
 
     await signInOn(page, OWNER, NEW_PASSWORD);
-  });
+    // Four sign-ins and two password changes, each a password hash (slow on purpose), and two axe
+    // scans: 15 s alone, past the default 30 s beside another browser test file on a busy 2-core
+    // machine.
+  }, 60_000);
 });
 
 describe('forgot password', () => {

@@ -13,6 +13,7 @@ import {
 } from '@retention/runtime';
 import { accountRoutes } from './account-routes.js';
 import { requireSession, type DashboardContext } from './context.js';
+import { fieldErrors } from './field-errors.js';
 import { GuessLimits } from './guess-limits.js';
 import { ManualSendLimit } from './manual-send-limit.js';
 import { insightsRoutes } from './insights-routes.js';
@@ -128,5 +129,6 @@ export function dashboardApi(deps: DashboardDependencies): Router {
   router.use(insightsRoutes(context));
   router.use(readRoutes(context));
   router.use(unknownDashboardRoute);
+  router.use(fieldErrors);
   return router;
 }

@@ -89,6 +89,15 @@ describe('sign-in and sessions', () => {
       body: { current_password: 'nope nope nope', new_password: 'a brand new password' },
     });
     expect(wrongCurrent.status).toBe(400);
+    // The field the refusal is about, for the page to show it there; the message as it was.
+    expect(wrongCurrent.body.error).toEqual({
+      type: 'invalid_param',
+      message: 'current_password: is not your current password',
+      param: 'current_password',
+    });
+    // A refusal of the request as a whole names no field.
+    const notJson = await call('POST', '/account/password', { cookie: member.cookie, rawBody: '{not json' });
+    expect(notJson.body.error).toEqual({ type: 'invalid_param', message: 'The request body is not valid JSON.' });
     const changed = await call('POST', '/account/password', {
       cookie: member.cookie,
       body: { current_password: PASSWORD, new_password: 'a brand new password' },

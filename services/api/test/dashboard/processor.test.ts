@@ -78,6 +78,7 @@ describe('Settings, Processor', () => {
     expect(refused.body.error).toEqual({
       type: 'invalid_param',
       message: 'api_key: Stripe refused the key (401); nothing was saved',
+      param: 'api_key',
     });
     expect((await call('GET', '/processor', { cookie: owner.cookie })).body.status).toBe('not_connected');
 
@@ -236,6 +237,7 @@ describe('Settings, Processor', () => {
         type: 'invalid_param',
         message:
           'api_key: Stripe refused the stored key (401); nothing was saved: give a new key, or remove the stored one',
+        param: 'api_key',
       });
     } finally {
       stripe.override = null;

@@ -1,7 +1,8 @@
 /**
  * The one way the page talks to /dashboard/api. A 401 on a signed-in page ends the session in
  * the page: it goes to sign-in and, once signed in, back to where it was. Every other refusal
- * becomes an ApiError carrying the server's own message, shown word for word.
+ * becomes an ApiError carrying the server's own message, shown word for word, and the field it
+ * is about when the server names one (`param`), for a form that shows it at that field.
  */
 export const API_BASE = '/dashboard/api';
 export const APP_BASE = '/dashboard';
@@ -11,9 +12,27 @@ export class ApiError extends Error {
     readonly status: number,
     readonly type: string,
     message: string,
+    /** The field an `invalid_param` refusal is about (`current_password`), when it is about one. */
+    readonly param: string | null = null,
   ) {
     super(message);
   }
+}
+
+/** Reasons written as what the value does wrong, after the field's name ("is not …", "must be …"). */
+const PREDICATE = /^(is|are|was|were|has|have|must|cannot|can|does|do|should|may)\b/;
+
+/**
+ * A refusal about one field as a sentence to show at that field, where its name would only
+ * repeat the label: `current_password: is not your current password` reads "That is not your
+ * current password."; a reason that is a sentence of its own ("Stripe refused the key …") is
+ * only capitalized.
+ */
+export function fieldSentence(error: ApiError): string {
+  const prefix = `${error.param}: `;
+  const reason = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  const sentence = PREDICATE.test(reason) ? `That ${reason}` : reason.charAt(0).toUpperCase() + reason.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -57,11 +76,12 @@ export async function api<T>(method: Method, path: string, options: Options = {}
     parsed = undefined;
   }
   if (response.ok) return parsed as T;
-  const error = (parsed as { error?: { type?: string; message?: string } } | undefined)?.error;
+  const error = (parsed as { error?: { type?: string; message?: string; param?: string } } | undefined)?.error;
   const failure = new ApiError(
     response.status,
     error?.type ?? 'unknown',
     error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
+    typeof error?.param === 'string' ? error.param : null,
   );
   if (response.status === 401 && !options.anonymous && failure.type === 'authentication_required') {
     onSessionEnded?.();

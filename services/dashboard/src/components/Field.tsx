@@ -1,12 +1,23 @@
 import { useId, type InputHTMLAttributes, type ReactNode } from 'react';
 
-/** A labelled input; the hint and the error are tied to it for screen readers. */
+/**
+ * A labelled input; the hint and the error are tied to it for screen readers (`aria-describedby`,
+ * and `aria-invalid` while there is an error). `announce` makes the error an alert, read out when
+ * it appears: for a refusal that comes back after a submit (useAction's `fieldError`), not for a
+ * check made as you type.
+ */
 export function Field({
   label,
   hint,
   error,
+  announce = false,
   ...input
-}: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: ReactNode; error?: string | null }) {
+}: InputHTMLAttributes<HTMLInputElement> & {
+  label: string;
+  hint?: ReactNode;
+  error?: string | null;
+  announce?: boolean;
+}) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
@@ -21,7 +32,7 @@ export function Field({
         </span>
       )}
       {error && (
-        <span className="field-error" id={errorId}>
+        <span className="field-error" id={errorId} role={announce ? 'alert' : undefined}>
           {error}
         </span>
       )}

@@ -67,8 +67,16 @@ export default function Account() {
           <p className="muted">
             {me.user.email} · {me.user.role}
           </p>
-          <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
-          <Outcome error={profile.error} done={profile.done} />
+          <Field
+            label="Name"
+            required
+            maxLength={200}
+            value={name}
+            error={profile.fieldError('name')}
+            announce
+            onChange={(event) => setName(event.target.value)}
+          />
+          <Outcome error={profile.formError('name')} done={profile.done} />
           <div>
             <button type="submit" className="button primary" disabled={profile.busy}>
               Save name
@@ -83,6 +91,8 @@ export default function Account() {
             autoComplete="current-password"
             required
             value={current}
+            error={password.fieldError('current_password')}
+            announce
             onChange={(event) => setCurrent(event.target.value)}
           />
           <Field
@@ -93,9 +103,11 @@ export default function Account() {
             minLength={MIN_PASSWORD_LENGTH}
             hint={`At least ${MIN_PASSWORD_LENGTH} characters. Your other sessions end.`}
             value={next}
+            error={password.fieldError('new_password')}
+            announce
             onChange={(event) => setNext(event.target.value)}
           />
-          <Outcome error={password.error} done={password.done} />
+          <Outcome error={password.formError('current_password', 'new_password')} done={password.done} />
           <div>
             <button type="submit" className="button primary" disabled={password.busy}>
               Change password
