@@ -525,3 +525,69 @@ describe('a demo campaign', () => {
     for (const entry of entries) expect(entry).toMatch(/No delivery on record/);
   });
 });
+
+describe("a customer's page at 1280 px", () => {
+  /** A campaign of the customer whose decline code the test makes longer than any column. */
+  let lengthened: { id: string; decline_code: string } | undefined;
+
+  afterAll(async () => {
+    if (lengthened)
+      await world.current
+        .db('recovery_campaigns')
+        .where({ id: lengthened.id })
+        .update({ decline_code: lengthened.decline_code });
+  });
+
+  /**
+   * The decline codes of the page's campaigns table, each with whether it is clipped (its text
+   * wider than its box) and whether its box spans its cell's content, and its title.
+   */
+  async function declineCodes() {
+    const table = page.getByRole('table', { name: 'Recovery campaigns' });
+    await table.getByRole('row').nth(1).waitFor();
+    const headers = await table.getByRole('columnheader').allTextContents();
+    const column = headers.findIndex((header) => /^decline$/i.test(header));
+    expect(column).toBeGreaterThanOrEqual(0);
+    const cells = table.getByRole('row').locator(`td:nth-child(${column + 1})`);
+    return cells.evaluateAll((tds) =>
+      tds.flatMap((td) => {
+        const code = td.querySelector('[title]');
+        if (!code) return []; // no code: a dash
+        const style = td.ownerDocument.defaultView!.getComputedStyle(td);
+        const room = td.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return {
+          code: code.textContent ?? '',
+          title: code.getAttribute('title'),
+          clipped: code.scrollWidth > code.clientWidth,
+          fillsCell: Math.abs(code.getBoundingClientRect().width - room) <= 1,
+        };
+      }),
+    );
+  }
+
+  it("shows a decline code whole when the column has room for it, and clips one only at the column's end", async () => {
+    // A demo customer with one of the longest codes Stripe sends (new_account_information_available
+    // and withdrawal_count_limit_exceeded, 33 and 31 characters: wider than 150 px).
+    const longest = await world.current
+      .db('recovery_campaigns')
+      .where({ workspace_id: demo.workspace.id })
+      .orderByRaw('length(decline_code) desc, id')
+      .first<{ id: string; customer_id: string; decline_code: string }>('id', 'customer_id', 'decline_code');
+    expect(longest.decline_code.length).toBeGreaterThanOrEqual(30);
+    await open(`/customers/${longest.customer_id}`);
+    const codes = await declineCodes();
+    await screenshot('customer-decline-codes');
+    expect(codes.map(({ code }) => code)).toContain(longest.decline_code);
+    expect(codes.filter(({ clipped }) => clipped)).toEqual([]);
+    expect(codes.filter(({ code, title }) => title !== code)).toEqual([]);
+
+    // A code longer than any column: cut with an ellipsis where the column ends, whole in its title.
+    lengthened = { id: longest.id, decline_code: longest.decline_code };
+    const tooLong = `${longest.decline_code}_${'and_then_some_more_words_'.repeat(2)}end`;
+    await world.current.db('recovery_campaigns').where({ id: longest.id }).update({ decline_code: tooLong });
+    await open(`/customers/${longest.customer_id}`);
+    const cut = (await declineCodes()).find(({ title }) => title === tooLong);
+    await screenshot('customer-decline-code-cut');
+    expect(cut).toEqual({ code: tooLong, title: tooLong, clipped: true, fillsCell: true });
+  });
+});
