@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import {
   createEndpoint,
   createToken,
@@ -122,6 +122,29 @@ async function overflow(name: string): Promise<{ page: number; table: number }> 
   await box.getByRole('row').nth(1).waitFor();
   const table = await box.evaluate((element) => element.scrollWidth - element.clientWidth);
   return { page: Math.max(0, await pageOverflow()), table: Math.max(0, table) };
+}
+
+/** An element's text line by line as laid out: its characters grouped by the top of their box. */
+function lineTexts(target: Locator): Promise<string[]> {
+  return target.evaluate((element) => {
+    const walker = element.ownerDocument.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+    const range = element.ownerDocument.createRange();
+    const texts: string[] = [];
+    let lineTop = -Infinity;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let offset = 0; offset < node.data.length; offset += 1) {
+        range.setStart(node, offset);
+        range.setEnd(node, offset + 1);
+        const top = range.getBoundingClientRect().top;
+        if (top > lineTop + 2) {
+          texts.push('');
+          lineTop = top;
+        }
+        texts[texts.length - 1] += node.data[offset];
+      }
+    }
+    return texts;
+  });
 }
 
 async function screenshot(name: string): Promise<void> {
@@ -392,7 +415,10 @@ describe("a long endpoint URL on the endpoint's page", () => {
     '?workspace=northwind-subscriptions&format=json&signature=v1';
   /** Where a URL may end a line: after one of these. */
   const SEPARATORS = '/.?&=#_~-';
+  /** A URL of a usual length (77 characters). */
+  const USUAL_URL = 'https://hooks.northwind-fulfilment.example/api/v2/webhooks/incoming/retention';
   let endpointId: string;
+  let usualId: string;
 
   beforeAll(async () => {
     const created = await createEndpoint(world.current.db, testSecretsKeyBytes(), {
@@ -402,6 +428,32 @@ describe("a long endpoint URL on the endpoint's page", () => {
       url: LONG_URL,
     });
     endpointId = created.id;
+    const usual = await createEndpoint(world.current.db, {
+      workspace_id: demo.workspace.id,
+      actor_id: demo.owner.id,
+      name: 'Fulfilment',
+      url: USUAL_URL,
+    });
+    usualId = usual.id;
+  });
+
+  it('at 1280 px has the width of the whole card: a URL of a usual length is one line', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await open(`/settings/webhooks/${usualId}`);
+    const url = page.getByRole('definition').filter({ hasText: 'https://hooks.' });
+    const lines = await lineTexts(url);
+    // The URL's box against the room inside the card of details it sits in.
+    const room = await url.evaluate((element) => {
+      const card = element.closest('dl')!;
+      const style = card.ownerDocument.defaultView!.getComputedStyle(card);
+      return {
+        url: Math.round(element.getBoundingClientRect().width),
+        card: Math.round(card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)),
+      };
+    });
+    await screenshot('endpoint-usual-url');
+    expect(lines).toEqual([USUAL_URL]);
+    expect(room.url).toBe(room.card);
   });
   afterAll(async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -411,26 +463,7 @@ describe("a long endpoint URL on the endpoint's page", () => {
     await page.setViewportSize({ width, height: 900 });
     await open(`/settings/webhooks/${endpointId}`);
     const url = page.getByRole('definition').filter({ hasText: 'https://hooks.' });
-    // Each line's text as laid out: characters grouped by the top of their box.
-    const lines = await url.evaluate((element) => {
-      const walker = element.ownerDocument.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
-      const range = element.ownerDocument.createRange();
-      const texts: string[] = [];
-      let lineTop = -Infinity;
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        for (let offset = 0; offset < node.data.length; offset += 1) {
-          range.setStart(node, offset);
-          range.setEnd(node, offset + 1);
-          const top = range.getBoundingClientRect().top;
-          if (top > lineTop + 2) {
-            texts.push('');
-            lineTop = top;
-          }
-          texts[texts.length - 1] += node.data[offset];
-        }
-      }
-      return texts;
-    });
+    const lines = await lineTexts(url);
     const fits = await url.evaluate((element) => element.scrollWidth <= element.clientWidth);
     await screenshot('endpoint-long-url');
     await expect(url.textContent()).resolves.toBe(LONG_URL); // a copy is the URL

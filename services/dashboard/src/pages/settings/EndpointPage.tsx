@@ -198,7 +198,7 @@ export default function EndpointPage({ id }: { id: string }) {
       )}
       {test && <AttemptResult attempt={test} label="Test delivery:" />}
       <dl className="details card">
-        <div>
+        <div className="whole-row">
           <dt>URL</dt>
           <dd className="url-cell">
             <BreakableUrl url={endpoint.url} />
