@@ -411,44 +411,195 @@ describe('overview', () => {
       'switched service',
     ]);
   });
-  it('at 390 px draws every month label of the monthly charts inside the chart, none cut at an edge', async () => {
-    const narrow = await signIn(globex.ownerEmail);
-    await narrow.setViewportSize({ width: 390, height: 844 });
-    await narrow.reload();
-    const monthly = narrow.getByRole('figure', { name: /by month/ });
-    await monthly.first().getByRole('img').waitFor();
-    await expect(monthly.count()).resolves.toBe(3);
-    await narrow.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
-    // A canvas has no boxes to measure: a label cut at the chart's edge leaves ink in its
-    // outermost column of pixels. Only below the plot, where the month labels are (bars and
-    // grid lines may touch the edge above it): below the lowest row with one unbroken line of
-    // ink across half the width or more, the axis (legend and labels are broken by gaps).
-    const cut = await monthly.getByRole('img').evaluateAll((canvases) =>
-      canvases.flatMap((canvas) => {
-        const { width, height } = canvas;
-        const pixels = canvas.getContext('2d').getImageData(0, 0, width, height).data;
-        const inked = (x: number, y: number) => pixels[(y * width + x) * 4 + 3] > 0;
-        const longestLine = (y: number) => {
-          let longest = 0;
-          for (let x = 0, run = 0; x < width; x += 1) {
-            run = inked(x, y) ? run + 1 : 0;
-            longest = Math.max(longest, run);
+  describe.each([320, 390, 801, 1280])('at %i px', (width) => {
+    let sized: Page;
+
+    beforeAll(async () => {
+      sized = await signIn(globex.ownerEmail);
+      await sized.setViewportSize({ width, height: 900 });
+      await sized.goto(`${world.current.url}/dashboard/?period=all_time`); // every cancellation reason
+      await sized.getByRole('figure').first().getByRole('img').waitFor();
+      await sized.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+    });
+
+    it('draws every label of the vertical charts inside the chart, none cut at an edge', async () => {
+      const vertical = sized.getByRole('figure', { name: /by month|How campaigns were recovered/ });
+      await expect(vertical.count()).resolves.toBe(4);
+      // A canvas has no boxes to measure: a label cut at the chart's edge leaves ink in its
+      // outermost column of pixels. Only below the plot, where the month labels are (bars and
+      // grid lines may touch the edge above it): below the lowest row with one unbroken line of
+      // ink across half the width or more, the axis (legend and labels are broken by gaps).
+      const cut = await vertical.getByRole('img').evaluateAll((canvases) =>
+        canvases.flatMap((canvas) => {
+          const { width, height } = canvas;
+          const pixels = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+          const inked = (x: number, y: number) => pixels[(y * width + x) * 4 + 3] > 0;
+          const longestLine = (y: number) => {
+            let longest = 0;
+            for (let x = 0, run = 0; x < width; x += 1) {
+              run = inked(x, y) ? run + 1 : 0;
+              longest = Math.max(longest, run);
+            }
+            return longest;
+          };
+          let axis = height - 1;
+          while (axis > 0 && longestLine(axis) < width / 2) axis -= 1;
+          const edges: string[] = [];
+          for (let y = axis + 1; y < height; y += 1) {
+            if (inked(0, y)) edges.push(`left at y ${y}`);
+            if (inked(width - 1, y)) edges.push(`right at y ${y}`);
           }
-          return longest;
-        };
-        let axis = height - 1;
-        while (axis > 0 && longestLine(axis) < width / 2) axis -= 1;
-        const edges: string[] = [];
-        for (let y = axis + 1; y < height; y += 1) {
-          if (inked(0, y)) edges.push(`left at y ${y}`);
-          if (inked(width - 1, y)) edges.push(`right at y ${y}`);
-        }
-        return edges.length ? [`${canvas.getAttribute('aria-label')}: ${edges.join(', ')} (axis at y ${axis})`] : [];
-      }),
+          return edges.length ? [`${canvas.getAttribute('aria-label')}: ${edges.join(', ')} (axis at y ${axis})`] : [];
+        }),
+      );
+      expect(cut).toEqual([]);
+    });
+
+    it.each(['Campaigns by decline category', 'Cancellation reasons'])(
+      '%s: draws every category label whole, on one line or more, inside the canvas',
+      async (name) => {
+        const figure = sized.getByRole('figure', { name });
+        const labels = await figure.getByRole('rowheader', { includeHidden: true }).allTextContents();
+        expect(labels.length).toBeGreaterThan(2);
+        await expect(categoryLabelProblems(figure, labels)).resolves.toEqual([]);
+      },
     );
-    expect(cut).toEqual([]);
   });
 });
+
+/**
+ * What is wrong with how a horizontal chart draws its category labels, one line each (none when
+ * every label is whole). A canvas has no boxes to measure, and ink at its edge alone misses a
+ * label cut where a space or a gap between letters meets the edge, so this reads the lines of
+ * text as drawn: left of the category axis (the leftmost column of ink unbroken over half the
+ * height) and within its height, each run of rows with ink is a line, measured from its leftmost
+ * to its rightmost inked pixel. Top to bottom, the lines must spell the labels in order, each line
+ * as wide as a run of the label's words set in the chart's font (within 2 px: a line that lost a
+ * letter or a word past the edge is narrower than any), and none may touch the edge. A label
+ * skipped or drawn twice leaves the lines out of step with the labels.
+ */
+async function categoryLabelProblems(figure: Locator, labels: string[]): Promise<string[]> {
+  // Chart.js's default family, at the tick size Chart.tsx sets.
+  const font = "12px 'Helvetica Neue', 'Helvetica', 'Arial', sans-serif";
+  return figure.getByRole('img').evaluate(
+    (canvas, { labels, font }) => {
+      const element = canvas as unknown as {
+        width: number;
+        height: number;
+        clientWidth: number;
+        getContext(kind: '2d'): {
+          getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+        };
+        ownerDocument: {
+          createElement(tag: 'canvas'): {
+            getContext(kind: '2d'): {
+              font: string;
+              measureText(text: string): { actualBoundingBoxLeft: number; actualBoundingBoxRight: number };
+            };
+          };
+        };
+      };
+      const { width, height } = element;
+      const perCssPixel = width / element.clientWidth;
+      const pixels = element.getContext('2d').getImageData(0, 0, width, height).data;
+      const inked = (x: number, y: number) => pixels[(y * width + x) * 4 + 3]! > 0;
+      const measure = element.ownerDocument.createElement('canvas').getContext('2d');
+      measure.font = font;
+      const inkWidth = (text: string) => {
+        const metrics = measure.measureText(text);
+        return metrics.actualBoundingBoxLeft + metrics.actualBoundingBoxRight;
+      };
+
+      // The category axis, and the rows it spans.
+      let axis = -1;
+      let top = 0;
+      let bottom = 0;
+      for (let x = 0; x < width && axis < 0; x += 1) {
+        for (let y = 0, run = 0; y < height; y += 1) {
+          run = inked(x, y) ? run + 1 : 0;
+          if (run >= height / 2) {
+            axis = x;
+            top = y - run + 1;
+            while (y + 1 < height && inked(x, y + 1)) y += 1;
+            bottom = y;
+            break;
+          }
+        }
+      }
+      if (axis < 0) return ['no category axis found'];
+
+      // The lines of text left of it: runs of rows with ink. The dot of an i over a word with no
+      // tall letter ("service") is a run of its own, a row or two above the rest: it joins the
+      // line under it.
+      const runs: Array<{ top: number; bottom: number; left: number; right: number }> = [];
+      for (let y = top; y <= bottom; y += 1) {
+        let left = -1;
+        let right = -1;
+        for (let x = 0; x < axis - 1; x += 1) {
+          if (!inked(x, y)) continue;
+          if (left < 0) left = x;
+          right = x;
+        }
+        if (left < 0) continue;
+        const last = runs.at(-1);
+        if (last && last.bottom === y - 1) {
+          last.bottom = y;
+          last.left = Math.min(last.left, left);
+          last.right = Math.max(last.right, right);
+        } else runs.push({ top: y, bottom: y, left, right });
+      }
+      const joined: typeof runs = [];
+      for (const run of runs) {
+        const above = joined.at(-1);
+        const dot = above && (above.bottom - above.top + 1) / perCssPixel <= 3;
+        if (above && dot && (run.top - above.bottom - 1) / perCssPixel <= 2) {
+          joined[joined.length - 1] = {
+            top: above.top,
+            bottom: run.bottom,
+            left: Math.min(above.left, run.left),
+            right: Math.max(above.right, run.right),
+          };
+        } else joined.push({ ...run });
+      }
+      const lines = joined.map((run) => ({
+        left: run.left / perCssPixel,
+        width: (run.right - run.left + 1) / perCssPixel,
+      }));
+
+      // Top to bottom, the lines spell the labels.
+      const problems: string[] = [];
+      let line = 0;
+      for (const label of labels) {
+        const words = label.split(' ');
+        for (let start = 0; start < words.length;) {
+          const drawn = lines[line];
+          if (!drawn) {
+            problems.push(`"${label}": not drawn (${lines.length} lines of text for ${labels.length} labels)`);
+            break;
+          }
+          line += 1;
+          let end = -1;
+          for (let stop = words.length; stop > start && end < 0; stop -= 1) {
+            if (Math.abs(inkWidth(words.slice(start, stop).join(' ')) - drawn.width) <= 2) end = stop;
+          }
+          const rest = words.slice(start).join(' ');
+          if (end < 0) {
+            problems.push(
+              `"${label}": a line ${drawn.width.toFixed(1)} px wide at x ${drawn.left.toFixed(1)} is not ` +
+                `"${rest}" (${inkWidth(rest).toFixed(1)} px) or the start of it`,
+            );
+            break; // on to the next label, from the next line
+          }
+          if (drawn.left < 1) problems.push(`"${label}": a line touches the edge`);
+          start = end;
+        }
+      }
+      if (line < lines.length) problems.push(`${lines.length - line} lines of text more than the labels need`);
+      return problems;
+    },
+    { labels, font },
+  );
+}
 
 describe('campaigns', () => {
   let page: Page;

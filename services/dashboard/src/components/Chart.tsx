@@ -10,7 +10,9 @@ import {
   LineElement,
   PointElement,
   Tooltip,
+  type CartesianScaleOptions,
   type ChartConfiguration,
+  type Scale,
 } from 'chart.js';
 
 /**
@@ -41,6 +43,73 @@ const SERIES_COLORS = ['#5046e4', '#0a7d48', '#c0123c', '#b35c00', '#0b6e99', '#
  * the canvas's edge. A line of the 12 px tick font covers the most that lean can be.
  */
 const SLANTED_LABEL_ROOM_PX = 14;
+
+/**
+ * Room left of a horizontal chart's category labels, so that the widest is not flush with the
+ * canvas's edge (where a cut and a fit look alike).
+ */
+const CATEGORY_LABEL_MARGIN_PX = 8;
+
+/** The tick labels' font: Chart.js's own, at a size set here so that wrapLabel measures what is drawn. */
+const TICK_FONT_SIZE = 12;
+
+/**
+ * A label as the lines it is drawn in, each no wider than `room`: the label itself when it fits,
+ * else its words, as many to a line as fit (a word wider than `room` is a line of its own).
+ */
+function wrapLabel(ctx: CanvasRenderingContext2D, label: string, room: number): string | string[] {
+  if (ctx.measureText(label).width <= room) return label;
+  const lines: string[] = [];
+  for (const word of label.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && ctx.measureText(`${last} ${word}`).width <= room)
+      lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
+/** What the category axis takes beside its labels' width: the tick padding (twice, as Chart.js counts it) and mark. */
+function axisExtra(scale: Scale): number {
+  // Resolved by Chart.js: every option has its value (the type says a category scale's may be missing).
+  const { ticks, grid } = scale.options as unknown as CartesianScaleOptions;
+  return 2 * ticks.padding + (grid.drawTicks ? (grid.tickLength ?? 0) : 0);
+}
+
+/** Runs `measure` with the scale's context set to the tick font. */
+function inTickFont<T>(scale: Scale, measure: (ctx: CanvasRenderingContext2D) => T): T {
+  scale.ctx.save();
+  scale.ctx.font = `${TICK_FONT_SIZE}px ${ChartJs.defaults.font.family ?? 'sans-serif'}`;
+  try {
+    return measure(scale.ctx);
+  } finally {
+    scale.ctx.restore();
+  }
+}
+
+/**
+ * The category labels of a horizontal chart (decline categories, cancellation reasons), wrapped
+ * to the room Chart.js gives the axis: at most half the chart's width (`maxWidth`), less the tick
+ * padding and mark. A label wider than that was drawn anyway, right-aligned to the axis, and ran
+ * off the canvas's left edge ("authentication required" at 320 px, and at 801 px where two
+ * charts share a row beside the side navigation).
+ */
+function wrappedCategory(this: Scale, value: number | string): string | string[] {
+  const room = this.maxWidth - axisExtra(this) - 1;
+  return inTickFont(this, (ctx) => wrapLabel(ctx, this.getLabelForValue(Number(value)), room));
+}
+
+/**
+ * And should one word still be wider than that room (a screen narrower than 320 px, a wider
+ * fallback font), the axis takes the width of its widest line rather than cut it: the plot is
+ * narrower, every label whole.
+ */
+function fitWidestCategory(scale: Scale): void {
+  const widest = inTickFont(scale, (ctx) =>
+    Math.max(0, ...scale.ticks.flatMap((tick) => [tick.label ?? ''].flat().map((line) => ctx.measureText(line).width))),
+  );
+  scale.width = Math.max(scale.width, Math.ceil(widest + axisExtra(scale)));
+}
 
 export interface Series {
   label: string;
@@ -85,7 +154,7 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
         responsive: true,
         maintainAspectRatio: false,
         animation: false,
-        layout: { padding: horizontal ? 0 : { left: SLANTED_LABEL_ROOM_PX } },
+        layout: { padding: { left: horizontal ? CATEGORY_LABEL_MARGIN_PX : SLANTED_LABEL_ROOM_PX } },
         plugins: {
           legend: { display: series.length > 1, position: 'bottom' },
           tooltip: {
@@ -95,11 +164,24 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
           },
         },
         scales: {
-          [horizontal ? 'y' : 'x']: { stacked: Boolean(stacked), grid: { display: false } },
+          [horizontal ? 'y' : 'x']: {
+            stacked: Boolean(stacked),
+            grid: { display: false },
+            ticks: {
+              font: { size: TICK_FONT_SIZE },
+              // Every category labelled: none skipped for want of height, two lines each if need be.
+              ...(horizontal && { callback: wrappedCategory, autoSkip: false }),
+            },
+            ...(horizontal && { afterFit: fitWidestCategory }),
+          },
           [horizontal ? 'x' : 'y']: {
             stacked: Boolean(stacked),
             beginAtZero: true,
-            ticks: { callback: (value) => format(Number(value)), ...(integer && { precision: 0 }) },
+            ticks: {
+              font: { size: TICK_FONT_SIZE },
+              callback: (value) => format(Number(value)),
+              ...(integer && { precision: 0 }),
+            },
           },
         },
       },
