@@ -409,6 +409,65 @@ describe('at 390 px', () => {
   });
 });
 
+describe('the navigation on a phone', () => {
+  const MAIN = ['Overview', 'Campaigns', 'Customers', 'Cancel sessions', 'Settings'];
+  /** An owner's: every page of Settings. */
+  const SETTINGS = ['API tokens', 'Outbound webhooks', 'Team', 'Workspace', 'Security log', 'Processor'];
+
+  afterAll(async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  /**
+   * A navigation's links (found by role and name) and whether each is in sight: inside the
+   * window and inside the navigation's own box, which must not scroll sideways (a link past its
+   * edge is behind a scroll shadow, there only for who thinks of scrolling).
+   */
+  async function inSight(name: string, links: string[]) {
+    const nav = page.getByRole('navigation', { name });
+    for (const link of links) await nav.getByRole('link', { name: link, exact: true }).waitFor();
+    return {
+      links: await nav.getByRole('link').allTextContents(),
+      ...(await nav.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        const right = Math.min(box.right, element.ownerDocument.defaultView!.innerWidth);
+        const left = Math.max(box.left, 0);
+        return {
+          scrolls: element.scrollWidth > element.clientWidth,
+          outOfSight: Array.from(
+            element.querySelectorAll('a'),
+            (link: { textContent: string | null; getBoundingClientRect(): { left: number; right: number } }) => ({
+              name: link.textContent ?? '',
+              rect: link.getBoundingClientRect(),
+            }),
+          )
+            .filter(({ rect }) => rect.left < left - 0.5 || rect.right > right + 0.5)
+            .map(({ name }) => name),
+        };
+      })),
+    };
+  }
+
+  it.each([390, 320])('at %i px shows every destination, the links wrapping rather than scrolling', async (width) => {
+    await page.setViewportSize({ width, height: 844 });
+    const seen: Record<string, unknown> = {};
+    for (const route of ['/', '/settings/security-log']) {
+      await open(route);
+      seen[route] = {
+        main: await inSight('Main', MAIN),
+        ...(route.startsWith('/settings') && { settings: await inSight('Settings', SETTINGS) }),
+        pageOverflow: Math.max(0, await pageOverflow()),
+      };
+      await screenshot(`navigation-${route === '/' ? 'overview' : 'settings'}`);
+    }
+    const whole = (links: string[]) => ({ links, scrolls: false, outOfSight: [] });
+    expect(seen).toEqual({
+      '/': { main: whole(MAIN), pageOverflow: 0 },
+      '/settings/security-log': { main: whole(MAIN), settings: whole(SETTINGS), pageOverflow: 0 },
+    });
+  });
+});
+
 describe("a long endpoint URL on the endpoint's page", () => {
   const LONG_URL =
     'https://hooks.northwind-fulfilment.example/api/v2/webhooks/incoming/retention-events' +
