@@ -487,7 +487,7 @@ describe("a long endpoint URL on the endpoint's page", () => {
       url: LONG_URL,
     });
     endpointId = created.id;
-    const usual = await createEndpoint(world.current.db, {
+    const usual = await createEndpoint(world.current.db, testSecretsKeyBytes(), {
       workspace_id: demo.workspace.id,
       actor_id: demo.owner.id,
       name: 'Fulfilment',
