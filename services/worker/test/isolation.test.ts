@@ -112,17 +112,22 @@ describe('per-endpoint isolation', () => {
       ),
     );
     await world.current.record(Array.from({ length: 100 }, () => numberedEvent(workspace)));
+    const workerStarting = Date.now();
     const worker = await world.current.startWorker(WORKER);
-    // The most attempts the hanging endpoints had open at once, while `during` runs.
+    // The most attempts the hanging endpoints had open at once while `during` runs, and in the
+    // worker's first 900 ms: before any probe can have been in flight for the second that
+    // makes its endpoint known as slow (EndpointGate).
     const peakInFlightOfHanging = async (during: () => Promise<number[]>) => {
       let peak = 0;
+      let beforeAnyIsSlow = 0;
       const sample = () => {
         const open = hanging.reduce((sum, endpoint) => sum + receiver.inFlight(endpoint.path), 0);
         peak = Math.max(peak, open);
+        if (Date.now() - workerStarting < 900) beforeAnyIsSlow = Math.max(beforeAnyIsSlow, open);
       };
       const sampler = setInterval(sample, 10);
       try {
-        return { latencies: await during(), peak };
+        return { latencies: await during(), peak, beforeAnyIsSlow };
       } finally {
         clearInterval(sampler);
       }
@@ -133,7 +138,11 @@ describe('per-endpoint isolation', () => {
     // timeout, and that must never happen.
     const meeting = await peakInFlightOfHanging(() => healthyLatencies(healthy.path, 40));
     expect(quantile(meeting.latencies, 1)).toBeLessThan(TIMEOUT_MS);
-    expect(meeting.peak).toBe(hanging.length);
+    // One probe each while none is known to be slow. Once a probe has hung for a second, its
+    // endpoint is slow and may take more of the slow share: on a busy machine the 40 events
+    // outlast that second (a peak of 10 in one CI run), so only the share bounds the whole.
+    expect(meeting.beforeAnyIsSlow).toBeLessThanOrEqual(hanging.length);
+    expect(meeting.peak).toBeLessThanOrEqual(SLOW_SHARE);
 
     // Then, once they are known to be slow and hold only their share: as fast as alone.
     await eventually(async () => {
