@@ -1,10 +1,12 @@
-import { openSecret, SecretOpenError, serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
+import { SecretOpenError, serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
 import { inTransaction, NOW_MS_SQL, retryOnConflict, type Db, type Transaction } from '@retention/db';
 import {
   AUTO_DISABLE_AFTER_FAILURES,
   INTERRUPTED_ATTEMPT_ERROR,
+  openSigningSecrets,
   skipPendingDeliveries,
   type AttemptResult,
+  type SealedSigningSecrets,
 } from '@retention/domain';
 import { Batcher } from '@retention/runtime';
 import { oldestDueInBacklog } from './backlog-sql.js';
@@ -37,7 +39,7 @@ export interface ClaimedDelivery {
    * Two during a Roll secret overlap (new, old). Null when SECRETS_KEY cannot open them: the
    * attempt sends nothing and fails (unreadableSecretAttempt).
    */
-  secret: string | string[] | null;
+  secret: string[] | null;
   /** The exact bytes to send and sign. */
   body: Buffer;
 }
@@ -84,7 +86,7 @@ interface Success {
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };
 
-interface ClaimRow {
+interface ClaimRow extends SealedSigningSecrets {
   id: string;
   endpoint_id: string;
   event_type: EventType;
@@ -92,9 +94,6 @@ interface ClaimRow {
   next_attempt_at: Date;
   event_seq: string | null;
   url: string;
-  signing_secret_sealed: string;
-  /** Null unless its overlap lasts. */
-  previous_signing_secret_sealed: string | null;
   data: unknown;
   event_created_at: Date;
 }
@@ -144,9 +143,7 @@ const CLAIM_PREVIOUS = `
 
 const SELECT_CLAIMED = `
   SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count, c.next_attempt_at, c.event_seq, e.url,
-         e.signing_secret_sealed,
-         CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_signing_secret_sealed END
-           AS previous_signing_secret_sealed,
+         e.signing_secret_sealed, e.previous_signing_secret_sealed, e.previous_secret_expires_at,
          ev.data, ev.created_at AS event_created_at
     FROM claimed c
     JOIN webhook_endpoints e ON e.id = c.endpoint_id
@@ -507,13 +504,10 @@ export class DeliveryStore {
     };
   }
 
-  private openSecrets(row: ClaimRow): string | string[] | null {
-    const { secretsKey } = this.options;
+  /** As Send test and Resend open them (openSigningSecrets), but null where they would throw. */
+  private openSecrets(row: ClaimRow): string[] | null {
     try {
-      const current = openSecret(secretsKey, row.signing_secret_sealed);
-      return row.previous_signing_secret_sealed === null
-        ? current
-        : [current, openSecret(secretsKey, row.previous_signing_secret_sealed)];
+      return openSigningSecrets(this.options.secretsKey, row);
     } catch (error) {
       if (error instanceof SecretOpenError) return null;
       throw error;
