@@ -197,43 +197,47 @@ export default function EndpointPage({ id }: { id: string }) {
         </p>
       )}
       {test && <AttemptResult attempt={test} label="Test delivery:" />}
-      <dl className="details card">
-        <div className="whole-row">
-          <dt>URL</dt>
-          <dd className="url-cell">
-            <BreakableUrl url={endpoint.url} />
-          </dd>
-        </div>
-        <div>
-          <dt>Events</dt>
-          <dd>
-            <EventsCell events={endpoint.events} />
-          </dd>
-        </div>
-        <div>
-          <dt>Enabled</dt>
-          <dd>
-            <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={loaded.set} />
-            {disabledWhy(endpoint) && <span className="hint block">{disabledWhy(endpoint)}</span>}
-          </dd>
-        </div>
-        <div>
-          <dt>Consecutive failures</dt>
-          <dd>{endpoint.failure_count}</dd>
-        </div>
-        <div>
-          <dt>Last success</dt>
-          <dd>
-            <Time value={endpoint.last_success_at} empty="Never" />
-          </dd>
-        </div>
-        <div>
-          <dt>Last failure</dt>
-          <dd>
-            <Time value={endpoint.last_failure_at} empty="Never" />
-          </dd>
-        </div>
-      </dl>
+      {/* Its URL on a row of its own, then five facts in columns chosen by the card's width so that
+          every row is full (styles.css, "An endpoint's summary"). */}
+      <div className="card endpoint-summary">
+        <dl className="details">
+          <div className="whole-row">
+            <dt>URL</dt>
+            <dd className="url-cell">
+              <BreakableUrl url={endpoint.url} />
+            </dd>
+          </div>
+          <div className="summary-events">
+            <dt>Events</dt>
+            <dd>
+              <EventsCell events={endpoint.events} />
+            </dd>
+          </div>
+          <div>
+            <dt>Enabled</dt>
+            <dd>
+              <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={loaded.set} />
+              {disabledWhy(endpoint) && <span className="hint block">{disabledWhy(endpoint)}</span>}
+            </dd>
+          </div>
+          <div>
+            <dt>Consecutive failures</dt>
+            <dd>{endpoint.failure_count}</dd>
+          </div>
+          <div>
+            <dt>Last success</dt>
+            <dd>
+              <Time value={endpoint.last_success_at} empty="Never" />
+            </dd>
+          </div>
+          <div>
+            <dt>Last failure</dt>
+            <dd>
+              <Time value={endpoint.last_failure_at} empty="Never" />
+            </dd>
+          </div>
+        </dl>
+      </div>
       <DeliveryLog endpointId={endpoint.id} eventTypes={me.event_types} canResend={canManage} round={logRound} />
       {open === 'edit' && (
         <EndpointFormDialog
