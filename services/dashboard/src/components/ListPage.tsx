@@ -52,10 +52,10 @@ export function PagedTable<T extends { id: string }>({
  * screen readers) that takes the keyboard's focus, as it scrolls sideways at 390 px; the table
  * is a `table.list`, one line per cell (docs/dashboard-ui.md, "Lists").
  */
-function TableBox({ caption, children }: { caption: string; children: ReactNode }) {
+function TableBox({ caption, stacks, children }: { caption: string; stacks: boolean; children: ReactNode }) {
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
-      <table className="list">
+      <table className={stacks ? 'list stacks' : 'list'}>
         <caption className="visually-hidden">{caption}</caption>
         {children}
       </table>
@@ -63,20 +63,27 @@ function TableBox({ caption, children }: { caption: string; children: ReactNode 
   );
 }
 
-/** A real <table> of rows with column headers (a caption for screen readers). */
+/**
+ * A real <table> of rows with column headers (a caption for screen readers). With `stacks`, on a
+ * phone each row is a block of its cells one under another, each after its column's name (the
+ * cell's `data-label`, drawn by the stylesheet and not read out: the table is still a table, its
+ * headers there for screen readers), so nothing scrolls sideways (docs/dashboard-ui.md, "390 px").
+ */
 export function DataTable<T extends { id: string }>({
   caption,
   columns,
   rows,
   rowClass,
+  stacks = false,
 }: {
   caption: string;
   columns: Column<T>[];
   rows: T[];
   rowClass?: (row: T) => string | undefined;
+  stacks?: boolean;
 }) {
   return (
-    <TableBox caption={caption}>
+    <TableBox caption={caption} stacks={stacks}>
       <thead>
         <tr>
           {columns.map((column) => (
@@ -90,7 +97,11 @@ export function DataTable<T extends { id: string }>({
         {rows.map((row) => (
           <tr key={row.id} className={rowClass?.(row)}>
             {columns.map((column) => (
-              <td key={column.header} className={cellClass(column)}>
+              <td
+                key={column.header}
+                className={cellClass(column)}
+                data-label={stacks && !column.actions ? column.header : undefined}
+              >
                 {column.cell(row)}
               </td>
             ))}

@@ -94,7 +94,7 @@ function Related<T extends { id: string }>({
   return (
     <section>
       <h2>{title}</h2>
-      {rows.length > 0 ? <DataTable caption={title} columns={columns} rows={rows} /> : <Empty>{empty}</Empty>}
+      {rows.length > 0 ? <DataTable caption={title} columns={columns} rows={rows} stacks /> : <Empty>{empty}</Empty>}
     </section>
   );
 }

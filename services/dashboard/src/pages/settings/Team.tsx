@@ -221,11 +221,16 @@ export default function Team() {
       {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
       {team.data && (
         <>
-          <DataTable caption="People" columns={memberColumns} rows={team.data.members} />
+          <DataTable caption="People" columns={memberColumns} rows={team.data.members} stacks />
           {team.data.invitations.length > 0 && (
             <>
               <h2>Pending invitations</h2>
-              <DataTable caption="Pending invitations" columns={invitationColumns} rows={team.data.invitations} />
+              <DataTable
+                caption="Pending invitations"
+                columns={invitationColumns}
+                rows={team.data.invitations}
+                stacks
+              />
             </>
           )}
         </>
