@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { userInfo } from 'node:os';
 import { parseDuration, parseDurationList } from './durations.js';
+import { secretsKeyring, type SecretsKeyring } from './secrets-keyring.js';
 
 /**
  * Process configuration, read once at start from the environment (operator-cli.md). Every
@@ -37,8 +38,11 @@ export interface Config {
    * the failed-authentication limit per client address would be trivially dodged.
    */
   trustProxy: false | number | string[];
-  /** AES-256-GCM key for secrets at rest (processor keys and signing secrets): SECRETS_KEY, 32 bytes. */
-  secretsKey: Buffer;
+  /**
+   * AES-256-GCM key for secrets at rest (processor keys and signing secrets): SECRETS_KEY, 32
+   * bytes, with SECRETS_KEY_PREVIOUS beside it during a key rotation (secrets-keyring.ts).
+   */
+  secretsKey: SecretsKeyring;
   /** Where the Stripe library sends API calls; tests point it at a local server. */
   stripeApiBase: string;
   /** A dashboard session ends after this long without a request (SESSION_IDLE_TIMEOUT). */
@@ -199,16 +203,35 @@ function trustProxy(env: Env): false | number | string[] {
  * and a process that starts anyway would fail on the first event instead of at start.
  */
 export function parseSecretsKey(env: Env): Buffer {
-  const value = env.SECRETS_KEY?.trim() ?? '';
   const hint = 'make one with `openssl rand -base64 32` (npm start makes a development key by itself)';
-  if (value === '')
+  const key = parseKey(env, 'SECRETS_KEY', hint);
+  if (key === null)
     throw new ConfigError('SECRETS_KEY', `is not set: it must be 32 random bytes as base64 or hex; ${hint}`);
+  return key;
+}
+
+/**
+ * SECRETS_KEY with, during a key rotation, SECRETS_KEY_PREVIOUS: optional, the key SECRETS_KEY
+ * was before, written the same way. Secrets are opened with either and sealed with SECRETS_KEY
+ * alone (secrets-keyring.ts; docs/operator-cli.md, "Rotating the key"). Unset, it is SECRETS_KEY
+ * alone, as before rotation existed.
+ */
+export function parseSecretsKeyring(env: Env): SecretsKeyring {
+  const current = parseSecretsKey(env);
+  const previous = parseKey(env, 'SECRETS_KEY_PREVIOUS', 'it is the SECRETS_KEY the stored secrets were sealed with');
+  return secretsKeyring(current, previous);
+}
+
+/** A key variable's 32 bytes, null when it is unset or blank; the error never holds the value. */
+function parseKey(env: Env, name: string, hint: string): Buffer | null {
+  const value = env[name]?.trim() ?? '';
+  if (value === '') return null;
   let key: Buffer | undefined;
   if (/^[0-9a-fA-F]{64}$/.test(value)) key = Buffer.from(value, 'hex');
   else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(value))
     key = Buffer.from(value.replaceAll('-', '+').replaceAll('_', '/'), 'base64');
   if (key?.length !== 32) {
-    throw new ConfigError('SECRETS_KEY', `must be 32 random bytes written as 64 hex characters or as base64; ${hint}`);
+    throw new ConfigError(name, `must be 32 random bytes written as 64 hex characters or as base64; ${hint}`);
   }
   return key;
 }
@@ -284,7 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     logLevel: logLevel as LogLevel,
     trustProxy: trustProxy(env),
-    secretsKey: parseSecretsKey(env),
+    secretsKey: parseSecretsKeyring(env),
     stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']).replace(/\/+$/, ''),
     sessionIdleTimeoutMs: duration(env, 'SESSION_IDLE_TIMEOUT', '12h', 1000, 30 * 24 * 3_600_000),
     sessionMaxAgeMs: duration(env, 'SESSION_MAX_AGE', '7d', 1000, 90 * 24 * 3_600_000),

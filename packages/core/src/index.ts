@@ -15,3 +15,4 @@ export * from './time.js';
 export * from './validation.js';
 export * from './webhook-url.js';
 export * from './secret-box.js';
+export * from './secrets-keyring.js';

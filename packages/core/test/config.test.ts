@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig, openSecret, sealSecret } from '../src/index.js';
+import { ConfigError, currentKey, loadConfig, openSecret, previousKey, sealSecret } from '../src/index.js';
 
 const KEY = { SECRETS_KEY: randomBytes(32).toString('base64') };
 
@@ -176,7 +176,7 @@ describe('loadConfig', () => {
       key.toString('hex'),
       key.toString('hex').toUpperCase(),
     ]) {
-      expect(loadConfig({ SECRETS_KEY: written }).secretsKey.equals(key)).toBe(true);
+      expect(currentKey(loadConfig({ SECRETS_KEY: written }).secretsKey).equals(key)).toBe(true);
     }
   });
 
@@ -189,6 +189,46 @@ describe('loadConfig', () => {
     expect(() => openSecret(randomBytes(32), sealed)).toThrow(/SECRETS_KEY/);
     const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'BB' : 'AA');
     expect(() => openSecret(secretsKey, tampered)).toThrow(/SECRETS_KEY/);
+  });
+
+  it.each([
+    ['too short', randomBytes(16).toString('base64')],
+    ['not base64 or hex', 'x'.repeat(44)],
+    ['63 hex characters', 'a'.repeat(63)],
+  ])('stops at start when SECRETS_KEY_PREVIOUS is %s, naming it and never its value', (_case, value) => {
+    let caught: unknown;
+    try {
+      loadConfig({ ...KEY, SECRETS_KEY_PREVIOUS: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe('SECRETS_KEY_PREVIOUS');
+    expect((caught as ConfigError).message).toMatch(/SECRETS_KEY_PREVIOUS: must be 32 random bytes/);
+    expect((caught as ConfigError).message).not.toContain(value);
+  });
+
+  it('without SECRETS_KEY_PREVIOUS (unset or blank) holds SECRETS_KEY alone, as before rotation existed', () => {
+    for (const env of [KEY, { ...KEY, SECRETS_KEY_PREVIOUS: ' ' }]) {
+      const { secretsKey } = loadConfig(env);
+      expect(Buffer.isBuffer(secretsKey)).toBe(true);
+      expect(previousKey(secretsKey)).toBeNull();
+    }
+  });
+
+  it('during a rotation opens with SECRETS_KEY or SECRETS_KEY_PREVIOUS, and seals with SECRETS_KEY alone', () => {
+    const oldKey = randomBytes(32);
+    const { secretsKey } = loadConfig({ ...KEY, SECRETS_KEY_PREVIOUS: oldKey.toString('hex') });
+    expect(previousKey(secretsKey)!.equals(oldKey)).toBe(true);
+    const sealedBefore = sealSecret(oldKey, 'whsec_before');
+    expect(openSecret(secretsKey, sealedBefore)).toBe('whsec_before');
+    const sealedNow = sealSecret(secretsKey, 'whsec_now');
+    expect(openSecret(currentKey(secretsKey), sealedNow)).toBe('whsec_now');
+    expect(() => openSecret(oldKey, sealedNow)).toThrow(/SECRETS_KEY/);
+    // A value neither key opens names both.
+    expect(() => openSecret(secretsKey, sealSecret(randomBytes(32), 'whsec_x'))).toThrow(
+      /neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS/,
+    );
   });
 
   it('defaults STRIPE_API_BASE to https://api.stripe.com', () => {

@@ -13,9 +13,9 @@ import { requireSecretsKey, type MigrationContext } from './context.js';
  * one and its expiry are both set or both null.
  *
  * The key comes in the migration's context (migrateLatest's `secretsKey`): without it nothing
- * is changed, and the error names SECRETS_KEY. `down()` opens every value with the same key and
- * restores the plaintext columns and their checks; a value the key cannot open (another key)
- * fails it, changing nothing.
+ * is changed, and the error names SECRETS_KEY. `down()` opens every value with the same key (or
+ * SECRETS_KEY_PREVIOUS, during a rotation) and restores the plaintext columns and their checks;
+ * a value no key can open (another key) fails it, changing nothing.
  *
  * The table is locked first, whole, for the rewrite: the lock waits for the transactions in
  * flight at most 10 s (past that the migration fails, changing nothing, and can be run again).

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, invalidParam, toIsoMillis } from '@retention/core';
+import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, invalidParam, toIsoMillis, type SecretsKeyring } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { loadFixtures } from '../fixtures/load.js';
 import { assertPastDate, inputValidator } from '../validate.js';
@@ -35,7 +35,7 @@ export interface SeedDemoOptions {
    */
   receiver?: string;
   /** SECRETS_KEY (config.secretsKey): the demo endpoints' signing secrets are sealed with it. */
-  secretsKey: Buffer;
+  secretsKey: SecretsKeyring;
 }
 
 export interface DemoSeedResult {

@@ -1,6 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { conflict, lastFour, notFound, openSecret, sealSecret, toIsoMillis, toIsoMillisOrNull } from '@retention/core';
+import {
+  conflict,
+  currentKey,
+  lastFour,
+  notFound,
+  openSecret,
+  sealSecret,
+  toIsoMillis,
+  toIsoMillisOrNull,
+  type SecretsKeyring,
+} from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { requireActor } from '../lookups.js';
@@ -51,10 +61,12 @@ export function webhookUrlOf(baseUrl: string, connection: Pick<ConnectionRow, 'i
  * The id a workspace's connection will have, known before it exists: Stripe makes the signing
  * secret only once an endpoint is created for our URL, so the URL must come first. An HMAC of
  * the workspace id under SECRETS_KEY, shaped as a UUID: stable, and unguessable without the
- * key. A connection keeps the id it was created with, whatever happens to the key later.
+ * key. A connection keeps the id it was created with, whatever happens to the key later; a
+ * workspace not connected yet is shown a new URL once SECRETS_KEY is rotated (the current key
+ * plans it: the previous one is dropped once the rotation is over).
  */
-export function plannedConnectionId(secretsKey: Buffer, workspaceId: string): string {
-  const hex = createHmac('sha256', secretsKey).update(`processor-connection:${workspaceId}`).digest('hex');
+export function plannedConnectionId(secretsKey: SecretsKeyring, workspaceId: string): string {
+  const hex = createHmac('sha256', currentKey(secretsKey)).update(`processor-connection:${workspaceId}`).digest('hex');
   // Version 4 and the RFC 4122 variant, like the random ids Postgres makes.
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
@@ -108,7 +120,7 @@ export type KeyCheck = 'none' | 'accepted' | { kept_key_accepted: string };
  */
 export async function keptKeyToCheck(
   db: Queryable,
-  secretsKey: Buffer,
+  secretsKey: SecretsKeyring,
   workspaceId: string,
 ): Promise<{ api_key: string; sealed: string } | null> {
   const row = await db<ConnectionRow>('processor_connections')
@@ -138,7 +150,7 @@ const BACKFILL_RESET = {
  */
 export async function connectProcessor(
   db: Db,
-  secretsKey: Buffer,
+  secretsKey: SecretsKeyring,
   input: ConnectProcessorInput,
   keyCheck: KeyCheck,
   actor: Actor,
@@ -334,7 +346,7 @@ export async function rejectProcessorKey(trx: Transaction, connectionId: string)
 /** The connection an incoming request names, with its signing secret opened; null when unknown. */
 export async function connectionForReceive(
   db: Queryable,
-  secretsKey: Buffer,
+  secretsKey: SecretsKeyring,
   provider: string,
   connectionId: string,
 ): Promise<{ connection: ConnectionRow; webhookSecret: string } | null> {
@@ -344,7 +356,7 @@ export async function connectionForReceive(
   return { connection, webhookSecret: openSecret(secretsKey, connection.webhook_secret_sealed) };
 }
 
-export function apiKeyOf(secretsKey: Buffer, connection: ConnectionRow): string | null {
+export function apiKeyOf(secretsKey: SecretsKeyring, connection: ConnectionRow): string | null {
   return connection.api_key_sealed === null ? null : openSecret(secretsKey, connection.api_key_sealed);
 }
 
@@ -440,7 +452,7 @@ export type ProcessorSetupView = ProcessorStatusView | { status: 'not_connected'
 
 export async function processorSetup(
   db: Queryable,
-  secretsKey: Buffer,
+  secretsKey: SecretsKeyring,
   baseUrl: string,
   workspaceId: string,
 ): Promise<ProcessorSetupView> {

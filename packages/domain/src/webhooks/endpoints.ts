@@ -12,6 +12,7 @@ import {
   validateWebhookUrl,
   type EndpointDisabledReason,
   type EventType,
+  type SecretsKeyring,
 } from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
@@ -128,7 +129,7 @@ export interface CreateEndpointInput {
 
 export async function createEndpoint(
   db: Db,
-  secretsKey: Buffer,
+  secretsKey: SecretsKeyring,
   input: CreateEndpointInput,
   audit?: Actor,
 ): Promise<WebhookEndpoint & { secret: string }> {

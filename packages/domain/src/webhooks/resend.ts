@@ -1,4 +1,11 @@
-import { conflict, invalidParam, notFound, serializeWebhookPayload, toIsoMillis } from '@retention/core';
+import {
+  conflict,
+  invalidParam,
+  notFound,
+  serializeWebhookPayload,
+  toIsoMillis,
+  type SecretsKeyring,
+} from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { assertUuid } from '../validate.js';
 import { toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
@@ -33,7 +40,7 @@ interface DeliveryRow {
 
 export async function resendDelivery(
   db: Db,
-  secretsKey: Buffer,
+  secretsKey: SecretsKeyring,
   sender: WebhookSender,
   input: { delivery_id: string; actor_id: string; workspace_id?: string; lease_ms: number },
 ): Promise<DeliveryLogEntry> {

@@ -7,6 +7,7 @@ import {
   sealSecret,
   SecretOpenError,
   toIsoMillisOrNull,
+  type SecretsKeyring,
 } from '@retention/core';
 import { inTransaction, type Db, type Queryable } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
@@ -22,7 +23,11 @@ export const MAX_SECRET_OVERLAP_SECONDS = 86_400;
  * The secrets that sign a delivery now, opened: the current one, then the previous while its
  * overlap lasts. Throws SecretOpenError when SECRETS_KEY cannot open them.
  */
-export async function signingSecretsOf(db: Queryable, secretsKey: Buffer, endpointId: string): Promise<string[]> {
+export async function signingSecretsOf(
+  db: Queryable,
+  secretsKey: SecretsKeyring,
+  endpointId: string,
+): Promise<string[]> {
   const row = await db('webhook_endpoints')
     .where({ id: endpointId })
     .first<SealedSigningSecrets | undefined>(
@@ -42,7 +47,7 @@ export async function signingSecretsOf(db: Queryable, secretsKey: Buffer, endpoi
  */
 export async function rollSigningSecret(
   db: Db,
-  secretsKey: Buffer,
+  secretsKey: SecretsKeyring,
   input: { endpoint_id: string; actor_id: string; overlap_seconds?: number },
   audit?: Actor,
 ): Promise<{ id: string; secret: string; previous_secret_expires_at: string | null }> {
@@ -76,7 +81,7 @@ export async function rollSigningSecret(
   });
 }
 
-function assertOpens(secretsKey: Buffer, sealed: string): void {
+function assertOpens(secretsKey: SecretsKeyring, sealed: string): void {
   try {
     openSecret(secretsKey, sealed);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { PING_DATA, PING_EVENT_TYPE, serializeWebhookPayload, toIsoMillis } from '@retention/core';
+import { PING_DATA, PING_EVENT_TYPE, serializeWebhookPayload, toIsoMillis, type SecretsKeyring } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { assertUuid } from '../validate.js';
 import { toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
@@ -17,7 +17,7 @@ import { openSigningSecrets, sendSigned } from './signing-secrets.js';
  */
 export async function sendTestWebhook(
   db: Db,
-  secretsKey: Buffer,
+  secretsKey: SecretsKeyring,
   sender: WebhookSender,
   endpointId: string,
   actorId: string,

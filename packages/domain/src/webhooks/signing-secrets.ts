@@ -1,4 +1,4 @@
-import { openSecret, SecretOpenError } from '@retention/core';
+import { openSecret, SecretOpenError, type SecretsKeyring } from '@retention/core';
 import type { AttemptResult, WebhookSender } from './sender.js';
 
 /**
@@ -16,10 +16,11 @@ export interface SealedSigningSecrets {
 
 /**
  * The secrets that sign a request now: the current one, then the previous while its overlap
- * lasts (new first, one `v1` each). Throws SecretOpenError when SECRETS_KEY cannot open one
+ * lasts (new first, one `v1` each). Each is opened with SECRETS_KEY, or SECRETS_KEY_PREVIOUS
+ * during a key rotation (openSecret). Throws SecretOpenError when no key can open one
  * of them: a request is never signed with fewer secrets than it should carry, nor unsigned.
  */
-export function openSigningSecrets(secretsKey: Buffer, row: SealedSigningSecrets, now = Date.now()): string[] {
+export function openSigningSecrets(secretsKey: SecretsKeyring, row: SealedSigningSecrets, now = Date.now()): string[] {
   const current = openSecret(secretsKey, row.signing_secret_sealed);
   const previousValid =
     row.previous_signing_secret_sealed !== null &&

@@ -1,3 +1,4 @@
+import type { SecretsKeyring } from '@retention/core';
 import type Stripe from 'stripe';
 import type { Transaction } from '@retention/db';
 import {
@@ -15,7 +16,7 @@ import { stripeEventToChanges } from './normalise.js';
 import { storedStripeEvent } from './verify.js';
 
 export interface StripeSettings {
-  secretsKey: Buffer;
+  secretsKey: SecretsKeyring;
   /** STRIPE_API_BASE. */
   apiBase: string;
 }

@@ -1,4 +1,4 @@
-import { invalidParam } from '@retention/core';
+import { invalidParam, type SecretsKeyring } from '@retention/core';
 import type { Db } from '@retention/db';
 import { connectProcessor, keptKeyToCheck, type Actor, type ConnectionRow, type KeyCheck } from '@retention/domain';
 import { checkStripeKey } from './client.js';
@@ -18,7 +18,7 @@ export interface ConnectStripeInput {
  */
 export async function connectStripe(
   db: Db,
-  settings: { secretsKey: Buffer; stripeApiBase: string },
+  settings: { secretsKey: SecretsKeyring; stripeApiBase: string },
   input: ConnectStripeInput,
   actor: Actor,
 ): Promise<ConnectionRow> {

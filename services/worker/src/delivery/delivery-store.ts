@@ -1,4 +1,10 @@
-import { SecretOpenError, serializeWebhookPayload, toIsoMillis, type EventType } from '@retention/core';
+import {
+  SecretOpenError,
+  serializeWebhookPayload,
+  toIsoMillis,
+  type EventType,
+  type SecretsKeyring,
+} from '@retention/core';
 import { inTransaction, NOW_MS_SQL, retryOnConflict, type Db, type Transaction } from '@retention/db';
 import {
   AUTO_DISABLE_AFTER_FAILURES,
@@ -169,7 +175,7 @@ export class DeliveryStore {
 
   constructor(
     private readonly db: Db,
-    private readonly options: { leaseMs: number; retryDelaysMs: readonly number[]; secretsKey: Buffer },
+    private readonly options: { leaseMs: number; retryDelaysMs: readonly number[]; secretsKey: SecretsKeyring },
   ) {
     this.claims = new Batcher((ids) => retryOnConflict(() => this.claimBatch(ids)), {
       maxSize: BATCH_SIZE,
