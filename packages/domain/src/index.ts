@@ -24,3 +24,4 @@ export * from './processor/inbox.js';
 export * from './processor/mirror.js';
 export * from './accounts/index.js';
 export * from './notifications/messages.js';
+export * from './secrets/reseal.js';

@@ -6,6 +6,7 @@ import { fixtureCommands } from './fixtures.js';
 import { fxCommands } from './fx.js';
 import { processorCommands } from './processor.js';
 import { reactivationCommands } from './reactivation.js';
+import { secretsCommands } from './secrets.js';
 import { tokenCommands } from './token.js';
 import { trialCommands } from './trial.js';
 import { userCommands } from './user.js';
@@ -27,4 +28,5 @@ export const COMMANDS: readonly Command[] = [
   ...fixtureCommands,
   ...demoCommands,
   ...processorCommands,
+  ...secretsCommands,
 ];
