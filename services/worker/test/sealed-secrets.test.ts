@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { ServiceError } from '@retention/core';
+import { loadConfig, openSecret, ServiceError } from '@retention/core';
 import {
   createWebhookSender,
   listDeliveryLog,
+  resealSecrets,
   rollSigningSecret,
   sendTestWebhook,
   UNREADABLE_SECRET_ERROR,
   type WebhookSender,
 } from '@retention/domain';
 import { parseSignatureHeader, verifyWebhook } from '@retention/sdk';
-import { eventually, storedSigningSecrets, testSecretsKeyBytes } from '@retention/testkit';
+import { eventually, storedSigningSecrets, testSecretsKey, testSecretsKeyBytes } from '@retention/testkit';
 import { BASE_URL, numberedEvent, useWorld } from './support/world.js';
 
 /**
@@ -184,5 +185,47 @@ describe('a SECRETS_KEY that cannot open the secrets', () => {
     expect(sent).toMatchObject({ outcome: 'succeeded', http_status: 204 });
     const [request] = receiver.requestsTo(endpoint.path);
     expect(request!.problems).toEqual([]);
+  });
+});
+
+describe('rotating SECRETS_KEY: the new key as SECRETS_KEY, the old one as SECRETS_KEY_PREVIOUS', () => {
+  it('signs with the secrets sealed under the old key until the reseal, and with the new key alone after it', async () => {
+    const { db, receiver, workspace } = world.current;
+    // Sealed with the run's key: the old one.
+    const endpoint = await world.current.createEndpoint('/rotation', { behaviour: ok });
+    const newKey = otherKey().toString('base64');
+    const rotating = { SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: testSecretsKey() };
+    const worker = await world.current.startWorker({ env: rotating });
+
+    // Before the reseal: the worker, and Send test from a process with the same keys, sign
+    // with the secret the receiver holds (the receiver checks every signature it gets).
+    await world.current.record([numberedEvent(workspace)]);
+    const [delivered] = await receiver.waitForRequests(endpoint.path, 1);
+    expect(delivered!.problems).toEqual([]);
+    const keys = loadConfig(rotating).secretsKey;
+    const tested = await sendTestWebhook(db, keys, sender(), endpoint.id, workspace.ownerId);
+    expect(tested).toMatchObject({ outcome: 'succeeded', http_status: 204 });
+    expect(receiver.requestsTo(endpoint.path)[1]!.problems).toEqual([]);
+
+    // The reseal, while the worker runs: the same secret, now sealed with the new key. (The
+    // tests above left endpoints sealed under keys of their own, which reseal would rightly
+    // refuse: they are done with, and go.)
+    await db('webhook_endpoints').whereNot({ id: endpoint.id }).delete();
+    await resealSecrets(db, keys);
+    const row = await db('webhook_endpoints').where({ id: endpoint.id }).first();
+    expect(openSecret(loadConfig({ SECRETS_KEY: newKey }).secretsKey, row.signing_secret_sealed)).toBe(endpoint.secret);
+    await world.current.record([numberedEvent(workspace)]);
+    expect((await receiver.waitForRequests(endpoint.path, 3))[2]!.problems).toEqual([]);
+    await worker.handle.close();
+
+    // SECRETS_KEY_PREVIOUS dropped: the new key alone signs.
+    const after = await world.current.startWorker({ env: { SECRETS_KEY: newKey } });
+    await world.current.record([numberedEvent(workspace)]);
+    expect((await receiver.waitForRequests(endpoint.path, 4))[3]!.problems).toEqual([]);
+
+    // No secret and no key in any log line.
+    for (const logs of [worker.rawLogs(), after.rawLogs()]) {
+      for (const secret of [endpoint.secret, newKey, testSecretsKey()]) expect(logs).not.toContain(secret);
+    }
   });
 });

@@ -274,15 +274,21 @@ describe('processor events under faults', () => {
 
 describe('SECRETS_KEY', () => {
   it.each([
-    ['missing', ''],
-    ['invalid', 'not-a-key'],
+    ['SECRETS_KEY is missing', 'SECRETS_KEY', { SECRETS_KEY: '' }, ''],
+    ['SECRETS_KEY is invalid', 'SECRETS_KEY', { SECRETS_KEY: 'not-a-key' }, 'not-a-key'],
+    [
+      'SECRETS_KEY_PREVIOUS is invalid',
+      'SECRETS_KEY_PREVIOUS',
+      { SECRETS_KEY: testSecretsKey(), SECRETS_KEY_PREVIOUS: 'not-a-key' },
+      'not-a-key',
+    ],
   ])(
     'when %s stops every process at start with a message naming it',
-    async (_case, value) => {
+    async (_case, variable, keys, value) => {
       const env = {
         DATABASE_URL: world.current.databaseUrl,
         REDIS_URL: TEST_REDIS_URL,
-        SECRETS_KEY: value,
+        ...keys,
         WORKER_PORT: '0',
         PORT: '0',
       };
@@ -293,12 +299,12 @@ describe('SECRETS_KEY', () => {
       ]) {
         const process = startService(entry, env);
         expect(await process.exited).toBe(1);
-        expect(process.output()).toMatch(/SECRETS_KEY/);
+        expect(process.output()).toContain(`Invalid ${variable}:`);
         if (value) expect(process.output()).not.toContain(value);
       }
       const cli = await runCli(['processor', 'status', '--workspace', '0b8e4a4e-0000-4000-8000-000000000000'], env);
       expect(cli.code).not.toBe(0);
-      expect(cli.stderr).toMatch(/SECRETS_KEY/);
+      expect(cli.stderr).toContain(`Invalid ${variable}:`);
     },
     60_000,
   );
