@@ -383,6 +383,26 @@ describe('migrations', () => {
         await database.drop();
       }
     });
+
+    it('during a key rotation, up() seals with SECRETS_KEY and down() opens with SECRETS_KEY_PREVIOUS too', async () => {
+      const database = await createEmptyDatabase();
+      try {
+        const { db } = database;
+        await migrateUpTo(db, NAME);
+        await plaintextEndpoints(db);
+        const plain = await db('webhook_endpoints').orderBy('id');
+        // Sealed with the old key, then the process restarted with a new one and the old as previous.
+        expect(await migrateLatest(db, KEY)).toEqual([NAME]);
+        const rotating = { secretsKey: { current: randomBytes(32), previous: KEY.secretsKey } };
+        await db.transaction((trx) => migration.down(trx, rotating));
+        expect(await db('webhook_endpoints').orderBy('id')).toEqual(plain);
+        await db.transaction((trx) => migration.up(trx, rotating));
+        const row = await db('webhook_endpoints').first('signing_secret_sealed');
+        expect(() => openSecret(rotating.secretsKey.current, row.signing_secret_sealed)).not.toThrow();
+      } finally {
+        await database.drop();
+      }
+    });
   });
 
   describe('npm run migrate', () => {
