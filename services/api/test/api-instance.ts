@@ -45,6 +45,8 @@ export interface InstanceOptions {
   baseUrl?: string;
   /** Serve the app on a bare node:http server, as Express alone: without createApiServer's door before it. */
   expressOnly?: boolean;
+  /** More environment for the API's configuration, over the defaults above (SECRETS_KEY_PREVIOUS, ...). */
+  env?: Record<string, string>;
 }
 
 /** One API app over real HTTP on an ephemeral port, with its own pool, Redis prefix and metrics. */
@@ -55,6 +57,7 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
     REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
     REDIS_KEY_PREFIX: `${redisKeyPrefix(runId())}-${randomBytes(4).toString('hex')}`,
     ...(options.baseUrl && { BASE_URL: options.baseUrl }),
+    ...options.env,
   });
   const lines: string[] = [];
   const sink = new Writable({
