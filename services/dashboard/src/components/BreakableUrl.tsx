@@ -10,7 +10,15 @@ const URL_PIECE = /[^/.?&=#_~-]*[/.?&=#_~-]*/g;
  * `.url-cell`), as the last resort, rather than overflowing.
  */
 export function BreakableUrl({ url }: { url: string }) {
-  const pieces = url.match(URL_PIECE)?.filter(Boolean) ?? [url];
+  return <BreakAfterSeparators text={url} />;
+}
+
+/**
+ * Any such name, the same way: an event type in the delivery log (`trial.reminder_sent`) goes
+ * onto a second line after its dot rather than overflowing a narrow column.
+ */
+export function BreakAfterSeparators({ text }: { text: string }) {
+  const pieces = text.match(URL_PIECE)?.filter(Boolean) ?? [text];
   return (
     <>
       {pieces.map((piece, index) => (

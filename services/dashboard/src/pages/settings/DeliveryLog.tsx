@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, query } from '../../api/client.js';
 import type { Attempt, List } from '../../api/types.js';
+import { BreakAfterSeparators } from '../../components/BreakableUrl.js';
 import { Badge, Filter } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
@@ -29,7 +30,9 @@ function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
         onClick={() => setExpanded((value) => !value)}
       >
         <Badge value={entry.outcome} />
-        <code>{entry.event_type}</code>
+        <code>
+          <BreakAfterSeparators text={entry.event_type} />
+        </code>
         <span>{entry.http_status ?? '—'}</span>
         <span className="muted">attempt {entry.attempt}</span>
         <span className="log-time">
