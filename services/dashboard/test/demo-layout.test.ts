@@ -390,25 +390,54 @@ describe('the Settings tables', () => {
     });
   });
 
-  describe("an endpoint's delivery log at 1280 px", () => {
+  describe("an endpoint's delivery log", () => {
+    afterAll(async () => {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    });
+
+    /**
+     * Where each row's cells start (the same in every row when the columns line up), how many
+     * rows are wider than their box (a cell running out of its row, and of the card), and how
+     * much wider than the window the page is.
+     */
+    async function logLayout(log: Locator) {
+      const rows = await log.locator('li > button').evaluateAll((buttons) => ({
+        starts: buttons.map((row) =>
+          Array.from(row.children, (cell: { getBoundingClientRect(): { left: number } }) =>
+            Math.round(cell.getBoundingClientRect().left),
+          ).join(' '),
+        ),
+        overflowing: buttons.filter((row) => row.scrollWidth > row.clientWidth).length,
+      }));
+      return { ...rows, pageOverflow: await pageOverflow() };
+    }
+
     it('lines its columns up from row to row, whatever the width of each time', async () => {
       await open('/settings/webhooks');
       await page.getByRole('link', { name: 'Dunning e-mails' }).click();
       const log = page.getByRole('list', { name: 'Deliveries, newest first' });
       await log.waitFor();
-      // Where each row's cells start: the same in every row when the columns line up.
-      const starts = await log
-        .locator('li > button')
-        .evaluateAll((rows) =>
-          rows.map((row) =>
-            Array.from(row.children, (cell: { getBoundingClientRect(): { left: number } }) =>
-              Math.round(cell.getBoundingClientRect().left),
-            ).join(' '),
-          ),
-        );
+      const { starts } = await logLayout(log);
       await screenshot('settings-delivery-log');
       expect(starts.length).toBeGreaterThan(10);
       expect(new Set(starts)).toEqual(new Set([starts[0]]));
+
+      // Narrower, it drops columns (by its own width, which the side navigation shares at 1024 and
+      // 801 px, not the window's): never wider than its box or the window, its columns still in line.
+      const endpointPage = page.url();
+      for (const width of [1024, 801, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(endpointPage);
+        await log.waitFor();
+        const seen = await logLayout(log);
+        await screenshot('settings-delivery-log');
+        expect({
+          width,
+          pageOverflow: seen.pageOverflow,
+          overflowing: seen.overflowing,
+          rowsOutOfLine: new Set(seen.starts).size - 1,
+        }).toEqual({ width, pageOverflow: 0, overflowing: 0, rowsOutOfLine: 0 });
+      }
 
       // The event types are offered by their names, as the log writes them.
       const types = await page.getByLabel('Event type').getByRole('option').allTextContents();
