@@ -92,10 +92,15 @@ const validateConnect = inputValidator(
         pattern: '^whsec_[A-Za-z0-9]{16,200}$',
         errorMessage: "must be the endpoint's signing secret from Stripe, beginning whsec_",
       }),
+      // A restricted key only (least privilege: processor.md). A secret key (sk_) can move
+      // money and change the account; it is refused before anything is asked of Stripe.
       api_key: Type.Optional(
         Type.String({
-          pattern: '^(rk|sk)_(live|test)_[A-Za-z0-9]{16,250}$',
-          errorMessage: 'must be a Stripe restricted key (rk_live_... or rk_test_...)',
+          pattern: '^rk_(live|test)_[A-Za-z0-9]{16,250}$',
+          errorMessage:
+            'must be a Stripe restricted key (rk_live_... or rk_test_...) with read access to customers, ' +
+            'subscriptions, invoices and payment intents; a secret key (sk_...) gives full access to the ' +
+            'Stripe account and is not accepted',
         }),
       ),
     },
@@ -148,6 +153,15 @@ const BACKFILL_RESET = {
  * removeProcessorKey. Status: see statusAfterConnect. The connection id (its URL) is kept across
  * reconnections, so the endpoint registered in Stripe keeps working.
  */
+/**
+ * Checks a connection's input (the ids, the secret's and the key's shapes) and returns it
+ * typed, or throws invalid_param: callers check it before a key is sent to Stripe, so a
+ * malformed or full-access key never leaves the service.
+ */
+export function validateProcessorConnection(input: unknown): ConnectProcessorInput {
+  return validateConnect(input);
+}
+
 export async function connectProcessor(
   db: Db,
   secretsKey: SecretsKeyring,

@@ -1,6 +1,13 @@
 import { invalidParam, type SecretsKeyring } from '@retention/core';
 import type { Db } from '@retention/db';
-import { connectProcessor, keptKeyToCheck, type Actor, type ConnectionRow, type KeyCheck } from '@retention/domain';
+import {
+  connectProcessor,
+  keptKeyToCheck,
+  validateProcessorConnection,
+  type Actor,
+  type ConnectionRow,
+  type KeyCheck,
+} from '@retention/domain';
 import { checkStripeKey } from './client.js';
 
 export interface ConnectStripeInput {
@@ -10,7 +17,8 @@ export interface ConnectStripeInput {
 }
 
 /**
- * Connects a workspace's Stripe account, for the CLI and the dashboard alike. A key is tried
+ * Connects a workspace's Stripe account, for the CLI and the dashboard alike. The input is
+ * checked before anything else; then a key is tried
  * before anything is saved: one Stripe refuses (401) is refused with nothing stored, and one it
  * accepts makes the connection `connected` at once (docs/processor.md, "Connecting"). Without a
  * key the stored one is kept; on a connection that is not `connected` it is tried again first,
@@ -22,6 +30,8 @@ export async function connectStripe(
   input: ConnectStripeInput,
   actor: Actor,
 ): Promise<ConnectionRow> {
+  // The input's shape first: nothing malformed, and no full-access key, is sent to Stripe.
+  validateProcessorConnection({ ...input, provider: 'stripe' });
   let keyCheck: KeyCheck = 'none';
   if (input.api_key !== undefined) {
     await tryKey(input.api_key, settings.stripeApiBase, 'the key');

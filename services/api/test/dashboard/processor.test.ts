@@ -68,6 +68,22 @@ describe('Settings, Processor', () => {
     expect(JSON.stringify(log)).not.toContain(secret);
   });
 
+  it('refuses a secret key (sk_) before asking Stripe anything: only a restricted key is taken', async () => {
+    const { owner } = await team(api.current.db, call, 'Secret-key shop');
+    const asked = stripe.requests.length;
+    const secretKey = `sk_live_${'a1B2'.repeat(8)}`;
+    const refused = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret(), api_key: secretKey },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ type: 'invalid_param', param: 'api_key' });
+    expect(refused.body.error.message).toContain('restricted key');
+    expect(refused.text).not.toContain(secretKey);
+    expect(stripe.requests.length).toBe(asked);
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body.status).toBe('not_connected');
+  });
+
   it('tries the key first: refused by Stripe, nothing is saved; accepted, it is connected and a backfill is queued', async () => {
     const { owner } = await team(api.current.db, call, 'Keyed shop');
     const refused = await call('POST', '/processor/connect', {
