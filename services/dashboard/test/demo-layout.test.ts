@@ -488,6 +488,28 @@ describe('at 390 px', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('cuts a workspace name of 200 characters without a space short in the top bar: the page never scrolls sideways', async () => {
+    const rename = async (name: string) => {
+      await open('/settings/workspace');
+      await page.getByLabel('Workspace name').fill(name);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    };
+    const long = 'W'.repeat(200);
+    await rename(long);
+    try {
+      await open('/');
+      const brand = page.getByRole('banner').getByText(long);
+      await brand.waitFor();
+      expect(await pageOverflow()).toBe(0);
+      // Cut with an ellipsis inside the window, the name whole in the element.
+      const box = await brand.boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    } finally {
+      await rename(demo.workspace.name);
+    }
+  });
+
   it('the overview shows the KPI cards two to a row, none overflowing', async () => {
     await open('/?period=all_time'); // the largest figures
     const figures = page.getByRole('region', { name: 'Key figures' });
@@ -794,6 +816,29 @@ describe('a demo campaign', () => {
         /recovery\.recovered.*Sent to Dunning e-mails: succeeded HTTP 200, \d attempts?.*Sent to CRM: succeeded HTTP 202/,
       ),
     ]);
+  });
+
+  it('breaks an endpoint name of 200 characters without a space, at 1280 and at 390 px: the page never scrolls sideways', async () => {
+    await open('/campaigns?status=recovered');
+    await page.getByRole('table', { name: 'Recovery campaigns' }).getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
+    const campaignUrl = page.url();
+    const endpoints = world.current.db('webhook_endpoints').where({ workspace_id: demo.workspace.id, name: 'CRM' });
+    await endpoints.clone().update({ name: 'E'.repeat(200) });
+    try {
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(campaignUrl);
+        await expect(timeline()).resolves.toContainEqual(expect.stringContaining('E'.repeat(200)));
+        expect(await pageOverflow()).toBe(0);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await world.current
+        .db('webhook_endpoints')
+        .where({ workspace_id: demo.workspace.id, name: 'E'.repeat(200) })
+        .update({ name: 'CRM' });
+    }
   });
 
   it('recovered by hand: the timeline says who marked it', async () => {
