@@ -5,6 +5,7 @@ import { ErrorNote, Loading } from './components/states.js';
 import { Shell } from './components/Shell.js';
 import { currentPath, navigate, pathOnly, usePath } from './router.js';
 import { SessionContext } from './session.js';
+import { useTitleFromHeading } from './page-title.js';
 
 const SignIn = lazy(() => import('./pages/SignIn.js'));
 const AcceptInvitation = lazy(() => import('./pages/AcceptInvitation.js'));
@@ -60,12 +61,16 @@ function goToSignIn(): void {
   navigate(`/sign-in${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`, { replace: true });
 }
 
+/** What every tab's title ends with (index.html's title before the app starts). */
+const PRODUCT_TITLE = 'Retention dashboard';
+
 export function App() {
   const path = usePath();
   const route = pathOnly(path);
   const anonymous = anonymousPage(route);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
+  useTitleFromHeading(!anonymous && me ? `${me.workspace.name} · ${PRODUCT_TITLE}` : PRODUCT_TITLE);
 
   const loadMe = useCallback(() => {
     api<Me>('GET', '/me', { anonymous: true }).then(

@@ -810,6 +810,10 @@ describe('a demo campaign', () => {
     await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
     const entries = await timeline();
     await screenshot('campaign');
+    // The tab's title names the page, from its heading, known once the campaign has loaded.
+    const heading = await page.getByRole('heading', { level: 1 }).textContent();
+    const title = `${heading} · ${demo.workspace.name} · Retention dashboard`;
+    await page.waitForFunction(`document.title === ${JSON.stringify(title)}`, undefined, { timeout: 2_000 });
     expect(entries).toEqual([
       expect.stringMatching(/recovery\.opened.*Sent to Dunning e-mails: succeeded HTTP 200, \d attempts?/),
       expect.stringMatching(
