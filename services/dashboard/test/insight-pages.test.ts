@@ -369,9 +369,10 @@ describe('overview', () => {
     await expect(page.getByRole('note').textContent()).resolves.toMatch(/Amounts in THB have no exchange rate/);
     // What the two cards count, said under them, with the rate over every campaign opened: 2
     // recovered of the 5 opened in the period.
-    const definitions = page.getByRole('region', { name: 'Key figures' }).getByText(/^Recovery rate counts/);
+    const definitions = page.getByRole('region', { name: 'Key figures' }).getByText(/^Recovery rate is the share/);
     await expect(definitions.textContent()).resolves.toBe(
-      'Recovery rate counts the closed campaigns: recovered of recovered, lost and abandoned (40% of all opened). ' +
+      'Recovery rate is the share of closed campaigns (recovered, lost or abandoned) that were recovered; open ones ' +
+        'count once they close. Of all campaigns opened in this period, 40% have been recovered so far. ' +
         'Open campaigns are those opened in this period and still in flight.',
     );
   });

@@ -87,9 +87,12 @@ function Kpis({ overview }: { overview: OverviewData }) {
       </dl>
       {/* Both read as the list's figures at a glance; they are not (docs/dashboard-ui.md, "Overview"). */}
       <p className="muted">
-        Recovery rate counts the closed campaigns: recovered of recovered, lost and abandoned (
-        {formatPercent(recovery.gross_recovery_rate)} of all opened). Open campaigns are those opened in this period and
-        still in flight.
+        Recovery rate is the share of closed campaigns (recovered, lost or abandoned) that were recovered; open ones
+        count once they close.{' '}
+        {recovery.gross_recovery_rate === null
+          ? 'No campaign was opened in this period.'
+          : `Of all campaigns opened in this period, ${formatPercent(recovery.gross_recovery_rate)} have been recovered so far.`}{' '}
+        Open campaigns are those opened in this period and still in flight.
       </p>
       {overview.unconverted_currencies.length > 0 && (
         <p className="notice" role="note">
