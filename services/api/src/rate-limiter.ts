@@ -77,6 +77,21 @@ end
 return {0, limit, 0, oldestAge(KEYS[1]), 0, epoch}
 `;
 
+/**
+ * How many requests a sliding log holds in the window, counting nothing, and the milliseconds
+ * until its oldest leaves it (0 when it holds none). With Redis's clock, as the script above.
+ */
+const WINDOW_COUNT_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if oldest[2] then return {count, tonumber(oldest[2]) + window - now} end
+return {count, 0}
+`;
+
 const ONE_MINUTE_MS = 60_000;
 
 /**
@@ -120,6 +135,7 @@ interface ScriptedRedis extends Redis {
     candidateEpoch: string,
     approximate: '0' | '1',
   ): Promise<[number, number, number, number, number, string]>;
+  slidingWindowCount(bucketKey: string, windowMs: number): Promise<[number, number]>;
 }
 
 export class SlidingWindowRateLimiter {
@@ -142,6 +158,8 @@ export class SlidingWindowRateLimiter {
   ) {
     if (!('slidingWindow' in redis))
       redis.defineCommand('slidingWindow', { numberOfKeys: 3, lua: SLIDING_WINDOW_SCRIPT });
+    if (!('slidingWindowCount' in redis))
+      redis.defineCommand('slidingWindowCount', { numberOfKeys: 1, lua: WINDOW_COUNT_SCRIPT });
     this.redis = redis as ScriptedRedis;
   }
 
@@ -181,6 +199,17 @@ export class SlidingWindowRateLimiter {
       resetMs: Math.max(0, resetMs),
       refusedByGuard: byGuard === 1,
     };
+  }
+
+  /**
+   * Whether `bucket` already holds `limit` requests in the window, counting nothing, and the
+   * milliseconds until its oldest leaves it. For exact buckets only (limits up to
+   * `exactLimitMax`): the approximation keeps no log to count.
+   */
+  async isFull(bucket: string, limit: number): Promise<{ full: boolean; resetMs: number }> {
+    if (limit > this.exactLimitMax) throw new Error('isFull counts exact buckets only');
+    const [count, resetMs] = await this.redis.slidingWindowCount(this.key(bucket), this.windowMs);
+    return { full: count >= limit, resetMs: Math.max(0, resetMs) };
   }
 
   /** The current token epoch (made if Redis has none), counting nothing. */

@@ -7,7 +7,9 @@ import { addressBucket } from './client-address.js';
 /**
  * Limits on what guesses a secret or costs a memory-hard hash, with the API's sliding window
  * in Redis (docs/dashboard-api.md, "Limits on guessing"):
- * - signing in: attempts per account, and failures per client address (the spec's rule);
+ * - signing in: attempts per account from one client address, failures per account from all
+ *   addresses together (a far higher ceiling), and failures per client address (the spec's rule:
+ *   per account and per address, without letting one address lock an account for everyone);
  * - spending a one-time link (accepting an invitation, setting a reset password): refused while
  *   the address's failures are full, and a link that is not valid counts as a failure;
  * - checking the current password to change it: attempts per account;
@@ -16,7 +18,17 @@ import { addressBucket } from './client-address.js';
  */
 
 const WINDOW_MS = 15 * 60_000;
-const SIGN_IN_LIMIT_PER_ACCOUNT = 10;
+/**
+ * Sign-in attempts per account from one client address (IPv6 by /64), a success too: ten in a
+ * quarter of an hour is not a person. Per pair, not per account: a stranger who fills it locks
+ * the account for their own address only, not for its owner elsewhere.
+ */
+const SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS = 10;
+/**
+ * Failed sign-ins per account from all addresses together: bounds guessing spread over many
+ * addresses. Ten times the pair's limit, so filling it takes ten addresses (/64s) at least.
+ */
+const SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT = 100;
 /** Failures per client address in the window: sign-ins and links that were not valid, together. */
 const FAILURE_LIMIT_PER_ADDRESS = 50;
 /** Links spent from one address in the window, valid or not: a person needs one or two. */
@@ -32,6 +44,9 @@ const accountKey = (kind: string, email: unknown) =>
     .update(typeof email === 'string' ? email.toLowerCase().slice(0, 320) : '')
     .digest('base64url')}`;
 const failuresOf = (ip: string | undefined) => `signin-address:${addressBucket(ip)}`;
+const accountFailuresOf = (email: unknown) => accountKey('signin-account-failures', email);
+const pairOf = (email: unknown, ip: string | undefined) => `${accountKey('signin-pair', email)}:${addressBucket(ip)}`;
+const SIGN_IN_REFUSED = 'Too many sign-in attempts. Wait a few minutes and try again.';
 
 export class GuessLimits {
   private readonly window: SlidingWindowRateLimiter;
@@ -42,9 +57,20 @@ export class GuessLimits {
     this.hour = new SlidingWindowRateLimiter(redis, keyPrefix, RESET_WINDOW_MS);
   }
 
-  /** Counts a sign-in against the account; throws while the account or the address is over its limit. */
+  /**
+   * Counts a sign-in against the account from this address; throws while that pair, the
+   * account's failures from all addresses, or the address's failures are over their limits.
+   */
   async signIn(email: unknown, ip: string | undefined): Promise<void> {
-    await this.admit(this.window, accountKey('signin-account', email), SIGN_IN_LIMIT_PER_ACCOUNT, ip, 'sign-in');
+    const account = await this.window.isFull(accountFailuresOf(email), SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT);
+    if (account.full) throw rateLimited(SIGN_IN_REFUSED, account.resetMs);
+    await this.admit(this.window, pairOf(email, ip), SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS, ip, 'sign-in');
+  }
+
+  /** Counts a wrong e-mail or password against the address and the account (known or not). */
+  async signInFailed(email: unknown, ip: string | undefined): Promise<void> {
+    await this.failed(ip);
+    await this.window.consume(accountFailuresOf(email), SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT);
   }
 
   /** Counts a failed guess (a wrong password, a link that is not valid) against the address. */
@@ -84,7 +110,7 @@ export class GuessLimits {
     if (decision.allowed) return;
     const message =
       what === 'sign-in'
-        ? 'Too many sign-in attempts. Wait a few minutes and try again.'
+        ? SIGN_IN_REFUSED
         : what === 'link'
           ? 'Too many attempts from this address. Wait a few minutes and try again.'
           : 'Too many password attempts. Wait a few minutes and try again.';

@@ -10,8 +10,9 @@ export function sessionRoutes(context: DashboardContext): Router {
   const router = Router();
 
   /**
-   * Each attempt counts against the account (by e-mail, known or not) and is refused while the
-   * address's window of failures is full; a failure also counts against the address.
+   * Each attempt counts against the account (by e-mail, known or not) from this client address,
+   * and is refused while the account's failures from all addresses or the address's failures
+   * are full; a failure counts against both.
    */
   router.post('/session', async (req, res) => {
     const { email, password } = bodyOf(req.body, ['email', 'password']);
@@ -21,7 +22,7 @@ export function sessionRoutes(context: DashboardContext): Router {
       user = await checkCredentials(context.db, email, password);
     } catch (error) {
       if (error instanceof ServiceError && error.type === 'invalid_credentials')
-        await context.guessLimits.failed(req.ip);
+        await context.guessLimits.signInFailed(email, req.ip);
       throw error;
     }
     await startSession(context, req, res, user);

@@ -156,33 +156,105 @@ describe('sign-in and sessions', () => {
 });
 
 describe('sign-in limits', () => {
-  it('limits one account attacked from many addresses, whatever the password', async () => {
+  it('limits one account from one address, without locking it for other addresses', async () => {
     const workspace = await createWorkspace(api.current.db, { name: 'Limits' });
-    const user = await makeUser(api.current.db, workspace.id, 'member');
+    const owner = await makeUser(api.current.db, workspace.id, 'owner');
+    const stranger = { 'x-forwarded-for': '203.0.113.20' };
     for (let i = 0; i < 10; i += 1) {
       const reply = await call('POST', '/session', {
-        body: { email: user.email, password: `wrong password ${i}` },
-        headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+        body: { email: owner.email, password: `wrong password ${i}` },
+        headers: stranger,
       });
       expect(reply.status).toBe(401);
     }
+    // The stranger's address is done with this account, the right password or not.
     const limited = await call('POST', '/session', {
-      body: { email: user.email, password: PASSWORD },
-      headers: { 'x-forwarded-for': '198.51.100.7' },
+      body: { email: owner.email, password: PASSWORD },
+      headers: stranger,
     });
     expect(limited.status).toBe(429);
     expect(limited.body.error.type).toBe('rate_limit_exceeded');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The owner, from anywhere else, is not.
+    const elsewhere = await call('POST', '/session', {
+      body: { email: owner.email, password: PASSWORD },
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+    });
+    expect(elsewhere.status).toBe(200);
     // An unknown address is limited the same way: the answer does not say whether it exists.
     for (let i = 0; i < 10; i += 1) {
       await call('POST', '/session', {
         body: { email: 'ghost@example.com', password: 'x' },
-        headers: { 'x-forwarded-for': `192.0.2.${i + 1}` },
+        headers: { 'x-forwarded-for': '192.0.2.1' },
       });
     }
     const ghost = await call('POST', '/session', {
       body: { email: 'ghost@example.com', password: 'x' },
+      headers: { 'x-forwarded-for': '192.0.2.1' },
+    });
+    expect(ghost.status).toBe(429);
+    expect(ghost.body).toEqual(limited.body);
+  });
+
+  it('counts an account from one IPv6 address by its /64', async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'LimitsV6' });
+    const owner = await makeUser(api.current.db, workspace.id, 'owner');
+    for (let i = 0; i < 10; i += 1) {
+      const reply = await call('POST', '/session', {
+        body: { email: owner.email, password: `wrong password ${i}` },
+        headers: { 'x-forwarded-for': `2001:db8:5:6::${(i + 1).toString(16)}` },
+      });
+      expect(reply.status).toBe(401);
+    }
+    const sameSubnet = await call('POST', '/session', {
+      body: { email: owner.email, password: PASSWORD },
+      headers: { 'x-forwarded-for': '2001:db8:5:6:ffff::9' },
+    });
+    expect(sameSubnet.status).toBe(429);
+    const otherSubnet = await call('POST', '/session', {
+      body: { email: owner.email, password: PASSWORD },
+      headers: { 'x-forwarded-for': '2001:db8:5:7::9' },
+    });
+    expect(otherSubnet.status).toBe(200);
+  });
+
+  it("limits one account's failures from all addresses together, known or not", async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'Distributed' });
+    const owner = await makeUser(api.current.db, workspace.id, 'owner');
+    // Ten addresses at once, each in turn: every one of the 100 is admitted whatever the order.
+    const guessFrom = (email: string, network: string) =>
+      Promise.all(
+        Array.from({ length: 10 }, async (_, address) => {
+          for (let i = 0; i < 10; i += 1) {
+            const reply = await call('POST', '/session', {
+              body: { email, password: `wrong password ${i}` },
+              headers: { 'x-forwarded-for': `${network}.${address + 10}` },
+            });
+            expect(reply.status).toBe(401);
+          }
+        }),
+      );
+    // 100 failures from ten addresses, none of them over its own limits.
+    await guessFrom(owner.email, '192.0.2');
+    const limited = await call('POST', '/session', {
+      body: { email: owner.email, password: PASSWORD },
       headers: { 'x-forwarded-for': '192.0.2.200' },
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.type).toBe('rate_limit_exceeded');
+    expect(limited.body.error.message).toBe('Too many sign-in attempts. Wait a few minutes and try again.');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The address itself is not full: another account signs in from it.
+    const other = await makeUser(api.current.db, workspace.id, 'member');
+    const fromSame = await call('POST', '/session', {
+      body: { email: other.email, password: PASSWORD },
+      headers: { 'x-forwarded-for': '192.0.2.200' },
+    });
+    expect(fromSame.status).toBe(200);
+    await guessFrom('nobody-here@example.com', '203.0.113');
+    const ghost = await call('POST', '/session', {
+      body: { email: 'nobody-here@example.com', password: 'x' },
+      headers: { 'x-forwarded-for': '203.0.113.250' },
     });
     expect(ghost.status).toBe(429);
     expect(ghost.body).toEqual(limited.body);
