@@ -68,7 +68,11 @@ const validateUpdate = inputValidator(
 /** Totals are normalised to the display currency, so it needs an FX rate. */
 export function assertDisplayCurrencyConvertible(rates: FxRates, currency: string | undefined): void {
   if (currency !== undefined && !rates.has(currency)) {
-    throw invalidParam(`display_currency: no FX rate is known for "${currency}"; set one first with \`fx set\``);
+    // Read by owners in the dashboard as well as by operators: what to do comes first.
+    throw invalidParam(
+      `display_currency: no FX rate is known for "${currency}", so totals cannot be shown in it; choose another ` +
+        'currency (an operator adds rates with `fx set`)',
+    );
   }
 }
 
