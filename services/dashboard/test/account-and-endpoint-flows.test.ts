@@ -299,6 +299,19 @@ describe('an endpoint that keeps failing', () => {
     world.current.receiver.route(hookPath, { secret, behaviour: { kind: 'status', status: 500, body: 'down' } });
     endpointId = (await world.current.db('webhook_endpoints').where({ name: 'Flaky CRM' }).first()).id;
 
+    // A test that fails says so once, and does not count toward turning the endpoint off.
+    await page.getByRole('link', { name: 'Flaky CRM' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Flaky CRM' }).waitFor();
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const tested = page.getByRole('status').filter({ hasText: 'Test delivery:' });
+    await tested.waitFor();
+    const said = (await tested.textContent()) ?? '';
+    expect(said).toMatch(/HTTP 500 · \d+ ms · failed/);
+    expect(said.match(/HTTP 500/g)).toHaveLength(1);
+    expect(said).toContain("A test does not count toward the endpoint's failures");
+    expect((await world.current.db('webhook_endpoints').where({ id: endpointId }).first()).failure_count).toBe(0);
+    await openSettings('Outbound webhooks');
+
     const mailsBefore = mails.length;
     await world.current.startWorker();
     await recoverCampaign(world.current.db, { id: world.current.workspace.campaignIds[0]!, via: 'retry' });
@@ -352,7 +365,11 @@ describe('an endpoint that keeps failing', () => {
     const delivered = requests.at(-1)!;
     expect(delivered.body.type).toBe('recovery.recovered');
     await eventually(async () => {
-      const delivery = await world.current.db('webhook_deliveries').where({ endpoint_id: endpointId }).first();
+      // The event's delivery, not the failed test's (a ping).
+      const delivery = await world.current
+        .db('webhook_deliveries')
+        .where({ endpoint_id: endpointId, event_type: 'recovery.recovered' })
+        .first();
       return delivery.status === 'succeeded';
     }, 10_000);
 

@@ -196,7 +196,13 @@ export default function EndpointPage({ id }: { id: string }) {
           {message}
         </p>
       )}
-      {test && <AttemptResult attempt={test} label="Test delivery:" />}
+      {test && (
+        <AttemptResult
+          attempt={test}
+          label="Test delivery:"
+          note="A test does not count toward the endpoint's failures or turn it off."
+        />
+      )}
       {/* Its URL on a row of its own, then five facts in columns chosen by the card's width so that
           every row is full (styles.css, "An endpoint's summary"). */}
       <div className="card endpoint-summary">

@@ -186,17 +186,23 @@ export function SecretDialog({
   );
 }
 
-/** The outcome of Send test or Resend: HTTP status, duration and error. */
-export function AttemptResult({ attempt, label }: { attempt: Attempt; label: string }) {
+/**
+ * The outcome of Send test or Resend: HTTP status, duration and error. The error is shown
+ * only when it says more than the status ("HTTP 404" alone would be said twice). `note`: a
+ * sentence after it (a test does not count toward the endpoint's failures).
+ */
+export function AttemptResult({ attempt, label, note }: { attempt: Attempt; label: string; note?: string }) {
   const ok = attempt.outcome === 'succeeded';
+  const status = attempt.http_status !== null ? `HTTP ${attempt.http_status}` : 'No HTTP status';
+  const error = attempt.error === status ? null : attempt.error;
   return (
     <div className={ok ? 'result ok' : 'result failed'} role="status">
       <strong>{label}</strong>{' '}
       <span>
-        {attempt.http_status !== null ? `HTTP ${attempt.http_status}` : 'No HTTP status'} · {attempt.duration_ms} ms ·{' '}
-        {attempt.outcome}
+        {status} · {attempt.duration_ms} ms · {attempt.outcome}
       </span>
-      {attempt.error && <span className="result-error">{attempt.error}</span>}
+      {error && <span className="result-error">{error}</span>}
+      {note && <span className="muted"> {note}</span>}
       <span className="muted">
         {' '}
         <Time value={attempt.attempted_at} />
