@@ -167,6 +167,8 @@ beforeAll(async () => {
           },
         ],
       },
+      // A workspace just made: nothing to count or draw yet.
+      { key: 'hooli', name: 'Hooli', users: [{ key: 'owner', email: 'owner@hooli.test', role: 'owner' }] },
       {
         key: 'initech',
         name: 'Initech',
@@ -274,6 +276,7 @@ beforeAll(async () => {
   await setPassword('owner@globex.test', 'Gil Globex');
   await setPassword('owner@initech.test', 'Bill Lumbergh');
   await setPassword('member@initech.test', 'Milton Waddams');
+  await setPassword('owner@hooli.test', 'Gavin Belson');
 }, 60_000);
 
 afterAll(async () => {
@@ -375,6 +378,19 @@ describe('overview', () => {
         'count once they close. Of all campaigns opened in this period, 40% have been recovered so far. ' +
         'Open campaigns are those opened in this period and still in flight.',
     );
+  });
+
+  it('says so in place of every chart when a new workspace has nothing to draw, rather than an axis of hundredths of a cent', async () => {
+    const empty = await signIn('owner@hooli.test');
+    const figures = empty.getByRole('figure');
+    await figures.first().waitFor();
+    const charts = await figures.count();
+    expect(charts).toBeGreaterThan(0);
+    // Cancellation reasons has its own words for it.
+    await expect(
+      figures.filter({ hasText: /Nothing in this period yet\.|No cancel sessions in this period\./ }).count(),
+    ).resolves.toBe(charts);
+    await expect(empty.getByRole('img', { name: /: chart;/ }).count()).resolves.toBe(0);
   });
 
   it('all time equals the stats of the API, and every chart has its table', async () => {

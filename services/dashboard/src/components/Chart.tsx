@@ -132,11 +132,21 @@ export interface ChartProps {
   integer?: boolean;
 }
 
+/**
+ * Nothing to draw: every value zero or missing (a new workspace, a quiet period). Chart.js
+ * would stretch a zero-high axis to one unit, ticks of a hundredth of a cent, which reads as data.
+ */
+function isEmpty(series: Series[]): boolean {
+  return series.every((one) => one.values.every((value) => value === null || value === undefined || value === 0));
+}
+
 export function Chart({ title, labels, series, kind, stacked, horizontal, format, labelHeader, integer }: ChartProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const titleId = useId();
+  const empty = isEmpty(series);
 
   useEffect(() => {
+    if (empty) return undefined;
     const config: ChartConfiguration<'bar' | 'line', Array<number | null>, string> = {
       type: kind,
       data: {
@@ -188,16 +198,20 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
     };
     const chart = new ChartJs(canvasRef.current!, config);
     return () => chart.destroy();
-  }, [kind, labels, series, stacked, horizontal, format, integer]);
+  }, [empty, kind, labels, series, stacked, horizontal, format, integer]);
 
   return (
     <figure className="chart card" aria-labelledby={titleId}>
       <figcaption id={titleId} className="chart-title">
         {title}
       </figcaption>
-      <div className={horizontal ? 'chart-canvas tall' : 'chart-canvas'}>
-        <canvas ref={canvasRef} role="img" aria-label={`${title}: chart; the same figures are in the table below`} />
-      </div>
+      {empty ? (
+        <p className="state empty chart-empty">Nothing in this period yet.</p>
+      ) : (
+        <div className={horizontal ? 'chart-canvas tall' : 'chart-canvas'}>
+          <canvas ref={canvasRef} role="img" aria-label={`${title}: chart; the same figures are in the table below`} />
+        </div>
+      )}
       <details className="chart-table">
         <summary>Show as a table</summary>
         <div className="table-wrap">
