@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import type { Invitation, Role, Team as TeamData, User } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
@@ -77,6 +77,18 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
   );
 }
 
+/** What each role may do (dashboard.md, "Who uses it"), said in the confirmation of a role change. */
+const ROLE_SENTENCES: Record<Role, string> = {
+  owner:
+    'Owners can do everything, including connecting the payment processor, changing the workspace settings and managing other owners.',
+  admin:
+    'Admins can manage API tokens, webhook endpoints and campaigns, invite and manage admins and members, and read the security log, but not the payment processor or the workspace settings.',
+  member:
+    'Members can read every page (overview, campaigns, customers, cancel sessions, endpoints) but change nothing.',
+};
+
+const withArticle = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`);
+
 function RoleSelect({
   label,
   roles,
@@ -84,6 +96,7 @@ function RoleSelect({
   onChange,
   disabled,
   hideLabel,
+  selectRef,
 }: {
   label: string;
   roles: Role[];
@@ -92,11 +105,17 @@ function RoleSelect({
   disabled?: boolean;
   /** In a table row the column header says it; the label stays for screen readers. */
   hideLabel?: boolean;
+  selectRef?: (element: HTMLSelectElement | null) => void;
 }) {
   return (
     <label className="field">
       <span className={hideLabel ? 'visually-hidden' : undefined}>{label}</span>
-      <select value={value} disabled={disabled} onChange={(event) => onChange(event.target.value as Role)}>
+      <select
+        ref={selectRef}
+        value={value}
+        disabled={disabled}
+        onChange={(event) => onChange(event.target.value as Role)}
+      >
         {roles.map((role) => (
           <option key={role} value={role}>
             {role}
@@ -128,12 +147,39 @@ export default function Team() {
       const answer = await api<{ emailed: boolean; reset_url?: string }>('POST', `/team/members/${user.id}/reset-link`);
       setResetLink({ user, emailed: answer.emailed, url: answer.reset_url });
     });
-  const changeRole = (user: User, role: Role) =>
-    void action.run(async () => {
-      await api('PATCH', `/team/members/${user.id}`, { body: { role } });
-      team.reload();
-      if (user.id === me.user.id) refresh();
-    });
+  /**
+   * A role picked in a row's select, not yet saved: the select shows it while the confirmation
+   * asks (a closed select changes on a single arrow key in Chromium, so picking never saves).
+   */
+  const [changing, setChanging] = useState<{ user: User; role: Role } | null>(null);
+  const roleSelects = useRef(new Map<string, HTMLSelectElement>());
+  /** The row whose role control gets the focus back once the confirmation has closed. */
+  const [refocus, setRefocus] = useState<{ id: string } | null>(null);
+  useEffect(() => {
+    if (refocus) roleSelects.current.get(refocus.id)?.focus();
+  }, [refocus]);
+  const closeRoleChange = (user: User) => {
+    setChanging(null);
+    setRefocus({ id: user.id });
+  };
+  const changeRole = async (user: User, role: Role) => {
+    await action.run(
+      async () => {
+        await api('PATCH', `/team/members/${user.id}`, { body: { role } });
+        if (team.data) {
+          team.set({
+            ...team.data,
+            members: team.data.members.map((member) => (member.id === user.id ? { ...member, role } : member)),
+          });
+        }
+        team.reload();
+        if (user.id === me.user.id) refresh();
+      },
+      { done: `Saved: ${user.name || user.email} is now ${withArticle(role)}.` },
+    );
+    // Saved or refused (the refusal shows above the table), the select shows the role the server has.
+    closeRoleChange(user);
+  };
   const remove = async (user: User) => {
     await action.run(async () => {
       await api('DELETE', `/team/members/${user.id}`);
@@ -160,8 +206,12 @@ export default function Team() {
             label={`Role of ${user.email}`}
             hideLabel
             roles={roles}
-            value={user.role}
-            onChange={(role) => changeRole(user, role)}
+            value={changing?.user.id === user.id ? changing.role : user.role}
+            onChange={(role) => role !== user.role && setChanging({ user, role })}
+            selectRef={(element) => {
+              if (element) roleSelects.current.set(user.id, element);
+              else roleSelects.current.delete(user.id);
+            }}
           />
         ) : (
           user.role
@@ -217,6 +267,11 @@ export default function Team() {
         )}
       </PageHeader>
       {action.error && <ErrorNote message={action.error} />}
+      {action.done && (
+        <p className="result ok" role="status">
+          {action.done}
+        </p>
+      )}
       {team.loading && !team.data && <Loading />}
       {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
       {team.data && (
@@ -265,6 +320,21 @@ export default function Team() {
             </div>
           </div>
         </Dialog>
+      )}
+      {changing && (
+        <ConfirmDialog
+          title="Change role"
+          message={
+            <p>
+              Make <strong>{changing.user.name || changing.user.email}</strong> {withArticle(changing.role)}?{' '}
+              {ROLE_SENTENCES[changing.role]}
+            </p>
+          }
+          confirmLabel="Change role"
+          busy={action.busy}
+          onConfirm={() => void changeRole(changing.user, changing.role)}
+          onClose={() => closeRoleChange(changing.user)}
+        />
       )}
       {removing && (
         <ConfirmDialog
