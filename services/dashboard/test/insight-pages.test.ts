@@ -708,6 +708,19 @@ describe('campaigns', () => {
     await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('in_markme');
     await page.keyboard.press('Enter');
     await settlesTo(async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]), ['in_markme']);
+    // A box emptied, then another filter changed: the change applies the empty box, which drops
+    // the search from the address and the list (they kept q=in_markme, the box showing nothing).
+    const invoices = async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]);
+    const addressFilters = () => Promise.resolve(Object.fromEntries(new URL(page.url()).searchParams));
+    await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('');
+    await page.getByLabel('Status').selectOption('in_flight');
+    await settlesTo(addressFilters, { status: 'in_flight' });
+    await settlesTo(async () => (await invoices()).length > 1 && (await invoices()).includes('in_markme'), true);
+    // And a box filled but not submitted is applied by the next filter change, as it reads.
+    await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('in_markme');
+    await page.getByLabel('Status').selectOption('');
+    await settlesTo(addressFilters, { q: 'in_markme' });
+    await settlesTo(invoices, ['in_markme']);
   });
 
   it("filters by the day of the first failure in the viewer's zone, the day the list shows", async () => {

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { humanize } from '../format.js';
 import type { Paged } from '../hooks.js';
+import { useFilters } from '../router.js';
 import { Empty, ErrorNote, Loading } from './states.js';
 
 export interface Column<T> {
@@ -180,26 +181,58 @@ export function Badge({ value }: { value: string }) {
 }
 
 /**
+ * A list's filters in the address (useFilters) with its search boxes' text as typed, which the
+ * page keeps (not each box) so that every change applies all of it: a search box applies on
+ * Enter or its button, and a change of any other filter applies the boxes' current text too. A
+ * box emptied and not submitted kept its old search in the address and the list before, while
+ * it showed nothing. An empty box drops its filter.
+ */
+export function useListFilters<Name extends string>(names: readonly Name[], searches: readonly Name[]) {
+  const [filters, setParams] = useFilters(names);
+  /** Each box's text where it was edited since the address last changed. */
+  const [typed, setTyped] = useState<Partial<Record<Name, string>>>({});
+  // The address changed (a search applied, Back): each box shows the address's value again.
+  const applied = searches.map((name) => filters[name]).join('\n');
+  useEffect(() => setTyped({}), [applied]);
+  const textOf = (name: Name) => typed[name] ?? filters[name];
+  const apply = (next: Partial<Record<Name, string>>) => {
+    const boxes = Object.fromEntries(searches.map((name) => [name, textOf(name).trim()])) as Partial<
+      Record<Name, string>
+    >;
+    setTyped({});
+    setParams({ ...boxes, ...next });
+  };
+  /** The props of the SearchFilter of `name`. */
+  const search = (name: Name) => ({
+    text: textOf(name),
+    onText: (text: string) => setTyped((previous) => ({ ...previous, [name]: text })),
+    onSearch: () => apply({}),
+  });
+  return { filters, apply, search };
+}
+
+/**
  * A search box that applies on Enter or its button (not per keystroke: each search is a query
- * on the server). An empty search clears the filter.
+ * on the server), with the page's other filters (useListFilters keeps its text). An empty
+ * search clears the filter.
  */
 export function SearchFilter({
   label,
-  value,
+  text,
+  onText,
   onSearch,
   placeholder,
 }: {
   label: string;
-  value: string;
-  onSearch: (value: string) => void;
+  text: string;
+  onText: (text: string) => void;
+  onSearch: () => void;
   /** What it matches, when the label alone would let one expect a partial match. */
   placeholder?: string;
 }) {
-  const [text, setText] = useState(value);
-  useEffect(() => setText(value), [value]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onSearch(text.trim());
+    onSearch();
   };
   return (
     <form className="filter search" onSubmit={submit}>
@@ -210,7 +243,7 @@ export function SearchFilter({
           value={text}
           maxLength={320}
           placeholder={placeholder}
-          onChange={(event) => setText(event.target.value)}
+          onChange={(event) => onText(event.target.value)}
         />
       </label>
       <button type="submit" className="button small" aria-label={`Search by ${label.toLowerCase()}`}>

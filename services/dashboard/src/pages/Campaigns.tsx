@@ -2,11 +2,18 @@ import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES } from '@retention/core/enums';
 import { API_BASE, api, query } from '../api/client.js';
 import type { Campaign, List } from '../api/types.js';
 import { CAMPAIGN_COLUMNS } from '../components/columns.js';
-import { DayRangeFilter, emptyDayRange, ExportLink, Filter, PagedTable, SearchFilter } from '../components/ListPage.js';
+import {
+  DayRangeFilter,
+  emptyDayRange,
+  ExportLink,
+  Filter,
+  PagedTable,
+  SearchFilter,
+  useListFilters,
+} from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { startOfLocalDay } from '../format.js';
 import { usePaged } from '../hooks.js';
-import { useFilters } from '../router.js';
 
 /**
  * The filters of the list and of its export: the address's query string, as the API names
@@ -35,7 +42,7 @@ function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFilter
 }
 
 export default function Campaigns() {
-  const [filters, setParams] = useFilters(FILTERS);
+  const { filters, apply: setParams, search } = useListFilters(FILTERS, ['q']);
   const apiFilters = apiFiltersOf(filters);
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
@@ -46,12 +53,7 @@ export default function Campaigns() {
         <ExportLink href={rangeProblem ? null : `${API_BASE}/campaigns/export.csv${query(apiFilters)}`} />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter campaigns">
-        <SearchFilter
-          label="Invoice id or customer email"
-          placeholder="The whole id or address"
-          value={filters.q}
-          onSearch={(q) => setParams({ q })}
-        />
+        <SearchFilter label="Invoice id or customer email" placeholder="The whole id or address" {...search('q')} />
         <Filter
           label="Status"
           value={filters.status}

@@ -1,13 +1,12 @@
 import { api, query } from '../api/client.js';
 import type { Customer, List } from '../api/types.js';
 import { CUSTOMER_COLUMNS } from '../components/columns.js';
-import { PagedTable, SearchFilter } from '../components/ListPage.js';
+import { PagedTable, SearchFilter, useListFilters } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
-import { useFilters } from '../router.js';
 
 export default function Customers() {
-  const [filters, setParams] = useFilters(['email', 'tag'] as const);
+  const { filters, search } = useListFilters(['email', 'tag'] as const, ['email', 'tag']);
   const list = usePaged(
     (cursor) => api<List<Customer>>('GET', `/customers${query({ ...filters, cursor })}`),
     `customers${query(filters)}`,
@@ -16,18 +15,8 @@ export default function Customers() {
     <>
       <PageHeader title="Customers" />
       <div className="filters" role="search" aria-label="Filter customers">
-        <SearchFilter
-          label="Email"
-          placeholder="The whole address"
-          value={filters.email}
-          onSearch={(email) => setParams({ email })}
-        />
-        <SearchFilter
-          label="Tag"
-          placeholder="The whole tag"
-          value={filters.tag}
-          onSearch={(tag) => setParams({ tag })}
-        />
+        <SearchFilter label="Email" placeholder="The whole address" {...search('email')} />
+        <SearchFilter label="Tag" placeholder="The whole tag" {...search('tag')} />
       </div>
       <PagedTable caption="Customers" columns={CUSTOMER_COLUMNS} list={list} empty="No customers match." />
     </>
