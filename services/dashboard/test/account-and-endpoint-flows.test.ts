@@ -250,6 +250,7 @@ describe('forgot password', () => {
     const known = await ask(MEMBER.toUpperCase());
     expect(known).toBe(unknown);
     expect(known).not.toMatch(/nobody|member@/i);
+    expect(known).toContain('a link to set a new password is on its way. It works once, for an hour.');
 
     await eventually(() => mails.length > before, 10_000);
     // Only the known address got mail (the unknown one was asked first, and gets none).

@@ -50,7 +50,9 @@ export function linkRoutes(context: DashboardContext): Router {
         .then((link) => link && mailer.sendPasswordReset(link.user.email, link.reset_url))
         .catch((error: unknown) => context.logger.warn({ err: error }, 'password reset not sent'));
     }
-    res.status(202).json({ accepted: true });
+    // `emailed` says whether this service sends e-mail at all (a fact about the server, the
+    // same for every address), so the page can tell someone without e-mail whom to ask.
+    res.status(202).json({ accepted: true, emailed: mailer !== null });
   });
 
   router.get('/password-reset/:token', async (req, res) => {

@@ -8,23 +8,29 @@ import { useAction } from '../use-action.js';
 
 export default function ForgotPassword() {
   const [email, setEmail] = useState('');
-  const [sent, setSent] = useState(false);
+  /** Once asked: whether this service sends e-mail (the same answer for every address). */
+  const [sent, setSent] = useState<{ emailed: boolean } | null>(null);
   const request = useAction();
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void request.run(async () => {
-      await api('POST', '/password-reset', { body: { email }, anonymous: true });
-      setSent(true);
+      const answer = await api<{ emailed?: boolean }>('POST', '/password-reset', { body: { email }, anonymous: true });
+      setSent({ emailed: answer.emailed !== false });
     });
   };
 
   return (
     <AuthCard title="Reset your password">
-      {sent ? (
+      {sent?.emailed ? (
         <p role="status">
-          If an account uses that address and e-mail is set up, a link to set a new password is on its way. Otherwise,
-          ask an owner or admin of your workspace for a reset link.
+          If an account uses that address, a link to set a new password is on its way. It works once, for an hour. No
+          e-mail? Ask an owner or admin of your workspace for a reset link.
+        </p>
+      ) : sent ? (
+        <p role="status">
+          This service does not send e-mail, so no link was sent. Ask an owner or admin of your workspace for a reset
+          link.
         </p>
       ) : (
         <form className="stack" onSubmit={submit}>
