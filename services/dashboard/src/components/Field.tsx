@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useId, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
 
 /**
  * A labelled input; the hint and the error are tied to it for screen readers (`aria-describedby`,
@@ -11,12 +11,15 @@ export function Field({
   hint,
   error,
   announce = false,
+  inputRef,
   ...input
 }: InputHTMLAttributes<HTMLInputElement> & {
   label: string;
   hint?: ReactNode;
   error?: string | null;
   announce?: boolean;
+  /** The input itself, for a page that moves the focus to it (a refused sign-in's password). */
+  inputRef?: Ref<HTMLInputElement>;
 }) {
   const id = useId();
   const hintId = `${id}-hint`;
@@ -25,7 +28,7 @@ export function Field({
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      <input ref={inputRef} id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
       {hint && (
         <span className="hint" id={hintId}>
           {hint}

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
 import { AuthCard } from '../components/AuthCard.js';
@@ -11,16 +11,22 @@ export default function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const signIn = useAction();
+  const passwordInput = useRef<HTMLInputElement>(null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    await signIn.run(
+    const signedIn = await signIn.run(
       async () => {
         await api<SignedIn>('POST', '/session', { body: { email, password }, anonymous: true });
         afterSignIn();
       },
       { staysBusy: true },
     );
+    // Refused: the password is typed again (the address usually is right), from an empty field.
+    if (!signedIn) {
+      setPassword('');
+      passwordInput.current?.focus();
+    }
   };
 
   return (
@@ -30,6 +36,7 @@ export default function SignIn() {
           label="Email"
           type="email"
           autoComplete="username"
+          autoFocus
           required
           value={email}
           onChange={(event) => setEmail(event.target.value)}
@@ -38,6 +45,7 @@ export default function SignIn() {
           label="Password"
           type="password"
           autoComplete="current-password"
+          inputRef={passwordInput}
           required
           value={password}
           onChange={(event) => setPassword(event.target.value)}
