@@ -468,6 +468,13 @@ describe('every page', () => {
 describe('account, workspace and security log', () => {
   it('renames the workspace (owner), lists the changes in the security log, renames the account', async () => {
     await openSettings('Workspace');
+    // What the processor flag means for the owner: whether webhooks are sent, and where to see more.
+    const flag = page.getByText('Webhooks are sent: the workspace counts as connected to its payment processor.', {
+      exact: false,
+    });
+    await expect(flag.getByRole('link', { name: 'Processor' }).getAttribute('href')).resolves.toBe(
+      '/dashboard/settings/processor',
+    );
     await page.getByLabel('Workspace name').fill('Acme & Co');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
@@ -520,8 +527,10 @@ describe('the processor page', () => {
     await openSettings('Processor');
     await page.getByText('Not connected').waitFor();
     // The world's workspace is marked connected by the operator CLI: the page says why its
-    // webhooks are sent all the same.
-    await page.getByText('The operator has marked this workspace connected', { exact: false }).waitFor();
+    // webhooks are sent all the same, in words for the workspace's owner (no "CLI").
+    const why = page.getByText('Webhooks are on: ', { exact: false });
+    await why.waitFor();
+    await expect(why.textContent()).resolves.not.toMatch(/operator|CLI/);
     const webhookUrl = await page.getByLabel('Webhook URL for Stripe').textContent();
     expect(webhookUrl).toMatch(new RegExp(`^${world.current.url}/processor/stripe/[0-9a-f-]{36}$`));
 

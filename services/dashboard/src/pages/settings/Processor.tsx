@@ -114,8 +114,8 @@ export default function Processor() {
         {!connection && me.workspace.processor_status === 'connected' && (
           // An operator's flag (the operator CLI, a fixture, the demo): webhooks flow without Stripe.
           <p className="hint">
-            The operator has marked this workspace connected, so its webhooks are sent; its records come through the
-            operator CLI until Stripe is connected here.
+            Webhooks are on: this workspace&apos;s records are imported directly by whoever runs this service, not from
+            Stripe. Connect Stripe below and customers, subscriptions and failed payments arrive by themselves.
           </p>
         )}
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />

@@ -3,6 +3,7 @@ import { api } from '../../api/client.js';
 import type { Workspace } from '../../api/types.js';
 import { Field } from '../../components/Field.js';
 import { ErrorNote, PageHeader } from '../../components/states.js';
+import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 
@@ -45,7 +46,13 @@ export default function WorkspaceSettings() {
           value={currency}
           onChange={(event) => setCurrency(event.target.value.toUpperCase())}
         />
-        <p className="muted">Payment processor: {me.workspace.processor_status}</p>
+        {/* The workspace's flag is what gates webhooks; the Processor page tells how Stripe is connected. */}
+        <p className="muted">
+          {me.workspace.processor_status === 'connected'
+            ? 'Webhooks are sent: the workspace counts as connected to its payment processor.'
+            : 'Webhooks are not sent until the payment processor is connected.'}{' '}
+          <Link to="/settings/processor">Processor</Link> shows how.
+        </p>
         {save.error && <ErrorNote message={save.error} />}
         {save.done && (
           <p className="result ok" role="status">
