@@ -4,7 +4,8 @@
  * Seeds (once) a workspace with 1,000,000 campaigns, 200,000 customers and 200,000 cancel
  * sessions, then drives each endpoint with autocannon (50 connections) against the API
  * process and against a bare node:http server running the same queries on the same pool, in
- * alternating rounds. Prints req/s, p50 and p99 per endpoint and the API/baseline ratio, the
+ * alternating rounds. Prints req/s, p50 and p99 per endpoint and the API/baseline ratio, each
+ * server's CPU per request (from /proc: steadier than throughput on a shared machine), the
  * latency of stats for one client at a time, and saves a JSON report under bench/results/.
  *
  * Environment: BENCH_DATABASE_URL (default postgres://postgres:postgres@127.0.0.1:5432/retention_bench),
@@ -13,7 +14,16 @@
  */
 import { createDb, ensureDatabase, migrateLatest } from '@retention/db';
 import { findOrSeedBenchWorkspace } from './seed-api-bench.js';
-import { benchSecretsKey, freePort, load, saveReport, startProcess, table, type LoadResult } from './support.js';
+import {
+  benchSecretsKey,
+  freePort,
+  load,
+  processCpuMs,
+  saveReport,
+  startProcess,
+  table,
+  type LoadResult,
+} from './support.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/retention_bench';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,8 +32,11 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 const ROUNDS = 4;
 
+/** One target's result: its rounds combined, and its server's CPU per request over them. */
+type TargetResult = LoadResult & { cpuMicrosPerRequest: number | null };
+
 /** Rounds of one target as one result: mean throughput, the median round's latencies. */
-function combine(rounds: LoadResult[]): LoadResult {
+function combine(rounds: LoadResult[], cpuMs: number | null): TargetResult {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return {
     requestsPerSecond: rounds.reduce((sum, round) => sum + round.requestsPerSecond, 0) / rounds.length,
@@ -32,6 +45,8 @@ function combine(rounds: LoadResult[]): LoadResult {
     p99: median(rounds.map((round) => round.p99)),
     non2xx: rounds.reduce((sum, round) => sum + round.non2xx, 0),
     errors: rounds.reduce((sum, round) => sum + round.errors, 0),
+    cpuMicrosPerRequest:
+      cpuMs === null ? null : Math.round((cpuMs * 1000) / rounds.reduce((sum, round) => sum + round.requests, 0)),
   };
 }
 
@@ -70,7 +85,7 @@ async function main(): Promise<void> {
     REDIS_KEY_PREFIX: `bench-${Date.now()}`,
     LOG_LEVEL: 'info',
   };
-  const results: Record<string, { api: LoadResult; baseline: LoadResult }> = {};
+  const results: Record<string, { api: TargetResult; baseline: TargetResult }> = {};
 
   // Both servers run side by side and take turns under load, scenario by scenario, so that
   // noise from the shared machine falls on both alike and the ratio stays meaningful.
@@ -100,12 +115,21 @@ async function main(): Promise<void> {
       await load(urls.api, headers, 2);
       log(`${scenario.name}: ${ROUNDS} alternating rounds of ${seconds / ROUNDS} s each`);
       const rounds = { api: [] as LoadResult[], baseline: [] as LoadResult[] };
+      const cpuMs: Record<'api' | 'baseline', number | null> = { api: 0, baseline: 0 };
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const target of round % 2 === 0 ? (['baseline', 'api'] as const) : (['api', 'baseline'] as const)) {
+          const pid = servers[target === 'api' ? 0 : 1]!.child.pid;
+          const before = processCpuMs(pid);
           rounds[target].push(await load(urls[target], headers, seconds / ROUNDS));
+          const after = processCpuMs(pid);
+          const spent = cpuMs[target];
+          cpuMs[target] = spent === null || before === null || after === null ? null : spent + after - before;
         }
       }
-      results[scenario.name] = { api: combine(rounds.api), baseline: combine(rounds.baseline) };
+      results[scenario.name] = {
+        api: combine(rounds.api, cpuMs.api),
+        baseline: combine(rounds.baseline, cpuMs.baseline),
+      };
     }
     // What one dashboard waits for its stats: sequential requests, no queueing behind others.
     statsSequential = await load(`http://127.0.0.1:${apiPort}/api/v1/stats`, headers, seconds / 2, 1);
@@ -123,6 +147,8 @@ async function main(): Promise<void> {
       'baseline req/s': Math.round(baseline.requestsPerSecond),
       'baseline p99 ms': baseline.p99,
       'api/baseline': (api.requestsPerSecond / baseline.requestsPerSecond).toFixed(2),
+      'api CPU µs/req': api.cpuMicrosPerRequest ?? '-',
+      'baseline CPU µs/req': baseline.cpuMicrosPerRequest ?? '-',
       'non-2xx': api.non2xx + baseline.non2xx,
     };
   });
