@@ -17,7 +17,8 @@ import { testSecretsKeyBytes } from '@retention/testkit';
  * The dashboard on `npm start`'s demo data (seedDemo, the default 500 customers), in a real
  * headless Chromium: the lists fit a 1280 px window without scrolling sideways, no cell wrapping
  * onto another line, whatever the year of their dates; at 390 px the KPI cards go two to a row,
- * tables scroll in their own box and the page never scrolls sideways; the favicon is served.
+ * tables scroll in their own box or stack their rows (the lists under a title) and the page never
+ * scrolls sideways; the favicon is served.
  * Screenshots go to the world's temporary directory, or to SCREENSHOT_DIR when it is set, as
  * `polish-<page>-<width>.png`.
  */
@@ -563,16 +564,63 @@ describe('at 390 px', () => {
     expect(fits).toEqual(expected);
   });
 
-  it.each([
-    ['/campaigns', 'Recovery campaigns', 'campaigns'],
-    ['/cancel-sessions', 'Cancel sessions', 'cancel-sessions'],
-  ])('%s scrolls sideways inside its table only', async (route, table, name) => {
-    await open(route);
-    const fit = await tableFit(table);
-    await screenshot(name);
-    expect(fit.pageOverflow).toBe(0);
-    expect(fit.tableOverflow).toBeGreaterThan(0); // the table scrolls in its own box
-  });
+  /**
+   * The parts of a list's row (by their column's name) that a phone user must see without
+   * scrolling sideways: what names the row, its status and its amount (a customer has neither:
+   * the e-mail and the name).
+   */
+  const LISTS_ON_A_PHONE: Array<[route: string, table: string, name: string, parts: string[]]> = [
+    ['/campaigns', 'Recovery campaigns', 'campaigns', ['Invoice', 'Status', 'Amount']],
+    ['/cancel-sessions', 'Cancel sessions', 'cancel-sessions', ['Started', 'Outcome', 'MRR']],
+    ['/customers', 'Customers', 'customers', ['Email', 'Name']],
+  ];
+
+  /**
+   * For each part of a table's first row (a column's name), whether its text is drawn and wholly
+   * inside both the window and the table's box; and the address of the row's link.
+   */
+  async function firstRowInSight(name: string, parts: string[]) {
+    const box = page.getByRole('region', { name });
+    const inSight = await box.evaluate((element, columns) => {
+      const view = element.ownerDocument.defaultView!;
+      const edge = element.getBoundingClientRect();
+      const headers = Array.from(element.querySelectorAll('th'), (th: { textContent: string | null }) =>
+        (th.textContent ?? '').trim(),
+      );
+      const row = element.querySelector('tbody tr')!;
+      const range = element.ownerDocument.createRange();
+      return Object.fromEntries(
+        columns.map((column) => {
+          const cell = row.children[headers.indexOf(column)]!;
+          range.selectNodeContents(cell);
+          const text = range.getBoundingClientRect();
+          const drawn = text.width > 0 && cell.checkVisibility();
+          const inside =
+            text.left >= Math.max(0, edge.left) - 0.5 && text.right <= Math.min(view.innerWidth, edge.right) + 0.5;
+          return [column, drawn && inside];
+        }),
+      );
+    }, parts);
+    const link = await box.getByRole('row').nth(1).getByRole('link').getAttribute('href');
+    return { inSight, link };
+  }
+
+  it.each(LISTS_ON_A_PHONE)(
+    '%s stacks each row: what names it, its status and amount in sight, nothing scrolling sideways, still a table',
+    async (route, table, name, parts) => {
+      await open(route);
+      const fit = await stackedFit(table);
+      const firstRow = await firstRowInSight(table, parts);
+      await screenshot(name);
+      expect({ ...fit, firstRow }).toEqual({
+        ...fitsStacked(fit),
+        firstRow: {
+          inSight: Object.fromEntries(parts.map((part) => [part, true])),
+          link: expect.stringMatching(new RegExp(`^/dashboard${route}/[0-9a-f-]{36}$`)),
+        },
+      });
+    },
+  );
 });
 
 describe('the navigation on a phone', () => {

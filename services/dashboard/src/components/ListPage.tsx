@@ -12,11 +12,23 @@ export interface Column<T> {
   fill?: boolean;
   /** A column of row buttons: its header is named for screen readers and blank on screen. */
   actions?: boolean;
+  /** The row's status (a badge): in a list on a phone, it goes under the row's title (`stacks="titled"`). */
+  status?: boolean;
 }
 
 const cellClass = (column: Column<never>) =>
-  [column.numeric && 'numeric', column.fill && 'fill', column.actions && 'row-actions'].filter(Boolean).join(' ') ||
-  undefined;
+  [column.numeric && 'numeric', column.fill && 'fill', column.actions && 'row-actions', column.status && 'status']
+    .filter(Boolean)
+    .join(' ') || undefined;
+
+/**
+ * How a table's rows are laid out on a phone (up to 800 px): in a row too wide for the screen,
+ * scrolling sideways in its box (false), or stacked (docs/dashboard-ui.md, "390 px"): each cell
+ * after its column's name (true), or, for the lists, under a title (`'titled'`): the first column,
+ * which names the row and links to its page, on a line of its own, then the status and the
+ * amount (the `status` and `numeric` columns) on the next, then the other cells after their names.
+ */
+type Stacks = boolean | 'titled';
 
 /** A real <table> over a keyset-paged list, with its loading, empty and error states and Load more. */
 export function PagedTable<T extends { id: string }>({
@@ -24,18 +36,20 @@ export function PagedTable<T extends { id: string }>({
   columns,
   list,
   empty,
+  stacks = false,
 }: {
   caption: string;
   columns: Column<T>[];
   list: Paged<T>;
   empty: string;
+  stacks?: Stacks;
 }) {
   if (list.error && list.items.length === 0) return <ErrorNote message={list.error} onRetry={list.reload} />;
   if (list.loading && list.items.length === 0) return <Loading />;
   if (list.items.length === 0) return <Empty>{empty}</Empty>;
   return (
     <>
-      <DataTable caption={caption} columns={columns} rows={list.items} />
+      <DataTable caption={caption} columns={columns} rows={list.items} stacks={stacks} />
       {list.error && <ErrorNote message={list.error} onRetry={list.loadMore} />}
       {list.hasMore && (
         <div className="load-more">
@@ -53,10 +67,11 @@ export function PagedTable<T extends { id: string }>({
  * screen readers) that takes the keyboard's focus, as it scrolls sideways at 390 px; the table
  * is a `table.list`, one line per cell (docs/dashboard-ui.md, "Lists").
  */
-function TableBox({ caption, stacks, children }: { caption: string; stacks: boolean; children: ReactNode }) {
+function TableBox({ caption, stacks, children }: { caption: string; stacks: Stacks; children: ReactNode }) {
+  const className = ['list', stacks && 'stacks', stacks === 'titled' && 'titled'].filter(Boolean).join(' ');
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
-      <table className={stacks ? 'list stacks' : 'list'}>
+      <table className={className}>
         <caption className="visually-hidden">{caption}</caption>
         {children}
       </table>
@@ -68,7 +83,8 @@ function TableBox({ caption, stacks, children }: { caption: string; stacks: bool
  * A real <table> of rows with column headers (a caption for screen readers). With `stacks`, on a
  * phone each row is a block of its cells one under another, each after its column's name (the
  * cell's `data-label`, drawn by the stylesheet and not read out: the table is still a table, its
- * headers there for screen readers), so nothing scrolls sideways (docs/dashboard-ui.md, "390 px").
+ * headers there for screen readers), so nothing scrolls sideways (docs/dashboard-ui.md, "390 px");
+ * `'titled'` puts the row's title, status and amount first (see Stacks).
  */
 export function DataTable<T extends { id: string }>({
   caption,
@@ -81,7 +97,7 @@ export function DataTable<T extends { id: string }>({
   columns: Column<T>[];
   rows: T[];
   rowClass?: (row: T) => string | undefined;
-  stacks?: boolean;
+  stacks?: Stacks;
 }) {
   return (
     <TableBox caption={caption} stacks={stacks}>

@@ -35,6 +35,7 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
         )}
       </>
     ),
+    status: true,
   },
   {
     header: 'Decline',
@@ -87,7 +88,7 @@ export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
     ),
   },
   { header: 'Customer', cell: (row) => <Clipped text={row.customer_email} /> },
-  { header: 'Outcome', cell: (row) => <Badge value={row.outcome} /> },
+  { header: 'Outcome', cell: (row) => <Badge value={row.outcome} />, status: true },
   { header: 'Reason', cell: (row) => humanize(row.reason_code) },
   { header: 'Feedback', cell: (row) => <Clipped text={row.feedback} />, fill: true },
   { header: 'MRR', cell: (row) => formatMoney(row.monthly_mrr_cents, row.currency), numeric: true },

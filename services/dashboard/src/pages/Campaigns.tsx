@@ -37,6 +37,7 @@ function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFilter
       columns={CAMPAIGN_COLUMNS}
       list={list}
       empty="No campaigns match these filters."
+      stacks="titled"
     />
   );
 }

@@ -18,7 +18,13 @@ export default function Customers() {
         <SearchFilter label="Email" placeholder="The whole address" {...search('email')} />
         <SearchFilter label="Tag" placeholder="The whole tag" {...search('tag')} />
       </div>
-      <PagedTable caption="Customers" columns={CUSTOMER_COLUMNS} list={list} empty="No customers match." />
+      <PagedTable
+        caption="Customers"
+        columns={CUSTOMER_COLUMNS}
+        list={list}
+        empty="No customers match."
+        stacks="titled"
+      />
     </>
   );
 }
