@@ -398,8 +398,8 @@ describe('the Settings tables', () => {
 
     /**
      * Where each row's cells start (the same in every row when the columns line up), how many
-     * rows are wider than their box (a cell running out of its row, and of the card), and how
-     * much wider than the window the page is.
+     * rows are wider than their box (a cell running out of its row, and of the card), how many
+     * do not show when their attempt was made, and how much wider than the window the page is.
      */
     async function logLayout(log: Locator) {
       const rows = await log.locator('li > button').evaluateAll((buttons) => ({
@@ -409,6 +409,7 @@ describe('the Settings tables', () => {
           ).join(' '),
         ),
         overflowing: buttons.filter((row) => row.scrollWidth > row.clientWidth).length,
+        withoutTime: buttons.filter((row) => !row.querySelector('time')?.checkVisibility()).length,
       }));
       return { ...rows, pageOverflow: await pageOverflow() };
     }
@@ -424,7 +425,8 @@ describe('the Settings tables', () => {
       expect(new Set(starts)).toEqual(new Set([starts[0]]));
 
       // Narrower, it drops columns (by its own width, which the side navigation shares at 1024 and
-      // 801 px, not the window's): never wider than its box or the window, its columns still in line.
+      // 801 px, not the window's): never wider than its box or the window, its columns still in line,
+      // and every row still says when (on a phone, under the event type).
       const endpointPage = page.url();
       for (const width of [1024, 801, 390]) {
         await page.setViewportSize({ width, height: 900 });
@@ -437,7 +439,8 @@ describe('the Settings tables', () => {
           pageOverflow: seen.pageOverflow,
           overflowing: seen.overflowing,
           rowsOutOfLine: new Set(seen.starts).size - 1,
-        }).toEqual({ width, pageOverflow: 0, overflowing: 0, rowsOutOfLine: 0 });
+          withoutTime: seen.withoutTime,
+        }).toEqual({ width, pageOverflow: 0, overflowing: 0, rowsOutOfLine: 0, withoutTime: 0 });
       }
 
       // The event types are offered by their names, as the log writes them.
