@@ -24,17 +24,31 @@ export interface ErrorBody {
   error: { type: ErrorType; message: string };
 }
 
+export interface ServiceErrorOptions {
+  retryAfterSeconds?: number;
+  /** The field the refusal is about: see ServiceError.param. */
+  param?: string;
+}
+
 /** An expected, client-facing failure. Anything else that is thrown is a bug or an outage. */
 export class ServiceError extends Error {
   readonly type: ErrorType;
   /** How long to wait before trying again, sent as `Retry-After` (a rate limit's refusal). */
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * The field an `invalid_param` refusal is about (`current_password`, `events[2]`), set where
+   * the refusal is made, never read back out of the message. The dashboard API sends it as
+   * `param` so a page can show the refusal at that field; `/api/v1` and the CLI show only the
+   * message, which names the field too (`field: reason`, see invalidField).
+   */
+  readonly param: string | undefined;
 
-  constructor(type: ErrorType, message: string, options: { retryAfterSeconds?: number } = {}) {
+  constructor(type: ErrorType, message: string, options: ServiceErrorOptions = {}) {
     super(message);
     this.name = 'ServiceError';
     this.type = type;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.param = options.param;
   }
 
   get status(): number {
@@ -50,7 +64,15 @@ export function errorBody(type: ErrorType, message: string): ErrorBody {
   return { error: { type, message } };
 }
 
+/** Bad input as a whole ("The request body is not valid JSON."), about no one field. */
 export const invalidParam = (message: string) => new ServiceError('invalid_param', message);
+/**
+ * Bad input in one field: the message is `field: reason` (`url: must begin with https://`),
+ * meaningful on its own to an API client or a CLI user, and the error carries the field as
+ * `param` for the dashboard.
+ */
+export const invalidField = (param: string, reason: string) =>
+  new ServiceError('invalid_param', `${param}: ${reason}`, { param });
 export const notFound = (message: string) => new ServiceError('not_found', message);
 export const conflict = (message: string) => new ServiceError('conflict', message);
 export const forbidden = (message: string) => new ServiceError('forbidden', message);

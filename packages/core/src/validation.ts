@@ -20,24 +20,39 @@ ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
 // Timestamps the service accepts: RFC 3339 date-times or plain dates, impossible ones refused.
 ajv.addFormat('timestamp', { type: 'string', validate: (text: string) => parseTimestamp(text) !== null });
 
-/** Renders ajv's first error as `path.to[3].field: must be ...`. */
-export function describeAjvError(error: ErrorObject, root = ''): string {
+/**
+ * What is wrong with a value: the field (`events[2]`, or null for the value as a whole) and
+ * the reason, and both as one message, `events[2]: must be one of …` (`(root): …` when no
+ * field is to blame).
+ */
+export interface ValueProblem {
+  param: string | null;
+  reason: string;
+  message: string;
+}
+
+function problem(path: string, reason: string): ValueProblem {
+  return { param: path || null, reason, message: `${path || '(root)'}: ${reason}` };
+}
+
+/** ajv's first error as a ValueProblem, in the schema's own words when it has them. */
+export function describeAjvProblem(error: ErrorObject, root = ''): ValueProblem {
   const path = jsonPointerToPath(error.instancePath, root);
   const custom = (error.parentSchema as { errorMessage?: unknown } | undefined)?.errorMessage;
-  if (typeof custom === 'string') return `${path || '(root)'}: ${custom}`;
+  if (typeof custom === 'string') return problem(path, custom);
   if (error.keyword === 'additionalProperties') {
     const extra = (error.params as { additionalProperty: string }).additionalProperty;
-    return `${joinPath(path, extra)}: is not a recognised field`;
+    return problem(joinPath(path, extra), 'is not a recognised field');
   }
   if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty: string }).missingProperty;
-    return `${joinPath(path, missing)}: is required`;
+    return problem(joinPath(path, missing), 'is required');
   }
   if (error.keyword === 'enum') {
     const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-    return `${path || '(root)'}: must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
+    return problem(path, `must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`);
   }
-  return `${path || '(root)'}: ${error.message ?? 'is invalid'}`;
+  return problem(path, error.message ?? 'is invalid');
 }
 
 function jsonPointerToPath(pointer: string, root: string): string {
@@ -53,12 +68,18 @@ function joinPath(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-/** Compiles a schema into a function that returns null when valid, or a readable problem. */
-export function compileValidator(schema: TSchema, root = ''): (value: unknown) => string | null {
+/** Compiles a schema into a function that returns null when valid, or what is wrong. */
+export function compileProblemFinder(schema: TSchema, root = ''): (value: unknown) => ValueProblem | null {
   const validate = ajv.compile(schema);
   return (value) => {
     if (validate(value)) return null;
     const first = validate.errors?.[0];
-    return first ? describeAjvError(first, root) : 'is invalid';
+    return first ? describeAjvProblem(first, root) : problem(root, 'is invalid');
   };
+}
+
+/** Compiles a schema into a function that returns null when valid, or a readable problem. */
+export function compileValidator(schema: TSchema, root = ''): (value: unknown) => string | null {
+  const findProblem = compileProblemFinder(schema, root);
+  return (value) => findProblem(value)?.message ?? null;
 }

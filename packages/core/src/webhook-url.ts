@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import { invalidParam } from './errors.js';
+import { invalidField } from './errors.js';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** DNS limits (RFC 1035): a name of at most 253 characters, in labels of 1 to 63. */
@@ -17,34 +17,35 @@ const HOST_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
  * host in punycode) is what the length limit applies to.
  */
 export function validateWebhookUrl(raw: unknown, field = 'url'): string {
-  if (typeof raw !== 'string' || raw.length === 0) throw invalidParam(`${field}: is required`);
+  if (typeof raw !== 'string' || raw.length === 0) throw invalidField(field, 'is required');
   if (raw.length > MAX_WEBHOOK_URL_LENGTH)
-    throw invalidParam(`${field}: must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
-  if (!/^https:\/\//i.test(raw)) throw invalidParam(`${field}: must begin with https://`);
+    throw invalidField(field, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  if (!/^https:\/\//i.test(raw)) throw invalidField(field, 'must begin with https://');
   if (/[\s\u0000-\u001f\u007f]/.test(raw))
-    throw invalidParam(`${field}: must not contain whitespace or control characters`);
+    throw invalidField(field, 'must not contain whitespace or control characters');
   // Even an empty one: a fragment is never sent, so the owner would not get what they typed.
-  if (raw.includes('#')) throw invalidParam(`${field}: must not contain a #fragment, which is never sent`);
+  if (raw.includes('#')) throw invalidField(field, 'must not contain a #fragment, which is never sent');
   if (raw.split('?')[0]!.includes('\\'))
-    throw invalidParam(`${field}: must not contain a backslash before the query (write / instead)`);
+    throw invalidField(field, 'must not contain a backslash before the query (write / instead)');
   const authority = /^https:\/\/([^/?]*)/i.exec(raw)![1]!;
-  if (authority.includes('@')) throw invalidParam(`${field}: must not contain credentials`);
-  if (authority === '') throw invalidParam(`${field}: must have a host right after https://`);
+  if (authority.includes('@')) throw invalidField(field, 'must not contain credentials');
+  if (authority === '') throw invalidField(field, 'must have a host right after https://');
   const [, rawHost, rawPort] = /^(\[[^\]]*\]|[^:[\]]*)(?::(.*))?$/.exec(authority) ?? [];
-  if (rawPort !== undefined && !isPort(rawPort)) throw invalidParam(`${field}: port must be a number from 1 to 65535`);
+  if (rawPort !== undefined && !isPort(rawPort)) throw invalidField(field, 'port must be a number from 1 to 65535');
 
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw invalidParam(`${field}: is not a well-formed URL`);
+    throw invalidField(field, 'is not a well-formed URL');
   }
-  if (url.protocol !== 'https:') throw invalidParam(`${field}: must begin with https://`);
-  if (url.username || url.password) throw invalidParam(`${field}: must not contain credentials`);
+  if (url.protocol !== 'https:') throw invalidField(field, 'must begin with https://');
+  if (url.username || url.password) throw invalidField(field, 'must not contain credentials');
   checkHost(url.hostname, (rawHost ?? '').toLowerCase(), field);
   if (url.href.length > MAX_WEBHOOK_URL_LENGTH) {
-    throw invalidParam(
-      `${field}: must be at most ${MAX_WEBHOOK_URL_LENGTH} characters once normalised ` +
+    throw invalidField(
+      field,
+      `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters once normalised ` +
         `(percent-encoding and punycode lengthen it to ${url.href.length})`,
     );
   }
@@ -63,20 +64,19 @@ function checkHost(host: string, rawHost: string, field: string): void {
   if (isIPv4(host)) {
     // The parser also reads 1.2.3, 0x7f.1, 2130706433 or 010.0.0.1 as IPv4 addresses.
     if (rawHost !== host)
-      throw invalidParam(`${field}: an IPv4 address must be written as four decimal numbers (a.b.c.d)`);
+      throw invalidField(field, 'an IPv4 address must be written as four decimal numbers (a.b.c.d)');
     return;
   }
   if (host.length > MAX_HOST_LENGTH)
-    throw invalidParam(`${field}: host name must be at most ${MAX_HOST_LENGTH} characters (in punycode)`);
+    throw invalidField(field, `host name must be at most ${MAX_HOST_LENGTH} characters (in punycode)`);
   for (const label of host.split('.')) {
     if (label.length === 0 || label.length > MAX_LABEL_LENGTH) {
-      throw invalidParam(
-        `${field}: each part of the host name between dots must be 1 to ${MAX_LABEL_LENGTH} characters`,
-      );
+      throw invalidField(field, `each part of the host name between dots must be 1 to ${MAX_LABEL_LENGTH} characters`);
     }
     if (!HOST_LABEL.test(label)) {
-      throw invalidParam(
-        `${field}: host name parts may hold only letters, digits, hyphens and underscores, ` +
+      throw invalidField(
+        field,
+        'host name parts may hold only letters, digits, hyphens and underscores, ' +
           'and may not begin or end with a hyphen',
       );
     }

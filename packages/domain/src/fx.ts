@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Currency, FX_RATE_PATTERN, invalidParam, isValidFxRate, toIsoMillis } from '@retention/core';
+import { Currency, FX_RATE_PATTERN, invalidField, isValidFxRate, toIsoMillis } from '@retention/core';
 import { canonicalFxRate, type Db } from '@retention/db';
 import { inputValidator } from './validate.js';
 
@@ -25,9 +25,9 @@ const validateRate = inputValidator(
 
 export async function setFxRate(db: Db, input: { currency: string; per_usd: string }): Promise<FxRate> {
   const valid = validateRate(input);
-  if (!isValidFxRate(valid.per_usd)) throw invalidParam('per_usd: must be a positive decimal such as 0.92 or 150');
+  if (!isValidFxRate(valid.per_usd)) throw invalidField('per_usd', 'must be a positive decimal such as 0.92 or 150');
   if (valid.currency === 'usd' && canonicalFxRate(valid.per_usd) !== '1') {
-    throw invalidParam('per_usd: the rate of usd is 1 by definition');
+    throw invalidField('per_usd', 'the rate of usd is 1 by definition');
   }
   const [row] = await db<{ currency: string; per_usd: string; updated_at: Date }>('fx_rates')
     .insert({ currency: valid.currency, per_usd: valid.per_usd, updated_at: db.fn.now() })

@@ -1,4 +1,4 @@
-import { invalidParam, notFound } from '@retention/core';
+import { invalidField, notFound } from '@retention/core';
 import type { CustomerRow, Queryable, SubscriptionRow } from '@retention/db';
 
 /**
@@ -45,7 +45,7 @@ export async function requireSubscription(
 /** A subscription named together with a customer must be one of that customer's. */
 export function assertSubscriptionOf(subscription: SubscriptionRow, customerId: string): void {
   if (subscription.customer_id !== customerId) {
-    throw invalidParam(`subscription_id: subscription ${subscription.id} belongs to another customer`);
+    throw invalidField('subscription_id', `subscription ${subscription.id} belongs to another customer`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { compileValidator, invalidParam, isUuid, MAX_AMOUNT_MINOR_UNITS } from '@retention/core';
+import { compileProblemFinder, invalidField, isUuid, MAX_AMOUNT_MINOR_UNITS, ServiceError } from '@retention/core';
 
 /**
  * Compiles a schema for validating the input of a domain action. The returned function
@@ -7,17 +7,19 @@ import { compileValidator, invalidParam, isUuid, MAX_AMOUNT_MINOR_UNITS } from '
  * `root` names the value itself when it is not an object of named fields.
  */
 export function inputValidator<T extends TSchema>(schema: T, root = ''): (value: unknown) => Static<T> {
-  const check = compileValidator(schema, root);
+  const findProblem = compileProblemFinder(schema, root);
   return (value) => {
-    const problem = check(value);
-    if (problem) throw invalidParam(problem);
+    const problem = findProblem(value);
+    if (problem) {
+      throw new ServiceError('invalid_param', problem.message, { ...(problem.param && { param: problem.param }) });
+    }
     return value;
   };
 }
 
 /** Ids reach the domain from operators and scripts: a non-UUID is their mistake, not a 500. */
 export function assertUuid(value: string, field = 'id'): string {
-  if (!isUuid(value)) throw invalidParam(`${field}: must be a UUID`);
+  if (!isUuid(value)) throw invalidField(field, 'must be a UUID');
   return value;
 }
 
@@ -56,8 +58,7 @@ export const CustomerText = (maxLength: number) =>
 
 /** Refuses an invalid Date and one in the future (beyond a minute of clock skew). */
 export function assertPastDate(value: Date, field: string, now = Date.now()): Date {
-  if (!(value instanceof Date) || Number.isNaN(value.getTime()))
-    throw invalidParam(`${field}: must be a valid timestamp`);
-  if (value.getTime() > now + 60_000) throw invalidParam(`${field}: must not be in the future`);
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw invalidField(field, 'must be a valid timestamp');
+  if (value.getTime() > now + 60_000) throw invalidField(field, 'must not be in the future');
   return value;
 }

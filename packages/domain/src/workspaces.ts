@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import {
   Currency,
   notFound,
-  invalidParam,
+  invalidField,
   OneOf,
   PROCESSOR_STATUSES,
   toIsoMillis,
@@ -69,8 +69,9 @@ const validateUpdate = inputValidator(
 export function assertDisplayCurrencyConvertible(rates: FxRates, currency: string | undefined): void {
   if (currency !== undefined && !rates.has(currency)) {
     // Read by owners in the dashboard as well as by operators: what to do comes first.
-    throw invalidParam(
-      `display_currency: no FX rate is known for "${currency}", so totals cannot be shown in it; choose another ` +
+    throw invalidField(
+      'display_currency',
+      `no FX rate is known for "${currency}", so totals cannot be shown in it; choose another ` +
         'currency (an operator adds rates with `fx set`)',
     );
   }

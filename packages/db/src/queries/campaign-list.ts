@@ -1,7 +1,7 @@
 import {
   CAMPAIGN_STATUSES,
   DECLINE_CATEGORIES,
-  invalidParam,
+  invalidField,
   parseTimestamp,
   type CampaignStatus,
   type DeclineCategory,
@@ -57,7 +57,7 @@ export const CAMPAIGN_EXPORT_COLUMNS = [
 /** The service's one reading of a timestamp (`parseTimestamp`): impossible dates refused too. */
 function parseInstant(name: string, value: string): Date {
   const millis = parseTimestamp(value);
-  if (millis === null) throw invalidParam(`${name}: must be an ISO 8601 date or timestamp`);
+  if (millis === null) throw invalidField(name, 'must be an ISO 8601 date or timestamp');
   return new Date(millis);
 }
 
@@ -68,13 +68,13 @@ export function campaignListFilters(
   const filters: CampaignListFilters = {};
   if (query.status !== undefined) {
     if (!(CAMPAIGN_STATUSES as readonly string[]).includes(query.status)) {
-      throw invalidParam(`status: must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
+      throw invalidField('status', `must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
     }
     filters.status = query.status as CampaignStatus;
   }
   if (query.decline_category !== undefined) {
     if (!(DECLINE_CATEGORIES as readonly string[]).includes(query.decline_category)) {
-      throw invalidParam(`decline_category: must be one of ${DECLINE_CATEGORIES.join(', ')}`);
+      throw invalidField('decline_category', `must be one of ${DECLINE_CATEGORIES.join(', ')}`);
     }
     filters.decline_category = query.decline_category as DeclineCategory;
   }

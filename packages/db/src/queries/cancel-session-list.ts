@@ -1,7 +1,7 @@
 import {
   CANCEL_OUTCOMES,
   CANCEL_REASON_CODES,
-  invalidParam,
+  invalidField,
   type CancelOutcome,
   type CancelReasonCode,
   type ListEnvelope,
@@ -49,13 +49,13 @@ export function cancelSessionListFilters(
   const filters: CancelSessionListFilters = {};
   if (query.outcome !== undefined) {
     if (!(CANCEL_OUTCOMES as readonly string[]).includes(query.outcome)) {
-      throw invalidParam(`outcome: must be one of ${CANCEL_OUTCOMES.join(', ')}`);
+      throw invalidField('outcome', `must be one of ${CANCEL_OUTCOMES.join(', ')}`);
     }
     filters.outcome = query.outcome as CancelOutcome;
   }
   if (query.reason_code !== undefined) {
     if (!(CANCEL_REASON_CODES as readonly string[]).includes(query.reason_code)) {
-      throw invalidParam(`reason_code: must be one of ${CANCEL_REASON_CODES.join(', ')}`);
+      throw invalidField('reason_code', `must be one of ${CANCEL_REASON_CODES.join(', ')}`);
     }
     filters.reason_code = query.reason_code as CancelReasonCode;
   }

@@ -1,4 +1,4 @@
-import { invalidParam } from '@retention/core';
+import { invalidField } from '@retention/core';
 
 /** Query parameters the dashboard's lists share (docs/dashboard-api.md, "Data pages"). */
 
@@ -17,7 +17,7 @@ export function pageParams(query: { limit?: string | undefined; cursor?: string 
   if (query.limit !== undefined) {
     limit = /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : 0;
     if (limit < 1 || limit > MAX_PAGE_LIMIT)
-      throw invalidParam(`limit: must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
+      throw invalidField('limit', `must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
   }
   return { limit, cursor: query.cursor };
 }
@@ -26,7 +26,7 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 /** A free-text filter: 1 to `max` characters, no control characters (Postgres text holds no NUL). */
 export function textParam(name: string, value: string, max: number): string {
-  if (value.length < 1 || value.length > max) throw invalidParam(`${name}: must be 1 to ${max} characters`);
-  if (CONTROL_CHARACTERS.test(value)) throw invalidParam(`${name}: must not contain control characters`);
+  if (value.length < 1 || value.length > max) throw invalidField(name, `must be 1 to ${max} characters`);
+  if (CONTROL_CHARACTERS.test(value)) throw invalidField(name, 'must not contain control characters');
   return value;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { invalidParam, isUuid, toIsoMillis } from '@retention/core';
+import { invalidField, isUuid, toIsoMillis } from '@retention/core';
 import type { Page } from './pagination.js';
 
 /**
@@ -39,14 +39,14 @@ export function encodeOpaqueCursor(at: Date, id: string, scope?: string): string
 
 /** The row a cursor names; with `scope`, only a cursor made with that same scope. */
 export function decodeOpaqueCursor(value: string, field = 'cursor', scope?: string): OpaqueCursor {
-  const refuse = () => invalidParam(`${field}: must be a next_cursor value returned by this list`);
+  const refuse = () => invalidField(field, 'must be a next_cursor value returned by this list');
   if (value.length > 300 || !/^[A-Za-z0-9_-]+$/.test(value)) throw refuse();
   const [iso, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   // Exactly what encodeOpaqueCursor writes: an instant Postgres can hold, never one it refuses.
   const at = new Date(iso !== undefined && ISO_MILLIS.test(iso) ? iso : Number.NaN);
   if (rest.length > 1 || !id || !isUuid(id) || Number.isNaN(at.getTime()) || toIsoMillis(at) !== iso) throw refuse();
   if (rest[0] !== scope) {
-    throw invalidParam(`${field}: comes from another list or other filters; start again without a cursor`);
+    throw invalidField(field, 'comes from another list or other filters; start again without a cursor');
   }
   return { at, id };
 }

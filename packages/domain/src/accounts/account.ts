@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { invalidParam } from '@retention/core';
+import { invalidField } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator, NameInput } from '../validate.js';
@@ -31,11 +31,11 @@ export async function changePassword(
   },
   actor: Actor,
 ): Promise<void> {
-  if (typeof input.current_password !== 'string') throw invalidParam('current_password: must be a string');
+  if (typeof input.current_password !== 'string') throw invalidField('current_password', 'must be a string');
   const password = assertAcceptablePassword(input.new_password, 'new_password');
   const user = await db<AccountUserRow>('users').where({ id: input.user_id }).first();
   if (!user?.password_hash || !(await verifyPassword(input.current_password, user.password_hash))) {
-    throw invalidParam('current_password: is not your current password');
+    throw invalidField('current_password', 'is not your current password');
   }
   const hash = await hashPassword(password);
   await inTransaction(db, async (trx) => {

@@ -1,5 +1,5 @@
 import { argon2, randomBytes, timingSafeEqual, type Argon2Parameters } from 'node:crypto';
-import { invalidParam } from '@retention/core';
+import { invalidField } from '@retention/core';
 
 /**
  * Passwords: argon2id from node:crypto (memory-hard), OWASP's minimum profile (19 MiB, 2
@@ -13,10 +13,10 @@ const COST = { memory: 19_456, passes: 2, parallelism: 1 } as const;
 const TAG_LENGTH = 32;
 
 export function assertAcceptablePassword(password: unknown, field = 'password'): string {
-  if (typeof password !== 'string') throw invalidParam(`${field}: must be a string`);
+  if (typeof password !== 'string') throw invalidField(field, 'must be a string');
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH || length > MAX_PASSWORD_LENGTH) {
-    throw invalidParam(`${field}: must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+    throw invalidField(field, `must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
   }
   return password;
 }

@@ -1,4 +1,4 @@
-import { invalidCredentials, invalidParam } from '@retention/core';
+import { invalidCredentials, invalidField } from '@retention/core';
 import type { Queryable } from '@retention/db';
 import type { AccountUserRow } from './account-user.js';
 import { burnPasswordCheck, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
@@ -9,9 +9,9 @@ import { burnPasswordCheck, MAX_PASSWORD_LENGTH, verifyPassword } from './passwo
  */
 export async function checkCredentials(db: Queryable, email: unknown, password: unknown): Promise<AccountUserRow> {
   if (typeof email !== 'string' || email.length === 0 || email.length > 320)
-    throw invalidParam('email: must be an e-mail address');
+    throw invalidField('email', 'must be an e-mail address');
   if (typeof password !== 'string' || password.length === 0 || password.length > MAX_PASSWORD_LENGTH * 4) {
-    throw invalidParam('password: must be a non-empty string');
+    throw invalidField('password', 'must be a non-empty string');
   }
   const user = await db<AccountUserRow>('users')
     .whereRaw('lower(email) = lower(?)', [email])

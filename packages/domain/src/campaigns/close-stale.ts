@@ -1,4 +1,4 @@
-import { invalidParam } from '@retention/core';
+import { invalidField } from '@retention/core';
 import { inTransaction, type Db, type Transaction } from '@retention/db';
 import { recordEvents } from '../outbox.js';
 import { assertPastDate } from '../validate.js';
@@ -50,14 +50,14 @@ export async function closeStaleCampaigns(db: Db, options: CloseStaleOptions): P
   const { olderThanDays, workspaceId, now } = options;
   const batchSize = options.batchSize ?? STALE_BATCH_SIZE;
   if (!Number.isInteger(olderThanDays) || olderThanDays < 1 || olderThanDays > MAX_DAYS) {
-    throw invalidParam(`older_than_days: must be an integer between 1 and ${MAX_DAYS}`);
+    throw invalidField('older_than_days', `must be an integer between 1 and ${MAX_DAYS}`);
   }
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw invalidParam('batch_size: must be a positive integer');
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw invalidField('batch_size', 'must be a positive integer');
   if (now !== undefined && !(now instanceof Date && Number.isFinite(now.getTime()))) {
-    throw invalidParam('now: must be a valid date');
+    throw invalidField('now', 'must be a valid date');
   }
   if (options.replay) {
-    if (now === undefined) throw invalidParam('now: is required to replay a run');
+    if (now === undefined) throw invalidField('now', 'is required to replay a run');
     assertPastDate(now, 'now');
   }
   const eventsAt = options.replay ? now : undefined;

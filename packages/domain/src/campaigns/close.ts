@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import {
   closingFields,
   conflict,
-  invalidParam,
+  invalidField,
   notFound,
   OneOf,
   RECOVERED_VIA,
@@ -81,10 +81,11 @@ const validateLose = inputValidator(
 /** The operator who marks a campaign lost is named; the processor has no actor. */
 function actorOfLoss(valid: ReturnType<typeof validateLose>): string | null {
   if (valid.by === 'processor') {
-    if (valid.actor_id !== undefined) throw invalidParam('actor_id: the processor giving up has no actor');
+    if (valid.actor_id !== undefined) throw invalidField('actor_id', 'the processor giving up has no actor');
     return null;
   }
-  if (valid.actor_id === undefined) throw invalidParam('actor_id: is required when an operator marks a campaign lost');
+  if (valid.actor_id === undefined)
+    throw invalidField('actor_id', 'is required when an operator marks a campaign lost');
   return valid.actor_id;
 }
 
@@ -105,7 +106,7 @@ async function lockCampaign(trx: Transaction, reference: CampaignReference): Pro
 /** A replayed close happens after the failure, as the table's constraint holds. */
 function assertAfterFailure(campaign: CampaignRow, at: Date | undefined): void {
   if (at !== undefined && at.getTime() < campaign.first_failed_at.getTime()) {
-    throw invalidParam('at: must not be before the campaign first failed');
+    throw invalidField('at', 'must not be before the campaign first failed');
   }
 }
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, invalidParam, toIsoMillis, type SecretsKeyring } from '@retention/core';
+import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, invalidField, toIsoMillis, type SecretsKeyring } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { loadFixtures } from '../fixtures/load.js';
 import { assertPastDate, inputValidator } from '../validate.js';
@@ -93,7 +93,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
     baseUrl: options.baseUrl,
   });
   const now = (options.now ?? new Date()).getTime();
-  if (!Number.isFinite(now)) throw invalidParam('now: must be a valid date');
+  if (!Number.isFinite(now)) throw invalidField('now', 'must be a valid date');
   assertPastDate(new Date(now), 'now');
   const { file, summary } = buildDemoFixture({ customers: valid.customers, seed: valid.seed, now });
   const { campaigns = [], ...imported } = file.workspaces[0]!;

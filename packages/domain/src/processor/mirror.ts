@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import {
-  invalidParam,
+  invalidField,
   notFound,
   OneOf,
   PlainText,
@@ -55,7 +55,7 @@ function assertDates(values: Record<string, Date | null | undefined>): void {
   for (const [field, value] of Object.entries(values)) {
     if (value === null || value === undefined) continue;
     if (!(value instanceof Date) || Number.isNaN(value.getTime()))
-      throw invalidParam(`${field}: must be a valid timestamp`);
+      throw invalidField(field, 'must be a valid timestamp');
   }
 }
 

@@ -1,7 +1,7 @@
 import {
   ATTEMPT_OUTCOMES,
   EVENT_TYPES,
-  invalidParam,
+  invalidField,
   isOneOf,
   PING_EVENT_TYPE,
   serializeWebhookPayload,
@@ -28,11 +28,11 @@ export async function listDeliveryLogPage(
   options: { outcome?: string; event_type?: string; cursor?: string; limit?: number } = {},
 ): Promise<{ data: DeliveryLogPageEntry[]; has_more: boolean; next_cursor: string | null }> {
   if (options.outcome !== undefined && !isOneOf(ATTEMPT_OUTCOMES, options.outcome)) {
-    throw invalidParam(`outcome: must be one of ${ATTEMPT_OUTCOMES.join(', ')}`);
+    throw invalidField('outcome', `must be one of ${ATTEMPT_OUTCOMES.join(', ')}`);
   }
   const types = [...EVENT_TYPES, PING_EVENT_TYPE] as string[];
   if (options.event_type !== undefined && !types.includes(options.event_type)) {
-    throw invalidParam(`event_type: must be one of ${types.join(', ')}`);
+    throw invalidField('event_type', `must be one of ${types.join(', ')}`);
   }
   const query = db('webhook_attempts as a')
     .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')

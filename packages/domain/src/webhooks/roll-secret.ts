@@ -1,6 +1,6 @@
 import {
   conflict,
-  invalidParam,
+  invalidField,
   newSigningSecret,
   notFound,
   openSecret,
@@ -54,7 +54,7 @@ export async function rollSigningSecret(
   assertUuid(input.endpoint_id);
   const overlap = input.overlap_seconds ?? 0;
   if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_SECRET_OVERLAP_SECONDS) {
-    throw invalidParam(`overlap_seconds: must be an integer from 0 to ${MAX_SECRET_OVERLAP_SECONDS} (24 h)`);
+    throw invalidField('overlap_seconds', `must be an integer from 0 to ${MAX_SECRET_OVERLAP_SECONDS} (24 h)`);
   }
   return inTransaction(db, async (trx) => {
     const current = await findEndpointRow(trx, input.endpoint_id, 'for-no-key-update');

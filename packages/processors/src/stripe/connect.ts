@@ -1,4 +1,4 @@
-import { invalidParam, type SecretsKeyring } from '@retention/core';
+import { invalidField, type SecretsKeyring } from '@retention/core';
 import type { Db } from '@retention/db';
 import {
   connectProcessor,
@@ -56,9 +56,11 @@ async function tryKey(apiKey: string, apiBase: string, which: string, advice = '
   try {
     verdict = await checkStripeKey(apiKey, apiBase);
   } catch (error) {
-    throw invalidParam(
-      `api_key: Stripe could not be asked about ${which} (${(error as Error).message}); nothing was saved, try again`,
+    throw invalidField(
+      'api_key',
+      `Stripe could not be asked about ${which} (${(error as Error).message}); nothing was saved, try again`,
     );
   }
-  if (verdict === 'rejected') throw invalidParam(`api_key: Stripe refused ${which} (401); nothing was saved${advice}`);
+  if (verdict === 'rejected')
+    throw invalidField('api_key', `Stripe refused ${which} (401); nothing was saved${advice}`);
 }

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { invalidParam, ServiceError } from '@retention/core';
+import { invalidField, invalidParam, ServiceError } from '@retention/core';
 
 /** Bodies are small JSON objects; anything past this is refused before it is read whole. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -37,7 +37,7 @@ export const jsonBody: RequestHandler = (req, res, next) => {
 export function bodyOf<K extends string>(body: unknown, allowed: readonly K[]): Partial<Record<K, unknown>> {
   const object = (body ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(object)) {
-    if (!(allowed as readonly string[]).includes(key)) throw invalidParam(`${key}: is not a field of this request`);
+    if (!(allowed as readonly string[]).includes(key)) throw invalidField(key, 'is not a field of this request');
   }
   return object as Partial<Record<K, unknown>>;
 }

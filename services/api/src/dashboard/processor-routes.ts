@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { invalidParam } from '@retention/core';
+import { invalidField } from '@retention/core';
 import { disconnectProcessor, processorSetup, removeProcessorKey, requestBackfill } from '@retention/domain';
 import { connectStripe } from '@retention/processors';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
@@ -22,8 +22,9 @@ export function processorRoutes(context: DashboardContext): Router {
 
   router.post('/processor/connect', allow('manage_processor'), async (req, res) => {
     const body = bodyOf(req.body, ['webhook_secret', 'api_key']);
-    if (typeof body.webhook_secret !== 'string') throw invalidParam('webhook_secret: required');
-    if (body.api_key !== undefined && typeof body.api_key !== 'string') throw invalidParam('api_key: must be a string');
+    if (typeof body.webhook_secret !== 'string') throw invalidField('webhook_secret', 'required');
+    if (body.api_key !== undefined && typeof body.api_key !== 'string')
+      throw invalidField('api_key', 'must be a string');
     const { workspaceId } = signedIn(res);
     await connectStripe(
       db,

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { invalidParam, notFound, type EventType } from '@retention/core';
+import { invalidField, notFound, type EventType } from '@retention/core';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -132,7 +132,7 @@ export function webhookRoutes(context: DashboardContext): Router {
   router.post('/webhooks/:id/recover', manage, async (req, res) => {
     const { since } = bodyOf(req.body, ['since']);
     if (typeof since !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(since)) {
-      throw invalidParam('since: must be an ISO 8601 timestamp such as 2026-11-25T08:00:00Z');
+      throw invalidField('since', 'must be an ISO 8601 timestamp such as 2026-11-25T08:00:00Z');
     }
     const { user, workspaceId } = signedIn(res);
     await ownEndpoint(workspaceId, String(req.params.id));

@@ -26,7 +26,9 @@ const PREDICATE = /^(is|are|was|were|has|have|must|cannot|can|does|do|should|may
  * A refusal about one field as a sentence to show at that field, where its name would only
  * repeat the label: `current_password: is not your current password` reads "That is not your
  * current password."; a reason that is a sentence of its own ("Stripe refused the key …") is
- * only capitalized.
+ * only capitalized. The server's message names the field first (`param: reason`, whole for a
+ * page that shows it on its own, docs/dashboard-api.md "Conventions"); the field is the `param`
+ * the server sent beside it, so only that exact prefix is dropped.
  */
 export function fieldSentence(error: ApiError): string {
   const prefix = `${error.param}: `;

@@ -1,0 +1,136 @@
+import { describe, expect, it } from '@jest/globals';
+import { useApi } from '../harness.js';
+import { dashboardClient, PASSWORD, team, type Reply } from './support.js';
+
+/**
+ * Every form of the dashboard names the field a refusal is about (`param`, docs/dashboard-api.md
+ * "Conventions"), so its page can show the refusal at that field; the message names it too, as
+ * `/api/v1` and the CLI write it. Over real HTTP, against a real database.
+ */
+const api = useApi();
+const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
+
+/** The refusal's body: 400 invalid_param about `param`, its message `param: …`. */
+function expectFieldRefusal(reply: Reply, param: string): void {
+  expect([reply.status, reply.body?.error]).toEqual([
+    400,
+    { type: 'invalid_param', message: expect.stringMatching(new RegExp(`^${escape(param)}: .`)), param },
+  ]);
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('each dashboard form names the field it refuses', () => {
+  it('webhook endpoint create and update: name, url, events, and a key the route does not take', async () => {
+    const { owner } = await team(api.current.db, call, 'Webhook fields');
+    const valid = { name: 'Receiver', url: 'https://hooks.example.com/in', events: ['recovery.recovered'] };
+    const create = (body: Record<string, unknown>) => call('POST', '/webhooks', { cookie: owner.cookie, body });
+
+    const http = await create({ ...valid, url: 'http://hooks.example.com/in' });
+    expectFieldRefusal(http, 'url');
+    expect(http.body.error.message).toBe('url: must begin with https://');
+    expectFieldRefusal(await create({ ...valid, url: 42 }), 'url');
+    expectFieldRefusal(await create({ ...valid, name: '   ' }), 'name');
+    expectFieldRefusal(await create({ ...valid, name: undefined }), 'name');
+    expectFieldRefusal(await create({ ...valid, events: 'recovery.recovered' }), 'events');
+    expectFieldRefusal(await create({ ...valid, events: ['recovery.recovered', 'nope'] }), 'events[1]');
+    expectFieldRefusal(await create({ ...valid, enabled: true }), 'enabled');
+
+    const created = await create(valid);
+    expect(created.status).toBe(201);
+    const update = (body: Record<string, unknown>) =>
+      call('PATCH', `/webhooks/${created.body.id}`, { cookie: owner.cookie, body });
+    expectFieldRefusal(await update({ url: 'https://user:pw@hooks.example.com/in' }), 'url');
+    expectFieldRefusal(await update({ name: '' }), 'name');
+    expectFieldRefusal(await update({ events: ['nope'] }), 'events[0]');
+    // Nothing to change is about the request as a whole: no field is named.
+    const nothing = await update({});
+    expect([nothing.status, nothing.body.error.type, nothing.body.error.param]).toEqual([
+      400,
+      'invalid_param',
+      undefined,
+    ]);
+  });
+
+  it('processor connect: webhook_secret and api_key, refused before Stripe is asked', async () => {
+    const { owner } = await team(api.current.db, call, 'Processor fields');
+    const connect = (body: Record<string, unknown>) =>
+      call('POST', '/processor/connect', { cookie: owner.cookie, body });
+    const secret = `whsec_${'a1B2'.repeat(8)}`;
+    expectFieldRefusal(await connect({}), 'webhook_secret');
+    expectFieldRefusal(await connect({ webhook_secret: 'not a secret' }), 'webhook_secret');
+    expectFieldRefusal(await connect({ webhook_secret: secret, api_key: 7 }), 'api_key');
+    expectFieldRefusal(await connect({ webhook_secret: secret, api_key: `sk_live_${'a1B2'.repeat(8)}` }), 'api_key');
+  });
+
+  it('token create: name', async () => {
+    const { owner } = await team(api.current.db, call, 'Token fields');
+    expectFieldRefusal(await call('POST', '/tokens', { cookie: owner.cookie, body: { name: '' } }), 'name');
+    expectFieldRefusal(await call('POST', '/tokens', { cookie: owner.cookie, body: {} }), 'name');
+  });
+
+  it('team invite: email and role', async () => {
+    const { owner } = await team(api.current.db, call, 'Invite fields');
+    const invite = (body: Record<string, unknown>) => call('POST', '/team/invitations', { cookie: owner.cookie, body });
+    expectFieldRefusal(await invite({ email: 'not an address', role: 'member' }), 'email');
+    expectFieldRefusal(await invite({ role: 'member' }), 'email');
+    expectFieldRefusal(await invite({ email: 'new@example.com', role: 'king' }), 'role');
+  });
+
+  it('workspace settings: name and display_currency, a currency without an FX rate too', async () => {
+    const { owner } = await team(api.current.db, call, 'Workspace fields');
+    const change = (body: Record<string, unknown>) => call('PATCH', '/workspace', { cookie: owner.cookie, body });
+    expectFieldRefusal(await change({ name: '' }), 'name');
+    expectFieldRefusal(await change({ display_currency: 'US Dollar' }), 'display_currency');
+    const unknownRate = await change({ display_currency: 'xxx' });
+    expectFieldRefusal(unknownRate, 'display_currency');
+    expect(unknownRate.body.error.message).toContain('no FX rate is known for "xxx"');
+  });
+
+  it('accept invitation: name and password', async () => {
+    const { owner } = await team(api.current.db, call, 'Accept fields');
+    const invited = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'joiner@example.com', role: 'member' },
+    });
+    const token = (invited.body.invite_url as string).split('/').at(-1);
+    const accept = (body: Record<string, unknown>) => call('POST', `/invitations/${token}/accept`, { body });
+    expectFieldRefusal(await accept({ name: '', password: PASSWORD }), 'name');
+    expectFieldRefusal(await accept({ name: 'Joiner', password: 'short' }), 'password');
+    expectFieldRefusal(await accept({ name: 'Joiner', password: 12345678901 }), 'password');
+    // Refused, the link is still good.
+    expect((await accept({ name: 'Joiner', password: PASSWORD })).status).toBe(200);
+  });
+
+  it('reset password: password', async () => {
+    const { owner, member } = await team(api.current.db, call, 'Reset fields');
+    const link = await call('POST', `/team/members/${member.id}/reset-link`, { cookie: owner.cookie });
+    const token = (link.body.reset_url as string).split('/').at(-1);
+    expectFieldRefusal(await call('POST', `/password-reset/${token}`, { body: { password: 'short' } }), 'password');
+    expectFieldRefusal(await call('POST', `/password-reset/${token}`, { body: {} }), 'password');
+  });
+
+  it('account: name, current_password and new_password', async () => {
+    const { member } = await team(api.current.db, call, 'Account fields');
+    expectFieldRefusal(await call('PATCH', '/account', { cookie: member.cookie, body: { name: ' ' } }), 'name');
+    const password = (body: Record<string, unknown>) =>
+      call('POST', '/account/password', { cookie: member.cookie, body });
+    expectFieldRefusal(await password({ new_password: 'a brand new password' }), 'current_password');
+    expectFieldRefusal(await password({ current_password: PASSWORD, new_password: 'short' }), 'new_password');
+    expectFieldRefusal(
+      await password({ current_password: 'not my password', new_password: 'a brand new password' }),
+      'current_password',
+    );
+  });
+
+  it('a refusal of the request as a whole names no field', async () => {
+    const { owner } = await team(api.current.db, call, 'Whole request');
+    const notJson = await call('PATCH', '/account', { cookie: owner.cookie, rawBody: '{"name":' });
+    expect(notJson.body).toEqual({ error: { type: 'invalid_param', message: 'The request body is not valid JSON.' } });
+    // The schema's refusal of the value as a whole (`(root)`) names no field either.
+    const empty = await call('PATCH', '/workspace', { cookie: owner.cookie, body: {} });
+    expect(empty.body).toEqual({
+      error: { type: 'invalid_param', message: expect.stringMatching(/^\(root\): /) },
+    });
+  });
+});
