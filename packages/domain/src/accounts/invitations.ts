@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { conflict, Email, notFound, OneOf, toIsoMillis, USER_ROLES, type UserRole } from '@retention/core';
 import { inTransaction, pgErrorCode, type Db, type Queryable } from '@retention/db';
-import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid, inputValidator, NameInput } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { userActor, type AccountUser, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink, type LinkRow } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
 import { assertMayAssign } from './permissions.js';
-import { lastOwnerConflict, lockOwners } from './team.js';
+import { lastOwnerConflict, lockOwners, recordRoleChange } from './team.js';
 
 /** Invitations: an owner or admin invites an address with a role; the link signs them up. */
 
@@ -161,7 +161,8 @@ const validateAccept = inputValidator(
 
 /**
  * Spends the link and makes the account (or gives a password to the user the operator made
- * without one). The caller signs the new user in.
+ * without one, and the invitation's role: a change of role recorded as the Team page records
+ * one, in the inviter's name). The caller signs the new user in.
  */
 export async function acceptInvitation(
   db: Db,
@@ -209,6 +210,9 @@ export async function acceptInvitation(
         target: { type: 'user', id: user!.id, label: user!.email },
         details: { role: link.role, invitation_id: link.id },
       });
+      if (existing && existing.role !== link.role) {
+        await recordRoleChange(trx, existing, link.role!, await inviterActor(trx, link));
+      }
       return user as AccountUserRow;
     });
   } catch (error) {
@@ -219,6 +223,28 @@ export async function acceptInvitation(
     }
     throw error;
   }
+}
+
+/**
+ * Who gave the role an accepted invitation gives: its inviter, as the invitation's own record
+ * names them (a dashboard user, or the operator CLI with or without --actor). They chose the
+ * role, as whoever changes it on the Team page does; the person accepting only takes what was
+ * offered. They make no request now, so no client address or user agent goes with it.
+ */
+async function inviterActor(trx: Queryable, link: LinkRow): Promise<Actor> {
+  const invited = await trx('security_events')
+    .where({ workspace_id: link.workspace_id, action: 'team.invited', target_type: 'invitation', target_id: link.id })
+    .first<{ actor_type: Actor['type']; actor_user_id: string | null; actor_label: string | null } | undefined>(
+      'actor_type',
+      'actor_user_id',
+      'actor_label',
+    );
+  if (invited) return { type: invited.actor_type, user_id: invited.actor_user_id, label: invited.actor_label };
+  // Every invitation is recorded when it is made; should that record be gone, its inviter still is.
+  const inviter = link.invited_by
+    ? await trx<AccountUserRow>('users').where({ id: link.invited_by }).first('id', 'email')
+    : undefined;
+  return inviter ? userActor(inviter) : OPERATOR;
 }
 
 export type { AccountUser };

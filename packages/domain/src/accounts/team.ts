@@ -52,16 +52,31 @@ export async function changeMemberRole(
       throw lastOwnerConflict();
     }
     const [row] = await trx<AccountUserRow>('users').where({ id: target.id }).update({ role }).returning('*');
-    await recordSecurityEvent(trx, {
-      workspace_id: input.workspace_id,
-      action: 'team.role_changed',
-      actor,
-      target: { type: 'user', id: target.id, label: target.email },
-      details: { from: target.role, to: role },
-    });
-    await revokeInvitationsSentBy(trx, target, assignableRoles(role), actor, 'inviter_role_changed');
+    await recordRoleChange(trx, target, role, actor);
     return toAccountUser(row as AccountUserRow);
   });
+}
+
+/**
+ * What follows a change of `target`'s role to `role`, in the transaction that made it (the
+ * Team page's, or an invitation accepted by an account the operator made without a password):
+ * the security log's `team.role_changed`, and the revocation of the open invitations they sent
+ * for a role the new one may not give.
+ */
+export async function recordRoleChange(
+  trx: Transaction,
+  target: AccountUserRow,
+  role: UserRole,
+  actor: Actor,
+): Promise<void> {
+  await recordSecurityEvent(trx, {
+    workspace_id: target.workspace_id,
+    action: 'team.role_changed',
+    actor,
+    target: { type: 'user', id: target.id, label: target.email },
+    details: { from: target.role, to: role },
+  });
+  await revokeInvitationsSentBy(trx, target, assignableRoles(role), actor, 'inviter_role_changed');
 }
 
 /** Removes the user and ends their sessions (the row goes, so do its sessions, by cascade). */
