@@ -454,7 +454,7 @@ export class DeliveryStore {
     }
     await this.finishDelivery(trx, delivery, ended ?? 'pending', nextAttemptAt);
     await insertAttempt(trx, delivery, delivery.attempt, 'failed', result, nextAttemptAt);
-    if (!lastAttempt && !endpoint.enabled) {
+    if (ended === 'skipped') {
       await insertAttempt(
         trx,
         delivery,
@@ -475,7 +475,13 @@ export class DeliveryStore {
     return { recorded: true, nextAttemptAt, endpointDisabled, ended, othersSkipped };
   }
 
-  /** Ends this attempt's lease; throws LeaseLost when the lease is no longer ours. */
+  /**
+   * Ends this attempt's lease; throws LeaseLost when the lease is no longer ours. A delivery
+   * that ends `skipped` gets its skipped line under the next attempt number, which it takes
+   * here, as skipPendingDeliveries does: recovered later, its next real attempt must be
+   * numbered after that line, or the attempt could not be logged (the log's key is the
+   * delivery and its attempt) and its lease would run out and send it again.
+   */
   private async finishDelivery(
     trx: Transaction,
     delivery: ClaimedDelivery,
@@ -487,6 +493,7 @@ export class DeliveryStore {
       .whereNotNull('lease_expires_at')
       .update({
         status,
+        ...(status === 'skipped' && { attempt_count: delivery.attempt + 1 }),
         next_attempt_at: nextAttemptAt,
         attempt_started_at: null,
         lease_expires_at: null,
