@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { recoverCampaign } from '@retention/domain';
 import { eventually } from '@retention/testkit';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { description, expectFieldError } from './support/field-errors.js';
 
 /**
  * The account and endpoint flows settings-flows.test.ts does not drive: password change, sign
@@ -124,17 +125,6 @@ async function seriousViolations(target: Page, name: string): Promise<string[]> 
     .map((violation) => `${name}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
 }
 
-/** A field's accessible description: the texts of what its `aria-describedby` names, in order. */
-function description(field: Locator): Promise<string> {
-  return field.evaluate((element) =>
-    (element.getAttribute('aria-describedby') ?? '')
-      .split(' ')
-      .filter(Boolean)
-      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent ?? '')
-      .join(' '),
-  );
-}
-
 async function openAccount(): Promise<void> {
   await page.getByRole('button', { name: /Account menu/ }).click();
   await page.getByRole('link', { name: 'Account' }).click();
@@ -200,6 +190,16 @@ describe('the account page', () => {
     expect(await meStatus(laptopCookie)).toBe(401);
     await laptop.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
     await expectSentToSignIn(laptop, '/campaigns');
+
+    // An address the server cannot take (over 320 characters, which the browser lets through) is
+    // refused at the Email field, in words, which keeps the focus and the password typed.
+    const email = laptop.getByLabel('Email');
+    await email.fill(`${'o'.repeat(311)}@acme.test`);
+    await laptop.getByLabel('Password').fill(PASSWORD);
+    await laptop.getByRole('button', { name: 'Sign in' }).click();
+    await expectFieldError(laptop.getByRole('main'), email, 'That must be an e-mail address.', 'email');
+    await expect(email.evaluate((element) => element === element.ownerDocument.activeElement)).resolves.toBe(true);
+    await expect(laptop.getByLabel('Password').inputValue()).resolves.toBe(PASSWORD);
 
     // The old password is refused there; the new one signs in, back where it was headed.
     await laptop.getByLabel('Email').fill(OWNER);

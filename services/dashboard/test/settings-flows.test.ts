@@ -14,6 +14,7 @@ import {
   stripeEvent,
 } from '../../worker/test/processor/stripe-kit.js';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { expectFieldError } from './support/field-errors.js';
 import { checkPage } from './support/page-checks.js';
 
 /**
@@ -45,6 +46,9 @@ afterAll(async () => {
 
 const heading = (name: string) => page.getByRole('heading', { level: 1, name });
 
+/** The server's refusal of a name of spaces (NameInput), as the field shows it. */
+const NAME_REFUSED = 'That must be 1 to 200 characters, not all spaces, without control characters.';
+
 async function openSettings(tab: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
   await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: tab }).click();
@@ -55,8 +59,12 @@ describe('signing in', () => {
   it('accepts the invitation link, then is signed in with the navigation shown', async () => {
     await page.goto(world.current.ownerInvitation);
     await page.getByRole('heading', { name: /Join Acme <b>Subscriptions<\/b>/ }).waitFor();
-    await page.getByLabel('Name').fill('Olive Owner');
+    // A name of spaces is refused at the Name field, in words, and spends nothing.
+    await page.getByLabel('Name').fill('   ');
     await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    await expectFieldError(page.getByRole('main'), page.getByLabel('Name'), NAME_REFUSED, 'name');
+    await page.getByLabel('Name').fill('Olive Owner');
     await page.getByRole('button', { name: 'Accept invitation' }).click();
     await heading('Overview').waitFor();
     const main = page.getByRole('navigation', { name: 'Main' });
@@ -101,6 +109,17 @@ describe('signing in', () => {
 describe('API tokens', () => {
   let token = '';
 
+  it('refuses a name of spaces at the Name field, in words', async () => {
+    await openSettings('API tokens');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create token' });
+    await dialog.getByLabel('Name').fill('   ');
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    await expectFieldError(dialog, dialog.getByLabel('Name'), NAME_REFUSED, 'name');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('creates a token with the keyboard alone and shows its value once, with Copy and a curl line', async () => {
     await openSettings('API tokens');
     await page.getByRole('button', { name: 'Create token' }).focus();
@@ -142,7 +161,7 @@ describe('outbound webhooks', () => {
   let secret = '';
   const hookPath = '/hooks/acme';
 
-  it('adds an endpoint: live https:// check, the server refusal word for word, the secret once', async () => {
+  it('adds an endpoint: live https:// check, the server refusal at the URL field, the secret once', async () => {
     await openSettings('Outbound webhooks');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add endpoint' });
@@ -155,22 +174,12 @@ describe('outbound webhooks', () => {
     await expect(dialog.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(false);
     await dialog.getByRole('checkbox', { name: 'All events' }).check();
 
+    // The server's refusal (`url: must not contain credentials`) shows at the URL field, its reason
+    // in the server's words as a sentence, without the field's name.
     await dialog.getByLabel('URL').fill('https://user:pass@example.com/hook');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    const refusal = dialog.getByRole('alert');
-    await refusal.waitFor();
-    const server = await fetch(`${world.current.url}/dashboard/api/webhooks`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        origin: world.current.url,
-        cookie: (await context.cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; '),
-      },
-      body: JSON.stringify({ name: 'x', url: 'https://user:pass@example.com/hook', events: [] }),
-    });
-    const body = (await server.json()) as { error: { message: string } };
-    expect(server.status).toBe(400);
-    await expect(refusal.textContent()).resolves.toBe(body.error.message);
+    await expectFieldError(dialog, dialog.getByLabel('URL'), 'That must not contain credentials.', 'url');
+    await expect(dialog.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBeNull();
 
     await dialog.getByLabel('URL').fill(world.current.receiver.url(hookPath));
     await dialog.getByRole('button', { name: 'Save' }).click();
@@ -307,6 +316,15 @@ describe('the team page', () => {
     await openSettings('Team');
     await page.getByRole('button', { name: 'Invite' }).click();
     const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    // An address the browser lets through and the server does not is refused at the Email field.
+    await dialog.getByLabel('Email').fill('sam@localhost');
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await expectFieldError(
+      dialog,
+      dialog.getByLabel('Email'),
+      'That must be an e-mail address such as ann@example.com.',
+      'email',
+    );
     await dialog.getByLabel('Email').fill('newcomer@acme.test');
     await dialog.getByLabel('Role').selectOption('admin');
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
@@ -431,7 +449,16 @@ describe('every page', () => {
       .click();
     const problems = await scan(page, 'endpoint');
     await page.getByRole('button', { name: 'Edit' }).click();
-    await page.getByRole('dialog', { name: 'Edit endpoint' }).waitFor();
+    const form = page.getByRole('dialog', { name: 'Edit endpoint' });
+    // Edit shows the server's refusal at its field as Add does; scanned with it shown.
+    await form.getByLabel('URL').fill('https://example.com/hook#part');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expectFieldError(
+      form,
+      form.getByLabel('URL'),
+      'That must not contain a #fragment, which is never sent.',
+      'url',
+    );
     problems.push(...(await scan(page, 'endpoint-form')));
     await page.keyboard.press('Escape');
     expect(problems).toEqual([]);
@@ -475,6 +502,18 @@ describe('account, workspace and security log', () => {
     await expect(flag.getByRole('link', { name: 'Processor' }).getAttribute('href')).resolves.toBe(
       '/dashboard/settings/processor',
     );
+    // A currency without an FX rate is refused at the Display currency field, in words.
+    const currency = page.getByLabel('Display currency');
+    const shown = await currency.inputValue();
+    await currency.fill('XYZ');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expectFieldError(
+      page.getByRole('main'),
+      currency,
+      'No FX rate is known for "xyz", so totals cannot be shown in it; choose another currency (an operator adds rates with `fx set`).',
+      'display_currency',
+    );
+    await currency.fill(shown);
     await page.getByLabel('Workspace name').fill('Acme & Co');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
@@ -510,6 +549,15 @@ describe('password reset', () => {
       const target = await other.newPage();
       target.setDefaultTimeout(10_000);
       await target.goto(link);
+      // A password over 256 characters (the field takes it) is refused at the field, in words.
+      await target.getByLabel('New password').fill('p'.repeat(257));
+      await target.getByRole('button', { name: 'Set password and sign in' }).click();
+      await expectFieldError(
+        target.getByRole('main'),
+        target.getByLabel('New password'),
+        'That must be 10 to 256 characters.',
+        'password',
+      );
       await target.getByLabel('New password').fill('a brand new passphrase');
       await target.getByRole('button', { name: 'Set password and sign in' }).click();
       await target.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
@@ -533,6 +581,17 @@ describe('the processor page', () => {
     await expect(why.textContent()).resolves.not.toMatch(/operator|CLI/);
     const webhookUrl = await page.getByLabel('Webhook URL for Stripe').textContent();
     expect(webhookUrl).toMatch(new RegExp(`^${world.current.url}/processor/stripe/[0-9a-f-]{36}$`));
+
+    // A secret that is not one is refused at its field, in words.
+    const connectForm = page.getByRole('form', { name: 'Connect Stripe' });
+    await connectForm.getByLabel('Webhook signing secret').fill('whsec_short');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await expectFieldError(
+      connectForm,
+      connectForm.getByLabel('Webhook signing secret'),
+      "That must be the endpoint's signing secret from Stripe, beginning whsec_.",
+      'webhook_secret',
+    );
 
     const secret = newWebhookSecret();
     await page.getByLabel('Webhook signing secret').fill(secret);

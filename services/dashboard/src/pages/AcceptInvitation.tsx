@@ -40,6 +40,9 @@ export default function AcceptInvitation({ token }: { token: string }) {
     );
   };
 
+  /** A refusal of the name or the password shows at that field; any other (already a member) here. */
+  const formError = accept.formError('name', 'password');
+
   if (invitation.loading) return <Loading />;
   if (invitation.error || !invitation.data) {
     return (
@@ -69,6 +72,8 @@ export default function AcceptInvitation({ token }: { token: string }) {
           required
           maxLength={200}
           value={name}
+          error={accept.fieldError('name')}
+          announce
           onChange={(event) => setName(event.target.value)}
         />
         <Field
@@ -79,9 +84,11 @@ export default function AcceptInvitation({ token }: { token: string }) {
           minLength={MIN_PASSWORD_LENGTH}
           hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
           value={password}
+          error={accept.fieldError('password')}
+          announce
           onChange={(event) => setPassword(event.target.value)}
         />
-        {accept.error && <ErrorNote message={accept.error} />}
+        {formError && <ErrorNote message={formError} />}
         <button type="submit" className="button primary block" disabled={accept.busy}>
           Accept invitation
         </button>

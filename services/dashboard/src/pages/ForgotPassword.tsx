@@ -11,6 +11,11 @@ export default function ForgotPassword() {
   /** Once asked: whether this service sends e-mail (the same answer for every address). */
   const [sent, setSent] = useState<{ emailed: boolean } | null>(null);
   const request = useAction();
+  /**
+   * The server answers every address alike today and refuses none of them, but a refusal of the
+   * address would show at the field, as in every other form.
+   */
+  const formError = request.formError('email');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -40,9 +45,11 @@ export default function ForgotPassword() {
             autoComplete="username"
             required
             value={email}
+            error={request.fieldError('email')}
+            announce
             onChange={(event) => setEmail(event.target.value)}
           />
-          {request.error && <ErrorNote message={request.error} />}
+          {formError && <ErrorNote message={formError} />}
           <button type="submit" className="button primary block" disabled={request.busy}>
             Send reset link
           </button>

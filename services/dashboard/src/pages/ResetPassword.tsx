@@ -35,6 +35,9 @@ export default function ResetPassword({ token }: { token: string }) {
     );
   };
 
+  /** A refusal of the password (over 256 characters) shows at the field; any other (a spent link) here. */
+  const formError = reset.formError('password');
+
   if (link.loading) return <Loading />;
   if (link.error || !link.data) {
     return (
@@ -57,9 +60,11 @@ export default function ResetPassword({ token }: { token: string }) {
           minLength={MIN_PASSWORD_LENGTH}
           hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
           value={password}
+          error={reset.fieldError('password')}
+          announce
           onChange={(event) => setPassword(event.target.value)}
         />
-        {reset.error && <ErrorNote message={reset.error} />}
+        {formError && <ErrorNote message={formError} />}
         <button type="submit" className="button primary block" disabled={reset.busy}>
           Set password and sign in
         </button>

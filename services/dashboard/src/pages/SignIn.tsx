@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { api } from '../api/client.js';
+import { api, ApiError } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field } from '../components/Field.js';
@@ -11,23 +11,35 @@ export default function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const signIn = useAction();
+  const emailInput = useRef<HTMLInputElement>(null);
   const passwordInput = useRef<HTMLInputElement>(null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    let refusedAddress = false;
     const signedIn = await signIn.run(
       async () => {
-        await api<SignedIn>('POST', '/session', { body: { email, password }, anonymous: true });
+        try {
+          await api<SignedIn>('POST', '/session', { body: { email, password }, anonymous: true });
+        } catch (failure) {
+          refusedAddress = failure instanceof ApiError && failure.param === 'email';
+          throw failure;
+        }
         afterSignIn();
       },
       { staysBusy: true },
     );
-    // Refused: the password is typed again (the address usually is right), from an empty field.
-    if (!signedIn) {
+    if (signedIn) return;
+    // An address the server cannot take is corrected where it is, the password kept. Any other
+    // refusal: the password is typed again (the address usually is right), from an empty field.
+    if (refusedAddress) {
+      emailInput.current?.focus();
+    } else {
       setPassword('');
       passwordInput.current?.focus();
     }
   };
+  const formError = signIn.formError('email', 'password');
 
   return (
     <AuthCard title="Sign in to your workspace">
@@ -38,7 +50,10 @@ export default function SignIn() {
           autoComplete="username"
           autoFocus
           required
+          inputRef={emailInput}
           value={email}
+          error={signIn.fieldError('email')}
+          announce
           onChange={(event) => setEmail(event.target.value)}
         />
         <Field
@@ -48,9 +63,11 @@ export default function SignIn() {
           inputRef={passwordInput}
           required
           value={password}
+          error={signIn.fieldError('password')}
+          announce
           onChange={(event) => setPassword(event.target.value)}
         />
-        {signIn.error && <ErrorNote message={signIn.error} />}
+        {formError && <ErrorNote message={formError} />}
         <button type="submit" className="button primary block" disabled={signIn.busy}>
           Sign in
         </button>

@@ -71,7 +71,12 @@ export default function Processor() {
   const [confirmRemoval, setConfirmRemoval] = useState(false);
   const action = useAction();
   const removal = useAction();
-  const { busy, error } = action;
+  const { busy } = action;
+  /**
+   * Connect's refusal of the secret or the key shows at that field; any other refusal (of
+   * Connect, Import again or Disconnect) under the form, as before.
+   */
+  const formError = action.formError('webhook_secret', 'api_key');
 
   const act = (path: string, body?: unknown) =>
     void action.run(async () => {
@@ -205,6 +210,8 @@ export default function Processor() {
           required
           autoComplete="off"
           placeholder="whsec_…"
+          error={action.fieldError('webhook_secret')}
+          announce
           value={webhookSecret}
           onChange={(event) => setWebhookSecret(event.target.value)}
         />
@@ -217,10 +224,12 @@ export default function Processor() {
               ? `Leave empty to keep the current key (${storedKey}); a new key replaces it.`
               : 'Leave empty to connect without a key: decline codes are then not looked up and nothing is imported.'
           }
+          error={action.fieldError('api_key')}
+          announce
           value={apiKey}
           onChange={(event) => setApiKey(event.target.value)}
         />
-        {error && <ErrorNote message={error} />}
+        {formError && <ErrorNote message={formError} />}
         <div>
           <button type="submit" className="button primary" disabled={busy || webhookSecret.trim() === ''}>
             Connect

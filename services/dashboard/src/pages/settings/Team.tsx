@@ -37,6 +37,9 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
     });
   };
 
+  /** A refusal of the address shows at it; any other (already a member) here. */
+  const formError = invite.formError('email');
+
   if (result) {
     return (
       <Dialog title="Invitation created" onClose={onClose} wide>
@@ -61,9 +64,17 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
   return (
     <Dialog title="Invite someone" onClose={onClose}>
       <form className="stack" onSubmit={submit}>
-        <Field label="Email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
+        <Field
+          label="Email"
+          type="email"
+          required
+          value={email}
+          error={invite.fieldError('email')}
+          announce
+          onChange={(event) => setEmail(event.target.value)}
+        />
         <RoleSelect label="Role" roles={roles} value={role} onChange={setRole} />
-        {invite.error && <ErrorNote message={invite.error} />}
+        {formError && <ErrorNote message={formError} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

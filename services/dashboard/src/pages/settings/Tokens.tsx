@@ -20,6 +20,8 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
   const [name, setName] = useState('');
   const create = useAction();
   const [created, setCreated] = useState<CreatedToken | null>(null);
+  /** A refusal of the name (all spaces, say) shows at the field. */
+  const formError = create.formError('name');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -60,9 +62,11 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
           maxLength={200}
           hint="Where the token is used, e.g. “billing reports”."
           value={name}
+          error={create.fieldError('name')}
+          announce
           onChange={(event) => setName(event.target.value)}
         />
-        {create.error && <ErrorNote message={create.error} />}
+        {formError && <ErrorNote message={formError} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

@@ -13,6 +13,8 @@ export default function WorkspaceSettings() {
   const [name, setName] = useState(me.workspace.name);
   const [currency, setCurrency] = useState(me.workspace.display_currency.toUpperCase());
   const save = useAction();
+  /** A refusal of the name or the currency (one with no FX rate) shows at that field. */
+  const formError = save.formError('name', 'display_currency');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -35,6 +37,8 @@ export default function WorkspaceSettings() {
           maxLength={200}
           readOnly={!canEdit}
           value={name}
+          error={save.fieldError('name')}
+          announce
           onChange={(event) => setName(event.target.value)}
         />
         <Field
@@ -44,6 +48,8 @@ export default function WorkspaceSettings() {
           readOnly={!canEdit}
           hint="ISO 4217 code; the Overview converts every amount to it."
           value={currency}
+          error={save.fieldError('display_currency')}
+          announce
           onChange={(event) => setCurrency(event.target.value.toUpperCase())}
         />
         {/* The workspace's flag is what gates webhooks; the Processor page tells how Stripe is connected. */}
@@ -53,7 +59,7 @@ export default function WorkspaceSettings() {
             : 'Webhooks are not sent until the payment processor is connected.'}{' '}
           <Link to="/settings/processor">Processor</Link> shows how.
         </p>
-        {save.error && <ErrorNote message={save.error} />}
+        {formError && <ErrorNote message={formError} />}
         {save.done && (
           <p className="result ok" role="status">
             {save.done}

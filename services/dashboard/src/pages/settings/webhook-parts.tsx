@@ -9,7 +9,7 @@ import { ErrorNote } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useAction } from '../../use-action.js';
 
-/** What the page can tell before asking the server; the server's own refusal is shown as it came. */
+/** What the page can tell before asking the server; the server's own refusal shows at the field too. */
 function urlProblem(url: string): string | null {
   if (!url) return null;
   if (!/^https:\/\//i.test(url)) return 'The URL must start with https://';
@@ -83,6 +83,8 @@ export function EndpointFormDialog({
   const save = useAction();
   const groupId = useId();
   const problem = urlProblem(url);
+  /** A refusal of the name or the URL shows at that field; any other (an event type) under the form. */
+  const formError = save.formError('name', 'url');
 
   const toggle = (type: string, checked: boolean) =>
     setEvents((previous) =>
@@ -109,7 +111,17 @@ export function EndpointFormDialog({
   return (
     <Dialog title={endpoint ? 'Edit endpoint' : 'Add endpoint'} onClose={onClose} wide>
       <form className="stack" onSubmit={submit} noValidate>
-        <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+        <Field
+          label="Name"
+          required
+          maxLength={200}
+          value={name}
+          error={save.fieldError('name')}
+          announce
+          onChange={(event) => setName(event.target.value)}
+        />
+        {/* The check made as you type, else the server's refusal (credentials, a private address):
+            only the latter is announced when it appears. */}
         <Field
           label="URL"
           type="url"
@@ -117,7 +129,8 @@ export function EndpointFormDialog({
           required
           placeholder="https://example.com/webhooks"
           hint="Must start with https://. Deliveries are POSTed here, signed."
-          error={problem}
+          error={problem ?? save.fieldError('url')}
+          announce={!problem}
           value={url}
           onChange={(event) => setUrl(event.target.value.trim())}
         />
@@ -145,7 +158,7 @@ export function EndpointFormDialog({
             All events includes types added later.
           </span>
         </fieldset>
-        {save.error && <ErrorNote message={save.error} />}
+        {formError && <ErrorNote message={formError} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
