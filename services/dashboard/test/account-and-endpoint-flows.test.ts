@@ -423,6 +423,8 @@ describe('the team page', () => {
     const before = mails.length;
     await page.getByRole('button', { name: 'Invite' }).click();
     const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    await dialog.getByRole('radio', { name: 'Member' }).waitFor();
+    problems.push(...(await seriousViolations(page, 'invite dialog')));
     await dialog.getByLabel('Email').fill('mailed@acme.test');
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
     const created = page.getByRole('dialog', { name: 'Invitation created' });

@@ -14,7 +14,7 @@ import {
   stripeEvent,
 } from '../../worker/test/processor/stripe-kit.js';
 import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
-import { expectFieldError } from './support/field-errors.js';
+import { description, expectFieldError } from './support/field-errors.js';
 import { checkPage } from './support/page-checks.js';
 
 /**
@@ -316,6 +316,13 @@ describe('the team page', () => {
     await openSettings('Team');
     await page.getByRole('button', { name: 'Invite' }).click();
     const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    // Each role says what it may do, tied to its radio button for screen readers.
+    const role = (name: string) =>
+      dialog.getByRole('group', { name: 'Role' }).getByRole('radio', { name, exact: true });
+    await expect(role('Member').isChecked()).resolves.toBe(true);
+    await expect(description(role('Owner'))).resolves.toMatch(/^Owners can do everything, including connecting/);
+    await expect(description(role('Admin'))).resolves.toMatch(/^Admins can manage API tokens, .* but not the payment/);
+    await expect(description(role('Member'))).resolves.toMatch(/^Members can read every page .* but change nothing\.$/);
     // An address the browser lets through and the server does not is refused at the Email field.
     await dialog.getByLabel('Email').fill('sam@localhost');
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
@@ -326,7 +333,7 @@ describe('the team page', () => {
       'email',
     );
     await dialog.getByLabel('Email').fill('newcomer@acme.test');
-    await dialog.getByLabel('Role').selectOption('admin');
+    await role('Admin').check();
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
     const created = page.getByRole('dialog', { name: 'Invitation created' });
     invitationLink = (await created.getByLabel('Invitation link').textContent()) ?? '';

@@ -10,6 +10,7 @@ import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
+import { ROLE_SENTENCES, RoleChoice, withArticle } from './roles.js';
 
 /**
  * A one-time link made for someone else: e-mailed to them when the server can send e-mail, and
@@ -37,8 +38,8 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
     });
   };
 
-  /** A refusal of the address shows at it; any other (already a member) here. */
-  const formError = invite.formError('email');
+  /** A refusal of the address or the role shows at it; any other (already a member) here. */
+  const formError = invite.formError('email', 'role');
 
   if (result) {
     return (
@@ -73,7 +74,7 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
           announce
           onChange={(event) => setEmail(event.target.value)}
         />
-        <RoleSelect label="Role" roles={roles} value={role} onChange={setRole} />
+        <RoleChoice roles={roles} value={role} onChange={setRole} error={invite.fieldError('role')} />
         {formError && <ErrorNote message={formError} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
@@ -87,18 +88,6 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
     </Dialog>
   );
 }
-
-/** What each role may do (dashboard.md, "Who uses it"), said in the confirmation of a role change. */
-const ROLE_SENTENCES: Record<Role, string> = {
-  owner:
-    'Owners can do everything, including connecting the payment processor, changing the workspace settings and managing other owners.',
-  admin:
-    'Admins can manage API tokens, webhook endpoints and campaigns, invite and manage admins and members, and read the security log, but not the payment processor or the workspace settings.',
-  member:
-    'Members can read every page (overview, campaigns, customers, cancel sessions, endpoints) but change nothing.',
-};
-
-const withArticle = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`);
 
 function RoleSelect({
   label,
