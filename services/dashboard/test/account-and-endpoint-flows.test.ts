@@ -358,6 +358,17 @@ describe('an endpoint that keeps failing', () => {
       /^\d{4}-\d\d-\d\dT\d\d:\d\d$/,
     );
     problems.push(...(await seriousViolations(page, 'retry failed dialog')));
+    // A time in the future is refused at the field, in words; the day before is then taken.
+    const since = dialog.getByLabel('Since (your time zone)');
+    const dayBefore = await since.inputValue();
+    const tomorrow = await page.evaluate(() => {
+      const date = new Date(Date.now() + 24 * 3600_000);
+      return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    });
+    await since.fill(tomorrow);
+    await dialog.getByRole('button', { name: 'Retry failed' }).click();
+    await expectFieldError(dialog, since, 'That must not be in the future.', 'since');
+    await since.fill(dayBefore);
     await dialog.getByRole('button', { name: 'Retry failed' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('status').filter({ hasText: '1 delivery queued to be sent again.' }).waitFor();

@@ -27,6 +27,8 @@ function RollSecretDialog({
 }) {
   const [hours, setHours] = useState('0');
   const roll = useAction();
+  /** A refusal of the overlap shows at its field, as in every form. */
+  const formError = roll.formError('overlap_seconds');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const overlap_seconds = Math.round(Number(hours) * 3600);
@@ -50,9 +52,11 @@ function RollSecretDialog({
           step="any"
           hint="0 to 24 hours; 0 retires the current secret now."
           value={hours}
+          error={roll.fieldError('overlap_seconds')}
+          announce
           onChange={(event) => setHours(event.target.value)}
         />
-        {roll.error && <ErrorNote message={roll.error} />}
+        {formError && <ErrorNote message={formError} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
@@ -83,6 +87,8 @@ function RecoverDialog({
 }) {
   const [since, setSince] = useState(localInputValue(new Date(Date.now() - 24 * 3600_000)));
   const recover = useAction();
+  /** A refusal of the time (one in the future) shows at its field. */
+  const formError = recover.formError('since');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void recover.run(
@@ -105,9 +111,11 @@ function RecoverDialog({
           type="datetime-local"
           required
           value={since}
+          error={recover.fieldError('since')}
+          announce
           onChange={(event) => setSince(event.target.value)}
         />
-        {recover.error && <ErrorNote message={recover.error} />}
+        {formError && <ErrorNote message={formError} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
