@@ -7,21 +7,26 @@ import { currentEpoch, newTokenEpoch, tokenEpochKey, type Redis } from '@retenti
  * milliseconds); a request is accepted while fewer than `limit` remain in the window.
  * Rejected requests are not recorded, so calling while limited never extends the wait.
  *
- * An optional guard key (failed authentications of the client's address) is checked in the
- * same script: while it is full, the request is rejected whatever its own bucket says.
+ * Guard windows (KEYS[3..], their limits ARGV[7..]) are checked first, in the same script: while
+ * any of them is full the request is refused, whatever its own bucket says, and nothing is
+ * counted. A guard is only read (trimmed and counted), never added to: its requests are counted
+ * by their own consume (a failed authentication, say). Without guards the loop does nothing,
+ * so the API's hot path pays nothing for them.
  *
  * The same script checks the token epoch first (see tokenEpochKey in @retention/runtime):
  * when the caller's cached epoch is not the current one, it counts nothing and answers the
- * current epoch, so the caller looks the token up again. ARGV[5] `*` skips the check; an
- * epoch that is missing (a Redis that lost its data) is created from ARGV[6].
+ * current epoch, so the caller looks the token up again. ARGV[4] `*` skips the check; an
+ * epoch that is missing (a Redis that lost its data) is created from ARGV[5].
+ *
+ * The answer: {allowed, limit, remaining, resetMs, refusing guard's position (0: none), epoch}.
  */
 const SLIDING_WINDOW_SCRIPT = `
-local epoch = redis.call('GET', KEYS[3])
+local epoch = redis.call('GET', KEYS[2])
 if not epoch then
-  epoch = ARGV[6]
-  redis.call('SET', KEYS[3], epoch)
+  epoch = ARGV[5]
+  redis.call('SET', KEYS[2], epoch)
 end
-if ARGV[5] ~= '*' and ARGV[5] ~= epoch then
+if ARGV[4] ~= '*' and ARGV[4] ~= epoch then
   return {-1, 0, 0, 0, 0, epoch}
 end
 
@@ -35,16 +40,16 @@ local function oldestAge(key)
   return 0
 end
 
-local guardLimit = tonumber(ARGV[4])
-if guardLimit > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-  if redis.call('ZCARD', KEYS[2]) >= guardLimit then
-    return {0, guardLimit, 0, oldestAge(KEYS[2]), 1, epoch}
+for i = 3, #KEYS do
+  local guardLimit = tonumber(ARGV[i + 4])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
+  if redis.call('ZCARD', KEYS[i]) >= guardLimit then
+    return {0, guardLimit, 0, oldestAge(KEYS[i]), i - 2, epoch}
   end
 end
 
 local limit = tonumber(ARGV[1])
-if ARGV[7] == '1' then
+if ARGV[6] == '1' then
   -- Two-bucket approximation: this fixed window's count plus the last one's, weighted by how
   -- much of it still overlaps the sliding window. Three fields, whatever the limit.
   local windowStart = now - (now % window)
@@ -77,20 +82,8 @@ end
 return {0, limit, 0, oldestAge(KEYS[1]), 0, epoch}
 `;
 
-/**
- * How many requests a sliding log holds in the window, counting nothing, and the milliseconds
- * until its oldest leaves it (0 when it holds none). With Redis's clock, as the script above.
- */
-const WINDOW_COUNT_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local window = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if oldest[2] then return {count, tonumber(oldest[2]) + window - now} end
-return {count, 0}
-`;
+/** Keys the script always takes: the bucket and the token epoch. Guards follow them. */
+const FIXED_KEYS = 2;
 
 const ONE_MINUTE_MS = 60_000;
 
@@ -122,20 +115,21 @@ export interface StaleEpoch {
   epoch: string;
 }
 
+/** A window that refuses the request while it is full (see SLIDING_WINDOW_SCRIPT). */
+export interface GuardWindow {
+  bucket: string;
+  /** Exact windows only (up to `exactLimitMax`): a guard is read as a log. */
+  limit: number;
+}
+
+type SlidingWindowAnswer = [number, number, number, number, number, string];
+
 interface ScriptedRedis extends Redis {
-  slidingWindow(
-    bucketKey: string,
-    guardKey: string,
-    epochKey: string,
-    limit: number,
-    windowMs: number,
-    member: string,
-    guardLimit: number,
-    cachedEpoch: string,
-    candidateEpoch: string,
-    approximate: '0' | '1',
-  ): Promise<[number, number, number, number, number, string]>;
-  slidingWindowCount(bucketKey: string, windowMs: number): Promise<[number, number]>;
+  /**
+   * Keys, then arguments, as the script numbers them: bucket, epoch key, guard keys..., limit,
+   * window, member, cached epoch, candidate epoch, approximate, guard limits...
+   */
+  slidingWindow(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<SlidingWindowAnswer>;
 }
 
 export class SlidingWindowRateLimiter {
@@ -156,40 +150,58 @@ export class SlidingWindowRateLimiter {
     private readonly windowMs = ONE_MINUTE_MS,
     private readonly exactLimitMax = EXACT_LIMIT_MAX,
   ) {
-    if (!('slidingWindow' in redis))
-      redis.defineCommand('slidingWindow', { numberOfKeys: 3, lua: SLIDING_WINDOW_SCRIPT });
-    if (!('slidingWindowCount' in redis))
-      redis.defineCommand('slidingWindowCount', { numberOfKeys: 1, lua: WINDOW_COUNT_SCRIPT });
+    // No numberOfKeys: each call says how many, as the guards vary.
+    if (!('slidingWindow' in redis)) redis.defineCommand('slidingWindow', { lua: SLIDING_WINDOW_SCRIPT });
     this.redis = redis as ScriptedRedis;
   }
 
   /**
-   * Counts one request against `bucket` if it fits in the window. With a guard, a full guard
+   * Counts one request against `bucket` if it fits in the window. With guards, a full guard
    * refuses the request and nothing is counted. With `cachedEpoch`, nothing is counted either
    * when the token epoch has moved on: the answer is the current epoch instead.
    */
   async consume(
     bucket: string,
     limit: number,
-    options: { guard?: { bucket: string; limit: number }; cachedEpoch?: string } = {},
+    options: { guards?: readonly GuardWindow[]; cachedEpoch?: string } = {},
   ): Promise<RateLimitDecision | StaleEpoch> {
-    const { guard, cachedEpoch } = options;
+    const { guards, cachedEpoch } = options;
     const candidateEpoch = this.candidateEpoch;
     this.memberCount += 1;
     const approximate = limit > this.exactLimitMax;
-    const [allowed, appliedLimit, remaining, resetMs, byGuard, epoch] = await this.redis.slidingWindow(
-      // Another key for the approximation: a token whose limit crosses the line changes type.
-      this.key(approximate ? `${bucket}:approx` : bucket),
-      this.key(guard?.bucket ?? bucket),
-      tokenEpochKey(this.keyPrefix),
-      limit,
-      this.windowMs,
-      `${this.memberPrefix}.${this.memberCount.toString(36)}`,
-      guard?.limit ?? 0,
-      cachedEpoch ?? '*',
-      candidateEpoch,
-      approximate ? '1' : '0',
-    );
+    // Another key for the approximation: a token whose limit crosses the line changes type.
+    const bucketKey = this.key(approximate ? `${bucket}:approx` : bucket);
+    const epochKey = tokenEpochKey(this.keyPrefix);
+    const member = `${this.memberPrefix}.${this.memberCount.toString(36)}`;
+    const approximated = approximate ? '1' : '0';
+    // Two calls rather than one spread over arrays: the API's every request has no guard, and
+    // pays for no arrays.
+    const [allowed, appliedLimit, remaining, resetMs, refusingGuard, epoch] =
+      guards === undefined || guards.length === 0
+        ? await this.redis.slidingWindow(
+            FIXED_KEYS,
+            bucketKey,
+            epochKey,
+            limit,
+            this.windowMs,
+            member,
+            cachedEpoch ?? '*',
+            candidateEpoch,
+            approximated,
+          )
+        : await this.redis.slidingWindow(
+            FIXED_KEYS + guards.length,
+            bucketKey,
+            epochKey,
+            ...guards.map((guard) => this.guardKey(guard)),
+            limit,
+            this.windowMs,
+            member,
+            cachedEpoch ?? '*',
+            candidateEpoch,
+            approximated,
+            ...guards.map((guard) => guard.limit),
+          );
     if (epoch === candidateEpoch) this.candidateEpoch = newTokenEpoch();
     if (allowed === -1) return { stale: true, epoch };
     return {
@@ -197,24 +209,18 @@ export class SlidingWindowRateLimiter {
       limit: appliedLimit,
       remaining: Math.max(0, remaining),
       resetMs: Math.max(0, resetMs),
-      refusedByGuard: byGuard === 1,
+      refusedByGuard: refusingGuard > 0,
     };
-  }
-
-  /**
-   * Whether `bucket` already holds `limit` requests in the window, counting nothing, and the
-   * milliseconds until its oldest leaves it. For exact buckets only (limits up to
-   * `exactLimitMax`): the approximation keeps no log to count.
-   */
-  async isFull(bucket: string, limit: number): Promise<{ full: boolean; resetMs: number }> {
-    if (limit > this.exactLimitMax) throw new Error('isFull counts exact buckets only');
-    const [count, resetMs] = await this.redis.slidingWindowCount(this.key(bucket), this.windowMs);
-    return { full: count >= limit, resetMs: Math.max(0, resetMs) };
   }
 
   /** The current token epoch (made if Redis has none), counting nothing. */
   currentEpoch(): Promise<string> {
     return currentEpoch(this.redis, tokenEpochKey(this.keyPrefix));
+  }
+
+  private guardKey(guard: GuardWindow): string {
+    if (guard.limit > this.exactLimitMax) throw new Error('a guard window must be exact: its limit is too high');
+    return this.key(guard.bucket);
   }
 
   private key(bucket: string): string {

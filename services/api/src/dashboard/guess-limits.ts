@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { rateLimited } from '@retention/core';
 import type { Redis } from '@retention/runtime';
-import { SlidingWindowRateLimiter } from '../rate-limiter.js';
+import { SlidingWindowRateLimiter, type GuardWindow } from '../rate-limiter.js';
 import { addressBucket } from './client-address.js';
 
 /**
@@ -62,9 +62,10 @@ export class GuessLimits {
    * account's failures from all addresses, or the address's failures are over their limits.
    */
   async signIn(email: unknown, ip: string | undefined): Promise<void> {
-    const account = await this.window.isFull(accountFailuresOf(email), SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT);
-    if (account.full) throw rateLimited(SIGN_IN_REFUSED, account.resetMs);
-    await this.admit(this.window, pairOf(email, ip), SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS, ip, 'sign-in');
+    // One script: the pair counts only when neither the address nor the account is full.
+    await this.admit(this.window, pairOf(email, ip), SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS, ip, 'sign-in', [
+      { bucket: accountFailuresOf(email), limit: SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT },
+    ]);
   }
 
   /** Counts a wrong e-mail or password against the address and the account (known or not). */
@@ -102,9 +103,10 @@ export class GuessLimits {
     limit: number,
     ip: string | undefined,
     what: 'sign-in' | 'link' | 'password',
+    otherGuards: readonly GuardWindow[] = [],
   ): Promise<void> {
     const decision = await limiter.consume(bucket, limit, {
-      guard: { bucket: failuresOf(ip), limit: FAILURE_LIMIT_PER_ADDRESS },
+      guards: [{ bucket: failuresOf(ip), limit: FAILURE_LIMIT_PER_ADDRESS }, ...otherGuards],
     });
     if ('stale' in decision) throw new Error('a guess limit answered a token epoch');
     if (decision.allowed) return;

@@ -103,7 +103,7 @@ export class TokenAdmission {
       const { credentials } = cached;
       const answer = await viaRedis(() =>
         this.limiter.consume(`token:${credentials.id}`, credentials.rate_limit_per_minute, {
-          ...(guard && { guard }),
+          ...(guard && { guards: [guard] }),
           cachedEpoch: cached!.epoch,
         }),
       );
@@ -115,7 +115,9 @@ export class TokenAdmission {
     const credentials = await findTokenByHash(this.db, hash);
     if (!credentials || credentials.revoked_at !== null) return {};
     const decision = await viaRedis(() =>
-      this.limiter.consume(`token:${credentials.id}`, credentials.rate_limit_per_minute, { ...(guard && { guard }) }),
+      this.limiter.consume(`token:${credentials.id}`, credentials.rate_limit_per_minute, {
+        ...(guard && { guards: [guard] }),
+      }),
     );
     return 'stale' in decision ? { credentials } : { credentials, decision };
   }
