@@ -16,6 +16,7 @@ import { throttledWarn, type Logger } from '@retention/runtime';
 import type { GuessLimits } from './guess-limits.js';
 import type { ManualSendLimit } from './manual-send-limit.js';
 import { SessionCache } from './session-cache.js';
+import type { TrustedDevices } from './trusted-devices.js';
 import { readSessionCookie, type CookieSettings } from './session-cookie.js';
 
 /** What every dashboard route needs; built once in router.ts. */
@@ -41,6 +42,9 @@ export interface DashboardContext {
   sessionEpoch: () => Promise<string>;
   sessionCache: SessionCache;
   cookie: CookieSettings;
+  /** Browsers that signed in before, and the cookie that says so (trusted-devices.ts). */
+  trustedDevices: TrustedDevices;
+  deviceCookie: CookieSettings;
   lifetimes: SessionLifetimes;
   /** Sends invitations, resets and alerts when SMTP_URL is set; null otherwise. */
   mailer: DashboardMailer | null;

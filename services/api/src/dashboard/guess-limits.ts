@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { rateLimited } from '@retention/core';
 import type { Redis } from '@retention/runtime';
 import { SlidingWindowRateLimiter, type GuardWindow } from '../rate-limiter.js';
 import { addressBucket } from './client-address.js';
+import { accountHash, type TrustedDevices } from './trusted-devices.js';
 
 /**
  * Limits on what guesses a secret or costs a memory-hard hash, with the API's sliding window
@@ -10,6 +10,8 @@ import { addressBucket } from './client-address.js';
  * - signing in: attempts per account from one client address, failures per account from all
  *   addresses together (a far higher ceiling), and failures per client address (the spec's rule:
  *   per account and per address, without letting one address lock an account for everyone);
+ *   a browser the account signed in from before (a trusted device, trusted-devices.ts) is not
+ *   held by the account's failures, only by its own few attempts and the other limits;
  * - spending a one-time link (accepting an invitation, setting a reset password): refused while
  *   the address's failures are full, and a link that is not valid counts as a failure;
  * - checking the current password to change it: attempts per account;
@@ -29,6 +31,13 @@ const SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS = 10;
  * addresses. Ten times the pair's limit, so filling it takes ten addresses (/64s) at least.
  */
 const SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT = 100;
+/**
+ * Sign-in attempts to its account from one trusted device in the window. Each success gives the
+ * browser a new device (and forgets this one), so what fills it is failures: a person mistyping,
+ * or someone who copied the cookie. Past it the device is forgotten, and its attempts are a
+ * stranger's, under the account's failures: a copied cookie buys five guesses, once.
+ */
+const SIGN_IN_LIMIT_PER_DEVICE = 5;
 /** Failures per client address in the window: sign-ins and links that were not valid, together. */
 const FAILURE_LIMIT_PER_ADDRESS = 50;
 /** Links spent from one address in the window, valid or not: a person needs one or two. */
@@ -39,10 +48,7 @@ const RESET_EMAILS_PER_ACCOUNT = 3;
 const RESET_REQUESTS_PER_ADDRESS = 20;
 
 /** Hashed: a window's Redis key need not spell out whom it is about. */
-const accountKey = (kind: string, email: unknown) =>
-  `${kind}:${createHash('sha256')
-    .update(typeof email === 'string' ? email.toLowerCase().slice(0, 320) : '')
-    .digest('base64url')}`;
+const accountKey = (kind: string, email: unknown) => `${kind}:${accountHash(email)}`;
 const failuresOf = (ip: string | undefined) => `signin-address:${addressBucket(ip)}`;
 const accountFailuresOf = (email: unknown) => accountKey('signin-account-failures', email);
 const pairOf = (email: unknown, ip: string | undefined) => `${accountKey('signin-pair', email)}:${addressBucket(ip)}`;
@@ -52,7 +58,11 @@ export class GuessLimits {
   private readonly window: SlidingWindowRateLimiter;
   private readonly hour: SlidingWindowRateLimiter;
 
-  constructor(redis: Redis, keyPrefix: string) {
+  constructor(
+    redis: Redis,
+    keyPrefix: string,
+    private readonly devices: TrustedDevices,
+  ) {
     this.window = new SlidingWindowRateLimiter(redis, keyPrefix, WINDOW_MS);
     this.hour = new SlidingWindowRateLimiter(redis, keyPrefix, RESET_WINDOW_MS);
   }
@@ -60,12 +70,34 @@ export class GuessLimits {
   /**
    * Counts a sign-in against the account from this address; throws while that pair, the
    * account's failures from all addresses, or the address's failures are over their limits.
+   * `deviceValue` (the device cookie, if sent) that is a trusted device of this account, with
+   * attempts left, exempts the attempt from the account's failures and counts against it instead.
    */
-  async signIn(email: unknown, ip: string | undefined): Promise<void> {
-    // One script: the pair counts only when neither the address nor the account is full.
-    await this.admit(this.window, pairOf(email, ip), SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS, ip, 'sign-in', [
-      { bucket: accountFailuresOf(email), limit: SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT },
-    ]);
+  async signIn(email: unknown, ip: string | undefined, deviceValue: string | undefined): Promise<void> {
+    const trusted = await this.trustedSignIn(email, deviceValue);
+    // One script: the pair counts only when no guard is full.
+    await this.admit(
+      this.window,
+      pairOf(email, ip),
+      SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS,
+      ip,
+      'sign-in',
+      trusted ? [] : [{ bucket: accountFailuresOf(email), limit: SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT }],
+    );
+  }
+
+  /**
+   * Whether this attempt comes from a trusted device of the account: counted before the password
+   * is checked, so attempts sent all at once cannot outrun the device's limit. A device over it
+   * is forgotten.
+   */
+  private async trustedSignIn(email: unknown, deviceValue: string | undefined): Promise<boolean> {
+    const device = await this.devices.trustedFor(deviceValue, email);
+    if (device === null) return false;
+    const decision = await this.window.consume(`signin-device:${device}`, SIGN_IN_LIMIT_PER_DEVICE);
+    if ('allowed' in decision && decision.allowed) return true;
+    await this.devices.forget(device);
+    return false;
   }
 
   /** Counts a wrong e-mail or password against the address and the account (known or not). */

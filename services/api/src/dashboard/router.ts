@@ -25,6 +25,8 @@ import { processorRoutes } from './processor-routes.js';
 import { readRoutes } from './read-routes.js';
 import { SessionCache } from './session-cache.js';
 import { cookieSettings } from './session-cookie.js';
+import { deviceCookieSettings } from './device-cookie.js';
+import { TrustedDevices } from './trusted-devices.js';
 import { sessionRoutes } from './session-routes.js';
 import { teamRoutes } from './team-routes.js';
 import { tokenRoutes } from './token-routes.js';
@@ -97,18 +99,22 @@ const unknownDashboardRoute: RequestHandler = (req, res) => {
 export function dashboardApi(deps: DashboardDependencies): Router {
   const { config, db, redis, logger } = deps;
   const lifetimes = { idleMs: config.sessionIdleTimeoutMs, maxAgeMs: config.sessionMaxAgeMs };
+  const trustedDevices = new TrustedDevices(redis, config.redisKeyPrefix);
+  const cookie = cookieSettings(config.baseUrl);
   const context: DashboardContext = {
     config,
     db,
     logger,
-    guessLimits: new GuessLimits(redis, config.redisKeyPrefix),
+    guessLimits: new GuessLimits(redis, config.redisKeyPrefix, trustedDevices),
     sender: deps.sender ?? createWebhookSender(webhookSenderOptions(config)),
     manualSendLimit: new ManualSendLimit(redis, config.redisKeyPrefix),
     announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
     announceSessionChange: () => announceSessionChange(redis, config.redisKeyPrefix),
     sessionEpoch: () => currentSessionEpoch(redis, config.redisKeyPrefix),
     sessionCache: new SessionCache(lifetimes),
-    cookie: cookieSettings(config.baseUrl),
+    cookie,
+    trustedDevices,
+    deviceCookie: deviceCookieSettings(cookie),
     lifetimes,
     mailer: dashboardMailer(deps.mailer === undefined ? createMailer(config, logger) : deps.mailer),
   };

@@ -18,11 +18,16 @@ export function cookieSettings(baseUrl: string): CookieSettings {
 }
 
 export function readSessionCookie(req: Request, settings: CookieSettings): string | undefined {
+  return readCookie(req, settings.name);
+}
+
+/** The value of the request's cookie called `name`, if it sent one. */
+export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === settings.name) return part.slice(index + 1).trim();
+    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
   }
   return undefined;
 }

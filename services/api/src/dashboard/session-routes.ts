@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { ServiceError } from '@retention/core';
 import { checkCredentials, loadSession, revokeSession } from '@retention/domain';
 import type { DashboardContext } from './context.js';
+import { readDeviceCookie } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
 import { clearSessionCookie, readSessionCookie } from './session-cookie.js';
 import { startSession } from './start-session.js';
@@ -12,11 +13,12 @@ export function sessionRoutes(context: DashboardContext): Router {
   /**
    * Each attempt counts against the account (by e-mail, known or not) from this client address,
    * and is refused while the account's failures from all addresses or the address's failures
-   * are full; a failure counts against both.
+   * are full; a failure counts against both. A trusted device of the account (its device
+   * cookie) is not held by the account's failures (guess-limits.ts).
    */
   router.post('/session', async (req, res) => {
     const { email, password } = bodyOf(req.body, ['email', 'password']);
-    await context.guessLimits.signIn(email, req.ip);
+    await context.guessLimits.signIn(email, req.ip, readDeviceCookie(req, context.deviceCookie));
     let user;
     try {
       user = await checkCredentials(context.db, email, password);

@@ -1,10 +1,14 @@
 import type { Request, Response } from 'express';
 import { createSession, type AccountUserRow, type SessionRow } from '@retention/domain';
 import { requestOrigin, type DashboardContext } from './context.js';
+import { readDeviceCookie, setDeviceCookie } from './device-cookie.js';
 import { setSessionCookie } from './session-cookie.js';
 import { signedInView } from './views.js';
 
-/** Signs `user` in: a new session, its cookie, and the signed-in view (sign-in, and spending a link). */
+/**
+ * Signs `user` in: a new session, its cookie, a new device cookie, and the signed-in view
+ * (sign-in, and spending a link: a reset link proves the account as well as a password does).
+ */
 export async function startSession(
   context: DashboardContext,
   req: Request,
@@ -12,6 +16,7 @@ export async function startSession(
   user: AccountUserRow,
 ): Promise<void> {
   const session = await openSession(context, req, res, user);
+  await trustDevice(context, req, res, user.email);
   res.json(await signedInView(context.db, { ...user, last_sign_in_at: session.created_at }));
 }
 
@@ -29,4 +34,18 @@ export async function openSession(
   );
   setSessionCookie(res, context.cookie, value, session.expires_at);
   return session;
+}
+
+/**
+ * Gives the browser a new device cookie for the account, forgetting the one it sent. Without
+ * it the person is still signed in: only their next sign-in is a stranger's, so a Redis that
+ * fails here does not fail the sign-in (logged without the value).
+ */
+async function trustDevice(context: DashboardContext, req: Request, res: Response, email: string): Promise<void> {
+  try {
+    const value = await context.trustedDevices.issue(email, readDeviceCookie(req, context.deviceCookie));
+    setDeviceCookie(res, context.deviceCookie, value);
+  } catch (error) {
+    context.logger.warn({ err: error }, 'device cookie not issued');
+  }
 }

@@ -4,7 +4,7 @@ import { useApiInstance } from '../api-instance.js';
 import { dashboardClient, makeUser } from './support.js';
 import { createWorkspace } from '@retention/domain';
 
-/** Behind https, the session cookie is Secure and __Host- prefixed; the Origin is BASE_URL's. */
+/** Behind https, the session and device cookies are Secure and __Host- prefixed; the Origin is BASE_URL's. */
 const instance = useApiInstance({ baseUrl: 'https://dash.example.com' });
 
 describe('the session cookie over https', () => {
@@ -29,6 +29,12 @@ describe('the session cookie over https', () => {
       expect(cookie).not.toMatch(/Domain=/i);
       const me = await call('GET', '/me', { cookie: cookie.split(';')[0], origin: null });
       expect(me.status).toBe(200);
+      // The device cookie (trusted-devices.ts) has the same flags, and lasts 90 days.
+      const device = reply.headers.getSetCookie().find((header) => header.startsWith('__Host-retention_device='))!;
+      expect(device).toMatch(/^__Host-retention_device=[A-Za-z0-9_-]{43}; /);
+      for (const flag of ['Secure', 'HttpOnly', 'SameSite=Lax', 'Path=/', `Max-Age=${90 * 24 * 3600}`])
+        expect(device).toContain(flag);
+      expect(device).not.toMatch(/Domain=/i);
     } finally {
       await db.destroy();
     }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { useApi } from '../harness.js';
-import { dashboardClient, PASSWORD, sessionCookieOf, team } from './support.js';
+import { dashboardClient, deviceCookieOf, PASSWORD, sessionCookieOf, team } from './support.js';
 
 const api = useApi();
 const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
 
 describe('secrets in the API log', () => {
-  it('logs no password, session value, token, signing secret or one-time link of the dashboard flows', async () => {
+  it('logs no password, session or device value, token, signing secret or one-time link of the dashboard flows', async () => {
     const { owner } = await team(api.current.db, call, 'Logs');
     const secrets: string[] = [PASSWORD, owner.cookie.split('=')[1]!];
     const invited = await call('POST', '/team/invitations', {
@@ -23,8 +23,12 @@ describe('secrets in the API log', () => {
       body: { name: 'Logged', password: 'a logged-in password' },
     });
     secrets.push('a logged-in password', sessionCookieOf(accepted).split('=')[1]!);
-    await call('POST', '/session', { body: { email: 'logged@example.com', password: 'a wrong password here' } });
-    secrets.push('a wrong password here');
+    const device = deviceCookieOf(accepted);
+    await call('POST', '/session', {
+      body: { email: 'logged@example.com', password: 'a wrong password here' },
+      cookie: device,
+    });
+    secrets.push('a wrong password here', device.split('=')[1]!);
     const token = await call('POST', '/tokens', { cookie: owner.cookie, body: { name: 'logged' } });
     secrets.push(token.body.token);
     const endpoint = await call('POST', '/webhooks', {

@@ -60,6 +60,13 @@ export function sessionCookieOf(reply: Reply): string {
   return match[0];
 }
 
+/** `name=value` of the device cookie a response set (trusted-devices.ts), for a later sign-in. */
+export function deviceCookieOf(reply: Reply): string {
+  const header = reply.headers.getSetCookie().find((cookie) => /^(?:__Host-)?retention_device=/.test(cookie));
+  if (!header) throw new Error(`no device cookie in ${reply.headers.get('set-cookie')}`);
+  return header.split(';')[0]!;
+}
+
 let hashed: Promise<string> | undefined;
 
 export async function makeUser(
