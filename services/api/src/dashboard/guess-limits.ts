@@ -15,8 +15,9 @@ import { accountHash, type TrustedDevices } from './trusted-devices.js';
  * - spending a one-time link (accepting an invitation, setting a reset password): refused while
  *   the address's failures are full, and a link that is not valid counts as a failure;
  * - checking the current password to change it: attempts per account;
- * - asking for a reset e-mail: per account and per address an hour; beyond that nothing is
- *   sent, and the answer does not say so (it must not tell whether the account exists).
+ * - asking for a reset e-mail: per account (per device, from a trusted device) and per address
+ *   an hour; beyond that nothing is sent, and the answer does not say so (it must not tell
+ *   whether the account exists).
  */
 
 const WINDOW_MS = 15 * 60_000;
@@ -46,6 +47,8 @@ const PASSWORD_CHECK_LIMIT_PER_ACCOUNT = 10;
 const RESET_WINDOW_MS = 60 * 60_000;
 const RESET_EMAILS_PER_ACCOUNT = 3;
 const RESET_REQUESTS_PER_ADDRESS = 20;
+/** From a trusted device, its own count replaces the account's, which a stranger can use up. */
+const RESET_EMAILS_PER_DEVICE = 3;
 
 /** Hashed: a window's Redis key need not spell out whom it is about. */
 const accountKey = (kind: string, email: unknown) => `${kind}:${accountHash(email)}`;
@@ -121,12 +124,20 @@ export class GuessLimits {
     await this.admit(this.window, `password-check:${userId}`, PASSWORD_CHECK_LIMIT_PER_ACCOUNT, ip, 'password');
   }
 
-  /** Whether a reset e-mail may go to this address now. Never throws for a limit: the caller answers alike. */
-  async mayEmailReset(email: unknown, ip: string | undefined): Promise<boolean> {
+  /**
+   * Whether a reset e-mail may go to this address now. Never throws for a limit: the caller
+   * answers alike. From a trusted device of the account the device's count stands in for the
+   * account's: a stranger who used up the account's cannot keep its owner from a link.
+   */
+  async mayEmailReset(email: unknown, ip: string | undefined, deviceValue: string | undefined): Promise<boolean> {
     const address = await this.hour.consume(`reset-address:${addressBucket(ip)}`, RESET_REQUESTS_PER_ADDRESS);
     if (!('allowed' in address) || !address.allowed) return false;
-    const account = await this.hour.consume(accountKey('reset-account', email), RESET_EMAILS_PER_ACCOUNT);
-    return 'allowed' in account && account.allowed;
+    const device = await this.devices.trustedFor(deviceValue, email);
+    const own =
+      device === null
+        ? await this.hour.consume(accountKey('reset-account', email), RESET_EMAILS_PER_ACCOUNT)
+        : await this.hour.consume(`reset-device:${device}`, RESET_EMAILS_PER_DEVICE);
+    return 'allowed' in own && own.allowed;
   }
 
   private async admit(

@@ -8,6 +8,7 @@ import {
   requestPasswordReset,
 } from '@retention/domain';
 import { requestOrigin, type DashboardContext } from './context.js';
+import { readDeviceCookie } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
 import { startSession } from './start-session.js';
 
@@ -41,11 +42,12 @@ export function linkRoutes(context: DashboardContext): Router {
     const { email } = bodyOf(req.body, ['email']);
     // Always 202, whether or not the address has an account: the answer must not say.
     // In the background too: the time to answer must not depend on whether it does.
-    // Limited per account and address: beyond, nothing is sent, and the earlier link stays good.
+    // Limited per account (per device from a trusted device of the account, as a stranger can
+    // use up the account's) and per address: beyond, nothing is sent, the earlier link stays good.
     const { mailer } = context;
     if (mailer) {
       void context.guessLimits
-        .mayEmailReset(email, req.ip)
+        .mayEmailReset(email, req.ip, readDeviceCookie(req, context.deviceCookie))
         .then((allowed) => (allowed ? requestPasswordReset(context.db, email, context.config.baseUrl) : null))
         .then((link) => link && mailer.sendPasswordReset(link.user.email, link.reset_url))
         .catch((error: unknown) => context.logger.warn({ err: error }, 'password reset not sent'));

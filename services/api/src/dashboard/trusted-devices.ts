@@ -5,7 +5,8 @@ import type { Redis } from '@retention/runtime';
  * Browsers that have signed in to an account: OWASP's "device cookies"
  * (docs/dashboard-api.md, "Trusted devices"). A successful sign-in gives the browser a random
  * value naming the account; a later sign-in to that account bearing it is not refused by the
- * account-wide failure limit, which a stranger with many addresses can fill.
+ * account-wide failure limit, which a stranger with many addresses can fill, nor a reset e-mail
+ * by the account's hourly count, which a stranger can use up.
  *
  * Random rather than signed, as session cookies are: no key to keep, rotate or leak, and a
  * device is forgotten by deleting its record. Only the value's SHA-256 is kept, in Redis (where

@@ -10,7 +10,7 @@ import { createLogger, createMailer, createRedis, type Redis } from '@retention/
 import { eventually, redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { errorHandler } from '../../src/middleware/errors.js';
 import { dashboardApi, DASHBOARD_API_PREFIX } from '../../src/dashboard/router.js';
-import { dashboardClient, makeUser, PASSWORD, signIn, team } from './support.js';
+import { dashboardClient, deviceCookieOf, makeUser, PASSWORD, signIn, team } from './support.js';
 
 /** Invitations and resets e-mailed through a real SMTP conversation with smtp-server, in-process. */
 interface Received {
@@ -160,6 +160,32 @@ describe('e-mail over SMTP', () => {
     expect(links).toHaveLength(1);
     const last = /\/dashboard\/reset\/([A-Za-z0-9_-]{43})/.exec(plain(toMember().at(-1)!.raw))![1]!;
     expect((await call('GET', `/password-reset/${last}`)).status).toBe(200);
+  });
+
+  it("e-mails a reset asked from the account's trusted device though a stranger used up the account's three", async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner, member } = await team(database.current.db, call, 'Locked out');
+    const deviceOf = async (email: string) =>
+      deviceCookieOf(await call('POST', '/session', { body: { email, password: PASSWORD } }));
+    const membersDevice = await deviceOf(member.email);
+    const ownersDevice = await deviceOf(owner.email);
+    const before = received.length;
+    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email)).length;
+    const ask = async (email: string, cookie?: string) =>
+      expect((await call('POST', '/password-reset', { body: { email }, cookie })).status).toBe(202);
+
+    // A stranger uses up the account's three.
+    for (let i = 0; i < 4; i += 1) await ask(member.email);
+    await eventually(() => mailsTo(member.email) >= 3, 10_000);
+    // Another account's device is no device of this one: still nothing.
+    await ask(member.email, ownersDevice);
+    // The member's own browser gets links: three an hour of its own.
+    for (let i = 0; i < 4; i += 1) await ask(member.email, membersDevice);
+    await eventually(() => mailsTo(member.email) >= 6, 10_000);
+    // Asked after all of them, so decided after them: once its e-mail is in, theirs are too.
+    await ask(owner.email);
+    await eventually(() => mailsTo(owner.email) === 1, 10_000);
+    expect(mailsTo(member.email)).toBe(6);
   });
 
   it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
