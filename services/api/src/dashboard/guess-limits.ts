@@ -78,7 +78,8 @@ export class GuessLimits {
    */
   async signIn(email: unknown, ip: string | undefined, deviceValue: string | undefined): Promise<void> {
     const trusted = await this.trustedSignIn(email, deviceValue);
-    // One script: the pair counts only when no guard is full.
+    // One script: the pair counts only when no guard is full. Without a device cookie that is
+    // the only Redis call; with one, the device's look-up and its own count come first.
     await this.admit(
       this.window,
       pairOf(email, ip),
