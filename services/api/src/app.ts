@@ -28,6 +28,8 @@ export interface AppDependencies {
   logger: Logger;
   /** The rate-limit window; one minute (docs/api.md, "Rate limits"). Tests shorten it to watch it slide. */
   rateLimitWindowMs?: number;
+  /** How long a token look-up is cached (docs/api.md, "Rate limits"). Tests shorten it to outlive one. */
+  tokenLookupMs?: number;
   /** The process's metrics; a registry of the app's own when not given. */
   metrics?: ApiMetrics;
   /** The dashboard's e-mail; made from SMTP_URL when not given (none when it is unset). */
@@ -43,6 +45,7 @@ export function createApp({
   redis,
   logger,
   rateLimitWindowMs,
+  tokenLookupMs,
   metrics,
   mailer,
   sender,
@@ -72,7 +75,16 @@ export function createApp({
     next();
   });
   const limiter = new SlidingWindowRateLimiter(redis, config.redisKeyPrefix, rateLimitWindowMs);
-  v1.use(authenticate({ db, limiter, logger, metrics: appMetrics, expectedReplicas: config.apiExpectedReplicas }));
+  v1.use(
+    authenticate({
+      db,
+      limiter,
+      logger,
+      metrics: appMetrics,
+      expectedReplicas: config.apiExpectedReplicas,
+      tokenLookupMs,
+    }),
+  );
   // After authentication, like an unknown path under the prefix: a wrong method is a 404 with
   // the rate-limit headers, and says nothing to a client without a valid token.
   v1.use(readMethodsOnly);

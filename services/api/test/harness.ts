@@ -47,6 +47,8 @@ export interface ApiHarness {
 
 export interface HarnessOptions {
   rateLimitWindowMs?: number;
+  /** How long the API caches a token look-up (10 s by default). */
+  tokenLookupMs?: number;
   /** Point the API at a Redis that is not there, to watch it fail open. */
   redisUrl?: string;
   /**
@@ -108,6 +110,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       logger,
       metrics,
       ...(options.rateLimitWindowMs && { rateLimitWindowMs: options.rateLimitWindowMs }),
+      ...(options.tokenLookupMs && { tokenLookupMs: options.tokenLookupMs }),
     });
     server = createApiServer(app, logger, config);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));

@@ -29,6 +29,8 @@ interface AuthenticateDependencies {
   metrics: ApiMetrics;
   /** API_EXPECTED_REPLICAS: while Redis is away each process allows this share of a limit. */
   expectedReplicas?: number;
+  /** How long a token look-up is cached; TokenAdmission's default when not given. */
+  tokenLookupMs?: number;
 }
 
 /**
@@ -39,10 +41,11 @@ interface AuthenticateDependencies {
  * - `TokenAdmission`: unknown or revoked is 401 invalid_token; a valid token is counted in its
  *   own sliding window (its per-token limit), 429 when full;
  * - `FailedAuthGuard`: a failure is counted in a window per client address, and while that
- *   window is full every request from the address is refused with 429, valid token or not:
- *   were a valid token served, its 200 among the 429s would tell a guesser which guess was
- *   right. The address is `req.ip`, which TRUST_PROXY makes the one the outermost trusted
- *   proxy saw.
+ *   window is full every request from the address is refused with 429, but for a token this
+ *   process has found valid within the last hour (TokenAdmission.seenValid): a token it has
+ *   not is not told apart from a guess, whose 200 among the 429s would tell a guesser which
+ *   guess was right. The address is `req.ip`, which TRUST_PROXY makes the one the outermost
+ *   trusted proxy saw.
  * If Redis is unreachable the limit fails open to this process's share of each limit, without
  * rate-limit headers when nothing counted, and a warning is logged (at most every 10 s).
  */
@@ -52,6 +55,7 @@ export function authenticate({
   logger,
   metrics,
   expectedReplicas = 1,
+  tokenLookupMs,
 }: AuthenticateDependencies): RequestHandler {
   const warn = throttledWarn(logger);
   const backstop: LimitBackstop = {
@@ -67,7 +71,7 @@ export function authenticate({
     },
   };
   const guard = new FailedAuthGuard(limiter, backstop);
-  const admission = new TokenAdmission(db, limiter, backstop);
+  const admission = new TokenAdmission(db, limiter, backstop, tokenLookupMs);
   const lastUsedWrites = new Map<string, number>();
 
   const recordUse = (tokenId: string) => {
@@ -110,10 +114,11 @@ export function authenticate({
     // No token has another shape: refused before hashing, like an unknown one.
     if (bearer.kind === 'impossible') return unknown();
     const hash = hashApiToken(bearer.token);
-    // A token this process has seen valid (and whose epoch Redis still vouches for) is served
-    // even from an address locked out by failures: behind a shared NAT, one guesser must not
-    // lock out everyone. It cannot help a guesser: a guess is never in this cache.
-    const known = admission.isKnown(hash);
+    // A token this process has found valid within the hour is served even from an address
+    // locked out by failures: behind a shared NAT, one guesser (or one cron job with a revoked
+    // token) must not lock out every integration there. It cannot help a guesser: a guess is
+    // never found valid. It is looked up as any token is, so a revoked one is refused still.
+    const known = admission.seenValid(hash);
     if (!known) {
       // A limited address costs neither Redis nor PostgreSQL while its window is full.
       const limited = guard.stillLimited(addressBucket);

@@ -18,6 +18,13 @@ const UNKNOWN_HASH_MS = 10_000;
 const TOKEN_LOOKUP_MS = 10_000;
 const MAX_CACHED_TOKENS = 10_000;
 
+/**
+ * How long a token found valid is let through an address locked out by failed
+ * authentications (authenticate.ts): an integration calling hourly from behind the same NAT as
+ * a failing client is served, though its look-up is long out of the cache.
+ */
+const SEEN_VALID_MS = 60 * 60_000;
+
 /** A token look-up, and the token epoch it was read under. */
 interface CachedToken {
   credentials: TokenCredentials;
@@ -58,16 +65,32 @@ export class TokenAdmission {
   /** Token look-ups by hash: a request costs one Redis round trip, not also a PostgreSQL one. */
   private readonly tokens = new TtlCache<CachedToken>(MAX_CACHED_TOKENS);
   private readonly unknownHashes = new TtlCache<true>(MAX_REMEMBERED);
+  /** Hashes a look-up found valid within SEEN_VALID_MS; forgotten when one finds them revoked. */
+  private readonly validHashes = new TtlCache<true>(MAX_CACHED_TOKENS);
 
   constructor(
     private readonly db: Db,
     private readonly limiter: SlidingWindowRateLimiter,
     private readonly backstop: LimitBackstop,
+    private readonly lookupMs: number = TOKEN_LOOKUP_MS,
   ) {}
 
-  /** A token this process has seen valid, whose epoch it has not yet found moved. */
-  isKnown(hash: string): boolean {
-    return this.tokens.get(hash) !== undefined;
+  /** A token this process has found valid within the hour, and not revoked since as far as it knows. */
+  seenValid(hash: string): boolean {
+    return this.tokens.get(hash) !== undefined || this.validHashes.get(hash) === true;
+  }
+
+  /** Caches a look-up's answer: the token for `lookupMs`, that it was valid for the hour, or that it was not. */
+  private remember(hash: string, credentials: TokenCredentials | undefined, epoch: string): CachedToken | undefined {
+    if (!credentials || credentials.revoked_at !== null) {
+      this.unknownHashes.set(hash, true, UNKNOWN_HASH_MS);
+      this.validHashes.delete(hash);
+      return undefined;
+    }
+    const cached = { credentials, epoch };
+    this.tokens.set(hash, cached, this.lookupMs);
+    this.validHashes.set(hash, true, SEEN_VALID_MS);
+    return cached;
   }
 
   /** A hash that matched no token a moment ago. */
@@ -92,13 +115,8 @@ export class TokenAdmission {
       if (!cached) {
         // The epoch first: a change committed after this read moves the epoch again.
         const epoch = await viaRedis(() => this.limiter.currentEpoch());
-        const credentials = await findTokenByHash(this.db, hash);
-        if (!credentials || credentials.revoked_at !== null) {
-          this.unknownHashes.set(hash, true, UNKNOWN_HASH_MS);
-          return {};
-        }
-        cached = { credentials, epoch };
-        this.tokens.set(hash, cached, TOKEN_LOOKUP_MS);
+        cached = this.remember(hash, await findTokenByHash(this.db, hash), epoch);
+        if (!cached) return {};
       }
       const { credentials } = cached;
       const answer = await viaRedis(() =>
@@ -113,7 +131,10 @@ export class TokenAdmission {
     }
     // Tokens are changing faster than this request can catch up: decide on a fresh look-up.
     const credentials = await findTokenByHash(this.db, hash);
-    if (!credentials || credentials.revoked_at !== null) return {};
+    if (!credentials || credentials.revoked_at !== null) {
+      this.validHashes.delete(hash);
+      return {};
+    }
     const decision = await viaRedis(() =>
       this.limiter.consume(`token:${credentials.id}`, credentials.rate_limit_per_minute, {
         ...(guard && { guards: [guard] }),
@@ -128,14 +149,8 @@ export class TokenAdmission {
    * looked up again once Redis is back.
    */
   private async admitWithoutRedis(hash: string): Promise<Admission> {
-    let found = this.tokens.get(hash)?.credentials;
-    if (!found) {
-      const row = await findTokenByHash(this.db, hash);
-      if (row && row.revoked_at === null) {
-        found = row;
-        this.tokens.set(hash, { credentials: row, epoch: '' }, TOKEN_LOOKUP_MS);
-      } else this.unknownHashes.set(hash, true, UNKNOWN_HASH_MS);
-    }
+    const found =
+      this.tokens.get(hash)?.credentials ?? this.remember(hash, await findTokenByHash(this.db, hash), '')?.credentials;
     if (!found) return {};
     const decision = this.backstop.fallback.consume(
       `token:${found.id}`,
