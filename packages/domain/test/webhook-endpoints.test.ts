@@ -79,6 +79,7 @@ describe('creating an endpoint', () => {
       failure_count: 0,
       last_success_at: null,
       last_failure_at: null,
+      previous_secret_expires_at: null,
       created_at: expect.stringMatching(ISO_MILLIS),
       updated_at: expect.stringMatching(ISO_MILLIS),
       secret: expect.stringMatching(/^whsec_[0-9A-Za-z]{43}$/),

@@ -194,3 +194,51 @@ describe('token and webhook changes from the CLI are in the security log', () =>
     ]);
   });
 });
+
+describe('webhook roll-secret during an earlier roll’s overlap', () => {
+  it('is refused, saying until when and how to end it; --end-overlap ends it on purpose', async () => {
+    const created = await run(
+      ...['webhook', 'create', '--workspace', workspace, '--actor', owner, '--name', 'Rolled twice'],
+      ...['--url', receiver.url('/cli-rolled-twice', HOOK_HOST)],
+    );
+    expect(created.code).toBe(0);
+    const id = created.json.id as string;
+    const first = await run('webhook', 'roll-secret', '--id', id, '--actor', owner, '--overlap', '1h');
+    expect(first.json.accepted_secrets).toEqual([
+      { which: 'new', until: null },
+      { which: 'replaced', until: first.json.previous_secret_expires_at },
+    ]);
+
+    const refused = await run('webhook', 'roll-secret', '--id', id, '--actor', owner, '--overlap', '1h');
+    expect(refused.code).not.toBe(0);
+    expect(refused.error?.type).toBe('conflict');
+    expect(refused.error?.message).toContain(`still accepted until ${first.json.previous_secret_expires_at}`);
+    expect(refused.error?.message).toContain('--end-overlap');
+    // Nothing changed: the secret the first roll replaced still signs until its time.
+    expect(await storedSigningSecrets(database.current.db, id)).toMatchObject({
+      current: first.json.secret,
+      previous: created.json.secret,
+    });
+
+    const second = await run(
+      'webhook',
+      'roll-secret',
+      '--id',
+      id,
+      '--actor',
+      owner,
+      '--overlap',
+      '1h',
+      '--end-overlap',
+    );
+    expect(second.code).toBe(0);
+    expect(second.json.accepted_secrets).toEqual([
+      { which: 'new', until: null },
+      { which: 'replaced', until: second.json.previous_secret_expires_at },
+    ]);
+    expect(await storedSigningSecrets(database.current.db, id)).toMatchObject({
+      current: second.json.secret,
+      previous: first.json.secret,
+    });
+  });
+});

@@ -44,7 +44,7 @@ async function deliveryOf(endpointId: string) {
 }
 
 describe('deliveries signed with sealed secrets', () => {
-  it('signs with the secret created, then with both during a roll overlap, then with the new one alone', async () => {
+  it('signs with the secret created, then with both during a roll overlap (a second roll refused), then with the new one alone', async () => {
     const { db, receiver, workspace } = world.current;
     const endpoint = await world.current.createEndpoint('/sealed-roll', { behaviour: ok });
     const stored = await storedSigningSecrets(db, endpoint.id);
@@ -75,13 +75,34 @@ describe('deliveries signed with sealed secrets', () => {
     expect(() => verifyWebhook(overlapping.rawBody, header, rolled.secret)).not.toThrow();
     expect(() => verifyWebhook(overlapping.rawBody, header, endpoint.secret)).not.toThrow();
 
+    // Rolling again before the overlap ends would stop the old secret before the time promised:
+    // refused, and the worker's next delivery still verifies with the receiver's old secret.
+    const refused = await rollSigningSecret(db, testSecretsKeyBytes(), {
+      endpoint_id: endpoint.id,
+      actor_id: workspace.ownerId,
+    }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ServiceError);
+    expect(refused).toMatchObject({
+      type: 'conflict',
+      message: expect.stringContaining(`still accepted until ${rolled.previous_secret_expires_at}`),
+    });
+    await world.current.record([numberedEvent(workspace)]);
+    const stillOverlapping = (await receiver.waitForRequests(endpoint.path, 3))[2]!;
+    expect(stillOverlapping.problems).toEqual([]);
+    const stillHeader = stillOverlapping.headers['x-service-signature'];
+    expect(() => verifyWebhook(stillOverlapping.rawBody, stillHeader, endpoint.secret)).not.toThrow();
+    expect(() => verifyWebhook(stillOverlapping.rawBody, stillHeader, rolled.secret)).not.toThrow();
+
+    // Ending the overlap on purpose, with no new one: the new secret alone signs.
     const again = await rollSigningSecret(db, testSecretsKeyBytes(), {
       endpoint_id: endpoint.id,
       actor_id: workspace.ownerId,
+      end_overlap: true,
     });
+    expect(again.accepted_secrets).toEqual([{ which: 'new', until: null }]);
     receiver.route(endpoint.path, { behaviour: ok, secret: again.secret });
     await world.current.record([numberedEvent(workspace)]);
-    const alone = (await receiver.waitForRequests(endpoint.path, 3))[2]!;
+    const alone = (await receiver.waitForRequests(endpoint.path, 4))[3]!;
     expect(alone.problems).toEqual([]);
     expect(parseSignatureHeader(alone.headers['x-service-signature']).signatures).toHaveLength(1);
     expect(() => verifyWebhook(alone.rawBody, alone.headers['x-service-signature'], rolled.secret)).toThrow();

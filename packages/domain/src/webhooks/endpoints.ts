@@ -20,6 +20,7 @@ import { assertUuid, inputValidator } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { skipPendingDeliveries } from './deliveries.js';
 import { assertWebhookManager } from './permissions.js';
+import { openOverlapEnd } from './signing-secrets.js';
 
 /**
  * Webhook endpoints: the dashboard's Settings, Outbound webhooks (docs/dashboard-api.md). Every change
@@ -45,6 +46,11 @@ export interface WebhookEndpoint {
   failure_count: number;
   last_success_at: string | null;
   last_failure_at: string | null;
+  /**
+   * While a Roll secret's overlap lasts, when the secret it replaced stops signing; null when
+   * only the current secret signs. A roll before then is refused unless it ends the overlap.
+   */
+  previous_secret_expires_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -81,6 +87,7 @@ export function toWebhookEndpoint(row: EndpointRow): WebhookEndpoint {
     failure_count: row.failure_count,
     last_success_at: toIsoMillisOrNull(row.last_success_at),
     last_failure_at: toIsoMillisOrNull(row.last_failure_at),
+    previous_secret_expires_at: openOverlapEnd(row.previous_secret_expires_at),
     created_at: toIsoMillis(row.created_at),
     updated_at: toIsoMillis(row.updated_at),
   };

@@ -1,4 +1,4 @@
-import { openSecret, SecretOpenError, type SecretsKeyring } from '@retention/core';
+import { openSecret, SecretOpenError, toIsoMillisOrNull, type SecretsKeyring } from '@retention/core';
 import type { AttemptResult, WebhookSender } from './sender.js';
 
 /**
@@ -27,6 +27,14 @@ export function openSigningSecrets(secretsKey: SecretsKeyring, row: SealedSignin
     row.previous_secret_expires_at !== null &&
     row.previous_secret_expires_at.getTime() > now;
   return previousValid ? [current, openSecret(secretsKey, row.previous_signing_secret_sealed!)] : [current];
+}
+
+/**
+ * When the previous secret stops signing (ISO), or null when none is in its overlap now: the
+ * same test as openSigningSecrets, so what the dashboard shows is what the worker signs with.
+ */
+export function openOverlapEnd(previousExpiresAt: Date | null, now = Date.now()): string | null {
+  return previousExpiresAt && previousExpiresAt.getTime() > now ? toIsoMillisOrNull(previousExpiresAt) : null;
 }
 
 /**

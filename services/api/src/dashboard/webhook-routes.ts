@@ -112,7 +112,7 @@ export function webhookRoutes(context: DashboardContext): Router {
   });
 
   router.post('/webhooks/:id/roll-secret', manage, async (req, res) => {
-    const { overlap_seconds } = bodyOf(req.body, ['overlap_seconds']);
+    const { overlap_seconds, end_overlap } = bodyOf(req.body, ['overlap_seconds', 'end_overlap']);
     const { user, workspaceId } = signedIn(res);
     await ownEndpoint(workspaceId, String(req.params.id));
     res.json(
@@ -123,6 +123,8 @@ export function webhookRoutes(context: DashboardContext): Router {
           endpoint_id: String(req.params.id),
           actor_id: user.id,
           ...(overlap_seconds !== undefined && { overlap_seconds: overlap_seconds as number }),
+          // Checked by rollSigningSecret: anything but a boolean is invalid_param end_overlap.
+          ...(end_overlap !== undefined && { end_overlap: end_overlap as boolean }),
         },
         actorOf(req, res),
       ),

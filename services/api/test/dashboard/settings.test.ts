@@ -287,7 +287,11 @@ describe('roll secret and retry failed since', () => {
     const stored = await storedSigningSecrets(api.current.db, id);
     expect(JSON.stringify(stored.sealed)).not.toContain('whsec_');
     expect([stored.current, stored.previous]).toEqual([rolled.body.secret, created.body.secret]);
-    const again = await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie, body: {} });
+    // During the overlap a roll must say it ends it (webhook-delivery.test.ts shows the refusal).
+    const again = await call('POST', `/webhooks/${id}/roll-secret`, {
+      cookie: admin.cookie,
+      body: { end_overlap: true },
+    });
     expect(await signingSecretsOf(api.current.db, testSecretsKeyBytes(), id)).toEqual([again.body.secret]);
 
     // Two finished deliveries (one failed, one skipped) and one that succeeded.

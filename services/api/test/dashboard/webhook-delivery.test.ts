@@ -199,3 +199,88 @@ describe('webhook actions against a real HTTPS receiver', () => {
     );
   });
 });
+
+describe('Roll secret while an earlier roll is still in its overlap', () => {
+  /** Send test over HTTPS, and which of `secrets` verify the request the receiver got. */
+  async function sendTestVerifiedBy(cookie: string, id: string, path: string, secrets: Record<string, string>) {
+    const before = receiver.requestsTo(path).length;
+    expect((await call('POST', `/webhooks/${id}/test`, { cookie })).body.outcome).toBe('succeeded');
+    const request = (await receiver.waitForRequests(path, before + 1))[before]!;
+    const header = request.headers['x-service-signature'] as string;
+    return Object.entries(secrets)
+      .filter(([, secret]) => {
+        try {
+          verifyWebhook(request.rawBody, header, secret);
+          return true;
+        } catch {
+          return false;
+        }
+      })
+      .map(([name]) => name);
+  }
+
+  it('is refused (409 saying until when), keeping the promised secret; end_overlap stops it on purpose', async () => {
+    const { admin } = await team(database.current.db, call, 'Second roll');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'Rolled twice', url: receiver.url('/rolled-twice') },
+    });
+    const id = created.body.id as string;
+    receiver.route('/rolled-twice', { secret: created.body.secret, behaviour: { kind: 'status', status: 200 } });
+
+    const first = await call('POST', `/webhooks/${id}/roll-secret`, {
+      cookie: admin.cookie,
+      body: { overlap_seconds: 3600 },
+    });
+    expect(first.status).toBe(200);
+    const promised = first.body.previous_secret_expires_at as string;
+    expect(first.body.accepted_secrets).toEqual([
+      { which: 'new', until: null },
+      { which: 'replaced', until: promised },
+    ]);
+    expect((await call('GET', `/webhooks/${id}`, { cookie: admin.cookie })).body.previous_secret_expires_at).toBe(
+      promised,
+    );
+
+    // Ten minutes later in the integrator's walk; any time before the promised expiry here.
+    for (const body of [{ overlap_seconds: 3600 }, {}]) {
+      const refused = await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie, body });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.type).toBe('conflict');
+      expect(refused.body.error.message).toContain(`still accepted until ${promised}`);
+      expect(refused.body.error.message).toContain('end_overlap');
+      expect(refused.body.error.message).toContain('--end-overlap');
+    }
+    const secrets = { original: created.body.secret as string, first: first.body.secret as string };
+    // The receiver that has not switched yet still verifies, as promised; so does the new secret.
+    expect(await sendTestVerifiedBy(admin.cookie, id, '/rolled-twice', secrets)).toEqual(['original', 'first']);
+
+    const badFlag = await call('POST', `/webhooks/${id}/roll-secret`, {
+      cookie: admin.cookie,
+      body: { end_overlap: 'yes' },
+    });
+    expect(badFlag.status).toBe(400);
+    expect(badFlag.body.error).toMatchObject({ type: 'invalid_param', param: 'end_overlap' });
+
+    // Ending the overlap on purpose: the original stops now, the first rolled becomes the previous.
+    const second = await call('POST', `/webhooks/${id}/roll-secret`, {
+      cookie: admin.cookie,
+      body: { overlap_seconds: 600, end_overlap: true },
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.accepted_secrets).toEqual([
+      { which: 'new', until: null },
+      { which: 'replaced', until: second.body.previous_secret_expires_at },
+    ]);
+    receiver.route('/rolled-twice', { secret: second.body.secret, behaviour: { kind: 'status', status: 200 } });
+    expect(
+      await sendTestVerifiedBy(admin.cookie, id, '/rolled-twice', { ...secrets, second: second.body.secret }),
+    ).toEqual(['first', 'second']);
+    const logged = await database.current
+      .db('security_events')
+      .where({ target_id: id, action: 'webhook.secret_rolled' })
+      .orderBy('created_at', 'desc')
+      .first();
+    expect(logged.details).toEqual({ overlap_seconds: 600, ended_overlap_until: promised });
+  });
+});

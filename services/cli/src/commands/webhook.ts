@@ -21,7 +21,7 @@ import {
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { defineCommand } from '../command.js';
-import { durationSeconds, eventTypes, integer, pastTimestamp, text, uuid } from '../options.js';
+import { durationSeconds, eventTypes, flag, integer, pastTimestamp, text, uuid } from '../options.js';
 
 /** An endpoint's name and URL, as create and update take them. */
 const endpointName = text('N', 200);
@@ -135,20 +135,22 @@ export const webhookCommands = [
   }),
   defineCommand({
     name: 'webhook roll-secret',
-    summary: 'Give an endpoint a new signing secret, printed once; --overlap keeps the old one signing too (max 24h)',
+    summary:
+      'Give an endpoint a new signing secret, printed once; --overlap keeps the old one signing too (max 24h); ' +
+      "refused during an earlier roll's overlap unless --end-overlap stops that secret now",
     options: {
       id: uuid('E').required(),
       actor: uuid('U').required(),
       overlap: durationSeconds(MAX_SECRET_OVERLAP_SECONDS).optional(),
+      'end-overlap': flag(),
     },
-    run: async (context, options) => {
-      const rolled = await rollSigningSecret(context.db(), context.config.secretsKey, {
+    run: (context, options) =>
+      rollSigningSecret(context.db(), context.config.secretsKey, {
         endpoint_id: options.id,
         actor_id: options.actor,
         ...(options.overlap !== undefined && { overlap_seconds: options.overlap }),
-      });
-      return { id: rolled.id, secret: rolled.secret, previous_secret_expires_at: rolled.previous_secret_expires_at };
-    },
+        ...(options['end-overlap'] && { end_overlap: true }),
+      }),
   }),
   defineCommand({
     name: 'webhook recover',
