@@ -159,6 +159,7 @@ describe('API tokens', () => {
 
 describe('outbound webhooks', () => {
   let secret = '';
+  let firstRolled = '';
   const hookPath = '/hooks/acme';
 
   it('adds an endpoint: live https:// check, the server refusal at the URL field, the secret once', async () => {
@@ -241,6 +242,10 @@ describe('outbound webhooks', () => {
     const rolled = (await shown.getByLabel('Signing secret').textContent()) ?? '';
     expect(rolled).toMatch(/^whsec_/);
     expect(rolled).not.toBe(secret);
+    // Which secrets are accepted until when, as the roll answered.
+    await shown
+      .getByText(/signed with this secret, until the next roll, and with the secret it replaced, until /)
+      .waitFor();
     await shown.getByRole('button', { name: 'Done' }).click();
 
     const before = world.current.receiver.requestsTo(hookPath).length;
@@ -251,6 +256,44 @@ describe('outbound webhooks', () => {
     expect(header.match(/v1=/g)).toHaveLength(2);
     expect(verifyWebhook(delivered.rawBody, header, secret).type).toBe('recovery.recovered');
     expect(verifyWebhook(delivered.rawBody, header, rolled).type).toBe('recovery.recovered');
+    firstRolled = rolled;
+  });
+
+  /** Send test from the page, and the request the receiver got. */
+  async function sendTestRequest() {
+    const before = world.current.receiver.requestsTo(hookPath).length;
+    await page.getByRole('button', { name: 'Send test' }).click();
+    return (await world.current.receiver.waitForRequests(hookPath, before + 1)).at(-1)!;
+  }
+
+  it('refuses a second roll during the overlap, word for word, until "End the overlap now" is ticked', async () => {
+    await page.getByRole('button', { name: 'Roll secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roll secret' });
+    await dialog.getByText(/The previous secret is still accepted until .*, as its roll promised/).waitFor();
+    await dialog.getByRole('button', { name: 'Roll secret' }).click();
+    await dialog.getByText(/still accepted until .*Z, as its roll promised; rolling again now would stop it/).waitFor();
+    // Refused: nothing changed, the receiver's original secret still verifies.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    const kept = await sendTestRequest();
+    const keptHeader = kept.headers['x-service-signature'] as string;
+    expect(verifyWebhook(kept.rawBody, keptHeader, secret).type).toBe('ping');
+    expect(verifyWebhook(kept.rawBody, keptHeader, firstRolled).type).toBe('ping');
+
+    await page.getByRole('button', { name: 'Roll secret' }).click();
+    await dialog.getByRole('checkbox', { name: 'End the overlap now' }).check();
+    await dialog.getByRole('button', { name: 'Roll secret' }).click();
+    const shown = page.getByRole('dialog', { name: 'New signing secret' });
+    const newest = (await shown.getByLabel('Signing secret').textContent()) ?? '';
+    await shown
+      .getByText('Deliveries are signed with this secret alone; the secrets before it are no longer accepted.')
+      .waitFor();
+    await shown.getByRole('button', { name: 'Done' }).click();
+    world.current.receiver.route(hookPath, { secret: newest, behaviour: { kind: 'status', status: 200 } });
+    const alone = await sendTestRequest();
+    const aloneHeader = alone.headers['x-service-signature'] as string;
+    expect(aloneHeader.match(/v1=/g)).toHaveLength(1);
+    expect(verifyWebhook(alone.rawBody, aloneHeader, newest).type).toBe('ping');
+    expect(() => verifyWebhook(alone.rawBody, aloneHeader, firstRolled)).toThrow();
   });
 
   it('screenshots the endpoint page at 1280 and 390 px', async () => {

@@ -92,6 +92,8 @@ export interface Endpoint {
   failure_count: number;
   last_success_at: string | null;
   last_failure_at: string | null;
+  /** While a roll's overlap is open, when the secret it replaced stops signing. */
+  previous_secret_expires_at: string | null;
   created_at: string;
   updated_at: string;
   alert: { reason: string; disabled_at: string } | null;
@@ -105,6 +107,8 @@ export interface RolledSecret {
   id: string;
   secret: string;
   previous_secret_expires_at: string | null;
+  /** The secrets deliveries carry from now on, newest first; `until` null: until the next roll. */
+  accepted_secrets: { which: 'new' | 'replaced'; until: string | null }[];
 }
 
 export interface Attempt {

@@ -26,17 +26,19 @@ function RollSecretDialog({
   onRolled: (rolled: RolledSecret) => void;
 }) {
   const [hours, setHours] = useState('0');
+  // A roll during an open overlap is refused unless it ends that overlap on purpose
+  // (docs/webhooks.md, "Rotating the signing secret"): the box is that purpose.
+  const [endOverlap, setEndOverlap] = useState(false);
+  const overlapUntil = endpoint.previous_secret_expires_at;
   const roll = useAction();
   /** A refusal of the overlap shows at its field, as in every form. */
   const formError = roll.formError('overlap_seconds');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const overlap_seconds = Math.round(Number(hours) * 3600);
+    const body = { overlap_seconds, ...(endOverlap && { end_overlap: true }) };
     void roll.run(
-      async () =>
-        onRolled(
-          await api<RolledSecret>('POST', `/webhooks/${endpoint.id}/roll-secret`, { body: { overlap_seconds } }),
-        ),
+      async () => onRolled(await api<RolledSecret>('POST', `/webhooks/${endpoint.id}/roll-secret`, { body })),
       { staysBusy: true },
     );
   };
@@ -56,6 +58,18 @@ function RollSecretDialog({
           announce
           onChange={(event) => setHours(event.target.value)}
         />
+        {overlapUntil && (
+          <>
+            <p className="notice">
+              The previous secret is still accepted until {new Date(overlapUntil).toLocaleString()}, as its roll
+              promised. Rolling before then stops it at once, so a receiver still using it rejects deliveries.
+            </p>
+            <label className="checkbox">
+              <input type="checkbox" checked={endOverlap} onChange={(event) => setEndOverlap(event.target.checked)} />
+              End the overlap now
+            </label>
+          </>
+        )}
         {formError && <ErrorNote message={formError} />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
@@ -68,6 +82,15 @@ function RollSecretDialog({
       </form>
     </Dialog>
   );
+}
+
+/** Which secrets deliveries carry after a roll, and until when, as the roll answered. */
+function acceptedSecretsNote(rolled: RolledSecret): string {
+  const replaced = rolled.accepted_secrets.find((accepted) => accepted.which === 'replaced');
+  return replaced?.until
+    ? `Deliveries are signed with this secret, until the next roll, and with the secret it replaced, ` +
+        `until ${new Date(replaced.until).toLocaleString()}.`
+    : 'Deliveries are signed with this secret alone; the secrets before it are no longer accepted.';
 }
 
 /** Local date-time input value (no zone) for "now minus one day". */
@@ -270,12 +293,9 @@ export default function EndpointPage({ id }: { id: string }) {
           onClose={() => setOpen(null)}
           onRolled={(rolled) => {
             setOpen(null);
-            setSecret({
-              value: rolled.secret,
-              ...(rolled.previous_secret_expires_at && {
-                note: `The previous secret stays valid until ${new Date(rolled.previous_secret_expires_at).toLocaleString()}.`,
-              }),
-            });
+            setSecret({ value: rolled.secret, note: acceptedSecretsNote(rolled) });
+            // The page then knows of the new overlap (the dialog's next roll offers to end it).
+            loaded.reload();
           }}
         />
       )}
