@@ -264,6 +264,8 @@ describe('migrations', () => {
   describe('0019-sealed-signing-secrets', () => {
     const NAME = '0019-sealed-signing-secrets';
     const migration = MIGRATIONS.find((m) => m.name === NAME)!;
+    /** What migrateLatest runs from a database just before 0019: it and the migrations after it. */
+    const FROM_NAME = MIGRATIONS.slice(MIGRATIONS.indexOf(migration)).map((m) => m.name);
 
     /** The webhook_endpoints checks and columns, comparable across a round trip. */
     async function endpointSchema(db: Db) {
@@ -354,7 +356,7 @@ describe('migrations', () => {
         await migrateUpTo(db, NAME);
         await plaintextEndpoints(db);
         const pending = await pendingMigrations(db);
-        expect(pending).toEqual([NAME]);
+        expect(pending).toEqual(FROM_NAME);
         for (const context of [undefined, {}, { secretsKey: Buffer.alloc(16) }]) {
           await expect(migrateLatest(db, context as never)).rejects.toThrow(/SECRETS_KEY/);
           await expect(db.transaction((trx) => migration.up(trx, context as never))).rejects.toThrow(/SECRETS_KEY/);
@@ -372,12 +374,14 @@ describe('migrations', () => {
         const { db } = database;
         await migrateUpTo(db, NAME);
         await plaintextEndpoints(db);
-        expect(await migrateLatest(db, KEY)).toEqual([NAME]);
+        expect(await migrateLatest(db, KEY)).toEqual(FROM_NAME);
         const sealed = await db('webhook_endpoints').orderBy('id');
         const other = { secretsKey: randomBytes(32) };
         await expect(db.transaction((trx) => migration.down(trx, other))).rejects.toThrow(/SECRETS_KEY/);
         await expect(rollbackAll(db, other)).rejects.toThrow(/SECRETS_KEY/);
-        expect(await pendingMigrations(db)).toEqual([]);
+        // Undone newest first, each in its own transaction: those after 0019 need no key and are
+        // undone; 0019 stops the rollback and stays applied.
+        expect(await pendingMigrations(db)).toEqual(FROM_NAME.slice(1));
         expect(await db('webhook_endpoints').orderBy('id')).toEqual(sealed);
       } finally {
         await database.drop();
@@ -392,7 +396,7 @@ describe('migrations', () => {
         await plaintextEndpoints(db);
         const plain = await db('webhook_endpoints').orderBy('id');
         // Sealed with the old key, then the process restarted with a new one and the old as previous.
-        expect(await migrateLatest(db, KEY)).toEqual([NAME]);
+        expect(await migrateLatest(db, KEY)).toEqual(FROM_NAME);
         const rotating = { secretsKey: { current: randomBytes(32), previous: KEY.secretsKey } };
         await db.transaction((trx) => migration.down(trx, rotating));
         expect(await db('webhook_endpoints').orderBy('id')).toEqual(plain);
@@ -403,6 +407,38 @@ describe('migrations', () => {
         await database.drop();
       }
     });
+  });
+
+  it('0020-outbox-recorded-at dates the waiting outbox rows by their events, new rows by now, and undoes it', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateLatest(db, KEY);
+      const migration = MIGRATIONS.find((m) => m.name === '0020-outbox-recorded-at')!;
+      await db.transaction((trx) => migration.down(trx));
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const happened = new Date('2026-01-02T03:04:05.678Z');
+      const [waiting] = await db('events')
+        .insert({ workspace_id: workspace!.id, type: 'reactivation.sent', data: { n: 1 }, created_at: happened })
+        .returning<Array<{ id: string }>>('id');
+
+      await db.transaction((trx) => migration.up(trx));
+      const recordedAt = (id: string) => db('event_outbox').where({ event_id: id }).first('recorded_at');
+      // Waiting since before the migration: recorded when it was created, as this release would say.
+      expect(await recordedAt(waiting!.id)).toEqual({ recorded_at: happened });
+      // Recorded after, though it happened long before: recorded now.
+      const [late] = await db('events')
+        .insert({ workspace_id: workspace!.id, type: 'reactivation.sent', data: { n: 2 }, created_at: happened })
+        .returning<Array<{ id: string }>>('id');
+      const lateRow = await recordedAt(late!.id);
+      expect(Math.abs(lateRow.recorded_at.getTime() - Date.now())).toBeLessThan(60_000);
+
+      await db.transaction((trx) => migration.down(trx));
+      expect(await db('event_outbox').orderBy('seq').pluck('event_id')).toEqual([waiting!.id, late!.id]);
+      expect(Object.keys(await db('event_outbox').first())).toEqual(['seq', 'event_id']);
+    } finally {
+      await database.drop();
+    }
   });
 
   describe('npm run migrate', () => {

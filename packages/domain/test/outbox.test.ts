@@ -53,7 +53,9 @@ describe('recordEvent', () => {
     const [row] = await db('events').where({ id: eventId });
     expect(row).toMatchObject({ workspace_id: workspace.id, type: 'reactivation.sent', data: reactivation });
     // In the dispatcher's queue, in the event's order.
-    expect(await db('event_outbox').where({ event_id: eventId })).toEqual([{ seq: row.seq, event_id: eventId }]);
+    expect(await db('event_outbox').where({ event_id: eventId })).toEqual([
+      { seq: row.seq, event_id: eventId, recorded_at: expect.any(Date) },
+    ]);
   });
 
   it('leaves no row and sends no notification when the transaction rolls back', async () => {

@@ -106,14 +106,13 @@ export function registerWorkerMetrics({ registry, events, deliveryQueue, db, log
     registers,
     async collect() {
       try {
-        // The outbox in its order, each row's event by its key, until one is found: an outbox
-        // row whose event was deleted (its workspace's) is passed over, not read as no lag.
-        // OFFSET 0 keeps the look-up a subquery, so no plan joins by scanning every event.
+        // How long the head of the outbox has waited since it was recorded (its row's
+        // `recorded_at`, migration 0020): not the event's `created_at`, which for a processor's
+        // event is when it happened at the processor, possibly days before we learnt of it. A
+        // row whose event was deleted since (its workspace's) still waits for a dispatcher.
         const { rows } = await db.raw<{ rows: Array<{ lag: number }> }>(
-          `SELECT extract(epoch FROM now() - e.created_at)::float8 AS lag
-             FROM event_outbox o
-            CROSS JOIN LATERAL (SELECT created_at FROM events WHERE id = o.event_id OFFSET 0) e
-            ORDER BY o.seq LIMIT 1`,
+          `SELECT extract(epoch FROM now() - recorded_at)::float8 AS lag
+             FROM event_outbox ORDER BY seq LIMIT 1`,
         );
         this.set(Math.max(0, rows[0]?.lag ?? 0));
       } catch (error) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { EVENT_TYPES } from '@retention/core';
-import { listDeliveryLog, updateWorkspace } from '@retention/domain';
+import { listDeliveryLog, recordEvent, updateWorkspace } from '@retention/domain';
 import { eventually } from '@retention/testkit';
 import { eventsOfEveryType, numberedEvent, useWorld } from './support/world.js';
 
@@ -116,7 +116,7 @@ describe('delivery of outbox events', () => {
     expect(await db('webhook_deliveries').where({ event_id: gone!.id })).toEqual([]);
   });
 
-  it('does not send an endpoint events that happened before it was created', async () => {
+  it('does not send an endpoint events recorded before it was created', async () => {
     const { receiver, workspace, db } = world.current;
     const [earlier] = await world.current.record([numberedEvent(workspace)]);
     const endpoint = await world.current.createEndpoint('/created-later', { behaviour: ok });
@@ -126,5 +126,16 @@ describe('delivery of outbox events', () => {
     expect(request!.body.data).toEqual(later!.data);
     await eventually(async () => (await db('event_outbox').where({ event_id: earlier!.id })).length === 0);
     expect(receiver.requestsTo(endpoint.path)).toHaveLength(1);
+  });
+
+  it('sends an endpoint an event recorded after it was created that happened before (a processor event arriving late), dated when it happened', async () => {
+    const { receiver, workspace, db } = world.current;
+    const endpoint = await world.current.createEndpoint('/late-news', { behaviour: ok });
+    const happenedAt = new Date(Date.now() - 2 * 86_400_000);
+    const event = numberedEvent(workspace);
+    const late = await db.transaction((trx) => recordEvent(trx, workspace.id, event.type, event.data, happenedAt));
+    await world.current.startWorker();
+    const [request] = await receiver.waitForRequests(endpoint.path, 1);
+    expect(request!.body).toMatchObject({ type: late.type, created_at: happenedAt.toISOString(), data: late.data });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { recordEvent } from '@retention/domain';
 import { createLogger, createMetricsRegistry, renderMetrics } from '@retention/runtime';
 import { eventually } from '@retention/testkit';
 import { registerWorkerMetrics } from '../src/metrics.js';
@@ -61,10 +62,16 @@ describe('worker metrics', () => {
     expect(deliveries(later, 'failed')).toBe(1);
     expect(sample(later, 'webhook_endpoints_auto_disabled_total{service="worker"}')).toBe(2);
 
-    // With no worker dispatching, an event waits in the outbox and its age shows as lag, even
-    // behind an outbox row whose event was deleted since (its workspace's, say).
+    // With no worker dispatching, an event waits in the outbox and the time since it was
+    // recorded shows as lag, with an outbox row whose event was deleted since (its workspace's,
+    // say) at the head, and behind it an event that happened two days before it was recorded
+    // (a processor's late event): it has waited a second, not two days.
     await worker.handle.close();
-    const [deleted] = await world.current.record([numberedEvent(workspace), numberedEvent(workspace)]);
+    const [deleted] = await world.current.record([numberedEvent(workspace)]);
+    const late = numberedEvent(workspace);
+    await db.transaction((trx) =>
+      recordEvent(trx, workspace.id, late.type, late.data, new Date(Date.now() - 2 * 86_400_000)),
+    );
     await db('events').where({ id: deleted!.id }).delete();
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const lag = sample((await renderMetrics(registry)).body, 'webhook_outbox_lag_seconds{service="worker"}');

@@ -18,6 +18,7 @@ import * as processorInboxRow from './0016-processor-inbox-row.js';
 import * as deliveryRowChecks from './0017-delivery-row-checks.js';
 import * as eventOutbox from './0018-event-outbox.js';
 import * as sealedSigningSecrets from './0019-sealed-signing-secrets.js';
+import * as outboxRecordedAt from './0020-outbox-recorded-at.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0017-delivery-row-checks', ...deliveryRowChecks },
   { name: '0018-event-outbox', ...eventOutbox },
   { name: '0019-sealed-signing-secrets', ...sealedSigningSecrets },
+  { name: '0020-outbox-recorded-at', ...outboxRecordedAt },
 ];

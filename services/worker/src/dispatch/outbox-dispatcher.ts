@@ -3,7 +3,9 @@ import type { Logger } from '@retention/runtime';
 
 /**
  * Turns outbox events into deliveries: one per enabled endpoint subscribed to the event's
- * type, for workspaces whose processor is connected (events of other workspaces leave the
+ * type that existed when the event was recorded (its outbox row's `recorded_at`, not the
+ * event's `created_at`, which for a processor's event is when it happened, possibly days
+ * before: migration 0020), for workspaces whose processor is connected (events of other workspaces leave the
  * outbox with no delivery: they are recorded, never sent). The outbox is `event_outbox`, one
  * narrow row per event still to dispatch, written by a trigger on `events` (migration 0018).
  * Several replicas run this side by side: each takes a batch of outbox rows with FOR UPDATE
@@ -28,10 +30,11 @@ const DISPATCH_BATCH = `
 WITH taken AS (
   DELETE FROM event_outbox
    WHERE seq = ANY (ARRAY(SELECT seq FROM event_outbox ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED))
-  RETURNING event_id
+  RETURNING event_id, recorded_at
 ), batch AS MATERIALIZED (
-  SELECT ev.id, ev.seq, ev.workspace_id, ev.type, ev.created_at
+  SELECT ev.id, ev.seq, ev.workspace_id, ev.type, taken.recorded_at
     FROM events ev
+    JOIN taken ON taken.event_id = ev.id
    WHERE ev.id = ANY (ARRAY(SELECT event_id FROM taken))
 ), inserted AS (
   INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_seq, event_type, next_attempt_at)
@@ -40,7 +43,7 @@ WITH taken AS (
     JOIN workspaces w ON w.id = b.workspace_id AND w.processor_status = 'connected'
     JOIN webhook_endpoints e ON e.workspace_id = b.workspace_id
      AND e.enabled
-     AND e.created_at <= b.created_at
+     AND e.created_at <= b.recorded_at
      AND (cardinality(e.event_types) = 0 OR b.type = ANY (e.event_types))
    ORDER BY b.seq
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
