@@ -13,7 +13,7 @@ import { inTransaction, toCancelSession, type CancelSessionRow, type Db } from '
 import { recordEvent } from './outbox.js';
 import { assertSubscriptionOf, requireCustomer, requireSubscription } from './lookups.js';
 import { getWorkspace } from './workspaces.js';
-import { AmountInput, CurrencyInput, CustomerText, IdInput, inputValidator } from './validate.js';
+import { AmountInput, assertPastDate, CurrencyInput, CustomerText, IdInput, inputValidator } from './validate.js';
 
 export interface RecordCancelSessionInput {
   workspace_id: string;
@@ -25,6 +25,11 @@ export interface RecordCancelSessionInput {
   monthly_mrr_cents: number;
   currency: string;
   feedback?: string;
+  /**
+   * When the session ended (its row and its event), for a session the processor reported (the
+   * time Stripe says the subscription was canceled); now when omitted. Not in the future.
+   */
+  at?: Date;
 }
 
 const validateSession = inputValidator(
@@ -50,7 +55,9 @@ const validateSession = inputValidator(
  * what the flow saw; the subscription itself is the processor's, and changes when it syncs.
  */
 export async function recordCancelSession(db: Db, input: RecordCancelSessionInput): Promise<CancelSession> {
-  const valid = validateSession(input);
+  const { at, ...fields } = input;
+  const valid = validateSession(fields);
+  if (at !== undefined) assertPastDate(at, 'at');
   return inTransaction(db, async (trx) => {
     await getWorkspace(trx, valid.workspace_id);
     const customer = await requireCustomer(trx, valid.customer_id, valid.workspace_id);
@@ -67,11 +74,12 @@ export async function recordCancelSession(db: Db, input: RecordCancelSessionInpu
         feedback: valid.feedback ?? null,
         monthly_mrr_cents: valid.monthly_mrr_cents,
         currency: valid.currency,
+        ...(at !== undefined && { created_at: at, ended_at: at }),
       })
       .returning('*')) as CancelSessionRow[];
     const row = session!;
 
-    const fields = {
+    const eventFields = {
       session_id: row.id,
       reason_code: row.reason_code,
       customer_email: customer.email,
@@ -79,9 +87,9 @@ export async function recordCancelSession(db: Db, input: RecordCancelSessionInpu
       currency: row.currency,
     };
     if (isOneOf(SAVED_OUTCOMES, row.outcome)) {
-      await recordEvent(trx, row.workspace_id, 'cancel.saved', { ...fields, outcome: row.outcome });
+      await recordEvent(trx, row.workspace_id, 'cancel.saved', { ...eventFields, outcome: row.outcome }, at);
     } else if (row.outcome === 'canceled') {
-      await recordEvent(trx, row.workspace_id, 'cancel.lost', { ...fields, outcome: row.outcome });
+      await recordEvent(trx, row.workspace_id, 'cancel.lost', { ...eventFields, outcome: row.outcome }, at);
     }
     return toCancelSession(row);
   });

@@ -3,7 +3,7 @@ import { conflict, toIsoMillis } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordEvent } from './outbox.js';
 import { requireSubscription } from './lookups.js';
-import { IdInput, inputValidator } from './validate.js';
+import { assertPastDate, IdInput, inputValidator } from './validate.js';
 
 /** A trial-ending reminder that was sent (the e-mail itself is another system's job). */
 export interface TrialReminder {
@@ -48,9 +48,19 @@ const validateReminder = inputValidator(
  */
 export async function sendTrialReminder(
   db: Db,
-  input: { subscription_id: string; workspace_id?: string },
+  input: {
+    subscription_id: string;
+    workspace_id?: string;
+    /**
+     * When the reminder went out (its row and its event), for one the processor reported (the
+     * time of Stripe's notice); now when omitted. Not in the future.
+     */
+    at?: Date;
+  },
 ): Promise<TrialReminder> {
-  const valid = validateReminder(input);
+  const { at, ...fields } = input;
+  const valid = validateReminder(fields);
+  if (at !== undefined) assertPastDate(at, 'at');
   return inTransaction(db, async (trx) => {
     const subscription = await requireSubscription(trx, valid.subscription_id, valid.workspace_id);
     if (subscription.status !== 'trialing') {
@@ -70,15 +80,22 @@ export async function sendTrialReminder(
         customer_id: subscription.customer_id,
         subscription_id: subscription.id,
         trial_end: subscription.trial_end,
+        ...(at !== undefined && { sent_at: at }),
       })
       .returning('*')) as TrialReminderRow[];
     const reminder = toTrialReminder(row!);
-    await recordEvent(trx, reminder.workspace_id, 'trial.reminder_sent', {
-      reminder_id: reminder.id,
-      customer_email: subscription.customer_email,
-      subscription_id: reminder.subscription_id,
-      trial_end: reminder.trial_end,
-    });
+    await recordEvent(
+      trx,
+      reminder.workspace_id,
+      'trial.reminder_sent',
+      {
+        reminder_id: reminder.id,
+        customer_email: subscription.customer_email,
+        subscription_id: reminder.subscription_id,
+        trial_end: reminder.trial_end,
+      },
+      at,
+    );
     return reminder;
   });
 }

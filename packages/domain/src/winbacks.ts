@@ -3,7 +3,7 @@ import { conflict, PlainText, toIsoMillis } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordEvent } from './outbox.js';
 import { requireCustomer } from './lookups.js';
-import { AmountInput, CurrencyInput, IdInput, inputValidator } from './validate.js';
+import { AmountInput, assertPastDate, CurrencyInput, IdInput, inputValidator } from './validate.js';
 
 /** A previously canceled customer who re-subscribed. */
 export interface Winback {
@@ -55,6 +55,11 @@ export interface RecordWinbackInput {
   days_away: number;
   amount_cents: number;
   currency: string;
+  /**
+   * When the customer came back (the row's `recorded_at` and the event), for a win-back the
+   * processor reported (the new subscription's time at Stripe); now when omitted. Not in the future.
+   */
+  at?: Date;
 }
 
 /** A hundred years: anything longer is a typo. */
@@ -85,7 +90,9 @@ const validateWinback = inputValidator(
  * same processor subscription are a `conflict`: a different fact must not vanish silently.
  */
 export async function recordWinback(db: Db, input: RecordWinbackInput): Promise<Winback> {
-  const valid = validateWinback(input);
+  const { at, ...fields } = input;
+  const valid = validateWinback(fields);
+  if (at !== undefined) assertPastDate(at, 'at');
   return inTransaction(db, async (trx) => {
     const customer = await requireCustomer(trx, valid.customer_id, valid.workspace_id);
     const [inserted] = (await trx('winbacks')
@@ -96,6 +103,7 @@ export async function recordWinback(db: Db, input: RecordWinbackInput): Promise<
         days_away: valid.days_away,
         amount_cents: valid.amount_cents,
         currency: valid.currency,
+        ...(at !== undefined && { recorded_at: at }),
       })
       .onConflict(['workspace_id', 'psp_subscription_id'])
       .ignore()
@@ -122,14 +130,20 @@ export async function recordWinback(db: Db, input: RecordWinbackInput): Promise<
       return toWinback(existing, false);
     }
 
-    await recordEvent(trx, inserted.workspace_id, 'winback.recorded', {
-      winback_id: inserted.id,
-      customer_email: customer.email,
-      psp_subscription_id: inserted.psp_subscription_id,
-      days_away: inserted.days_away,
-      amount_cents: inserted.amount_cents,
-      currency: inserted.currency,
-    });
+    await recordEvent(
+      trx,
+      inserted.workspace_id,
+      'winback.recorded',
+      {
+        winback_id: inserted.id,
+        customer_email: customer.email,
+        psp_subscription_id: inserted.psp_subscription_id,
+        days_away: inserted.days_away,
+        amount_cents: inserted.amount_cents,
+        currency: inserted.currency,
+      },
+      at,
+    );
     return toWinback(inserted, true);
   });
 }

@@ -35,7 +35,8 @@ interface CampaignReference {
 
 /**
  * The moment of the close (its `closed_at` and its event), for a replay of history (the demo
- * seed); now when omitted. Not in the future.
+ * seed) or a close the processor reported (Stripe's time of it, bounded by the applier:
+ * docs/processor.md, "Times"); now when omitted. Not in the future, nor before the failure.
  */
 interface ClosingTime {
   at?: Date;

@@ -24,7 +24,8 @@ export interface OpenCampaignInput {
   silent?: boolean;
   /**
    * When the campaign opened (its row and its `recovery.opened`), for a replay of history (the
-   * demo seed); now when omitted. Not in the future.
+   * demo seed) or a failure the processor reported (its time at Stripe); now when omitted. Not
+   * in the future.
    */
   at?: Date;
 }

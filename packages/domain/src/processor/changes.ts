@@ -17,6 +17,13 @@ import { upsertCustomer, upsertSubscription } from './mirror.js';
  * object, the newest time applied is kept (processor_object_states): an older update never
  * overwrites a newer one, and an invoice once paid, voided or uncollectible never opens a
  * campaign, whatever order the events arrive in.
+ *
+ * Times: what a change records (a campaign opened, recovered or lost, a cancel session, a
+ * win-back, a trial reminder, and the webhook event each emits) happened when the processor
+ * says it did, not when we applied it: the processor redelivers for days and our worker may be
+ * behind, and the KPIs and receivers' ordering read these times. A change names the object's
+ * own time of its transition when the processor has one (`happened_at`); else the event's time
+ * counts. See `happenedAt` for the bounds.
  */
 
 export interface CustomerFacts {
@@ -54,11 +61,27 @@ export type ProcessorChange =
       decline_code: string;
       attempt_count: number;
     }
-  | { kind: 'invoice_paid'; psp_invoice_id: string; attempt_count: number; paid_out_of_band: boolean }
-  | { kind: 'invoice_closed'; psp_invoice_id: string; status: 'uncollectible' | 'void' }
+  | {
+      kind: 'invoice_paid';
+      psp_invoice_id: string;
+      attempt_count: number;
+      paid_out_of_band: boolean;
+      /** When the invoice was paid, when the processor says; else the event's time counts. */
+      happened_at: Date | null;
+    }
+  | {
+      kind: 'invoice_closed';
+      psp_invoice_id: string;
+      status: 'uncollectible' | 'void';
+      /** When it was voided or marked uncollectible, when the processor says. */
+      happened_at: Date | null;
+    }
   | {
       kind: 'subscription_deleted';
+      /** `canceled_at` is when the customer (or the processor) canceled it: a cancel session's time. */
       subscription: SubscriptionFacts;
+      /** When the subscription ended, when the processor says: its open campaigns are lost then. */
+      ended_at: Date | null;
       reason: 'payment_failed' | 'cancellation_requested' | 'other';
       feedback: string | null;
       comment: string | null;
@@ -150,6 +173,19 @@ async function saveObject(
       state: context.trx.raw('state || ?::jsonb', [JSON.stringify(patch)]),
       ...(advance && { last_created_at: context.trx.raw('greatest(last_created_at, ?)', [context.at]) }),
     });
+}
+
+/**
+ * When a change happened: the processor's time of the transition (`reported`, else the
+ * event's), never in the future (a processor clock ahead of ours, or a bad timestamp, must not
+ * date our rows and webhooks ahead of now) and never before `notBefore`, the object's earlier
+ * state (a recovery reported before its campaign's first failure happened at that failure).
+ * The event's time (`context.at`) is left as it is for ordering, which compares the
+ * processor's times among themselves.
+ */
+function happenedAt(context: Pick<ApplyContext, 'at'>, reported: Date | null, notBefore?: Date): Date {
+  const time = Math.min((reported ?? context.at).getTime(), Date.now());
+  return new Date(notBefore === undefined ? time : Math.max(time, notBefore.getTime()));
 }
 
 /** True when an event of this time is not older than the newest one applied to the object. */
@@ -262,6 +298,8 @@ async function recordWinbackIfReturning(
   if (lastCanceledAt === 0) return;
   const daysAway = Math.max(0, Math.floor((subscription.created_at.getTime() - lastCanceledAt) / 86_400_000));
   await recordWinback(context.trx, {
+    // The customer came back when the new subscription was created, never before they left.
+    at: happenedAt(context, subscription.created_at, new Date(lastCanceledAt)),
     customer_id: customer.id,
     workspace_id: context.workspace_id,
     psp_subscription_id: subscription.psp_subscription_id,
@@ -280,7 +318,11 @@ async function applyTrialWillEnd(context: ApplyContext, subscription: Subscripti
   if (!row || row.status !== 'trialing' || row.trial_end === null || row.trial_end.getTime() <= Date.now()) {
     return false; // the trial already ended or the subscription moved on: nothing to remind of
   }
-  await sendTrialReminder(context.trx, { subscription_id: row.id, workspace_id: context.workspace_id });
+  await sendTrialReminder(context.trx, {
+    subscription_id: row.id,
+    workspace_id: context.workspace_id,
+    at: happenedAt(context, null),
+  });
   return true;
 }
 
@@ -306,6 +348,8 @@ async function applyInvoiceFailed(
     .where({ workspace_id: context.workspace_id, psp_subscription_id: change.subscription.psp_subscription_id })
     .first();
   subscription ??= await upsertSubscription(context.trx, subscriptionInput(customer.id, context, change.subscription));
+  // Stripe's invoice records no time for a failure: the event's time is the failure's.
+  const failedAt = happenedAt(context, null);
   const opened = await openCampaign(context.trx, {
     workspace_id: context.workspace_id,
     customer_id: customer.id,
@@ -314,7 +358,8 @@ async function applyInvoiceFailed(
     amount_cents: change.amount_cents,
     currency: change.currency,
     decline_code: change.decline_code,
-    failed_at: context.at,
+    failed_at: failedAt,
+    at: failedAt,
     silent: context.silent ?? false,
   });
   await saveObject(context, 'invoice', change.psp_invoice_id, {
@@ -346,6 +391,7 @@ async function applyInvoicePaid(
     id: campaign.id,
     workspace_id: context.workspace_id,
     via: await recoveredVia(context, state, campaign, change),
+    at: happenedAt(context, change.happened_at, campaign.first_failed_at),
   });
   return true;
 }
@@ -390,7 +436,12 @@ async function applyInvoiceClosed(
   await saveObject(context, 'invoice', change.psp_invoice_id, { status: change.status });
   const campaign = await openCampaignOf(context, change.psp_invoice_id);
   if (!campaign) return false;
-  await loseCampaign(context.trx, { id: campaign.id, workspace_id: context.workspace_id, by: 'processor' });
+  await loseCampaign(context.trx, {
+    id: campaign.id,
+    workspace_id: context.workspace_id,
+    by: 'processor',
+    at: happenedAt(context, change.happened_at, campaign.first_failed_at),
+  });
   return true;
 }
 
@@ -409,9 +460,14 @@ async function applySubscriptionDeleted(
       .trx<CampaignRow>('recovery_campaigns')
       .where({ workspace_id: context.workspace_id, subscription_id: subscription.id, status: 'in_flight' })
       .orderBy('first_failed_at')
-      .select('id');
+      .select('id', 'first_failed_at');
     for (const campaign of open) {
-      await loseCampaign(context.trx, { id: campaign.id, workspace_id: context.workspace_id, by: 'processor' });
+      await loseCampaign(context.trx, {
+        id: campaign.id,
+        workspace_id: context.workspace_id,
+        by: 'processor',
+        at: happenedAt(context, change.ended_at, campaign.first_failed_at),
+      });
     }
     return open.length > 0;
   }
@@ -425,6 +481,7 @@ async function applySubscriptionDeleted(
       monthly_mrr_cents: monthlyAmount(subscription),
       currency: subscription.currency,
       ...(cleanComment(change.comment) !== null && { feedback: cleanComment(change.comment)! }),
+      at: happenedAt(context, change.subscription.canceled_at),
     });
     return true;
   }

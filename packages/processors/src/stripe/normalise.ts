@@ -98,6 +98,7 @@ export async function stripeEventToChanges(
         {
           kind: 'subscription_deleted',
           subscription: { ...subscription, status: 'canceled', canceled_at: subscription.canceled_at ?? at },
+          ended_at: time(object.ended_at),
           reason: reason === 'payment_failed' || reason === 'cancellation_requested' ? reason : 'other',
           feedback: str(details.feedback),
           comment: str(details.comment),
@@ -116,6 +117,7 @@ export async function stripeEventToChanges(
           psp_invoice_id: invoiceId,
           attempt_count: int(object.attempt_count) ?? 0,
           paid_out_of_band: object.paid_out_of_band === true,
+          happened_at: statusTransition(object, 'paid_at'),
         },
       ];
     }
@@ -128,12 +130,25 @@ export async function stripeEventToChanges(
           kind: 'invoice_closed',
           psp_invoice_id: invoiceId,
           status: event.type === 'invoice.voided' ? 'void' : 'uncollectible',
+          happened_at: statusTransition(
+            object,
+            event.type === 'invoice.voided' ? 'voided_at' : 'marked_uncollectible_at',
+          ),
         },
       ];
     }
     default:
       return null;
   }
+}
+
+/**
+ * The invoice's own time of a transition (`status_transitions.paid_at`, `.voided_at`,
+ * `.marked_uncollectible_at`): to the second when it happened, where the event's `created` is
+ * when Stripe wrote the event about it. Null when absent (the event's time then counts).
+ */
+function statusTransition(invoice: StripeObject, field: 'paid_at' | 'voided_at' | 'marked_uncollectible_at') {
+  return isObject(invoice.status_transitions) ? time(invoice.status_transitions[field]) : null;
 }
 
 /** `customer.updated` whose previous attributes include the default payment method or source. */

@@ -25,6 +25,8 @@ export interface ProcessorWorld {
   deliver(event: { id: string }): Promise<{ state: string; last_error: string | null }>;
   /** The `type` and `data` of each webhook the receiver got, in arrival order, waiting for `count`. */
   webhooks(count: number): Promise<Array<{ type: EventType; data: Record<string, any> }>>;
+  /** The same with each body's `created_at` (when the event happened). */
+  webhookBodies(count: number): Promise<Array<{ type: EventType; created_at: string; data: Record<string, any> }>>;
 }
 
 export function useProcessorWorld() {
@@ -76,6 +78,15 @@ export function useProcessorWorld() {
     );
     const worker = await world.current.startWorker({ env: { STRIPE_API_BASE: stripe.url } });
     const url = `${api.url}/processor/stripe/${connection.id}`;
+    const webhookBodies = async (count: number) => {
+      const requests = await receiver.waitForRequests(endpointPath, count);
+      expect(receiver.problems()).toEqual([]);
+      return requests.map((request) => ({
+        type: request.body.type as EventType,
+        created_at: request.body.created_at as string,
+        data: request.body.data as Record<string, any>,
+      }));
+    };
     return {
       workspaceId,
       connectionId: connection.id,
@@ -95,10 +106,9 @@ export function useProcessorWorld() {
         }, 15_000);
       },
       async webhooks(count) {
-        const requests = await receiver.waitForRequests(endpointPath, count);
-        expect(receiver.problems()).toEqual([]);
-        return requests.map((request) => ({ type: request.body.type, data: request.body.data }));
+        return (await webhookBodies(count)).map(({ type, data }) => ({ type, data }));
       },
+      webhookBodies,
     };
   }
 
