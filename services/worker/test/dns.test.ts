@@ -83,8 +83,12 @@ describe('resolving receivers with our own resolver', () => {
     expect(healthyDoneMs).toBeLessThan(5_000);
     // Answers are cached for their TTL: one A question per healthy name for nine deliveries ...
     for (let index = 1; index <= 4; index += 1) expect(dns.queriesFor(`healthy-${index}.test`)).toBeLessThanOrEqual(2);
-    // ... and a dead name's failure is remembered for a moment: not one look-up per delivery.
-    for (let index = 1; index <= 20; index += 1) expect(dns.queriesFor(`dead-${index}.test`)).toBeLessThanOrEqual(8);
+    // ... and a dead name's failure is remembered for a moment: not one look-up per delivery
+    // (nine look-ups of eight questions each, 72, without it). One look-up asks eight questions;
+    // two are allowed: 180 dead deliveries run in waves of 50 (slow endpoints get half the worker's
+    // concurrency), a name's nine may straddle two, and on a loaded machine the second
+    // wave can start after the first wave's failure has been forgotten (5 s).
+    for (let index = 1; index <= 20; index += 1) expect(dns.queriesFor(`dead-${index}.test`)).toBeLessThanOrEqual(16);
     // The worker's log keeps why, for the operator.
     const reasons = new Set(
       running
