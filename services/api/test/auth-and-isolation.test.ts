@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { createToken, revokeToken, setTokenRateLimit } from '@retention/domain';
 import { InvalidTokenError, NotFoundError, type Client, type List } from '@retention/sdk';
@@ -23,6 +24,25 @@ async function tokenLookups(work: () => Promise<unknown>): Promise<number> {
     api.current.db.off('query', seen);
   }
   return count;
+}
+
+/** A GET with headers exactly as listed (name, value, name, value...), repeated names and all; Node adds no Host to such a list. */
+function getWithRawHeaders(path: string, rawHeaders: string[]): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      `${api.current.url}${path}`,
+      { headers: ['Host', new URL(api.current.url).host, ...rawHeaders] },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
+      },
+    );
+    sent.on('error', reject);
+    sent.end();
+  });
 }
 
 let acme: Awaited<ReturnType<typeof workspaceWithToken>>;
@@ -68,6 +88,23 @@ describe('authentication', () => {
     const { status, body } = await api.current.get('/api/v1/campaigns', undefined, { headers: { authorization } });
     expect(status).toBe(401);
     expect(body.error.type).toBe('invalid_token');
+  });
+
+  it.each([
+    ['two tokens, the valid one first', (valid: string, other: string) => [valid, other]],
+    ['two tokens, the valid one second', (valid: string, other: string) => [other, valid]],
+    ['the same token twice', (valid: string) => [valid, valid]],
+  ])('refuses two Authorization headers (%s) with 401 invalid_token', async (_label, tokensOf) => {
+    // fetch would join them into one header; Node's parser would keep only the first.
+    const tokens = tokensOf(acme.token, globex.token);
+    const { status, body } = await getWithRawHeaders(
+      '/api/v1/campaigns',
+      tokens.flatMap((token) => ['Authorization', `Bearer ${token}`]),
+    );
+    expect(status).toBe(401);
+    expect(body).toEqual({
+      error: { type: 'invalid_token', message: expect.stringContaining('one Authorization header') },
+    });
   });
 
   it('accepts the scheme in any case', async () => {

@@ -4,7 +4,7 @@ import { touchTokenLastUsed, type Db } from '@retention/db';
 import { throttledWarn, type Logger } from '@retention/runtime';
 import type { ApiMetrics } from '../metrics.js';
 import type { RateLimitDecision, SlidingWindowRateLimiter } from '../rate-limiter.js';
-import { bearerTokenOf } from './bearer-token.js';
+import { authorizationHeadersOf, bearerTokenOf } from './bearer-token.js';
 import { failedAuthBucket, FailedAuthGuard } from './failed-auth-guard.js';
 import { FallbackWindows, type LimitBackstop } from './process-limits.js';
 import { rateLimitMessage, setRateLimitHeaders } from './rate-limit-headers.js';
@@ -37,7 +37,8 @@ interface AuthenticateDependencies {
  * Authentication and the rate limit (docs/api.md, "Basics" and "Rate limits") of every /api/v1
  * request, answered here; the deciding is done by the pieces it calls:
  * - `bearerTokenOf`: no Authorization header is 401 authentication_required; anything but
- *   `Bearer sk_live_…` is 401 invalid_token (malformed), a shape no token has is unknown;
+ *   `Bearer sk_live_…` is 401 invalid_token (malformed), and so are two Authorization headers
+ *   (ambiguous); a shape no token has is unknown;
  * - `TokenAdmission`: unknown or revoked is 401 invalid_token; a valid token is counted in its
  *   own sliding window (its per-token limit), 429 when full;
  * - `FailedAuthGuard`: a failure is counted in a window per client address, and while that
@@ -101,7 +102,13 @@ export function authenticate({
     };
     const unknown = () => refuse('invalid_token', 'Invalid API token: it is unknown or has been revoked.');
 
-    const bearer = bearerTokenOf(req.get('authorization'));
+    const bearer = bearerTokenOf(authorizationHeadersOf(req.rawHeaders));
+    if (bearer.kind === 'ambiguous') {
+      return refuse(
+        'invalid_token',
+        'Send one Authorization header: this request has several, and which token to use would be a guess.',
+      );
+    }
     if (bearer.kind === 'missing') {
       return refuse('authentication_required', 'No API token provided. Send the header Authorization: Bearer <token>.');
     }
