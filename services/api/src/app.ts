@@ -14,6 +14,7 @@ import { requestMetrics } from './middleware/request-metrics.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { SlidingWindowRateLimiter } from './rate-limiter.js';
 import { documentationRoutes, DOCUMENTATION_PATHS } from './routes/documentation.js';
+import { apiRouter } from './routes/api-router.js';
 import { API_ENDPOINTS, API_PREFIX, apiRoutes } from './routes/index.js';
 import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
 import { stripeBeforeExpress } from './processor/stripe-before-express.js';
@@ -68,7 +69,7 @@ export function createApp({
   app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));
   app.use(requestLog(logger, PROBE_PATHS));
 
-  const v1 = express.Router();
+  const v1 = apiRouter();
   v1.use((_req, res, next) => {
     // Account data: never cached by browsers or proxies.
     res.setHeader('Cache-Control', 'no-store');
@@ -89,7 +90,11 @@ export function createApp({
   // the rate-limit headers, and says nothing to a client without a valid token.
   v1.use(readMethodsOnly);
   v1.use(apiRoutes(db));
-  app.use(API_PREFIX, v1);
+  // Mounted through a case-sensitive router of its own: the app's router would also let
+  // /API/V1 in. The dashboard and the probes below keep Express's lenient defaults.
+  const api = apiRouter();
+  api.use(API_PREFIX, v1);
+  app.use(api);
 
   // Stripe's events: served by createApiServer before Express when they are plain (docs/decisions.md,
   // "Stripe's events before Express"), by this route otherwise; one receiver behind both.

@@ -100,6 +100,12 @@ describe('the error table of spec part 7', () => {
     ['a wrong method on a known path', 'POST', '/api/v1/campaigns'],
     ['DELETE on a resource', 'DELETE', '/api/v1/customers/7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'],
     ['a trailing path segment', 'GET', '/api/v1/stats/extra'],
+    // Paths are exact: another case or a trailing slash is another path.
+    ['a path in another case', 'GET', '/api/v1/Campaigns'],
+    ['a prefix in another case', 'GET', '/API/v1/campaigns'],
+    ['a list with a trailing slash', 'GET', '/api/v1/campaigns/'],
+    ['stats with a trailing slash', 'GET', '/api/v1/stats/'],
+    ['a resource with a trailing slash', 'GET', '/api/v1/customers/7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a/'],
     // Express would answer these itself, 200 text/plain "GET, HEAD".
     ['OPTIONS on a list', 'OPTIONS', '/api/v1/customers'],
     ['OPTIONS on a resource', 'OPTIONS', '/api/v1/campaigns/7d1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a'],

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { Type } from '@sinclair/typebox';
 import {
   CAMPAIGN_STATUSES,
@@ -11,6 +11,7 @@ import {
 } from '@retention/core';
 import { findCampaignDetail, listCampaigns, type Db } from '@retention/db';
 import { CursorParam, cursorOf, NoQuery } from '../middleware/validate-query.js';
+import { apiRouter } from './api-router.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const CampaignListQuery = Type.Object(
@@ -48,7 +49,7 @@ export const retrieveCampaignEndpoint = {
 } satisfies Endpoint<typeof NoQuery>;
 
 export function campaignRoutes(db: Db): Router {
-  const router = Router();
+  const router = apiRouter();
 
   serve(router, listCampaignsEndpoint, ({ query, caller }) =>
     listCampaigns(db, caller.workspaceId, { status: query.status, cursor: cursorOf(query.cursor) }),

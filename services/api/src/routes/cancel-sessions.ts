@@ -1,8 +1,9 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { Type } from '@sinclair/typebox';
 import { CANCEL_OUTCOMES, CancelSessionSchema, ListSchema, OneOf } from '@retention/core';
 import { listCancelSessions, type Db } from '@retention/db';
 import { CursorParam, cursorOf } from '../middleware/validate-query.js';
+import { apiRouter } from './api-router.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const CancelSessionListQuery = Type.Object(
@@ -27,7 +28,7 @@ export const listCancelSessionsEndpoint = {
 } satisfies Endpoint<typeof CancelSessionListQuery>;
 
 export function cancelSessionRoutes(db: Db): Router {
-  const router = Router();
+  const router = apiRouter();
   serve(router, listCancelSessionsEndpoint, ({ query, caller }) =>
     listCancelSessions(db, caller.workspaceId, { outcome: query.outcome, cursor: cursorOf(query.cursor) }),
   );

@@ -1,8 +1,9 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { Type } from '@sinclair/typebox';
 import { CustomerDetailSchema, CustomerSchema, ListSchema, notFound, PlainText, Uuid } from '@retention/core';
 import { findCustomerDetail, listCustomers, type Db } from '@retention/db';
 import { CursorParam, cursorOf, NoQuery } from '../middleware/validate-query.js';
+import { apiRouter } from './api-router.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const CustomerListQuery = Type.Object(
@@ -41,7 +42,7 @@ export const retrieveCustomerEndpoint = {
 } satisfies Endpoint<typeof NoQuery>;
 
 export function customerRoutes(db: Db): Router {
-  const router = Router();
+  const router = apiRouter();
 
   serve(router, listCustomersEndpoint, ({ query, caller }) =>
     listCustomers(db, caller.workspaceId, { email: query.email, tag: query.tag, cursor: cursorOf(query.cursor) }),

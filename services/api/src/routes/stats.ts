@@ -1,7 +1,8 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { StatsSchema } from '@retention/core';
 import { computeStats, type Db } from '@retention/db';
 import { NoQuery } from '../middleware/validate-query.js';
+import { apiRouter } from './api-router.js';
 import { serve, type Endpoint } from './endpoint.js';
 
 export const retrieveStatsEndpoint = {
@@ -18,7 +19,7 @@ export const retrieveStatsEndpoint = {
 } satisfies Endpoint<typeof NoQuery>;
 
 export function statsRoutes(db: Db): Router {
-  const router = Router();
+  const router = apiRouter();
   serve(router, retrieveStatsEndpoint, ({ caller }) => computeStats(db, caller.workspaceId));
   return router;
 }
