@@ -76,6 +76,14 @@ describe('the error table of spec part 7', () => {
     ['/api/v1/stats?verbose=1', 'Unknown query parameter "verbose"'],
     ['/api/v1/campaigns/6f1c2a52-9d1e-4a8e-b2c4-1f0e2d3c4b5a?expand=customer', 'Unknown query parameter "expand"'],
     ['/api/v1/customers?tag=%00', 'control characters'],
+    // Decoded leniently, these were used as literal text ("a%ZZ") or with U+FFFD in the bytes' place.
+    ['/api/v1/customers?email=a%ZZ', 'Query parameter "email" is not valid percent-encoded UTF-8'],
+    ['/api/v1/customers?email=a%4', 'Query parameter "email" is not valid percent-encoded UTF-8'],
+    ['/api/v1/customers?tag=%FF', 'Query parameter "tag" is not valid percent-encoded UTF-8'],
+    ['/api/v1/customers?tag=%C3%28', 'Query parameter "tag" is not valid percent-encoded UTF-8'],
+    ['/api/v1/customers?tag=%ED%A0%80', 'Query parameter "tag" is not valid percent-encoded UTF-8'],
+    ['/api/v1/campaigns?cursor=2026-03-07%', 'Query parameter "cursor" is not valid percent-encoded UTF-8'],
+    ['/api/v1/customers?em%ZZail=a', 'A query parameter name ("em%ZZail") is not valid percent-encoded UTF-8'],
     [`/api/v1/customers?email=${'a'.repeat(400)}`, '1 to 320 characters'],
   ])('%s is 400 invalid_param: %s', async (path, message) => {
     const { status, body } = await api.current.get(path, token);
@@ -126,6 +134,12 @@ describe('the error table of spec part 7', () => {
     const { status, body } = await api.current.get('/api/v1/customers/%E0%A4%A', token);
     expect(status).toBe(400);
     expectErrorShape(body, 'invalid_param');
+  });
+
+  it('decodes valid percent-encoding and UTF-8 in a query value', async () => {
+    const { status, body } = await api.current.get('/api/v1/customers?tag=caf%C3%A9&email=a%2Bb%40example.com', token);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ object: 'list', data: [] });
   });
 
   it('accepts every valid cursor syntax', async () => {

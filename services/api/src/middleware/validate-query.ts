@@ -16,8 +16,8 @@ export function validateQuery<T extends TObject>(schema: T): RequestHandler {
   return (req, res, next) => {
     const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
     const values: Record<string, string> = {};
-    for (const [name, value] of new URLSearchParams(search)) {
-      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
+    for (const [name, value] of strictQueryPairs(search)) {
+      const shown = JSON.stringify(shorten(name, 40));
       if (!allowed.includes(name)) throw invalidParam(`Unknown query parameter ${shown}. ${allowedText}`);
       if (Object.hasOwn(values, name)) throw invalidParam(`Query parameter ${shown} is given more than once.`);
       if (value === '') throw invalidParam(`Query parameter ${shown} must not be empty.`);
@@ -29,6 +29,47 @@ export function validateQuery<T extends TObject>(schema: T): RequestHandler {
     next();
   };
 }
+
+/**
+ * The query string's name-value pairs, decoded as URLSearchParams does (`+` is a space, a
+ * piece without `=` has an empty value, empty pieces are skipped) except that a malformed
+ * percent-encoding (`%ZZ`, a lone `%`) or bytes that are not UTF-8 are refused naming the
+ * parameter: URLSearchParams keeps the first as literal text and turns the second into U+FFFD,
+ * so `?email=a%ZZ` searched for `a%ZZ` and a garbled tag for a word nobody sent.
+ */
+function* strictQueryPairs(search: string): Generator<[string, string]> {
+  for (const piece of search.split('&')) {
+    if (piece === '') continue;
+    const equals = piece.indexOf('=');
+    const rawName = equals === -1 ? piece : piece.slice(0, equals);
+    const name = decodeQueryComponent(rawName);
+    if (name === undefined) {
+      throw invalidParam(
+        `A query parameter name (${JSON.stringify(shorten(rawName, 40))}) is not valid percent-encoded UTF-8.`,
+      );
+    }
+    const value = decodeQueryComponent(equals === -1 ? '' : piece.slice(equals + 1));
+    if (value === undefined) {
+      throw invalidParam(
+        `Query parameter ${JSON.stringify(shorten(name, 40))} is not valid percent-encoded UTF-8: ` +
+          "'%' must be followed by two hex digits, and the bytes must spell UTF-8 text.",
+      );
+    }
+    yield [name, value];
+  }
+}
+
+/** One component of a query string, or undefined when its encoding is malformed. */
+function decodeQueryComponent(raw: string): string | undefined {
+  try {
+    // decodeURIComponent refuses both a bad escape and an invalid UTF-8 sequence (URIError).
+    return decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /**
  * A query string decodes a bare `+` as a space, so a refused value holding a space most likely
