@@ -12,14 +12,16 @@ import { errorBody, type Config } from '@retention/core';
 import { throttledWarn, type Logger } from '@retention/runtime';
 import { newRequestId } from './middleware/request-id.js';
 
-/** The statuses Node's HTTP parser implies for the errors it names; anything else is a 400. */
-const PARSER_REFUSALS: Record<string, { status: number; message: string }> = {
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    message: `The request line and headers exceed ${maxHeaderSize} bytes. Shorten the URL (its query string) or the headers.`,
-  },
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: 'The chunk extensions of the request body are too large.' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in full in time.' },
+/**
+ * What to tell a client whose request Node's HTTP parser refused, by the parser's code. Node
+ * would answer 431, 413 or 408 for these; they are all 400 here, because the only type that
+ * fits them is invalid_param and the spec's catalog makes that 400 (docs/decisions.md, "API").
+ * The message keeps the difference.
+ */
+const PARSER_REFUSAL_MESSAGES: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: `The request line and headers exceed ${maxHeaderSize} bytes. Shorten the URL (its query string) or the headers.`,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'The chunk extensions of the request body are too large.',
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request was not received in full in time.',
 };
 
 /**
@@ -50,7 +52,7 @@ export type ServerLimits = Pick<Config, 'apiHeadersTimeoutMs' | 'apiRequestTimeo
  * Slow clients (slowloris) are bounded: Node's defaults would let a connection dribble its
  * headers for 60 s and its request for 300 s, with no cap on connections. The timeouts are
  * checked every second rather than Node's 30, so they hold to about a second; a request not
- * in by then gets the 408 below. Connections over the cap are closed on arrival.
+ * in by then gets the JSON 400 below. Connections over the cap are closed on arrival.
  */
 export function createApiServer(app: Express, logger: Logger, limits: ServerLimits): Server {
   const first = beforeExpress.get(app);
@@ -82,10 +84,10 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
       return;
     }
     const requestId = newRequestId();
-    const { status, message } = PARSER_REFUSALS[error.code ?? ''] ?? {
-      status: 400,
-      message: `Malformed HTTP request${error.reason ? ` (${error.reason.replace(/\.$/, '')})` : ''}.`,
-    };
+    const status = 400;
+    const message =
+      PARSER_REFUSAL_MESSAGES[error.code ?? ''] ??
+      `Malformed HTTP request${error.reason ? ` (${error.reason.replace(/\.$/, '')})` : ''}.`;
     // The raw bytes are not logged: they may hold a token or a customer's e-mail address.
     logger.info({ requestId, status, code: error.code }, 'request refused by the HTTP parser');
     // Node's check before its own answer: an earlier response on this connection that has

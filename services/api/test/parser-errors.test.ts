@@ -36,7 +36,8 @@ describe('requests the HTTP parser refuses', () => {
     [
       'a 20 KB query string',
       `GET /api/v1/customers?email=${'a'.repeat(20_000)}%40example.com HTTP/1.1\r\nHost: api\r\n\r\n`,
-      'HTTP/1.1 431 Request Header Fields Too Large',
+      // Not 431: the spec's catalog gives invalid_param the status 400 (docs/api.md, "Errors").
+      'HTTP/1.1 400 Bad Request',
     ],
     [
       'a malformed header',
@@ -49,6 +50,12 @@ describe('requests the HTTP parser refuses', () => {
       'HTTP/1.1 400 Bad Request',
     ],
     ['something that is not HTTP', 'HELLO THERE\r\n\r\n', 'HTTP/1.1 400 Bad Request'],
+    [
+      // Not 413, for the same reason as the 20 KB query string.
+      'oversized chunk extensions',
+      `GET /api/v1/stats HTTP/1.1\r\nHost: api\r\nTransfer-Encoding: chunked\r\n\r\n1;${'a'.repeat(20_000)}\r\nx\r\n0\r\n\r\n`,
+      'HTTP/1.1 400 Bad Request',
+    ],
   ])('%s gets the JSON error shape, a Request-Id and a log line', async (_label, request, statusLine) => {
     const reply = await sendRaw(request);
     expect(reply.statusLine).toBe(statusLine);
@@ -58,6 +65,8 @@ describe('requests the HTTP parser refuses', () => {
     const body = JSON.parse(reply.body) as { error: { type: string; message: string } };
     expect(body).toEqual({ error: { type: 'invalid_param', message: expect.any(String) } });
     expect(body.error.message.length).toBeGreaterThan(10);
+    // Refused before any token was read: nothing was counted, so there is no limit to report.
+    expect(Object.keys(reply.headers).filter((name) => name.startsWith('x-ratelimit-'))).toEqual([]);
 
     const requestId = reply.headers['request-id']!;
     expect(requestId).toMatch(/^req_[0-9a-f]{32}$/);

@@ -262,10 +262,11 @@ strictly older than it. Rows that share a timestamp are never split across pages
 **Errors.** Every error is \`{error: {type, message}}\`; branch on \`error.type\`. Unknown, repeated or
 empty query parameters are \`invalid_param\`. Percent-encode a \`+\` in a query value as \`%2B\`: a bare
 \`+\` reads as a space. Any method but GET and HEAD, OPTIONS included, is \`not_found\`. A request that is
-not valid HTTP, or whose URL and headers exceed the server's limit (16 KB), is \`invalid_param\` with
-status 400 (431 when too large).
+not valid HTTP, whose URL and headers exceed the server's limit (16 KB), or that is not received in
+time, is \`invalid_param\` with status 400, like every \`invalid_param\`.
 
 **Rate limit.** 60 requests per minute per token (a sliding one-minute window) unless the operator
 raised it. Responses under \`/api/v1\` carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
 \`X-RateLimit-Reset\`; a 429 carries \`Retry-After\` in seconds. While the limiter's store is
-unavailable the API keeps serving without a limit, and those responses carry no \`X-RateLimit-*\`.`;
+unavailable the API keeps serving without a limit, and those responses carry no \`X-RateLimit-*\`; nor
+does a request the HTTP parser refused (above), since no token was read.`;
