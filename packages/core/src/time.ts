@@ -7,6 +7,16 @@
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/**
+ * What `parseTimestamp` accepts, as one JSON Schema `pattern`: the OpenAPI document describes
+ * a timestamp with it (beside the standard formats date-time and date, for the calendar)
+ * instead of a format of our own that no client knows. The time's ranges are spelled out
+ * because date-time alone would allow a leap second (23:59:60), which the parser refuses.
+ * (services/api/test/openapi.test.ts holds the two equal over a list of samples)
+ */
+export const TIMESTAMP_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}$|^\\d{4}-\\d{2}-\\d{2}[Tt]([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?([Zz]|[+-]([01]\\d|2[0-3]):[0-5]\\d)$';
+
 function daysInMonth(year: number, month: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;

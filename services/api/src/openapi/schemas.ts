@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { TIMESTAMP_PATTERN } from '@retention/core';
 
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -25,10 +26,30 @@ const PRIVATE_KEYWORDS = new Set(['errorMessage']);
 export const COMPONENT_SCHEMA_PREFIX = '#/components/schemas/';
 
 /**
+ * Core's validator knows a `timestamp` format (`parseTimestamp`: an RFC 3339 date-time or a
+ * date); JSON Schema does not, so a generated client would ignore it or fail on it. The
+ * document says the same in standard terms: the exact syntax as a pattern, the calendar (no
+ * 30 February) as the standard formats. The service itself still validates with core's format.
+ */
+const TIMESTAMP_SCHEMA: JsonSchema = {
+  pattern: TIMESTAMP_PATTERN,
+  anyOf: [
+    { type: 'string', format: 'date-time' },
+    { type: 'string', format: 'date' },
+  ],
+};
+
+/**
  * Turns the TypeBox schemas the service validates with into OpenAPI 3.1 Schema Objects
  * (JSON Schema 2020-12). Every schema that carries an `$id` (Customer, Subscription, ...)
  * becomes one entry of `components.schemas`, referred to by `$ref` wherever it appears, so a
  * reader (or a code generator) sees one Customer type, not one per embedding.
+ *
+ * The published schemas are open: `additionalProperties: false` is dropped. Core's schemas
+ * are closed so that the service's own tests catch a field sent by mistake
+ * (`resources.test.ts` validates every response against them), but the API grows fields on
+ * request (spec part 9), and a client generated from a closed document would start
+ * rejecting responses the day one is added.
  */
 export class SchemaComponents {
   readonly schemas: Record<string, JsonSchema> = {};
@@ -44,6 +65,11 @@ export class SchemaComponents {
     const body: JsonSchema = {};
     for (const [keyword, value] of Object.entries(rest)) {
       if (PRIVATE_KEYWORDS.has(keyword)) continue;
+      if (keyword === 'additionalProperties' && value === false) continue;
+      if (keyword === 'format' && value === 'timestamp') {
+        Object.assign(body, TIMESTAMP_SCHEMA);
+        continue;
+      }
       if (SCHEMA_KEYWORDS.has(keyword) && isObject(value)) body[keyword] = this.convert(value);
       else if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value))
         body[keyword] = value.map((item: JsonSchema) => this.convert(item));
