@@ -85,9 +85,13 @@ describe('the source', () => {
   it('declares no runtime dependency', () => {
     const manifest = JSON.parse(readFileSync(path.join(SDK, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.dependencies).toBeUndefined();
-    expect(manifest.private).toBeUndefined();
-    // A scoped package is private on the registry unless published as public.
-    expect(manifest.publishConfig).toEqual({ access: 'public' });
+  });
+
+  it('is UNLICENSED and private: handed out as a tarball, never published to a registry by mistake', () => {
+    const manifest = JSON.parse(readFileSync(path.join(SDK, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.license).toBe('UNLICENSED');
+    expect(manifest.private).toBe(true);
+    expect(manifest.publishConfig).toBeUndefined();
     expect(manifest.exports).toEqual({
       '.': { types: './dist/index.d.ts', default: './dist/index.js' },
       './package.json': './package.json',
@@ -101,6 +105,14 @@ describe('the published package', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/webhooks/verify.js', 'src/index.ts']),
     );
+  });
+
+  it('is what the README tells a user to install: the tarball npm pack writes', () => {
+    const readme = readFileSync(path.join(SDK, 'README.md'), 'utf8');
+    const install = /## Install\n[^#]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const [report] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
+    expect(install).toContain('npm pack -w @retention/sdk');
+    expect(install).toContain(`npm install /path/to/${report!.filename}`);
   });
 
   it('packs only dist/, the sources its maps point at, the README and the manifest', () => {
