@@ -43,6 +43,13 @@ const BODY_EXCERPT_CHARS = 500;
 /** Gateways that answer for an API that is restarting or overloaded: worth another try. */
 const RETRYABLE_GATEWAY_STATUSES = new Set([502, 503, 504]);
 
+/**
+ * The API sends this header on every answer under /api/v1, errors included. An error document
+ * without it is not the API's, however alike: the dashboard's own API answers a wrong
+ * baseUrl (`…/dashboard`) with an `authentication_required` of its own.
+ */
+const API_VERSION_HEADER = 'retention-api-version';
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -187,6 +194,12 @@ export class Transport {
     }
     const error = errorDocument(body);
     if (!error) throw unexpected(`HTTP ${response.status} without the API's error document.`);
+    if (response.headers.get(API_VERSION_HEADER) === null) {
+      throw unexpected(
+        `HTTP ${response.status} from ${url.origin}${url.pathname} is not an answer of the API ` +
+          `(no ${API_VERSION_HEADER} header): is baseUrl right? It is where the service runs, such as https://retention.example.com.`,
+      );
+    }
     throw apiErrorFor({
       ...error,
       status: response.status,

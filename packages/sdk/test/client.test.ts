@@ -8,6 +8,7 @@ import {
   InvalidTokenError,
   NotFoundError,
   RetentionError,
+  UnexpectedResponseError,
   type CampaignStatus,
   type RecoveryCampaign,
 } from '@retention/sdk';
@@ -269,6 +270,22 @@ describe('the client object', () => {
   ])('refuses bad options at construction: %j', (options, message) => {
     expect(() => new Client(options as never)).toThrow(message);
   });
+
+  it.each([
+    // The dashboard's own API answers /dashboard/api/v1/... with its JSON 401 (no session).
+    ['the dashboard', '/dashboard'],
+    // Outside /api/v1 the service's JSON 404 for an unknown path.
+    ['a path in another case', '/API/v1'],
+  ])(
+    'calls a baseUrl that is not the API (%s) an UnexpectedResponseError, not the error it read',
+    async (_label, suffix) => {
+      const wrong = new Client({ token, baseUrl: `${api.current.url}${suffix}`, maxRetries: 0 });
+      const error = await rejectionOf(wrong.campaigns.list());
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect(error.message).toContain('is baseUrl right?');
+      expect((error as UnexpectedResponseError).body).toContain('"error"');
+    },
+  );
 
   it.each(['', '/', '/api/v1', '/api/v1/'])('accepts the base URL with the suffix %j', async (suffix) => {
     const stats = await new Client({ token, baseUrl: `${api.current.url}${suffix}` }).stats.retrieve();

@@ -43,7 +43,12 @@ export async function scriptedServer(script: Script): Promise<ScriptedServer> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
 
+/** A JSON answer as the API writes it, with the header that marks the API's answers. */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'retention-api-version': '1',
+    ...headers,
+  });
   res.end(JSON.stringify(body));
 }

@@ -15,7 +15,7 @@ import { buildOpenApiDocument } from './openapi/document.js';
 import { SlidingWindowRateLimiter } from './rate-limiter.js';
 import { documentationRoutes, DOCUMENTATION_PATHS } from './routes/documentation.js';
 import { apiRouter } from './routes/api-router.js';
-import { API_ENDPOINTS, API_PREFIX, apiRoutes } from './routes/index.js';
+import { API_ENDPOINTS, API_PREFIX, API_VERSION_HEADER, apiRoutes } from './routes/index.js';
 import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
 import { stripeBeforeExpress } from './processor/stripe-before-express.js';
 import { STRIPE_WEBHOOK_ROUTE, stripeReceiver, stripeWebhookRoutes } from './processor/stripe-webhooks.js';
@@ -73,6 +73,7 @@ export function createApp({
   v1.use((_req, res, next) => {
     // Account data: never cached by browsers or proxies.
     res.setHeader('Cache-Control', 'no-store');
+    res.setHeader(API_VERSION_HEADER.name, API_VERSION_HEADER.value);
     next();
   });
   const limiter = new SlidingWindowRateLimiter(redis, config.redisKeyPrefix, rateLimitWindowMs);

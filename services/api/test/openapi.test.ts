@@ -160,11 +160,17 @@ describe('the OpenAPI document', () => {
     for (const [type, status] of Object.entries(SPEC_ERRORS)) expect(ERROR_STATUS[type as 'not_found']).toBe(status);
   });
 
-  it('documents Request-Id and the X-RateLimit-* headers on every response, and Retry-After on 429', () => {
+  it('documents Request-Id, Retention-Api-Version and the X-RateLimit-* headers on every response, and Retry-After on 429', () => {
     for (const { operation } of operations()) {
       for (const [status, entry] of Object.entries(operation.responses)) {
         const headers = Object.keys(resolveResponse(entry).headers).sort();
-        const expected = ['Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+        const expected = [
+          'Request-Id',
+          'Retention-Api-Version',
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+        ];
         if (status === '429') expected.push('Retry-After');
         expect(headers).toEqual(expected.sort());
       }

@@ -71,6 +71,13 @@ const HEADERS: Record<string, OpenApiHeader & { name: string }> = {
     required: true,
     schema: { type: 'string' },
   },
+  ApiVersion: {
+    name: 'Retention-Api-Version',
+    description:
+      'Always `1`. On every answer of the API, errors included: an error without it came from something else (a proxy, or a wrong base URL).',
+    required: true,
+    schema: { type: 'string', const: '1' },
+  },
   RateLimitLimit: {
     name: 'X-RateLimit-Limit',
     description:
@@ -98,7 +105,7 @@ const HEADERS: Record<string, OpenApiHeader & { name: string }> = {
   },
 };
 
-const EVERY_RESPONSE_HEADERS = ['RequestId', 'RateLimitLimit', 'RateLimitRemaining', 'RateLimitReset'];
+const EVERY_RESPONSE_HEADERS = ['RequestId', 'ApiVersion', 'RateLimitLimit', 'RateLimitRemaining', 'RateLimitReset'];
 
 const headerRefs = (names: string[]) =>
   Object.fromEntries(names.map((name) => [HEADERS[name]!.name, { $ref: `#/components/headers/${name}` }]));
