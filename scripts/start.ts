@@ -19,6 +19,7 @@ import {
   OpenedResources,
   waitForRedis,
 } from '@retention/runtime';
+import { cliCommandHint } from './cli-hint.js';
 import { ensureDashboardBuilt } from './dashboard-build.js';
 import { startDemoReceiver } from './demo-receiver.js';
 
@@ -58,9 +59,9 @@ async function withDb<T>(config: Config, use: (db: Db) => Promise<T>): Promise<T
  * first one cannot be shown again). Seeding waits until then, so that a start that fails
  * (a port in use) mints no token nobody sees: the next start seeds instead.
  */
-function seedOnFirstStart(config: Config, receiver: string): Promise<string[]> {
+function seedOnFirstStart(config: Config, env: NodeJS.ProcessEnv, receiver: string): Promise<string[]> {
   return withDb(config, async (db) => [
-    ...(await seedOrDescribe(db, config, receiver)),
+    ...(await seedOrDescribe(db, config, env, receiver)),
     ...(await dashboardSignIn(db, config)),
   ]);
 }
@@ -96,13 +97,22 @@ async function dashboardSignIn(db: Db, config: Config): Promise<string[]> {
   return [...lines, `Sign in as the demo owner (${owner.email}): ${invited.invite_url}`];
 }
 
-async function seedOrDescribe(db: Db, config: Config, receiver: string): Promise<string[]> {
+async function seedOrDescribe(db: Db, config: Config, env: NodeJS.ProcessEnv, receiver: string): Promise<string[]> {
   const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
   if (existing) {
+    // With this start's DATABASE_URL and the like, or it would mint the token elsewhere.
+    const hint = cliCommandHint(
+      `npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
+      env,
+      Boolean(process.env.SECRETS_KEY?.trim()),
+    );
+    const asWhenStarting = hint.setAsWhenStarting.length
+      ? ` (with ${hint.setAsWhenStarting.join(' and ')} set as when starting: secrets are not printed)`
+      : '';
     return [
       `Workspace "${existing.name}" (${existing.id}) already exists; demo data is seeded on the first start only.`,
-      'Token values are shown once, at creation. Mint one for it with:',
-      `  npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
+      `Token values are shown once, at creation. Mint one for it with${asWhenStarting}:`,
+      `  ${hint.command}`,
     ];
   }
   const demo = await seedDemo(db, { baseUrl: config.baseUrl, receiver, secretsKey: config.secretsKey });
@@ -301,7 +311,7 @@ async function main(): Promise<void> {
   const services = opened.add(startServices(env), (services) => services.stop());
   const readiness = await waitUntilReady(config, services, timeoutMs);
   if (readiness) {
-    const notes = await opened.step(() => seedOnFirstStart(config, receiver.origin));
+    const notes = await opened.step(() => seedOnFirstStart(config, env, receiver.origin));
     // Printed even if a stop came in meanwhile: a token just minted must never go unseen.
     say(banner(config, { ...readiness, timeoutMs }, [...notes, receiverNote(config, receiver)]));
   }

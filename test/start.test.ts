@@ -161,12 +161,38 @@ describe('npm start', () => {
         first.cleanUp();
       }
 
-      const second = npmRun('start', environment(database.url, port, workerPort));
+      // The same database through a URL with a password (trust authentication ignores it).
+      const withPassword = new URL(database.url);
+      withPassword.password = 'start-hint-secret';
+      const secondEnvironment = environment(withPassword.toString(), port, workerPort);
+      const second = npmRun('start', secondEnvironment);
       try {
         await second.waitFor(/Stop it with Ctrl-C/, 90_000);
         expect(second.output()).toContain('0 migration(s) applied');
         expect(second.output()).toMatch(/already exists; demo data is seeded on the first start only/);
         expect(second.output()).not.toMatch(/sk_live_/);
+        expect(second.output()).not.toContain('start-hint-secret');
+
+        // The token hint, run as printed: with this start's REDIS_KEY_PREFIX and BASE_URL (its PORT) in the line, and
+        // DATABASE_URL (which holds a password, so is not printed) set as when starting.
+        const hint = /Mint one for it with([^\n]*):\n {2}(.+)/.exec(second.output());
+        // (SECRETS_KEY too when the test run sets one: the CLI would use the development key otherwise)
+        expect(hint?.[1]).toMatch(
+          /^ \(with DATABASE_URL( and SECRETS_KEY)? set as when starting: secrets are not printed\)$/,
+        );
+        expect(hint?.[2]).toMatch(
+          new RegExp(
+            `^REDIS_KEY_PREFIX=${secondEnvironment.REDIS_KEY_PREFIX} BASE_URL=http://localhost:${port} ` +
+              'npm run --silent cli -- token create ',
+          ),
+        );
+        const { DATABASE_URL: _database, REDIS_KEY_PREFIX: _prefix, ...otherEnvironment } = process.env;
+        const minted = await exec('sh', ['-c', hint![2]!], {
+          cwd: REPO_ROOT,
+          env: { ...otherEnvironment, DATABASE_URL: secondEnvironment.DATABASE_URL },
+        });
+        expect(JSON.parse(minted.stdout)).toMatchObject({ token: expect.stringMatching(/^sk_live_/) });
+        expect(await database.db('api_tokens').where({ name: 'laptop' })).toHaveLength(1);
         // A fresh link on every start; the previous one no longer works.
         const secondInvitation = printedInvitation(second.output(), `http://localhost:${port}`);
         expect(secondInvitation).not.toBe(firstInvitation);
