@@ -177,6 +177,13 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('describes the refusals of several Authorization headers and of malformed percent-encoding', () => {
+    expect(document.components.responses.Unauthorized.description).toContain('more than one `Authorization` header');
+    expect(document.components.responses.BadRequest.description).toContain(
+      'percent-encoding is malformed or not UTF-8',
+    );
+  });
+
   it('describes query parameters with the schemas that validate them', () => {
     const campaigns = document.paths['/api/v1/campaigns'].get;
     const status = campaigns.parameters.find((parameter: any) => parameter.name === 'status');

@@ -55,9 +55,9 @@ interface OpenApiHeader {
 const ERROR_CONDITIONS: Partial<Record<ErrorType, string>> = {
   authentication_required: 'The request has no `Authorization` header.',
   invalid_token:
-    'The token is malformed (the header is not `Bearer sk_live_…`), unknown, or revoked. A revoked token is refused from the very next request.',
+    'The token is malformed (the header is not `Bearer sk_live_…`, or the request has more than one `Authorization` header), unknown, or revoked. A revoked token is refused from the very next request.',
   invalid_param:
-    'A query parameter is invalid (a bad `cursor`, `status` or `outcome`; a parameter that is unknown, repeated or empty), or an `:id` is not a UUID. The message names the parameter.',
+    'A query parameter is invalid (a bad `cursor`, `status` or `outcome`; a parameter that is unknown, repeated or empty, or whose percent-encoding is malformed or not UTF-8), or an `:id` is not a UUID. The message names the parameter.',
   not_found: 'No such resource in the token’s workspace (a resource of another workspace is reported the same way).',
   rate_limit_exceeded:
     'The token’s rate limit is reached, or the client address made too many failed authentications in the last minute. The message states the limit and the seconds to wait; `Retry-After` carries the wait. Tokens are never banned for receiving 429s.',
