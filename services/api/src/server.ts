@@ -61,12 +61,14 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
       headersTimeout: limits.apiHeadersTimeoutMs,
       requestTimeout: limits.apiRequestTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, limits.apiHeadersTimeoutMs / 2),
+      // Node's own refusal of an HTTP/1.1 request without Host is a bare 400 with no body;
+      // refuseWithoutHost answers it with the API's shape instead.
+      requireHostHeader: false,
     },
-    first
-      ? (req, res) => {
-          if (!first(req, res)) app(req, res);
-        }
-      : app,
+    (req, res) => {
+      if (lacksHost(req)) refuseWithoutHost(res, logger);
+      else if (!first?.(req, res)) app(req, res);
+    },
   );
   server.maxConnections = limits.apiMaxConnections;
   const warn = throttledWarn(logger);
@@ -109,4 +111,25 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
     socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
   });
   return server;
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112, 3.2); HTTP/1.0 has none to require. */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined;
+}
+
+/** The refusal Node would make of a request without Host, in the API's shape, logged like the parser's. */
+function refuseWithoutHost(res: ServerResponse, logger: Logger): void {
+  const requestId = newRequestId();
+  logger.info({ requestId, status: 400, code: 'MISSING_HOST' }, 'request refused by the HTTP parser');
+  const body = JSON.stringify(errorBody('invalid_param', 'An HTTP/1.1 request needs a Host header.'));
+  res.shouldKeepAlive = false;
+  res.writeHead(400, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Request-Id': requestId,
+    'Cache-Control': 'no-store',
+    Connection: 'close',
+  });
+  res.end(body);
 }

@@ -50,6 +50,8 @@ describe('requests the HTTP parser refuses', () => {
       'HTTP/1.1 400 Bad Request',
     ],
     ['something that is not HTTP', 'HELLO THERE\r\n\r\n', 'HTTP/1.1 400 Bad Request'],
+    // Refused by Node's server rather than its parser, with a bare 400 and no body, before.
+    ['an HTTP/1.1 request without a Host header', 'GET /api/v1/stats HTTP/1.1\r\n\r\n', 'HTTP/1.1 400 Bad Request'],
     [
       // Not 413, for the same reason as the 20 KB query string.
       'oversized chunk extensions',
