@@ -143,19 +143,26 @@ export class RefusedAddressError extends Error {
       host === address
         ? `refused: ${address} is a ${range} address; receivers must be on the public internet ` +
             '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)'
-        : unresolvedHostMessage(host),
+        : `refused: ${host} does not resolve to a public address; receivers must be on the public internet`,
     );
     this.name = 'RefusedAddressError';
   }
 }
 
+/** DNS answers that say the name has no address at all (no such name, or no A/AAAA record). */
+const NO_SUCH_NAME_CODES = new Set(['ENOTFOUND', 'ENODATA']);
+
 /**
- * What the endpoint's owner reads when a host name leads nowhere we may connect: the same for
- * a name that points inside and for one that does not resolve, so that probing names tells
- * an owner nothing about the internal network. The worker's log keeps which it was.
+ * What the endpoint's owner reads when a host name did not resolve at all: that it does not
+ * exist (most often a typo: check it), or that its name servers gave no answer (it may work
+ * later). Apart from a name that points inside (RefusedAddressError), which is a different
+ * fix: this tells an owner whether a name exists in DNS, never where it points
+ * (docs/decisions.md, "SSRF"). The DNS code itself goes to the worker's log (`dns_error`).
  */
-export function unresolvedHostMessage(host: string): string {
-  return `refused: ${host} does not resolve to a public address; receivers must be on the public internet`;
+export function unresolvedHostMessage(host: string, dnsCode: string): string {
+  return NO_SUCH_NAME_CODES.has(dnsCode)
+    ? `${host} does not resolve: check the host name`
+    : `${host} could not be resolved: its name servers gave no answer; check the host name, or try again later`;
 }
 
 /** Throws RefusedAddressError when `address` may not be connected to. */

@@ -208,10 +208,8 @@ async function resolveReceiver(resolver: ReceiverResolver, target: string): Prom
     await resolver.resolve(hostname);
     return null;
   } catch (error) {
-    return {
-      ...refusal(unresolvedHostMessage(hostname)),
-      dnsError: (error as NodeJS.ErrnoException).code ?? 'ENOTFOUND',
-    };
+    const dnsError = (error as NodeJS.ErrnoException).code ?? 'ENOTFOUND';
+    return { ...refusal(unresolvedHostMessage(hostname, dnsError)), dnsError };
   }
 }
 
@@ -324,7 +322,7 @@ function deliveryFailureText(error: unknown, timeoutMs: number, host = 'the host
   if (code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset by the receiver';
-  if (DNS_CODES.has(code)) return unresolvedHostMessage(host);
+  if (DNS_CODES.has(code)) return unresolvedHostMessage(host, code);
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
   if (TLS_CODE.test(code)) return `TLS error (${code}): ${truncate(message)}`;
   return `request failed${code ? ` (${code})` : ''}: ${truncate(message)}`;
