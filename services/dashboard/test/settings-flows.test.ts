@@ -639,7 +639,8 @@ describe('the processor page', () => {
     await expectFieldError(
       connectForm,
       connectForm.getByLabel('Webhook signing secret'),
-      "That must be the endpoint's signing secret from Stripe, beginning whsec_.",
+      "That is too short: Stripe's signing secrets are whsec_ followed by 16 to 200 letters and digits; " +
+        "copy the whole secret from the endpoint's page in Stripe.",
       'webhook_secret',
     );
 

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import {
   conflict,
   currentKey,
+  invalidField,
   lastFour,
   notFound,
   openSecret,
@@ -79,7 +80,13 @@ export interface ConnectProcessorInput {
   api_key?: string;
 }
 
-const validateConnect = inputValidator(
+/** Stripe's signing secrets are whsec_ and then letters and digits; we allow 16 to 200 of them. */
+const STRIPE_SECRET_PREFIX = 'whsec_';
+const STRIPE_SECRET_BODY = { min: 16, max: 200 };
+const STRIPE_SECRET_EXPECTED = "must be the endpoint's signing secret from Stripe, beginning whsec_";
+const STRIPE_SECRET_SHAPE = `Stripe's signing secrets are whsec_ followed by ${STRIPE_SECRET_BODY.min} to ${STRIPE_SECRET_BODY.max} letters and digits`;
+
+const validateConnectShape = inputValidator(
   Type.Object(
     {
       workspace_id: IdInput(),
@@ -88,10 +95,8 @@ const validateConnect = inputValidator(
         enum: [...PROCESSOR_PROVIDERS],
         errorMessage: 'must be stripe',
       }),
-      webhook_secret: Type.String({
-        pattern: '^whsec_[A-Za-z0-9]{16,200}$',
-        errorMessage: "must be the endpoint's signing secret from Stripe, beginning whsec_",
-      }),
+      // Its shape is checked by signingSecretProblem, which says what is wrong with it.
+      webhook_secret: Type.String({ errorMessage: STRIPE_SECRET_EXPECTED }),
       // A restricted key only (least privilege: processor.md). A secret key (sk_) can move
       // money and change the account; it is refused before anything is asked of Stripe.
       api_key: Type.Optional(
@@ -107,6 +112,31 @@ const validateConnect = inputValidator(
     { additionalProperties: false },
   ),
 );
+
+/**
+ * What is wrong with a signing secret, in words an owner pasting it can act on, or null when
+ * it has the shape of one. Each shape gets its own reason: "must begin whsec_" for a secret
+ * that does begin whsec_ but was cut short sent the owner looking for the wrong mistake.
+ */
+function signingSecretProblem(secret: string): string | null {
+  if (!secret.startsWith(STRIPE_SECRET_PREFIX)) return STRIPE_SECRET_EXPECTED;
+  const body = secret.slice(STRIPE_SECRET_PREFIX.length);
+  if (!/^[A-Za-z0-9]*$/.test(body))
+    return `has characters a signing secret never has: ${STRIPE_SECRET_SHAPE}; copy it again from Stripe`;
+  if (body.length < STRIPE_SECRET_BODY.min)
+    return `is too short: ${STRIPE_SECRET_SHAPE}; copy the whole secret from the endpoint's page in Stripe`;
+  if (body.length > STRIPE_SECRET_BODY.max)
+    return `is too long: ${STRIPE_SECRET_SHAPE}; copy only the secret from the endpoint's page in Stripe`;
+  return null;
+}
+
+/** The connection's input typed, or invalid_param naming the field and what is wrong with it. */
+function validateConnect(input: unknown): ConnectProcessorInput {
+  const valid = validateConnectShape(input);
+  const problem = signingSecretProblem(valid.webhook_secret);
+  if (problem) throw invalidField('webhook_secret', problem);
+  return valid;
+}
 
 /**
  * How the key fared when it was tried, before the connection was written: no key was tried;

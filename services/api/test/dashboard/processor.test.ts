@@ -317,6 +317,30 @@ describe('Settings, Processor', () => {
     expect(keyless.body).toMatchObject({ status: 'connected', api_key_last4: null });
   });
 
+  it('says what is wrong with a signing secret that is not one: its beginning, its characters, its length', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Pasting shop');
+    const shape = "Stripe's signing secrets are whsec_ followed by 16 to 200 letters and digits";
+    const cases: Array<[string, string]> = [
+      ['abc', "must be the endpoint's signing secret from Stripe, beginning whsec_"],
+      ['whsec_abc', `is too short: ${shape}; copy the whole secret from the endpoint's page in Stripe`],
+      [`whsec_${'a'.repeat(201)}`, `is too long: ${shape}; copy only the secret from the endpoint's page in Stripe`],
+      [`whsec_${'a'.repeat(31)} `, `has characters a signing secret never has: ${shape}; copy it again from Stripe`],
+    ];
+    for (const [secret, reason] of cases) {
+      const refused = await call('POST', '/processor/connect', {
+        cookie: owner.cookie,
+        body: { webhook_secret: secret },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toEqual({
+        type: 'invalid_param',
+        message: `webhook_secret: ${reason}`,
+        param: 'webhook_secret',
+      });
+    }
+    expect(await api.current.db('processor_connections').where({ workspace_id: workspace.id })).toHaveLength(0);
+  });
+
   it('is the owner’s alone, refuses cross-site requests and bad input, and changes nothing then', async () => {
     const { owner, admin, member, workspace } = await team(api.current.db, call, 'Guarded shop');
     for (const cookie of [admin.cookie, member.cookie]) {
