@@ -22,6 +22,16 @@ export function isKeyRejected(error: unknown): boolean {
   return error instanceof Stripe.errors.StripeAuthenticationError || statusOf(error) === 401;
 }
 
+/** No answer from Stripe at all (refused, reset, timed out: after the library's retries). */
+export function isStripeUnreachable(error: unknown): boolean {
+  return error instanceof Stripe.errors.StripeConnectionError;
+}
+
+/** Text with anything shaped like a Stripe key (`rk_live_…`, `sk_test_****1234`) replaced by "[key]". */
+export function withoutKeys(text: string): string {
+  return text.replace(/\b[sr]k_(live|test)_[*0-9A-Za-z]+/g, '[key]');
+}
+
 export function isRateLimited(error: unknown): boolean {
   return error instanceof Stripe.errors.StripeRateLimitError || statusOf(error) === 429;
 }

@@ -8,7 +8,7 @@ import {
   type ConnectionRow,
   type KeyCheck,
 } from '@retention/domain';
-import { checkStripeKey } from './client.js';
+import { checkStripeKey, isStripeUnreachable, withoutKeys } from './client.js';
 
 export interface ConnectStripeInput {
   workspace_id: string;
@@ -56,11 +56,20 @@ async function tryKey(apiKey: string, apiBase: string, which: string, advice = '
   try {
     verdict = await checkStripeKey(apiKey, apiBase);
   } catch (error) {
-    throw invalidField(
-      'api_key',
-      `Stripe could not be asked about ${which} (${(error as Error).message}); nothing was saved, try again`,
-    );
+    throw invalidField('api_key', unansweredKeyCheckReason(error, which));
   }
   if (verdict === 'rejected')
     throw invalidField('api_key', `Stripe refused ${which} (401); nothing was saved${advice}`);
+}
+
+/**
+ * Why a key could not be tried, in words for the owner at the form (and the operator at the
+ * CLI): the sentence first, Stripe's own detail (when Stripe answered at all) after it, with
+ * anything shaped like a key taken out (Stripe names a key by its last four in some errors).
+ */
+function unansweredKeyCheckReason(error: unknown, which: string): string {
+  if (isStripeUnreachable(error))
+    return `Stripe could not be reached to check ${which}, so nothing was saved; try again in a few minutes`;
+  const detail = withoutKeys(error instanceof Error ? error.message : String(error));
+  return `Stripe could not check ${which}, so nothing was saved; try again in a few minutes (Stripe said: ${detail})`;
 }
