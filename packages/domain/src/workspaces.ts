@@ -65,14 +65,18 @@ const validateUpdate = inputValidator(
   ),
 );
 
-/** Totals are normalised to the display currency, so it needs an FX rate. */
+/**
+ * Totals are normalised to the display currency, so it needs an FX rate. The refusal is read
+ * by owners in the dashboard, who cannot add a rate: it lists the currencies they can choose
+ * now, and leaves the operator's way to add one (`fx set`) to the end.
+ */
 export function assertDisplayCurrencyConvertible(rates: FxRates, currency: string | undefined): void {
   if (currency !== undefined && !rates.has(currency)) {
-    // Read by owners in the dashboard as well as by operators: what to do comes first.
+    const choosable = [...rates.keys()].sort().join(', ');
     throw invalidField(
       'display_currency',
-      `no FX rate is known for "${currency}", so totals cannot be shown in it; choose another ` +
-        'currency (an operator adds rates with `fx set`)',
+      `no FX rate is known for "${currency}", so totals cannot be shown in it; choose one of ` +
+        `${choosable} (an operator can add a rate with \`fx set\`)`,
     );
   }
 }

@@ -84,7 +84,13 @@ describe('each dashboard form names the field it refuses', () => {
     expectFieldRefusal(await change({ display_currency: 'US Dollar' }), 'display_currency');
     const unknownRate = await change({ display_currency: 'xxx' });
     expectFieldRefusal(unknownRate, 'display_currency');
-    expect(unknownRate.body.error.message).toContain('no FX rate is known for "xxx"');
+    // An owner cannot add a rate: the refusal lists what can be chosen now, the rates there are.
+    await api.current.db('fx_rates').insert({ currency: 'zzz', per_usd: '2' }).onConflict('currency').merge();
+    expect(unknownRate.body.error.message).toMatch(
+      /^display_currency: no FX rate is known for "xxx", so totals cannot be shown in it; choose one of aud, [a-z, ]*\beur, [a-z, ]*\busd\b[a-z, ]* \(an operator can add a rate with `fx set`\)$/,
+    );
+    const withOperatorsRate = await change({ display_currency: 'xxx' });
+    expect(withOperatorsRate.body.error.message).toContain(', zzz (an operator can add a rate');
   });
 
   it('accept invitation: name and password', async () => {
