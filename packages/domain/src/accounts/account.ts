@@ -18,7 +18,7 @@ export async function updateProfile(db: Db, userId: string, input: { name: strin
 }
 
 /**
- * Every session of the user ends, the one that changed it too: a thief holding that session's
+ * The new password must differ from the current one. Every session of the user ends, the one that changed it too: a thief holding that session's
  * cookie loses it with the others. The caller signs the user in again (a new session).
  */
 export async function changePassword(
@@ -37,6 +37,9 @@ export async function changePassword(
   if (!user?.password_hash || !(await verifyPassword(input.current_password, user.password_hash))) {
     throw invalidField('current_password', 'is not your current password');
   }
+  // Checked once the current password is proved, so it tells nothing new. Accepting it would
+  // say "Password changed" and end every session while changing nothing.
+  if (password === input.current_password) throw invalidField('new_password', 'must differ from the current one');
   const hash = await hashPassword(password);
   await inTransaction(db, async (trx) => {
     await trx('users').where({ id: input.user_id }).update({ password_hash: hash });

@@ -95,6 +95,18 @@ describe('sign-in and sessions', () => {
       message: 'current_password: is not your current password',
       param: 'current_password',
     });
+    // The same password again changes nothing: refused at the new password's field, no session ends.
+    const same = await call('POST', '/account/password', {
+      cookie: member.cookie,
+      body: { current_password: PASSWORD, new_password: PASSWORD },
+    });
+    expect(same.status).toBe(400);
+    expect(same.body.error).toEqual({
+      type: 'invalid_param',
+      message: 'new_password: must differ from the current one',
+      param: 'new_password',
+    });
+    expect((await call('GET', '/me', { cookie: other })).status).toBe(200);
     // A refusal of the request as a whole names no field.
     const notJson = await call('POST', '/account/password', { cookie: member.cookie, rawBody: '{not json' });
     expect(notJson.body.error).toEqual({ type: 'invalid_param', message: 'The request body is not valid JSON.' });
