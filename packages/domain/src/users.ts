@@ -59,7 +59,7 @@ export async function createUser(
     });
   } catch (error) {
     if (pgErrorCode(error) === '23505')
-      throw conflict(`A user with email ${valid.email} already exists in this workspace`);
+      throw conflict(`A user with email ${valid.email} already exists in this workspace.`);
     throw error;
   }
 }

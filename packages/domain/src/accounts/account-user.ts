@@ -47,7 +47,7 @@ export async function findWorkspaceUser(
   assertUuid(userId);
   const query = db<AccountUserRow>('users').where({ id: userId, workspace_id: workspaceId }).first();
   const row = await (lock ? query.forUpdate() : query);
-  if (!row) throw notFound(`No user with id ${userId} in this workspace`);
+  if (!row) throw notFound(`No user with id ${userId} in this workspace.`);
   return row;
 }
 

@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { conflict, Email, notFound, OneOf, toIsoMillis, USER_ROLES, type UserRole } from '@retention/core';
+import {
+  conflict,
+  Email,
+  notFound,
+  OneOf,
+  toIsoMillis,
+  USER_ROLES,
+  type ServiceError,
+  type UserRole,
+} from '@retention/core';
 import { inTransaction, pgErrorCode, type Db, type Queryable } from '@retention/db';
 import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid, inputValidator, NameInput } from '../validate.js';
@@ -46,7 +55,7 @@ export async function inviteMember(
       .where({ workspace_id: input.workspace_id })
       .whereRaw('lower(email) = lower(?)', [valid.email])
       .first();
-    if (member?.password_hash) throw conflict(`${valid.email} is already a member of this workspace`);
+    if (member?.password_hash) throw alreadyAMember(member, actor);
     if (input.inviter_role) {
       if (member) assertMayAssign(input.inviter_role, member.role);
       for (const role of await openInvitationRoles(trx, input.workspace_id, valid.email)) {
@@ -74,6 +83,18 @@ export async function inviteMember(
       token,
     };
   });
+}
+
+/**
+ * An address that already signs in here cannot be invited: said as a sentence, and an inviter
+ * who typed their own address is told it is them (not that "they" are a member already).
+ */
+function alreadyAMember(member: Pick<AccountUserRow, 'id' | 'email' | 'role'>, inviter?: Actor): ServiceError {
+  if (inviter?.user_id === member.id) {
+    const article = member.role === 'member' ? 'a' : 'an';
+    return conflict(`That is you: you are already ${article} ${member.role} of this workspace.`);
+  }
+  return conflict(`${member.email} is already a member of this workspace.`);
 }
 
 /** The roles of the address's open invitations, held until the transaction replaces them. */
@@ -128,7 +149,7 @@ export async function revokeInvitation(
       .whereNull('revoked_at')
       .forUpdate()
       .first();
-    if (!link) throw notFound(`No open invitation with id ${input.id}`);
+    if (!link) throw notFound(`No open invitation with id ${input.id}.`);
     if (input.actor_role) assertMayAssign(input.actor_role, link.role!);
     await trx('account_links').where({ id: link.id }).update({ revoked_at: trx.fn.now() });
     await recordSecurityEvent(trx, {
@@ -186,7 +207,7 @@ export async function acceptInvitation(
         .whereRaw('lower(email) = lower(?)', [link.email])
         .forUpdate()
         .first();
-      if (existing?.password_hash) throw conflict(`${link.email} is already a member of this workspace`);
+      if (existing?.password_hash) throw alreadyAMember(existing);
       if (existing?.role === 'owner' && link.role !== 'owner' && owners.length <= 1) throw lastOwnerConflict();
       const [user] = existing
         ? await trx<AccountUserRow>('users')

@@ -380,6 +380,38 @@ describe('invitations and password reset', () => {
     expect(JSON.stringify(links)).not.toContain(token);
   });
 
+  it('refuses to invite who is already a member in a sentence, and tells an inviter their own address is them', async () => {
+    const { owner, admin } = await team(api.current.db, call, 'Invite myself');
+    const invite = (cookie: string, email: string) =>
+      call('POST', '/team/invitations', { cookie, body: { email, role: 'member' } });
+    const myself = await invite(owner.cookie, owner.email.toUpperCase());
+    expect(myself.status).toBe(409);
+    expect(myself.body.error).toEqual({
+      type: 'conflict',
+      message: 'That is you: you are already an owner of this workspace.',
+    });
+    const colleague = await invite(owner.cookie, admin.email);
+    expect(colleague.body.error).toEqual({
+      type: 'conflict',
+      message: `${admin.email} is already a member of this workspace.`,
+    });
+    const gone = await call('DELETE', '/team/invitations/00000000-0000-4000-8000-000000000000', {
+      cookie: owner.cookie,
+    });
+    expect(gone.body.error).toEqual({
+      type: 'not_found',
+      message: 'No open invitation with id 00000000-0000-4000-8000-000000000000.',
+    });
+    const nobody = await call('PATCH', '/team/members/00000000-0000-4000-8000-000000000000', {
+      cookie: owner.cookie,
+      body: { role: 'admin' },
+    });
+    expect(nobody.body.error).toEqual({
+      type: 'not_found',
+      message: 'No user with id 00000000-0000-4000-8000-000000000000 in this workspace.',
+    });
+  });
+
   it('refuses expired and revoked invitations', async () => {
     const { owner } = await team(api.current.db, call, 'Expired');
     const first = await call('POST', '/team/invitations', {
