@@ -112,6 +112,7 @@ export const SECURITY_ACTIONS = [
   'team.role_changed',
   'team.removed',
   'account.password_changed',
+  'account.reset_link_created',
   'account.password_reset',
   'account.signed_out_everywhere',
   'workspace.updated',

@@ -27,7 +27,8 @@ export async function createResetLink(
   if (audit) {
     await recordSecurityEvent(trx, {
       workspace_id: user.workspace_id,
-      action: 'account.password_reset',
+      // Apart from account.password_reset (the password set with it), which its holder does.
+      action: 'account.reset_link_created',
       actor: audit,
       target: { type: 'user', id: user.id, label: user.email },
       details: { step: 'link_created' },

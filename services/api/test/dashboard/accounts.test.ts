@@ -456,6 +456,15 @@ describe('invitations and password reset', () => {
       404,
     );
     await signIn(call, member.email, 'the reset password');
+    // The security log tells a link made (by the owner) from a password actually reset (by the member).
+    const log = await call('GET', '/security-log', { cookie: owner.cookie });
+    const resets = (log.body.data as Array<{ action: string; actor: { user_id: string } }>).filter((event) =>
+      event.action.startsWith('account.'),
+    );
+    expect(resets.map((event) => [event.action, event.actor.user_id])).toEqual([
+      ['account.password_reset', member.id],
+      ['account.reset_link_created', owner.id],
+    ]);
     // Without SMTP_URL the answer says that nothing is e-mailed, to anyone (not whether the address has an account).
     for (const email of ['nobody@example.com', member.email]) {
       const asked = await call('POST', '/password-reset', { body: { email } });
