@@ -441,6 +441,43 @@ describe('migrations', () => {
     }
   });
 
+  it('0021-reset-link-action renames the reset links made before it, not the resets done, and undoes it', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateLatest(db, KEY);
+      const migration = MIGRATIONS.find((m) => m.name === '0021-reset-link-action')!;
+      await db.transaction((trx) => migration.down(trx));
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const record = (step: string) =>
+        db('security_events')
+          .insert({
+            workspace_id: workspace!.id,
+            action: 'account.password_reset',
+            actor_type: 'user',
+            details: { step },
+          })
+          .returning<Array<{ id: string }>>('id');
+      const [made] = await record('link_created');
+      const [done] = await record('password_set');
+      const actionOf = async (row: { id: string } | undefined) =>
+        (await db('security_events').where({ id: row!.id }).first('action')).action;
+
+      await db.transaction((trx) => migration.up(trx));
+      expect([await actionOf(made), await actionOf(done)]).toEqual([
+        'account.reset_link_created',
+        'account.password_reset',
+      ]);
+      await db.transaction((trx) => migration.down(trx));
+      expect([await actionOf(made), await actionOf(done)]).toEqual([
+        'account.password_reset',
+        'account.password_reset',
+      ]);
+    } finally {
+      await database.drop();
+    }
+  });
+
   describe('npm run migrate', () => {
     const name = `${databaseNamePrefix(runId())}migrate_cli`;
     afterAll(async () => {

@@ -19,6 +19,7 @@ import * as deliveryRowChecks from './0017-delivery-row-checks.js';
 import * as eventOutbox from './0018-event-outbox.js';
 import * as sealedSigningSecrets from './0019-sealed-signing-secrets.js';
 import * as outboxRecordedAt from './0020-outbox-recorded-at.js';
+import * as resetLinkAction from './0021-reset-link-action.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -53,4 +54,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0018-event-outbox', ...eventOutbox },
   { name: '0019-sealed-signing-secrets', ...sealedSigningSecrets },
   { name: '0020-outbox-recorded-at', ...outboxRecordedAt },
+  { name: '0021-reset-link-action', ...resetLinkAction },
 ];

@@ -1,0 +1,21 @@
+import type { Knex } from 'knex';
+
+/**
+ * Making a password-reset link is logged as `account.reset_link_created`, apart from
+ * `account.password_reset` (the password set with it). Until this release both were
+ * `account.password_reset`, told apart by `details.step`: the records written then are renamed,
+ * so the security log reads the same for old and new resets. `details` is kept as it was.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`
+    UPDATE security_events SET action = 'account.reset_link_created'
+    WHERE action = 'account.password_reset' AND details->>'step' = 'link_created';
+  `);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`
+    UPDATE security_events SET action = 'account.password_reset'
+    WHERE action = 'account.reset_link_created';
+  `);
+}
