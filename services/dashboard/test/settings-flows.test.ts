@@ -2,6 +2,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { DEFAULT_FX_RATES_PER_USD } from '@retention/core';
 import { recoverCampaign } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
@@ -560,7 +561,8 @@ describe('account, workspace and security log', () => {
     await expectFieldError(
       page.getByRole('main'),
       currency,
-      'No FX rate is known for "xyz", so totals cannot be shown in it; choose another currency (an operator adds rates with `fx set`).',
+      'No FX rate is known for "xyz", so totals cannot be shown in it; choose one of ' +
+        `${Object.keys(DEFAULT_FX_RATES_PER_USD).sort().join(', ')} (an operator can add a rate with \`fx set\`).`,
       'display_currency',
     );
     await currency.fill(shown);
