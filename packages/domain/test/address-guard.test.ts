@@ -96,7 +96,9 @@ describe('receiverLookup, public only', () => {
     const { error } = await lookup('localhost', all);
     expect(error).toBeInstanceOf(RefusedAddressError);
     // The owner learns that the name points inside, not where: the address is for the server log.
-    expect(error!.message).toMatch(/^refused: localhost does not resolve to a public address; receivers must be on/);
+    expect(error!.message).toMatch(
+      /^refused: localhost does not resolve to a public address; check the host name \(receivers must be on/,
+    );
     expect(error!.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
     expect(error).toMatchObject({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/), range: 'loopback' });
   });

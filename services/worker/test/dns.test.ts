@@ -150,7 +150,9 @@ describe('resolving receivers with our own resolver', () => {
     expect(entry).toMatchObject({
       outcome: 'failed',
       http_status: null,
-      error: 'no-such-name.test does not resolve: check the host name',
+      error:
+        'refused: no-such-name.test does not resolve to a public address; check the host name ' +
+        '(receivers must be on the public internet)',
     });
   });
 });

@@ -13,7 +13,10 @@ describe('SSRF protection', () => {
     const port = receiver.port;
     receiver.route('/ssrf', { secret: 'whsec_unused', behaviour: { kind: 'status', status: 200 } });
     const cases: Array<[string, RegExp]> = [
-      [`https://localhost:${port}/ssrf`, /^refused: localhost does not resolve to a public address; receivers must be/],
+      [
+        `https://localhost:${port}/ssrf`,
+        /^refused: localhost does not resolve to a public address; check the host name \(receivers must be/,
+      ],
       [`https://127.0.0.1:${port}/ssrf`, /^refused: 127\.0\.0\.1 is a loopback address/],
       [`https://[::1]:${port}/ssrf`, /^refused: ::1 is a loopback address/],
       [`https://[::ffff:127.0.0.1]:${port}/ssrf`, /^refused: ::ffff:7f00:1 is a loopback address/],

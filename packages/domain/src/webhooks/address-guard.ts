@@ -143,7 +143,7 @@ export class RefusedAddressError extends Error {
       host === address
         ? `refused: ${address} is a ${range} address; receivers must be on the public internet ` +
             '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)'
-        : `refused: ${host} does not resolve to a public address; receivers must be on the public internet`,
+        : noPublicAddressMessage(host),
     );
     this.name = 'RefusedAddressError';
   }
@@ -153,15 +153,24 @@ export class RefusedAddressError extends Error {
 const NO_SUCH_NAME_CODES = new Set(['ENOTFOUND', 'ENODATA']);
 
 /**
- * What the endpoint's owner reads when a host name did not resolve at all: that it does not
- * exist (most often a typo: check it), or that its name servers gave no answer (it may work
- * later). Apart from a name that points inside (RefusedAddressError), which is a different
- * fix: this tells an owner whether a name exists in DNS, never where it points
- * (docs/decisions.md, "SSRF"). The DNS code itself goes to the worker's log (`dns_error`).
+ * What the endpoint's owner reads about a host name that has no public address: the same for
+ * a name that does not exist and for one that points inside, so that probing names tells an
+ * owner nothing about the internal network (docs/decisions.md, "SSRF"). It names both fixes:
+ * a typo to check, or a receiver to move. The worker's log keeps which it was.
+ */
+function noPublicAddressMessage(host: string): string {
+  return `refused: ${host} does not resolve to a public address; check the host name (receivers must be on the public internet)`;
+}
+
+/**
+ * What the endpoint's owner reads when a host name did not resolve: as for a name that points
+ * inside when DNS says there is no such name (see noPublicAddressMessage), and that it may work
+ * later when its name servers gave no answer (which says nothing about internal names). The DNS
+ * code itself goes to the worker's log (`dns_error`).
  */
 export function unresolvedHostMessage(host: string, dnsCode: string): string {
   return NO_SUCH_NAME_CODES.has(dnsCode)
-    ? `${host} does not resolve: check the host name`
+    ? noPublicAddressMessage(host)
     : `${host} could not be resolved: its name servers gave no answer; check the host name, or try again later`;
 }
 

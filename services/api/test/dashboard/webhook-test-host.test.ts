@@ -6,8 +6,9 @@ import { dashboardClient, team } from './support.js';
 /**
  * Send test to a host name that leads nowhere, over HTTP, with the API resolving receivers'
  * names through a real name server of this test's own (WEBHOOK_DNS_SERVERS): the owner reads
- * what to fix. A name that does not exist is a typo to check; one that points inside is a
- * receiver that must move to the public internet (and where it points is not said).
+ * what to fix. A name that does not exist and one that points inside read alike (so probing names
+ * tells an owner nothing about the internal network), naming both fixes: a typo to check, or a
+ * receiver to move to the public internet; where a name points is never said.
  */
 let dns: DnsServer;
 beforeAll(async () => {
@@ -33,11 +34,13 @@ async function sendTestTo(host: string): Promise<{ outcome: string; http_status:
 }
 
 describe('Send test to a host that leads nowhere', () => {
-  it('says a name that does not exist does not resolve, and to check it', async () => {
+  it('says a name that does not exist has no public address, and to check it', async () => {
     expect(await sendTestTo('no-such-host.test')).toMatchObject({
       outcome: 'failed',
       http_status: null,
-      error: 'no-such-host.test does not resolve: check the host name',
+      error:
+        'refused: no-such-host.test does not resolve to a public address; check the host name ' +
+        '(receivers must be on the public internet)',
     });
   });
 
@@ -49,11 +52,13 @@ describe('Send test to a host that leads nowhere', () => {
     });
   });
 
-  it('refuses a name that points inside, without saying where', async () => {
+  it('refuses a name that points inside as one that does not exist, without saying where', async () => {
     const tested = await sendTestTo('inside.test');
     expect(tested).toMatchObject({
       outcome: 'failed',
-      error: 'refused: inside.test does not resolve to a public address; receivers must be on the public internet',
+      error:
+        'refused: inside.test does not resolve to a public address; check the host name ' +
+        '(receivers must be on the public internet)',
     });
     expect(tested.error).not.toMatch(/10\.1\.2\.3|private/);
   });
