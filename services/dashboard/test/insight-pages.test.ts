@@ -790,7 +790,6 @@ describe('campaigns', () => {
   });
 
   it('Mark lost asks to confirm, closes the campaign, shows it in the timeline and delivers recovery.lost with source "dashboard"', async () => {
-    await world.current.startWorker();
     await page.getByRole('link', { name: 'in_markme' }).click();
     await page.getByRole('heading', { level: 1, name: 'Invoice in_markme' }).waitFor();
     await page.getByRole('button', { name: 'Mark lost' }).click();
@@ -806,12 +805,22 @@ describe('campaigns', () => {
     // A closed campaign offers no action.
     await expect(page.getByRole('button', { name: /Mark (recovered|lost)/ }).count()).resolves.toBe(0);
 
+    // No worker yet: the event is recorded, its deliveries not made. The page says it is on its
+    // way, not that no endpoint wanted it (what it said, read before the dispatcher had run).
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    const lostEvent = timeline.getByRole('listitem').filter({ hasText: 'recovery.lost' });
+    await lostEvent.getByText('Being sent to the endpoints subscribed to it', { exact: false }).waitFor();
+    await expect(timeline.getByText(/No delivery on record/).count()).resolves.toBe(0);
+    // Once the worker has made the delivery, the page shows it without being reloaded.
+    await world.current.startWorker();
+    await lostEvent.getByText(/Initech CRM: succeeded/).waitFor({ timeout: 20_000 });
+    await expect(timeline.getByText(/Being sent/).count()).resolves.toBe(0);
+
     const [delivered] = await world.current.receiver.waitForRequests(HOOK_PATH, 1);
     const event = verifyWebhook(delivered!.rawBody, delivered!.headers['x-service-signature'], initech.hookSecret);
     expect(event.type).toBe('recovery.lost');
     expect(event.data).toMatchObject({ campaign_id: initech.markMeId, source: 'dashboard', amount_cents: 4_200 });
 
-    const timeline = page.getByRole('region', { name: 'Timeline' });
     // The event and its delivery (once the worker has made it), and who closed it, by hand.
     await settlesTo(async () => {
       await page.reload();

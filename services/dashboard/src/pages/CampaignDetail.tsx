@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../api/client.js';
-import type { CampaignDetail as Detail, TimelineEntry } from '../api/types.js';
+import type { CampaignDetail as Detail } from '../api/types.js';
+import { CampaignTimeline, useRefreshWhileSending } from '../components/CampaignTimeline.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { Facts, type Fact } from '../components/Facts.js';
 import { Badge } from '../components/ListPage.js';
@@ -48,6 +49,7 @@ export default function CampaignDetail({ id }: { id: string }) {
   };
 
   const campaign = detail.data;
+  useRefreshWhileSending(campaign?.timeline, detail.reload);
   const canAct = me.permissions.manage_campaigns && campaign?.status === 'in_flight';
   return (
     <>
@@ -133,45 +135,8 @@ function CampaignBody({ campaign }: { campaign: Detail }) {
       </section>
       <section className="card wide" aria-labelledby="campaign-timeline">
         <h2 id="campaign-timeline">Timeline</h2>
-        <Timeline entries={campaign.timeline} />
+        <CampaignTimeline entries={campaign.timeline} />
       </section>
     </div>
-  );
-}
-
-function Timeline({ entries }: { entries: TimelineEntry[] }) {
-  if (entries.length === 0) return <p className="muted">No events have been recorded for this campaign.</p>;
-  return (
-    <ol className="timeline">
-      {entries.map((entry) =>
-        entry.kind === 'event' ? (
-          <li key={entry.event_id}>
-            <Time value={entry.at} /> <strong>{entry.type}</strong>
-            {entry.source && <> (from the {entry.source})</>}
-            {entry.deliveries.length === 0 ? (
-              <p className="muted">
-                No delivery on record: no endpoint was subscribed to it then, or the webhook log no longer keeps it.
-              </p>
-            ) : (
-              <ul>
-                {entry.deliveries.map((delivery) => (
-                  <li key={delivery.id}>
-                    Sent to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
-                    <Badge value={delivery.status} />
-                    {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>},{' '}
-                    {delivery.attempt_count} {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </li>
-        ) : (
-          <li key={`${entry.action}:${entry.at}`}>
-            <Time value={entry.at} /> <strong>{humanize(entry.action.replace('campaign.', ''))}</strong> by{' '}
-            {entry.actor.label ?? 'a user'}
-          </li>
-        ),
-      )}
-    </ol>
   );
 }

@@ -1,0 +1,89 @@
+import { useEffect } from 'react';
+import type { TimelineEntry } from '../api/types.js';
+import { humanize } from '../format.js';
+import { Link } from '../router.js';
+import { Badge } from './ListPage.js';
+import { Time } from './Time.js';
+
+/**
+ * How long an event with no delivery yet is taken to be on its way. The worker's dispatcher
+ * makes an event's deliveries a moment after it is recorded (a poll, then one row per
+ * endpoint), so a page read right after Mark lost sees the event before its deliveries; after
+ * this long, no delivery means none was made.
+ */
+const SENDING_WINDOW_MS = 2 * 60_000;
+/** How often a page with an event on its way reads the campaign again, until the deliveries show. */
+const REFRESH_WHILE_SENDING_MS = 2_000;
+
+type EventEntry = Extract<TimelineEntry, { kind: 'event' }>;
+
+function isBeingSent(entry: EventEntry, now: number): boolean {
+  return entry.deliveries.length === 0 && now - Date.parse(entry.at) < SENDING_WINDOW_MS;
+}
+
+/**
+ * Reads the campaign again every couple of seconds while one of its events is on its way,
+ * so "being sent" turns into the deliveries (or, past the window, into why there are none)
+ * without the viewer reloading.
+ */
+export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, reload: () => void): void {
+  useEffect(() => {
+    const sending = (entries ?? []).some((entry) => entry.kind === 'event' && isBeingSent(entry, Date.now()));
+    if (!sending) return;
+    const timer = setTimeout(reload, REFRESH_WHILE_SENDING_MS);
+    return () => clearTimeout(timer);
+  }, [entries, reload]);
+}
+
+/** A campaign's events, each with its deliveries per endpoint, and the actions taken by hand. */
+export function CampaignTimeline({ entries }: { entries: TimelineEntry[] }) {
+  if (entries.length === 0) return <p className="muted">No events have been recorded for this campaign.</p>;
+  const now = Date.now();
+  return (
+    <ol className="timeline">
+      {entries.map((entry) =>
+        entry.kind === 'event' ? (
+          <li key={entry.event_id}>
+            <Time value={entry.at} /> <strong>{entry.type}</strong>
+            {entry.source && <> (from the {entry.source})</>}
+            <Deliveries entry={entry} now={now} />
+          </li>
+        ) : (
+          <li key={`${entry.action}:${entry.at}`}>
+            <Time value={entry.at} /> <strong>{humanize(entry.action.replace('campaign.', ''))}</strong> by{' '}
+            {entry.actor.label ?? 'a user'}
+          </li>
+        ),
+      )}
+    </ol>
+  );
+}
+
+function Deliveries({ entry, now }: { entry: EventEntry; now: number }) {
+  if (isBeingSent(entry, now)) {
+    return (
+      <p className="muted" role="status">
+        Being sent to the endpoints subscribed to it; this page updates by itself when the deliveries are made.
+      </p>
+    );
+  }
+  if (entry.deliveries.length === 0) {
+    return (
+      <p className="muted">
+        No delivery on record: no endpoint was subscribed to it then, or the webhook log no longer keeps it.
+      </p>
+    );
+  }
+  return (
+    <ul>
+      {entry.deliveries.map((delivery) => (
+        <li key={delivery.id}>
+          Sent to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
+          <Badge value={delivery.status} />
+          {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}, {delivery.attempt_count}{' '}
+          {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
+        </li>
+      ))}
+    </ul>
+  );
+}
