@@ -705,6 +705,10 @@ describe('campaigns', () => {
       async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]).sort(),
       ['in_bob_0', 'in_bob_1', 'in_bob_2', 'in_bob_3', 'in_bob_4', 'in_markme'],
     );
+    // The decline reason in words under its category; the processor's code on hover.
+    const bobRow = page.getByRole('row').filter({ hasText: 'in_bob_0' });
+    await expect(bobRow.getByRole('cell').nth(4).textContent()).resolves.toBe('card update requiredExpired card');
+    await expect(bobRow.getByTitle('expired_card').count()).resolves.toBe(1);
     await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('in_markme');
     await page.keyboard.press('Enter');
     await settlesTo(async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]), ['in_markme']);
@@ -797,10 +801,18 @@ describe('campaigns', () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Mark lost' }).click();
+    // The confirmation says what endpoints are told in words, not as the event's code.
+    const promise = await dialog.textContent();
+    expect(promise).toContain('your webhook endpoints are told "Payment lost"');
+    expect(promise).not.toContain('recovery.lost');
     await dialog.getByRole('button', { name: 'Mark lost' }).click();
     await dialog.waitFor({ state: 'detached' });
     const facts = page.getByRole('region', { name: 'Campaign' });
     await facts.getByText('lost', { exact: true }).waitFor();
+    // The decline in words, its category and the processor's code under it for an engineer.
+    await expect(facts.getByRole('definition').allTextContents()).resolves.toContain(
+      'Customer must authenticateauthentication required · authentication_required',
+    );
     await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('owner@initech.test');
     // A closed campaign offers no action.
     await expect(page.getByRole('button', { name: /Mark (recovered|lost)/ }).count()).resolves.toBe(0);
@@ -809,6 +821,9 @@ describe('campaigns', () => {
     // way, not that no endpoint wanted it (what it said, read before the dispatcher had run).
     const timeline = page.getByRole('region', { name: 'Timeline' });
     const lostEvent = timeline.getByRole('listitem').filter({ hasText: 'recovery.lost' });
+    // The event in words; its code beside it, quieter.
+    await expect(lostEvent.locator('strong').first().textContent()).resolves.toBe('Payment lost');
+    await expect(lostEvent.locator('code').first().textContent()).resolves.toBe('recovery.lost');
     await lostEvent.getByText('Being sent to the endpoints subscribed to it', { exact: false }).waitFor();
     await expect(timeline.getByText(/No delivery on record/).count()).resolves.toBe(0);
     // Once the worker has made the delivery, the page shows it without being reloaded.

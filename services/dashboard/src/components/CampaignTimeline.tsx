@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import type { TimelineEntry } from '../api/types.js';
 import { humanize } from '../format.js';
 import { Link } from '../router.js';
+import { EventTypeName } from './Labels.js';
 import { Badge } from './ListPage.js';
 import { Time } from './Time.js';
 
@@ -44,7 +45,7 @@ export function CampaignTimeline({ entries }: { entries: TimelineEntry[] }) {
       {entries.map((entry) =>
         entry.kind === 'event' ? (
           <li key={entry.event_id}>
-            <Time value={entry.at} /> <strong>{entry.type}</strong>
+            <Time value={entry.at} /> <EventTypeName type={entry.type} />
             {entry.source && <> (from the {entry.source})</>}
             <Deliveries entry={entry} now={now} />
           </li>

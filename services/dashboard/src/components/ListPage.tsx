@@ -174,19 +174,22 @@ export function Clipped({
   text,
   className,
   code = false,
+  title = text,
 }: {
   text: string | null | undefined;
   className?: string;
   code?: boolean;
+  /** What hovering shows: the whole text unless told (a label's code, say). */
+  title?: string | null;
 }) {
   if (!text) return <>—</>;
   const classes = ['clip', className].filter(Boolean).join(' ');
   return code ? (
-    <code className={classes} title={text}>
+    <code className={classes} title={title ?? undefined}>
       {text}
     </code>
   ) : (
-    <span className={classes} title={text}>
+    <span className={classes} title={title ?? undefined}>
       {text}
     </span>
   );

@@ -1,5 +1,6 @@
 import type { Campaign, CancelSession, Customer } from '../api/types.js';
 import { formatMoney, humanize } from '../format.js';
+import { declineCodeLabel } from '../labels.js';
 import { Link } from '../router.js';
 import { Badge, Clipped, type Column } from './ListPage.js';
 import { Time } from './Time.js';
@@ -9,7 +10,8 @@ import { Time } from './Time.js';
 /**
  * A list fits a 1280 px window with one line per cell (docs/dashboard-ui.md, "Lists"): days
  * without the time, e-mails and feedback clipped to the room left (whole on hover), and under the status and the
- * decline category a quieter line with the day it closed and the decline code. How a campaign
+ * decline category a quieter line with the day it closed and the decline reason in words (its
+ * code on hover). How a campaign
  * was recovered is on its own page.
  */
 export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
@@ -42,7 +44,7 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
     cell: (row) => (
       <>
         {humanize(row.decline_category)}
-        <Clipped className="secondary" text={row.decline_code} code />
+        <Clipped className="secondary" text={declineCodeLabel(row.decline_code)} title={row.decline_code} />
       </>
     ),
   },

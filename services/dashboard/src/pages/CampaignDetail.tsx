@@ -4,10 +4,12 @@ import type { CampaignDetail as Detail } from '../api/types.js';
 import { CampaignTimeline, useRefreshWhileSending } from '../components/CampaignTimeline.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { Facts, type Fact } from '../components/Facts.js';
+import { DeclineReason } from '../components/Labels.js';
 import { Badge } from '../components/ListPage.js';
 import { LoadError, Loading, PageHeader } from '../components/states.js';
 import { Time } from '../components/Time.js';
-import { formatMoney, humanize } from '../format.js';
+import { formatMoney } from '../format.js';
+import { eventTypeLabel, RECOVERED_VIA_LABELS } from '../labels.js';
 import { useLoad } from '../hooks.js';
 import { Link } from '../router.js';
 import { useSession } from '../session.js';
@@ -19,12 +21,12 @@ const ACTIONS: Record<Action, { label: string; verb: string; consequence: string
   'mark-recovered': {
     label: 'Mark recovered',
     verb: 'Mark this campaign recovered',
-    consequence: 'It is recorded as recovered by hand (manual) and recovery.recovered is sent to your endpoints.',
+    consequence: `It is recorded as recovered by hand, and your webhook endpoints are told "${eventTypeLabel('recovery.recovered')}".`,
   },
   'mark-lost': {
     label: 'Mark lost',
     verb: 'Mark this campaign lost',
-    consequence: 'It closes without recovery and recovery.lost is sent to your endpoints.',
+    consequence: `It closes without recovery, and your webhook endpoints are told "${eventTypeLabel('recovery.lost')}".`,
   },
 };
 
@@ -92,8 +94,8 @@ function CampaignBody({ campaign }: { campaign: Detail }) {
   const facts: Fact[] = [
     ['Status', <Badge value={campaign.status} />],
     ['Amount', formatMoney(campaign.amount_cents, campaign.currency)],
-    ['Decline', `${humanize(campaign.decline_category)} (${campaign.decline_code})`],
-    ['Recovered via', campaign.recovered_via ? humanize(campaign.recovered_via) : '—'],
+    ['Decline', <DeclineReason code={campaign.decline_code} category={campaign.decline_category} />],
+    ['Recovered via', campaign.recovered_via ? RECOVERED_VIA_LABELS[campaign.recovered_via] : '—'],
     ['First failed', <Time value={campaign.first_failed_at} />],
     ['Recovered', <Time value={campaign.recovered_at} />],
     ['Closed', <Time value={campaign.closed_at} />],

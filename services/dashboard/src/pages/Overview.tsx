@@ -7,6 +7,7 @@ import { Filter } from '../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../components/states.js';
 import { formatMoney, formatMonth, formatNumber, formatPercent, humanize } from '../format.js';
 import { useLoad } from '../hooks.js';
+import { RECOVERED_VIA_LABELS } from '../labels.js';
 import { useSearchParams } from '../router.js';
 
 const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string }> = [
@@ -15,13 +16,6 @@ const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string }> = [
   { value: 'last_12_months', label: 'Last 12 months' },
   { value: 'all_time', label: 'All time' },
 ];
-
-const RECOVERED_VIA_LABELS: Record<(typeof RECOVERED_VIA)[number], string> = {
-  retry: 'Retry',
-  customer_update: 'Card update',
-  spontaneous: 'Spontaneous',
-  manual: 'Manual',
-};
 
 /** The overview: the chosen period's KPI cards, then the charts (each with its table). */
 export default function Overview() {

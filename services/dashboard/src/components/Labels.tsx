@@ -1,0 +1,23 @@
+import { humanize } from '../format.js';
+import { declineCodeLabel, eventTypeLabel } from '../labels.js';
+
+/** An event type as people read it, its code beside it for the engineer who reads webhooks. */
+export function EventTypeName({ type }: { type: string }) {
+  return (
+    <>
+      <strong>{eventTypeLabel(type)}</strong> <code className="code-aside">{type}</code>
+    </>
+  );
+}
+
+/** Why a payment was declined, in words; under it its category and the processor's code. */
+export function DeclineReason({ code, category }: { code: string; category: string }) {
+  return (
+    <>
+      {declineCodeLabel(code)}
+      <span className="secondary">
+        {humanize(category)} · <code>{code}</code>
+      </span>
+    </>
+  );
+}

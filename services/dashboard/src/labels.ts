@@ -1,0 +1,90 @@
+import type { RecoveredVia } from '@retention/core/enums';
+import { humanize } from './format.js';
+
+/**
+ * Plain-language names for the service's codes, in one place for every page (the timeline,
+ * the campaign lists and pages, the confirmations; the webhook settings can take them too).
+ * A page shows the label and keeps the code beside it, quieter, where an engineer needs it
+ * (docs/dashboard-ui.md, "Labels").
+ */
+
+/** The eight event types of docs/webhooks.md, "Event types", as an owner would say what happened. */
+export const EVENT_TYPE_LABELS: Readonly<Record<string, string>> = {
+  'recovery.opened': 'Payment failed, recovery started',
+  'recovery.recovered': 'Payment recovered',
+  'recovery.lost': 'Payment lost',
+  'cancel.saved': 'Cancellation saved',
+  'cancel.lost': 'Customer canceled',
+  'trial.reminder_sent': 'Trial reminder sent',
+  'reactivation.sent': 'Reactivation offer sent',
+  'winback.recorded': 'Customer won back',
+};
+
+/**
+ * Stripe's decline codes, each as its documentation explains it, every code that
+ * @retention/core's decline-categories.ts sorts into a category. A code not listed (a processor
+ * may send any) is shown humanized.
+ */
+export const DECLINE_CODE_LABELS: Readonly<Record<string, string>> = {
+  insufficient_funds: 'Insufficient funds',
+  card_velocity_exceeded: 'Card limit exceeded',
+  withdrawal_count_limit_exceeded: 'Withdrawal limit exceeded',
+  generic_decline: 'Declined by the bank',
+  do_not_honor: 'Declined by the bank (do not honor)',
+  try_again_later: 'Bank asked to try again later',
+  issuer_not_available: 'Bank unreachable',
+  processing_error: 'Processing error',
+  reenter_transaction: 'Bank asked to retry',
+  approve_with_id: 'Bank could not approve',
+  expired_card: 'Expired card',
+  incorrect_number: 'Incorrect card number',
+  invalid_number: 'Invalid card number',
+  incorrect_cvc: 'Incorrect security code',
+  invalid_cvc: 'Invalid security code',
+  invalid_expiry_month: 'Invalid expiry month',
+  invalid_expiry_year: 'Invalid expiry year',
+  incorrect_zip: 'Incorrect postal code',
+  card_not_supported: 'Card not supported',
+  currency_not_supported: 'Currency not supported by the card',
+  invalid_account: 'Invalid card account',
+  new_account_information_available: 'Card has been replaced',
+  restricted_card: 'Restricted card',
+  transaction_not_allowed: 'Payment not allowed on this card',
+  do_not_try_again: 'Bank said not to retry',
+  pin_try_exceeded: 'Too many PIN attempts',
+  authentication_required: 'Customer must authenticate',
+  revocation_of_authorization: 'Customer revoked the authorization',
+  revocation_of_all_authorizations: 'Customer revoked all authorizations',
+  stop_payment_order: 'Customer stopped the payment',
+  fraudulent: 'Suspected fraud',
+  lost_card: 'Card reported lost',
+  stolen_card: 'Card reported stolen',
+  pickup_card: 'Card must be retained',
+  merchant_blacklist: 'Blocked by the merchant',
+  security_violation: 'Security violation',
+  highest_risk_level: 'Blocked as highest risk',
+};
+
+/** How a campaign was recovered (the Overview's chart, a campaign's page). */
+export const RECOVERED_VIA_LABELS: Readonly<Record<RecoveredVia, string>> = {
+  retry: 'Retry',
+  customer_update: 'Card update',
+  spontaneous: 'Spontaneous',
+  manual: 'Manual',
+};
+
+/** A label, or the code humanized with a capital when the table does not know it. */
+function labelOf(labels: Readonly<Record<string, string>>, code: string): string {
+  const known = labels[code];
+  if (known) return known;
+  const words = humanize(code.replaceAll('.', ' '));
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function eventTypeLabel(type: string): string {
+  return labelOf(EVENT_TYPE_LABELS, type);
+}
+
+export function declineCodeLabel(code: string): string {
+  return labelOf(DECLINE_CODE_LABELS, code);
+}
