@@ -331,13 +331,20 @@ async function settlesTo<T>(read: () => Promise<T>, expected: T): Promise<void> 
   expect(last).toEqual(expected);
 }
 
-/** The KPI cards as { label: value }, read through their roles (a <dl>: terms and definitions). */
+/**
+ * The KPI cards as { label: value }, read through their roles (a <dl>: terms and definitions);
+ * a card whose figure says what it is of under it reads `value (detail)`.
+ */
 async function kpis(page: Page): Promise<Record<string, string>> {
   const figures = page.getByRole('region', { name: 'Key figures' });
   await figures.getByRole('definition').first().waitFor();
-  const terms = await figures.getByRole('term').allTextContents();
-  const values = await figures.getByRole('definition').allTextContents();
-  return Object.fromEntries(terms.map((term, index) => [term, values[index]!]));
+  const cards = await figures.getByRole('term').evaluateAll((terms) =>
+    terms.map((term) => {
+      const [value, detail] = [...term.parentElement!.querySelectorAll('dd')].map((dd) => dd.textContent);
+      return [term.textContent, detail ? `${value} (${detail})` : value];
+    }),
+  );
+  return Object.fromEntries(cards);
 }
 
 /** The body rows of the page's table, each as its cells' texts. */
@@ -360,23 +367,25 @@ describe('overview', () => {
 
   it('shows the last 30 days by default, numbers computed by hand, and names the currency it cannot convert', async () => {
     await expect(kpis(page)).resolves.toEqual({
-      'Recovery rate': '66.7%', // 2 recovered of 3 closed (the 60-day-old one is outside)
+      // Each rate says what it is of: 100% of closed beside open campaigns read as the result.
+      'Recovery rate of closed campaigns': '66.7% (2 of 3 campaigns closed)', // the 60-day-old one is outside
+      'Recovered so far of all opened': '40% (2 of 5 campaigns; 2 still open)',
       'Recovered revenue': '$200.00', // USD 100.00 + EUR 92.00
       'Revenue at risk': '$100.00', // JPY 15,000; THB left out
       'Lost revenue': '$50.00',
-      'Open campaigns': '2',
       'Save rate': '66.7%', // 2 saved of 3 decided (the 40-day-old cancel is outside)
       'Saved MRR': '$80.00', // USD 30.00 + EUR 46.00
       'Median time to recover': '2 days', // of 1 and 3 days
     });
     await expect(page.getByRole('note').textContent()).resolves.toMatch(/Amounts in THB have no exchange rate/);
-    // What the two cards count, said under them, with the rate over every campaign opened: 2
-    // recovered of the 5 opened in the period.
-    const definitions = page.getByRole('region', { name: 'Key figures' }).getByText(/^Recovery rate is the share/);
-    await expect(definitions.textContent()).resolves.toBe(
-      'Recovery rate is the share of closed campaigns (recovered, lost or abandoned) that were recovered; open ones ' +
-        'count once they close. Of all campaigns opened in this period, 40% have been recovered so far. ' +
-        'Open campaigns are those opened in this period and still in flight.',
+    await expect(
+      page
+        .getByRole('region', { name: 'Key figures' })
+        .getByText(/^Closed campaigns are/)
+        .textContent(),
+    ).resolves.toBe(
+      'Closed campaigns are those recovered, lost or abandoned; an open one counts in the first rate once it closes. ' +
+        'Both rates count the campaigns opened in this period.',
     );
   });
 
@@ -398,11 +407,11 @@ describe('overview', () => {
     await page.getByText('All time, in USD.').waitFor();
     expect(new URL(page.url()).searchParams.get('period')).toBe('all_time');
     await expect(kpis(page)).resolves.toEqual({
-      'Recovery rate': '75%',
+      'Recovery rate of closed campaigns': '75% (3 of 4 campaigns closed)',
+      'Recovered so far of all opened': '50% (3 of 6 campaigns; 2 still open)',
       'Recovered revenue': '$400.00',
       'Revenue at risk': '$100.00',
       'Lost revenue': '$50.00',
-      'Open campaigns': '2',
       'Save rate': '50%',
       'Saved MRR': '$80.00',
       'Median time to recover': '2 days', // of 1, 2 and 3 days

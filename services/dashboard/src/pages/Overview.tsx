@@ -47,13 +47,20 @@ export default function Overview() {
   );
 }
 
-function Card({ label, value }: { label: string; value: string }) {
+/** A KPI: its label, its figure, and (where the figure alone misleads) what it is of, under it. */
+function Card({ label, value, detail }: { label: string; value: string; detail?: string }) {
   return (
     <div className="kpi">
       <dt>{label}</dt>
       <dd className="kpi-value">{value}</dd>
+      {detail && <dd className="kpi-detail">{detail}</dd>}
     </div>
   );
+}
+
+/** "2 of 3", "1 campaign": counts as a sentence reads them. */
+function campaigns(count: number): string {
+  return `${formatNumber(count)} ${count === 1 ? 'campaign' : 'campaigns'}`;
 }
 
 function periodSentence(overview: OverviewData): string {
@@ -66,27 +73,34 @@ function periodSentence(overview: OverviewData): string {
 function Kpis({ overview }: { overview: OverviewData }) {
   const { recovery, cancel_flow, display_currency: currency } = overview.stats;
   const days = recovery.median_days_to_recover;
+  const closed = recovery.recovered + recovery.lost + recovery.abandoned;
   return (
     <section aria-label="Key figures">
       <p className="muted">{periodSentence(overview)}</p>
       <dl className="kpis">
-        <Card label="Recovery rate" value={formatPercent(recovery.recovery_rate)} />
+        {/* recovery_rate alone read as the result: 100% beside 19 campaigns still open, when one
+            of one closed was recovered. Each rate names what it is of, with its counts. */}
+        <Card
+          label="Recovery rate of closed campaigns"
+          value={formatPercent(recovery.recovery_rate)}
+          detail={`${formatNumber(recovery.recovered)} of ${campaigns(closed)} closed`}
+        />
+        <Card
+          label="Recovered so far of all opened"
+          value={formatPercent(recovery.gross_recovery_rate)}
+          detail={`${formatNumber(recovery.recovered)} of ${campaigns(recovery.opened)}; ${formatNumber(recovery.in_flight)} still open`}
+        />
         <Card label="Recovered revenue" value={formatMoney(recovery.recovered_amount_cents, currency)} />
         <Card label="Revenue at risk" value={formatMoney(recovery.at_risk_amount_cents, currency)} />
         <Card label="Lost revenue" value={formatMoney(recovery.lost_amount_cents, currency)} />
-        <Card label="Open campaigns" value={formatNumber(recovery.in_flight)} />
         <Card label="Save rate" value={formatPercent(cancel_flow.save_rate)} />
         <Card label="Saved MRR" value={formatMoney(cancel_flow.saved_mrr_cents, currency)} />
         <Card label="Median time to recover" value={days === null ? '—' : `${formatNumber(days, 1)} days`} />
       </dl>
-      {/* Both read as the list's figures at a glance; they are not (docs/dashboard-ui.md, "Overview"). */}
+      {/* The two rates read at a glance as one; they are not (docs/dashboard-ui.md, "Overview"). */}
       <p className="muted">
-        Recovery rate is the share of closed campaigns (recovered, lost or abandoned) that were recovered; open ones
-        count once they close.{' '}
-        {recovery.gross_recovery_rate === null
-          ? 'No campaign was opened in this period.'
-          : `Of all campaigns opened in this period, ${formatPercent(recovery.gross_recovery_rate)} have been recovered so far.`}{' '}
-        Open campaigns are those opened in this period and still in flight.
+        Closed campaigns are those recovered, lost or abandoned; an open one counts in the first rate once it closes.
+        Both rates count the campaigns opened in this period.
       </p>
       {overview.unconverted_currencies.length > 0 && (
         <p className="notice" role="note">
