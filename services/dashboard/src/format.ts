@@ -21,7 +21,19 @@ export function formatMoney(minorUnits: number | null | undefined, currency: str
   return moneyFormat(currency).format(minorUnits / 10 ** minorUnitExponent(currency));
 }
 
-const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/**
+ * The one way a whole time is written (`Nov 26, 2026, 2:08 PM EST`), in the viewer's zone and
+ * naming it: pages showed times in the viewer's zone without saying which, next to the
+ * Overview's UTC days. (`dateStyle` cannot be combined with `timeZoneName`, hence the parts.)
+ */
+const local = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
 
 export function formatLocalTime(iso: string): string {
   return local.format(new Date(iso));
@@ -40,7 +52,7 @@ const listDayTime = new Intl.DateTimeFormat(undefined, {
  * A time as a list cell shows it, short enough for one line: the day (`Nov 25`), with the time
  * of day when asked (`Nov 25, 10:20 AM`); a time of another year than this one shows the year
  * instead (`Nov 25, 2025`), as a mail client does. In the viewer's zone; `<Time short>` gives
- * the full time on hover.
+ * the full time, with the zone's name, on hover.
  */
 export function formatListTime(iso: string, withTime = false, now: Date = new Date()): string {
   const date = new Date(iso);

@@ -886,6 +886,36 @@ describe('campaigns', () => {
     await expect(page.locator('b').count()).resolves.toBe(0);
   });
 
+  it("writes every time one way, in the viewer's zone and naming it: in the text on detail pages, on hover in lists", async () => {
+    const newYorker = await signIn('owner@initech.test', 'America/New_York');
+    const wholeTime = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M E[SD]T$/;
+    const utc = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/;
+    /** A fact's <time>: its text and its title. */
+    const factTime = async (region: string, label: string) => {
+      const time = newYorker
+        .getByRole('region', { name: region })
+        .getByRole('term')
+        .filter({ hasText: new RegExp(`^${label}$`) })
+        .locator('xpath=following-sibling::dd[1]//time');
+      return { text: await time.textContent(), title: await time.getAttribute('title') };
+    };
+    await newYorker.goto(`${world.current.url}/dashboard/cancel-sessions/${initech.sessionId}`);
+    const started = await factTime('Session', 'Started');
+    expect(started.text).toMatch(wholeTime);
+    expect(started.title).toMatch(utc);
+    await newYorker.goto(`${world.current.url}/dashboard/campaigns/${initech.openId}`);
+    await expect(factTime('Campaign', 'First failed')).resolves.toEqual({
+      text: expect.stringMatching(wholeTime),
+      title: expect.stringMatching(utc),
+    });
+    // A list cell keeps to the day; its title is the whole time, zone named, then UTC.
+    await newYorker.goto(`${world.current.url}/dashboard/campaigns`);
+    const cellTime = newYorker.getByRole('table', { name: 'Recovery campaigns' }).locator('time').first();
+    await expect(cellTime.getAttribute('title')).resolves.toMatch(
+      / E[SD]T \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\)$/,
+    );
+  });
+
   it("leaves the Customer column out of a customer's own campaigns and cancel sessions, which the lists keep", async () => {
     const headers = async (name: string) => {
       const table = page.getByRole('table', { name });
