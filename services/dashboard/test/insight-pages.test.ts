@@ -822,7 +822,8 @@ describe('campaigns', () => {
     await expect(facts.getByRole('definition').allTextContents()).resolves.toContain(
       'Customer must authenticateauthentication required · authentication_required',
     );
-    await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('owner@initech.test');
+    // Who closed it by name, the e-mail the action recorded under it (it said the e-mail alone).
+    await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('Bill Lumberghowner@initech.test');
     // A closed campaign offers no action.
     await expect(page.getByRole('button', { name: /Mark (recovered|lost)/ }).count()).resolves.toBe(0);
 
@@ -848,7 +849,7 @@ describe('campaigns', () => {
     // The event and its delivery (once the worker has made it), and who closed it, by hand.
     await settlesTo(async () => {
       await page.reload();
-      await timeline.getByText(/marked lost by owner@initech\.test/).waitFor();
+      await timeline.getByText(/marked lost by Bill Lumbergh \(owner@initech\.test\)/).waitFor();
       return timeline
         .getByRole('listitem')
         .filter({ hasText: 'recovery.lost' })
@@ -914,6 +915,60 @@ describe('campaigns', () => {
     await expect(cellTime.getAttribute('title')).resolves.toMatch(
       / E[SD]T \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\)$/,
     );
+  });
+
+  it("says the search matches whole values only: in the empty list and in the search box's description", async () => {
+    const searcher = await signIn('owner@initech.test');
+    await searcher.goto(`${world.current.url}/dashboard/campaigns`);
+    const box = searcher.getByRole('searchbox', { name: 'Invoice id or customer email' });
+    const description = await box.evaluate(
+      (input) => input.ownerDocument.getElementById(input.getAttribute('aria-describedby') ?? '')?.textContent,
+    );
+    expect(description).toBe('Matches a whole invoice id or a whole customer e-mail address, not part of one.');
+    await box.fill('bob');
+    await box.press('Enter');
+    await searcher
+      .getByText(
+        'No campaigns match these filters. Search matches a whole invoice id or a whole e-mail address exactly; ' +
+          '"bob" is not looked for within them.',
+      )
+      .waitFor();
+    await searcher.goto(`${world.current.url}/dashboard/customers?email=ann`);
+    await searcher
+      .getByText(
+        'No customers match. Search matches a whole e-mail address or tag exactly; "ann" is not looked for within them.',
+      )
+      .waitFor();
+  });
+
+  it('keeps a long invoice id whole on its own line at 390 px, never its last letter alone', async () => {
+    const longId = 'in_Va7R1v6RujzSeQuHEg2ncJWM'; // a Stripe invoice id, as in the demo
+    const campaigns = world.current.db('recovery_campaigns').where({ workspace_id: initech.id });
+    const { id } = await campaigns.clone().where({ psp_invoice_id: 'in_done_0' }).first<{ id: string }>('id');
+    await world.current.db('recovery_campaigns').where({ id }).update({ psp_invoice_id: longId });
+    try {
+      const phone = await signIn('owner@initech.test');
+      await phone.setViewportSize({ width: 390, height: 844 });
+      await phone.goto(`${world.current.url}/dashboard/campaigns/${id}`);
+      const heading = phone.getByRole('heading', { level: 1, name: `Invoice ${longId}` });
+      await heading.waitFor();
+      // The lines the id's characters are set on (distinct tops of their boxes).
+      const lines = await heading.evaluate((h1, text) => {
+        const walker = h1.ownerDocument.createTreeWalker(h1, 4); // NodeFilter.SHOW_TEXT (no DOM types here)
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const start = node.textContent!.indexOf(text);
+          if (start < 0) continue;
+          const range = h1.ownerDocument.createRange();
+          range.setStart(node, start);
+          range.setEnd(node, start + text.length);
+          return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+        }
+        return -1;
+      }, longId);
+      expect(lines).toBe(1);
+    } finally {
+      await world.current.db('recovery_campaigns').where({ id }).update({ psp_invoice_id: 'in_done_0' });
+    }
   });
 
   it("leaves the Customer column out of a customer's own campaigns and cancel sessions, which the lists keep", async () => {

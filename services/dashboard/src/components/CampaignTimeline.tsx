@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
-import type { TimelineEntry } from '../api/types.js';
+import type { TimelineEntry, User } from '../api/types.js';
+import { ActorName } from './ActorName.js';
 import { humanize } from '../format.js';
 import { Link } from '../router.js';
 import { EventTypeName } from './Labels.js';
@@ -37,7 +38,13 @@ export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, rel
 }
 
 /** A campaign's events, each with its deliveries per endpoint, and the actions taken by hand. */
-export function CampaignTimeline({ entries }: { entries: TimelineEntry[] }) {
+export function CampaignTimeline({
+  entries,
+  members,
+}: {
+  entries: TimelineEntry[];
+  members: ReadonlyMap<string, User>;
+}) {
   if (entries.length === 0) return <p className="muted">No events have been recorded for this campaign.</p>;
   const now = Date.now();
   return (
@@ -52,7 +59,7 @@ export function CampaignTimeline({ entries }: { entries: TimelineEntry[] }) {
         ) : (
           <li key={`${entry.action}:${entry.at}`}>
             <Time value={entry.at} /> <strong>{humanize(entry.action.replace('campaign.', ''))}</strong> by{' '}
-            {entry.actor.label ?? 'a user'}
+            <ActorName actor={entry.actor} members={members} inline />
           </li>
         ),
       )}

@@ -241,6 +241,7 @@ export function SearchFilter({
   onText,
   onSearch,
   placeholder,
+  description,
 }: {
   label: string;
   text: string;
@@ -248,7 +249,13 @@ export function SearchFilter({
   onSearch: () => void;
   /** What it matches, when the label alone would let one expect a partial match. */
   placeholder?: string;
+  /**
+   * The same said whole, as the box's accessible description: a placeholder is gone once one
+   * types, and not every screen reader reads it.
+   */
+  description?: string;
 }) {
+  const descriptionId = useId();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSearch();
@@ -262,9 +269,15 @@ export function SearchFilter({
           value={text}
           maxLength={320}
           placeholder={placeholder}
+          aria-describedby={description ? descriptionId : undefined}
           onChange={(event) => onText(event.target.value)}
         />
       </label>
+      {description && (
+        <span id={descriptionId} className="visually-hidden">
+          {description}
+        </span>
+      )}
       <button type="submit" className="button small" aria-label={`Search by ${label.toLowerCase()}`}>
         Search
       </button>
@@ -362,4 +375,16 @@ export function ExportLink({ href }: { href: string | null }) {
       Export CSV
     </a>
   );
+}
+
+/**
+ * A list's "nothing matches" when a search box was used: the boxes match whole values only
+ * (docs/dashboard-api.md, "Text filters"), and "michael" matching no campaign read as there
+ * being none of Michael's, when only whole addresses are searched.
+ */
+export function noMatchSaying(nothing: string, searched: string[], whole: string): string {
+  const terms = searched.filter(Boolean);
+  if (terms.length === 0) return nothing;
+  const quoted = terms.map((term) => `"${term}"`).join(' and ');
+  return `${nothing} Search matches ${whole} exactly; ${quoted} is not looked for within them.`;
 }

@@ -52,7 +52,16 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="state empty">{children}</p>;
 }
 
-export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+/**
+ * A long id in a heading (an invoice id, an e-mail address): kept whole on its own line when it
+ * fits, smaller on phones so that it does, and broken anywhere only when it still cannot. The
+ * heading broke anywhere before, leaving the id's last letter alone on a line at 390 px.
+ */
+export function HeadingId({ children }: { children: string }) {
+  return <span className="heading-id">{children}</span>;
+}
+
+export function PageHeader({ title, children }: { title: ReactNode; children?: ReactNode }) {
   return (
     <header className="page-header">
       <h1>{title}</h1>

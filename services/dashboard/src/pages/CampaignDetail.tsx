@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { api } from '../api/client.js';
-import type { CampaignDetail as Detail } from '../api/types.js';
+import type { CampaignDetail as Detail, User } from '../api/types.js';
+import { ActorName, useTeamMembers } from '../components/ActorName.js';
 import { CampaignTimeline, useRefreshWhileSending } from '../components/CampaignTimeline.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { Facts, type Fact } from '../components/Facts.js';
 import { DeclineReason } from '../components/Labels.js';
 import { Badge } from '../components/ListPage.js';
-import { LoadError, Loading, PageHeader } from '../components/states.js';
+import { HeadingId, LoadError, Loading, PageHeader } from '../components/states.js';
 import { Time } from '../components/Time.js';
 import { formatMoney } from '../format.js';
 import { eventTypeLabel, RECOVERED_VIA_LABELS } from '../labels.js';
@@ -52,13 +53,24 @@ export default function CampaignDetail({ id }: { id: string }) {
 
   const campaign = detail.data;
   useRefreshWhileSending(campaign?.timeline, detail.reload);
+  const members = useTeamMembers(Boolean(campaign?.timeline.some((entry) => entry.kind === 'action')));
   const canAct = me.permissions.manage_campaigns && campaign?.status === 'in_flight';
   return (
     <>
       <p className="breadcrumb">
         <Link to="/campaigns">Campaigns</Link>
       </p>
-      <PageHeader title={campaign ? `Invoice ${campaign.psp_invoice_id}` : 'Campaign'}>
+      <PageHeader
+        title={
+          campaign ? (
+            <>
+              Invoice <HeadingId>{campaign.psp_invoice_id}</HeadingId>
+            </>
+          ) : (
+            'Campaign'
+          )
+        }
+      >
         {canAct &&
           (Object.keys(ACTIONS) as Action[]).map((key) => (
             <button key={key} type="button" className="button" onClick={() => setAction(key)}>
@@ -68,7 +80,7 @@ export default function CampaignDetail({ id }: { id: string }) {
       </PageHeader>
       {detail.loading && !campaign && <Loading />}
       <LoadError loaded={detail} what="campaign" back={{ to: '/campaigns', label: 'All campaigns' }} />
-      {campaign && <CampaignBody campaign={campaign} />}
+      {campaign && <CampaignBody campaign={campaign} members={members} />}
       {action && (
         <ConfirmDialog
           title={ACTIONS[action].label}
@@ -89,7 +101,7 @@ export default function CampaignDetail({ id }: { id: string }) {
   );
 }
 
-function CampaignBody({ campaign }: { campaign: Detail }) {
+function CampaignBody({ campaign, members }: { campaign: Detail; members: ReadonlyMap<string, User> }) {
   const closedBy = [...campaign.timeline].reverse().find((entry) => entry.kind === 'action');
   const facts: Fact[] = [
     ['Status', <Badge value={campaign.status} />],
@@ -99,7 +111,9 @@ function CampaignBody({ campaign }: { campaign: Detail }) {
     ['First failed', <Time value={campaign.first_failed_at} />],
     ['Recovered', <Time value={campaign.recovered_at} />],
     ['Closed', <Time value={campaign.closed_at} />],
-    ...(closedBy?.kind === 'action' ? [['Closed by', closedBy.actor.label ?? 'a user'] as Fact] : []),
+    ...(closedBy?.kind === 'action'
+      ? [['Closed by', <ActorName actor={closedBy.actor} members={members} />] as Fact]
+      : []),
   ];
   const { customer, subscription } = campaign;
   return (
@@ -137,7 +151,7 @@ function CampaignBody({ campaign }: { campaign: Detail }) {
       </section>
       <section className="card wide" aria-labelledby="campaign-timeline">
         <h2 id="campaign-timeline">Timeline</h2>
-        <CampaignTimeline entries={campaign.timeline} />
+        <CampaignTimeline entries={campaign.timeline} members={members} />
       </section>
     </div>
   );

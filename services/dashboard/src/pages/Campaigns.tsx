@@ -7,6 +7,7 @@ import {
   emptyDayRange,
   ExportLink,
   Filter,
+  noMatchSaying,
   PagedTable,
   SearchFilter,
   useListFilters,
@@ -26,6 +27,8 @@ function apiFiltersOf(filters: Record<(typeof FILTERS)[number], string>) {
   return { ...filters, from: startOfLocalDay(filters.from), to: startOfLocalDay(filters.to) };
 }
 
+const WHOLE_VALUES = 'Matches a whole invoice id or a whole customer e-mail address, not part of one.';
+
 function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFiltersOf> }) {
   const list = usePaged(
     (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...apiFilters, cursor })}`),
@@ -36,7 +39,11 @@ function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFilter
       caption="Recovery campaigns"
       columns={CAMPAIGN_COLUMNS}
       list={list}
-      empty="No campaigns match these filters."
+      empty={noMatchSaying(
+        'No campaigns match these filters.',
+        [apiFilters.q],
+        'a whole invoice id or a whole e-mail address',
+      )}
       stacks="titled"
     />
   );
@@ -54,7 +61,12 @@ export default function Campaigns() {
         <ExportLink href={rangeProblem ? null : `${API_BASE}/campaigns/export.csv${query(apiFilters)}`} />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter campaigns">
-        <SearchFilter label="Invoice id or customer email" placeholder="The whole id or address" {...search('q')} />
+        <SearchFilter
+          label="Invoice id or customer email"
+          placeholder="The whole id or address"
+          description={WHOLE_VALUES}
+          {...search('q')}
+        />
         <Filter
           label="Status"
           value={filters.status}

@@ -3,7 +3,7 @@ import type { CustomerDetail as Detail, Subscription, Winback } from '../api/typ
 import { CAMPAIGN_COLUMNS, CANCEL_SESSION_COLUMNS, withoutCustomer } from '../components/columns.js';
 import { Facts } from '../components/Facts.js';
 import { Badge, DataTable, type Column } from '../components/ListPage.js';
-import { Empty, LoadError, Loading, PageHeader } from '../components/states.js';
+import { Empty, HeadingId, LoadError, Loading, PageHeader } from '../components/states.js';
 import { Time } from '../components/Time.js';
 import { formatMoney, formatNumber } from '../format.js';
 import { useLoad } from '../hooks.js';
@@ -38,7 +38,7 @@ export default function CustomerDetail({ id }: { id: string }) {
       <p className="breadcrumb">
         <Link to="/customers">Customers</Link>
       </p>
-      <PageHeader title={customer ? customer.email : 'Customer'} />
+      <PageHeader title={customer ? <HeadingId>{customer.email}</HeadingId> : 'Customer'} />
       {detail.loading && !customer && <Loading />}
       <LoadError loaded={detail} what="customer" back={{ to: '/customers', label: 'All customers' }} />
       {customer && (

@@ -1,7 +1,7 @@
 import { api, query } from '../api/client.js';
 import type { Customer, List } from '../api/types.js';
 import { CUSTOMER_COLUMNS } from '../components/columns.js';
-import { PagedTable, SearchFilter, useListFilters } from '../components/ListPage.js';
+import { noMatchSaying, PagedTable, SearchFilter, useListFilters } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
 
@@ -15,14 +15,24 @@ export default function Customers() {
     <>
       <PageHeader title="Customers" />
       <div className="filters" role="search" aria-label="Filter customers">
-        <SearchFilter label="Email" placeholder="The whole address" {...search('email')} />
-        <SearchFilter label="Tag" placeholder="The whole tag" {...search('tag')} />
+        <SearchFilter
+          label="Email"
+          placeholder="The whole address"
+          description="Matches a whole e-mail address, not part of one."
+          {...search('email')}
+        />
+        <SearchFilter
+          label="Tag"
+          placeholder="The whole tag"
+          description="Matches a whole tag, not part of one."
+          {...search('tag')}
+        />
       </div>
       <PagedTable
         caption="Customers"
         columns={CUSTOMER_COLUMNS}
         list={list}
-        empty="No customers match."
+        empty={noMatchSaying('No customers match.', [filters.email, filters.tag], 'a whole e-mail address or tag')}
         stacks="titled"
       />
     </>

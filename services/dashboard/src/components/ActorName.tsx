@@ -1,0 +1,48 @@
+import { useMemo } from 'react';
+import { api } from '../api/client.js';
+import type { TimelineEntry, User } from '../api/types.js';
+import { useLoad } from '../hooks.js';
+
+type Actor = Extract<TimelineEntry, { kind: 'action' }>['actor'];
+
+/**
+ * The workspace's people by id, read from GET /team (any role may), when `wanted`: a manual
+ * action records who took it by id and e-mail only, and "Closed by owner@northwind.example"
+ * named an address where the team knows a person.
+ */
+export function useTeamMembers(wanted: boolean): ReadonlyMap<string, User> {
+  const team = useLoad(
+    (signal) =>
+      wanted ? api<{ members: User[] }>('GET', '/team', { signal }) : Promise.resolve({ members: [] as User[] }),
+    `team-names:${wanted}`,
+  );
+  return useMemo(() => new Map((team.data?.members ?? []).map((member) => [member.id, member])), [team.data]);
+}
+
+/**
+ * Who took an action: their name, with the e-mail it recorded as secondary (a quieter line, or
+ * in brackets `inline`); the e-mail alone for someone no longer on the team.
+ */
+export function ActorName({
+  actor,
+  members,
+  inline = false,
+}: {
+  actor: Actor;
+  members: ReadonlyMap<string, User>;
+  inline?: boolean;
+}) {
+  const name = actor.user_id ? members.get(actor.user_id)?.name : undefined;
+  if (!name) return <>{actor.label ?? 'a user'}</>;
+  if (!actor.label) return <>{name}</>;
+  return inline ? (
+    <>
+      {name} <span className="muted">({actor.label})</span>
+    </>
+  ) : (
+    <>
+      {name}
+      <span className="secondary">{actor.label}</span>
+    </>
+  );
+}
