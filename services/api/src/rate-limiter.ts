@@ -13,6 +13,12 @@ import { currentEpoch, newTokenEpoch, tokenEpochKey, type Redis } from '@retenti
  * by their own consume (a failed authentication, say). Without guards the loop does nothing,
  * so the API's hot path pays nothing for them.
  *
+ * A guard may instead be reserved (its flag, ARGV[7 + guards + position], is '1'): when the
+ * request is allowed, the same member is added to it too, in the same script. A failure counted
+ * only once its outcome is known lets every request already in flight past a nearly full guard
+ * (a burst of sign-ins, each waiting for its password hash); a reservation is counted at
+ * admission, and the caller takes it back (`release`) when the request turns out to succeed.
+ *
  * The same script checks the token epoch first (see tokenEpochKey in @retention/runtime):
  * when the caller's cached epoch is not the current one, it counts nothing and answers the
  * current epoch, so the caller looks the token up again. ARGV[4] `*` skips the check; an
@@ -48,6 +54,16 @@ for i = 3, #KEYS do
   end
 end
 
+local guards = #KEYS - 2
+local function reserveGuards()
+  for i = 3, #KEYS do
+    if ARGV[i + 4 + guards] == '1' then
+      redis.call('ZADD', KEYS[i], now, ARGV[3])
+      redis.call('PEXPIRE', KEYS[i], window)
+    end
+  end
+end
+
 local limit = tonumber(ARGV[1])
 if ARGV[6] == '1' then
   -- Two-bucket approximation: this fixed window's count plus the last one's, weighted by how
@@ -67,6 +83,7 @@ if ARGV[6] == '1' then
   if estimate < limit then
     cur = cur + 1
     allowed = 1
+    reserveGuards()
   end
   redis.call('HSET', KEYS[1], 'start', windowStart, 'cur', cur, 'prev', prev)
   redis.call('PEXPIRE', KEYS[1], window * 2)
@@ -77,6 +94,7 @@ local count = redis.call('ZCARD', KEYS[1])
 if count < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[3])
   redis.call('PEXPIRE', KEYS[1], window)
+  reserveGuards()
   return {1, limit, limit - count - 1, oldestAge(KEYS[1]), 0, epoch}
 end
 return {0, limit, 0, oldestAge(KEYS[1]), 0, epoch}
@@ -108,6 +126,11 @@ export interface RateLimitDecision {
   refusedByGuard: boolean;
 }
 
+/** What `consume` decided, with the member it counted: what `release` takes back from a reserved guard. */
+export interface CountedDecision extends RateLimitDecision {
+  member: string;
+}
+
 /** The token epoch changed since the caller cached it: nothing was counted. */
 export interface StaleEpoch {
   stale: true;
@@ -120,6 +143,8 @@ export interface GuardWindow {
   bucket: string;
   /** Exact windows only (up to `exactLimitMax`): a guard is read as a log. */
   limit: number;
+  /** Count the request in this guard too when it is allowed: a reservation (see the script). */
+  reserve?: boolean;
 }
 
 type SlidingWindowAnswer = [number, number, number, number, number, string];
@@ -127,7 +152,7 @@ type SlidingWindowAnswer = [number, number, number, number, number, string];
 interface ScriptedRedis extends Redis {
   /**
    * Keys, then arguments, as the script numbers them: bucket, epoch key, guard keys..., limit,
-   * window, member, cached epoch, candidate epoch, approximate, guard limits...
+   * window, member, cached epoch, candidate epoch, approximate, guard limits..., guard reserve flags...
    */
   slidingWindow(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<SlidingWindowAnswer>;
 }
@@ -164,7 +189,7 @@ export class SlidingWindowRateLimiter {
     bucket: string,
     limit: number,
     options: { guards?: readonly GuardWindow[]; cachedEpoch?: string } = {},
-  ): Promise<RateLimitDecision | StaleEpoch> {
+  ): Promise<CountedDecision | StaleEpoch> {
     const { guards, cachedEpoch } = options;
     const candidateEpoch = this.candidateEpoch;
     this.memberCount += 1;
@@ -201,6 +226,7 @@ export class SlidingWindowRateLimiter {
             candidateEpoch,
             approximated,
             ...guards.map((guard) => guard.limit),
+            ...guards.map((guard) => (guard.reserve === true ? '1' : '0')),
           );
     if (epoch === candidateEpoch) this.candidateEpoch = newTokenEpoch();
     if (allowed === -1) return { stale: true, epoch };
@@ -210,7 +236,13 @@ export class SlidingWindowRateLimiter {
       remaining: Math.max(0, remaining),
       resetMs: Math.max(0, resetMs),
       refusedByGuard: refusingGuard > 0,
+      member,
     };
+  }
+
+  /** Takes back a request `consume` counted in `bucket` (a reservation that turned out not to be needed). */
+  async release(bucket: string, member: string): Promise<void> {
+    await this.redis.zrem(this.key(bucket), member);
   }
 
   /** The current token epoch (made if Redis has none), counting nothing. */

@@ -55,6 +55,17 @@ const accountKey = (kind: string, email: unknown) => `${kind}:${accountHash(emai
 const failuresOf = (ip: string | undefined) => `signin-address:${addressBucket(ip)}`;
 const accountFailuresOf = (email: unknown) => accountKey('signin-account-failures', email);
 const pairOf = (email: unknown, ip: string | undefined) => `${accountKey('signin-pair', email)}:${addressBucket(ip)}`;
+/** A sign-in admitted by `signIn`: what its outcome takes back or adds. */
+export interface SignInAttempt {
+  email: unknown;
+  /** The member counted in the reserved windows. */
+  member: string;
+  /** The failure windows the attempt was counted in when admitted. */
+  reserved: readonly string[];
+  /** From a trusted device of the account: not reserved in the account's failures. */
+  trusted: boolean;
+}
+
 const SIGN_IN_REFUSED = 'Too many sign-in attempts. Wait a few minutes and try again.';
 
 export class GuessLimits {
@@ -75,19 +86,41 @@ export class GuessLimits {
    * account's failures from all addresses, or the address's failures are over their limits.
    * `deviceValue` (the device cookie, if sent) that is a trusted device of this account, with
    * attempts left, exempts the attempt from the account's failures and counts against it instead.
+   *
+   * The attempt is counted as a failure of the address (and of the account, unless trusted)
+   * as it is admitted, in the same script that checks those windows: counted only once the
+   * password check had failed, every attempt of a burst would pass a nearly full window while
+   * the others' hashes ran. `signInSucceeded` takes that failure back.
    */
-  async signIn(email: unknown, ip: string | undefined, deviceValue: string | undefined): Promise<void> {
+  async signIn(email: unknown, ip: string | undefined, deviceValue: string | undefined): Promise<SignInAttempt> {
     const trusted = await this.trustedSignIn(email, deviceValue);
-    // One script: the pair counts only when no guard is full. Without a device cookie that is
-    // the only Redis call; with one, the device's look-up and its own count come first.
-    await this.admit(
+    const reserved = [failuresOf(ip), ...(trusted ? [] : [accountFailuresOf(email)])];
+    // One script: the pair counts, and the failures are reserved, only when no guard is full.
+    // Without a device cookie that is the only Redis call; with one, the device's look-up and
+    // its own count come first.
+    const member = await this.admit(
       this.window,
       pairOf(email, ip),
       SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS,
       ip,
       'sign-in',
-      trusted ? [] : [{ bucket: accountFailuresOf(email), limit: SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT }],
+      trusted ? [] : [{ bucket: accountFailuresOf(email), limit: SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT, reserve: true }],
+      true,
     );
+    return { email, member, reserved, trusted };
+  }
+
+  /** The password was right: the failures reserved for the attempt are taken back. */
+  async signInSucceeded(attempt: SignInAttempt): Promise<void> {
+    await Promise.all(attempt.reserved.map((bucket) => this.window.release(bucket, attempt.member)));
+  }
+
+  /**
+   * A wrong e-mail or password: already counted against the address and (unless from a trusted
+   * device) the account when admitted. From a trusted device it counts against the account now.
+   */
+  async signInFailed(attempt: SignInAttempt): Promise<void> {
+    if (attempt.trusted) await this.window.consume(accountFailuresOf(attempt.email), SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT);
   }
 
   /**
@@ -102,12 +135,6 @@ export class GuessLimits {
     if ('allowed' in decision && decision.allowed) return true;
     await this.devices.forget(device);
     return false;
-  }
-
-  /** Counts a wrong e-mail or password against the address and the account (known or not). */
-  async signInFailed(email: unknown, ip: string | undefined): Promise<void> {
-    await this.failed(ip);
-    await this.window.consume(accountFailuresOf(email), SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT);
   }
 
   /** Counts a failed guess (a wrong password, a link that is not valid) against the address. */
@@ -148,12 +175,16 @@ export class GuessLimits {
     ip: string | undefined,
     what: 'sign-in' | 'link' | 'password',
     otherGuards: readonly GuardWindow[] = [],
-  ): Promise<void> {
+    reserveAddressFailure = false,
+  ): Promise<string> {
     const decision = await limiter.consume(bucket, limit, {
-      guards: [{ bucket: failuresOf(ip), limit: FAILURE_LIMIT_PER_ADDRESS }, ...otherGuards],
+      guards: [
+        { bucket: failuresOf(ip), limit: FAILURE_LIMIT_PER_ADDRESS, reserve: reserveAddressFailure },
+        ...otherGuards,
+      ],
     });
     if ('stale' in decision) throw new Error('a guess limit answered a token epoch');
-    if (decision.allowed) return;
+    if (decision.allowed) return decision.member;
     const message =
       what === 'sign-in'
         ? SIGN_IN_REFUSED

@@ -13,20 +13,24 @@ export function sessionRoutes(context: DashboardContext): Router {
   /**
    * Each attempt counts against the account (by e-mail, known or not) from this client address,
    * and is refused while the account's failures from all addresses or the address's failures
-   * are full; a failure counts against both. A trusted device of the account (its device
+   * are full; each attempt is counted as a failure of both as it is admitted, and a success
+   * takes that back. A trusted device of the account (its device
    * cookie) is not held by the account's failures (guess-limits.ts).
    */
   router.post('/session', async (req, res) => {
     const { email, password } = bodyOf(req.body, ['email', 'password']);
-    await context.guessLimits.signIn(email, req.ip, readDeviceCookie(req, context.deviceCookie));
+    const attempt = await context.guessLimits.signIn(email, req.ip, readDeviceCookie(req, context.deviceCookie));
     let user;
     try {
       user = await checkCredentials(context.db, email, password);
     } catch (error) {
+      // Any other error (bad input, a database down) leaves the failure reserved: it was an
+      // attempt, and taking it back would let errors be provoked to guess for free.
       if (error instanceof ServiceError && error.type === 'invalid_credentials')
-        await context.guessLimits.signInFailed(email, req.ip);
+        await context.guessLimits.signInFailed(attempt);
       throw error;
     }
+    await context.guessLimits.signInSucceeded(attempt);
     await startSession(context, req, res, user);
   });
 
