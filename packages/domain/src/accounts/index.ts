@@ -1,4 +1,5 @@
 export * from './account.js';
+export * from './account-email.js';
 export * from './account-user.js';
 export * from './invitations.js';
 export * from './one-time-links.js';

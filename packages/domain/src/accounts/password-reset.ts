@@ -1,6 +1,7 @@
 import { toIsoMillis } from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { accountEmail } from './account-email.js';
 import { userActor, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
@@ -43,9 +44,11 @@ export async function requestPasswordReset(
   email: unknown,
   baseUrl: string,
 ): Promise<{ user: AccountUserRow; reset_url: string; expires_at: string } | null> {
-  if (typeof email !== 'string' || email.length > 320) return null;
+  // An address no account can have (not ASCII) gets nothing, without a look-up.
+  const spelling = accountEmail(email);
+  if (spelling === null) return null;
   const user = await db<AccountUserRow>('users')
-    .whereRaw('lower(email) = lower(?)', [email])
+    .whereRaw('lower(email) = lower(?)', [spelling])
     .whereNotNull('password_hash')
     .first();
   if (!user) return null;

@@ -1,5 +1,6 @@
 import { invalidCredentials, invalidField } from '@retention/core';
 import type { Queryable } from '@retention/db';
+import { accountEmail } from './account-email.js';
 import type { AccountUserRow } from './account-user.js';
 import { burnPasswordCheck, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 
@@ -13,10 +14,15 @@ export async function checkCredentials(db: Queryable, email: unknown, password: 
   if (typeof password !== 'string' || password.length === 0 || password.length > MAX_PASSWORD_LENGTH * 4) {
     throw invalidField('password', 'must be a non-empty string');
   }
-  const user = await db<AccountUserRow>('users')
-    .whereRaw('lower(email) = lower(?)', [email])
-    .whereNotNull('password_hash')
-    .first();
+  // An address no account can have (not ASCII) is answered as an unknown one, without a look-up.
+  const spelling = accountEmail(email);
+  const user =
+    spelling === null
+      ? undefined
+      : await db<AccountUserRow>('users')
+          .whereRaw('lower(email) = lower(?)', [spelling])
+          .whereNotNull('password_hash')
+          .first();
   if (!user?.password_hash) {
     await burnPasswordCheck(password);
     throw invalidCredentials();

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { accountEmail } from '@retention/domain';
 import type { Redis } from '@retention/runtime';
 
 /**
@@ -23,11 +24,12 @@ const DEVICE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /**
- * The account as the limits name it: the SHA-256 of its e-mail, lower-cased (known or not), so
- * neither a record nor a key spells out whom it is about.
+ * The account as the limits name it: the SHA-256 of its e-mail in the spelling sign-in and reset
+ * look it up by (accountEmail: one lower-casing for both, so one account has one key), known or
+ * not, so neither a record nor a key spells out whom it is about. Every address no account can
+ * have shares one key: none of them reaches an account.
  */
-export const accountHash = (email: unknown): string =>
-  sha256(typeof email === 'string' ? email.toLowerCase().slice(0, 320) : '');
+export const accountHash = (email: unknown): string => sha256(accountEmail(email) ?? '');
 
 export class TrustedDevices {
   constructor(

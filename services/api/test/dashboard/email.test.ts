@@ -162,6 +162,31 @@ describe('e-mail over SMTP', () => {
     expect((await call('GET', `/password-reset/${last}`)).status).toBe(200);
   });
 
+  it('counts a non-ASCII spelling that PostgreSQL lowers to the account (İ) against nothing: it is sent nothing', async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner, workspace } = await team(database.current.db, call, 'Spellings');
+    const email = `member-${randomBytes(4).toString('hex')}@northwind.example`;
+    await makeUser(database.current.db, workspace.id, 'member', email);
+    const before = received.length;
+    const mailsTo = (to: string) => received.slice(before).filter((mail) => mail.to.includes(to)).length;
+    for (let i = 0; i < 4; i += 1)
+      expect((await call('POST', '/password-reset', { body: { email } })).status).toBe(202);
+    // A spelling that had limits of its own: 3 more e-mails an hour each, before.
+    for (let i = 0; i < 4; i += 1) {
+      const asked = await call('POST', '/password-reset', { body: { email: email.replace('northwind', 'northwİnd') } });
+      expect(asked.status).toBe(202);
+      expect(asked.body).toEqual({ accepted: true, emailed: true });
+    }
+    // Asked after all of them, so decided after them: once its e-mail is in, theirs are too.
+    expect((await call('POST', '/password-reset', { body: { email: owner.email } })).status).toBe(202);
+    await eventually(() => mailsTo(owner.email) === 1 && mailsTo(email) >= 3, 10_000);
+    // Each e-mail is a new link (revoking the one before): the links made count them all,
+    // whatever order the SMTP conversations ended in.
+    const links = await database.current.db('account_links').where({ kind: 'password_reset', email });
+    expect(links).toHaveLength(3);
+    expect(mailsTo(email)).toBe(3);
+  });
+
   it("e-mails a reset asked from the account's trusted device though a stranger used up the account's three", async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, member } = await team(database.current.db, call, 'Locked out');
