@@ -84,8 +84,8 @@ export async function removeMember(
   db: Db,
   input: { workspace_id: string; user_id: string; actor_role: UserRole | null },
   actor: Actor,
-): Promise<void> {
-  await inTransaction(db, async (trx) => {
+): Promise<AccountUserRow> {
+  return inTransaction(db, async (trx) => {
     const owners = await lockOwners(trx, input.workspace_id);
     const target = await findWorkspaceUser(trx, input.workspace_id, input.user_id, true);
     if (input.actor_role) assertMayAssign(input.actor_role, target.role);
@@ -102,6 +102,8 @@ export async function removeMember(
     });
     await revokeInvitationsSentBy(trx, target, [], actor, 'inviter_removed');
     await trx('users').where({ id: target.id }).delete();
+    // Who was removed: the caller forgets what it keeps about them elsewhere (their devices).
+    return target;
   });
 }
 

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { changePassword, permissionsFor, resetLinkRoles, signOutEverywhere, updateProfile } from '@retention/domain';
 import { actorOf, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
-import { openSession } from './start-session.js';
+import { openSession, trustDevice } from './start-session.js';
 import { clearSessionCookie } from './session-cookie.js';
 import { EVENT_TYPE_LIST, signedInView } from './views.js';
 
@@ -45,6 +45,10 @@ export function accountRoutes(context: DashboardContext): Router {
       actorOf(req, res),
     );
     await context.announceSessionChange();
+    // Every device of the account is forgotten: a cookie copied before the change is worth
+    // nothing now. This browser proved the password, so it is trusted again, as a new device.
+    await context.trustedDevices.forgetAll(user.email);
+    await trustDevice(context, req, res, user.email);
     // Every session ended, this one too: the browser goes on under a new one.
     await openSession(context, req, res, user);
     res.status(204).end();

@@ -2,7 +2,7 @@ import { rateLimited } from '@retention/core';
 import type { Redis } from '@retention/runtime';
 import { SlidingWindowRateLimiter, type GuardWindow } from '../rate-limiter.js';
 import { addressBucket } from './client-address.js';
-import { accountHash, type TrustedDevices } from './trusted-devices.js';
+import { accountHash, DEVICE_FAILURE_LIMIT, type TrustedDevices } from './trusted-devices.js';
 
 /**
  * Limits on what guesses a secret or costs a memory-hard hash, with the API's sliding window
@@ -32,13 +32,6 @@ const SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS = 10;
  * addresses. Ten times the pair's limit, so filling it takes ten addresses (/64s) at least.
  */
 const SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT = 100;
-/**
- * Sign-in attempts to its account from one trusted device in the window. Each success gives the
- * browser a new device (and forgets this one), so what fills it is failures: a person mistyping,
- * or someone who copied the cookie. Past it the device is forgotten, and its attempts are a
- * stranger's, under the account's failures: a copied cookie buys five guesses, once.
- */
-const SIGN_IN_LIMIT_PER_DEVICE = 5;
 /** Failures per client address in the window: sign-ins and links that were not valid, together. */
 const FAILURE_LIMIT_PER_ADDRESS = 50;
 /** Links spent from one address in the window, valid or not: a person needs one or two. */
@@ -62,8 +55,14 @@ export interface SignInAttempt {
   member: string;
   /** The failure windows the attempt was counted in when admitted. */
   reserved: readonly string[];
-  /** From a trusted device of the account: not reserved in the account's failures. */
-  trusted: boolean;
+  /** The trusted device of the account it came from (not reserved in the account's failures), or null. */
+  device: DeviceAttempt | null;
+}
+
+/** A trusted device's id, and its attempts counted so far, this one included. */
+interface DeviceAttempt {
+  id: string;
+  attempts: number;
 }
 
 const SIGN_IN_REFUSED = 'Too many sign-in attempts. Wait a few minutes and try again.';
@@ -93,7 +92,8 @@ export class GuessLimits {
    * the others' hashes ran. `signInSucceeded` takes that failure back.
    */
   async signIn(email: unknown, ip: string | undefined, deviceValue: string | undefined): Promise<SignInAttempt> {
-    const trusted = await this.trustedSignIn(email, deviceValue);
+    const device = await this.trustedSignIn(email, deviceValue);
+    const trusted = device !== null;
     const reserved = [failuresOf(ip), ...(trusted ? [] : [accountFailuresOf(email)])];
     // One script: the pair counts, and the failures are reserved, only when no guard is full.
     // Without a device cookie that is the only Redis call; with one, the device's look-up and
@@ -107,7 +107,7 @@ export class GuessLimits {
       trusted ? [] : [{ bucket: accountFailuresOf(email), limit: SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT, reserve: true }],
       true,
     );
-    return { email, member, reserved, trusted };
+    return { email, member, reserved, device };
   }
 
   /** The password was right: the failures reserved for the attempt are taken back. */
@@ -117,24 +117,27 @@ export class GuessLimits {
 
   /**
    * A wrong e-mail or password: already counted against the address and (unless from a trusted
-   * device) the account when admitted. From a trusted device it counts against the account now.
+   * device) the account when admitted. From a trusted device it counts against the account now,
+   * and the device's fifth failure forgets it.
    */
   async signInFailed(attempt: SignInAttempt): Promise<void> {
-    if (attempt.trusted) await this.window.consume(accountFailuresOf(attempt.email), SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT);
+    if (attempt.device === null) return;
+    await this.window.consume(accountFailuresOf(attempt.email), SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT);
+    if (attempt.device.attempts >= DEVICE_FAILURE_LIMIT) await this.devices.forget(attempt.device.id, attempt.email);
   }
 
   /**
-   * Whether this attempt comes from a trusted device of the account: counted before the password
-   * is checked, so attempts sent all at once cannot outrun the device's limit. A device over it
-   * is forgotten.
+   * The trusted device of the account this attempt comes from, if any: its attempt is counted
+   * before the password is checked, so attempts sent all at once cannot outrun the device's
+   * limit. A device past its limit is forgotten, and the attempt is a stranger's.
    */
-  private async trustedSignIn(email: unknown, deviceValue: string | undefined): Promise<boolean> {
-    const device = await this.devices.trustedFor(deviceValue, email);
-    if (device === null) return false;
-    const decision = await this.window.consume(`signin-device:${device}`, SIGN_IN_LIMIT_PER_DEVICE);
-    if ('allowed' in decision && decision.allowed) return true;
-    await this.devices.forget(device);
-    return false;
+  private async trustedSignIn(email: unknown, deviceValue: string | undefined): Promise<DeviceAttempt | null> {
+    const id = await this.devices.trustedFor(deviceValue, email);
+    if (id === null) return null;
+    const attempts = await this.devices.countAttempt(id);
+    if (attempts <= DEVICE_FAILURE_LIMIT) return { id, attempts };
+    await this.devices.forget(id, email);
+    return null;
   }
 
   /** Counts a failed guess (a wrong password, a link that is not valid) against the address. */

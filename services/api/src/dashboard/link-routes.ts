@@ -66,8 +66,10 @@ export function linkRoutes(context: DashboardContext): Router {
     const user = await spendLink(req, () =>
       completePasswordReset(context.db, req.params.token, password, requestOrigin(req)),
     );
-    // Every other session of the user ended.
+    // Every other session of the user ended, and every device of the account is forgotten (a
+    // cookie copied before the reset is worth nothing); this browser gets a new one.
     await context.announceSessionChange();
+    await context.trustedDevices.forgetAll(user.email);
     await startSession(context, req, res, user);
   });
 

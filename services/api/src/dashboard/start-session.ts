@@ -41,7 +41,12 @@ export async function openSession(
  * it the person is still signed in: only their next sign-in is a stranger's, so a Redis that
  * fails here does not fail the sign-in (logged without the value).
  */
-async function trustDevice(context: DashboardContext, req: Request, res: Response, email: string): Promise<void> {
+export async function trustDevice(
+  context: DashboardContext,
+  req: Request,
+  res: Response,
+  email: string,
+): Promise<void> {
   try {
     const value = await context.trustedDevices.issue(email, readDeviceCookie(req, context.deviceCookie));
     setDeviceCookie(res, context.deviceCookie, value);

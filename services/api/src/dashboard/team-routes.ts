@@ -80,12 +80,14 @@ export function teamRoutes(context: DashboardContext): Router {
 
   router.delete('/team/members/:id', allow('manage_team'), async (req, res) => {
     const { user, workspaceId } = signedIn(res);
-    await removeMember(
+    const removed = await removeMember(
       db,
       { workspace_id: workspaceId, user_id: String(req.params.id), actor_role: user.role },
       actorOf(req, res),
     );
     await context.announceSessionChange();
+    // Their browsers are no longer trusted: should the address join again, none is exempt.
+    await context.trustedDevices.forgetAll(removed.email);
     res.status(204).end();
   });
 

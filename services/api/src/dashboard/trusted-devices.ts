@@ -31,6 +31,13 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
  */
 export const accountHash = (email: unknown): string => sha256(accountEmail(email) ?? '');
 
+/**
+ * Failed sign-ins a device may have in its whole life: at this many it is forgotten. Counted
+ * over its lifetime rather than a window, so a copied cookie buys this many guesses once, not
+ * this many every quarter of an hour for 90 days; its owner's next sign-in replaces it anyway.
+ */
+export const DEVICE_FAILURE_LIMIT = 5;
+
 export class TrustedDevices {
   constructor(
     private readonly redis: Redis,
@@ -40,12 +47,22 @@ export class TrustedDevices {
   /**
    * A new device value for the account, trusted for DEVICE_LIFETIME_MS. The value the browser
    * held until now (if any) is forgotten: it is about to be replaced, and a copy of it taken
-   * earlier must not outlive it.
+   * earlier must not outlive it. The account's index of devices (a sorted set by time of issue,
+   * expiring with its newest device) lets a password change forget them all.
    */
   async issue(email: string, replacing: string | undefined): Promise<string> {
     const value = randomBytes(32).toString('base64url');
-    const write = this.redis.multi().set(this.recordKey(sha256(value)), accountHash(email), 'PX', DEVICE_LIFETIME_MS);
-    if (replacing !== undefined && DEVICE_VALUE.test(replacing)) write.del(this.recordKey(sha256(replacing)));
+    const id = sha256(value);
+    const account = accountHash(email);
+    const write = this.redis
+      .multi()
+      .set(this.recordKey(id), account, 'PX', DEVICE_LIFETIME_MS)
+      .zadd(this.indexKey(account), Date.now(), id)
+      .pexpire(this.indexKey(account), DEVICE_LIFETIME_MS);
+    if (replacing !== undefined && DEVICE_VALUE.test(replacing)) {
+      const replaced = sha256(replacing);
+      write.del(this.recordKey(replaced), this.attemptsKey(replaced)).zrem(this.indexKey(account), replaced);
+    }
     await write.exec();
     return value;
   }
@@ -61,12 +78,51 @@ export class TrustedDevices {
     return account === accountHash(email) ? id : null;
   }
 
+  /**
+   * Counts a sign-in attempt from the device before its password is checked, so a burst cannot
+   * outrun the count: the answer includes this attempt. A success replaces the device (issue),
+   * so what the count keeps is its failures, for as long as the device lives.
+   */
+  async countAttempt(id: string): Promise<number> {
+    const [[, count]] = (await this.redis
+      .multi()
+      .incr(this.attemptsKey(id))
+      .pexpire(this.attemptsKey(id), DEVICE_LIFETIME_MS)
+      .exec()) as [[Error | null, number], unknown];
+    return count;
+  }
+
   /** No longer trusted (it failed too often): its sign-ins are limited as any stranger's. */
-  async forget(id: string): Promise<void> {
-    await this.redis.del(this.recordKey(id));
+  async forget(id: string, email: unknown): Promise<void> {
+    await this.redis
+      .multi()
+      .del(this.recordKey(id), this.attemptsKey(id))
+      .zrem(this.indexKey(accountHash(email)), id)
+      .exec();
+  }
+
+  /**
+   * Forgets every device of the account: its password changed or was reset, or it left the
+   * team. A cookie copied before is then worth nothing, not even its few attempts.
+   */
+  async forgetAll(email: string): Promise<void> {
+    const index = this.indexKey(accountHash(email));
+    const ids = await this.redis.zrange(index, '0', '-1');
+    await this.redis
+      .multi()
+      .del(index, ...ids.flatMap((id) => [this.recordKey(id), this.attemptsKey(id)]))
+      .exec();
   }
 
   private recordKey(id: string): string {
     return `${this.keyPrefix}:device:${id}`;
+  }
+
+  private attemptsKey(id: string): string {
+    return `${this.keyPrefix}:device-attempts:${id}`;
+  }
+
+  private indexKey(account: string): string {
+    return `${this.keyPrefix}:devices-of:${account}`;
   }
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { createWorkspace } from '@retention/domain';
 import { useApi } from '../harness.js';
-import { dashboardClient, deviceCookieOf, makeUser, PASSWORD } from './support.js';
+import { dashboardClient, deviceCookieOf, makeUser, PASSWORD, sessionCookieOf } from './support.js';
 
 const api = useApi({ trustProxy: true });
 const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
@@ -19,6 +19,12 @@ async function fillAccountFailures(email: string): Promise<void> {
     }),
   );
 }
+
+/** 1 while the device cookie `name=value` names a live device, 0 once it is forgotten. */
+const deviceRecordExists = (cookie: string) => {
+  const id = createHash('sha256').update(cookie.split('=')[1]!).digest('base64url');
+  return api.current.redis.exists(`${api.current.redisKeyPrefix}:device:${id}`);
+};
 
 describe('trusted devices (device cookies)', () => {
   it('let the owner sign in while strangers have filled the account, and nobody else', async () => {
@@ -79,8 +85,64 @@ describe('trusted devices (device cookies)', () => {
     expect(forgotten.body.error.message).toBe('Too many sign-in attempts. Wait a few minutes and try again.');
     expect((await signInFrom('198.51.100.51', owner.email, PASSWORD, device)).status).toBe(429);
     // Forgotten, not only paused: its record is gone, so it stays a stranger after the window.
-    const id = createHash('sha256').update(device.split('=')[1]!).digest('base64url');
-    expect(await api.current.redis.exists(`${api.current.redisKeyPrefix}:device:${id}`)).toBe(0);
+    expect(await deviceRecordExists(device)).toBe(0);
+  }, 180_000);
+
+  it('forget a device at its fifth failure, however slowly they came: failures are counted for its life', async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'DeviceLife' });
+    const owner = await makeUser(api.current.db, workspace.id, 'owner');
+    const device = deviceCookieOf(await signInFrom('198.51.100.70', owner.email, PASSWORD));
+    for (let i = 0; i < 4; i += 1)
+      expect((await signInFrom(`198.51.100.${71 + i}`, owner.email, `wrong ${i}`, device)).status).toBe(401);
+    expect(await deviceRecordExists(device)).toBe(1);
+    // The fifth failure forgets it at once (it used to take a sixth attempt in one 15-minute
+    // window: five guesses every quarter of an hour for 90 days).
+    expect((await signInFrom('198.51.100.75', owner.email, 'wrong 4', device)).status).toBe(401);
+    expect(await deviceRecordExists(device)).toBe(0);
+  }, 180_000);
+
+  it("forget all the account's devices when its password is changed or reset, or it leaves the team", async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'DeviceForgetAll' });
+    const owner = await makeUser(api.current.db, workspace.id, 'owner');
+    const member = await makeUser(api.current.db, workspace.id, 'member');
+    const signedInA = await signInFrom('198.51.100.80', owner.email, PASSWORD);
+    const sessionA = sessionCookieOf(signedInA);
+    const deviceA = deviceCookieOf(signedInA);
+    const deviceB = deviceCookieOf(await signInFrom('198.51.100.81', owner.email, PASSWORD));
+    await fillAccountFailures(owner.email);
+
+    // Browser A changes the password: browser B's device is forgotten, A is given a new one.
+    const changed = await call('POST', '/account/password', {
+      cookie: `${sessionA}; ${deviceA}`,
+      body: { current_password: PASSWORD, new_password: 'a brand new password' },
+      headers: { 'x-forwarded-for': '198.51.100.80' },
+    });
+    expect(changed.status).toBe(204);
+    expect((await signInFrom('198.51.100.82', owner.email, 'a brand new password', deviceB)).status).toBe(429);
+    expect((await signInFrom('198.51.100.82', owner.email, 'a brand new password', deviceA)).status).toBe(429);
+    const renewedA = deviceCookieOf(changed);
+    const signedInAgain = await signInFrom('198.51.100.83', owner.email, 'a brand new password', renewedA);
+    expect(signedInAgain.status).toBe(200);
+    const ownerSession = sessionCookieOf(signedInAgain);
+
+    // A reset password: the member's devices are forgotten, the browser that set it trusted.
+    const memberSignIn = await signInFrom('198.51.100.84', member.email, PASSWORD);
+    const memberDevice = deviceCookieOf(memberSignIn);
+    const link = await call('POST', `/team/members/${member.id}/reset-link`, { cookie: ownerSession });
+    const token = String(link.body.reset_url).split('/').at(-1)!;
+    const reset = await call('POST', `/password-reset/${token}`, {
+      body: { password: 'the reset password' },
+      headers: { 'x-forwarded-for': '198.51.100.86' },
+    });
+    expect(reset.status).toBe(200);
+    expect(await deviceRecordExists(memberDevice)).toBe(0);
+    const memberRenewed = deviceCookieOf(reset);
+    expect(await deviceRecordExists(memberRenewed)).toBe(1);
+
+    // Removed from the team: none of the member's devices is kept.
+    const removed = await call('DELETE', `/team/members/${member.id}`, { cookie: ownerSession });
+    expect(removed.status).toBe(204);
+    expect(await deviceRecordExists(memberRenewed)).toBe(0);
   }, 180_000);
 
   it('keep the other limits: a trusted device is still held by its address and by the pair', async () => {
