@@ -15,8 +15,8 @@ import { accountHash, DEVICE_FAILURE_LIMIT, type TrustedDevices } from './truste
  * - spending a one-time link (accepting an invitation, setting a reset password): refused while
  *   the address's failures are full, and a link that is not valid counts as a failure;
  * - checking the current password to change it: attempts per account;
- * - asking for a reset e-mail: per account (per device, from a trusted device) and per address
- *   an hour; beyond that nothing is sent, and the answer does not say so (it must not tell
+ * - asking for a reset e-mail: per account (per device, from a trusted device), per account from
+ *   all its devices and strangers together, and per address an hour; beyond that nothing is sent, and the answer does not say so (it must not tell
  *   whether the account exists).
  */
 
@@ -42,6 +42,8 @@ const RESET_EMAILS_PER_ACCOUNT = 3;
 const RESET_REQUESTS_PER_ADDRESS = 20;
 /** From a trusted device, its own count replaces the account's, which a stranger can use up. */
 const RESET_EMAILS_PER_DEVICE = 3;
+/** Reset e-mails to one account an hour, from its trusted devices and strangers together. */
+const RESET_EMAILS_PER_ACCOUNT_ALL = 10;
 
 /** Hashed: a window's Redis key need not spell out whom it is about. */
 const accountKey = (kind: string, email: unknown) => `${kind}:${accountHash(email)}`;
@@ -164,10 +166,15 @@ export class GuessLimits {
     const address = await this.hour.consume(`reset-address:${addressBucket(ip)}`, RESET_REQUESTS_PER_ADDRESS);
     if (!('allowed' in address) || !address.allowed) return false;
     const device = await this.devices.trustedFor(deviceValue, email);
+    // Every e-mail, from a device or not, is also counted in the account's ceiling, in the same
+    // script: its devices (up to ten) must not add up to a flood of e-mails.
+    const ceiling = [
+      { bucket: accountKey('reset-account-all', email), limit: RESET_EMAILS_PER_ACCOUNT_ALL, reserve: true },
+    ];
     const own =
       device === null
-        ? await this.hour.consume(accountKey('reset-account', email), RESET_EMAILS_PER_ACCOUNT)
-        : await this.hour.consume(`reset-device:${device}`, RESET_EMAILS_PER_DEVICE);
+        ? await this.hour.consume(accountKey('reset-account', email), RESET_EMAILS_PER_ACCOUNT, { guards: ceiling })
+        : await this.hour.consume(`reset-device:${device}`, RESET_EMAILS_PER_DEVICE, { guards: ceiling });
     return 'allowed' in own && own.allowed;
   }
 

@@ -38,6 +38,13 @@ export const accountHash = (email: unknown): string => sha256(accountEmail(email
  */
 export const DEVICE_FAILURE_LIMIT = 5;
 
+/**
+ * Devices an account keeps: each sign-in without the cookie makes one, with reset e-mails of
+ * its own and a Redis record, so a stranger who knows the password (or signs in over and over)
+ * must not mint them without end. The oldest is forgotten; a person has a few browsers.
+ */
+const DEVICES_PER_ACCOUNT = 10;
+
 export class TrustedDevices {
   constructor(
     private readonly redis: Redis,
@@ -48,7 +55,8 @@ export class TrustedDevices {
    * A new device value for the account, trusted for DEVICE_LIFETIME_MS. The value the browser
    * held until now (if any) is forgotten: it is about to be replaced, and a copy of it taken
    * earlier must not outlive it. The account's index of devices (a sorted set by time of issue,
-   * expiring with its newest device) lets a password change forget them all.
+   * expiring with its newest device) lets a password change forget them all, and keeps only the
+   * newest DEVICES_PER_ACCOUNT.
    */
   async issue(email: string, replacing: string | undefined): Promise<string> {
     const value = randomBytes(32).toString('base64url');
@@ -64,7 +72,23 @@ export class TrustedDevices {
       write.del(this.recordKey(replaced), this.attemptsKey(replaced)).zrem(this.indexKey(account), replaced);
     }
     await write.exec();
+    await this.evictOldest(account);
     return value;
+  }
+
+  /**
+   * Forgets the account's devices beyond the newest DEVICES_PER_ACCOUNT. Not atomic with the
+   * issue: two sign-ins at once may both evict, which only forgets the same oldest ones twice.
+   */
+  private async evictOldest(account: string): Promise<void> {
+    const index = this.indexKey(account);
+    const oldest = await this.redis.zrange(index, '0', String(-DEVICES_PER_ACCOUNT - 1));
+    if (oldest.length === 0) return;
+    await this.redis
+      .multi()
+      .del(...oldest.flatMap((id) => [this.recordKey(id), this.attemptsKey(id)]))
+      .zrem(index, ...oldest)
+      .exec();
   }
 
   /**

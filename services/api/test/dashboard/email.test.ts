@@ -213,6 +213,28 @@ describe('e-mail over SMTP', () => {
     expect(mailsTo(member.email)).toBe(6);
   });
 
+  it('e-mails at most ten resets an hour to one account, however many of its trusted devices ask', async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner, member } = await team(database.current.db, call, 'Many devices');
+    // Four browsers, each signed in (without a cookie: a new device each), each with 3 of its own.
+    const devices: string[] = [];
+    for (let i = 0; i < 4; i += 1)
+      devices.push(
+        deviceCookieOf(await call('POST', '/session', { body: { email: member.email, password: PASSWORD } })),
+      );
+    const before = received.length;
+    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email)).length;
+    for (const cookie of devices)
+      for (let i = 0; i < 3; i += 1)
+        expect((await call('POST', '/password-reset', { body: { email: member.email }, cookie })).status).toBe(202);
+    // Asked after all of them, so decided after them.
+    expect((await call('POST', '/password-reset', { body: { email: owner.email } })).status).toBe(202);
+    await eventually(() => mailsTo(owner.email) === 1 && mailsTo(member.email) >= 10, 10_000);
+    // Each e-mail is a new link: the links made count them all, whatever order SMTP ended in.
+    const links = await database.current.db('account_links').where({ kind: 'password_reset', email: member.email });
+    expect(links).toHaveLength(10);
+  });
+
   it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, workspace } = await team(database.current.db, call, 'Refused');

@@ -145,6 +145,17 @@ describe('trusted devices (device cookies)', () => {
     expect(await deviceRecordExists(memberRenewed)).toBe(0);
   }, 180_000);
 
+  it('keep only the newest ten devices of an account: an eleventh sign-in forgets the oldest', async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'DeviceCount' });
+    const owner = await makeUser(api.current.db, workspace.id, 'owner');
+    const devices: string[] = [];
+    // Each from its own address (the pair allows ten), and without a cookie: a new device each.
+    for (let i = 0; i < 11; i += 1)
+      devices.push(deviceCookieOf(await signInFrom(`198.51.100.${100 + i}`, owner.email, PASSWORD)));
+    expect(await deviceRecordExists(devices[0]!)).toBe(0);
+    for (const device of devices.slice(1)) expect(await deviceRecordExists(device)).toBe(1);
+  }, 180_000);
+
   it('keep the other limits: a trusted device is still held by its address and by the pair', async () => {
     const workspace = await createWorkspace(api.current.db, { name: 'DevicePair' });
     const owner = await makeUser(api.current.db, workspace.id, 'owner');
