@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { readCookie, type CookieSettings } from './session-cookie.js';
+import { readCookies, type CookieSettings } from './session-cookie.js';
 import { DEVICE_LIFETIME_MS } from './trusted-devices.js';
 
 /**
@@ -15,9 +15,17 @@ export function deviceCookieSettings(session: CookieSettings): CookieSettings {
   };
 }
 
-export function readDeviceCookie(req: Request, settings: CookieSettings): string | undefined {
-  return readCookie(req, settings.name);
+/**
+ * The device cookie values the request sent, each to be checked (TrustedDevices.trustedFor).
+ * Usually one; over plain http (no `__Host-` prefix) a sibling subdomain can set another of the
+ * same name, which the browser may send first: taking only the first would let it hide the
+ * owner's device. At most four are looked at: more is no browser's doing.
+ */
+export function readDeviceCookies(req: Request, settings: CookieSettings): string[] {
+  return readCookies(req, settings.name).slice(0, MAX_DEVICE_VALUES);
 }
+
+const MAX_DEVICE_VALUES = 4;
 
 export function setDeviceCookie(res: Response, settings: CookieSettings, value: string): void {
   res.cookie(settings.name, value, settings.options);

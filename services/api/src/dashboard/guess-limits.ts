@@ -85,16 +85,17 @@ export class GuessLimits {
   /**
    * Counts a sign-in against the account from this address; throws while that pair, the
    * account's failures from all addresses, or the address's failures are over their limits.
-   * `deviceValue` (the device cookie, if sent) that is a trusted device of this account, with
-   * attempts left, exempts the attempt from the account's failures and counts against it instead.
+   * A device cookie among `deviceValues` (each one sent is checked) that is a trusted device of
+   * this account, with attempts left, exempts the attempt from the account's failures and counts
+   * against it instead.
    *
    * The attempt is counted as a failure of the address (and of the account, unless trusted)
    * as it is admitted, in the same script that checks those windows: counted only once the
    * password check had failed, every attempt of a burst would pass a nearly full window while
    * the others' hashes ran. `signInSucceeded` takes that failure back.
    */
-  async signIn(email: unknown, ip: string | undefined, deviceValue: string | undefined): Promise<SignInAttempt> {
-    const device = await this.trustedSignIn(email, deviceValue);
+  async signIn(email: unknown, ip: string | undefined, deviceValues: readonly string[]): Promise<SignInAttempt> {
+    const device = await this.trustedSignIn(email, deviceValues);
     const trusted = device !== null;
     const reserved = [failuresOf(ip), ...(trusted ? [] : [accountFailuresOf(email)])];
     // One script: the pair counts, and the failures are reserved, only when no guard is full.
@@ -133,8 +134,8 @@ export class GuessLimits {
    * before the password is checked, so attempts sent all at once cannot outrun the device's
    * limit. A device past its limit is forgotten, and the attempt is a stranger's.
    */
-  private async trustedSignIn(email: unknown, deviceValue: string | undefined): Promise<DeviceAttempt | null> {
-    const id = await this.devices.trustedFor(deviceValue, email);
+  private async trustedSignIn(email: unknown, deviceValues: readonly string[]): Promise<DeviceAttempt | null> {
+    const id = await this.devices.trustedFor(deviceValues, email);
     if (id === null) return null;
     const attempts = await this.devices.countAttempt(id);
     if (attempts <= DEVICE_FAILURE_LIMIT) return { id, attempts };
@@ -162,10 +163,10 @@ export class GuessLimits {
    * answers alike. From a trusted device of the account the device's count stands in for the
    * account's: a stranger who used up the account's cannot keep its owner from a link.
    */
-  async mayEmailReset(email: unknown, ip: string | undefined, deviceValue: string | undefined): Promise<boolean> {
+  async mayEmailReset(email: unknown, ip: string | undefined, deviceValues: readonly string[]): Promise<boolean> {
     const address = await this.hour.consume(`reset-address:${addressBucket(ip)}`, RESET_REQUESTS_PER_ADDRESS);
     if (!('allowed' in address) || !address.allowed) return false;
-    const device = await this.devices.trustedFor(deviceValue, email);
+    const device = await this.devices.trustedFor(deviceValues, email);
     // Every e-mail, from a device or not, is also counted in the account's ceiling, in the same
     // script: its devices (up to ten) must not add up to a flood of e-mails.
     const ceiling = [

@@ -8,7 +8,7 @@ import {
   requestPasswordReset,
 } from '@retention/domain';
 import { requestOrigin, type DashboardContext } from './context.js';
-import { readDeviceCookie } from './device-cookie.js';
+import { readDeviceCookies } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
 import { startSession } from './start-session.js';
 
@@ -47,7 +47,7 @@ export function linkRoutes(context: DashboardContext): Router {
     const { mailer } = context;
     if (mailer) {
       void context.guessLimits
-        .mayEmailReset(email, req.ip, readDeviceCookie(req, context.deviceCookie))
+        .mayEmailReset(email, req.ip, readDeviceCookies(req, context.deviceCookie))
         .then((allowed) => (allowed ? requestPasswordReset(context.db, email, context.config.baseUrl) : null))
         .then((link) => link && mailer.sendPasswordReset(link.user.email, link.reset_url))
         .catch((error: unknown) => context.logger.warn({ err: error }, 'password reset not sent'));

@@ -17,19 +17,27 @@ export function cookieSettings(baseUrl: string): CookieSettings {
   };
 }
 
+/**
+ * The request's session cookie, unless it sent more than one of that name: then none. Over
+ * plain http (no `__Host-` prefix) a sibling subdomain can set a cookie of the same name that
+ * the browser sends first; taking the first would sign the person in to whatever session the
+ * sibling planted. Which of several is ours cannot be told, so none is used.
+ */
 export function readSessionCookie(req: Request, settings: CookieSettings): string | undefined {
-  return readCookie(req, settings.name);
+  const values = readCookies(req, settings.name);
+  return values.length === 1 ? values[0] : undefined;
 }
 
-/** The value of the request's cookie called `name`, if it sent one. */
-export function readCookie(req: Request, name: string): string | undefined {
+/** Every value the request sent for the cookie called `name`, in the order sent. */
+export function readCookies(req: Request, name: string): string[] {
   const header = req.headers.cookie;
-  if (!header) return undefined;
+  if (!header) return [];
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
+    if (index > 0 && part.slice(0, index).trim() === name) values.push(part.slice(index + 1).trim());
   }
-  return undefined;
+  return values;
 }
 
 export function setSessionCookie(res: Response, settings: CookieSettings, value: string, expiresAt: Date): void {

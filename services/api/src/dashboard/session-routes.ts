@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { ServiceError } from '@retention/core';
 import { checkCredentials, loadSession, revokeSession } from '@retention/domain';
 import type { DashboardContext } from './context.js';
-import { readDeviceCookie } from './device-cookie.js';
+import { readDeviceCookies } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
 import { clearSessionCookie, readSessionCookie } from './session-cookie.js';
 import { startSession } from './start-session.js';
@@ -19,7 +19,7 @@ export function sessionRoutes(context: DashboardContext): Router {
    */
   router.post('/session', async (req, res) => {
     const { email, password } = bodyOf(req.body, ['email', 'password']);
-    const attempt = await context.guessLimits.signIn(email, req.ip, readDeviceCookie(req, context.deviceCookie));
+    const attempt = await context.guessLimits.signIn(email, req.ip, readDeviceCookies(req, context.deviceCookie));
     let user;
     try {
       user = await checkCredentials(context.db, email, password);

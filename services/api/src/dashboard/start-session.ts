@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { createSession, type AccountUserRow, type SessionRow } from '@retention/domain';
 import { requestOrigin, type DashboardContext } from './context.js';
-import { readDeviceCookie, setDeviceCookie } from './device-cookie.js';
+import { readDeviceCookies, setDeviceCookie } from './device-cookie.js';
 import { setSessionCookie } from './session-cookie.js';
 import { signedInView } from './views.js';
 
@@ -48,7 +48,7 @@ export async function trustDevice(
   email: string,
 ): Promise<void> {
   try {
-    const value = await context.trustedDevices.issue(email, readDeviceCookie(req, context.deviceCookie));
+    const value = await context.trustedDevices.issue(email, readDeviceCookies(req, context.deviceCookie));
     setDeviceCookie(res, context.deviceCookie, value);
   } catch (error) {
     context.logger.warn({ err: error }, 'device cookie not issued');

@@ -58,7 +58,7 @@ export class TrustedDevices {
    * expiring with its newest device) lets a password change forget them all, and keeps only the
    * newest DEVICES_PER_ACCOUNT.
    */
-  async issue(email: string, replacing: string | undefined): Promise<string> {
+  async issue(email: string, replacing: readonly string[]): Promise<string> {
     const value = randomBytes(32).toString('base64url');
     const id = sha256(value);
     const account = accountHash(email);
@@ -67,10 +67,8 @@ export class TrustedDevices {
       .set(this.recordKey(id), account, 'PX', DEVICE_LIFETIME_MS)
       .zadd(this.indexKey(account), Date.now(), id)
       .pexpire(this.indexKey(account), DEVICE_LIFETIME_MS);
-    if (replacing !== undefined && DEVICE_VALUE.test(replacing)) {
-      const replaced = sha256(replacing);
+    for (const replaced of replacing.filter((each) => DEVICE_VALUE.test(each)).map(sha256))
       write.del(this.recordKey(replaced), this.attemptsKey(replaced)).zrem(this.indexKey(account), replaced);
-    }
     await write.exec();
     await this.evictOldest(account);
     return value;
@@ -92,14 +90,17 @@ export class TrustedDevices {
   }
 
   /**
-   * The device's id (its value's SHA-256, for limit keys) when `value` is a live device of this
-   * account; null for none, a made-up value, an expired or forgotten one, or another account's.
+   * The id (its value's SHA-256, for limit keys) of the first of `values` that is a live device
+   * of this account; null for none, made-up values, expired or forgotten ones, another
+   * account's. Each is checked: a cookie of the same name set by a sibling subdomain and sent
+   * first must not hide the owner's device.
    */
-  async trustedFor(value: string | undefined, email: unknown): Promise<string | null> {
-    if (value === undefined || !DEVICE_VALUE.test(value)) return null;
-    const id = sha256(value);
-    const account = await this.redis.get(this.recordKey(id));
-    return account === accountHash(email) ? id : null;
+  async trustedFor(values: readonly string[], email: unknown): Promise<string | null> {
+    const ids = values.filter((value) => DEVICE_VALUE.test(value)).map(sha256);
+    if (ids.length === 0) return null;
+    const accounts = await this.redis.mget(ids.map((id) => this.recordKey(id)));
+    const account = accountHash(email);
+    return ids.find((_, index) => accounts[index] === account) ?? null;
   }
 
   /**

@@ -167,6 +167,20 @@ describe('sign-in and sessions', () => {
   });
 });
 
+describe('a session cookie sent more than once', () => {
+  it('is no session at all: a sibling subdomain cannot sign the browser in to its own session', async () => {
+    const { owner, member } = await team(api.current.db, call, 'Shadowed');
+    expect((await call('GET', '/me', { cookie: owner.cookie })).status).toBe(200);
+    // Over plain http a sibling can set a retention_session cookie that the browser sends first:
+    // the attacker's own session, planted in the owner's browser.
+    for (const cookie of [`${member.cookie}; ${owner.cookie}`, `${owner.cookie}; ${member.cookie}`]) {
+      const me = await call('GET', '/me', { cookie });
+      expect(me.status).toBe(401);
+      expect(me.body.error.type).toBe('authentication_required');
+    }
+  });
+});
+
 describe('sign-in limits', () => {
   it('limits one account from one address, without locking it for other addresses', async () => {
     const workspace = await createWorkspace(api.current.db, { name: 'Limits' });

@@ -156,6 +156,19 @@ describe('trusted devices (device cookies)', () => {
     for (const device of devices.slice(1)) expect(await deviceRecordExists(device)).toBe(1);
   }, 180_000);
 
+  it("check every device cookie of the name sent: one set first by a sibling subdomain does not hide the owner's", async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'DeviceShadow' });
+    const owner = await makeUser(api.current.db, workspace.id, 'owner');
+    const device = deviceCookieOf(await signInFrom('198.51.100.120', owner.email, PASSWORD));
+    await fillAccountFailures(owner.email);
+    // Over plain http a sibling can set a retention_device cookie that the browser sends first.
+    const shadow = `retention_device=${randomBytes(32).toString('base64url')}`;
+    const signedIn = await signInFrom('198.51.100.121', owner.email, PASSWORD, `${shadow}; ${device}`);
+    expect(signedIn.status).toBe(200);
+    // The owner's device is the one replaced: its old value is forgotten.
+    expect(await deviceRecordExists(device)).toBe(0);
+  }, 180_000);
+
   it('keep the other limits: a trusted device is still held by its address and by the pair', async () => {
     const workspace = await createWorkspace(api.current.db, { name: 'DevicePair' });
     const owner = await makeUser(api.current.db, workspace.id, 'owner');
