@@ -32,6 +32,13 @@ const SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS = 10;
  * addresses. Ten times the pair's limit, so filling it takes ten addresses (/64s) at least.
  */
 const SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT = 100;
+/**
+ * Sign-ins to one account whose password check may run at once, from all addresses: a burst
+ * must not queue hundreds of memory-hard hashes. An attempt is in flight until its check ends;
+ * one whose process died is dropped after IN_FLIGHT_MS. A person has one or two at a time.
+ */
+const SIGN_IN_IN_FLIGHT_PER_ACCOUNT = 10;
+const IN_FLIGHT_MS = 30_000;
 /** Failures per client address in the window: sign-ins and links that were not valid, together. */
 const FAILURE_LIMIT_PER_ADDRESS = 50;
 /** Links spent from one address in the window, valid or not: a person needs one or two. */
@@ -59,6 +66,8 @@ export interface SignInAttempt {
   reserved: readonly string[];
   /** The trusted device of the account it came from (not reserved in the account's failures), or null. */
   device: DeviceAttempt | null;
+  /** Its member among the account's password checks running at once (endCheck takes it back). */
+  inFlight: string;
 }
 
 /** A trusted device's id, and its attempts counted so far, this one included. */
@@ -72,6 +81,7 @@ const SIGN_IN_REFUSED = 'Too many sign-in attempts. Wait a few minutes and try a
 export class GuessLimits {
   private readonly window: SlidingWindowRateLimiter;
   private readonly hour: SlidingWindowRateLimiter;
+  private readonly inFlight: SlidingWindowRateLimiter;
 
   constructor(
     redis: Redis,
@@ -80,6 +90,7 @@ export class GuessLimits {
   ) {
     this.window = new SlidingWindowRateLimiter(redis, keyPrefix, WINDOW_MS);
     this.hour = new SlidingWindowRateLimiter(redis, keyPrefix, RESET_WINDOW_MS);
+    this.inFlight = new SlidingWindowRateLimiter(redis, keyPrefix, IN_FLIGHT_MS);
   }
 
   /**
@@ -95,6 +106,21 @@ export class GuessLimits {
    * the others' hashes ran. `signInSucceeded` takes that failure back.
    */
   async signIn(email: unknown, ip: string | undefined, deviceValues: readonly string[]): Promise<SignInAttempt> {
+    const inFlight = await this.startCheck(email);
+    try {
+      return await this.admitSignIn(email, ip, deviceValues, inFlight);
+    } catch (error) {
+      await this.endCheck({ email, inFlight });
+      throw error;
+    }
+  }
+
+  private async admitSignIn(
+    email: unknown,
+    ip: string | undefined,
+    deviceValues: readonly string[],
+    inFlight: string,
+  ): Promise<SignInAttempt> {
     const device = await this.trustedSignIn(email, deviceValues);
     const trusted = device !== null;
     const reserved = [failuresOf(ip), ...(trusted ? [] : [accountFailuresOf(email)])];
@@ -110,7 +136,20 @@ export class GuessLimits {
       trusted ? [] : [{ bucket: accountFailuresOf(email), limit: SIGN_IN_FAILURE_LIMIT_PER_ACCOUNT, reserve: true }],
       true,
     );
-    return { email, member, reserved, device };
+    return { email, member, reserved, device, inFlight };
+  }
+
+  /** Counts a password check of the account as running; throws while too many are. */
+  private async startCheck(email: unknown): Promise<string> {
+    const decision = await this.inFlight.consume(accountKey('signin-in-flight', email), SIGN_IN_IN_FLIGHT_PER_ACCOUNT);
+    if ('stale' in decision) throw new Error('a guess limit answered a token epoch');
+    if (!decision.allowed) throw rateLimited(SIGN_IN_REFUSED, decision.resetMs);
+    return decision.member;
+  }
+
+  /** The attempt's password check has ended, whatever its outcome: it no longer runs. */
+  async endCheck(attempt: Pick<SignInAttempt, 'email' | 'inFlight'>): Promise<void> {
+    await this.inFlight.release(accountKey('signin-in-flight', attempt.email), attempt.inFlight);
   }
 
   /** The password was right: the failures reserved for the attempt are taken back. */

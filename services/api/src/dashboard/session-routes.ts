@@ -29,6 +29,8 @@ export function sessionRoutes(context: DashboardContext): Router {
       if (error instanceof ServiceError && error.type === 'invalid_credentials')
         await context.guessLimits.signInFailed(attempt);
       throw error;
+    } finally {
+      await context.guessLimits.endCheck(attempt);
     }
     await context.guessLimits.signInSucceeded(attempt);
     await startSession(context, req, res, user);
