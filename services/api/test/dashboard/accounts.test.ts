@@ -284,7 +284,8 @@ describe('sign-in limits', () => {
     });
     expect(ghost.status).toBe(429);
     expect(ghost.body).toEqual(limited.body);
-  });
+    // 200 memory-hard password checks: as the fills in trusted-devices.test.ts, room on a loaded machine.
+  }, 180_000);
 
   it('limits one address trying many accounts, IPv6 by its /64', async () => {
     for (let i = 0; i < 50; i += 1) {
