@@ -267,13 +267,27 @@ describe('outbound webhooks', () => {
     return (await world.current.receiver.waitForRequests(hookPath, before + 1)).at(-1)!;
   }
 
-  it('refuses a second roll during the overlap, word for word, until "End the overlap now" is ticked', async () => {
+  it('during the overlap, says until when the previous secret is accepted and rolls only once "End the overlap now" is ticked', async () => {
     await page.getByRole('button', { name: 'Roll secret' }).click();
     const dialog = page.getByRole('dialog', { name: 'Roll secret' });
-    await dialog.getByText(/The previous secret is still accepted until .*, as its roll promised/).waitFor();
-    await dialog.getByRole('button', { name: 'Roll secret' }).click();
-    await dialog.getByText(/still accepted until .*Z, as its roll promised; rolling again now would stop it/).waitFor();
-    // Refused: nothing changed, the receiver's original secret still verifies.
+    // One plain sentence: until when (local time, as the dashboard shows times), and that a new
+    // roll must end it; never the server's ISO time nor its CLI flag.
+    const note = dialog.getByText(
+      /^The previous secret is still accepted until .+, so a new roll must end that now\.$/,
+    );
+    await note.waitFor();
+    await expect(note.locator('time').getAttribute('datetime')).resolves.toMatch(/Z$/);
+    await expect(note.locator('time').textContent()).resolves.not.toMatch(/Z|T\d/);
+    await expect(dialog.getByText(/Rolling before then/).count()).resolves.toBe(0);
+    // The roll the server would refuse cannot be sent: the button waits for the box.
+    const roll = dialog.getByRole('button', { name: 'Roll secret' });
+    await expect(roll.isDisabled()).resolves.toBe(true);
+    await dialog.getByRole('checkbox', { name: 'End the overlap now' }).check();
+    await expect(roll.isDisabled()).resolves.toBe(false);
+    await dialog.getByRole('checkbox', { name: 'End the overlap now' }).uncheck();
+    await expect(roll.isDisabled()).resolves.toBe(true);
+    await expect(dialog.getByText(/end_overlap|409/).count()).resolves.toBe(0);
+    // Cancelled: nothing changed, the receiver's original secret still verifies.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     const kept = await sendTestRequest();
     const keptHeader = kept.headers['x-service-signature'] as string;

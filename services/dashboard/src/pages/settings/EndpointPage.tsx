@@ -6,6 +6,7 @@ import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
 import { ErrorNote, LoadError, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
+import { formatLocalTime } from '../../format.js';
 import { useLoad } from '../../hooks.js';
 import { Link, navigate } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -29,7 +30,10 @@ function RollSecretDialog({
   // A roll during an open overlap is refused unless it ends that overlap on purpose
   // (docs/webhooks.md, "Rotating the signing secret"): the box is that purpose.
   const [endOverlap, setEndOverlap] = useState(false);
-  const overlapUntil = endpoint.previous_secret_expires_at;
+  const overlapUntil = openOverlapUntil(endpoint);
+  // The server refuses a roll during an open overlap that does not end it (a 409 in its own,
+  // engineer's words); the button waits for the box instead, so that refusal cannot happen.
+  const mustTickEndOverlap = overlapUntil !== null && !endOverlap;
   const roll = useAction();
   /** A refusal of the overlap shows at its field, as in every form. */
   const formError = roll.formError('overlap_seconds');
@@ -61,13 +65,14 @@ function RollSecretDialog({
         {overlapUntil && (
           <>
             <p className="notice">
-              The previous secret is still accepted until {new Date(overlapUntil).toLocaleString()}, as its roll
-              promised. Rolling before then stops it at once, so a receiver still using it rejects deliveries.
+              The previous secret is still accepted until <Time value={overlapUntil} />, so a new roll must end that
+              now.
             </p>
             <label className="checkbox">
               <input type="checkbox" checked={endOverlap} onChange={(event) => setEndOverlap(event.target.checked)} />
               End the overlap now
             </label>
+            <p className="hint">A receiver still using the previous secret then rejects deliveries.</p>
           </>
         )}
         {formError && <ErrorNote message={formError} />}
@@ -75,7 +80,7 @@ function RollSecretDialog({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={roll.busy}>
+          <button type="submit" className="button primary" disabled={roll.busy || mustTickEndOverlap}>
             Roll secret
           </button>
         </div>
@@ -84,12 +89,18 @@ function RollSecretDialog({
   );
 }
 
+/** Until when the previous secret is still accepted, or null when no overlap is open (any more). */
+function openOverlapUntil(endpoint: Endpoint): string | null {
+  const until = endpoint.previous_secret_expires_at;
+  return until && Date.parse(until) > Date.now() ? until : null;
+}
+
 /** Which secrets deliveries carry after a roll, and until when, as the roll answered. */
 function acceptedSecretsNote(rolled: RolledSecret): string {
   const replaced = rolled.accepted_secrets.find((accepted) => accepted.which === 'replaced');
   return replaced?.until
     ? `Deliveries are signed with this secret, until the next roll, and with the secret it replaced, ` +
-        `until ${new Date(replaced.until).toLocaleString()}.`
+        `until ${formatLocalTime(replaced.until)}.`
     : 'Deliveries are signed with this secret alone; the secrets before it are no longer accepted.';
 }
 
