@@ -50,6 +50,20 @@ const heading = (name: string) => page.getByRole('heading', { level: 1, name });
 /** The server's refusal of a name of spaces (NameInput), as the field shows it. */
 const NAME_REFUSED = 'That must be 1 to 200 characters, not all spaces, without control characters.';
 
+/**
+ * The focused element: the dialog it is in (by its title) and its name (a button's or link's
+ * text or aria-label; `main` for the content region; `body` when focus fell to the page).
+ */
+function focusedControl(): Promise<{ inDialog: string | null; label: string }> {
+  return page.evaluate(`(() => {
+    const active = document.activeElement;
+    const title = active?.closest('dialog')?.querySelector('h2')?.textContent ?? null;
+    if (!active || active === document.body) return { inDialog: title, label: 'body' };
+    if (active.tagName === 'MAIN') return { inDialog: title, label: 'main' };
+    return { inDialog: title, label: active.getAttribute('aria-label') ?? active.textContent.trim() };
+  })()`);
+}
+
 async function openSettings(tab: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
   await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: tab }).click();
@@ -82,6 +96,14 @@ describe('signing in', () => {
   });
 
   it('signs out from the account menu, and back in with the keyboard alone', async () => {
+    // Escape closes the menu and leaves the focus on its button, not on the page's body.
+    await page.getByRole('button', { name: /Account menu/ }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor({ state: 'detached' });
+    await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: expect.stringMatching(/Account menu/) });
     await page.getByRole('button', { name: /Account menu/ }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -131,6 +153,21 @@ describe('API tokens', () => {
     await page.keyboard.press('Enter');
     const created = page.getByRole('dialog', { name: 'Token created' });
     await created.waitFor();
+    // The new content starts with the focus on its first control, not on the page's body.
+    await expect(focusedControl()).resolves.toEqual({ inDialog: 'Token created', label: 'Copy' });
+    // Tab goes round the dialog's controls, never through the body, and comes back to Copy.
+    const lap: string[] = [];
+    for (let step = 0; step < 4; step += 1) {
+      await page.keyboard.press('Tab');
+      const focused = await focusedControl();
+      expect(focused.inDialog).toBe('Token created');
+      lap.push(focused.label);
+    }
+    expect(lap).toEqual(['Done', 'Close', 'Copy', 'Done']);
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await expect(focusedControl()).resolves.toEqual({ inDialog: 'Token created', label: 'Done' });
     token = (await created.getByLabel('Token').textContent()) ?? '';
     expect(token).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
     await expect(created.getByText(`curl ${world.current.url}/api/v1/campaigns`).isVisible()).resolves.toBe(true);
@@ -139,6 +176,8 @@ describe('API tokens', () => {
     await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(token);
     await page.keyboard.press('Escape');
     await created.waitFor({ state: 'detached' });
+    // Back on the button that opened it.
+    await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: 'Create token' });
     const row = page.getByRole('row', { name: /Reporting <script>/ });
     await expect(row.getByText(`sk_live_…${token.slice(-4)}`).isVisible()).resolves.toBe(true);
   });
@@ -148,11 +187,20 @@ describe('API tokens', () => {
       fetch(`${world.current.url}/api/v1/campaigns`, { headers: { authorization: `Bearer ${token}` } });
     expect((await read()).status).toBe(200);
     const row = page.getByRole('row', { name: /Reporting <script>/ });
-    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Revoke' }).focus();
+    await page.keyboard.press('Enter');
     const confirm = page.getByRole('dialog', { name: 'Revoke token' });
-    await confirm.getByRole('button', { name: 'Revoke' }).click();
+    await confirm.waitFor();
+    // A confirmation starts on its safe answer; Tab reaches the action.
+    await expect(focusedControl()).resolves.toEqual({ inDialog: 'Revoke token', label: 'Cancel' });
+    await page.keyboard.press('Tab');
+    await expect(focusedControl()).resolves.toEqual({ inDialog: 'Revoke token', label: 'Revoke' });
+    await page.keyboard.press('Enter');
     await confirm.waitFor({ state: 'detached' });
     await row.getByText(/Revoked/).waitFor();
+    // The Revoke button is gone: the focus is on the page's content, not the body, and the next
+    // Tab goes on from there.
+    await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: 'main' });
     const refused = await read();
     expect(refused.status).toBe(401);
   });

@@ -1,8 +1,11 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { focusFirst, returnFocus, trapTab } from './dialog-focus.js';
 
 /**
- * A modal on the native <dialog>: showModal() makes the rest of the page inert (focus stays
- * inside) and Escape closes it; focus returns to the control that opened it.
+ * A modal on the native <dialog>: showModal() makes the rest of the page inert and Escape closes
+ * it. Focus starts at its first field or control (again when its title, so its content, changes),
+ * Tab goes round its controls only, and on closing focus returns to the control that opened it,
+ * or to the page's content when that control is gone (dialog-focus.ts).
  */
 export function Dialog({
   title,
@@ -24,19 +27,24 @@ export function Dialog({
     const dialog = ref.current!;
     const opener = document.activeElement as HTMLElement | null;
     dialog.showModal();
-    // showModal() focuses the first control (the close button); a form starts at its first field.
-    dialog.querySelector<HTMLElement>('.dialog-body input, .dialog-body select, .dialog-body textarea')?.focus();
     const onCancel = (event: Event) => {
       event.preventDefault();
       closeRef.current();
     };
+    const onKeyDown = (event: KeyboardEvent) => trapTab(dialog, event);
     dialog.addEventListener('cancel', onCancel);
+    dialog.addEventListener('keydown', onKeyDown);
     return () => {
       dialog.removeEventListener('cancel', onCancel);
+      dialog.removeEventListener('keydown', onKeyDown);
       if (dialog.open) dialog.close();
-      opener?.focus?.();
+      returnFocus(opener);
     };
   }, []);
+
+  // A dialog whose content is replaced (Create token → Token created) keeps its <dialog>; the
+  // new content starts with the focus as a new dialog would.
+  useEffect(() => focusFirst(ref.current!), [title]);
 
   return (
     <dialog ref={ref} className={wide ? 'dialog wide' : 'dialog'} aria-labelledby={titleId}>

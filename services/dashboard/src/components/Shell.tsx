@@ -16,6 +16,7 @@ function AccountMenu() {
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const ref = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
   const path = usePath();
 
   useEffect(() => setOpen(false), [path]);
@@ -25,7 +26,10 @@ function AccountMenu() {
       if (!ref.current?.contains(event.target as Node)) setOpen(false);
     };
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') setOpen(false);
+      if (event.key !== 'Escape') return;
+      // Closing removes the focused item; the focus goes back to the button, not to the body.
+      if (ref.current?.contains(document.activeElement)) buttonRef.current?.focus();
+      setOpen(false);
     };
     document.addEventListener('pointerdown', onPointer);
     document.addEventListener('keydown', onKey);
@@ -47,6 +51,7 @@ function AccountMenu() {
   return (
     <div className="account-menu" ref={ref}>
       <button
+        ref={buttonRef}
         type="button"
         className="account-button"
         aria-expanded={open}

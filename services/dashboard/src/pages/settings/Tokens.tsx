@@ -91,8 +91,10 @@ export default function Tokens() {
   const revoke = (token: ApiToken) =>
     void revocation.run(async () => {
       await api('POST', `/tokens/${token.id}/revoke`);
+      // The list shows the token revoked as the dialog closes, so the dialog knows its Revoke
+      // button is gone and gives the focus to the page's content instead of the body.
+      tokens.set(await api<List<ApiToken>>('GET', '/tokens'));
       setRevoking(null);
-      tokens.reload();
     });
 
   const active = tokens.data?.data ?? [];
