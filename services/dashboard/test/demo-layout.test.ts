@@ -460,7 +460,10 @@ describe('the Settings tables', () => {
       await page.setViewportSize({ width: 1280, height: 900 });
     });
 
-    it.each(SETTINGS_TABLES.filter(([route]) => route !== '/settings/team'))(
+    // The processor's events (a rare, read-only list of event ids) scroll in their box.
+    const STACKED = ['/settings/team', '/settings/tokens', '/settings/webhooks', '/settings/security-log'];
+
+    it.each(SETTINGS_TABLES.filter(([route]) => !STACKED.includes(route)))(
       '%s: the %s table scrolls inside its own box',
       async (route, table, name) => {
         await open(route);
@@ -471,16 +474,35 @@ describe('the Settings tables', () => {
       },
     );
 
-    // Team's tables stack each row instead: a few rows, each with a role picker and buttons.
-    it.each(SETTINGS_TABLES.filter(([route]) => route === '/settings/team'))(
-      '%s: the %s table stacks each row, nothing scrolling sideways, still a table',
+    // The others stack each row instead (Team's: a role picker and buttons; a token's Revoke, an
+    // endpoint's Enabled and Failures, the log's Who and What were off-screen, a swipe away).
+    it.each(SETTINGS_TABLES.filter(([route]) => STACKED.includes(route)))(
+      '%s: the %s table stacks each row, nothing scrolling sideways, still a table, its controls in sight',
       async (route, table, name) => {
         await open(route);
         const fit = await stackedFit(table);
         await screenshot(name);
         expect(fit).toEqual(fitsStacked(fit));
+        // Every row's button or switch lies wholly inside the window.
+        const controls = page.getByRole('table', { name: table }).locator('button, select, [role="switch"]');
+        const outside = await controls.evaluateAll((elements) =>
+          elements
+            .filter((element) => {
+              const box = element.getBoundingClientRect();
+              return box.left < 0 || box.right > element.ownerDocument.defaultView!.innerWidth;
+            })
+            .map((element) => element.textContent ?? ''),
+        );
+        expect(outside).toEqual([]);
       },
     );
+
+    it('the API tokens and Webhook endpoints tables have row controls to check', async () => {
+      await open('/settings/tokens');
+      await page.getByRole('table', { name: 'API tokens' }).getByRole('button', { name: 'Revoke' }).first().waitFor();
+      await open('/settings/webhooks');
+      await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('switch').first().waitFor();
+    });
   });
 });
 

@@ -26,7 +26,7 @@ export default function SecurityLog() {
     <>
       <PageHeader title="Security log" />
       <p className="muted">Every change to tokens, endpoints, secrets, the team and the workspace, newest first.</p>
-      <PagedTable caption="Security log" columns={COLUMNS} list={list} empty="Nothing recorded yet." />
+      <PagedTable caption="Security log" columns={COLUMNS} list={list} empty="Nothing recorded yet." stacks />
     </>
   );
 }

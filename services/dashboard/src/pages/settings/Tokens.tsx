@@ -145,6 +145,7 @@ export default function Tokens() {
           columns={columns}
           rows={active}
           rowClass={(token) => (token.revoked_at ? 'revoked' : undefined)}
+          stacks
         />
       )}
       {creating && <CreateTokenDialog onClose={() => setCreating(false)} onCreated={tokens.reload} />}

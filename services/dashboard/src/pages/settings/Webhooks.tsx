@@ -114,7 +114,7 @@ export default function Webhooks() {
       {endpoints.loading && !endpoints.data && <Loading />}
       {endpoints.error && <ErrorNote message={endpoints.error} onRetry={endpoints.reload} />}
       {endpoints.data && list.length === 0 && <Empty>No endpoints yet.</Empty>}
-      {list.length > 0 && <DataTable caption="Webhook endpoints" columns={columns} rows={list} />}
+      {list.length > 0 && <DataTable caption="Webhook endpoints" columns={columns} rows={list} stacks />}
       {adding && (
         <EndpointFormDialog
           endpoint={null}
