@@ -387,6 +387,11 @@ describe('a member', () => {
     await memberPage.getByRole('button', { name: 'Sign in' }).click();
     await memberPage.getByRole('heading', { level: 1, name: 'API tokens' }).waitFor();
     await memberPage.getByRole('row', { name: /Reporting/ }).waitFor();
+    // The revoked token says so in words, not only in grey.
+    await memberPage
+      .getByRole('row', { name: /Reporting/ })
+      .getByText(/^Revoked /)
+      .waitFor();
     await expect(memberPage.getByRole('button', { name: 'Create token' }).count()).resolves.toBe(0);
     await expect(memberPage.getByRole('button', { name: 'Revoke' }).count()).resolves.toBe(0);
     await expect(memberPage.getByRole('link', { name: 'Security log' }).count()).resolves.toBe(0);
@@ -405,6 +410,22 @@ describe('a member', () => {
     await memberPage.getByRole('cell', { name: 'Olive Owner' }).waitFor();
     await expect(memberPage.getByRole('button', { name: 'Invite' }).count()).resolves.toBe(0);
     await expect(memberPage.getByRole('button', { name: 'Remove' }).count()).resolves.toBe(0);
+
+    // A tab this role cannot see says so (heading, tab title, a way back) rather than silently
+    // showing another tab.
+    for (const [route, what, who] of [
+      ['processor', 'The processor', 'owners'],
+      ['security-log', 'The security log', 'owners and admins'],
+    ] as const) {
+      await memberPage.goto(`${world.current.url}/dashboard/settings/${route}`);
+      const title = `${what} is not shown to members`;
+      await memberPage.getByRole('heading', { level: 1, name: title }).waitFor();
+      await memberPage.getByText(`Only ${who} can see it.`).waitFor();
+      expect(new URL(memberPage.url()).pathname).toBe(`/dashboard/settings/${route}`);
+      await memberPage.waitForFunction(`document.title.startsWith(${JSON.stringify(`${title} · `)})`);
+      await memberPage.getByRole('link', { name: 'Back to Settings' }).click();
+      await memberPage.getByRole('heading', { level: 1, name: 'API tokens' }).waitFor();
+    }
 
     const cookie = (await member.cookies()).map((each) => `${each.name}=${each.value}`).join('; ');
     const refused = await fetch(`${world.current.url}/dashboard/api/tokens`, {

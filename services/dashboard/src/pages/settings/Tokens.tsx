@@ -108,17 +108,27 @@ export default function Tokens() {
     { header: 'Created', cell: (token) => <Time value={token.created_at} short /> },
     { header: 'Last used', cell: (token) => <Time value={token.last_used_at} empty="Never" short withTime /> },
     { header: 'Limit', cell: (token) => `${token.rate_limit_per_minute}/min`, numeric: true },
-  ];
-  if (canManage)
-    columns.push({
-      header: 'Actions',
-      actions: true,
+    // For every role: a revoked token said so only in the Actions column, which a member does not
+    // have, so to a member it was a slightly grey row.
+    {
+      header: 'Status',
+      status: true,
       cell: (token) =>
         token.revoked_at ? (
           <span className="badge">
             Revoked <Time value={token.revoked_at} short />
           </span>
         ) : (
+          'Active'
+        ),
+    },
+  ];
+  if (canManage)
+    columns.push({
+      header: 'Actions',
+      actions: true,
+      cell: (token) =>
+        !token.revoked_at && (
           <button type="button" className="button small danger-outline" onClick={() => setRevoking(token)}>
             Revoke
           </button>
