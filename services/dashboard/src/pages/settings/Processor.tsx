@@ -9,6 +9,7 @@ import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
+import { processorStory, STRIPE_STATUS_TEXT } from './processor-story.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"). */
 interface NotConnected {
@@ -54,13 +55,6 @@ const PARKED_COLUMNS: Column<Connection['parked_events'][number]>[] = [
   { header: 'Received', cell: (parked) => <Time value={parked.received_at} short withTime /> },
   { header: 'Error', cell: (parked) => <Clipped text={parked.last_error} />, fill: true },
 ];
-
-const STATUS_TEXT: Record<Setup['status'], string> = {
-  not_connected: 'Not connected',
-  pending: 'Waiting for the first event from Stripe',
-  connected: 'Connected and syncing',
-  disconnected: 'Disconnected',
-};
 
 /** Settings, Processor (owners): the URL to register in Stripe, connect, status, backfill, disconnect. */
 export default function Processor() {
@@ -112,17 +106,12 @@ export default function Processor() {
       <section className="card stack narrow" aria-labelledby="processor-status">
         <h2 id="processor-status">Stripe</h2>
         <p>
-          Status: <strong>{STATUS_TEXT[current.status]}</strong>
+          Stripe: <strong>{STRIPE_STATUS_TEXT[current.status]}</strong>
           {connection?.disconnected_reason === 'key_rejected' &&
             ' (Stripe refused the API key: connect again with a new one)'}
         </p>
-        {!connection && me.workspace.processor_status === 'connected' && (
-          // An operator's flag (the operator CLI, a fixture, the demo): webhooks flow without Stripe.
-          <p className="hint">
-            Webhooks are on: this workspace&apos;s records are imported directly by whoever runs this service, not from
-            Stripe. Connect Stripe below and customers, subscriptions and failed payments arrive by themselves.
-          </p>
-        )}
+        {/* In the Workspace page's words: whether outbound webhooks are sent, and why. */}
+        <p className="hint">{processorStory(me.workspace.processor_status, current.status)}</p>
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
         <p className="hint">
           In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key

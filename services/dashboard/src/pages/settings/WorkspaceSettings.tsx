@@ -6,6 +6,8 @@ import { ErrorNote, PageHeader } from '../../components/states.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
+import { useLoad } from '../../hooks.js';
+import { processorStory, type StripeStatus } from './processor-story.js';
 
 export default function WorkspaceSettings() {
   const { me, refresh } = useSession();
@@ -13,6 +15,13 @@ export default function WorkspaceSettings() {
   const [name, setName] = useState(me.workspace.name);
   const [currency, setCurrency] = useState(me.workspace.display_currency.toUpperCase());
   const save = useAction();
+  const stripe = useLoad(
+    (signal) =>
+      me.permissions.manage_processor
+        ? api<{ status: StripeStatus }>('GET', '/processor', { signal })
+        : Promise.resolve(undefined),
+    'processor',
+  );
   /** A refusal of the name or the currency (one with no FX rate) shows at that field. */
   const formError = save.formError('name', 'display_currency');
 
@@ -52,13 +61,19 @@ export default function WorkspaceSettings() {
           announce
           onChange={(event) => setCurrency(event.target.value.toUpperCase())}
         />
-        {/* The workspace's flag is what gates webhooks; the Processor page tells how Stripe is connected. */}
-        <p className="muted">
-          {me.workspace.processor_status === 'connected'
-            ? 'Webhooks are sent: the workspace counts as connected to its payment processor.'
-            : 'Webhooks are not sent until the payment processor is connected.'}{' '}
-          <Link to="/settings/processor">Processor</Link> shows how.
-        </p>
+        {/* The Processor page's account, in its words (processor-story.ts): what the flag means
+            for webhooks, and whether Stripe is behind it, which only an owner may read. */}
+        {/* For an owner, said once Stripe's status is known, never the flag's story first. */}
+        {!(me.permissions.manage_processor && stripe.loading) && (
+          <p className="muted">
+            {processorStory(me.workspace.processor_status, stripe.data?.status)}{' '}
+            {me.permissions.manage_processor && (
+              <>
+                <Link to="/settings/processor">Processor</Link> shows how.
+              </>
+            )}
+          </p>
+        )}
         {formError && <ErrorNote message={formError} />}
         {save.done && (
           <p className="result ok" role="status">
