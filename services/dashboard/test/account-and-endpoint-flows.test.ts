@@ -215,7 +215,17 @@ describe('the account page', () => {
     const hereCookie = await cookieOf(page);
     expect(await meStatus(laptopCookie)).toBe(200);
 
+    // It asks first: Cancel ends nothing.
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Sign out everywhere' });
+    await confirm.getByText(/Every session of yours ends, on every device, this one too/).waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await meStatus(hereCookie)).toBe(200);
+    expect(await meStatus(laptopCookie)).toBe(200);
+
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await confirm.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await meStatus(hereCookie)).toBe(401);
     expect(await meStatus(laptopCookie)).toBe(401);

@@ -258,6 +258,13 @@ describe('outbound webhooks', () => {
   it('Send test shows the status the receiver answered', async () => {
     await page.getByRole('link', { name: 'Acme CRM' }).click();
     await heading('Acme CRM').waitFor();
+    // The breadcrumb names where it leads and where one is, with no dangling slash.
+    const trail = page.getByRole('navigation', { name: 'Breadcrumb' });
+    await expect(trail.textContent()).resolves.toBe('Outbound webhooks / Acme CRM');
+    await expect(trail.getByRole('link', { name: 'Outbound webhooks' }).isVisible()).resolves.toBe(true);
+    // "Enabled" once: the switch's name, not again as the label above it.
+    await expect(page.locator('.endpoint-summary dt').allTextContents()).resolves.not.toContain('Enabled');
+    await expect(page.getByRole('switch', { name: 'Enabled' }).count()).resolves.toBe(1);
     await page.getByRole('button', { name: 'Send test' }).click();
     await page.getByText(/Test delivery:/).waitFor();
     await expect(page.getByRole('status').filter({ hasText: 'Test delivery:' }).textContent()).resolves.toMatch(
@@ -478,6 +485,8 @@ describe('the team page', () => {
     await page.getByRole('row', { name: /newcomer@acme\.test/ }).waitFor();
 
     const roleOf = () => page.getByRole('row', { name: /member@acme\.test/ }).getByLabel('Role of member@acme.test');
+    // The roles are named as the Invite dialog names them.
+    await expect(roleOf().getByRole('option').allTextContents()).resolves.toEqual(['Owner', 'Admin', 'Member']);
     const storedRole = async () => (await world.current.db('users').where({ email: 'member@acme.test' }).first()).role;
     const confirm = page.getByRole('dialog', { name: 'Change role' });
     const status = page.getByRole('status').filter({ hasText: 'Saved' });
@@ -532,6 +541,18 @@ describe('the team page', () => {
     const memberRow = page.getByRole('row', { name: /member@acme\.test/ });
     await expect(memberRow.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(1);
     await world.current.db('users').where({ email: 'partner@acme.test' }).delete();
+  });
+
+  it('Cancel invitation asks to confirm first; Keep invitation keeps it', async () => {
+    const invitationRow = page.getByRole('row', { name: /newcomer@acme\.test/ });
+    await invitationRow.getByRole('button', { name: 'Cancel invitation' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Cancel invitation' });
+    await confirm.getByText(/Cancel the invitation of newcomer@acme\.test\? Its link stops working/).waitFor();
+    await confirm.getByRole('button', { name: 'Keep invitation' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    // Still pending, as the server has it.
+    await page.reload();
+    await invitationRow.getByRole('button', { name: 'Cancel invitation' }).waitFor();
   });
 
   it("centres a row's text and its buttons on the row's middle, in the people's and the invitations' tables", async () => {
@@ -674,6 +695,13 @@ describe('account, workspace and security log', () => {
     await page.getByLabel('Name').fill('Olive O.');
     await page.getByRole('button', { name: 'Save name' }).click();
     await page.getByRole('button', { name: /Olive O\. Account menu/ }).waitFor();
+    await page.getByText('Name saved.').waitFor();
+    // A later outcome of another form is its own: the name's "saved" goes, not left beside it.
+    await page.getByLabel('Current password').fill('not the password at all');
+    await page.getByLabel('New password').fill('another long password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByLabel('Current password').and(page.locator('[aria-invalid="true"]')).waitFor();
+    await expect(page.getByText('Name saved.').count()).resolves.toBe(0);
   });
 });
 

@@ -64,6 +64,7 @@ export function ConfirmDialog({
   title,
   message,
   confirmLabel,
+  cancelLabel = 'Cancel',
   onConfirm,
   onClose,
   busy,
@@ -72,6 +73,8 @@ export function ConfirmDialog({
   title: string;
   message: ReactNode;
   confirmLabel: string;
+  /** The way out, when "Cancel" would read as the action itself (Cancel invitation). */
+  cancelLabel?: string;
   onConfirm: () => void;
   onClose: () => void;
   busy?: boolean;
@@ -88,7 +91,7 @@ export function ConfirmDialog({
         )}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
-            Cancel
+            {cancelLabel}
           </button>
           <button type="button" className="button danger" onClick={onConfirm} disabled={busy}>
             {confirmLabel}

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
+import { ConfirmDialog } from '../components/Dialog.js';
 import { Field } from '../components/Field.js';
 import { ErrorNote, PageHeader } from '../components/states.js';
 import { useSession } from '../session.js';
@@ -27,9 +28,15 @@ export default function Account() {
   const profile = useAction();
   const password = useAction();
   const everywhere = useAction();
+  /** Sign out everywhere ends this session too: it asks first, as Revoke does. */
+  const [confirmingSignOut, setConfirmingSignOut] = useState(false);
 
+  // Each form's outcome is its own: acting on one clears what the others last said, so
+  // "Name saved." never stands beside a later password refusal as if it were about it.
   const saveName = (event: FormEvent) => {
     event.preventDefault();
+    password.clear();
+    everywhere.clear();
     void profile.run(
       async () => {
         await api('PATCH', '/account', { body: { name } });
@@ -40,6 +47,8 @@ export default function Account() {
   };
   const changePassword = (event: FormEvent) => {
     event.preventDefault();
+    profile.clear();
+    everywhere.clear();
     void password.run(
       async () => {
         await api('POST', '/account/password', { body: { current_password: current, new_password: next } });
@@ -117,12 +126,15 @@ export default function Account() {
         <section className="card stack narrow">
           <h2>Sessions</h2>
           <p className="muted">Ends every session of yours, on every device, this one too.</p>
-          <Outcome error={everywhere.error} done={null} />
           <div>
             <button
               type="button"
               className="button danger-outline"
-              onClick={signOutEverywhere}
+              onClick={() => {
+                profile.clear();
+                password.clear();
+                setConfirmingSignOut(true);
+              }}
               disabled={everywhere.busy}
             >
               Sign out everywhere
@@ -130,6 +142,20 @@ export default function Account() {
           </div>
         </section>
       </div>
+      {confirmingSignOut && (
+        <ConfirmDialog
+          title="Sign out everywhere"
+          message={<p>Every session of yours ends, on every device, this one too. You then sign in again here.</p>}
+          confirmLabel="Sign out everywhere"
+          busy={everywhere.busy}
+          error={everywhere.error}
+          onConfirm={signOutEverywhere}
+          onClose={() => {
+            setConfirmingSignOut(false);
+            everywhere.clear();
+          }}
+        />
+      )}
     </>
   );
 }

@@ -207,9 +207,9 @@ export default function EndpointPage({ id }: { id: string }) {
 
   return (
     <>
-      <p className="breadcrumb">
-        <Link to="/settings/webhooks">Outbound webhooks</Link> /
-      </p>
+      <nav className="breadcrumb" aria-label="Breadcrumb">
+        <Link to="/settings/webhooks">Outbound webhooks</Link> / <span aria-current="page">{endpoint.name}</span>
+      </nav>
       <PageHeader title={endpoint.name}>
         {canManage && (
           <>
@@ -262,7 +262,8 @@ export default function EndpointPage({ id }: { id: string }) {
             </dd>
           </div>
           <div>
-            <dt>Enabled</dt>
+            {/* Not "Enabled": that is the switch's own name, which a screen reader read twice. */}
+            <dt>Deliveries</dt>
             <dd>
               <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={loaded.set} />
               {disabledWhy(endpoint) && <span className="hint block">{disabledWhy(endpoint)}</span>}

@@ -10,7 +10,7 @@ import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
-import { ROLE_SENTENCES, RoleChoice, withArticle } from './roles.js';
+import { ROLE_NAMES, ROLE_SENTENCES, RoleChoice, withArticle } from './roles.js';
 
 /**
  * A one-time link made for someone else: e-mailed to them when the server can send e-mail, and
@@ -118,7 +118,7 @@ function RoleSelect({
       >
         {roles.map((role) => (
           <option key={role} value={role}>
-            {role}
+            {ROLE_NAMES[role]}
           </option>
         ))}
       </select>
@@ -138,6 +138,8 @@ export default function Team() {
   const team = useLoad((signal) => api<TeamData>('GET', '/team', { signal }), 'team');
   const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<User | null>(null);
+  /** An invitation whose Cancel invitation awaits its confirmation (it cannot be undone). */
+  const [cancelling, setCancelling] = useState<Invitation | null>(null);
   /** The row actions (role, reset link, remove, cancel invitation): their refusal shows above the table. */
   const action = useAction();
   const [resetLink, setResetLink] = useState<(SentLink & { user: User }) | null>(null);
@@ -190,6 +192,7 @@ export default function Team() {
   const revokeInvitation = (invitation: Invitation) =>
     void action.run(async () => {
       await api('DELETE', `/team/invitations/${invitation.id}`);
+      setCancelling(null);
       team.reload();
     });
   /** An admin manages admins and members only; nobody removes themselves here. */
@@ -250,7 +253,7 @@ export default function Team() {
       actions: true,
       cell: (invitation) =>
         roles.includes(invitation.role) && (
-          <button type="button" className="button small" onClick={() => revokeInvitation(invitation)}>
+          <button type="button" className="button small" onClick={() => setCancelling(invitation)}>
             Cancel invitation
           </button>
         ),
@@ -348,6 +351,22 @@ export default function Team() {
           busy={action.busy}
           onConfirm={() => void remove(removing)}
           onClose={() => setRemoving(null)}
+        />
+      )}
+      {cancelling && (
+        <ConfirmDialog
+          title="Cancel invitation"
+          message={
+            <p>
+              Cancel the invitation of <strong>{cancelling.email}</strong>? Its link stops working; you can invite them
+              again.
+            </p>
+          }
+          confirmLabel="Cancel invitation"
+          cancelLabel="Keep invitation"
+          busy={action.busy}
+          onConfirm={() => revokeInvitation(cancelling)}
+          onClose={() => setCancelling(null)}
         />
       )}
     </>

@@ -14,7 +14,8 @@ export const ROLE_SENTENCES: Record<Role, string> = {
     'Members can read every page (overview, campaigns, customers, cancel sessions, endpoints) but change nothing.',
 };
 
-const ROLE_NAMES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
+/** A role as a person reads it, wherever a role is picked. */
+export const ROLE_NAMES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
 
 export const withArticle = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`);
 
