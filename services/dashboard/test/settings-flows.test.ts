@@ -555,6 +555,20 @@ describe('the team page', () => {
     await invitationRow.getByRole('button', { name: 'Cancel invitation' }).waitFor();
   });
 
+  it('says, before sending, that inviting an address with a pending invitation replaces it', async () => {
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    const warning = dialog.getByText(
+      'newcomer@acme.test already has a pending Admin invitation: sending this one replaces it, and its link stops working.',
+    );
+    await dialog.getByLabel('Email').fill('someone.else@acme.test');
+    await expect(warning.count()).resolves.toBe(0);
+    await dialog.getByLabel('Email').fill('Newcomer@acme.test');
+    await warning.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it("centres a row's text and its buttons on the row's middle, in the people's and the invitations' tables", async () => {
     const middle = (locator: Locator) =>
       locator.evaluate((element) => {

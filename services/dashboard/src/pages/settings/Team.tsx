@@ -21,8 +21,22 @@ interface SentLink {
   url: string | undefined;
 }
 
-function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: () => void; onInvited: () => void }) {
+function InviteDialog({
+  roles,
+  pending,
+  onClose,
+  onInvited,
+}: {
+  roles: Role[];
+  /** The invitations the page lists as pending: inviting one of their addresses replaces it. */
+  pending: Invitation[];
+  onClose: () => void;
+  onInvited: () => void;
+}) {
   const [email, setEmail] = useState('');
+  // The server replaces a pending invitation to the same address (its old link then reads "not
+  // valid"); said here before sending, not found out by the invitee.
+  const replaced = pending.find((invitation) => invitation.email.toLowerCase() === email.trim().toLowerCase());
   const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
   const invite = useAction();
   const [result, setResult] = useState<SentLink | null>(null);
@@ -74,6 +88,12 @@ function InviteDialog({ roles, onClose, onInvited }: { roles: Role[]; onClose: (
           announce
           onChange={(event) => setEmail(event.target.value)}
         />
+        {replaced && (
+          <p className="notice">
+            {replaced.email} already has a pending {ROLE_NAMES[replaced.role]} invitation: sending this one replaces it,
+            and its link stops working.
+          </p>
+        )}
         <RoleChoice roles={roles} value={role} onChange={setRole} error={invite.fieldError('role')} />
         {formError && <ErrorNote message={formError} />}
         <div className="dialog-actions">
@@ -293,7 +313,14 @@ export default function Team() {
           )}
         </>
       )}
-      {inviting && <InviteDialog roles={roles} onClose={() => setInviting(false)} onInvited={team.reload} />}
+      {inviting && (
+        <InviteDialog
+          roles={roles}
+          pending={team.data?.invitations ?? []}
+          onClose={() => setInviting(false)}
+          onInvited={team.reload}
+        />
+      )}
       {resetLink && (
         <Dialog title="Password reset link" onClose={() => setResetLink(null)} wide>
           <div className="stack">
