@@ -837,7 +837,7 @@ describe("an endpoint's summary", () => {
     await open(`/settings/webhooks/${dunning.id}`);
     const seen = await summary();
     await screenshot('endpoint-summary');
-    expect(seen.rows.flat()).toEqual(['Events', 'Enabled', 'Consecutive failures', 'Last success', 'Last failure']);
+    expect(seen.rows.flat()).toEqual(['Events', 'Deliveries', 'Consecutive failures', 'Last success', 'Last failure']);
     expect({ unfilled: seen.unfilled, overflowing: seen.overflowing, wrappedTimes: seen.wrappedTimes }).toEqual({
       unfilled: [],
       overflowing: [],
