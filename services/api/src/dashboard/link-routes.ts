@@ -38,6 +38,12 @@ export function linkRoutes(context: DashboardContext): Router {
     await startSession(context, req, res, user);
   });
 
+  // Whether this service sends e-mail at all (a fact about the server, not about any address),
+  // so Forgot password can say before asking for anything that no link will come by e-mail.
+  router.get('/password-reset', (_req, res) => {
+    res.json({ object: 'password_reset_options', emails: context.mailer !== null });
+  });
+
   router.post('/password-reset', (req, res) => {
     const { email } = bodyOf(req.body, ['email']);
     // Always 202, whether or not the address has an account: the answer must not say.

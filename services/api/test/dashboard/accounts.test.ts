@@ -486,6 +486,9 @@ describe('invitations and password reset', () => {
       expect(asked.status).toBe(202);
       expect(asked.body).toEqual({ accepted: true, emailed: false });
     }
+    // Asked before any address, for Forgot password to say so first; no session needed.
+    const options = await call('GET', '/password-reset');
+    expect([options.status, options.body]).toEqual([200, { object: 'password_reset_options', emails: false }]);
   });
 
   it("without e-mail, a reset link to copy is made only for a role below one's own, and /me says for which", async () => {

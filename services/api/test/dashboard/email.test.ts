@@ -130,6 +130,7 @@ describe('e-mail over SMTP', () => {
       expect(asked.status).toBe(202);
       expect(asked.body).toEqual({ accepted: true, emailed: true });
     }
+    expect((await call('GET', '/password-reset')).body).toEqual({ object: 'password_reset_options', emails: true });
     await eventually(() => received.length > before, 10_000);
     expect(received.slice(before).map((mail) => mail.to)).toEqual([[member.email]]);
     const link = /\/dashboard\/reset\/([A-Za-z0-9_-]{43})/.exec(plain(received.at(-1)!.raw))![1]!;

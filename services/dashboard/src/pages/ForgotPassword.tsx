@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field } from '../components/Field.js';
@@ -10,6 +10,19 @@ export default function ForgotPassword() {
   const [email, setEmail] = useState('');
   /** Once asked: whether this service sends e-mail (the same answer for every address). */
   const [sent, setSent] = useState<{ emailed: boolean } | null>(null);
+  /**
+   * Whether this service sends e-mail, asked first: without it no link can come, and the page
+   * says whom to ask instead of asking for an address. Unknown (null) until answered, and if the
+   * question fails: then the form is shown, and its answer says the same.
+   */
+  const [emails, setEmails] = useState<boolean | null>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    api<{ emails: boolean }>('GET', '/password-reset', { anonymous: true, signal: controller.signal })
+      .then((options) => setEmails(options.emails))
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, []);
   const request = useAction();
   /**
    * The server answers every address alike today and refuses none of them, but a refusal of the
@@ -36,6 +49,12 @@ export default function ForgotPassword() {
         <p role="status">
           This service does not send e-mail, so no link was sent. Ask an owner or admin of your workspace for a reset
           link.
+        </p>
+      ) : emails === false ? (
+        <p role="status">
+          This service does not send e-mail, so it cannot send you a link. Ask an owner or admin of your workspace to
+          make you one: they find Reset link beside your name in Settings, Team. The only owner of a workspace asks
+          whoever runs this service, who can make one too.
         </p>
       ) : (
         <form className="stack" onSubmit={submit}>
