@@ -85,13 +85,11 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
       socket.destroy();
       return;
     }
-    const requestId = newRequestId();
-    const status = 400;
     const message =
       PARSER_REFUSAL_MESSAGES[error.code ?? ''] ??
       `Malformed HTTP request${error.reason ? ` (${error.reason.replace(/\.$/, '')})` : ''}.`;
     // The raw bytes are not logged: they may hold a token or a customer's e-mail address.
-    logger.info({ requestId, status, code: error.code }, 'request refused by the HTTP parser');
+    const { headers, body } = refusal(logger, error.code, message);
     // Node's check before its own answer: an earlier response on this connection that has
     // begun must not have another written into its middle.
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
@@ -99,14 +97,9 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
       socket.destroy();
       return;
     }
-    const body = JSON.stringify(errorBody('invalid_param', message));
     const head = [
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `Request-Id: ${requestId}`,
-      'Cache-Control: no-store',
-      'Connection: close',
+      `HTTP/1.1 400 ${STATUS_CODES[400]}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
     ].join('\r\n');
     socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
   });
@@ -120,16 +113,32 @@ function lacksHost(req: IncomingMessage): boolean {
 
 /** The refusal Node would make of a request without Host, in the API's shape, logged like the parser's. */
 function refuseWithoutHost(res: ServerResponse, logger: Logger): void {
-  const requestId = newRequestId();
-  logger.info({ requestId, status: 400, code: 'MISSING_HOST' }, 'request refused by the HTTP parser');
-  const body = JSON.stringify(errorBody('invalid_param', 'An HTTP/1.1 request needs a Host header.'));
+  const { headers, body } = refusal(logger, 'MISSING_HOST', 'An HTTP/1.1 request needs a Host header.');
   res.shouldKeepAlive = false;
-  res.writeHead(400, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-    'Request-Id': requestId,
-    'Cache-Control': 'no-store',
-    Connection: 'close',
-  });
+  res.writeHead(400, headers);
   res.end(body);
+}
+
+/**
+ * A request refused before Express: logged with a fresh Request-Id (its raw bytes never), and
+ * answered 400 invalid_param in the API's JSON shape, closing the connection.
+ */
+function refusal(
+  logger: Logger,
+  code: string | undefined,
+  message: string,
+): { headers: Record<string, string | number>; body: string } {
+  const requestId = newRequestId();
+  logger.info({ requestId, status: 400, code }, 'request refused by the HTTP parser');
+  const body = JSON.stringify(errorBody('invalid_param', message));
+  return {
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'Request-Id': requestId,
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    },
+    body,
+  };
 }

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { Type, type TObject } from '@sinclair/typebox';
 import { ERROR_STATUS, PAGE_SIZE, type ErrorType } from '@retention/core';
 import { errorsOf, type Endpoint } from '../routes/endpoint.js';
+import { API_VERSION_HEADER } from '../routes/index.js';
 import { SchemaComponents, type JsonSchema } from './schemas.js';
 
 /**
@@ -72,11 +73,11 @@ const HEADERS: Record<string, OpenApiHeader & { name: string }> = {
     schema: { type: 'string' },
   },
   ApiVersion: {
-    name: 'Retention-Api-Version',
+    name: API_VERSION_HEADER.name,
     description:
       'Always `1`. On every answer of the API, errors included: an error without it came from something else (a proxy, or a wrong base URL).',
     required: true,
-    schema: { type: 'string', const: '1' },
+    schema: { type: 'string', const: API_VERSION_HEADER.value },
   },
   RateLimitLimit: {
     name: 'X-RateLimit-Limit',
