@@ -1,8 +1,9 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field } from '../components/Field.js';
 import { ErrorNote } from '../components/states.js';
+import { useLoad } from '../hooks.js';
 import { Link } from '../router.js';
 import { useAction } from '../use-action.js';
 
@@ -15,14 +16,11 @@ export default function ForgotPassword() {
    * says whom to ask instead of asking for an address. Unknown (null) until answered, and if the
    * question fails: then the form is shown, and its answer says the same.
    */
-  const [emails, setEmails] = useState<boolean | null>(null);
-  useEffect(() => {
-    const controller = new AbortController();
-    api<{ emails: boolean }>('GET', '/password-reset', { anonymous: true, signal: controller.signal })
-      .then((options) => setEmails(options.emails))
-      .catch(() => undefined);
-    return () => controller.abort();
-  }, []);
+  const emails =
+    useLoad(
+      (signal) => api<{ emails: boolean }>('GET', '/password-reset', { anonymous: true, signal }),
+      'password-reset',
+    ).data?.emails ?? null;
   const request = useAction();
   /**
    * The server answers every address alike today and refuses none of them, but a refusal of the

@@ -1,3 +1,4 @@
+import { PageHeader } from '../../components/states.js';
 import { Link } from '../../router.js';
 
 /**
@@ -8,11 +9,7 @@ import { Link } from '../../router.js';
 export function NotForYourRole({ what, role, who }: { what: string; role: string; who: string }) {
   return (
     <>
-      <header className="page-header">
-        <h1>
-          {what} is not shown to {role}s
-        </h1>
-      </header>
+      <PageHeader title={`${what} is not shown to ${role}s`} />
       <p>Only {who} can see it.</p>
       <p>
         <Link to="/settings">Back to Settings</Link>
