@@ -6,29 +6,38 @@ import { ApiError, errorMessage, fieldSentence } from './api/client.js';
  * `run` marks it busy and clears the last outcome, runs the action (which applies its own
  * result: close a dialog, show a value, reload a list), then records either `done` or the
  * server's refusal word for word in `error`. Pages show `error` with ErrorNote and disable
- * their submit button while `busy`. A form whose fields the API names (`param`) shows a refusal
- * about one of them at that field instead (`fieldError`, and `formError` for the rest).
+ * their submit button while `busy`. A form whose fields the API names (`param`) declares them
+ * (`fields`): a refusal about one of them shows at that field (Field's `action` and `param`), any
+ * other under the form (FormError, which shows `formError`), so each refusal shows exactly once.
  */
 export interface Action {
   busy: boolean;
   /** The last refusal's message (the server's own words), until the next run. */
   error: string | null;
   /**
-   * The last refusal as an error of this field (the API's `param`), worded to be shown at it
-   * (Field's `error`); null when the refusal is about another field or none.
+   * The last refusal as an error of this field (the API's `param`, one of `fields`), worded to be
+   * shown at it; null when the refusal is about another field or none.
    */
   fieldError(param: string): string | null;
   /**
-   * The last refusal, unless it is about one of these fields (which show it themselves through
-   * `fieldError`): what the form shows in its own ErrorNote.
+   * The last refusal, unless it is about one of `fields` (which show it themselves through
+   * `fieldError`): what the form shows under its fields (FormError).
    */
-  formError(...params: string[]): string | null;
+  formError: string | null;
   /** The success message given to the last run, until the next one. */
   done: string | null;
   /** Resolves true when the action succeeded, false when it failed (never throws). */
   run(action: () => Promise<unknown>, options?: RunOptions): Promise<boolean>;
   /** Forgets the outcome (a dialog closed, a filter changed). */
   clear(): void;
+}
+
+interface ActionOptions {
+  /**
+   * The API's names (`param`) of the fields the form shows refusals at. Fixed for the form's
+   * life: read once, when it first renders.
+   */
+  fields?: readonly string[];
 }
 
 interface RunOptions {
@@ -51,8 +60,9 @@ interface State {
 
 const IDLE: State = { busy: false, error: null, done: null, field: null };
 
-export function useAction(): Action {
+export function useAction(options: ActionOptions = {}): Action {
   const [state, setState] = useState<State>(IDLE);
+  const [fields] = useState(() => new Set(options.fields));
 
   const run = useCallback(async (action: () => Promise<unknown>, options: RunOptions = {}): Promise<boolean> => {
     setState({ ...IDLE, busy: true });
@@ -73,14 +83,15 @@ export function useAction(): Action {
 
   return useMemo(() => {
     const { busy, error, done, field } = state;
+    const atField = field && fields.has(field.param) ? field : null;
     return {
       busy,
       error,
       done,
-      fieldError: (param: string) => (field?.param === param ? field.sentence : null),
-      formError: (...params: string[]) => (field && params.includes(field.param) ? null : error),
+      fieldError: (param: string) => (atField?.param === param ? atField.sentence : null),
+      formError: atField ? null : error,
       run,
       clear,
     };
-  }, [state, run, clear]);
+  }, [state, fields, run, clear]);
 }

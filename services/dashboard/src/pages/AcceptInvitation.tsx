@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
 import { AuthCard } from '../components/AuthCard.js';
-import { Field } from '../components/Field.js';
+import { Field, FormError } from '../components/Field.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { useLoad } from '../hooks.js';
 import { afterSignIn, Link } from '../router.js';
@@ -24,7 +24,8 @@ export default function AcceptInvitation({ token }: { token: string }) {
   );
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const accept = useAction();
+  /** A refusal of the name or the password shows at that field; any other (already a member) under them. */
+  const accept = useAction({ fields: ['name', 'password'] });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -39,9 +40,6 @@ export default function AcceptInvitation({ token }: { token: string }) {
       { staysBusy: true },
     );
   };
-
-  /** A refusal of the name or the password shows at that field; any other (already a member) here. */
-  const formError = accept.formError('name', 'password');
 
   if (invitation.loading) return <Loading />;
   if (invitation.error || !invitation.data) {
@@ -72,8 +70,8 @@ export default function AcceptInvitation({ token }: { token: string }) {
           required
           maxLength={200}
           value={name}
-          error={accept.fieldError('name')}
-          announce
+          action={accept}
+          param="name"
           onChange={(event) => setName(event.target.value)}
         />
         <Field
@@ -84,11 +82,11 @@ export default function AcceptInvitation({ token }: { token: string }) {
           minLength={MIN_PASSWORD_LENGTH}
           hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
           value={password}
-          error={accept.fieldError('password')}
-          announce
+          action={accept}
+          param="password"
           onChange={(event) => setPassword(event.target.value)}
         />
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={accept} />
         <button type="submit" className="button primary block" disabled={accept.busy}>
           Accept invitation
         </button>

@@ -1,19 +1,20 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { ConfirmDialog } from '../components/Dialog.js';
-import { Field } from '../components/Field.js';
-import { ErrorNote, PageHeader } from '../components/states.js';
+import { Field, FormError } from '../components/Field.js';
+import { PageHeader } from '../components/states.js';
 import { useSession } from '../session.js';
-import { useAction } from '../use-action.js';
+import { useAction, type Action } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
 
-function Outcome({ error, done }: { error: string | null; done: string | null }) {
+/** What a form's last submit came to: its refusal not shown at a field, or its success. */
+function Outcome({ action }: { action: Action }) {
   return (
     <>
-      {error && <ErrorNote message={error} />}
-      {done && (
+      <FormError action={action} />
+      {action.done && (
         <p className="result ok" role="status">
-          {done}
+          {action.done}
         </p>
       )}
     </>
@@ -25,8 +26,8 @@ export default function Account() {
   const [name, setName] = useState(me.user.name);
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const profile = useAction();
-  const password = useAction();
+  const profile = useAction({ fields: ['name'] });
+  const password = useAction({ fields: ['current_password', 'new_password'] });
   const everywhere = useAction();
   /** Sign out everywhere ends this session too: it asks first, as Revoke does. */
   const [confirmingSignOut, setConfirmingSignOut] = useState(false);
@@ -81,11 +82,11 @@ export default function Account() {
             required
             maxLength={200}
             value={name}
-            error={profile.fieldError('name')}
-            announce
+            action={profile}
+            param="name"
             onChange={(event) => setName(event.target.value)}
           />
-          <Outcome error={profile.formError('name')} done={profile.done} />
+          <Outcome action={profile} />
           <div>
             <button type="submit" className="button primary" disabled={profile.busy}>
               Save name
@@ -100,8 +101,8 @@ export default function Account() {
             autoComplete="current-password"
             required
             value={current}
-            error={password.fieldError('current_password')}
-            announce
+            action={password}
+            param="current_password"
             onChange={(event) => setCurrent(event.target.value)}
           />
           <Field
@@ -112,11 +113,11 @@ export default function Account() {
             minLength={MIN_PASSWORD_LENGTH}
             hint={`At least ${MIN_PASSWORD_LENGTH} characters. Your other sessions end.`}
             value={next}
-            error={password.fieldError('new_password')}
-            announce
+            action={password}
+            param="new_password"
             onChange={(event) => setNext(event.target.value)}
           />
-          <Outcome error={password.formError('current_password', 'new_password')} done={password.done} />
+          <Outcome action={password} />
           <div>
             <button type="submit" className="button primary" disabled={password.busy}>
               Change password

@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { AuthCard } from '../components/AuthCard.js';
-import { Field } from '../components/Field.js';
-import { ErrorNote } from '../components/states.js';
+import { Field, FormError } from '../components/Field.js';
 import { useLoad } from '../hooks.js';
 import { Link } from '../router.js';
 import { useAction } from '../use-action.js';
@@ -21,12 +20,11 @@ export default function ForgotPassword() {
       (signal) => api<{ emails: boolean }>('GET', '/password-reset', { anonymous: true, signal }),
       'password-reset',
     ).data?.emails ?? null;
-  const request = useAction();
   /**
    * The server answers every address alike today and refuses none of them, but a refusal of the
    * address would show at the field, as in every other form.
    */
-  const formError = request.formError('email');
+  const request = useAction({ fields: ['email'] });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -62,11 +60,11 @@ export default function ForgotPassword() {
             autoComplete="username"
             required
             value={email}
-            error={request.fieldError('email')}
-            announce
+            action={request}
+            param="email"
             onChange={(event) => setEmail(event.target.value)}
           />
-          {formError && <ErrorNote message={formError} />}
+          <FormError action={request} />
           <button type="submit" className="button primary block" disabled={request.busy}>
             Send reset link
           </button>

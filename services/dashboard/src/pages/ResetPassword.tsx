@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
 import { AuthCard } from '../components/AuthCard.js';
-import { Field } from '../components/Field.js';
+import { Field, FormError } from '../components/Field.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { useLoad } from '../hooks.js';
 import { afterSignIn, Link } from '../router.js';
@@ -19,7 +19,8 @@ export default function ResetPassword({ token }: { token: string }) {
     token,
   );
   const [password, setPassword] = useState('');
-  const reset = useAction();
+  /** A refusal of the password (over 256 characters) shows at the field; any other (a spent link) under it. */
+  const reset = useAction({ fields: ['password'] });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -34,9 +35,6 @@ export default function ResetPassword({ token }: { token: string }) {
       { staysBusy: true },
     );
   };
-
-  /** A refusal of the password (over 256 characters) shows at the field; any other (a spent link) here. */
-  const formError = reset.formError('password');
 
   if (link.loading) return <Loading />;
   if (link.error || !link.data) {
@@ -60,11 +58,11 @@ export default function ResetPassword({ token }: { token: string }) {
           minLength={MIN_PASSWORD_LENGTH}
           hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
           value={password}
-          error={reset.fieldError('password')}
-          announce
+          action={reset}
+          param="password"
           onChange={(event) => setPassword(event.target.value)}
         />
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={reset} />
         <button type="submit" className="button primary block" disabled={reset.busy}>
           Set password and sign in
         </button>

@@ -2,15 +2,14 @@ import { useRef, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
 import { AuthCard } from '../components/AuthCard.js';
-import { Field } from '../components/Field.js';
-import { ErrorNote } from '../components/states.js';
+import { Field, FormError } from '../components/Field.js';
 import { afterSignIn, Link } from '../router.js';
 import { useAction } from '../use-action.js';
 
 export default function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const signIn = useAction();
+  const signIn = useAction({ fields: ['email', 'password'] });
   const emailInput = useRef<HTMLInputElement>(null);
   const passwordInput = useRef<HTMLInputElement>(null);
 
@@ -39,8 +38,6 @@ export default function SignIn() {
       passwordInput.current?.focus();
     }
   };
-  const formError = signIn.formError('email', 'password');
-
   return (
     <AuthCard title="Sign in to your workspace">
       <form className="stack" onSubmit={(event) => void submit(event)}>
@@ -52,8 +49,8 @@ export default function SignIn() {
           required
           inputRef={emailInput}
           value={email}
-          error={signIn.fieldError('email')}
-          announce
+          action={signIn}
+          param="email"
           onChange={(event) => setEmail(event.target.value)}
         />
         <Field
@@ -63,11 +60,11 @@ export default function SignIn() {
           inputRef={passwordInput}
           required
           value={password}
-          error={signIn.fieldError('password')}
-          announce
+          action={signIn}
+          param="password"
           onChange={(event) => setPassword(event.target.value)}
         />
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={signIn} />
         <button type="submit" className="button primary block" disabled={signIn.busy}>
           Sign in
         </button>

@@ -3,7 +3,7 @@ import { api } from '../../api/client.js';
 import type { Attempt, Endpoint, RolledSecret } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
-import { Field } from '../../components/Field.js';
+import { Field, FormError } from '../../components/Field.js';
 import { ErrorNote, LoadError, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { formatLocalTime } from '../../format.js';
@@ -34,9 +34,8 @@ function RollSecretDialog({
   // The server refuses a roll during an open overlap that does not end it (a 409 in its own,
   // engineer's words); the button waits for the box instead, so that refusal cannot happen.
   const mustTickEndOverlap = overlapUntil !== null && !endOverlap;
-  const roll = useAction();
   /** A refusal of the overlap shows at its field, as in every form. */
-  const formError = roll.formError('overlap_seconds');
+  const roll = useAction({ fields: ['overlap_seconds'] });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const overlap_seconds = Math.round(Number(hours) * 3600);
@@ -58,8 +57,8 @@ function RollSecretDialog({
           step="any"
           hint="0 to 24 hours; 0 retires the current secret now."
           value={hours}
-          error={roll.fieldError('overlap_seconds')}
-          announce
+          action={roll}
+          param="overlap_seconds"
           onChange={(event) => setHours(event.target.value)}
         />
         {overlapUntil && (
@@ -75,7 +74,7 @@ function RollSecretDialog({
             <p className="hint">A receiver still using the previous secret then rejects deliveries.</p>
           </>
         )}
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={roll} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
@@ -120,9 +119,8 @@ function RecoverDialog({
   onDone: (count: number) => void;
 }) {
   const [since, setSince] = useState(localInputValue(new Date(Date.now() - 24 * 3600_000)));
-  const recover = useAction();
   /** A refusal of the time (one in the future) shows at its field. */
-  const formError = recover.formError('since');
+  const recover = useAction({ fields: ['since'] });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void recover.run(
@@ -145,11 +143,11 @@ function RecoverDialog({
           type="datetime-local"
           required
           value={since}
-          error={recover.fieldError('since')}
-          announce
+          action={recover}
+          param="since"
           onChange={(event) => setSince(event.target.value)}
         />
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={recover} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

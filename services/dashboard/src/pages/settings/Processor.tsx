@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
-import { Field } from '../../components/Field.js';
+import { Field, FormError } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Time } from '../../components/Time.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
@@ -63,14 +63,13 @@ export default function Processor() {
   const [webhookSecret, setWebhookSecret] = useState('');
   const [apiKey, setApiKey] = useState('');
   const [confirmRemoval, setConfirmRemoval] = useState(false);
-  const action = useAction();
-  const removal = useAction();
-  const { busy } = action;
   /**
    * Connect's refusal of the secret or the key shows at that field; any other refusal (of
    * Connect, Import again or Disconnect) under the form, as before.
    */
-  const formError = action.formError('webhook_secret', 'api_key');
+  const action = useAction({ fields: ['webhook_secret', 'api_key'] });
+  const removal = useAction();
+  const { busy } = action;
 
   const act = (path: string, body?: unknown) =>
     void action.run(async () => {
@@ -199,8 +198,8 @@ export default function Processor() {
           required
           autoComplete="off"
           placeholder="whsec_…"
-          error={action.fieldError('webhook_secret')}
-          announce
+          action={action}
+          param="webhook_secret"
           value={webhookSecret}
           onChange={(event) => setWebhookSecret(event.target.value)}
         />
@@ -213,12 +212,12 @@ export default function Processor() {
               ? `Leave empty to keep the current key (${storedKey}); a new key replaces it.`
               : 'Leave empty to connect without a key: decline codes are then not looked up and nothing is imported.'
           }
-          error={action.fieldError('api_key')}
-          announce
+          action={action}
+          param="api_key"
           value={apiKey}
           onChange={(event) => setApiKey(event.target.value)}
         />
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={action} />
         <div>
           <button type="submit" className="button primary" disabled={busy || webhookSecret.trim() === ''}>
             Connect

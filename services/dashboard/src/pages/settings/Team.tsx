@@ -3,7 +3,7 @@ import { api } from '../../api/client.js';
 import type { Invitation, Role, Team as TeamData, User } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
-import { Field } from '../../components/Field.js';
+import { Field, FormError } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
@@ -38,7 +38,8 @@ function InviteDialog({
   // valid"); said here before sending, not found out by the invitee.
   const replaced = pending.find((invitation) => invitation.email.toLowerCase() === email.trim().toLowerCase());
   const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
-  const invite = useAction();
+  /** A refusal of the address or the role shows at it; any other (already a member) under them. */
+  const invite = useAction({ fields: ['email', 'role'] });
   const [result, setResult] = useState<SentLink | null>(null);
 
   const submit = (event: FormEvent) => {
@@ -51,9 +52,6 @@ function InviteDialog({
       onInvited();
     });
   };
-
-  /** A refusal of the address or the role shows at it; any other (already a member) here. */
-  const formError = invite.formError('email', 'role');
 
   if (result) {
     return (
@@ -84,8 +82,8 @@ function InviteDialog({
           type="email"
           required
           value={email}
-          error={invite.fieldError('email')}
-          announce
+          action={invite}
+          param="email"
           onChange={(event) => setEmail(event.target.value)}
         />
         {replaced && (
@@ -95,7 +93,7 @@ function InviteDialog({
           </p>
         )}
         <RoleChoice roles={roles} value={role} onChange={setRole} error={invite.fieldError('role')} />
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={invite} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

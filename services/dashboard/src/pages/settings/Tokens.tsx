@@ -3,7 +3,7 @@ import { api } from '../../api/client.js';
 import type { ApiToken, CreatedToken, List } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
-import { Field } from '../../components/Field.js';
+import { Field, FormError } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
@@ -18,10 +18,9 @@ function displayHint(hint: string): string {
 
 function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
   const [name, setName] = useState('');
-  const create = useAction();
-  const [created, setCreated] = useState<CreatedToken | null>(null);
   /** A refusal of the name (all spaces, say) shows at the field. */
-  const formError = create.formError('name');
+  const create = useAction({ fields: ['name'] });
+  const [created, setCreated] = useState<CreatedToken | null>(null);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -62,11 +61,11 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
           maxLength={200}
           hint="Where the token is used, e.g. “billing reports”."
           value={name}
-          error={create.fieldError('name')}
-          announce
+          action={create}
+          param="name"
           onChange={(event) => setName(event.target.value)}
         />
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={create} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import type { Workspace } from '../../api/types.js';
-import { Field } from '../../components/Field.js';
-import { ErrorNote, PageHeader } from '../../components/states.js';
+import { Field, FormError } from '../../components/Field.js';
+import { PageHeader } from '../../components/states.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
@@ -14,7 +14,8 @@ export default function WorkspaceSettings() {
   const canEdit = me.permissions.manage_workspace;
   const [name, setName] = useState(me.workspace.name);
   const [currency, setCurrency] = useState(me.workspace.display_currency.toUpperCase());
-  const save = useAction();
+  /** A refusal of the name or the currency (one with no FX rate) shows at that field. */
+  const save = useAction({ fields: ['name', 'display_currency'] });
   const stripe = useLoad(
     (signal) =>
       me.permissions.manage_processor
@@ -22,9 +23,6 @@ export default function WorkspaceSettings() {
         : Promise.resolve(undefined),
     'processor',
   );
-  /** A refusal of the name or the currency (one with no FX rate) shows at that field. */
-  const formError = save.formError('name', 'display_currency');
-
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void save.run(
@@ -46,8 +44,8 @@ export default function WorkspaceSettings() {
           maxLength={200}
           readOnly={!canEdit}
           value={name}
-          error={save.fieldError('name')}
-          announce
+          action={save}
+          param="name"
           onChange={(event) => setName(event.target.value)}
         />
         <Field
@@ -57,8 +55,8 @@ export default function WorkspaceSettings() {
           readOnly={!canEdit}
           hint="ISO 4217 code; the Overview converts every amount to it."
           value={currency}
-          error={save.fieldError('display_currency')}
-          announce
+          action={save}
+          param="display_currency"
           onChange={(event) => setCurrency(event.target.value.toUpperCase())}
         />
         {/* The Processor page's account, in its words (processor-story.ts): what the flag means
@@ -74,7 +72,7 @@ export default function WorkspaceSettings() {
             )}
           </p>
         )}
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={save} />
         {save.done && (
           <p className="result ok" role="status">
             {save.done}

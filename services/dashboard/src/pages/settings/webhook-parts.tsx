@@ -3,9 +3,8 @@ import { api } from '../../api/client.js';
 import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Dialog } from '../../components/Dialog.js';
-import { Field } from '../../components/Field.js';
+import { Field, FormError } from '../../components/Field.js';
 import { Clipped } from '../../components/ListPage.js';
-import { ErrorNote } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useAction } from '../../use-action.js';
 
@@ -80,11 +79,10 @@ export function EndpointFormDialog({
   const [name, setName] = useState(endpoint?.name ?? '');
   const [url, setUrl] = useState(endpoint?.url ?? '');
   const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
-  const save = useAction();
+  /** A refusal of the name or the URL shows at that field; any other (an event type) under the form. */
+  const save = useAction({ fields: ['name', 'url'] });
   const groupId = useId();
   const problem = urlProblem(url);
-  /** A refusal of the name or the URL shows at that field; any other (an event type) under the form. */
-  const formError = save.formError('name', 'url');
 
   const toggle = (type: string, checked: boolean) =>
     setEvents((previous) =>
@@ -116,8 +114,8 @@ export function EndpointFormDialog({
           required
           maxLength={200}
           value={name}
-          error={save.fieldError('name')}
-          announce
+          action={save}
+          param="name"
           onChange={(event) => setName(event.target.value)}
         />
         {/* The check made as you type, else the server's refusal (credentials, a private address):
@@ -129,8 +127,9 @@ export function EndpointFormDialog({
           required
           placeholder="https://example.com/webhooks"
           hint="Must start with https://. Deliveries are POSTed here, signed."
-          error={problem ?? save.fieldError('url')}
-          announce={!problem}
+          error={problem}
+          action={save}
+          param="url"
           value={url}
           onChange={(event) => setUrl(event.target.value.trim())}
         />
@@ -158,7 +157,7 @@ export function EndpointFormDialog({
             All events includes types added later.
           </span>
         </fieldset>
-        {formError && <ErrorNote message={formError} />}
+        <FormError action={save} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
