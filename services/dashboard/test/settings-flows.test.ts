@@ -482,6 +482,9 @@ describe('the team page', () => {
     invitationLink = (await created.getByLabel('Invitation link').textContent()) ?? '';
     expect(invitationLink).toMatch(new RegExp(`^${world.current.url}/dashboard/invite/[\\w-]+$`));
     await created.getByRole('button', { name: 'Done' }).click();
+    await created.waitFor({ state: 'detached' });
+    // The dialog, its form replaced by the link, still gives the focus back to its opener.
+    await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: 'Invite' });
     await page.getByRole('row', { name: /newcomer@acme\.test/ }).waitFor();
 
     const roleOf = () => page.getByRole('row', { name: /member@acme\.test/ }).getByLabel('Role of member@acme.test');
@@ -567,6 +570,7 @@ describe('the team page', () => {
     await warning.waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
+    await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: 'Invite' });
   });
 
   it("centres a row's text and its buttons on the row's middle, in the people's and the invitations' tables", async () => {

@@ -4,24 +4,33 @@ import { focusFirst, returnFocus, trapTab } from './dialog-focus.js';
 /**
  * A modal on the native <dialog>: showModal() makes the rest of the page inert and Escape closes
  * it. Focus starts at its first field or control (again when its title, so its content, changes),
- * Tab goes round its controls only, and on closing focus returns to the control that opened it,
- * or to the page's content when that control is gone (dialog-focus.ts).
+ * Tab goes round its controls only, and on closing focus returns to the control that opened it
+ * (or `returnFocusTo`), or to the page's content when that control is gone (dialog-focus.ts).
  */
 export function Dialog({
   title,
   onClose,
   children,
   wide,
+  returnFocusTo,
 }: {
   title: string;
   onClose: () => void;
   children: ReactNode;
   wide?: boolean;
+  /**
+   * The control the dialog is about, when that need not be the focused one as it opens: a
+   * select whose change asks to confirm changes without the focus when picked by a script or
+   * assistive technology, and the focus then belongs back on it, not on whatever had it.
+   */
+  returnFocusTo?: HTMLElement;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const closeRef = useRef(onClose);
   closeRef.current = onClose;
+  const returnRef = useRef(returnFocusTo);
+  returnRef.current = returnFocusTo;
 
   useEffect(() => {
     const dialog = ref.current!;
@@ -38,7 +47,7 @@ export function Dialog({
       dialog.removeEventListener('cancel', onCancel);
       dialog.removeEventListener('keydown', onKeyDown);
       if (dialog.open) dialog.close();
-      returnFocus(opener);
+      returnFocus(returnRef.current ?? opener);
     };
   }, []);
 
@@ -69,6 +78,7 @@ export function ConfirmDialog({
   onClose,
   busy,
   error,
+  returnFocusTo,
 }: {
   title: string;
   message: ReactNode;
@@ -79,9 +89,10 @@ export function ConfirmDialog({
   onClose: () => void;
   busy?: boolean;
   error?: string | null;
+  returnFocusTo?: HTMLElement;
 }) {
   return (
-    <Dialog title={title} onClose={onClose}>
+    <Dialog title={title} onClose={onClose} returnFocusTo={returnFocusTo}>
       <div className="stack">
         <div>{message}</div>
         {error && (

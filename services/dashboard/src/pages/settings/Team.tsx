@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import type { Invitation, Role, Team as TeamData, User } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
@@ -114,25 +114,23 @@ function RoleSelect({
   onChange,
   disabled,
   hideLabel,
-  selectRef,
 }: {
   label: string;
   roles: Role[];
   value: Role;
-  onChange: (role: Role) => void;
+  /** The role picked, and the select it was picked in (to give the focus back to). */
+  onChange: (role: Role, select: HTMLSelectElement) => void;
   disabled?: boolean;
   /** In a table row the column header says it; the label stays for screen readers. */
   hideLabel?: boolean;
-  selectRef?: (element: HTMLSelectElement | null) => void;
 }) {
   return (
     <label className="field">
       <span className={hideLabel ? 'visually-hidden' : undefined}>{label}</span>
       <select
-        ref={selectRef}
         value={value}
         disabled={disabled}
-        onChange={(event) => onChange(event.target.value as Role)}
+        onChange={(event) => onChange(event.target.value as Role, event.target)}
       >
         {roles.map((role) => (
           <option key={role} value={role}>
@@ -170,18 +168,9 @@ export default function Team() {
   /**
    * A role picked in a row's select, not yet saved: the select shows it while the confirmation
    * asks (a closed select changes on a single arrow key in Chromium, so picking never saves).
+   * `select`: where the focus goes back once the confirmation has closed.
    */
-  const [changing, setChanging] = useState<{ user: User; role: Role } | null>(null);
-  const roleSelects = useRef(new Map<string, HTMLSelectElement>());
-  /** The row whose role control gets the focus back once the confirmation has closed. */
-  const [refocus, setRefocus] = useState<{ id: string } | null>(null);
-  useEffect(() => {
-    if (refocus) roleSelects.current.get(refocus.id)?.focus();
-  }, [refocus]);
-  const closeRoleChange = (user: User) => {
-    setChanging(null);
-    setRefocus({ id: user.id });
-  };
+  const [changing, setChanging] = useState<{ user: User; role: Role; select: HTMLSelectElement } | null>(null);
   const changeRole = async (user: User, role: Role) => {
     await action.run(
       async () => {
@@ -197,8 +186,9 @@ export default function Team() {
       },
       { done: `Saved: ${user.name || user.email} is now ${withArticle(role)}.` },
     );
-    // Saved or refused (the refusal shows above the table), the select shows the role the server has.
-    closeRoleChange(user);
+    // Saved or refused (the refusal shows above the table), the select shows the role the server
+    // has; the confirmation gives the focus back to it as it closes (Dialog).
+    setChanging(null);
   };
   const remove = async (user: User) => {
     await action.run(async () => {
@@ -228,11 +218,7 @@ export default function Team() {
             hideLabel
             roles={roles}
             value={changing?.user.id === user.id ? changing.role : user.role}
-            onChange={(role) => role !== user.role && setChanging({ user, role })}
-            selectRef={(element) => {
-              if (element) roleSelects.current.set(user.id, element);
-              else roleSelects.current.delete(user.id);
-            }}
+            onChange={(role, select) => role !== user.role && setChanging({ user, role, select })}
           />
         ) : (
           user.role
@@ -361,7 +347,8 @@ export default function Team() {
           confirmLabel="Change role"
           busy={action.busy}
           onConfirm={() => void changeRole(changing.user, changing.role)}
-          onClose={() => closeRoleChange(changing.user)}
+          onClose={() => setChanging(null)}
+          returnFocusTo={changing.select}
         />
       )}
       {removing && (
