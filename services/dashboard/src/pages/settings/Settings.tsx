@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { Loading } from '../../components/states.js';
 import { NavLink, navigate, pathOnly } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -13,62 +13,76 @@ const WorkspaceSettings = lazy(() => import('./WorkspaceSettings.js'));
 const SecurityLog = lazy(() => import('./SecurityLog.js'));
 const Processor = lazy(() => import('./Processor.js'));
 
-/** The tabs only some roles have: what each shows, who may see it, and its permission. */
-const RESTRICTED: Record<string, { what: string; who: string; allowed: (me: Me) => boolean }> = {
-  '/settings/security-log': {
-    what: 'The security log',
-    who: 'owners and admins',
-    allowed: (me) => me.permissions.read_security_log,
+interface Section {
+  path: string;
+  /** Its tab's name. */
+  label: string;
+  Page: ComponentType;
+  /**
+   * For a section only some roles may use: the permission that lets a viewer use it, and what
+   * NotForYourRole says to the others who open its address (a bookmark, a shared link).
+   */
+  restricted?: { allowed: (me: Me) => boolean; what: string; who: string };
+}
+
+/**
+ * The Settings sections in tab order, and the one place that says which roles may use which:
+ * the tabs leave out a restricted section for a viewer it does not allow, and its address shows
+ * NotForYourRole.
+ */
+const SECTIONS: Section[] = [
+  { path: '/settings/tokens', label: 'API tokens', Page: Tokens },
+  { path: '/settings/webhooks', label: 'Outbound webhooks', Page: Webhooks },
+  { path: '/settings/team', label: 'Team', Page: Team },
+  { path: '/settings/workspace', label: 'Workspace', Page: WorkspaceSettings },
+  {
+    path: '/settings/security-log',
+    label: 'Security log',
+    Page: SecurityLog,
+    restricted: {
+      allowed: (me) => me.permissions.read_security_log,
+      what: 'The security log',
+      who: 'owners and admins',
+    },
   },
-  '/settings/processor': {
-    what: 'The processor',
-    who: 'owners',
-    allowed: (me) => me.permissions.manage_processor,
+  {
+    path: '/settings/processor',
+    label: 'Processor',
+    Page: Processor,
+    restricted: { allowed: (me) => me.permissions.manage_processor, what: 'The processor', who: 'owners' },
   },
-};
+];
 
 function page(path: string, me: Me) {
-  const restricted = RESTRICTED[path];
-  if (restricted && !restricted.allowed(me))
-    return <NotForYourRole what={restricted.what} role={me.user.role} who={restricted.who} />;
-  if (path === '/settings/tokens') return <Tokens />;
-  if (path === '/settings/webhooks') return <Webhooks />;
   const endpoint = /^\/settings\/webhooks\/([^/]+)$/.exec(path);
   if (endpoint) return <EndpointPage id={endpoint[1]!} />;
-  if (path === '/settings/team') return <Team />;
-  if (path === '/settings/workspace') return <WorkspaceSettings />;
-  if (path === '/settings/security-log') return <SecurityLog />;
-  if (path === '/settings/processor') return <Processor />;
-  return null;
+  const section = SECTIONS.find((each) => each.path === path);
+  if (!section) return null;
+  const { restricted } = section;
+  if (restricted && !restricted.allowed(me)) {
+    return <NotForYourRole what={restricted.what} role={me.user.role} who={restricted.who} />;
+  }
+  return <section.Page />;
 }
 
 export default function Settings({ path }: { path: string }) {
   const { me } = useSession();
   const route = pathOnly(path);
-  const canReadLog = me.permissions.read_security_log;
-  const canManageProcessor = me.permissions.manage_processor;
   const content = page(route, me);
   // /settings itself, or an address that is no tab: the first tab.
   useEffect(() => {
     if (!content) navigate('/settings/tokens', { replace: true });
   }, [content]);
   if (!content) return null;
-  const links = [
-    { to: '/settings/tokens', label: 'API tokens' },
-    { to: '/settings/webhooks', label: 'Outbound webhooks' },
-    { to: '/settings/team', label: 'Team' },
-    { to: '/settings/workspace', label: 'Workspace' },
-    ...(canReadLog ? [{ to: '/settings/security-log', label: 'Security log' }] : []),
-    ...(canManageProcessor ? [{ to: '/settings/processor', label: 'Processor' }] : []),
-  ];
+  const tabs = SECTIONS.filter((section) => !section.restricted || section.restricted.allowed(me));
   return (
     <div className="settings">
       <nav className="settings-nav" aria-label="Settings">
         <ul>
-          {links.map((link) => (
-            <li key={link.to}>
-              <NavLink to={link.to} className="tab">
-                {link.label}
+          {tabs.map((tab) => (
+            <li key={tab.path}>
+              <NavLink to={tab.path} className="tab">
+                {tab.label}
               </NavLink>
             </li>
           ))}
