@@ -9,17 +9,17 @@ import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
-import { processorStory, STRIPE_STATUS_TEXT } from './processor-story.js';
+import { processorStory, STRIPE_STATUS_TEXT, type StripeStatus } from './processor-story.js';
 
-/** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"). */
+/** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"), told apart by its status. */
 interface NotConnected {
-  status: 'not_connected';
+  status: Extract<StripeStatus, 'not_connected'>;
   provider: null;
   webhook_url: string;
 }
 
 interface Connection {
-  status: 'pending' | 'connected' | 'disconnected';
+  status: Exclude<StripeStatus, 'not_connected'>;
   provider: 'stripe';
   webhook_url: string;
   webhook_secret_last4: string;

@@ -7,7 +7,10 @@
  * connected" on one, "counts as connected" on the other.
  */
 
-/** What the Processor page's GET /processor says of Stripe; `undefined` where it is not known. */
+/**
+ * What GET /processor says of Stripe (its `status`), declared here only: the Processor page's
+ * types of that answer take theirs from it. `undefined` below where it is not known.
+ */
 export type StripeStatus = 'not_connected' | 'pending' | 'connected' | 'disconnected';
 
 export const STRIPE_STATUS_TEXT: Record<StripeStatus, string> = {
