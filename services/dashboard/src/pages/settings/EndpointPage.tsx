@@ -304,8 +304,10 @@ export default function EndpointPage({ id }: { id: string }) {
           onRolled={(rolled) => {
             setOpen(null);
             setSecret({ value: rolled.secret, note: acceptedSecretsNote(rolled) });
-            // The page then knows of the new overlap (the dialog's next roll offers to end it).
-            loaded.reload();
+            // Of what the page shows, a roll changes only until when the replaced secret is
+            // accepted, which its answer says (as GET would): the page then knows of the new
+            // overlap (the dialog's next roll offers to end it) without asking again.
+            loaded.set({ ...endpoint, previous_secret_expires_at: rolled.previous_secret_expires_at });
           }}
         />
       )}

@@ -181,6 +181,8 @@ export default function Team() {
             members: team.data.members.map((member) => (member.id === user.id ? { ...member, role } : member)),
           });
         }
+        // Asked again, not taken from the answer (their user only): a role change also cancels
+        // the pending invitations they sent for a role the new one may not give.
         team.reload();
         if (user.id === me.user.id) refresh();
       },
