@@ -46,13 +46,15 @@ const listDayTime = new Intl.DateTimeFormat(undefined, {
   day: 'numeric',
   hour: 'numeric',
   minute: '2-digit',
+  timeZoneName: 'short',
 });
 
 /**
  * A time as a list cell shows it, short enough for one line: the day (`Nov 25`), with the time
- * of day when asked (`Nov 25, 10:20 AM`); a time of another year than this one shows the year
- * instead (`Nov 25, 2025`), as a mail client does. In the viewer's zone; `<Time short>` gives
- * the full time, with the zone's name, on hover.
+ * of day when asked (`Nov 25, 10:20 AM EST`: a time of day names its zone, as `formatLocalTime`
+ * does, or the Security log and Team read as if in no zone at all); a time of another year than
+ * this one shows the year instead (`Nov 25, 2025`), as a mail client does. In the viewer's zone;
+ * `<Time short>` gives the full time and the UTC time on hover.
  */
 export function formatListTime(iso: string, withTime = false, now: Date = new Date()): string {
   const date = new Date(iso);

@@ -3,7 +3,7 @@ import { formatListTime, formatLocalTime, formatUtcTime } from '../format.js';
 /**
  * Every time the insight pages show (docs/dashboard-ui.md, "Times"): in the viewer's zone,
  * named (`Nov 26, 2026, 2:08 PM EST`); the UTC time on hover. `short` (list cells): the day, and the
- * time of day with `withTime`, in one line; the hover then gives the full local time too.
+ * time of day with `withTime` (naming the zone), in one line; the hover then gives the full local time too.
  */
 export function Time({
   value,
