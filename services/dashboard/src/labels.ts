@@ -1,4 +1,4 @@
-import type { RecoveredVia } from '@retention/core/enums';
+import type { RecoveredVia, SecurityAction } from '@retention/core/enums';
 import { humanize } from './format.js';
 
 /**
@@ -72,6 +72,72 @@ export const RECOVERED_VIA_LABELS: Readonly<Record<RecoveredVia, string>> = {
   spontaneous: 'Spontaneous',
   manual: 'Manual',
 };
+
+/**
+ * What the security log records (core's SECURITY_ACTIONS), as the person who reads the log would
+ * say what happened. The log showed the codes alone (`account.reset_link_created`).
+ */
+export const SECURITY_ACTION_LABELS: Readonly<Record<SecurityAction, string>> = {
+  'token.created': 'API token created',
+  'token.revoked': 'API token revoked',
+  'token.limit_changed': 'API token limit changed',
+  'webhook.created': 'Endpoint added',
+  'webhook.updated': 'Endpoint edited',
+  'webhook.deleted': 'Endpoint deleted',
+  'webhook.enabled': 'Endpoint turned on',
+  'webhook.disabled': 'Endpoint turned off',
+  'webhook.secret_rolled': 'Signing secret rolled',
+  'webhook.deliveries_requeued': 'Failed deliveries sent again',
+  'team.invited': 'Person invited',
+  'team.invitation_revoked': 'Invitation canceled',
+  'team.joined': 'Joined the team',
+  'team.role_changed': 'Role changed',
+  'team.removed': 'Person removed',
+  'account.password_changed': 'Password changed',
+  'account.reset_link_created': 'Password reset link made',
+  'account.password_reset': 'Password set with a reset link',
+  'account.signed_out_everywhere': 'Signed out everywhere',
+  'workspace.updated': 'Workspace settings changed',
+  'processor.connected': 'Payment processor connected',
+  'processor.disconnected': 'Payment processor disconnected',
+  'processor.key_rejected': "Processor's API key refused by Stripe",
+  'processor.key_removed': "Processor's API key removed",
+  'campaign.marked_recovered': 'Campaign marked recovered',
+  'campaign.marked_lost': 'Campaign marked lost',
+};
+
+/** What a security log entry changed (its target's `type`), named as the Settings pages name it. */
+const SECURITY_TARGET_LABELS: Readonly<Record<string, string>> = {
+  api_token: 'API token',
+  webhook_endpoint: 'Endpoint',
+  invitation: 'Invitation',
+  user: 'Person',
+  workspace: 'Workspace',
+  processor_connection: 'Payment processor',
+  campaign: 'Campaign',
+};
+
+/**
+ * A security log action or target type in words; one these tables do not know (a later server's)
+ * stays its code, never blank: a code read as words could say something it does not mean.
+ */
+export function securityActionLabel(action: string): string {
+  return (SECURITY_ACTION_LABELS as Readonly<Record<string, string>>)[action] ?? action;
+}
+
+export function securityTargetLabel(type: string): string {
+  return SECURITY_TARGET_LABELS[type] ?? type;
+}
+
+/**
+ * Where a change came from: a loopback address (a request from the machine the service runs
+ * on, as when signed in at http://localhost) means nothing to most people as `::1`, so it is
+ * named, the address kept beside it; any other address is shown as it is.
+ */
+export function clientAddressLabel(ip: string): string {
+  const loopback = ip === '::1' || /^(::ffff:)?127\./i.test(ip);
+  return loopback ? `The server itself (${ip})` : ip;
+}
 
 /** A label, or the code humanized with a capital when the table does not know it. */
 function labelOf(labels: Readonly<Record<string, string>>, code: string): string {

@@ -1,6 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { declineCategoryOf, EVENT_TYPES } from '@retention/core';
-import { DECLINE_CODE_LABELS, EVENT_TYPE_LABELS, declineCodeLabel, eventTypeLabel } from '../src/labels.js';
+import { declineCategoryOf, EVENT_TYPES, SECURITY_ACTIONS } from '@retention/core';
+import {
+  DECLINE_CODE_LABELS,
+  EVENT_TYPE_LABELS,
+  SECURITY_ACTION_LABELS,
+  clientAddressLabel,
+  declineCodeLabel,
+  eventTypeLabel,
+  securityActionLabel,
+  securityTargetLabel,
+} from '../src/labels.js';
 
 /** The labels table (src/labels.ts) against the server's own sets, so a new code gets words. */
 describe('labels', () => {
@@ -17,5 +26,24 @@ describe('labels', () => {
     expect(eventTypeLabel('ping')).toBe('Ping');
     expect(declineCodeLabel('some_new_code')).toBe('Some new code');
     expect(declineCodeLabel('insufficient_funds')).toBe('Insufficient funds');
+  });
+
+  it('names every action the security log records, and nothing else', () => {
+    expect(Object.keys(SECURITY_ACTION_LABELS).sort()).toEqual([...SECURITY_ACTIONS].sort());
+    expect(securityActionLabel('account.reset_link_created')).toBe('Password reset link made');
+    expect(securityTargetLabel('webhook_endpoint')).toBe('Endpoint');
+  });
+
+  it('shows a security action or target it has no words for as its code, never blank', () => {
+    expect(securityActionLabel('webhook.future_thing')).toBe('webhook.future_thing');
+    expect(securityTargetLabel('future_object')).toBe('future_object');
+  });
+
+  it('names a loopback address and keeps the address; any other address as it is', () => {
+    expect(clientAddressLabel('::1')).toBe('The server itself (::1)');
+    expect(clientAddressLabel('127.0.0.1')).toBe('The server itself (127.0.0.1)');
+    expect(clientAddressLabel('::ffff:127.0.0.1')).toBe('The server itself (::ffff:127.0.0.1)');
+    expect(clientAddressLabel('203.0.113.9')).toBe('203.0.113.9');
+    expect(clientAddressLabel('1270::1')).toBe('1270::1');
   });
 });

@@ -712,6 +712,14 @@ describe('account, workspace and security log', () => {
     for (const action of ['token.created', 'token.revoked', 'workspace.updated']) {
       await page.getByRole('cell', { name: action }).first().waitFor();
     }
+    // Each entry in words, the code kept under them; what it changed by the Settings pages'
+    // names; a loopback address (the test's browser) named, the address kept.
+    const created = page.getByRole('row', { name: /token\.created/ }).first();
+    await created.getByText('API token created', { exact: true }).waitFor();
+    await created.getByText(/^API token: /).waitFor();
+    await created.getByText(/^The server itself \((::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)\)$/).waitFor();
+    await expect(page.getByRole('cell', { name: /^(::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)$/ }).count()).resolves.toBe(0);
+    await expect(page.getByText(/^api_token:/).count()).resolves.toBe(0);
 
     await page.getByRole('button', { name: /Account menu/ }).click();
     await page.getByRole('link', { name: 'Account' }).click();

@@ -4,17 +4,30 @@ import { Clipped, PagedTable, type Column } from '../../components/ListPage.js';
 import { PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
+import { clientAddressLabel, securityActionLabel, securityTargetLabel } from '../../labels.js';
+
+/** What happened in words, the recorded code on a quieter line under it; an unknown code alone. */
+function ActionCell({ action }: { action: string }) {
+  const words = securityActionLabel(action);
+  if (words === action) return <code>{action}</code>;
+  return (
+    <>
+      <span>{words}</span>
+      <code className="secondary">{action}</code>
+    </>
+  );
+}
 
 const COLUMNS: Column<SecurityEvent>[] = [
   { header: 'When', cell: (row) => <Time value={row.created_at} short withTime /> },
-  { header: 'Action', cell: (row) => <code>{row.action}</code> },
+  { header: 'Action', cell: (row) => <ActionCell action={row.action} /> },
   { header: 'Who', cell: (row) => row.actor.label },
   {
     header: 'What',
-    cell: (row) => <Clipped text={row.target && `${row.target.type}: ${row.target.label}`} />,
+    cell: (row) => <Clipped text={row.target && `${securityTargetLabel(row.target.type)}: ${row.target.label}`} />,
     fill: true,
   },
-  { header: 'From', cell: (row) => row.ip_address ?? '—' },
+  { header: 'From', cell: (row) => (row.ip_address ? clientAddressLabel(row.ip_address) : '—') },
 ];
 
 export default function SecurityLog() {
