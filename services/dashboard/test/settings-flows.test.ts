@@ -427,6 +427,13 @@ describe('a member', () => {
     await expect(memberPage.getByRole('button', { name: 'Invite' }).count()).resolves.toBe(0);
     await expect(memberPage.getByRole('button', { name: 'Remove' }).count()).resolves.toBe(0);
 
+    // The Workspace page tells a member the owner's whole story of the processor (no Stripe
+    // behind the flag), told who may connect it, with no link to the owners' Processor page.
+    await memberPage.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Workspace' }).click();
+    await memberPage.getByRole('heading', { level: 1, name: 'Workspace' }).waitFor();
+    await memberPage.getByText(PROCESSOR_STORY.replace('Connect Stripe', 'An owner can connect Stripe')).waitFor();
+    await expect(memberPage.getByRole('link', { name: 'Processor' }).count()).resolves.toBe(0);
+
     // A tab this role cannot see says so (heading, tab title, a way back) rather than silently
     // showing another tab.
     for (const [route, what, who] of [

@@ -509,6 +509,20 @@ export async function processorSetup(
   return { status: 'not_connected', provider: null, webhook_url: webhookUrlOf(baseUrl, { id, provider: 'stripe' }) };
 }
 
+/**
+ * Whether the workspace's processor connection is set up and syncing, for every role's Settings,
+ * Workspace page: a status only, nothing of its secrets (the Processor page, owners only, has the rest).
+ */
+export async function processorConnectionStatus(
+  db: Queryable,
+  workspaceId: string,
+): Promise<ConnectionStatus | 'not_connected'> {
+  const connection = await db<{ status: ConnectionStatus; workspace_id: string }>('processor_connections')
+    .where({ workspace_id: workspaceId })
+    .first('status');
+  return connection?.status ?? 'not_connected';
+}
+
 /** `processor sync`: queues a backfill. One run per workspace: a queued or running one is a conflict. */
 export async function requestBackfill(db: Db, workspaceId: string): Promise<ConnectionRow> {
   return inTransaction(db, async (trx) => {

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { listSecurityEvents, updateWorkspaceSettings } from '@retention/domain';
+import { listSecurityEvents, processorConnectionStatus, updateWorkspaceSettings } from '@retention/domain';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { workspaceView } from './views.js';
@@ -10,8 +10,16 @@ export function workspaceRoutes(context: DashboardContext): Router {
   const router = Router();
   const { db } = context;
 
+  /**
+   * With the processor connection's status, for every role: the page says in one sentence
+   * whether the processor is connected and syncing (a member could read only half of it).
+   */
   router.get('/workspace', async (_req, res) => {
-    res.json(await workspaceView(db, signedIn(res).workspaceId));
+    const { workspaceId } = signedIn(res);
+    res.json({
+      ...(await workspaceView(db, workspaceId)),
+      processor_connection_status: await processorConnectionStatus(db, workspaceId),
+    });
   });
 
   router.patch('/workspace', allow('manage_workspace'), async (req, res) => {

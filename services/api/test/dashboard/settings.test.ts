@@ -223,6 +223,10 @@ describe('team and workspace', () => {
 
   it('lets only the owner change the workspace; admins and owners read the security log', async () => {
     const { owner, admin, member } = await team(api.current.db, call, 'Settings');
+    // Any role reads whether the processor connection is set up (the Workspace page's sentence).
+    expect((await call('GET', '/workspace', { cookie: member.cookie })).body).toMatchObject({
+      processor_connection_status: 'not_connected',
+    });
     expect((await call('PATCH', '/workspace', { cookie: admin.cookie, body: { name: 'No' } })).status).toBe(403);
     const renamed = await call('PATCH', '/workspace', { cookie: owner.cookie, body: { name: 'Renamed <i>' } });
     expect(renamed.body).toMatchObject({ name: 'Renamed <i>', display_currency: 'usd' });

@@ -110,7 +110,7 @@ export default function Processor() {
             ' (Stripe refused the API key: connect again with a new one)'}
         </p>
         {/* In the Workspace page's words: whether outbound webhooks are sent, and why. */}
-        <p className="hint">{processorStory(me.workspace.processor_status, current.status)}</p>
+        <p className="hint">{processorStory(me.workspace.processor_status, current.status, true)}</p>
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
         <p className="hint">
           In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key

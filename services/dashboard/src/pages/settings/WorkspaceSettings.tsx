@@ -16,12 +16,9 @@ export default function WorkspaceSettings() {
   const [currency, setCurrency] = useState(me.workspace.display_currency.toUpperCase());
   /** A refusal of the name or the currency (one with no FX rate) shows at that field. */
   const save = useAction({ fields: ['name', 'display_currency'] });
-  const stripe = useLoad(
-    (signal) =>
-      me.permissions.manage_processor
-        ? api<{ status: StripeStatus }>('GET', '/processor', { signal })
-        : Promise.resolve(undefined),
-    'processor',
+  const processor = useLoad(
+    (signal) => api<Workspace & { processor_connection_status: StripeStatus }>('GET', '/workspace', { signal }),
+    'workspace',
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -59,12 +56,15 @@ export default function WorkspaceSettings() {
           param="display_currency"
           onChange={(event) => setCurrency(event.target.value.toUpperCase())}
         />
-        {/* The Processor page's account, in its words (processor-story.ts): what the flag means
-            for webhooks, and whether Stripe is behind it, which only an owner may read. */}
-        {/* For an owner, said once Stripe's status is known, never the flag's story first. */}
-        {!(me.permissions.manage_processor && stripe.loading) && (
+        {/* The Processor page's account, in its words (processor-story.ts), for every role: what
+            the flag means for webhooks, and whether Stripe is behind it; the link for an owner. */}
+        {processor.data && (
           <p className="muted">
-            {processorStory(me.workspace.processor_status, stripe.data?.status)}{' '}
+            {processorStory(
+              processor.data.processor_status,
+              processor.data.processor_connection_status,
+              me.permissions.manage_processor,
+            )}{' '}
             {me.permissions.manage_processor && (
               <>
                 <Link to="/settings/processor">Processor</Link> shows how.

@@ -8,8 +8,9 @@
  */
 
 /**
- * What GET /processor says of Stripe (its `status`), declared here only: the Processor page's
- * types of that answer take theirs from it. `undefined` below where it is not known.
+ * What GET /processor (the Processor page) and GET /workspace's `processor_connection_status`
+ * (the Workspace page, every role) say of Stripe, declared here only: the Processor page's
+ * types of that answer take theirs from it.
  */
 export type StripeStatus = 'not_connected' | 'pending' | 'connected' | 'disconnected';
 
@@ -20,12 +21,18 @@ export const STRIPE_STATUS_TEXT: Record<StripeStatus, string> = {
   disconnected: 'Disconnected',
 };
 
-export function processorStory(flag: string, stripe: StripeStatus | undefined): string {
+/**
+ * The whole account for every role: a member was told only the flag's half ("the payment
+ * processor is connected"), not whether Stripe is behind it. Only an owner may connect Stripe
+ * (`canConnect`): anyone else is told who can, not asked to.
+ */
+export function processorStory(flag: string, stripe: StripeStatus, canConnect: boolean): string {
   const sent = flag === 'connected';
   if (stripe === 'not_connected' && sent)
     return (
       'Stripe is not connected, but outbound webhooks are sent: whoever runs this service marked the payment ' +
-      "processor connected and imports this workspace's records. Connect Stripe to have them arrive by themselves."
+      "processor connected and imports this workspace's records. " +
+      `${canConnect ? 'Connect Stripe' : 'An owner can connect Stripe'} to have them arrive by themselves.`
     );
   if (stripe === 'not_connected' || stripe === 'disconnected')
     return `Stripe is ${stripe === 'disconnected' ? 'disconnected' : 'not connected'}: outbound webhooks are not sent until it is connected.`;
@@ -33,10 +40,5 @@ export function processorStory(flag: string, stripe: StripeStatus | undefined): 
     return sent
       ? 'Stripe is set up and waiting for its first event; outbound webhooks are sent meanwhile.'
       : 'Stripe is set up and waiting for its first event: outbound webhooks are sent once it arrives.';
-  if (stripe === 'connected')
-    return 'Stripe is connected: its events arrive by themselves and outbound webhooks are sent.';
-  // A role that cannot see the Processor page: the flag alone.
-  return sent
-    ? "Outbound webhooks are sent: the workspace's payment processor is connected."
-    : 'Outbound webhooks are not sent until the payment processor is connected.';
+  return 'Stripe is connected: its events arrive by themselves and outbound webhooks are sent.';
 }
