@@ -3,7 +3,7 @@ import { humanize } from './format.js';
 
 /**
  * Plain-language names for the service's codes, in one place for every page (the timeline,
- * the campaign lists and pages, the confirmations; the webhook settings can take them too).
+ * the campaign lists and pages, the confirmations, the endpoint form's event checkboxes, the security log).
  * A page shows the label and keeps the code beside it, quieter, where an engineer needs it
  * (docs/dashboard-ui.md, "Labels").
  */

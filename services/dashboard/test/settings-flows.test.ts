@@ -229,7 +229,11 @@ describe('outbound webhooks', () => {
     await dialog.getByText('The URL must start with https://').waitFor();
     await expect(dialog.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(true);
     await expect(dialog.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(true);
-    await dialog.getByRole('checkbox', { name: 'recovery.recovered' }).check();
+    // Each type is named by its code and described in the dashboard's words, which tick it too.
+    const recovered = dialog.getByRole('checkbox', { name: 'recovery.recovered', exact: true });
+    await expect(description(recovered)).resolves.toBe('Payment recovered');
+    await dialog.getByText('Payment recovered', { exact: true }).click();
+    await expect(recovered.isChecked()).resolves.toBe(true);
     await expect(dialog.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(false);
     await dialog.getByRole('checkbox', { name: 'All events' }).check();
 

@@ -5,6 +5,7 @@ import { CopyField } from '../../components/CopyField.js';
 import { Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
 import { Clipped } from '../../components/ListPage.js';
+import { eventTypeLabel } from '../../labels.js';
 import { Time } from '../../components/Time.js';
 import { useAction } from '../../use-action.js';
 
@@ -143,14 +144,23 @@ export function EndpointFormDialog({
             />
             All events
           </label>
+          {/* Each type is named by its code (dashboard.md: the browser tests find the checkbox
+              by it) and says in words what it is (labels.ts), tied as its description. */}
           {eventTypes.map((type) => (
-            <label className="checkbox" key={type}>
+            <label className="checkbox event-choice" key={type}>
               <input
                 type="checkbox"
+                aria-labelledby={`${groupId}-${type}`}
+                aria-describedby={`${groupId}-${type}-words`}
                 checked={events.includes(type)}
                 onChange={(event) => toggle(type, event.target.checked)}
               />
-              <code>{type}</code>
+              <span>
+                <code id={`${groupId}-${type}`}>{type}</code>
+                <span className="secondary" id={`${groupId}-${type}-words`}>
+                  {eventTypeLabel(type)}
+                </span>
+              </span>
             </label>
           ))}
           <span className="hint" id={`${groupId}-hint`}>
