@@ -18,8 +18,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@retention/core';
 import {
@@ -36,7 +34,7 @@ import {
   type Db,
 } from '@retention/db';
 import { acceptInvitation, createSession, inviteMember, OPERATOR } from '@retention/domain';
-import { csvCells } from '../services/api/src/dashboard/insights-export.js';
+import { writeCsvPages } from '../services/api/src/dashboard/insights-export.js';
 import { cookieSettings } from '../services/api/src/dashboard/session-cookie.js';
 import { findOrSeedBenchWorkspace } from './seed-api-bench.js';
 import { benchSecretsKey, load, processCpuMs, saveReport, startProcess, table, type LoadResult } from './support.js';
@@ -67,7 +65,7 @@ async function timed(run: () => Promise<unknown>): Promise<{ median: number; p99
 
 /**
  * The campaigns CSV export of the whole workspace (1,000,000 rows) through the route's own
- * pipeline (cursor, cells, csv-stringify) into a sink: rows, bytes, seconds and the peak RSS
+ * writer (keyset pages, cells, csv-stringify) into a sink: rows, bytes, seconds and the peak RSS
  * above the starting RSS, sampled every 50 ms. Flat memory is the point.
  */
 async function exportMemory(db: Db, workspaceId: string) {
@@ -78,10 +76,7 @@ async function exportMemory(db: Db, workspaceId: string) {
   let rows = -1; // the header line
   const started = performance.now();
   try {
-    await pipeline(
-      campaignListQuery(db, workspaceId, {}).stream({ highWaterMark: 500 }),
-      csvCells(CAMPAIGN_EXPORT_COLUMNS),
-      stringify({ header: true, columns: [...CAMPAIGN_EXPORT_COLUMNS] }),
+    await writeCsvPages(
       new Writable({
         write(chunk: Buffer, _encoding, done) {
           bytes += chunk.length;
@@ -89,6 +84,8 @@ async function exportMemory(db: Db, workspaceId: string) {
           done();
         },
       }),
+      { query: () => campaignListQuery(db, workspaceId, {}), column: 'k.first_failed_at', idColumn: 'k.id' },
+      CAMPAIGN_EXPORT_COLUMNS,
     );
   } finally {
     clearInterval(sampler);

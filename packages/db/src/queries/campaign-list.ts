@@ -18,8 +18,8 @@ import { listEnvelope } from './pagination.js';
 /**
  * The dashboard's campaigns list and its CSV export (docs/dashboard-api.md, "Data pages" and
  * "Insights"): one filter parser and one query. The list is a keyset page of the query; the
- * export streams the whole query (`.stream()`), so a million rows pass through without being
- * held. Newest first by (first_failed_at, id).
+ * export reads all of it in keyset pages (insights-export.ts in services/api), so a million rows
+ * pass through without being held. Newest first by (first_failed_at, id).
  */
 
 export interface CampaignListFilters {

@@ -16,7 +16,8 @@ import { listEnvelope } from './pagination.js';
 
 /**
  * The dashboard's cancel sessions list and its CSV export: one filter parser and one query,
- * newest first by (created_at, id). The list is a keyset page of it; the export streams it.
+ * newest first by (created_at, id). The list is a keyset page of it; the export reads all of it
+ * in keyset pages.
  * outcome, reason_code and one customer's sessions each have their (workspace_id, filter,
  * created_at DESC, id DESC) index (0004, 0014).
  */

@@ -40,16 +40,20 @@ export function insightsRoutes(context: DashboardContext): Router {
   });
 
   router.get('/campaigns/export.csv', async (req, res) => {
-    // The list's own filters and query (read-routes.ts), without a page size.
+    // The list's own filters and query (read-routes.ts), read page by page without a page size.
     const filters = campaignListFilters(queryStrings(req.originalUrl, CAMPAIGN_FILTER_PARAMS));
-    const query = campaignListQuery(db, signedIn(res).workspaceId, filters);
-    await streamCsv(req, res, context.logger, query, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
+    const { workspaceId } = signedIn(res);
+    const query = () => campaignListQuery(db, workspaceId, filters);
+    const list = { query, column: 'k.first_failed_at', idColumn: 'k.id' };
+    await streamCsv(res, context.logger, list, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
   });
 
   router.get('/cancel_sessions/export.csv', async (req, res) => {
     const filters = cancelSessionListFilters(queryStrings(req.originalUrl, CANCEL_SESSION_FILTER_PARAMS));
-    const query = cancelSessionListQuery(db, signedIn(res).workspaceId, filters);
-    await streamCsv(req, res, context.logger, query, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
+    const { workspaceId } = signedIn(res);
+    const query = () => cancelSessionListQuery(db, workspaceId, filters);
+    const list = { query, column: 's.created_at', idColumn: 's.id' };
+    await streamCsv(res, context.logger, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
   });
 
   router.get('/campaigns/:id', async (req, res) => {

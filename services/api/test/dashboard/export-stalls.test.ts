@@ -1,0 +1,212 @@
+import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { CANCEL_SESSION_EXPORT_COLUMNS, cancelSessionListQuery } from '@retention/db';
+import { createLogger } from '@retention/runtime';
+import express from 'express';
+import { streamCsv, writeCsvPages } from '../../src/dashboard/insights-export.js';
+import { useApi, workspaceWithToken } from '../harness.js';
+import { dashboardClient, makeUser, signIn } from './support.js';
+
+/**
+ * CSV exports against clients that stop reading (docs/dashboard-api.md, "Exports"). The API gets
+ * a pool of its own of 2 connections (the harness's own for a databaseUrl), so that an export
+ * holding a connection while its client does not read would show at once: every other request
+ * would wait for the pool.
+ */
+const api = useApi({ databaseUrl: (url) => url });
+const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
+
+/** Rows of long feedback: the export is some 25 MB, far more than the sockets' buffers hold. */
+const ROWS = 20_000;
+const FEEDBACK = 'All good, just too expensive for us. '.repeat(30);
+
+/** A workspace with `rows` cancel sessions and a signed-in member (the lowest role). */
+async function workspace(rows: number) {
+  const { workspaceId } = await workspaceWithToken(api.current, {
+    customers: [{ key: 'c', subscriptions: [{ key: 's' }] }],
+  });
+  const [customer] = await api.current.db('customers').where({ workspace_id: workspaceId }).select('id');
+  await api.current.db.raw(
+    `INSERT INTO cancel_sessions (workspace_id, customer_id, outcome, reason_code, feedback, monthly_mrr_cents,
+                                  currency, created_at, ended_at)
+     SELECT ?, ?, 'canceled', 'too_expensive', ? || g, 1000, 'usd', t, t
+       FROM generate_series(1, ?) AS g, LATERAL (SELECT timestamptz '2025-01-01T00:00:00Z' + g * interval '1 second') AS s (t)`,
+    [workspaceId, customer.id, FEEDBACK, rows],
+  );
+  const member = await makeUser(api.current.db, workspaceId, 'member');
+  return { workspaceId, cookie: await signIn(call, member.email) };
+}
+
+const opened: Socket[] = [];
+afterEach(() => {
+  for (const socket of opened.splice(0)) socket.destroy();
+});
+
+/**
+ * A client that sends the request, reads the status line and stops reading (the security
+ * review's probe): resolves with the status line and the first bytes once they came.
+ */
+function stalledExport(url: string, cookie: string, path = '/dashboard/api/cancel_sessions/export.csv') {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  opened.push(socket);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nCookie: ${cookie}\r\n\r\n`);
+  return new Promise<{ socket: Socket; statusLine: string; first: Buffer }>((resolve, reject) => {
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause();
+      resolve({ socket, statusLine: chunk.toString('latin1').split('\r\n')[0]!, first: chunk });
+    });
+    socket.once('error', reject);
+    socket.once('close', () => reject(new Error('the connection closed before any answer')));
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Connections of this database's running a statement while they wait for the client (the API). */
+async function connectionsInClientRead(): Promise<number> {
+  const { rows } = await api.current.db.raw<{ rows: Array<{ n: number }> }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND state = 'active' AND wait_event = 'ClientRead'`,
+  );
+  return rows[0]!.n;
+}
+
+/** Polls until `check` holds, for at most `ms`. */
+async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`never: ${what}`);
+    await sleep(50);
+  }
+}
+
+describe('CSV exports whose clients stop reading', () => {
+  it('hold no database connection: other requests are answered promptly while they wait', async () => {
+    const a = await workspace(ROWS);
+    const b = await workspace(ROWS);
+    const other = await workspace(1);
+    const answeredPromptly = async () => {
+      const started = Date.now();
+      const customers = await call('GET', '/customers', { cookie: other.cookie });
+      expect(customers.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(await connectionsInClientRead()).toBe(0);
+    };
+
+    // As many exports as the API's pool has connections, reading their status line and no more.
+    const stalled = await Promise.all([a, b].map((w) => stalledExport(api.current.url, w.cookie)));
+    expect(stalled.map((s) => s.statusLine)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+    await sleep(1_000); // the buffers between the API and the sockets fill up
+    await answeredPromptly();
+    // Twice as many: still nothing held.
+    const more = await Promise.all([a, b].map((w) => stalledExport(api.current.url, w.cookie)));
+    expect(more.map((s) => s.statusLine)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+    await sleep(1_000);
+    await answeredPromptly();
+    // The exports are still open, only waiting for their clients.
+    expect([...stalled, ...more].filter((s) => s.socket.destroyed)).toEqual([]);
+  }, 60_000);
+});
+
+describe('a CSV export that stays stalled', () => {
+  it('is cut after stallMs without a drain, and logged once', async () => {
+    const { workspaceId } = await workspace(ROWS);
+    const lines: string[] = [];
+    const logger = createLogger(
+      'api',
+      'info',
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+          done();
+        },
+      }),
+    );
+    const app = express();
+    app.get('/export.csv', async (_req, res) => {
+      const list = {
+        query: () => cancelSessionListQuery(api.current.db, workspaceId, {}),
+        column: 's.created_at',
+        idColumn: 's.id',
+      };
+      await streamCsv(res, logger, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv', { stallMs: 500 });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { socket, statusLine, first } = await stalledExport(url, 'none=1', '/export.csv');
+      expect(statusLine).toBe('HTTP/1.1 200 OK');
+      const stalls = () => lines.map((line) => JSON.parse(line)).filter((entry) => /stalled/.test(entry.msg));
+      await eventually('the stall is logged', () => stalls().length > 0);
+      // Read what was sent before the cut: the download ends short of its last rows, without
+      // the chunked body's closing chunk.
+      const rest: Buffer[] = [first];
+      socket.on('data', (chunk: Buffer) => rest.push(chunk));
+      socket.resume();
+      await new Promise((resolve) => socket.once('close', resolve));
+      const received = Buffer.concat(rest).toString('latin1');
+      // (Booleans: a failure must not print megabytes of CSV.)
+      expect(received.endsWith('\r\n0\r\n\r\n')).toBe(false);
+      expect(received.includes(`${FEEDBACK}${ROWS}"`)).toBe(true); // the newest row came
+      expect(received.includes(`${FEEDBACK}1"`)).toBe(false); // the oldest never did
+      await sleep(600); // another stallMs: the export is over, and said so once
+      expect(stalls()).toHaveLength(1);
+      expect(stalls()[0]).toMatchObject({ level: 'warn', filename: 'cancel-sessions.csv', stall_ms: 500 });
+      expect(await connectionsInClientRead()).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
+});
+
+describe('an export read page by page', () => {
+  it('writes every row that existed when it began exactly once, in order, whatever is inserted meanwhile', async () => {
+    const { workspaceId } = await workspace(0);
+    const db = api.current.db;
+    const [customer] = await db('customers').where({ workspace_id: workspaceId }).select('id');
+    const session = (at: string) => ({
+      workspace_id: workspaceId,
+      customer_id: customer.id,
+      outcome: 'canceled',
+      reason_code: 'other',
+      monthly_mrr_cents: 1,
+      currency: 'usd',
+      created_at: new Date(at),
+      ended_at: new Date(at),
+    });
+    // Ten sessions, four of them at one instant: pages of three end inside that group.
+    const times = ['01', '02', '03', '03', '03', '03', '04', '05', '06', '07'];
+    await db('cancel_sessions').insert(times.map((second) => session(`2026-01-01T00:00:${second}.000Z`)));
+    const before = await cancelSessionListQuery(db, workspaceId, {}).pluck('s.id');
+
+    let text = '';
+    let inserted = 0;
+    const sink = new Writable({
+      highWaterMark: 1, // every page waits for a drain, where the inserts land
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString('utf8');
+        // Between pages: a newer session, and one in the group of equal instants.
+        inserted += 2;
+        db('cancel_sessions')
+          .insert([session('2026-02-01T00:00:00.000Z'), session('2026-01-01T00:00:03.000Z')])
+          .then(() => done(), done);
+      },
+    });
+    const list = { query: () => cancelSessionListQuery(db, workspaceId, {}), column: 's.created_at', idColumn: 's.id' };
+    expect(await writeCsvPages(sink, list, CANCEL_SESSION_EXPORT_COLUMNS, { pageSize: 3 })).toBe('done');
+
+    expect(inserted).toBeGreaterThanOrEqual(8);
+    const ids = text
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',')[0]!);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((id) => before.includes(id))).toEqual(before);
+  });
+});
