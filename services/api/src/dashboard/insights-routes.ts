@@ -17,7 +17,8 @@ import {
 import { pathId } from '../middleware/validate-query.js';
 import { ReadCoalescer } from './coalesce.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
-import { streamCsv } from './insights-export.js';
+import { ExportSlots } from './export-slots.js';
+import { streamCsv, type KeysetList } from './insights-export.js';
 import { detailId } from './read-routes.js';
 import { queryStrings } from './query-strings.js';
 
@@ -39,13 +40,24 @@ export function insightsRoutes(context: DashboardContext): Router {
     res.json(await overviews.run(`${workspaceId}:${period}`, () => computeOverview(db, workspaceId, period)));
   });
 
+  // Each export takes one of this process's slots (export-slots.ts) until it ends, is cut or its client goes.
+  const exports = new ExportSlots();
+  const exportCsv = async (res: Response, list: KeysetList, columns: readonly string[], filename: string) => {
+    const release = exports.take(signedIn(res).workspaceId);
+    try {
+      await streamCsv(res, context.logger, list, columns, filename);
+    } finally {
+      release();
+    }
+  };
+
   router.get('/campaigns/export.csv', async (req, res) => {
     // The list's own filters and query (read-routes.ts), read page by page without a page size.
     const filters = campaignListFilters(queryStrings(req.originalUrl, CAMPAIGN_FILTER_PARAMS));
     const { workspaceId } = signedIn(res);
     const query = () => campaignListQuery(db, workspaceId, filters);
     const list = { query, column: 'k.first_failed_at', idColumn: 'k.id' };
-    await streamCsv(res, context.logger, list, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
+    await exportCsv(res, list, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
   });
 
   router.get('/cancel_sessions/export.csv', async (req, res) => {
@@ -53,7 +65,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     const { workspaceId } = signedIn(res);
     const query = () => cancelSessionListQuery(db, workspaceId, filters);
     const list = { query, column: 's.created_at', idColumn: 's.id' };
-    await streamCsv(res, context.logger, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
+    await exportCsv(res, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
   });
 
   router.get('/campaigns/:id', async (req, res) => {

@@ -101,13 +101,60 @@ describe('CSV exports whose clients stop reading', () => {
     expect(stalled.map((s) => s.statusLine)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
     await sleep(1_000); // the buffers between the API and the sockets fill up
     await answeredPromptly();
-    // Twice as many: still nothing held.
+    // Twice as many (two per workspace, the most a workspace may run): still nothing held.
     const more = await Promise.all([a, b].map((w) => stalledExport(api.current.url, w.cookie)));
     expect(more.map((s) => s.statusLine)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
     await sleep(1_000);
     await answeredPromptly();
     // The exports are still open, only waiting for their clients.
     expect([...stalled, ...more].filter((s) => s.socket.destroyed)).toEqual([]);
+  }, 60_000);
+
+  it('allow two at a time per workspace and four per process: one more is a 429 with Retry-After, and a slot is free again once an export ends or its client goes', async () => {
+    const a = await workspace(ROWS);
+    const other = await workspace(1);
+    const [first, second] = await Promise.all([
+      stalledExport(api.current.url, a.cookie),
+      stalledExport(api.current.url, a.cookie),
+    ]);
+    expect([first.statusLine, second.statusLine]).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+
+    const third = await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie });
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBe('5');
+    expect(third.body).toEqual({
+      error: {
+        type: 'rate_limit_exceeded',
+        message: expect.stringMatching(/^Too many CSV exports at once: at most 2 at a time for a workspace\./),
+      },
+    });
+    // The campaigns export counts too; another workspace is not held by this one's.
+    expect((await call('GET', '/campaigns/export.csv', { cookie: a.cookie })).status).toBe(429);
+    expect((await call('GET', '/cancel_sessions/export.csv', { cookie: other.cookie })).status).toBe(200);
+
+    // Four running in the process, two of another workspace's besides: a fifth is refused, whoever asks.
+    const b = await workspace(ROWS);
+    const ofB = await Promise.all([b, b].map((w) => stalledExport(api.current.url, w.cookie)));
+    const fifth = await call('GET', '/cancel_sessions/export.csv', { cookie: other.cookie });
+    expect(fifth.status).toBe(429);
+    expect(fifth.headers.get('retry-after')).toBe('5');
+    expect(fifth.body.error.message).toBe('Too many CSV exports are running. Wait a moment and try again.');
+    for (const s of ofB) s.socket.destroy();
+    const otherExported = async () =>
+      (await call('GET', '/cancel_sessions/export.csv', { cookie: other.cookie })).status === 200;
+    await eventually("another workspace's export is served once the process has room", otherExported);
+
+    // A client that goes away frees its slot.
+    first.socket.destroy();
+    const exported = async () => (await call('GET', '/campaigns/export.csv', { cookie: a.cookie })).status === 200;
+    await eventually('an export is served once a client went away', exported);
+    // So does an export read to its end: one after another, each of them is served.
+    for (let i = 0; i < 3; i += 1) {
+      const whole = await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie });
+      expect(whole.status).toBe(200);
+      expect(whole.text.trimEnd().split('\n')).toHaveLength(ROWS + 1);
+    }
+    second.socket.destroy();
   }, 60_000);
 });
 
