@@ -3,6 +3,7 @@ import { changePassword, permissionsFor, resetLinkRoles, signOutEverywhere, upda
 import { actorOf, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { openSession, trustDevice } from './start-session.js';
+import { sessionsChanged } from './session-change.js';
 import { clearSessionCookie } from './session-cookie.js';
 import { EVENT_TYPE_LIST, signedInView } from './views.js';
 
@@ -26,7 +27,7 @@ export function accountRoutes(context: DashboardContext): Router {
     const body = bodyOf(req.body, ['name']);
     const user = await updateProfile(context.db, signedIn(res).user.id, body as { name: string });
     // The name is part of the cached look-up of this user's sessions.
-    await context.announceSessionChange();
+    await sessionsChanged(context);
     res.json({ user });
   });
 
@@ -44,10 +45,9 @@ export function accountRoutes(context: DashboardContext): Router {
       },
       actorOf(req, res),
     );
-    await context.announceSessionChange();
     // Every device of the account is forgotten: a cookie copied before the change is worth
     // nothing now. This browser proved the password, so it is trusted again, as a new device.
-    await context.trustedDevices.forgetAll(user.email);
+    await sessionsChanged(context, { forgetDevicesOf: user.email });
     await trustDevice(context, req, res, user.email);
     // Every session ended, this one too: the browser goes on under a new one.
     await openSession(context, req, res, user);
@@ -61,7 +61,7 @@ export function accountRoutes(context: DashboardContext): Router {
       { user_id: user.id, workspace_id: workspaceId, email: user.email },
       actorOf(req, res),
     );
-    await context.announceSessionChange();
+    await sessionsChanged(context);
     clearSessionCookie(res, context.cookie);
     res.status(204).end();
   });

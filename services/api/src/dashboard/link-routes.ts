@@ -10,6 +10,7 @@ import {
 import { requestOrigin, type DashboardContext } from './context.js';
 import { readDeviceCookies } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
+import { sessionsChanged } from './session-change.js';
 import { startSession } from './start-session.js';
 
 /** Invitation and password-reset links: no session needed; each spends its link and signs in. */
@@ -74,8 +75,7 @@ export function linkRoutes(context: DashboardContext): Router {
     );
     // Every other session of the user ended, and every device of the account is forgotten (a
     // cookie copied before the reset is worth nothing); this browser gets a new one.
-    await context.announceSessionChange();
-    await context.trustedDevices.forgetAll(user.email);
+    await sessionsChanged(context, { forgetDevicesOf: user.email });
     await startSession(context, req, res, user);
   });
 

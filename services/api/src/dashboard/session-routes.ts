@@ -4,6 +4,7 @@ import { checkCredentials, loadSession, revokeSession } from '@retention/domain'
 import type { DashboardContext } from './context.js';
 import { readDeviceCookies } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
+import { sessionsChanged } from './session-change.js';
 import { clearSessionCookie, readSessionCookie } from './session-cookie.js';
 import { startSession } from './start-session.js';
 
@@ -41,7 +42,7 @@ export function sessionRoutes(context: DashboardContext): Router {
     const loaded = value ? await loadSession(context.db, value, context.lifetimes) : null;
     if (loaded) {
       await revokeSession(context.db, loaded.session.id);
-      await context.announceSessionChange();
+      await sessionsChanged(context);
     }
     clearSessionCookie(res, context.cookie);
     res.status(204).end();

@@ -16,6 +16,7 @@ import {
 import { forbidden, type UserRole } from '@retention/core';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
+import { sessionsChanged } from './session-change.js';
 
 /** Team: anyone reads it; owners and admins change it, within the role table's limits. */
 export function teamRoutes(context: DashboardContext): Router {
@@ -74,7 +75,7 @@ export function teamRoutes(context: DashboardContext): Router {
       actorOf(req, res),
     );
     // The role is part of the cached look-up of their sessions: the next request is under the new one.
-    await context.announceSessionChange();
+    await sessionsChanged(context);
     res.json({ user: changed });
   });
 
@@ -85,9 +86,8 @@ export function teamRoutes(context: DashboardContext): Router {
       { workspace_id: workspaceId, user_id: String(req.params.id), actor_role: user.role },
       actorOf(req, res),
     );
-    await context.announceSessionChange();
     // Their browsers are no longer trusted: should the address join again, none is exempt.
-    await context.trustedDevices.forgetAll(removed.email);
+    await sessionsChanged(context, { forgetDevicesOf: removed.email });
     res.status(204).end();
   });
 
