@@ -36,6 +36,10 @@ export class TtlCache<V> {
     this.entries.delete(key);
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   /** Entries held, expired ones not yet dropped included. */
   get size(): number {
     return this.entries.size;

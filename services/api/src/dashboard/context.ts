@@ -34,8 +34,8 @@ export interface DashboardContext {
   announceTokenChange: () => Promise<void>;
   /**
    * Tells every API process that a session ended or its user changed (see announceSessionChange
-   * in @retention/runtime): called after the change commits, before the answer. A change is
-   * not done until it is announced: when Redis cannot take it, the request fails.
+   * in @retention/runtime): called after the change commits, before the answer, through
+   * sessionsChanged (session-change.ts), which logs a failure rather than failing the request.
    */
   announceSessionChange: () => Promise<void>;
   /** The session epoch in Redis, which cached session look-ups are checked against. */

@@ -53,6 +53,11 @@ export class SessionCache {
     this.entries.delete(key);
   }
 
+  /** Forgets every look-up: a change could not be announced (session-change.ts). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -6,11 +6,34 @@ import type { DashboardContext } from './context.js';
  * takes the account from whoever held it (a password changed or reset, a removal from the
  * team), the account's trusted devices are forgotten, so a device cookie copied before is worth
  * nothing (trusted-devices.ts).
+ *
+ * Both are best effort, logged when Redis fails them: the change is saved, and answering that
+ * it failed would send the person back to retry it, with a password that no longer works. The
+ * sessions it ended stay ended: PostgreSQL says so to any process that cannot read the epoch,
+ * this process drops every look-up it cached, and another process that still reads the old
+ * epoch uses an entry at most SESSION_CACHE_LIFETIME_MS after reading it from PostgreSQL
+ * (docs/dashboard-api.md, "Sessions").
  */
 export async function sessionsChanged(
   context: DashboardContext,
   change: { forgetDevicesOf?: string } = {},
 ): Promise<void> {
-  await context.announceSessionChange();
-  if (change.forgetDevicesOf !== undefined) await context.trustedDevices.forgetAll(change.forgetDevicesOf);
+  try {
+    await context.announceSessionChange();
+  } catch (error) {
+    context.sessionCache.clear();
+    context.logger.warn(
+      { err: error },
+      'session change not announced (Redis failed): other API processes may use a cached look-up of an ended session for up to 10 s',
+    );
+  }
+  if (change.forgetDevicesOf === undefined) return;
+  try {
+    await context.trustedDevices.forgetAll(change.forgetDevicesOf);
+  } catch (error) {
+    context.logger.warn(
+      { err: error },
+      'trusted devices not forgotten (Redis failed): device cookies issued before the change stay trusted until they expire',
+    );
+  }
 }
