@@ -22,16 +22,13 @@ export interface SealedSigningSecrets {
  */
 export function openSigningSecrets(secretsKey: SecretsKeyring, row: SealedSigningSecrets, now = Date.now()): string[] {
   const current = openSecret(secretsKey, row.signing_secret_sealed);
-  const previousValid =
-    row.previous_signing_secret_sealed !== null &&
-    row.previous_secret_expires_at !== null &&
-    row.previous_secret_expires_at.getTime() > now;
-  return previousValid ? [current, openSecret(secretsKey, row.previous_signing_secret_sealed!)] : [current];
+  const previous = openOverlapEnd(row.previous_secret_expires_at, now) ? row.previous_signing_secret_sealed : null;
+  return previous === null ? [current] : [current, openSecret(secretsKey, previous)];
 }
 
 /**
  * When the previous secret stops signing (ISO), or null when none is in its overlap now: the
- * same test as openSigningSecrets, so what the dashboard shows is what the worker signs with.
+ * test openSigningSecrets signs by, so what the dashboard shows is what the worker signs with.
  */
 export function openOverlapEnd(previousExpiresAt: Date | null, now = Date.now()): string | null {
   return previousExpiresAt && previousExpiresAt.getTime() > now ? toIsoMillisOrNull(previousExpiresAt) : null;
