@@ -105,6 +105,7 @@ export const SECURITY_ACTIONS = [
   'webhook.enabled',
   'webhook.disabled',
   'webhook.secret_rolled',
+  'webhook.secret_overlap_ended',
   'webhook.deliveries_requeued',
   'team.invited',
   'team.invitation_revoked',

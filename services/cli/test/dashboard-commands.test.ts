@@ -242,3 +242,32 @@ describe('webhook roll-secret during an earlier roll’s overlap', () => {
     });
   });
 });
+
+describe('webhook end-overlap', () => {
+  it('stops the replaced secret without rolling, as the operator in the log; again, changes nothing', async () => {
+    const created = await run(
+      ...['webhook', 'create', '--workspace', workspace, '--actor', owner, '--name', 'Overlap ended'],
+      ...['--url', receiver.url('/cli-overlap-ended', HOOK_HOST)],
+    );
+    const id = created.json.id as string;
+    const rolled = await run('webhook', 'roll-secret', '--id', id, '--actor', owner, '--overlap', '1h');
+    expect((await run('webhook', 'end-overlap', '--id', id, '--actor', member)).error?.type).toBe('forbidden');
+
+    const ended = await run('webhook', 'end-overlap', '--id', id, '--actor', owner);
+    expect(ended.code).toBe(0);
+    expect(ended.json).toEqual({
+      id,
+      previous_secret_expires_at: null,
+      ended_overlap_until: rolled.json.previous_secret_expires_at,
+    });
+    expect(await storedSigningSecrets(database.current.db, id)).toMatchObject({
+      current: rolled.json.secret,
+      previous: null,
+    });
+    const again = await run('webhook', 'end-overlap', '--id', id, '--actor', owner);
+    expect([again.code, again.json.ended_overlap_until]).toEqual([0, null]);
+    expect(
+      (await actionsOn(id)).filter((row) => row.action === 'webhook.secret_overlap_ended').map((row) => row.actor_type),
+    ).toEqual(['operator']);
+  });
+});

@@ -117,6 +117,47 @@ export async function rollSigningSecret(
   });
 }
 
+export interface EndedOverlap {
+  id: string;
+  /** Always null afterwards: only the current secret signs. */
+  previous_secret_expires_at: null;
+  /** Until when the secret it stopped was to be accepted; null when no overlap was open (nothing changed). */
+  ended_overlap_until: string | null;
+}
+
+/**
+ * End the overlap now, without rolling: the secret a roll replaced stops signing at once, and
+ * deliveries carry the current secret alone (a receiver moved to it early, or the old one
+ * leaked). Ending when no overlap is open changes nothing and is not an error, so a retried
+ * request succeeds: `ended_overlap_until` null says nothing was ended, and nothing is logged
+ * (docs/webhooks.md, "Ending an overlap early").
+ */
+export async function endSecretOverlap(
+  db: Db,
+  input: { endpoint_id: string; actor_id: string },
+  audit?: Actor,
+): Promise<EndedOverlap> {
+  assertUuid(input.endpoint_id);
+  return inTransaction(db, async (trx) => {
+    const current = await findEndpointRow(trx, input.endpoint_id, 'for-no-key-update');
+    await assertWebhookManager(trx, current.workspace_id, input.actor_id);
+    const openUntil = openOverlapEnd(current.previous_secret_expires_at);
+    if (openUntil) {
+      await trx('webhook_endpoints')
+        .where({ id: current.id })
+        .update({ previous_signing_secret_sealed: null, previous_secret_expires_at: null, updated_at: trx.fn.now() });
+      await recordSecurityEvent(trx, {
+        workspace_id: current.workspace_id,
+        action: 'webhook.secret_overlap_ended',
+        actor: audit ?? { type: 'operator', user_id: input.actor_id, label: 'operator CLI' },
+        target: { type: 'webhook_endpoint', id: current.id, label: current.url },
+        details: { ended_overlap_until: openUntil },
+      });
+    }
+    return { id: current.id, previous_secret_expires_at: null, ended_overlap_until: openUntil };
+  });
+}
+
 function overlapStillOpen(until: string) {
   return conflict(
     `The previous signing secret is still accepted until ${until}, as its roll promised; rolling again now ` +

@@ -14,6 +14,7 @@ import {
   sendTestWebhook,
   enableEndpoint,
   disableEndpoint,
+  endSecretOverlap,
   updateEndpoint,
 } from '@retention/domain';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
@@ -129,6 +130,13 @@ export function webhookRoutes(context: DashboardContext): Router {
         actorOf(req, res),
       ),
     );
+  });
+
+  // End the overlap now, without rolling: the secret the last roll replaced stops signing.
+  router.post('/webhooks/:id/end-overlap', manage, async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    await ownEndpoint(workspaceId, String(req.params.id));
+    res.json(await endSecretOverlap(db, { endpoint_id: String(req.params.id), actor_id: user.id }, actorOf(req, res)));
   });
 
   router.post('/webhooks/:id/recover', manage, async (req, res) => {

@@ -70,6 +70,7 @@ function adminRoutes(ids: {
     ['POST', `/webhooks/${ids.endpoint}/disable`],
     ['POST', `/webhooks/${ids.endpoint}/test`],
     ['POST', `/webhooks/${ids.endpoint}/roll-secret`, { overlap_seconds: 60 }],
+    ['POST', `/webhooks/${ids.endpoint}/end-overlap`],
     ['POST', `/webhooks/${ids.endpoint}/recover`, { since: new Date(Date.now() - 60_000).toISOString() }],
     ['POST', `/webhooks/${ids.endpoint}/dismiss-alert`],
     ['POST', `/deliveries/${ids.delivery}/resend`],

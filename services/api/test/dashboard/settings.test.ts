@@ -352,3 +352,43 @@ describe('roll secret and retry failed since', () => {
     expect(JSON.stringify(log)).not.toContain(rolled.body.secret);
   });
 });
+
+describe('end the overlap now', () => {
+  it('stops the replaced secret without rolling, logged once; ending again changes nothing and succeeds', async () => {
+    const { signingSecretsOf } = await import('@retention/domain');
+    const { admin, member } = await team(api.current.db, call, 'EndOverlap');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'E', url: 'https://e.invalid/' },
+    });
+    const id = created.body.id;
+    const rolled = await call('POST', `/webhooks/${id}/roll-secret`, {
+      cookie: admin.cookie,
+      body: { overlap_seconds: 3600 },
+    });
+    expect((await call('POST', `/webhooks/${id}/end-overlap`, { cookie: member.cookie })).status).toBe(403);
+    const ended = await call('POST', `/webhooks/${id}/end-overlap`, { cookie: admin.cookie });
+    expect(ended.status).toBe(200);
+    expect(ended.body).toEqual({
+      id,
+      previous_secret_expires_at: null,
+      ended_overlap_until: rolled.body.previous_secret_expires_at,
+    });
+    // The secret the roll made signs alone; the endpoint says no overlap is open.
+    expect(await signingSecretsOf(api.current.db, testSecretsKeyBytes(), id)).toEqual([rolled.body.secret]);
+    expect((await call('GET', `/webhooks/${id}`, { cookie: admin.cookie })).body.previous_secret_expires_at).toBe(null);
+    // A retry (or a second click) finds no overlap: a success that says nothing was ended.
+    const again = await call('POST', `/webhooks/${id}/end-overlap`, { cookie: admin.cookie });
+    expect(again.status).toBe(200);
+    expect(again.body.ended_overlap_until).toBeNull();
+    const log = await api.current
+      .db('security_events')
+      .where({ target_id: id, action: 'webhook.secret_overlap_ended' })
+      .select('actor_type', 'details');
+    expect(log).toEqual([
+      { actor_type: 'user', details: { ended_overlap_until: rolled.body.previous_secret_expires_at } },
+    ]);
+    // With the overlap over, a roll needs no end_overlap.
+    expect((await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie })).status).toBe(200);
+  });
+});

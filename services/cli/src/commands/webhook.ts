@@ -15,6 +15,7 @@ import {
   sendTestWebhook,
   enableEndpoint,
   disableEndpoint,
+  endSecretOverlap,
   updateEndpoint,
   type WebhookSender,
 } from '@retention/domain';
@@ -151,6 +152,14 @@ export const webhookCommands = [
         ...(options.overlap !== undefined && { overlap_seconds: options.overlap }),
         ...(options['end-overlap'] && { end_overlap: true }),
       }),
+  }),
+  defineCommand({
+    name: 'webhook end-overlap',
+    summary:
+      "End a roll's overlap now, without rolling: the secret it replaced stops signing; " +
+      'with no overlap open, changes nothing (ended_overlap_until null)',
+    options: { id: uuid('E').required(), actor: uuid('U').required() },
+    run: (context, options) => endSecretOverlap(context.db(), { endpoint_id: options.id, actor_id: options.actor }),
   }),
   defineCommand({
     name: 'webhook recover',
