@@ -218,6 +218,8 @@ describe('API tokens', () => {
 describe('outbound webhooks', () => {
   let secret = '';
   let firstRolled = '';
+  /** The secret the latest roll made. */
+  let latestSecret = '';
   const hookPath = '/hooks/acme';
 
   it('adds an endpoint: live https:// check, the server refusal at the URL field, the secret once', async () => {
@@ -367,6 +369,7 @@ describe('outbound webhooks', () => {
     await dialog.getByRole('button', { name: 'Roll secret' }).click();
     const shown = page.getByRole('dialog', { name: 'New signing secret' });
     const newest = (await shown.getByLabel('Signing secret').textContent()) ?? '';
+    latestSecret = newest;
     await shown
       .getByText('Deliveries are signed with this secret alone; the secrets before it are no longer accepted.')
       .waitFor();
@@ -377,6 +380,38 @@ describe('outbound webhooks', () => {
     expect(aloneHeader.match(/v1=/g)).toHaveLength(1);
     expect(verifyWebhook(alone.rawBody, aloneHeader, newest).type).toBe('ping');
     expect(() => verifyWebhook(alone.rawBody, aloneHeader, firstRolled)).toThrow();
+  });
+
+  it('ends an overlap without rolling: "End overlap now" shows only while one is open, and asks first', async () => {
+    const endOverlap = page.getByRole('button', { name: 'End overlap now' });
+    // The last roll had no overlap: nothing to end, no button.
+    await expect(endOverlap.count()).resolves.toBe(0);
+    await page.getByRole('button', { name: 'Roll secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roll secret' });
+    await dialog.getByLabel('Overlap (hours)').fill('1');
+    await dialog.getByRole('button', { name: 'Roll secret' }).click();
+    const shown = page.getByRole('dialog', { name: 'New signing secret' });
+    const current = (await shown.getByLabel('Signing secret').textContent()) ?? '';
+    const replaced = latestSecret;
+    await shown.getByRole('button', { name: 'Done' }).click();
+    world.current.receiver.route(hookPath, { secret: current, behaviour: { kind: 'status', status: 200 } });
+
+    // Cancelled: the overlap stays open, both secrets sign.
+    await endOverlap.click();
+    const confirm = page.getByRole('dialog', { name: 'End overlap now' });
+    await confirm.getByText(/^The previous signing secret is accepted until .+\. End that now\?/).waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect((await sendTestRequest()).headers['x-service-signature']).toMatch(/v1=.*v1=/);
+
+    await endOverlap.click();
+    await confirm.getByRole('button', { name: 'End overlap' }).click();
+    await page.getByText('Overlap ended: deliveries are signed with the current secret alone.').waitFor();
+    await endOverlap.waitFor({ state: 'detached' });
+    const alone = await sendTestRequest();
+    const header = alone.headers['x-service-signature'] as string;
+    expect(header.match(/v1=/g)).toHaveLength(1);
+    expect(verifyWebhook(alone.rawBody, header, current).type).toBe('ping');
+    expect(() => verifyWebhook(alone.rawBody, header, replaced)).toThrow();
   });
 
   it('screenshots the endpoint page at 1280 and 390 px', async () => {

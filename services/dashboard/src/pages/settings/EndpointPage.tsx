@@ -12,6 +12,7 @@ import { Link, navigate } from '../../router.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { DeliveryLog } from './DeliveryLog.js';
+import { EndOverlap, openOverlapUntil } from './EndOverlap.js';
 import { AttemptResult, EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
 import { DisabledBanner, disabledWhy } from './Webhooks.js';
 
@@ -86,12 +87,6 @@ function RollSecretDialog({
       </form>
     </Dialog>
   );
-}
-
-/** Until when the previous secret is still accepted, or null when no overlap is open (any more). */
-function openOverlapUntil(endpoint: Endpoint): string | null {
-  const until = endpoint.previous_secret_expires_at;
-  return until && Date.parse(until) > Date.now() ? until : null;
 }
 
 /** Which secrets deliveries carry after a roll, and until when, as the roll answered. */
@@ -220,6 +215,13 @@ export default function EndpointPage({ id }: { id: string }) {
             <button type="button" className="button" onClick={() => setOpen('roll')}>
               Roll secret
             </button>
+            <EndOverlap
+              endpoint={endpoint}
+              onEnded={(ended) => {
+                setMessage(ended);
+                loaded.reload();
+              }}
+            />
             <button type="button" className="button" onClick={() => setOpen('recover')}>
               Retry failed since…
             </button>
