@@ -199,35 +199,23 @@ export class SlidingWindowRateLimiter {
     const epochKey = tokenEpochKey(this.keyPrefix);
     const member = `${this.memberPrefix}.${this.memberCount.toString(36)}`;
     const approximated = approximate ? '1' : '0';
-    // Two calls rather than one spread over arrays: the API's every request has no guard, and
-    // pays for no arrays.
-    const [allowed, appliedLimit, remaining, resetMs, refusingGuard, epoch] =
-      guards === undefined || guards.length === 0
-        ? await this.redis.slidingWindow(
-            FIXED_KEYS,
-            bucketKey,
-            epochKey,
-            limit,
-            this.windowMs,
-            member,
-            cachedEpoch ?? '*',
-            candidateEpoch,
-            approximated,
-          )
-        : await this.redis.slidingWindow(
-            FIXED_KEYS + guards.length,
-            bucketKey,
-            epochKey,
-            ...guards.map((guard) => this.guardKey(guard)),
-            limit,
-            this.windowMs,
-            member,
-            cachedEpoch ?? '*',
-            candidateEpoch,
-            approximated,
-            ...guards.map((guard) => guard.limit),
-            ...guards.map((guard) => (guard.reserve === true ? '1' : '0')),
-          );
+    // Keys, then arguments, in the order SLIDING_WINDOW_SCRIPT reads them. Without guards
+    // (every request of a token already known valid) the guard lists are empty.
+    const windows = guards ?? [];
+    const [allowed, appliedLimit, remaining, resetMs, refusingGuard, epoch] = await this.redis.slidingWindow(
+      FIXED_KEYS + windows.length,
+      bucketKey,
+      epochKey,
+      ...windows.map((guard) => this.guardKey(guard)),
+      limit,
+      this.windowMs,
+      member,
+      cachedEpoch ?? '*',
+      candidateEpoch,
+      approximated,
+      ...windows.map((guard) => guard.limit),
+      ...windows.map((guard) => (guard.reserve === true ? '1' : '0')),
+    );
     if (epoch === candidateEpoch) this.candidateEpoch = newTokenEpoch();
     if (allowed === -1) return { stale: true, epoch };
     return {
