@@ -30,3 +30,17 @@ export function hashApiToken(token: string): string {
 export function newSigningSecret(): string {
   return SIGNING_SECRET_PREFIX + randomBase62(SIGNING_SECRET_RANDOM_CHARS);
 }
+
+// No word boundary before the prefix: a secret glued to a word character (`/x/1sk_live_…`,
+// `a%2Fsk_live_…`, `_whsec_…`) is still a secret. Masking the odd `task_live_…` is the cheap side.
+// Stripe's secret and restricted keys (sk_/rk_, live or test) are masked like ours, in the
+// starred form its errors name a key by too (`rk_live_****1234`).
+const SECRET_PATTERN = /(sk_live_|sk_test_|rk_live_|rk_test_|whsec_)[*0-9A-Za-z_-]+/g;
+
+/**
+ * Text with every credential in it masked, its prefix kept (`sk_live_[redacted]`): log lines
+ * (the runtime's logger) and a processor's words shown to a person (a refused Stripe key).
+ */
+export function scrubSecrets(text: string): string {
+  return text.replace(SECRET_PATTERN, '$1[redacted]');
+}

@@ -1,4 +1,4 @@
-import { scrubSecrets } from './logger.js';
+import { scrubSecrets } from '@retention/core';
 import { firstCause } from './error-cause.js';
 
 /**

@@ -1,5 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
-import type { LogLevel } from '@retention/core';
+import { scrubSecrets, type LogLevel } from '@retention/core';
 
 export type { Logger } from 'pino';
 
@@ -29,15 +29,6 @@ const CENSORED_FIELDS = new Set([
   'secretsKey',
 ]);
 const CENSORED = '[redacted]';
-
-// No word boundary before the prefix: a secret glued to a word character (`/x/1sk_live_…`,
-// `a%2Fsk_live_…`, `_whsec_…`) is still a secret. Masking the odd `task_live_…` is the cheap side.
-// Stripe's secret and restricted keys (sk_/rk_, live or test) are masked like ours.
-const SECRET_PATTERN = /(sk_live_|sk_test_|rk_live_|rk_test_|whsec_)[0-9A-Za-z_-]+/g;
-
-export function scrubSecrets(text: string): string {
-  return text.replace(SECRET_PATTERN, '$1[redacted]');
-}
 
 /**
  * Objects and arrays with every credential field censored and every string scrubbed, down to

@@ -27,11 +27,6 @@ export function isStripeUnreachable(error: unknown): boolean {
   return error instanceof Stripe.errors.StripeConnectionError;
 }
 
-/** Text with anything shaped like a Stripe key (`rk_live_…`, `sk_test_****1234`) replaced by "[key]". */
-export function withoutKeys(text: string): string {
-  return text.replace(/\b[sr]k_(live|test)_[*0-9A-Za-z]+/g, '[key]');
-}
-
 export function isRateLimited(error: unknown): boolean {
   return error instanceof Stripe.errors.StripeRateLimitError || statusOf(error) === 429;
 }

@@ -1,4 +1,4 @@
-import { invalidField, type SecretsKeyring } from '@retention/core';
+import { invalidField, scrubSecrets, type SecretsKeyring } from '@retention/core';
 import type { Db } from '@retention/db';
 import {
   connectProcessor,
@@ -8,7 +8,7 @@ import {
   type ConnectionRow,
   type KeyCheck,
 } from '@retention/domain';
-import { checkStripeKey, isStripeUnreachable, withoutKeys } from './client.js';
+import { checkStripeKey, isStripeUnreachable } from './client.js';
 
 export interface ConnectStripeInput {
   workspace_id: string;
@@ -70,6 +70,6 @@ async function tryKey(apiKey: string, apiBase: string, which: string, advice = '
 function unansweredKeyCheckReason(error: unknown, which: string): string {
   if (isStripeUnreachable(error))
     return `Stripe could not be reached to check ${which}, so nothing was saved; try again in a few minutes`;
-  const detail = withoutKeys(error instanceof Error ? error.message : String(error));
+  const detail = scrubSecrets(error instanceof Error ? error.message : String(error));
   return `Stripe could not check ${which}, so nothing was saved; try again in a few minutes (Stripe said: ${detail})`;
 }
