@@ -59,11 +59,9 @@ export function createApp({
 
   const appMetrics = metrics ?? createApiMetrics();
   const routePatterns = [
-    ...PROBE_PATHS,
-    ...DOCUMENTATION_PATHS,
-    ...API_ENDPOINTS.map((endpoint) => `${API_PREFIX}${endpoint.path}`),
-    ...DASHBOARD_ROUTE_PATTERNS,
-    STRIPE_WEBHOOK_ROUTE,
+    { patterns: [...PROBE_PATHS, ...DOCUMENTATION_PATHS] },
+    { patterns: API_ENDPOINTS.map((endpoint) => `${API_PREFIX}${endpoint.path}`), strict: true },
+    { patterns: [...DASHBOARD_ROUTE_PATTERNS, STRIPE_WEBHOOK_ROUTE] },
   ];
   app.use(requestId);
   app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));

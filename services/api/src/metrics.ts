@@ -42,12 +42,27 @@ export function createApiMetrics(registry: Registry = createMetricsRegistry('api
   };
 }
 
+/** Route patterns, and how the router that serves them matches a path. */
+export interface RoutePatterns {
+  patterns: readonly string[];
+  /**
+   * Case-sensitive and without an optional trailing slash, as apiRouter matches /api/v1: there
+   * `/api/v1/Campaigns` is a 404, not the campaigns route. Otherwise Express's defaults.
+   */
+  strict?: boolean;
+}
+
 /**
  * Maps a request path to the pattern of the route that serves it (`/api/v1/customers/:id`),
- * matching as Express does (case-insensitive, optional trailing slash) but without decoding,
- * so a malformed path still gets a label. Anything else is UNMATCHED_ROUTE.
+ * matching as the router serving each group does, but without decoding, so a malformed path
+ * still gets a label. Anything else is UNMATCHED_ROUTE. Groups are tried in order.
  */
-export function routeLabeler(patterns: readonly string[]): (path: string) => string {
-  const matchers = patterns.map((pattern) => ({ pattern, matches: match(pattern, { decode: false }) }));
+export function routeLabeler(groups: readonly RoutePatterns[]): (path: string) => string {
+  const matchers = groups.flatMap(({ patterns, strict = false }) =>
+    patterns.map((pattern) => ({
+      pattern,
+      matches: match(pattern, { decode: false, sensitive: strict, trailing: !strict }),
+    })),
+  );
   return (path) => matchers.find(({ matches }) => matches(path) !== false)?.pattern ?? UNMATCHED_ROUTE;
 }

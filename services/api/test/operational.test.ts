@@ -188,6 +188,23 @@ describe('GET /metrics', () => {
     ).toBe(1);
   });
 
+  it('labels a path the API answers 404 for as unmatched, not as the route it resembles (case, trailing slash)', async () => {
+    const before = parseMetrics((await instance.api.internal('/metrics')).text);
+    const unmatchedBefore = sampleValue(before, 'http_requests_total', { route: 'unmatched', status: '404' }) ?? 0;
+    // The API's routes are case-sensitive and strict (apiRouter): these are not /api/v1/campaigns.
+    for (const path of ['/api/v1/Campaigns', '/api/v1/campaigns/', '/API/v1/campaigns'])
+      expect([path, (await instance.api.get(path, token)).status]).toEqual([path, 404]);
+    // The dashboard's routes keep Express's lenient matching, and their label follows it.
+    expect((await instance.api.get('/dashboard/api/ME')).status).toBe(401);
+
+    const samples = parseMetrics((await instance.api.internal('/metrics')).text);
+    const requests = (labels: Record<string, string>) =>
+      sampleValue(samples, 'http_requests_total', { service: 'api', method: 'GET', ...labels });
+    expect(requests({ route: '/api/v1/campaigns', status: '404' })).toBeUndefined();
+    expect(requests({ route: 'unmatched', status: '404' })).toBe(unmatchedBefore + 3);
+    expect(requests({ route: '/dashboard/api/me', status: '401' })).toBe(1);
+  });
+
   it('counts rate-limit rejections by reason', async () => {
     expect((await instance.api.get('/api/v1/stats', limitedToken)).status).toBe(200);
     expect((await instance.api.get('/api/v1/stats', limitedToken)).status).toBe(429);
