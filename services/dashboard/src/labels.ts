@@ -87,6 +87,7 @@ export const SECURITY_ACTION_LABELS: Readonly<Record<SecurityAction, string>> = 
   'webhook.enabled': 'Endpoint turned on',
   'webhook.disabled': 'Endpoint turned off',
   'webhook.secret_rolled': 'Signing secret rolled',
+  'webhook.secret_overlap_ended': 'Previous signing secret retired early',
   'webhook.deliveries_requeued': 'Failed deliveries sent again',
   'team.invited': 'Person invited',
   'team.invitation_revoked': 'Invitation canceled',
