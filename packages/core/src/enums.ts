@@ -114,6 +114,7 @@ export const SECURITY_ACTIONS = [
   'team.removed',
   'account.password_changed',
   'account.reset_link_created',
+  'account.reset_link_revoked',
   'account.password_reset',
   'account.signed_out_everywhere',
   'workspace.updated',

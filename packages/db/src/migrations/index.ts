@@ -20,6 +20,7 @@ import * as eventOutbox from './0018-event-outbox.js';
 import * as sealedSigningSecrets from './0019-sealed-signing-secrets.js';
 import * as outboxRecordedAt from './0020-outbox-recorded-at.js';
 import * as resetLinkAction from './0021-reset-link-action.js';
+import * as resetLinkCreator from './0022-reset-link-creator.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -55,4 +56,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0019-sealed-signing-secrets', ...sealedSigningSecrets },
   { name: '0020-outbox-recorded-at', ...outboxRecordedAt },
   { name: '0021-reset-link-action', ...resetLinkAction },
+  { name: '0022-reset-link-creator', ...resetLinkCreator },
 ];

@@ -5,6 +5,7 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator, NameInput } from '../validate.js';
 import { toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from './passwords.js';
+import { revokeOwnResetLinks } from './password-reset.js';
 import { revokeUserSessions } from './sessions.js';
 
 /** The account page: a user's own name, password and sessions. */
@@ -19,7 +20,7 @@ export async function updateProfile(db: Db, userId: string, input: { name: strin
 
 /**
  * The new password must differ from the current one. Every session of the user ends, the one that changed it too: a thief holding that session's
- * cookie loses it with the others. The caller signs the user in again (a new session).
+ * cookie loses it with the others, and so do their open reset links. The caller signs the user in again (a new session).
  */
 export async function changePassword(
   db: Db,
@@ -44,6 +45,7 @@ export async function changePassword(
   await inTransaction(db, async (trx) => {
     await trx('users').where({ id: input.user_id }).update({ password_hash: hash });
     await revokeUserSessions(trx, input.user_id);
+    await revokeOwnResetLinks(trx, input.user_id);
     await recordSecurityEvent(trx, {
       workspace_id: input.workspace_id,
       action: 'account.password_changed',
@@ -60,6 +62,8 @@ export async function signOutEverywhere(
 ): Promise<number> {
   return inTransaction(db, async (trx) => {
     const ended = await revokeUserSessions(trx, input.user_id);
+    // A reset link copied before would sign in again whoever holds it.
+    await revokeOwnResetLinks(trx, input.user_id);
     await recordSecurityEvent(trx, {
       workspace_id: input.workspace_id,
       action: 'account.signed_out_everywhere',

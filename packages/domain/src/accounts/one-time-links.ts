@@ -19,6 +19,8 @@ export interface LinkRow {
   role: UserRole | null;
   user_id: string | null;
   invited_by: string | null;
+  /** Who made a reset link for someone; null when its holder asked for it (Forgot password). */
+  created_by: string | null;
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
@@ -34,6 +36,7 @@ export async function createLink(
     role?: UserRole | null;
     user_id?: string | null;
     invited_by?: string | null;
+    created_by?: string | null;
   },
 ): Promise<{ token: string; link: LinkRow }> {
   const { value, hash } = newOpaqueValue();
@@ -47,6 +50,7 @@ export async function createLink(
       role: input.role ?? null,
       user_id: input.user_id ?? null,
       invited_by: input.invited_by ?? null,
+      created_by: input.created_by ?? null,
       expires_at: new Date(Date.now() + lifetime),
     } as never)
     .returning('*');

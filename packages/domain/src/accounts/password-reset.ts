@@ -5,9 +5,16 @@ import { accountEmail } from './account-email.js';
 import { userActor, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
+import type { UserRole } from '@retention/core';
 import { revokeUserSessions } from './sessions.js';
 
-/** Password resets: a one-hour link; using it sets a password and ends every other session. */
+/**
+ * Password resets: a one-hour link; using it sets a password and ends every other session.
+ * A link someone made for another person is only as good as its maker's standing (as an
+ * invitation is its inviter's): removed or demoted, the open links they made are revoked. And a
+ * user's own open links go when they change their password or sign out everywhere: a link
+ * copied before either must not undo it.
+ */
 
 /** In the caller's transaction: it holds the user's row until the link is made. */
 export async function createResetLink(
@@ -24,6 +31,8 @@ export async function createResetLink(
     workspace_id: user.workspace_id,
     email: user.email,
     user_id: user.id,
+    // Who made it, when someone did (the Team page, or the CLI with --actor).
+    created_by: audit?.user_id ?? null,
   });
   if (audit) {
     await recordSecurityEvent(trx, {
@@ -87,4 +96,47 @@ export async function completePasswordReset(
     });
     return user as AccountUserRow;
   });
+}
+
+/** Revokes `userId`'s open reset links, whoever made them: their password changed, or they signed out everywhere. */
+export async function revokeOwnResetLinks(trx: Transaction, userId: string): Promise<number> {
+  return trx('account_links')
+    .where({ kind: 'password_reset', user_id: userId })
+    .whereNull('used_at')
+    .whereNull('revoked_at')
+    .update({ revoked_at: trx.fn.now() });
+}
+
+/**
+ * Revokes the open reset links `maker` made for others whose role is not in `stillMayMakeFor`
+ * (none when they are removed), each with a security-log record saying why, as for the
+ * invitations they sent.
+ */
+export async function revokeResetLinksMadeBy(
+  trx: Transaction,
+  maker: { id: string; workspace_id: string; email: string },
+  stillMayMakeFor: readonly UserRole[],
+  actor: Actor,
+  reason: 'creator_removed' | 'creator_role_changed',
+): Promise<void> {
+  const revoked = await trx('account_links')
+    .where({ workspace_id: maker.workspace_id, kind: 'password_reset', created_by: maker.id })
+    .whereNot('user_id', maker.id)
+    .whereIn(
+      'user_id',
+      trx('users').where({ workspace_id: maker.workspace_id }).whereNotIn('role', stillMayMakeFor).select('id'),
+    )
+    .whereNull('used_at')
+    .whereNull('revoked_at')
+    .update({ revoked_at: trx.fn.now() })
+    .returning<Array<{ user_id: string; email: string }>>(['user_id', 'email']);
+  for (const link of revoked) {
+    await recordSecurityEvent(trx, {
+      workspace_id: maker.workspace_id,
+      action: 'account.reset_link_revoked',
+      actor,
+      target: { type: 'user', id: link.user_id, label: link.email },
+      details: { reason, created_by: maker.email },
+    });
+  }
 }

@@ -4,7 +4,8 @@ import { inTransaction, type Db, type Queryable, type Transaction } from '@reten
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator } from '../validate.js';
 import { findWorkspaceUser, toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
-import { assertMayAssign, assignableRoles } from './permissions.js';
+import { revokeResetLinksMadeBy } from './password-reset.js';
+import { assertMayAssign, assignableRoles, resetLinkRoles } from './permissions.js';
 import { revokeUserSessions } from './sessions.js';
 
 /**
@@ -15,7 +16,8 @@ import { revokeUserSessions } from './sessions.js';
  * An invitation is only as good as its inviter's standing: when someone is removed, the open
  * invitations they sent are revoked; when their role changes, those for a role they may no
  * longer give. Otherwise an admin being shown the door could leave links behind that let
- * someone in as an admin afterwards.
+ * someone in as an admin afterwards. The same goes for the password-reset links they made
+ * for others (password-reset.ts).
  */
 
 export async function listMembers(db: Queryable, workspaceId: string): Promise<AccountUser[]> {
@@ -77,6 +79,9 @@ export async function recordRoleChange(
     details: { from: target.role, to: role },
   });
   await revokeInvitationsSentBy(trx, target, assignableRoles(role), actor, 'inviter_role_changed');
+  // Whether a link was e-mailed or shown to copy is not kept: the stricter rule (a role below
+  // the new one) holds for both, and a member whose link goes can be sent another.
+  await revokeResetLinksMadeBy(trx, target, resetLinkRoles(role, false), actor, 'creator_role_changed');
 }
 
 /** Removes the user and ends their sessions (the row goes, so do its sessions, by cascade). */
@@ -101,6 +106,7 @@ export async function removeMember(
       details: { role: target.role },
     });
     await revokeInvitationsSentBy(trx, target, [], actor, 'inviter_removed');
+    await revokeResetLinksMadeBy(trx, target, [], actor, 'creator_removed');
     await trx('users').where({ id: target.id }).delete();
     // Who was removed: the caller forgets what it keeps about them elsewhere (their devices).
     return target;
