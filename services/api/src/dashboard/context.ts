@@ -16,6 +16,7 @@ import { throttledWarn, type Logger } from '@retention/runtime';
 import type { GuessLimits } from './guess-limits.js';
 import type { ManualSendLimit } from './manual-send-limit.js';
 import { SessionCache } from './session-cache.js';
+import type { TeamMailLimit } from './team-mail-limit.js';
 import type { TrustedDevices } from './trusted-devices.js';
 import { readSessionCookie, type CookieSettings } from './session-cookie.js';
 
@@ -30,6 +31,8 @@ export interface DashboardContext {
   sender: WebhookSender;
   /** How many of those a workspace may send a minute. */
   manualSendLimit: ManualSendLimit;
+  /** How many invitation and reset e-mails the Team page may send, per workspace and recipient. */
+  teamMailLimit: TeamMailLimit;
   /** Tells every API process a token changed (see announceTokenChange in @retention/runtime). */
   announceTokenChange: () => Promise<void>;
   /**

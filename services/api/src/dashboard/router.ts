@@ -16,6 +16,7 @@ import { requireSession, type DashboardContext } from './context.js';
 import { fieldErrors } from './field-errors.js';
 import { GuessLimits } from './guess-limits.js';
 import { ManualSendLimit } from './manual-send-limit.js';
+import { TeamMailLimit } from './team-mail-limit.js';
 import { insightsRoutes } from './insights-routes.js';
 import { jsonBody } from './json-body.js';
 import { linkRoutes } from './link-routes.js';
@@ -108,6 +109,7 @@ export function dashboardApi(deps: DashboardDependencies): Router {
     guessLimits: new GuessLimits(redis, config.redisKeyPrefix, trustedDevices),
     sender: deps.sender ?? createWebhookSender(webhookSenderOptions(config)),
     manualSendLimit: new ManualSendLimit(redis, config.redisKeyPrefix),
+    teamMailLimit: new TeamMailLimit(redis, config.redisKeyPrefix),
     announceTokenChange: () => announceTokenChange(redis, config.redisKeyPrefix),
     announceSessionChange: () => announceSessionChange(redis, config.redisKeyPrefix),
     sessionEpoch: () => currentSessionEpoch(redis, config.redisKeyPrefix),

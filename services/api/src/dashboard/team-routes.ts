@@ -31,6 +31,7 @@ export function teamRoutes(context: DashboardContext): Router {
   router.post('/team/invitations', allow('manage_team'), async (req, res) => {
     const body = bodyOf(req.body, ['email', 'role']);
     const { user, workspaceId } = signedIn(res);
+    if (context.mailer) await context.teamMailLimit.admit(workspaceId, body.email);
     const result = await inviteMember(
       db,
       {
@@ -104,6 +105,7 @@ export function teamRoutes(context: DashboardContext): Router {
           `Without e-mail set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: your role (${user.role}) may make one only for a role below its own. Ask an owner, or have e-mail set up.`,
         );
       }
+      if (context.mailer) await context.teamMailLimit.admit(workspaceId, target.email);
       return { target, link: await createResetLink(trx, target, context.config.baseUrl, actorOf(req, res)) };
     });
     // As for invitations: e-mailed to the member when it can be, shown to copy only when not,

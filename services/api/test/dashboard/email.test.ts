@@ -236,6 +236,47 @@ describe('e-mail over SMTP', () => {
     expect(links).toHaveLength(10);
   });
 
+  it('limits the Team page to 5 e-mails an hour to one address and 50 from a workspace, with Retry-After', async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner, admin, member } = await team(database.current.db, call, 'Mail flood');
+    const before = received.length;
+    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email)).length;
+    const invite = (email: string) =>
+      call('POST', '/team/invitations', { cookie: owner.cookie, body: { email, role: 'member' } });
+    const resetLink = (id: string) => call('POST', `/team/members/${id}/reset-link`, { cookie: admin.cookie });
+    const expectRefused = (refused: Awaited<ReturnType<typeof call>>, message: RegExp) => {
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toEqual({ type: 'rate_limit_exceeded', message: expect.stringMatching(message) });
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+    };
+
+    // One address: invitations and reset links alike, whoever sends them, in any spelling.
+    for (let i = 0; i < 5; i += 1) expect((await resetLink(member.id)).status).toBe(200);
+    expectRefused(await resetLink(member.id), /to this address: at most 5 an hour/);
+    for (let i = 0; i < 5; i += 1) expect((await invite('twice@example.com')).status).toBe(201);
+    expectRefused(await invite('TWICE@example.com'), /to this address: at most 5 an hour/);
+    await eventually(() => mailsTo(member.email) === 5 && mailsTo('twice@example.com') === 5, 10_000);
+
+    // The workspace: 50 in all, the 10 above counted.
+    for (let i = 0; i < 40; i += 1) expect((await invite(`guest-${i}@example.com`)).status).toBe(201);
+    expectRefused(await invite('one-too-many@example.com'), /from this workspace: at most 50 an hour/);
+    expectRefused(await resetLink(admin.id), /from this workspace: at most 50 an hour/);
+    // Refused before anything was made or sent.
+    const open = await database.current.db('account_links').where({ email: 'one-too-many@example.com' });
+    expect(open).toEqual([]);
+    expect(mailsTo('one-too-many@example.com') + mailsTo(admin.email)).toBe(0);
+
+    // Another workspace's windows are its own.
+    const other = await team(database.current.db, call, 'Quiet mail');
+    const elsewhere = await call('POST', '/team/invitations', {
+      cookie: other.owner.cookie,
+      body: { email: 'twice@example.com', role: 'member' },
+    });
+    expect(elsewhere.status).toBe(201);
+  });
+
   it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, workspace } = await team(database.current.db, call, 'Refused');
