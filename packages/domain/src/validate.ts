@@ -38,13 +38,30 @@ export const AmountInput = (minimum: number) =>
     errorMessage: `must be an integer amount in minor units from ${minimum} to ${MAX_AMOUNT_MINOR_UNITS}`,
   });
 
-/** A one-line name given by an operator: not blank, no control characters (Postgres refuses NUL). */
+/**
+ * What a one-line name may not hold: C0 and C1 controls and DEL (Postgres refuses NUL), and the
+ * invisible format characters that can make a name read as another: the bidi marks,
+ * embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069),
+ * which can show "Alice" for a name stored otherwise; the line and paragraph separators
+ * (U+2028, U+2029); the soft hyphen, zero width space, word joiner and invisible operators
+ * (U+00AD, U+200B, U+2060-U+2064); the deprecated format controls (U+206A-U+206F); the byte
+ * order mark (U+FEFF) and the interlinear annotation marks (U+FFF9-U+FFFB). ZWNJ and ZWJ
+ * (U+200C, U+200D) stay: Persian, Indic scripts and emoji sequences need them.
+ */
+const NOT_IN_NAMES =
+  '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb';
+
+/** A one-line name: something to see besides spaces and joiners, and nothing of NOT_IN_NAMES. */
+export const NAME_PATTERN = `^(?=.*[^\\s\\u200c\\u200d])[^${NOT_IN_NAMES}]*$`;
+export const NAME_CHARACTERS_RULE = 'without control characters or invisible formatting characters';
+
+/** A one-line name given by a user or an operator (users, workspaces, API tokens, tags). */
 export const NameInput = (maxLength: number) =>
   Type.String({
     minLength: 1,
     maxLength,
-    pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$',
-    errorMessage: `must be 1 to ${maxLength} characters, not all spaces, without control characters`,
+    pattern: NAME_PATTERN,
+    errorMessage: `must be 1 to ${maxLength} characters, not all spaces, ${NAME_CHARACTERS_RULE}`,
   });
 
 /** Free text typed by a customer: line breaks and tabs allowed, other control characters not. */

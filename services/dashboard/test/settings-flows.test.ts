@@ -48,7 +48,8 @@ afterAll(async () => {
 const heading = (name: string) => page.getByRole('heading', { level: 1, name });
 
 /** The server's refusal of a name of spaces (NameInput), as the field shows it. */
-const NAME_REFUSED = 'That must be 1 to 200 characters, not all spaces, without control characters.';
+const NAME_REFUSED =
+  'That must be 1 to 200 characters, not all spaces, without control characters or invisible formatting characters.';
 
 /**
  * The focused element: the dialog it is in (by its title) and its name (a button's or link's

@@ -16,7 +16,7 @@ import {
 } from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
-import { assertUuid, inputValidator } from '../validate.js';
+import { assertUuid, inputValidator, NAME_CHARACTERS_RULE, NAME_PATTERN } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { skipPendingDeliveries } from './deliveries.js';
 import { assertWebhookManager } from './permissions.js';
@@ -96,8 +96,8 @@ export function toWebhookEndpoint(row: EndpointRow): WebhookEndpoint {
 const Name = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$',
-  errorMessage: 'must be 1 to 200 characters, not blank, without control characters',
+  pattern: NAME_PATTERN,
+  errorMessage: `must be 1 to 200 characters, not blank, ${NAME_CHARACTERS_RULE}`,
 });
 const Events = Type.Array(OneOf(EVENT_TYPES), { maxItems: 100 });
 

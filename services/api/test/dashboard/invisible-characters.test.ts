@@ -1,0 +1,69 @@
+import { describe, expect, it } from '@jest/globals';
+import { useApi } from '../harness.js';
+import { dashboardClient, team } from './support.js';
+
+/**
+ * Names people read to know whom or what they deal with (a user's, a workspace's, an API
+ * token's, an endpoint's) refuse the characters that can make one read as another: C1
+ * controls, bidi controls, separators and invisible format characters. ZWNJ and ZWJ stay:
+ * Persian, Indic scripts and emoji sequences need them.
+ */
+const api = useApi();
+const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
+
+const SPOOFING = {
+  'right-to-left override': 'Mallory\u202e\u2066ecilA\u2069',
+  'left-to-right isolate': 'a\u2066b\u2069',
+  'left-to-right embedding': 'a\u202ab',
+  'right-to-left mark': 'Eve\u200f',
+  'C1 control (NEL)': 'a\u0085b',
+  'line separator': 'one\u2028two',
+  'paragraph separator': 'one\u2029two',
+  'zero width space': 'ad\u200bmin',
+  'word joiner': 'ad\u2060min',
+  'invisible times': 'a\u2062b',
+  'byte order mark': '\ufeffAlice',
+  'soft hyphen': 'ad\u00admin',
+};
+/** ZWNJ in Persian ("I want"), ZWJ in an emoji family and in Devanagari. */
+const KEPT = [
+  '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645',
+  '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}',
+  '\u0915\u094d\u200d\u0937',
+];
+
+describe('names', () => {
+  it('refuse bidi controls and invisible format characters, naming what is wrong, and keep ZWNJ and ZWJ', async () => {
+    const { owner, admin } = await team(api.current.db, call, 'Names');
+    const endpoint = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'Receiver', url: 'https://receiver.invalid/hook', events: ['recovery.opened'] },
+    });
+    expect(endpoint.status).toBe(201);
+    const changes = {
+      'user name': (name: string) => call('PATCH', '/account', { cookie: owner.cookie, body: { name } }),
+      'workspace name': (name: string) => call('PATCH', '/workspace', { cookie: owner.cookie, body: { name } }),
+      'token name': (name: string) => call('POST', '/tokens', { cookie: admin.cookie, body: { name } }),
+      'endpoint name': (name: string) =>
+        call('PATCH', `/webhooks/${endpoint.body.id}`, { cookie: admin.cookie, body: { name } }),
+    };
+    for (const [field, change] of Object.entries(changes)) {
+      for (const [what, name] of Object.entries(SPOOFING)) {
+        const refused = await change(name);
+        expect([field, what, refused.status]).toEqual([field, what, 400]);
+        expect(refused.body.error).toMatchObject({
+          type: 'invalid_param',
+          param: 'name',
+          message: expect.stringMatching(
+            /^name: must be 1 to 200 characters, not (all spaces|blank), without control characters or invisible formatting characters$/,
+          ),
+        });
+      }
+      for (const name of KEPT) {
+        const kept = await change(name);
+        expect([field, name, kept.status < 300]).toEqual([field, name, true]);
+      }
+    }
+    expect((await call('GET', '/me', { cookie: owner.cookie })).body.user.name).toBe(KEPT.at(-1));
+  });
+});
