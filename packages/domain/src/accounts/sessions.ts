@@ -121,6 +121,24 @@ export async function revokeSession(db: Queryable, sessionId: string): Promise<v
   await db('user_sessions').where({ id: sessionId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
 }
 
+/**
+ * Sign out: ends the live sessions these cookie values name, and answers how many. Normally
+ * one; a browser that sent the cookie more than once (a sibling subdomain's beside ours, over
+ * plain http) asked to sign out all the same, and which value is ours cannot be told, so each
+ * that names a live session ends (a planted one is its planter's, who loses nothing they may
+ * keep). A value that names none ends nothing.
+ */
+export async function revokeSessionsNamedBy(db: Queryable, values: readonly string[]): Promise<number> {
+  const hashes = values.filter((value) => OPAQUE_VALUE.test(value)).map(hashOpaqueValue);
+  if (hashes.length === 0) return 0;
+  return db('user_sessions')
+    .whereIn('token_hash', hashes)
+    .whereNull('revoked_at')
+    .where('idle_expires_at', '>', db.fn.now())
+    .where('expires_at', '>', db.fn.now())
+    .update({ revoked_at: db.fn.now() });
+}
+
 /** Ends every session of a user, but `keepSessionId` when given (a password change keeps its own). */
 export async function revokeUserSessions(db: Queryable, userId: string): Promise<number> {
   return db('user_sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });

@@ -179,6 +179,20 @@ describe('a session cookie sent more than once', () => {
       expect(me.body.error.type).toBe('authentication_required');
     }
   });
+
+  it('signs out every live session it names: the person asked to sign out, whichever value is theirs', async () => {
+    const { owner, admin, member } = await team(api.current.db, call, 'Shadowed sign-out');
+    const [name] = owner.cookie.split('=');
+    const signedOut = await call('DELETE', '/session', { cookie: `${member.cookie}; ${owner.cookie}` });
+    expect(signedOut.status).toBe(204);
+    expect(signedOut.headers.getSetCookie().some((cookie) => cookie.startsWith(`${name}=;`))).toBe(true);
+    expect((await call('GET', '/me', { cookie: owner.cookie })).status).toBe(401);
+    expect((await call('GET', '/me', { cookie: member.cookie })).status).toBe(401);
+    // A value that names no session beside a live one: the live one ends.
+    const madeUp = `${name}=${'A'.repeat(43)}`;
+    expect((await call('DELETE', '/session', { cookie: `${madeUp}; ${admin.cookie}; ${name}=x` })).status).toBe(204);
+    expect((await call('GET', '/me', { cookie: admin.cookie })).status).toBe(401);
+  });
 });
 
 describe('sign-in limits', () => {
