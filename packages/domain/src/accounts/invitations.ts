@@ -237,10 +237,11 @@ export async function acceptInvitation(
       return user as AccountUserRow;
     });
   } catch (error) {
+    // The address holds a password in another workspace (one address, one workspace). Not said
+    // in words: without SMTP_URL whoever accepts may be the inviter, not the address's owner
+    // (docs/dashboard-api.md, "Without e-mail, in a deployment of several workspaces").
     if (pgErrorCode(error) === '23505') {
-      throw conflict(
-        'This e-mail address already has a password in another workspace; one address signs in to one workspace.',
-      );
+      throw conflict('This e-mail address cannot accept this invitation; ask whoever runs this service.');
     }
     throw error;
   }

@@ -643,5 +643,10 @@ describe('invitations and password reset', () => {
       body: { name: 'S', password: 'a long enough password' },
     });
     expect(accept.status).toBe(409);
+    // Whoever accepts may be the inviter (a link shown to copy): not told in words where the address is.
+    expect(accept.body.error).toEqual({
+      type: 'conflict',
+      message: 'This e-mail address cannot accept this invitation; ask whoever runs this service.',
+    });
   });
 });
