@@ -98,7 +98,10 @@ export async function completePasswordReset(
   });
 }
 
-/** Revokes `userId`'s open reset links, whoever made them: their password changed, or they signed out everywhere. */
+/**
+ * Revokes `userId`'s open reset links, whoever made them: their password changed, they signed
+ * out everywhere, or their role changed (a link made under the old role's rules).
+ */
 export async function revokeOwnResetLinks(trx: Transaction, userId: string): Promise<number> {
   return trx('account_links')
     .where({ kind: 'password_reset', user_id: userId })

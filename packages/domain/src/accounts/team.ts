@@ -4,7 +4,7 @@ import { inTransaction, type Db, type Queryable, type Transaction } from '@reten
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator } from '../validate.js';
 import { findWorkspaceUser, toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
-import { revokeResetLinksMadeBy } from './password-reset.js';
+import { revokeOwnResetLinks, revokeResetLinksMadeBy } from './password-reset.js';
 import { assertMayAssign, assignableRoles, resetLinkRoles } from './permissions.js';
 import { revokeUserSessions } from './sessions.js';
 
@@ -62,8 +62,9 @@ export async function changeMemberRole(
 /**
  * What follows a change of `target`'s role to `role`, in the transaction that made it (the
  * Team page's, or an invitation accepted by an account the operator made without a password):
- * the security log's `team.role_changed`, and the revocation of the open invitations they sent
- * for a role the new one may not give.
+ * the security log's `team.role_changed`, the revocation of the open invitations they sent for
+ * a role the new one may not give and of the reset links they made that it may not make, and
+ * the revocation of the open reset links for their own account.
  */
 export async function recordRoleChange(
   trx: Transaction,
@@ -82,6 +83,9 @@ export async function recordRoleChange(
   // Whether a link was e-mailed or shown to copy is not kept: the stricter rule (a role below
   // the new one) holds for both, and a member whose link goes can be sent another.
   await revokeResetLinksMadeBy(trx, target, resetLinkRoles(role, false), actor, 'creator_role_changed');
+  // And the open links for their own account: one made for a member by an admin is the account
+  // itself, and must not become a way in to another admin's. The role change is logged.
+  await revokeOwnResetLinks(trx, target.id);
 }
 
 /** Removes the user and ends their sessions (the row goes, so do its sessions, by cascade). */

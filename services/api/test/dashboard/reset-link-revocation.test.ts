@@ -48,9 +48,10 @@ describe('open password-reset links', () => {
     const forThemself = await resetLink(partnerCookie, partner.id);
     const demote = (id: string, role: string) =>
       call('PATCH', `/team/members/${id}`, { cookie: owner.cookie, body: { role } });
-    // An owner become admin may still make one for a member, not for an admin.
+    // An owner become admin may still make one for a member, not for an admin; the one for
+    // their own account goes with the change of its role (below).
     expect((await demote(partner.id, 'admin')).status).toBe(200);
-    expect([await isOpen(forAdmin), await isOpen(forMember), await isOpen(forThemself)]).toEqual([false, true, true]);
+    expect([await isOpen(forAdmin), await isOpen(forMember), await isOpen(forThemself)]).toEqual([false, true, false]);
     // An admin become member may make none.
     const byAdmin = await resetLink(admin.cookie, member.id);
     expect((await demote(admin.id, 'member')).status).toBe(200);
@@ -63,6 +64,19 @@ describe('open password-reset links', () => {
       [member.id, { reason: 'creator_role_changed', created_by: admin.email }],
       [admin.id, { reason: 'creator_role_changed', created_by: partner.email }],
     ]);
+  });
+
+  it("go when their account's role changes: an admin's link for a member opens no other admin's account", async () => {
+    const { owner, admin, member } = await team(api.current.db, call, 'Promoted holder');
+    const token = await resetLink(admin.cookie, member.id);
+    const promoted = await call('PATCH', `/team/members/${member.id}`, {
+      cookie: owner.cookie,
+      body: { role: 'admin' },
+    });
+    expect(promoted.status).toBe(200);
+    expect(await isOpen(token)).toBe(false);
+    const used = await call('POST', `/password-reset/${token}`, { body: { password: 'the colleague’s password' } });
+    expect(used.status).toBe(404);
   });
 
   it("go when their holder's account changes its password or signs out everywhere", async () => {
