@@ -96,6 +96,7 @@ export const SECURITY_ACTION_LABELS: Readonly<Record<SecurityAction, string>> = 
   'team.removed': 'Person removed',
   'account.password_changed': 'Password changed',
   'account.reset_link_created': 'Password reset link made',
+  'account.reset_link_revoked': 'Password reset link withdrawn',
   'account.password_reset': 'Password set with a reset link',
   'account.signed_out_everywhere': 'Signed out everywhere',
   'workspace.updated': 'Workspace settings changed',
