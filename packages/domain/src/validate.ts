@@ -39,20 +39,33 @@ export const AmountInput = (minimum: number) =>
   });
 
 /**
- * What a one-line name may not hold: C0 and C1 controls and DEL (Postgres refuses NUL), and the
- * invisible format characters that can make a name read as another: the bidi marks,
- * embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069),
- * which can show "Alice" for a name stored otherwise; the line and paragraph separators
- * (U+2028, U+2029); the soft hyphen, zero width space, word joiner and invisible operators
- * (U+00AD, U+200B, U+2060-U+2064); the deprecated format controls (U+206A-U+206F); the byte
- * order mark (U+FEFF) and the interlinear annotation marks (U+FFF9-U+FFFB). ZWNJ and ZWJ
- * (U+200C, U+200D) stay: Persian, Indic scripts and emoji sequences need them.
+ * What a one-line name may not hold, as the body of a regular expression class (Unicode
+ * property escapes: Ajv compiles patterns with the `u` flag): controls (Cc: C0 and C1, DEL, tabs
+ * and line breaks; Postgres refuses NUL), format characters (Cf: the bidi marks, embeddings,
+ * overrides and isolates, which can show "Alice" for a name stored otherwise; the soft hyphen,
+ * zero width space, word joiner, invisible operators, byte order mark, Mongolian vowel
+ * separator, musical formatting and tag characters) and the line and paragraph separators
+ * (Zl, Zp). Listed by property, not by hand, so a format character nobody thought of is in.
  */
-const NOT_IN_NAMES =
-  '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb';
+const INVISIBLE_OR_CONTROL = '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}';
+/** ZWNJ and ZWJ (U+200C, U+200D), format characters that stay: Persian, Indic scripts and emoji sequences need them. */
+const JOINERS = '\\u200c\\u200d';
 
-/** A one-line name: something to see besides spaces and joiners, and nothing of NOT_IN_NAMES. */
-export const NAME_PATTERN = `^(?=.*[^\\s\\u200c\\u200d])[^${NOT_IN_NAMES}]*$`;
+/** A one-line name: something to see besides spaces and joiners, and no invisible or control character but the joiners. */
+export const NAME_PATTERN = `^(?=.*[^\\s${JOINERS}])(?:[${JOINERS}]|[^${INVISIBLE_OR_CONTROL}])*$`;
+
+/** Each character of a text that a name may not hold (the joiners stay). */
+const INVISIBLE_IN_TEXT = new RegExp(`(?![${JOINERS}])[${INVISIBLE_OR_CONTROL}]`, 'gu');
+
+/**
+ * `text` with each character a name may not hold replaced by a space, for names we must take
+ * as they come (a Stripe customer's, chosen by the customer): a space keeps apart the words a
+ * line break or a tab separated, and an override or an invisible character no longer hides.
+ */
+export function withoutInvisibleCharacters(text: string): string {
+  return text.replace(INVISIBLE_IN_TEXT, ' ');
+}
+
 export const NAME_CHARACTERS_RULE = 'without control characters or invisible formatting characters';
 
 /** A one-line name given by a user or an operator (users, workspaces, API tokens, tags). */

@@ -6,6 +6,7 @@ import { recordCancelSession } from '../cancel-sessions.js';
 import { sendTrialReminder } from '../trial-reminders.js';
 import { recordWinback } from '../winbacks.js';
 import { upsertCustomer, upsertSubscription } from './mirror.js';
+import { withoutInvisibleCharacters } from '../validate.js';
 
 /**
  * What a processor event means, in our words. An adapter (packages/processors) turns its
@@ -199,18 +200,23 @@ function emailOf(customer: Pick<CustomerFacts, 'email' | 'psp_customer_id'>): st
   return `${customer.psp_customer_id.replace(/[^A-Za-z0-9_.-]/g, '_')}@${PLACEHOLDER_EMAIL_DOMAIN}`;
 }
 
+/**
+ * The customer's name as we store it. The customer chose it, so a control or invisible
+ * character in it (an override that shows it reversed in the dashboard) becomes a space rather
+ * than refusing the event, which must still apply. Nothing left to see: no name.
+ */
+function customerName(name: string | null): string | null {
+  const visible = name === null ? '' : withoutInvisibleCharacters(name).trim();
+  return visible ? visible.slice(0, 500) : null;
+}
+
 function customerInput(context: ApplyContext, customer: CustomerFacts) {
   return {
     workspace_id: context.workspace_id,
     psp_customer_id: customer.psp_customer_id,
     email: emailOf(customer),
-    name: customer.name?.trim()
-      ? customer.name
-          .trim()
-          .slice(0, 500)
-          .replace(/[\u0000-\u001f\u007f]/g, ' ')
-      : null,
-    tags: customer.tags.map((tag) => tag.slice(0, 100)).slice(0, 100),
+    name: customerName(customer.name),
+    tags: customer.tags.map((tag) => withoutInvisibleCharacters(tag).slice(0, 100)).slice(0, 100),
     created_at: customer.created_at,
   };
 }

@@ -5,7 +5,7 @@ import { dashboardClient, team } from './support.js';
 /**
  * Names people read to know whom or what they deal with (a user's, a workspace's, an API
  * token's, an endpoint's) refuse the characters that can make one read as another: C1
- * controls, bidi controls, separators and invisible format characters. ZWNJ and ZWJ stay:
+ * controls, bidi controls, separators and invisible format characters (every Cf, not a list). ZWNJ and ZWJ stay:
  * Persian, Indic scripts and emoji sequences need them.
  */
 const api = useApi();
@@ -24,6 +24,11 @@ const SPOOFING = {
   'invisible times': 'a\u2062b',
   'byte order mark': '\ufeffAlice',
   'soft hyphen': 'ad\u00admin',
+  'Mongolian vowel separator': 'ad\u180emin',
+  'musical formatting (begin beam)': 'ad\u{1d173}min',
+  'language tag': '\u{e0001}Alice',
+  'tag latin capital letter A': 'Alice\u{e0041}',
+  'arabic number sign': '\u0600Alice',
 };
 /** ZWNJ in Persian ("I want"), ZWJ in an emoji family and in Devanagari. */
 const KEPT = [

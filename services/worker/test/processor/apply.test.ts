@@ -500,6 +500,19 @@ describe('failures', () => {
     expect(customer.name).toMatch(/^nul\s+here$/);
   });
 
+  it('applies a customer whose name and tags hold bidi controls and invisible format characters, each stored as a space; ZWJ stays', async () => {
+    const w = await setUp();
+    const customer = stripeCustomer({
+      name: 'Mallory\u202eecilA\u2066x\u2069 \u180e\u{1d173}\u{e0001}\u{e0041}\u200bLee\u2028\u{1f468}\u200d\u{1f469}',
+      metadata: { tags: 'vi\u200bp, \u202ebeta' },
+    });
+    const outcome = await w.deliver(stripeEvent('customer.created', customer));
+    expect(outcome).toMatchObject({ state: 'applied', last_error: null });
+    const row = await customerRow(w.workspaceId, customer.id);
+    expect(row.name).toBe('Mallory ecilA x' + ' '.repeat(7) + 'Lee \u{1f468}\u200d\u{1f469}');
+    expect(row.tags).toEqual(['vi p', 'beta']);
+  });
+
   it('parks an event that cannot apply, shows its error in status, and applies the events behind it', async () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
