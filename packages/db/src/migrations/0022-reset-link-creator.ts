@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 
 /**
- * Who made a password-reset link: an owner or admin on the Team page (or the operator CLI in
- * someone's name). A link is only as good as its maker's standing, as an invitation is its
- * inviter's: when they are removed or demoted, the open links they made are revoked. Empty for
- * the links people ask for themselves (Forgot password) and for those made before this release.
+ * Who made a password-reset link: an owner or admin on the Team page. A link is only as good as
+ * its maker's standing, as an invitation is its inviter's: when they are removed or demoted, the
+ * open links they made are revoked. Empty for the links people ask for themselves (Forgot
+ * password), for the operator CLI's (`user reset-link`, made by no member) and for those made
+ * before this release.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

@@ -31,7 +31,8 @@ export async function createResetLink(
     workspace_id: user.workspace_id,
     email: user.email,
     user_id: user.id,
-    // Who made it, when someone did (the Team page, or the CLI with --actor).
+    // Who made it: the owner or admin on the Team page. Null for the operator CLI's links (its
+    // actor is the operator, no member) and for those people ask for themselves.
     created_by: audit?.user_id ?? null,
   });
   if (audit) {
