@@ -117,10 +117,6 @@ export async function loadSession(
   };
 }
 
-export async function revokeSession(db: Queryable, sessionId: string): Promise<void> {
-  await db('user_sessions').where({ id: sessionId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
-}
-
 /**
  * Sign out: ends the live sessions these cookie values name, and answers how many. Normally
  * one; a browser that sent the cookie more than once (a sibling subdomain's beside ours, over
@@ -139,7 +135,7 @@ export async function revokeSessionsNamedBy(db: Queryable, values: readonly stri
     .update({ revoked_at: db.fn.now() });
 }
 
-/** Ends every session of a user, but `keepSessionId` when given (a password change keeps its own). */
+/** Revokes every session of a user not revoked yet, and answers how many. */
 export async function revokeUserSessions(db: Queryable, userId: string): Promise<number> {
   return db('user_sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
 }
