@@ -70,6 +70,8 @@ export interface SignedIn {
  * is the one the entry was read under, else from PostgreSQL (loadSession, which also pushes the
  * idle expiry out). The epoch is read before PostgreSQL, so a change committed after that read
  * moves it again and the entry is not used. Without Redis nothing is served from the cache.
+ * Nor is anything looked up before a clear() of the cache (a change that could not be
+ * announced) served or cached after it: see SessionCache.generation.
  */
 async function lookUpSession(
   context: DashboardContext,
@@ -78,6 +80,7 @@ async function lookUpSession(
 ): Promise<{ session: SessionRow; user: AccountUserRow } | null> {
   const { sessionCache: cache } = context;
   const key = SessionCache.key(value);
+  const generation = cache.generation;
   const cached = cache.get(key);
   let epoch: string | undefined;
   try {
@@ -85,10 +88,10 @@ async function lookUpSession(
   } catch (error) {
     warn('session-epoch', error, 'session epoch unavailable (Redis unreachable): sessions read from PostgreSQL');
   }
-  if (cached && epoch !== undefined && cached.epoch === epoch) return cached;
+  if (cached && epoch !== undefined && cached.epoch === epoch && cache.generation === generation) return cached;
   if (cached) cache.delete(key);
   const loaded = await loadSession(context.db, value, context.lifetimes);
-  if (loaded && epoch !== undefined) cache.set(key, { ...loaded, epoch });
+  if (loaded && epoch !== undefined) cache.set(key, { ...loaded, epoch }, generation);
   return loaded;
 }
 

@@ -21,10 +21,17 @@ export const SESSION_CACHE_LIFETIME_MS = 10_000;
  * or absolute expiry as read, nor longer than SESSION_CACHE_LIFETIME_MS or a quarter of the idle
  * timeout, so a session in use is read again (and its idle expiry pushed out by loadSession) as
  * often as before the cache; a session left idle is read from PostgreSQL when it comes back.
+ *
+ * clear() starts a new generation. A look-up notes the generation before it reads, and its
+ * result is cached (set) or served from the cache only while that is still the generation: a
+ * look-up in flight across clear() may have read PostgreSQL before the change committed, under
+ * an epoch that did not move (the change could not be announced), and must not put the ended
+ * session back.
  */
 export class SessionCache {
   private readonly entries: TtlCache<CachedSession>;
   private readonly lifetimeMs: number;
+  private clears = 0;
 
   constructor(lifetimes: SessionLifetimes, maxEntries = 10_000) {
     this.entries = new TtlCache(maxEntries);
@@ -39,7 +46,14 @@ export class SessionCache {
     return this.entries.get(key, now);
   }
 
-  set(key: string, entry: CachedSession, now = Date.now()): void {
+  /** Which clear() the cache is at; a look-up notes it before reading, for set. */
+  get generation(): number {
+    return this.clears;
+  }
+
+  /** Keeps a look-up made in `generation`, unless the cache was cleared since it began. */
+  set(key: string, entry: CachedSession, generation: number, now = Date.now()): void {
+    if (generation !== this.clears) return;
     const usableUntil = Math.min(
       now + this.lifetimeMs,
       entry.session.idle_expires_at.getTime(),
@@ -55,6 +69,7 @@ export class SessionCache {
 
   /** Forgets every look-up: a change could not be announced (session-change.ts). */
   clear(): void {
+    this.clears += 1;
     this.entries.clear();
   }
 

@@ -10,7 +10,8 @@ import type { DashboardContext } from './context.js';
  * Both are best effort, logged when Redis fails them: the change is saved, and answering that
  * it failed would send the person back to retry it, with a password that no longer works. The
  * sessions it ended stay ended: PostgreSQL says so to any process that cannot read the epoch,
- * this process drops every look-up it cached, and another process that still reads the old
+ * this process drops every look-up it cached and will not cache or serve one that was in flight
+ * across the drop (SessionCache.generation), and another process that still reads the old
  * epoch uses an entry at most SESSION_CACHE_LIFETIME_MS after reading it from PostgreSQL
  * (docs/dashboard-api.md, "Sessions").
  */
