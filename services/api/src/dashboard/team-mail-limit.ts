@@ -24,24 +24,39 @@ export class TeamMailLimit {
   }
 
   /**
-   * Counts one e-mail to `email` from the workspace, before anything is made for it; throws 429
-   * while either window is full. An address no account can have is refused by validation after
-   * this, and is counted nowhere.
+   * Counts one e-mail to `email` from the workspace, then makes what it carries (`make`: the
+   * invitation, the reset link) and answers it. While either window is full: 429, and nothing is
+   * made. When `make` refuses (400, 403, 409), no e-mail goes, so it is taken back off both
+   * counts: mistaken attempts must not use up the real one's. Counted before making, not after,
+   * so that two requests at once cannot both pass a count with one place left; a failed attempt
+   * holds its place only while it runs. An address no account can have is refused by `make`,
+   * and is counted nowhere.
    */
-  async admit(workspaceId: string, email: unknown): Promise<void> {
-    if (accountEmail(email) === null) return;
-    const decision = await this.window.consume(
-      `team-mail-recipient:${workspaceId}:${accountHash(email)}`,
-      TEAM_EMAILS_PER_RECIPIENT,
-      { guards: [{ bucket: `team-mail:${workspaceId}`, limit: TEAM_EMAILS_PER_WORKSPACE, reserve: true }] },
-    );
+  async admitWhile<T>(workspaceId: string, email: unknown, make: () => Promise<T>): Promise<T> {
+    if (accountEmail(email) === null) return make();
+    const recipientBucket = `team-mail-recipient:${workspaceId}:${accountHash(email)}`;
+    const workspaceBucket = `team-mail:${workspaceId}`;
+    const decision = await this.window.consume(recipientBucket, TEAM_EMAILS_PER_RECIPIENT, {
+      guards: [{ bucket: workspaceBucket, limit: TEAM_EMAILS_PER_WORKSPACE, reserve: true }],
+    });
     if ('stale' in decision) throw new Error('the team e-mail limit answered a token epoch');
-    if (decision.allowed) return;
-    throw rateLimited(
-      decision.refusedByGuard
-        ? `Too many invitation and reset e-mails from this workspace: at most ${TEAM_EMAILS_PER_WORKSPACE} an hour. Try again later.`
-        : `Too many invitation and reset e-mails to this address: at most ${TEAM_EMAILS_PER_RECIPIENT} an hour. Try again later.`,
-      decision.resetMs,
-    );
+    if (!decision.allowed) {
+      throw rateLimited(
+        decision.refusedByGuard
+          ? `Too many invitation and reset e-mails from this workspace: at most ${TEAM_EMAILS_PER_WORKSPACE} an hour. Try again later.`
+          : `Too many invitation and reset e-mails to this address: at most ${TEAM_EMAILS_PER_RECIPIENT} an hour. Try again later.`,
+        decision.resetMs,
+      );
+    }
+    try {
+      return await make();
+    } catch (error) {
+      // The refusal is the answer; should Redis fail to take the count back, one e-mail too
+      // many stays counted for the hour, which is the safe side.
+      await Promise.all(
+        [recipientBucket, workspaceBucket].map((bucket) => this.window.release(bucket, decision.member)),
+      ).catch(() => undefined);
+      throw error;
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { inTransaction } from '@retention/db';
+import { inTransaction, type Queryable } from '@retention/db';
 import {
   assertMayAssign,
   changeMemberRole,
@@ -31,18 +31,21 @@ export function teamRoutes(context: DashboardContext): Router {
   router.post('/team/invitations', allow('manage_team'), async (req, res) => {
     const body = bodyOf(req.body, ['email', 'role']);
     const { user, workspaceId } = signedIn(res);
-    if (context.mailer) await context.teamMailLimit.admit(workspaceId, body.email);
-    const result = await inviteMember(
-      db,
-      {
-        workspace_id: workspaceId,
-        email: body.email as string,
-        role: body.role as UserRole,
-        inviter_role: user.role,
-        base_url: context.config.baseUrl,
-      },
-      actorOf(req, res),
-    );
+    const invite = () =>
+      inviteMember(
+        db,
+        {
+          workspace_id: workspaceId,
+          email: body.email as string,
+          role: body.role as UserRole,
+          inviter_role: user.role,
+          base_url: context.config.baseUrl,
+        },
+        actorOf(req, res),
+      );
+    const result = context.mailer
+      ? await context.teamMailLimit.admitWhile(workspaceId, body.email, invite)
+      : await invite();
     const emailed = context.mailer
       ? await context.mailer.sendInvitation(result.invitation.email, {
           workspace_name: (await getWorkspace(db, workspaceId)).name,
@@ -97,17 +100,26 @@ export function teamRoutes(context: DashboardContext): Router {
     // A link shown to copy is the account itself: for oneself, or a role below one's own.
     const mayCopy = (target: { id: string; role: UserRole }) =>
       target.id === user.id || resetLinkRoles(user.role, false).includes(target.role);
-    const { target, link } = await inTransaction(db, async (trx) => {
-      const target = await findWorkspaceUser(trx, workspaceId, String(req.params.id));
+    const targetFor = async (q: Queryable) => {
+      const target = await findWorkspaceUser(q, workspaceId, String(req.params.id));
       assertMayAssign(user.role, target.role);
       if (!context.mailer && !mayCopy(target)) {
         throw forbidden(
           `Without e-mail set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: your role (${user.role}) may make one only for a role below its own. Ask an owner, or have e-mail set up.`,
         );
       }
-      if (context.mailer) await context.teamMailLimit.admit(workspaceId, target.email);
-      return { target, link: await createResetLink(trx, target, context.config.baseUrl, actorOf(req, res)) };
-    });
+      return target;
+    };
+    const makeLink = () =>
+      inTransaction(db, async (trx) => {
+        const target = await targetFor(trx);
+        return { target, link: await createResetLink(trx, target, context.config.baseUrl, actorOf(req, res)) };
+      });
+    // The e-mail is counted before the transaction opens, to hold no pooled connection with BEGIN
+    // open across a Redis round trip; the member is checked first, and again inside it.
+    const { target, link } = context.mailer
+      ? await context.teamMailLimit.admitWhile(workspaceId, (await targetFor(db)).email, makeLink)
+      : await makeLink();
     // As for invitations: e-mailed to the member when it can be, shown to copy only when not,
     // and then only when it could have been made without e-mail.
     const emailed = context.mailer ? await context.mailer.sendPasswordReset(target.email, link.reset_url) : false;

@@ -277,6 +277,29 @@ describe('e-mail over SMTP', () => {
     expect(elsewhere.status).toBe(201);
   });
 
+  it("counts on the Team page only what it makes: refused invitations (400, 403, 409) use up no address's or workspace's e-mails", async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { admin, member } = await team(database.current.db, call, 'Mistakes');
+    const invite = (email: string, role: string) =>
+      call('POST', '/team/invitations', { cookie: admin.cookie, body: { email, role } });
+    const mistakes = [
+      ...Array.from({ length: 30 }, () => ['later@example.com', 'owner', 403] as const),
+      ...Array.from({ length: 15 }, () => ['later@example.com', 'boss', 400] as const),
+      ...Array.from({ length: 15 }, () => [member.email, 'member', 409] as const),
+    ];
+    for (const [email, role, status] of mistakes) {
+      expect([email, role, (await invite(email, role)).status]).toEqual([email, role, status]);
+    }
+    // The address's five and the workspace's fifty are all still there.
+    for (let i = 0; i < 5; i += 1) expect((await invite('later@example.com', 'member')).status).toBe(201);
+    expect((await invite('later@example.com', 'member')).status).toBe(429);
+    for (let i = 0; i < 5; i += 1) {
+      expect((await call('POST', `/team/members/${member.id}/reset-link`, { cookie: admin.cookie })).status).toBe(200);
+    }
+    for (let i = 0; i < 40; i += 1) expect((await invite(`fine-${i}@example.com`, 'member')).status).toBe(201);
+    expect((await invite('fifty-first@example.com', 'member')).status).toBe(429);
+  });
+
   it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, workspace } = await team(database.current.db, call, 'Refused');
