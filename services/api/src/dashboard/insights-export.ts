@@ -13,8 +13,11 @@ import type { Logger } from '@retention/runtime';
  * the pool before the page is written; the next page is read only once the client has taken
  * the last (the response drained), starting after the last row's key. So a client that stops
  * reading holds no database connection, only one page in memory, and rows inserted during the
- * export are neither repeated nor make others be skipped. A response that has not drained for
- * `stallMs` is destroyed: a client that never reads again does not keep its export forever.
+ * export are neither repeated nor make others be skipped. Each wait for the client, the last
+ * one (the whole response taken) included, is bounded (DownloadPace): a response that has not
+ * drained for `stallMs`, or whose download averages less than `minBytesPerSecond` (over the
+ * time spent waiting for the client, once that exceeds `graceMs`), is destroyed. So a client
+ * that stops or trickles cannot keep its export (and its slot, export-slots.ts) for long.
  * Cells that a spreadsheet would run as a formula (starting with = + - @ tab or carriage
  * return) get a leading apostrophe, as OWASP recommends.
  */
@@ -30,12 +33,19 @@ export interface KeysetList {
 export interface CsvExportOptions {
   /** Rows read per query: a few hundred keeps a page's memory small and its queries few. */
   pageSize?: number;
-  /** How long the response may stay full (not drained) before it is destroyed. */
+  /** How long the response may stay full (not drained, or not finished) before it is destroyed. */
   stallMs?: number;
+  /** The slowest average, in bytes a second of waiting for the client, a download may keep... */
+  minBytesPerSecond?: number;
+  /** ...once it has been waited for this long (the first pages fill the sockets' buffers, not the client). */
+  graceMs?: number;
 }
 
 const PAGE_SIZE = 500;
 const STALL_MS = 30_000;
+/** 64 KB/s (512 kbit/s) after a minute: docs/dashboard-api.md, "Exports", says why. */
+const MIN_BYTES_PER_SECOND = 64 * 1024;
+const GRACE_MS = 60_000;
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
@@ -54,12 +64,59 @@ function csvCells(columns: readonly string[], row: Record<string, unknown>): str
   });
 }
 
-/** Why writing stopped: every row written, the client gone, or its response full for `stallMs`. */
-type Outcome = 'done' | 'closed' | 'stalled';
+/**
+ * Why writing stopped: every row written and taken, the client gone, its response full for
+ * `stallMs`, or its download below the slowest average allowed.
+ */
+type Outcome = 'done' | 'closed' | 'stalled' | 'too_slow';
+
+/** How long the client may take to take what is written so far, and what running out of it means. */
+interface Wait {
+  ms: number;
+  runsOutAs: 'stalled' | 'too_slow';
+}
+
+/**
+ * The bounds on an export's waits for its client: none longer than `stallMs`, and none past the
+ * moment its download would average less than `minBytesPerSecond` over the time spent waiting
+ * for the client (never before `graceMs` of it). A per-wait bound alone would let a client
+ * taking each page just within it hold its export for hours. Only waits count: the time the
+ * database takes to read a page is the server's, not the client's.
+ */
+class DownloadPace {
+  private written = 0;
+  private waitedMs = 0;
+
+  constructor(private readonly limits: Required<Omit<CsvExportOptions, 'pageSize'>>) {}
+
+  wrote(bytes: number): void {
+    this.written += bytes;
+  }
+
+  /** Waits for the client to take what is written ('drain': enough to write on; 'finish': all of it). */
+  async clientTakes(out: Writable, event: 'drain' | 'finish'): Promise<'taken' | 'closed' | Wait['runsOutAs']> {
+    const started = Date.now();
+    try {
+      return await takenWithin(out, event, this.nextWait());
+    } finally {
+      this.waitedMs += Date.now() - started;
+    }
+  }
+
+  private nextWait(): Wait {
+    const { stallMs, minBytesPerSecond, graceMs } = this.limits;
+    const allowedMs = Math.max(graceMs, (this.written / minBytesPerSecond) * 1000);
+    const leftMs = allowedMs - this.waitedMs;
+    return leftMs < stallMs
+      ? { ms: Math.max(0, leftMs), runsOutAs: 'too_slow' }
+      : { ms: stallMs, runsOutAs: 'stalled' };
+  }
+}
 
 /**
  * Writes the whole list as CSV to `out` (header first), page by page, waiting for `out` to
- * drain between pages; ends `out` once every row is written. `out` is left open otherwise.
+ * drain between pages; ends `out` once every row is written and waits for it to finish (the
+ * client took the last page). `out` is left open otherwise.
  */
 export async function writeCsvPages(
   out: Writable,
@@ -68,7 +125,11 @@ export async function writeCsvPages(
   options: CsvExportOptions = {},
 ): Promise<Outcome> {
   const pageSize = options.pageSize ?? PAGE_SIZE;
-  const stallMs = options.stallMs ?? STALL_MS;
+  const pace = new DownloadPace({
+    stallMs: options.stallMs ?? STALL_MS,
+    minBytesPerSecond: options.minBytesPerSecond ?? MIN_BYTES_PER_SECOND,
+    graceMs: options.graceMs ?? GRACE_MS,
+  });
   let cursor: string | undefined;
   let header = true;
   for (;;) {
@@ -85,31 +146,39 @@ export async function writeCsvPages(
       { header, columns: [...columns] },
     );
     header = false;
+    pace.wrote(Buffer.byteLength(text));
     const full = !out.write(text);
     if (!page.nextCursor) {
       out.end();
-      return 'done';
+      // Not done before the client has the last page: until then the export holds it in memory.
+      const finished = await pace.clientTakes(out, 'finish');
+      return finished === 'taken' ? 'done' : finished;
     }
     cursor = page.nextCursor;
     if (full) {
-      const drained = await drainedWithin(out, stallMs);
-      if (drained !== 'drained') return drained;
+      const drained = await pace.clientTakes(out, 'drain');
+      if (drained !== 'taken') return drained;
     }
   }
 }
 
-/** Waits for `out` to drain; 'closed' if it is destroyed first, 'stalled' after `ms` without either. */
-async function drainedWithin(out: Writable, ms: number): Promise<'drained' | 'closed' | 'stalled'> {
+/** Waits for `out` to emit `event`: 'closed' if it is destroyed first, `wait.runsOutAs` after `wait.ms`. */
+async function takenWithin(
+  out: Writable,
+  event: 'drain' | 'finish',
+  wait: Wait,
+): Promise<'taken' | 'closed' | Wait['runsOutAs']> {
+  if (event === 'finish' && out.writableFinished) return 'taken';
   if (out.destroyed) return 'closed';
   const giveUp = new AbortController();
-  const timer = setTimeout(() => giveUp.abort(), ms);
+  const timer = setTimeout(() => giveUp.abort(), wait.ms);
   try {
     return await Promise.race([
-      once(out, 'drain', { signal: giveUp.signal }).then(() => 'drained' as const),
+      once(out, event, { signal: giveUp.signal }).then(() => 'taken' as const),
       once(out, 'close', { signal: giveUp.signal }).then(() => 'closed' as const),
     ]);
   } catch (error) {
-    if (giveUp.signal.aborted) return out.destroyed ? 'closed' : 'stalled';
+    if (giveUp.signal.aborted) return out.destroyed ? 'closed' : wait.runsOutAs;
     throw error;
   } finally {
     clearTimeout(timer);
@@ -134,15 +203,26 @@ export async function streamCsv(
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
   try {
     const outcome = await writeCsvPages(res, list, columns, options);
-    if (outcome === 'stalled') {
-      logger.warn(
-        { filename, stall_ms: options.stallMs ?? STALL_MS },
-        'CSV export stalled: the client stopped reading, the download is cut',
-      );
+    if (outcome === 'stalled' || outcome === 'too_slow') {
+      logCut(logger, outcome, filename, options);
       res.destroy();
     }
   } catch (error) {
     if (!res.destroyed) logger.error({ err: error, filename }, 'CSV export failed');
     res.destroy();
+  }
+}
+
+function logCut(logger: Logger, why: 'stalled' | 'too_slow', filename: string, options: CsvExportOptions): void {
+  if (why === 'stalled') {
+    logger.warn(
+      { filename, stall_ms: options.stallMs ?? STALL_MS },
+      'CSV export stalled: the client stopped reading, the download is cut',
+    );
+  } else {
+    logger.warn(
+      { filename, min_bytes_per_second: options.minBytesPerSecond ?? MIN_BYTES_PER_SECOND },
+      'CSV export too slow: the client reads below the slowest average allowed, the download is cut',
+    );
   }
 }

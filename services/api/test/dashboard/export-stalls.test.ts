@@ -3,9 +3,9 @@ import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { CANCEL_SESSION_EXPORT_COLUMNS, cancelSessionListQuery } from '@retention/db';
-import { createLogger } from '@retention/runtime';
+import { createLogger, type Logger } from '@retention/runtime';
 import express from 'express';
-import { streamCsv, writeCsvPages } from '../../src/dashboard/insights-export.js';
+import { streamCsv, writeCsvPages, type CsvExportOptions } from '../../src/dashboard/insights-export.js';
 import { useApi, workspaceWithToken } from '../harness.js';
 import { dashboardClient, makeUser, signIn } from './support.js';
 
@@ -22,8 +22,15 @@ const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashbo
 const ROWS = 20_000;
 const FEEDBACK = 'All good, just too expensive for us. '.repeat(30);
 
+/**
+ * Rows whose feedback is as long as the schema allows (5,000 characters), each of four bytes
+ * in UTF-8: 400 of them are one page of some 8 MB, more than the sockets' buffers hold.
+ */
+const ONE_PAGE_ROWS = 400;
+const LONGEST_FEEDBACK = '\u{1F641}'.repeat(4_995);
+
 /** A workspace with `rows` cancel sessions and a signed-in member (the lowest role). */
-async function workspace(rows: number) {
+async function workspace(rows: number, feedback = FEEDBACK) {
   const { workspaceId } = await workspaceWithToken(api.current, {
     customers: [{ key: 'c', subscriptions: [{ key: 's' }] }],
   });
@@ -33,7 +40,7 @@ async function workspace(rows: number) {
                                   currency, created_at, ended_at)
      SELECT ?, ?, 'canceled', 'too_expensive', ? || g, 1000, 'usd', t, t
        FROM generate_series(1, ?) AS g, LATERAL (SELECT timestamptz '2025-01-01T00:00:00Z' + g * interval '1 second') AS s (t)`,
-    [workspaceId, customer.id, FEEDBACK, rows],
+    [workspaceId, customer.id, feedback, rows],
   );
   const member = await makeUser(api.current.db, workspaceId, 'member');
   return { workspaceId, cookie: await signIn(call, member.email) };
@@ -82,6 +89,60 @@ async function eventually(what: string, check: () => boolean | Promise<boolean>,
     await sleep(50);
   }
 }
+
+/** A logger whose entries the test reads. */
+function capturedLogger() {
+  const lines: string[] = [];
+  const logger = createLogger(
+    'api',
+    'info',
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    }),
+  );
+  const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { logger, entries };
+}
+
+/**
+ * A server of its own answering /export.csv with a workspace's cancel sessions through
+ * streamCsv and `options` (bounds short enough for a test), logging to `logger`.
+ */
+async function exportServer(workspaceId: string, logger: Logger, options: CsvExportOptions) {
+  const app = express();
+  app.get('/export.csv', async (_req, res) => {
+    const list = {
+      query: () => cancelSessionListQuery(api.current.db, workspaceId, {}),
+      column: 's.created_at',
+      idColumn: 's.id',
+    };
+    await streamCsv(res, logger, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv', options);
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Reads the rest of a paused client's answer until the connection closes: everything it received. */
+async function readUntilClosed(socket: Socket, first: Buffer): Promise<string> {
+  const received: Buffer[] = [first];
+  socket.on('data', (chunk: Buffer) => received.push(chunk));
+  socket.resume();
+  if (!socket.destroyed) await new Promise((resolve) => socket.once('close', resolve));
+  return Buffer.concat(received).toString('latin1');
+}
+
+/** The chunked body's closing chunk: a download that ends without it was cut. */
+const LAST_CHUNK = '\r\n0\r\n\r\n';
 
 describe('CSV exports whose clients stop reading', () => {
   it('hold no database connection: other requests are answered promptly while they wait', async () => {
@@ -158,46 +219,45 @@ describe('CSV exports whose clients stop reading', () => {
   }, 60_000);
 });
 
+describe('an export whose only page its client has not taken', () => {
+  it('keeps its slot until the client takes it: another beyond the two is a 429 meanwhile', async () => {
+    const a = await workspace(ONE_PAGE_ROWS, LONGEST_FEEDBACK);
+    const [first, second] = await Promise.all([
+      stalledExport(api.current.url, a.cookie),
+      stalledExport(api.current.url, a.cookie),
+    ]);
+    expect([first.statusLine, second.statusLine]).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+    await sleep(500); // both pages are written, as far as the sockets take them
+    expect((await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie })).status).toBe(429);
+
+    // Once a client has taken its page (the closing chunk came), its slot is free again.
+    const received: Buffer[] = [first.first];
+    first.socket.on('data', (chunk: Buffer) => received.push(chunk));
+    first.socket.resume();
+    await eventually('the first client has the whole download', () =>
+      Buffer.concat(received).toString('latin1').endsWith(LAST_CHUNK),
+    );
+    const exported = async () =>
+      (await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie })).status === 200;
+    await eventually('an export is served once a client took its page', exported);
+  }, 60_000);
+});
+
 describe('a CSV export that stays stalled', () => {
   it('is cut after stallMs without a drain, and logged once', async () => {
     const { workspaceId } = await workspace(ROWS);
-    const lines: string[] = [];
-    const logger = createLogger(
-      'api',
-      'info',
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-          done();
-        },
-      }),
-    );
-    const app = express();
-    app.get('/export.csv', async (_req, res) => {
-      const list = {
-        query: () => cancelSessionListQuery(api.current.db, workspaceId, {}),
-        column: 's.created_at',
-        idColumn: 's.id',
-      };
-      await streamCsv(res, logger, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv', { stallMs: 500 });
-    });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
+    const { logger, entries } = capturedLogger();
+    const server = await exportServer(workspaceId, logger, { stallMs: 500 });
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const { socket, statusLine, first } = await stalledExport(url, 'none=1', '/export.csv');
+      const { socket, statusLine, first } = await stalledExport(server.url, 'none=1', '/export.csv');
       expect(statusLine).toBe('HTTP/1.1 200 OK');
-      const stalls = () => lines.map((line) => JSON.parse(line)).filter((entry) => /stalled/.test(entry.msg));
+      const stalls = () => entries().filter((entry) => /stalled/.test(String(entry.msg)));
       await eventually('the stall is logged', () => stalls().length > 0);
       // Read what was sent before the cut: the download ends short of its last rows, without
       // the chunked body's closing chunk.
-      const rest: Buffer[] = [first];
-      socket.on('data', (chunk: Buffer) => rest.push(chunk));
-      socket.resume();
-      await new Promise((resolve) => socket.once('close', resolve));
-      const received = Buffer.concat(rest).toString('latin1');
+      const received = await readUntilClosed(socket, first);
       // (Booleans: a failure must not print megabytes of CSV.)
-      expect(received.endsWith('\r\n0\r\n\r\n')).toBe(false);
+      expect(received.endsWith(LAST_CHUNK)).toBe(false);
       expect(received.includes(`${FEEDBACK}${ROWS}"`)).toBe(true); // the newest row came
       expect(received.includes(`${FEEDBACK}1"`)).toBe(false); // the oldest never did
       await sleep(600); // another stallMs: the export is over, and said so once
@@ -205,8 +265,65 @@ describe('a CSV export that stays stalled', () => {
       expect(stalls()[0]).toMatchObject({ level: 'warn', filename: 'cancel-sessions.csv', stall_ms: 500 });
       expect(await connectionsInClientRead()).toBe(0);
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
+    }
+  }, 60_000);
+
+  it('is cut after stallMs when its client never takes the last page, even the only one, and logged', async () => {
+    const { workspaceId } = await workspace(ONE_PAGE_ROWS, LONGEST_FEEDBACK);
+    const { logger, entries } = capturedLogger();
+    const server = await exportServer(workspaceId, logger, { stallMs: 500 });
+    try {
+      const { socket, statusLine, first } = await stalledExport(server.url, 'none=1', '/export.csv');
+      expect(statusLine).toBe('HTTP/1.1 200 OK');
+      const stalls = () => entries().filter((entry) => /stalled/.test(String(entry.msg)));
+      await eventually('the stall is logged', () => stalls().length > 0, 3_000);
+      expect(stalls()[0]).toMatchObject({ level: 'warn', filename: 'cancel-sessions.csv', stall_ms: 500 });
+      const received = await readUntilClosed(socket, first);
+      expect(received.endsWith(LAST_CHUNK)).toBe(false);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe('a CSV export read too slowly', () => {
+  it('is cut once its download averages less than minBytesPerSecond after graceMs, though every page drains within stallMs, and logged', async () => {
+    const { workspaceId } = await workspace(ROWS);
+    const { logger, entries } = capturedLogger();
+    // 1 MB/s after half a second, against a client taking some 100 KB/s: each page (about
+    // 550 KB) drains in seconds, far within the default stallMs of 30 s.
+    const server = await exportServer(workspaceId, logger, { minBytesPerSecond: 1_000_000, graceMs: 500 });
+    try {
+      const { socket, statusLine, first } = await stalledExport(server.url, 'none=1', '/export.csv');
+      expect(statusLine).toBe('HTTP/1.1 200 OK');
+      const received: Buffer[] = [first];
+      let throttled = true;
+      socket.on('data', (chunk: Buffer) => {
+        received.push(chunk);
+        if (!throttled) return;
+        socket.pause();
+        setTimeout(() => socket.resume(), chunk.length / 100); // 100 bytes a millisecond
+      });
+      socket.resume();
+      const cuts = () => entries().filter((entry) => /CSV export/.test(String(entry.msg)));
+      // Read to its end at this pace, the export (some 25 MB) would take four minutes.
+      await eventually('the slow download is cut', () => cuts().length > 0, 20_000);
+      expect(cuts()).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          msg: expect.stringMatching(/^CSV export too slow/),
+          filename: 'cancel-sessions.csv',
+          min_bytes_per_second: 1_000_000,
+        }),
+      ]);
+      // What the sockets still hold is read at once: the download ends short.
+      throttled = false;
+      socket.resume();
+      if (!socket.destroyed) await new Promise((resolve) => socket.once('close', resolve));
+      expect(Buffer.concat(received).toString('latin1').endsWith(LAST_CHUNK)).toBe(false);
+    } finally {
+      await server.close();
     }
   }, 60_000);
 });
