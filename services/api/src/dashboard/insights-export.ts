@@ -187,8 +187,9 @@ async function takenWithin(
 }
 
 /**
- * Answers the request with the list as a CSV download (`filename`). Once the first bytes are
- * out a failure can only cut the download short: the response is destroyed, never answered twice.
+ * Answers the request with the list as a CSV download (`filename`). A failure before the first
+ * byte is thrown, for the error handler to answer (the JSON error shape); once the first bytes
+ * are out it can only cut the download short: the response is destroyed, never answered twice.
  */
 export async function streamCsv(
   res: ServerResponse,
@@ -208,6 +209,11 @@ export async function streamCsv(
       res.destroy();
     }
   } catch (error) {
+    if (!res.headersSent) {
+      res.removeHeader('Content-Type');
+      res.removeHeader('Content-Disposition');
+      throw error;
+    }
     if (!res.destroyed) logger.error({ err: error, filename }, 'CSV export failed');
     res.destroy();
   }

@@ -243,6 +243,37 @@ describe('an export whose only page its client has not taken', () => {
   }, 60_000);
 });
 
+/** Runs `body` while cancel_sessions.feedback is renamed away, so that the export's query fails. */
+async function withoutFeedbackColumn(body: () => Promise<void>): Promise<void> {
+  await api.current.db.raw('ALTER TABLE cancel_sessions RENAME COLUMN feedback TO feedback_gone');
+  try {
+    await body();
+  } finally {
+    await api.current.db.raw('ALTER TABLE cancel_sessions RENAME COLUMN feedback_gone TO feedback');
+  }
+}
+
+describe('an export whose first page cannot be read', () => {
+  it('is answered with the JSON error, not a cut connection, and frees its slot', async () => {
+    const a = await workspace(3);
+    await withoutFeedbackColumn(async () => {
+      for (let i = 0; i < 3; i += 1) {
+        const reply = await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie });
+        expect(reply.status).toBe(500);
+        expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(reply.headers.get('content-disposition')).toBeNull();
+        expect(reply.body).toEqual({
+          error: {
+            type: 'database_error',
+            message: 'The server failed to complete the request. Retry the request shortly.',
+          },
+        });
+      }
+    });
+    expect((await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie })).status).toBe(200);
+  });
+});
+
 describe('a CSV export that stays stalled', () => {
   it('is cut after stallMs without a drain, and logged once', async () => {
     const { workspaceId } = await workspace(ROWS);
