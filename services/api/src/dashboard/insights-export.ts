@@ -186,6 +186,13 @@ async function takenWithin(
   }
 }
 
+/** The headers of a CSV download named `filename`: a GET's, before its rows, and a HEAD's, alone. */
+export function setCsvHeaders(res: ServerResponse, filename: string): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+}
+
 /**
  * Answers the request with the list as a CSV download (`filename`). A failure before the first
  * byte is thrown, for the error handler to answer (the JSON error shape); once the first bytes
@@ -199,9 +206,7 @@ export async function streamCsv(
   filename: string,
   options: CsvExportOptions = {},
 ): Promise<void> {
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-  res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+  setCsvHeaders(res, filename);
   try {
     const outcome = await writeCsvPages(res, list, columns, options);
     if (outcome === 'stalled' || outcome === 'too_slow') {

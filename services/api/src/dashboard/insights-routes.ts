@@ -18,7 +18,7 @@ import { pathId } from '../middleware/validate-query.js';
 import { ReadCoalescer } from './coalesce.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { ExportSlots } from './export-slots.js';
-import { streamCsv, type KeysetList } from './insights-export.js';
+import { setCsvHeaders, streamCsv, type KeysetList } from './insights-export.js';
 import { detailId } from './read-routes.js';
 import { queryStrings } from './query-strings.js';
 
@@ -42,7 +42,20 @@ export function insightsRoutes(context: DashboardContext): Router {
 
   // Each export takes one of this process's slots (export-slots.ts) until it ends, is cut or its client goes.
   const exports = new ExportSlots();
-  const exportCsv = async (res: Response, list: KeysetList, columns: readonly string[], filename: string) => {
+  const exportCsv = async (
+    req: Request,
+    res: Response,
+    list: KeysetList,
+    columns: readonly string[],
+    filename: string,
+  ) => {
+    // Express serves HEAD through the GET route and Node discards the body, whose every write
+    // then succeeds at once: the whole list would be read in a tight loop for nothing.
+    if (req.method === 'HEAD') {
+      setCsvHeaders(res, filename);
+      res.end();
+      return;
+    }
     const release = exports.take(signedIn(res).workspaceId);
     try {
       await streamCsv(res, context.logger, list, columns, filename);
@@ -57,7 +70,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     const { workspaceId } = signedIn(res);
     const query = () => campaignListQuery(db, workspaceId, filters);
     const list = { query, column: 'k.first_failed_at', idColumn: 'k.id' };
-    await exportCsv(res, list, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
+    await exportCsv(req, res, list, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
   });
 
   router.get('/cancel_sessions/export.csv', async (req, res) => {
@@ -65,7 +78,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     const { workspaceId } = signedIn(res);
     const query = () => cancelSessionListQuery(db, workspaceId, filters);
     const list = { query, column: 's.created_at', idColumn: 's.id' };
-    await exportCsv(res, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
+    await exportCsv(req, res, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
   });
 
   router.get('/campaigns/:id', async (req, res) => {

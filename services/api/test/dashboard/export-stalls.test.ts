@@ -243,6 +243,33 @@ describe('an export whose only page its client has not taken', () => {
   }, 60_000);
 });
 
+describe('HEAD on an export', () => {
+  it("answers the download's headers without reading the list or taking a slot", async () => {
+    const a = await workspace(ROWS);
+    // The workspace's two slots are taken.
+    const held = await Promise.all([a, a].map((w) => stalledExport(api.current.url, w.cookie)));
+    expect(held.map((s) => s.statusLine)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+    expect((await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie })).status).toBe(429);
+
+    for (const [path, filename] of [
+      ['/cancel_sessions/export.csv', 'cancel-sessions.csv'],
+      ['/campaigns/export.csv', 'campaigns.csv'],
+    ] as const) {
+      const head = await call('HEAD', path, { cookie: a.cookie });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      expect(head.headers.get('content-disposition')).toBe(`attachment; filename="${filename}"`);
+      expect(head.text).toBe('');
+    }
+    // Its filters are checked as a GET's are.
+    expect((await call('HEAD', '/cancel_sessions/export.csv?reason=x', { cookie: a.cookie })).status).toBe(400);
+    // And no query runs: with the list's query failing, a HEAD is still answered.
+    await withoutFeedbackColumn(async () => {
+      expect((await call('HEAD', '/cancel_sessions/export.csv', { cookie: a.cookie })).status).toBe(200);
+    });
+  }, 60_000);
+});
+
 /** Runs `body` while cancel_sessions.feedback is renamed away, so that the export's query fails. */
 async function withoutFeedbackColumn(body: () => Promise<void>): Promise<void> {
   await api.current.db.raw('ALTER TABLE cancel_sessions RENAME COLUMN feedback TO feedback_gone');
