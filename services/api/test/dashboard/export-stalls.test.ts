@@ -431,4 +431,55 @@ describe('an export read page by page', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.filter((id) => before.includes(id))).toEqual(before);
   });
+
+  it('leaves out a row changed out of its filter before its page is read, and writes one changed into it', async () => {
+    const { workspaceId } = await workspace(0);
+    const db = api.current.db;
+    const [customer] = await db('customers').where({ workspace_id: workspaceId }).select('id');
+    const seconds = ['01', '02', '03', '04', '05', '06', '07', '08', '09'];
+    const ids: string[] = await db('cancel_sessions')
+      .insert(
+        seconds.map((second) => ({
+          workspace_id: workspaceId,
+          customer_id: customer.id,
+          outcome: second === '02' ? 'abandoned' : 'canceled',
+          reason_code: 'other',
+          monthly_mrr_cents: 1,
+          currency: 'usd',
+          created_at: new Date(`2026-01-01T00:00:${second}.000Z`),
+          ended_at: new Date(`2026-01-01T00:00:${second}.000Z`),
+        })),
+      )
+      .returning('id')
+      .then((rows: Array<{ id: string }>) => rows.map((row) => row.id));
+    const [at02, at03] = [ids[1]!, ids[2]!];
+
+    let text = '';
+    let changed = false;
+    const sink = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString('utf8');
+        if (changed) return done();
+        // After the first page (09, 08, 07): 03 leaves the filter, 02 enters it.
+        changed = true;
+        Promise.all([
+          db('cancel_sessions').where({ id: at03 }).update({ outcome: 'abandoned' }),
+          db('cancel_sessions').where({ id: at02 }).update({ outcome: 'canceled' }),
+        ]).then(() => done(), done);
+      },
+    });
+    const list = {
+      query: () => cancelSessionListQuery(db, workspaceId, { outcome: 'canceled' }),
+      column: 's.created_at',
+      idColumn: 's.id',
+    };
+    expect(await writeCsvPages(sink, list, CANCEL_SESSION_EXPORT_COLUMNS, { pageSize: 3 })).toBe('done');
+    const written = text
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',')[0]!);
+    expect(written).toEqual([...ids].reverse().filter((id) => id !== at03));
+  });
 });
