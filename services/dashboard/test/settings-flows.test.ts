@@ -408,6 +408,8 @@ describe('outbound webhooks', () => {
     await confirm.getByRole('button', { name: 'End overlap' }).click();
     await page.getByText('Overlap ended: deliveries are signed with the current secret alone.').waitFor();
     await endOverlap.waitFor({ state: 'detached' });
+    // Its button is gone with the overlap: the focus is on a control that stays, not lost to the body.
+    await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: 'Roll secret' });
     const alone = await sendTestRequest();
     const header = alone.headers['x-service-signature'] as string;
     expect(header.match(/v1=/g)).toHaveLength(1);

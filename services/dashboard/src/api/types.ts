@@ -111,6 +111,15 @@ export interface RolledSecret {
   accepted_secrets: { which: 'new' | 'replaced'; until: string | null }[];
 }
 
+/** What POST /webhooks/:id/end-overlap answers (docs/dashboard-api.md). */
+export interface EndedOverlap {
+  id: string;
+  /** The overlap is over either way. */
+  previous_secret_expires_at: null;
+  /** Null when no overlap was open any more: nothing changed, which is not an error. */
+  ended_overlap_until: string | null;
+}
+
 export interface Attempt {
   id: string;
   object: 'webhook_attempt';

@@ -1,16 +1,9 @@
 import { useState } from 'react';
 import { api } from '../../api/client.js';
-import type { Endpoint } from '../../api/types.js';
+import type { EndedOverlap, Endpoint } from '../../api/types.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Time } from '../../components/Time.js';
 import { useAction } from '../../use-action.js';
-
-/** What POST /webhooks/:id/end-overlap answers (docs/dashboard-api.md). */
-interface EndedOverlap {
-  id: string;
-  /** Null when no overlap was open any more: nothing changed, which is not an error. */
-  ended_overlap_until: string | null;
-}
 
 /** Until when the previous secret is still accepted, or null when no overlap is open (any more). */
 export function openOverlapUntil(endpoint: Endpoint): string | null {
@@ -22,8 +15,20 @@ export function openOverlapUntil(endpoint: Endpoint): string | null {
  * End overlap now: the secret the last roll replaced stops signing, without a new roll
  * (docs/webhooks.md, "Ending an overlap early"). Shown only while an overlap is open, and
  * asks first: a receiver still verifying with that secret rejects deliveries from then on.
+ *
+ * The button goes once the overlap has ended, so the confirmation gives the focus back to
+ * `returnFocusTo` (a control that stays), and `onEnded` must show the endpoint without its
+ * overlap as the confirmation closes (in the same render), not after asking the API again.
  */
-export function EndOverlap({ endpoint, onEnded }: { endpoint: Endpoint; onEnded: (message: string) => void }) {
+export function EndOverlap({
+  endpoint,
+  returnFocusTo,
+  onEnded,
+}: {
+  endpoint: Endpoint;
+  returnFocusTo?: HTMLElement;
+  onEnded: (ended: EndedOverlap, message: string) => void;
+}) {
   const [confirming, setConfirming] = useState(false);
   const ending = useAction();
   const until = openOverlapUntil(endpoint);
@@ -41,6 +46,7 @@ export function EndOverlap({ endpoint, onEnded }: { endpoint: Endpoint; onEnded:
     if (!done || !ended) return;
     setConfirming(false);
     onEnded(
+      ended,
       ended.ended_overlap_until
         ? 'Overlap ended: deliveries are signed with the current secret alone.'
         : 'The overlap had already ended: deliveries are signed with the current secret alone.',
@@ -66,6 +72,7 @@ export function EndOverlap({ endpoint, onEnded }: { endpoint: Endpoint; onEnded:
           error={ending.error}
           onConfirm={() => void end()}
           onClose={close}
+          {...(returnFocusTo && { returnFocusTo })}
         />
       )}
     </>

@@ -168,6 +168,8 @@ export default function EndpointPage({ id }: { id: string }) {
   const removal = useAction();
   const [message, setMessage] = useState<string | null>(null);
   const [logRound, setLogRound] = useState(0);
+  /** Where the focus goes once End overlap now, which then disappears, has done its work. */
+  const [rollButton, setRollButton] = useState<HTMLButtonElement | null>(null);
 
   if (loaded.loading && !loaded.data) return <Loading />;
   if (!loaded.data) {
@@ -212,14 +214,16 @@ export default function EndpointPage({ id }: { id: string }) {
             <button type="button" className="button" onClick={() => setOpen('edit')}>
               Edit
             </button>
-            <button type="button" className="button" onClick={() => setOpen('roll')}>
+            <button type="button" className="button" ref={setRollButton} onClick={() => setOpen('roll')}>
               Roll secret
             </button>
             <EndOverlap
               endpoint={endpoint}
-              onEnded={(ended) => {
-                setMessage(ended);
-                loaded.reload();
+              {...(rollButton && { returnFocusTo: rollButton })}
+              onEnded={(ended, result) => {
+                setMessage(result);
+                // Its answer says what GET would (no overlap any more), as a roll's does.
+                loaded.set({ ...endpoint, previous_secret_expires_at: ended.previous_secret_expires_at });
               }}
             />
             <button type="button" className="button" onClick={() => setOpen('recover')}>
