@@ -417,6 +417,19 @@ describe('outbound webhooks', () => {
     expect(() => verifyWebhook(alone.rawBody, header, replaced)).toThrow();
   });
 
+  it('a later roll with an overlap clears "Overlap ended", which it makes untrue', async () => {
+    await page.getByRole('button', { name: 'Roll secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roll secret' });
+    await dialog.getByLabel('Overlap (hours)').fill('1');
+    await dialog.getByRole('button', { name: 'Roll secret' }).click();
+    const shown = page.getByRole('dialog', { name: 'New signing secret' });
+    const current = (await shown.getByLabel('Signing secret').textContent()) ?? '';
+    await shown.getByRole('button', { name: 'Done' }).click();
+    world.current.receiver.route(hookPath, { secret: current, behaviour: { kind: 'status', status: 200 } });
+    await page.getByRole('button', { name: 'End overlap now' }).waitFor();
+    await expect(page.getByText(/signed with the current secret alone/).count()).resolves.toBe(0);
+  });
+
   it('screenshots the endpoint page at 1280 and 390 px', async () => {
     await page.screenshot({ path: path.join(world.current.screenshots, 'endpoint-1280.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });

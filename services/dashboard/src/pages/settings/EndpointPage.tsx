@@ -166,6 +166,7 @@ export default function EndpointPage({ id }: { id: string }) {
   const testing = useAction();
   /** Delete's refusal, shown on the page once the dialog closes. */
   const removal = useAction();
+  /** What the last action did; cleared when another starts, whose result it may no longer describe. */
   const [message, setMessage] = useState<string | null>(null);
   const [logRound, setLogRound] = useState(0);
   /** Where the focus goes once End overlap now, which then disappears, has done its work. */
@@ -182,6 +183,7 @@ export default function EndpointPage({ id }: { id: string }) {
 
   const sendTest = () => {
     removal.clear();
+    setMessage(null);
     void testing.run(async () => {
       setTest(await api<Attempt>('POST', `/webhooks/${endpoint.id}/test`));
       setLogRound((value) => value + 1);
@@ -190,6 +192,7 @@ export default function EndpointPage({ id }: { id: string }) {
 
   const remove = async () => {
     testing.clear();
+    setMessage(null);
     const removed = await removal.run(
       async () => {
         await api('DELETE', `/webhooks/${endpoint.id}`);
@@ -299,6 +302,7 @@ export default function EndpointPage({ id }: { id: string }) {
           onClose={() => setOpen(null)}
           onSaved={(saved) => {
             setOpen(null);
+            setMessage(null);
             loaded.set(saved);
           }}
         />
@@ -309,6 +313,8 @@ export default function EndpointPage({ id }: { id: string }) {
           onClose={() => setOpen(null)}
           onRolled={(rolled) => {
             setOpen(null);
+            // "Overlap ended: … the current secret alone" is no longer true after a roll with an overlap.
+            setMessage(null);
             setSecret({ value: rolled.secret, note: acceptedSecretsNote(rolled) });
             // Of what the page shows, a roll changes only until when the replaced secret is
             // accepted, which its answer says (as GET would): the page then knows of the new
