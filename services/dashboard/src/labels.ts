@@ -132,13 +132,14 @@ export function securityTargetLabel(type: string): string {
 }
 
 /**
- * Where a change came from: a loopback address (a request from the machine the service runs
- * on, as when signed in at http://localhost) means nothing to most people as `::1`, so it is
- * named, the address kept beside it; any other address is shown as it is.
+ * Where a change came from: a loopback address means nothing to most people as `::1`, so it is
+ * named, the address kept beside it; any other address is shown as it is. The words do not say
+ * the request began on the server: behind a reverse proxy on the same machine, with TRUST_PROXY
+ * left at false, every request is recorded with the proxy's loopback address.
  */
 export function clientAddressLabel(ip: string): string {
   const loopback = ip === '::1' || /^(::ffff:)?127\./i.test(ip);
-  return loopback ? `The server itself (${ip})` : ip;
+  return loopback ? `This machine or a proxy on it (${ip})` : ip;
 }
 
 /** A label, or the code humanized with a capital when the table does not know it. */

@@ -40,9 +40,9 @@ describe('labels', () => {
   });
 
   it('names a loopback address and keeps the address; any other address as it is', () => {
-    expect(clientAddressLabel('::1')).toBe('The server itself (::1)');
-    expect(clientAddressLabel('127.0.0.1')).toBe('The server itself (127.0.0.1)');
-    expect(clientAddressLabel('::ffff:127.0.0.1')).toBe('The server itself (::ffff:127.0.0.1)');
+    expect(clientAddressLabel('::1')).toBe('This machine or a proxy on it (::1)');
+    expect(clientAddressLabel('127.0.0.1')).toBe('This machine or a proxy on it (127.0.0.1)');
+    expect(clientAddressLabel('::ffff:127.0.0.1')).toBe('This machine or a proxy on it (::ffff:127.0.0.1)');
     expect(clientAddressLabel('203.0.113.9')).toBe('203.0.113.9');
     expect(clientAddressLabel('1270::1')).toBe('1270::1');
   });

@@ -779,7 +779,7 @@ describe('account, workspace and security log', () => {
     const created = page.getByRole('row', { name: /token\.created/ }).first();
     await created.getByText('API token created', { exact: true }).waitFor();
     await created.getByText(/^API token: /).waitFor();
-    await created.getByText(/^The server itself \((::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)\)$/).waitFor();
+    await created.getByText(/^This machine or a proxy on it \((::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)\)$/).waitFor();
     await expect(page.getByRole('cell', { name: /^(::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)$/ }).count()).resolves.toBe(0);
     await expect(page.getByText(/^api_token:/).count()).resolves.toBe(0);
 
