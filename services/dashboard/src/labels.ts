@@ -131,6 +131,18 @@ export function securityTargetLabel(type: string): string {
   return SECURITY_TARGET_LABELS[type] ?? type;
 }
 
+/** A payment processor by its name, from the `provider` code its connection is recorded with. */
+const PROCESSOR_NAMES: Readonly<Record<string, string>> = { stripe: 'Stripe' };
+
+/**
+ * What a security log entry changed, as the Settings pages name it: "Endpoint: https://…", and
+ * a processor connection by its provider's name ("Payment processor: Stripe", not `stripe`).
+ */
+export function securityTargetText(target: { type: string; label: string }): string {
+  const label = target.type === 'processor_connection' ? (PROCESSOR_NAMES[target.label] ?? target.label) : target.label;
+  return `${securityTargetLabel(target.type)}: ${label}`;
+}
+
 /**
  * Where a change came from: a loopback address means nothing to most people as `::1`, so it is
  * named, the address kept beside it; any other address is shown as it is. The words do not say

@@ -9,6 +9,7 @@ import {
   eventTypeLabel,
   securityActionLabel,
   securityTargetLabel,
+  securityTargetText,
 } from '../src/labels.js';
 
 /** The labels table (src/labels.ts) against the server's own sets, so a new code gets words. */
@@ -32,6 +33,9 @@ describe('labels', () => {
     expect(Object.keys(SECURITY_ACTION_LABELS).sort()).toEqual([...SECURITY_ACTIONS].sort());
     expect(securityActionLabel('account.reset_link_created')).toBe('Password reset link made');
     expect(securityTargetLabel('webhook_endpoint')).toBe('Endpoint');
+    // The processor connection is recorded by its provider's code; the log names the provider.
+    expect(securityTargetText({ type: 'processor_connection', label: 'stripe' })).toBe('Payment processor: Stripe');
+    expect(securityTargetText({ type: 'api_token', label: 'CI' })).toBe('API token: CI');
   });
 
   it('shows a security action or target it has no words for as its code, never blank', () => {

@@ -548,6 +548,15 @@ describe('the team page', () => {
     // The dialog, its form replaced by the link, still gives the focus back to its opener.
     await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: 'Invite' });
     await page.getByRole('row', { name: /newcomer@acme\.test/ }).waitFor();
+    // A role shown, not picked, is named as a picked one is: the invitation's, and the viewer's own.
+    await page
+      .getByRole('row', { name: /newcomer@acme\.test/ })
+      .getByRole('cell', { name: 'Admin', exact: true })
+      .waitFor();
+    await page
+      .getByRole('row', { name: /owner@acme\.test/ })
+      .getByRole('cell', { name: 'Owner', exact: true })
+      .waitFor();
 
     const roleOf = () => page.getByRole('row', { name: /member@acme\.test/ }).getByLabel('Role of member@acme.test');
     // The roles are named as the Invite dialog names them.
@@ -784,8 +793,10 @@ describe('account, workspace and security log', () => {
     await expect(page.getByText(/^api_token:/).count()).resolves.toBe(0);
 
     await page.getByRole('button', { name: /Account menu/ }).click();
+    await page.getByText('Owner', { exact: true }).waitFor();
     await page.getByRole('link', { name: 'Account' }).click();
     await heading('Account').waitFor();
+    await page.getByText('owner@acme.test · Owner', { exact: true }).waitFor();
     await page.getByLabel('Name').fill('Olive O.');
     await page.getByRole('button', { name: 'Save name' }).click();
     await page.getByRole('button', { name: /Olive O\. Account menu/ }).waitFor();

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, errorMessage } from '../api/client.js';
 import { Link, NavLink, usePath } from '../router.js';
+import { ROLE_NAMES } from '../pages/settings/roles.js';
 import { useSession } from '../session.js';
 
 const NAVIGATION = [
@@ -68,7 +69,7 @@ function AccountMenu() {
         <div className="menu" id="account-menu-list">
           <p className="menu-caption">
             <strong>{me.user.email}</strong>
-            <span>{me.user.role}</span>
+            <span>{ROLE_NAMES[me.user.role]}</span>
           </p>
           <Link to="/account" className="menu-item">
             Account

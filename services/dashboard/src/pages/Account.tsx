@@ -4,6 +4,7 @@ import { ConfirmDialog } from '../components/Dialog.js';
 import { Field, FormError } from '../components/Field.js';
 import { PageHeader } from '../components/states.js';
 import { useSession } from '../session.js';
+import { ROLE_NAMES } from './settings/roles.js';
 import { useAction, type Action } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
 
@@ -75,7 +76,7 @@ export default function Account() {
         <form className="card stack narrow" onSubmit={saveName}>
           <h2>Profile</h2>
           <p className="muted">
-            {me.user.email} · {me.user.role}
+            {me.user.email} · {ROLE_NAMES[me.user.role]}
           </p>
           <Field
             label="Name"

@@ -4,7 +4,7 @@ import { Clipped, PagedTable, type Column } from '../../components/ListPage.js';
 import { PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
-import { clientAddressLabel, securityActionLabel, securityTargetLabel } from '../../labels.js';
+import { clientAddressLabel, securityActionLabel, securityTargetText } from '../../labels.js';
 
 /** What happened in words, the recorded code on a quieter line under it; an unknown code alone. */
 function ActionCell({ action }: { action: string }) {
@@ -24,7 +24,7 @@ const COLUMNS: Column<SecurityEvent>[] = [
   { header: 'Who', cell: (row) => row.actor.label },
   {
     header: 'What',
-    cell: (row) => <Clipped text={row.target && `${securityTargetLabel(row.target.type)}: ${row.target.label}`} />,
+    cell: (row) => <Clipped text={row.target && securityTargetText(row.target)} />,
     fill: true,
   },
   { header: 'From', cell: (row) => (row.ip_address ? clientAddressLabel(row.ip_address) : '—') },

@@ -223,14 +223,14 @@ export default function Team() {
             onChange={(role, select) => role !== user.role && setChanging({ user, role, select })}
           />
         ) : (
-          user.role
+          ROLE_NAMES[user.role]
         ),
     },
     { header: 'Last sign-in', cell: (user) => <Time value={user.last_sign_in_at} empty="Never" short withTime /> },
   ];
   const invitationColumns: Column<Invitation>[] = [
     { header: 'Email', cell: (invitation) => <Clipped text={invitation.email} />, fill: true },
-    { header: 'Role', cell: (invitation) => invitation.role },
+    { header: 'Role', cell: (invitation) => ROLE_NAMES[invitation.role] },
     { header: 'Invited by', cell: (invitation) => <Clipped text={inviterLabel(invitation)} /> },
     { header: 'Expires', cell: (invitation) => <Time value={invitation.expires_at} short withTime /> },
   ];

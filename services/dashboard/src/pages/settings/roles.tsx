@@ -14,7 +14,7 @@ export const ROLE_SENTENCES: Record<Role, string> = {
     'Members can read every page (overview, campaigns, customers, cancel sessions, endpoints) but change nothing.',
 };
 
-/** A role as a person reads it, wherever a role is picked. */
+/** A role as a person reads it, wherever a role is shown or picked (never the stored lower-case value). */
 export const ROLE_NAMES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
 
 export const withArticle = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`);
