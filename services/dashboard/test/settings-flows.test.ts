@@ -753,7 +753,14 @@ describe('every page', () => {
 
 describe('account, workspace and security log', () => {
   it('renames the workspace (owner), lists the changes in the security log, renames the account', async () => {
+    // A failed load of the workspace is said, with Try again, not left as a missing sentence.
+    await page.context().setOffline(true);
     await openSettings('Workspace');
+    const failed = page.getByRole('alert');
+    await failed.getByRole('button', { name: 'Try again' }).waitFor();
+    await page.context().setOffline(false);
+    await failed.getByRole('button', { name: 'Try again' }).click();
+    await failed.waitFor({ state: 'detached' });
     // What the processor flag means for the owner, in the same words as the Processor page: the
     // world's workspace is marked connected with no Stripe connection behind it (as the demo's).
     const flag = page.getByText(PROCESSOR_STORY, { exact: false });

@@ -1,4 +1,5 @@
 import type { AttemptOutcome, UserRole } from '@retention/core/enums';
+import type { StripeStatus } from '../pages/settings/processor-story.js';
 
 /**
  * The shapes of docs/dashboard-api.md, as the page reads them. Type-only imports (Vite drops
@@ -43,6 +44,14 @@ export interface Workspace {
   name: string;
   display_currency: string;
   processor_status: string;
+}
+
+/**
+ * GET /workspace: the workspace with its Stripe connection's status, for every role. Only that
+ * route answers it (not /me, sign-in or PATCH /workspace), so `Workspace` itself does not claim it.
+ */
+export interface WorkspaceWithProcessor extends Workspace {
+  processor_connection_status: StripeStatus;
 }
 
 interface Permissions {

@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
-import type { Workspace } from '../../api/types.js';
+import type { Workspace, WorkspaceWithProcessor } from '../../api/types.js';
 import { Field, FormError } from '../../components/Field.js';
-import { PageHeader } from '../../components/states.js';
+import { ErrorNote, PageHeader } from '../../components/states.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { useLoad } from '../../hooks.js';
-import { processorStory, type StripeStatus } from './processor-story.js';
+import { processorStory } from './processor-story.js';
 
 export default function WorkspaceSettings() {
   const { me, refresh } = useSession();
@@ -16,10 +16,8 @@ export default function WorkspaceSettings() {
   const [currency, setCurrency] = useState(me.workspace.display_currency.toUpperCase());
   /** A refusal of the name or the currency (one with no FX rate) shows at that field. */
   const save = useAction({ fields: ['name', 'display_currency'] });
-  const processor = useLoad(
-    (signal) => api<Workspace & { processor_connection_status: StripeStatus }>('GET', '/workspace', { signal }),
-    'workspace',
-  );
+  /** For the processor sentence; the fields start from the session's copy of the workspace. */
+  const workspace = useLoad((signal) => api<WorkspaceWithProcessor>('GET', '/workspace', { signal }), 'workspace');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void save.run(
@@ -58,11 +56,13 @@ export default function WorkspaceSettings() {
         />
         {/* The Processor page's account, in its words (processor-story.ts), for every role: what
             the flag means for webhooks, and whether Stripe is behind it; the link for an owner. */}
-        {processor.data && (
+        {/* A failed load is said, with Try again: the sentence would otherwise just be missing. */}
+        {workspace.error && <ErrorNote message={workspace.error} onRetry={workspace.reload} />}
+        {workspace.data && (
           <p className="muted">
             {processorStory(
-              processor.data.processor_status,
-              processor.data.processor_connection_status,
+              workspace.data.processor_status,
+              workspace.data.processor_connection_status,
               me.permissions.manage_processor,
             )}{' '}
             {me.permissions.manage_processor && (
