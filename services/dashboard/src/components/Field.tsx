@@ -56,3 +56,17 @@ export function Field({
 export function FormError({ action }: { action: Pick<Action, 'formError'> }) {
   return action.formError ? <ErrorNote message={action.formError} /> : null;
 }
+
+/** What a form's last submit came to: its refusal not shown at a field, or its success. */
+export function Outcome({ action }: { action: Pick<Action, 'formError' | 'done'> }) {
+  return (
+    <>
+      <FormError action={action} />
+      {action.done && (
+        <p className="result ok" role="status">
+          {action.done}
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,11 +1,23 @@
 import { humanize } from '../format.js';
-import { declineCodeLabel, eventTypeLabel } from '../labels.js';
+import { declineCodeLabel, eventTypeLabel, securityActionLabel } from '../labels.js';
 
 /** An event type as people read it, its code beside it for the engineer who reads webhooks. */
 export function EventTypeName({ type }: { type: string }) {
   return (
     <>
       <strong>{eventTypeLabel(type)}</strong> <code className="code-aside">{type}</code>
+    </>
+  );
+}
+
+/** A security log action in words, its recorded code on a quieter line under it; an unknown code alone. */
+export function SecurityActionName({ action }: { action: string }) {
+  const words = securityActionLabel(action);
+  if (words === action) return <code>{action}</code>;
+  return (
+    <>
+      <span>{words}</span>
+      <code className="secondary">{action}</code>
     </>
   );
 }

@@ -1,26 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { ConfirmDialog } from '../components/Dialog.js';
-import { Field, FormError } from '../components/Field.js';
+import { Field, Outcome } from '../components/Field.js';
 import { PageHeader } from '../components/states.js';
 import { useSession } from '../session.js';
 import { ROLE_NAMES } from './settings/roles.js';
-import { useAction, type Action } from '../use-action.js';
+import { useAction } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
-
-/** What a form's last submit came to: its refusal not shown at a field, or its success. */
-function Outcome({ action }: { action: Action }) {
-  return (
-    <>
-      <FormError action={action} />
-      {action.done && (
-        <p className="result ok" role="status">
-          {action.done}
-        </p>
-      )}
-    </>
-  );
-}
 
 export default function Account() {
   const { me, refresh } = useSession();

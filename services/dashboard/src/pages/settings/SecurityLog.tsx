@@ -4,23 +4,12 @@ import { Clipped, PagedTable, type Column } from '../../components/ListPage.js';
 import { PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
-import { clientAddressLabel, securityActionLabel, securityTargetText } from '../../labels.js';
-
-/** What happened in words, the recorded code on a quieter line under it; an unknown code alone. */
-function ActionCell({ action }: { action: string }) {
-  const words = securityActionLabel(action);
-  if (words === action) return <code>{action}</code>;
-  return (
-    <>
-      <span>{words}</span>
-      <code className="secondary">{action}</code>
-    </>
-  );
-}
+import { SecurityActionName } from '../../components/Labels.js';
+import { clientAddressLabel, securityTargetText } from '../../labels.js';
 
 const COLUMNS: Column<SecurityEvent>[] = [
   { header: 'When', cell: (row) => <Time value={row.created_at} short withTime /> },
-  { header: 'Action', cell: (row) => <ActionCell action={row.action} /> },
+  { header: 'Action', cell: (row) => <SecurityActionName action={row.action} /> },
   { header: 'Who', cell: (row) => row.actor.label },
   {
     header: 'What',

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import type { Workspace, WorkspaceWithProcessor } from '../../api/types.js';
-import { Field, FormError } from '../../components/Field.js';
+import { Field, Outcome } from '../../components/Field.js';
 import { ErrorNote, PageHeader } from '../../components/states.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -72,12 +72,7 @@ export default function WorkspaceSettings() {
             )}
           </p>
         )}
-        <FormError action={save} />
-        {save.done && (
-          <p className="result ok" role="status">
-            {save.done}
-          </p>
-        )}
+        <Outcome action={save} />
         {canEdit ? (
           <div>
             <button type="submit" className="button primary" disabled={save.busy}>
