@@ -16,7 +16,12 @@ const COLUMNS: Column<SecurityEvent>[] = [
     cell: (row) => <Clipped text={row.target && securityTargetText(row.target)} />,
     fill: true,
   },
-  { header: 'From', cell: (row) => (row.ip_address ? clientAddressLabel(row.ip_address) : '—') },
+  {
+    header: 'From',
+    // On two lines rather than one: "This machine or a proxy on it (127.0.0.1)" on one line took
+    // the room of the What column, which was clipped to a few words.
+    cell: (row) => (row.ip_address ? <span className="wraps">{clientAddressLabel(row.ip_address)}</span> : '—'),
+  },
 ];
 
 export default function SecurityLog() {
