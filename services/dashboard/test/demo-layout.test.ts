@@ -410,6 +410,12 @@ describe('the Settings tables', () => {
         ),
         overflowing: buttons.filter((row) => row.scrollWidth > row.clientWidth).length,
         withoutTime: buttons.filter((row) => !row.querySelector('time')?.checkVisibility()).length,
+        timesOnTwoLines: buttons.filter((row) => {
+          const time = row.querySelector('time');
+          if (!time?.checkVisibility()) return false;
+          const lineHeight = parseFloat(row.ownerDocument.defaultView!.getComputedStyle(time).lineHeight);
+          return time.getBoundingClientRect().height > 1.5 * lineHeight;
+        }).length,
       }));
       return { ...rows, pageOverflow: await pageOverflow() };
     }
@@ -419,10 +425,12 @@ describe('the Settings tables', () => {
       await page.getByRole('link', { name: 'Dunning e-mails' }).click();
       const log = page.getByRole('list', { name: 'Deliveries, newest first' });
       await log.waitFor();
-      const { starts } = await logLayout(log);
+      const { starts, timesOnTwoLines } = await logLayout(log);
       await screenshot('settings-delivery-log');
       expect(starts.length).toBeGreaterThan(10);
       expect(new Set(starts)).toEqual(new Set([starts[0]]));
+      // At 1280 px each attempt's time is one line (it took two at 10rem: "Nov 25, 2026, 10:49 PM / UTC").
+      expect(timesOnTwoLines).toBe(0);
 
       // Narrower, it drops columns (by its own width, which the side navigation shares at 1024 and
       // 801 px, not the window's): never wider than its box or the window, its columns still in line,
