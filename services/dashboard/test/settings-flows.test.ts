@@ -221,6 +221,19 @@ describe('outbound webhooks', () => {
   let firstRolled = '';
   /** The secret the latest roll made. */
   let latestSecret = '';
+
+  /** Rolls the secret with a 1 h overlap from the endpoint page; the receiver then checks the new secret, returned. */
+  async function rollWithOneHourOverlap(): Promise<string> {
+    await page.getByRole('button', { name: 'Roll secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roll secret' });
+    await dialog.getByLabel('Overlap (hours)').fill('1');
+    await dialog.getByRole('button', { name: 'Roll secret' }).click();
+    const shown = page.getByRole('dialog', { name: 'New signing secret' });
+    const current = (await shown.getByLabel('Signing secret').textContent()) ?? '';
+    await shown.getByRole('button', { name: 'Done' }).click();
+    world.current.receiver.route(hookPath, { secret: current, behaviour: { kind: 'status', status: 200 } });
+    return current;
+  }
   const hookPath = '/hooks/acme';
 
   it('adds an endpoint: live https:// check, the server refusal at the URL field, the secret once', async () => {
@@ -387,15 +400,8 @@ describe('outbound webhooks', () => {
     const endOverlap = page.getByRole('button', { name: 'End overlap now' });
     // The last roll had no overlap: nothing to end, no button.
     await expect(endOverlap.count()).resolves.toBe(0);
-    await page.getByRole('button', { name: 'Roll secret' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Roll secret' });
-    await dialog.getByLabel('Overlap (hours)').fill('1');
-    await dialog.getByRole('button', { name: 'Roll secret' }).click();
-    const shown = page.getByRole('dialog', { name: 'New signing secret' });
-    const current = (await shown.getByLabel('Signing secret').textContent()) ?? '';
     const replaced = latestSecret;
-    await shown.getByRole('button', { name: 'Done' }).click();
-    world.current.receiver.route(hookPath, { secret: current, behaviour: { kind: 'status', status: 200 } });
+    const current = await rollWithOneHourOverlap();
 
     // Cancelled: the overlap stays open, both secrets sign.
     await endOverlap.click();
@@ -418,14 +424,7 @@ describe('outbound webhooks', () => {
   });
 
   it('a later roll with an overlap clears "Overlap ended", which it makes untrue', async () => {
-    await page.getByRole('button', { name: 'Roll secret' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Roll secret' });
-    await dialog.getByLabel('Overlap (hours)').fill('1');
-    await dialog.getByRole('button', { name: 'Roll secret' }).click();
-    const shown = page.getByRole('dialog', { name: 'New signing secret' });
-    const current = (await shown.getByLabel('Signing secret').textContent()) ?? '';
-    await shown.getByRole('button', { name: 'Done' }).click();
-    world.current.receiver.route(hookPath, { secret: current, behaviour: { kind: 'status', status: 200 } });
+    await rollWithOneHourOverlap();
     await page.getByRole('button', { name: 'End overlap now' }).waitFor();
     await expect(page.getByText(/signed with the current secret alone/).count()).resolves.toBe(0);
   });
