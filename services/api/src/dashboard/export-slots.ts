@@ -17,10 +17,12 @@ export class ExportSlots {
   private readonly running = new Map<string, number>();
   private total = 0;
 
-  /** Takes a slot for an export of the workspace, or throws 429; call the returned function once it ends. */
-  take(workspaceId: string): () => void {
-    const ofWorkspace = this.running.get(workspaceId) ?? 0;
-    if (ofWorkspace >= EXPORTS_PER_WORKSPACE) {
+  /**
+   * Throws the 429 an export of the workspace would get now, taking nothing: a HEAD answers
+   * what its GET would, and a GET refused here would not be worth a download manager's try.
+   */
+  check(workspaceId: string): void {
+    if ((this.running.get(workspaceId) ?? 0) >= EXPORTS_PER_WORKSPACE) {
       throw rateLimited(
         `Too many CSV exports at once: at most ${EXPORTS_PER_WORKSPACE} at a time for a workspace. Wait for one to finish and try again.`,
         RETRY_AFTER_MS,
@@ -29,6 +31,12 @@ export class ExportSlots {
     if (this.total >= EXPORTS_PER_PROCESS) {
       throw rateLimited('Too many CSV exports are running. Wait a moment and try again.', RETRY_AFTER_MS);
     }
+  }
+
+  /** Takes a slot for an export of the workspace, or throws 429; call the returned function once it ends. */
+  take(workspaceId: string): () => void {
+    this.check(workspaceId);
+    const ofWorkspace = this.running.get(workspaceId) ?? 0;
     this.running.set(workspaceId, ofWorkspace + 1);
     this.total += 1;
     let released = false;

@@ -50,8 +50,10 @@ export function insightsRoutes(context: DashboardContext): Router {
     filename: string,
   ) => {
     // Express serves HEAD through the GET route and Node discards the body, whose every write
-    // then succeeds at once: the whole list would be read in a tight loop for nothing.
+    // then succeeds at once: the whole list would be read in a tight loop for nothing. It gets
+    // the GET's headers, or the GET's 429 while the slots are full, and takes no slot.
     if (req.method === 'HEAD') {
+      exports.check(signedIn(res).workspaceId);
       setCsvHeaders(res, filename);
       res.end();
       return;

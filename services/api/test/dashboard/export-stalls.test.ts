@@ -244,13 +244,8 @@ describe('an export whose only page its client has not taken', () => {
 });
 
 describe('HEAD on an export', () => {
-  it("answers the download's headers without reading the list or taking a slot", async () => {
+  it("answers what its GET would, headers only, without reading the list or taking a slot", async () => {
     const a = await workspace(ROWS);
-    // The workspace's two slots are taken.
-    const held = await Promise.all([a, a].map((w) => stalledExport(api.current.url, w.cookie)));
-    expect(held.map((s) => s.statusLine)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
-    expect((await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie })).status).toBe(429);
-
     for (const [path, filename] of [
       ['/cancel_sessions/export.csv', 'cancel-sessions.csv'],
       ['/campaigns/export.csv', 'campaigns.csv'],
@@ -261,8 +256,22 @@ describe('HEAD on an export', () => {
       expect(head.headers.get('content-disposition')).toBe(`attachment; filename="${filename}"`);
       expect(head.text).toBe('');
     }
+    // The HEADs took no slot: two exports still start.
+    const held = await Promise.all([a, a].map((w) => stalledExport(api.current.url, w.cookie)));
+    expect(held.map((s) => s.statusLine)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+    // With the workspace's two slots taken, a HEAD gets the 429 its GET would, and when to try again.
+    const refused = await call('HEAD', '/cancel_sessions/export.csv', { cookie: a.cookie });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect((await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie })).status).toBe(429);
+
     // Its filters are checked as a GET's are.
     expect((await call('HEAD', '/cancel_sessions/export.csv?reason=x', { cookie: a.cookie })).status).toBe(400);
+    for (const { socket } of held) socket.destroy();
+    await eventually(
+      'a HEAD is answered once the slots are free',
+      async () => (await call('HEAD', '/cancel_sessions/export.csv', { cookie: a.cookie })).status === 200,
+    );
     // And no query runs: with the list's query failing, a HEAD is still answered.
     await withoutFeedbackColumn(async () => {
       expect((await call('HEAD', '/cancel_sessions/export.csv', { cookie: a.cookie })).status).toBe(200);
