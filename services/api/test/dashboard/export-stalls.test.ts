@@ -244,7 +244,7 @@ describe('an export whose only page its client has not taken', () => {
 });
 
 describe('HEAD on an export', () => {
-  it("answers what its GET would, headers only, without reading the list or taking a slot", async () => {
+  it('answers what its GET would, headers only, without reading the list or taking a slot', async () => {
     const a = await workspace(ROWS);
     for (const [path, filename] of [
       ['/cancel_sessions/export.csv', 'cancel-sessions.csv'],
