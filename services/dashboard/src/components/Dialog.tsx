@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import type { Action } from '../use-action.js';
 import { focusFirst, returnFocus, trapTab } from './dialog-focus.js';
 
 /**
@@ -68,16 +69,23 @@ export function Dialog({
   );
 }
 
-/** "Are you sure?" with the action's own verb on the button. */
+/**
+ * "Are you sure?" with the action's own verb on the button, one contract for every use: the
+ * dialog shows the state of `action` (the page's useAction() for what it confirms), so no page
+ * wires it by hand. Its confirm button is disabled while the action runs; a refusal shows in the
+ * dialog, in the server's words, and the dialog stays open to try again or cancel (the page
+ * closes it once the action has succeeded). Closed without acting (its cancel button, ×,
+ * Escape), it calls `onClose` and then forgets the refusal (`action.clear()`), so a refusal
+ * never outlives its dialog, and the page behind never shows it again.
+ */
 export function ConfirmDialog({
   title,
   message,
   confirmLabel,
   cancelLabel = 'Cancel',
+  action,
   onConfirm,
   onClose,
-  busy,
-  error,
   returnFocusTo,
 }: {
   title: string;
@@ -85,26 +93,30 @@ export function ConfirmDialog({
   confirmLabel: string;
   /** The way out, when "Cancel" would read as the action itself (Cancel invitation). */
   cancelLabel?: string;
+  /** The action `onConfirm` runs: its own useAction(), not one whose refusal the page shows too. */
+  action: Pick<Action, 'busy' | 'error' | 'clear'>;
   onConfirm: () => void;
   onClose: () => void;
-  busy?: boolean;
-  error?: string | null;
   returnFocusTo?: HTMLElement;
 }) {
+  const close = () => {
+    onClose();
+    action.clear();
+  };
   return (
-    <Dialog title={title} onClose={onClose} returnFocusTo={returnFocusTo}>
+    <Dialog title={title} onClose={close} returnFocusTo={returnFocusTo}>
       <div className="stack">
         <div>{message}</div>
-        {error && (
+        {action.error && (
           <p className="error-note" role="alert">
-            {error}
+            {action.error}
           </p>
         )}
         <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
+          <button type="button" className="button" onClick={close}>
             {cancelLabel}
           </button>
-          <button type="button" className="button danger" onClick={onConfirm} disabled={busy}>
+          <button type="button" className="button danger" onClick={onConfirm} disabled={action.busy}>
             {confirmLabel}
           </button>
         </div>

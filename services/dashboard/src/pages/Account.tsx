@@ -20,11 +20,11 @@ export default function Account() {
   const [confirmingSignOut, setConfirmingSignOut] = useState(false);
 
   // Each form's outcome is its own: acting on one clears what the others last said, so
-  // "Name saved." never stands beside a later password refusal as if it were about it.
+  // "Name saved." never stands beside a later password refusal as if it were about it. Sign out
+  // everywhere's refusal shows in its confirmation only, which forgets it as it closes.
   const saveName = (event: FormEvent) => {
     event.preventDefault();
     password.clear();
-    everywhere.clear();
     void profile.run(
       async () => {
         await api('PATCH', '/account', { body: { name } });
@@ -36,7 +36,6 @@ export default function Account() {
   const changePassword = (event: FormEvent) => {
     event.preventDefault();
     profile.clear();
-    everywhere.clear();
     void password.run(
       async () => {
         await api('POST', '/account/password', { body: { current_password: current, new_password: next } });
@@ -135,13 +134,9 @@ export default function Account() {
           title="Sign out everywhere"
           message={<p>Every session of yours ends, on every device, this one too. You then sign in again here.</p>}
           confirmLabel="Sign out everywhere"
-          busy={everywhere.busy}
-          error={everywhere.error}
+          action={everywhere}
           onConfirm={signOutEverywhere}
-          onClose={() => {
-            setConfirmingSignOut(false);
-            everywhere.clear();
-          }}
+          onClose={() => setConfirmingSignOut(false)}
         />
       )}
     </>

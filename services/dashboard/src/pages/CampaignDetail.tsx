@@ -38,10 +38,6 @@ export default function CampaignDetail({ id }: { id: string }) {
   const [action, setAction] = useState<Action | null>(null);
   const marking = useAction();
 
-  const closeDialog = () => {
-    setAction(null);
-    marking.clear();
-  };
   const run = async () => {
     if (!action) return;
     const done = await marking.run(() => api('POST', `/campaigns/${id}/${action}`));
@@ -91,10 +87,9 @@ export default function CampaignDetail({ id }: { id: string }) {
             </p>
           }
           confirmLabel={ACTIONS[action].label}
-          busy={marking.busy}
-          error={marking.error}
+          action={marking}
           onConfirm={() => void run()}
-          onClose={closeDialog}
+          onClose={() => setAction(null)}
         />
       )}
     </>

@@ -34,10 +34,6 @@ export function EndOverlap({
   const until = openOverlapUntil(endpoint);
   if (!until) return null;
 
-  const close = () => {
-    ending.clear();
-    setConfirming(false);
-  };
   const end = async () => {
     let ended: EndedOverlap | undefined;
     const done = await ending.run(async () => {
@@ -68,10 +64,9 @@ export function EndOverlap({
             </p>
           }
           confirmLabel="End overlap"
-          busy={ending.busy}
-          error={ending.error}
+          action={ending}
           onConfirm={() => void end()}
-          onClose={close}
+          onClose={() => setConfirming(false)}
           {...(returnFocusTo && { returnFocusTo })}
         />
       )}

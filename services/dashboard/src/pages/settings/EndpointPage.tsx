@@ -164,7 +164,7 @@ export default function EndpointPage({ id }: { id: string }) {
   const [secret, setSecret] = useState<{ value: string; note?: string } | null>(null);
   const [test, setTest] = useState<Attempt | null>(null);
   const testing = useAction();
-  /** Delete's refusal, shown on the page once the dialog closes. */
+  /** Delete's, whose refusal shows in its confirmation (ConfirmDialog), never on the page. */
   const removal = useAction();
   /** What the last action did; cleared when another starts, whose result it may no longer describe. */
   const [message, setMessage] = useState<string | null>(null);
@@ -179,10 +179,8 @@ export default function EndpointPage({ id }: { id: string }) {
     );
   }
   const endpoint = loaded.data;
-  const actionError = testing.error ?? removal.error;
 
   const sendTest = () => {
-    removal.clear();
     setMessage(null);
     void testing.run(async () => {
       setTest(await api<Attempt>('POST', `/webhooks/${endpoint.id}/test`));
@@ -190,17 +188,17 @@ export default function EndpointPage({ id }: { id: string }) {
     });
   };
 
-  const remove = async () => {
+  // Refused (deleted meanwhile in another tab, say), the confirmation stays open with the reason.
+  const remove = () => {
     testing.clear();
     setMessage(null);
-    const removed = await removal.run(
+    void removal.run(
       async () => {
         await api('DELETE', `/webhooks/${endpoint.id}`);
         navigate('/settings/webhooks');
       },
       { staysBusy: true },
     );
-    if (!removed) setOpen(null);
   };
 
   return (
@@ -239,7 +237,7 @@ export default function EndpointPage({ id }: { id: string }) {
         )}
       </PageHeader>
       <DisabledBanner endpoint={endpoint} canManage={canManage} onChange={loaded.set} />
-      {actionError && <ErrorNote message={actionError} />}
+      {testing.error && <ErrorNote message={testing.error} />}
       {message && (
         <p className="result ok" role="status">
           {message}
@@ -343,8 +341,8 @@ export default function EndpointPage({ id }: { id: string }) {
             </p>
           }
           confirmLabel="Delete"
-          busy={removal.busy}
-          onConfirm={() => void remove()}
+          action={removal}
+          onConfirm={remove}
           onClose={() => setOpen(null)}
         />
       )}

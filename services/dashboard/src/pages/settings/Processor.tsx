@@ -234,13 +234,9 @@ export default function Processor() {
             </p>
           }
           confirmLabel="Remove API key"
-          busy={removal.busy}
-          error={removal.error}
+          action={removal}
           onConfirm={removeKey}
-          onClose={() => {
-            setConfirmRemoval(false);
-            removal.clear();
-          }}
+          onClose={() => setConfirmRemoval(false)}
         />
       )}
     </>

@@ -156,15 +156,24 @@ export default function Team() {
   const [removing, setRemoving] = useState<User | null>(null);
   /** An invitation whose Cancel invitation awaits its confirmation (it cannot be undone). */
   const [cancelling, setCancelling] = useState<Invitation | null>(null);
-  /** The row actions (role, reset link, remove, cancel invitation): their refusal shows above the table. */
-  const action = useAction();
+  /** Reset link, which asks nothing first: its refusal shows above the table. */
+  const resetting = useAction();
+  /**
+   * What a confirmation confirms (role change, remove, cancel invitation; one open at a time):
+   * a refusal shows in that confirmation (ConfirmDialog), never again above the table.
+   */
+  const confirmed = useAction();
   const [resetLink, setResetLink] = useState<(SentLink & { user: User }) | null>(null);
 
-  const makeResetLink = (user: User) =>
-    void action.run(async () => {
+  // Acting on one clears what the other last said: "Saved: …" never stands beside a later
+  // reset link's refusal, nor that refusal beside a later "Saved: …".
+  const makeResetLink = (user: User) => {
+    confirmed.clear();
+    void resetting.run(async () => {
       const answer = await api<{ emailed: boolean; reset_url?: string }>('POST', `/team/members/${user.id}/reset-link`);
       setResetLink({ user, emailed: answer.emailed, url: answer.reset_url });
     });
+  };
   /**
    * A role picked in a row's select, not yet saved: the select shows it while the confirmation
    * asks (a closed select changes on a single arrow key in Chromium, so picking never saves).
@@ -172,7 +181,8 @@ export default function Team() {
    */
   const [changing, setChanging] = useState<{ user: User; role: Role; select: HTMLSelectElement } | null>(null);
   const changeRole = async (user: User, role: Role) => {
-    await action.run(
+    resetting.clear();
+    const saved = await confirmed.run(
       async () => {
         await api('PATCH', `/team/members/${user.id}`, { body: { role } });
         if (team.data) {
@@ -188,23 +198,27 @@ export default function Team() {
       },
       { done: `Saved: ${user.name || user.email} is now ${withArticle(role)}.` },
     );
-    // Saved or refused (the refusal shows above the table), the select shows the role the server
-    // has; the confirmation gives the focus back to it as it closes (Dialog).
-    setChanging(null);
+    // Saved, the confirmation closes and the select shows the new role. Refused, it stays open
+    // with the server's words; closing it then puts the select back to the role the server has.
+    // Either way the confirmation gives the focus back to the select as it closes (Dialog).
+    if (saved) setChanging(null);
   };
-  const remove = async (user: User) => {
-    await action.run(async () => {
+  const remove = (user: User) => {
+    resetting.clear();
+    void confirmed.run(async () => {
       await api('DELETE', `/team/members/${user.id}`);
+      setRemoving(null);
       team.reload();
     });
-    setRemoving(null);
   };
-  const revokeInvitation = (invitation: Invitation) =>
-    void action.run(async () => {
+  const revokeInvitation = (invitation: Invitation) => {
+    resetting.clear();
+    void confirmed.run(async () => {
       await api('DELETE', `/team/invitations/${invitation.id}`);
       setCancelling(null);
       team.reload();
     });
+  };
   /** An admin manages admins and members only; nobody removes themselves here. */
   const manageable = (user: User) => canManage && user.id !== me.user.id && roles.includes(user.role);
 
@@ -275,10 +289,10 @@ export default function Team() {
           </button>
         )}
       </PageHeader>
-      {action.error && <ErrorNote message={action.error} />}
-      {action.done && (
+      {resetting.error && <ErrorNote message={resetting.error} />}
+      {confirmed.done && (
         <p className="result ok" role="status">
-          {action.done}
+          {confirmed.done}
         </p>
       )}
       {team.loading && !team.data && <Loading />}
@@ -347,7 +361,7 @@ export default function Team() {
             </p>
           }
           confirmLabel="Change role"
-          busy={action.busy}
+          action={confirmed}
           onConfirm={() => void changeRole(changing.user, changing.role)}
           onClose={() => setChanging(null)}
           returnFocusTo={changing.select}
@@ -362,8 +376,8 @@ export default function Team() {
             </p>
           }
           confirmLabel="Remove"
-          busy={action.busy}
-          onConfirm={() => void remove(removing)}
+          action={confirmed}
+          onConfirm={() => remove(removing)}
           onClose={() => setRemoving(null)}
         />
       )}
@@ -378,7 +392,7 @@ export default function Team() {
           }
           confirmLabel="Cancel invitation"
           cancelLabel="Keep invitation"
-          busy={action.busy}
+          action={confirmed}
           onConfirm={() => revokeInvitation(cancelling)}
           onClose={() => setCancelling(null)}
         />

@@ -168,13 +168,9 @@ export default function Tokens() {
             </p>
           }
           confirmLabel="Revoke"
-          busy={revocation.busy}
-          error={revocation.error}
+          action={revocation}
           onConfirm={() => revoke(revoking)}
-          onClose={() => {
-            setRevoking(null);
-            revocation.clear();
-          }}
+          onClose={() => setRevoking(null)}
         />
       )}
     </>
