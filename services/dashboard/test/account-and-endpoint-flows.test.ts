@@ -436,6 +436,40 @@ describe('an endpoint that keeps failing', () => {
     await page.reload();
     await page.getByText('No endpoints yet.').waitFor();
   });
+
+  it('a refused Delete (the endpoint deleted meanwhile in another tab) stays open with the reason in it, once; Cancel forgets it', async () => {
+    const cookie = await cookieOf(page);
+    const created = await fetch(`${world.current.url}/dashboard/api/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: world.current.url, cookie },
+      body: JSON.stringify({ name: 'Doomed CRM', url: world.current.receiver.url('/hooks/doomed') }),
+    });
+    expect(created.status).toBe(201);
+    const doomedId = (await world.current.db('webhook_endpoints').where({ name: 'Doomed CRM' }).first()).id as string;
+    await page.reload();
+    await page.getByRole('link', { name: 'Doomed CRM' }).click();
+    await heading(page, 'Doomed CRM').waitFor();
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete endpoint' });
+    await confirm.getByText('Delete Doomed CRM?', { exact: false }).waitFor();
+    const deleted = await fetch(`${world.current.url}/dashboard/api/webhooks/${doomedId}`, {
+      method: 'DELETE',
+      headers: { origin: world.current.url, cookie },
+    });
+    expect(deleted.status).toBe(204);
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    const refusal = `No webhook endpoint with id ${doomedId}`;
+    await confirm.getByRole('alert').getByText(refusal).waitFor();
+    // Shown once, in the dialog, not again on the page behind it; the button works again.
+    const alerts = page.getByRole('alert').filter({ hasText: /./ });
+    await expect(alerts.allTextContents()).resolves.toEqual([refusal]);
+    await expect(confirm.getByRole('button', { name: 'Delete' }).isEnabled()).resolves.toBe(true);
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await heading(page, 'Doomed CRM').waitFor();
+    await expect(alerts.count()).resolves.toBe(0);
+  });
 });
 
 describe('the team page', () => {

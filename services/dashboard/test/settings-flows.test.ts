@@ -663,6 +663,101 @@ describe('the team page', () => {
       expect(Math.abs((await middle(row.getByRole('button', { name: button }))) - rowMiddle)).toBeLessThanOrEqual(2);
     }
   });
+
+  /**
+   * A confirmation the server refuses (the person or the invitation gone meanwhile, by this
+   * owner's own hand in another tab) stays open with the server's words in it, once, its button
+   * enabled again; closing it forgets them. Before, Cancel invitation showed nothing in the
+   * dialog (its refusal stood on the page behind the modal), and Remove and a role change closed
+   * it and showed the refusal above the table. Each case loads the page afresh, so one failing
+   * leaves no dialog open over the next.
+   */
+  describe('a refused confirmation', () => {
+    /** The API called as this person would from another tab. */
+    const fromAnotherTab = async (method: string, route: string, body?: unknown) => {
+      const cookie = (await context.cookies()).map((each) => `${each.name}=${each.value}`).join('; ');
+      const reply = await fetch(`${world.current.url}/dashboard/api${route}`, {
+        method,
+        headers: { 'content-type': 'application/json', origin: world.current.url, cookie },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      expect(reply.ok).toBe(true);
+    };
+    /** A member of the workspace, listed on the Team page as it loads. */
+    const newMember = async (email: string, name: string): Promise<string> => {
+      const [row] = await world.current
+        .db('users')
+        .insert({ workspace_id: world.current.workspace.id, email, role: 'member', name })
+        .returning('id');
+      return (row as { id: string }).id;
+    };
+    const openTeam = async () => {
+      await page.goto(`${world.current.url}/dashboard/settings/team`);
+      await heading('Team').waitFor();
+      await page.getByRole('table', { name: 'People' }).waitFor();
+    };
+    /** Every alert on the page with some text, in the dialog or behind it. */
+    const alerts = () => page.getByRole('alert').filter({ hasText: /./ });
+    const expectRefusedInDialog = async (dialog: Locator, refusal: string, confirmLabel: string) => {
+      await dialog.getByRole('alert').getByText(refusal).waitFor();
+      await expect(alerts().allTextContents()).resolves.toEqual([refusal]);
+      await expect(dialog.getByRole('button', { name: confirmLabel }).isEnabled()).resolves.toBe(true);
+    };
+
+    it('Cancel invitation, the invitation cancelled meanwhile: the reason in the dialog; Keep invitation forgets it', async () => {
+      await fromAnotherTab('POST', '/team/invitations', { email: 'changed.mind@acme.test', role: 'member' });
+      const invitation = await world.current.db('account_links').where({ email: 'changed.mind@acme.test' }).first();
+      await openTeam();
+      await page
+        .getByRole('row', { name: /changed\.mind@acme\.test/ })
+        .getByRole('button', { name: 'Cancel invitation' })
+        .click();
+      const confirm = page.getByRole('dialog', { name: 'Cancel invitation' });
+      await confirm.getByText(/Cancel the invitation of changed\.mind@acme\.test\?/).waitFor();
+      await fromAnotherTab('DELETE', `/team/invitations/${invitation.id}`);
+      await confirm.getByRole('button', { name: 'Cancel invitation' }).click();
+      await expectRefusedInDialog(confirm, `No open invitation with id ${invitation.id}.`, 'Cancel invitation');
+      await confirm.getByRole('button', { name: 'Keep invitation' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      await expect(alerts().count()).resolves.toBe(0);
+    });
+
+    it('Remove, the person removed meanwhile: the reason in the dialog, not above the table; Cancel forgets it', async () => {
+      const leaverId = await newMember('leaver@acme.test', 'Lee Leaver');
+      await openTeam();
+      await page
+        .getByRole('row', { name: /leaver@acme\.test/ })
+        .getByRole('button', { name: 'Remove' })
+        .click();
+      const confirm = page.getByRole('dialog', { name: 'Remove from the workspace' });
+      await confirm.getByText('Remove Lee Leaver?', { exact: false }).waitFor();
+      await fromAnotherTab('DELETE', `/team/members/${leaverId}`);
+      await confirm.getByRole('button', { name: 'Remove' }).click();
+      await expectRefusedInDialog(confirm, `No user with id ${leaverId} in this workspace.`, 'Remove');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      await expect(alerts().count()).resolves.toBe(0);
+    });
+
+    it('a role change, the person removed meanwhile: the reason in the dialog; Cancel puts the select back and focuses it', async () => {
+      const switcherId = await newMember('switcher@acme.test', 'Sid Switcher');
+      await openTeam();
+      const roleOf = () =>
+        page.getByRole('row', { name: /switcher@acme\.test/ }).getByLabel('Role of switcher@acme.test');
+      await roleOf().selectOption('admin');
+      const confirm = page.getByRole('dialog', { name: 'Change role' });
+      await confirm.getByText('Make Sid Switcher an admin?', { exact: false }).waitFor();
+      await fromAnotherTab('DELETE', `/team/members/${switcherId}`);
+      await confirm.getByRole('button', { name: 'Change role' }).click();
+      await expectRefusedInDialog(confirm, `No user with id ${switcherId} in this workspace.`, 'Change role');
+      await expect(page.getByRole('status').filter({ hasText: 'Saved' }).count()).resolves.toBe(0);
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      await expect(alerts().count()).resolves.toBe(0);
+      await expect(roleOf().inputValue()).resolves.toBe('member');
+      await expect(roleOf().evaluate((element) => element === element.ownerDocument.activeElement)).resolves.toBe(true);
+    });
+  });
 });
 
 let invitationLink = '';
