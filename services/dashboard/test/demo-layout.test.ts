@@ -24,6 +24,7 @@ import { testSecretsKeyBytes } from '@retention/testkit';
  */
 const world = useDashboardWorld();
 let demo: DemoSeedResult;
+const OWNER_NAME = 'Dana Demo';
 let context: BrowserContext;
 let page: Page;
 
@@ -34,7 +35,7 @@ beforeAll(async () => {
   demo = await seedDemo(db, { secretsKey: testSecretsKeyBytes(), baseUrl: world.current.url });
   await db('users')
     .where({ id: demo.owner.id })
-    .update({ password_hash: await hashPassword(PASSWORD), name: 'Dana Demo' });
+    .update({ password_hash: await hashPassword(PASSWORD), name: OWNER_NAME });
   context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
@@ -315,6 +316,43 @@ const SETTINGS_TABLES: Array<[route: string, table: string, name: string]> = [
   ['/settings/security-log', 'Security log', 'settings-security-log'],
   ['/settings/processor', 'Events that could not be applied', 'settings-processor'],
 ];
+
+describe('the top bar at 1280 px', () => {
+  it("cuts a person's name of 200 characters short: the account button stays beside the workspace's name, not over it", async () => {
+    const saveName = async (name: string) => {
+      await open('/account');
+      await page.getByLabel('Name').fill(name);
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await page.getByRole('status').filter({ hasText: 'Name saved.' }).waitFor();
+    };
+    const long = 'Bartholomew Fitzgerald-Montgomery '.repeat(6).slice(0, 200).trim();
+    await saveName(long);
+    try {
+      await open('/');
+      const banner = page.getByRole('banner');
+      const account = banner.getByRole('button', { name: /Account menu/ });
+      await banner.getByText(long).waitFor();
+      await screenshot('top-bar-long-name');
+      const workspaceName = banner.getByText(demo.workspace.name);
+      const brand = await banner.getByRole('link').first().boundingBox();
+      const button = await account.boundingBox();
+      const shapes = {
+        // The workspace's name whole (it has the room), not squeezed to "Northwind Anal…".
+        workspaceNameCut: await workspaceName.evaluate((element) => element.scrollWidth > element.clientWidth),
+        // The person's name on one line, cut with an ellipsis.
+        nameLines: await banner.getByText(long).evaluate((element) => element.getClientRects().length),
+        nameCut: await banner.getByText(long).evaluate((element) => element.scrollWidth > element.clientWidth),
+      };
+      expect(shapes).toEqual({ workspaceNameCut: false, nameLines: 1, nameCut: true });
+      // Inside the window, after the workspace's name, not over it.
+      expect(button!.x + button!.width).toBeLessThanOrEqual(1280);
+      expect(button!.x).toBeGreaterThanOrEqual(brand!.x + brand!.width);
+      expect(await pageOverflow()).toBe(0);
+    } finally {
+      await saveName(OWNER_NAME);
+    }
+  });
+});
 
 describe('the Settings tables', () => {
   beforeAll(async () => {

@@ -62,7 +62,9 @@ function AccountMenu() {
         <span className="avatar" aria-hidden="true">
           {(me.user.name || me.user.email).slice(0, 1).toUpperCase()}
         </span>
-        <span className="account-name">{me.user.name || me.user.email}</span>
+        <span className="account-name" title={me.user.name || me.user.email}>
+          {me.user.name || me.user.email}
+        </span>
         <span className="visually-hidden">Account menu</span>
       </button>
       {open && (
