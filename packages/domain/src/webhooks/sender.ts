@@ -324,8 +324,32 @@ function deliveryFailureText(error: unknown, timeoutMs: number, host = 'the host
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset by the receiver';
   if (DNS_CODES.has(code)) return unresolvedHostMessage(host, code);
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
-  if (TLS_CODE.test(code)) return `TLS error (${code}): ${truncate(message)}`;
+  if (TLS_CODE.test(code)) return `TLS error (${code}): ${tlsProblem(code, message)}`;
   return `request failed${code ? ` (${code})` : ''}: ${truncate(message)}`;
+}
+
+/**
+ * What is wrong with the receiver's TLS, in words its owner can act on. Node's own messages
+ * are written for whoever runs Node ("if the root CA is installed locally, try running Node.js
+ * with --use-system-ca"), advice an endpoint's owner cannot take: the usual certificate
+ * problems are said here, any other is Node's message without such a hint.
+ */
+const NOT_PUBLIC = 'receivers need a certificate from a public certificate authority';
+const TLS_PROBLEMS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: `the receiver's certificate is self-signed; ${NOT_PUBLIC}`,
+  SELF_SIGNED_CERT_IN_CHAIN: `the receiver's certificate chain ends in a self-signed certificate; ${NOT_PUBLIC}`,
+  UNABLE_TO_GET_ISSUER_CERT: `the receiver's certificate is not from a trusted authority; ${NOT_PUBLIC}`,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: `the receiver's certificate is not from a trusted authority; ${NOT_PUBLIC}`,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    "the receiver's certificate could not be traced to a trusted authority: send its intermediate certificates with it",
+  CERT_HAS_EXPIRED: "the receiver's certificate has expired",
+  CERT_NOT_YET_VALID: "the receiver's certificate is not valid yet",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's certificate is not for this host name",
+};
+const NODE_HINT = /;?\s*if the root CA is installed locally.*$/is;
+
+function tlsProblem(code: string, message: string): string {
+  return TLS_PROBLEMS[code] ?? truncate(message.replace(NODE_HINT, ''));
 }
 
 function truncate(text: string): string {
