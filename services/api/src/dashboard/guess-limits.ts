@@ -76,7 +76,26 @@ interface DeviceAttempt {
   attempts: number;
 }
 
-const SIGN_IN_REFUSED = 'Too many sign-in attempts. Wait a few minutes and try again.';
+/**
+ * When to try again, in the words of a refusal: the window's own wait (Retry-After), so that a
+ * person locked out for a quarter of an hour reads "15 minutes", not "a few". Rounded up.
+ */
+function tryAgainIn(waitMs: number): string {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  if (seconds < 60) return `Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
+  const minutes = Math.ceil(seconds / 60);
+  return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}
+
+const REFUSALS = {
+  'sign-in': 'Too many sign-in attempts.',
+  link: 'Too many attempts from this address.',
+  password: 'Too many password attempts.',
+} as const;
+
+/** A guess limit's 429: what was refused, and when it may be tried again. */
+const refused = (what: keyof typeof REFUSALS, waitMs: number) =>
+  rateLimited(`${REFUSALS[what]} ${tryAgainIn(waitMs)}`, waitMs);
 
 export class GuessLimits {
   private readonly window: SlidingWindowRateLimiter;
@@ -143,7 +162,7 @@ export class GuessLimits {
   private async startCheck(email: unknown): Promise<string> {
     const decision = await this.inFlight.consume(accountKey('signin-in-flight', email), SIGN_IN_IN_FLIGHT_PER_ACCOUNT);
     if ('stale' in decision) throw new Error('a guess limit answered a token epoch');
-    if (!decision.allowed) throw rateLimited(SIGN_IN_REFUSED, decision.resetMs);
+    if (!decision.allowed) throw refused('sign-in', decision.resetMs);
     return decision.member;
   }
 
@@ -235,12 +254,6 @@ export class GuessLimits {
     });
     if ('stale' in decision) throw new Error('a guess limit answered a token epoch');
     if (decision.allowed) return decision.member;
-    const message =
-      what === 'sign-in'
-        ? SIGN_IN_REFUSED
-        : what === 'link'
-          ? 'Too many attempts from this address. Wait a few minutes and try again.'
-          : 'Too many password attempts. Wait a few minutes and try again.';
-    throw rateLimited(message, decision.resetMs);
+    throw refused(what, decision.resetMs);
   }
 }

@@ -282,8 +282,10 @@ describe('sign-in limits', () => {
     });
     expect(limited.status).toBe(429);
     expect(limited.body.error.type).toBe('rate_limit_exceeded');
-    expect(limited.body.error.message).toBe('Too many sign-in attempts. Wait a few minutes and try again.');
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // When to try again, in the message as in Retry-After: the failures' window is 15 minutes.
+    expect(limited.body.error.message).toBe('Too many sign-in attempts. Try again in 15 minutes.');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(15 * 60);
     // The address itself is not full: another account signs in from it.
     const other = await makeUser(api.current.db, workspace.id, 'member');
     const fromSame = await call('POST', '/session', {

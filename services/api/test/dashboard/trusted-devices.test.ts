@@ -82,7 +82,7 @@ describe('trusted devices (device cookies)', () => {
     // ... and then none: the device is forgotten, the right password from it is refused too.
     const forgotten = await signInFrom('198.51.100.50', owner.email, PASSWORD, device);
     expect(forgotten.status).toBe(429);
-    expect(forgotten.body.error.message).toBe('Too many sign-in attempts. Wait a few minutes and try again.');
+    expect(forgotten.body.error.message).toBe('Too many sign-in attempts. Try again in 15 minutes.');
     expect((await signInFrom('198.51.100.51', owner.email, PASSWORD, device)).status).toBe(429);
     // Forgotten, not only paused: its record is gone, so it stays a stranger after the window.
     expect(await deviceRecordExists(device)).toBe(0);
