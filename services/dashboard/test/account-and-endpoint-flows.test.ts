@@ -401,7 +401,10 @@ describe('an endpoint that keeps failing', () => {
       .getByRole('dialog', { name: 'Retry failed deliveries' })
       .getByRole('button', { name: 'Retry failed' })
       .click();
-    await page.getByRole('status').filter({ hasText: '0 deliveries queued to be sent again.' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Nothing to send again: no delivery ran out of retries or was skipped since \w{3} \d/ })
+      .waitFor();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(world.current.receiver.requestsTo(hookPath)).toHaveLength(before + 1);
 

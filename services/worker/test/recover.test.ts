@@ -26,6 +26,7 @@ describe('Retry failed since…', () => {
     healthy = true;
     expect(await recoverDeliveries(db, { endpoint_id: endpoint.id, actor_id: workspace.ownerId, since })).toEqual({
       requeued: 2,
+      retrying: 0,
     });
     await eventually(
       async () =>
@@ -80,6 +81,7 @@ describe('Retry failed since…', () => {
       await enableEndpoint(db, { id: endpoint.id, actor_id: workspace.ownerId });
       expect(await recoverDeliveries(db, { endpoint_id: endpoint.id, actor_id: workspace.ownerId, since })).toEqual({
         requeued: 1,
+        retrying: 0,
       });
       await eventually(
         async () =>

@@ -10,12 +10,15 @@ import { assertWebhookManager } from './permissions.js';
  * goes back to pending, due now, once each (a delivery already pending is not touched). The
  * worker's scheduler releases them like any due delivery and claims each under its lease, so none
  * is sent twice at once; their next attempt numbers follow the ones already logged.
+ * `retrying` counts the deliveries since `since` that failed an attempt and are still pending
+ * (their next retry scheduled, or one running): not requeued, and said so, so that "0 queued"
+ * after failures that are still being retried does not read as if nothing had failed.
  */
 export async function recoverDeliveries(
   db: Db,
   input: { endpoint_id: string; actor_id: string; since: Date },
   audit?: Actor,
-): Promise<{ requeued: number }> {
+): Promise<{ requeued: number; retrying: number }> {
   assertUuid(input.endpoint_id);
   const since = assertPastDate(input.since, 'since');
   return inTransaction(db, async (trx) => {
@@ -23,6 +26,11 @@ export async function recoverDeliveries(
     await assertWebhookManager(trx, endpoint.workspace_id, input.actor_id);
     // A disabled endpoint would skip them again at once: turning it on comes first.
     if (!endpoint.enabled) throw conflict('The endpoint is off: turn it on, then retry its failed deliveries.');
+    const [retrying] = await trx('webhook_deliveries')
+      .where({ endpoint_id: endpoint.id, status: 'pending' })
+      .where('attempt_count', '>', 0)
+      .where('created_at', '>=', since)
+      .count<Array<{ retrying: string }>>({ retrying: '*' });
     const requeued = await trx('webhook_deliveries')
       .where({ endpoint_id: endpoint.id })
       .whereIn('status', ['failed', 'skipped'])
@@ -36,6 +44,6 @@ export async function recoverDeliveries(
       target: { type: 'webhook_endpoint', id: endpoint.id, label: endpoint.url },
       details: { since: since.toISOString(), requeued },
     });
-    return { requeued };
+    return { requeued, retrying: Number(retrying?.retrying ?? 0) };
   });
 }

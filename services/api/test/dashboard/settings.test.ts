@@ -328,9 +328,12 @@ describe('roll secret and retry failed since', () => {
     expect((await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } })).status).toBe(409);
     await call('POST', `/webhooks/${id}/enable`, { cookie: admin.cookie });
     const recovered = await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } });
-    expect(recovered.body).toEqual({ requeued: 2 });
+    expect(recovered.body).toEqual({ requeued: 2, retrying: 0 });
+    // Once each: now pending again after their failed attempts, they are counted as still being
+    // retried, not queued a second time.
     expect((await call('POST', `/webhooks/${id}/recover`, { cookie: admin.cookie, body: { since } })).body).toEqual({
       requeued: 0,
+      retrying: 2,
     });
     const pending = await api.current.db('webhook_deliveries').where({ endpoint_id: id, status: 'pending' });
     expect(pending).toHaveLength(2);

@@ -104,6 +104,30 @@ function localInputValue(date: Date): string {
   return local.toISOString().slice(0, 16);
 }
 
+/** What Retry failed since… did: deliveries queued again, and those it left to their own retries. */
+interface Recovered {
+  requeued: number;
+  retrying: number;
+  since: string;
+}
+
+const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
+
+/**
+ * The outcome in words. Deliveries whose retries are still scheduled are not queued again (they
+ * have not run out of attempts): said, with how to send one now, so that "0 queued" after a
+ * run of failures does not read as if the button did nothing.
+ */
+function recoveredMessage({ requeued, retrying, since }: Recovered): string {
+  const queued =
+    requeued > 0
+      ? `${deliveries(requeued)} queued to be sent again.`
+      : `Nothing to send again: no delivery ran out of retries or was skipped since ${formatLocalTime(since)}.`;
+  if (retrying === 0) return queued;
+  const still = retrying === 1 ? '1 delivery that failed is' : `${retrying} deliveries that failed are`;
+  return `${queued} ${still} still being retried on schedule; Resend in the log sends one now.`;
+}
+
 function RecoverDialog({
   endpoint,
   onClose,
@@ -111,7 +135,7 @@ function RecoverDialog({
 }: {
   endpoint: Endpoint;
   onClose: () => void;
-  onDone: (count: number) => void;
+  onDone: (outcome: Recovered) => void;
 }) {
   const [since, setSince] = useState(localInputValue(new Date(Date.now() - 24 * 3600_000)));
   /** A refusal of the time (one in the future) shows at its field. */
@@ -121,10 +145,10 @@ function RecoverDialog({
     void recover.run(
       async () => {
         const iso = new Date(since).toISOString();
-        const answer = await api<{ requeued: number }>('POST', `/webhooks/${endpoint.id}/recover`, {
+        const answer = await api<{ requeued: number; retrying: number }>('POST', `/webhooks/${endpoint.id}/recover`, {
           body: { since: iso },
         });
-        onDone(answer.requeued);
+        onDone({ ...answer, since: iso });
       },
       { staysBusy: true },
     );
@@ -325,9 +349,9 @@ export default function EndpointPage({ id }: { id: string }) {
         <RecoverDialog
           endpoint={endpoint}
           onClose={() => setOpen(null)}
-          onDone={(count) => {
+          onDone={(outcome) => {
             setOpen(null);
-            setMessage(`${count} ${count === 1 ? 'delivery' : 'deliveries'} queued to be sent again.`);
+            setMessage(recoveredMessage(outcome));
             setLogRound((value) => value + 1);
           }}
         />
