@@ -892,6 +892,29 @@ describe("an endpoint's summary", () => {
   });
 });
 
+describe('the API reference (/docs) on a phone', () => {
+  it('stacks its contents above the reference at 390 px: nothing scrolls sideways, the text has the width', async () => {
+    const phone = await world.current.browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const docs = await phone.newPage();
+      await docs.goto(`${world.current.url}/docs`);
+      await docs.getByRole('heading', { level: 1 }).waitFor();
+      await docs.screenshot({ path: path.join(shots(), 'polish-api-reference-390.png') });
+      const layout = await docs.evaluate<{ overflow: number; mainWidth: number }>(
+        `({
+          overflow: document.documentElement.scrollWidth - window.innerWidth,
+          mainWidth: Math.round(document.querySelector('main').getBoundingClientRect().width),
+        })`,
+      );
+      expect(layout.overflow).toBeLessThanOrEqual(0);
+      // The reference's column takes the window, not the 90 px a 260 px sidebar left it.
+      expect(layout.mainWidth).toBeGreaterThanOrEqual(350);
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
 describe('the favicon', () => {
   it('is linked from the page as an SVG and answered at /favicon.ico as an image', async () => {
     await open('/');

@@ -28,6 +28,12 @@ table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:14px}th,td
 th{background:#f6f8fa}td.name{white-space:nowrap}.muted{color:#57606a}
 details{border:1px solid #e4e7eb;border-radius:6px;margin:8px 0;padding:4px 12px}summary{cursor:pointer;font-weight:600;padding:4px 0}
 .status{display:inline-block;min-width:38px}.ok{color:#2b7a4b}.err{color:#b42318}
+@media (max-width:760px){
+header{padding:18px 16px}.layout{display:block}
+nav{position:static;max-height:none;border-right:0;border-bottom:1px solid #e4e7eb;padding:12px 16px}
+nav ul{display:flex;flex-wrap:wrap;gap:4px 14px}main{padding:8px 16px 40px}
+table{display:block;overflow-x:auto}td.name{white-space:normal}code{overflow-wrap:anywhere}
+}
 `;
 
 export function renderDocsPage(document: OpenApiDocument): DocsPage {
