@@ -5,7 +5,7 @@ import express from 'express';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { DASHBOARD_DIST, ensureDashboardBuilt } from '../../../scripts/dashboard-build.js';
 import { DASHBOARD_CSP, dashboardPages } from '../src/dashboard/static.js';
-import { useApi } from './harness.js';
+import { useApi, workspaceWithToken } from './harness.js';
 
 describe('the dashboard pages served by the API process', () => {
   const api = useApi();
@@ -52,6 +52,39 @@ describe('the dashboard pages served by the API process', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).not.toMatch(/html/);
     expect((await api.current.get('/dashboard/assets/../../package.json')).status).not.toBe(200);
+  });
+
+  it('compresses the built files and the API reference as the browser accepts (Brotli or gzip), never an API answer', async () => {
+    const fetchWith = (route: string, acceptEncoding: string, token?: string) =>
+      fetch(`${api.current.url}${route}`, {
+        headers: { 'accept-encoding': acceptEncoding, ...(token && { authorization: `Bearer ${token}` }) },
+      });
+    for (const route of [`/dashboard/assets/${script}`, '/docs', '/openapi.json']) {
+      for (const [accepted, used] of [
+        ['br, gzip', 'br'],
+        ['gzip', 'gzip'],
+        ['identity', null],
+      ] as const) {
+        const reply = await fetchWith(route, accepted);
+        expect([route, accepted, reply.status, reply.headers.get('content-encoding')]).toEqual([
+          route,
+          accepted,
+          200,
+          used,
+        ]);
+        expect(reply.headers.get('vary')).toMatch(/accept-encoding/i);
+        expect((await reply.text()).length).toBeGreaterThan(1_000); // fetch undoes the encoding
+      }
+    }
+    // Answers that can hold a secret or a session's data are never compressed (BREACH), however
+    // large: a page of customers here.
+    const { token } = await workspaceWithToken(api.current, {
+      customers: Array.from({ length: 20 }, (_, index) => ({ key: `c${index}` })),
+    });
+    const list = await fetchWith('/api/v1/customers', 'br, gzip', token);
+    expect(list.status).toBe(200);
+    expect((await list.text()).length).toBeGreaterThan(2_000);
+    expect(list.headers.get('content-encoding')).toBeNull();
   });
 
   it('answers /favicon.ico (and /dashboard/favicon.ico) with the icon, cached for a day', async () => {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler, type Response } from 'express';
+import { compressPublic } from '../middleware/compress-public.js';
 
 const DASHBOARD_PREFIX = '/dashboard';
 
@@ -98,7 +99,7 @@ export function dashboardPages(candidates: string[] = DASHBOARD_BUILD_CANDIDATES
   const router = Router();
   router.get('/', (_req, res) => res.redirect(302, `${DASHBOARD_PREFIX}/`));
   router.get(`/${FAVICON}`, favicon);
-  router.use(DASHBOARD_PREFIX, (req, res, next) => {
+  router.use(DASHBOARD_PREFIX, compressPublic, (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     securityHeaders(req, res, () => undefined);
     const dir = buildDirectory();

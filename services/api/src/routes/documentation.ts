@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { compressPublic } from '../middleware/compress-public.js';
 import type { OpenApiDocument } from '../openapi/document.js';
 import { renderDocsPage } from '../openapi/docs-page.js';
 
@@ -10,14 +11,14 @@ export function documentationRoutes(document: OpenApiDocument): Router {
   const page = renderDocsPage(document);
   const router = Router();
 
-  router.get('/openapi.json', (_req, res) => {
+  router.get('/openapi.json', compressPublic, (_req, res) => {
     // Lets browser-based OpenAPI tools on other origins load it; it holds nothing private.
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.type('application/json').send(json);
   });
 
-  router.get('/docs', (_req, res) => {
+  router.get('/docs', compressPublic, (_req, res) => {
     res.setHeader('Content-Security-Policy', page.contentSecurityPolicy);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
