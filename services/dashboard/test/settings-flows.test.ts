@@ -321,6 +321,8 @@ describe('outbound webhooks', () => {
   it('rolls the secret with an overlap: each delivery is signed with both, each verifies', async () => {
     await page.getByRole('button', { name: 'Roll secret' }).click();
     const dialog = page.getByRole('dialog', { name: 'Roll secret' });
+    // A day's overlap unless asked otherwise: a roll clicked through keeps a live receiver working.
+    await expect(dialog.getByLabel('Overlap (hours)').inputValue()).resolves.toBe('24');
     await dialog.getByLabel('Overlap (hours)').fill('1');
     await dialog.getByRole('button', { name: 'Roll secret' }).click();
     const shown = page.getByRole('dialog', { name: 'New signing secret' });
@@ -380,6 +382,7 @@ describe('outbound webhooks', () => {
 
     await page.getByRole('button', { name: 'Roll secret' }).click();
     await dialog.getByRole('checkbox', { name: 'End the overlap now' }).check();
+    await dialog.getByLabel('Overlap (hours)').fill('0');
     await dialog.getByRole('button', { name: 'Roll secret' }).click();
     const shown = page.getByRole('dialog', { name: 'New signing secret' });
     const newest = (await shown.getByLabel('Signing secret').textContent()) ?? '';

@@ -27,7 +27,9 @@ function RollSecretDialog({
   onClose: () => void;
   onRolled: (rolled: RolledSecret) => void;
 }) {
-  const [hours, setHours] = useState('0');
+  // A day by default, as Svix does: a roll clicked through must not break a live receiver
+  // that has not been given the new secret yet; 0 is there for a secret that leaked.
+  const [hours, setHours] = useState('24');
   // A roll during an open overlap is refused unless it ends that overlap on purpose
   // (docs/webhooks.md, "Rotating the signing secret"): the box is that purpose.
   const [endOverlap, setEndOverlap] = useState(false);
@@ -56,7 +58,7 @@ function RollSecretDialog({
           min={0}
           max={24}
           step="any"
-          hint="0 to 24 hours; 0 retires the current secret now."
+          hint="0 to 24 hours: until then deliveries are signed with both secrets. 0 retires the current secret now (for a secret that leaked)."
           value={hours}
           action={roll}
           param="overlap_seconds"
