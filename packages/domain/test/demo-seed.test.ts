@@ -191,6 +191,8 @@ describe('seedDemo realism (500 customers, the default)', () => {
         .map((campaign) => ({ target: campaign.id, at: campaign.closed_at.getTime(), actor: admin.id })),
     );
     expect(manual.every((campaign) => campaign.closed_by_user_id === admin.id)).toBe(true);
+    // Signed in to do it: their last sign-in is their last such action, never "Never" beside them.
+    expect(admin.last_sign_in_at?.getTime()).toBe(marked.at(-1)!.created_at.getTime());
   });
 
   it("delivers the last 90 days' events (the webhook log's retention) to the endpoints subscribed, mostly at the first attempt", async () => {

@@ -119,6 +119,15 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
       campaigns,
       operator: { user_id: workspace.users.admin!, ...DEMO_OPERATOR },
     });
+    // The admin marked campaigns recovered by hand (the security log says when, from where):
+    // they were signed in then, and the Team page says so rather than "Never".
+    await trx('users')
+      .where({ id: workspace.users.admin! })
+      .update({
+        last_sign_in_at: trx('security_events')
+          .where({ workspace_id: workspace.id, actor_user_id: workspace.users.admin! })
+          .max('created_at'),
+      });
     await replayWebhookLog(trx, {
       workspaceId: workspace.id,
       endpoints: DEMO_ENDPOINTS.map((endpoint) => ({
