@@ -165,6 +165,8 @@ export async function setTokenRateLimit(
   const row = await inTransaction(db, async (trx) => {
     const before = await trx<ApiTokenRow>('api_tokens').where({ id }).forUpdate().first();
     if (!before) throw notFound(`No API token with id ${id}`);
+    // The limit it has already: nothing changes, and the log records no change.
+    if (before.rate_limit_per_minute === limit) return before;
     const [changed] = await trx<ApiTokenRow>('api_tokens')
       .where({ id })
       .update({ rate_limit_per_minute: limit })

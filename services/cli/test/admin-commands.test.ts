@@ -250,6 +250,18 @@ describe('token commands', () => {
     const limited = await run('token', 'set-limit', '--id', created.json.id, '--per-minute', '1200');
     expect(limited.json).toMatchObject({ id: created.json.id, rate_limit_per_minute: 1200 });
     expect(limited.json).not.toHaveProperty('token');
+    // The limit it has already: the same answer, and no second "limit changed" in the log.
+    const same = await run('token', 'set-limit', '--id', created.json.id, '--per-minute', '1200');
+    expect(same.json).toMatchObject({ id: created.json.id, rate_limit_per_minute: 1200 });
+    const logged = await database.current
+      .db('security_events')
+      .where({ target_id: created.json.id })
+      .orderBy('created_at')
+      .select('action', 'details');
+    expect(logged).toEqual([
+      { action: 'token.created', details: expect.anything() },
+      { action: 'token.limit_changed', details: { from: 600, to: 1200 } },
+    ]);
 
     const revoked = await run('token', 'revoke', '--id', created.json.id);
     expect(revoked.json.revoked_at).toMatch(ISO_MILLIS);

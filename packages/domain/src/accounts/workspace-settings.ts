@@ -5,7 +5,9 @@ import { getWorkspace, updateWorkspace, type Workspace } from '../workspaces.js'
 
 /**
  * The Workspace settings page (owner: name and display currency) and the CLI's `workspace
- * update` (the processor status too), recorded in the security log with what changed.
+ * update` (the processor status too), recorded in the security log with what changed. A save
+ * that changes nothing (the page saved as it was loaded) succeeds and records nothing: an entry
+ * "Workspace settings changed" that names no change sent readers looking for one.
  */
 export async function updateWorkspaceSettings(
   db: Db,
@@ -21,6 +23,7 @@ export async function updateWorkspaceSettings(
         .filter((key) => before[key] !== after[key])
         .map((key) => [key, { from: before[key], to: after[key] }]),
     );
+    if (Object.keys(changed).length === 0) return after;
     await recordSecurityEvent(trx, {
       workspace_id: workspaceId,
       action: 'workspace.updated',

@@ -220,23 +220,28 @@ export async function updateEndpoint(
     const current = await findEndpointRow(trx, id, 'for-no-key-update');
     await assertWebhookManager(trx, current.workspace_id, valid.actor_id);
     const url = valid.url === undefined ? undefined : validateWebhookUrl(valid.url);
+    const events = valid.events === undefined ? undefined : normalizeEvents(valid.events);
+    // Only what differs from the endpoint as it is: a form saved unchanged is a success that
+    // writes nothing, and the log's entry names the fields that did change (their new values).
+    const changes = {
+      ...(valid.name !== undefined && valid.name !== current.name && { name: valid.name }),
+      ...(url !== undefined && url !== current.url && { url }),
+      ...(events !== undefined && !sameEvents(events, normalizeEvents(current.event_types)) && { events }),
+    };
+    if (Object.keys(changes).length === 0) return toWebhookEndpoint(current);
     const [row] = await trx<EndpointRow>('webhook_endpoints')
       .where({ id })
       .update({
-        ...(valid.name !== undefined && { name: valid.name }),
-        ...(url !== undefined && { url }),
-        ...(valid.events !== undefined && { event_types: normalizeEvents(valid.events) }),
+        ...(changes.name !== undefined && { name: changes.name }),
+        ...(changes.url !== undefined && { url: changes.url }),
+        ...(changes.events !== undefined && { event_types: changes.events }),
         updated_at: trx.fn.now() as unknown as Date,
       })
       .returning('*');
-    await recordEndpointChange(trx, 'webhook.updated', current, audit ?? operatorNaming(valid.actor_id), {
-      ...(valid.name !== undefined && { name: valid.name }),
-      ...(url !== undefined && { url }),
-      ...(valid.events !== undefined && { events: normalizeEvents(valid.events) }),
-    });
+    await recordEndpointChange(trx, 'webhook.updated', current, audit ?? operatorNaming(valid.actor_id), changes);
     const subscribed = (row as EndpointRow).event_types;
     // Narrowed: what it no longer subscribes to is not retried (to a new URL, perhaps).
-    if (valid.events !== undefined && subscribed.length > 0) {
+    if (changes.events !== undefined && subscribed.length > 0) {
       await skipPendingDeliveries(
         trx,
         id,
@@ -247,6 +252,11 @@ export async function updateEndpoint(
     }
     return toWebhookEndpoint(row as EndpointRow);
   });
+}
+
+/** Two lists of event types, both in EVENT_TYPES' order (normalizeEvents). */
+function sameEvents(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((type, index) => type === b[index]);
 }
 
 function recordEndpointChange(

@@ -86,6 +86,13 @@ describe('outbound webhooks', () => {
     expect((await call('PATCH', `/webhooks/${id}`, { cookie: member.cookie, body: { name: 'x' } })).status).toBe(403);
     const edited = await call('PATCH', `/webhooks/${id}`, { cookie: admin.cookie, body: { events: [] } });
     expect(edited.body.events).toEqual([]);
+    // The form saved again as it is: a success with the endpoint unchanged, and no log entry.
+    const unchanged = await call('PATCH', `/webhooks/${id}`, {
+      cookie: admin.cookie,
+      body: { name: 'Mine', url: 'https://receiver.invalid/hook', events: [] },
+    });
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.body).toMatchObject({ name: 'Mine', url: 'https://receiver.invalid/hook', events: [] });
     const tested = await call('POST', `/webhooks/${id}/test`, { cookie: admin.cookie });
     expect(tested.status).toBe(200);
     expect(tested.body).toMatchObject({ outcome: 'failed', http_status: null, event_type: 'ping' });
@@ -110,7 +117,7 @@ describe('outbound webhooks', () => {
       .pluck('action');
     expect(actions).toEqual([
       'webhook.created',
-      'webhook.updated',
+      'webhook.updated', // the events alone: the unchanged save wrote nothing
       'webhook.disabled',
       'webhook.enabled',
       'webhook.deleted',
@@ -234,12 +241,32 @@ describe('team and workspace', () => {
       (await call('PATCH', '/workspace', { cookie: owner.cookie, body: { display_currency: 'xxx' } })).status,
     ).toBe(400);
     expect((await call('GET', '/security-log', { cookie: member.cookie })).status).toBe(403);
-    const log = await call('GET', '/security-log', { cookie: admin.cookie });
-    expect(log.body.data[0]).toMatchObject({
-      action: 'workspace.updated',
-      actor: { type: 'user', user_id: owner.id },
-      details: { name: { to: 'Renamed <i>' } },
+    // The page saved as it was loaded: a success with the workspace as it is, and no entry.
+    const unchanged = await call('PATCH', '/workspace', {
+      cookie: owner.cookie,
+      body: { name: 'Renamed <i>', display_currency: 'usd' },
     });
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.body).toMatchObject({ name: 'Renamed <i>', display_currency: 'usd' });
+    // A real change is recorded with what it changed, and only that.
+    const converted = await call('PATCH', '/workspace', {
+      cookie: owner.cookie,
+      body: { name: 'Renamed <i>', display_currency: 'eur' },
+    });
+    expect(converted.body).toMatchObject({ name: 'Renamed <i>', display_currency: 'eur' });
+    const log = await call('GET', '/security-log', { cookie: admin.cookie });
+    const updates = log.body.data.filter((event: { action: string }) => event.action === 'workspace.updated');
+    expect(updates).toMatchObject([
+      {
+        actor: { type: 'user', user_id: owner.id },
+        details: { display_currency: { from: 'usd', to: 'eur' } },
+      },
+      {
+        actor: { type: 'user', user_id: owner.id },
+        details: { name: { to: 'Renamed <i>' } },
+      },
+    ]);
+    expect(Object.keys(updates[0].details)).toEqual(['display_currency']);
   });
 
   it('serves the first pages their data: stats and the lists', async () => {
