@@ -1,4 +1,4 @@
-import type { RecoveredVia, SecurityAction } from '@retention/core/enums';
+import type { RecoveredVia, SecurityAction, UserRole } from '@retention/core/enums';
 import { humanize } from './format.js';
 
 /**
@@ -64,6 +64,9 @@ export const DECLINE_CODE_LABELS: Readonly<Record<string, string>> = {
   security_violation: 'Security violation',
   highest_risk_level: 'Blocked as highest risk',
 };
+
+/** A role as a person reads it, wherever a role is shown or picked (never the stored lower-case value). */
+export const ROLE_NAMES: Readonly<Record<UserRole, string>> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
 
 /** How a campaign was recovered (the Overview's chart, a campaign's page). */
 export const RECOVERED_VIA_LABELS: Readonly<Record<RecoveredVia, string>> = {

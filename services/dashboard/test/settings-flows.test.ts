@@ -877,11 +877,19 @@ describe('account, workspace and security log', () => {
         `${Object.keys(DEFAULT_FX_RATES_PER_USD).sort().join(', ')} (an operator can add a rate with \`fx set\`).`,
       'display_currency',
     );
-    await currency.fill(shown);
+    expect(shown).toBe('USD');
+    const formerName = await page.getByLabel('Workspace name').inputValue();
+    await currency.fill('EUR');
     await page.getByLabel('Workspace name').fill('Acme & Co');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     await page.getByRole('banner').getByText('Acme & Co').waitFor();
+    // Saved again as it is: a success, and nothing in the log (it wrote an entry naming no change).
+    const savedAgain = page.waitForResponse(
+      (response) => response.request().method() === 'PATCH' && response.url().endsWith('/dashboard/api/workspace'),
+    );
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect((await savedAgain).status()).toBe(200);
 
     await openSettings('Security log');
     for (const action of ['token.created', 'token.revoked', 'workspace.updated']) {
@@ -895,6 +903,16 @@ describe('account, workspace and security log', () => {
     await created.getByText(/^This machine or a proxy on it \((::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)\)$/).waitFor();
     await expect(page.getByRole('cell', { name: /^(::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)$/ }).count()).resolves.toBe(0);
     await expect(page.getByText(/^api_token:/).count()).resolves.toBe(0);
+    // What each change was, in words: the workspace's one save (its name and currency), the Team
+    // test's role changes (member to admin, and back), by the Team page's role names.
+    const workspaceRows = page.getByRole('row', { name: /workspace\.updated/ });
+    await expect(workspaceRows.count()).resolves.toBe(1);
+    await workspaceRows
+      .getByText(`Name: ${formerName} → Acme & Co · Display currency: USD → EUR`, { exact: true })
+      .waitFor();
+    const roleRows = page.getByRole('row', { name: /team\.role_changed/ }).filter({ hasText: 'member@acme.test' });
+    await roleRows.getByText('Admin → Member', { exact: true }).waitFor();
+    await roleRows.getByText('Member → Admin', { exact: true }).waitFor();
 
     await page.getByRole('button', { name: /Account menu/ }).click();
     await page.getByText('Owner', { exact: true }).waitFor();

@@ -6,6 +6,22 @@ import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
 import { SecurityActionName } from '../../components/Labels.js';
 import { clientAddressLabel, securityTargetText } from '../../labels.js';
+import { securityDetailsText } from '../../security-details.js';
+
+/**
+ * What an entry changed: its target on one line (clipped, whole on hover), and under it what the
+ * change was ("Member → Admin", "Display currency: USD → EUR"), wrapping rather than clipped: it
+ * is the part read whole. Plain text, never markup (names and URLs are what people typed).
+ */
+function WhatChanged({ event }: { event: SecurityEvent }) {
+  const details = securityDetailsText(event.action, event.details);
+  return (
+    <>
+      <Clipped text={event.target && securityTargetText(event.target)} />
+      {details.length > 0 && <span className="security-details">{details.join(' · ')}</span>}
+    </>
+  );
+}
 
 const COLUMNS: Column<SecurityEvent>[] = [
   { header: 'When', cell: (row) => <Time value={row.created_at} short withTime /> },
@@ -13,7 +29,7 @@ const COLUMNS: Column<SecurityEvent>[] = [
   { header: 'Who', cell: (row) => row.actor.label },
   {
     header: 'What',
-    cell: (row) => <Clipped text={row.target && securityTargetText(row.target)} />,
+    cell: (row) => <WhatChanged event={row} />,
     fill: true,
   },
   {

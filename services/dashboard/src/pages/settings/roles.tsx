@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import type { Role } from '../../api/types.js';
+import { ROLE_NAMES } from '../../labels.js';
 
 /**
  * What each role may do (dashboard.md, "Who uses it", and dashboard-api.md's permissions): said
@@ -14,8 +15,8 @@ export const ROLE_SENTENCES: Record<Role, string> = {
     'Members can read every page (overview, campaigns, customers, cancel sessions, endpoints) but change nothing.',
 };
 
-/** A role as a person reads it, wherever a role is shown or picked (never the stored lower-case value). */
-export const ROLE_NAMES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
+// Defined with the other labels (a plain module, which the security log's words read too).
+export { ROLE_NAMES };
 
 export const withArticle = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`);
 

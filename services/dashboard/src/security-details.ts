@@ -1,0 +1,230 @@
+import type { SecurityAction } from '@retention/core/enums';
+import { formatListTime, formatNumber, humanize } from './format.js';
+import { eventTypeLabel, ROLE_NAMES } from './labels.js';
+
+/**
+ * What a security log entry changed, from its `details` (the record each domain function writes
+ * with the change: docs/dashboard-api.md, "Security log"), in the words a customer reads: a role
+ * change is "Member → Admin", a workspace change "Display currency: USD → EUR". The log named
+ * the action and its target alone ("Role changed · Person: …"), never what the change was.
+ *
+ * The result is plain strings, shown as React text (never markup: names and URLs are what
+ * people typed). A detail the tables below do not know (a later server's, a shape this page has
+ * not met) is still shown, as "Key: value", never dropped and never a crash; a detail whose name
+ * says it holds a secret is never shown (none is recorded: tokens and secrets appear by their
+ * last four characters only).
+ */
+export function securityDetailsText(action: string, details: unknown): string[] {
+  if (!isRecord(details)) return [];
+  const known: Partial<Record<string, Describe>> = ACTION_DETAILS[action as SecurityAction] ?? {};
+  const phrases: string[] = [];
+  for (const [key, value] of Object.entries(details)) {
+    const describe = known[key];
+    const phrase = describe ? describe(value, details) : otherDetail(key, value);
+    if (phrase) phrases.push(phrase);
+  }
+  return phrases;
+}
+
+/** One detail in words, given the whole record (a role change reads its `to` with its `from`); null hides it. */
+type Describe = (value: unknown, details: Record<string, unknown>) => string | null;
+
+/** Said by the action or the target already (`step`, the processor's `provider`), or an internal id. */
+const hidden: Describe = () => null;
+
+const ROLE: Readonly<Record<string, string>> = ROLE_NAMES;
+const roleName = (value: unknown) => (typeof value === 'string' ? (ROLE[value] ?? value) : plain(value));
+
+/** A processor connection's status (the Processor page's words) or the workspace's processor flag. */
+const PROCESSOR_STATUS: Readonly<Record<string, string>> = {
+  pending: 'Waiting for the first event',
+  connected: 'Connected',
+  disconnected: 'Disconnected',
+};
+const processorStatus = (value: unknown) =>
+  typeof value === 'string' ? (PROCESSOR_STATUS[value] ?? capitalized(value)) : plain(value);
+
+/** Why an invitation or a reset link was withdrawn with no one asking (team.ts, password-reset.ts). */
+const REASONS: Readonly<Record<string, string>> = {
+  inviter_role_changed: "The inviter's role changed",
+  inviter_removed: 'The inviter was removed',
+  creator_role_changed: "Its maker's role changed",
+  creator_removed: 'Its maker was removed',
+};
+const reason: Describe = (value) =>
+  typeof value === 'string' ? (REASONS[value] ?? `Reason: ${capitalized(value)}`) : otherDetail('reason', value);
+
+/** `{ from, to }`: "A → B", each side named by `name`. */
+function change(label: string | null, name: (value: unknown) => string = plain): Describe {
+  return (value) => {
+    if (!isRecord(value) || !('from' in value || 'to' in value)) return otherDetail(label ?? 'change', value);
+    const words = `${name(value.from)} → ${name(value.to)}`;
+    return label ? `${label}: ${words}` : words;
+  };
+}
+
+/** The `from` of a record that is itself `{ from, to }` (a role change, a token's limit); its `to` is hidden. */
+const fromTo =
+  (label: string | null, name: (value: unknown) => string = plain): Describe =>
+  (_value, details) =>
+    change(label, name)(details, details);
+
+const labelled =
+  (label: string, name: (value: unknown) => string = plain): Describe =>
+  (value) =>
+    `${label}: ${name(value)}`;
+
+/** An endpoint's events: none listed is every event, later ones included (the endpoint form's "All events"). */
+const eventList = (value: unknown) =>
+  Array.isArray(value)
+    ? value.length === 0
+      ? 'All events'
+      : value.map((type) => (typeof type === 'string' ? eventTypeLabel(type) : plain(type))).join(', ')
+    : plain(value);
+
+const currency = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : plain(value));
+const count = (value: unknown, one: string, many: string) =>
+  typeof value === 'number' ? `${formatNumber(value)} ${value === 1 ? one : many}` : plain(value);
+const time = (value: unknown) =>
+  typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? formatListTime(value, true) : plain(value);
+const tokenEnd: Describe = (value) => `Ends in …${plain(value)}`;
+const perMinute = (value: unknown) =>
+  typeof value === 'number' ? `${formatNumber(value)} requests a minute` : plain(value);
+const stripeKey = (last4: unknown) => `rk_…${plain(last4)}`;
+
+/** How long a roll kept the previous secret: "24 hours", "30 minutes", "2 days". */
+function duration(seconds: unknown): string {
+  if (typeof seconds !== 'number') return plain(seconds);
+  const units: [number, string][] = [
+    [86_400, 'day'],
+    [3_600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size && seconds % size === 0) return count(seconds / size, unit, `${unit}s`);
+  }
+  return count(seconds, 'second', 'seconds');
+}
+
+/**
+ * Every action's details, as each domain function records them (grep recordSecurityEvent in
+ * packages/domain). An action with none (a password change, an endpoint turned on) shows none.
+ */
+const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, Describe>>>> = {
+  'token.created': { hint: tokenEnd, rate_limit_per_minute: labelled('Limit', perMinute) },
+  'token.revoked': { hint: tokenEnd },
+  'token.limit_changed': {
+    from: (value, details) => `Limit: ${plain(value)} → ${perMinute(details.to)}`,
+    to: hidden,
+  },
+  'webhook.created': { name: labelled('Name'), events: labelled('Events', eventList) },
+  // The fields that changed, each with its new value (the target is the endpoint by its URL before).
+  'webhook.updated': {
+    name: labelled('New name'),
+    url: labelled('New URL'),
+    events: labelled('New events', eventList),
+  },
+  'webhook.deleted': { name: labelled('Name') },
+  'webhook.enabled': {},
+  'webhook.disabled': {},
+  'webhook.secret_rolled': {
+    overlap_seconds: (value) =>
+      value === 0 ? 'Previous secret stopped at once' : `Previous secret accepted for ${duration(value)} more`,
+    ended_overlap_until: (value) => `An earlier overlap, due to end ${time(value)}, ended early`,
+  },
+  'webhook.secret_overlap_ended': {
+    ended_overlap_until: (value) => `Previous secret was to be accepted until ${time(value)}`,
+  },
+  'webhook.deliveries_requeued': {
+    requeued: (value) => count(value, 'delivery sent again', 'deliveries sent again'),
+    since: (value) => `Failed or skipped since ${time(value)}`,
+  },
+  'team.invited': { role: (value) => `As ${roleName(value)}` },
+  'team.invitation_revoked': { reason, invited_by: labelled('Invited by') },
+  'team.joined': {
+    role: (value) => `As ${roleName(value)}`,
+    added_directly: (value) => (value === true ? 'Added by the operator, without an invitation' : null),
+    invitation_id: hidden,
+  },
+  'team.role_changed': { from: fromTo(null, roleName), to: hidden },
+  'team.removed': { role: (value) => `Was ${roleName(value)}` },
+  'account.password_changed': {},
+  'account.reset_link_created': { step: hidden },
+  'account.reset_link_revoked': { reason, created_by: labelled('Made by') },
+  'account.password_reset': { step: hidden },
+  'account.signed_out_everywhere': { sessions_ended: (value) => count(value, 'session ended', 'sessions ended') },
+  'workspace.updated': {
+    name: change('Name'),
+    display_currency: change('Display currency', currency),
+    processor: change('Processor', processorStatus),
+  },
+  'processor.connected': {
+    provider: hidden,
+    status: (value) => processorStatus(value),
+    previous_status: (value) => (value === null ? null : `Before: ${processorStatus(value)}`),
+    webhook_secret_last4: (value) => `Signing secret whsec_…${plain(value)}`,
+    api_key: (value, details) =>
+      value === 'given'
+        ? `New API key ${stripeKey(details.api_key_last4)}`
+        : value === 'kept'
+          ? `API key kept (${stripeKey(details.api_key_last4)})`
+          : value === 'none'
+            ? 'No API key'
+            : otherDetail('api_key', value),
+    api_key_last4: hidden,
+    proof: (value) =>
+      value === 'first signed event' ? 'Confirmed by its first signed event' : labelled('Proof')(value, {}),
+  },
+  'processor.disconnected': { provider: hidden, reason: (value) => (value === 'owner' ? null : reason(value, {})) },
+  'processor.key_rejected': { provider: hidden, api_key_last4: (value) => `API key ${stripeKey(value)}` },
+  'processor.key_removed': { provider: hidden, api_key_last4: (value) => `API key ${stripeKey(value)}` },
+  'campaign.marked_recovered': {
+    recovered_via: (value) => (value === 'manual' ? null : labelled('Recovered by')(value, {})),
+  },
+  'campaign.marked_lost': {},
+};
+
+/** A name that says it may hold a secret; its last four characters or a token's hint may show. */
+const SECRET_NAME = /secret|password|token|api_?key|private|credential/i;
+const SHOWN_PART = /(last4|hint)$/i;
+
+/** A detail the tables do not know: "Key: value", unless its name says it may be a secret. */
+function otherDetail(key: string, value: unknown): string | null {
+  if (SECRET_NAME.test(key) && !SHOWN_PART.test(key)) return null;
+  return `${capitalized(key)}: ${plain(value)}`;
+}
+
+const MAX_LENGTH = 200;
+
+/** Any JSON value as short text: a `{ from, to }` as "A → B", a list joined, an object as key: value. */
+function plain(value: unknown, depth = 0): string {
+  const text = ((): string => {
+    if (value === null || value === undefined) return '—';
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number') return formatNumber(value, Number.isInteger(value) ? 0 : 2);
+    if (typeof value === 'boolean') return value ? 'yes' : 'no';
+    if (depth > 2) return '…';
+    if (Array.isArray(value))
+      return value.length === 0 ? 'none' : value.map((item) => plain(item, depth + 1)).join(', ');
+    if (isRecord(value)) {
+      if ('from' in value && 'to' in value && Object.keys(value).length === 2)
+        return `${plain(value.from, depth + 1)} → ${plain(value.to, depth + 1)}`;
+      return Object.entries(value)
+        .filter(([key]) => !SECRET_NAME.test(key) || SHOWN_PART.test(key))
+        .map(([key, item]) => `${capitalized(key)}: ${plain(item, depth + 1)}`)
+        .join('; ');
+    }
+    return '—'; // JSON holds nothing else (no functions, symbols or bigints)
+  })();
+  return text.length > MAX_LENGTH ? `${text.slice(0, MAX_LENGTH - 1)}…` : text;
+}
+
+/** A code or key as words with a capital: `display_currency` -> "Display currency". */
+function capitalized(code: string): string {
+  const words = humanize(code);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

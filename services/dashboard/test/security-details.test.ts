@@ -1,0 +1,130 @@
+import { describe, expect, it } from '@jest/globals';
+import { SECURITY_ACTIONS, type SecurityAction } from '@retention/core';
+import { securityDetailsText } from '../src/security-details.js';
+
+/**
+ * Every action's details as the domain functions record them (recordSecurityEvent in
+ * packages/domain), and the words the Security log shows for them.
+ */
+const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string | RegExp)[]]> = {
+  'token.created': [{ hint: 'a1b2', rate_limit_per_minute: 600 }, ['Ends in …a1b2', 'Limit: 600 requests a minute']],
+  'token.revoked': [{ hint: 'a1b2' }, ['Ends in …a1b2']],
+  'token.limit_changed': [{ from: 600, to: 1200 }, [/^Limit: 600 → 1.200 requests a minute$/]],
+  'webhook.created': [
+    { name: 'Billing', events: ['recovery.recovered', 'cancel.saved'] },
+    ['Name: Billing', 'Events: Payment recovered, Cancellation saved'],
+  ],
+  'webhook.updated': [
+    { name: 'Billing 2', url: 'https://hooks.example/new', events: [] },
+    ['New name: Billing 2', 'New URL: https://hooks.example/new', 'New events: All events'],
+  ],
+  'webhook.deleted': [{ name: 'Billing' }, ['Name: Billing']],
+  'webhook.enabled': [{}, []],
+  'webhook.disabled': [null, []],
+  'webhook.secret_rolled': [
+    { overlap_seconds: 86_400, ended_overlap_until: '2026-11-20T10:00:00.000Z' },
+    ['Previous secret accepted for 1 day more', /^An earlier overlap, due to end Nov 20.*, ended early$/],
+  ],
+  'webhook.secret_overlap_ended': [
+    { ended_overlap_until: '2026-11-20T10:00:00.000Z' },
+    [/^Previous secret was to be accepted until Nov 20/],
+  ],
+  'webhook.deliveries_requeued': [
+    { since: '2026-11-20T10:00:00.000Z', requeued: 3 },
+    [/^Failed or skipped since Nov 20/, '3 deliveries sent again'],
+  ],
+  'team.invited': [{ role: 'admin' }, ['As Admin']],
+  'team.invitation_revoked': [
+    { reason: 'inviter_removed', invited_by: 'ann@acme.test' },
+    ['The inviter was removed', 'Invited by: ann@acme.test'],
+  ],
+  'team.joined': [{ role: 'member', invitation_id: 'b6f3c1d2-0000-4000-8000-000000000000' }, ['As Member']],
+  'team.role_changed': [{ from: 'member', to: 'admin' }, ['Member → Admin']],
+  'team.removed': [{ role: 'owner' }, ['Was Owner']],
+  'account.password_changed': [null, []],
+  'account.reset_link_created': [{ step: 'link_created' }, []],
+  'account.reset_link_revoked': [
+    { reason: 'creator_role_changed', created_by: 'ann@acme.test' },
+    ["Its maker's role changed", 'Made by: ann@acme.test'],
+  ],
+  'account.password_reset': [{ step: 'password_set' }, []],
+  'account.signed_out_everywhere': [{ sessions_ended: 1 }, ['1 session ended']],
+  'workspace.updated': [
+    { name: { from: 'Acme', to: 'Acme & Co' }, display_currency: { from: 'usd', to: 'eur' } },
+    ['Name: Acme → Acme & Co', 'Display currency: USD → EUR'],
+  ],
+  'processor.connected': [
+    {
+      provider: 'stripe',
+      status: 'pending',
+      previous_status: null,
+      webhook_secret_last4: 'wxyz',
+      api_key_last4: '9876',
+      api_key: 'given',
+    },
+    ['Waiting for the first event', 'Signing secret whsec_…wxyz', 'New API key rk_…9876'],
+  ],
+  'processor.disconnected': [{ provider: 'stripe', reason: 'owner' }, []],
+  'processor.key_rejected': [{ provider: 'stripe', api_key_last4: '9876' }, ['API key rk_…9876']],
+  'processor.key_removed': [{ provider: 'stripe', api_key_last4: '9876' }, ['API key rk_…9876']],
+  'campaign.marked_recovered': [{ recovered_via: 'manual' }, []],
+  'campaign.marked_lost': [null, []],
+};
+
+describe('security log details in words', () => {
+  it.each(SECURITY_ACTIONS.map((action) => [action, ...RECORDED[action]] as const))('%s', (action, details, words) => {
+    const shown = securityDetailsText(action, details);
+    expect(shown).toHaveLength(words.length);
+    words.forEach((expected, index) =>
+      typeof expected === 'string' ? expect(shown[index]).toBe(expected) : expect(shown[index]).toMatch(expected),
+    );
+  });
+
+  it('the inbox\'s "connected by its first signed event" and a reconnection keeping its key', () => {
+    expect(
+      securityDetailsText('processor.connected', {
+        provider: 'stripe',
+        status: 'connected',
+        proof: 'first signed event',
+      }),
+    ).toEqual(['Connected', 'Confirmed by its first signed event']);
+    expect(
+      securityDetailsText('processor.connected', {
+        status: 'connected',
+        previous_status: 'connected',
+        api_key_last4: '9876',
+        api_key: 'kept',
+      }),
+    ).toEqual(['Connected', 'Before: Connected', 'API key kept (rk_…9876)']);
+  });
+
+  it('shows a detail it does not know as "Key: value", whatever its shape, and never one named as a secret', () => {
+    expect(
+      securityDetailsText('webhook.updated', {
+        retries: 3,
+        flags: ['a', 'b'],
+        limits: { from: 1, to: 2 },
+        nested: { deep: { deeper: { deepest: { gone: 1 } } } },
+        secret: 'whsec_shouldnotshow',
+        api_key: 'rk_live_shouldnotshow',
+        token_hint: 'abcd',
+        odd: null,
+      }),
+    ).toEqual([
+      'Retries: 3',
+      'Flags: a, b',
+      'Limits: 1 → 2',
+      'Nested: Deep: Deeper: Deepest: …',
+      'Token hint: abcd',
+      'Odd: —',
+    ]);
+    // An action it does not know: every detail that way; a shape it does not expect: no crash.
+    expect(securityDetailsText('future.thing', { what: '<b>bold</b>' })).toEqual(['What: <b>bold</b>']);
+    expect(securityDetailsText('team.role_changed', { from: { odd: true }, to: 7 })).toEqual(['Odd: yes → 7']);
+    expect(securityDetailsText('workspace.updated', { name: 'just a string' })).toEqual(['Name: just a string']);
+    expect(securityDetailsText('token.created', 'not an object')).toEqual([]);
+    expect(securityDetailsText('token.created', [1, 2])).toEqual([]);
+    expect(securityDetailsText('team.invited', { role: 'auditor' })).toEqual(['As auditor']);
+    expect(securityDetailsText('webhook.created', { name: 'x'.repeat(500) })[0]).toHaveLength(200 + 'Name: '.length);
+  });
+});
