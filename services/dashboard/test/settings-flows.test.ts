@@ -71,8 +71,8 @@ function focusedControl(): Promise<{ inDialog: string | null; label: string }> {
  * as connected".
  */
 const PROCESSOR_STORY =
-  'Stripe is not connected, but outbound webhooks are sent: whoever runs this service marked the payment ' +
-  "processor connected and imports this workspace's records. Connect Stripe to have them arrive by themselves.";
+  "Stripe is not connected. This workspace's records are brought in by whoever runs this service, and outbound " +
+  'webhooks are sent for them. Connect Stripe to have them arrive from Stripe directly.';
 
 async function openSettings(tab: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();

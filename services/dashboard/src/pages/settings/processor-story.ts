@@ -30,9 +30,9 @@ export function processorStory(flag: string, stripe: StripeStatus, canConnect: b
   const sent = flag === 'connected';
   if (stripe === 'not_connected' && sent)
     return (
-      'Stripe is not connected, but outbound webhooks are sent: whoever runs this service marked the payment ' +
-      "processor connected and imports this workspace's records. " +
-      `${canConnect ? 'Connect Stripe' : 'An owner can connect Stripe'} to have them arrive by themselves.`
+      "Stripe is not connected. This workspace's records are brought in by whoever runs this service, and outbound " +
+      'webhooks are sent for them. ' +
+      `${canConnect ? 'Connect Stripe' : 'An owner can connect Stripe'} to have them arrive from Stripe directly.`
     );
   if (stripe === 'not_connected' || stripe === 'disconnected')
     return `Stripe is ${stripe === 'disconnected' ? 'disconnected' : 'not connected'}: outbound webhooks are not sent until it is connected.`;
