@@ -74,6 +74,8 @@ export interface MonthlyCampaigns {
   recovered: number;
   failed_amount_cents: number;
   recovered_amount_cents: number;
+  /** Recovered, lost or abandoned: what `recovery_rate` is of (a rate over 1 campaign is not one over 40). */
+  closed: number;
   recovery_rate: number | null;
 }
 

@@ -206,6 +206,7 @@ describe('computeOverview', () => {
       recovered: 2,
       failed_amount_cents: 2400,
       recovered_amount_cents: 1000,
+      closed: 3,
       recovery_rate: 0.6667,
     });
     expect(byMonth['2026-05']).toEqual({
@@ -214,6 +215,7 @@ describe('computeOverview', () => {
       recovered: 2,
       failed_amount_cents: 5000,
       recovered_amount_cents: 5000,
+      closed: 2,
       recovery_rate: 1,
     });
     expect(byMonth['2026-01']).toMatchObject({ opened: 1, failed_amount_cents: 700, recovery_rate: 0 });

@@ -434,6 +434,39 @@ describe('overview', () => {
       const chart = page.getByRole('figure', { name });
       await expect(chart.getByRole('img').count()).resolves.toBe(1);
     }
+    // Each month's rate says what it is of: 100% of 1 closed campaign is not 100% of 40.
+    const rate = page.getByRole('figure', { name: 'Recovery rate by month' });
+    await rate.getByText('Show as a table').click();
+    const closedByMonth = new Map<string, { recovered: number; closed: number }>();
+    for (const [days, status] of [
+      [2, 'recovered'],
+      [5, 'recovered'],
+      [60, 'recovered'],
+      [10, 'lost'],
+    ] as const) {
+      const month = daysAgo(days).slice(0, 7);
+      const counts = closedByMonth.get(month) ?? { recovered: 0, closed: 0 };
+      closedByMonth.set(month, {
+        recovered: counts.recovered + (status === 'recovered' ? 1 : 0),
+        closed: counts.closed + 1,
+      });
+    }
+    const monthName = new Intl.DateTimeFormat('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+    const rateCells = Object.fromEntries(
+      (await tableRows(rate, 'Recovery rate by month')).map((cells, index) => [index, cells[0]]),
+    );
+    const rateMonths = await rate.getByRole('rowheader').allTextContents();
+    const withNotes = Object.fromEntries(
+      rateMonths.map((month, index) => [month, rateCells[index]]).filter(([, cell]) => cell !== '—'),
+    );
+    expect(withNotes).toEqual(
+      Object.fromEntries(
+        [...closedByMonth].map(([month, { recovered, closed }]) => [
+          monthName.format(new Date(`${month}-01T00:00:00Z`)),
+          `${Math.round((1000 * recovered) / closed) / 10}% (${recovered} of ${closed} closed)`,
+        ]),
+      ),
+    );
     const via = page.getByRole('figure', { name: 'How campaigns were recovered' });
     await via.getByText('Show as a table').click();
     await expect(tableRows(via, 'How campaigns were recovered')).resolves.toEqual([['1'], ['1'], ['0'], ['1']]);

@@ -129,6 +129,7 @@ async function monthlyCampaigns(
       recovered,
       failed_amount_cents: money.total(amounts(inMonth)),
       recovered_amount_cents: money.total(amounts(inMonth.filter((row) => row.status === 'recovered'))),
+      closed,
       recovery_rate: closed === 0 ? null : roundedRatio(recovered, closed, 4),
     };
   });

@@ -114,6 +114,21 @@ function fitWidestCategory(scale: Scale): void {
 export interface Series {
   label: string;
   values: Array<number | null>;
+  /**
+   * What a value is of, point by point ("2 of 3 closed"): a rate drawn over one campaign must not
+   * read like one over forty. Said in the tooltip and beside the value in the table; null for none.
+   */
+  notes?: Array<string | null>;
+}
+
+/** A value as the table writes it: the figure, then what it is of, if the series says. */
+function cellText(
+  value: number | null | undefined,
+  note: string | null | undefined,
+  format: (value: number) => string,
+) {
+  const figure = value === null || value === undefined ? '—' : format(value);
+  return note ? `${figure} (${note})` : figure;
 }
 
 export interface ChartProps {
@@ -169,7 +184,8 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
           legend: { display: series.length > 1, position: 'bottom' },
           tooltip: {
             callbacks: {
-              label: (item) => `${item.dataset.label ?? ''}: ${format(Number(item.raw))}`,
+              label: (item) =>
+                `${item.dataset.label ?? ''}: ${cellText(Number(item.raw), series[item.datasetIndex]?.notes?.[item.dataIndex], format)}`,
             },
           },
         },
@@ -231,14 +247,11 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
               {labels.map((label, row) => (
                 <tr key={label}>
                   <th scope="row">{label}</th>
-                  {series.map((one) => {
-                    const value = one.values[row];
-                    return (
-                      <td key={one.label} className="numeric">
-                        {value === null || value === undefined ? '—' : format(value)}
-                      </td>
-                    );
-                  })}
+                  {series.map((one) => (
+                    <td key={one.label} className="numeric">
+                      {cellText(one.values[row], one.notes?.[row], format)}
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>

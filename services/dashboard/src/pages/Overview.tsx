@@ -126,7 +126,15 @@ function Charts({ overview }: { overview: OverviewData }) {
     [overview],
   );
   const rate = useMemo<Series[]>(
-    () => [{ label: 'Recovery rate', values: overview.campaigns_by_month.map((row) => row.recovery_rate) }],
+    () => [
+      {
+        label: 'Recovery rate',
+        values: overview.campaigns_by_month.map((row) => row.recovery_rate),
+        notes: overview.campaigns_by_month.map((row) =>
+          row.closed === 0 ? null : `${formatNumber(row.recovered)} of ${formatNumber(row.closed)} closed`,
+        ),
+      },
+    ],
     [overview],
   );
   const categories = useMemo(() => DECLINE_CATEGORIES.map(humanize), []);
