@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, errorMessage } from './api/client.js';
 import type { List } from './api/types.js';
+import { currentEntry, remember } from './router.js';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -57,13 +58,34 @@ export interface Paged<T> {
   reload: () => void;
 }
 
-/** A keyset-paged list: the first page per `key`, then Load more appends the next. */
+/** The pages a list had loaded, by history entry (router.tsx): Back brings them back. */
+interface LoadedPages {
+  key: string;
+  items: unknown[];
+  cursor: string | null;
+  hasMore: boolean;
+}
+const loadedPages = new Map<string, LoadedPages>();
+/** Lists remembered at most: each holds the rows it loaded, so memory stays bounded. */
+const REMEMBERED_LISTS = 20;
+
+/**
+ * A keyset-paged list: the first page per `key`, then Load more appends the next. Back to a list
+ * shows the rows it had loaded at once, from memory (the scroll then lands where it was), and
+ * asks for them again behind them (`refresh`).
+ */
 export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T>>, key: string): Paged<T> {
-  const [items, setItems] = useState<T[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [hasMore, setHasMore] = useState(false);
+  const [entry] = useState(currentEntry);
+  const [restored] = useState(() => {
+    const pages = loadedPages.get(entry);
+    return pages?.key === key ? pages : null;
+  });
+  const skipFirstLoad = useRef(restored !== null);
+  const [items, setItems] = useState<T[]>((restored?.items as T[] | undefined) ?? []);
+  const [cursor, setCursor] = useState<string | null>(restored?.cursor ?? null);
+  const [hasMore, setHasMore] = useState(restored?.hasMore ?? false);
   const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
+  const [loading, setLoading] = useState(restored === null);
   const [round, setRound] = useState(0);
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
@@ -89,10 +111,46 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
     );
   }, []);
 
+  /**
+   * The restored rows asked for again, as many as were shown, page after page, and swapped in at
+   * once: a row changed meanwhile (a campaign marked recovered on its own page) is not left
+   * stale, and the rows, so the scroll, stay where they were. A failure keeps the restored rows;
+   * Load more meanwhile wins (the generation).
+   */
+  const refresh = useCallback(async (count: number) => {
+    const mine = ++generation.current;
+    try {
+      let rows: T[] = [];
+      let after: string | null = null;
+      let more = true;
+      while (more && rows.length < count) {
+        const page = await fetchRef.current(after);
+        if (mine !== generation.current) return;
+        rows = [...rows, ...page.data];
+        after = page.next_cursor;
+        more = page.has_more;
+      }
+      setItems(rows);
+      setCursor(after);
+      setHasMore(more);
+    } catch {
+      // The rows shown stay; the next Load more or visit asks again.
+    }
+  }, []);
+
   useEffect(() => {
+    if (skipFirstLoad.current) {
+      skipFirstLoad.current = false;
+      void refresh(restored!.items.length);
+      return;
+    }
     setItems([]);
     run(null, false);
-  }, [key, round, run]);
+  }, [key, round, run, refresh, restored]);
+
+  useEffect(() => {
+    if (!loading && error === null) remember(loadedPages, entry, { key, items, cursor, hasMore }, REMEMBERED_LISTS);
+  }, [entry, key, items, cursor, hasMore, loading, error]);
 
   return {
     items,

@@ -27,10 +27,47 @@ export function usePath(): string {
   return useSyncExternalStore(subscribe, currentPath);
 }
 
+/**
+ * Each history entry has an id (`history.state.entry`), under which a list keeps the rows it
+ * loaded (usePaged) and the page its scroll position, so that Back returns to the list as it
+ * was left: the rows Load more brought, scrolled where the reader was. The browser's own scroll
+ * restoration is off: it runs before the page has its rows again, and would land short.
+ */
+let entries = 0;
+const newEntry = () => `${Date.now().toString(36)}.${(entries += 1)}`;
+
+export function currentEntry(): string {
+  const state = window.history.state as { entry?: unknown } | null;
+  if (typeof state?.entry === 'string') return state.entry;
+  const entry = newEntry();
+  window.history.replaceState({ entry }, '');
+  return entry;
+}
+
+/** Where each entry was scrolled when last seen (bounded: the oldest are forgotten). */
+const scrolledTo = new Map<string, number>();
+const REMEMBERED_ENTRIES = 50;
+
+export function remember<T>(store: Map<string, T>, entry: string, value: T, limit = REMEMBERED_ENTRIES): void {
+  store.delete(entry);
+  store.set(entry, value);
+  if (store.size > limit) store.delete(store.keys().next().value!);
+}
+
+if (typeof window !== 'undefined') {
+  window.history.scrollRestoration = 'manual';
+  window.addEventListener('scroll', () => remember(scrolledTo, currentEntry(), window.scrollY), { passive: true });
+  window.addEventListener('popstate', () => {
+    const y = scrolledTo.get(currentEntry()) ?? 0;
+    // After the page has rendered its restored rows (a list's come back at once, from memory).
+    requestAnimationFrame(() => window.scrollTo(0, y));
+  });
+}
+
 export function navigate(to: string, options: { replace?: boolean; keepScroll?: boolean } = {}): void {
   const url = `${APP_BASE}${to}`;
-  if (options.replace) window.history.replaceState(null, '', url);
-  else window.history.pushState(null, '', url);
+  if (options.replace) window.history.replaceState({ entry: currentEntry() }, '', url);
+  else window.history.pushState({ entry: newEntry() }, '', url);
   for (const listener of listeners) listener();
   if (!options.keepScroll) window.scrollTo(0, 0);
 }

@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Page } from 'playwright-core';
+import { hashPassword, loadFixtures } from '@retention/domain';
+import { eventually, testSecretsKeyBytes } from '@retention/testkit';
+import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+
+/**
+ * Back to a list (docs/dashboard-ui.md, "Back to a list"): after Load more, opening a row and
+ * pressing the browser's Back, the list has the rows it had and is scrolled where it was, as in
+ * a real headless Chromium against the real API. A workspace of its own with more rows than two
+ * pages (50 a page) of campaigns, customers and cancel sessions.
+ */
+const world = useDashboardWorld();
+
+const ROWS = 120;
+const EMAIL = 'owner@umbrella.test';
+const pad = (index: number) => String(index).padStart(3, '0');
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  const { db } = world.current;
+  const minute = 60_000;
+  const start = Date.now() - 10 * 86_400_000;
+  await loadFixtures(db, testSecretsKeyBytes(), {
+    workspaces: [
+      {
+        key: 'umbrella',
+        name: 'Umbrella',
+        users: [{ key: 'owner', email: EMAIL, role: 'owner' }],
+        customers: Array.from({ length: ROWS }, (_, index) => ({
+          key: `c${index}`,
+          email: `customer${pad(index)}@umbrella-customers.test`,
+          subscriptions: [{ key: `s${index}` }],
+        })),
+        campaigns: Array.from({ length: ROWS }, (_, index) => ({
+          customer: `c${index}`,
+          psp_invoice_id: `in_back_${pad(index)}`,
+          status: 'in_flight' as const,
+          first_failed_at: new Date(start + index * minute).toISOString(),
+        })),
+        cancel_sessions: Array.from({ length: ROWS }, (_, index) => ({
+          customer: `c${index}`,
+          outcome: 'canceled' as const,
+          reason_code: 'too_expensive' as const,
+          created_at: new Date(start + index * minute).toISOString(),
+          ended_at: new Date(start + index * minute).toISOString(),
+        })),
+      },
+    ],
+  });
+  await db('users')
+    .where({ email: EMAIL })
+    .update({ password_hash: await hashPassword(PASSWORD), name: 'Albert Wesker' });
+  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${world.current.url}/dashboard/sign-in`);
+  await page.getByLabel('Email').fill(EMAIL);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+});
+
+/** The body rows of the table named `name` (its header row left out). */
+const bodyRows = (name: string) =>
+  page
+    .getByRole('table', { name })
+    .getByRole('row')
+    .filter({ has: page.getByRole('cell') });
+
+/** Waits until `read` gives a value `holds` accepts (10 s at most), then gives the last value read. */
+async function settled<T>(read: () => Promise<T>, holds: (value: T) => boolean): Promise<T> {
+  let last: T | undefined;
+  await eventually(async () => holds((last = await read()))).catch(() => undefined);
+  return last as T;
+}
+
+/** Whether the element's box is inside the window (scrolled into view). */
+const inViewport = (locator: ReturnType<Page['getByRole']>) =>
+  locator.evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= (element.ownerDocument.defaultView?.innerHeight ?? 0);
+  });
+
+/** Overview first: a list reached from another page is a fresh visit (a new history entry). */
+async function openFromOverview(): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
+
+const LISTS = [
+  { nav: 'Campaigns', table: 'Recovery campaigns', detailHeading: /^Invoice in_back_/ },
+  { nav: 'Customers', table: 'Customers', detailHeading: /@umbrella-customers\.test/ },
+  { nav: 'Cancel sessions', table: 'Cancel sessions', detailHeading: 'Cancel session' },
+];
+
+describe('Back to a list', () => {
+  for (const list of LISTS) {
+    it(`${list.nav}: Back after Load more and opening row 81 shows the 100 rows loaded, scrolled where it was`, async () => {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: list.nav }).click();
+      await page.getByRole('heading', { level: 1, name: list.nav }).waitFor();
+      await expect(
+        settled(
+          () => bodyRows(list.table).count(),
+          (count) => count === 50,
+        ),
+      ).resolves.toBe(50);
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await expect(
+        settled(
+          () => bodyRows(list.table).count(),
+          (count) => count === 100,
+        ),
+      ).resolves.toBe(100);
+
+      const row = bodyRows(list.table).nth(80);
+      const link = row.getByRole('link').first();
+      const linkName = (await link.textContent())!;
+      await link.scrollIntoViewIfNeeded();
+      await page.mouse.wheel(0, 120); // a scroll of the viewer's own, not only the one to bring the row in
+      await expect(settled(() => inViewport(link), Boolean)).resolves.toBe(true);
+      const scrollY = await page.evaluate<number>('window.scrollY');
+      expect(scrollY).toBeGreaterThan(1000);
+
+      await link.click();
+      await page.getByRole('heading', { level: 1, name: list.detailHeading }).waitFor();
+      await page.goBack();
+
+      await page.getByRole('heading', { level: 1, name: list.nav }).waitFor();
+      await expect(
+        settled(
+          () => bodyRows(list.table).count(),
+          (count) => count === 100,
+        ),
+      ).resolves.toBe(100);
+      const again = bodyRows(list.table).nth(80).getByRole('link').first();
+      await expect(again.textContent()).resolves.toBe(linkName);
+      const restoredY = await settled(
+        () => page.evaluate<number>('window.scrollY'),
+        (y) => Math.abs(y - scrollY) < 5,
+      );
+      expect(Math.abs(restoredY - scrollY)).toBeLessThan(5);
+      await expect(inViewport(again)).resolves.toBe(true);
+      // Load more goes on from where the restored rows end.
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await expect(
+        settled(
+          () => bodyRows(list.table).count(),
+          (count) => count === ROWS,
+        ),
+      ).resolves.toBe(ROWS);
+    });
+  }
+
+  it('shows a row changed meanwhile as it is now: a campaign marked recovered on its page reads recovered on Back', async () => {
+    await openFromOverview();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    await expect(
+      settled(
+        () => bodyRows('Recovery campaigns').count(),
+        (count) => count === 50,
+      ),
+    ).resolves.toBe(50);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect(
+      settled(
+        () => bodyRows('Recovery campaigns').count(),
+        (count) => count === 100,
+      ),
+    ).resolves.toBe(100);
+    const row = bodyRows('Recovery campaigns').nth(70);
+    await expect(row.getByText('in flight', { exact: true }).count()).resolves.toBe(1);
+    await row.getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Invoice in_back_/ }).waitFor();
+    await page.getByRole('button', { name: 'Mark recovered' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Mark recovered' });
+    await confirm.getByRole('button', { name: 'Mark recovered' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.goBack();
+
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    const again = bodyRows('Recovery campaigns').nth(70);
+    await again.getByText('recovered', { exact: true }).waitFor();
+    await expect(bodyRows('Recovery campaigns').count()).resolves.toBe(100);
+  });
+
+  it('a fresh visit (the nav link) starts from the first page, at the top', async () => {
+    await openFromOverview();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    await expect(
+      settled(
+        () => bodyRows('Recovery campaigns').count(),
+        (count) => count === 50,
+      ),
+    ).resolves.toBe(50);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect(
+      settled(
+        () => bodyRows('Recovery campaigns').count(),
+        (count) => count === 100,
+      ),
+    ).resolves.toBe(100);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    await expect(
+      settled(
+        () => bodyRows('Recovery campaigns').count(),
+        (count) => count === 50,
+      ),
+    ).resolves.toBe(50);
+    await expect(page.evaluate<number>('window.scrollY')).resolves.toBe(0);
+  });
+});
