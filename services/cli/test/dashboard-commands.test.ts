@@ -158,7 +158,7 @@ describe('token and webhook changes from the CLI are in the security log', () =>
       .returning('id');
     const since = new Date(Date.now() - 60_000).toISOString();
     const recovered = await run('webhook', 'recover', '--id', created.json.id, '--since', since, '--actor', owner);
-    expect(recovered.json).toEqual({ requeued: 1, retrying: 0 });
+    expect(recovered.json).toEqual({ requeued: 1 });
     await db('webhook_deliveries')
       .where({ id: delivery.id })
       .update({ status: 'failed', next_attempt_at: null, completed_at: new Date() });

@@ -165,8 +165,16 @@ export const webhookCommands = [
     name: 'webhook recover',
     summary: 'Re-queue every failed or skipped delivery of an endpoint created since a time, once each',
     options: { id: uuid('E').required(), since: pastTimestamp().required(), actor: uuid('U').required() },
-    run: (context, options) =>
-      recoverDeliveries(context.db(), { endpoint_id: options.id, actor_id: options.actor, since: options.since }),
+    // `{requeued: N}`, as the operator CLI's contract has it (spec operator-cli.md): the dashboard's
+    // `retrying` count is the page's, not part of this output.
+    run: async (context, options) => {
+      const { requeued } = await recoverDeliveries(context.db(), {
+        endpoint_id: options.id,
+        actor_id: options.actor,
+        since: options.since,
+      });
+      return { requeued };
+    },
   }),
   defineCommand({
     name: 'webhook resend',
