@@ -157,12 +157,15 @@ export function clientAddressLabel(ip: string): string {
   return loopback ? `This machine or a proxy on it (${ip})` : ip;
 }
 
-/** A label, or the code humanized with a capital when the table does not know it. */
-function labelOf(labels: Readonly<Record<string, string>>, code: string): string {
-  const known = labels[code];
-  if (known) return known;
-  const words = humanize(code.replaceAll('.', ' '));
+/** A code as words with a capital: `display_currency` -> "Display currency". */
+export function capitalizedWords(code: string): string {
+  const words = humanize(code);
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A label, or the code humanized with a capital (dots as spaces too) when the table does not know it. */
+function labelOf(labels: Readonly<Record<string, string>>, code: string): string {
+  return labels[code] || capitalizedWords(code.replaceAll('.', ' '));
 }
 
 export function eventTypeLabel(type: string): string {

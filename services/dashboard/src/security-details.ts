@@ -1,6 +1,6 @@
 import type { SecurityAction } from '@retention/core/enums';
-import { formatListTime, formatNumber, humanize } from './format.js';
-import { eventTypeLabel, ROLE_NAMES } from './labels.js';
+import { formatListTime, formatNumber } from './format.js';
+import { capitalizedWords, eventTypeLabel, ROLE_NAMES } from './labels.js';
 
 /**
  * What a security log entry changed, from its `details` (the record each domain function writes
@@ -42,7 +42,7 @@ const PROCESSOR_STATUS: Readonly<Record<string, string>> = {
   disconnected: 'Disconnected',
 };
 const processorStatus = (value: unknown) =>
-  typeof value === 'string' ? (PROCESSOR_STATUS[value] ?? capitalized(value)) : plain(value);
+  typeof value === 'string' ? (PROCESSOR_STATUS[value] ?? capitalizedWords(value)) : plain(value);
 
 /** Why an invitation or a reset link was withdrawn with no one asking (team.ts, password-reset.ts). */
 const REASONS: Readonly<Record<string, string>> = {
@@ -52,7 +52,7 @@ const REASONS: Readonly<Record<string, string>> = {
   creator_removed: 'Its maker was removed',
 };
 const reason: Describe = (value) =>
-  typeof value === 'string' ? (REASONS[value] ?? `Reason: ${capitalized(value)}`) : otherDetail('reason', value);
+  typeof value === 'string' ? (REASONS[value] ?? `Reason: ${capitalizedWords(value)}`) : otherDetail('reason', value);
 
 /** `{ from, to }`: "A → B", each side named by `name`. */
 function change(label: string | null, name: (value: unknown) => string = plain): Describe {
@@ -191,7 +191,7 @@ const SHOWN_PART = /(last4|hint)$/i;
 /** A detail the tables do not know: "Key: value", unless its name says it may be a secret. */
 function otherDetail(key: string, value: unknown): string | null {
   if (SECRET_NAME.test(key) && !SHOWN_PART.test(key)) return null;
-  return `${capitalized(key)}: ${plain(value)}`;
+  return `${capitalizedWords(key)}: ${plain(value)}`;
 }
 
 const MAX_LENGTH = 200;
@@ -211,18 +211,12 @@ function plain(value: unknown, depth = 0): string {
         return `${plain(value.from, depth + 1)} → ${plain(value.to, depth + 1)}`;
       return Object.entries(value)
         .filter(([key]) => !SECRET_NAME.test(key) || SHOWN_PART.test(key))
-        .map(([key, item]) => `${capitalized(key)}: ${plain(item, depth + 1)}`)
+        .map(([key, item]) => `${capitalizedWords(key)}: ${plain(item, depth + 1)}`)
         .join('; ');
     }
     return '—'; // JSON holds nothing else (no functions, symbols or bigints)
   })();
   return text.length > MAX_LENGTH ? `${text.slice(0, MAX_LENGTH - 1)}…` : text;
-}
-
-/** A code or key as words with a capital: `display_currency` -> "Display currency". */
-function capitalized(code: string): string {
-  const words = humanize(code);
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
