@@ -122,14 +122,15 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
     try {
       let rows: T[] = [];
       let after: string | null = null;
-      let more = true;
-      while (more && rows.length < count) {
+      let more: boolean;
+      // The first page at least: a list that had no rows is asked again too.
+      do {
         const page = await fetchRef.current(after);
         if (mine !== generation.current) return;
         rows = [...rows, ...page.data];
         after = page.next_cursor;
         more = page.has_more;
-      }
+      } while (more && rows.length < count);
       setItems(rows);
       setCursor(after);
       setHasMore(more);

@@ -190,6 +190,32 @@ describe('Back to a list', () => {
     await expect(bodyRows('Recovery campaigns').count()).resolves.toBe(100);
   });
 
+  it('asks again for a list that had no rows, as for one that had many: rows that came meanwhile would show', async () => {
+    await openFromOverview();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await page.getByRole('searchbox', { name: 'Email' }).fill('nobody@umbrella-customers.test');
+    await page.getByRole('button', { name: 'Search by email' }).click();
+    const empty = page.getByText(/^No customers match/);
+    await empty.waitFor();
+    await openFromOverview();
+
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().includes('/dashboard/api/customers')) asked.push(request.url());
+    };
+    page.on('request', onRequest);
+    try {
+      await page.goBack();
+      await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+      await empty.waitFor();
+      await eventually(() => asked.length > 0);
+      expect(asked.every((url) => url.includes('email=nobody%40umbrella-customers.test'))).toBe(true);
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
   it('a fresh visit (the nav link) starts from the first page, at the top', async () => {
     await openFromOverview();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
