@@ -89,8 +89,7 @@ const inViewport = (locator: ReturnType<Page['getByRole']>) =>
 
 /** Overview first: a list reached from another page is a fresh visit (a new history entry). */
 async function openFromOverview(): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await openList('Overview');
 }
 
 const LISTS = [
@@ -99,24 +98,34 @@ const LISTS = [
   { nav: 'Cancel sessions', table: 'Cancel sessions', detailHeading: 'Cancel session' },
 ];
 
+/** Clicks the main navigation's link to a list and waits for its heading. */
+async function openList(nav: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: nav }).click();
+  await page.getByRole('heading', { level: 1, name: nav }).waitFor();
+}
+
+/** Expects the table named `table` to come to hold `rows` body rows. */
+async function expectRows(table: string, rows: number): Promise<void> {
+  await expect(
+    settled(
+      () => bodyRows(table).count(),
+      (count) => count === rows,
+    ),
+  ).resolves.toBe(rows);
+}
+
+/** Opens a list and loads its second page: 50 rows, then 100. */
+async function openTwoPages(nav: string, table: string): Promise<void> {
+  await openList(nav);
+  await expectRows(table, 50);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expectRows(table, 100);
+}
+
 describe('Back to a list', () => {
   for (const list of LISTS) {
     it(`${list.nav}: Back after Load more and opening row 81 shows the 100 rows loaded, scrolled where it was`, async () => {
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: list.nav }).click();
-      await page.getByRole('heading', { level: 1, name: list.nav }).waitFor();
-      await expect(
-        settled(
-          () => bodyRows(list.table).count(),
-          (count) => count === 50,
-        ),
-      ).resolves.toBe(50);
-      await page.getByRole('button', { name: 'Load more' }).click();
-      await expect(
-        settled(
-          () => bodyRows(list.table).count(),
-          (count) => count === 100,
-        ),
-      ).resolves.toBe(100);
+      await openTwoPages(list.nav, list.table);
 
       const row = bodyRows(list.table).nth(80);
       const link = row.getByRole('link').first();
@@ -132,12 +141,7 @@ describe('Back to a list', () => {
       await page.goBack();
 
       await page.getByRole('heading', { level: 1, name: list.nav }).waitFor();
-      await expect(
-        settled(
-          () => bodyRows(list.table).count(),
-          (count) => count === 100,
-        ),
-      ).resolves.toBe(100);
+      await expectRows(list.table, 100);
       const again = bodyRows(list.table).nth(80).getByRole('link').first();
       await expect(again.textContent()).resolves.toBe(linkName);
       const restoredY = await settled(
@@ -148,32 +152,13 @@ describe('Back to a list', () => {
       await expect(inViewport(again)).resolves.toBe(true);
       // Load more goes on from where the restored rows end.
       await page.getByRole('button', { name: 'Load more' }).click();
-      await expect(
-        settled(
-          () => bodyRows(list.table).count(),
-          (count) => count === ROWS,
-        ),
-      ).resolves.toBe(ROWS);
+      await expectRows(list.table, ROWS);
     });
   }
 
   it('shows a row changed meanwhile as it is now: a campaign marked recovered on its page reads recovered on Back', async () => {
     await openFromOverview();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
-    await expect(
-      settled(
-        () => bodyRows('Recovery campaigns').count(),
-        (count) => count === 50,
-      ),
-    ).resolves.toBe(50);
-    await page.getByRole('button', { name: 'Load more' }).click();
-    await expect(
-      settled(
-        () => bodyRows('Recovery campaigns').count(),
-        (count) => count === 100,
-      ),
-    ).resolves.toBe(100);
+    await openTwoPages('Campaigns', 'Recovery campaigns');
     const row = bodyRows('Recovery campaigns').nth(70);
     await expect(row.getByText('in flight', { exact: true }).count()).resolves.toBe(1);
     await row.getByRole('link').first().click();
@@ -192,8 +177,7 @@ describe('Back to a list', () => {
 
   it('asks again for a list that had no rows, as for one that had many: rows that came meanwhile would show', async () => {
     await openFromOverview();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await openList('Customers');
     await page.getByRole('searchbox', { name: 'Email' }).fill('nobody@umbrella-customers.test');
     await page.getByRole('button', { name: 'Search by email' }).click();
     const empty = page.getByText(/^No customers match/);
@@ -218,31 +202,10 @@ describe('Back to a list', () => {
 
   it('a fresh visit (the nav link) starts from the first page, at the top', async () => {
     await openFromOverview();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
-    await expect(
-      settled(
-        () => bodyRows('Recovery campaigns').count(),
-        (count) => count === 50,
-      ),
-    ).resolves.toBe(50);
-    await page.getByRole('button', { name: 'Load more' }).click();
-    await expect(
-      settled(
-        () => bodyRows('Recovery campaigns').count(),
-        (count) => count === 100,
-      ),
-    ).resolves.toBe(100);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
-    await expect(
-      settled(
-        () => bodyRows('Recovery campaigns').count(),
-        (count) => count === 50,
-      ),
-    ).resolves.toBe(50);
+    await openTwoPages('Campaigns', 'Recovery campaigns');
+    await openList('Customers');
+    await openList('Campaigns');
+    await expectRows('Recovery campaigns', 50);
     await expect(page.evaluate<number>('window.scrollY')).resolves.toBe(0);
   });
 });
