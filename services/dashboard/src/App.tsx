@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type ReactElement } from 'react';
 import { api, setSessionEndedHandler } from './api/client.js';
 import type { Me } from './api/types.js';
 import { ErrorNote, Loading } from './components/states.js';
@@ -6,20 +6,21 @@ import { Shell } from './components/Shell.js';
 import { currentPath, navigate, pathOnly, usePath } from './router.js';
 import { SessionContext } from './session.js';
 import { useTitleFromHeading } from './page-title.js';
+import { lazyPage, type LazyPage } from './lazy-page.js';
 
-const SignIn = lazy(() => import('./pages/SignIn.js'));
-const AcceptInvitation = lazy(() => import('./pages/AcceptInvitation.js'));
-const ForgotPassword = lazy(() => import('./pages/ForgotPassword.js'));
-const ResetPassword = lazy(() => import('./pages/ResetPassword.js'));
-const Overview = lazy(() => import('./pages/Overview.js'));
-const Campaigns = lazy(() => import('./pages/Campaigns.js'));
-const Customers = lazy(() => import('./pages/Customers.js'));
-const CancelSessions = lazy(() => import('./pages/CancelSessions.js'));
-const CampaignDetail = lazy(() => import('./pages/CampaignDetail.js'));
-const CustomerDetail = lazy(() => import('./pages/CustomerDetail.js'));
-const CancelSessionDetail = lazy(() => import('./pages/CancelSessionDetail.js'));
-const Account = lazy(() => import('./pages/Account.js'));
-const Settings = lazy(() => import('./pages/settings/Settings.js'));
+const SignIn = lazyPage(() => import('./pages/SignIn.js'));
+const AcceptInvitation = lazyPage(() => import('./pages/AcceptInvitation.js'));
+const ForgotPassword = lazyPage(() => import('./pages/ForgotPassword.js'));
+const ResetPassword = lazyPage(() => import('./pages/ResetPassword.js'));
+const Overview = lazyPage(() => import('./pages/Overview.js'));
+const Campaigns = lazyPage(() => import('./pages/Campaigns.js'));
+const Customers = lazyPage(() => import('./pages/Customers.js'));
+const CancelSessions = lazyPage(() => import('./pages/CancelSessions.js'));
+const CampaignDetail = lazyPage(() => import('./pages/CampaignDetail.js'));
+const CustomerDetail = lazyPage(() => import('./pages/CustomerDetail.js'));
+const CancelSessionDetail = lazyPage(() => import('./pages/CancelSessionDetail.js'));
+const Account = lazyPage(() => import('./pages/Account.js'));
+const Settings = lazyPage(() => import('./pages/settings/Settings.js'));
 
 /** Pages that need no session. */
 function anonymousPage(path: string) {
@@ -54,6 +55,14 @@ function signedInPage(path: string) {
   );
 }
 
+/**
+ * Starts loading the code of the page at this address, beside the app's first request (GET /me)
+ * rather than after it: a signed-in page is rendered only once the session is known.
+ */
+function preloadCodeOf(page: ReactElement | null): void {
+  void (page?.type as Partial<LazyPage<object>> | undefined)?.preload?.();
+}
+
 /** Sends the viewer to sign in, remembering where they were. */
 function goToSignIn(): void {
   const here = currentPath();
@@ -85,6 +94,8 @@ export function App() {
     );
   }, []);
 
+  useEffect(() => preloadCodeOf(anonymousPage(route) ?? signedInPage(route)), [route]);
+
   useEffect(() => {
     setSessionEndedHandler(() => {
       setMe(null);
@@ -103,9 +114,7 @@ export function App() {
   if (anonymous) {
     return (
       <main className="auth-page">
-        <Suspense fallback={<Loading />}>
-          <SessionContext.Provider value={null}>{anonymous}</SessionContext.Provider>
-        </Suspense>
+        <SessionContext.Provider value={null}>{anonymous}</SessionContext.Provider>
       </main>
     );
   }
@@ -125,9 +134,7 @@ export function App() {
   }
   return (
     <SessionContext.Provider value={{ me, refresh: loadMe }}>
-      <Shell>
-        <Suspense fallback={<Loading />}>{signedInPage(route)}</Suspense>
-      </Shell>
+      <Shell>{signedInPage(route)}</Shell>
     </SessionContext.Provider>
   );
 }

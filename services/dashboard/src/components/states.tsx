@@ -12,13 +12,21 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
 }
 
 /** A server's message, shown as it came (as text: never markup). */
-export function ErrorNote({ message, onRetry }: { message: string; onRetry?: () => void }) {
+export function ErrorNote({
+  message,
+  onRetry,
+  retryLabel = 'Try again',
+}: {
+  message: string;
+  onRetry?: () => void;
+  retryLabel?: string;
+}) {
   return (
     <div className="error-note" role="alert">
       <span>{message}</span>
       {onRetry && (
         <button type="button" className="button small" onClick={onRetry}>
-          Try again
+          {retryLabel}
         </button>
       )}
     </div>

@@ -1,17 +1,17 @@
-import { lazy, Suspense, useEffect, type ComponentType } from 'react';
-import { Loading } from '../../components/states.js';
+import { useEffect, type ComponentType } from 'react';
+import { lazyPage } from '../../lazy-page.js';
 import { NavLink, navigate, pathOnly } from '../../router.js';
 import { useSession } from '../../session.js';
 import type { Me } from '../../api/types.js';
 import { NotForYourRole } from './NotForYourRole.js';
 
-const Tokens = lazy(() => import('./Tokens.js'));
-const Webhooks = lazy(() => import('./Webhooks.js'));
-const EndpointPage = lazy(() => import('./EndpointPage.js'));
-const Team = lazy(() => import('./Team.js'));
-const WorkspaceSettings = lazy(() => import('./WorkspaceSettings.js'));
-const SecurityLog = lazy(() => import('./SecurityLog.js'));
-const Processor = lazy(() => import('./Processor.js'));
+const Tokens = lazyPage(() => import('./Tokens.js'));
+const Webhooks = lazyPage(() => import('./Webhooks.js'));
+const EndpointPage = lazyPage(() => import('./EndpointPage.js'));
+const Team = lazyPage(() => import('./Team.js'));
+const WorkspaceSettings = lazyPage(() => import('./WorkspaceSettings.js'));
+const SecurityLog = lazyPage(() => import('./SecurityLog.js'));
+const Processor = lazyPage(() => import('./Processor.js'));
 
 interface Section {
   path: string;
@@ -88,9 +88,7 @@ export default function Settings({ path }: { path: string }) {
           ))}
         </ul>
       </nav>
-      <div className="settings-body">
-        <Suspense fallback={<Loading />}>{content}</Suspense>
-      </div>
+      <div className="settings-body">{content}</div>
     </div>
   );
 }
