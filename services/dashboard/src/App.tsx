@@ -3,7 +3,7 @@ import { api, setSessionEndedHandler } from './api/client.js';
 import type { Me } from './api/types.js';
 import { ErrorNote, Loading } from './components/states.js';
 import { Shell } from './components/Shell.js';
-import { currentPath, navigate, pathOnly, usePath } from './router.js';
+import { currentPath, navigate, pathOnly, signInDestination, usePath } from './router.js';
 import { SessionContext } from './session.js';
 import { useTitleFromHeading } from './page-title.js';
 import { lazyPage, type LazyPage } from './lazy-page.js';
@@ -94,7 +94,13 @@ export function App() {
     );
   }, []);
 
-  useEffect(() => preloadCodeOf(anonymousPage(route) ?? signedInPage(route)), [route]);
+  useEffect(() => {
+    const page = anonymousPage(route);
+    preloadCodeOf(page ?? signedInPage(route));
+    // While someone signs in (or sets a password), the page it leads to comes into the browser's
+    // cache, so the fresh load after it does not wait for it (Overview's is the largest chunk).
+    if (page) preloadCodeOf(signedInPage(pathOnly(signInDestination())));
+  }, [route]);
 
   useEffect(() => {
     setSessionEndedHandler(() => {

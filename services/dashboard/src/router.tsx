@@ -129,12 +129,13 @@ export function NavLink({ to, exact, ...rest }: LinkProps & { exact?: boolean })
   return <Link to={to} aria-current={active ? 'page' : undefined} {...rest} />;
 }
 
-/**
- * After signing in: a fresh page load (no state of another session survives) at the page the
- * viewer was headed to, when `next` names a page of this app.
- */
-export function afterSignIn(): void {
+/** The page signing in leads to: the one the viewer was headed to, when `next` names a page of this app. */
+export function signInDestination(): string {
   const next = new URLSearchParams(window.location.search).get('next');
-  const safe = next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
-  window.location.assign(`${APP_BASE}${safe}`);
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+/** After signing in: a fresh page load (no state of another session survives) at signInDestination(). */
+export function afterSignIn(): void {
+  window.location.assign(`${APP_BASE}${signInDestination()}`);
 }

@@ -109,6 +109,20 @@ describe('a page whose code is not loaded yet', () => {
     await page.close();
   }, 60_000);
 
+  it('has the code of the page signing in leads to loaded while the sign-in form is shown', async () => {
+    const anonymous = await world.current.browser.newContext();
+    contexts.push(anonymous);
+    const page = await anonymous.newPage();
+    const overviewAsked = page.waitForRequest(chunkOf('Overview'), { timeout: 10_000 });
+    const customersAsked = page.waitForRequest(chunkOf('Customers'), { timeout: 10_000 });
+    await page.goto(`${world.current.url}/dashboard/sign-in`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await expect(overviewAsked).resolves.toBeTruthy();
+    // Sent to sign in from a page: that page's code.
+    await page.goto(`${world.current.url}/dashboard/sign-in?next=${encodeURIComponent('/customers?tag=vip')}`);
+    await expect(customersAsked).resolves.toBeTruthy();
+  }, 60_000);
+
   it('says it could not be loaded, with a reload that shows it, when its code cannot be fetched', async () => {
     const page = await newTab();
     const errors: string[] = [];
