@@ -1,6 +1,7 @@
-import type { SecurityAction } from '@retention/core/enums';
+import type { ProcessorStatus, SecurityAction } from '@retention/core/enums';
 import { formatListTime, formatNumber } from './format.js';
-import { capitalizedWords, eventTypeLabel, ROLE_NAMES } from './labels.js';
+import { capitalizedWords, eventTypeLabel, RECOVERED_VIA_LABELS, ROLE_NAMES } from './labels.js';
+import { STRIPE_STATUS_TEXT } from './pages/settings/processor-story.js';
 
 /**
  * What a security log entry changed, from its `details` (the record each domain function writes
@@ -35,14 +36,35 @@ const hidden: Describe = () => null;
 const ROLE: Readonly<Record<string, string>> = ROLE_NAMES;
 const roleName = (value: unknown) => (typeof value === 'string' ? (ROLE[value] ?? value) : plain(value));
 
-/** A processor connection's status (the Processor page's words) or the workspace's processor flag. */
-const PROCESSOR_STATUS: Readonly<Record<string, string>> = {
-  pending: 'Waiting for the first event',
+/**
+ * A Stripe connection's status (`processor.connected`'s `status` and `previous_status`), in the
+ * Processor page's words: one table (processor-story.ts), so the log and the page cannot drift.
+ */
+const connectionStatus = (value: unknown) =>
+  typeof value === 'string'
+    ? ((STRIPE_STATUS_TEXT as Readonly<Record<string, string>>)[value] ?? capitalizedWords(value))
+    : plain(value);
+
+/**
+ * The workspace's processor flag (`workspace.updated`'s `processor`, set by the CLI): whether
+ * outbound webhooks are sent, which a Stripe connection sets but is not the only way to
+ * (processor-story.ts). Its `connected` is not the connection's "Connected and syncing": the
+ * flag is set with no Stripe behind it (the CLI, the demo), so it has words of its own.
+ */
+const PROCESSOR_FLAG: Readonly<Record<ProcessorStatus, string>> = {
   connected: 'Connected',
   disconnected: 'Disconnected',
 };
-const processorStatus = (value: unknown) =>
-  typeof value === 'string' ? (PROCESSOR_STATUS[value] ?? capitalizedWords(value)) : plain(value);
+const processorFlag = (value: unknown) =>
+  typeof value === 'string'
+    ? ((PROCESSOR_FLAG as Readonly<Record<string, string>>)[value] ?? capitalizedWords(value))
+    : plain(value);
+
+/** How a campaign was recovered, as its page and the Overview name it (labels.ts). */
+const recoveredVia = (value: unknown) =>
+  typeof value === 'string'
+    ? ((RECOVERED_VIA_LABELS as Readonly<Record<string, string>>)[value] ?? capitalizedWords(value))
+    : plain(value);
 
 /** Why an invitation or a reset link was withdrawn with no one asking (team.ts, password-reset.ts). */
 const REASONS: Readonly<Record<string, string>> = {
@@ -156,12 +178,12 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   'workspace.updated': {
     name: change('Name'),
     display_currency: change('Display currency', currency),
-    processor: change('Processor', processorStatus),
+    processor: change('Processor', processorFlag),
   },
   'processor.connected': {
     provider: hidden,
-    status: (value) => processorStatus(value),
-    previous_status: (value) => (value === null ? null : `Before: ${processorStatus(value)}`),
+    status: (value) => connectionStatus(value),
+    previous_status: (value) => (value === null ? null : `Before: ${connectionStatus(value)}`),
     webhook_secret_last4: (value) => `Signing secret whsec_…${plain(value)}`,
     api_key: (value, details) =>
       value === 'given'
@@ -179,7 +201,8 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   'processor.key_rejected': { provider: hidden, api_key_last4: (value) => `API key ${stripeKey(value)}` },
   'processor.key_removed': { provider: hidden, api_key_last4: (value) => `API key ${stripeKey(value)}` },
   'campaign.marked_recovered': {
-    recovered_via: (value) => (value === 'manual' ? null : labelled('Recovered by')(value, {})),
+    // The action says a manual recovery; any other way is named as the campaign's page names it.
+    recovered_via: (value) => (value === 'manual' ? null : labelled('Recovered via', recoveredVia)(value, {})),
   },
   'campaign.marked_lost': {},
 };

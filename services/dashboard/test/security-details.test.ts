@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { SECURITY_ACTIONS, type SecurityAction } from '@retention/core';
+import { RECOVERED_VIA, SECURITY_ACTIONS, type SecurityAction } from '@retention/core';
+import { RECOVERED_VIA_LABELS } from '../src/labels.js';
+import { STRIPE_STATUS_TEXT } from '../src/pages/settings/processor-story.js';
 import { securityDetailsText } from '../src/security-details.js';
 
 /**
@@ -62,7 +64,7 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
       api_key_last4: '9876',
       api_key: 'given',
     },
-    ['Waiting for the first event', 'Signing secret whsec_…wxyz', 'New API key rk_…9876'],
+    ['Waiting for the first event from Stripe', 'Signing secret whsec_…wxyz', 'New API key rk_…9876'],
   ],
   'processor.disconnected': [{ provider: 'stripe', reason: 'owner' }, []],
   'processor.key_rejected': [{ provider: 'stripe', api_key_last4: '9876' }, ['API key rk_…9876']],
@@ -87,7 +89,7 @@ describe('security log details in words', () => {
         status: 'connected',
         proof: 'first signed event',
       }),
-    ).toEqual(['Connected', 'Confirmed by its first signed event']);
+    ).toEqual(['Connected and syncing', 'Confirmed by its first signed event']);
     expect(
       securityDetailsText('processor.connected', {
         status: 'connected',
@@ -95,7 +97,40 @@ describe('security log details in words', () => {
         api_key_last4: '9876',
         api_key: 'kept',
       }),
-    ).toEqual(['Connected', 'Before: Connected', 'API key kept (rk_…9876)']);
+    ).toEqual(['Connected and syncing', 'Before: Connected and syncing', 'API key kept (rk_…9876)']);
+  });
+
+  it("names a Stripe connection's status as the Processor page does, and the workspace's flag in its own words", () => {
+    // The same statuses, one table (processor-story.ts's STRIPE_STATUS_TEXT): the log cannot drift from the page.
+    for (const status of ['pending', 'connected', 'disconnected'] as const) {
+      expect(securityDetailsText('processor.connected', { status })).toEqual([STRIPE_STATUS_TEXT[status]]);
+      expect(securityDetailsText('processor.connected', { previous_status: status })).toEqual([
+        `Before: ${STRIPE_STATUS_TEXT[status]}`,
+      ]);
+    }
+    // The workspace's flag says whether webhooks are sent, not that Stripe syncs (the CLI sets it with no Stripe).
+    expect(securityDetailsText('workspace.updated', { processor: { from: 'connected', to: 'disconnected' } })).toEqual([
+      'Processor: Connected → Disconnected',
+    ]);
+    expect(securityDetailsText('workspace.updated', { processor: { from: 'disconnected', to: 'connected' } })).toEqual([
+      'Processor: Disconnected → Connected',
+    ]);
+  });
+
+  it("names how a campaign was recovered in the campaign page's words (labels.ts), a manual one by the action alone", () => {
+    for (const via of RECOVERED_VIA.filter((code) => code !== 'manual')) {
+      expect(securityDetailsText('campaign.marked_recovered', { recovered_via: via })).toEqual([
+        `Recovered via: ${RECOVERED_VIA_LABELS[via]}`,
+      ]);
+    }
+    expect(securityDetailsText('campaign.marked_recovered', { recovered_via: 'customer_update' })).toEqual([
+      'Recovered via: Card update',
+    ]);
+    expect(securityDetailsText('campaign.marked_recovered', { recovered_via: 'manual' })).toEqual([]);
+    // A way a later server records: its code as words, never blank.
+    expect(securityDetailsText('campaign.marked_recovered', { recovered_via: 'bank_transfer' })).toEqual([
+      'Recovered via: Bank transfer',
+    ]);
   });
 
   it('shows a detail it does not know as "Key: value", whatever its shape, and never one named as a secret', () => {
