@@ -511,21 +511,25 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
         actor_type: 'system',
         actor_label: 'npm start',
         target_label: `${RECEIVER}/demo/dunning`,
-        details: { url: 'https://127.0.0.1:40999/demo/dunning' },
+        details: { url: { from: `${RECEIVER}/demo/dunning`, to: 'https://127.0.0.1:40999/demo/dunning' } },
       },
       {
         workspace_id: old.workspace.id,
         actor_type: 'system',
         actor_label: 'npm start',
         target_label: 'https://crm.northwind.example/webhooks/retention',
-        details: { url: 'https://127.0.0.1:40999/demo/crm' },
+        details: {
+          url: { from: 'https://crm.northwind.example/webhooks/retention', to: 'https://127.0.0.1:40999/demo/crm' },
+        },
       },
       {
         workspace_id: old.workspace.id,
         actor_type: 'system',
         actor_label: 'npm start',
         target_label: 'https://mail.northwind.example/hooks/retention',
-        details: { url: 'https://127.0.0.1:40999/demo/dunning' },
+        details: {
+          url: { from: 'https://mail.northwind.example/hooks/retention', to: 'https://127.0.0.1:40999/demo/dunning' },
+        },
       },
     ]);
     // Already there: nothing to change, nothing logged.

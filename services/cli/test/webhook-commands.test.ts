@@ -156,6 +156,19 @@ describe('webhook commands', () => {
       'all',
     );
     expect(updated.json).toMatchObject({ name: 'Renamed', events: [] });
+    // Recorded as the dashboard's edit is (the same function): each changed field from and to.
+    const logged = await database.current
+      .db('security_events')
+      .where({ action: 'webhook.updated', target_id: created.id })
+      .select('actor_type', 'actor_user_id', 'target_label', 'details');
+    expect(logged).toEqual([
+      {
+        actor_type: 'operator',
+        actor_user_id: owner,
+        target_label: 'https://hooks.example.com/in',
+        details: { name: { from: 'Main', to: 'Renamed' }, events: { from: ['winback.recorded'], to: [] } },
+      },
+    ]);
     const nothing = await run('webhook', 'update', '--id', created.id, '--actor', owner);
     expect(nothing).toMatchObject({
       code: 1,

@@ -85,6 +85,14 @@ function change(label: string | null, name: (value: unknown) => string = plain):
   };
 }
 
+/** `{ from, to }` as "Label: A → B"; any other value (a record from before from/to) as "Old label: value". */
+function changeOrNew(label: string, oldLabel: string, name: (value: unknown) => string = plain): Describe {
+  return (value, details) =>
+    isRecord(value) && ('from' in value || 'to' in value)
+      ? change(label, name)(value, details)
+      : labelled(oldLabel, name)(value, details);
+}
+
 /** The `from` of a record that is itself `{ from, to }` (a role change, a token's limit); its `to` is hidden. */
 const fromTo =
   (label: string | null, name: (value: unknown) => string = plain): Describe =>
@@ -140,11 +148,13 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
     to: hidden,
   },
   'webhook.created': { name: labelled('Name'), events: labelled('Events', eventList) },
-  // The fields that changed, each with its new value (the target is the endpoint by its URL before).
+  // The fields that changed, each `{ from, to }` ("URL: A → B"); the entries recorded before
+  // from/to hold the new value alone, read as they were ("New URL: B"). The target is the
+  // endpoint by its URL before the change.
   'webhook.updated': {
-    name: labelled('New name'),
-    url: labelled('New URL'),
-    events: labelled('New events', eventList),
+    name: changeOrNew('Name', 'New name'),
+    url: changeOrNew('URL', 'New URL'),
+    events: changeOrNew('Events', 'New events', eventList),
   },
   'webhook.deleted': { name: labelled('Name') },
   'webhook.enabled': {},

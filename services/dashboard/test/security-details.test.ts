@@ -17,8 +17,16 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
     ['Name: Billing', 'Events: Payment recovered, Cancellation saved'],
   ],
   'webhook.updated': [
-    { name: 'Billing 2', url: 'https://hooks.example/new', events: [] },
-    ['New name: Billing 2', 'New URL: https://hooks.example/new', 'New events: All events'],
+    {
+      name: { from: 'Billing', to: 'Billing 2' },
+      url: { from: 'https://hooks.example/old', to: 'https://hooks.example/new' },
+      events: { from: ['recovery.recovered', 'cancel.saved'], to: [] },
+    },
+    [
+      'Name: Billing → Billing 2',
+      'URL: https://hooks.example/old → https://hooks.example/new',
+      'Events: Payment recovered, Cancellation saved → All events',
+    ],
   ],
   'webhook.deleted': [{ name: 'Billing' }, ['Name: Billing']],
   'webhook.enabled': [{}, []],
@@ -130,6 +138,21 @@ describe('security log details in words', () => {
     // A way a later server records: its code as words, never blank.
     expect(securityDetailsText('campaign.marked_recovered', { recovered_via: 'bank_transfer' })).toEqual([
       'Recovered via: Bank transfer',
+    ]);
+  });
+
+  it('reads an endpoint edit recorded before from/to (its new values alone) as it did', () => {
+    expect(
+      securityDetailsText('webhook.updated', {
+        name: 'Billing 2',
+        url: 'https://hooks.example/new',
+        events: ['recovery.recovered'],
+      }),
+    ).toEqual(['New name: Billing 2', 'New URL: https://hooks.example/new', 'New events: Payment recovered']);
+    expect(securityDetailsText('webhook.updated', { events: [] })).toEqual(['New events: All events']);
+    // One field changed: that field alone; a list of events before it was "all".
+    expect(securityDetailsText('webhook.updated', { events: { from: [], to: ['recovery.lost'] } })).toEqual([
+      'Events: All events → Payment lost',
     ]);
   });
 

@@ -890,6 +890,16 @@ describe('account, workspace and security log', () => {
     );
     await page.getByRole('button', { name: 'Save' }).click();
     expect((await savedAgain).status()).toBe(200);
+    // An endpoint renamed in its Edit form: the log says from what to what.
+    await openSettings('Outbound webhooks');
+    await page.getByRole('link', { name: 'Acme CRM' }).click();
+    await heading('Acme CRM').waitFor();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const endpointForm = page.getByRole('dialog', { name: 'Edit endpoint' });
+    await endpointForm.getByLabel('Name').fill('Acme CRM (billing)');
+    await endpointForm.getByRole('button', { name: 'Save' }).click();
+    await endpointForm.waitFor({ state: 'detached' });
+    await heading('Acme CRM (billing)').waitFor();
 
     await openSettings('Security log');
     for (const action of ['token.created', 'token.revoked', 'workspace.updated']) {
@@ -913,6 +923,10 @@ describe('account, workspace and security log', () => {
     const roleRows = page.getByRole('row', { name: /team\.role_changed/ }).filter({ hasText: 'member@acme.test' });
     await roleRows.getByText('Admin → Member', { exact: true }).waitFor();
     await roleRows.getByText('Member → Admin', { exact: true }).waitFor();
+    await page
+      .getByRole('row', { name: /webhook\.updated/ })
+      .getByText('Name: Acme CRM → Acme CRM (billing)', { exact: true })
+      .waitFor();
 
     await page.getByRole('button', { name: /Account menu/ }).click();
     await page.getByText('Owner', { exact: true }).waitFor();

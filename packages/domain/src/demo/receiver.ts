@@ -1,6 +1,7 @@
 import { validateWebhookUrl } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { endpointChangeDetails } from '../webhooks/endpoints.js';
 import { DEMO_ENDPOINTS } from './catalog.js';
 
 /**
@@ -59,7 +60,8 @@ export async function pointDemoEndpointsAt(db: Db, origin: string, actor: Actor)
         action: 'webhook.updated',
         actor,
         target: { type: 'webhook_endpoint', id: row.id, label: row.url },
-        details: { url },
+        // The URL from and to, as any edit of an endpoint records it (updateEndpoint).
+        details: endpointChangeDetails({ url: row.url }, { url }),
       });
       changed += 1;
     }

@@ -222,11 +222,12 @@ export async function updateEndpoint(
     const url = valid.url === undefined ? undefined : validateWebhookUrl(valid.url);
     const events = valid.events === undefined ? undefined : normalizeEvents(valid.events);
     // Only what differs from the endpoint as it is: a form saved unchanged is a success that
-    // writes nothing, and the log's entry names the fields that did change (their new values).
+    // writes nothing, and the log's entry names the fields that did change, each from and to.
+    const before = { name: current.name, url: current.url, events: normalizeEvents(current.event_types) };
     const changes = {
-      ...(valid.name !== undefined && valid.name !== current.name && { name: valid.name }),
-      ...(url !== undefined && url !== current.url && { url }),
-      ...(events !== undefined && !sameEvents(events, normalizeEvents(current.event_types)) && { events }),
+      ...(valid.name !== undefined && valid.name !== before.name && { name: valid.name }),
+      ...(url !== undefined && url !== before.url && { url }),
+      ...(events !== undefined && !sameEvents(events, before.events) && { events }),
     };
     if (Object.keys(changes).length === 0) return toWebhookEndpoint(current);
     const [row] = await trx<EndpointRow>('webhook_endpoints')
@@ -238,7 +239,13 @@ export async function updateEndpoint(
         updated_at: trx.fn.now() as unknown as Date,
       })
       .returning('*');
-    await recordEndpointChange(trx, 'webhook.updated', current, audit ?? operatorNaming(valid.actor_id), changes);
+    await recordEndpointChange(
+      trx,
+      'webhook.updated',
+      current,
+      audit ?? operatorNaming(valid.actor_id),
+      endpointChangeDetails(before, changes),
+    );
     const subscribed = (row as EndpointRow).event_types;
     // Narrowed: what it no longer subscribes to is not retried (to a new URL, perhaps).
     if (changes.events !== undefined && subscribed.length > 0) {
@@ -252,6 +259,30 @@ export async function updateEndpoint(
     }
     return toWebhookEndpoint(row as EndpointRow);
   });
+}
+
+/** What an endpoint edit can change: its name, URL and events (in EVENT_TYPES' order; none is every event). */
+export interface EndpointFields {
+  name: string;
+  url: string;
+  events: string[];
+}
+
+/**
+ * `webhook.updated`'s details (docs/dashboard-api.md, "Security log"): each field that changed,
+ * `{ from, to }`, and no other; an endpoint's signing secret is no field of it, so it is never
+ * recorded. The dashboard (updateEndpoint), the CLI's `webhook update` (the same function) and
+ * `npm start` pointing the demo's endpoints at its receiver write this one shape.
+ */
+export function endpointChangeDetails<Field extends keyof EndpointFields>(
+  before: Pick<EndpointFields, Field>,
+  changes: Partial<Pick<EndpointFields, Field>>,
+): Partial<Record<Field, { from: unknown; to: unknown }>> {
+  return Object.fromEntries(
+    (Object.keys(before) as Field[])
+      .filter((field) => changes[field] !== undefined)
+      .map((field) => [field, { from: before[field], to: changes[field] }]),
+  ) as Partial<Record<Field, { from: unknown; to: unknown }>>;
 }
 
 /** Two lists of event types, both in EVENT_TYPES' order (normalizeEvents). */

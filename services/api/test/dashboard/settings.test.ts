@@ -93,6 +93,15 @@ describe('outbound webhooks', () => {
     });
     expect(unchanged.status).toBe(200);
     expect(unchanged.body).toMatchObject({ name: 'Mine', url: 'https://receiver.invalid/hook', events: [] });
+    // The record carries each changed field from and to, and only those: the events here.
+    const firstEdit = await call('GET', '/security-log', { cookie: admin.cookie });
+    expect(firstEdit.body.data.filter((event: { action: string }) => event.action === 'webhook.updated')).toEqual([
+      expect.objectContaining({
+        actor: expect.objectContaining({ type: 'user', user_id: admin.id }),
+        target: { type: 'webhook_endpoint', id, label: 'https://receiver.invalid/hook' },
+        details: { events: { from: ['recovery.opened'], to: [] } },
+      }),
+    ]);
     const tested = await call('POST', `/webhooks/${id}/test`, { cookie: admin.cookie });
     expect(tested.status).toBe(200);
     expect(tested.body).toMatchObject({ outcome: 'failed', http_status: null, event_type: 'ping' });
@@ -122,6 +131,49 @@ describe('outbound webhooks', () => {
       'webhook.enabled',
       'webhook.deleted',
     ]);
+  });
+
+  it('records an edit as each changed field from and to (name, URL, events), never the secret', async () => {
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Edits');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'Billing', url: 'https://a.receiver.invalid/hook', events: [] },
+    });
+    const id = created.body.id;
+    const edited = await call('PATCH', `/webhooks/${id}`, {
+      cookie: admin.cookie,
+      body: {
+        name: 'Billing 2',
+        url: 'https://b.receiver.invalid/hook',
+        // Given out of order: recorded in the catalog's order, as the endpoint keeps them.
+        events: ['recovery.lost', 'recovery.recovered'],
+      },
+    });
+    expect(edited.status).toBe(200);
+    // The URL alone, the name given as it is: the name is not in the record.
+    const moved = await call('PATCH', `/webhooks/${id}`, {
+      cookie: owner.cookie,
+      body: { name: 'Billing 2', url: 'https://c.receiver.invalid/hook' },
+    });
+    expect(moved.status).toBe(200);
+    const log = await call('GET', '/security-log', { cookie: owner.cookie });
+    const updates = log.body.data.filter((event: { action: string }) => event.action === 'webhook.updated');
+    expect(updates.map((event: { details: unknown; target: unknown }) => [event.target, event.details])).toEqual([
+      [
+        { type: 'webhook_endpoint', id, label: 'https://b.receiver.invalid/hook' },
+        { url: { from: 'https://b.receiver.invalid/hook', to: 'https://c.receiver.invalid/hook' } },
+      ],
+      [
+        { type: 'webhook_endpoint', id, label: 'https://a.receiver.invalid/hook' },
+        {
+          name: { from: 'Billing', to: 'Billing 2' },
+          url: { from: 'https://a.receiver.invalid/hook', to: 'https://b.receiver.invalid/hook' },
+          events: { from: [], to: ['recovery.recovered', 'recovery.lost'] },
+        },
+      ],
+    ]);
+    const stored = await api.current.db('security_events').where({ workspace_id: workspace.id });
+    expect(JSON.stringify(stored)).not.toContain(created.body.secret);
   });
 
   it("answers 404 for another workspace's endpoint and changes nothing", async () => {
