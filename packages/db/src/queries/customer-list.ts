@@ -2,14 +2,16 @@ import type { Customer, ListEnvelope } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
-import { textParam } from './list-params.js';
+import { textParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { listEnvelope } from './pagination.js';
 
 /**
- * The dashboard's customers list: newest first by (created_at, id), filtered by an exact
- * e-mail (case-insensitive, customers_email_idx) or a tag (stored lowercase), keyset pages
- * through customers_list_idx.
+ * The dashboard's customers list and its CSV export (docs/dashboard-api.md, "Data pages" and
+ * "Insights"): one filter parser and one query, newest first by (created_at, id), filtered by
+ * an exact e-mail (case-insensitive, customers_email_idx) or a tag (stored lowercase), keyset
+ * pages through customers_list_idx. The list is a keyset page of the query; the export reads
+ * all of it in keyset pages (insights-export.ts in services/api).
  */
 
 export interface CustomerListFilters {
@@ -18,6 +20,16 @@ export interface CustomerListFilters {
 }
 
 export const CUSTOMER_FILTER_PARAMS = ['email', 'tag'] as const;
+
+/**
+ * The CSV export's columns, in order: the API's customer, nothing else (`updated_at` is the
+ * row's bookkeeping, shown nowhere). `tags` is one cell, the tags in their stored order joined
+ * by CUSTOMER_EXPORT_TAG_SEPARATOR.
+ */
+export const CUSTOMER_EXPORT_COLUMNS = ['id', 'psp_customer_id', 'email', 'name', 'tags', 'created_at'] as const;
+
+/** Between a customer's tags in the export's `tags` cell (docs/dashboard-api.md, "Insights"). */
+export const CUSTOMER_EXPORT_TAG_SEPARATOR = '; ';
 
 export function customerListFilters(
   query: Partial<Record<(typeof CUSTOMER_FILTER_PARAMS)[number], string>>,
@@ -32,14 +44,29 @@ export function customerListFilters(
   return filters;
 }
 
-export function customerListQuery(db: Queryable, workspaceId: string, filters: CustomerListFilters): Knex.QueryBuilder {
+/**
+ * The filtered customers, newest first: as the export's columns (tags joined into one text),
+ * or as the list row's JSON built by Postgres beside the keyset columns.
+ */
+export function customerListQuery(
+  db: Queryable,
+  workspaceId: string,
+  filters: CustomerListFilters,
+  shape: RowShape = 'columns',
+): Knex.QueryBuilder {
   const query = db('customers')
     .where('workspace_id', workspaceId)
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .select('created_at', 'id', db.raw(`${customerJsonSql('customers')}::text AS json`));
+    .select(
+      shape === 'json'
+        ? ['created_at', 'id', db.raw(`${customerJsonSql('customers')}::text AS json`)]
+        : CUSTOMER_EXPORT_COLUMNS.map((column) =>
+            column === 'tags' ? db.raw('array_to_string(tags, ?) AS tags', [CUSTOMER_EXPORT_TAG_SEPARATOR]) : column,
+          ),
+    );
   if (filters.email !== undefined) query.whereRaw('lower(email) = lower(?)', [filters.email]);
   if (filters.tag !== undefined) query.whereRaw('tags @> ARRAY[?]::text[]', [filters.tag]);
   return query;
@@ -52,7 +79,7 @@ export async function customerListPage(
   page: { limit: number; cursor?: string | undefined },
 ): Promise<JsonText<ListEnvelope<Customer>>> {
   const result = await opaqueKeysetPage<{ created_at: Date; id: string; json: string }>(
-    customerListQuery(db, workspaceId, filters),
+    customerListQuery(db, workspaceId, filters, 'json'),
     {
       column: 'created_at',
       cursor: page.cursor,

@@ -8,11 +8,15 @@ import {
   CAMPAIGN_FILTER_PARAMS,
   CANCEL_SESSION_EXPORT_COLUMNS,
   CANCEL_SESSION_FILTER_PARAMS,
+  CUSTOMER_EXPORT_COLUMNS,
+  CUSTOMER_FILTER_PARAMS,
   campaignDetail,
   campaignListFilters,
   campaignListQuery,
   cancelSessionListFilters,
   cancelSessionListQuery,
+  customerListFilters,
+  customerListQuery,
 } from '@retention/db';
 import { pathId } from '../middleware/validate-query.js';
 import { ReadCoalescer } from './coalesce.js';
@@ -23,8 +27,8 @@ import { detailId } from './read-routes.js';
 import { queryStrings } from './query-strings.js';
 
 /**
- * The insight pages' data (docs/dashboard-api.md, "Insights"): the overview of a period and
- * the campaign actions. Mark recovered / Mark lost are the CLI's closing actions (the domain
+ * The insight pages' data (docs/dashboard-api.md, "Insights"): the overview of a period, the
+ * lists' CSV exports (campaigns, cancel sessions, customers) and the campaign actions. Mark recovered / Mark lost are the CLI's closing actions (the domain
  * checks the role again and writes the security log in the same transaction).
  */
 export function insightsRoutes(context: DashboardContext): Router {
@@ -81,6 +85,14 @@ export function insightsRoutes(context: DashboardContext): Router {
     const query = () => cancelSessionListQuery(db, workspaceId, filters);
     const list = { query, column: 's.created_at', idColumn: 's.id' };
     await exportCsv(req, res, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
+  });
+
+  router.get('/customers/export.csv', async (req, res) => {
+    const filters = customerListFilters(queryStrings(req.originalUrl, CUSTOMER_FILTER_PARAMS));
+    const { workspaceId } = signedIn(res);
+    const query = () => customerListQuery(db, workspaceId, filters);
+    const list = { query, column: 'created_at', idColumn: 'id' };
+    await exportCsv(req, res, list, CUSTOMER_EXPORT_COLUMNS, 'customers.csv');
   });
 
   router.get('/campaigns/:id', async (req, res) => {

@@ -68,6 +68,7 @@ export const DASHBOARD_ROUTE_PATTERNS = [
   '/campaigns/export.csv',
   '/campaigns/:id',
   '/customers',
+  '/customers/export.csv',
   '/customers/:id',
   '/cancel_sessions',
   '/cancel_sessions/export.csv',

@@ -189,8 +189,10 @@ describe('CSV exports whose clients stop reading', () => {
         message: expect.stringMatching(/^Too many CSV exports at once: at most 2 at a time for a workspace\./),
       },
     });
-    // The campaigns export counts too; another workspace is not held by this one's.
+    // The campaigns and customers exports count too; another workspace is not held by this one's.
     expect((await call('GET', '/campaigns/export.csv', { cookie: a.cookie })).status).toBe(429);
+    const customers = await call('GET', '/customers/export.csv', { cookie: a.cookie });
+    expect([customers.status, customers.headers.get('retry-after')]).toEqual([429, '5']);
     expect((await call('GET', '/cancel_sessions/export.csv', { cookie: other.cookie })).status).toBe(200);
 
     // Four running in the process, two of another workspace's besides: a fifth is refused, whoever asks.
@@ -249,6 +251,7 @@ describe('HEAD on an export', () => {
     for (const [path, filename] of [
       ['/cancel_sessions/export.csv', 'cancel-sessions.csv'],
       ['/campaigns/export.csv', 'campaigns.csv'],
+      ['/customers/export.csv', 'customers.csv'],
     ] as const) {
       const head = await call('HEAD', path, { cookie: a.cookie });
       expect(head.status).toBe(200);
@@ -264,9 +267,11 @@ describe('HEAD on an export', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
     expect((await call('GET', '/cancel_sessions/export.csv', { cookie: a.cookie })).status).toBe(429);
+    expect((await call('HEAD', '/customers/export.csv', { cookie: a.cookie })).status).toBe(429);
 
     // Its filters are checked as a GET's are.
     expect((await call('HEAD', '/cancel_sessions/export.csv?reason=x', { cookie: a.cookie })).status).toBe(400);
+    expect((await call('HEAD', '/customers/export.csv?tag=', { cookie: a.cookie })).status).toBe(400);
     for (const { socket } of held) socket.destroy();
     await eventually(
       'a HEAD is answered once the slots are free',

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { sealSecret } from '@retention/core';
 import { setFxRate } from '@retention/domain';
+import { CUSTOMER_EXPORT_COLUMNS, CUSTOMER_EXPORT_TAG_SEPARATOR } from '@retention/db';
 import { testSecretsKeyBytes } from '@retention/testkit';
 import { useApi, workspaceWithToken } from '../harness.js';
 import { dashboardClient, makeUser, signIn, team } from './support.js';
@@ -271,5 +272,77 @@ describe('GET /dashboard/api/cancel_sessions/export.csv', () => {
       `,${customer.email},,canceled,too_expensive,"'@SUM(1+1) and, ""quoted""",1234,usd,2026-03-01T00:00:00.000Z,2026-03-01T00:05:00.000Z`,
     );
     expect((await call('GET', '/cancel_sessions/export.csv?reason=x', { cookie: w.member })).status).toBe(400);
+  });
+});
+
+describe('GET /dashboard/api/customers/export.csv', () => {
+  it('streams the filtered customers newest first, tags in one cell, formula cells neutralised, another workspace never included', async () => {
+    const w = await world();
+    const other = await world();
+    const insert = async (workspaceId: string, row: Record<string, unknown>) => {
+      const [inserted] = await api.current
+        .db('customers')
+        .insert({ workspace_id: workspaceId, ...row })
+        .returning<Array<{ id: string }>>('id');
+      return inserted!.id;
+    };
+    const [fixture] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).pluck('id');
+    const older = await insert(w.workspaceId, {
+      psp_customer_id: 'cus_older',
+      email: 'older@example.test',
+      name: 'Olga Older',
+      tags: ['vip', 'annual plan'],
+      created_at: new Date('2026-01-01T00:00:00Z'),
+    });
+    const newer = await insert(w.workspaceId, {
+      psp_customer_id: '=cmd|calc',
+      email: 'Newer@Example.test',
+      name: '@SUM(1+1), "quoted"',
+      tags: ['=danger', 'vip'],
+      created_at: new Date('2026-03-01T00:00:00.123Z'),
+    });
+    // Another workspace's customer with the same e-mail and tag.
+    const theirs = await insert(other.workspaceId, {
+      psp_customer_id: 'cus_theirs',
+      email: 'newer@example.test',
+      tags: ['vip'],
+    });
+
+    const reply = await call('GET', '/customers/export.csv?tag=VIP', { cookie: w.member });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(reply.headers.get('content-disposition')).toBe('attachment; filename="customers.csv"');
+    expect(CUSTOMER_EXPORT_TAG_SEPARATOR).toBe('; ');
+    expect(CUSTOMER_EXPORT_COLUMNS.join(',')).toBe('id,psp_customer_id,email,name,tags,created_at');
+    expect(reply.text.trimEnd().split('\n')).toEqual([
+      'id,psp_customer_id,email,name,tags,created_at',
+      `${newer},'=cmd|calc,Newer@Example.test,"'@SUM(1+1), ""quoted""",'=danger; vip,2026-03-01T00:00:00.123Z`,
+      `${older},cus_older,older@example.test,Olga Older,vip; annual plan,2026-01-01T00:00:00.000Z`,
+    ]);
+
+    // The whole list, newest first; nothing of another workspace, whatever the filter.
+    const idsOf = (text: string) =>
+      text
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]);
+    const all = await call('GET', '/customers/export.csv', { cookie: w.member });
+    expect(idsOf(all.text)).toEqual([fixture, newer, older]);
+    expect(all.text).not.toContain(theirs);
+    const byEmail = await call('GET', '/customers/export.csv?email=NEWER%40example.test', { cookie: w.member });
+    expect(idsOf(byEmail.text)).toEqual([newer]);
+    const theirsByEmail = await call('GET', '/customers/export.csv?email=newer%40example.test', {
+      cookie: other.member,
+    });
+    expect(idsOf(theirsByEmail.text)).toEqual([theirs]);
+    const nobody = await call('GET', '/customers/export.csv?tag=nobody', { cookie: w.member });
+    expect([nobody.status, nobody.text]).toEqual([200, 'id,psp_customer_id,email,name,tags,created_at\n']);
+
+    // The list's filter parser: a bad or unknown parameter is the JSON 400, and there is no page size.
+    for (const query of ['tag=', 'email=a&email=b', `tag=${'x'.repeat(101)}`, 'limit=2', 'cursor=x', 'status=lost']) {
+      const bad = await call('GET', `/customers/export.csv?${query}`, { cookie: w.member });
+      expect([query, bad.status, bad.body?.error?.type]).toEqual([query, 400, 'invalid_param']);
+    }
   });
 });
