@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { CAMPAIGN_EXPORT_COLUMNS } from '@retention/db';
+import { CAMPAIGN_EXPORT_COLUMNS, CUSTOMER_EXPORT_COLUMNS } from '@retention/db';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
@@ -177,8 +177,13 @@ beforeAll(async () => {
           { key: 'member', email: 'member@initech.test', role: 'member' },
         ],
         customers: [
-          { key: 'ann', email: 'ann@initech-customers.test', subscriptions: [{ key: 'ann-sub', plan_name: 'Pro' }] },
-          { key: 'bob', email: 'bob@initech-customers.test', subscriptions: [{ key: 'bob-sub' }] },
+          {
+            key: 'ann',
+            email: 'ann@initech-customers.test',
+            tags: ['vip', 'annual'],
+            subscriptions: [{ key: 'ann-sub', plan_name: 'Pro' }],
+          },
+          { key: 'bob', email: 'bob@initech-customers.test', tags: ['VIP'], subscriptions: [{ key: 'bob-sub' }] },
           { key: 'cy', email: 'cy@initech-customers.test', subscriptions: [{ key: 'cy-sub' }] },
         ],
         campaigns: [
@@ -1046,6 +1051,33 @@ describe('campaigns', () => {
     }
     expect(problems).toEqual([]);
   }, 120_000);
+});
+
+describe('customers', () => {
+  it('exports the filtered customers as CSV: the rows of the list, in its order, tags in one cell', async () => {
+    const page = await signIn('member@initech.test');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await page.getByRole('searchbox', { name: 'Tag' }).fill('VIP');
+    await page.keyboard.press('Enter');
+    const emails = async () => (await tableRows(page, 'Customers')).map((cells) => cells[0]);
+    await settlesTo(async () => (await emails()).sort(), ['ann@initech-customers.test', 'bob@initech-customers.test']);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('customers.csv');
+    const text = await readFile(await download.path(), 'utf8');
+    const [header, ...lines] = text.trimEnd().split('\n');
+    expect(header).toBe(CUSTOMER_EXPORT_COLUMNS.join(','));
+    const column = (name: (typeof CUSTOMER_EXPORT_COLUMNS)[number]) => CUSTOMER_EXPORT_COLUMNS.indexOf(name);
+    const rows = lines.map((line) => line.split(','));
+    expect(rows.map((cells) => cells[column('email')])).toEqual(await emails());
+    expect(rows.map((cells) => [cells[column('email')], cells[column('tags')]]).sort()).toEqual([
+      ['ann@initech-customers.test', 'vip; annual'],
+      ['bob@initech-customers.test', 'vip'],
+    ]);
+  });
 });
 
 describe('a record not in the workspace', () => {
