@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
-import { computeStats, roundedRatio, type Db } from '@retention/db';
+import { roundedRatio } from '@retention/core';
+import { computeStats, type Db } from '@retention/db';
 import { loadFixtures } from '@retention/domain';
 import { eventually, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 

@@ -167,6 +167,33 @@ beforeAll(async () => {
           },
         ],
       },
+      // 6 of 11 closed and 6 of 11 decided: 54.545…%, which the stats' 4-place rate (0.5455)
+      // rounded again would show as 54.6%.
+      {
+        key: 'vandelay',
+        name: 'Vandelay',
+        users: [{ key: 'owner', email: 'owner@vandelay.test', role: 'owner' }],
+        customers: [{ key: 'v', email: 'art@example.com', subscriptions: [{ key: 'v-sub' }] }],
+        campaigns: Array.from({ length: 11 }, (_, index) => ({
+          customer: 'v',
+          amount_cents: 1_000,
+          currency: 'usd',
+          first_failed_at: daysAgo(3),
+          closed_at: daysAgo(1),
+          ...(index < 6
+            ? { status: 'recovered' as const, recovered_via: 'retry' as const, recovered_at: daysAgo(1) }
+            : { status: 'lost' as const }),
+        })),
+        cancel_sessions: Array.from({ length: 11 }, (_, index) => ({
+          customer: 'v',
+          outcome: index < 6 ? ('saved_discount' as const) : ('canceled' as const),
+          reason_code: 'too_expensive' as const,
+          monthly_mrr_cents: 1_000,
+          currency: 'usd',
+          created_at: daysAgo(2),
+          ended_at: daysAgo(2),
+        })),
+      },
       // A workspace just made: nothing to count or draw yet.
       { key: 'hooli', name: 'Hooli', users: [{ key: 'owner', email: 'owner@hooli.test', role: 'owner' }] },
       {
@@ -282,6 +309,7 @@ beforeAll(async () => {
   await setPassword('owner@initech.test', 'Bill Lumbergh');
   await setPassword('member@initech.test', 'Milton Waddams');
   await setPassword('owner@hooli.test', 'Gavin Belson');
+  await setPassword('owner@vandelay.test', 'Art Vandelay');
 }, 60_000);
 
 afterAll(async () => {
@@ -378,7 +406,7 @@ describe('overview', () => {
       'Recovered revenue': '$200.00', // USD 100.00 + EUR 92.00
       'Revenue at risk': '$100.00', // JPY 15,000; THB left out
       'Lost revenue': '$50.00',
-      'Save rate': '66.7%', // 2 saved of 3 decided (the 40-day-old cancel is outside)
+      'Save rate': '66.7% (2 of 3 sessions saved or canceled)', // the 40-day-old cancel is outside
       'Saved MRR': '$80.00', // USD 30.00 + EUR 46.00
       'Median time to recover': '2 days', // of 1 and 3 days
     });
@@ -392,6 +420,24 @@ describe('overview', () => {
       'Closed campaigns are those recovered, lost or abandoned; an open one counts in the first rate once it closes. ' +
         'Both rates count the campaigns opened in this period.',
     );
+  });
+
+  it('rounds each percentage once, from its counts, so it agrees with them', async () => {
+    const vandelay = await signIn('owner@vandelay.test');
+    const figures = await kpis(vandelay);
+    expect(figures).toMatchObject({
+      'Recovery rate of closed campaigns': '54.5% (6 of 11 campaigns closed)',
+      'Recovered so far of all opened': '54.5% (6 of 11 campaigns; 0 still open)',
+      'Save rate': '54.5% (6 of 11 sessions saved or canceled)',
+    });
+    // The API's rate is the same ratio to 4 places: rounding it again is what read 54.6%.
+    const stats = (await (
+      await fetch(`${world.current.url}/dashboard/api/stats`, { headers: { cookie: await cookieHeader(vandelay) } })
+    ).json()) as { recovery: { recovery_rate: number }; cancel_flow: { save_rate: number } };
+    expect([stats.recovery.recovery_rate, stats.cancel_flow.save_rate]).toEqual([0.5455, 0.5455]);
+    const rate = vandelay.getByRole('figure', { name: 'Recovery rate by month' });
+    await rate.getByText('Show as a table').click();
+    await expect(tableRows(rate, 'Recovery rate by month')).resolves.toContainEqual(['54.5% (6 of 11 closed)']);
   });
 
   it('says so in place of every chart when a new workspace has nothing to draw, rather than an axis of hundredths of a cent', async () => {
@@ -417,7 +463,7 @@ describe('overview', () => {
       'Recovered revenue': '$400.00',
       'Revenue at risk': '$100.00',
       'Lost revenue': '$50.00',
-      'Save rate': '50%',
+      'Save rate': '50% (2 of 4 sessions saved or canceled)',
       'Saved MRR': '$80.00',
       'Median time to recover': '2 days', // of 1, 2 and 3 days
     });

@@ -1,4 +1,4 @@
-import { CANCEL_OUTCOMES, invalidParam, toIsoMillis } from '@retention/core';
+import { CANCEL_OUTCOMES, invalidParam, roundedRatio, toIsoMillis } from '@retention/core';
 import type { Db, Transaction } from '../connection.js';
 import {
   OVERVIEW_PERIODS,
@@ -8,7 +8,7 @@ import {
   type OverviewPeriod,
 } from '../dashboard-views.js';
 import { loadFxRates } from './fx-rates.js';
-import { MoneyTotals, roundedRatio, statsInSnapshot } from './stats.js';
+import { MoneyTotals, statsInSnapshot } from './stats.js';
 
 /**
  * The dashboard overview: the KPIs of a period and the series behind its charts, all from the

@@ -6,6 +6,7 @@ import {
   isSavedOutcome,
   notFound,
   RECOVERED_VIA,
+  roundedRatio,
   toIsoMillis,
   type CampaignStatus,
   type CancelOutcome,
@@ -179,17 +180,6 @@ export class MoneyTotals {
   see(currency: string): void {
     this.currenciesSeen.add(currency);
   }
-}
-
-/**
- * `numerator / denominator` rounded half up to `places` decimals, in integer arithmetic:
- * floating point rounds exact halves such as 57/800 = 0.07125 the wrong way. Both operands are
- * non-negative integers and the denominator is positive.
- */
-export function roundedRatio(numerator: number | bigint, denominator: number | bigint, places: number): number {
-  const scale = 10n ** BigInt(places);
-  const twice = 2n * BigInt(denominator);
-  return Number((2n * BigInt(numerator) * scale + BigInt(denominator)) / twice) / Number(scale);
 }
 
 function rate(numerator: number, denominator: number): number | null {

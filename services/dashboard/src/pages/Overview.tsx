@@ -5,7 +5,7 @@ import type { Overview as OverviewData, OverviewPeriod } from '../api/types.js';
 import { Chart, type Series } from '../components/Chart.js';
 import { Filter } from '../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../components/states.js';
-import { formatMoney, formatMonth, formatNumber, formatPercent, humanize } from '../format.js';
+import { formatMoney, formatMonth, formatNumber, formatPercent, humanize, shareOf } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { RECOVERED_VIA_LABELS } from '../labels.js';
 import { useSearchParams } from '../router.js';
@@ -63,6 +63,10 @@ function campaigns(count: number): string {
   return `${formatNumber(count)} ${count === 1 ? 'campaign' : 'campaigns'}`;
 }
 
+function sessions(count: number): string {
+  return `${formatNumber(count)} ${count === 1 ? 'session' : 'sessions'}`;
+}
+
 function periodSentence(overview: OverviewData): string {
   const label = PERIODS.find((one) => one.value === overview.period)!.label;
   const currency = overview.stats.display_currency.toUpperCase();
@@ -74,6 +78,8 @@ function Kpis({ overview }: { overview: OverviewData }) {
   const { recovery, cancel_flow, display_currency: currency } = overview.stats;
   const days = recovery.median_days_to_recover;
   const closed = recovery.recovered + recovery.lost + recovery.abandoned;
+  // The save rate's whole: sessions that ended saved or canceled (an abandoned one decided nothing).
+  const decided = cancel_flow.saved + cancel_flow.canceled;
   return (
     <section aria-label="Key figures">
       <p className="muted">{periodSentence(overview)}</p>
@@ -82,18 +88,22 @@ function Kpis({ overview }: { overview: OverviewData }) {
             of one closed was recovered. Each rate names what it is of, with its counts. */}
         <Card
           label="Recovery rate of closed campaigns"
-          value={formatPercent(recovery.recovery_rate)}
+          value={formatPercent(shareOf(recovery.recovered, closed))}
           detail={`${formatNumber(recovery.recovered)} of ${campaigns(closed)} closed`}
         />
         <Card
           label="Recovered so far of all opened"
-          value={formatPercent(recovery.gross_recovery_rate)}
+          value={formatPercent(shareOf(recovery.recovered, recovery.opened))}
           detail={`${formatNumber(recovery.recovered)} of ${campaigns(recovery.opened)}; ${formatNumber(recovery.in_flight)} still open`}
         />
         <Card label="Recovered revenue" value={formatMoney(recovery.recovered_amount_cents, currency)} />
         <Card label="Revenue at risk" value={formatMoney(recovery.at_risk_amount_cents, currency)} />
         <Card label="Lost revenue" value={formatMoney(recovery.lost_amount_cents, currency)} />
-        <Card label="Save rate" value={formatPercent(cancel_flow.save_rate)} />
+        <Card
+          label="Save rate"
+          value={formatPercent(shareOf(cancel_flow.saved, decided))}
+          detail={`${formatNumber(cancel_flow.saved)} of ${sessions(decided)} saved or canceled`}
+        />
         <Card label="Saved MRR" value={formatMoney(cancel_flow.saved_mrr_cents, currency)} />
         <Card label="Median time to recover" value={days === null ? '—' : `${formatNumber(days, 1)} days`} />
       </dl>
@@ -129,7 +139,7 @@ function Charts({ overview }: { overview: OverviewData }) {
     () => [
       {
         label: 'Recovery rate',
-        values: overview.campaigns_by_month.map((row) => row.recovery_rate),
+        values: overview.campaigns_by_month.map((row) => shareOf(row.recovered, row.closed)),
         notes: overview.campaigns_by_month.map((row) =>
           row.closed === 0 ? null : `${formatNumber(row.recovered)} of ${formatNumber(row.closed)} closed`,
         ),
