@@ -354,6 +354,24 @@ describe('the top bar at 1280 px', () => {
   });
 });
 
+describe("the endpoint form's event choices", () => {
+  it('puts All events on a row of its own above the types, the types two to a row under it', async () => {
+    await open('/settings/webhooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add endpoint' });
+    const boxOf = async (name: string) => (await dialog.getByRole('checkbox', { name, exact: true }).boundingBox())!;
+    const all = await boxOf('All events');
+    const first = await boxOf('recovery.opened');
+    const second = await boxOf('recovery.recovered');
+    await screenshot('endpoint-form-events');
+    // Its own row: every type's box below it; the first two types side by side under it.
+    expect(first.y).toBeGreaterThan(all.y + all.height);
+    expect(Math.abs(first.y - second.y)).toBeLessThan(1);
+    expect(Math.abs(all.x - first.x)).toBeLessThan(1);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+});
+
 describe('the Settings tables', () => {
   beforeAll(async () => {
     const { db } = world.current;

@@ -136,7 +136,7 @@ export function EndpointFormDialog({
         />
         <fieldset className="checkboxes" aria-describedby={`${groupId}-hint`}>
           <legend>Events to send</legend>
-          <label className="checkbox">
+          <label className="checkbox all-events">
             <input
               type="checkbox"
               checked={events.length === 0}
