@@ -2,8 +2,10 @@
  * `npm start`'s demo webhook receiver: an HTTPS server on 127.0.0.1 that answers the demo's
  * endpoints as their receivers would (the catalog's `accepts`: the dunning tool 200
  * `{"queued":true}`, the CRM 202 `Accepted`), so that new events and Send test are delivered
- * and show in the delivery log. It verifies nothing (it holds no signing secret), keeps
- * nothing and logs nothing: a delivery's body is read and dropped.
+ * and show in the delivery log. A POST on any other path (an endpoint a newcomer adds at
+ * the receiver's URL, e.g. `/mine`) is answered 200 `{"received":true}`. It verifies no
+ * signature (it holds no endpoint's signing secret), keeps nothing and logs nothing: a
+ * delivery's body is read and dropped.
  *
  * The service delivers to `https://` only, so the receiver serves TLS with a certificate made
  * here at every start (a P-256 key that never leaves this process, valid for 127.0.0.1 only),
@@ -19,6 +21,8 @@ import { generate } from 'selfsigned';
 import { DEMO_ENDPOINTS, demoReceiverUrl } from '@retention/domain';
 
 const HOST = '127.0.0.1';
+/** The answer to a POST on a path that is not one of the demo's endpoints. */
+const ANY_OTHER_PATH = { status: 200, body: '{"received":true}' };
 
 export interface DemoReceiver {
   /** `https://127.0.0.1:PORT`: what the demo's endpoints are pointed at (demoReceiverUrl). */
@@ -45,9 +49,8 @@ export async function startDemoReceiver(
     // Read to the end and dropped: the answer comes once the delivery is in, as a real receiver's.
     request.resume();
     request.once('end', () => {
-      if (!endpoint) return answer(response, 404, 'text/plain', 'Not Found');
       if (request.method !== 'POST') return answer(response, 405, 'text/plain', 'Method Not Allowed');
-      const { status, body } = endpoint.accepts;
+      const { status, body } = endpoint?.accepts ?? ANY_OTHER_PATH;
       answer(response, status, body.startsWith('{') ? 'application/json' : 'text/plain', body);
     });
   });

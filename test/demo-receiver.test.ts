@@ -54,9 +54,17 @@ describe("npm start's demo webhook receiver", () => {
       type: 'text/plain; charset=utf-8',
       body: 'Accepted',
     });
-    expect(await send(receiver, ca, 'POST', '/demo/other')).toMatchObject({ status: 404 });
-    expect(await send(receiver, ca, 'POST', '/demo/dunning?x=1')).toMatchObject({ status: 404 });
     expect(await send(receiver, ca, 'GET', '/demo/dunning')).toMatchObject({ status: 405 });
+  });
+
+  it("accepts a POST on any other path, as a newcomer's own endpoint at the receiver's URL", async () => {
+    const ca = await readFile(receiver.trustFile, 'utf8');
+    const accepted = { status: 200, type: 'application/json; charset=utf-8', body: '{"received":true}' };
+    expect(await send(receiver, ca, 'POST', '/mine')).toEqual(accepted);
+    expect(await send(receiver, ca, 'POST', '/')).toEqual(accepted);
+    expect(await send(receiver, ca, 'POST', '/demo/other')).toEqual(accepted);
+    expect(await send(receiver, ca, 'POST', '/demo/dunning?x=1')).toEqual(accepted);
+    expect(await send(receiver, ca, 'GET', '/mine')).toMatchObject({ status: 405 });
   });
 
   it("keeps the operator's NODE_EXTRA_CA_CERTS in the trust file, and says when that cannot be read", async () => {
