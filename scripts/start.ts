@@ -63,7 +63,32 @@ function seedOnFirstStart(config: Config, env: NodeJS.ProcessEnv, receiver: stri
   return withDb(config, async (db) => [
     ...(await seedOrDescribe(db, config, env, receiver)),
     ...(await dashboardSignIn(db, config)),
+    ...operatorCliPrefix(env),
   ]);
+}
+
+/**
+ * `hint`'s command with its "set as when starting" note: the settings that hold a secret
+ * (a URL with a password, a given SECRETS_KEY) are named, not printed.
+ */
+function withSecretsNamed(command: string, env: NodeJS.ProcessEnv): { command: string; asWhenStarting: string } {
+  const hint = cliCommandHint(command, env, Boolean(process.env.SECRETS_KEY?.trim()));
+  return {
+    command: hint.command,
+    asWhenStarting: hint.setAsWhenStarting.length
+      ? ` (with ${hint.setAsWhenStarting.join(' and ')} set as when starting: secrets are not printed)`
+      : '',
+  };
+}
+
+/**
+ * On every start, the first too: how to run the operator CLI against this service. Without
+ * this start's BASE_URL the CLI prints links on port 3000 (a processor's webhook URL, an
+ * invitation), and without its DATABASE_URL or REDIS_KEY_PREFIX it works on other data.
+ */
+function operatorCliPrefix(env: NodeJS.ProcessEnv): string[] {
+  const hint = withSecretsNamed('npm run --silent cli -- <command>', env);
+  return [`Operator CLI for this service${hint.asWhenStarting}:`, `  ${hint.command}`];
 }
 
 /**
@@ -101,17 +126,10 @@ async function seedOrDescribe(db: Db, config: Config, env: NodeJS.ProcessEnv, re
   const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
   if (existing) {
     // With this start's DATABASE_URL and the like, or it would mint the token elsewhere.
-    const hint = cliCommandHint(
-      `npm run --silent cli -- token create --workspace ${existing.id} --name laptop`,
-      env,
-      Boolean(process.env.SECRETS_KEY?.trim()),
-    );
-    const asWhenStarting = hint.setAsWhenStarting.length
-      ? ` (with ${hint.setAsWhenStarting.join(' and ')} set as when starting: secrets are not printed)`
-      : '';
+    const hint = withSecretsNamed(`npm run --silent cli -- token create --workspace ${existing.id} --name laptop`, env);
     return [
       `Workspace "${existing.name}" (${existing.id}) already exists; demo data is seeded on the first start only.`,
-      `Token values are shown once, at creation. Mint one for it with${asWhenStarting}:`,
+      `Token values are shown once, at creation. Mint one for it with${hint.asWhenStarting}:`,
       `  ${hint.command}`,
     ];
   }
@@ -260,6 +278,7 @@ async function waitUntilReady(
 function receiverNote(config: Config, receiver: { origin: string; trustFile: string }): string {
   return config.webhookAllowPrivateNetworks
     ? `Demo webhook receiver: ${receiver.origin} (the demo's endpoints point here and it answers as their receivers would;\n` +
+        `  a POST on any other path, e.g. an endpoint you add at ${receiver.origin}/mine, is answered 200; no signature is checked;\n` +
         `  the CLI's webhook test reaches it with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true NODE_EXTRA_CA_CERTS=${receiver.trustFile})`
     : `Demo webhook receiver: ${receiver.origin}; WEBHOOK_ALLOW_PRIVATE_NETWORKS=false refuses loopback addresses, ` +
         "so deliveries to the demo's endpoints fail";

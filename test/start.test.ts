@@ -151,6 +151,28 @@ describe('npm start', () => {
         receiver = printedReceiver(first.output());
         expect(await deliveriesOfNewEvent(database.db, seeded![1]!)).toEqual(delivered(receiver));
         workspaceId = seeded![1]!;
+        // The first start already says how to run the operator CLI against this service: run as
+        // printed, with none of the test run's own settings, its links name this start's PORT.
+        // (with DATABASE_URL, whose password is not printed, set as when starting)
+        const prefix =
+          /Operator CLI for this service( \(with DATABASE_URL[^)]*\))?:\n {2}(.*)npm run --silent cli -- <command>\n/.exec(
+            first.output(),
+          );
+        expect(prefix?.[2]).toContain(`BASE_URL=http://localhost:${port} `);
+        const { DATABASE_URL: _db, REDIS_KEY_PREFIX: _rp, BASE_URL: _base, ...ownEnvironment } = process.env;
+        const status = await exec(
+          'sh',
+          ['-c', `${prefix![2]}npm run --silent cli -- processor status --workspace ${workspaceId}`],
+          { cwd: REPO_ROOT, env: { ...ownEnvironment, DATABASE_URL: database.url } },
+        );
+        expect(JSON.parse(status.stdout)).toMatchObject({
+          webhook_url: expect.stringMatching(new RegExp(`^http://localhost:${port}/processor/stripe/`)),
+        });
+
+        // The receiver's URL says a newcomer's own endpoint on any path of it is answered too.
+        expect(first.output()).toContain(
+          `a POST on any other path, e.g. an endpoint you add at ${receiver}/mine, is answered 200`,
+        );
 
         // SIGTERM to npm alone, as a supervisor sends it: the services stop with it, npm exits 0.
         first.terminate();
@@ -175,6 +197,12 @@ describe('npm start', () => {
 
         // The token hint, run as printed: with this start's REDIS_KEY_PREFIX and BASE_URL (its PORT) in the line, and
         // DATABASE_URL (which holds a password, so is not printed) set as when starting.
+        expect(second.output()).toMatch(
+          new RegExp(
+            `Operator CLI for this service \\(with DATABASE_URL( and SECRETS_KEY)? set as when starting: secrets are not printed\\):\\n` +
+              ` {2}REDIS_KEY_PREFIX=${secondEnvironment.REDIS_KEY_PREFIX} BASE_URL=http://localhost:${port} npm run --silent cli -- <command>\\n`,
+          ),
+        );
         const hint = /Mint one for it with([^\n]*):\n {2}(.+)/.exec(second.output());
         // (SECRETS_KEY too when the test run sets one: the CLI would use the development key otherwise)
         expect(hint?.[1]).toMatch(
