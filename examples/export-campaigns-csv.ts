@@ -74,7 +74,12 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof RetentionError) {
-    fail(`${error.type}: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`);
+    // No answer at all: say where to look (the SDK's message names the URL and the cause).
+    const check =
+      error.type === 'connection_error'
+        ? ` Is the service running? If so, check RETENTION_API_URL (${baseUrl}): npm start prints the API's URL.`
+        : '';
+    fail(`${error.type}: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}${check}`);
   }
   throw error;
 });

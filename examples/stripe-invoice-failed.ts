@@ -19,6 +19,12 @@ function fail(message: string): never {
 }
 
 const url = process.env.CONNECTION_URL || fail('set CONNECTION_URL to the webhook_url `processor connect` printed');
+const target = URL.canParse(url) ? new URL(url) : undefined;
+if (!target || !['http:', 'https:'].includes(target.protocol)) {
+  fail(
+    `CONNECTION_URL (${url}) is not an http:// or https:// URL: set it to the webhook_url \`processor connect\` printed.`,
+  );
+}
 const secret =
   process.env.WEBHOOK_SECRET || fail('set WEBHOOK_SECRET to the whsec_ value given to `processor connect`');
 const amount = Number(process.env.AMOUNT || 4900);
@@ -83,17 +89,57 @@ const event = {
   type: 'invoice.payment_failed',
 };
 
+const TIMEOUT_MS = 30_000;
+
+/** Why a request got no answer, in words: Node's fetch says only "fetch failed", the cause says why. */
+function networkReason(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'nothing is listening there (ECONNREFUSED)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host name does not resolve (${code})`;
+    case 'ECONNRESET':
+      return 'the connection was closed without an answer (ECONNRESET)';
+    default:
+      return cause instanceof Error
+        ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
+        : 'unknown network error';
+  }
+}
+
 const payload = JSON.stringify(event);
-const response = await fetch(url, {
-  method: 'POST',
-  headers: {
-    'content-type': 'application/json',
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret }),
-  },
-  body: payload,
-});
-const answer = await response.text();
+let response: Response;
+try {
+  response = await fetch(target, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret }),
+    },
+    body: payload,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+} catch (error) {
+  fail(
+    `could not reach ${target.origin} (CONNECTION_URL): ${networkReason(error)}; check that the service is running ` +
+      "there and that CONNECTION_URL is the webhook_url `processor connect` printed, on the service's port " +
+      '(run the CLI with the settings `npm start` prints, BASE_URL included, and the URL is right).',
+  );
+}
+const text = await response.text();
+/** The service answers JSON; something else at that address (a wrong port or path) may not. */
+const answer: unknown = (() => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+})();
 process.stdout.write(
-  `${JSON.stringify({ status: response.status, answer: JSON.parse(answer) as unknown, event_id: event.id, invoice_id: invoice.id, customer_email: invoice.customer_email })}\n`,
+  `${JSON.stringify({ status: response.status, answer, event_id: event.id, invoice_id: invoice.id, customer_email: invoice.customer_email })}\n`,
 );
 if (!response.ok) process.exit(1);

@@ -51,7 +51,7 @@ function summarise(event: WebhookEvent): string {
     case 'cancel.lost':
       return `cancel session ${event.data.session_id}: ${event.data.outcome}`;
     case 'ping':
-      return 'test event from the dashboard';
+      return 'test event (Send test in the dashboard, or webhook test in the operator CLI)';
     default:
       // trial.reminder_sent, reactivation.sent, winback.recorded, and types added later.
       return `${event.type} for ${event.data.customer_email}`;

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
@@ -122,6 +124,20 @@ describe('examples/export-campaigns-csv.ts', () => {
     expect(result.stderr).toContain('invalid_token');
     expect(result.stderr).toMatch(/request req_[0-9a-f]{32}/);
     expect(result.stderr + result.stdout).not.toContain(token.slice(8));
+  });
+
+  it('says in one sentence which URL it could not reach and what to check, without a stack trace', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const result = await runScript('examples/export-campaigns-csv.ts', {
+      RETENTION_API_URL: url,
+      RETENTION_API_TOKEN: 'sk_live_x',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`Could not reach the API at ${url}`);
+    expect(result.stderr).toContain('ECONNREFUSED');
+    expect(result.stderr).toContain(`check RETENTION_API_URL (${url})`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('refuses a bad filter before calling the API', async () => {
@@ -248,7 +264,7 @@ describe('examples/webhook-receiver.ts', () => {
         request.end(body);
       });
       expect(status).toBe(200);
-      await receiver!.waitFor(/test event from the dashboard/);
+      await receiver!.waitFor(/test event \(Send test in the dashboard, or webhook test in the operator CLI\)/);
     });
   });
 
@@ -256,5 +272,53 @@ describe('examples/webhook-receiver.ts', () => {
     const result = await runScript('examples/webhook-receiver.ts', { WEBHOOK_SECRET: '', PORT: '0' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('WEBHOOK_SECRET');
+  });
+});
+
+describe('examples/stripe-invoice-failed.ts, given a wrong CONNECTION_URL', () => {
+  const SECRET = 'whsec_exampleStripeSecret000000000000000000';
+
+  it('says in one sentence what it tried to reach, why it failed and what to check; exit 1, no stack trace', async () => {
+    const origin = `http://127.0.0.1:${await freePort()}`;
+    const result = await runScript('examples/stripe-invoice-failed.ts', {
+      CONNECTION_URL: `${origin}/processor/stripe/00000000-0000-4000-8000-000000000000`,
+      WEBHOOK_SECRET: SECRET,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`could not reach ${origin}`);
+    expect(result.stderr).toContain('nothing is listening there (ECONNREFUSED)');
+    expect(result.stderr).toContain('check that the service is running');
+    expect(result.stderr).not.toContain('TypeError');
+    expect(result.stderr).not.toContain(SECRET);
+  });
+
+  it('says when CONNECTION_URL is not a URL at all', async () => {
+    const result = await runScript('examples/stripe-invoice-failed.ts', {
+      CONNECTION_URL: 'localhost:3910/processor/stripe/x',
+      WEBHOOK_SECRET: SECRET,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'stripe-invoice-failed: CONNECTION_URL (localhost:3910/processor/stripe/x) is not an http:// or https:// URL: ' +
+        'set it to the webhook_url `processor connect` printed.\n',
+    );
+  });
+
+  it('reports an answer that is not JSON (some other server) with its status, exit 1', async () => {
+    const other = createServer((_request, response) => response.writeHead(404).end('<h1>Not Found</h1>'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await runScript('examples/stripe-invoice-failed.ts', {
+        CONNECTION_URL: `http://127.0.0.1:${(other.address() as AddressInfo).port}/processor/stripe/x`,
+        WEBHOOK_SECRET: SECRET,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toContain('SyntaxError');
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: 404, answer: '<h1>Not Found</h1>' });
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });
