@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { DEFAULT_FX_RATES_PER_USD } from '@retention/core';
-import { recoverCampaign } from '@retention/domain';
+import { OPERATOR, recordSecurityEvent, recoverCampaign } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
 import {
@@ -901,7 +901,24 @@ describe('account, workspace and security log', () => {
     await endpointForm.waitFor({ state: 'detached' });
     await heading('Acme CRM (billing)').waitFor();
 
+    // An endpoint deleted with the operator CLI's --actor: the record names the user, and so does Who.
+    const cliUser = await world.current
+      .db('users')
+      .where({ workspace_id: world.current.workspace.id, email: 'member@acme.test' })
+      .first<{ id: string; name: string }>('id', 'name');
+    await recordSecurityEvent(world.current.db, {
+      workspace_id: world.current.workspace.id,
+      action: 'webhook.deleted',
+      actor: { ...OPERATOR, user_id: cliUser.id },
+      target: { type: 'webhook_endpoint', id: cliUser.id, label: 'https://cli-actor.example/hook' },
+    });
+
     await openSettings('Security log');
+    await page
+      .getByRole('row', { name: /webhook\.deleted/ })
+      .filter({ hasText: 'https://cli-actor.example/hook' })
+      .getByText(`${cliUser.name} via operator CLI`, { exact: true })
+      .waitFor({ timeout: 5_000 });
     for (const action of ['token.created', 'token.revoked', 'workspace.updated']) {
       await page.getByRole('cell', { name: action }).first().waitFor();
     }

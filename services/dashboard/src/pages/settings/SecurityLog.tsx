@@ -1,5 +1,7 @@
 import { api, query } from '../../api/client.js';
-import type { List, SecurityEvent } from '../../api/types.js';
+import { useMemo } from 'react';
+import type { List, SecurityEvent, User } from '../../api/types.js';
+import { useTeamMembers } from '../../components/ActorName.js';
 import { Clipped, PagedTable, type Column } from '../../components/ListPage.js';
 import { PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
@@ -23,10 +25,20 @@ function WhatChanged({ event }: { event: SecurityEvent }) {
   );
 }
 
-const COLUMNS: Column<SecurityEvent>[] = [
+/**
+ * Who made a change: the entry's label, and for the operator CLI run with `--actor` the user it
+ * names ("Jane Doe via operator CLI"), by their name on the team now; the label alone once they
+ * are no longer on it (the record keeps their id only).
+ */
+function securityActorText(actor: SecurityEvent['actor'], members: ReadonlyMap<string, User>): string {
+  const name = actor.type === 'operator' && actor.user_id ? members.get(actor.user_id)?.name : undefined;
+  return name ? `${name} via ${actor.label}` : actor.label;
+}
+
+const columns = (members: ReadonlyMap<string, User>): Column<SecurityEvent>[] => [
   { header: 'When', cell: (row) => <Time value={row.created_at} short withTime /> },
   { header: 'Action', cell: (row) => <SecurityActionName action={row.action} /> },
-  { header: 'Who', cell: (row) => row.actor.label },
+  { header: 'Who', cell: (row) => securityActorText(row.actor, members) },
   {
     header: 'What',
     cell: (row) => <WhatChanged event={row} />,
@@ -45,11 +57,13 @@ export default function SecurityLog() {
     (cursor) => api<List<SecurityEvent>>('GET', `/security-log${query({ cursor })}`),
     'security-log',
   );
+  const members = useTeamMembers(true);
+  const tableColumns = useMemo(() => columns(members), [members]);
   return (
     <>
       <PageHeader title="Security log" />
       <p className="muted">Every change to tokens, endpoints, secrets, the team and the workspace, newest first.</p>
-      <PagedTable caption="Security log" columns={COLUMNS} list={list} empty="Nothing recorded yet." stacks />
+      <PagedTable caption="Security log" columns={tableColumns} list={list} empty="Nothing recorded yet." stacks />
     </>
   );
 }
