@@ -74,6 +74,24 @@ const PROCESSOR_STORY =
   "Stripe is not connected. This workspace's records are brought in by whoever runs this service, and outbound " +
   'webhooks are sent for them. Connect Stripe to have them arrive from Stripe directly.';
 
+/** The Processor page's words before Connect, after it, once Stripe's first event came, and after Disconnect. */
+const CONNECT_PAUSE_WARNING =
+  'Without an API key that Stripe accepts, connecting pauses outbound webhooks from the moment you click Connect ' +
+  "until Stripe's first signed event arrives. Events recorded in between are not sent, then or later, and " +
+  'deliveries waiting for a retry are dropped. With a key Stripe accepts (given here, or the stored one), the ' +
+  'connection is made at once and nothing pauses.';
+const PENDING_STORY =
+  'Stripe is set up and waiting for its first event: outbound webhooks are paused until it arrives, and events ' +
+  'recorded meanwhile are not sent later.';
+const CONNECTED_STORY = 'Stripe is connected: its events arrive by themselves and outbound webhooks are sent.';
+const DISCONNECTED_STORY =
+  'Stripe is disconnected: outbound webhooks are paused until it is connected, and events recorded meanwhile are ' +
+  'not sent later.';
+const DISCONNECT_CONSEQUENCES =
+  "Disconnect Stripe? From then on, Stripe's events to this workspace's webhook URL are refused with 400 (Stripe " +
+  'retries them for three days, then gives up). Outbound webhooks stop: events recorded while disconnected are not ' +
+  'sent, then or later, and deliveries waiting for a retry are dropped. Connecting again resumes them.';
+
 async function openSettings(tab: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
   await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: tab }).click();
@@ -1025,10 +1043,20 @@ describe('the processor page', () => {
       'webhook_secret',
     );
 
+    // Before connecting, the form says what Connect does to outbound webhooks until Stripe's
+    // first event, and that what happens in between is never sent.
+    await expect(connectForm.getByRole('note', { name: 'Before you connect' }).textContent()).resolves.toBe(
+      CONNECT_PAUSE_WARNING,
+    );
+
     const secret = newWebhookSecret();
     await page.getByLabel('Webhook signing secret').fill(secret);
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByText('Waiting for the first event from Stripe').waitFor();
+    // Webhooks are paused from now until the first event: the page says so at once, not the
+    // flag from before Connect ("sent meanwhile"), with no reload.
+    await page.getByText(PENDING_STORY).waitFor();
+    await expect(page.getByText('outbound webhooks are sent meanwhile', { exact: false }).count()).resolves.toBe(0);
     // The URL shown before connecting is the connection's URL.
     await expect(page.getByLabel('Webhook URL for Stripe').textContent()).resolves.toBe(webhookUrl);
     await expect(page.getByLabel('Webhook signing secret').inputValue()).resolves.toBe('');
@@ -1037,6 +1065,9 @@ describe('the processor page', () => {
     expect(posted.status).toBe(200);
     await page.reload();
     await page.getByText('Connected and syncing').waitFor();
+    await page.getByText(CONNECTED_STORY).waitFor();
+    // Connected, nothing pauses: the warning is gone.
+    await expect(page.getByRole('note', { name: 'Before you connect' }).count()).resolves.toBe(0);
     await page.getByText(`whsec_…${secret.slice(-4)}`).waitFor();
     // Connecting again is for rolling the secret or the key, not for a second account.
     await page
@@ -1088,5 +1119,30 @@ describe('the processor page', () => {
     await openSettings('Security log');
     await page.getByText('processor.key_removed').first().waitFor();
     await expect(page.content()).resolves.not.toContain(stripeKey);
+  });
+
+  it('disconnects only once confirmed, saying what it stops, and the page then tells webhooks are paused', async () => {
+    const row = () =>
+      world.current.db('processor_connections').where({ workspace_id: world.current.workspace.id }).first();
+    await openSettings('Processor');
+    await page.getByText('Connected and syncing').waitFor();
+    // Cancel keeps the connection as it was.
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    let confirm = page.getByRole('dialog', { name: 'Disconnect Stripe' });
+    await expect(confirm.getByText(DISCONNECT_CONSEQUENCES).count()).resolves.toBe(1);
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect((await row()).status).toBe('connected');
+    await page.getByText('Connected and syncing').waitFor();
+
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    confirm = page.getByRole('dialog', { name: 'Disconnect Stripe' });
+    await confirm.getByRole('button', { name: 'Disconnect' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByText('Stripe: Disconnected').waitFor();
+    await page.getByText(DISCONNECTED_STORY).waitFor();
+    expect((await row()).status).toBe('disconnected');
+    // The form warns again before connecting.
+    await page.getByRole('note', { name: 'Before you connect' }).waitFor();
   });
 });

@@ -56,31 +56,68 @@ const PARKED_COLUMNS: Column<Connection['parked_events'][number]>[] = [
   { header: 'Error', cell: (parked) => <Clipped text={parked.last_error} />, fill: true },
 ];
 
+/**
+ * What Connect does to outbound webhooks when the connection is not `connected` yet, said before
+ * the button is pressed (docs/dashboard-ui.md, "Processor").
+ */
+const CONNECT_PAUSE_WARNING =
+  'Without an API key that Stripe accepts, connecting pauses outbound webhooks from the moment you click Connect ' +
+  "until Stripe's first signed event arrives. Events recorded in between are not sent, then or later, and " +
+  'deliveries waiting for a retry are dropped. With a key Stripe accepts (given here, or the stored one), the ' +
+  'connection is made at once and nothing pauses.';
+
+/** Disconnect's consequences, in its confirmation. */
+const DISCONNECT_CONSEQUENCES =
+  "Disconnect Stripe? From then on, Stripe's events to this workspace's webhook URL are refused with 400 (Stripe " +
+  'retries them for three days, then gives up). Outbound webhooks stop: events recorded while disconnected are not ' +
+  'sent, then or later, and deliveries waiting for a retry are dropped. Connecting again resumes them.';
+
 /** Settings, Processor (owners): the URL to register in Stripe, connect, status, backfill, disconnect. */
 export default function Processor() {
-  const { me } = useSession();
+  const { me, refresh } = useSession();
   const setup = useLoad((signal) => api<Setup>('GET', '/processor', { signal }), 'processor');
   const [webhookSecret, setWebhookSecret] = useState('');
   const [apiKey, setApiKey] = useState('');
   const [confirmRemoval, setConfirmRemoval] = useState(false);
+  const [confirmDisconnect, setConfirmDisconnect] = useState(false);
+  /**
+   * The workspace's processor flag as this page's last action left it (the domain sets it with the
+   * connection: `connected` only while the connection is). The session's flag is read once at
+   * sign-in, so the page told the flag from before Connect beside the connection after it; the
+   * session is read again too, for the other pages.
+   */
+  const [flagAfterAction, setFlagAfterAction] = useState<string | null>(null);
   /**
    * Connect's refusal of the secret or the key shows at that field; any other refusal (of
    * Connect, Import again or Disconnect) under the form, as before.
    */
   const action = useAction({ fields: ['webhook_secret', 'api_key'] });
   const removal = useAction();
+  const disconnection = useAction();
   const { busy } = action;
+
+  const changed = (next: Setup) => {
+    setup.set(next);
+    if (next.status !== 'not_connected') setFlagAfterAction(next.status === 'connected' ? 'connected' : 'disconnected');
+    refresh();
+  };
 
   const act = (path: string, body?: unknown) =>
     void action.run(async () => {
-      setup.set(await api<Setup>('POST', path, body === undefined ? {} : { body }));
+      changed(await api<Setup>('POST', path, body === undefined ? {} : { body }));
       setWebhookSecret('');
       setApiKey('');
     });
 
+  const disconnect = () =>
+    void disconnection.run(async () => {
+      changed(await api<Setup>('POST', '/processor/disconnect', { body: {} }));
+      setConfirmDisconnect(false);
+    });
+
   const removeKey = () =>
     void removal.run(async () => {
-      setup.set(await api<Setup>('POST', '/processor/remove-key', { body: {} }));
+      changed(await api<Setup>('POST', '/processor/remove-key', { body: {} }));
       setConfirmRemoval(false);
     });
 
@@ -98,6 +135,7 @@ export default function Processor() {
   const current = setup.data;
   const connection = current.status === 'not_connected' ? null : current;
   const storedKey = connection?.api_key_last4 ? `rk_…${connection.api_key_last4}` : null;
+  const flag = flagAfterAction ?? me.workspace.processor_status;
 
   return (
     <>
@@ -110,7 +148,7 @@ export default function Processor() {
             ' (Stripe refused the API key: connect again with a new one)'}
         </p>
         {/* In the Workspace page's words: whether outbound webhooks are sent, and why. */}
-        <p className="hint">{processorStory(me.workspace.processor_status, current.status, true)}</p>
+        <p className="hint">{processorStory(flag, current.status, true)}</p>
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
         <p className="hint">
           In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key
@@ -166,8 +204,8 @@ export default function Processor() {
             <button
               type="button"
               className="button danger"
-              disabled={busy}
-              onClick={() => act('/processor/disconnect')}
+              disabled={busy || disconnection.busy}
+              onClick={() => setConfirmDisconnect(true)}
             >
               Disconnect
             </button>
@@ -217,6 +255,13 @@ export default function Processor() {
           value={apiKey}
           onChange={(event) => setApiKey(event.target.value)}
         />
+        {current.status !== 'connected' && (
+          // Said before it happens (docs/processor.md, "Status"): a key-less connection is
+          // `pending` until Stripe's first signed event, and the dispatcher sends nothing meanwhile.
+          <p className="notice" role="note" aria-label="Before you connect">
+            {CONNECT_PAUSE_WARNING}
+          </p>
+        )}
         <FormError action={action} />
         <div>
           <button type="submit" className="button primary" disabled={busy || webhookSecret.trim() === ''}>
@@ -224,6 +269,16 @@ export default function Processor() {
           </button>
         </div>
       </form>
+      {confirmDisconnect && connection && (
+        <ConfirmDialog
+          title="Disconnect Stripe"
+          message={<p>{DISCONNECT_CONSEQUENCES}</p>}
+          confirmLabel="Disconnect"
+          action={disconnection}
+          onConfirm={disconnect}
+          onClose={() => setConfirmDisconnect(false)}
+        />
+      )}
       {confirmRemoval && storedKey && (
         <ConfirmDialog
           title="Remove API key"

@@ -35,10 +35,14 @@ export function processorStory(flag: string, stripe: StripeStatus, canConnect: b
       `${canConnect ? 'Connect Stripe' : 'An owner can connect Stripe'} to have them arrive from Stripe directly.`
     );
   if (stripe === 'not_connected' || stripe === 'disconnected')
-    return `Stripe is ${stripe === 'disconnected' ? 'disconnected' : 'not connected'}: outbound webhooks are not sent until it is connected.`;
+    return (
+      `Stripe is ${stripe === 'disconnected' ? 'disconnected' : 'not connected'}: outbound webhooks are paused until ` +
+      'it is connected, and events recorded meanwhile are not sent later.'
+    );
   if (stripe === 'pending')
     return sent
       ? 'Stripe is set up and waiting for its first event; outbound webhooks are sent meanwhile.'
-      : 'Stripe is set up and waiting for its first event: outbound webhooks are sent once it arrives.';
+      : 'Stripe is set up and waiting for its first event: outbound webhooks are paused until it arrives, and ' +
+          'events recorded meanwhile are not sent later.';
   return 'Stripe is connected: its events arrive by themselves and outbound webhooks are sent.';
 }
