@@ -32,8 +32,22 @@ export interface TimelineDelivery {
   completed_at: string | null;
 }
 
+/** Why an event was recorded and not sent (migration 0023): the only cause on record. */
+export type EventNotSentReason = 'processor_not_connected';
+
 export type TimelineEntry =
-  | { kind: 'event'; at: string; event_id: string; type: string; source: string | null; deliveries: TimelineDelivery[] }
+  | {
+      kind: 'event';
+      at: string;
+      event_id: string;
+      type: string;
+      source: string | null;
+      /** Still in the outbox: the dispatcher has not made its deliveries yet. */
+      queued: boolean;
+      /** Not sent, and never will be: the workspace's payment processor was not connected. */
+      not_sent_reason: EventNotSentReason | null;
+      deliveries: TimelineDelivery[];
+    }
   | { kind: 'action'; at: string; action: string; actor: { user_id: string | null; label: string | null } };
 
 export type CampaignDetailView = RecoveryCampaign & {

@@ -38,6 +38,7 @@ const EXPECTED_TABLES = [
   'customers',
   'event_outbox',
   'events',
+  'events_not_sent',
   'fx_rates',
   'processor_connections',
   'processor_events',

@@ -90,11 +90,16 @@ describe('delivery of outbox events', () => {
     await eventually(async () => (await db('event_outbox').where({ event_id: event!.id })).length === 0);
     expect(await db('events').where({ id: event!.id })).toHaveLength(1);
     expect(await db('webhook_deliveries').where({ event_id: event!.id })).toEqual([]);
+    // Why is on record, for the dashboard's campaign timeline.
+    expect(await db('events_not_sent').where({ event_id: event!.id })).toEqual([
+      { event_id: event!.id, reason: 'processor_not_connected' },
+    ]);
 
     await updateWorkspace(db, disconnected.id, { processor: 'connected' });
     const [later] = await world.current.record([numberedEvent(disconnected)], disconnected.id);
     const [request] = await receiver.waitForRequests(endpoint.path, 1);
     expect(request!.body.data).toEqual(later!.data);
+    expect(await db('events_not_sent').where({ event_id: later!.id })).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.requestsTo(endpoint.path)).toHaveLength(1);
     await updateWorkspace(db, disconnected.id, { processor: 'disconnected' });

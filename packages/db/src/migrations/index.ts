@@ -21,6 +21,7 @@ import * as sealedSigningSecrets from './0019-sealed-signing-secrets.js';
 import * as outboxRecordedAt from './0020-outbox-recorded-at.js';
 import * as resetLinkAction from './0021-reset-link-action.js';
 import * as resetLinkCreator from './0022-reset-link-creator.js';
+import * as eventsNotSent from './0023-events-not-sent.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -57,4 +58,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0020-outbox-recorded-at', ...outboxRecordedAt },
   { name: '0021-reset-link-action', ...resetLinkAction },
   { name: '0022-reset-link-creator', ...resetLinkCreator },
+  { name: '0023-events-not-sent', ...eventsNotSent },
 ];

@@ -1,6 +1,6 @@
 import { notFound, type Customer, type RecoveryCampaign, type Subscription } from '@retention/core';
 import type { Queryable } from '../connection.js';
-import type { CampaignDetailView, TimelineDelivery, TimelineEntry } from '../dashboard-views.js';
+import type { CampaignDetailView, EventNotSentReason, TimelineDelivery, TimelineEntry } from '../dashboard-views.js';
 import { campaignJsonSql, customerJsonSql, isoMillisSql, subscriptionJsonSql } from '../resource-json.js';
 
 /**
@@ -17,6 +17,8 @@ interface TimelineEventRow {
   type: string;
   source: string | null;
   at: string;
+  queued: boolean;
+  not_sent_reason: EventNotSentReason | null;
   deliveries: TimelineDelivery[];
 }
 
@@ -27,10 +29,20 @@ interface TimelineActionRow {
   at: string;
 }
 
-/** Each event about the campaign, oldest first, with its deliveries (and each one's last HTTP status). */
+/**
+ * Each event about the campaign, oldest first, with its deliveries (and each one's last HTTP
+ * status), whether it is still in the outbox (`queued`: the dispatcher has not taken it yet), and
+ * why it was not sent when it was not: recorded by the dispatcher (`events_not_sent`), or, still
+ * queued, what the dispatcher will find (the workspace's processor not `connected` now).
+ */
 const EVENTS_SQL = `coalesce((
     SELECT json_agg(json_build_object(
              'event_id', e.id, 'type', e.type, 'source', e.data ->> 'source', 'at', ${isoMillisSql('e.created_at')},
+             'queued', q.queued,
+             'not_sent_reason', coalesce(
+               (SELECT n.reason FROM events_not_sent n WHERE n.event_id = e.id),
+               CASE WHEN q.queued AND (SELECT ws.processor_status FROM workspaces ws WHERE ws.id = k.workspace_id) <> 'connected'
+                    THEN 'processor_not_connected' END),
              'deliveries', coalesce((
                SELECT json_agg(json_build_object(
                         'id', d.id, 'endpoint_id', d.endpoint_id, 'endpoint_name', w.name, 'status', d.status,
@@ -40,7 +52,9 @@ const EVENTS_SQL = `coalesce((
                         'completed_at', ${isoMillisSql('d.completed_at')}) ORDER BY d.created_at)
                  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
                 WHERE d.event_id = e.id), '[]'::json)) ORDER BY e.seq)
-      FROM events e WHERE e.workspace_id = k.workspace_id AND e.data ->> 'campaign_id' = k.id::text
+      FROM events e
+     CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM event_outbox o WHERE o.seq = e.seq) AS queued) q
+     WHERE e.workspace_id = k.workspace_id AND e.data ->> 'campaign_id' = k.id::text
   ), '[]'::json)`;
 
 /** The manual actions of the security log about the campaign, oldest first. */
@@ -87,12 +101,14 @@ export async function campaignDetail(
     );
   if (!row) throw notFound(`No campaign with id ${campaignId}`);
   const timeline: TimelineEntry[] = [
-    ...row.events.map(({ event_id, type, source, at, deliveries }) => ({
+    ...row.events.map(({ event_id, type, source, at, queued, not_sent_reason, deliveries }) => ({
       kind: 'event' as const,
       at,
       event_id,
       type,
       source,
+      queued,
+      not_sent_reason,
       deliveries,
     })),
     ...row.actions.map((action) => ({

@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { sealSecret } from '@retention/core';
-import { setFxRate } from '@retention/domain';
+import { setFxRate, updateWorkspace } from '@retention/domain';
+import { createLogger } from '@retention/runtime';
 import { CUSTOMER_EXPORT_COLUMNS, CUSTOMER_EXPORT_TAG_SEPARATOR } from '@retention/db';
 import { testSecretsKeyBytes } from '@retention/testkit';
+import { OutboxDispatcher } from '../../../worker/src/dispatch/outbox-dispatcher.js';
 import { useApi, workspaceWithToken } from '../harness.js';
 import { dashboardClient, makeUser, signIn, team } from './support.js';
 
@@ -152,6 +154,57 @@ describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () =>
     const reply = await call('POST', `/campaigns/${w.campaignIds[1]!}/mark-recovered`, { cookie: w.owner });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ status: 'recovered', recovered_via: 'manual' });
+  });
+
+  it("the timeline says an event was not sent while the workspace's processor was not connected, queued or dispatched", async () => {
+    const w = await world();
+    const id = w.campaignIds[1]!;
+    await api.current.db('webhook_endpoints').insert({
+      workspace_id: w.workspaceId,
+      name: 'Receiver',
+      url: 'https://e.invalid/',
+      signing_secret_sealed: sealSecret(testSecretsKeyBytes(), 'whsec_x'),
+    });
+    const eventOf = async () => {
+      const detail = await call('GET', `/campaigns/${id}`, { cookie: w.member });
+      expect(detail.status).toBe(200);
+      return detail.body.timeline.find((entry: { type?: string }) => entry.type === 'recovery.recovered');
+    };
+
+    const dispatch = () =>
+      new OutboxDispatcher({
+        db: api.current.db,
+        logger: createLogger('test', 'silent'),
+        delivered: () => undefined,
+        batchSize: 500,
+      }).dispatchBatch();
+
+    // Connected: queued, on its way, no reason; once dispatched, its delivery, no reason.
+    await updateWorkspace(api.current.db, w.workspaceId, { processor: 'connected' });
+    const lostId = w.campaignIds[0]!;
+    expect((await call('POST', `/campaigns/${lostId}/mark-lost`, { cookie: w.owner })).status).toBe(200);
+    const sent = await call('GET', `/campaigns/${lostId}`, { cookie: w.member });
+    expect(sent.body.timeline[0]).toMatchObject({ type: 'recovery.lost', queued: true, not_sent_reason: null });
+    await dispatch();
+    const dispatched = await call('GET', `/campaigns/${lostId}`, { cookie: w.member });
+    expect(dispatched.body.timeline[0]).toMatchObject({
+      queued: false,
+      not_sent_reason: null,
+      deliveries: [{ endpoint_name: 'Receiver', status: 'pending' }],
+    });
+
+    // Not connected: still queued, and the dispatcher will not send it; once it has run, the
+    // reason is on record, whatever the workspace's processor is since.
+    await updateWorkspace(api.current.db, w.workspaceId, { processor: 'disconnected' });
+    expect((await call('POST', `/campaigns/${id}/mark-recovered`, { cookie: w.owner })).status).toBe(200);
+    expect(await eventOf()).toMatchObject({ queued: true, not_sent_reason: 'processor_not_connected', deliveries: [] });
+    await dispatch();
+    await updateWorkspace(api.current.db, w.workspaceId, { processor: 'connected' });
+    expect(await eventOf()).toMatchObject({
+      queued: false,
+      not_sent_reason: 'processor_not_connected',
+      deliveries: [],
+    });
   });
 
   it('refuses a member (403), a forged origin (403), another workspace (404) and a bad id (400), changing nothing', async () => {

@@ -6,7 +6,8 @@ import type { Logger } from '@retention/runtime';
  * type that existed when the event was recorded (its outbox row's `recorded_at`, not the
  * event's `created_at`, which for a processor's event is when it happened, possibly days
  * before: migration 0020), for workspaces whose processor is connected (events of other workspaces leave the
- * outbox with no delivery: they are recorded, never sent). The outbox is `event_outbox`, one
+ * outbox with no delivery: they are recorded, never sent, and `events_not_sent` says why, for the
+ * dashboard's campaign timeline: migration 0023). The outbox is `event_outbox`, one
  * narrow row per event still to dispatch, written by a trigger on `events` (migration 0018).
  * Several replicas run this side by side: each takes a batch of outbox rows with FOR UPDATE
  * SKIP LOCKED and deletes them in the statement that makes their deliveries, and (event,
@@ -48,6 +49,12 @@ WITH taken AS (
    ORDER BY b.seq
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
   RETURNING endpoint_id
+), not_sent AS (
+  INSERT INTO events_not_sent (event_id, reason)
+  SELECT b.id, 'processor_not_connected'
+    FROM batch b
+    JOIN workspaces w ON w.id = b.workspace_id AND w.processor_status <> 'connected'
+  ON CONFLICT (event_id) DO NOTHING
 )
 SELECT (SELECT count(*) FROM taken)::int AS events,
        (SELECT count(*) FROM inserted)::int AS deliveries,
