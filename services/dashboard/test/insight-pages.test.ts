@@ -955,6 +955,59 @@ describe('campaigns', () => {
     });
   });
 
+  it('while the processor is not connected: Mark lost promises no webhook, the timeline says why it was not sent (never "being sent"), and the webhooks page says they are paused', async () => {
+    const workspace = () => world.current.db('workspaces').where({ id: initech.id });
+    const { id } = await world.current
+      .db('recovery_campaigns')
+      .where({ workspace_id: initech.id, psp_invoice_id: 'in_cy_last_evening' })
+      .first<{ id: string }>('id');
+    // The world's worker (started above) is running: the event is dispatched, and dropped.
+    await workspace().update({ processor_status: 'disconnected' });
+    try {
+      await page.goto(`${world.current.url}/dashboard/campaigns/${id}`);
+      await page.getByRole('heading', { level: 1, name: 'Invoice in_cy_last_evening' }).waitFor();
+      await page.getByRole('button', { name: 'Mark lost' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Mark lost' });
+      const promise = await dialog.textContent();
+      expect(promise).not.toContain('your webhook endpoints are told');
+      expect(promise).toContain(
+        'Outbound webhooks are paused (the payment processor is not connected and syncing), so your webhook endpoints are not told, then or later.',
+      );
+      await dialog.getByRole('button', { name: 'Mark lost' }).click();
+      await dialog.waitFor({ state: 'detached' });
+
+      const timeline = page.getByRole('region', { name: 'Timeline' });
+      const lostEvent = timeline.getByRole('listitem').filter({ hasText: 'recovery.lost' });
+      const notSent =
+        'Not sent: the payment processor was not connected and syncing when this happened, so outbound webhooks ' +
+        'were paused. It will not be sent later.';
+      await lostEvent.getByText(notSent).waitFor();
+      await expect(timeline.getByText(/Being sent/).count()).resolves.toBe(0);
+      // Once the dispatcher has taken it (with no delivery), the page says the same, not "no endpoint subscribed".
+      const [event] = await world.current.db('events').whereRaw("data ->> 'campaign_id' = ?", [id]).select('seq');
+      await settlesTo(async () => (await world.current.db('event_outbox').where({ seq: event.seq })).length, 0);
+      await page.reload();
+      await lostEvent.getByText(notSent).waitFor();
+      await expect(timeline.getByText(/Being sent|No delivery on record/).count()).resolves.toBe(0);
+      expect(world.current.receiver.requestsTo(HOOK_PATH)).toHaveLength(1);
+
+      // The webhooks page, which every role may open (the Processor page is the owners'), says so.
+      await page.goto(`${world.current.url}/dashboard/settings/webhooks`);
+      await page.getByRole('heading', { level: 1, name: 'Outbound webhooks' }).waitFor();
+      await page
+        .getByText(
+          'Outbound webhooks are paused: the payment processor is not connected and syncing. Events recorded meanwhile are not sent, then or later.',
+          { exact: false },
+        )
+        .waitFor();
+    } finally {
+      await workspace().update({ processor_status: 'connected' });
+    }
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Outbound webhooks' }).waitFor();
+    await expect(page.getByText('Outbound webhooks are paused', { exact: false }).count()).resolves.toBe(0);
+  });
+
   it('opens a customer with their subscriptions, campaigns and cancel sessions, and a cancel session with its feedback', async () => {
     await page.goto(`${world.current.url}/dashboard/customers`);
     await page.getByRole('searchbox', { name: 'Email' }).fill('ann@initech-customers.test');

@@ -8,19 +8,23 @@ import { Badge } from './ListPage.js';
 import { Time } from './Time.js';
 
 /**
- * How long an event with no delivery yet is taken to be on its way. The worker's dispatcher
- * makes an event's deliveries a moment after it is recorded (a poll, then one row per
- * endpoint), so a page read right after Mark lost sees the event before its deliveries; after
- * this long, no delivery means none was made.
+ * How long a page keeps reading the campaign again for an event still in the outbox: the worker's
+ * dispatcher takes it a moment after it is recorded; a worker that is down is not waited for
+ * forever.
  */
-const SENDING_WINDOW_MS = 2 * 60_000;
+const REFRESH_WINDOW_MS = 2 * 60_000;
 /** How often a page with an event on its way reads the campaign again, until the deliveries show. */
 const REFRESH_WHILE_SENDING_MS = 2_000;
 
 type EventEntry = Extract<TimelineEntry, { kind: 'event' }>;
 
-function isBeingSent(entry: EventEntry, now: number): boolean {
-  return entry.deliveries.length === 0 && now - Date.parse(entry.at) < SENDING_WINDOW_MS;
+/**
+ * On its way: still in the outbox, and to be sent (docs/dashboard-api.md, "Campaigns"). It used to
+ * be "no delivery yet, recorded under two minutes ago", which said "being sent" of an event the
+ * dispatcher would drop because the payment processor was not connected.
+ */
+function isBeingSent(entry: EventEntry): boolean {
+  return entry.queued && entry.not_sent_reason === null;
 }
 
 /**
@@ -30,7 +34,10 @@ function isBeingSent(entry: EventEntry, now: number): boolean {
  */
 export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, reload: () => void): void {
   useEffect(() => {
-    const sending = (entries ?? []).some((entry) => entry.kind === 'event' && isBeingSent(entry, Date.now()));
+    const now = Date.now();
+    const sending = (entries ?? []).some(
+      (entry) => entry.kind === 'event' && isBeingSent(entry) && now - Date.parse(entry.at) < REFRESH_WINDOW_MS,
+    );
     if (!sending) return;
     const timer = setTimeout(reload, REFRESH_WHILE_SENDING_MS);
     return () => clearTimeout(timer);
@@ -46,7 +53,6 @@ export function CampaignTimeline({
   members: ReadonlyMap<string, User>;
 }) {
   if (entries.length === 0) return <p className="muted">No events have been recorded for this campaign.</p>;
-  const now = Date.now();
   return (
     <ol className="timeline">
       {entries.map((entry) =>
@@ -54,7 +60,7 @@ export function CampaignTimeline({
           <li key={entry.event_id}>
             <Time value={entry.at} /> <EventTypeName type={entry.type} />
             {entry.source && <> (from the {entry.source})</>}
-            <Deliveries entry={entry} now={now} />
+            <Deliveries entry={entry} />
           </li>
         ) : (
           <li key={`${entry.action}:${entry.at}`}>
@@ -67,8 +73,16 @@ export function CampaignTimeline({
   );
 }
 
-function Deliveries({ entry, now }: { entry: EventEntry; now: number }) {
-  if (isBeingSent(entry, now)) {
+function Deliveries({ entry }: { entry: EventEntry }) {
+  if (entry.not_sent_reason === 'processor_not_connected') {
+    return (
+      <p className="muted">
+        Not sent: the payment processor was not connected and syncing when this happened, so outbound webhooks were
+        paused. It will not be sent later.
+      </p>
+    );
+  }
+  if (isBeingSent(entry)) {
     return (
       <p className="muted" role="status">
         Being sent to the endpoints subscribed to it; this page updates by itself when the deliveries are made.

@@ -18,18 +18,32 @@ import { useAction } from '../use-action.js';
 
 type Action = 'mark-recovered' | 'mark-lost';
 
-const ACTIONS: Record<Action, { label: string; verb: string; consequence: string }> = {
+/**
+ * Each action's confirmation. While the workspace's processor is not connected, outbound webhooks
+ * are paused and the event is never sent (docs/dashboard-ui.md), so the dialog does not promise it.
+ */
+const ACTIONS: Record<Action, { label: string; verb: string; recorded: string; event: string }> = {
   'mark-recovered': {
     label: 'Mark recovered',
     verb: 'Mark this campaign recovered',
-    consequence: `It is recorded as recovered by hand, and your webhook endpoints are told "${eventTypeLabel('recovery.recovered')}".`,
+    recorded: 'It is recorded as recovered by hand',
+    event: 'recovery.recovered',
   },
   'mark-lost': {
     label: 'Mark lost',
     verb: 'Mark this campaign lost',
-    consequence: `It closes without recovery, and your webhook endpoints are told "${eventTypeLabel('recovery.lost')}".`,
+    recorded: 'It closes without recovery',
+    event: 'recovery.lost',
   },
 };
+
+function consequence(action: Action, webhooksSent: boolean): string {
+  const { recorded, event } = ACTIONS[action];
+  return webhooksSent
+    ? `${recorded}, and your webhook endpoints are told "${eventTypeLabel(event)}".`
+    : `${recorded}. Outbound webhooks are paused (the payment processor is not connected and syncing), so your ` +
+        'webhook endpoints are not told, then or later.';
+}
 
 /** One campaign: its facts, customer, subscription, timeline and (owners, admins) the closing actions. */
 export default function CampaignDetail({ id }: { id: string }) {
@@ -83,7 +97,7 @@ export default function CampaignDetail({ id }: { id: string }) {
           message={
             <p>
               {ACTIONS[action].verb} ({campaign ? formatMoney(campaign.amount_cents, campaign.currency) : ''})?{' '}
-              {ACTIONS[action].consequence} This cannot be undone.
+              {consequence(action, me.workspace.processor_status === 'connected')} This cannot be undone.
             </p>
           }
           confirmLabel={ACTIONS[action].label}

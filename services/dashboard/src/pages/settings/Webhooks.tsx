@@ -108,6 +108,20 @@ export default function Webhooks() {
         )}
       </PageHeader>
       <p className="muted">Signed HTTPS POSTs to your endpoints when campaigns and cancel sessions change.</p>
+      {me.workspace.processor_status !== 'connected' && (
+        // Every role that opens this page learns it; the Processor page is the owners' only.
+        <p className="notice" role="status">
+          Outbound webhooks are paused: the payment processor is not connected and syncing. Events recorded meanwhile
+          are not sent, then or later.{' '}
+          {me.permissions.manage_processor ? (
+            <>
+              Connect it on the <Link to="/settings/processor">Processor</Link> page.
+            </>
+          ) : (
+            'An owner can connect it on the Processor page.'
+          )}
+        </p>
+      )}
       {list.map((endpoint) => (
         <DisabledBanner key={endpoint.id} endpoint={endpoint} canManage={canManage} onChange={replace} />
       ))}
