@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { recoverCampaign } from '@retention/domain';
 import { eventually } from '@retention/testkit';
-import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { description, expectFieldError } from './support/field-errors.js';
 
 /**
@@ -83,16 +83,6 @@ async function anotherDevice(): Promise<Page> {
   return target;
 }
 
-async function signInOn(target: Page, email: string, password: string, landing = 'Overview'): Promise<void> {
-  if (!new URL(target.url()).pathname.startsWith('/dashboard/sign-in')) {
-    await target.goto(`${world.current.url}/dashboard/sign-in`);
-  }
-  await target.getByLabel('Email').fill(email);
-  await target.getByLabel('Password').fill(password);
-  await target.getByRole('button', { name: 'Sign in' }).click();
-  await heading(target, landing).waitFor();
-}
-
 /** The session cookie of a page's context, for calling the API as that page would. */
 async function cookieOf(target: Page): Promise<string> {
   return (await target.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
@@ -153,7 +143,7 @@ describe('the account page', () => {
 
   it('changes the password: the old one no longer signs in, the new one does, other sessions end', async () => {
     laptop = await anotherDevice();
-    await signInOn(laptop, OWNER, PASSWORD);
+    await signInThroughForm(laptop, world.current.url, OWNER);
     const laptopCookie = await cookieOf(laptop);
     expect(await meStatus(laptopCookie)).toBe(200);
 
@@ -207,7 +197,7 @@ describe('the account page', () => {
     await laptop.getByRole('button', { name: 'Sign in' }).click();
     await laptop.getByRole('alert').filter({ hasText: /./ }).waitFor();
     await expect(laptop.getByRole('button', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
-    await signInOn(laptop, OWNER, NEW_PASSWORD, 'Campaigns');
+    await signInThroughForm(laptop, world.current.url, OWNER, { password: NEW_PASSWORD, landing: 'Campaigns' });
   });
 
   it('"Sign out everywhere" ends this session and the other device\'s', async () => {
@@ -233,7 +223,7 @@ describe('the account page', () => {
     await laptop.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
     await expectSentToSignIn(laptop, '/customers');
 
-    await signInOn(page, OWNER, NEW_PASSWORD);
+    await signInThroughForm(page, world.current.url, OWNER, { password: NEW_PASSWORD });
     // Four sign-ins and two password changes, each a password hash (slow on purpose), and two axe
     // scans: 15 s alone, past the default 30 s beside another browser test file on a busy 2-core
     // machine.

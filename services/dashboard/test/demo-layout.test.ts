@@ -10,7 +10,7 @@ import {
   seedDemo,
   type DemoSeedResult,
 } from '@retention/domain';
-import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { testSecretsKeyBytes } from '@retention/testkit';
 
 /**
@@ -39,11 +39,7 @@ beforeAll(async () => {
   context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  await page.goto(`${world.current.url}/dashboard/sign-in`);
-  await page.getByLabel('Email').fill(demo.owner.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await signInThroughForm(page, world.current.url, demo.owner.email);
 }, 120_000);
 
 afterAll(async () => {

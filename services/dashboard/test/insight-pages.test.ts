@@ -5,7 +5,7 @@ import { CAMPAIGN_EXPORT_COLUMNS, CUSTOMER_EXPORT_COLUMNS } from '@retention/db'
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
-import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { checkPage } from './support/page-checks.js';
 
 /**
@@ -337,14 +337,11 @@ async function signIn(email: string, timezoneId?: string): Promise<Page> {
   page.setDefaultTimeout(10_000);
   if (sessions.has(email)) {
     await page.goto(`${world.current.url}/dashboard/`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   } else {
-    await page.goto(`${world.current.url}/dashboard/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInThroughForm(page, world.current.url, email);
+    sessions.set(email, await context.storageState());
   }
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  if (!sessions.has(email)) sessions.set(email, await context.storageState());
   return page;
 }
 

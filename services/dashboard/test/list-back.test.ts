@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
-import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
  * Back to a list (docs/dashboard-ui.md, "Back to a list"): after Load more, opening a row and
@@ -55,11 +55,7 @@ beforeAll(async () => {
   context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  await page.goto(`${world.current.url}/dashboard/sign-in`);
-  await page.getByLabel('Email').fill(EMAIL);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await signInThroughForm(page, world.current.url, EMAIL);
 }, 60_000);
 
 afterAll(async () => {

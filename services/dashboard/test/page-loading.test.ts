@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
-import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
  * Loading a page's code (docs/dashboard-ui.md, "Loading a page's code"), in a real headless
@@ -34,11 +34,7 @@ beforeAll(async () => {
     .update({ password_hash: await hashPassword(PASSWORD) });
   const context = await world.current.browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${world.current.url}/dashboard/sign-in`);
-  await page.getByLabel('Email').fill(EMAIL);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await signInThroughForm(page, world.current.url, EMAIL);
   signedIn = await context.storageState();
   await context.close();
 }, 60_000);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from '@jest/globals';
 import express from 'express';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, hashPassword, inviteMember, loadFixtures, type WebhookSender } from '@retention/domain';
@@ -28,6 +28,26 @@ import { createTestCertificate, type TestCertificate } from '../../../worker/tes
 import { Receiver } from '../../../worker/test/support/receiver.js';
 
 export const PASSWORD = 'correct horse battery staple';
+
+/**
+ * Signs in through the sign-in form, as a person does, and waits for the page it leads to
+ * (the Overview unless the sign-in page was reached on the way to another). A page already on
+ * the sign-in form stays there, so its `next` is kept.
+ */
+export async function signInThroughForm(
+  page: Page,
+  baseUrl: string,
+  email: string,
+  { password = PASSWORD, landing = 'Overview' }: { password?: string; landing?: string } = {},
+): Promise<void> {
+  if (!new URL(page.url(), baseUrl).pathname.startsWith('/dashboard/sign-in')) {
+    await page.goto(`${baseUrl}/dashboard/sign-in`);
+  }
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: landing }).waitFor();
+}
 
 export interface DashboardWorld {
   /** The server's origin, also its BASE_URL (the dashboard API checks Origin against it). */
