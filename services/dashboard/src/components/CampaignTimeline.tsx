@@ -8,12 +8,12 @@ import { Badge } from './ListPage.js';
 import { Time } from './Time.js';
 
 /**
- * How long a page keeps reading the campaign again for an event still in the outbox: the worker's
- * dispatcher takes it a moment after it is recorded; a worker that is down is not waited for
- * forever.
+ * How long after an event a page keeps reading the campaign again for it: the worker's dispatcher
+ * takes it a moment after it is recorded and its first attempt follows; a worker that is down, or
+ * an endpoint that is, is not waited for forever.
  */
 const REFRESH_WINDOW_MS = 2 * 60_000;
-/** How often a page with an event on its way reads the campaign again, until the deliveries show. */
+/** How often a page with an event on its way reads the campaign again, until its deliveries settle. */
 const REFRESH_WHILE_SENDING_MS = 2_000;
 
 type EventEntry = Extract<TimelineEntry, { kind: 'event' }>;
@@ -28,16 +28,25 @@ function isBeingSent(entry: EventEntry): boolean {
 }
 
 /**
+ * Still to be settled, recently: in the outbox, or made and with a delivery not yet settled
+ * (pending: its first attempt in flight, or a retry due). A delivery whose endpoint stays down
+ * keeps retrying for hours; past the window the page stops asking, and a reload shows the rest.
+ */
+function isOnItsWay(entry: EventEntry, now: number): boolean {
+  if (now - Date.parse(entry.at) >= REFRESH_WINDOW_MS) return false;
+  return isBeingSent(entry) || entry.deliveries.some((delivery) => delivery.status === 'pending');
+}
+
+/**
  * Reads the campaign again every couple of seconds while one of its events is on its way,
- * so "being sent" turns into the deliveries (or, past the window, into why there are none)
- * without the viewer reloading.
+ * so "being sent" turns into the deliveries and a pending delivery into its outcome (or, past
+ * the window, into why there are none) without the viewer reloading. It used to stop at the
+ * first sight of a delivery, which a first attempt still in flight left "pending" for good.
  */
 export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, reload: () => void): void {
   useEffect(() => {
     const now = Date.now();
-    const sending = (entries ?? []).some(
-      (entry) => entry.kind === 'event' && isBeingSent(entry) && now - Date.parse(entry.at) < REFRESH_WINDOW_MS,
-    );
+    const sending = (entries ?? []).some((entry) => entry.kind === 'event' && isOnItsWay(entry, now));
     if (!sending) return;
     const timer = setTimeout(reload, REFRESH_WHILE_SENDING_MS);
     return () => clearTimeout(timer);
