@@ -144,6 +144,9 @@ export default function Tokens() {
       </PageHeader>
       <p className="muted">
         Tokens read this workspace through the REST API at <code>/api/v1</code>. Revoking one refuses its next request.
+        {/* The API writes last_used_at at most once a minute a token (authenticate.ts), so a token
+            used a moment ago can show an older time; say so rather than look stale. */}{' '}
+        Last used can be up to a minute behind.
       </p>
       {tokens.loading && !tokens.data && <Loading />}
       {tokens.error && <ErrorNote message={tokens.error} onRetry={tokens.reload} />}
