@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { recoverCampaign } from '@retention/domain';
 import { eventually } from '@retention/testkit';
-import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { description, expectFieldError } from './support/field-errors.js';
 
 /**
@@ -61,9 +61,7 @@ let page: Page;
 const others: BrowserContext[] = [];
 
 beforeAll(async () => {
-  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  ({ context, page } = await desktopPage(world.current.browser));
 });
 
 afterAll(async () => {
@@ -76,10 +74,8 @@ const heading = (target: Page, name: string) => target.getByRole('heading', { le
 
 /** A page in a browser context of its own: another device. */
 async function anotherDevice(): Promise<Page> {
-  const other = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { context: other, page: target } = await desktopPage(world.current.browser);
   others.push(other);
-  const target = await other.newPage();
-  target.setDefaultTimeout(10_000);
   return target;
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
-import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
  * A campaign's timeline follows its events' deliveries by itself (docs/dashboard-ui.md,
@@ -42,9 +42,7 @@ beforeAll(async () => {
     .where({ email: EMAIL })
     .update({ password_hash: await hashPassword(PASSWORD) });
   await world.current.startWorker();
-  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  ({ context, page } = await desktopPage(world.current.browser));
   await signInThroughForm(page, world.current.url, EMAIL);
 }, 60_000);
 

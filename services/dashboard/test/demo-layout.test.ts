@@ -10,7 +10,7 @@ import {
   seedDemo,
   type DemoSeedResult,
 } from '@retention/domain';
-import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { testSecretsKeyBytes } from '@retention/testkit';
 
 /**
@@ -36,9 +36,7 @@ beforeAll(async () => {
   await db('users')
     .where({ id: demo.owner.id })
     .update({ password_hash: await hashPassword(PASSWORD), name: OWNER_NAME });
-  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  ({ context, page } = await desktopPage(world.current.browser));
   await signInThroughForm(page, world.current.url, demo.owner.email);
 }, 120_000);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
-import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
  * Back to a list (docs/dashboard-ui.md, "Back to a list"): after Load more, opening a row and
@@ -52,9 +52,7 @@ beforeAll(async () => {
   await db('users')
     .where({ email: EMAIL })
     .update({ password_hash: await hashPassword(PASSWORD), name: 'Albert Wesker' });
-  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  ({ context, page } = await desktopPage(world.current.browser));
   await signInThroughForm(page, world.current.url, EMAIL);
 }, 60_000);
 

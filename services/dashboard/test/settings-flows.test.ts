@@ -14,7 +14,7 @@ import {
   stripeCustomer,
   stripeEvent,
 } from '../../worker/test/processor/stripe-kit.js';
-import { PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
 import { description, expectFieldError } from './support/field-errors.js';
 import { checkPage } from './support/page-checks.js';
 
@@ -35,10 +35,8 @@ let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  context = await world.current.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  ({ context, page } = await desktopPage(world.current.browser));
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.current.url });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
 });
 
 afterAll(async () => {

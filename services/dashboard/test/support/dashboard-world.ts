@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from '@jest/globals';
 import express from 'express';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { loadConfig, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, hashPassword, inviteMember, loadFixtures, type WebhookSender } from '@retention/domain';
@@ -28,6 +28,14 @@ import { createTestCertificate, type TestCertificate } from '../../../worker/tes
 import { Receiver } from '../../../worker/test/support/receiver.js';
 
 export const PASSWORD = 'correct horse battery staple';
+
+/** A page in a browser context of its own (one device): a desktop window, 10 s waits. */
+export async function desktopPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  return { context, page };
+}
 
 /**
  * Signs in through the sign-in form, as a person does, and waits for the page it leads to
