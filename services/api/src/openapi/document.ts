@@ -276,5 +276,6 @@ time, is \`invalid_param\` with status 400, like every \`invalid_param\`.
 **Rate limit.** 60 requests per minute per token (a sliding one-minute window) unless the operator
 raised it. Responses under \`/api/v1\` carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
 \`X-RateLimit-Reset\`; a 429 carries \`Retry-After\` in seconds. While the limiter's store is
-unavailable the API keeps serving without a limit, and those responses carry no \`X-RateLimit-*\`; nor
-does a request the HTTP parser refused (above), since no token was read.`;
+unavailable each API process limits on its own (a fixed one-minute window, the same headers), so a
+limit holds through an outage. A request the HTTP parser refused (above) carries no \`X-RateLimit-*\`,
+since no token was read.`;
