@@ -11,6 +11,7 @@ import type { Express } from 'express';
 import { errorBody, type Config } from '@retention/core';
 import { throttledWarn, type Logger } from '@retention/runtime';
 import { newRequestId } from './middleware/request-id.js';
+import { API_VERSION_HEADER } from './routes/index.js';
 
 /**
  * What to tell a client whose request Node's HTTP parser refused, by the parser's code. Node
@@ -121,7 +122,9 @@ function refuseWithoutHost(res: ServerResponse, logger: Logger): void {
 
 /**
  * A request refused before Express: logged with a fresh Request-Id (its raw bytes never), and
- * answered 400 invalid_param in the API's JSON shape, closing the connection.
+ * answered 400 invalid_param in the API's JSON shape, closing the connection. It carries the API's
+ * version header whatever its path (which a refused request may not have had read): the API did
+ * answer it, and the SDK takes an answer without the header for a proxy's (docs/api.md).
  */
 function refusal(
   logger: Logger,
@@ -137,6 +140,7 @@ function refusal(
       'Content-Length': Buffer.byteLength(body),
       'Request-Id': requestId,
       'Cache-Control': 'no-store',
+      [API_VERSION_HEADER.name]: API_VERSION_HEADER.value,
       Connection: 'close',
     },
     body,
