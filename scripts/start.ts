@@ -16,6 +16,7 @@ import {
   createRedis,
   DEVELOPMENT_SECRETS_KEY_FILE,
   developmentSecretsKey,
+  listenOn,
   OpenedResources,
   waitForRedis,
 } from '@retention/runtime';
@@ -163,6 +164,33 @@ async function freePorts(count: number): Promise<number[]> {
     );
   } finally {
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
+}
+
+/**
+ * Refuses a port something already listens on, before anything else is done. The services would
+ * fail to listen on it, but too late: this script would have repointed the demo's endpoints at its
+ * own receiver and, its readiness probe answered by whatever holds the ports (another npm start on
+ * the same ones), printed "The service is running" and a fresh invitation link.
+ */
+async function ensurePortsFree(config: Config): Promise<void> {
+  const ports = [
+    ['PORT', config.port],
+    ['API_INTERNAL_PORT', config.apiInternalPort],
+    ['WORKER_PORT', config.workerPort],
+  ] as const;
+  for (const [variable, port] of ports) {
+    const probe = createServer();
+    try {
+      // No host, like the services: free on every interface they listen on.
+      await listenOn(probe, port, variable);
+    } catch (error) {
+      throw new Error(
+        `${(error as Error).message}. Something (another npm start?) listens there: stop it, or set ${variable} to a free port.`,
+      );
+    } finally {
+      await new Promise((resolve) => probe.close(resolve));
+    }
   }
 }
 
@@ -315,6 +343,7 @@ function banner(
 async function main(): Promise<void> {
   const { config, env } = await configWithConcretePorts();
   const timeoutMs = readyTimeoutMs();
+  await ensurePortsFree(config);
   await migrate(config);
   await ensureDashboardBuilt(say);
   // The receiver and the services stop when a later step fails; otherwise they run until a

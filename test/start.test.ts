@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
@@ -372,9 +373,38 @@ describe('npm start', () => {
         expect(start.output()).toContain(`cannot listen on PORT ${port}`);
         expect(start.output()).not.toMatch(/sk_live_|Stop it with Ctrl-C/);
         expect(await answers(workerPort)).toBe(false);
-        expect(await database.db('workspaces').select('id')).toHaveLength(0);
+        // Refused before anything was done: not even migrated.
+        await expect(database.db.schema.hasTable('workspaces')).resolves.toBe(false);
       } finally {
         blocker.close();
+      }
+    });
+  }, 60_000);
+
+  it('refuses ports another running service answers on before touching anything: no banner, no invitation', async () => {
+    // What another npm start on the same ports looks like: every port answers, /readyz with 200.
+    const others = Array.from({ length: 3 }, () => createHttpServer((_request, response) => response.end('ok')));
+    await withEmptyDatabase(async (database) => {
+      try {
+        const [port, internalPort, workerPort] = await Promise.all([freePort(), freePort(), freePort()]);
+        await Promise.all(
+          [port, internalPort, workerPort].map(
+            (taken, index) => new Promise<void>((resolve) => others[index]!.listen(taken, resolve)),
+          ),
+        );
+        const start = startService('scripts/start.ts', {
+          ...environment(database.url, port, workerPort),
+          API_INTERNAL_PORT: String(internalPort),
+        });
+        expect(await start.exited).toBe(1);
+        expect(start.output()).toContain(`cannot listen on PORT ${port}`);
+        expect(start.output()).toContain('another npm start?');
+        // It printed that the service was running, and a new invitation, on the other's answers.
+        expect(start.output()).not.toMatch(/The service is running|invitation|sk_live_|Stop it with Ctrl-C/i);
+        // Nothing was done to the database (the other's demo endpoints were repointed at this start's receiver).
+        await expect(database.db.schema.hasTable('workspaces')).resolves.toBe(false);
+      } finally {
+        await Promise.all(others.map((other) => new Promise((resolve) => other.close(resolve))));
       }
     });
   }, 60_000);
