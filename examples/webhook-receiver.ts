@@ -1,6 +1,7 @@
 /**
  * A webhook receiver that verifies every delivery and logs each event as one JSON line on
- * stdout. Refused deliveries (bad signature, stale timestamp) get 401 and a line on stderr.
+ * stdout. Refused deliveries (bad signature, stale timestamp) get 401 and a line on stderr
+ * saying why.
  *
  *     WEBHOOK_SECRET=whsec_... PORT=4000 npx tsx examples/webhook-receiver.ts
  *
@@ -14,8 +15,8 @@
  *     # the service: NODE_EXTRA_CA_CERTS=cert.pem WEBHOOK_ALLOW_PRIVATE_NETWORKS=true npm start
  *     # register https://localhost:4000/webhooks with `webhook create` (docs/operator-cli.md)
  *
- * `webhook test` sends its ping from the CLI process itself, not from the worker, so that
- * process needs the same two settings to reach a self-signed local receiver:
+ * `webhook test` and `webhook resend` send from the CLI process itself, not from the worker,
+ * so that process needs the same two settings to reach a self-signed local receiver:
  *
  *     NODE_EXTRA_CA_CERTS=cert.pem WEBHOOK_ALLOW_PRIVATE_NETWORKS=true \
  *       npm run --silent cli -- webhook test --id <endpoint id> --actor <user id>
@@ -36,7 +37,13 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) fail('PORT must be a p
 const { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile } = process.env;
 if (Boolean(certFile) !== Boolean(keyFile)) fail('set both TLS_CERT_FILE and TLS_KEY_FILE, or neither');
 
-const verify = webhookMiddleware({ secret });
+// A refusal's reason goes to stderr: a 401 alone does not say whether the secret is wrong
+// (signature_mismatch) or a clock is off (timestamp_out_of_tolerance).
+const verify = webhookMiddleware({
+  secret,
+  onRefused: ({ status, type, message }) =>
+    process.stderr.write(`refused a delivery: HTTP ${status} ${type}: ${message}\n`),
+});
 
 /** What a real receiver would act on; `switch` narrows `event.data` to the type's fields. */
 function summarise(event: WebhookEvent): string {
@@ -65,10 +72,6 @@ function respond(res: ServerResponse, status: number, body: object): void {
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   if (req.method !== 'POST') return respond(res, 405, { error: 'deliveries are POST requests' });
-  // The middleware answers refused deliveries itself; log them for the operator.
-  res.once('finish', () => {
-    if (res.statusCode >= 400) process.stderr.write(`refused a delivery: HTTP ${res.statusCode}\n`);
-  });
   verify(req, res, (error) => {
     if (error) {
       process.stderr.write(`receiver error: ${error instanceof Error ? error.message : 'unknown'}\n`);

@@ -37,6 +37,7 @@ export {
   webhookMiddleware,
   type WebhookMiddleware,
   type WebhookMiddlewareOptions,
+  type WebhookRefusal,
 } from './webhooks/middleware.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import express, { type ErrorRequestHandler } from 'express';
 import { serializeWebhookPayload, signatureHeader } from '@retention/core';
-import { webhookEventOf, webhookMiddleware, type WebhookEvent } from '@retention/sdk';
+import { webhookEventOf, webhookMiddleware, type WebhookEvent, type WebhookRefusal } from '@retention/sdk';
 
 const SECRET = 'whsec_middlewareTestSecret000000000000000000';
 const now = () => Math.floor(Date.now() / 1000);
@@ -90,28 +90,38 @@ describe('webhookMiddleware on node:http', () => {
       () => ({ method: 'POST', body: recoveredBody, headers: { 'x-service-signature': 'v1=abc' } }),
       'malformed_header',
     ],
-  ])('answers 401 to %s, with the reason, and never calls the handler', async (_label, init, type) => {
-    const receiver = await nodeReceiver();
-    const response = await post(receiver.url, init());
-    expect(response.status).toBe(401);
-    expect(response.json).toEqual({ error: { type, message: expect.any(String) } });
-    expect(response.text).not.toContain(SECRET);
-    expect(receiver.received).toEqual([]);
-  });
+  ])(
+    'answers 401 to %s, with the reason, tells onRefused why, and never calls the handler',
+    async (_label, init, type) => {
+      const refusals: Array<{ refusal: WebhookRefusal; path: string | undefined }> = [];
+      const receiver = await nodeReceiver({ onRefused: (refusal, req) => refusals.push({ refusal, path: req.url }) });
+      const response = await post(`${receiver.url}/hooks`, init());
+      expect(response.status).toBe(401);
+      expect(response.json).toEqual({ error: { type, message: expect.any(String) } });
+      expect(response.text).not.toContain(SECRET);
+      expect(receiver.received).toEqual([]);
+      // What was answered, for the receiver's own log: a 401 alone does not say why.
+      expect(refusals).toEqual([{ refusal: { status: 401, ...response.json.error }, path: '/hooks' }]);
+    },
+  );
 
   it('answers 400 to a correctly signed body that is not an event', async () => {
-    const receiver = await nodeReceiver();
+    const refusals: WebhookRefusal[] = [];
+    const receiver = await nodeReceiver({ onRefused: (refusal) => refusals.push(refusal) });
     const response = await post(receiver.url, signed('{"hello":"world"}'));
     expect(response.status).toBe(400);
     expect(response.json.error.type).toBe('invalid_payload');
+    expect(refusals).toEqual([{ status: 400, ...response.json.error }]);
   });
 
   it('refuses a body over maxBodyBytes with 413, declared or streamed, without buffering it', async () => {
-    const receiver = await nodeReceiver({ maxBodyBytes: 1024 });
+    const refusals: WebhookRefusal[] = [];
+    const receiver = await nodeReceiver({ maxBodyBytes: 1024, onRefused: (refusal) => refusals.push(refusal) });
     const big = JSON.stringify({ type: 'ping', created_at: 'x', data: { pad: 'x'.repeat(5_000) } });
     const declared = await post(receiver.url, signed(big));
     expect(declared.status).toBe(413);
     expect(declared.json.error.type).toBe('payload_too_large');
+    expect(refusals).toEqual([{ status: 413, ...declared.json.error }]);
 
     // Chunked: no Content-Length, so the limit is found while reading.
     const streamed = await new Promise<number>((resolve, reject) => {

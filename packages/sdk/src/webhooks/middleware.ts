@@ -9,6 +9,18 @@ export interface WebhookMiddlewareOptions {
   toleranceSeconds?: number;
   /** Larger bodies are refused with 413 without being read. Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Called with each refusal as it is answered (the status and the body's `type` and `message`),
+   * to log why: a 401 alone does not say whether the secret is wrong or the clock is off.
+   */
+  onRefused?: (refusal: WebhookRefusal, req: IncomingMessage) => void;
+}
+
+/** A delivery the middleware refused: what it answered. */
+export interface WebhookRefusal {
+  status: 400 | 401 | 413;
+  type: string;
+  message: string;
 }
 
 /**
@@ -32,7 +44,7 @@ class BodyTooLargeError extends Error {}
  * is a setup mistake, reported through `next(error)` to the app's error handling.
  */
 export function webhookMiddleware(options: WebhookMiddlewareOptions): WebhookMiddleware {
-  const { secret, toleranceSeconds } = options;
+  const { secret, toleranceSeconds, onRefused } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (typeof secret !== 'string' || secret === '') {
     throw new TypeError("webhookMiddleware needs the endpoint's signing secret (whsec_...).");
@@ -51,7 +63,8 @@ export function webhookMiddleware(options: WebhookMiddlewareOptions): WebhookMid
           });
         } catch (error) {
           if (!(error instanceof WebhookVerificationError)) return next(error);
-          return refuse(res, error instanceof WebhookPayloadError ? 400 : 401, error.type, error.message);
+          const status = error instanceof WebhookPayloadError ? 400 : 401;
+          return refuse(req, res, { status, type: error.type, message: error.message }, onRefused);
         }
         Object.defineProperty(req, EVENT_PROPERTY, { value: event, enumerable: true, configurable: true });
         next();
@@ -60,7 +73,7 @@ export function webhookMiddleware(options: WebhookMiddlewareOptions): WebhookMid
         if (error instanceof BodyTooLargeError) {
           // Stop reading and close the connection after answering: the rest is never buffered.
           res.setHeader('Connection', 'close');
-          return refuse(res, 413, 'payload_too_large', error.message);
+          return refuse(req, res, { status: 413, type: 'payload_too_large', message: error.message }, onRefused);
         }
         next(error);
       },
@@ -76,10 +89,17 @@ export function webhookEventOf(req: IncomingMessage): WebhookEvent {
   return event;
 }
 
-function refuse(res: ServerResponse, status: number, type: string, message: string): void {
-  res.statusCode = status;
+/** Answers a refusal in the JSON error shape, then tells `onRefused` of it. */
+function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  refusal: WebhookRefusal,
+  onRefused: WebhookMiddlewareOptions['onRefused'],
+): void {
+  res.statusCode = refusal.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify({ error: { type, message } }));
+  res.end(JSON.stringify({ error: { type: refusal.type, message: refusal.message } }));
+  onRefused?.(refusal, req);
 }
 
 const isRawBytes = (value: unknown): value is Uint8Array | string =>
