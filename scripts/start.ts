@@ -307,7 +307,8 @@ function receiverNote(config: Config, receiver: { origin: string; trustFile: str
   return config.webhookAllowPrivateNetworks
     ? `Demo webhook receiver: ${receiver.origin} (the demo's endpoints point here and it answers as their receivers would;\n` +
         `  a POST on any other path, e.g. an endpoint you add at ${receiver.origin}/mine, is answered 200; no signature is checked;\n` +
-        `  the CLI's webhook test reaches it with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true NODE_EXTRA_CA_CERTS=${receiver.trustFile})`
+        `  the CLI's webhook test and webhook resend, which send from the CLI's own process, reach it with\n` +
+        `  WEBHOOK_ALLOW_PRIVATE_NETWORKS=true NODE_EXTRA_CA_CERTS=${receiver.trustFile})`
     : `Demo webhook receiver: ${receiver.origin}; WEBHOOK_ALLOW_PRIVATE_NETWORKS=false refuses loopback addresses, ` +
         "so deliveries to the demo's endpoints fail";
 }

@@ -252,7 +252,7 @@ describe('npm start', () => {
         expect(await test.json()).toMatchObject({ http_status: 200, error: null, response_body: '{"queued":true}' });
         // The operator CLI's own webhook test, from a process of its own, with what the banner says it needs.
         const cliEnvironment =
-          /the CLI's webhook test reaches it with (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true) (NODE_EXTRA_CA_CERTS=\S+)\)/
+          /the CLI's webhook test and webhook resend, .* reach it with\n {2}(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true) (NODE_EXTRA_CA_CERTS=\S+)\)/
             .exec(second.output())
             ?.slice(1)
             .map((setting) => setting.split('=') as [string, string]);
