@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { computeSignature } from '@retention/core';
 import { REPO_ROOT } from '@retention/testkit';
+import { NODE_VERIFY_SNIPPET, SDK_VERIFY_SNIPPET } from '../services/api/src/openapi/webhook-snippets.js';
 
 /**
  * docs/webhooks.md shows receivers how to verify a signature without our SDK. Its blocks marked
@@ -14,9 +15,9 @@ import { REPO_ROOT } from '@retention/testkit';
  */
 const run = promisify(execFile);
 const page = readFileSync(path.join(REPO_ROOT, 'docs/webhooks.md'), 'utf8');
-const block = (language: string) => {
-  const match = page.match(new RegExp('^```' + language + ' webhook-verify\\n([\\s\\S]*?)^```$', 'm'));
-  if (!match) throw new Error(`docs/webhooks.md has no "${language} webhook-verify" block`);
+const block = (language: string, marker = 'webhook-verify') => {
+  const match = page.match(new RegExp('^```' + language + ' ' + marker + '\\n([\\s\\S]*?)^```$', 'm'));
+  if (!match) throw new Error(`docs/webhooks.md has no "${language} ${marker}" block`);
   return match[1]!;
 };
 
@@ -81,6 +82,11 @@ async function verdicts(command: string, args: string[]): Promise<boolean[]> {
 }
 
 describe('docs/webhooks.md verification examples', () => {
+  it('are the snippets the API reference (/docs) shows, word for word', () => {
+    expect(block('js')).toBe(NODE_VERIFY_SNIPPET);
+    expect(block('ts', 'webhook-sdk')).toBe(SDK_VERIFY_SNIPPET);
+  });
+
   it('the Node.js example accepts exactly the valid signatures', async () => {
     writeFileSync(path.join(directory, 'verify.mjs'), block('js'));
     writeFileSync(

@@ -10,6 +10,12 @@ import { secretsKeyring, type SecretsKeyring } from './secrets-keyring.js';
  */
 
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,14h,20h,24h';
+/**
+ * Each retry waits its delay stretched by 0 to this fraction at random, never shortened
+ * (services/worker's retry schedule), so receivers that failed together are not retried in
+ * one burst. Here so the API reference states the same figure.
+ */
+export const RETRY_JITTER = 0.1;
 /** Defaults the demo's history replays (packages/domain/src/demo), as the worker would have run. */
 export const DEFAULT_STALE_CAMPAIGN_DAYS = 30;
 export const DEFAULT_STALE_CAMPAIGN_CHECK_INTERVAL = '10m';

@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { CANCEL_REASON_CODES, DECLINE_CATEGORIES, RECOVERED_VIA, SAVED_OUTCOMES } from './enums.js';
 import { Currency, Email, MinorUnits, OneOf, Timestamp, Uuid } from './schema-helpers.js';
 import { compileValidator } from './validation.js';
@@ -115,4 +115,34 @@ export type WebhookPayload =
 /** Serialises exactly the three body keys, in a fixed order. */
 export function serializeWebhookPayload(type: string, createdAt: string, data: unknown): string {
   return JSON.stringify({ type, created_at: createdAt, data });
+}
+
+/**
+ * The body of a webhook request of one type, as a schema: the envelope serializeWebhookPayload
+ * writes around the type's data schema. The OpenAPI document publishes these, so the
+ * reference describes the catalog above and cannot drift from it.
+ */
+export function webhookPayloadSchema<T extends EventType>(type: T) {
+  return envelope(type, EVENT_DATA_SCHEMAS[type]);
+}
+
+/** The body of the dashboard's Send test request. */
+export function pingPayloadSchema() {
+  return envelope(
+    PING_EVENT_TYPE,
+    Type.Object({ test: Type.Literal(PING_DATA.test, { description: 'Always true: a test, not an event' }) }, strict),
+  );
+}
+
+function envelope<T extends string, D extends TSchema>(type: T, data: D) {
+  return Type.Object(
+    {
+      type: Type.Literal(type, { description: 'The event type' }),
+      created_at: Timestamp(
+        'When the event happened (for an event the payment processor caused, when the processor says it happened); the same on every attempt',
+      ),
+      data,
+    },
+    strict,
+  );
 }

@@ -105,7 +105,16 @@ export function createApp({
 
   app.use(readMethodsOnly);
   app.use(operationalRoutes());
-  app.use(documentationRoutes(buildOpenApiDocument(API_ENDPOINTS, { prefix: API_PREFIX, serverUrl: config.baseUrl })));
+  app.use(
+    documentationRoutes(
+      buildOpenApiDocument(API_ENDPOINTS, {
+        prefix: API_PREFIX,
+        serverUrl: config.baseUrl,
+        webhookTimeoutMs: config.webhookTimeoutMs,
+        webhookRetryDelaysMs: config.webhookRetryDelaysMs,
+      }),
+    ),
+  );
 
   app.use(unknownRoute);
   app.use(errorHandler(logger));

@@ -4,7 +4,19 @@ import ajv2020Module from 'ajv/dist/2020.js';
 import ajvFormatsModule from 'ajv-formats';
 import type { Express } from 'express';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ERROR_STATUS, loadConfig } from '@retention/core';
+import {
+  buildEventData,
+  ERROR_STATUS,
+  EVENT_TYPES,
+  loadConfig,
+  PING_DATA,
+  PING_EVENT_TYPE,
+  serializeWebhookPayload,
+  signatureHeader,
+  SIGNATURE_HEADER,
+  toIsoMillis,
+  type EventType,
+} from '@retention/core';
 import { createDb } from '@retention/db';
 import { loadFixtures } from '@retention/domain';
 import { createLogger, createRedis } from '@retention/runtime';
@@ -201,6 +213,91 @@ describe('the OpenAPI document', () => {
       }),
     ]);
     expect(document.paths['/api/v1/stats'].get.parameters).toEqual([]);
+  });
+});
+
+describe('the webhooks of the OpenAPI document', () => {
+  /** Every type a delivery can carry: core's catalog, and the dashboard's Send test. */
+  const deliveryTypes = [...EVENT_TYPES, PING_EVENT_TYPE];
+
+  /** A delivery body as the worker writes it: the sender's envelope around data core accepts. */
+  function deliveryBody(type: string): Record<string, any> {
+    const example = document.webhooks[type].post.requestBody.content['application/json'].example;
+    const data = type === PING_EVENT_TYPE ? PING_DATA : buildEventData(type as EventType, example.data);
+    return JSON.parse(serializeWebhookPayload(type, toIsoMillis(new Date()), data));
+  }
+
+  const bodyValidator = (ajv: ReturnType<typeof strictAjv>, type: string) =>
+    ajv.getSchema(`openapi.json#/webhooks/${type}/post/requestBody/content/application~1json/schema`)!;
+
+  it('has one POST per event type of the service’s catalog, and one for Send test’s ping', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...deliveryTypes].sort());
+    for (const type of deliveryTypes) expect(Object.keys(document.webhooks[type])).toEqual(['post']);
+    expect(document.tags.map((tag: any) => tag.name)).toContain('Webhooks');
+  });
+
+  it('signs with the header the sender sets, and states the answers a receiver gives', () => {
+    const ajv = strictAjv();
+    const body = serializeWebhookPayload('reactivation.sent', '2026-11-25T07:55:02.123Z', {});
+    for (const type of deliveryTypes) {
+      const post = document.webhooks[type].post;
+      expect(post.security).toEqual([]);
+      const signature = post.parameters.find((parameter: any) => parameter.name === SIGNATURE_HEADER);
+      expect(signature).toMatchObject({ in: 'header', required: true });
+      expect(SIGNATURE_HEADER).toBe('X-Service-Signature');
+      const validate = ajv.compile(signature.schema);
+      // One secret, and two during a roll's overlap, as the sender writes them.
+      expect(validate(signatureHeader('whsec_a', 1_764_057_302, body))).toBe(true);
+      expect(validate(signatureHeader(['whsec_a', 'whsec_b'], 1_764_057_302, body))).toBe(true);
+      expect(validate('t=1764057302,v1=sha256:abc')).toBe(false);
+      const agent = post.parameters.find((parameter: any) => parameter.name === 'User-Agent');
+      expect(agent.schema.const).toBe('Service-Webhooks/1 (+https://retention.example.com)');
+      expect(Object.keys(post.responses).sort()).toEqual(['2XX', '401', 'default']);
+      expect(post.responses.default.description).toMatch(/retried, up to 10 attempts/);
+    }
+    const tag = document.tags.find((candidate: any) => candidate.name === 'Webhooks');
+    expect(tag.description).toContain('5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h');
+    expect(tag.description).toContain('10 failed attempts in a row');
+  });
+
+  it('describes each body with a schema that accepts a real delivery body of its type', () => {
+    const ajv = strictAjv();
+    for (const type of deliveryTypes) {
+      const body = deliveryBody(type);
+      const validate = bodyValidator(ajv, type);
+      if (!validate(body)) throw new Error(`${type}: ${ajv.errorsText(validate.errors)}`);
+      // The schema's envelope is the sender's: the keys serializeWebhookPayload writes, all required.
+      const schema = document.webhooks[type].post.requestBody.content['application/json'].schema;
+      expect(Object.keys(schema.properties)).toEqual(Object.keys(body));
+      expect([...schema.required].sort()).toEqual(Object.keys(body).sort());
+    }
+  });
+
+  it('rejects a body missing any required field, or of another type', () => {
+    const ajv = strictAjv();
+    let checked = 0;
+    for (const type of deliveryTypes) {
+      const body = deliveryBody(type);
+      const validate = bodyValidator(ajv, type);
+      for (const key of Object.keys(body)) {
+        const { [key]: _dropped, ...without } = body;
+        expect({ type, without: key, valid: validate(without) }).toEqual({ type, without: key, valid: false });
+        checked += 1;
+      }
+      for (const key of Object.keys(body.data)) {
+        const { [key]: _dropped, ...data } = body.data;
+        const optional = type === 'recovery.lost' && (key === 'reason' || key === 'source');
+        expect({ type, without: key, valid: validate({ ...body, data }) }).toEqual({
+          type,
+          without: key,
+          valid: optional,
+        });
+        checked += 1;
+      }
+      const other = type === 'ping' ? 'recovery.opened' : 'ping';
+      expect(validate({ ...body, type: other })).toBe(false);
+    }
+    expect(checked).toBeGreaterThan(deliveryTypes.length * 4);
   });
 });
 
@@ -408,7 +505,7 @@ function strictAjv() {
   addFormats(ajv);
   // No format of our own is declared: strict mode refuses a schema naming one the standard lacks.
   // The document's own fields are not schema keywords: declare them so strict mode allows the root.
-  for (const keyword of ['openapi', 'info', 'servers', 'security', 'tags', 'paths', 'components'])
+  for (const keyword of ['openapi', 'info', 'servers', 'security', 'tags', 'paths', 'webhooks', 'components'])
     ajv.addKeyword(keyword);
   ajv.addSchema(document, 'openapi.json');
   return ajv;

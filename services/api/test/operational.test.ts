@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EVENT_TYPES, eventDataKeys, PING_EVENT_TYPE, SIGNATURE_HEADER } from '@retention/core';
 import { loadFixtures } from '@retention/domain';
+import { NODE_VERIFY_SNIPPET, SDK_VERIFY_SNIPPET } from '../src/openapi/webhook-snippets.js';
 import { startApiInstance, useApiInstance } from './api-instance.js';
 import { testSecretsKeyBytes } from '@retention/testkit';
 
@@ -278,6 +280,77 @@ describe('GET /docs', () => {
     for (const name of Object.keys(document.components.schemas)) expect(html).toContain(`id="schema-${name}"`);
     expect(html).toContain('<code>recovery.by_decline_category.fraud.opened</code>');
     expect(html).toContain('<a href="/openapi.json">');
+  });
+});
+
+describe('the Webhooks section of GET /docs', () => {
+  const htmlText = (text: string) =>
+    text
+      .replaceAll('&', '&amp;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('"', '&quot;')
+      .replaceAll("'", '&#39;');
+
+  /** The page's Webhooks section, and each event type's article in it. */
+  async function webhooksSection(): Promise<{ section: string; article: (type: string) => string }> {
+    const html = (await instance.api.get('/docs')).text;
+    const section = /<section id="webhooks">([\s\S]*?)<\/section>/.exec(html)?.[1];
+    if (!section) throw new Error('/docs has no <section id="webhooks">');
+    return {
+      section,
+      article: (type) => {
+        const id = `webhook-${type.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+        const article = new RegExp(`<article id="${id}">([\\s\\S]*?)</article>`).exec(section)?.[1];
+        if (!article) throw new Error(`the Webhooks section has no article for ${type}`);
+        return article;
+      },
+    };
+  }
+
+  it('is in the contents, with a link to every event type and to Send test’s ping', async () => {
+    const html = (await instance.api.get('/docs')).text;
+    const nav = /<nav>([\s\S]*?)<\/nav>/.exec(html)![1]!;
+    expect(nav).toContain('<h2>Webhooks</h2>');
+    expect(nav).toContain('<a href="#webhooks">');
+    for (const type of [...EVENT_TYPES, PING_EVENT_TYPE])
+      expect(nav).toContain(`<a href="#webhook-${type.replaceAll('.', '-')}"><code>${type}</code></a>`);
+    // Every link of the contents leads to an element of the page.
+    for (const [, target] of nav.matchAll(/href="#([^"]+)"/g)) expect(html).toContain(`id="${target}"`);
+  });
+
+  it('describes the signature scheme, its header, the tolerance, rolled secrets, retries and auto-disable', async () => {
+    const { section } = await webhooksSection();
+    expect(section).toContain('<h2>Webhooks</h2>');
+    expect(section).toContain(`<code>${SIGNATURE_HEADER}</code>`);
+    expect(section).toContain(`<code>${SIGNATURE_HEADER}: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code>`);
+    expect(section).toContain('<code>&lt;t&gt;.&lt;raw body&gt;</code>');
+    expect(section).toContain('HMAC-SHA256');
+    expect(section).toContain('300 seconds');
+    expect(section).toContain('<code>t=…,v1=&lt;new&gt;,v1=&lt;old&gt;</code>');
+    expect(section).toContain('<h3 id="webhooks-retries-and-auto-disable">Retries and auto-disable</h3>');
+    expect(section).toContain('retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h');
+    expect(section).toContain('10 failed attempts in a row');
+  });
+
+  it('shows the verification snippets, the SDK’s and plain Node’s, as docs/webhooks.md has them', async () => {
+    const { section } = await webhooksSection();
+    expect(section).toContain(`<pre><code>${htmlText(SDK_VERIFY_SNIPPET.replace(/\n$/, ''))}</code></pre>`);
+    expect(section).toContain(`<pre><code>${htmlText(NODE_VERIFY_SNIPPET.replace(/\n$/, ''))}</code></pre>`);
+    expect(SDK_VERIFY_SNIPPET).toContain('verifyWebhook(');
+  });
+
+  it('describes each event type of the service’s catalog with every field of its data', async () => {
+    const { article } = await webhooksSection();
+    for (const type of EVENT_TYPES) {
+      const text = article(type);
+      expect(text).toContain(`<code>${type}</code>`);
+      for (const field of ['type', 'created_at', 'data']) expect(text).toContain(`<code>${field}</code>`);
+      for (const key of eventDataKeys(type))
+        expect({ type, field: text.includes(`<code>data.${key}</code>`) }).toEqual({ type, field: true });
+    }
+    expect(article('recovery.lost')).toMatch(/<code>data\.reason<\/code> <span class="muted">optional<\/span>/);
+    expect(article(PING_EVENT_TYPE)).toContain('<code>data.test</code>');
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '@retention/core';
-import { maxAttempts, retryDelayMs, RETRY_JITTER } from '../src/delivery/retry-schedule.js';
+import { loadConfig, RETRY_JITTER } from '@retention/core';
+import { maxAttempts, retryDelayMs } from '../src/delivery/retry-schedule.js';
 import { testSecretsKey } from '@retention/testkit';
 
 // decisions.md: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { COMPONENT_SCHEMA_PREFIX, type JsonSchema } from './schemas.js';
 import type { OpenApiDocument, OpenApiOperation, OpenApiParameter, OpenApiResponse } from './document.js';
+import { WEBHOOKS_TAG, type WebhookOperation } from './webhooks.js';
 
 /**
  * The human-readable API reference at /docs, rendered on the server from the OpenAPI
@@ -23,6 +24,7 @@ nav a{color:#14213d;text-decoration:none}nav a:hover{text-decoration:underline}
 main{flex:1;min-width:0;padding:8px 40px 60px;max-width:1000px}
 h2{border-bottom:1px solid #e4e7eb;padding-bottom:6px;margin-top:40px}h3{margin:28px 0 8px}h4{margin:18px 0 6px}
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#f3f4f6;padding:1px 4px;border-radius:4px}
+pre{background:#f3f4f6;border-radius:6px;padding:10px 12px;overflow-x:auto;max-width:100%;box-sizing:border-box}pre code{padding:0;background:none;overflow-wrap:normal}
 .method{display:inline-block;background:#2b7a4b;color:#fff;border-radius:4px;padding:1px 8px;font-size:13px;margin-right:8px}
 table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:14px}th,td{border:1px solid #e4e7eb;padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.name{white-space:nowrap}.muted{color:#57606a}
@@ -32,7 +34,7 @@ details{border:1px solid #e4e7eb;border-radius:6px;margin:8px 0;padding:4px 12px
 header{padding:18px 16px}.layout{display:block}
 nav{position:static;max-height:none;border-right:0;border-bottom:1px solid #e4e7eb;padding:12px 16px}
 nav ul{display:flex;flex-wrap:wrap;gap:4px 14px}main{padding:8px 16px 40px}
-table{display:block;overflow-x:auto}td.name{white-space:normal}code{overflow-wrap:anywhere}
+table{display:block;overflow-x:auto}td.name{white-space:normal}code{overflow-wrap:anywhere}pre code{overflow-wrap:normal}
 }
 `;
 
@@ -55,6 +57,7 @@ export function renderDocsPage(document: OpenApiDocument): DocsPage {
           )
           .join('')}</ul>`,
     ),
+    webhooksNav(document),
     `<h2>Objects</h2><ul>${Object.keys(schemas)
       .map((name) => `<li><a href="#${schemaAnchor(name)}">${escape(name)}</a></li>`)
       .join('')}</ul>`,
@@ -72,6 +75,7 @@ export function renderDocsPage(document: OpenApiDocument): DocsPage {
           .map(({ path, method, operation }) => renderOperation(document, path, method, operation))
           .join('')}</section>`,
     ),
+    renderWebhooks(document),
     `<section><h2>Objects</h2>${Object.entries(schemas)
       .map(
         ([name, schema]) =>
@@ -183,12 +187,27 @@ function fieldRows(schema: JsonSchema, prefix: string): string {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties)
-    .map(([name, property]) => {
+    .map(([name, variants]) => {
+      const property = mergeObjects(variants);
       const path = `${prefix}${name}`;
       const row = `<tr><td class="name"><code>${escape(path)}</code>${required.has(name) ? '' : ' <span class="muted">optional</span>'}</td><td>${typeText(property)}</td><td>${sentence(property.description)}${constraints(property)}</td></tr>`;
       return property.type === 'object' && property.properties ? row + fieldRows(property, `${path}.`) : row;
     })
     .join('');
+}
+
+/**
+ * Alternatives that are all objects (recovery.lost's data: with `reason`, with `source`, or
+ * neither) read as one object: every field any of them has, required when all require it.
+ */
+function mergeObjects(schema: JsonSchema): JsonSchema {
+  const variants = schema.anyOf as JsonSchema[] | undefined;
+  if (!Array.isArray(variants) || !variants.every((variant) => variant.type === 'object')) return schema;
+  const properties = Object.assign({}, ...variants.map((variant) => variant.properties ?? {})) as JsonSchema;
+  const required = Object.keys(properties).filter((name) =>
+    variants.every((variant) => ((variant.required ?? []) as string[]).includes(name)),
+  );
+  return { type: 'object', description: schema.description, properties, required };
 }
 
 function typeText(schema: JsonSchema): string {
@@ -213,12 +232,91 @@ function constraints(schema: JsonSchema): string {
   return notes.length ? ` <span class="muted">${notes.join(' ')}</span>` : '';
 }
 
-/** The small Markdown our descriptions use: paragraphs, `code` and **bold**. */
+/**
+ * The small Markdown our descriptions use: paragraphs, `code`, **bold**, `### headings` (with
+ * an id from their text) and fenced code blocks, shown as written.
+ */
 function markdown(text: string): string {
   return text
-    .split(/\n{2,}/)
-    .map((paragraph) => `<p>${inline(paragraph.replace(/\n/g, ' '))}</p>`)
+    .split(/^```[a-z]*\n([\s\S]*?)^```$/m)
+    .map((part, index) =>
+      index % 2 === 1
+        ? `<pre><code>${escape(part.replace(/\n$/, ''))}</code></pre>`
+        : part
+            .split(/\n{2,}/)
+            .map((paragraph) => paragraph.trim())
+            .filter(Boolean)
+            .map((paragraph) =>
+              paragraph.startsWith('### ')
+                ? `<h3 id="${headingAnchor(paragraph.slice(4))}">${inline(paragraph.slice(4))}</h3>`
+                : `<p>${inline(paragraph.replace(/\n/g, ' '))}</p>`,
+            )
+            .join(''),
+    )
     .join('');
+}
+
+/** The `### ` headings of a description. */
+function headingsOf(text: string): string[] {
+  return [...text.replace(/^```[a-z]*\n[\s\S]*?^```$/gm, '').matchAll(/^### (.+)$/gm)].map((match) => match[1]!);
+}
+
+function webhooksNav(document: OpenApiDocument): string {
+  const tag = document.tags.find((candidate) => candidate.name === WEBHOOKS_TAG);
+  const links = [
+    `<li><a href="#webhooks">Receiving webhooks</a></li>`,
+    ...headingsOf(tag?.description ?? '').map(
+      (heading) => `<li><a href="#${headingAnchor(heading)}">${inline(heading)}</a></li>`,
+    ),
+    `<li><a href="#webhook-request">The request</a></li>`,
+    ...Object.keys(document.webhooks).map(
+      (type) => `<li><a href="#${webhookAnchor(type)}"><code>${escape(type)}</code></a></li>`,
+    ),
+  ];
+  return `<h2>Webhooks</h2><ul>${links.join('')}</ul>`;
+}
+
+/**
+ * The Webhooks section: the tag's description (signature, snippets, retries), the request's
+ * headers and the answers it expects (the same for every type), then each type with its body.
+ */
+function renderWebhooks(document: OpenApiDocument): string {
+  const tag = document.tags.find((candidate) => candidate.name === WEBHOOKS_TAG);
+  const webhooks = Object.entries(document.webhooks).map(([type, { post }]) => ({ type, post }));
+  const first = webhooks[0]?.post;
+  if (!first) return '';
+  const headers = `<table><tr><th>Header</th><th>Value</th><th>Description</th></tr>${[
+    ...first.parameters.map(
+      (parameter) =>
+        `<tr><td class="name"><code>${escape(parameter.name)}</code></td><td>${headerValue(parameter.schema)}</td><td>${inline(parameter.description)}</td></tr>`,
+    ),
+    ...Object.entries(first.requestBody.content).map(
+      ([type]) =>
+        `<tr><td class="name"><code>Content-Type</code></td><td><code>${escape(type)}</code></td><td>The body is JSON.</td></tr>`,
+    ),
+  ].join('')}</table>`;
+  const answers = `<table><tr><th>Your answer</th><th>What happens</th></tr>${Object.entries(first.responses)
+    .map(
+      ([status, response]) =>
+        `<tr><td class="name">${status === 'default' ? 'Anything else' : escape(status)}</td><td>${inline(response.description)}</td></tr>`,
+    )
+    .join('')}</table>`;
+  return `<section id="webhooks"><h2>Webhooks</h2>${markdown(tag?.description ?? '')}
+<h3 id="webhook-request">The request</h3><p>Every delivery is a <code>POST</code> to the endpoint’s URL with these headers; its body is described under each type below.</p>${headers}<h4>Answers</h4>${answers}
+${webhooks.map(({ type, post }) => renderWebhook(type, post)).join('')}</section>`;
+}
+
+function renderWebhook(type: string, post: WebhookOperation): string {
+  const { schema, example } = post.requestBody.content['application/json'];
+  return `<article id="${webhookAnchor(type)}"><h3><span class="method">POST</span><code>${escape(type)}</code></h3>
+${markdown(post.description)}<h4>Body</h4>${renderSchema(schema)}<details><summary>Example</summary><pre><code>${escape(JSON.stringify(example, null, 2))}</code></pre></details></article>`;
+}
+
+/** A header's value: its fixed value, or its pattern. */
+function headerValue(schema: JsonSchema): string {
+  if (typeof schema.const === 'string') return `<code>${escape(schema.const)}</code>`;
+  if (typeof schema.pattern === 'string') return `matches <code>${escape(schema.pattern)}</code>`;
+  return typeText(schema);
 }
 
 function inline(text: string): string {
@@ -246,4 +344,6 @@ function sentence(description: unknown): string {
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 const anchor = (id: string) => `op-${id.replace(/[^A-Za-z0-9_-]/g, '')}`;
+const webhookAnchor = (type: string) => `webhook-${type.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+const headingAnchor = (heading: string) => `webhooks-${heading.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
 const schemaAnchor = (name: string) => `schema-${name.replace(/[^A-Za-z0-9_-]/g, '')}`;

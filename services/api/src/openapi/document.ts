@@ -4,6 +4,7 @@ import { ERROR_STATUS, PAGE_SIZE, type ErrorType } from '@retention/core';
 import { errorsOf, type Endpoint } from '../routes/endpoint.js';
 import { API_VERSION_HEADER } from '../routes/index.js';
 import { SchemaComponents, type JsonSchema } from './schemas.js';
+import { buildWebhooks, WEBHOOKS_TAG, webhooksDescription, type WebhookOperation } from './webhooks.js';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, built from the endpoint contracts the router serves:
@@ -15,6 +16,9 @@ export type OpenApiDocument = {
   openapi: string;
   info: { title: string; version: string; description: string };
   paths: Record<string, Record<string, OpenApiOperation>>;
+  /** The requests the service sends to receivers (OpenAPI 3.1), keyed by event type. */
+  webhooks: Record<string, { post: WebhookOperation }>;
+  tags: Array<{ name: string; description?: string }>;
   components: {
     schemas: Record<string, JsonSchema>;
     responses: Record<string, OpenApiResponse>;
@@ -124,6 +128,9 @@ function openApiPath(prefix: string, expressPath: string): string {
 export interface DocumentOptions {
   prefix: string;
   serverUrl: string;
+  /** The worker's WEBHOOK_TIMEOUT_MS and WEBHOOK_RETRY_DELAYS, which the webhooks section states. */
+  webhookTimeoutMs: number;
+  webhookRetryDelaysMs: readonly number[];
 }
 
 export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: DocumentOptions): OpenApiDocument {
@@ -139,6 +146,12 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
     }),
   );
 
+  const webhookOptions = {
+    serverUrl: options.serverUrl,
+    timeoutMs: options.webhookTimeoutMs,
+    retryDelaysMs: options.webhookRetryDelaysMs,
+  };
+
   const paths: OpenApiDocument['paths'] = {};
   for (const endpoint of endpoints) {
     const path = openApiPath(options.prefix, endpoint.path);
@@ -151,8 +164,12 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
     info: { title: 'Retention service API', version: '1.0.0', description: API_DESCRIPTION },
     servers: [{ url: options.serverUrl }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(endpoints.map((endpoint) => endpoint.tag))].map((name) => ({ name })),
+    tags: [
+      ...[...new Set(endpoints.map((endpoint) => endpoint.tag))].map((name) => ({ name })),
+      { name: WEBHOOKS_TAG, description: webhooksDescription(webhookOptions) },
+    ],
     paths,
+    webhooks: buildWebhooks(webhookOptions, components),
     components: {
       schemas: components.schemas,
       responses,

@@ -1,9 +1,10 @@
+import { RETRY_JITTER } from '@retention/core';
+
 /**
  * When the next attempt of a failed delivery is due (decisions.md): attempt n+1 waits
- * delays[n-1], stretched by 0 to 10% random jitter and never shortened, so receivers that
- * failed together are not retried in one burst. delays.length + 1 attempts in all.
+ * delays[n-1], stretched by 0 to 10% random jitter (RETRY_JITTER) and never shortened, so
+ * receivers that failed together are not retried in one burst. delays.length + 1 attempts in all.
  */
-export const RETRY_JITTER = 0.1;
 
 export function maxAttempts(delaysMs: readonly number[]): number {
   return delaysMs.length + 1;
