@@ -1,8 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { EVENT_TYPES } from '@retention/core';
+import ajv2020Module from 'ajv/dist/2020.js';
+import ajvFormatsModule from 'ajv-formats';
+import { EVENT_TYPES, loadConfig } from '@retention/core';
 import { listDeliveryLog, recordEvent, updateWorkspace } from '@retention/domain';
-import { eventually } from '@retention/testkit';
-import { eventsOfEveryType, numberedEvent, useWorld } from './support/world.js';
+import { eventually, testSecretsKey } from '@retention/testkit';
+import { buildOpenApiDocument } from '../../api/src/openapi/document.js';
+import { API_ENDPOINTS } from '../../api/src/routes/index.js';
+import { eventsOfEveryType, numberedEvent, TEST_ENV, useWorld } from './support/world.js';
 
 const world = useWorld();
 const ok = { kind: 'status', status: 204 } as const;
@@ -55,6 +59,47 @@ describe('delivery of outbox events', () => {
     // Secrets never reach a log line.
     expect(worker.rawLogs()).not.toContain(endpoint.secret);
     expect(worker.logs().filter((line) => line.msg === 'delivery attempt succeeded')).toHaveLength(samples.length);
+  });
+
+  it('sends requests the API reference describes: each body and header valid against the webhooks of /openapi.json', async () => {
+    const { receiver, workspace } = world.current;
+    const endpoint = await world.current.createEndpoint('/reference', { behaviour: ok });
+    await world.current.startWorker();
+    const samples = eventsOfEveryType(workspace);
+    await world.current.record(samples);
+    const requests = await receiver.waitForRequests(endpoint.path, samples.length);
+
+    // The document the API serves, for the configuration this worker runs with.
+    const config = loadConfig({ SECRETS_KEY: testSecretsKey(), ...TEST_ENV });
+    const document = buildOpenApiDocument(API_ENDPOINTS, {
+      prefix: '/api/v1',
+      serverUrl: config.baseUrl,
+      webhookTimeoutMs: config.webhookTimeoutMs,
+      webhookRetryDelaysMs: config.webhookRetryDelaysMs,
+    });
+    const ajv = new ajv2020Module.default({ strict: true, strictTypes: false, allErrors: true });
+    ajvFormatsModule.default(ajv);
+    const problems: string[] = [];
+    for (const request of requests) {
+      const type = String(request.body.type);
+      const post = document.webhooks[type]?.post;
+      if (!post) {
+        problems.push(`${type}: not in the document`);
+        continue;
+      }
+      const validate = ajv.compile(post.requestBody.content['application/json'].schema);
+      if (!validate(JSON.parse(request.rawBody.toString('utf8')))) {
+        problems.push(`${type} body: ${ajv.errorsText(validate.errors)}`);
+      }
+      for (const header of post.parameters) {
+        const value = request.headers[header.name.toLowerCase()];
+        if (!ajv.validate(header.schema, value)) problems.push(`${type} ${header.name}: ${String(value)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    // recovery.lost three ways (neither, reason, source): every variant was checked.
+    expect(requests.filter((request) => request.body.type === 'recovery.lost')).toHaveLength(3);
+    expect(new Set(requests.map((request) => request.body.type))).toEqual(new Set(EVENT_TYPES));
   });
 
   it('sends an endpoint only the event types it subscribed to', async () => {
