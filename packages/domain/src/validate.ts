@@ -44,14 +44,26 @@ export const AmountInput = (minimum: number) =>
  * and line breaks; Postgres refuses NUL), format characters (Cf: the bidi marks, embeddings,
  * overrides and isolates, which can show "Alice" for a name stored otherwise; the soft hyphen,
  * zero width space, word joiner, invisible operators, byte order mark, Mongolian vowel
- * separator, musical formatting and tag characters) and the line and paragraph separators
- * (Zl, Zp). Listed by property, not by hand, so a format character nobody thought of is in.
+ * separator, musical formatting and tag characters), the line and paragraph separators
+ * (Zl, Zp) and every other character Unicode says is shown as nothing when a font has no glyph
+ * for it (DI, Default_Ignorable_Code_Point: the Hangul fillers U+115F, U+1160, U+3164, U+FFA0,
+ * which are letters to Unicode and so a name of them alone looked filled; the combining
+ * grapheme joiner U+034F; the Khmer inherent vowels U+17B4, U+17B5). Listed by property, not by
+ * hand, so a character nobody thought of is in.
  */
-const INVISIBLE_OR_CONTROL = '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}';
-/** ZWNJ and ZWJ (U+200C, U+200D), format characters that stay: Persian, Indic scripts and emoji sequences need them. */
-const JOINERS = '\\u200c\\u200d';
+const INVISIBLE_OR_CONTROL = '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{DI}';
+/**
+ * The invisible characters that stay, between visible ones: ZWNJ and ZWJ (U+200C, U+200D),
+ * which Persian, Indic scripts and emoji sequences need, and the variation selectors (U+180B-U+180D
+ * and U+180F for Mongolian, U+FE00-U+FE0F, among them the emoji one, U+E0100-U+E01EF for
+ * ideographs), which pick the glyph of the character before them.
+ */
+const JOINERS = '\\u200c\\u200d\\u180b-\\u180d\\u180f\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}';
 
-/** A one-line name: something to see besides spaces and joiners, and no invisible or control character but the joiners. */
+/**
+ * A one-line name: something to see besides spaces, joiners and variation selectors, and no
+ * invisible or control character but those.
+ */
 export const NAME_PATTERN = `^(?=.*[^\\s${JOINERS}])(?:[${JOINERS}]|[^${INVISIBLE_OR_CONTROL}])*$`;
 
 /** Each character of a text that a name may not hold (the joiners stay). */

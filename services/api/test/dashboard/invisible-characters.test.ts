@@ -5,8 +5,10 @@ import { dashboardClient, team } from './support.js';
 /**
  * Names people read to know whom or what they deal with (a user's, a workspace's, an API
  * token's, an endpoint's) refuse the characters that can make one read as another: C1
- * controls, bidi controls, separators and invisible format characters (every Cf, not a list). ZWNJ and ZWJ stay:
- * Persian, Indic scripts and emoji sequences need them.
+ * controls, bidi controls, separators, invisible format characters (every Cf, not a list) and
+ * the other characters shown as nothing (Default_Ignorable_Code_Point: Hangul fillers, the
+ * combining grapheme joiner). ZWNJ, ZWJ and variation selectors stay between visible
+ * characters: Persian, Indic scripts and emoji sequences need them; a name of nothing else is blank.
  */
 const api = useApi();
 const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
@@ -29,11 +31,27 @@ const SPOOFING = {
   'language tag': '\u{e0001}Alice',
   'tag latin capital letter A': 'Alice\u{e0041}',
   'arabic number sign': '\u0600Alice',
+  'Hangul filler alone': '\u3164\u3164',
+  'Hangul choseong filler alone': '\u115f',
+  'Hangul jungseong filler': 'a\u1160b',
+  'halfwidth Hangul filler': '\uffa0Alice',
+  'combining grapheme joiner alone': '\u034f',
+  'combining grapheme joiner inside': 'ad\u034fmin',
+  'Khmer inherent vowel': 'ad\u17b4min',
+  'zero width joiner alone': '\u200d',
+  'joiners and a variation selector alone': '\u200c\u200d\ufe0f',
+  'spaces and a variation selector': ' \ufe0f ',
 };
-/** ZWNJ in Persian ("I want"), ZWJ in an emoji family and in Devanagari. */
+/**
+ * ZWNJ in Persian ("I want"), ZWJ in emoji sequences, between two letters and in Devanagari,
+ * an emoji variation selector (a red heart).
+ */
 const KEPT = [
   '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645',
   '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}',
+  '\u{1f469}\u200d\u{1f4bb} team',
+  'a\u200db',
+  'I \u2764\ufe0f names',
   '\u0915\u094d\u200d\u0937',
 ];
 

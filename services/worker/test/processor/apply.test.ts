@@ -513,6 +513,18 @@ describe('failures', () => {
     expect(row.tags).toEqual(['vi p', 'beta']);
   });
 
+  it('applies a customer whose name is Hangul fillers and a grapheme joiner alone (shown as nothing) with no name', async () => {
+    const w = await setUp();
+    const blank = stripeCustomer({ name: '\u3164\u115f\u034f\uffa0' });
+    const filled = stripeCustomer({ name: 'Kim\u3164Lee' });
+    for (const customer of [blank, filled]) {
+      const outcome = await w.deliver(stripeEvent('customer.created', customer));
+      expect(outcome).toMatchObject({ state: 'applied', last_error: null });
+    }
+    expect((await customerRow(w.workspaceId, blank.id)).name).toBeNull();
+    expect((await customerRow(w.workspaceId, filled.id)).name).toBe('Kim Lee');
+  });
+
   it('parks an event that cannot apply, shows its error in status, and applies the events behind it', async () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
