@@ -60,6 +60,27 @@ describe('sign-in and sessions', () => {
     expect(wrong.body.error.type).toBe('invalid_credentials');
   });
 
+  it('refuses at sign-in a password longer than any password can be (256 characters), saying so, before any look-up', async () => {
+    const workspace = await createWorkspace(api.current.db, { name: 'W' });
+    const user = await makeUser(api.current.db, workspace.id, 'member');
+    const signIn = (password: unknown) => call('POST', '/session', { body: { email: user.email, password } });
+    for (const password of ['x'.repeat(257), 'x'.repeat(1025), '\u{1f511}'.repeat(257), 'x'.repeat(60_000)]) {
+      const refused = await signIn(password);
+      expect([password.length, refused.status]).toEqual([password.length, 400]);
+      expect(refused.body.error).toEqual({
+        type: 'invalid_param',
+        param: 'password',
+        message: 'password: must be 1 to 256 characters',
+      });
+    }
+    expect((await signIn('')).body.error.message).toBe('password: must be 1 to 256 characters');
+    expect((await signIn(42)).body.error.message).toBe('password: must be a string');
+    // 256 characters, 512 UTF-16 code units: as long as a password may be, so checked (and wrong).
+    for (const password of ['x'.repeat(256), '\u{1f511}'.repeat(256)]) {
+      expect((await signIn(password)).body.error.type).toBe('invalid_credentials');
+    }
+  });
+
   it('refuses an expired session and a session revoked by sign out everywhere', async () => {
     const { member } = await team(api.current.db, call, 'Expiry');
     const second = await signIn(call, member.email);
