@@ -12,6 +12,7 @@ import { errorBody, type Config } from '@retention/core';
 import { throttledWarn, type Logger } from '@retention/runtime';
 import { newRequestId } from './middleware/request-id.js';
 import { API_VERSION_HEADER } from './routes/index.js';
+import { securityHeaders } from './security-headers.js';
 
 /**
  * What to tell a client whose request Node's HTTP parser refused, by the parser's code. Node
@@ -47,7 +48,10 @@ export function serveBeforeExpress(app: Express, handler: BeforeExpress): void {
  * shape, a `Request-Id`, and a log line with the same id. The connection is closed after it,
  * as Node does: the parser cannot tell where the next request would begin.
  */
-export type ServerLimits = Pick<Config, 'apiHeadersTimeoutMs' | 'apiRequestTimeoutMs' | 'apiMaxConnections'>;
+export type ServerLimits = Pick<
+  Config,
+  'apiHeadersTimeoutMs' | 'apiRequestTimeoutMs' | 'apiMaxConnections' | 'baseUrl'
+>;
 
 /**
  * Slow clients (slowloris) are bounded: Node's defaults would let a connection dribble its
@@ -57,6 +61,7 @@ export type ServerLimits = Pick<Config, 'apiHeadersTimeoutMs' | 'apiRequestTimeo
  */
 export function createApiServer(app: Express, logger: Logger, limits: ServerLimits): Server {
   const first = beforeExpress.get(app);
+  const security = Object.entries(securityHeaders(limits.baseUrl));
   const server = createServer(
     {
       headersTimeout: limits.apiHeadersTimeoutMs,
@@ -67,6 +72,8 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
       requireHostHeader: false,
     },
     (req, res) => {
+      // On every answer, whoever gives it: set here, before anything can write.
+      for (const [name, value] of security) res.setHeader(name, value);
       if (lacksHost(req)) refuseWithoutHost(res, logger);
       else if (!first?.(req, res)) app(req, res);
     },
@@ -91,6 +98,7 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
       `Malformed HTTP request${error.reason ? ` (${error.reason.replace(/\.$/, '')})` : ''}.`;
     // The raw bytes are not logged: they may hold a token or a customer's e-mail address.
     const { headers, body } = refusal(logger, error.code, message);
+    Object.assign(headers, Object.fromEntries(security));
     // Node's check before its own answer: an earlier response on this connection that has
     // begun must not have another written into its middle.
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
