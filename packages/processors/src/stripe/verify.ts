@@ -7,6 +7,15 @@ import type { StripeEventEnvelope } from './normalise.js';
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /**
+ * How deep an event may nest objects and arrays, the event itself level 1 (`data` 2,
+ * `data.object` 3). Stripe's deepest, an invoice with its lines, prices and expanded objects,
+ * is under 20; 64 leaves room for any that Stripe adds. Deeper is not an event: Postgres's JSON
+ * parser runs out of stack somewhere past 10,000 levels (a 40 KB body), and nothing of ours
+ * should read such a thing.
+ */
+const MAX_EVENT_DEPTH = 64;
+
+/**
  * Verifies `Stripe-Signature` over the raw bytes with the official library, then checks the
  * body is an event. Every refusal is `invalid_param` (400) with a reason that gives nothing
  * away beyond what a Stripe-style verifier says.
@@ -34,7 +43,29 @@ export function verifyStripeEvent(
   if (!(timestamp <= Math.floor(Date.now() / 1000) + SIGNATURE_TOLERANCE_SECONDS)) {
     throw invalidParam('The Stripe-Signature timestamp is more than 300 s ahead of this server’s clock.');
   }
-  return assertEvent(parsed);
+  const event = assertEvent(parsed);
+  if (nestsDeeperThan(event, MAX_EVENT_DEPTH)) {
+    throw invalidParam(
+      `The body is not a Stripe event: it nests objects and arrays more than ${MAX_EVENT_DEPTH} levels deep.`,
+    );
+  }
+  return event;
+}
+
+/**
+ * Whether `root` holds objects or arrays deeper than `limit` levels (itself level 1). A walk
+ * with a stack of its own, not recursion, so no depth a 1 MB body can reach overflows
+ * JavaScript's stack; it stops at the first container past the limit.
+ */
+function nestsDeeperThan(root: object, limit: number): boolean {
+  const pending: Array<{ value: object; depth: number }> = [{ value: root, depth: 1 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.depth > limit) return true;
+    for (const child of Object.values(next.value) as unknown[]) {
+      if (typeof child === 'object' && child !== null) pending.push({ value: child, depth: next.depth + 1 });
+    }
+  }
+  return false;
 }
 
 function assertEvent(value: unknown): StripeEventEnvelope {

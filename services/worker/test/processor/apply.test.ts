@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
+import Stripe from 'stripe';
 import { listSecurityEvents, processorStatus } from '@retention/domain';
 import { createLogger, createMetricsRegistry, renderMetrics } from '@retention/runtime';
 import { eventually, REPO_ROOT, runCli } from '@retention/testkit';
@@ -523,6 +524,37 @@ describe('failures', () => {
     }
     expect((await customerRow(w.workspaceId, blank.id)).name).toBeNull();
     expect((await customerRow(w.workspaceId, filled.id)).name).toBe('Kim Lee');
+  });
+
+  it('refuses a signed event nested deeper than 64 levels with 400, storing nothing, and stores and applies one at 64', async () => {
+    const w = await setUp();
+    const stored = async (eventId: string) =>
+      (await db()('processor_events').where({ connection_id: w.connectionId, psp_event_id: eventId })).length;
+    /** A customer event whose data.object.x holds `arrays` nested arrays: event 1, data 2, object 3, arrays 4 on. */
+    const nested = (arrays: number) => {
+      let x: unknown = [];
+      for (let i = 1; i < arrays; i += 1) x = [x];
+      return stripeEvent('customer.created', { ...stripeCustomer(), x });
+    };
+    const atLimit = nested(61);
+    expect(await w.deliver(atLimit)).toMatchObject({ state: 'applied', last_error: null });
+    expect(await customerRow(w.workspaceId, atLimit.data.object.id)).toBeDefined();
+    const refusal = {
+      type: 'invalid_param',
+      message: 'The body is not a Stripe event: it nests objects and arrays more than 64 levels deep.',
+    };
+    const deeper = nested(62);
+    expect(await postToConnection(w.url, deeper, w.secret)).toMatchObject({ status: 400, body: { error: refusal } });
+    expect(await stored(deeper.id)).toBe(0);
+    // 20,000 arrays (40 KB): Postgres's json parser ran out of stack on it, a 500 database_error.
+    const deepest = stripeEvent('customer.created', { ...stripeCustomer(), x: 'DEEP' });
+    const body = JSON.stringify(deepest).replace('"DEEP"', `${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: w.secret });
+    expect(await postToConnection(w.url, deepest, w.secret, { body, signature })).toMatchObject({
+      status: 400,
+      body: { error: refusal },
+    });
+    expect(await stored(deepest.id)).toBe(0);
   });
 
   it('parks an event that cannot apply, shows its error in status, and applies the events behind it', async () => {
