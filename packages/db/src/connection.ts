@@ -27,7 +27,7 @@ export interface DbOptions {
 }
 
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
-  return knex({
+  const db = knex({
     client: 'pg',
     connection: {
       connectionString: databaseUrl,
@@ -45,6 +45,31 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       ]),
     ),
   });
+  // knex puts the statement before the database's own message (`<sql> - <message>`); keep that
+  // message apart, for what a workspace's owner may read (databaseFailure).
+  db.on('query-error', (error: unknown, query: { sql?: unknown }) => {
+    if (!(error instanceof Error) || typeof query?.sql !== 'string') return;
+    const prefix = `${query.sql} - `;
+    if (error.message.startsWith(prefix))
+      Object.defineProperty(error, DATABASE_MESSAGE, { value: error.message.slice(prefix.length) });
+  });
+  return db;
+}
+
+const DATABASE_MESSAGE = Symbol('the database message');
+
+/**
+ * A failure Postgres reported, in words fit for a workspace's owner: its SQLSTATE and its own
+ * message, without the statement knex puts before it (our query text, and with bound values
+ * it would be data too). Null for anything else (a refused connection has no SQLSTATE of
+ * five characters; a JavaScript error none at all). The message is null when knex did not
+ * run the statement as a query it knows (nothing to tell it from the statement).
+ */
+export function databaseFailure(error: unknown): { code: string; message: string | null } | null {
+  const code = pgErrorCode(error);
+  if (!code || !/^[0-9A-Z]{5}$/.test(code) || !(error instanceof Error) || !('severity' in error)) return null;
+  const message = (error as unknown as Record<symbol, unknown>)[DATABASE_MESSAGE];
+  return { code, message: typeof message === 'string' ? message : null };
 }
 
 const RETRYABLE_CODES = new Set([

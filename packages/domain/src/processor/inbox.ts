@@ -1,5 +1,5 @@
 import { ServiceError } from '@retention/core';
-import { inTransaction, NOW_MS_SQL, type Db, type Queryable, type Transaction } from '@retention/db';
+import { databaseFailure, inTransaction, NOW_MS_SQL, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent } from '../security-log.js';
 import { PROCESSOR_ACTOR, type ConnectionRow } from './connections.js';
 
@@ -264,6 +264,23 @@ function isPermanent(error: unknown): boolean {
   return error instanceof ServiceError && (error.type === 'invalid_param' || error.type === 'conflict');
 }
 
+/**
+ * What `last_error` says, which the workspace's owner reads (processor status, the dashboard):
+ * a database failure in the database's own words and SQLSTATE, never our query text (the full
+ * error goes to the worker's log, for the operator); our own errors as they are.
+ */
+function applyFailureMessage(error: unknown): string {
+  const failure = databaseFailure(error);
+  if (failure) {
+    // Class 22 (data exception) and 23 (integrity constraint): a value in the event.
+    const what = /^2[23]/.test(failure.code)
+      ? 'The database refused a value in this event'
+      : 'The database failed while applying this event';
+    return `${what}${failure.message ? `: ${failure.message}` : ''} (SQLSTATE ${failure.code})`;
+  }
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 async function recordApplyFailure(
   trx: Transaction,
   event: ClaimedProcessorEvent,
@@ -271,7 +288,7 @@ async function recordApplyFailure(
 ): Promise<'failed' | 'parked'> {
   const attempts = event.attempts + 1;
   const park = attempts >= MAX_APPLY_ATTEMPTS || isPermanent(error);
-  const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 2000);
+  const message = applyFailureMessage(error).slice(0, 2000);
   await trx('processor_events')
     .where({ id: event.id })
     .update({

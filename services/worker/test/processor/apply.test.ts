@@ -557,6 +557,30 @@ describe('failures', () => {
     expect(await stored(deepest.id)).toBe(0);
   });
 
+  it("parks an event the database refuses (a NUL in the customer id), showing its owner the database's words, not our query", async () => {
+    const w = await setUp();
+    const event = stripeEvent('customer.created', stripeCustomer({ id: 'cus_\u0000' }));
+    const reply = await postToConnection(w.url, event, w.secret);
+    expect(reply.status).toBe(200);
+    const row = () => db()('processor_events').where({ connection_id: w.connectionId, psp_event_id: event.id }).first();
+    await eventually(async () => ((await row()).last_error ? true : null), 15_000);
+    // Its last retry, now.
+    await db()('processor_events')
+      .where({ connection_id: w.connectionId, psp_event_id: event.id })
+      .update({ attempts: 5, next_attempt_at: db().raw('now()') });
+    await eventually(async () => ((await row()).state === 'parked' ? true : null), 15_000);
+    const shown =
+      'The database refused a value in this event: invalid byte sequence for encoding "UTF8": 0x00 (SQLSTATE 22021)';
+    expect((await row()).last_error).toBe(shown);
+    const status = await processorStatus(db(), 'https://x.test', w.workspaceId);
+    expect(status.parked_events).toEqual([expect.objectContaining({ psp_event_id: event.id, last_error: shown })]);
+    const cli = await runCli(['processor', 'status', '--workspace', w.workspaceId], {
+      DATABASE_URL: world.current.databaseUrl,
+    });
+    expect(cli.stdout).toContain('invalid byte sequence for encoding');
+    expect(cli.stdout).not.toMatch(/INSERT|processor_object_states/);
+  });
+
   it('parks an event that cannot apply, shows its error in status, and applies the events behind it', async () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
