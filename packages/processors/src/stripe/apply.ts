@@ -1,4 +1,4 @@
-import type { SecretsKeyring } from '@retention/core';
+import { invalidParam, type SecretsKeyring } from '@retention/core';
 import type Stripe from 'stripe';
 import type { Transaction } from '@retention/db';
 import {
@@ -10,6 +10,7 @@ import {
   type ApplyOutcome,
   type ClaimedProcessorEvent,
   type ConnectionRow,
+  type ProcessorChange,
 } from '@retention/domain';
 import { createStripeClient } from './client.js';
 import { stripeEventToChanges } from './normalise.js';
@@ -52,10 +53,33 @@ export function createStripeEventApplier(settings: StripeSettings) {
       lastAttempt: event.attempts + 1 >= MAX_APPLY_ATTEMPTS,
     });
     if (changes === null) return 'ignored';
+    assertStripeIds(changes);
     await applyProcessorChanges(
       { trx, connection_id: connection.id, workspace_id: connection.workspace_id, at: event.psp_created_at },
       changes,
     );
     return 'applied';
   };
+}
+
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * Refuses, as a malformed event (invalid_param: parked at once, no retry can fix it), a change
+ * whose Stripe id (every `psp_*_id`) holds a control character: no Stripe id does, and the
+ * database would refuse a NUL after retries with a message about encodings.
+ */
+function assertStripeIds(changes: ReadonlyArray<ProcessorChange>): void {
+  const pending: unknown[] = [...changes];
+  for (let value = pending.pop(); value !== undefined; value = pending.pop()) {
+    if (typeof value !== 'object' || value === null || value instanceof Date) continue;
+    for (const [key, field] of Object.entries(value)) {
+      if (typeof field === 'object') pending.push(field);
+      else if (typeof field === 'string' && /^psp_\w*id$/.test(key) && CONTROL.test(field)) {
+        throw invalidParam(
+          `The event is malformed: the Stripe id ${JSON.stringify(field)} holds a control character, which no Stripe id does.`,
+        );
+      }
+    }
+  }
 }

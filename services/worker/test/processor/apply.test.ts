@@ -557,9 +557,25 @@ describe('failures', () => {
     expect(await stored(deepest.id)).toBe(0);
   });
 
-  it("parks an event the database refuses (a NUL in the customer id), showing its owner the database's words, not our query", async () => {
+  it('parks at once, as malformed, an event whose Stripe id holds a control character, saying which', async () => {
     const w = await setUp();
-    const event = stripeEvent('customer.created', stripeCustomer({ id: 'cus_\u0000' }));
+    const row = (id: string) =>
+      db()('processor_events').where({ connection_id: w.connectionId, psp_event_id: id }).first();
+    for (const id of ['cus_\u0000', 'cus_1\n2']) {
+      const event = stripeEvent('customer.created', stripeCustomer({ id }));
+      expect((await postToConnection(w.url, event, w.secret)).status).toBe(200);
+      await eventually(async () => ((await row(event.id)).last_error ? true : null), 15_000);
+      expect(await row(event.id)).toMatchObject({
+        state: 'parked',
+        attempts: 1,
+        last_error: `ServiceError: The event is malformed: the Stripe id ${JSON.stringify(id)} holds a control character, which no Stripe id does.`,
+      });
+    }
+  });
+
+  it("parks an event the database refuses (a NUL in the customer's e-mail), showing its owner the database's words, not our query", async () => {
+    const w = await setUp();
+    const event = stripeEvent('customer.created', stripeCustomer({ email: 'jenny\u0000@example.com' }));
     const reply = await postToConnection(w.url, event, w.secret);
     expect(reply.status).toBe(200);
     const row = () => db()('processor_events').where({ connection_id: w.connectionId, psp_event_id: event.id }).first();
