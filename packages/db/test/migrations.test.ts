@@ -6,7 +6,15 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { openSecret } from '@retention/core';
-import { MIGRATIONS, migrateLatest, pendingMigrations, rollbackAll, type Db, type Migration } from '@retention/db';
+import {
+  createDb,
+  MIGRATIONS,
+  migrateLatest,
+  pendingMigrations,
+  rollbackAll,
+  type Db,
+  type Migration,
+} from '@retention/db';
 import {
   createEmptyDatabase,
   databaseNamePrefix,
@@ -476,6 +484,49 @@ describe('migrations', () => {
       ]);
     } finally {
       await database.drop();
+    }
+  });
+
+  it("0024-customer-search is applied by the database's owner, no superuser, and undone without a trace", async () => {
+    // pg_trgm and btree_gin are trusted extensions (PostgreSQL 13+): the owner of a database may
+    // create them there (docs/upgrading.md). A role of this run's own, owning a database of its own.
+    const role = `${databaseNamePrefix(runId())}owner_${randomBytes(3).toString('hex')}`;
+    const name = `${role}_db`;
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    const url = new URL(databaseUrl(name));
+    url.username = role;
+    url.password = '';
+    let owned: Db | null = null;
+    try {
+      await admin.query(`CREATE ROLE ${pg.escapeIdentifier(role)} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE`);
+      await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} OWNER ${pg.escapeIdentifier(role)}`);
+      owned = createDb(url.toString(), { poolMax: 1 });
+      const { rows: who } = await owned.raw<{ rows: Array<{ rolsuper: boolean }> }>(
+        'SELECT rolsuper FROM pg_roles WHERE rolname = current_user',
+      );
+      expect(who).toEqual([{ rolsuper: false }]);
+      expect(await migrateLatest(owned, KEY)).toContain('0024-customer-search');
+      const extensions = async () =>
+        (
+          await owned!.raw<{ rows: Array<{ extname: string }> }>(
+            "SELECT extname FROM pg_extension WHERE extname IN ('pg_trgm', 'btree_gin') ORDER BY 1",
+          )
+        ).rows.map((row) => row.extname);
+      const index = async () =>
+        (await owned!.raw<{ rows: unknown[] }>("SELECT 1 FROM pg_indexes WHERE indexname = 'customers_search_idx'"))
+          .rows.length;
+      expect([await extensions(), await index()]).toEqual([['btree_gin', 'pg_trgm'], 1]);
+      const migration = MIGRATIONS.find((m) => m.name === '0024-customer-search')!;
+      await owned.transaction((trx) => migration.down(trx));
+      expect([await extensions(), await index()]).toEqual([[], 0]);
+      await owned.transaction((trx) => migration.up(trx));
+      expect([await extensions(), await index()]).toEqual([['btree_gin', 'pg_trgm'], 1]);
+    } finally {
+      await owned?.destroy();
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+      await admin.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(role)}`);
+      await admin.end();
     }
   });
 

@@ -22,6 +22,7 @@ import * as outboxRecordedAt from './0020-outbox-recorded-at.js';
 import * as resetLinkAction from './0021-reset-link-action.js';
 import * as resetLinkCreator from './0022-reset-link-creator.js';
 import * as eventsNotSent from './0023-events-not-sent.js';
+import * as customerSearch from './0024-customer-search.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -59,4 +60,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0021-reset-link-action', ...resetLinkAction },
   { name: '0022-reset-link-creator', ...resetLinkCreator },
   { name: '0023-events-not-sent', ...eventsNotSent },
+  { name: '0024-customer-search', ...customerSearch },
 ];
