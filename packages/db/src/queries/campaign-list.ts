@@ -11,7 +11,8 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
-import { textParam, type RowShape } from './list-params.js';
+import { customerSearchMatch } from './customer-list.js';
+import { containsPattern, searchParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { listEnvelope } from './pagination.js';
 
@@ -29,7 +30,7 @@ export interface CampaignListFilters {
   from?: Date;
   /** first_failed_at < to */
   to?: Date;
-  /** An exact invoice id, or a customer e-mail (case-insensitive, as the API's email filter). */
+  /** An exact invoice id, or part of a customer's e-mail or name (any case, as the customers list's q). */
   q?: string;
 }
 
@@ -80,10 +81,39 @@ export function campaignListFilters(
   }
   if (query.from !== undefined) filters.from = parseInstant('from', query.from);
   if (query.to !== undefined) filters.to = parseInstant('to', query.to);
-  if (query.q !== undefined) {
-    filters.q = textParam('q', query.q, 320);
-  }
+  if (query.q !== undefined) filters.q = searchParam('q', query.q);
   return filters;
+}
+
+/**
+ * How a search (`q`) reaches the customers it matches: their ids, when at most
+ * CAMPAIGN_SEARCH_CUSTOMER_IDS match, or `many`. Looked up before the list's query
+ * (campaignSearchCustomers), since no one plan serves both:
+ * - a few customers (`jane doe`): their ids, found through customers_search_idx, are a bitmap OR
+ *   with the invoice key over recovery_campaigns_customer_idx; the campaigns are a few hundred
+ *   rows, sorted;
+ * - many (`gmail`, a domain every customer shares): the same read of a million campaigns'
+ *   customer index, then a sort, took 8.9 s on the API bench (bench/insights.ts); instead the
+ *   list index is walked newest first and each campaign's customer tested, which stops at the page.
+ */
+export type CampaignSearchCustomers = { ids: string[] } | 'many';
+
+/** Past this many customers matched, a campaigns search walks the list (CampaignSearchCustomers). */
+export const CAMPAIGN_SEARCH_CUSTOMER_IDS = 1000;
+
+/** The customers a campaigns search (`filters.q`) matches, as campaignListQuery takes them. */
+export async function campaignSearchCustomers(
+  db: Queryable,
+  workspaceId: string,
+  filters: CampaignListFilters,
+): Promise<CampaignSearchCustomers | undefined> {
+  if (filters.q === undefined) return undefined;
+  const ids = (await db('customers as e')
+    .where('e.workspace_id', workspaceId)
+    .whereRaw(customerSearchMatch('e'), [containsPattern(filters.q)])
+    .limit(CAMPAIGN_SEARCH_CUSTOMER_IDS + 1)
+    .pluck('e.id')) as string[];
+  return ids.length > CAMPAIGN_SEARCH_CUSTOMER_IDS ? 'many' : { ids };
 }
 
 /**
@@ -91,15 +121,17 @@ export function campaignListFilters(
  * or as the list row's JSON built by Postgres (the list page, whose
  * rows are written as they come, as /api/v1 does) beside the keyset columns. Every filter is served by
  * an index: status by recovery_campaigns_status_idx, decline_category by
- * recovery_campaigns_category_idx (0014), from/to by the range of the list index,
- * q by a bitmap OR of the invoice key and the customer index (the e-mail's customers are
- * looked up once, through customers_email_idx, as an array, so the OR stays indexable).
+ * recovery_campaigns_category_idx (0014), from/to by the range of the list index, q as
+ * `customers` says (campaignSearchCustomers, CampaignSearchCustomers): the matched customers' ids
+ * in a bitmap OR of the invoice key and the customer index, or, when many match (or `customers`
+ * is not given), the list index walked with the search tested on each campaign's customer.
  */
 export function campaignListQuery(
   db: Queryable,
   workspaceId: string,
   filters: CampaignListFilters,
   shape: RowShape = 'columns',
+  customers: CampaignSearchCustomers = 'many',
 ): Knex.QueryBuilder {
   const query = db('recovery_campaigns as k')
     .join('customers as c', function joinCustomer() {
@@ -127,11 +159,10 @@ export function campaignListQuery(
   if (filters.to) query.where('k.first_failed_at', '<', filters.to);
   if (filters.q !== undefined) {
     const q = filters.q;
-    query.where(function invoiceOrEmail() {
-      void this.where('k.psp_invoice_id', q).orWhereRaw(
-        'k.customer_id = ANY (ARRAY(SELECT e.id FROM customers e WHERE e.workspace_id = ? AND lower(e.email) = lower(?)))',
-        [workspaceId, q],
-      );
+    query.where(function invoiceOrCustomer() {
+      void this.where('k.psp_invoice_id', q);
+      if (customers === 'many') void this.orWhereRaw(customerSearchMatch('c'), [containsPattern(q)]);
+      else void this.orWhereRaw('k.customer_id = ANY (?::uuid[])', [customers.ids]);
     });
   }
   return query;
@@ -144,8 +175,9 @@ export async function campaignListPage(
   filters: CampaignListFilters,
   page: { limit: number; cursor?: string | undefined },
 ): Promise<JsonText<ListEnvelope<CampaignListRow>>> {
+  const customers = await campaignSearchCustomers(db, workspaceId, filters);
   const result = await opaqueKeysetPage<{ first_failed_at: Date; id: string; json: string }>(
-    campaignListQuery(db, workspaceId, filters, 'json'),
+    campaignListQuery(db, workspaceId, filters, 'json', customers),
     {
       column: 'k.first_failed_at',
       idColumn: 'k.id',

@@ -2,24 +2,41 @@ import type { Customer, ListEnvelope } from '@retention/core';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
-import { textParam, type RowShape } from './list-params.js';
+import { containsPattern, searchParam, textParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { listEnvelope } from './pagination.js';
 
 /**
  * The dashboard's customers list and its CSV export (docs/dashboard-api.md, "Data pages" and
  * "Insights"): one filter parser and one query, newest first by (created_at, id), filtered by
- * an exact e-mail (case-insensitive, customers_email_idx) or a tag (stored lowercase), keyset
- * pages through customers_list_idx. The list is a keyset page of the query; the export reads
- * all of it in keyset pages (insights-export.ts in services/api).
+ * an exact e-mail (case-insensitive, customers_email_idx), a tag (stored lowercase) or a search
+ * (`q`, part of the e-mail or name, customers_search_idx), keyset pages through
+ * customers_list_idx. The list is a keyset page of the query; the export reads all of it in
+ * keyset pages (insights-export.ts in services/api).
  */
 
 export interface CustomerListFilters {
   email?: string;
   tag?: string;
+  /** Part of the e-mail or name, any case (customerSearchMatch). */
+  q?: string;
 }
 
-export const CUSTOMER_FILTER_PARAMS = ['email', 'tag'] as const;
+export const CUSTOMER_FILTER_PARAMS = ['email', 'tag', 'q'] as const;
+
+/**
+ * The text a search (`q`) is looked for in: the e-mail and the name, lowercase. Exactly the
+ * expression of customers_search_idx (migration 0024), so the planner can use it; `alias` is the
+ * customers table's name in the query.
+ */
+export function customerSearchText(alias = 'customers'): string {
+  return `lower(${alias}.email || ' ' || coalesce(${alias}.name, ''))`;
+}
+
+/** `text` found anywhere in the customer's e-mail or name (the alias's), any case, literally. */
+export function customerSearchMatch(alias = 'customers'): string {
+  return `${customerSearchText(alias)} LIKE lower(?)`;
+}
 
 /**
  * The CSV export's columns, in order: the API's customer, nothing else (`updated_at` is the
@@ -41,6 +58,7 @@ export function customerListFilters(
   if (query.tag !== undefined) {
     filters.tag = textParam('tag', query.tag.trim().toLowerCase(), 100);
   }
+  if (query.q !== undefined) filters.q = searchParam('q', query.q);
   return filters;
 }
 
@@ -69,6 +87,7 @@ export function customerListQuery(
     );
   if (filters.email !== undefined) query.whereRaw('lower(email) = lower(?)', [filters.email]);
   if (filters.tag !== undefined) query.whereRaw('tags @> ARRAY[?]::text[]', [filters.tag]);
+  if (filters.q !== undefined) query.whereRaw(customerSearchMatch(), [containsPattern(filters.q)]);
   return query;
 }
 

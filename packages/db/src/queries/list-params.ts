@@ -30,3 +30,32 @@ export function textParam(name: string, value: string, max: number): string {
   if (CONTROL_CHARACTERS.test(value)) throw invalidField(name, 'must not contain control characters');
   return value;
 }
+
+/** The fewest characters a search by part of a value takes: pg_trgm's trigram, the index's unit. */
+export const SEARCH_MIN_CHARACTERS = 3;
+export const SEARCH_MAX_CHARACTERS = 320;
+/** The refusal of a search too short to use the index (docs/dashboard-api.md, "Text filters"). */
+export const SEARCH_TOO_SHORT = `Type at least ${SEARCH_MIN_CHARACTERS} characters to search.`;
+
+/**
+ * A search by part of a value (`q`): trimmed, then 3 to 320 characters without control
+ * characters. Under 3 there is no trigram to look up (pg_trgm), so the search would read every
+ * row of the workspace: refused with a sentence a page can show as it is.
+ */
+export function searchParam(name: string, value: string): string {
+  const text = value.trim();
+  if (CONTROL_CHARACTERS.test(text)) throw invalidField(name, 'must not contain control characters');
+  if (text.length < SEARCH_MIN_CHARACTERS) throw invalidField(name, SEARCH_TOO_SHORT);
+  if (text.length > SEARCH_MAX_CHARACTERS) {
+    throw invalidField(name, `must be at most ${SEARCH_MAX_CHARACTERS} characters`);
+  }
+  return text;
+}
+
+/**
+ * A LIKE pattern finding `text` anywhere, its `%`, `_` and `\` matched literally (LIKE's
+ * escape character is `\`). Lowercased by the query (lower(?)), as the searched text is.
+ */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}

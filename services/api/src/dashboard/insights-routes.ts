@@ -13,6 +13,7 @@ import {
   campaignDetail,
   campaignListFilters,
   campaignListQuery,
+  campaignSearchCustomers,
   cancelSessionListFilters,
   cancelSessionListQuery,
   customerListFilters,
@@ -74,7 +75,9 @@ export function insightsRoutes(context: DashboardContext): Router {
     // The list's own filters and query (read-routes.ts), read page by page without a page size.
     const filters = campaignListFilters(queryStrings(req.originalUrl, CAMPAIGN_FILTER_PARAMS));
     const { workspaceId } = signedIn(res);
-    const query = () => campaignListQuery(db, workspaceId, filters);
+    // The search's customers once, for every page (campaign-list.ts, CampaignSearchCustomers).
+    const customers = await campaignSearchCustomers(db, workspaceId, filters);
+    const query = () => campaignListQuery(db, workspaceId, filters, 'columns', customers);
     const list = { query, column: 'k.first_failed_at', idColumn: 'k.id' };
     await exportCsv(req, res, list, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
   });

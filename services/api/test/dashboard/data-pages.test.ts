@@ -321,28 +321,75 @@ describe('GET /dashboard/api/campaigns', () => {
     expect(impossible.body.error).toMatchObject({ type: 'invalid_param', message: expect.stringMatching(/^to:/) });
   });
 
-  it('q finds an exact invoice id, or a customer e-mail in any case; nothing partial', async () => {
+  it('q finds an exact invoice id, or the campaigns of customers whose e-mail or name holds it, any case', async () => {
     const w = await world();
     const byInvoice = await call('GET', `/campaigns?q=${encodeURIComponent(w.invoice)}`, { cookie: w.member.cookie });
     expect(ids(byInvoice.body.data)).toEqual([w.findme]);
     expect(byInvoice.body.data[0].customer_email).toBe(w.bob.email);
-    const byEmail = await call('GET', `/campaigns?q=${encodeURIComponent(w.alice.email.toUpperCase())}`, {
-      cookie: w.member.cookie,
-    });
     const alices = await expectedIds('recovery_campaigns', 'first_failed_at', {
       workspace_id: w.ws,
       customer_id: w.alice.id,
     });
     expect(alices).toHaveLength(8);
-    expect(ids(byEmail.body.data)).toEqual(alices);
-    expect(byEmail.body.data.every((row: any) => row.customer_email === w.alice.email)).toBe(true);
+    // The whole e-mail in another case, as before, and now a part of it.
+    for (const q of [w.alice.email.toUpperCase(), w.alice.email.slice(3, -6).toUpperCase()]) {
+      const byEmail = await call('GET', `/campaigns?q=${encodeURIComponent(q)}`, { cookie: w.member.cookie });
+      expect([q, ids(byEmail.body.data)]).toEqual([q, alices]);
+      expect(byEmail.body.data.every((row: any) => row.customer_email === w.alice.email)).toBe(true);
+    }
+    // Part of a name: bob is Robert Tables.
+    await db()('customers').where({ id: w.bob.id }).update({ name: 'Robert Tables' });
+    const bobs = await expectedIds('recovery_campaigns', 'first_failed_at', {
+      workspace_id: w.ws,
+      customer_id: w.bob.id,
+    });
+    const byName = await walk('/campaigns?q=bert%20TAB', w.member.cookie, 2);
+    expect(ids(byName)).toEqual(bobs);
     // Paged, with another filter.
     const lostAlice = await walk(`/campaigns?status=lost&q=${encodeURIComponent(w.alice.email)}`, w.member.cookie, 1);
     expect(lostAlice.map((row) => [row.status, row.customer_id])).toEqual([['lost', w.alice.id]]);
+    // An invoice id is still matched whole only.
     const partial = await call('GET', `/campaigns?q=${encodeURIComponent(w.invoice.slice(0, -1))}`, {
       cookie: w.member.cookie,
     });
     expect(partial.body.data).toEqual([]);
+    // The export finds the same rows.
+    const csv = await call('GET', '/campaigns/export.csv?q=bert%20TAB', { cookie: w.member.cookie });
+    expect(
+      csv.text
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(bobs);
+  });
+
+  it('q matching more than a thousand customers walks the list and still finds exactly their campaigns', async () => {
+    const w = await world();
+    const domain = `${unique('many')}.test`;
+    await db().batchInsert(
+      'customers',
+      Array.from({ length: 1_001 }, (_, i) => ({
+        workspace_id: w.ws,
+        psp_customer_id: unique('cus'),
+        email: `shopper${i}@${domain}`,
+      })),
+      500,
+    );
+    const [first, last] = await Promise.all(
+      [`shopper0@${domain}`, `shopper1000@${domain}`].map(
+        (email) => db()('customers').where({ workspace_id: w.ws, email }).first() as Promise<{ id: string }>,
+      ),
+    );
+    const expected: string[] = [];
+    for (const [n, customer] of [first!, last!].entries()) {
+      const subscription = await insertSubscription(w.ws, customer.id);
+      expected.push(
+        await insertCampaign(w.ws, customer, subscription, { first_failed_at: `2026-0${n + 2}-01T00:00:00Z` }),
+      );
+    }
+    const rows = await walk(`/campaigns?q=${encodeURIComponent(`@${domain}`)}`, w.member.cookie, 1);
+    expect(ids(rows)).toEqual(expected.reverse());
   });
 
   it('the CSV export holds exactly the rows the list pages through, for the same filters', async () => {
@@ -380,7 +427,9 @@ describe('bad list requests are 400 invalid_param, never a 500', () => {
     await refused('/campaigns?decline_category=', /decline_category: must be one of/);
     await refused('/cancel_sessions?outcome=gone', /outcome: must be one of/);
     await refused('/cancel_sessions?reason_code=bored', /reason_code: must be one of/);
-    await refused('/campaigns?q=', /q: must be 1 to 320/);
+    await refused('/campaigns?q=', /^q: Type at least 3 characters to search\.$/);
+    await refused('/campaigns?q=in', /^q: Type at least 3 characters to search\.$/);
+    await refused(`/campaigns?q=${'x'.repeat(321)}`, /q: must be at most 320 characters/);
     await refused('/campaigns?q=%00', /q: must not contain control characters/);
     await refused('/customers?email=a%00b', /email: must not contain control characters/);
     await refused(`/customers?tag=${'t'.repeat(101)}`, /tag: must be 1 to 100/);
@@ -397,7 +446,7 @@ describe('bad list requests are 400 invalid_param, never a 500', () => {
     expect((await call('GET', `/campaigns?status=in_flight&limit=3&cursor=${cursor}`, { cookie })).status).toBe(200);
     await refused(`/campaigns?status=lost&cursor=${cursor}`, /cursor: comes from another list or other filters/);
     await refused(`/campaigns?cursor=${cursor}`, /cursor: comes from another list or other filters/);
-    await refused(`/campaigns?status=in_flight&q=x&cursor=${cursor}`, /another list or other filters/);
+    await refused(`/campaigns?status=in_flight&q=xyz&cursor=${cursor}`, /another list or other filters/);
     await refused(`/cancel_sessions?cursor=${cursor}`, /another list or other filters/);
     const sessions = await call('GET', '/cancel_sessions?limit=1', { cookie });
     await refused(
@@ -489,6 +538,90 @@ describe('GET /dashboard/api/customers', () => {
     );
     const nobody = await call('GET', '/customers?email=alice', { cookie: w.member.cookie });
     expect(nobody.body.data).toEqual([]);
+  });
+
+  it('q finds part of an e-mail or a name, in any case, with %, _ and \\ taken literally', async () => {
+    const w = await world();
+    const tag = unique('s').toLowerCase();
+    const jane = await insertCustomer(w.ws, { email: `jd.${tag}@Acme-Mail.test`, name: 'Jane Doe' });
+    const sale = await insertCustomer(w.ws, { email: `sale.${tag}@shop.test`, name: '100% Cotton' });
+    const notSale = await insertCustomer(w.ws, { email: `plain.${tag}@shop.test`, name: '1000 Cotton' });
+    const under = await insertCustomer(w.ws, { email: `a_b.${tag}@shop.test` });
+    const notUnder = await insertCustomer(w.ws, { email: `axb.${tag}@shop.test` });
+    const slash = await insertCustomer(w.ws, { email: `slash.${tag}@shop.test`, name: 'Back\\Slash' });
+    const found = async (q: string) => {
+      const reply = await call('GET', `/customers?q=${encodeURIComponent(q)}`, { cookie: w.member.cookie });
+      expect([q, reply.status]).toEqual([q, 200]);
+      return ids(reply.body.data).sort();
+    };
+    expect(await found('jane do')).toEqual([jane.id]);
+    expect(await found('  JANE DOE ')).toEqual([jane.id]);
+    expect(await found('acme-mail.TE')).toEqual([jane.id]);
+    expect(await found(`jd.${tag.toUpperCase()}`)).toEqual([jane.id]);
+    expect(await found('lice.')).toEqual([w.alice.id]);
+    // % and _ are characters here, not LIKE's wildcards; so is LIKE's escape character.
+    expect(await found('0% c')).toEqual([sale.id]);
+    expect(await found(`a_b.${tag}`)).toEqual([under.id]);
+    expect(await found('k\\s')).toEqual([slash.id]);
+    expect(await found('k\\\\s')).toEqual([]);
+    expect(await found('nobody by this name')).toEqual([]);
+    expect([notSale.id, notUnder.id]).toHaveLength(2);
+    // With another filter, and paged.
+    await db()('customers')
+      .where({ id: jane.id })
+      .update({ tags: ['vip'] });
+    expect(ids(await walk('/customers?tag=vip&q=doe', w.member.cookie, 1))).toEqual([jane.id]);
+    // The export finds the same rows.
+    const csv = await call('GET', '/customers/export.csv?q=COTTON', { cookie: w.member.cookie });
+    expect(csv.status).toBe(200);
+    const exported = csv.text
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',')[0]);
+    expect(exported.sort()).toEqual([sale.id, notSale.id].sort());
+  });
+
+  it('q under 3 characters (trimmed) is refused at q with a sentence a page can show', async () => {
+    const w = await world();
+    for (const path of [
+      '/customers?q=ja',
+      '/customers?q=%20%20j%20',
+      '/customers?q=',
+      '/customers/export.csv?q=ab',
+      '/campaigns?q=%20ab%20',
+      '/campaigns/export.csv?q=a',
+    ]) {
+      const reply = await call('GET', path, { cookie: w.member.cookie });
+      expect([path, reply.status, reply.body?.error]).toEqual([
+        path,
+        400,
+        { type: 'invalid_param', message: 'q: Type at least 3 characters to search.', param: 'q' },
+      ]);
+    }
+  });
+
+  it("q never finds another workspace's customers, nor their campaigns", async () => {
+    const w = await world('Searching');
+    const other = await world('Other');
+    const tag = unique('iso').toLowerCase();
+    const ours = await insertCustomer(w.ws, { email: `ours.${tag}@example.com`, name: `Jane ${tag}` });
+    const theirs = await insertCustomer(other.ws, { email: `theirs.${tag}@example.com`, name: `Jane ${tag}` });
+    const theirSub = await insertSubscription(other.ws, theirs.id);
+    await insertCampaign(other.ws, theirs, theirSub, { first_failed_at: '2026-05-01T00:00:00Z' });
+    const search = async (cookie: string, path: string) => ids((await call('GET', path, { cookie })).body.data);
+    expect(await search(w.member.cookie, `/customers?q=jane%20${tag}`)).toEqual([ours.id]);
+    expect(await search(other.member.cookie, `/customers?q=jane%20${tag}`)).toEqual([theirs.id]);
+    expect(await search(w.member.cookie, `/customers?q=theirs.${tag}`)).toEqual([]);
+    expect(await search(w.member.cookie, `/campaigns?q=theirs.${tag}`)).toEqual([]);
+    const csv = await call('GET', `/customers/export.csv?q=${tag}`, { cookie: w.member.cookie });
+    expect(
+      csv.text
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual([ours.id]);
   });
 
   it('the CSV export holds exactly the rows the list pages through, for the same filters', async () => {
