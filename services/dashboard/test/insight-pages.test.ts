@@ -8,6 +8,9 @@ import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { checkPage } from './support/page-checks.js';
 
+/** The campaigns list's search box, by its accessible name. */
+const CAMPAIGN_SEARCH = 'Search by invoice id, customer e-mail or name';
+
 /**
  * The insight pages (overview, campaigns, customers, cancel sessions, details, Mark lost) in a
  * real headless Chromium against the real API app, PostgreSQL, Redis, a worker and an HTTPS
@@ -210,7 +213,13 @@ beforeAll(async () => {
             tags: ['vip', 'annual'],
             subscriptions: [{ key: 'ann-sub', plan_name: 'Pro' }],
           },
-          { key: 'bob', email: 'bob@initech-customers.test', tags: ['VIP'], subscriptions: [{ key: 'bob-sub' }] },
+          {
+            key: 'bob',
+            email: 'bob@initech-customers.test',
+            name: 'Robert Paulson',
+            tags: ['VIP'],
+            subscriptions: [{ key: 'bob-sub' }],
+          },
           { key: 'cy', email: 'cy@initech-customers.test', subscriptions: [{ key: 'cy-sub' }] },
         ],
         campaigns: [
@@ -785,12 +794,12 @@ describe('campaigns', () => {
   it('searches by customer e-mail and by invoice id', async () => {
     await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Decline category').selectOption('');
-    // Whole values only (docs/dashboard-api.md, "Text filters"), and the field says so.
-    await expect(
-      page.getByRole('searchbox', { name: 'Invoice id or customer email' }).getAttribute('placeholder'),
-    ).resolves.toBe('The whole id or address');
-    await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('bob@initech-customers.test');
-    await page.getByRole('button', { name: 'Search' }).click();
+    // A whole invoice id, part of an e-mail or name (docs/dashboard-api.md, "Text filters"), and the field says so.
+    await expect(page.getByRole('searchbox', { name: CAMPAIGN_SEARCH }).getAttribute('placeholder')).resolves.toBe(
+      'A whole invoice id, or part of an e-mail or name',
+    );
+    await page.getByRole('searchbox', { name: CAMPAIGN_SEARCH }).fill('bob@initech-customers.test');
+    await page.getByRole('button', { name: 'Search campaigns' }).click();
     await settlesTo(
       async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]).sort(),
       ['in_bob_0', 'in_bob_1', 'in_bob_2', 'in_bob_3', 'in_bob_4', 'in_markme'],
@@ -799,19 +808,19 @@ describe('campaigns', () => {
     const bobRow = page.getByRole('row').filter({ hasText: 'in_bob_0' });
     await expect(bobRow.getByRole('cell').nth(4).textContent()).resolves.toBe('card update requiredExpired card');
     await expect(bobRow.getByTitle('expired_card').count()).resolves.toBe(1);
-    await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('in_markme');
+    await page.getByRole('searchbox', { name: CAMPAIGN_SEARCH }).fill('in_markme');
     await page.keyboard.press('Enter');
     await settlesTo(async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]), ['in_markme']);
     // A box emptied, then another filter changed: the change applies the empty box, which drops
     // the search from the address and the list (they kept q=in_markme, the box showing nothing).
     const invoices = async () => (await tableRows(page, 'Recovery campaigns')).map((cells) => cells[0]);
     const addressFilters = () => Promise.resolve(Object.fromEntries(new URL(page.url()).searchParams));
-    await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('');
+    await page.getByRole('searchbox', { name: CAMPAIGN_SEARCH }).fill('');
     await page.getByLabel('Status').selectOption('in_flight');
     await settlesTo(addressFilters, { status: 'in_flight' });
     await settlesTo(async () => (await invoices()).length > 1 && (await invoices()).includes('in_markme'), true);
     // And a box filled but not submitted is applied by the next filter change, as it reads.
-    await page.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('in_markme');
+    await page.getByRole('searchbox', { name: CAMPAIGN_SEARCH }).fill('in_markme');
     await page.getByLabel('Status').selectOption('');
     await settlesTo(addressFilters, { q: 'in_markme' });
     await settlesTo(invoices, ['in_markme']);
@@ -821,7 +830,7 @@ describe('campaigns', () => {
     const newYorker = await signIn('owner@initech.test', 'America/New_York');
     await newYorker.goto(`${world.current.url}/dashboard/campaigns`);
     await newYorker.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
-    await newYorker.getByRole('searchbox', { name: 'Invoice id or customer email' }).fill('cy@initech-customers.test');
+    await newYorker.getByRole('searchbox', { name: CAMPAIGN_SEARCH }).fill('cy@initech-customers.test');
     await newYorker.getByRole('button', { name: 'Search' }).click();
     const invoices = async () => (await tableRows(newYorker, 'Recovery campaigns')).map((cells) => cells[0]).sort();
     await settlesTo(invoices, ['in_cy_eve', 'in_cy_last_evening']);
@@ -1007,7 +1016,7 @@ describe('campaigns', () => {
 
   it('opens a customer with their subscriptions, campaigns and cancel sessions, and a cancel session with its feedback', async () => {
     await page.goto(`${world.current.url}/dashboard/customers`);
-    await page.getByRole('searchbox', { name: 'Email' }).fill('ann@initech-customers.test');
+    await page.getByRole('searchbox', { name: 'Search by e-mail or name' }).fill('ann@initech-customers.test');
     await page.keyboard.press('Enter');
     await page.getByRole('link', { name: 'ann@initech-customers.test' }).click();
     await page.getByRole('heading', { level: 1, name: 'ann@initech-customers.test' }).waitFor();
@@ -1051,28 +1060,59 @@ describe('campaigns', () => {
     );
   });
 
-  it("says the search matches whole values only: in the empty list and in the search box's description", async () => {
+  it("finds campaigns by part of a customer's name or e-mail, says so in the box's description, and asks for 3 characters", async () => {
     const searcher = await signIn('owner@initech.test');
     await searcher.goto(`${world.current.url}/dashboard/campaigns`);
-    const box = searcher.getByRole('searchbox', { name: 'Invoice id or customer email' });
+    const box = searcher.getByRole('searchbox', { name: CAMPAIGN_SEARCH });
     const description = await box.evaluate(
       (input) => input.ownerDocument.getElementById(input.getAttribute('aria-describedby') ?? '')?.textContent,
     );
-    expect(description).toBe('Matches a whole invoice id or a whole customer e-mail address, not part of one.');
-    await box.fill('bob');
+    expect(description).toBe(
+      'Finds a whole invoice id, or the campaigns of customers whose e-mail address or name holds the text, in any case; at least 3 characters.',
+    );
+    const invoices = async () => (await tableRows(searcher, 'Recovery campaigns')).map((cells) => cells[0]).sort();
+    await box.fill('PAULS');
     await box.press('Enter');
+    await settlesTo(invoices, ['in_bob_0', 'in_bob_1', 'in_bob_2', 'in_bob_3', 'in_bob_4', 'in_markme']);
+    // Under 3 characters: said at the box, no list and no export asked for.
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().includes('/dashboard/api/campaigns')) asked.push(request.url());
+    };
+    searcher.on('request', onRequest);
+    try {
+      await box.fill(' bo ');
+      await box.press('Enter');
+      await searcher.getByRole('alert').filter({ hasText: 'Type at least 3 characters to search.' }).waitFor();
+      await expect(box.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(searcher.getByRole('table', { name: 'Recovery campaigns' }).count()).resolves.toBe(0);
+      await expect(searcher.getByRole('link', { name: 'Export CSV' }).count()).resolves.toBe(0);
+      expect(asked).toEqual([]);
+    } finally {
+      searcher.off('request', onRequest);
+    }
+    // A tag is still matched whole, and the empty list says so.
+    await searcher.goto(`${world.current.url}/dashboard/customers?tag=vi`);
     await searcher
-      .getByText(
-        'No campaigns match these filters. Search matches a whole invoice id or a whole e-mail address exactly; ' +
-          '"bob" is not looked for within them.',
-      )
+      .getByText('No customers match. Search matches a whole tag exactly; "vi" is not looked for within them.')
       .waitFor();
-    await searcher.goto(`${world.current.url}/dashboard/customers?email=ann`);
-    await searcher
-      .getByText(
-        'No customers match. Search matches a whole e-mail address or tag exactly; "ann" is not looked for within them.',
-      )
-      .waitFor();
+  });
+
+  it('finds a customer by part of their name, in any case, and by part of their e-mail', async () => {
+    const searcher = await signIn('member@initech.test');
+    await searcher.goto(`${world.current.url}/dashboard/customers`);
+    const box = searcher.getByRole('searchbox', { name: 'Search by e-mail or name' });
+    await expect(box.getAttribute('placeholder')).resolves.toBe('Part of an e-mail or name');
+    const emails = async () => (await tableRows(searcher, 'Customers')).map((cells) => cells[0]).sort();
+    await settlesTo(async () => (await emails()).length > 1, true);
+    await box.fill('rt PAUL');
+    await searcher.getByRole('button', { name: 'Search customers' }).click();
+    await settlesTo(emails, ['bob@initech-customers.test']);
+    await searcher.getByRole('row').filter({ hasText: 'Robert Paulson' }).waitFor();
+    expect(new URL(searcher.url()).searchParams.get('q')).toBe('rt PAUL');
+    await box.fill('cy@initech');
+    await box.press('Enter');
+    await settlesTo(emails, ['cy@initech-customers.test']);
   });
 
   it('keeps a long invoice id whole on its own line at 390 px, never its last letter alone', async () => {

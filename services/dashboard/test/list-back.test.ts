@@ -172,8 +172,8 @@ describe('Back to a list', () => {
   it('asks again for a list that had no rows, as for one that had many: rows that came meanwhile would show', async () => {
     await openFromOverview();
     await openList('Customers');
-    await page.getByRole('searchbox', { name: 'Email' }).fill('nobody@umbrella-customers.test');
-    await page.getByRole('button', { name: 'Search by email' }).click();
+    await page.getByRole('searchbox', { name: 'Search by e-mail or name' }).fill('nobody@umbrella-customers.test');
+    await page.getByRole('button', { name: 'Search customers' }).click();
     const empty = page.getByText(/^No customers match/);
     await empty.waitFor();
     await openFromOverview();
@@ -188,7 +188,7 @@ describe('Back to a list', () => {
       await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
       await empty.waitFor();
       await eventually(() => asked.length > 0);
-      expect(asked.every((url) => url.includes('email=nobody%40umbrella-customers.test'))).toBe(true);
+      expect(asked.every((url) => url.includes('q=nobody%40umbrella-customers.test'))).toBe(true);
     } finally {
       page.off('request', onRequest);
     }

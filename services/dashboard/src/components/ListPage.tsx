@@ -242,6 +242,8 @@ export function SearchFilter({
   onSearch,
   placeholder,
   description,
+  buttonLabel = `Search by ${label.toLowerCase()}`,
+  problem = null,
 }: {
   label: string;
   text: string;
@@ -254,12 +256,18 @@ export function SearchFilter({
    * types, and not every screen reader reads it.
    */
   description?: string;
+  /** The Search button's accessible name, where the label is already a "Search by …". */
+  buttonLabel?: string;
+  /** Why the applied search asks nothing (searchProblem), said at the box. */
+  problem?: string | null;
 }) {
   const descriptionId = useId();
+  const problemId = useId();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSearch();
   };
+  const describedBy = [description ? descriptionId : '', problem ? problemId : ''].filter(Boolean).join(' ');
   return (
     <form className="filter search" onSubmit={submit}>
       <label>
@@ -269,7 +277,8 @@ export function SearchFilter({
           value={text}
           maxLength={320}
           placeholder={placeholder}
-          aria-describedby={description ? descriptionId : undefined}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={describedBy || undefined}
           onChange={(event) => onText(event.target.value)}
         />
       </label>
@@ -278,11 +287,31 @@ export function SearchFilter({
           {description}
         </span>
       )}
-      <button type="submit" className="button small" aria-label={`Search by ${label.toLowerCase()}`}>
+      <button type="submit" className="button small" aria-label={buttonLabel}>
         Search
       </button>
+      {problem && (
+        <p id={problemId} className="field-error filters-problem" role="alert">
+          {problem}
+        </p>
+      )}
     </form>
   );
+}
+
+/** The fewest characters a search by part of a value takes (docs/dashboard-api.md, "Text filters"). */
+const SEARCH_MIN_CHARACTERS = 3;
+
+/**
+ * Why a search (`q`) as applied would be refused, or null: under 3 characters the server
+ * answers 400 (no trigram to look up), so the page says so at the box and asks nothing. The
+ * sentence is the server's own.
+ */
+export function searchProblem(q: string): string | null {
+  const length = q.trim().length;
+  return length > 0 && length < SEARCH_MIN_CHARACTERS
+    ? `Type at least ${SEARCH_MIN_CHARACTERS} characters to search.`
+    : null;
 }
 
 /** A labelled date field: a day of the viewer's calendar (`YYYY-MM-DD`; see startOfLocalDay). */
@@ -378,9 +407,9 @@ export function ExportLink({ href }: { href: string | null }) {
 }
 
 /**
- * A list's "nothing matches" when a search box was used: the boxes match whole values only
- * (docs/dashboard-api.md, "Text filters"), and "michael" matching no campaign read as there
- * being none of Michael's, when only whole addresses are searched.
+ * A list's "nothing matches" when a box that matches whole values only (a tag, docs/dashboard-api.md,
+ * "Text filters") was used: "vi" matching no customer read as there being no VIPs, when only
+ * whole tags are looked for.
  */
 export function noMatchSaying(nothing: string, searched: string[], whole: string): string {
   const terms = searched.filter(Boolean);

@@ -7,9 +7,9 @@ import {
   emptyDayRange,
   ExportLink,
   Filter,
-  noMatchSaying,
   PagedTable,
   SearchFilter,
+  searchProblem,
   useListFilters,
 } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
@@ -27,7 +27,8 @@ function apiFiltersOf(filters: Record<(typeof FILTERS)[number], string>) {
   return { ...filters, from: startOfLocalDay(filters.from), to: startOfLocalDay(filters.to) };
 }
 
-const WHOLE_VALUES = 'Matches a whole invoice id or a whole customer e-mail address, not part of one.';
+const SEARCHES =
+  'Finds a whole invoice id, or the campaigns of customers whose e-mail address or name holds the text, in any case; at least 3 characters.';
 
 function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFiltersOf> }) {
   const list = usePaged(
@@ -39,11 +40,7 @@ function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFilter
       caption="Recovery campaigns"
       columns={CAMPAIGN_COLUMNS}
       list={list}
-      empty={noMatchSaying(
-        'No campaigns match these filters.',
-        [apiFilters.q],
-        'a whole invoice id or a whole e-mail address',
-      )}
+      empty="No campaigns match these filters."
       stacks="titled"
     />
   );
@@ -55,16 +52,21 @@ export default function Campaigns() {
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
   const rangeProblem = emptyDayRange(filters.from, filters.to);
+  // A search under 3 characters would be refused: said at the box, and nothing is asked.
+  const qProblem = searchProblem(filters.q);
+  const asksNothing = Boolean(rangeProblem || qProblem);
   return (
     <>
       <PageHeader title="Campaigns">
-        <ExportLink href={rangeProblem ? null : `${API_BASE}/campaigns/export.csv${query(apiFilters)}`} />
+        <ExportLink href={asksNothing ? null : `${API_BASE}/campaigns/export.csv${query(apiFilters)}`} />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter campaigns">
         <SearchFilter
-          label="Invoice id or customer email"
-          placeholder="The whole id or address"
-          description={WHOLE_VALUES}
+          label="Search by invoice id, customer e-mail or name"
+          buttonLabel="Search campaigns"
+          placeholder="A whole invoice id, or part of an e-mail or name"
+          description={SEARCHES}
+          problem={qProblem}
           {...search('q')}
         />
         <Filter
@@ -85,7 +87,7 @@ export default function Campaigns() {
           problem={rangeProblem}
         />
       </div>
-      {!rangeProblem && <CampaignTable apiFilters={apiFilters} />}
+      {!asksNothing && <CampaignTable apiFilters={apiFilters} />}
     </>
   );
 }

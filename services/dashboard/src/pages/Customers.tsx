@@ -1,29 +1,55 @@
 import { API_BASE, api, query } from '../api/client.js';
 import type { Customer, List } from '../api/types.js';
 import { CUSTOMER_COLUMNS } from '../components/columns.js';
-import { ExportLink, noMatchSaying, PagedTable, SearchFilter, useListFilters } from '../components/ListPage.js';
+import {
+  ExportLink,
+  noMatchSaying,
+  PagedTable,
+  SearchFilter,
+  searchProblem,
+  useListFilters,
+} from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
 
-export default function Customers() {
-  const { filters, search } = useListFilters(['email', 'tag'] as const, ['email', 'tag']);
-  // The list and its export ask with the same filters: the address's, as applied.
+/** The filters of the list and of its export, as the API names them (docs/dashboard-api.md). */
+const FILTERS = ['q', 'tag'] as const;
+
+function CustomerTable({ filters }: { filters: Record<(typeof FILTERS)[number], string> }) {
   const filterQuery = query(filters);
   const list = usePaged(
     (cursor) => api<List<Customer>>('GET', `/customers${query({ ...filters, cursor })}`),
     `customers${filterQuery}`,
   );
   return (
+    <PagedTable
+      caption="Customers"
+      columns={CUSTOMER_COLUMNS}
+      list={list}
+      empty={noMatchSaying('No customers match.', [filters.tag], 'a whole tag')}
+      stacks="titled"
+    />
+  );
+}
+
+export default function Customers() {
+  const { filters, search } = useListFilters(FILTERS, FILTERS);
+  // A search under 3 characters would be refused: said at the box, and nothing is asked.
+  const problem = searchProblem(filters.q);
+  return (
     <>
       <PageHeader title="Customers">
-        <ExportLink href={`${API_BASE}/customers/export.csv${filterQuery}`} />
+        {/* The list and its export ask with the same filters: the address's, as applied. */}
+        <ExportLink href={problem ? null : `${API_BASE}/customers/export.csv${query(filters)}`} />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter customers">
         <SearchFilter
-          label="Email"
-          placeholder="The whole address"
-          description="Matches a whole e-mail address, not part of one."
-          {...search('email')}
+          label="Search by e-mail or name"
+          buttonLabel="Search customers"
+          placeholder="Part of an e-mail or name"
+          description="Finds customers whose e-mail address or name holds the text, in any case; at least 3 characters."
+          problem={problem}
+          {...search('q')}
         />
         <SearchFilter
           label="Tag"
@@ -32,13 +58,7 @@ export default function Customers() {
           {...search('tag')}
         />
       </div>
-      <PagedTable
-        caption="Customers"
-        columns={CUSTOMER_COLUMNS}
-        list={list}
-        empty={noMatchSaying('No customers match.', [filters.email, filters.tag], 'a whole e-mail address or tag')}
-        stacks="titled"
-      />
+      {!problem && <CustomerTable filters={filters} />}
     </>
   );
 }
