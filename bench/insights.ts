@@ -207,7 +207,15 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
     .offset(100_000)
     .first<{ id: string } | undefined>('id');
   if (!deep || !session) throw new Error('the benchmark workspace has no campaigns or cancel sessions');
-  const customer = await db('customers').where({ id: deep.customer_id }).first<{ email: string }>('email');
+  const customer = await db('customers')
+    .where({ id: deep.customer_id })
+    .first<{ email: string; name: string }>('email', 'name');
+  // Searches by part of a name or e-mail (docs/dashboard-api.md, "Text filters"): the bench's
+  // customers are `customer<n>@bench.test`, named `Customer <n>`. Part of the deep campaign's
+  // customer's name ("omer 12345": it and the customers whose number goes on, at most 111), one
+  // every customer matches (all 200,000), one that matches none, and 1,111 customers that are
+  // the oldest (numbers 199, 1990-1999, 19900-19999, 199000-199999), the newest-first walk's worst.
+  const fewName = encodeURIComponent(customer.name.slice(4).toUpperCase());
   // The cursor the list hands out after row 500,000 (made here as the list makes it).
   const deepCursor = encodeOpaqueCursor(deep.first_failed_at, deep.id, listScope('campaigns', {}));
   const cookies = await benchSessions(db, workspaceId);
@@ -226,7 +234,14 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
     { name: 'campaigns, page at row 500,000', path: `/campaigns?cursor=${deepCursor}` },
     { name: 'campaigns, q=customer e-mail', path: `/campaigns?q=${encodeURIComponent(customer.email)}` },
     { name: 'campaigns, q=invoice id', path: `/campaigns?q=${encodeURIComponent(deep.psp_invoice_id)}` },
+    { name: 'campaigns, q=part of a name (a few customers)', path: `/campaigns?q=${fewName}` },
+    { name: 'campaigns, q=@bench (every customer)', path: '/campaigns?q=%40bench' },
+    { name: 'campaigns, q=er199 (1,111 oldest customers)', path: '/campaigns?q=er199' },
     { name: 'customers, first page', path: '/customers' },
+    { name: 'customers, q=part of a name (a few)', path: `/customers?q=${fewName}` },
+    { name: 'customers, q=@bench (all 200,000)', path: '/customers?q=%40bench' },
+    { name: 'customers, q=nobody here (none)', path: '/customers?q=nobody%20here' },
+    { name: 'customers, q=er199 (1,111 oldest)', path: '/customers?q=er199' },
     { name: 'cancel sessions, first page', path: '/cancel_sessions' },
     {
       name: 'cancel sessions, reason_code=customer_service (no rows)',
