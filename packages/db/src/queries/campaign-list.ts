@@ -12,7 +12,7 @@ import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { containsPattern, searchParam, type RowShape } from './list-params.js';
+import { searchParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { listEnvelope } from './pagination.js';
 
@@ -30,7 +30,7 @@ export interface CampaignListFilters {
   from?: Date;
   /** first_failed_at < to */
   to?: Date;
-  /** An exact invoice id, or part of a customer's e-mail or name (any case, as the customers list's q). */
+  /** An exact invoice id, or a customer's whole e-mail or part of their e-mail or name (as the customers list's q). */
   q?: string;
 }
 
@@ -108,9 +108,10 @@ export async function campaignSearchCustomers(
   filters: CampaignListFilters,
 ): Promise<CampaignSearchCustomers | undefined> {
   if (filters.q === undefined) return undefined;
+  const [match, binding] = customerSearchMatch(filters.q, 'e');
   const ids = (await db('customers as e')
     .where('e.workspace_id', workspaceId)
-    .whereRaw(customerSearchMatch('e'), [containsPattern(filters.q)])
+    .whereRaw(match, [binding])
     .limit(CAMPAIGN_SEARCH_CUSTOMER_IDS + 1)
     .pluck('e.id')) as string[];
   return ids.length > CAMPAIGN_SEARCH_CUSTOMER_IDS ? 'many' : { ids };
@@ -159,9 +160,10 @@ export function campaignListQuery(
   if (filters.to) query.where('k.first_failed_at', '<', filters.to);
   if (filters.q !== undefined) {
     const q = filters.q;
+    const [match, binding] = customerSearchMatch(q, 'c');
     query.where(function invoiceOrCustomer() {
       void this.where('k.psp_invoice_id', q);
-      if (customers === 'many') void this.orWhereRaw(customerSearchMatch('c'), [containsPattern(q)]);
+      if (customers === 'many') void this.orWhereRaw(match, [binding]);
       else void this.orWhereRaw('k.customer_id = ANY (?::uuid[])', [customers.ids]);
     });
   }

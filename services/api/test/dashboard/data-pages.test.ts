@@ -540,6 +540,29 @@ describe('GET /dashboard/api/customers', () => {
     expect(nobody.body.data).toEqual([]);
   });
 
+  it('q that is a whole e-mail address finds that address only, in any case, on customers and campaigns', async () => {
+    const w = await world();
+    const tag = unique('w').toLowerCase();
+    const ann = await insertCustomer(w.ws, { email: `ann.${tag}@example.test` });
+    // Holds Ann's whole address inside its own: found by part of it, not by her address.
+    const joann = await insertCustomer(w.ws, { email: `joann.${tag}@example.test.org` });
+    const campaignOf = async (customer: { id: string }) =>
+      insertCampaign(w.ws, customer, await insertSubscription(w.ws, customer.id), {
+        first_failed_at: '2026-03-01T00:00:00.000Z',
+      });
+    const annCampaign = await campaignOf(ann);
+    await campaignOf(joann);
+    const found = async (path: string) => {
+      const reply = await call('GET', path, { cookie: w.member.cookie });
+      expect([path, reply.status]).toEqual([path, 200]);
+      return ids(reply.body.data).sort();
+    };
+    const address = encodeURIComponent(`ANN.${tag}@Example.test`);
+    expect(await found(`/customers?q=${address}`)).toEqual([ann.id]);
+    expect(await found(`/campaigns?q=${address}`)).toEqual([annCampaign]);
+    expect(await found(`/customers?q=${encodeURIComponent(`ann.${tag}@example`)}`)).toEqual([ann.id, joann.id].sort());
+  });
+
   it('q finds part of an e-mail or a name, in any case, with %, _ and \\ taken literally', async () => {
     const w = await world();
     const tag = unique('s').toLowerCase();
