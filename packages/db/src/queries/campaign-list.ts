@@ -98,8 +98,15 @@ export function campaignListFilters(
  */
 export type CampaignSearchCustomers = { ids: string[] } | 'many';
 
-/** Past this many customers matched, a campaigns search walks the list (CampaignSearchCustomers). */
-export const CAMPAIGN_SEARCH_CUSTOMER_IDS = 1000;
+/**
+ * Past this many customers matched, a campaigns search walks the list (CampaignSearchCustomers).
+ * At 1,000, a search matching 1,111 customers, all among the oldest (`er199` on the bench),
+ * walked most of a million campaigns: 2.4 s a request at 50 connections. Their 5,555 campaigns by
+ * id take 91 ms. Every search that matches many pays for reading this many ids first (at 5,000,
+ * `@bench`, which every customer matches, fell from 248 to 146 requests a second), hence not more
+ * (docs/performance.md, "Dashboard search").
+ */
+export const CAMPAIGN_SEARCH_CUSTOMER_IDS = 2000;
 
 /** The customers a campaigns search (`filters.q`) matches, as campaignListQuery takes them. */
 export async function campaignSearchCustomers(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { listScope } from '@retention/db';
+import { CAMPAIGN_SEARCH_CUSTOMER_IDS, listScope } from '@retention/db';
 import { createToken } from '@retention/domain';
 import { useApi } from '../harness.js';
 import { dashboardClient, team, type DashboardCall } from './support.js';
@@ -364,12 +364,13 @@ describe('GET /dashboard/api/campaigns', () => {
     ).toEqual(bobs);
   });
 
-  it('q matching more than a thousand customers walks the list and still finds exactly their campaigns', async () => {
+  it('q matching more customers than are looked up by id walks the list and still finds exactly their campaigns', async () => {
     const w = await world();
     const domain = `${unique('many')}.test`;
+    const matching = CAMPAIGN_SEARCH_CUSTOMER_IDS + 1;
     await db().batchInsert(
       'customers',
-      Array.from({ length: 1_001 }, (_, i) => ({
+      Array.from({ length: matching }, (_, i) => ({
         workspace_id: w.ws,
         psp_customer_id: unique('cus'),
         email: `shopper${i}@${domain}`,
@@ -377,7 +378,7 @@ describe('GET /dashboard/api/campaigns', () => {
       500,
     );
     const [first, last] = await Promise.all(
-      [`shopper0@${domain}`, `shopper1000@${domain}`].map(
+      [`shopper0@${domain}`, `shopper${matching - 1}@${domain}`].map(
         (email) => db()('customers').where({ workspace_id: w.ws, email }).first() as Promise<{ id: string }>,
       ),
     );
