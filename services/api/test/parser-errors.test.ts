@@ -1,35 +1,8 @@
-import { connect } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { useApi } from './harness.js';
+import { sendRaw } from './raw-http.js';
 
 const api = useApi();
-
-interface RawReply {
-  statusLine: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Sends bytes no HTTP client would send, and reads the reply until the server closes. */
-function sendRaw(request: string): Promise<RawReply> {
-  const { hostname, port } = new URL(api.current.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('latin1');
-      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(
-        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-      );
-      resolve({ statusLine, headers, body });
-    });
-    socket.write(request, 'latin1');
-  });
-}
 
 describe('requests the HTTP parser refuses', () => {
   it.each([
@@ -59,7 +32,7 @@ describe('requests the HTTP parser refuses', () => {
       'HTTP/1.1 400 Bad Request',
     ],
   ])('%s gets the JSON error shape, a Request-Id and a log line', async (_label, request, statusLine) => {
-    const reply = await sendRaw(request);
+    const reply = await sendRaw(api.current.url, request);
     expect(reply.statusLine).toBe(statusLine);
     expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.headers.connection).toBe('close');
@@ -81,14 +54,17 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('says what to shorten when the URL is too long, and logs none of it', async () => {
-    const reply = await sendRaw(`GET /api/v1/campaigns?cursor=${'9'.repeat(20_000)} HTTP/1.1\r\nHost: api\r\n\r\n`);
+    const reply = await sendRaw(
+      api.current.url,
+      `GET /api/v1/campaigns?cursor=${'9'.repeat(20_000)} HTTP/1.1\r\nHost: api\r\n\r\n`,
+    );
     expect(JSON.parse(reply.body).error.message).toContain('Shorten the URL');
     const line = api.current.logs().find((entry) => entry.requestId === reply.headers['request-id']);
     expect(JSON.stringify(line)).not.toContain('9999');
   });
 
   it('keeps serving ordinary requests', async () => {
-    await sendRaw('GET /api/v1/stats HTTP/1.1\r\nBad Header: y\r\n\r\n');
+    await sendRaw(api.current.url, 'GET /api/v1/stats HTTP/1.1\r\nBad Header: y\r\n\r\n');
     const { status, body } = await api.current.get('/healthz');
     expect(status).toBe(200);
     expect(body).toBeDefined();

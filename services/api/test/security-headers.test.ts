@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { connect } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { useApi, workspaceWithToken, type ApiHarness } from './harness.js';
+import { sendRaw } from './raw-http.js';
 
 /**
  * Every answer of the API process says X-Content-Type-Options: nosniff, so no browser reads a
@@ -15,29 +15,6 @@ const secure = useApi({ env: { BASE_URL: 'https://api.example.com' } });
 const HSTS = 'max-age=31536000';
 /** Not HTTP (the parser's refusal), and HTTP/1.1 without Host (the server's). */
 const REFUSED = ['HELLO THERE\r\n\r\n', 'GET /api/v1/stats HTTP/1.1\r\n\r\n'];
-
-/** The headers of the answer to bytes no HTTP client would send, refused before Express. */
-function rawAnswerHeaders(api: ApiHarness, request: string): Promise<Record<string, string>> {
-  const { hostname, port } = new URL(api.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [, ...lines] = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n')[0]!.split('\r\n');
-      resolve(
-        Object.fromEntries(
-          lines.map((line) => [
-            line.slice(0, line.indexOf(':')).toLowerCase(),
-            line.slice(line.indexOf(':') + 1).trim(),
-          ]),
-        ),
-      );
-    });
-    socket.write(request, 'latin1');
-  });
-}
 
 /** One answer of each kind the process gives, by label: status and headers. */
 async function answers(api: ApiHarness): Promise<Record<string, { status: number; headers: Headers }>> {
@@ -78,7 +55,7 @@ describe('security headers', () => {
       expect([label, headers.get('strict-transport-security')]).toEqual([label, null]);
     }
     for (const request of REFUSED) {
-      const refused = await rawAnswerHeaders(plain.current, request);
+      const { headers: refused } = await sendRaw(plain.current.url, request);
       expect(refused['x-content-type-options']).toBe('nosniff');
       expect(refused['strict-transport-security']).toBeUndefined();
     }
@@ -91,7 +68,7 @@ describe('security headers', () => {
       expect([label, headers.get('strict-transport-security')]).toEqual([label, HSTS]);
     }
     for (const request of REFUSED) {
-      const refused = await rawAnswerHeaders(secure.current, request);
+      const { headers: refused } = await sendRaw(secure.current.url, request);
       expect(refused['x-content-type-options']).toBe('nosniff');
       expect(refused['strict-transport-security']).toBe(HSTS);
     }

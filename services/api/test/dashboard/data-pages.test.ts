@@ -225,6 +225,13 @@ async function expectedIds(table: string, column: string, where: Record<string, 
 }
 
 const ids = (rows: Array<Record<string, any>>) => rows.map((row) => row.id as string);
+/** The first column (the id) of each row of a CSV export, its header row left out. */
+const exportedIds = (csv: string) =>
+  csv
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(',')[0]);
 
 describe('GET /dashboard/api/campaigns', () => {
   it('pages through a group of equal first_failed_at with a small limit: every row once, newest first', async () => {
@@ -355,13 +362,7 @@ describe('GET /dashboard/api/campaigns', () => {
     expect(partial.body.data).toEqual([]);
     // The export finds the same rows.
     const csv = await call('GET', '/campaigns/export.csv?q=bert%20TAB', { cookie: w.member.cookie });
-    expect(
-      csv.text
-        .trimEnd()
-        .split('\n')
-        .slice(1)
-        .map((line) => line.split(',')[0]),
-    ).toEqual(bobs);
+    expect(exportedIds(csv.text)).toEqual(bobs);
   });
 
   it('q matching more customers than are looked up by id walks the list and still finds exactly their campaigns', async () => {
@@ -399,11 +400,7 @@ describe('GET /dashboard/api/campaigns', () => {
     const listed = ids(await walk(`/campaigns?${query}`, w.member.cookie, 3));
     const csv = await call('GET', `/campaigns/export.csv?${query}`, { cookie: w.member.cookie });
     expect(csv.status).toBe(200);
-    const exported = csv.text
-      .trimEnd()
-      .split('\n')
-      .slice(1)
-      .map((line) => line.split(',')[0]);
+    const exported = exportedIds(csv.text);
     expect(exported).toEqual(listed);
     expect(listed).toHaveLength(6);
     // The export takes no page size.
@@ -598,11 +595,7 @@ describe('GET /dashboard/api/customers', () => {
     // The export finds the same rows.
     const csv = await call('GET', '/customers/export.csv?q=COTTON', { cookie: w.member.cookie });
     expect(csv.status).toBe(200);
-    const exported = csv.text
-      .trimEnd()
-      .split('\n')
-      .slice(1)
-      .map((line) => line.split(',')[0]);
+    const exported = exportedIds(csv.text);
     expect(exported.sort()).toEqual([sale.id, notSale.id].sort());
   });
 
@@ -639,13 +632,7 @@ describe('GET /dashboard/api/customers', () => {
     expect(await search(w.member.cookie, `/customers?q=theirs.${tag}`)).toEqual([]);
     expect(await search(w.member.cookie, `/campaigns?q=theirs.${tag}`)).toEqual([]);
     const csv = await call('GET', `/customers/export.csv?q=${tag}`, { cookie: w.member.cookie });
-    expect(
-      csv.text
-        .trimEnd()
-        .split('\n')
-        .slice(1)
-        .map((line) => line.split(',')[0]),
-    ).toEqual([ours.id]);
+    expect(exportedIds(csv.text)).toEqual([ours.id]);
   });
 
   it('the CSV export holds exactly the rows the list pages through, for the same filters', async () => {
@@ -654,11 +641,7 @@ describe('GET /dashboard/api/customers', () => {
       const listed = ids(await walk(`/customers?${query}`, w.member.cookie, 1));
       const csv = await call('GET', `/customers/export.csv?${query}`, { cookie: w.member.cookie });
       expect([query, csv.status]).toEqual([query, 200]);
-      const exported = csv.text
-        .trimEnd()
-        .split('\n')
-        .slice(1)
-        .map((line) => line.split(',')[0]);
+      const exported = exportedIds(csv.text);
       expect([query, exported]).toEqual([query, listed]);
       expect(listed.length).toBeGreaterThan(0);
     }
