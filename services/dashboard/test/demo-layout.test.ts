@@ -624,6 +624,23 @@ describe('at 390 px', () => {
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
   });
 
+  it('the campaigns list keeps a decline code on a line of its own under its category', async () => {
+    await open('/campaigns');
+    const cell = page.getByRole('table', { name: 'Recovery campaigns' }).locator('td[data-label="Decline"]').first();
+    await cell.waitFor();
+    // The category's text, then the code: the code starts below the category's first line. It ran
+    // on after it when stacked ("softInsufficient funds").
+    const [category, code] = await cell.evaluate((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td.firstChild!);
+      return [range.getBoundingClientRect(), td.querySelector('.secondary')!.getBoundingClientRect()].map((rect) => ({
+        top: rect.top,
+        bottom: rect.bottom,
+      }));
+    });
+    expect(code!.top).toBeGreaterThanOrEqual(category!.bottom - 1);
+  });
+
   it("a customer's page stacks each row of its tables, nothing scrolling sideways, still tables", async () => {
     // The demo customer with the longest e-mail address (the page's heading) among those with a
     // subscription, campaigns and a cancel session.
