@@ -631,9 +631,10 @@ describe('at 390 px', () => {
     // The category's text, then the code: the code starts below the category's first line. It ran
     // on after it when stacked ("softInsufficient funds").
     const [category, code] = await cell.evaluate((td) => {
-      const range = document.createRange();
-      range.selectNodeContents(td.firstChild!);
-      return [range.getBoundingClientRect(), td.querySelector('.secondary')!.getBoundingClientRect()].map((rect) => ({
+      const range = td.ownerDocument.createRange();
+      range.selectNodeContents(td.firstChild);
+      const secondary = td.querySelector('.secondary');
+      return [range.getBoundingClientRect(), secondary!.getBoundingClientRect()].map((rect) => ({
         top: rect.top,
         bottom: rect.bottom,
       }));
