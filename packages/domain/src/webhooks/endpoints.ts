@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { isIP } from 'node:net';
 import {
   EVENT_TYPES,
+  invalidField,
   invalidParam,
   newSigningSecret,
   notFound,
@@ -19,6 +21,7 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid, inputValidator, NAME_CHARACTERS_RULE, NAME_PATTERN } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { skipPendingDeliveries } from './deliveries.js';
+import { nonPublicRange } from './address-guard.js';
 import { assertWebhookManager } from './permissions.js';
 import { openOverlapEnd } from './signing-secrets.js';
 
@@ -103,14 +106,27 @@ const Events = Type.Array(OneOf(EVENT_TYPES), { maxItems: 100 });
 
 const validateCreate = inputValidator(
   Type.Object(
-    { workspace_id: Uuid(), actor_id: Uuid(), name: Name, url: Type.String(), events: Type.Optional(Events) },
+    {
+      workspace_id: Uuid(),
+      actor_id: Uuid(),
+      name: Name,
+      url: Type.String(),
+      events: Type.Optional(Events),
+      allow_private_networks: Type.Optional(Type.Boolean()),
+    },
     { additionalProperties: false },
   ),
 );
 
 const validateUpdate = inputValidator(
   Type.Object(
-    { actor_id: Uuid(), name: Type.Optional(Name), url: Type.Optional(Type.String()), events: Type.Optional(Events) },
+    {
+      actor_id: Uuid(),
+      name: Type.Optional(Name),
+      url: Type.Optional(Type.String()),
+      events: Type.Optional(Events),
+      allow_private_networks: Type.Optional(Type.Boolean()),
+    },
     { additionalProperties: false },
   ),
 );
@@ -132,6 +148,29 @@ export interface CreateEndpointInput {
   name: string;
   url: string;
   events?: EventType[];
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_NETWORKS of the process that sends Send test and shares the workers'
+   * configuration (the API): false refuses a URL whose host is a literal non-public IP
+   * (receiverUrl). Left out, any host is saved: the operator CLI leaves it out, since its own
+   * process need not share the workers' setting (npm start's prints no such variable), and
+   * fixtures and tests save local receivers.
+   */
+  allow_private_networks?: boolean;
+}
+
+/**
+ * The endpoint's URL, normalised: a literal IP in a range deliveries are refused (address-guard.ts)
+ * is refused when it is saved, while private networks are, rather than on every delivery after:
+ * the owner typed it, and it can never become public. A host name is judged when it is sent to
+ * only, since what it points at can change (docs/decisions.md, "SSRF").
+ */
+function receiverUrl(raw: string, allowPrivateNetworks = true): string {
+  const url = validateWebhookUrl(raw);
+  if (allowPrivateNetworks) return url;
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  const range = isIP(host) === 0 ? null : nonPublicRange(host);
+  if (range) throw invalidField('url', `${host} is a ${range} address: receivers must be on the public internet`);
+  return url;
 }
 
 export async function createEndpoint(
@@ -143,7 +182,7 @@ export async function createEndpoint(
   const valid = validateCreate(input);
   await getWorkspace(db, valid.workspace_id);
   await assertWebhookManager(db, valid.workspace_id, valid.actor_id);
-  const url = validateWebhookUrl(valid.url);
+  const url = receiverUrl(valid.url, input.allow_private_networks);
   const secret = newSigningSecret();
   return inTransaction(db, async (trx) => {
     const [row] = await trx<EndpointRow>('webhook_endpoints')
@@ -203,6 +242,8 @@ export interface UpdateEndpointInput {
   name?: string;
   url?: string;
   events?: EventType[];
+  /** As CreateEndpointInput's. */
+  allow_private_networks?: boolean;
 }
 
 export async function updateEndpoint(
@@ -219,7 +260,7 @@ export async function updateEndpoint(
   return inTransaction(db, async (trx) => {
     const current = await findEndpointRow(trx, id, 'for-no-key-update');
     await assertWebhookManager(trx, current.workspace_id, valid.actor_id);
-    const url = valid.url === undefined ? undefined : validateWebhookUrl(valid.url);
+    const url = valid.url === undefined ? undefined : receiverUrl(valid.url, input.allow_private_networks);
     const events = valid.events === undefined ? undefined : normalizeEvents(valid.events);
     // Only what differs from the endpoint as it is: a form saved unchanged is a success that
     // writes nothing, and the log's entry names the fields that did change, each from and to.

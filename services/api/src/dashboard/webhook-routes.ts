@@ -53,6 +53,7 @@ export function webhookRoutes(context: DashboardContext): Router {
         name: body.name as string,
         url: body.url as string,
         ...(body.events !== undefined && { events: body.events as EventType[] }),
+        allow_private_networks: context.config.webhookAllowPrivateNetworks,
       },
       actorOf(req, res),
     );
@@ -79,6 +80,7 @@ export function webhookRoutes(context: DashboardContext): Router {
         ...(body.name !== undefined && { name: body.name as string }),
         ...(body.url !== undefined && { url: body.url as string }),
         ...(body.events !== undefined && { events: body.events as EventType[] }),
+        allow_private_networks: context.config.webhookAllowPrivateNetworks,
       },
       actorOf(req, res),
     );

@@ -9,6 +9,9 @@ import { dashboardClient, PASSWORD, team, type Reply } from './support.js';
  */
 const api = useApi();
 const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
+const development = useApi({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+const developmentCall = (...args: Parameters<ReturnType<typeof dashboardClient>>) =>
+  dashboardClient(development.current.url)(...args);
 
 /** The refusal's body: 400 invalid_param about `param`, its message `param: …`. */
 function expectFieldRefusal(reply: Reply, param: string): void {
@@ -50,6 +53,45 @@ describe('each dashboard form names the field it refuses', () => {
       'invalid_param',
       undefined,
     ]);
+  });
+
+  it('webhook endpoint url: a literal private address is refused at url, a host name is saved', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Webhook addresses');
+    const create = (url: string) =>
+      call('POST', '/webhooks', { cookie: owner.cookie, body: { name: 'Receiver', url } });
+    for (const [url, refusal] of [
+      ['https://10.0.0.1/in', 'url: 10.0.0.1 is a private address: receivers must be on the public internet'],
+      ['https://127.0.0.1:8443/in', 'url: 127.0.0.1 is a loopback address: receivers must be on the public internet'],
+      ['https://[fd00::1]/in', 'url: fd00::1 is a private address: receivers must be on the public internet'],
+      [
+        'https://169.254.169.254/',
+        'url: 169.254.169.254 is a link-local address: receivers must be on the public internet',
+      ],
+    ]) {
+      const refused = await create(url!);
+      expectFieldRefusal(refused, 'url');
+      expect(refused.body.error.message).toBe(refusal);
+    }
+    // A name is judged when it is sent to: what it points at can change.
+    const named = await create('https://hooks.internal.example/in');
+    expect(named.status).toBe(201);
+    const moved = await call('PATCH', `/webhooks/${named.body.id}`, {
+      cookie: owner.cookie,
+      body: { url: 'https://192.168.1.20/in' },
+    });
+    expectFieldRefusal(moved, 'url');
+    expect(await api.current.db('webhook_endpoints').where({ workspace_id: workspace.id }).pluck('url')).toEqual([
+      'https://hooks.internal.example/in',
+    ]);
+  });
+
+  it('webhook endpoint url: with private networks allowed (development), a literal private address is saved', async () => {
+    const { owner } = await team(development.current.db, developmentCall, 'Webhook addresses, development');
+    const created = await developmentCall('POST', '/webhooks', {
+      cookie: owner.cookie,
+      body: { name: 'Local receiver', url: 'https://127.0.0.1:8443/in' },
+    });
+    expect([created.status, created.body.url]).toEqual([201, 'https://127.0.0.1:8443/in']);
   });
 
   it('processor connect: webhook_secret and api_key, refused before Stripe is asked', async () => {
