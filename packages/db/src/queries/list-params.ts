@@ -1,4 +1,5 @@
 import { invalidField } from '@retention/core';
+import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 
 /** Query parameters the dashboard's lists share (docs/dashboard-api.md, "Data pages"). */
 
@@ -30,12 +31,6 @@ export function textParam(name: string, value: string, max: number): string {
   if (CONTROL_CHARACTERS.test(value)) throw invalidField(name, 'must not contain control characters');
   return value;
 }
-
-/** The fewest characters a search by part of a value takes: pg_trgm's trigram, the index's unit. */
-export const SEARCH_MIN_CHARACTERS = 3;
-export const SEARCH_MAX_CHARACTERS = 320;
-/** The refusal of a search too short to use the index (docs/dashboard-api.md, "Text filters"). */
-export const SEARCH_TOO_SHORT = `Type at least ${SEARCH_MIN_CHARACTERS} characters to search.`;
 
 /**
  * A search by part of a value (`q`): trimmed, then 3 to 320 characters without control

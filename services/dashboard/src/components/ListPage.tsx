@@ -1,4 +1,5 @@
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import { humanize } from '../format.js';
 import type { Paged } from '../hooks.js';
 import { useFilters } from '../router.js';
@@ -299,9 +300,6 @@ export function SearchFilter({
   );
 }
 
-/** The fewest characters a search by part of a value takes (docs/dashboard-api.md, "Text filters"). */
-const SEARCH_MIN_CHARACTERS = 3;
-
 /**
  * Why a search (`q`) as applied would be refused, or null: under 3 characters the server
  * answers 400 (no trigram to look up), so the page says so at the box and asks nothing. The
@@ -309,9 +307,7 @@ const SEARCH_MIN_CHARACTERS = 3;
  */
 export function searchProblem(q: string): string | null {
   const length = q.trim().length;
-  return length > 0 && length < SEARCH_MIN_CHARACTERS
-    ? `Type at least ${SEARCH_MIN_CHARACTERS} characters to search.`
-    : null;
+  return length > 0 && length < SEARCH_MIN_CHARACTERS ? SEARCH_TOO_SHORT : null;
 }
 
 /** A labelled date field: a day of the viewer's calendar (`YYYY-MM-DD`; see startOfLocalDay). */
