@@ -19,7 +19,6 @@ import { API_ENDPOINTS, API_PREFIX, API_VERSION_HEADER, apiRoutes } from './rout
 import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
 import { stripeBeforeExpress } from './processor/stripe-before-express.js';
 import { STRIPE_WEBHOOK_ROUTE, stripeReceiver, stripeWebhookRoutes } from './processor/stripe-webhooks.js';
-import { securityHeaders } from './security-headers.js';
 import { serveBeforeExpress } from './server.js';
 
 export interface AppDependencies {
@@ -64,12 +63,6 @@ export function createApp({
     { patterns: API_ENDPOINTS.map((endpoint) => `${API_PREFIX}${endpoint.path}`), strict: true },
     { patterns: [...DASHBOARD_ROUTE_PATTERNS, STRIPE_WEBHOOK_ROUTE] },
   ];
-  // Set by createApiServer already; again here for an app served on a server of its own.
-  const security = Object.entries(securityHeaders(config.baseUrl));
-  app.use((_req, res, next) => {
-    for (const [name, value] of security) res.setHeader(name, value);
-    next();
-  });
   app.use(requestId);
   app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));
   app.use(requestLog(logger, PROBE_PATHS));

@@ -1,3 +1,5 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+
 /**
  * Headers on every answer of the API process, whichever part gives it (Express, the Stripe
  * receiver before it, the server's own refusals; docs/decisions.md, "Headers"):
@@ -10,5 +12,17 @@ export function securityHeaders(baseUrl: string): Readonly<Record<string, string
   return {
     'X-Content-Type-Options': 'nosniff',
     ...(baseUrl.startsWith('https:') && { 'Strict-Transport-Security': 'max-age=31536000' }),
+  };
+}
+
+/**
+ * `listener` with the headers above set before it runs, so nothing it answers goes without
+ * them. createApiServer serves everything through this; so does a test serving the app alone.
+ */
+export function withSecurityHeaders(baseUrl: string, listener: RequestListener): RequestListener {
+  const headers = Object.entries(securityHeaders(baseUrl));
+  return (req: IncomingMessage, res: ServerResponse) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    listener(req, res);
   };
 }

@@ -12,7 +12,7 @@ import { errorBody, type Config } from '@retention/core';
 import { throttledWarn, type Logger } from '@retention/runtime';
 import { newRequestId } from './middleware/request-id.js';
 import { API_VERSION_HEADER } from './routes/index.js';
-import { securityHeaders } from './security-headers.js';
+import { securityHeaders, withSecurityHeaders } from './security-headers.js';
 
 /**
  * What to tell a client whose request Node's HTTP parser refused, by the parser's code. Node
@@ -61,7 +61,7 @@ export type ServerLimits = Pick<
  */
 export function createApiServer(app: Express, logger: Logger, limits: ServerLimits): Server {
   const first = beforeExpress.get(app);
-  const security = Object.entries(securityHeaders(limits.baseUrl));
+  const security = securityHeaders(limits.baseUrl);
   const server = createServer(
     {
       headersTimeout: limits.apiHeadersTimeoutMs,
@@ -71,12 +71,11 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
       // refuseWithoutHost answers it with the API's shape instead.
       requireHostHeader: false,
     },
-    (req, res) => {
-      // On every answer, whoever gives it: set here, before anything can write.
-      for (const [name, value] of security) res.setHeader(name, value);
+    // On every answer, whoever gives it: set before anything can write.
+    withSecurityHeaders(limits.baseUrl, (req, res) => {
       if (lacksHost(req)) refuseWithoutHost(res, logger);
       else if (!first?.(req, res)) app(req, res);
-    },
+    }),
   );
   server.maxConnections = limits.apiMaxConnections;
   const warn = throttledWarn(logger);
@@ -98,7 +97,7 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
       `Malformed HTTP request${error.reason ? ` (${error.reason.replace(/\.$/, '')})` : ''}.`;
     // The raw bytes are not logged: they may hold a token or a customer's e-mail address.
     const { headers, body } = refusal(logger, error.code, message);
-    Object.assign(headers, Object.fromEntries(security));
+    Object.assign(headers, security);
     // Node's check before its own answer: an earlier response on this connection that has
     // begun must not have another written into its middle.
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;

@@ -19,6 +19,7 @@ import { createApp } from '../src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../src/metrics.js';
 import { createInternalServer } from '../src/routes/operational.js';
 import { createApiServer } from '../src/server.js';
+import { withSecurityHeaders } from '../src/security-headers.js';
 
 export interface Reply {
   status: number;
@@ -72,7 +73,9 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
   const db: Db = createDb(config.databaseUrl, { poolMax: 4 });
   const metrics = createApiMetrics();
   const app = createApp({ config, db, redis, logger, metrics });
-  const server: Server = options.expressOnly ? createServer(app) : createApiServer(app, logger, config);
+  const server: Server = options.expressOnly
+    ? createServer(withSecurityHeaders(config.baseUrl, app))
+    : createApiServer(app, logger, config);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const internal = createInternalServer({ db, redis, metrics });
