@@ -1,4 +1,5 @@
 export * from './config.js';
+export * from './control-characters.js';
 export * from './decline-categories.js';
 export * from './durations.js';
 export * from './enums.js';

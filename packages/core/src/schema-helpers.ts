@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { WITHOUT_CONTROL_CHARACTERS } from './control-characters.js';
 
 /** Builders shared by the resource and event schemas, so each JSON type is spelled once. */
 
@@ -39,7 +40,7 @@ export const PlainText = (maxLength: number, description?: string) =>
   Type.String({
     minLength: 1,
     maxLength,
-    pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+    pattern: WITHOUT_CONTROL_CHARACTERS,
     errorMessage: `must be 1 to ${maxLength} characters without control characters`,
     ...(description ? { description } : {}),
   });

@@ -1,5 +1,12 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { compileProblemFinder, invalidField, isUuid, MAX_AMOUNT_MINOR_UNITS, ServiceError } from '@retention/core';
+import {
+  compileProblemFinder,
+  invalidField,
+  WITHOUT_CONTROL_CHARACTERS_BUT_TAB_AND_LINE_BREAKS,
+  isUuid,
+  MAX_AMOUNT_MINOR_UNITS,
+  ServiceError,
+} from '@retention/core';
 
 /**
  * Compiles a schema for validating the input of a domain action. The returned function
@@ -94,7 +101,7 @@ export const CustomerText = (maxLength: number) =>
   Type.String({
     minLength: 1,
     maxLength,
-    pattern: '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$',
+    pattern: WITHOUT_CONTROL_CHARACTERS_BUT_TAB_AND_LINE_BREAKS,
     errorMessage: `must be 1 to ${maxLength} characters without control characters other than line breaks and tabs`,
   });
 

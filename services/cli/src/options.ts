@@ -12,6 +12,8 @@ import {
   isEventType,
   MAX_AMOUNT_MINOR_UNITS,
   type EventType,
+  CONTROL_CHARACTER,
+  CONTROL_CHARACTER_BUT_TAB_AND_LINE_BREAKS,
 } from '@retention/core';
 
 /**
@@ -37,15 +39,12 @@ function option<T>(placeholder: string, parse: Parser<T>) {
   };
 }
 
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-const CONTROL_CHARACTERS_BUT_LINE_BREAKS_AND_TABS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
 /** Free text; only `multiline` text (customer feedback) may hold line breaks and tabs. */
 export const text = (placeholder = 'TEXT', maxLength = 5000, { multiline = false } = {}) =>
   option(placeholder, (raw, name) => {
     if (raw.trim().length === 0) throw invalidParam(`--${name} must not be empty`);
     if (raw.length > maxLength) throw invalidParam(`--${name} must be at most ${maxLength} characters`);
-    if ((multiline ? CONTROL_CHARACTERS_BUT_LINE_BREAKS_AND_TABS : CONTROL_CHARACTERS).test(raw)) {
+    if ((multiline ? CONTROL_CHARACTER_BUT_TAB_AND_LINE_BREAKS : CONTROL_CHARACTER).test(raw)) {
       const allowed = multiline ? ' other than line breaks and tabs' : '';
       throw invalidParam(`--${name} must not contain control characters${allowed}`);
     }

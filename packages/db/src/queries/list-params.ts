@@ -1,4 +1,4 @@
-import { invalidField } from '@retention/core';
+import { CONTROL_CHARACTER, invalidField } from '@retention/core';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 
 /** Query parameters the dashboard's lists share (docs/dashboard-api.md, "Data pages"). */
@@ -23,12 +23,10 @@ export function pageParams(query: { limit?: string | undefined; cursor?: string 
   return { limit, cursor: query.cursor };
 }
 
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-
 /** A free-text filter: 1 to `max` characters, no control characters (Postgres text holds no NUL). */
 export function textParam(name: string, value: string, max: number): string {
   if (value.length < 1 || value.length > max) throw invalidField(name, `must be 1 to ${max} characters`);
-  if (CONTROL_CHARACTERS.test(value)) throw invalidField(name, 'must not contain control characters');
+  if (CONTROL_CHARACTER.test(value)) throw invalidField(name, 'must not contain control characters');
   return value;
 }
 
@@ -39,7 +37,7 @@ export function textParam(name: string, value: string, max: number): string {
  */
 export function searchParam(name: string, value: string): string {
   const text = value.trim();
-  if (CONTROL_CHARACTERS.test(text)) throw invalidField(name, 'must not contain control characters');
+  if (CONTROL_CHARACTER.test(text)) throw invalidField(name, 'must not contain control characters');
   if (text.length < SEARCH_MIN_CHARACTERS) throw invalidField(name, SEARCH_TOO_SHORT);
   if (text.length > SEARCH_MAX_CHARACTERS) {
     throw invalidField(name, `must be at most ${SEARCH_MAX_CHARACTERS} characters`);

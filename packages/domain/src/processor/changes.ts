@@ -1,4 +1,4 @@
-import { CANCEL_REASON_CODES, isOneOf } from '@retention/core';
+import { CANCEL_REASON_CODES, CONTROL_CHARACTER_BUT_TAB_AND_LINE_BREAKS, isOneOf } from '@retention/core';
 import type { CampaignRow, CustomerRow, SubscriptionRow, Transaction } from '@retention/db';
 import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
 import { openCampaign } from '../campaigns/open.js';
@@ -500,9 +500,6 @@ function monthlyAmount(subscription: Pick<SubscriptionRow, 'amount_cents' | 'int
 
 /** The customer's comment, without the control characters a cancel session refuses. */
 function cleanComment(comment: string | null): string | null {
-  const clean = comment
-    ?.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
-    .trim()
-    .slice(0, 5000);
+  const clean = comment?.replace(new RegExp(CONTROL_CHARACTER_BUT_TAB_AND_LINE_BREAKS, 'g'), ' ').trim().slice(0, 5000);
   return clean ? clean : null;
 }

@@ -1,4 +1,4 @@
-import { invalidParam, type SecretsKeyring } from '@retention/core';
+import { CONTROL_CHARACTER, invalidParam, type SecretsKeyring } from '@retention/core';
 import type Stripe from 'stripe';
 import type { Transaction } from '@retention/db';
 import {
@@ -62,8 +62,6 @@ export function createStripeEventApplier(settings: StripeSettings) {
   };
 }
 
-const CONTROL = /\p{Cc}/u;
-
 /**
  * Refuses, as a malformed event (invalid_param: parked at once, no retry can fix it), a change
  * whose Stripe id (every `psp_*_id`) holds a control character: no Stripe id does, and the
@@ -75,7 +73,7 @@ function assertStripeIds(changes: ReadonlyArray<ProcessorChange>): void {
     if (typeof value !== 'object' || value === null || value instanceof Date) continue;
     for (const [key, field] of Object.entries(value)) {
       if (typeof field === 'object') pending.push(field);
-      else if (typeof field === 'string' && /^psp_\w*id$/.test(key) && CONTROL.test(field)) {
+      else if (typeof field === 'string' && /^psp_\w*id$/.test(key) && CONTROL_CHARACTER.test(field)) {
         throw invalidParam(
           `The event is malformed: the Stripe id ${JSON.stringify(field)} holds a control character, which no Stripe id does.`,
         );
