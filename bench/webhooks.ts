@@ -34,6 +34,7 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { EventData, EventType } from '@retention/core';
+import { MAX_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest, type Db } from '@retention/db';
 import { createEndpoint, createUser, createWorkspace, recordEvent, recordEvents } from '@retention/domain';
 import { benchSecretsKey, ROOT, saveReport, startProcess, table, type Running } from './support.js';
@@ -45,6 +46,11 @@ const events = Number(process.env.BENCH_EVENTS ?? 20_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const rate = Number(process.env.BENCH_RATE ?? 200);
 const hangingEndpoints = Number(process.env.BENCH_HANGING ?? 10);
+// The hanging endpoints share a workspace with the healthy one, which holds at most this many.
+if (!(hangingEndpoints >= 1 && hangingEndpoints < MAX_WEBHOOK_ENDPOINTS))
+  throw new Error(
+    `BENCH_HANGING must be 1 to ${MAX_WEBHOOK_ENDPOINTS - 1}: a workspace has at most ${MAX_WEBHOOK_ENDPOINTS} endpoints`,
+  );
 const memoryBacklog = Number(process.env.BENCH_MEMORY_BACKLOG ?? 200_000);
 const workerLogLevel = process.env.BENCH_WORKER_LOG_LEVEL ?? 'info';
 const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { EVENT_TYPES, ServiceError } from '@retention/core';
+import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -333,5 +334,34 @@ describe('listing', () => {
 
   it('knows all eight event types', () => {
     expect(EVENT_TYPES).toHaveLength(8);
+  });
+});
+
+describe('the cap on endpoints per workspace', () => {
+  it(`holds a workspace to ${MAX_WEBHOOK_ENDPOINTS} endpoints, even when adds race, and frees a place on delete`, async () => {
+    const { db } = database.current;
+    const result = await loadFixtures(db, testSecretsKeyBytes(), {
+      workspaces: [{ key: 'capped', users: [{ key: 'owner', email: 'owner@capped.test', role: 'owner' }] }],
+    });
+    const capped = { workspace_id: result.workspaces.capped!.id, actor_id: result.workspaces.capped!.users.owner! };
+    const add = (index: number) => create({ ...capped, name: `Receiver ${index}` });
+    // Every add at once, on as many connections as the pool has: each counts, then inserts.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: MAX_WEBHOOK_ENDPOINTS + 4 }, (_, index) => add(index)),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled').length).toBe(MAX_WEBHOOK_ENDPOINTS);
+    const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+    expect(refusals).toHaveLength(4);
+    for (const refusal of refusals) {
+      expect(refusal).toBeInstanceOf(ServiceError);
+      expect(refusal).toMatchObject({ type: 'conflict', message: TOO_MANY_WEBHOOK_ENDPOINTS });
+    }
+    const listed = await listEndpoints(db, capped.workspace_id);
+    expect(listed).toHaveLength(MAX_WEBHOOK_ENDPOINTS);
+    // Another workspace is not held by this one's count.
+    await expect(create({ name: 'elsewhere' })).resolves.toMatchObject({ workspace_id: workspace });
+    await deleteEndpoint(db, { id: listed[0]!.id, actor_id: capped.actor_id });
+    await expect(add(99)).resolves.toMatchObject({ name: 'Receiver 99' });
+    expect(await failureOf(() => add(100))).toEqual({ type: 'conflict', message: TOO_MANY_WEBHOOK_ENDPOINTS });
   });
 });

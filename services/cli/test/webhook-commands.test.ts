@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadFixtures } from '@retention/domain';
+import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
+import { createEndpoint as addEndpoint, loadFixtures } from '@retention/domain';
 import { runCli, storedSigningSecrets, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { createTestCertificate, type TestCertificate } from '../../worker/test/support/certificate.js';
 import { Receiver } from '../../worker/test/support/receiver.js';
@@ -124,6 +125,30 @@ describe('webhook commands', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.error).toEqual({ type: 'invalid_param', message: expect.stringMatching(message) });
+  });
+
+  it(`create refuses a workspace's endpoint past ${MAX_WEBHOOK_ENDPOINTS} with conflict`, async () => {
+    const { db } = database.current;
+    const fixtures = await loadFixtures(db, testSecretsKeyBytes(), {
+      workspaces: [{ key: 'full', users: [{ key: 'owner', email: 'owner@full.test', role: 'owner' }] }],
+    });
+    const full = { workspace_id: fixtures.workspaces.full!.id, actor_id: fixtures.workspaces.full!.users.owner! };
+    for (let index = 0; index < MAX_WEBHOOK_ENDPOINTS; index++)
+      await addEndpoint(db, testSecretsKeyBytes(), { ...full, name: `E${index}`, url: 'https://hooks.example.com/in' });
+    const args = [
+      '--workspace',
+      full.workspace_id,
+      '--actor',
+      full.actor_id,
+      '--name',
+      'X',
+      '--url',
+      'https://a.example.com/',
+    ];
+    const result = await run('webhook', 'create', ...args);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.error).toEqual({ type: 'conflict', message: TOO_MANY_WEBHOOK_ENDPOINTS });
   });
 
   it('create without --actor is a usage error', async () => {

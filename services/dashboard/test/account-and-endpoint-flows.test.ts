@@ -3,8 +3,9 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
-import { recoverCampaign } from '@retention/domain';
-import { eventually } from '@retention/testkit';
+import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
+import { createEndpoint, deleteEndpoint, recoverCampaign } from '@retention/domain';
+import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { description, expectFieldError } from './support/field-errors.js';
 
@@ -458,6 +459,31 @@ describe('an endpoint that keeps failing', () => {
     await confirm.waitFor({ state: 'detached' });
     await heading(page, 'Doomed CRM').waitFor();
     await expect(alerts.count()).resolves.toBe(0);
+  });
+
+  it(`at ${MAX_WEBHOOK_ENDPOINTS} endpoints, the page says why in place of Add endpoint, which a delete brings back`, async () => {
+    const { db, workspace } = world.current;
+    const owner = (await db('users').where({ email: workspace.ownerEmail }).first()).id as string;
+    const added = [];
+    for (let index = 0; index < MAX_WEBHOOK_ENDPOINTS; index++)
+      added.push(
+        await createEndpoint(db, testSecretsKeyBytes(), {
+          workspace_id: workspace.id,
+          actor_id: owner,
+          name: `Receiver ${index}`,
+          url: world.current.receiver.url('/hooks/full'),
+        }),
+      );
+    await openSettings('Outbound webhooks');
+    await page.getByText(TOO_MANY_WEBHOOK_ENDPOINTS).waitFor();
+    await expect(page.getByRole('button', { name: 'Add endpoint' }).count()).resolves.toBe(0);
+    problems.push(...(await seriousViolations(page, 'outbound webhooks at the cap')));
+
+    await deleteEndpoint(db, { id: added.pop()!.id, actor_id: owner });
+    await page.reload();
+    await page.getByRole('button', { name: 'Add endpoint' }).waitFor();
+    await expect(page.getByText(TOO_MANY_WEBHOOK_ENDPOINTS).count()).resolves.toBe(0);
+    for (const endpoint of added) await deleteEndpoint(db, { id: endpoint.id, actor_id: owner });
   });
 });
 

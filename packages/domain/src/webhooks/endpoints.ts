@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isIP } from 'node:net';
 import {
+  conflict,
   EVENT_TYPES,
   invalidField,
   invalidParam,
@@ -16,6 +17,7 @@ import {
   type EventType,
   type SecretsKeyring,
 } from '@retention/core';
+import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid, inputValidator, NAME_CHARACTERS_RULE, NAME_PATTERN } from '../validate.js';
@@ -185,6 +187,7 @@ export async function createEndpoint(
   const url = receiverUrl(valid.url, input.allow_private_networks);
   const secret = newSigningSecret();
   return inTransaction(db, async (trx) => {
+    await assertRoomForEndpoint(trx, valid.workspace_id);
     const [row] = await trx<EndpointRow>('webhook_endpoints')
       .insert({
         workspace_id: valid.workspace_id,
@@ -203,6 +206,16 @@ export async function createEndpoint(
     });
     return { ...toWebhookEndpoint(row as EndpointRow), secret };
   });
+}
+
+/**
+ * Refuses an endpoint past MAX_WEBHOOK_ENDPOINTS. Two adds at once are taken in turn (a lock
+ * per workspace for the transaction), so neither can count the other's room as its own.
+ */
+async function assertRoomForEndpoint(trx: Transaction, workspaceId: string): Promise<void> {
+  await trx.raw("SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints:' || ?))", [workspaceId]);
+  const row = await trx('webhook_endpoints').where({ workspace_id: workspaceId }).count<{ count: string }>('*').first();
+  if (Number(row?.count) >= MAX_WEBHOOK_ENDPOINTS) throw conflict(TOO_MANY_WEBHOOK_ENDPOINTS);
 }
 
 export async function listEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpoint[]> {

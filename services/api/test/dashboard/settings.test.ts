@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { storedSigningSecrets, testSecretsKeyBytes } from '@retention/testkit';
 import { useApi } from '../harness.js';
 import { dashboardClient, makeUser, team } from './support.js';
@@ -226,6 +227,23 @@ describe('outbound webhooks', () => {
     expect(shown.body.alert).toMatchObject({ reason: 'consecutive_failures' });
     const dismissed = await call('POST', `/webhooks/${created.body.id}/dismiss-alert`, { cookie: owner.cookie });
     expect(dismissed.body).toMatchObject({ alert: null, enabled: false, disabled_reason: 'consecutive_failures' });
+  });
+
+  it(`refuses a workspace's endpoint past ${MAX_WEBHOOK_ENDPOINTS} with 409 conflict, storing and logging nothing`, async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Full');
+    const add = (name: string) =>
+      call('POST', '/webhooks', { cookie: owner.cookie, body: { name, url: 'https://hooks.example.com/full' } });
+    for (let index = 0; index < MAX_WEBHOOK_ENDPOINTS; index++) expect((await add(`E${index}`)).status).toBe(201);
+    const refused = await add('One too many');
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: { type: 'conflict', message: TOO_MANY_WEBHOOK_ENDPOINTS } });
+    expect(await api.current.db('webhook_endpoints').where({ workspace_id: workspace.id })).toHaveLength(
+      MAX_WEBHOOK_ENDPOINTS,
+    );
+    const logged = await api.current
+      .db('security_events')
+      .where({ workspace_id: workspace.id, action: 'webhook.created' });
+    expect(logged).toHaveLength(MAX_WEBHOOK_ENDPOINTS);
   });
 });
 

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { api } from '../../api/client.js';
 import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
@@ -67,6 +68,8 @@ export default function Webhooks() {
     });
   };
   const list = endpoints.data?.data ?? [];
+  // The server refuses one more (409); the page says so in place of a button that could only fail.
+  const full = list.length >= MAX_WEBHOOK_ENDPOINTS;
   const columns: Column<Endpoint>[] = [
     {
       header: 'Name',
@@ -101,13 +104,14 @@ export default function Webhooks() {
   return (
     <>
       <PageHeader title="Outbound webhooks">
-        {canManage && (
+        {canManage && !full && (
           <button type="button" className="button primary" onClick={() => setAdding(true)}>
             Add endpoint
           </button>
         )}
       </PageHeader>
       <p className="muted">Signed HTTPS POSTs to your endpoints when campaigns and cancel sessions change.</p>
+      {canManage && full && <p className="notice">{TOO_MANY_WEBHOOK_ENDPOINTS}</p>}
       {me.workspace.processor_status !== 'connected' && (
         // Every role that opens this page learns it; the Processor page is the owners' only.
         <p className="notice" role="status">
