@@ -402,6 +402,14 @@ describe('fixtures load', () => {
       { workspaces: [{ key: 'fine' }, { display_currency: 'xyz' }] },
       'workspaces[1].display_currency: no FX rate is known for "xyz"',
     ],
+    [
+      {
+        workspaces: [
+          { webhooks: Array.from({ length: 17 }, (_, index) => ({ url: `https://hooks.example.com/${index}` })) },
+        ],
+      },
+      'workspaces[0].webhooks: must NOT have more than 16 items',
+    ],
     [{ workspaces: 'all of them' }, 'workspaces: must be array'],
     [[], '(root): must be object'],
   ])('refuses a bad file, naming the path, and writes nothing (%#)', async (file, message) => {
