@@ -136,6 +136,16 @@ describe('authentication', () => {
     expect(await tokenLookups(() => client.stats.retrieve())).toBe(1);
   });
 
+  it('looks a token up once for the requests that miss the cache together', async () => {
+    // What happens to a busy token's entry every 10 s: every request in flight misses it at once.
+    const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'busy' });
+    const together = () =>
+      Promise.all(Array.from({ length: 20 }, () => api.current.get('/api/v1/stats', minted.token)));
+    let statuses: number[] = [];
+    expect(await tokenLookups(async () => (statuses = (await together()).map(({ status }) => status)))).toBe(1);
+    expect(statuses).toEqual(Array.from({ length: 20 }, () => 200));
+  });
+
   it('still refuses a revoked token when Redis has lost the announcement with the rest of its data', async () => {
     const minted = await createToken(api.current.db, { workspace_id: acme.workspaceId, name: 'forgotten' });
     const client = api.current.client(minted.token);
