@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
@@ -8,6 +7,7 @@ import { createEndpoint, deleteEndpoint, recoverCampaign } from '@retention/doma
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { description, expectFieldError } from './support/field-errors.js';
+import { seriousViolations } from './support/page-checks.js';
 
 /**
  * The account and endpoint flows settings-flows.test.ts does not drive: password change, sign
@@ -103,13 +103,6 @@ async function signInStatus(email: string, password: string): Promise<number> {
 async function expectSentToSignIn(target: Page, next: string): Promise<void> {
   await target.getByRole('button', { name: 'Sign in' }).waitFor();
   expect(new URL(target.url()).searchParams.get('next')).toBe(next);
-}
-
-async function seriousViolations(target: Page, name: string): Promise<string[]> {
-  const results = await new AxeBuilder({ page: target }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${name}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
 }
 
 async function openAccount(): Promise<void> {
