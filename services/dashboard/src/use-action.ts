@@ -5,8 +5,8 @@ import { ApiError, errorMessage, fieldSentence } from './api/client.js';
  * The submit/busy/error pattern of a form or button that changes something on the server:
  * `run` marks it busy and clears the last outcome, runs the action (which applies its own
  * result: close a dialog, show a value, reload a list), then records either `done` or the
- * server's refusal word for word in `error`. Pages show `error` with ErrorNote and disable
- * their submit button while `busy`. A form whose fields the API names (`param`) declares them
+ * server's refusal word for word in `error`. Pages show `error` with ErrorNote and give their
+ * submit button `busy` (BusyButton: it ignores presses meanwhile, and keeps the keyboard's focus). A form whose fields the API names (`param`) declares them
  * (`fields`): a refusal about one of them shows at that field (Field's `action` and `param`), any
  * other under the form (FormError, which shows `formError`), so each refusal shows exactly once.
  */

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import type { Action } from '../use-action.js';
 import { focusFirst, returnFocus, trapTab } from './dialog-focus.js';
+import { BusyButton } from './BusyButton.js';
 
 /**
  * A modal on the native <dialog>: showModal() makes the rest of the page inert and Escape closes
@@ -72,7 +73,8 @@ export function Dialog({
 /**
  * "Are you sure?" with the action's own verb on the button, one contract for every use: the
  * dialog shows the state of `action` (the page's useAction() for what it confirms), so no page
- * wires it by hand. Its confirm button is disabled while the action runs; a refusal shows in the
+ * wires it by hand. Its confirm button is busy while the action runs (BusyButton: it keeps the
+ * focus, and ignores a second press); a refusal shows in the
  * dialog, in the server's words, and the dialog stays open to try again or cancel (the page
  * closes it once the action has succeeded). Closed without acting (its cancel button, ×,
  * Escape), it calls `onClose` and then forgets the refusal (`action.clear()`), so a refusal
@@ -116,9 +118,9 @@ export function ConfirmDialog({
           <button type="button" className="button" onClick={close}>
             {cancelLabel}
           </button>
-          <button type="button" className="button danger" onClick={onConfirm} disabled={action.busy}>
+          <BusyButton type="button" className="button danger" onClick={onConfirm} busy={action.busy}>
             {confirmLabel}
-          </button>
+          </BusyButton>
         </div>
       </div>
     </Dialog>

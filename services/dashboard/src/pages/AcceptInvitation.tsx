@@ -7,6 +7,7 @@ import { ErrorNote, Loading } from '../components/states.js';
 import { useLoad } from '../hooks.js';
 import { afterSignIn, Link } from '../router.js';
 import { useAction } from '../use-action.js';
+import { BusyButton } from '../components/BusyButton.js';
 
 interface InvitationView {
   email: string;
@@ -87,9 +88,9 @@ export default function AcceptInvitation({ token }: { token: string }) {
           onChange={(event) => setPassword(event.target.value)}
         />
         <FormError action={accept} />
-        <button type="submit" className="button primary block" disabled={accept.busy}>
+        <BusyButton type="submit" className="button primary block" busy={accept.busy}>
           Accept invitation
-        </button>
+        </BusyButton>
       </form>
     </AuthCard>
   );

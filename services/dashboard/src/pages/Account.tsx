@@ -7,6 +7,7 @@ import { useSession } from '../session.js';
 import { ROLE_NAMES } from './settings/roles.js';
 import { useAction } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
+import { BusyButton } from '../components/BusyButton.js';
 
 export default function Account() {
   const { me, refresh } = useSession();
@@ -74,9 +75,9 @@ export default function Account() {
           />
           <Outcome action={profile} />
           <div>
-            <button type="submit" className="button primary" disabled={profile.busy}>
+            <BusyButton type="submit" className="button primary" busy={profile.busy}>
               Save name
-            </button>
+            </BusyButton>
           </div>
         </form>
         <form className="card stack narrow" onSubmit={changePassword}>
@@ -105,16 +106,16 @@ export default function Account() {
           />
           <Outcome action={password} />
           <div>
-            <button type="submit" className="button primary" disabled={password.busy}>
+            <BusyButton type="submit" className="button primary" busy={password.busy}>
               Change password
-            </button>
+            </BusyButton>
           </div>
         </form>
         <section className="card stack narrow">
           <h2>Sessions</h2>
           <p className="muted">Ends every session of yours, on every device, this one too.</p>
           <div>
-            <button
+            <BusyButton
               type="button"
               className="button danger-outline"
               onClick={() => {
@@ -122,10 +123,10 @@ export default function Account() {
                 password.clear();
                 setConfirmingSignOut(true);
               }}
-              disabled={everywhere.busy}
+              busy={everywhere.busy}
             >
               Sign out everywhere
-            </button>
+            </BusyButton>
           </div>
         </section>
       </div>

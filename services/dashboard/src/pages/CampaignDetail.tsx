@@ -52,14 +52,16 @@ export default function CampaignDetail({ id }: { id: string }) {
   const [action, setAction] = useState<Action | null>(null);
   const marking = useAction();
 
-  const run = async () => {
-    if (!action) return;
-    const done = await marking.run(() => api('POST', `/campaigns/${id}/${action}`));
-    if (done) {
+  // The campaign is shown closed as the dialog closes (as Revoke token does), so the dialog finds
+  // its opener (Mark recovered, gone with the campaign in flight) gone and gives the focus to the
+  // page's content: closed first, it gave it back to that button, which the reload then removed,
+  // leaving the focus on the body.
+  const run = () =>
+    void marking.run(async () => {
+      await api('POST', `/campaigns/${id}/${action}`);
+      detail.set(await api<Detail>('GET', `/campaigns/${id}`));
       setAction(null);
-      detail.reload();
-    }
-  };
+    });
 
   const campaign = detail.data;
   useRefreshWhileSending(campaign?.timeline, detail.reload);
@@ -102,7 +104,7 @@ export default function CampaignDetail({ id }: { id: string }) {
           }
           confirmLabel={ACTIONS[action].label}
           action={marking}
-          onConfirm={() => void run()}
+          onConfirm={run}
           onClose={() => setAction(null)}
         />
       )}

@@ -5,6 +5,7 @@ import { Field, FormError } from '../components/Field.js';
 import { useLoad } from '../hooks.js';
 import { Link } from '../router.js';
 import { useAction } from '../use-action.js';
+import { BusyButton } from '../components/BusyButton.js';
 
 export default function ForgotPassword() {
   const [email, setEmail] = useState('');
@@ -65,9 +66,9 @@ export default function ForgotPassword() {
             onChange={(event) => setEmail(event.target.value)}
           />
           <FormError action={request} />
-          <button type="submit" className="button primary block" disabled={request.busy}>
+          <BusyButton type="submit" className="button primary block" busy={request.busy}>
             Send reset link
-          </button>
+          </BusyButton>
         </form>
       )}
       <Link to="/sign-in" className="subtle-link">

@@ -8,6 +8,7 @@ import { useLoad } from '../hooks.js';
 import { afterSignIn, Link } from '../router.js';
 import { useAction } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
+import { BusyButton } from '../components/BusyButton.js';
 
 export default function ResetPassword({ token }: { token: string }) {
   const link = useLoad(
@@ -63,9 +64,9 @@ export default function ResetPassword({ token }: { token: string }) {
           onChange={(event) => setPassword(event.target.value)}
         />
         <FormError action={reset} />
-        <button type="submit" className="button primary block" disabled={reset.busy}>
+        <BusyButton type="submit" className="button primary block" busy={reset.busy}>
           Set password and sign in
-        </button>
+        </BusyButton>
       </form>
     </AuthCard>
   );

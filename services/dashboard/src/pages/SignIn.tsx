@@ -5,6 +5,7 @@ import { AuthCard } from '../components/AuthCard.js';
 import { Field, FormError } from '../components/Field.js';
 import { afterSignIn, Link } from '../router.js';
 import { useAction } from '../use-action.js';
+import { BusyButton } from '../components/BusyButton.js';
 
 export default function SignIn() {
   const [email, setEmail] = useState('');
@@ -65,9 +66,9 @@ export default function SignIn() {
           onChange={(event) => setPassword(event.target.value)}
         />
         <FormError action={signIn} />
-        <button type="submit" className="button primary block" disabled={signIn.busy}>
+        <BusyButton type="submit" className="button primary block" busy={signIn.busy}>
           Sign in
-        </button>
+        </BusyButton>
         <Link to="/forgot-password" className="subtle-link">
           Forgot your password?
         </Link>

@@ -8,6 +8,7 @@ import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
 import { useAction } from '../../use-action.js';
 import { AttemptResult } from './webhook-parts.js';
+import { BusyButton } from '../../components/BusyButton.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
 
@@ -72,9 +73,9 @@ function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
           <h3>Response (first 4 KB)</h3>
           <pre className="code-block">{entry.response_body || 'Empty'}</pre>
           {canResend && entry.event_id && (
-            <button type="button" className="button" onClick={resend} disabled={resending.busy}>
+            <BusyButton type="button" className="button" onClick={resend} busy={resending.busy}>
               Resend
-            </button>
+            </BusyButton>
           )}
           {resent && <AttemptResult attempt={resent} label="Resent:" />}
           {resending.error && <ErrorNote message={resending.error} />}
@@ -146,9 +147,9 @@ export function DeliveryLog({
       )}
       {list.hasMore && (
         <div className="load-more">
-          <button type="button" className="button" onClick={list.loadMore} disabled={list.loading}>
+          <BusyButton type="button" className="button" onClick={list.loadMore} busy={list.loading}>
             Load more
-          </button>
+          </BusyButton>
         </div>
       )}
     </section>

@@ -15,6 +15,7 @@ import { DeliveryLog } from './DeliveryLog.js';
 import { EndOverlap, openOverlapUntil } from './EndOverlap.js';
 import { AttemptResult, EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
 import { DisabledBanner, disabledWhy } from './Webhooks.js';
+import { BusyButton } from '../../components/BusyButton.js';
 
 type Open = 'edit' | 'delete' | 'roll' | 'recover' | null;
 
@@ -82,9 +83,9 @@ function RollSecretDialog({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={roll.busy || mustTickEndOverlap}>
+          <BusyButton type="submit" className="button primary" busy={roll.busy} disabled={mustTickEndOverlap}>
             Roll secret
-          </button>
+          </BusyButton>
         </div>
       </form>
     </Dialog>
@@ -173,9 +174,9 @@ function RecoverDialog({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={recover.busy}>
+          <BusyButton type="submit" className="button primary" busy={recover.busy}>
             Retry failed
-          </button>
+          </BusyButton>
         </div>
       </form>
     </Dialog>
@@ -235,9 +236,9 @@ export default function EndpointPage({ id }: { id: string }) {
       <PageHeader title={endpoint.name}>
         {canManage && (
           <>
-            <button type="button" className="button" onClick={sendTest} disabled={testing.busy}>
+            <BusyButton type="button" className="button" onClick={sendTest} busy={testing.busy}>
               {testing.busy ? 'Sending…' : 'Send test'}
-            </button>
+            </BusyButton>
             <button type="button" className="button" onClick={() => setOpen('edit')}>
               Edit
             </button>

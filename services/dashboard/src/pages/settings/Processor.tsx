@@ -10,6 +10,7 @@ import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { processorStory, STRIPE_STATUS_TEXT, type StripeStatus } from './processor-story.js';
+import { BusyButton } from '../../components/BusyButton.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"), told apart by its status. */
 interface NotConnected {
@@ -165,14 +166,14 @@ export default function Processor() {
               {storedKey && (
                 <>
                   {' '}
-                  <button
+                  <BusyButton
                     type="button"
                     className="button small danger-outline"
-                    disabled={busy || removal.busy}
+                    busy={busy || removal.busy}
                     onClick={() => setConfirmRemoval(true)}
                   >
                     Remove API key
-                  </button>
+                  </BusyButton>
                 </>
               )}
             </dd>
@@ -197,18 +198,18 @@ export default function Processor() {
         {connection && connection.status !== 'disconnected' && (
           <div>
             {connection.api_key_last4 && (
-              <button type="button" className="button" disabled={busy} onClick={() => act('/processor/sync')}>
+              <BusyButton type="button" className="button" busy={busy} onClick={() => act('/processor/sync')}>
                 Import again
-              </button>
+              </BusyButton>
             )}{' '}
-            <button
+            <BusyButton
               type="button"
               className="button danger"
-              disabled={busy || disconnection.busy}
+              busy={busy || disconnection.busy}
               onClick={() => setConfirmDisconnect(true)}
             >
               Disconnect
-            </button>
+            </BusyButton>
           </div>
         )}
       </section>
@@ -264,9 +265,9 @@ export default function Processor() {
         )}
         <FormError action={action} />
         <div>
-          <button type="submit" className="button primary" disabled={busy || webhookSecret.trim() === ''}>
+          <BusyButton type="submit" className="button primary" busy={busy} disabled={webhookSecret.trim() === ''}>
             Connect
-          </button>
+          </BusyButton>
         </div>
       </form>
       {confirmDisconnect && connection && (

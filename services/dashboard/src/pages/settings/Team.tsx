@@ -11,6 +11,7 @@ import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { ROLE_NAMES, ROLE_SENTENCES, RoleChoice, withArticle } from './roles.js';
+import { BusyButton } from '../../components/BusyButton.js';
 
 /**
  * A one-time link made for someone else: e-mailed to them when the server can send e-mail, and
@@ -98,9 +99,9 @@ function InviteDialog({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={invite.busy}>
+          <BusyButton type="submit" className="button primary" busy={invite.busy}>
             Send invitation
-          </button>
+          </BusyButton>
         </div>
       </form>
     </Dialog>

@@ -10,6 +10,7 @@ import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
+import { BusyButton } from '../../components/BusyButton.js';
 
 /** The server keeps the last four characters; the page shows them the way Stripe does. */
 function displayHint(hint: string): string {
@@ -70,9 +71,9 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={create.busy}>
+          <BusyButton type="submit" className="button primary" busy={create.busy}>
             Create token
-          </button>
+          </BusyButton>
         </div>
       </form>
     </Dialog>

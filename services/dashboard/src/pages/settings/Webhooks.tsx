@@ -10,6 +10,7 @@ import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
+import { BusyButton } from '../../components/BusyButton.js';
 
 /** An auto-disabled endpoint's banner: why, and the way back on; until someone turns it on or dismisses it. */
 export function DisabledBanner({
@@ -33,12 +34,12 @@ export function DisabledBanner({
       </p>
       {canManage && (
         <div className="banner-actions">
-          <button type="button" className="button small primary" onClick={() => act('enable')} disabled={acting.busy}>
+          <BusyButton type="button" className="button small primary" onClick={() => act('enable')} busy={acting.busy}>
             Turn on
-          </button>
-          <button type="button" className="button small" onClick={() => act('dismiss-alert')} disabled={acting.busy}>
+          </BusyButton>
+          <BusyButton type="button" className="button small" onClick={() => act('dismiss-alert')} busy={acting.busy}>
             Dismiss
-          </button>
+          </BusyButton>
         </div>
       )}
       {acting.error && <ErrorNote message={acting.error} />}

@@ -8,6 +8,7 @@ import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { useLoad } from '../../hooks.js';
 import { processorStory } from './processor-story.js';
+import { BusyButton } from '../../components/BusyButton.js';
 
 export default function WorkspaceSettings() {
   const { me, refresh } = useSession();
@@ -75,9 +76,9 @@ export default function WorkspaceSettings() {
         <Outcome action={save} />
         {canEdit ? (
           <div>
-            <button type="submit" className="button primary" disabled={save.busy}>
+            <BusyButton type="submit" className="button primary" busy={save.busy}>
               Save
-            </button>
+            </BusyButton>
           </div>
         ) : (
           <p className="muted">Only an owner can change these.</p>

@@ -8,6 +8,7 @@ import { Clipped } from '../../components/ListPage.js';
 import { eventTypeLabel } from '../../labels.js';
 import { Time } from '../../components/Time.js';
 import { useAction } from '../../use-action.js';
+import { BusyButton } from '../../components/BusyButton.js';
 
 /** What the page can tell before asking the server; the server's own refusal shows at the field too. */
 function urlProblem(url: string): string | null {
@@ -46,17 +47,18 @@ export function EnabledSwitch({
     );
   return (
     <span className="switch-wrap">
-      <button
+      <BusyButton
         type="button"
         role="switch"
         aria-checked={endpoint.enabled}
         className="switch"
-        disabled={disabled || toggling.busy}
+        disabled={disabled}
+        busy={toggling.busy}
         onClick={toggle}
       >
         <span className="visually-hidden">Enabled</span>
         <span className="switch-thumb" aria-hidden="true" />
-      </button>
+      </BusyButton>
       {toggling.error && (
         <span className="field-error" role="alert">
           {toggling.error}
@@ -172,9 +174,9 @@ export function EndpointFormDialog({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={save.busy || !!problem || !url || !name}>
+          <BusyButton type="submit" className="button primary" busy={save.busy} disabled={!!problem || !url || !name}>
             Save
-          </button>
+          </BusyButton>
         </div>
       </form>
     </Dialog>
