@@ -1,9 +1,10 @@
-import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode, type Ref, type RefObject } from 'react';
 import { SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import { humanize } from '../format.js';
 import type { Paged } from '../hooks.js';
 import { useFilters } from '../router.js';
 import { Empty, ErrorNote, Loading } from './states.js';
+import { BusyButton } from './BusyButton.js';
 
 export interface Column<T> {
   header: string;
@@ -31,36 +32,113 @@ const cellClass = (column: Column<never>) =>
  */
 type Stacks = boolean | 'titled';
 
-/** A real <table> over a keyset-paged list, with its loading, empty and error states and Load more. */
+/** What a list's rows are called, one and many: "campaign", "campaigns". */
+interface RowNames {
+  one: string;
+  other: string;
+}
+
+/**
+ * A real <table> over a keyset-paged list, with its loading, empty and error states and Load more.
+ * Its outcome after a filter change or Load more is said in a polite live region (useListStatus),
+ * and Load more puts the focus on the first row it brought (useFocusNewRows).
+ */
 export function PagedTable<T extends { id: string }>({
   caption,
   columns,
   list,
   empty,
+  rowNames,
   stacks = false,
 }: {
   caption: string;
   columns: Column<T>[];
   list: Paged<T>;
   empty: string;
+  rowNames: RowNames;
   stacks?: Stacks;
 }) {
-  if (list.error && list.items.length === 0) return <ErrorNote message={list.error} onRetry={list.reload} />;
-  if (list.loading && list.items.length === 0) return <Loading />;
-  if (list.items.length === 0) return <Empty>{empty}</Empty>;
+  const boxRef = useRef<HTMLDivElement>(null);
+  const loadMore = useFocusNewRows(list, boxRef);
+  const said = useListStatus(list, rowNames);
+  const nothing = list.items.length === 0 && !list.loading && !list.error;
+  const body = () => {
+    if (list.error && list.items.length === 0) return <ErrorNote message={list.error} onRetry={list.reload} />;
+    if (list.loading && list.items.length === 0) return <Loading />;
+    return (
+      <>
+        <DataTable caption={caption} columns={columns} rows={list.items} stacks={stacks} boxRef={boxRef} />
+        {list.error && <ErrorNote message={list.error} onRetry={list.loadMore} />}
+        {list.hasMore && (
+          <div className="load-more">
+            <BusyButton type="button" className="button" onClick={loadMore} busy={list.loading}>
+              {list.loading ? 'Loading…' : 'Load more'}
+            </BusyButton>
+          </div>
+        )}
+      </>
+    );
+  };
+  // The list's live region: its "nothing matches" on screen, or its count for screen readers only.
   return (
     <>
-      <DataTable caption={caption} columns={columns} rows={list.items} stacks={stacks} />
-      {list.error && <ErrorNote message={list.error} onRetry={list.loadMore} />}
-      {list.hasMore && (
-        <div className="load-more">
-          <button type="button" className="button" onClick={list.loadMore} disabled={list.loading}>
-            {list.loading ? 'Loading…' : 'Load more'}
-          </button>
-        </div>
-      )}
+      <div role="status">{nothing ? <Empty>{empty}</Empty> : <span className="visually-hidden">{said}</span>}</div>
+      {!nothing && body()}
     </>
   );
+}
+
+/**
+ * Load more, which then puts the focus on the first row it brought (its first link, else its first
+ * cell), so a keyboard user goes on where the new rows start rather than from the button under
+ * them, or from the body when there is no next page and the button goes. A failure leaves the
+ * focus on the button, beside the error and its Try again.
+ */
+function useFocusNewRows(list: Paged<unknown>, boxRef: RefObject<HTMLDivElement | null>): () => void {
+  const firstNewRow = useRef<number | null>(null);
+  useEffect(() => {
+    const index = firstNewRow.current;
+    if (index === null || list.loading) return;
+    firstNewRow.current = null;
+    const row = boxRef.current?.querySelectorAll('tbody tr')[index];
+    if (!row) return;
+    const target = row.querySelector<HTMLElement>('a[href]') ?? row.querySelector<HTMLElement>('td');
+    if (!target) return;
+    if (!target.matches('a[href]')) target.tabIndex = -1;
+    target.focus();
+  }, [list.loading, list.items.length, boxRef]);
+  return () => {
+    firstNewRow.current = list.items.length;
+    list.loadMore();
+  };
+}
+
+/**
+ * How many rows a list shows after a filter change or Load more, for its polite live region: "50
+ * campaigns shown, more available", "100 campaigns shown" (a list of none says its `empty`
+ * sentence there instead, on screen). Cleared as each load starts, so the same outcome twice is
+ * said twice, and the region is on the page empty before it is first filled (a region created
+ * holding its text is not reliably read). The page's first load says nothing: the page itself has
+ * just been announced. A failure is an alert of its own.
+ */
+function useListStatus(list: Paged<unknown>, names: RowNames): string {
+  const [said, setSaid] = useState('');
+  const firstLoad = useRef(list.loading);
+  const count = list.items.length;
+  useEffect(() => {
+    if (list.loading) {
+      setSaid('');
+      return;
+    }
+    if (firstLoad.current) {
+      firstLoad.current = false;
+      return;
+    }
+    if (list.error || count === 0) return;
+    setSaid(`${count} ${count === 1 ? names.one : names.other} shown${list.hasMore ? ', more available' : ''}`);
+    // Said once per finished load: not again when the page re-renders with a new `names` object.
+  }, [list.loading]);
+  return said;
 }
 
 /**
@@ -68,10 +146,20 @@ export function PagedTable<T extends { id: string }>({
  * screen readers) that takes the keyboard's focus, as it scrolls sideways at 390 px; the table
  * is a `table.list`, one line per cell (docs/dashboard-ui.md, "Lists").
  */
-function TableBox({ caption, stacks, children }: { caption: string; stacks: Stacks; children: ReactNode }) {
+function TableBox({
+  caption,
+  stacks,
+  boxRef,
+  children,
+}: {
+  caption: string;
+  stacks: Stacks;
+  boxRef: Ref<HTMLDivElement> | undefined;
+  children: ReactNode;
+}) {
   const className = ['list', stacks && 'stacks', stacks === 'titled' && 'titled'].filter(Boolean).join(' ');
   return (
-    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption} ref={boxRef}>
       <table className={className}>
         <caption className="visually-hidden">{caption}</caption>
         {children}
@@ -93,15 +181,18 @@ export function DataTable<T extends { id: string }>({
   rows,
   rowClass,
   stacks = false,
+  boxRef,
 }: {
   caption: string;
   columns: Column<T>[];
   rows: T[];
   rowClass?: (row: T) => string | undefined;
   stacks?: Stacks;
+  /** The table's scrolling box, for a list that moves the focus to one of its rows. */
+  boxRef?: Ref<HTMLDivElement>;
 }) {
   return (
-    <TableBox caption={caption} stacks={stacks}>
+    <TableBox caption={caption} stacks={stacks} boxRef={boxRef}>
       <thead>
         <tr>
           {columns.map((column) => (

@@ -41,6 +41,7 @@ function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFilter
       columns={CAMPAIGN_COLUMNS}
       list={list}
       empty="No campaigns match these filters."
+      rowNames={{ one: 'campaign', other: 'campaigns' }}
       stacks="titled"
     />
   );

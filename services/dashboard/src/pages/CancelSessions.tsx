@@ -40,6 +40,7 @@ export default function CancelSessions() {
         columns={CANCEL_SESSION_COLUMNS}
         list={list}
         empty="No cancel sessions match."
+        rowNames={{ one: 'cancel session', other: 'cancel sessions' }}
         stacks="titled"
       />
     </>

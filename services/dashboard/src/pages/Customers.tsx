@@ -27,6 +27,7 @@ function CustomerTable({ filters }: { filters: Record<(typeof FILTERS)[number], 
       columns={CUSTOMER_COLUMNS}
       list={list}
       empty={noMatchSaying('No customers match.', [filters.tag], 'a whole tag')}
+      rowNames={{ one: 'customer', other: 'customers' }}
       stacks="titled"
     />
   );

@@ -63,7 +63,14 @@ export default function SecurityLog() {
     <>
       <PageHeader title="Security log" />
       <p className="muted">Every change to tokens, endpoints, secrets, the team and the workspace, newest first.</p>
-      <PagedTable caption="Security log" columns={tableColumns} list={list} empty="Nothing recorded yet." stacks />
+      <PagedTable
+        caption="Security log"
+        columns={tableColumns}
+        list={list}
+        empty="Nothing recorded yet."
+        rowNames={{ one: 'entry', other: 'entries' }}
+        stacks
+      />
     </>
   );
 }
