@@ -6,6 +6,7 @@ import { Shell } from './components/Shell.js';
 import { currentPath, navigate, pathOnly, signInDestination, usePath } from './router.js';
 import { SessionContext } from './session.js';
 import { useTitleFromHeading } from './page-title.js';
+import { useFocusOnPageChange } from './route-focus.js';
 import { lazyPage, type LazyPage } from './lazy-page.js';
 
 const SignIn = lazyPage(() => import('./pages/SignIn.js'));
@@ -80,6 +81,7 @@ export function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   useTitleFromHeading(!anonymous && me ? `${me.workspace.name} · ${PRODUCT_TITLE}` : PRODUCT_TITLE);
+  useFocusOnPageChange(route);
 
   const loadMe = useCallback(() => {
     api<Me>('GET', '/me', { anonymous: true }).then(

@@ -58,14 +58,36 @@ if (typeof window !== 'undefined') {
   window.history.scrollRestoration = 'manual';
   window.addEventListener('scroll', () => remember(scrolledTo, currentEntry(), window.scrollY), { passive: true });
   window.addEventListener('popstate', () => {
+    pageChange = null;
     const y = scrolledTo.get(currentEntry()) ?? 0;
     // After the page has rendered its restored rows (a list's come back at once, from memory).
     requestAnimationFrame(() => window.scrollTo(0, y));
   });
 }
 
+/**
+ * A page change made by the app (a link, a redirect) that is yet to move the focus to the new
+ * page (route-focus.ts): the page it goes to, and the element focused when it was asked for.
+ * Not Back or Forward (the browser's own traversal, where the list-back scroll is put back), nor a
+ * change of the same page's query string (a filter, Load more's address).
+ */
+let pageChange: { route: string; from: Element | null } | null = null;
+
+/**
+ * The page change to `route` made by navigate(), once: null when there is none. One to another
+ * route is left for it: a page that sends on at once (Settings to its first tab) changes it.
+ */
+export function takePageChange(route: string): { from: Element | null } | null {
+  if (pageChange?.route !== route) return null;
+  const change = pageChange;
+  pageChange = null;
+  return change;
+}
+
 export function navigate(to: string, options: { replace?: boolean; keepScroll?: boolean } = {}): void {
   const url = `${APP_BASE}${to}`;
+  const route = pathOnly(to);
+  pageChange = route === pathOnly(currentPath()) ? null : { route, from: document.activeElement };
   if (options.replace) window.history.replaceState({ entry: currentEntry() }, '', url);
   else window.history.pushState({ entry: newEntry() }, '', url);
   for (const listener of listeners) listener();
