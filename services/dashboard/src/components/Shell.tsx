@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FocusEvent, type ReactNode } from 'react';
 import { api, errorMessage } from '../api/client.js';
 import { Link, NavLink, usePath } from '../router.js';
 import { ROLE_NAMES } from '../pages/settings/roles.js';
@@ -49,8 +49,16 @@ function AccountMenu() {
     }
   };
 
+  // Focus gone elsewhere (Tab past Sign out, Shift+Tab off the button): the menu closes, or it
+  // stayed open over the controls the focus went to (the nav links at 390 px, the Overview's
+  // Period select at 1280). A click in the page does the same (pointerdown, above).
+  const closeWhenFocusLeaves = (event: FocusEvent<HTMLDivElement>) => {
+    const to = event.relatedTarget as Node | null;
+    if (to && !event.currentTarget.contains(to)) setOpen(false);
+  };
+
   return (
-    <div className="account-menu" ref={ref}>
+    <div className="account-menu" ref={ref} onBlur={closeWhenFocusLeaves}>
       <button
         ref={buttonRef}
         type="button"
