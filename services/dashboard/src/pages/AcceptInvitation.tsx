@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
-import type { SignedIn } from '../api/types.js';
+import type { Role, SignedIn } from '../api/types.js';
+import { ROLE_NAMES } from '../labels.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field, FormError } from '../components/Field.js';
 import { ErrorNote, Loading } from '../components/states.js';
@@ -11,7 +12,7 @@ import { BusyButton } from '../components/BusyButton.js';
 
 interface InvitationView {
   email: string;
-  role: string;
+  role: Role;
   workspace_name: string;
   expires_at: string;
 }
@@ -60,7 +61,8 @@ export default function AcceptInvitation({ token }: { token: string }) {
       title={`Join ${data.workspace_name}`}
       intro={
         <>
-          You were invited as <strong>{data.role}</strong> with {data.email}. Choose your name and a password.
+          You were invited as <strong>{ROLE_NAMES[data.role]}</strong> with {data.email}. Choose your name and a
+          password.
         </>
       }
     >

@@ -66,6 +66,7 @@ export default function Account() {
           </p>
           <Field
             label="Name"
+            autoComplete="name"
             required
             maxLength={200}
             value={name}
