@@ -1067,9 +1067,7 @@ describe('campaigns', () => {
     const description = await box.evaluate(
       (input) => input.ownerDocument.getElementById(input.getAttribute('aria-describedby') ?? '')?.textContent,
     );
-    expect(description).toBe(
-      'Finds a whole invoice id, or the campaigns of customers whose e-mail address or name holds the text, in any case; at least 3 characters.',
-    );
+    expect(description).toBe("A whole invoice id, or part of a customer's e-mail or name. At least 3 characters.");
     const invoices = async () => (await tableRows(searcher, 'Recovery campaigns')).map((cells) => cells[0]).sort();
     await box.fill('PAULS');
     await box.press('Enter');

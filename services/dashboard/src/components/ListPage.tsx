@@ -344,8 +344,10 @@ export function SearchFilter({
   /** What it matches, when the label alone would let one expect a partial match. */
   placeholder?: string;
   /**
-   * The same said whole, as the box's accessible description: a placeholder is gone once one
-   * types, and not every screen reader reads it.
+   * What it finds and its rules (at least 3 characters), shown under the box and its button and
+   * tied to the box as its description: a placeholder is gone once one types, is cut off in a
+   * box narrower than it, and not every screen reader reads it; the rules were in a description
+   * for screen readers only, and sighted users saw the placeholder alone.
    */
   description?: string;
   /** The Search button's accessible name, where the label is already a "Search by …". */
@@ -374,14 +376,14 @@ export function SearchFilter({
           onChange={(event) => onText(event.target.value)}
         />
       </label>
-      {description && (
-        <span id={descriptionId} className="visually-hidden">
-          {description}
-        </span>
-      )}
       <button type="submit" className="button small" aria-label={buttonLabel}>
         Search
       </button>
+      {description && (
+        <span id={descriptionId} className="hint search-hint">
+          {description}
+        </span>
+      )}
       {problem && (
         <p id={problemId} className="field-error filters-problem" role="alert">
           {problem}

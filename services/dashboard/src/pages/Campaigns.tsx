@@ -27,8 +27,8 @@ function apiFiltersOf(filters: Record<(typeof FILTERS)[number], string>) {
   return { ...filters, from: startOfLocalDay(filters.from), to: startOfLocalDay(filters.to) };
 }
 
-const SEARCHES =
-  'Finds a whole invoice id, or the campaigns of customers whose e-mail address or name holds the text, in any case; at least 3 characters.';
+/** Under the box: what it finds, and the shortest search the server takes. */
+const SEARCHES = "A whole invoice id, or part of a customer's e-mail or name. At least 3 characters.";
 
 function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFiltersOf> }) {
   const list = usePaged(

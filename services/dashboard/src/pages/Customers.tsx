@@ -48,7 +48,7 @@ export default function Customers() {
           label="Search by e-mail or name"
           buttonLabel="Search customers"
           placeholder="Part of an e-mail or name"
-          description="Finds customers whose e-mail address or name holds the text, in any case; at least 3 characters."
+          description="Part of an e-mail or name, in any case. At least 3 characters."
           problem={problem}
           {...search('q')}
         />
