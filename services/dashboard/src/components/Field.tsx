@@ -1,6 +1,6 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
 import type { Action } from '../use-action.js';
-import { ErrorNote } from './states.js';
+import { ErrorNote, LiveStatus } from './states.js';
 
 /**
  * A labelled input; the hint and the error are tied to it for screen readers (`aria-describedby`,
@@ -62,11 +62,7 @@ export function Outcome({ action }: { action: Pick<Action, 'formError' | 'done'>
   return (
     <>
       <FormError action={action} />
-      {action.done && (
-        <p className="result ok" role="status">
-          {action.done}
-        </p>
-      )}
+      <LiveStatus>{action.done}</LiveStatus>
     </>
   );
 }

@@ -56,6 +56,21 @@ export function LoadError({
   );
 }
 
+/**
+ * A status message ("Name saved.", "Saved.", a test delivery's outcome) in a live region
+ * (`role="status"`) that is on the page, empty and unseen, before it has anything to say, then
+ * filled: screen readers announce a change in a region they already know of, and not reliably a
+ * region that arrives holding its text, as each of these did.
+ */
+export function LiveStatus({ children, className = 'result ok' }: { children: ReactNode; className?: string }) {
+  const saying = children !== null && children !== undefined && children !== false && children !== '';
+  return (
+    <div role="status" className={saying ? className : 'visually-hidden'}>
+      {saying ? children : null}
+    </div>
+  );
+}
+
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="state empty">{children}</p>;
 }

@@ -77,7 +77,7 @@ function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
               Resend
             </BusyButton>
           )}
-          {resent && <AttemptResult attempt={resent} label="Resent:" />}
+          <AttemptResult attempt={resent} label="Resent:" />
           {resending.error && <ErrorNote message={resending.error} />}
         </div>
       )}

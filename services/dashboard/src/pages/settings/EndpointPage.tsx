@@ -4,7 +4,7 @@ import type { Attempt, Endpoint, RolledSecret } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
-import { ErrorNote, LoadError, Loading, PageHeader } from '../../components/states.js';
+import { ErrorNote, LiveStatus, LoadError, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { formatLocalTime } from '../../format.js';
 import { useLoad } from '../../hooks.js';
@@ -265,18 +265,12 @@ export default function EndpointPage({ id }: { id: string }) {
       </PageHeader>
       <DisabledBanner endpoint={endpoint} canManage={canManage} onChange={loaded.set} />
       {testing.error && <ErrorNote message={testing.error} />}
-      {message && (
-        <p className="result ok" role="status">
-          {message}
-        </p>
-      )}
-      {test && (
-        <AttemptResult
-          attempt={test}
-          label="Test delivery:"
-          note="A test does not count toward the endpoint's failures or turn it off."
-        />
-      )}
+      <LiveStatus>{message}</LiveStatus>
+      <AttemptResult
+        attempt={test}
+        label="Test delivery:"
+        note="A test does not count toward the endpoint's failures or turn it off."
+      />
       {/* Its URL on a row of its own, then five facts in columns chosen by the card's width so that
           every row is full (styles.css, "An endpoint's summary"). */}
       <div className="card endpoint-summary">

@@ -5,7 +5,7 @@ import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
-import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { ErrorNote, LiveStatus, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
@@ -291,11 +291,7 @@ export default function Team() {
         )}
       </PageHeader>
       {resetting.error && <ErrorNote message={resetting.error} />}
-      {confirmed.done && (
-        <p className="result ok" role="status">
-          {confirmed.done}
-        </p>
-      )}
+      <LiveStatus>{confirmed.done}</LiveStatus>
       {team.loading && !team.data && <Loading />}
       {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
       {team.data && (

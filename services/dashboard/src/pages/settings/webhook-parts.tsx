@@ -7,6 +7,7 @@ import { Field, FormError } from '../../components/Field.js';
 import { Clipped } from '../../components/ListPage.js';
 import { eventTypeLabel } from '../../labels.js';
 import { Time } from '../../components/Time.js';
+import { LiveStatus } from '../../components/states.js';
 import { useAction } from '../../use-action.js';
 import { BusyButton } from '../../components/BusyButton.js';
 
@@ -215,12 +216,22 @@ export function SecretDialog({
  * only when it says more than the status ("HTTP 404" alone would be said twice). `note`: a
  * sentence after it (a test does not count toward the endpoint's failures).
  */
-export function AttemptResult({ attempt, label, note }: { attempt: Attempt; label: string; note?: string }) {
+export function AttemptResult({
+  attempt,
+  label,
+  note,
+}: {
+  /** Null until there is one: the live region is on the page before it (LiveStatus). */
+  attempt: Attempt | null;
+  label: string;
+  note?: string;
+}) {
+  if (!attempt) return <LiveStatus>{null}</LiveStatus>;
   const ok = attempt.outcome === 'succeeded';
   const status = attempt.http_status !== null ? `HTTP ${attempt.http_status}` : 'No HTTP status';
   const error = attempt.error === status ? null : attempt.error;
   return (
-    <div className={ok ? 'result ok' : 'result failed'} role="status">
+    <LiveStatus className={ok ? 'result ok' : 'result failed'}>
       <strong>{label}</strong>{' '}
       <span>
         {status} · {attempt.duration_ms} ms · {attempt.outcome}
@@ -231,6 +242,6 @@ export function AttemptResult({ attempt, label, note }: { attempt: Attempt; labe
         {' '}
         <Time value={attempt.attempted_at} />
       </span>
-    </div>
+    </LiveStatus>
   );
 }
