@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { hashPassword, loadFixtures } from '@retention/domain';
+import { eventually, testSecretsKeyBytes } from '@retention/testkit';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+
+/**
+ * Where the keyboard's focus goes, and what a screen reader is told, as a keyboard-only viewer
+ * walks the dashboard (docs/dashboard-ui.md, "Accessibility"): a page change focuses the new
+ * page's heading, a busy button keeps the focus, Load more puts it on the first new row, a
+ * confirmation whose opener went gives it to `main`, the account menu closes as the focus leaves
+ * it, and a list's outcome is said in a live region. One workspace of its own (60 campaigns, one
+ * webhook endpoint) and one signed-in page, the cases in order.
+ */
+const world = useDashboardWorld();
+
+const EMAIL = 'owner@keyboard.test';
+const CAMPAIGNS = 60;
+const HOOK_PATH = '/keyboard-hook';
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  const { db, receiver } = world.current;
+  const start = Date.now() - 5 * 86_400_000;
+  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
+    workspaces: [
+      {
+        key: 'keyboard',
+        name: 'Keyboard Co',
+        processor: 'connected',
+        users: [{ key: 'owner', email: EMAIL, role: 'owner' }],
+        customers: [{ key: 'c', email: 'kim@keyboard-customers.test', subscriptions: [{ key: 's' }] }],
+        campaigns: Array.from({ length: CAMPAIGNS }, (_, index) => ({
+          customer: 'c',
+          psp_invoice_id: `in_kb_${String(index).padStart(3, '0')}`,
+          status: 'in_flight' as const,
+          first_failed_at: new Date(start + index * 60_000).toISOString(),
+        })),
+        webhooks: [{ key: 'hook', name: 'Receiver', url: receiver.url(HOOK_PATH) }],
+      },
+    ],
+  });
+  const { secret } = loaded.workspaces.keyboard!.webhooks.hook!;
+  receiver.route(HOOK_PATH, { secret, behaviour: { kind: 'status', status: 200, body: 'ok' } });
+  await db('users')
+    .where({ email: EMAIL })
+    .update({ password_hash: await hashPassword(PASSWORD), name: 'Kay Board' });
+  ({ context, page } = await desktopPage(world.current.browser));
+  await signInThroughForm(page, world.current.url, EMAIL);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+});
+
+interface Focused {
+  /** The focused element's tag (`BODY` when the focus fell to the page). */
+  tag: string;
+  /** Its accessible text: aria-label, else its text (empty for `main` and the body). */
+  name: string;
+}
+
+function focused(): Promise<Focused> {
+  return page.evaluate(`(() => {
+    const active = document.activeElement ?? document.body;
+    const text = active === document.body || active.tagName === 'MAIN' ? '' : active.textContent.trim();
+    return { tag: active.tagName, name: active.getAttribute('aria-label') ?? text };
+  })()`);
+}
+
+/** Expects the focus to come to (and be on) the element `expected` describes, within 10 s. */
+async function expectFocusOn(expected: Focused): Promise<void> {
+  let last: Focused | undefined;
+  await eventually(async () => {
+    last = await focused();
+    return last.tag === expected.tag && last.name === expected.name;
+  }).catch(() => undefined);
+  expect(last).toEqual(expected);
+}
+
+/** Whether the locator's element has the focus now. */
+const hasFocus = (locator: Locator) => locator.evaluate((element) => element === element.ownerDocument.activeElement);
+
+const main = () => page.getByRole('navigation', { name: 'Main' });
+const campaignRows = () =>
+  page
+    .getByRole('table', { name: 'Recovery campaigns' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('cell') });
+const status = (text: string) => page.getByRole('status').filter({ hasText: text });
+/** Waits for a live region to say `text`, on screen or for screen readers only (a list's count). */
+const announced = (text: string) => status(text).waitFor({ state: 'attached' });
+
+/** The WCAG contrast ratio of two `rgb(…)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (color: string) => {
+    const [r, g, bl] = color
+      .match(/\d+(\.\d+)?/g)!
+      .slice(0, 3)
+      .map((part) => {
+        const channel = Number(part) / 255;
+        return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+      });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light! + 0.05) / (dark! + 0.05);
+}
+const WHITE = 'rgb(255, 255, 255)';
+const PAGE_BACKGROUND = 'rgb(246, 248, 250)';
+
+/** Opens a page through a link and waits for its heading (where the focus goes is another case's). */
+async function open(link: Locator, heading: string | RegExp): Promise<void> {
+  await link.click();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+const settingsTab = (name: string) => page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name });
+
+describe('keyboard focus and announcements', () => {
+  it('Load more focuses the first row it brought; a list’s outcome is said in a live region', async () => {
+    await open(main().getByRole('link', { name: 'Campaigns' }), 'Campaigns');
+    await campaignRows().nth(49).waitFor();
+    await page.getByRole('button', { name: 'Load more' }).focus();
+    await page.keyboard.press('Enter');
+    await campaignRows()
+      .nth(CAMPAIGNS - 1)
+      .waitFor();
+    const firstNew = (await campaignRows().nth(50).getByRole('link').first().textContent())!;
+    await expectFocusOn({ tag: 'A', name: firstNew });
+    await announced(`${CAMPAIGNS} campaigns shown`);
+
+    await page.getByLabel('Status').focus();
+    await page.getByLabel('Status').selectOption('recovered');
+    await status('No campaigns match these filters.').waitFor();
+    // Only the query string changed: the focus stays on the filter.
+    await expect(hasFocus(page.getByLabel('Status'))).resolves.toBe(true);
+    await page.getByLabel('Status').selectOption('');
+    await announced('50 campaigns shown, more available');
+  });
+
+  it('shows a search box’s rules under it, tied to it as its description', async () => {
+    const box = page.getByRole('searchbox', { name: 'Search by invoice id, customer e-mail or name' });
+    const hint = await box.evaluate((input) => {
+      const description = input.ownerDocument.getElementById(input.getAttribute('aria-describedby') ?? '');
+      const box = description?.getBoundingClientRect();
+      return { text: description?.textContent, width: box?.width ?? 0, height: box?.height ?? 0 };
+    });
+    expect(hint.text).toMatch(/at least 3 characters/i);
+    expect(hint.width).toBeGreaterThan(100);
+    expect(hint.height).toBeGreaterThan(10);
+  });
+
+  it('a confirmation whose opener goes (Mark recovered) leaves the focus on main, not the body', async () => {
+    await open(main().getByRole('link', { name: 'Campaigns' }), 'Campaigns');
+    await open(campaignRows().first().getByRole('link').first(), /^Invoice in_kb_/);
+    await page.getByRole('button', { name: 'Mark recovered' }).focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('dialog', { name: 'Mark recovered' });
+    await confirm.getByRole('button', { name: 'Mark recovered' }).focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Mark recovered' }).waitFor({ state: 'detached' });
+    await expectFocusOn({ tag: 'MAIN', name: '' });
+  });
+
+  it('the account menu closes when the focus leaves it', async () => {
+    const button = page.getByRole('button', { name: /Account menu/ });
+    await button.click();
+    await expect(button.getAttribute('aria-expanded')).resolves.toBe('true');
+    await page.keyboard.press('Tab'); // Account
+    await page.keyboard.press('Tab'); // Sign out
+    await page.keyboard.press('Tab'); // out of the menu
+    await expect(button.getAttribute('aria-expanded')).resolves.toBe('false');
+    await expect(page.getByRole('link', { name: 'Account', exact: true }).count()).resolves.toBe(0);
+  });
+
+  it('a page change focuses the new page’s heading: main and Settings navigation, breadcrumb, row and menu links', async () => {
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).last().click(); // the breadcrumb
+    await expectFocusOn({ tag: 'H1', name: 'Campaigns' });
+    const row = campaignRows().first().getByRole('link').first();
+    const invoice = (await row.textContent())!;
+    await row.click();
+    await expectFocusOn({ tag: 'H1', name: `Invoice ${invoice}` });
+
+    await main().getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await settingsTab('Outbound webhooks').click();
+    await expectFocusOn({ tag: 'H1', name: 'Outbound webhooks' });
+    await page.getByRole('link', { name: 'Receiver' }).click();
+    await expectFocusOn({ tag: 'H1', name: 'Receiver' });
+    await main().getByRole('link', { name: 'Customers' }).click();
+    await expectFocusOn({ tag: 'H1', name: 'Customers' });
+
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
+    await expectFocusOn({ tag: 'H1', name: 'Account' });
+  });
+
+  it('the Enabled switch keeps the focus, so a second Space turns it back; its off track is 3:1', async () => {
+    await open(main().getByRole('link', { name: 'Settings' }), /./);
+    await open(settingsTab('Outbound webhooks'), 'Outbound webhooks');
+
+    const enabled = page.getByRole('switch', { name: 'Enabled' });
+    await enabled.focus();
+    await page.keyboard.press('Space');
+    await eventually(async () => (await enabled.getAttribute('aria-checked')) === 'false');
+    const offTrack = await enabled.evaluate(
+      (element) => element.ownerDocument.defaultView!.getComputedStyle(element).backgroundColor,
+    );
+    await page.keyboard.press('Space');
+    await eventually(async () => (await enabled.getAttribute('aria-checked')) === 'true');
+    await expect(hasFocus(enabled)).resolves.toBe(true);
+    // Its white thumb on the off track, and the track on the card.
+    expect(contrast(offTrack, WHITE)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('Send test keeps the focus while it runs', async () => {
+    await open(page.getByRole('link', { name: 'Receiver' }), 'Receiver');
+    await page.getByRole('button', { name: 'Send test' }).focus();
+    await page.keyboard.press('Enter');
+    await status('Test delivery:').waitFor();
+    await expectFocusOn({ tag: 'BUTTON', name: 'Send test' });
+  });
+
+  it('Account: Save name keeps the focus; the Name field autocompletes a name; a field’s edge is 3:1', async () => {
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    await open(page.getByRole('link', { name: 'Account', exact: true }), 'Account');
+    await page.getByRole('button', { name: 'Save name' }).focus();
+    await page.keyboard.press('Enter');
+    await status('Name saved.').waitFor();
+    await expectFocusOn({ tag: 'BUTTON', name: 'Save name' });
+
+    const name = page.getByRole('textbox', { name: 'Name' });
+    await expect(name.getAttribute('autocomplete')).resolves.toBe('name');
+    const edge = await name.evaluate(
+      (element) => element.ownerDocument.defaultView!.getComputedStyle(element).borderTopColor,
+    );
+    expect(contrast(edge, WHITE)).toBeGreaterThanOrEqual(3);
+    expect(contrast(edge, PAGE_BACKGROUND)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('an invitation names the role capitalised, as everywhere else', async () => {
+    await page.goto(world.current.ownerInvitation);
+    const invited = page.getByText(/^You were invited as/);
+    await expect(invited.textContent()).resolves.toContain('You were invited as Owner with owner@acme.test.');
+  });
+
+  it('"Forgot your password?" focuses its page’s heading', async () => {
+    await page.goto(`${world.current.url}/dashboard/sign-in`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await expectFocusOn({ tag: 'H1', name: 'Reset your password' });
+  });
+});
