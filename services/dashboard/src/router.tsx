@@ -54,15 +54,43 @@ export function remember<T>(store: Map<string, T>, entry: string, value: T, limi
   if (store.size > limit) store.delete(store.keys().next().value!);
 }
 
+/** The app path shown now, so that Back knows the page it leaves. */
+let shownPath = typeof window === 'undefined' ? '/' : currentPath();
+
 if (typeof window !== 'undefined') {
   window.history.scrollRestoration = 'manual';
   window.addEventListener('scroll', () => remember(scrolledTo, currentEntry(), window.scrollY), { passive: true });
   window.addEventListener('popstate', () => {
     pageChange = null;
+    const left = shownPath;
+    shownPath = currentPath();
     const y = scrolledTo.get(currentEntry()) ?? 0;
     // After the page has rendered its restored rows (a list's come back at once, from memory).
-    requestAnimationFrame(() => window.scrollTo(0, y));
+    requestAnimationFrame(() => {
+      window.scrollTo(0, y);
+      if (left !== shownPath) focusAfterTraversal(left);
+    });
   });
+}
+
+/**
+ * Back (or Forward) to a page: the focus goes to a table's link to the page just left (the
+ * list's row that was opened), so a keyboard reader goes on from that row; else to the page's
+ * h1, so a screen reader says where it is (a breadcrumb back to the list is not that row).
+ * Without scrolling: the list's place was just put back. Only when the focus was left behind
+ * (on the body, or on the old page's element, now gone). docs/dashboard-ui.md, "Back to a list".
+ */
+function focusAfterTraversal(left: string): void {
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected) return;
+  const main = document.querySelector('main');
+  const target =
+    [...(main?.querySelectorAll<HTMLElement>('table a[href]') ?? [])].find(
+      (link) => link.getAttribute('href') === `${APP_BASE}${left}`,
+    ) ?? main?.querySelector<HTMLElement>('h1');
+  if (!target) return;
+  if (target.tagName === 'H1' && !target.hasAttribute('tabindex')) target.tabIndex = -1;
+  target.focus({ preventScroll: true });
 }
 
 /**
@@ -90,6 +118,7 @@ export function navigate(to: string, options: { replace?: boolean; keepScroll?: 
   pageChange = route === pathOnly(currentPath()) ? null : { route, from: document.activeElement };
   if (options.replace) window.history.replaceState({ entry: currentEntry() }, '', url);
   else window.history.pushState({ entry: newEntry() }, '', url);
+  shownPath = currentPath();
   for (const listener of listeners) listener();
   if (!options.keepScroll) window.scrollTo(0, 0);
 }

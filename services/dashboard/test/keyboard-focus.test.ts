@@ -198,6 +198,21 @@ describe('keyboard focus and announcements', () => {
     await expectFocusOn({ tag: 'H1', name: 'Account' });
   });
 
+  it('Back puts the focus on the row that was opened, else on the page’s heading', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await expectFocusOn({ tag: 'H1', name: 'Campaigns' });
+    const row = campaignRows().nth(3).getByRole('link').first();
+    const invoice = (await row.textContent())!;
+    await row.focus();
+    await page.keyboard.press('Enter');
+    await expectFocusOn({ tag: 'H1', name: `Invoice ${invoice}` });
+    await page.goBack();
+    await expectFocusOn({ tag: 'A', name: invoice });
+    // Forward to the campaign: no link on it leads to the list it came from; its heading.
+    await page.goForward();
+    await expectFocusOn({ tag: 'H1', name: `Invoice ${invoice}` });
+  });
+
   it('the Enabled switch keeps the focus, so a second Space turns it back; its off track is 3:1', async () => {
     await open(main().getByRole('link', { name: 'Settings' }), /./);
     await open(settingsTab('Outbound webhooks'), 'Outbound webhooks');
