@@ -65,7 +65,7 @@ export default function Campaigns() {
         <SearchFilter
           label="Search by invoice id, customer e-mail or name"
           buttonLabel="Search campaigns"
-          placeholder="A whole invoice id, or part of an e-mail or name"
+          placeholder="Invoice id, e-mail or name"
           description={SEARCHES}
           problem={qProblem}
           {...search('q')}
