@@ -31,6 +31,9 @@ describe('resolving receivers with our own resolver', () => {
   it('delivers to healthy receivers on time beside 20 receivers whose name servers never answer', async () => {
     for (let index = 1; index <= 20; index += 1) dns.neverAnswer(`dead-${index}.test`);
     for (let index = 1; index <= 4; index += 1) dns.addA(`healthy-${index}.test`, '127.0.0.1', 60);
+    // The dead receivers in two workspaces of their own (a workspace holds at most 16 endpoints),
+    // which record the same events: one worker delivers for every workspace.
+    const deadWorkspaces = [await world.current.addWorkspace(), await world.current.addWorkspace()];
     const dead: TestEndpoint[] = [];
     for (let index = 1; index <= 20; index += 1) {
       dead.push(
@@ -39,6 +42,7 @@ describe('resolving receivers with our own resolver', () => {
           { behaviour: { kind: 'status', status: 200 } },
           {
             host: `dead-${index}.test`,
+            workspace: deadWorkspaces[index % 2],
           },
         ),
       );
@@ -62,7 +66,11 @@ describe('resolving receivers with our own resolver', () => {
     // Nine: a tenth failure would disable the dead endpoints, which is beside the point here.
     const events = 9;
     const started = Date.now();
-    await world.current.record(Array.from({ length: events }, () => numberedEvent(world.current.workspace)));
+    for (const workspace of [world.current.workspace, ...deadWorkspaces])
+      await world.current.record(
+        Array.from({ length: events }, () => numberedEvent(workspace)),
+        workspace.id,
+      );
 
     const healthyLogs = await Promise.all(healthy.map((endpoint) => logOf(endpoint, events)));
     const healthyDoneMs = Date.now() - started;

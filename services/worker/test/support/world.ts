@@ -70,6 +70,8 @@ export interface World {
   workspace: Workspace;
   /** Another workspace, whose processor is disconnected. */
   disconnected: Workspace;
+  /** A new connected workspace: room for more endpoints than one workspace may have (16). */
+  addWorkspace(): Promise<Workspace>;
   createEndpoint(path: string, route: Omit<Route, 'secret'>, options?: EndpointOptions): Promise<TestEndpoint>;
   record(events: Array<SampleEvent>, workspaceId?: string): Promise<OutboxEvent[]>;
   /** Starts a worker in this process; `prefix` makes it a replica of another worker. */
@@ -108,6 +110,7 @@ export function useWorld(): { readonly current: World } {
       certificate,
       workspace,
       disconnected,
+      addWorkspace: () => seedWorkspace(db, 'connected'),
       async createEndpoint(path, route, options = {}) {
         const owner = options.workspace ?? workspace;
         const url = receiver.url(path, options.host);
