@@ -239,6 +239,32 @@ describe('keyboard focus and announcements', () => {
     await expectFocusOn({ tag: 'BUTTON', name: 'Send test' });
   });
 
+  it('the delivery log’s Load more focuses the first entry it brought', async () => {
+    const { db } = world.current;
+    // 55 more attempts of the test's delivery, older than it: two pages of the log (50 a page).
+    const test = await db('webhook_attempts').orderBy('attempted_at', 'desc').first();
+    await db('webhook_attempts').insert(
+      Array.from({ length: 55 }, (_, index) => ({
+        delivery_id: test.delivery_id,
+        endpoint_id: test.endpoint_id,
+        event_type: 'ping',
+        attempt: test.attempt + 1 + index,
+        outcome: 'succeeded',
+        http_status: 200,
+        duration_ms: 5,
+        attempted_at: new Date(new Date(test.attempted_at).getTime() - (index + 1) * 60_000),
+      })),
+    );
+    await page.reload();
+    const log = page.getByRole('list', { name: 'Deliveries, newest first' });
+    await log.getByRole('listitem').nth(49).waitFor();
+    await page.getByRole('button', { name: 'Load more' }).focus();
+    await page.keyboard.press('Enter');
+    await log.getByRole('listitem').nth(55).waitFor();
+    const fifty = (await log.getByRole('listitem').nth(50).getByRole('button').first().textContent())!.trim();
+    await expectFocusOn({ tag: 'BUTTON', name: fifty });
+  });
+
   it('Account: Save name keeps the focus; the Name field autocompletes a name; a field’s edge is 3:1', async () => {
     await page.getByRole('button', { name: /Account menu/ }).click();
     await open(page.getByRole('link', { name: 'Account', exact: true }), 'Account');

@@ -89,24 +89,29 @@ export function PagedTable<T extends { id: string }>({
 }
 
 /**
- * Load more, which then puts the focus on the first row it brought (its first link, else its first
- * cell), so a keyboard user goes on where the new rows start rather than from the button under
- * them, or from the body when there is no next page and the button goes. A failure leaves the
- * focus on the button, beside the error and its Try again.
+ * Load more, which then puts the focus on the first row it brought (its first `control`, else its
+ * first child: a table row's first cell), so a keyboard user goes on where the new rows start
+ * rather than from the button under them, or from the body when there is no next page and the
+ * button goes. A failure leaves the focus on the button, beside the error and its Try again.
+ * `rows` picks the rows inside `boxRef`: a table's by default, the delivery log's entries there.
  */
-function useFocusNewRows(list: Paged<unknown>, boxRef: RefObject<HTMLDivElement | null>): () => void {
+export function useFocusNewRows(
+  list: Paged<unknown>,
+  boxRef: RefObject<HTMLElement | null>,
+  { rows = 'tbody tr', control = 'a[href]' } = {},
+): () => void {
   const firstNewRow = useRef<number | null>(null);
   useEffect(() => {
     const index = firstNewRow.current;
     if (index === null || list.loading) return;
     firstNewRow.current = null;
-    const row = boxRef.current?.querySelectorAll('tbody tr')[index];
+    const row = boxRef.current?.querySelectorAll(rows)[index];
     if (!row) return;
-    const target = row.querySelector<HTMLElement>('a[href]') ?? row.querySelector<HTMLElement>('td');
+    const target = row.querySelector<HTMLElement>(control) ?? (row.firstElementChild as HTMLElement | null);
     if (!target) return;
-    if (!target.matches('a[href]')) target.tabIndex = -1;
+    if (!target.matches(control)) target.tabIndex = -1;
     target.focus();
-  }, [list.loading, list.items.length, boxRef]);
+  }, [list.loading, list.items.length, boxRef, rows, control]);
   return () => {
     firstNewRow.current = list.items.length;
     list.loadMore();

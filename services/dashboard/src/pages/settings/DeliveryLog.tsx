@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { api, query } from '../../api/client.js';
 import type { Attempt, List } from '../../api/types.js';
 import { BreakAfterSeparators } from '../../components/BreakableUrl.js';
-import { Badge, Filter } from '../../components/ListPage.js';
+import { Badge, Filter, useFocusNewRows } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
@@ -114,6 +114,8 @@ export function DeliveryLog({
       ),
     `${endpointId}:${outcome}:${eventType}:${round}`,
   );
+  const logRef = useRef<HTMLUListElement>(null);
+  const loadMore = useFocusNewRows(list, logRef, { rows: ':scope > li', control: 'button' });
   return (
     <section className="card" aria-labelledby="delivery-log-title">
       <div className="section-head">
@@ -139,7 +141,7 @@ export function DeliveryLog({
         <Empty>{outcome || eventType ? 'No deliveries match these filters.' : 'No deliveries yet.'}</Empty>
       )}
       {list.items.length > 0 && (
-        <ul className="log" aria-label="Deliveries, newest first">
+        <ul className="log" aria-label="Deliveries, newest first" ref={logRef}>
           {list.items.map((entry) => (
             <Entry key={entry.id} entry={entry} canResend={canResend} />
           ))}
@@ -147,7 +149,7 @@ export function DeliveryLog({
       )}
       {list.hasMore && (
         <div className="load-more">
-          <BusyButton type="button" className="button" onClick={list.loadMore} busy={list.loading}>
+          <BusyButton type="button" className="button" onClick={loadMore} busy={list.loading}>
             Load more
           </BusyButton>
         </div>
