@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { focusByScript, focusHeading } from './focus.js';
 import { takePageChange } from './router.js';
 
 /** How long a page whose code or record is still loading may take to show its heading. */
@@ -27,8 +28,7 @@ export function useFocusOnPageChange(route: string): void {
     // on `main` (a dialog whose opener went, Delete endpoint's).
     const leftBehind = !active || active === document.body || active === change.from || active === main;
     if (!leftBehind || focusHeading() || !main) return;
-    if (!main.hasAttribute('tabindex')) main.tabIndex = -1;
-    main.focus({ preventScroll: true });
+    focusByScript(main, { preventScroll: true });
     const observer = new MutationObserver(() => {
       if (document.activeElement !== main) observer.disconnect();
       else if (focusHeading()) observer.disconnect();
@@ -40,13 +40,4 @@ export function useFocusOnPageChange(route: string): void {
       window.clearTimeout(timer);
     };
   }, [route]);
-}
-
-/** Focuses the page's h1 (focusable by script only), if it is there; whether it did. */
-function focusHeading(): boolean {
-  const heading = document.querySelector<HTMLElement>('main h1');
-  if (!heading) return false;
-  if (!heading.hasAttribute('tabindex')) heading.tabIndex = -1;
-  heading.focus({ preventScroll: true });
-  return document.activeElement === heading;
 }

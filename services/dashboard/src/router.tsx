@@ -4,6 +4,7 @@
  */
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 import { APP_BASE } from './api/client.js';
+import { focusHeading } from './focus.js';
 
 const listeners = new Set<() => void>();
 
@@ -83,14 +84,11 @@ if (typeof window !== 'undefined') {
 function focusAfterTraversal(left: string): void {
   const active = document.activeElement;
   if (active && active !== document.body && active.isConnected) return;
-  const main = document.querySelector('main');
-  const target =
-    [...(main?.querySelectorAll<HTMLElement>('table a[href]') ?? [])].find(
-      (link) => link.getAttribute('href') === `${APP_BASE}${left}`,
-    ) ?? main?.querySelector<HTMLElement>('h1');
-  if (!target) return;
-  if (target.tagName === 'H1' && !target.hasAttribute('tabindex')) target.tabIndex = -1;
-  target.focus({ preventScroll: true });
+  const row = [...document.querySelectorAll<HTMLElement>('main table a[href]')].find(
+    (link) => link.getAttribute('href') === `${APP_BASE}${left}`,
+  );
+  if (row) row.focus({ preventScroll: true });
+  else focusHeading();
 }
 
 /**

@@ -498,8 +498,10 @@ function monthlyAmount(subscription: Pick<SubscriptionRow, 'amount_cents' | 'int
   return subscription.interval === 'year' ? Math.round(subscription.amount_cents / 12) : subscription.amount_cents;
 }
 
+const CONTROL_CHARACTERS_IN_A_COMMENT = new RegExp(CONTROL_CHARACTER_BUT_TAB_AND_LINE_BREAKS, 'g');
+
 /** The customer's comment, without the control characters a cancel session refuses. */
 function cleanComment(comment: string | null): string | null {
-  const clean = comment?.replace(new RegExp(CONTROL_CHARACTER_BUT_TAB_AND_LINE_BREAKS, 'g'), ' ').trim().slice(0, 5000);
+  const clean = comment?.replace(CONTROL_CHARACTERS_IN_A_COMMENT, ' ').trim().slice(0, 5000);
   return clean ? clean : null;
 }

@@ -5,6 +5,7 @@ import type { Paged } from '../hooks.js';
 import { useFilters } from '../router.js';
 import { Empty, ErrorNote, Loading } from './states.js';
 import { BusyButton } from './BusyButton.js';
+import { focusByScript } from '../focus.js';
 
 export interface Column<T> {
   header: string;
@@ -108,9 +109,7 @@ export function useFocusNewRows(
     const row = boxRef.current?.querySelectorAll(rows)[index];
     if (!row) return;
     const target = row.querySelector<HTMLElement>(control) ?? (row.firstElementChild as HTMLElement | null);
-    if (!target) return;
-    if (!target.matches(control)) target.tabIndex = -1;
-    target.focus();
+    if (target) focusByScript(target);
   }, [list.loading, list.items.length, boxRef, rows, control]);
   return () => {
     firstNewRow.current = list.items.length;

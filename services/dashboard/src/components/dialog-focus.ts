@@ -6,6 +6,8 @@
  * dialog is gone (a revoked token's Revoke button).
  */
 
+import { focusByScript } from '../focus.js';
+
 const FOCUSABLE = [
   'a[href]',
   'button:not([disabled])',
@@ -30,8 +32,7 @@ export function focusFirst(dialog: HTMLDialogElement): void {
   const body = dialog.querySelector<HTMLElement>('.dialog-body');
   const field = body?.querySelector<HTMLElement>('input:not([disabled]), select:not([disabled]), textarea');
   const target = field ?? (body && focusables(body)[0]) ?? dialog;
-  if (target === dialog && !dialog.hasAttribute('tabindex')) dialog.tabIndex = -1;
-  target.focus();
+  focusByScript(target);
 }
 
 /** Tab from the last control goes to the first, Shift+Tab from the first to the last: one lap. */
