@@ -55,11 +55,15 @@ export default function CampaignDetail({ id }: { id: string }) {
   // The campaign is shown closed as the dialog closes (as Revoke token does), so the dialog finds
   // its opener (Mark recovered, gone with the campaign in flight) gone and gives the focus to the
   // page's content: closed first, it gave it back to that button, which the reload then removed,
-  // leaving the focus on the body.
+  // leaving the focus on the body. Once the mark is made, a failed read of the campaign does not
+  // keep the dialog open as if the mark had failed (a second try would be refused): the page
+  // reads it again on its own, with its error and Try again.
   const run = () =>
     void marking.run(async () => {
       await api('POST', `/campaigns/${id}/${action}`);
-      detail.set(await api<Detail>('GET', `/campaigns/${id}`));
+      const marked = await api<Detail>('GET', `/campaigns/${id}`).catch(() => null);
+      if (marked) detail.set(marked);
+      else detail.reload();
       setAction(null);
     });
 
