@@ -27,9 +27,7 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -37,6 +35,7 @@ import type { EventData, EventType } from '@retention/core';
 import { MAX_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest, type Db } from '@retention/db';
 import { createEndpoint, createUser, createWorkspace, recordEvent, recordEvents } from '@retention/domain';
+import { createTestCertificate } from '../services/worker/test/support/certificate.js';
 import { benchSecretsKey, ROOT, saveReport, startProcess, table, type Running } from './support.js';
 
 const databaseUrl =
@@ -62,9 +61,9 @@ const HANGING_TIMEOUT_MS = 60_000;
 /** Deliveries queued for the hanging endpoints, all together. */
 const HANGING_BACKLOG = 2_000;
 
-const certificateDirectory = mkdtempSync(path.join(tmpdir(), 'bench-webhooks-'));
-const certPath = path.join(certificateDirectory, 'cert.pem');
-const keyPath = path.join(certificateDirectory, 'key.pem');
+/** The receiver's certificate, which the worker and the baseline trust through NODE_EXTRA_CA_CERTS. */
+const certificate = await createTestCertificate();
+const { certPath, keyPath } = certificate;
 
 /** Arrival times at the receiver, by event id, and counts by path. */
 const arrivals = new Map<string, number>();
@@ -378,29 +377,6 @@ function baseline(urls: string[], concurrency: number): { rate: number; perSecon
 }
 
 async function main(): Promise<void> {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
   await recreateDatabase(databaseUrl);
   const db = createDb(databaseUrl, { poolMax: 20, statementTimeoutMs: 600_000 });
   await migrateLatest(db, { secretsKey: benchSecretsKey() });
@@ -516,7 +492,7 @@ async function main(): Promise<void> {
   } finally {
     receiver.child.kill();
     await db.destroy();
-    rmSync(certificateDirectory, { recursive: true, force: true });
+    await certificate.remove();
   }
 }
 
