@@ -16,8 +16,10 @@ import { withoutInvisibleCharacters } from '../validate.js';
  *
  * Ordering: every change carries the processor's time of the event (`at`). Per processor
  * object, the newest time applied is kept (processor_object_states): an older update never
- * overwrites a newer one, and an invoice once paid, voided or uncollectible never opens a
- * campaign, whatever order the events arrive in.
+ * overwrites a newer one, and an invoice once paid, voided or uncollectible is never left with
+ * an open campaign: a failure that arrives after the settlement it preceded opens the campaign
+ * and closes it as the settlement did (applyInvoiceFailed), so the order of arrival changes
+ * neither the KPIs nor the webhooks.
  *
  * Times: what a change records (a campaign opened, recovered or lost, a cancel session, a
  * win-back, a trial reminder, and the webhook event each emits) happened when the processor
@@ -342,12 +344,87 @@ async function applyPaymentMethodChanged(context: ApplyContext, pspCustomerId: s
 
 const TERMINAL_INVOICE_STATES = ['paid', 'void', 'uncollectible'];
 
+/**
+ * How an invoice was settled, kept on its ordering state (processor_object_states.state) so a
+ * failure that arrives after the settlement can still be told what happened next: `paid_*`
+ * from `invoice.paid`, `closed_*` from `invoice.voided` or `.marked_uncollectible`. Times are
+ * milliseconds; `*_event_at` is the settling event's `created`, which ordering compares.
+ */
+interface InvoiceSettlement {
+  outcome: 'paid' | 'closed';
+  /** The settling event's `created`. */
+  event_at: number;
+  /** When it was paid, voided or made uncollectible, as the processor says. */
+  happened_at: number;
+  attempt_count: number;
+  paid_out_of_band: boolean;
+}
+
+/**
+ * The `paid_*` or `closed_*` fields of a settling event, when it is the earliest of its kind
+ * applied to the invoice (Stripe sends `invoice.paid` and `invoice.payment_succeeded` for one
+ * payment; a void may follow uncollectible); nothing when an earlier one is kept already.
+ */
+function earliestSettlement(
+  state: ObjectState | null,
+  kind: 'paid' | 'closed',
+  eventAt: Date,
+  reported: Date | null,
+  facts: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const kept = state?.state[`${kind}_event_at`];
+  if (typeof kept === 'number' && kept <= eventAt.getTime()) return {};
+  return {
+    [`${kind}_event_at`]: eventAt.getTime(),
+    [`${kind}_at`]: happenedAt({ at: eventAt }, reported).getTime(),
+    ...facts,
+  };
+}
+
+/**
+ * The first settlement of an invoice at or after a failure of time `failedEventAt`: what the
+ * campaign that failure opened would have met first, had the events come in order. Null when
+ * the invoice was settled only before the failure, or by events stored before settlements were
+ * kept (their state has a status and no times).
+ */
+function firstSettlementAfter(state: ObjectState | null, failedEventAt: number): InvoiceSettlement | null {
+  const facts = state?.state ?? {};
+  const settlements: InvoiceSettlement[] = [];
+  if (typeof facts.paid_event_at === 'number' && facts.paid_event_at >= failedEventAt) {
+    settlements.push({
+      outcome: 'paid',
+      event_at: facts.paid_event_at,
+      happened_at: Number(facts.paid_at ?? facts.paid_event_at),
+      attempt_count: Number(facts.paid_attempt_count ?? 0),
+      paid_out_of_band: facts.paid_out_of_band === true,
+    });
+  }
+  if (typeof facts.closed_event_at === 'number' && facts.closed_event_at >= failedEventAt) {
+    settlements.push({
+      outcome: 'closed',
+      event_at: facts.closed_event_at,
+      happened_at: Number(facts.closed_at ?? facts.closed_event_at),
+      attempt_count: 0,
+      paid_out_of_band: false,
+    });
+  }
+  settlements.sort((a, b) => a.event_at - b.event_at);
+  return settlements[0] ?? null;
+}
+
 async function applyInvoiceFailed(
   context: ApplyContext,
   change: Extract<ProcessorChange, { kind: 'invoice_failed' }>,
 ): Promise<boolean> {
   const state = await lockObject(context, 'invoice', change.psp_invoice_id);
-  if (TERMINAL_INVOICE_STATES.includes(String(state?.state.status))) return false; // settled before this failure arrived
+  // Settled before this failure arrived: a failure that happened before the settlement opens
+  // the campaign and closes it as the settlement did, so the KPIs and webhooks are what they
+  // would have been in order; a failure after it (a payment tried on a closed invoice) is
+  // nothing new, as in order.
+  const settledLater = TERMINAL_INVOICE_STATES.includes(String(state?.state.status))
+    ? firstSettlementAfter(state, context.at.getTime())
+    : undefined;
+  if (settledLater === null) return false;
   const customer = await ensureCustomer(context, change.customer);
   let subscription = await context
     .trx<SubscriptionRow>('subscriptions')
@@ -368,14 +445,41 @@ async function applyInvoiceFailed(
     at: failedAt,
     silent: context.silent ?? false,
   });
-  await saveObject(context, 'invoice', change.psp_invoice_id, {
-    status: 'failed',
+  const failure = {
     psp_customer_id: change.customer.psp_customer_id,
     failed_at: Math.max(Number(state?.state.failed_at ?? 0), context.at.getTime()),
-    first_failed_at: Number(state?.state.first_failed_at ?? context.at.getTime()),
+    first_failed_at: Math.min(Number(state?.state.first_failed_at ?? Infinity), context.at.getTime()),
     failed_attempt_count: Math.max(Number(state?.state.failed_attempt_count ?? 0), change.attempt_count),
-  });
+  };
+  if (settledLater === undefined) {
+    await saveObject(context, 'invoice', change.psp_invoice_id, { status: 'failed', ...failure });
+    return opened.created;
+  }
+  await saveObject(context, 'invoice', change.psp_invoice_id, failure, false);
+  if (opened.created) {
+    await settleLate(context, { id: opened.id, first_failed_at: failedAt }, failure, settledLater);
+  }
   return opened.created;
+}
+
+/** Closes a campaign opened by a late failure as the invoice's later settlement did. */
+async function settleLate(
+  context: ApplyContext,
+  campaign: { id: string; first_failed_at: Date },
+  failure: { psp_customer_id: string; first_failed_at: number; failed_attempt_count: number },
+  settlement: InvoiceSettlement,
+): Promise<void> {
+  const at = happenedAt(context, new Date(settlement.happened_at), campaign.first_failed_at);
+  if (settlement.outcome === 'closed') {
+    await loseCampaign(context.trx, { id: campaign.id, workspace_id: context.workspace_id, by: 'processor', at });
+    return;
+  }
+  await recoverCampaign(context.trx, {
+    id: campaign.id,
+    workspace_id: context.workspace_id,
+    via: await recoveredVia(context, { ...failure, paid_event_at: settlement.event_at }, settlement),
+    at,
+  });
 }
 
 async function openCampaignOf(context: ApplyContext, pspInvoiceId: string): Promise<CampaignRow | undefined> {
@@ -390,13 +494,28 @@ async function applyInvoicePaid(
   change: Extract<ProcessorChange, { kind: 'invoice_paid' }>,
 ): Promise<boolean> {
   const state = await lockObject(context, 'invoice', change.psp_invoice_id);
-  await saveObject(context, 'invoice', change.psp_invoice_id, { status: 'paid' });
+  await saveObject(context, 'invoice', change.psp_invoice_id, {
+    status: 'paid',
+    ...earliestSettlement(state, 'paid', context.at, change.happened_at, {
+      paid_attempt_count: change.attempt_count,
+      paid_out_of_band: change.paid_out_of_band,
+    }),
+  });
   const campaign = await openCampaignOf(context, change.psp_invoice_id);
   if (!campaign) return false;
+  const pspCustomerId =
+    (state?.state.psp_customer_id as string | undefined) ??
+    (await context.trx<CustomerRow>('customers').where({ id: campaign.customer_id }).first())?.psp_customer_id;
+  const failure = {
+    psp_customer_id: pspCustomerId,
+    first_failed_at: Number(state?.state.first_failed_at ?? campaign.first_failed_at.getTime()),
+    failed_attempt_count: Number(state?.state.failed_attempt_count ?? 1),
+    paid_event_at: context.at.getTime(),
+  };
   await recoverCampaign(context.trx, {
     id: campaign.id,
     workspace_id: context.workspace_id,
-    via: await recoveredVia(context, state, campaign, change),
+    via: await recoveredVia(context, failure, change),
     at: happenedAt(context, change.happened_at, campaign.first_failed_at),
   });
   return true;
@@ -404,32 +523,31 @@ async function applyInvoicePaid(
 
 /**
  * How the processor collected a failed invoice (docs/processor.md): paid out of band is
- * `spontaneous`; a payment method changed since the failure is `customer_update`; a payment
- * counted by the retry schedule (Stripe's `attempt_count` grew past the failures we saw) is
- * `retry`; anything else (the customer paid on the hosted page with the same method) is
- * `spontaneous`.
+ * `spontaneous`; a payment method changed after the first failure and no later than the
+ * payment is `customer_update`; a payment counted by the retry schedule (Stripe's
+ * `attempt_count` grew past the failures we saw) is `retry`; anything else (the customer paid
+ * on the hosted page with the same method) is `spontaneous`. Times are the events' `created`.
  */
 async function recoveredVia(
   context: ApplyContext,
-  state: ObjectState | null,
-  campaign: CampaignRow,
-  change: Extract<ProcessorChange, { kind: 'invoice_paid' }>,
+  failure: {
+    psp_customer_id: string | undefined;
+    first_failed_at: number;
+    failed_attempt_count: number;
+    paid_event_at: number;
+  },
+  payment: { attempt_count: number; paid_out_of_band: boolean },
 ): Promise<'retry' | 'customer_update' | 'spontaneous'> {
-  if (change.paid_out_of_band) return 'spontaneous';
-  const pspCustomerId =
-    (state?.state.psp_customer_id as string | undefined) ??
-    (await context.trx<CustomerRow>('customers').where({ id: campaign.customer_id }).first())?.psp_customer_id;
-  if (pspCustomerId !== undefined) {
+  if (payment.paid_out_of_band) return 'spontaneous';
+  if (failure.psp_customer_id !== undefined) {
     const customerState = await context
       .trx<ObjectState>('processor_object_states')
-      .where({ connection_id: context.connection_id, object_type: 'customer', psp_object_id: pspCustomerId })
+      .where({ connection_id: context.connection_id, object_type: 'customer', psp_object_id: failure.psp_customer_id })
       .first();
     const changedAt = Number(customerState?.state.payment_method_changed_at ?? 0);
-    const failedAt = Number(state?.state.first_failed_at ?? campaign.first_failed_at.getTime());
-    if (changedAt > failedAt) return 'customer_update';
+    if (changedAt > failure.first_failed_at && changedAt <= failure.paid_event_at) return 'customer_update';
   }
-  const failedAttempts = Number(state?.state.failed_attempt_count ?? 1);
-  return change.attempt_count > failedAttempts ? 'retry' : 'spontaneous';
+  return payment.attempt_count > failure.failed_attempt_count ? 'retry' : 'spontaneous';
 }
 
 async function applyInvoiceClosed(
@@ -437,9 +555,14 @@ async function applyInvoiceClosed(
   change: Extract<ProcessorChange, { kind: 'invoice_closed' }>,
 ): Promise<boolean> {
   const state = await lockObject(context, 'invoice', change.psp_invoice_id);
+  const closed = earliestSettlement(state, 'closed', context.at, change.happened_at);
   // An uncollectible invoice can still be paid later; a paid one is never uncollectible again.
-  if (state?.state.status === 'paid') return false;
-  await saveObject(context, 'invoice', change.psp_invoice_id, { status: change.status });
+  // The close is still kept: a failure older than both may yet arrive, and it met the close first.
+  if (state?.state.status === 'paid') {
+    await saveObject(context, 'invoice', change.psp_invoice_id, closed, false);
+    return false;
+  }
+  await saveObject(context, 'invoice', change.psp_invoice_id, { status: change.status, ...closed });
   const campaign = await openCampaignOf(context, change.psp_invoice_id);
   if (!campaign) return false;
   await loseCampaign(context.trx, {

@@ -373,17 +373,117 @@ describe('failed invoices', () => {
     expect((await campaignRow(w.workspaceId, outOfBand.id)).recovered_via).toBe('spontaneous');
   });
 
-  it('invoice.paid arriving before invoice.payment_failed leaves no open campaign', async () => {
+  it('invoice.paid arriving before the invoice.payment_failed that came first opens and recovers the campaign, as in order', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    const failedAt = nowSeconds() - 200;
+    const paidAt = nowSeconds() - 100;
+    await w.deliver(stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: 2 }, { created: paidAt }));
+    expect((await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: failedAt }))).state).toBe(
+      'applied',
+    );
+    expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
+      status: 'recovered',
+      recovered_via: 'retry',
+      first_failed_at: new Date(failedAt * 1000),
+      recovered_at: new Date(paidAt * 1000),
+    });
+    const hooks = await w.webhooks(2);
+    expect(hooks.map((hook) => [hook.type, hook.data.recovered_via])).toEqual([
+      ['recovery.opened', undefined],
+      ['recovery.recovered', 'retry'],
+    ]);
+  });
+
+  it('a card change between a failure and a payment that arrived before it makes it customer_update; one after the payment does not', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const changedBetween = legacyInvoice(customer, subscription.id);
+    await w.deliver(
+      stripeEvent(
+        'invoice.paid',
+        { ...changedBetween, status: 'paid', attempt_count: 2 },
+        { created: nowSeconds() - 100 },
+      ),
+    );
+    await w.deliver(
+      stripeEvent(
+        'customer.updated',
+        { ...customer, invoice_settings: { ...customer.invoice_settings, default_payment_method: 'pm_NewCard' } },
+        { created: nowSeconds() - 200, previous: { invoice_settings: { default_payment_method: 'pm_1OldCard' } } },
+      ),
+    );
+    await w.deliver(stripeEvent('invoice.payment_failed', changedBetween, { created: nowSeconds() - 300 }));
+    expect((await campaignRow(w.workspaceId, changedBetween.id)).recovered_via).toBe('customer_update');
+
+    const changedBefore = legacyInvoice(customer, subscription.id);
+    await w.deliver(
+      stripeEvent(
+        'invoice.paid',
+        { ...changedBefore, status: 'paid', attempt_count: 2 },
+        { created: nowSeconds() - 250 },
+      ),
+    );
+    await w.deliver(stripeEvent('invoice.payment_failed', changedBefore, { created: nowSeconds() - 260 }));
+    // The card changed at -200, after this invoice was paid at -250: Stripe's retry collected it.
+    expect((await campaignRow(w.workspaceId, changedBefore.id)).recovered_via).toBe('retry');
+  });
+
+  it.each([
+    ['invoice.marked_uncollectible', 'uncollectible'],
+    ['invoice.voided', 'void'],
+  ])(
+    '%s arriving before the failure that came first opens the campaign and loses it as the processor',
+    async (type, status) => {
+      const w = await setUp();
+      const { customer, subscription } = await subscribedCustomer(w);
+      const invoice = legacyInvoice(customer, subscription.id);
+      await w.deliver(stripeEvent(type, { ...invoice, status }, { created: nowSeconds() - 100 }));
+      await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+      expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
+        status: 'lost',
+        closed_at: new Date((nowSeconds() - 100) * 1000),
+      });
+      const hooks = await w.webhooks(2);
+      expect(hooks.map((hook) => hook.type)).toEqual(['recovery.opened', 'recovery.lost']);
+      expect(hooks[1]!.data).not.toHaveProperty('reason');
+    },
+  );
+
+  it('an invoice made uncollectible, then paid, then its first failure: lost, as in order (the first settlement after the failure decides)', async () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = legacyInvoice(customer, subscription.id);
     await w.deliver(
-      stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: 2 }, { created: nowSeconds() - 100 }),
+      stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: 3 }, { created: nowSeconds() - 100 }),
+    );
+    await w.deliver(
+      stripeEvent(
+        'invoice.marked_uncollectible',
+        { ...invoice, status: 'uncollectible' },
+        { created: nowSeconds() - 200 },
+      ),
+    );
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+    expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({ status: 'lost' });
+  });
+
+  it('a failure that happened after the invoice was paid (a payment tried on a settled invoice) opens nothing, whatever the order', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const failedLater = legacyInvoice(customer, subscription.id);
+    await w.deliver(
+      stripeEvent(
+        'invoice.paid',
+        { ...failedLater, status: 'paid', attempt_count: 1 },
+        { created: nowSeconds() - 300 },
+      ),
     );
     expect(
-      (await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 200 }))).state,
+      (await w.deliver(stripeEvent('invoice.payment_failed', failedLater, { created: nowSeconds() - 100 }))).state,
     ).toBe('applied');
-    expect(await campaignRow(w.workspaceId, invoice.id)).toBeUndefined();
+    expect(await campaignRow(w.workspaceId, failedLater.id)).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(world.current.receiver.requestsTo(w.endpointPath)).toHaveLength(0);
   });
