@@ -152,6 +152,50 @@ describe('keyboard focus and announcements', () => {
     expect(hint.height).toBeGreaterThan(10);
   });
 
+  it('a search applied after the too-short hint says its count in the live region, once', async () => {
+    // What the page's live regions say, each change of their text in turn, from a moment on.
+    const startListening = () =>
+      page.evaluate(`(() => {
+        const said = (window.__said = []);
+        const read = () =>
+          [...document.querySelectorAll('[role=status]')].map((region) => region.textContent.trim()).filter(Boolean).join(' | ');
+        let last = read();
+        new MutationObserver(() => {
+          const now = read();
+          if (now !== last) said.push((last = now));
+        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      })()`);
+    const timesSaid = async (text: string) => {
+      const said = await page.evaluate<string[]>('window.__said');
+      return said.filter((now, index) => now.includes(text) && !said[index - 1]?.includes(text)).length;
+    };
+    const searches = [
+      {
+        list: 'Campaigns',
+        box: 'Search by invoice id, customer e-mail or name',
+        count: '50 campaigns shown, more available',
+      },
+      { list: 'Customers', box: 'Search by e-mail or name', count: '1 customer shown' },
+    ];
+    for (const { list, box, count } of searches) {
+      await open(main().getByRole('link', { name: list }), list);
+      await page.getByRole('table').getByRole('row').nth(1).waitFor();
+      const search = page.getByRole('searchbox', { name: box });
+      await search.fill('ki');
+      await search.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'Type at least 3 characters to search.' }).waitFor();
+      await startListening();
+      await search.press('End');
+      await page.keyboard.type('m');
+      await page.keyboard.press('Enter');
+      await announced(count);
+      await page.getByRole('table').getByRole('row').nth(1).waitFor();
+      // Long enough for a second saying of the same result, were there one.
+      await page.waitForTimeout(500);
+      await expect(timesSaid(count)).resolves.toBe(1);
+    }
+  });
+
   it('a confirmation whose opener goes (Mark recovered) leaves the focus on main, not the body', async () => {
     await open(main().getByRole('link', { name: 'Campaigns' }), 'Campaigns');
     await open(campaignRows().first().getByRole('link').first(), /^Invoice in_kb_/);

@@ -51,6 +51,7 @@ export function PagedTable<T extends { id: string }>({
   empty,
   rowNames,
   stacks = false,
+  sayFirstLoad = false,
 }: {
   caption: string;
   columns: Column<T>[];
@@ -58,10 +59,12 @@ export function PagedTable<T extends { id: string }>({
   empty: string;
   rowNames: RowNames;
   stacks?: Stacks;
+  /** Its first load is a search's result, said as any other (useShownAfterAskingNothing). */
+  sayFirstLoad?: boolean;
 }) {
   const boxRef = useRef<HTMLDivElement>(null);
   const loadMore = useFocusNewRows(list, boxRef);
-  const said = useListStatus(list, rowNames);
+  const said = useListStatus(list, rowNames, sayFirstLoad);
   const nothing = list.items.length === 0 && !list.loading && !list.error;
   const body = () => {
     if (list.error && list.items.length === 0) return <ErrorNote message={list.error} onRetry={list.reload} />;
@@ -123,11 +126,12 @@ export function useFocusNewRows(
  * sentence there instead, on screen). Cleared as each load starts, so the same outcome twice is
  * said twice, and the region is on the page empty before it is first filled (a region created
  * holding its text is not reliably read). The page's first load says nothing: the page itself has
- * just been announced. A failure is an alert of its own.
+ * just been announced; unless `sayFirstLoad`, the table being new after the page asked nothing.
+ * A failure is an alert of its own.
  */
-function useListStatus(list: Paged<unknown>, names: RowNames): string {
+function useListStatus(list: Paged<unknown>, names: RowNames, sayFirstLoad: boolean): string {
   const [said, setSaid] = useState('');
-  const firstLoad = useRef(list.loading);
+  const firstLoad = useRef(list.loading && !sayFirstLoad);
   const count = list.items.length;
   useEffect(() => {
     if (list.loading) {
@@ -395,6 +399,18 @@ export function SearchFilter({
       )}
     </form>
   );
+}
+
+/**
+ * Whether the page has asked nothing (`asksNothing`: a search under 3 characters, days that hold
+ * none) since it opened. Its table is then gone, and the next one it shows is a search's result,
+ * whose count its live region must say (PagedTable's `sayFirstLoad`): it said nothing, as if the
+ * page had just opened, so a screen reader heard the too-short hint and then silence.
+ */
+export function useShownAfterAskingNothing(asksNothing: boolean): boolean {
+  const [askedNothing, setAskedNothing] = useState(asksNothing);
+  if (asksNothing && !askedNothing) setAskedNothing(true);
+  return askedNothing;
 }
 
 /**

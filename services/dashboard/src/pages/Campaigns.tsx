@@ -11,6 +11,7 @@ import {
   SearchFilter,
   searchProblem,
   useListFilters,
+  useShownAfterAskingNothing,
 } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { startOfLocalDay } from '../format.js';
@@ -30,7 +31,13 @@ function apiFiltersOf(filters: Record<(typeof FILTERS)[number], string>) {
 /** Under the box: what it finds, and the shortest search the server takes. */
 const SEARCHES = "A whole invoice id, or part of a customer's e-mail or name. At least 3 characters.";
 
-function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFiltersOf> }) {
+function CampaignTable({
+  apiFilters,
+  sayFirstLoad,
+}: {
+  apiFilters: ReturnType<typeof apiFiltersOf>;
+  sayFirstLoad: boolean;
+}) {
   const list = usePaged(
     (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...apiFilters, cursor })}`),
     `campaigns${query(apiFilters)}`,
@@ -43,6 +50,7 @@ function CampaignTable({ apiFilters }: { apiFilters: ReturnType<typeof apiFilter
       empty="No campaigns match these filters."
       rowNames={{ one: 'campaign', other: 'campaigns' }}
       stacks="titled"
+      sayFirstLoad={sayFirstLoad}
     />
   );
 }
@@ -56,6 +64,7 @@ export default function Campaigns() {
   // A search under 3 characters would be refused: said at the box, and nothing is asked.
   const qProblem = searchProblem(filters.q);
   const asksNothing = Boolean(rangeProblem || qProblem);
+  const afterAskingNothing = useShownAfterAskingNothing(asksNothing);
   return (
     <>
       <PageHeader title="Campaigns">
@@ -88,7 +97,7 @@ export default function Campaigns() {
           problem={rangeProblem}
         />
       </div>
-      {!asksNothing && <CampaignTable apiFilters={apiFilters} />}
+      {!asksNothing && <CampaignTable apiFilters={apiFilters} sayFirstLoad={afterAskingNothing} />}
     </>
   );
 }

@@ -8,6 +8,7 @@ import {
   SearchFilter,
   searchProblem,
   useListFilters,
+  useShownAfterAskingNothing,
 } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
@@ -15,7 +16,13 @@ import { usePaged } from '../hooks.js';
 /** The filters of the list and of its export, as the API names them (docs/dashboard-api.md). */
 const FILTERS = ['q', 'tag'] as const;
 
-function CustomerTable({ filters }: { filters: Record<(typeof FILTERS)[number], string> }) {
+function CustomerTable({
+  filters,
+  sayFirstLoad,
+}: {
+  filters: Record<(typeof FILTERS)[number], string>;
+  sayFirstLoad: boolean;
+}) {
   const filterQuery = query(filters);
   const list = usePaged(
     (cursor) => api<List<Customer>>('GET', `/customers${query({ ...filters, cursor })}`),
@@ -29,6 +36,7 @@ function CustomerTable({ filters }: { filters: Record<(typeof FILTERS)[number], 
       empty={noMatchSaying('No customers match.', [filters.tag], 'a whole tag')}
       rowNames={{ one: 'customer', other: 'customers' }}
       stacks="titled"
+      sayFirstLoad={sayFirstLoad}
     />
   );
 }
@@ -37,6 +45,7 @@ export default function Customers() {
   const { filters, search } = useListFilters(FILTERS, FILTERS);
   // A search under 3 characters would be refused: said at the box, and nothing is asked.
   const problem = searchProblem(filters.q);
+  const afterAskingNothing = useShownAfterAskingNothing(Boolean(problem));
   return (
     <>
       <PageHeader title="Customers">
@@ -59,7 +68,7 @@ export default function Customers() {
           {...search('tag')}
         />
       </div>
-      {!problem && <CustomerTable filters={filters} />}
+      {!problem && <CustomerTable filters={filters} sayFirstLoad={afterAskingNothing} />}
     </>
   );
 }
