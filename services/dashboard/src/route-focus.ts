@@ -11,7 +11,7 @@ const HEADING_WAIT_MS = 10_000;
  * the link (a navigation link, still there) or fell to the body (a link the old page took away),
  * and only the tab's title said anything had happened. Not on the first load, nor on Back and
  * Forward (router.tsx's focusAfterTraversal has those), nor when only the query string changes (filters, Load more). A page that
- * has put the focus somewhere of its own (the sign-in's Email field) keeps it. The heading takes
+ * has put the focus somewhere of its own (the sign-in's Email field, an invitation's Name) keeps it. The heading takes
  * the focus without scrolling, since navigate() has just put the page where it belongs.
  *
  * A page whose heading is not there yet (its code or its record still loading) has the focus on

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { hashPassword, loadFixtures } from '@retention/domain';
+import { hashPassword, loadFixtures, requestPasswordReset } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
@@ -193,6 +193,28 @@ describe('keyboard focus and announcements', () => {
       // Long enough for a second saying of the same result, were there one.
       await page.waitForTimeout(500);
       await expect(timesSaid(count)).resolves.toBe(1);
+    }
+  });
+
+  it('the invitation and password-reset pages start on their first field, as sign-in does', async () => {
+    const { db, url, ownerInvitation } = world.current;
+    const reset = await requestPasswordReset(db, EMAIL, url);
+    const fresh = await desktopPage(world.current.browser);
+    try {
+      await fresh.page.goto(`${url}/dashboard/sign-in`);
+      await fresh.page.getByRole('textbox', { name: 'Email' }).waitFor();
+      await expect(hasFocus(fresh.page.getByRole('textbox', { name: 'Email' }))).resolves.toBe(true);
+
+      await fresh.page.goto(ownerInvitation);
+      await fresh.page.getByRole('button', { name: 'Accept invitation' }).waitFor();
+      await expect(hasFocus(fresh.page.getByRole('textbox', { name: 'Name' }))).resolves.toBe(true);
+
+      await fresh.page.goto(reset!.reset_url);
+      await fresh.page.getByRole('button', { name: 'Set password and sign in' }).waitFor();
+      // A password field has no role: it is found by its label, its accessible name.
+      await expect(hasFocus(fresh.page.getByLabel('New password'))).resolves.toBe(true);
+    } finally {
+      await fresh.context.close();
     }
   });
 

@@ -67,9 +67,13 @@ export default function AcceptInvitation({ token }: { token: string }) {
       }
     >
       <form className="stack" onSubmit={(event) => void submit(event)}>
+        {/* Its first field has the focus, as the sign-in's does: the page is opened from an e-mail
+            to fill in this form, and nothing else on it takes input. route-focus leaves the focus
+            where a page put it, so the heading's rule does not undo this. */}
         <Field
           label="Name"
           autoComplete="name"
+          autoFocus
           required
           maxLength={200}
           value={name}

@@ -51,10 +51,13 @@ export default function ResetPassword({ token }: { token: string }) {
   return (
     <AuthCard title="Set a new password" intro={`For ${link.data.email}. Every other session of yours will end.`}>
       <form className="stack" onSubmit={submit}>
+        {/* Focused as the sign-in's first field is, and the invitation's: the page is opened from a
+            link for this one field. route-focus leaves a focus the page put there alone. */}
         <Field
           label="New password"
           type="password"
           autoComplete="new-password"
+          autoFocus
           required
           minLength={MIN_PASSWORD_LENGTH}
           hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
