@@ -1043,6 +1043,8 @@ describe('campaigns', () => {
     const newYorker = await signIn('owner@initech.test', 'America/New_York');
     const wholeTime = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M E[SD]T$/;
     const utc = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/;
+    /** A fact's text: the whole time, then its UTC time for screen readers (`<Time sayUtc>`). */
+    const factText = new RegExp(`^${wholeTime.source.slice(1, -1)} \\(${utc.source.slice(1, -1)}\\)$`);
     /** A fact's <time>: its text and its title. */
     const factTime = async (region: string, label: string) => {
       const time = newYorker
@@ -1054,11 +1056,11 @@ describe('campaigns', () => {
     };
     await newYorker.goto(`${world.current.url}/dashboard/cancel-sessions/${initech.sessionId}`);
     const started = await factTime('Session', 'Started');
-    expect(started.text).toMatch(wholeTime);
+    expect(started.text).toMatch(factText);
     expect(started.title).toMatch(utc);
     await newYorker.goto(`${world.current.url}/dashboard/campaigns/${initech.openId}`);
     await expect(factTime('Campaign', 'First failed')).resolves.toEqual({
-      text: expect.stringMatching(wholeTime),
+      text: expect.stringMatching(factText),
       title: expect.stringMatching(utc),
     });
     // A list cell keeps to the day; its title is the whole time, zone named, then UTC.

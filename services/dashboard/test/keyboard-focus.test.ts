@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { hashPassword, loadFixtures, requestPasswordReset } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
+import { formatUtcTime } from '../src/format.js';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
@@ -229,6 +230,27 @@ describe('keyboard focus and announcements', () => {
     await confirm.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Mark recovered' }).waitFor({ state: 'detached' });
     await expectFocusOn({ tag: 'MAIN', name: '' });
+  });
+
+  it('a detail page’s time is read with its UTC time after it; a list’s keeps it on hover only', async () => {
+    await open(main().getByRole('link', { name: 'Campaigns' }), 'Campaigns');
+    const row = campaignRows().first();
+    const invoice = (await row.getByRole('link').first().textContent())!;
+    const campaign = await world.current
+      .db('recovery_campaigns')
+      .where({ psp_invoice_id: invoice })
+      .first('first_failed_at');
+    const utc = formatUtcTime(new Date(campaign.first_failed_at).toISOString());
+    // The list's cell: the UTC on hover (its title); read as it is shown, no stop for the keyboard.
+    const cell = row.getByTitle(utc);
+    await expect(cell.ariaSnapshot()).resolves.toMatch(/^- time: [^(]+$/);
+    await expect(cell.getAttribute('tabindex')).resolves.toBeNull();
+
+    await open(row.getByRole('link').first(), `Invoice ${invoice}`);
+    const facts = await page.getByRole('main').ariaSnapshot();
+    const firstFailed = facts.match(/- term: First failed\n\s*- definition:\n\s*- time: ([^\n]*)/)?.[1];
+    // The local time as shown, then the UTC time (its text has nothing a pattern would read as syntax).
+    expect(firstFailed).toMatch(new RegExp(`^\\w.* \\(${utc}\\)$`));
   });
 
   it('the account menu closes when the focus leaves it', async () => {

@@ -4,22 +4,28 @@ import { formatListTime, formatLocalTime, formatUtcTime } from '../format.js';
  * Every time the insight pages show (docs/dashboard-ui.md, "Times"): in the viewer's zone,
  * named (`Nov 26, 2026, 2:08 PM EST`); the UTC time on hover. `short` (list cells): the day, and the
  * time of day with `withTime` (naming the zone), in one line; the hover then gives the full local time too.
+ * `sayUtc` (a detail page's facts): the UTC time is also read after the local time, in text for
+ * screen readers only, since the hover's `title` is not read by them in browse mode, nor shown
+ * to the keyboard; a list leaves it to the hover and to the row's own page, to keep its cells short to listen to.
  */
 export function Time({
   value,
   empty = '—',
   short = false,
   withTime = false,
+  sayUtc = false,
 }: {
   value: string | null | undefined;
   empty?: string;
   short?: boolean;
   withTime?: boolean;
+  sayUtc?: boolean;
 }) {
   if (!value) return <>{empty}</>;
   return (
     <time dateTime={value} title={short ? `${formatLocalTime(value)} (${formatUtcTime(value)})` : formatUtcTime(value)}>
       {short ? formatListTime(value, withTime) : formatLocalTime(value)}
+      {sayUtc && <span className="visually-hidden"> ({formatUtcTime(value)})</span>}
     </time>
   );
 }

@@ -123,9 +123,9 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
     ['Amount', formatMoney(campaign.amount_cents, campaign.currency)],
     ['Decline', <DeclineReason code={campaign.decline_code} category={campaign.decline_category} />],
     ['Recovered via', campaign.recovered_via ? RECOVERED_VIA_LABELS[campaign.recovered_via] : '—'],
-    ['First failed', <Time value={campaign.first_failed_at} />],
-    ['Recovered', <Time value={campaign.recovered_at} />],
-    ['Closed', <Time value={campaign.closed_at} />],
+    ['First failed', <Time value={campaign.first_failed_at} sayUtc />],
+    ['Recovered', <Time value={campaign.recovered_at} sayUtc />],
+    ['Closed', <Time value={campaign.closed_at} sayUtc />],
     ...(closedBy?.kind === 'action'
       ? [['Closed by', <ActorName actor={closedBy.actor} members={members} />] as Fact]
       : []),

@@ -33,8 +33,8 @@ export default function CancelSessionDetail({ id }: { id: string }) {
                 ['Outcome', <Badge value={session.outcome} />],
                 ['Reason', humanize(session.reason_code)],
                 ['MRR', formatMoney(session.monthly_mrr_cents, session.currency)],
-                ['Started', <Time value={session.created_at} />],
-                ['Ended', <Time value={session.ended_at} />],
+                ['Started', <Time value={session.created_at} sayUtc />],
+                ['Ended', <Time value={session.ended_at} sayUtc />],
               ]}
             />
             <h2>Feedback</h2>

@@ -50,7 +50,7 @@ export default function CustomerDetail({ id }: { id: string }) {
                 ['Name', customer.name ?? '—'],
                 ['Processor id', <code>{customer.psp_customer_id}</code>],
                 ['Tags', customer.tags.length ? customer.tags.join(', ') : '—'],
-                ['Created', <Time value={customer.created_at} />],
+                ['Created', <Time value={customer.created_at} sayUtc />],
               ]}
             />
           </section>

@@ -58,7 +58,7 @@ function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
             <div>
               <dt>Next attempt</dt>
               <dd>
-                <Time value={entry.next_attempt_at} empty="None" />
+                <Time value={entry.next_attempt_at} empty="None" sayUtc />
               </dd>
             </div>
             <div>

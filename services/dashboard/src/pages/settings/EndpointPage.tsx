@@ -302,13 +302,13 @@ export default function EndpointPage({ id }: { id: string }) {
           <div>
             <dt>Last success</dt>
             <dd>
-              <Time value={endpoint.last_success_at} empty="Never" />
+              <Time value={endpoint.last_success_at} empty="Never" sayUtc />
             </dd>
           </div>
           <div>
             <dt>Last failure</dt>
             <dd>
-              <Time value={endpoint.last_failure_at} empty="Never" />
+              <Time value={endpoint.last_failure_at} empty="Never" sayUtc />
             </dd>
           </div>
         </dl>

@@ -179,7 +179,7 @@ export default function Processor() {
             </dd>
             <dt>Last event received</dt>
             <dd>
-              <Time value={connection.last_event_at} empty="none yet" />
+              <Time value={connection.last_event_at} empty="none yet" sayUtc />
             </dd>
             <dt>Events received</dt>
             <dd>
