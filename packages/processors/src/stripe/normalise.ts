@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
 import type { ProcessorChange } from '@retention/domain';
+import { fromStripeAmount } from './amounts.js';
 import { StripeKeyRejectedError } from './client.js';
 import { declineCodeOfInvoice, UNKNOWN_DECLINE } from './decline-code.js';
 import {
@@ -172,6 +173,7 @@ export async function invoiceFailed(
   const subscriptionId = invoiceSubscriptionId(invoice);
   const amount = int(invoice.amount_remaining) ?? int(invoice.amount_due);
   if (!invoiceId || !customerId || !subscriptionId || amount === null || amount <= 0) return null;
+  const currency = (str(invoice.currency) ?? 'usd').toLowerCase();
   return [
     {
       kind: 'invoice_failed',
@@ -184,8 +186,8 @@ export async function invoiceFailed(
         created_at: time(invoice.created) ?? at,
       },
       subscription: subscriptionFromInvoice(invoice, subscriptionId, at),
-      amount_cents: amount,
-      currency: (str(invoice.currency) ?? 'usd').toLowerCase(),
+      amount_cents: fromStripeAmount(amount, currency),
+      currency,
       decline_code: await learnDeclineCode(invoice, context),
       attempt_count: int(invoice.attempt_count) ?? 1,
     },

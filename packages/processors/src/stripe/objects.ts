@@ -1,5 +1,6 @@
 import type { CustomerFacts, SubscriptionFacts } from '@retention/domain';
 import type { SubscriptionInterval, SubscriptionStatus } from '@retention/core';
+import { fromStripeAmount } from './amounts.js';
 
 /**
  * Reading Stripe objects as they arrive in events of any API version. Webhook endpoints keep
@@ -153,13 +154,14 @@ export function subscriptionFacts(subscription: StripeObject, fallbackCreated: D
   const { amount, interval } = normaliseInterval(total, recurring);
   // Before basil the period is on the subscription; from basil on, on each item.
   const periodEnd = time(subscription.current_period_end) ?? time(items[0]?.current_period_end);
+  const currency = (str(subscription.currency) ?? str(firstPrice?.currency) ?? 'usd').toLowerCase();
   return {
     psp_subscription_id: id,
     psp_customer_id: customerId,
     status: subscriptionStatusOf(subscription.status),
     plan_name: planNameOf(firstPrice),
-    amount_cents: Math.max(0, amount),
-    currency: (str(subscription.currency) ?? str(firstPrice?.currency) ?? 'usd').toLowerCase(),
+    amount_cents: fromStripeAmount(Math.max(0, amount), currency),
+    currency,
     interval,
     trial_end: time(subscription.trial_end),
     current_period_end: periodEnd,
@@ -190,13 +192,14 @@ export function subscriptionFromInvoice(invoice: StripeObject, subscriptionId: s
   const { interval } = normaliseInterval(0, recurring);
   const subtotal = int(invoice.subtotal) ?? int(invoice.amount_due) ?? 0;
   const perInterval = normaliseInterval(subtotal, recurring).amount;
+  const currency = (str(invoice.currency) ?? 'usd').toLowerCase();
   return {
     psp_subscription_id: subscriptionId,
     psp_customer_id: idOf(invoice.customer) ?? '',
     status: 'past_due',
     plan_name: str(line.description) ?? planNameOf(price),
-    amount_cents: Math.max(0, perInterval),
-    currency: (str(invoice.currency) ?? 'usd').toLowerCase(),
+    amount_cents: fromStripeAmount(Math.max(0, perInterval), currency),
+    currency,
     interval,
     trial_end: null,
     current_period_end: time(line.period && isObject(line.period) ? line.period.end : null),

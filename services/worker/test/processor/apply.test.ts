@@ -213,6 +213,47 @@ describe('failed invoices', () => {
     expect(await db()('recovery_campaigns').where({ workspace_id: w.workspaceId })).toHaveLength(1);
   });
 
+  it.each([
+    // Stripe's ISK is two-decimal (100 is one króna), ISO's zero-decimal: 5,000 kr is 500000 there, 5000 here.
+    ['isk', 500_000, 245_000, 5_000, 4_900],
+    // Stripe's MGA is zero-decimal, ISO's two-decimal: Ar 20,000 is 20000 there, 2000000 here.
+    ['mga', 20_000, 9_800, 2_000_000, 1_960_000],
+    // JPY and KWD are the same in both.
+    ['jpy', 5_000, 2_450, 5_000, 4_900],
+    ['kwd', 12_345, 2_450, 12_345, 4_900],
+  ])(
+    'stores a %s amount in ISO 4217 minor units, whatever Stripe counts in (Stripe %d due, %d a unit)',
+    async (currency, due, unit, campaignAmount, subscriptionAmount) => {
+      const w = await setUp();
+      const customer = stripeCustomer();
+      const base = stripeSubscription(customer.id);
+      const item = (base.items as { data: StripeObject[] }).data[0]!;
+      const subscription: StripeObject = {
+        ...base,
+        currency,
+        items: {
+          ...(base.items as object),
+          data: [{ ...item, price: { ...(item.price as object), currency, unit_amount: unit } }],
+        },
+      };
+      await w.deliver(stripeEvent('customer.created', customer, { created: nowSeconds() - 600 }));
+      await w.deliver(stripeEvent('customer.subscription.created', subscription, { created: nowSeconds() - 500 }));
+      const invoice = legacyInvoice(customer, subscription.id as string, {
+        currency,
+        amount_due: due,
+        amount_remaining: due,
+      });
+      await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 120 }));
+      expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({ amount_cents: campaignAmount, currency });
+      expect(await subscriptionRow(w.workspaceId, subscription.id as string)).toMatchObject({
+        amount_cents: subscriptionAmount,
+        currency,
+      });
+      const [opened] = await w.webhooks(1);
+      expect(opened!.data).toMatchObject({ amount_cents: campaignAmount, currency });
+    },
+  );
+
   it('reads the basil shape: subscription under parent, decline code from InvoicePayments', async () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
