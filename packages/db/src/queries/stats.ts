@@ -33,8 +33,9 @@ import { loadFxRates } from './fx-rates.js';
  *   BigInt, so no sum is refused or rounded on the way, however large. A currency with no FX
  *   rate is listed in `unconverted_currencies` and left out of the totals.
  * - `lost_amount_cents` covers `lost` and `abandoned` campaigns: both are money not won back.
- * - `has_multiple_currencies`: the workspace's campaigns and cancel sessions together use more
- *   than one currency (any status or outcome, convertible or not).
+ * - `has_multiple_currencies`: the campaigns and cancel sessions these stats count (all time:
+ *   the workspace's; a period: that period's) use more than one currency together (any status
+ *   or outcome, convertible or not): whether these totals mixed currencies.
  * - `median_days_to_recover` is the exact median, over recovered campaigns, of
  *   `recovered_at - first_failed_at` (never below zero; the mean of the middle two for an even
  *   count), in days rounded half up to 2 places.

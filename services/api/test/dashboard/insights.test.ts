@@ -90,6 +90,29 @@ describe('GET /dashboard/api/overview', () => {
     expect(overview.body.campaigns_by_month).toHaveLength(12);
   });
 
+  it("a period's has_multiple_currencies says whether that period's totals mixed currencies", async () => {
+    const { workspaceId } = await workspaceWithToken(api.current, {
+      customers,
+      campaigns: [
+        { customer: 'c', currency: 'usd', amount_cents: 1000, decline_code: 'insufficient_funds', status: 'in_flight' },
+        {
+          customer: 'c',
+          currency: 'eur',
+          amount_cents: 800,
+          decline_code: 'generic_decline',
+          status: 'lost',
+          first_failed_at: '2025-01-01T00:00:00Z',
+          closed_at: '2025-01-03T00:00:00Z',
+        },
+      ],
+    });
+    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
+    const recent = await call('GET', '/overview?period=last_30_days', { cookie: owner });
+    const allTime = await call('GET', '/overview?period=all_time', { cookie: owner });
+    expect(recent.body.stats).toMatchObject({ has_multiple_currencies: false, recovery: { opened: 1 } });
+    expect(allTime.body.stats).toMatchObject({ has_multiple_currencies: true, recovery: { opened: 2 } });
+  });
+
   it('refuses an unknown period with the JSON error, and a request without a session', async () => {
     const w = await world();
     const bad = await call('GET', '/overview?period=forever', { cookie: w.member });
