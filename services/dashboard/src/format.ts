@@ -1,26 +1,33 @@
+import { minorUnitExponent } from '@retention/core/money';
 import { roundedRatio } from '@retention/core/ratio';
 
-/** Money in minor units with the currency's own exponent (JPY 0, KWD 3), and times. */
-
+/**
+ * Money in minor units, shown with exactly the digits the service stores: the exponent is the
+ * service's ISO 4217 table (@retention/core/money: JPY 0, USD 2, KWD and IQD 3), never the
+ * browser's, whose CLDR data gives HUF, IDR, IQD, PKR and others fewer decimals than ISO, and
+ * so showed HUF 57,955.29 stored as 5795529 as HUF 5,795,529 (docs/dashboard-ui.md, "Money").
+ */
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
 function moneyFormat(currency: string): Intl.NumberFormat {
-  const code = currency.toUpperCase();
+  const code = currency.toLowerCase();
   let format = moneyFormats.get(code);
   if (!format) {
-    format = new Intl.NumberFormat(undefined, { style: 'currency', currency: code });
+    const digits = minorUnitExponent(code);
+    format = new Intl.NumberFormat(undefined, {
+      style: 'currency',
+      currency: code.toUpperCase(),
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
     moneyFormats.set(code, format);
   }
   return format;
 }
 
-function minorUnitExponent(currency: string): number {
-  return moneyFormat(currency).resolvedOptions().maximumFractionDigits ?? 2;
-}
-
 export function formatMoney(minorUnits: number | null | undefined, currency: string): string {
   if (minorUnits === null || minorUnits === undefined) return '—';
-  return moneyFormat(currency).format(minorUnits / 10 ** minorUnitExponent(currency));
+  return moneyFormat(currency).format(minorUnits / 10 ** minorUnitExponent(currency.toLowerCase()));
 }
 
 /**
@@ -86,6 +93,16 @@ export function shareOf(part: number, whole: number): number | null {
 export function formatNumber(value: number | null | undefined, digits = 0): string {
   if (value === null || value === undefined) return '—';
   return new Intl.NumberFormat(undefined, { maximumFractionDigits: digits }).format(value);
+}
+
+/**
+ * A number of days as the API gives it (already rounded half up to 2 places), not rounded
+ * again: a median of 2.745 days is 2.75 in the API, and one more rounding to 1 place read 2.8.
+ * Singular for exactly one day.
+ */
+export function formatDays(days: number | null | undefined): string {
+  if (days === null || days === undefined) return '—';
+  return `${formatNumber(days, 2)} ${days === 1 ? 'day' : 'days'}`;
 }
 
 const monthFormat = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { CAMPAIGN_EXPORT_COLUMNS, CUSTOMER_EXPORT_COLUMNS } from '@retention/db';
-import { hashPassword, loadFixtures } from '@retention/domain';
+import { hashPassword, loadFixtures, setFxRate } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
@@ -20,7 +20,10 @@ const CAMPAIGN_SEARCH = 'Search by invoice id, customer e-mail or name';
  * - Globex, whose overview numbers are computed by hand below (USD display currency; EUR and
  *   JPY convert with the default FX table, THB has no rate);
  * - Initech, with a tie group of 60 campaigns opened at the same instant (more than a page),
- *   an endpoint subscribed to recovery.lost, and a member.
+ *   an endpoint subscribed to recovery.lost, and a member;
+ * - Soylent, shown in HUF, with a campaign in IQD: currencies whose ISO 4217 decimals (2 and 3)
+ *   the browser's CLDR data leaves out (0), and whose median time to recover is 1 day in the
+ *   last 30 days and 2.75 days of all time.
  */
 const world = useDashboardWorld();
 
@@ -79,8 +82,52 @@ async function setPassword(email: string, name: string): Promise<void> {
 
 beforeAll(async () => {
   const { db } = world.current;
+  // The operator's rates for Soylent (`cli fx set`): the default table has neither currency.
+  await setFxRate(db, { currency: 'huf', per_usd: '360' });
+  await setFxRate(db, { currency: 'iqd', per_usd: '1310' });
   const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
     workspaces: [
+      {
+        key: 'soylent',
+        name: 'Soylent',
+        display_currency: 'huf',
+        users: [{ key: 'owner', email: 'owner@soylent.test', role: 'owner' }],
+        customers: [{ key: 's', email: 'sol@example.com', subscriptions: [{ key: 's-sub' }] }],
+        campaigns: [
+          // Recovered after 1 day, and after 4.5 days 60 days ago: of all time, the median is 2.75.
+          {
+            customer: 's',
+            psp_invoice_id: 'in_huf',
+            amount_cents: 5_795_529, // HUF 57,955.29
+            currency: 'huf',
+            status: 'recovered',
+            recovered_via: 'retry',
+            first_failed_at: daysAgo(2),
+            recovered_at: daysAgo(1),
+            closed_at: daysAgo(1),
+          },
+          {
+            customer: 's',
+            psp_invoice_id: 'in_huf_old',
+            amount_cents: 100, // HUF 1.00
+            currency: 'huf',
+            status: 'recovered',
+            recovered_via: 'retry',
+            first_failed_at: daysAgo(64.5),
+            recovered_at: daysAgo(60),
+            closed_at: daysAgo(60),
+          },
+          // IQD 1,500.000 (exponent 3) = HUF 412.21 at 1310 and 360 per dollar (412.2137…).
+          {
+            customer: 's',
+            psp_invoice_id: 'in_iqd',
+            amount_cents: 1_500_000,
+            currency: 'iqd',
+            status: 'in_flight',
+            first_failed_at: daysAgo(1),
+          },
+        ],
+      },
       {
         key: 'globex',
         name: 'Globex',
@@ -319,6 +366,7 @@ beforeAll(async () => {
   await setPassword('member@initech.test', 'Milton Waddams');
   await setPassword('owner@hooli.test', 'Gavin Belson');
   await setPassword('owner@vandelay.test', 'Art Vandelay');
+  await setPassword('owner@soylent.test', 'Sol Soylent');
 }, 60_000);
 
 afterAll(async () => {
@@ -730,6 +778,65 @@ async function categoryLabelProblems(figure: Locator, labels: string[]): Promise
     { labels, font },
   );
 }
+
+/** A description list's pairs, { term: definition }, read through their roles. */
+async function definitions(scope: Locator): Promise<Record<string, string>> {
+  await scope.getByRole('definition').first().waitFor();
+  const pairs = await scope
+    .getByRole('term')
+    .evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent]));
+  return Object.fromEntries(pairs);
+}
+
+/** Intl writes a no-break space between a currency's code and the amount. */
+const NBSP = '\u00a0';
+
+describe("money in the service's ISO 4217 decimals, not the browser's", () => {
+  let page: Page;
+
+  beforeAll(async () => {
+    page = await signIn('owner@soylent.test');
+  });
+
+  it('shows HUF with 2 decimals and IQD with 3 on the Overview, in its charts, lists and detail, and a median as the API rounds it', async () => {
+    // Chromium's CLDR digits are 0 for both: HUF 5,795,529 for 5795529 stored minor units.
+    await expect(kpis(page)).resolves.toMatchObject({
+      'Recovered revenue': `HUF${NBSP}57,955.29`,
+      'Revenue at risk': `HUF${NBSP}412.21`, // IQD 1,500.000
+      'Lost revenue': `HUF${NBSP}0.00`,
+      'Median time to recover': '1 day',
+    });
+    await page.getByLabel('Period').selectOption({ label: 'All time' });
+    await page.getByText('All time, in HUF.').waitFor();
+    await expect(kpis(page)).resolves.toMatchObject({
+      'Recovered revenue': `HUF${NBSP}57,956.29`,
+      // The API's 2.75 as it is: rounded again to one place it read 2.8.
+      'Median time to recover': '2.75 days', // of 1 and 4.5 days
+    });
+    const revenue = page.getByRole('figure', { name: 'Failed and recovered revenue by month (HUF)' });
+    await revenue.getByText('Show as a table').click();
+    const cells = (await tableRows(revenue, 'Failed and recovered revenue by month (HUF)')).flat();
+    expect(cells).toContain(`HUF${NBSP}1.00`); // the 60-day-old campaign's month
+    for (const cell of cells) expect(cell).toMatch(new RegExp(`^HUF${NBSP}[\\d,]+\\.\\d\\d$`));
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    await loaded(page);
+    const amounts = Object.fromEntries(
+      (await tableRows(page, 'Recovery campaigns')).map((cells) => [cells[0], cells[2]]),
+    );
+    expect(amounts).toEqual({
+      in_huf: `HUF${NBSP}57,955.29`,
+      in_huf_old: `HUF${NBSP}1.00`,
+      in_iqd: `IQD${NBSP}1,500.000`,
+    });
+    await page.getByRole('link', { name: 'in_iqd' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Invoice in_iqd' }).waitFor();
+    await expect(definitions(page.getByRole('region', { name: 'Campaign' }))).resolves.toMatchObject({
+      Amount: `IQD${NBSP}1,500.000`,
+    });
+  });
+});
 
 describe('campaigns', () => {
   let page: Page;

@@ -5,7 +5,7 @@ import type { Overview as OverviewData, OverviewPeriod } from '../api/types.js';
 import { Chart, type Series } from '../components/Chart.js';
 import { Filter } from '../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../components/states.js';
-import { formatMoney, formatMonth, formatNumber, formatPercent, humanize, shareOf } from '../format.js';
+import { formatDays, formatMoney, formatMonth, formatNumber, formatPercent, humanize, shareOf } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { RECOVERED_VIA_LABELS } from '../labels.js';
 import { useSearchParams } from '../router.js';
@@ -105,7 +105,7 @@ function Kpis({ overview }: { overview: OverviewData }) {
           detail={`${formatNumber(cancel_flow.saved)} of ${sessions(decided)} saved or canceled`}
         />
         <Card label="Saved MRR" value={formatMoney(cancel_flow.saved_mrr_cents, currency)} />
-        <Card label="Median time to recover" value={days === null ? '—' : `${formatNumber(days, 1)} days`} />
+        <Card label="Median time to recover" value={formatDays(days)} />
       </dl>
       {/* The two rates read at a glance as one; they are not (docs/dashboard-ui.md, "Overview"). */}
       <p className="muted">
