@@ -334,11 +334,29 @@ async function applyTrialWillEnd(context: ApplyContext, subscription: Subscripti
   return true;
 }
 
+/** How many of a customer's payment-method changes are kept: the newest, enough for any invoice's retries. */
+const KEPT_PAYMENT_METHOD_CHANGES = 20;
+
+/**
+ * The times (the events' `created`, ms) at which the customer changed their payment method,
+ * oldest first. A list, not the latest alone: a change after a payment must not hide the one
+ * between the failure and that payment, whatever order their events arrive in. A state written
+ * before the list was kept has the latest time alone (`payment_method_changed_at`).
+ */
+function paymentMethodChanges(state: ObjectState | null | undefined): number[] {
+  const kept = state?.state.payment_method_changes;
+  if (Array.isArray(kept)) return kept.map(Number);
+  const latest = Number(state?.state.payment_method_changed_at ?? 0);
+  return latest > 0 ? [latest] : [];
+}
+
 async function applyPaymentMethodChanged(context: ApplyContext, pspCustomerId: string): Promise<boolean> {
   const state = await lockObject(context, 'customer', pspCustomerId);
-  const previous = Number(state?.state.payment_method_changed_at ?? 0);
-  if (previous >= context.at.getTime()) return false;
-  await saveObject(context, 'customer', pspCustomerId, { payment_method_changed_at: context.at.getTime() }, false);
+  const changes = paymentMethodChanges(state);
+  const at = context.at.getTime();
+  if (changes.includes(at)) return false;
+  const kept = [...changes, at].sort((a, b) => a - b).slice(-KEPT_PAYMENT_METHOD_CHANGES);
+  await saveObject(context, 'customer', pspCustomerId, { payment_method_changes: kept }, false);
   return true;
 }
 
@@ -382,15 +400,16 @@ function earliestSettlement(
 }
 
 /**
- * The first settlement of an invoice at or after a failure of time `failedEventAt`: what the
- * campaign that failure opened would have met first, had the events come in order. Null when
- * the invoice was settled only before the failure, or by events stored before settlements were
- * kept (their state has a status and no times).
+ * The settlement a failure of time `failedEventAt` would have met first, had the events come in
+ * order: the earliest, when every settlement kept is at or after the failure. Null when any
+ * came before it (in order, the failure found the invoice settled and opened nothing: a
+ * payment tried on a voided invoice that was later paid stays nothing), or when the invoice was
+ * settled by events stored before settlements were kept (a status and no times).
  */
 function firstSettlementAfter(state: ObjectState | null, failedEventAt: number): InvoiceSettlement | null {
   const facts = state?.state ?? {};
   const settlements: InvoiceSettlement[] = [];
-  if (typeof facts.paid_event_at === 'number' && facts.paid_event_at >= failedEventAt) {
+  if (typeof facts.paid_event_at === 'number') {
     settlements.push({
       outcome: 'paid',
       event_at: facts.paid_event_at,
@@ -399,7 +418,7 @@ function firstSettlementAfter(state: ObjectState | null, failedEventAt: number):
       paid_out_of_band: facts.paid_out_of_band === true,
     });
   }
-  if (typeof facts.closed_event_at === 'number' && facts.closed_event_at >= failedEventAt) {
+  if (typeof facts.closed_event_at === 'number') {
     settlements.push({
       outcome: 'closed',
       event_at: facts.closed_event_at,
@@ -409,7 +428,8 @@ function firstSettlementAfter(state: ObjectState | null, failedEventAt: number):
     });
   }
   settlements.sort((a, b) => a.event_at - b.event_at);
-  return settlements[0] ?? null;
+  const first = settlements[0];
+  return first !== undefined && first.event_at >= failedEventAt ? first : null;
 }
 
 async function applyInvoiceFailed(
@@ -448,7 +468,11 @@ async function applyInvoiceFailed(
   const failure = {
     psp_customer_id: change.customer.psp_customer_id,
     failed_at: Math.max(Number(state?.state.failed_at ?? 0), context.at.getTime()),
-    first_failed_at: Math.min(Number(state?.state.first_failed_at ?? Infinity), context.at.getTime()),
+    // The earliest failure; a backfill's import (silent, at the invoice's finalisation) is no
+    // failure time and never moves it earlier.
+    first_failed_at: context.silent
+      ? Number(state?.state.first_failed_at ?? context.at.getTime())
+      : Math.min(Number(state?.state.first_failed_at ?? Infinity), context.at.getTime()),
     failed_attempt_count: Math.max(Number(state?.state.failed_attempt_count ?? 0), change.attempt_count),
   };
   if (settledLater === undefined) {
@@ -544,8 +568,10 @@ async function recoveredVia(
       .trx<ObjectState>('processor_object_states')
       .where({ connection_id: context.connection_id, object_type: 'customer', psp_object_id: failure.psp_customer_id })
       .first();
-    const changedAt = Number(customerState?.state.payment_method_changed_at ?? 0);
-    if (changedAt > failure.first_failed_at && changedAt <= failure.paid_event_at) return 'customer_update';
+    const changedBetween = paymentMethodChanges(customerState).some(
+      (changedAt) => changedAt > failure.first_failed_at && changedAt <= failure.paid_event_at,
+    );
+    if (changedBetween) return 'customer_update';
   }
   return payment.attempt_count > failure.failed_attempt_count ? 'retry' : 'spontaneous';
 }

@@ -151,16 +151,17 @@ export function subscriptionFacts(subscription: StripeObject, fallbackCreated: D
       (typeof price?.unit_amount_decimal === 'string' ? Math.round(Number(price.unit_amount_decimal)) : 0);
     total += unit * (int(item.quantity) ?? 1);
   }
-  const { amount, interval } = normaliseInterval(total, recurring);
+  const currency = (str(subscription.currency) ?? str(firstPrice?.currency) ?? 'usd').toLowerCase();
+  // In our minor units before a weekly or daily price is made monthly, which rounds.
+  const { amount, interval } = normaliseInterval(fromStripeAmount(total, currency), recurring);
   // Before basil the period is on the subscription; from basil on, on each item.
   const periodEnd = time(subscription.current_period_end) ?? time(items[0]?.current_period_end);
-  const currency = (str(subscription.currency) ?? str(firstPrice?.currency) ?? 'usd').toLowerCase();
   return {
     psp_subscription_id: id,
     psp_customer_id: customerId,
     status: subscriptionStatusOf(subscription.status),
     plan_name: planNameOf(firstPrice),
-    amount_cents: fromStripeAmount(Math.max(0, amount), currency),
+    amount_cents: Math.max(0, amount),
     currency,
     interval,
     trial_end: time(subscription.trial_end),
@@ -191,14 +192,14 @@ export function subscriptionFromInvoice(invoice: StripeObject, subscriptionId: s
   const recurring = recurringOf(price);
   const { interval } = normaliseInterval(0, recurring);
   const subtotal = int(invoice.subtotal) ?? int(invoice.amount_due) ?? 0;
-  const perInterval = normaliseInterval(subtotal, recurring).amount;
   const currency = (str(invoice.currency) ?? 'usd').toLowerCase();
+  const perInterval = normaliseInterval(fromStripeAmount(subtotal, currency), recurring).amount;
   return {
     psp_subscription_id: subscriptionId,
     psp_customer_id: idOf(invoice.customer) ?? '',
     status: 'past_due',
     plan_name: str(line.description) ?? planNameOf(price),
-    amount_cents: fromStripeAmount(Math.max(0, perInterval), currency),
+    amount_cents: Math.max(0, perInterval),
     currency,
     interval,
     trial_end: null,

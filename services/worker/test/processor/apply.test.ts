@@ -510,6 +510,58 @@ describe('failed invoices', () => {
     expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({ status: 'lost' });
   });
 
+  it('a failure between a void mark and a later payment opens nothing when it arrives last, as in order', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id);
+    await w.deliver(
+      stripeEvent(
+        'invoice.marked_uncollectible',
+        { ...invoice, status: 'uncollectible' },
+        { created: nowSeconds() - 300 },
+      ),
+    );
+    await w.deliver(
+      stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: 2 }, { created: nowSeconds() - 100 }),
+    );
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 200 }));
+    expect(await campaignRow(w.workspaceId, invoice.id)).toBeUndefined();
+  });
+
+  it.each([
+    ['in order but the second card change before the payment', ['failed', 'card A', 'card B', 'paid']],
+    ['the payment first', ['paid', 'card A', 'card B', 'failed']],
+  ])(
+    'a card change between the failure and the payment is customer_update though another follows the payment (%s)',
+    async (_order, arrivals) => {
+      const w = await setUp();
+      const { customer, subscription } = await subscribedCustomer(w);
+      const invoice = legacyInvoice(customer, subscription.id);
+      const cardChange = (card: string, created: number) =>
+        stripeEvent(
+          'customer.updated',
+          { ...customer, invoice_settings: { ...customer.invoice_settings, default_payment_method: card } },
+          { created, previous: { invoice_settings: { default_payment_method: 'pm_1OldCard' } } },
+        );
+      // Happened: failed at -500, card A at -400, paid at -300 (the same attempt), card B at -100.
+      const events = {
+        failed: stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 500 }),
+        'card A': cardChange('pm_A', nowSeconds() - 400),
+        paid: stripeEvent(
+          'invoice.paid',
+          { ...invoice, status: 'paid', attempt_count: 1 },
+          { created: nowSeconds() - 300 },
+        ),
+        'card B': cardChange('pm_B', nowSeconds() - 100),
+      };
+      for (const arrival of arrivals) await w.deliver(events[arrival as keyof typeof events]);
+      expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
+        status: 'recovered',
+        recovered_via: 'customer_update',
+      });
+    },
+  );
+
   it('a failure that happened after the invoice was paid (a payment tried on a settled invoice) opens nothing, whatever the order', async () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
