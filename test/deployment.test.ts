@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { loadConfig } from '@retention/core';
+import { DEVELOPMENT_SECRETS_KEY_FILE } from '@retention/runtime';
 import {
   createEmptyDatabase,
   freePort,
@@ -141,6 +142,66 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(composeDev.services).sort()).toEqual(['postgres', 'redis']);
     expect(composeDev.services.postgres.ports).toEqual(['127.0.0.1:${POSTGRES_PORT:-5432}:5432']);
     expect(composeDev.services.redis.ports).toEqual(['127.0.0.1:${REDIS_PORT:-6379}:6379']);
+  });
+});
+
+describe('.dockerignore', () => {
+  /**
+   * Docker's matching (moby/patternmatcher): patterns are relative to the context's root, `*`
+   * and `?` stay within one path segment, `**` spans any number of them, and a path is left out
+   * when it or a directory above it matches. Unlike .gitignore, a bare name matches at the root
+   * only. Exceptions (`!`) are not used here and not supported.
+   */
+  function excludedByDocker(patterns: string[], file: string): boolean {
+    const regexps = patterns.map((pattern) => {
+      const segments = pattern.replace(/^\/+|\/+$/g, '').split('/');
+      const source = segments.map((segment, index) => {
+        const last = index === segments.length - 1;
+        if (segment === '**') return last ? '.*' : '(?:[^/]+/)*';
+        const glob = segment
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replaceAll('*', '[^/]*')
+          .replaceAll('?', '[^/]');
+        return last ? glob : `${glob}/`;
+      });
+      return new RegExp(`^${source.join('')}$`);
+    });
+    const parts = file.split('/');
+    return parts.some((_, index) => regexps.some((regexp) => regexp.test(parts.slice(0, index + 1).join('/'))));
+  }
+
+  const lines = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+
+  it('matches as Docker does (the check below relies on it)', () => {
+    const patterns = ['**/node_modules', 'bench/results', '**/*.log', 'dist'];
+    expect(excludedByDocker(patterns, 'services/api/node_modules/x/index.js')).toBe(true);
+    expect(excludedByDocker(patterns, 'node_modules/x')).toBe(true);
+    expect(excludedByDocker(patterns, 'bench/results/run.json')).toBe(true);
+    expect(excludedByDocker(patterns, 'packages/x/bench/results')).toBe(false);
+    expect(excludedByDocker(patterns, 'services/api/a.log')).toBe(true);
+    expect(excludedByDocker(patterns, 'dist/api.js')).toBe(true);
+    expect(excludedByDocker(patterns, 'services/dashboard/dist/index.html')).toBe(false);
+    expect(excludedByDocker(patterns, 'distance.ts')).toBe(false);
+  });
+
+  it('leaves out of the build context everything git ignores: local secrets, builds, dependencies', async () => {
+    const ignored = lines(await read('.gitignore'));
+    const excluded = lines(await read('.dockerignore'));
+    // Each .gitignore pattern tried where git applies it: a pattern with no inner slash at any
+    // depth, one with an inner slash at the root only; a directory's pattern on a file inside.
+    const probes = ignored.flatMap((pattern) => {
+      const name = pattern.replace(/^\//, '').replace(/\/$/, '').replaceAll('*', 'x');
+      const file = pattern.endsWith('/') ? `${name}/file` : name;
+      return name.includes('/') || pattern.startsWith('/') ? [file] : [file, `services/api/${file}`];
+    });
+    expect(probes).toContain('.secrets-key.dev');
+    expect(probes.filter((probe) => !excludedByDocker(excluded, probe))).toEqual([]);
+    // The key `npm start` writes, wherever the code puts it.
+    expect(excludedByDocker(excluded, path.relative(REPO_ROOT, DEVELOPMENT_SECRETS_KEY_FILE))).toBe(true);
   });
 });
 
