@@ -5,7 +5,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parse } from 'yaml';
+import { parse, parseDocument } from 'yaml';
 import { loadConfig } from '@retention/core';
 import { DEVELOPMENT_SECRETS_KEY_FILE } from '@retention/runtime';
 import {
@@ -94,6 +94,28 @@ describe('docker-compose.yml', () => {
     expect(compose.services.api.environment.BASE_URL).toBe('${BASE_URL:-http://localhost:${API_PORT:-3000}}');
   });
 
+  it('runs several API replicas through infra/docker/compose.api-replicas.yml, not --scale', async () => {
+    const document = parseDocument(await read('infra/docker/compose.api-replicas.yml'));
+    const override = document.toJS();
+    expect(Object.keys(override.services)).toEqual(['api']);
+    // Replicas cannot share API_PORT: the override publishes none (Compose's !reset), and the
+    // operator's load balancer reaches them on the compose network as api:3000.
+    const ports = document.getIn(['services', 'api', 'ports'], true) as { tag?: string; toJSON(): unknown };
+    expect([ports.tag, ports.toJSON()]).toEqual(['!reset', []]);
+    // As many as API_EXPECTED_REPLICAS says, so each allows its share of a limit while Redis is
+    // down; and behind a balancer TRUST_PROXY must be said, or every client shares its address.
+    expect(override.services.api.deploy.replicas).toMatch(/^\$\{API_EXPECTED_REPLICAS:\?[^}]+\}$/);
+    expect(override.services.api.environment).toEqual({
+      TRUST_PROXY: expect.stringMatching(/^\$\{TRUST_PROXY:\?[^}]+\}$/),
+    });
+    for (const file of ['README.md', 'docker-compose.yml']) {
+      const text = await read(file);
+      expect([file, text.includes('infra/docker/compose.api-replicas.yml')]).toEqual([file, true]);
+      // No command that scales the API: its replicas would all claim API_PORT.
+      expect([file, /docker compose [^\n`]*--scale api=/.exec(text)?.[0]]).toEqual([file, undefined]);
+    }
+  });
+
   it('runs every process of the service from the one image, hardened', () => {
     for (const name of APP_SERVICES) {
       const service = compose.services[name];
@@ -142,6 +164,100 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(composeDev.services).sort()).toEqual(['postgres', 'redis']);
     expect(composeDev.services.postgres.ports).toEqual(['127.0.0.1:${POSTGRES_PORT:-5432}:5432']);
     expect(composeDev.services.redis.ports).toEqual(['127.0.0.1:${REDIS_PORT:-6379}:6379']);
+  });
+});
+
+describe("docker-compose.yml's environment", () => {
+  /**
+   * Names the processes read that compose does not pass: its DATABASE_URL names its user, so
+   * PGUSER is never consulted (config.ts, withLoginName; node-postgres likewise).
+   */
+  const NOT_PASSED = new Set(['PGUSER']);
+  /** Names in the sources that no process reads: the receiver's example code in the API reference. */
+  const NOT_READ = new Set(['WEBHOOK_SECRET']);
+  /** Set by compose itself, for its own PostgreSQL and Redis and the ports inside the containers. */
+  const FIXED = new Set(['DATABASE_URL', 'REDIS_URL', 'PORT', 'WORKER_PORT', 'API_INTERNAL_PORT']);
+
+  /** What loadConfig reads, recorded as it reads it (every name is read on every call). */
+  function configNames(): Set<string> {
+    const names = new Set<string>();
+    const env = new Proxy<Record<string, string | undefined>>(
+      {},
+      {
+        get: (_, name) => {
+          if (typeof name === 'string') names.add(name);
+          return name === 'SECRETS_KEY' ? testSecretsKey() : undefined;
+        },
+      },
+    );
+    loadConfig(env);
+    return names;
+  }
+
+  /** The variables README's Configuration table documents (NODE_EXTRA_CA_CERTS, Node's own, among them). */
+  async function documentedNames(): Promise<Set<string>> {
+    const readme = await read('README.md');
+    const section = readme.slice(
+      readme.indexOf('\n## Configuration'),
+      readme.indexOf('\n## ', readme.indexOf('\n## Configuration') + 1),
+    );
+    return new Set([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((match) => match[1]!));
+  }
+
+  /** Names the image's processes read directly (process.env.X, env.X), outside loadConfig. */
+  async function namesReadDirectly(): Promise<Set<string>> {
+    const names = new Set<string>();
+    for (const parent of ['packages', 'services']) {
+      for (const workspace of await readdir(path.join(REPO_ROOT, parent))) {
+        // The test kit runs in tests only; the dashboard in the browser.
+        if (['packages/testkit', 'services/dashboard'].includes(`${parent}/${workspace}`)) continue;
+        const src = path.join(parent, workspace, 'src');
+        for (const file of await readdir(path.join(REPO_ROOT, src), { recursive: true })) {
+          if (!file.endsWith('.ts')) continue;
+          const text = await read(path.join(src, file));
+          for (const match of text.matchAll(/\b(?:process\.env|env)(?:\.|\[')([A-Z][A-Z0-9_]*)\b/g))
+            names.add(match[1]!);
+        }
+      }
+    }
+    return names;
+  }
+
+  it('passes every variable the processes read and documents, and no other', async () => {
+    const names = new Set([...configNames(), ...(await documentedNames()), ...(await namesReadDirectly())]);
+    expect(names).toContain('TRUST_PROXY');
+    expect(names).toContain('NODE_EXTRA_CA_CERTS');
+    const expected = [...names].filter((name) => !NOT_PASSED.has(name) && !NOT_READ.has(name)).sort();
+    for (const name of APP_SERVICES) {
+      expect([name, Object.keys(compose.services[name].environment).sort()]).toEqual([name, expected]);
+    }
+  });
+
+  it("passes each from the shell or .env under its own name, defaulting to the code's own default", () => {
+    const key = testSecretsKey();
+    const defaults = loadConfig({ SECRETS_KEY: key });
+    for (const [name, value] of Object.entries<unknown>(compose.services.api.environment)) {
+      if (FIXED.has(name)) {
+        expect([name, String(value)]).not.toEqual([name, expect.stringContaining(`\${${name}`)]);
+        continue;
+      }
+      const match = /^\$\{([A-Z][A-Z0-9_]*)(:-|:\?)(.*)\}$/s.exec(String(value));
+      expect([name, match?.[1]]).toEqual([name, name]);
+      // BASE_URL's default follows the published port (tested above); SECRETS_KEY is required.
+      if (match![2] !== ':-' || name === 'BASE_URL') continue;
+      // An empty default (`${SMTP_URL:-}`) sets the variable to "": the code must read that as unset.
+      expect([name, loadConfig({ SECRETS_KEY: key, [name]: match![3] })]).toEqual([name, defaults]);
+    }
+  });
+
+  it('may pass NODE_EXTRA_CA_CERTS empty: Node reads an empty one as unset', async () => {
+    const loadCertificates = (value: string) =>
+      run('-e', ["require('node:tls').createSecureContext()"], { NODE_EXTRA_CA_CERTS: value }, REPO_ROOT);
+    const missing = loadCertificates(path.join(tmpdir(), `no-such-file-${runId()}.pem`));
+    expect(await missing.exited).toBe(0);
+    expect(missing.output()).toContain('Ignoring extra certs');
+    const empty = loadCertificates('');
+    expect([await empty.exited, empty.output()]).toEqual([0, '']);
   });
 });
 
