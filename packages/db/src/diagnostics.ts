@@ -59,10 +59,21 @@ function describeSetupProblem(problem: DatabaseSetupProblem, address: string, re
         '`sudo -u postgres createuser -s $USER`, or set DATABASE_URL with a user and password ' +
         '(postgres://USER:PASSWORD@HOST:5432/retention).'
       );
-    case 'not_migrated': {
+    case 'not_migrated':
       // A query error's message starts with the SQL; the relation is all that helps here.
-      const relation = /relation "[^"]+" does not exist/.exec(reason)?.[0] ?? 'a table is missing';
-      return `the database of ${address} is not migrated (${relation}); apply the migrations with \`npm run migrate\` (\`npm start\` does it by itself).`;
-    }
+      return notMigrated(address, /relation "[^"]+" does not exist/.exec(reason)?.[0] ?? 'a table is missing');
   }
+}
+
+/** A database that lacks `missing`, migrations of this release (requireMigrated). */
+export function describeNotMigrated(databaseUrl: string, missing: readonly string[]): string {
+  const what =
+    missing.length === 1
+      ? `migration ${missing[0]} is not applied`
+      : `${missing.length} migrations are not applied, from ${missing[0]}`;
+  return notMigrated(redactUrl(databaseUrl), what);
+}
+
+function notMigrated(address: string, detail: string): string {
+  return `the database of ${address} is not migrated (${detail}); apply the migrations with \`npm run migrate\` (\`npm start\` does it by itself).`;
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { pgErrorCode, type Db } from './connection.js';
+import { describeNotMigrated } from './diagnostics.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 import { requireSecretsKey, type MigrationContext } from './migrations/context.js';
 
@@ -18,8 +19,11 @@ function migrationConfig(context?: MigrationContext): Knex.MigratorConfig {
         down: (knex: Knex) => migration.down(knex, context),
       }),
   };
-  return { migrationSource, tableName: 'knex_migrations' };
+  return { migrationSource, tableName: MIGRATIONS_TABLE };
 }
+
+/** Where knex records the migrations applied, one row each. */
+const MIGRATIONS_TABLE = 'knex_migrations';
 
 /**
  * Brings the schema to the latest version; returns the names of the migrations applied.
@@ -43,6 +47,38 @@ export async function rollbackAll(db: Db, context: MigrationContext): Promise<st
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const [, pending] = (await db.migrate.list(migrationConfig())) as [unknown[], Migration[]];
   return pending.map((migration) => migration.name);
+}
+
+/**
+ * The migrations of this release the database has not had, in order; every one of them when
+ * it was never migrated. Read-only, unlike knex's `migrate.list`, which creates its tables:
+ * the services ask this at start, and must not touch a database they will refuse.
+ *
+ * Migrations the database has had that this release does not know are no concern of it: a
+ * newer release migrated the database during a rolling deploy, and (docs/upgrading.md) its
+ * schema still serves this release until the new processes replace these.
+ */
+export async function unappliedMigrations(db: Db): Promise<string[]> {
+  let applied: Set<string>;
+  try {
+    const rows: Array<{ name: string }> = await db(MIGRATIONS_TABLE).select('name');
+    applied = new Set(rows.map((row) => row.name));
+  } catch (error) {
+    if (pgErrorCode(error) === '42P01')
+      applied = new Set(); // undefined_table: never migrated
+    else throw error;
+  }
+  return MIGRATIONS.map((migration) => migration.name).filter((name) => !applied.has(name));
+}
+
+/**
+ * Refuses a database that lacks a migration of this release, in the words the CLI uses for
+ * one that was never migrated (describeNotMigrated): the API and the worker check this at
+ * start, so they stop at once instead of answering 500 and logging SQL errors on every poll.
+ */
+export async function requireMigrated(db: Db, databaseUrl: string): Promise<void> {
+  const missing = await unappliedMigrations(db);
+  if (missing.length > 0) throw new Error(describeNotMigrated(databaseUrl, missing));
 }
 
 /** The database `databaseUrl` names, and a client of the server's `postgres` maintenance database. */

@@ -1,6 +1,6 @@
 /** The API service: `npm run start:api`. */
 import { loadConfig } from '@retention/core';
-import { createDb, describeConnectionFailure } from '@retention/db';
+import { createDb, describeConnectionFailure, requireMigrated } from '@retention/db';
 import { createWebhookSender, webhookSenderOptions } from '@retention/domain';
 import {
   createLogger,
@@ -29,6 +29,8 @@ runServiceStart('api', async (opened) => {
     () => db.raw('SELECT 1'),
     (error) => new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error)),
   );
+  // A schema without this release's migrations fails every query; refuse it now, in one line.
+  await opened.step(() => requireMigrated(db, config.databaseUrl));
   const redis = opened.add(createApiRedis(config.redisUrl, 'retention-api', logger), (redis) => redis.disconnect());
   await opened.step(
     () => waitForRedis(redis),

@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import { MIGRATIONS } from '@retention/db';
 import {
+  createEmptyDatabase,
+  createTestDatabase,
   LEFT_OPEN,
   redisKeyPrefix,
   reportOpenAtExit,
@@ -69,5 +72,58 @@ describe('an API whose start fails', () => {
     expect(await exitAfterFailure(api)).toBe(1);
     expect(api.output()).toContain(`api failed to start: cannot listen on API_INTERNAL_PORT ${port}`);
     expect(api.output()).not.toMatch(LEFT_OPEN);
+  });
+});
+
+describe('an API on a database that lacks a migration of this release', () => {
+  const latest = MIGRATIONS.at(-1)!.name;
+
+  it('never migrated: exits 1 in one line naming the database and `npm run migrate`, closing all it opened, touching nothing', async () => {
+    const empty = await createEmptyDatabase();
+    try {
+      const api = startApi({ DATABASE_URL: empty.url });
+      expect(await exitAfterFailure(api)).toBe(1);
+      expect(api.output()).toMatch(
+        new RegExp(
+          `api failed to start: the database of \\S+/${empty.name} is not migrated \\(${MIGRATIONS.length} migrations are not applied, from 0001-tenancy\\); apply the migrations with \`npm run migrate\``,
+        ),
+      );
+      expect(api.output()).not.toMatch(LEFT_OPEN);
+      expect(api.output()).not.toMatch(/\n\s+at /);
+      // Asking did not create knex's tables in a database the API refused.
+      const tables = await empty.db.raw("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'");
+      expect(tables.rows[0].n).toBe(0);
+    } finally {
+      await empty.drop();
+    }
+  });
+
+  it('missing the latest migration: exits 1 naming it', async () => {
+    const behind = await createTestDatabase();
+    try {
+      await behind.db('knex_migrations').where({ name: latest }).delete();
+      const api = startApi({ DATABASE_URL: behind.url });
+      expect(await exitAfterFailure(api)).toBe(1);
+      expect(api.output()).toContain(
+        `is not migrated (migration ${latest} is not applied); apply the migrations with \`npm run migrate\``,
+      );
+      expect(api.output()).not.toMatch(LEFT_OPEN);
+    } finally {
+      await behind.drop();
+    }
+  });
+
+  it('with a migration this release does not know (a newer release migrated it during a rolling deploy): starts', async () => {
+    const ahead = await createTestDatabase();
+    try {
+      await ahead
+        .db('knex_migrations')
+        .insert({ name: '9999-from-a-newer-release', batch: 999, migration_time: new Date() });
+      const api = startApi({ DATABASE_URL: ahead.url });
+      await api.waitFor(/API listening/);
+      expect(await api.stop()).toBe(0);
+    } finally {
+      await ahead.drop();
+    }
   });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import { MIGRATIONS } from '@retention/db';
 import {
+  createEmptyDatabase,
+  createTestDatabase,
   LEFT_OPEN,
   redisKeyPrefix,
   reportOpenAtExit,
@@ -52,5 +55,54 @@ describe('a worker whose start fails', () => {
     expect(await worker.exited).toBe(1);
     expect(worker.output()).toContain(`worker failed to start: cannot listen on WORKER_PORT ${port}`);
     expect(worker.output()).not.toMatch(LEFT_OPEN);
+  });
+});
+
+describe('a worker on a database that lacks a migration of this release', () => {
+  const latest = MIGRATIONS.at(-1)!.name;
+
+  it('never migrated: exits 1 in one line naming the database and `npm run migrate`, closing all it opened', async () => {
+    const empty = await createEmptyDatabase();
+    try {
+      const worker = startWorker({ DATABASE_URL: empty.url });
+      expect(await worker.exited).toBe(1);
+      expect(worker.output()).toMatch(
+        new RegExp(
+          `worker failed to start: the database of \\S+/${empty.name} is not migrated \\(${MIGRATIONS.length} migrations are not applied, from 0001-tenancy\\); apply the migrations with \`npm run migrate\``,
+        ),
+      );
+      // That line alone: no SQL error logged by a loop that got to run.
+      expect(worker.output().trim().split('\n')).toHaveLength(1);
+      expect(worker.output()).not.toMatch(LEFT_OPEN);
+    } finally {
+      await empty.drop();
+    }
+  });
+
+  it('missing the latest migration: exits 1 naming it', async () => {
+    const behind = await createTestDatabase();
+    try {
+      await behind.db('knex_migrations').where({ name: latest }).delete();
+      const worker = startWorker({ DATABASE_URL: behind.url });
+      expect(await worker.exited).toBe(1);
+      expect(worker.output()).toContain(`is not migrated (migration ${latest} is not applied)`);
+      expect(worker.output()).not.toMatch(LEFT_OPEN);
+    } finally {
+      await behind.drop();
+    }
+  });
+
+  it('with a migration this release does not know (a newer release migrated it during a rolling deploy): starts', async () => {
+    const ahead = await createTestDatabase();
+    try {
+      await ahead
+        .db('knex_migrations')
+        .insert({ name: '9999-from-a-newer-release', batch: 999, migration_time: new Date() });
+      const worker = startWorker({ DATABASE_URL: ahead.url });
+      await worker.waitFor(/worker started/);
+      expect(await worker.stop()).toBe(0);
+    } finally {
+      await ahead.drop();
+    }
   });
 });
