@@ -72,6 +72,20 @@ export function databaseFailure(error: unknown): { code: string; message: string
   return { code, message: typeof message === 'string' ? message : null };
 }
 
+/**
+ * `error` as it was before knex put the statement, with its bound values, in front of its
+ * message: for a log line that says what failed (`read ECONNRESET`) in a few words, and holds
+ * no data. The error itself when knex did not (a failure to connect has no statement).
+ */
+export function withoutStatement(error: unknown): unknown {
+  const message = error instanceof Error ? (error as unknown as Record<symbol, unknown>)[DATABASE_MESSAGE] : undefined;
+  if (typeof message !== 'string') return error;
+  const bare = new Error(message);
+  bare.name = (error as Error).name;
+  const code = pgErrorCode(error);
+  return code === undefined ? bare : Object.assign(bare, { code });
+}
+
 const RETRYABLE_CODES = new Set([
   '40001', // serialization_failure
   '40P01', // deadlock_detected

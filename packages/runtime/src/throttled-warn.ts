@@ -6,7 +6,11 @@ import { firstCause } from './error-cause.js';
  * Logs a warning about `error` from `source` (a connection, a queue), unless that source
  * already had one in the last interval.
  */
-export type ThrottledWarn = (source: string, error: unknown, message: string) => void;
+export interface ThrottledWarn {
+  (source: string, error: unknown, message: string, fields?: Record<string, unknown>): void;
+  /** Starts `source` afresh: its next failure is logged at once (it recovered in between). */
+  forget(source: string): void;
+}
 
 /**
  * Warnings for failures that repeat while a backing service is away: every reconnect
@@ -18,7 +22,7 @@ export type ThrottledWarn = (source: string, error: unknown, message: string) =>
  */
 export function throttledWarn(logger: Logger | undefined, intervalMs = 10_000): ThrottledWarn {
   const sources = new Map<string, { loggedAt: number; heldBack: number }>();
-  return (source, error, message) => {
+  const warn = (source: string, error: unknown, message: string, fields?: Record<string, unknown>) => {
     const now = Date.now();
     const last = sources.get(source);
     if (last && now - last.loggedAt < intervalMs) {
@@ -26,8 +30,12 @@ export function throttledWarn(logger: Logger | undefined, intervalMs = 10_000): 
       return;
     }
     sources.set(source, { loggedAt: now, heldBack: 0 });
-    logger?.warn({ source, error: describe(error), ...(last?.heldBack && { held_back: last.heldBack }) }, message);
+    logger?.warn(
+      { source, ...fields, error: describe(error), ...(last?.heldBack && { held_back: last.heldBack }) },
+      message,
+    );
   };
+  return Object.assign(warn, { forget: (source: string) => void sources.delete(source) });
 }
 
 function describe(failure: unknown): Record<string, unknown> {
@@ -36,4 +44,40 @@ function describe(failure: unknown): Record<string, unknown> {
   if (!isNativeError(error)) return { message: String(error) };
   const code = 'code' in error && error.code !== undefined ? { code: error.code } : {};
   return { type: error.name, message: error.message, ...code };
+}
+
+/**
+ * throttledWarn for loops whose every round fails while PostgreSQL is away (the worker's
+ * processor events, outbox dispatch, delivery scheduler, sweeps, backfills, LISTEN), with one
+ * more line when a source works again: an outage reads as "failing (detail) ... N held back
+ * ... working again after N failures", not a line per round.
+ */
+export interface ThrottledFailures {
+  /** A round of `source` failed: warned about at most once per interval, as throttledWarn does. */
+  failed(source: string, error: unknown, message: string, fields?: Record<string, unknown>): void;
+  /** A round of `source` succeeded: when it had been failing, says so once. */
+  succeeded(source: string): void;
+}
+
+export function throttledFailures(logger: Logger, intervalMs = 10_000): ThrottledFailures {
+  const failing = new Map<string, { since: number; failures: number }>();
+  const warn = throttledWarn(logger, intervalMs);
+  return {
+    failed(source, error, message, fields) {
+      const run = failing.get(source);
+      if (run) run.failures += 1;
+      else failing.set(source, { since: Date.now(), failures: 1 });
+      warn(source, error, message, fields);
+    },
+    succeeded(source) {
+      const run = failing.get(source);
+      if (!run) return;
+      failing.delete(source);
+      warn.forget(source);
+      logger.info(
+        { source, failures: run.failures, failed_for_ms: Date.now() - run.since },
+        `${source}: working again after ${run.failures} failed rounds`,
+      );
+    },
+  };
 }

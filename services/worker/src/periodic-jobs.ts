@@ -3,6 +3,7 @@ import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { closeStaleCampaigns, pruneWebhookLog } from '@retention/domain';
 import { throttledWarn, type Logger, type Redis } from '@retention/runtime';
+import { postgresFailures } from './postgres-failures.js';
 import { QUEUE_NAMES } from './queues.js';
 
 /**
@@ -71,9 +72,14 @@ export async function startPeriodicJobs(options: PeriodicJobsOptions): Promise<P
     throw error;
   }
   worker.on('error', (error) => warn('periodic worker', error, 'periodic worker error'));
+  // Each job fails every period while PostgreSQL is away (the sweeper every 5 s): throttled per job.
+  const failures = postgresFailures(logger);
   worker.on('failed', (iteration, error) =>
-    logger.error({ err: error, job: iteration?.name }, 'periodic job failed; it runs again next period'),
+    failures.failed(`periodic job ${iteration?.name ?? ''}`, error, 'periodic job failed; it runs again next period', {
+      job: iteration?.name,
+    }),
   );
+  worker.on('completed', (iteration) => failures.succeeded(`periodic job ${iteration.name}`));
 
   let checking: Promise<void> | null = null;
   const timer = setInterval(() => {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Queue, Worker } from 'bullmq';
 import type { Config } from '@retention/core';
-import type { Db } from '@retention/db';
+import { withoutStatement, type Db } from '@retention/db';
 import {
   createWebhookSender,
   DNS_DEADLINE_MS,
@@ -270,7 +270,8 @@ async function buildWorker(
   processorEvents.start();
   backfills.start();
   // Deliveries released by a worker that died before adding their jobs are sent now, not at the next sweep.
-  sweep().catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep failed'));
+  // Told like the loops' failures (one line, the source named, no stack): PostgreSQL may be going away.
+  sweep().catch((error: unknown) => warn('start-up sweep', withoutStatement(error), 'start-up sweep failed'));
 
   let closing: Promise<void> | undefined;
   return {

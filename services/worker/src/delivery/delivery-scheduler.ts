@@ -1,4 +1,5 @@
-import type { Logger } from '@retention/runtime';
+import { type Logger, type ThrottledFailures } from '@retention/runtime';
+import { postgresFailures } from '../postgres-failures.js';
 
 /**
  * Postgres is the backlog; Redis holds only ready work (docs/delivery-scheduler.md). A
@@ -82,9 +83,12 @@ export class DeliveryScheduler {
   private timer: unknown;
   private timerAt = Infinity;
   private stopped = true;
+  /** Both look every poll: while PostgreSQL is away, a few lines per outage, not one a second. */
+  private readonly failures: ThrottledFailures;
 
   constructor(private readonly options: DeliverySchedulerOptions) {
     this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.failures = postgresFailures(options.logger);
   }
 
   /** Looks at what is due now, and from then on at least every `pollMs`. */
@@ -140,9 +144,12 @@ export class DeliveryScheduler {
         const released = await this.options.port.release(allowances, this.options.notInFlight());
         // Marked queued without a job if this fails: the sweeper gives them one.
         if (released.length > 0) await this.options.port.enqueue(released);
+        this.failures.succeeded('delivery release');
       } catch (error) {
         // The next look at what is due releases them.
-        this.options.logger.warn({ err: error, endpoints: allowances.length }, 'could not release deliveries');
+        this.failures.failed('delivery release', error, 'could not release deliveries', {
+          endpoints: allowances.length,
+        });
       }
     }
   }
@@ -179,8 +186,9 @@ export class DeliveryScheduler {
           else next = Math.min(next, dueAt.getTime());
         }
         this.wake(due);
+        this.failures.succeeded('delivery backlog');
       } catch (error) {
-        this.options.logger.warn({ err: error }, 'could not read the delivery backlog');
+        this.failures.failed('delivery backlog', error, 'could not read the delivery backlog');
       }
       return next;
     })().then((next) => {

@@ -1,5 +1,6 @@
 import type { Db } from '@retention/db';
-import type { Logger } from '@retention/runtime';
+import { type Logger, type ThrottledFailures } from '@retention/runtime';
+import { postgresFailures } from '../postgres-failures.js';
 
 /**
  * Turns outbox events into deliveries: one per enabled endpoint subscribed to the event's
@@ -73,8 +74,12 @@ export class OutboxDispatcher {
   private running: Promise<void> | null = null;
   private wakeAgain = false;
   private stopped = false;
+  /** Polled every second: while PostgreSQL is away, a few lines per outage, not one a second. */
+  private readonly failures: ThrottledFailures;
 
-  constructor(private readonly options: OutboxDispatcherOptions) {}
+  constructor(private readonly options: OutboxDispatcherOptions) {
+    this.failures = postgresFailures(options.logger);
+  }
 
   /** Dispatches everything pending; a call while a run is going makes it go round once more. */
   wake(): void {
@@ -99,9 +104,10 @@ export class OutboxDispatcher {
       this.wakeAgain = false;
       try {
         while (!this.stopped && (await this.dispatchBatch()) === this.options.batchSize);
+        this.failures.succeeded('outbox dispatch');
       } catch (error) {
         // The next poll tries again; nothing was committed by the failed batch.
-        this.options.logger.error({ err: error }, 'outbox dispatch failed');
+        this.failures.failed('outbox dispatch', error, 'outbox dispatch failed');
         return;
       }
     } while (this.wakeAgain && !this.stopped);

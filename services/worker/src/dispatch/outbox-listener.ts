@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { OUTBOX_CHANNEL } from '@retention/domain';
-import type { Logger } from '@retention/runtime';
+import { type Logger, type ThrottledFailures } from '@retention/runtime';
+import { postgresFailures } from '../postgres-failures.js';
 
 /**
  * LISTENs on the outbox channel on a connection of its own and calls `onEvent` for every
@@ -10,17 +11,24 @@ import type { Logger } from '@retention/runtime';
 export class OutboxListener {
   private client: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
-  private failures = 0;
+  /** Failed connects in a row, for the back-off. */
+  private attempts = 0;
   private closed = false;
+  private readonly failures: ThrottledFailures;
+  /** The throttle's source: which channel, since the processor's inbox has a listener too. */
+  private readonly source: string;
 
   constructor(
     private readonly databaseUrl: string,
     /** `payload`: the NOTIFY's payload ('' when the sender gave none; undefined after a reconnect). */
     private readonly onEvent: (payload?: string) => void,
-    private readonly logger: Logger,
+    logger: Logger,
     /** The processor's inbox uses the same machinery on its own channel. */
     private readonly channel: string = OUTBOX_CHANNEL,
-  ) {}
+  ) {
+    this.failures = postgresFailures(logger);
+    this.source = `LISTEN ${channel}`;
+  }
 
   async start(): Promise<void> {
     await this.connect();
@@ -38,7 +46,8 @@ export class OutboxListener {
       await client.connect();
       await client.query(`LISTEN ${this.channel}`);
       this.client = client;
-      this.failures = 0;
+      this.failures.succeeded(this.source);
+      this.attempts = 0;
       // Events committed while not listening are picked up now rather than at the next poll.
       this.onEvent();
     } catch (error) {
@@ -51,9 +60,11 @@ export class OutboxListener {
     client.removeAllListeners('end');
     client.end().catch(() => undefined);
     if (this.closed || this.reconnectTimer) return;
-    this.failures += 1;
-    const delay = Math.min(10_000, 500 * 2 ** Math.min(this.failures, 5));
-    this.logger.warn({ err: error, retry_in_ms: delay }, 'outbox LISTEN connection lost; polling until it is back');
+    this.attempts += 1;
+    const delay = Math.min(10_000, 500 * 2 ** Math.min(this.attempts, 5));
+    this.failures.failed(this.source, error, 'outbox LISTEN connection lost; polling until it is back', {
+      retry_in_ms: delay,
+    });
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       void this.connect();

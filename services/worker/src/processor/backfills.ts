@@ -1,7 +1,8 @@
 import type { Db } from '@retention/db';
 import { claimBackfill, finishBackfill, renewBackfillLease } from '@retention/domain';
 import { runStripeBackfill, type StripeSettings } from '@retention/processors';
-import type { Logger } from '@retention/runtime';
+import { type Logger, type ThrottledFailures } from '@retention/runtime';
+import { postgresFailures } from '../postgres-failures.js';
 
 /**
  * Runs queued backfills, one at a time per worker process and one per workspace overall (a
@@ -13,10 +14,14 @@ export class BackfillRunner {
   private current: Promise<void> | null = null;
   private stopped = false;
   private readonly abort = new AbortController();
+  /** The claim is tried every second: while PostgreSQL is away, a few lines per outage. */
+  private readonly failures: ThrottledFailures;
 
   constructor(
     private readonly options: { db: Db; logger: Logger; stripe: StripeSettings; leaseMs: number; checkEveryMs: number },
-  ) {}
+  ) {
+    this.failures = postgresFailures(options.logger);
+  }
 
   start(): void {
     this.timer = setInterval(() => this.check(), this.options.checkEveryMs);
@@ -35,16 +40,21 @@ export class BackfillRunner {
     let connection;
     try {
       connection = await claimBackfill(db, leaseMs);
+      this.failures.succeeded('backfill claim');
     } catch (error) {
-      logger.warn({ err: error }, 'backfill claim failed');
+      this.failures.failed('backfill claim', error, 'backfill claim failed');
       return;
     }
     if (!connection) return;
     logger.info({ connection_id: connection.id, phase: connection.backfill_phase }, 'backfill started');
     const heartbeat = setInterval(
       () => {
-        renewBackfillLease(db, connection, leaseMs).catch((error: unknown) =>
-          logger.warn({ err: error }, 'backfill lease renewal failed'),
+        renewBackfillLease(db, connection, leaseMs).then(
+          () => this.failures.succeeded('backfill lease'),
+          (error: unknown) =>
+            this.failures.failed('backfill lease', error, 'backfill lease renewal failed', {
+              connection_id: connection.id,
+            }),
         );
       },
       Math.max(100, Math.floor(leaseMs / 3)),

@@ -6,7 +6,8 @@ import {
   type ApplyOutcome,
   type ClaimedProcessorEvent,
 } from '@retention/domain';
-import type { Logger } from '@retention/runtime';
+import { type Logger, type ThrottledFailures } from '@retention/runtime';
+import { postgresFailures } from '../postgres-failures.js';
 
 /**
  * Applies the processor's stored events (the inbox, docs/processor.md). The queue is Postgres
@@ -16,6 +17,8 @@ import type { Logger } from '@retention/runtime';
  * loses nothing because nothing about these events lives there. Woken by NOTIFY from the API,
  * with a poll as the safety net (and for back-off retries coming due).
  */
+const SOURCE = 'processor events';
+
 export class ProcessorEventApplier {
   private running = false;
   private loops: Promise<void>[] = [];
@@ -24,6 +27,8 @@ export class ProcessorEventApplier {
   /** The batch each loop is applying, by connection id. */
   private applying = new Map<string, { notified: boolean }>();
   private missedWake = false;
+  /** Every loop fails each round while PostgreSQL is away: a few lines per outage, not several a second. */
+  private readonly failures: ThrottledFailures;
 
   constructor(
     private readonly options: {
@@ -36,7 +41,9 @@ export class ProcessorEventApplier {
       batchSize: number;
       pollMs: number;
     },
-  ) {}
+  ) {
+    this.failures = postgresFailures(options.logger);
+  }
 
   start(): void {
     this.running = true;
@@ -79,8 +86,9 @@ export class ProcessorEventApplier {
             this.applying.set(connectionId, batch);
           },
         });
+        this.failures.succeeded(SOURCE);
       } catch (error) {
-        this.options.logger.warn({ err: error }, 'processor events batch failed; retrying at the next poll');
+        this.failures.failed(SOURCE, error, 'processor events batch failed; retrying at the next poll');
         results = [];
       } finally {
         if (batch.connectionId !== undefined) this.applying.delete(batch.connectionId);
