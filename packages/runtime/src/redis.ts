@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { firstCause } from './error-cause.js';
 import { throttledWarn } from './throttled-warn.js';
 
 export type { Redis } from 'ioredis';
@@ -67,4 +68,40 @@ export function waitForRedis(redis: Redis, timeoutMs = 5_000): Promise<void> {
     redis.on('ready', onReady);
     redis.on('error', onError);
   });
+}
+
+/**
+ * The `/readyz` check of a Redis connection. A command connection that lost Redis refuses a
+ * PING with "Stream isn't writeable and enableOfflineQueue options is false", which says
+ * neither where Redis is nor what went wrong; the answer names both instead, as the
+ * PostgreSQL check's does (`connect ECONNREFUSED 10.0.3.7:5432`): the address the connection
+ * uses (host and port only, so never a password from REDIS_URL) and the last error the
+ * connection saw, when it has one.
+ */
+export function redisReadiness(redis: Redis): () => Promise<unknown> {
+  let lastError: unknown;
+  redis.on('error', (error: Error) => {
+    lastError = error;
+  });
+  redis.on('ready', () => {
+    lastError = undefined;
+  });
+  return async () => {
+    try {
+      return await redis.ping();
+    } catch (error) {
+      const cause = firstCause(lastError ?? error);
+      const text = cause instanceof Error ? cause.message || String((cause as { code?: unknown }).code) : String(cause);
+      // A connection's error may come wrapped as text ("Error: connect ECONNREFUSED ..."): the driver's words alone.
+      const reason = text.replace(/^(?:[A-Za-z]*Error: )+/, '');
+      throw new Error(`Redis at ${redisAddress(redis)}: ${reason}`);
+    }
+  };
+}
+
+/** Where the connection goes: `host:port` (`[::1]:6379`), or its Unix socket. */
+function redisAddress(redis: Redis): string {
+  const { host, port, path } = redis.options;
+  if (path) return path;
+  return `${host?.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -5,7 +5,8 @@ import { EVENT_TYPES, eventDataKeys, PING_EVENT_TYPE, SIGNATURE_HEADER } from '@
 import { loadFixtures } from '@retention/domain';
 import { NODE_VERIFY_SNIPPET, SDK_VERIFY_SNIPPET } from '../src/openapi/webhook-snippets.js';
 import { startApiInstance, useApiInstance } from './api-instance.js';
-import { testSecretsKeyBytes } from '@retention/testkit';
+import { eventually, testSecretsKeyBytes } from '@retention/testkit';
+import { PrivateRedis } from '../../worker/test/support/redis-server.js';
 
 const instance = useApiInstance();
 
@@ -112,6 +113,33 @@ describe('GET /readyz', () => {
       expect(reply.body.checks.postgres.status).toBe('up');
     } finally {
       await api.close();
+    }
+  });
+
+  it('is 503 naming where Redis is and what its connection last saw, never its password, when Redis goes away', async () => {
+    // A redis-server of this test's own, killed by its PID: never the shared one.
+    const password = 'pw-not-for-readyz';
+    const redis = await PrivateRedis.start({ password });
+    const api = await startApiInstance({ databaseUrl: instance.database.url, redisUrl: redis.url });
+    try {
+      // startApiInstance does not wait for a Redis it is given.
+      await eventually(async () => (await api.internal('/readyz')).status === 200);
+      await redis.stop('SIGKILL');
+      // Before, ioredis's "Stream isn't writeable and enableOfflineQueue options is false".
+      const reply = await eventually(async () => {
+        const answer = await api.internal('/readyz');
+        return answer.status === 503 && /ECONNREFUSED/.test(answer.text) ? answer : null;
+      });
+      expect(reply.body.checks.redis).toEqual({
+        status: 'down',
+        latency_ms: expect.any(Number),
+        error: `Redis at 127.0.0.1:${redis.port}: connect ECONNREFUSED 127.0.0.1:${redis.port}`,
+      });
+      expect(reply.body.checks.postgres.status).toBe('up');
+      expect(reply.text).not.toContain(password);
+    } finally {
+      await api.close();
+      await redis.stop();
     }
   });
 

@@ -16,6 +16,7 @@ import {
   drainable,
   listenOn,
   onShutdownSignal,
+  redisReadiness,
   runServiceStart,
   waitForRedis,
 } from '@retention/runtime';
@@ -43,6 +44,8 @@ runServiceStart('worker', async (opened) => {
   const probe = opened.add(createRedis(config.redisUrl, 'command', 'retention-worker-probe'), (probe) =>
     probe.disconnect(),
   );
+  // From now on: what it last saw of Redis is what /readyz says when Redis is down.
+  const redisReady = redisReadiness(probe);
   await opened.step(
     () => waitForRedis(probe),
     (error) => new Error(describeConnectionFailure('Redis', config.redisUrl, error)),
@@ -58,7 +61,7 @@ runServiceStart('worker', async (opened) => {
   const registry = createMetricsRegistry('worker');
   registerWorkerMetrics({ registry, events: worker.events, deliveryQueue: worker.deliveryQueue, db, logger });
   const operational = createOperationalServer({
-    readiness: { postgres: () => db.raw('SELECT 1'), redis: () => probe.ping() },
+    readiness: { postgres: () => db.raw('SELECT 1'), redis: redisReady },
     registry,
   });
   opened.add(drainable(operational), (connections) => connections.drain());

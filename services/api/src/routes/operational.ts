@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Db } from '@retention/db';
-import { createOperationalServer, LIVENESS_BODY, type Redis } from '@retention/runtime';
+import { createOperationalServer, LIVENESS_BODY, redisReadiness, type Redis } from '@retention/runtime';
 import type { Server } from 'node:http';
 import type { ApiMetrics } from '../metrics.js';
 
@@ -29,7 +29,7 @@ export function operationalRoutes(): Router {
 /** `/healthz`, `/readyz` and `/metrics` on API_INTERNAL_PORT, as the worker has them on WORKER_PORT. */
 export function createInternalServer({ db, redis, metrics }: { db: Db; redis: Redis; metrics: ApiMetrics }): Server {
   return createOperationalServer({
-    readiness: { postgres: () => db.raw('SELECT 1'), redis: () => redis.ping() },
+    readiness: { postgres: () => db.raw('SELECT 1'), redis: redisReadiness(redis) },
     registry: metrics.registry,
   });
 }
