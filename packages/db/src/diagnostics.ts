@@ -5,7 +5,19 @@ import { isConnectionError, pgErrorCode } from './connection.js';
  * One-paragraph explanations of a failure to use a backing service, for people starting the
  * service on a laptop or running the operator CLI: which service, at which address, and what
  * to do about it. The same words serve `npm start`, `npm run migrate`, the services and the CLI.
+ *
+ * With NODE_ENV=production (the images, a deployment) the laptop's advice (docker compose's
+ * dev override, a distribution's package, `createuser -s $USER`, `npm start`) is left out: the
+ * line names the service, its address and the variable that set it, which is what an
+ * operator of a deployment can act on.
  */
+
+/** Whether `env` is a deployment's: NODE_ENV=production. */
+function inProduction(env: NodeJS.ProcessEnv): boolean {
+  return env.NODE_ENV === 'production';
+}
+
+const VARIABLES = { PostgreSQL: 'DATABASE_URL', Redis: 'REDIS_URL' } as const;
 
 /** A database that answers but cannot be used as configured. */
 export type DatabaseSetupProblem = 'missing_database' | 'authentication' | 'not_migrated';
@@ -32,14 +44,17 @@ export function describeConnectionFailure(
   service: 'PostgreSQL' | 'Redis',
   url: string | undefined,
   error: unknown,
+  env: NodeJS.ProcessEnv = process.env,
 ): string {
   const reason = error instanceof Error ? error.message : String(error);
   const address = url ? redactUrl(url) : DEFAULT_ADDRESSES[service];
+  const production = inProduction(env);
   if (service === 'PostgreSQL') {
     const problem = databaseSetupProblem(error);
-    if (problem) return describeSetupProblem(problem, address, reason);
+    if (problem) return describeSetupProblem(problem, address, reason, production);
     if (!isConnectionError(error)) return reason;
   }
+  if (production) return `cannot reach ${service} at ${address} (${reason}), set by ${VARIABLES[service]}.`;
   // The compose file keeps both off the host network; its dev override publishes them on loopback.
   const compose = 'docker compose -f docker-compose.yml -f infra/docker/compose.dev.yml up -d postgres redis';
   const how =
@@ -49,11 +64,18 @@ export function describeConnectionFailure(
   return `cannot reach ${service} at ${address} (${reason}); ${how}.`;
 }
 
-function describeSetupProblem(problem: DatabaseSetupProblem, address: string, reason: string): string {
+function describeSetupProblem(
+  problem: DatabaseSetupProblem,
+  address: string,
+  reason: string,
+  production: boolean,
+): string {
   switch (problem) {
     case 'missing_database':
-      return `the database of ${address} does not exist (${reason}); create and migrate it with \`npm run migrate\` (\`npm start\` does both by itself).`;
+      return `the database of ${address} does not exist (${reason}); create and migrate it with \`npm run migrate\`${production ? '' : ' (`npm start` does both by itself)'}.`;
     case 'authentication':
+      if (production)
+        return `PostgreSQL at ${address} refused the login (${reason}); check the user and password of DATABASE_URL.`;
       return (
         `PostgreSQL at ${address} refused the login (${reason}); create a role for your user with ` +
         '`sudo -u postgres createuser -s $USER`, or set DATABASE_URL with a user and password ' +
@@ -61,19 +83,27 @@ function describeSetupProblem(problem: DatabaseSetupProblem, address: string, re
       );
     case 'not_migrated':
       // A query error's message starts with the SQL; the relation is all that helps here.
-      return notMigrated(address, /relation "[^"]+" does not exist/.exec(reason)?.[0] ?? 'a table is missing');
+      return notMigrated(
+        address,
+        /relation "[^"]+" does not exist/.exec(reason)?.[0] ?? 'a table is missing',
+        production,
+      );
   }
 }
 
 /** A database that lacks `missing`, migrations of this release (requireMigrated). */
-export function describeNotMigrated(databaseUrl: string, missing: readonly string[]): string {
+export function describeNotMigrated(
+  databaseUrl: string,
+  missing: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const what =
     missing.length === 1
       ? `migration ${missing[0]} is not applied`
       : `${missing.length} migrations are not applied, from ${missing[0]}`;
-  return notMigrated(redactUrl(databaseUrl), what);
+  return notMigrated(redactUrl(databaseUrl), what, inProduction(env));
 }
 
-function notMigrated(address: string, detail: string): string {
-  return `the database of ${address} is not migrated (${detail}); apply the migrations with \`npm run migrate\` (\`npm start\` does it by itself).`;
+function notMigrated(address: string, detail: string, production: boolean): string {
+  return `the database of ${address} is not migrated (${detail}); apply the migrations with \`npm run migrate\`${production ? '' : ' (`npm start` does it by itself)'}.`;
 }

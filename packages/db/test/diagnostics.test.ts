@@ -69,6 +69,29 @@ describe('database setup problems', () => {
     );
   });
 
+  it('with NODE_ENV=production, gives no laptop advice (createuser, npm start) for a login refused or a database missing', () => {
+    const production = { NODE_ENV: 'production' };
+    const refused = Object.assign(new pg.DatabaseError('password authentication failed for user "ann"', 0, 'error'), {
+      code: '28P01',
+    });
+    const login = describeConnectionFailure(
+      'PostgreSQL',
+      'postgres://ann:secret@db.example:5432/x',
+      refused,
+      production,
+    );
+    expect(login).toBe(
+      'PostgreSQL at postgres://ann:***@db.example:5432/x refused the login (password authentication failed for user "ann"); check the user and password of DATABASE_URL.',
+    );
+    const missing = Object.assign(new pg.DatabaseError('database "x" does not exist', 0, 'error'), { code: '3D000' });
+    const absent = describeConnectionFailure('PostgreSQL', 'postgres://db.example:5432/x', missing, production);
+    expect(absent).toContain('create and migrate it with `npm run migrate`.');
+    expect(absent).not.toContain('npm start');
+    expect(describeConnectionFailure('PostgreSQL', 'postgres://db.example:5432/x', missing, {})).toContain(
+      '(`npm start` does both by itself)',
+    );
+  });
+
   it('takes a missing table for an unmigrated database, without the SQL of the query', async () => {
     const database = await createEmptyDatabase();
     try {

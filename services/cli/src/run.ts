@@ -46,7 +46,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           await announceTokenChange(redis, config.redisKeyPrefix);
         } catch (error) {
           throw new TokenChangeNotAnnounced(
-            `${describeConnectionFailure('Redis', config.redisUrl, error)} The change is saved, but API processes ` +
+            `${describeConnectionFailure('Redis', config.redisUrl, error, io.env)} The change is saved, but API processes ` +
               'that cached this token may go on using its old state for up to 10 s. Run the command again once Redis is back.',
           );
         }
@@ -147,7 +147,7 @@ function exitStatusFor(error: unknown, env: CliIo['env']): { code: number; type:
     return {
       code: 1,
       type: 'database_error',
-      message: describeConnectionFailure('PostgreSQL', env.DATABASE_URL, error),
+      message: describeConnectionFailure('PostgreSQL', env.DATABASE_URL, error, env),
     };
   }
   return { code: 1, type: 'internal_error', message: error instanceof Error ? error.message : String(error) };
