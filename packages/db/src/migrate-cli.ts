@@ -8,6 +8,9 @@
  * passes it: the server may accept connections a moment after it is reported healthy);
  * without it an unreachable server fails at once.
  *
+ * Runs at the same moment are safe (two deploy jobs): the database is created by one and found
+ * by the other, and the migrations run one run at a time; the later run finds nothing pending.
+ *
  * SECRETS_KEY is required (the configuration says so before anything is touched): migration
  * 0019 seals the webhook signing secrets already stored with it.
  */

@@ -33,15 +33,42 @@ const MIGRATIONS_TABLE = 'knex_migrations';
  */
 export async function migrateLatest(db: Db, context: MigrationContext): Promise<string[]> {
   requireSecretsKey(context);
-  const [, applied] = (await db.migrate.latest(migrationConfig(context))) as [number, string[]];
-  return applied;
+  return oneMigrationAtATime(db, async () => {
+    const [, applied] = (await db.migrate.latest(migrationConfig(context))) as [number, string[]];
+    return applied;
+  });
+}
+
+/** The advisory lock that migrations take, whoever runs them: any bigint, the same every release. */
+const MIGRATIONS_ADVISORY_LOCK = 7_240_190_019;
+
+/**
+ * Runs `work` once no other process of this service is migrating the same database. knex's own
+ * lock (knex_migrations_lock) does not wait: a second `migrate` at the same moment failed at
+ * once, on "Migration table is already locked" or, on a new database, while both created
+ * knex's tables ('type "knex_migrations" already exists'). This one waits, on a connection of
+ * its own outside the pool (the migration may have a pool of one), and ends with it, so a
+ * migration killed halfway leaves no lock behind. The second run then finds nothing pending.
+ */
+async function oneMigrationAtATime<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  const client = db.client as Knex.Client;
+  const connection = (await client.acquireRawConnection()) as pg.Client;
+  try {
+    await connection.query('SELECT pg_advisory_lock($1)', [MIGRATIONS_ADVISORY_LOCK]);
+    return await work();
+  } finally {
+    // Closing the session releases its lock.
+    await client.destroyRawConnection(connection).catch(() => undefined);
+  }
 }
 
 /** Undoes every migration, newest first; returns the names undone. Needs the key as migrateLatest does. */
 export async function rollbackAll(db: Db, context: MigrationContext): Promise<string[]> {
   requireSecretsKey(context);
-  const [, undone] = (await db.migrate.rollback(migrationConfig(context), true)) as [number, string[]];
-  return undone;
+  return oneMigrationAtATime(db, async () => {
+    const [, undone] = (await db.migrate.rollback(migrationConfig(context), true)) as [number, string[]];
+    return undone;
+  });
 }
 
 export async function pendingMigrations(db: Db): Promise<string[]> {
@@ -112,10 +139,27 @@ export function ensureDatabase(databaseUrl: string): Promise<boolean> {
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
       return true;
     } catch (error) {
-      if (pgErrorCode(error) === '42P04') return false; // created by a concurrent process
+      if (createdMeanwhile(error)) return false;
       throw error;
     }
   });
+}
+
+/**
+ * CREATE DATABASE failed because another process (a second `migrate`) created it between our
+ * look and our CREATE: duplicate_database, or, when both CREATEs ran at the same moment, the
+ * unique index of pg_database's names. Either way it exists now, which is what was asked.
+ */
+function createdMeanwhile(error: unknown): boolean {
+  const code = pgErrorCode(error);
+  if (code === '42P04') return true; // duplicate_database
+  return (
+    code === '23505' && // unique_violation
+    typeof error === 'object' &&
+    error !== null &&
+    'constraint' in error &&
+    error.constraint === 'pg_database_datname_index'
+  );
 }
 
 /** Drops the database named in `databaseUrl`, if it exists, closing its connections: for throw-away databases. */
