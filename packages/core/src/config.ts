@@ -357,3 +357,29 @@ export function redactUrl(value: string): string {
     return '(unparseable URL)';
   }
 }
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * A warning when a deployment (NODE_ENV=production) kept a local BASE_URL, such as the
+ * compose file's default `http://localhost:3000`: every link made from it (the Stripe
+ * `webhook_url` of `processor connect`, invitation and password-reset links, the dashboard's
+ * e-mails) would point at localhost, which no customer or processor can reach. Null when
+ * there is nothing to say. Logged once at start by the API and the worker, and by the CLI
+ * after a command that printed such a link.
+ */
+export function localBaseUrlWarning(baseUrl: string, env: Env = process.env): string | null {
+  if (env.NODE_ENV !== 'production') return null;
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return null;
+  }
+  if (!LOCAL_HOSTS.has(host)) return null;
+  return (
+    `BASE_URL is ${redactUrl(baseUrl)}, a local address, with NODE_ENV=production: the links made from it ` +
+    "(processor connect's webhook_url, invitation and password-reset links) point at this machine. " +
+    "Set BASE_URL to the service's public URL."
+  );
+}

@@ -1,5 +1,5 @@
 /** The API service: `npm run start:api`. */
-import { loadConfig } from '@retention/core';
+import { loadConfig, localBaseUrlWarning } from '@retention/core';
 import { createDb, describeConnectionFailure, requireMigrated } from '@retention/db';
 import { createWebhookSender, webhookSenderOptions } from '@retention/domain';
 import {
@@ -55,6 +55,8 @@ runServiceStart('api', async (opened) => {
   await listenOn(internal, config.apiInternalPort, 'API_INTERNAL_PORT');
   onShutdownSignal(logger, () => opened.closeAll());
   const internalPort = (internal.address() as AddressInfo).port;
+  const baseUrlWarning = localBaseUrlWarning(config.baseUrl);
+  if (baseUrlWarning) logger.warn({ variable: 'BASE_URL' }, baseUrlWarning);
   logger.info(
     { port: config.port, internal_port: internalPort },
     `API listening on http://localhost:${config.port}; /readyz and /metrics on internal port ${internalPort}`,

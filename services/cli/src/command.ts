@@ -33,6 +33,8 @@ export interface Command<O extends OptionsSpec = OptionsSpec> {
   /** Positional arguments, by name (`fixtures load FILE`). */
   positionals?: string[];
   run(context: CliContext, options: ParsedOptions<O>, positionals: string[]): Promise<unknown>;
+  /** Its output holds links made from BASE_URL (webhook_url, invitation and reset links, the demo's curl line). */
+  printsLinks?: boolean;
 }
 
 /**

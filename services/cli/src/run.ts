@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, ServiceError, type Config } from '@retention/core';
+import { ConfigError, loadConfig, localBaseUrlWarning, ServiceError, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, isConnectionError, isDatabaseSetupError, type Db } from '@retention/db';
 import { announceTokenChange, createRedis, waitForRedis, type Redis } from '@retention/runtime';
 import { COMMANDS } from './commands/index.js';
@@ -54,6 +54,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     };
     const output = await command.run(context, options, positionals);
     io.stdout(`${JSON.stringify(output, null, 2)}\n`);
+    // After the output, and only once it is printed: on a failure stderr holds the error document alone.
+    const warning = command.printsLinks ? localBaseUrlWarning(config.baseUrl, io.env) : null;
+    if (warning) io.stderr(`${JSON.stringify({ warning })}\n`);
     return 0;
   } catch (error) {
     const { code, type, message } = exitStatusFor(error, io.env);

@@ -11,6 +11,7 @@ import { integer } from '../options.js';
 export const demoCommands = [
   defineCommand({
     name: 'demo seed',
+    printsLinks: true,
     summary: `Create a demo workspace with a realistic business's data and a fresh API token (default ${DEMO_DEFAULT_CUSTOMERS} customers, seed ${DEMO_DEFAULT_SEED})`,
     options: {
       customers: integer('N', MIN_DEMO_CUSTOMERS, DEMO_MAX_CUSTOMERS).optional(),

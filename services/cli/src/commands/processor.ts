@@ -22,6 +22,7 @@ const actorOf = (userId: string | undefined): Actor =>
 export const processorCommands = [
   defineCommand({
     name: 'processor connect',
+    printsLinks: true,
     summary: "Connect a workspace's Stripe account: the webhook signing secret, and optionally a restricted API key",
     options: {
       workspace: uuid('W').required(),
@@ -51,6 +52,7 @@ export const processorCommands = [
   }),
   defineCommand({
     name: 'processor disconnect',
+    printsLinks: true,
     summary: "Disconnect a workspace's processor: its events are refused and webhooks stop",
     options: { workspace: uuid('W').required(), actor: uuid('U').optional() },
     run: async (context, options) => {
@@ -61,6 +63,7 @@ export const processorCommands = [
   }),
   defineCommand({
     name: 'processor status',
+    printsLinks: true,
     summary:
       "A workspace's processor connection: status, webhook URL, last event, backfill, parked events (before connecting: the URL to register in Stripe)",
     options: { workspace: uuid('W').required() },
@@ -69,6 +72,7 @@ export const processorCommands = [
   }),
   defineCommand({
     name: 'processor sync',
+    printsLinks: true,
     summary: 'Start a backfill of customers, subscriptions and open invoices (needs the API key)',
     options: { workspace: uuid('W').required() },
     run: async (context, options) => {

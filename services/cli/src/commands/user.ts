@@ -21,6 +21,7 @@ export const userCommands = [
   }),
   defineCommand({
     name: 'user invite',
+    printsLinks: true,
     summary: 'Invite an e-mail address with a role: prints the one-time link (7 days) to send them',
     options: { ...newMember(), actor: uuid('U').optional() },
     run: async (context, options) => {
@@ -47,6 +48,7 @@ export const userCommands = [
   }),
   defineCommand({
     name: 'user reset-link',
+    printsLinks: true,
     summary: 'Print a one-time password-reset link (1 hour) for a user; their earlier links stop working',
     options: { id: uuid('U').required() },
     run: async (context, options) => {
