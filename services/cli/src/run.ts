@@ -26,14 +26,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Db | undefined;
   let redis: Redis | undefined;
   try {
-    if (argv[0] === 'help' || argv[0] === '--help') {
-      io.stdout(
-        `${JSON.stringify({ commands: COMMANDS.map((command) => ({ usage: usageOf(command), summary: command.summary })) }, null, 2)}\n`,
-      );
+    const help = helpFor(argv);
+    if (help) {
+      io.stdout(`${JSON.stringify(help, null, 2)}\n`);
       return 0;
     }
     const { command, rest } = findCommand(argv);
-    const { options, positionals } = parseOptions(command, rest);
+    const parsed = parseOptions(command, rest);
+    if (parsed === HELP) {
+      io.stdout(`${JSON.stringify(helpOf([command]).commands[0], null, 2)}\n`);
+      return 0;
+    }
+    const { options, positionals } = parsed;
     const config = loadConfig(io.env);
     const context: CliContext = {
       config,
@@ -72,6 +76,28 @@ function openDb(config: Config): Db {
   return createDb(config.databaseUrl, { poolMax: 4, applicationName: 'retention-cli' });
 }
 
+const HELP_FLAGS = new Set(['--help', '-h']);
+/** What parseOptions returns for `<command> --help` (or `-h`) where an option or an argument could be. */
+const HELP = Symbol('help');
+
+function helpOf(commands: readonly Command[]): { commands: Array<{ usage: string; summary: string }> } {
+  return { commands: commands.map((command) => ({ usage: usageOf(command), summary: command.summary })) };
+}
+
+/**
+ * `help`, `--help` and `-h` alone list every command; a group's words followed by one of the
+ * flags (`token --help`) list that group's. A command's own `--help` is parseOptions' to find,
+ * since it could be an option's value (`--name -h`).
+ */
+function helpFor(argv: string[]) {
+  if (argv.length === 1 && (argv[0] === 'help' || HELP_FLAGS.has(argv[0]!))) return helpOf(COMMANDS);
+  if (argv.length === 2 && HELP_FLAGS.has(argv[1]!)) {
+    const group = COMMANDS.filter((command) => command.name.startsWith(`${argv[0]} `));
+    if (group.length > 0) return helpOf(group);
+  }
+  return null;
+}
+
 function findCommand(argv: string[]): { command: Command; rest: string[] } {
   const words = argv.slice(0, 2).join(' ');
   const command = COMMANDS.find((candidate) => candidate.name === words);
@@ -96,6 +122,8 @@ function parseOptions(command: Command, args: string[]) {
   const positionals: string[] = [];
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index]!;
+    // Here, where no option is waiting for its value: `token create --help`, `--name N -h`.
+    if (HELP_FLAGS.has(arg)) return HELP;
     if (!arg.startsWith('--') || arg === '--') {
       positionals.push(arg);
       continue;
@@ -115,6 +143,7 @@ function parseOptions(command: Command, args: string[]) {
       value = arg.slice(equals + 1);
     } else {
       const next = args[index + 1];
+      if (next === '--help') return HELP;
       const nextIsOption =
         next !== undefined && next.startsWith('--') && next.slice(2).split('=')[0]! in command.options;
       if (next !== undefined && !nextIsOption) {

@@ -426,3 +426,45 @@ describe('as a real process', () => {
     expect(result.error?.message).toMatch(/cannot reach PostgreSQL at postgres:\/\/([^@/]+@)?127\.0\.0\.1:1\/none/);
   });
 });
+
+describe('help flags', () => {
+  const everyCommand = async () => (await run('help')).json as { commands: Array<{ usage: string }> };
+
+  it.each([['--help'], ['-h']])('`cli %s` lists every command, as `cli help` does, and exits 0', async (flag) => {
+    const result = await run(flag);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.json).toEqual(await everyCommand());
+  });
+
+  it.each([
+    [['token', 'create', '--help']],
+    [['token', 'create', '-h']],
+    [['token', 'create', '--workspace', 'W', '--help']],
+    [['token', 'create', '--name', '--help']],
+  ])('`cli %j` prints that command’s usage and summary and exits 0, touching nothing', async (args) => {
+    // No database either: help needs none.
+    const result = await cli('postgres://postgres@127.0.0.1:1/nowhere', ...args);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.json).toEqual({
+      usage: 'token create --workspace W --name N [--rate-limit PER_MINUTE]',
+      summary: expect.any(String),
+    });
+  });
+
+  it.each([['--help'], ['-h']])('`cli token %s` lists the token commands and exits 0', async (flag) => {
+    const result = await run('token', flag);
+    expect(result.code).toBe(0);
+    const usages = (result.json as { commands: Array<{ usage: string }> }).commands.map((command) => command.usage);
+    expect(usages.length).toBeGreaterThan(1);
+    expect(usages.every((usage) => usage.startsWith('token '))).toBe(true);
+  });
+
+  it('keeps a value that merely starts with a dash a value', async () => {
+    // `--name -h` is a name, as `--amount -5` reaches its parser: only a bare flag asks for help.
+    const result = await run('workspace', 'create', '--name', '-h');
+    expect(result.code).toBe(0);
+    expect(result.json.name).toBe('-h');
+  });
+});
