@@ -6,11 +6,13 @@ import { firstCause } from './error-cause.js';
  * Logs a warning about `error` from `source` (a connection, a queue), unless that source
  * already had one in the last interval.
  */
-export interface ThrottledWarn {
-  (source: string, error: unknown, message: string, fields?: Record<string, unknown>): void;
-  /** Starts `source` afresh: its next failure is logged at once (it recovered in between). */
-  forget(source: string): void;
-}
+/** Returns whether it logged (false: held back). */
+export type ThrottledWarn = (
+  source: string,
+  error: unknown,
+  message: string,
+  fields?: Record<string, unknown>,
+) => boolean;
 
 /**
  * Warnings for failures that repeat while a backing service is away: every reconnect
@@ -22,20 +24,20 @@ export interface ThrottledWarn {
  */
 export function throttledWarn(logger: Logger | undefined, intervalMs = 10_000): ThrottledWarn {
   const sources = new Map<string, { loggedAt: number; heldBack: number }>();
-  const warn = (source: string, error: unknown, message: string, fields?: Record<string, unknown>) => {
+  return (source, error, message, fields) => {
     const now = Date.now();
     const last = sources.get(source);
     if (last && now - last.loggedAt < intervalMs) {
       last.heldBack += 1;
-      return;
+      return false;
     }
     sources.set(source, { loggedAt: now, heldBack: 0 });
     logger?.warn(
       { source, ...fields, error: describe(error), ...(last?.heldBack && { held_back: last.heldBack }) },
       message,
     );
+    return true;
   };
-  return Object.assign(warn, { forget: (source: string) => void sources.delete(source) });
 }
 
 function describe(failure: unknown): Record<string, unknown> {
@@ -60,20 +62,23 @@ export interface ThrottledFailures {
 }
 
 export function throttledFailures(logger: Logger, intervalMs = 10_000): ThrottledFailures {
-  const failing = new Map<string, { since: number; failures: number }>();
+  const failing = new Map<string, { since: number; failures: number; told: boolean }>();
   const warn = throttledWarn(logger, intervalMs);
   return {
     failed(source, error, message, fields) {
-      const run = failing.get(source);
-      if (run) run.failures += 1;
-      else failing.set(source, { since: Date.now(), failures: 1 });
-      warn(source, error, message, fields);
+      let run = failing.get(source);
+      if (!run) failing.set(source, (run = { since: Date.now(), failures: 0, told: false }));
+      run.failures += 1;
+      if (warn(source, error, message, fields)) run.told = true;
     },
     succeeded(source) {
       const run = failing.get(source);
       if (!run) return;
       failing.delete(source);
-      warn.forget(source);
+      // A run none of whose failures was logged (held back, a source that fails and works by
+      // turns) ends silently: its failures are counted in the next warning's held_back. So a
+      // flapping source, too, logs at most a warning and a recovery per interval.
+      if (!run.told) return;
       logger.info(
         { source, failures: run.failures, failed_for_ms: Date.now() - run.since },
         `${source}: working again after ${run.failures} failed rounds`,

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { freePort } from '@retention/testkit';
-import { createLogger, createRedis, throttledWarn } from '../src/index.js';
+import { createLogger, createRedis, throttledFailures, throttledWarn } from '../src/index.js';
 
 function capture() {
   const lines: Array<Record<string, any>> = [];
@@ -44,6 +44,36 @@ describe('throttledWarn', () => {
     const { logger, lines } = capture();
     throttledWarn(logger)('redis', new AggregateError([refused()]), 'redis connection error');
     expect(lines[0]!.error).toMatchObject({ message: expect.stringMatching(/^connect ECONNREFUSED/) });
+  });
+});
+
+describe('throttledFailures', () => {
+  it('says once when a failing source works again, with how many rounds failed', () => {
+    const { logger, lines } = capture();
+    const failures = throttledFailures(logger, 200);
+    failures.succeeded('outbox dispatch'); // never failed: nothing to say
+    for (let i = 0; i < 30; i += 1) failures.failed('outbox dispatch', refused(), 'outbox dispatch failed');
+    failures.succeeded('outbox dispatch');
+    failures.succeeded('outbox dispatch');
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      ['warn', 'outbox dispatch failed'],
+      ['info', 'outbox dispatch: working again after 30 failed rounds'],
+    ]);
+    expect(lines[1]).toMatchObject({ source: 'outbox dispatch', failures: 30, failed_for_ms: expect.any(Number) });
+  });
+
+  it('keeps a source that fails and works by turns to a warning and a recovery per interval', async () => {
+    const { logger, lines } = capture();
+    const failures = throttledFailures(logger, 200);
+    for (let i = 0; i < 50; i += 1) {
+      failures.failed('processor events', refused(), 'processor events batch failed');
+      failures.succeeded('processor events');
+    }
+    expect(lines.map((line) => line.level)).toEqual(['warn', 'info']);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    failures.failed('processor events', refused(), 'processor events batch failed');
+    // The rounds held back meanwhile are counted in the next warning.
+    expect(lines[2]).toMatchObject({ level: 'warn', held_back: 49 });
   });
 });
 

@@ -90,7 +90,9 @@ export async function startPeriodicJobs(options: PeriodicJobsOptions): Promise<P
         await schedule(job);
       }
     })()
-      .catch((error: unknown) => warn('job schedulers', error, 'could not check the job schedulers'))
+      .catch((error: unknown) => {
+        warn('job schedulers', error, 'could not check the job schedulers');
+      })
       .finally(() => {
         checking = null;
       });
