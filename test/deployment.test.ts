@@ -170,9 +170,11 @@ describe('docker-compose.yml', () => {
 describe("docker-compose.yml's environment", () => {
   /**
    * Names the processes read that compose does not pass: its DATABASE_URL names its user, so
-   * PGUSER is never consulted (config.ts, withLoginName; node-postgres likewise).
+   * PGUSER is never consulted (config.ts, withLoginName; node-postgres likewise). NODE_ENV is
+   * the image's own (`ENV NODE_ENV=production` in infra/docker/Dockerfile): a compose default
+   * would only risk undoing it.
    */
-  const NOT_PASSED = new Set(['PGUSER']);
+  const NOT_PASSED = new Set(['PGUSER', 'NODE_ENV']);
   /** Names in the sources that no process reads: the receiver's example code in the API reference. */
   const NOT_READ = new Set(['WEBHOOK_SECRET']);
   /** Set by compose itself, for its own PostgreSQL and Redis and the ports inside the containers. */
@@ -337,6 +339,10 @@ describe('infra/docker/Dockerfile', () => {
     expect(['root', '0']).not.toContain(user);
     // The user is set after the last file is copied in, and nothing runs as root after it.
     expect(runtime.body.slice(runtime.body.indexOf('USER ')).match(/^(COPY|RUN|ADD) /m)).toBeNull();
+  });
+
+  it('sets NODE_ENV=production in the image it leaves (compose does not pass it: production messages rely on it)', () => {
+    expect(stages().at(-1)!.body).toMatch(/^ENV NODE_ENV=production\b/m);
   });
 
   it('ships dist/ from `npm run build` with production dependencies only, no sources', () => {
