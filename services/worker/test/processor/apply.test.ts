@@ -480,11 +480,12 @@ describe('failed invoices', () => {
       const w = await setUp();
       const { customer, subscription } = await subscribedCustomer(w);
       const invoice = legacyInvoice(customer, subscription.id);
-      await w.deliver(stripeEvent(type, { ...invoice, status }, { created: nowSeconds() - 100 }));
-      await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+      const closedAt = nowSeconds() - 100;
+      await w.deliver(stripeEvent(type, { ...invoice, status }, { created: closedAt }));
+      await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: closedAt - 200 }));
       expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
         status: 'lost',
-        closed_at: new Date((nowSeconds() - 100) * 1000),
+        closed_at: new Date(closedAt * 1000),
       });
       const hooks = await w.webhooks(2);
       expect(hooks.map((hook) => hook.type)).toEqual(['recovery.opened', 'recovery.lost']);
