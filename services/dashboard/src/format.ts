@@ -9,18 +9,17 @@ import { roundedRatio } from '@retention/core/ratio';
  */
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
-function moneyFormat(currency: string): Intl.NumberFormat {
-  const code = currency.toLowerCase();
-  let format = moneyFormats.get(code);
+function moneyFormat(currency: string, digits = minorUnitExponent(currency.toLowerCase())): Intl.NumberFormat {
+  const key = `${currency.toLowerCase()}:${digits}`;
+  let format = moneyFormats.get(key);
   if (!format) {
-    const digits = minorUnitExponent(code);
     format = new Intl.NumberFormat(undefined, {
       style: 'currency',
-      currency: code.toUpperCase(),
+      currency: currency.toUpperCase(),
       minimumFractionDigits: digits,
       maximumFractionDigits: digits,
     });
-    moneyFormats.set(code, format);
+    moneyFormats.set(key, format);
   }
   return format;
 }
@@ -28,6 +27,17 @@ function moneyFormat(currency: string): Intl.NumberFormat {
 export function formatMoney(minorUnits: number | null | undefined, currency: string): string {
   if (minorUnits === null || minorUnits === undefined) return '—';
   return moneyFormat(currency).format(minorUnits / 10 ** minorUnitExponent(currency.toLowerCase()));
+}
+
+/**
+ * A chart axis's money tick: a whole amount without its minor units (`HUF 200,000`, where a
+ * column of `HUF 200,000.00` repeats `.00` on every line), any other as formatMoney writes it.
+ * The chart's table and tooltips keep formatMoney's exact digits.
+ */
+export function formatMoneyTick(minorUnits: number, currency: string): string {
+  const scale = 10 ** minorUnitExponent(currency.toLowerCase());
+  if (minorUnits % scale !== 0) return formatMoney(minorUnits, currency);
+  return moneyFormat(currency, 0).format(minorUnits / scale);
 }
 
 /**

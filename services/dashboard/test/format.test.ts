@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatDays, formatListTime, formatLocalTime, formatMoney } from '../src/format.js';
+import { formatDays, formatListTime, formatLocalTime, formatMoney, formatMoneyTick } from '../src/format.js';
 
 /** The dashboard's time formats (src/format.ts): a time of day always says in which zone. */
 describe('formatListTime', () => {
@@ -39,6 +39,19 @@ describe('formatMoney', () => {
 
   it('writes a dash for no amount', () => {
     expect(formatMoney(null, 'usd')).toBe('—');
+  });
+});
+
+describe('formatMoneyTick', () => {
+  it.each([
+    [20_000_000, 'huf', 'HUF\u00a0200,000'],
+    [250, 'usd', '$2.50'],
+    [0, 'usd', '$0'],
+    [15_000, 'jpy', '¥15,000'],
+    [1_500_000, 'iqd', 'IQD\u00a01,500'],
+    [1_500_500, 'iqd', 'IQD\u00a01,500.500'],
+  ])('an axis tick of %i minor units of %s reads %s', (minorUnits, currency, expected) => {
+    expect(formatMoneyTick(minorUnits, currency)).toBe(expected);
   });
 });
 

@@ -141,6 +141,8 @@ export interface ChartProps {
   horizontal?: boolean;
   /** How an axis value and a table cell are written (money, percent, count). */
   format: (value: number) => string;
+  /** How an axis tick is written, when not as `format` (money: whole amounts without `.00`). */
+  formatTick?: (value: number) => string;
   /** The header of the table's first column ("Month", "Reason", …). */
   labelHeader: string;
   /** Counts: whole-number ticks only. */
@@ -155,7 +157,18 @@ function isEmpty(series: Series[]): boolean {
   return series.every((one) => one.values.every((value) => value === null || value === undefined || value === 0));
 }
 
-export function Chart({ title, labels, series, kind, stacked, horizontal, format, labelHeader, integer }: ChartProps) {
+export function Chart({
+  title,
+  labels,
+  series,
+  kind,
+  stacked,
+  horizontal,
+  format,
+  formatTick = format,
+  labelHeader,
+  integer,
+}: ChartProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const titleId = useId();
   const empty = isEmpty(series);
@@ -205,7 +218,7 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
             beginAtZero: true,
             ticks: {
               font: { size: TICK_FONT_SIZE },
-              callback: (value) => format(Number(value)),
+              callback: (value) => formatTick(Number(value)),
               ...(integer && { precision: 0 }),
             },
           },
@@ -214,7 +227,7 @@ export function Chart({ title, labels, series, kind, stacked, horizontal, format
     };
     const chart = new ChartJs(canvasRef.current!, config);
     return () => chart.destroy();
-  }, [empty, kind, labels, series, stacked, horizontal, format, integer]);
+  }, [empty, kind, labels, series, stacked, horizontal, format, formatTick, integer]);
 
   return (
     <figure className="chart card" aria-labelledby={titleId}>

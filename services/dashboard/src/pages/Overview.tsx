@@ -5,7 +5,16 @@ import type { Overview as OverviewData, OverviewPeriod } from '../api/types.js';
 import { Chart, type Series } from '../components/Chart.js';
 import { Filter } from '../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../components/states.js';
-import { formatDays, formatMoney, formatMonth, formatNumber, formatPercent, humanize, shareOf } from '../format.js';
+import {
+  formatDays,
+  formatMoney,
+  formatMoneyTick,
+  formatMonth,
+  formatNumber,
+  formatPercent,
+  humanize,
+  shareOf,
+} from '../format.js';
 import { useLoad } from '../hooks.js';
 import { RECOVERED_VIA_LABELS } from '../labels.js';
 import { useSearchParams } from '../router.js';
@@ -127,6 +136,7 @@ function Charts({ overview }: { overview: OverviewData }) {
   const { recovery } = overview.stats;
   const months = useMemo(() => overview.campaigns_by_month.map((row) => formatMonth(row.month)), [overview]);
   const money = useMemo(() => (value: number) => formatMoney(value, currency), [currency]);
+  const moneyTick = useMemo(() => (value: number) => formatMoneyTick(value, currency), [currency]);
 
   const revenue = useMemo<Series[]>(
     () => [
@@ -188,6 +198,7 @@ function Charts({ overview }: { overview: OverviewData }) {
         labels={months}
         series={revenue}
         format={money}
+        formatTick={moneyTick}
         labelHeader="Month"
       />
       <Chart
