@@ -91,7 +91,7 @@ function describeSetupProblem(
   }
 }
 
-/** A database that lacks `missing`, migrations of this release (requireMigrated). */
+/** A database that lacks `missing`, migrations of this release (requireUsableDatabase). */
 export function describeNotMigrated(
   databaseUrl: string,
   missing: readonly string[],

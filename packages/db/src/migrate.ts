@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { pgErrorCode, type Db } from './connection.js';
-import { describeNotMigrated } from './diagnostics.js';
+import { describeConnectionFailure, describeNotMigrated } from './diagnostics.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 import { requireSecretsKey, type MigrationContext } from './migrations/context.js';
 
@@ -99,11 +99,17 @@ export async function unappliedMigrations(db: Db): Promise<string[]> {
 }
 
 /**
- * Refuses a database that lacks a migration of this release, in the words the CLI uses for
- * one that was never migrated (describeNotMigrated): the API and the worker check this at
- * start, so they stop at once instead of answering 500 and logging SQL errors on every poll.
+ * What the API and the worker check of their database at start, one error in words each: it
+ * answers (describeConnectionFailure), and it has every migration of this release, in the words
+ * the CLI uses for one never migrated (describeNotMigrated), so that they stop at once instead
+ * of answering 500 and logging SQL errors on every poll.
  */
-export async function requireMigrated(db: Db, databaseUrl: string): Promise<void> {
+export async function requireUsableDatabase(db: Db, databaseUrl: string): Promise<void> {
+  try {
+    await db.raw('SELECT 1');
+  } catch (error) {
+    throw new Error(describeConnectionFailure('PostgreSQL', databaseUrl, error));
+  }
   const missing = await unappliedMigrations(db);
   if (missing.length > 0) throw new Error(describeNotMigrated(databaseUrl, missing));
 }

@@ -1,6 +1,6 @@
 /** The API service: `npm run start:api`. */
 import { loadConfig, localBaseUrlWarning } from '@retention/core';
-import { createDb, describeConnectionFailure, requireMigrated } from '@retention/db';
+import { createDb, describeConnectionFailure, requireUsableDatabase } from '@retention/db';
 import { createWebhookSender, webhookSenderOptions } from '@retention/domain';
 import {
   createLogger,
@@ -25,12 +25,8 @@ runServiceStart('api', async (opened) => {
   const config = loadConfig();
   const logger = createLogger('api', config.logLevel);
   const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-api' }), (db) => db.destroy());
-  await opened.step(
-    () => db.raw('SELECT 1'),
-    (error) => new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error)),
-  );
-  // A schema without this release's migrations fails every query; refuse it now, in one line.
-  await opened.step(() => requireMigrated(db, config.databaseUrl));
+  // Unreachable, or without this release's migrations (every query would fail): refused now, in one line.
+  await opened.step(() => requireUsableDatabase(db, config.databaseUrl));
   const redis = opened.add(createApiRedis(config.redisUrl, 'retention-api', logger), (redis) => redis.disconnect());
   await opened.step(
     () => waitForRedis(redis),

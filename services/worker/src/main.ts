@@ -7,7 +7,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { loadConfig, localBaseUrlWarning } from '@retention/core';
-import { createDb, describeConnectionFailure, requireMigrated } from '@retention/db';
+import { createDb, describeConnectionFailure, requireUsableDatabase } from '@retention/db';
 import {
   createLogger,
   createMetricsRegistry,
@@ -32,12 +32,8 @@ runServiceStart('worker', async (opened) => {
   const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-worker', poolMax: 20 }), (db) =>
     db.destroy(),
   );
-  await opened.step(
-    () => db.raw('SELECT 1'),
-    (error) => new Error(describeConnectionFailure('PostgreSQL', config.databaseUrl, error)),
-  );
-  // A schema without this release's migrations fails every query; refuse it now, in one line.
-  await opened.step(() => requireMigrated(db, config.databaseUrl));
+  // Unreachable, or without this release's migrations (every query would fail): refused now, in one line.
+  await opened.step(() => requireUsableDatabase(db, config.databaseUrl));
   // Kept open for /readyz: a fail-fast connection, so a probe never queues behind a reconnect.
   // No logger: a Redis that is down at start is reported once, below, in words; later outages
   // are logged by the worker's own connections and show in /readyz.
