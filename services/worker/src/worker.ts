@@ -52,6 +52,14 @@ export interface WorkerOptions {
   maxInFlightPerEndpoint?: number;
   /** Attempts in flight at once to slow endpoints, all together (see EndpointGate); half the concurrency by default. */
   maxSlowInFlight?: number;
+  /**
+   * Jobs keep two spares ahead while this process has at most this many attempts in flight
+   * (a quarter of the concurrency by default) and their endpoint's attempts take less than
+   * `twoSparesUnderMs` on average (100 ms by default); one otherwise
+   * (docs/delivery-scheduler.md, "Spares").
+   */
+  twoSparesUpTo?: number;
+  twoSparesUnderMs?: number;
   /** The safety-net poll of the outbox, beside LISTEN. */
   dispatchPollMs?: number;
   dispatchBatchSize?: number;
@@ -102,6 +110,7 @@ const DEFAULTS = {
   sweepEveryMs: 5_000,
   sweepGraceMs: 2_000,
   scheduleCheckEveryMs: 30_000,
+  twoSparesUnderMs: 100,
   processorEventConcurrency: 4,
   processorEventBatchSize: 100,
   processorEventPollMs: 500,
@@ -176,6 +185,7 @@ async function buildWorker(
     maxInFlight: settings.maxInFlightPerEndpoint,
     maxSlowInFlight: settings.maxSlowInFlight ?? Math.max(1, Math.floor(settings.concurrency / 2)),
   });
+  const twoSparesUpTo = settings.twoSparesUpTo ?? Math.floor(settings.concurrency / 4);
   const scheduler = new DeliveryScheduler({
     port: new DeliveryBacklog(db, deliveryQueue),
     allowances: (endpointIds) => gate.allowances(endpointIds),
@@ -186,7 +196,19 @@ async function buildWorker(
 
   const deliveryWorker = new Worker<DeliveryJobData>(
     QUEUE_NAMES.deliveries,
-    createDeliveryProcessor({ store, gate, scheduler, sender, logger, events, spareFreshMs: SPARE_FRESH_MS }),
+    createDeliveryProcessor({
+      store,
+      gate,
+      scheduler,
+      sender,
+      logger,
+      events,
+      spareFreshMs: SPARE_FRESH_MS,
+      spareDepth: (endpointId) =>
+        gate.inFlight() <= twoSparesUpTo && (gate.attemptMs(endpointId) ?? Infinity) < settings.twoSparesUnderMs
+          ? 2
+          : 1,
+    }),
     {
       connection: consumer,
       prefix,

@@ -169,6 +169,23 @@ describe('the endpoint gate', () => {
     expect(gate.isQuick(endpointId)).toBe(true);
   });
 
+  it('counts the attempts in flight to every endpoint: taken, handed over, refused, released', () => {
+    const { gate } = newGate();
+    const [quick, other] = [randomUUID(), randomUUID()];
+    teach(gate, quick, 20);
+    expect(gate.inFlight()).toBe(0);
+    const running = acquireMany(gate, quick, CAP + 3);
+    acquireMany(gate, other, 3);
+    // The quick one's cap, and the other's single probe.
+    expect(gate.inFlight()).toBe(CAP + 1);
+    gate.handOver(quick, running[0]!, randomUUID(), 20);
+    expect(gate.inFlight()).toBe(CAP + 1);
+    gate.release(quick, running[1]!, 20);
+    gate.release(quick, running[1]!, 20);
+    gate.release(quick, randomUUID(), 20);
+    expect(gate.inFlight()).toBe(CAP);
+  });
+
   it('forgets an endpoint idle for ten minutes: it is probed again with one attempt', () => {
     const { gate, clock } = newGate();
     const endpointId = randomUUID();

@@ -42,7 +42,20 @@ export interface DeliveryProcessorDeps {
    * the spare goes back to the backlog.
    */
   spareFreshMs: number;
+  /**
+   * How many spares a job keeps claimed ahead for the endpoint, asked at each success: two
+   * while this process runs few attempts and the endpoint's are quick (its slots then wait on
+   * the statements more than on the receiver or the CPU), one otherwise (with many attempts
+   * running, the extra claims cost more CPU than the waits they save; with slower requests a
+   * statement ends well within one, and a second spare would only wait). See
+   * docs/delivery-scheduler.md, "Spares".
+   */
+  spareDepth: (endpointId: string) => SpareDepth;
 }
+
+/** Spares a job keeps claimed ahead (see DeliveryProcessorDeps.spareDepth). */
+type SpareDepth = 1 | 2;
+const DEEPEST: SpareDepth = 2;
 
 /**
  * A delivery the statement recording the one before claimed ahead, so that it is sent as soon
@@ -60,16 +73,24 @@ interface Spare {
   settled: boolean;
 }
 
+/** A spare claimed by a statement that may still be running; null if it claimed none. */
 type SpareLater = Promise<Spare | null>;
-const NO_SPARE: SpareLater = Promise.resolve(null);
 
-/** What one step of a job hands to the next: the delivery to send now, and the next spare. */
+/**
+ * What one step of a job hands to the next: the delivery to send now, and the spares claimed
+ * ahead of it, oldest first.
+ */
 interface Step {
   next: ClaimedDelivery | null;
-  spare: SpareLater;
+  ahead: SpareLater[];
 }
 
-const LAST_STEP: Step = { next: null, spare: NO_SPARE };
+const LAST_STEP: Step = { next: null, ahead: [] };
+
+/** One statement's spares, each on its own, in the order it claimed them. */
+function eachOf(statement: Promise<Spare[]>, count: number): SpareLater[] {
+  return Array.from({ length: count }, (_, index) => statement.then((spares) => spares[index] ?? null));
+}
 
 /**
  * Runs one delivery job: take a slot of the endpoint, claim the attempt in Postgres, send,
@@ -82,7 +103,7 @@ const LAST_STEP: Step = { next: null, spare: NO_SPARE };
  * sweeper gives it a job again.
  */
 export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
-  const { store, gate, scheduler, sender, logger, events, spareFreshMs } = deps;
+  const { store, gate, scheduler, sender, logger, events, spareFreshMs, spareDepth } = deps;
 
   /** The job's own delivery claimed, or null when there is nothing to send (and when to look again). */
   async function claimOwn(deliveryId: string): Promise<{ delivery: ClaimedDelivery | null; dueAt: number | null }> {
@@ -180,11 +201,12 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     }
   }
 
-  /** Tracks a spare claimed by a statement in flight, from when it is known (see EndpointGate.holdSpare). */
-  function held(claimedAt: number, claimed: ClaimedDelivery | undefined): Spare | null {
-    if (!claimed) return null;
-    gate.holdSpare(claimed.id);
-    return { delivery: claimed, claimedAt, settled: false };
+  /** Tracks spares claimed by a statement, from when they are known (see EndpointGate.holdSpare). */
+  function held(claimedAt: number, claimed: ClaimedDelivery[]): Spare[] {
+    return claimed.map((delivery) => {
+      gate.holdSpare(delivery.id);
+      return { delivery, claimedAt, settled: false };
+    });
   }
 
   /**
@@ -208,25 +230,30 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     }
   }
 
+  /** Every spare claimed ahead and not sent goes back, once its statement has said what it claimed. */
+  async function giveBackAll(ahead: SpareLater[]): Promise<void> {
+    await Promise.all(ahead.map(async (later) => giveBackSpare(await later)));
+  }
+
   /**
-   * Records a success while the spare it handed its slot to is sent; claims the next spare in
-   * the same statement. Never fails: if the record cannot be written (Postgres away, after
+   * Records a success while the spare it handed its slot to is sent; claims `claims` more
+   * spares in the same statement. Never fails: if the record cannot be written (Postgres away, after
    * retries), the delivery stays queued under its lease, and the sweeper gives it a job once
    * the lease has run out (at least once); the job goes on without a spare.
    */
-  function recordWhileNextIsSent(delivery: ClaimedDelivery, result: AttemptResult, claims: number): SpareLater {
+  function recordWhileNextIsSent(delivery: ClaimedDelivery, result: AttemptResult, claims: number): Promise<Spare[]> {
     return recordAndClaim(delivery, result, claims)
       .then(({ record, next, claimedAt }) => {
-        const spare = held(claimedAt, next[0]);
+        const spares = held(claimedAt, next);
         report(delivery, result, record);
-        return spare;
+        return spares;
       })
       .catch((error: unknown) => {
         logger.error(
           { err: error, delivery_id: delivery.id, endpoint_id: delivery.endpointId },
           'could not record the attempt; the delivery is sent again once its lease runs out',
         );
-        return null;
+        return [];
       })
       .finally(() => gate.recorded(delivery.id));
   }
@@ -236,20 +263,21 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
    * claimed), or one it went on with (already claimed, holding the slot handed over to it).
    *
    * After a success to an endpoint known to be quick, the job goes on with the endpoint's
-   * next delivery: the spare claimed by the statement that recorded the delivery before, sent
-   * at once while this one's success is recorded, in a statement that claims the next spare.
-   * Without a spare (the job's first success), the statement claims two, and the job waits for
-   * it. The slot is handed over from one delivery to the next. The job's own entry in Redis
-   * (active, locked) stands for them all; if this process dies, the sweeper gives each a job of
-   * its own once its lease has run out. A spare is sent only after a success, while fresh, the
-   * endpoint still quick and the scheduler running (at the job's limit it is sent, with no new
-   * spare claimed); otherwise, or after a failure, it goes back to the backlog.
+   * next delivery: the oldest spare claimed by the statements that recorded the deliveries
+   * before, sent at once while this one's success is recorded, in a statement that claims
+   * spares up to the depth asked (`spareDepth`). Without a spare (the job's first success),
+   * the statement claims the next and the spares, and the job waits for it. The slot is
+   * handed over from one delivery to the next. The job's own entry in Redis (active, locked)
+   * stands for them all; if this process dies, the sweeper gives each a job of its own once
+   * its lease has run out. A spare is sent only after a success, while fresh, the endpoint
+   * still quick and the scheduler running (at the job's limit those held are sent, with no new
+   * spare claimed); otherwise, or after a failure, every spare held goes back to the backlog.
    */
   async function deliverOne(
     endpointId: string,
     work: string | ClaimedDelivery,
     mayGoOn: boolean,
-    spare: SpareLater,
+    ahead: SpareLater[],
   ): Promise<Step> {
     const deliveryId = typeof work === 'string' ? work : work.id;
     if (typeof work === 'string' && !gate.acquire(endpointId, deliveryId)) {
@@ -281,13 +309,16 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       if (!result.succeeded) {
         // The failure keeps the slot until it is recorded: the next attempt sees its count.
         report(delivery, result, await recordWithRetries(delivery, result));
-        await giveBackSpare(await spare);
+        await giveBackAll(ahead);
         slotHeld = false;
         scheduler.wake(gate.release(endpointId, deliveryId, result.durationMs));
         return LAST_STEP;
       }
 
-      const waiting = await spare;
+      // The oldest spare (a statement that claimed none, having found nothing due, is passed over).
+      const behind = [...ahead];
+      let waiting: Spare | null = null;
+      while (!waiting && behind.length > 0) waiting = await behind.shift()!;
       const mayStillGo = scheduler.isRunning() && gate.isQuick(endpointId);
       const fresh = waiting && mayStillGo && Date.now() - waiting.claimedAt < spareFreshMs ? waiting : null;
       const goOn = mayGoOn && mayStillGo && waiting === fresh;
@@ -295,20 +326,22 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
         fresh.settled = true;
         gate.handOver(endpointId, deliveryId, fresh.delivery.id, result.durationMs);
         slotHeld = false;
-        return { next: fresh.delivery, spare: recordWhileNextIsSent(delivery, result, goOn ? 1 : 0) };
+        const claims = goOn ? Math.max(0, spareDepth(endpointId) - behind.length) : 0;
+        const statement = recordWhileNextIsSent(delivery, result, claims);
+        return { next: fresh.delivery, ahead: [...behind, ...eachOf(statement, claims)] };
       }
       if (!goOn) {
         // The slot is the receiver's no more: it frees now, while the result is recorded.
         slotHeld = false;
         recording = true;
         scheduler.wake(gate.release(endpointId, deliveryId, result.durationMs, { recording: true }));
-        await giveBackSpare(waiting);
+        await giveBackAll([Promise.resolve(waiting), ...behind]);
         report(delivery, result, await recordWithRetries(delivery, result));
         return LAST_STEP;
       }
-      // Going on with no spare yet: the next and a spare, claimed as this success is recorded.
-      const { record, next, claimedAt } = await recordAndClaim(delivery, result, 2);
-      const spareOfNext = held(claimedAt, next[1]);
+      // Going on with no spare yet: the next and its spares, claimed as this success is recorded.
+      const { record, next, claimedAt } = await recordAndClaim(delivery, result, 1 + spareDepth(endpointId));
+      const spares = held(claimedAt, next.slice(1));
       report(delivery, result, record);
       slotHeld = false;
       if (!next[0]) {
@@ -317,7 +350,7 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
       }
       gate.handOver(endpointId, deliveryId, next[0].id, result.durationMs);
       gate.recorded(deliveryId);
-      return { next: next[0], spare: Promise.resolve(spareOfNext) };
+      return { next: next[0], ahead: spares.map((spare) => Promise.resolve(spare)) };
     } catch (error) {
       // This job fails (Postgres is away): a claimed delivery's lease runs out, and the sweeper
       // gives it a job of its own.
@@ -335,14 +368,14 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
     let work: string | ClaimedDelivery | null = job.data.deliveryId;
     try {
       for (let done = 0; work !== null; done += 1) {
-        // The last one goes on with no new spare; one still held is sent (see deliverOne).
-        const mayGoOn = done + 2 < MAX_DELIVERIES_PER_JOB && Date.now() - started < MAX_JOB_MS;
-        step = await deliverOne(endpointId, work, mayGoOn, step.spare);
+        // Near the limit no new spare is claimed; those held are sent (see deliverOne).
+        const mayGoOn = done + 1 + DEEPEST < MAX_DELIVERIES_PER_JOB && Date.now() - started < MAX_JOB_MS;
+        step = await deliverOne(endpointId, work, mayGoOn, step.ahead);
         work = step.next;
       }
     } finally {
-      // A failed step leaves the spare its statement claims: back to the backlog.
-      await giveBackSpare(await step.spare);
+      // A failed step leaves the spares its statements claim: back to the backlog.
+      await giveBackAll(step.ahead);
     }
   };
 }

@@ -66,6 +66,8 @@ export class EndpointGate {
   private readonly lines = new Map<string, EndpointLine>();
   private readonly now: () => number;
   private slowInFlight = 0;
+  /** Slots taken in this process, every endpoint's together. */
+  private inFlightTotal = 0;
   private lastForgotten = 0;
   /** Slow endpoints whose jobs found every slow slot taken, longest waiting first. */
   private readonly waitingForSlowSlot = new Set<string>();
@@ -128,6 +130,7 @@ export class EndpointGate {
     const capped = line.running.size >= this.capOf(line);
     if (!capped && (!slow || this.slowInFlight < this.options.maxSlowInFlight)) {
       if (slow) this.slowInFlight += 1;
+      this.inFlightTotal += 1;
       line.running.set(deliveryId, { startedAt: this.now(), slow });
       return true;
     }
@@ -147,6 +150,7 @@ export class EndpointGate {
     const line = this.line(endpointId);
     const freed = line.running.get(deliveryId);
     line.running.delete(deliveryId);
+    if (freed) this.inFlightTotal -= 1;
     if (freed?.slow) this.slowInFlight -= 1;
     if (attemptMs !== undefined && freed) line.attemptMs = movingAverage(line.attemptMs, attemptMs);
     this.noteIfIdle(line);
@@ -166,6 +170,7 @@ export class EndpointGate {
     const slot = line.running.get(fromId);
     line.running.delete(fromId);
     if (slot) line.attemptMs = movingAverage(line.attemptMs, attemptMs);
+    else this.inFlightTotal += 1;
     line.running.set(toId, { startedAt: this.now(), slow: slot?.slow ?? false });
   }
 
@@ -191,6 +196,16 @@ export class EndpointGate {
    */
   notInFlight(): string[] {
     return [...this.recordingIds, ...this.spareIds];
+  }
+
+  /** The moving average of the endpoint's attempt durations; undefined until one has finished here. */
+  attemptMs(endpointId: string): number | undefined {
+    return this.lines.get(endpointId)?.attemptMs;
+  }
+
+  /** Attempts in flight in this process, to every endpoint. */
+  inFlight(): number {
+    return this.inFlightTotal;
   }
 
   /** Answered, and not slow: its room is its whole cap, whatever the others do. */
