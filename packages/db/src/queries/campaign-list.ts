@@ -115,10 +115,10 @@ export async function campaignSearchCustomers(
   filters: CampaignListFilters,
 ): Promise<CampaignSearchCustomers | undefined> {
   if (filters.q === undefined) return undefined;
-  const [match, binding] = customerSearchMatch(filters.q, 'e');
+  const [match, bindings] = customerSearchMatch(filters.q, 'e');
   const ids = (await db('customers as e')
     .where('e.workspace_id', workspaceId)
-    .whereRaw(match, [binding])
+    .whereRaw(match, bindings)
     .limit(CAMPAIGN_SEARCH_CUSTOMER_IDS + 1)
     .pluck('e.id')) as string[];
   return ids.length > CAMPAIGN_SEARCH_CUSTOMER_IDS ? 'many' : { ids };
@@ -167,10 +167,10 @@ export function campaignListQuery(
   if (filters.to) query.where('k.first_failed_at', '<', filters.to);
   if (filters.q !== undefined) {
     const q = filters.q;
-    const [match, binding] = customerSearchMatch(q, 'c');
+    const [match, bindings] = customerSearchMatch(q, 'c');
     query.where(function invoiceOrCustomer() {
       void this.where('k.psp_invoice_id', q);
-      if (customers === 'many') void this.orWhereRaw(match, [binding]);
+      if (customers === 'many') void this.orWhereRaw(`(${match})`, bindings);
       else void this.orWhereRaw('k.customer_id = ANY (?::uuid[])', [customers.ids]);
     });
   }

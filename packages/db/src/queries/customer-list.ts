@@ -42,15 +42,35 @@ export function customerSearchText(alias = 'customers'): string {
  */
 const WHOLE_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** An address as a mail client copies it: `<ann@example.com>`, or `Ann Lee <ann@example.com>`. */
+const BRACKETED_ADDRESS = /<([^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)>/;
+
 /**
- * The condition a search (`q`) puts on the customers table (the alias's) and its binding: the
- * e-mail equal to a whole address (any case), else `q` found anywhere in the e-mail or name, any
- * case, literally.
+ * What separates the words of a search: spaces, and the commas, semicolons, double quotes and
+ * brackets of a name as it is pasted ("Lee, Ann", `"Ann Lee"`); not an apostrophe (O'Brien).
  */
-export function customerSearchMatch(q: string, alias = 'customers'): [sql: string, binding: string] {
-  return WHOLE_ADDRESS.test(q)
-    ? [`lower(${alias}.email) = lower(?)`, q]
-    : [`${customerSearchText(alias)} LIKE lower(?)`, containsPattern(q)];
+const WORD_SEPARATORS = /[\s,;"()<>]+/;
+
+/** The shortest word the trigram index can look up (one trigram). */
+const INDEXED_WORD = 3;
+
+/**
+ * The condition a search (`q`) puts on the customers table (the alias's) and its bindings:
+ * - the e-mail equal to a whole address, any case (an address in angle brackets, as a mail
+ *   client copies it, counts as one: the name beside it is not searched);
+ * - else every word of `q` found somewhere in the e-mail or name, any case, literally, so that
+ *   "Lee Ann", "Lee, Ann" and "Ann  Lee" find Ann Lee as "ann lee" does;
+ * - else, when no word is long enough for the index to look up ("0% c"), `q` as it is.
+ */
+export function customerSearchMatch(q: string, alias = 'customers'): [sql: string, bindings: string[]] {
+  const address = BRACKETED_ADDRESS.exec(q)?.[1] ?? (WHOLE_ADDRESS.test(q) ? q : undefined);
+  if (address !== undefined) return [`lower(${alias}.email) = lower(?)`, [address]];
+  const words = q.split(WORD_SEPARATORS).filter((word) => word !== '');
+  const searched = words.some((word) => word.length >= INDEXED_WORD) ? words : [q];
+  return [
+    searched.map(() => `${customerSearchText(alias)} LIKE lower(?)`).join(' AND '),
+    searched.map(containsPattern),
+  ];
 }
 
 /**
@@ -103,8 +123,8 @@ export function customerListQuery(
   if (filters.email !== undefined) query.whereRaw('lower(email) = lower(?)', [filters.email]);
   if (filters.tag !== undefined) query.whereRaw('tags @> ARRAY[?]::text[]', [filters.tag]);
   if (filters.q !== undefined) {
-    const [match, binding] = customerSearchMatch(filters.q);
-    query.whereRaw(match, [binding]);
+    const [match, bindings] = customerSearchMatch(filters.q);
+    query.whereRaw(match, bindings);
   }
   return query;
 }

@@ -599,6 +599,33 @@ describe('GET /dashboard/api/customers', () => {
     expect(exported.sort()).toEqual([sale.id, notSale.id].sort());
   });
 
+  it('q finds a name and an address as people paste them: words in any order, commas, angle brackets', async () => {
+    const w = await world();
+    const tag = unique('p').toLowerCase();
+    const oliver = await insertCustomer(w.ws, { email: `oh.${tag}@example.test`, name: `Oliver Hughes${tag}` });
+    const olivia = await insertCustomer(w.ws, { email: `ol.${tag}@example.test`, name: `Olivia Hughes${tag}` });
+    const oliverCampaign = await insertCampaign(w.ws, oliver, await insertSubscription(w.ws, oliver.id), {
+      first_failed_at: '2026-03-01T00:00:00.000Z',
+    });
+    const found = async (path: string) => {
+      const reply = await call('GET', path, { cookie: w.member.cookie });
+      expect([path, reply.status]).toEqual([path, 200]);
+      return ids(reply.body.data).sort();
+    };
+    const customers = (q: string) => found(`/customers?q=${encodeURIComponent(q)}`);
+    expect(await customers(`Hughes${tag} Oliver`)).toEqual([oliver.id]);
+    expect(await customers(`Hughes${tag}, Oliver`)).toEqual([oliver.id]);
+    expect(await customers(`oliver   hughes${tag}`)).toEqual([oliver.id]);
+    expect(await customers(`"Oliver Hughes${tag}"`)).toEqual([oliver.id]);
+    expect(await customers(`Hughes${tag} Oli`)).toEqual([oliver.id, olivia.id].sort());
+    // An address as a mail client copies it: that address only, whatever the name beside it says.
+    expect(await customers(`<OH.${tag}@example.test>`)).toEqual([oliver.id]);
+    expect(await customers(`Olivia Hughes${tag} <oh.${tag}@example.test>`)).toEqual([oliver.id]);
+    expect(await found(`/campaigns?q=${encodeURIComponent(`Hughes${tag}, Oliver`)}`)).toEqual([oliverCampaign]);
+    // Every word must be found.
+    expect(await customers(`Oliver Hughes${tag} Smith`)).toEqual([]);
+  });
+
   it('q under 3 characters (trimmed) is refused at q with a sentence a page can show', async () => {
     const w = await world();
     for (const path of [
