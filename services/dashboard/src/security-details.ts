@@ -115,6 +115,7 @@ const eventList = (value: unknown) =>
 const currency = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : plain(value));
 const count = (value: unknown, one: string, many: string) =>
   typeof value === 'number' ? `${formatNumber(value)} ${value === 1 ? one : many}` : plain(value);
+const sessionsEnded: Describe = (value) => count(value, 'session ended', 'sessions ended');
 const time = (value: unknown) =>
   typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? formatListTime(value, true) : plain(value);
 const tokenEnd: Describe = (value) => `Ends in …${plain(value)}`;
@@ -180,11 +181,12 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   },
   'team.role_changed': { from: fromTo(null, roleName), to: hidden },
   'team.removed': { role: (value) => `Was ${roleName(value)}` },
-  'account.password_changed': {},
+  'account.password_changed': { sessions_ended: sessionsEnded },
+  // `step`: records written before migration 0021 told the two apart.
   'account.reset_link_created': { step: hidden },
   'account.reset_link_revoked': { reason, created_by: labelled('Made by') },
-  'account.password_reset': { step: hidden },
-  'account.signed_out_everywhere': { sessions_ended: (value) => count(value, 'session ended', 'sessions ended') },
+  'account.password_reset': { step: hidden, sessions_ended: sessionsEnded },
+  'account.signed_out_everywhere': { sessions_ended: sessionsEnded },
   'workspace.updated': {
     name: change('Name'),
     display_currency: change('Display currency', currency),

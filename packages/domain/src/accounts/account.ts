@@ -44,13 +44,15 @@ export async function changePassword(
   const hash = await hashPassword(password);
   await inTransaction(db, async (trx) => {
     await trx('users').where({ id: input.user_id }).update({ password_hash: hash });
-    await revokeUserSessions(trx, input.user_id);
+    // The caller signs this browser in again with a new session (account-routes).
+    const ended = await revokeUserSessions(trx, input.user_id);
     await revokeOwnResetLinks(trx, input.user_id);
     await recordSecurityEvent(trx, {
       workspace_id: input.workspace_id,
       action: 'account.password_changed',
       actor,
       target: { type: 'user', id: user.id, label: user.email },
+      details: { sessions_ended: ended },
     });
   });
 }

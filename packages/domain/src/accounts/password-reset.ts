@@ -42,7 +42,6 @@ export async function createResetLink(
       action: 'account.reset_link_created',
       actor: audit,
       target: { type: 'user', id: user.id, label: user.email },
-      details: { step: 'link_created' },
     });
   }
   return { reset_url: linkUrl(baseUrl, 'password_reset', token), expires_at: toIsoMillis(link.expires_at) };
@@ -87,13 +86,13 @@ export async function completePasswordReset(
       .update({ password_hash: hash })
       .returning('*');
     await spendLink(trx, link.id);
-    await revokeUserSessions(trx, link.user_id!);
+    const ended = await revokeUserSessions(trx, link.user_id!);
     await recordSecurityEvent(trx, {
       workspace_id: link.workspace_id,
       action: 'account.password_reset',
       actor: userActor(user!, request),
       target: { type: 'user', id: user!.id, label: user!.email },
-      details: { step: 'password_set' },
+      details: { sessions_ended: ended },
     });
     return user as AccountUserRow;
   });

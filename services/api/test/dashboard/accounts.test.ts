@@ -147,6 +147,8 @@ describe('sign-in and sessions', () => {
       .db('security_events')
       .where({ action: 'account.password_changed', actor_user_id: member.id });
     expect(log).toHaveLength(1);
+    // This browser's session and the other one.
+    expect(log[0].details).toEqual({ sessions_ended: 2 });
     expect(JSON.stringify(log)).not.toContain('a brand new password');
   });
 
@@ -510,12 +512,12 @@ describe('invitations and password reset', () => {
     await signIn(call, member.email, 'the reset password');
     // The security log tells a link made (by the owner) from a password actually reset (by the member).
     const log = await call('GET', '/security-log', { cookie: owner.cookie });
-    const resets = (log.body.data as Array<{ action: string; actor: { user_id: string } }>).filter((event) =>
-      event.action.startsWith('account.'),
-    );
-    expect(resets.map((event) => [event.action, event.actor.user_id])).toEqual([
-      ['account.password_reset', member.id],
-      ['account.reset_link_created', owner.id],
+    const resets = (
+      log.body.data as Array<{ action: string; actor: { user_id: string }; details: Record<string, unknown> }>
+    ).filter((event) => event.action.startsWith('account.'));
+    expect(resets.map((event) => [event.action, event.actor.user_id, event.details])).toEqual([
+      ['account.password_reset', member.id, { sessions_ended: 1 }],
+      ['account.reset_link_created', owner.id, {}],
     ]);
     // Without SMTP_URL the answer says that nothing is e-mailed, to anyone (not whether the address has an account).
     for (const email of ['nobody@example.com', member.email]) {
