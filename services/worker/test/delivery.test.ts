@@ -150,6 +150,29 @@ describe('delivery of outbox events', () => {
     await updateWorkspace(db, disconnected.id, { processor: 'disconnected' });
   });
 
+  it('says, when a request ends after its endpoint was deleted, that it was not recorded and why', async () => {
+    const { db, receiver, workspace } = world.current;
+    const endpoint = await world.current.createEndpoint('/deleted-meanwhile', {
+      behaviour: { kind: 'status', status: 200, delayMs: 800 },
+    });
+    const worker = await world.current.startWorker();
+    await world.current.record([numberedEvent(workspace)]);
+    await receiver.waitForRequests(endpoint.path, 1, 10_000);
+    // Deleted as the dashboard deletes one, with the request in flight: its deliveries go with it.
+    await db('webhook_endpoints').where({ id: endpoint.id }).delete();
+    await eventually(() =>
+      worker
+        .logs()
+        .some(
+          (line) =>
+            line.endpoint_id === endpoint.id &&
+            line.msg ===
+              'delivery attempt finished after its lease was taken over or its endpoint was deleted; not recorded',
+        ),
+    );
+    expect(await db('webhook_attempts').where({ endpoint_id: endpoint.id })).toEqual([]);
+  });
+
   it('drops from the outbox an event deleted before its dispatch, and sends the events behind it', async () => {
     const { receiver, workspace, db } = world.current;
     const endpoint = await world.current.createEndpoint('/after-deleted', { behaviour: ok });

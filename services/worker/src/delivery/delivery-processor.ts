@@ -190,8 +190,14 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
           'with another key); it is retried per the schedule. Set the key the secrets were sealed with, ' +
           'or roll the secret with no overlap (docs/operator-cli.md)',
       );
-    } else if (!recorded) logger.warn(fields, 'delivery attempt finished after its lease was taken over; not recorded');
-    else if (result.succeeded) logger.info(fields, 'delivery attempt succeeded');
+    } else if (!recorded) {
+      // Its row no longer holds this attempt's lease: another worker took the delivery over,
+      // or the delivery is gone with its endpoint (deleted while the request was in flight).
+      logger.warn(
+        fields,
+        'delivery attempt finished after its lease was taken over or its endpoint was deleted; not recorded',
+      );
+    } else if (result.succeeded) logger.info(fields, 'delivery attempt succeeded');
     else logger.info(fields, 'delivery attempt failed');
     if (endpointDisabled) {
       logger.warn(
