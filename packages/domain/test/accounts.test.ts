@@ -93,6 +93,7 @@ describe('roles', () => {
   it('derives permissions from the role table', () => {
     expect(permissionsFor('member')).toEqual({
       manage_campaigns: false,
+      read_tokens: false,
       manage_tokens: false,
       manage_webhooks: false,
       manage_team: false,
@@ -102,6 +103,7 @@ describe('roles', () => {
       assignable_roles: [],
     });
     expect(permissionsFor('admin')).toMatchObject({
+      read_tokens: true,
       manage_team: true,
       manage_workspace: false,
       assignable_roles: ['admin', 'member'],

@@ -6,6 +6,7 @@ import { forbidden, type UserRole } from '@retention/core';
  */
 export const PERMISSIONS = [
   'manage_campaigns',
+  'read_tokens',
   'manage_tokens',
   'manage_webhooks',
   'manage_team',
@@ -17,7 +18,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 const GRANTS: Record<UserRole, readonly Permission[]> = {
   owner: PERMISSIONS,
-  admin: ['manage_campaigns', 'manage_tokens', 'manage_webhooks', 'manage_team', 'read_security_log'],
+  admin: ['manage_campaigns', 'read_tokens', 'manage_tokens', 'manage_webhooks', 'manage_team', 'read_security_log'],
   member: [],
 };
 

@@ -6,7 +6,10 @@ import { pathId } from '../middleware/validate-query.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 
-/** Settings, API tokens: everyone reads the list; owners and admins mint and revoke. */
+/**
+ * Settings, API tokens: owners and admins only, list included (a member has no use for the
+ * names, hints, creators and last uses of the keys to the workspace's data; least privilege).
+ */
 export function tokenRoutes(context: DashboardContext): Router {
   const router = Router();
   const { db } = context;
@@ -40,7 +43,7 @@ export function tokenRoutes(context: DashboardContext): Router {
     if (!row) throw notFound(`No API token with id ${id}`);
   }
 
-  router.get('/tokens', async (_req, res) => {
+  router.get('/tokens', allow('read_tokens'), async (_req, res) => {
     const data = await views(await listTokens(db, signedIn(res).workspaceId));
     res.json({ object: 'list', data, has_more: false, next_cursor: null });
   });

@@ -34,6 +34,7 @@ describe('sign-in and sessions', () => {
     const me = await call('GET', '/me', { cookie });
     expect(me.status).toBe(200);
     expect(me.body.permissions).toMatchObject({
+      read_tokens: true,
       manage_tokens: true,
       manage_workspace: true,
       assignable_roles: ['owner', 'admin', 'member'],

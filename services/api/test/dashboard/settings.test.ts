@@ -9,7 +9,7 @@ const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashbo
 
 describe('API tokens', () => {
   it('creates a token shown once, which works on /api/v1 until revoked, then 401 on the next request', async () => {
-    const { owner, member } = await team(api.current.db, call, 'Tokens');
+    const { owner, admin } = await team(api.current.db, call, 'Tokens');
     const created = await call('POST', '/tokens', { cookie: owner.cookie, body: { name: '<script>x</script>' } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
@@ -19,7 +19,7 @@ describe('API tokens', () => {
     });
     expect(created.body.token).toMatch(/^sk_live_/);
     expect(created.body.hint).toBe(created.body.token.slice(-4));
-    const listed = await call('GET', '/tokens', { cookie: member.cookie });
+    const listed = await call('GET', '/tokens', { cookie: admin.cookie });
     expect(listed.status).toBe(200);
     expect(listed.body.data[0]).not.toHaveProperty('token');
     expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
@@ -48,6 +48,11 @@ describe('API tokens', () => {
     const refused = await call('POST', '/tokens', { cookie: a.member.cookie, body: { name: 'x' } });
     expect(refused.status).toBe(403);
     expect(refused.body.error.type).toBe('forbidden');
+    // Reading the list too: owners and admins only (dashboard.md's role table gives members none of it).
+    const unread = await call('GET', '/tokens', { cookie: a.member.cookie });
+    expect(unread.status).toBe(403);
+    expect(unread.body.error).toMatchObject({ type: 'forbidden', message: expect.stringContaining('read_tokens') });
+    expect((await call('GET', '/tokens', { cookie: a.admin.cookie })).status).toBe(200);
     expect(await api.current.db('api_tokens').where({ workspace_id: a.workspace.id })).toHaveLength(0);
     const theirs = await call('POST', '/tokens', { cookie: b.owner.cookie, body: { name: 'theirs' } });
     const cross = await call('POST', `/tokens/${theirs.body.id}/revoke`, { cookie: a.owner.cookie });

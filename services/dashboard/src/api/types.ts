@@ -56,6 +56,7 @@ export interface WorkspaceWithProcessor extends Workspace {
 
 interface Permissions {
   manage_campaigns: boolean;
+  read_tokens: boolean;
   manage_tokens: boolean;
   manage_webhooks: boolean;
   manage_team: boolean;

@@ -13,8 +13,8 @@ import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { DeliveryLog } from './DeliveryLog.js';
 import { EndOverlap, openOverlapUntil } from './EndOverlap.js';
-import { AttemptResult, EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
-import { DisabledBanner, disabledWhy } from './Webhooks.js';
+import { AttemptResult, EnabledState, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
+import { DisabledBanner } from './Webhooks.js';
 import { BusyButton } from '../../components/BusyButton.js';
 
 type Open = 'edit' | 'delete' | 'roll' | 'recover' | null;
@@ -288,11 +288,11 @@ export default function EndpointPage({ id }: { id: string }) {
             </dd>
           </div>
           <div>
-            {/* Not "Enabled": that is the switch's own name, which a screen reader read twice. */}
+            {/* Not "Enabled": that is the switch's own name (or, read-only, the state's word), which a
+                screen reader read twice. */}
             <dt>Deliveries</dt>
             <dd>
-              <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={loaded.set} />
-              {disabledWhy(endpoint) && <span className="hint block">{disabledWhy(endpoint)}</span>}
+              <EnabledState endpoint={endpoint} canManage={canManage} onChange={loaded.set} whyClassName="hint block" />
             </dd>
           </div>
           <div>

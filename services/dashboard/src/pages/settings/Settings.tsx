@@ -31,7 +31,12 @@ interface Section {
  * NotForYourRole.
  */
 const SECTIONS: Section[] = [
-  { path: '/settings/tokens', label: 'API tokens', Page: Tokens },
+  {
+    path: '/settings/tokens',
+    label: 'API tokens',
+    Page: Tokens,
+    restricted: { allowed: (me) => me.permissions.read_tokens, what: 'The API tokens list', who: 'owners and admins' },
+  },
   { path: '/settings/webhooks', label: 'Outbound webhooks', Page: Webhooks },
   { path: '/settings/team', label: 'Team', Page: Team },
   { path: '/settings/workspace', label: 'Workspace', Page: WorkspaceSettings },
@@ -69,12 +74,13 @@ export default function Settings({ path }: { path: string }) {
   const { me } = useSession();
   const route = pathOnly(path);
   const content = page(route, me);
-  // /settings itself, or an address that is no tab: the first tab.
-  useEffect(() => {
-    if (!content) navigate('/settings/tokens', { replace: true });
-  }, [content]);
-  if (!content) return null;
   const tabs = SECTIONS.filter((section) => !section.restricted || section.restricted.allowed(me));
+  // /settings itself, or an address that is no tab: the first tab this viewer has.
+  const first = tabs[0]!.path;
+  useEffect(() => {
+    if (!content) navigate(first, { replace: true });
+  }, [content, first]);
+  if (!content) return null;
   return (
     <div className="settings">
       <nav className="settings-nav" aria-label="Settings">

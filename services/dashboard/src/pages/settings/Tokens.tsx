@@ -108,8 +108,7 @@ export default function Tokens() {
     { header: 'Created', cell: (token) => <Time value={token.created_at} short /> },
     { header: 'Last used', cell: (token) => <Time value={token.last_used_at} empty="Never" short withTime /> },
     { header: 'Limit', cell: (token) => `${token.rate_limit_per_minute}/min`, numeric: true },
-    // For every role: a revoked token said so only in the Actions column, which a member does not
-    // have, so to a member it was a slightly grey row.
+    // A revoked token says so in words: its row has no Revoke, and grey alone says nothing.
     {
       header: 'Status',
       status: true,

@@ -9,7 +9,7 @@ import { useLoad } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
-import { EnabledSwitch, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
+import { EnabledState, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
 import { BusyButton } from '../../components/BusyButton.js';
 
 /** An auto-disabled endpoint's banner: why, and the way back on; until someone turns it on or dismisses it. */
@@ -47,13 +47,6 @@ export function DisabledBanner({
   );
 }
 
-export function disabledWhy(endpoint: Endpoint): string | null {
-  if (endpoint.enabled) return null;
-  return endpoint.disabled_reason === 'consecutive_failures'
-    ? 'Turned off after 10 failed deliveries in a row'
-    : 'Turned off';
-}
-
 export default function Webhooks() {
   const { me } = useSession();
   const canManage = me.permissions.manage_webhooks;
@@ -85,10 +78,7 @@ export default function Webhooks() {
     {
       header: 'Enabled',
       cell: (endpoint) => (
-        <>
-          <EnabledSwitch endpoint={endpoint} disabled={!canManage} onChange={replace} />
-          {disabledWhy(endpoint) && <Clipped className="secondary" text={disabledWhy(endpoint)} />}
-        </>
+        <EnabledState endpoint={endpoint} canManage={canManage} onChange={replace} whyClassName="secondary" />
       ),
     },
     { header: 'Failures', cell: (endpoint) => endpoint.failure_count, numeric: true },

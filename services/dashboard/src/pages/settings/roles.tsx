@@ -12,7 +12,7 @@ export const ROLE_SENTENCES: Record<Role, string> = {
   admin:
     'Admins can manage API tokens, webhook endpoints and campaigns, invite and manage admins and members, and read the security log, but not the payment processor or the workspace settings.',
   member:
-    'Members can read every page (overview, campaigns, customers, cancel sessions, endpoints) but change nothing.',
+    'Members can read the overview, campaigns, customers, cancel sessions and webhook endpoints with their delivery logs, but change nothing and see no API tokens or security log.',
 };
 
 // Defined with the other labels (a plain module, which the security log's words read too).

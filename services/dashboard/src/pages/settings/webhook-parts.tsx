@@ -31,16 +31,52 @@ export function EventsCell({ events, clipped = false }: { events: string[]; clip
   return clipped ? <Clipped className="event-list" text={text} /> : <span className="event-list">{text}</span>;
 }
 
-/** The Enabled switch: turns the endpoint on or off on the server, then reports the new state. */
-export function EnabledSwitch({
+/** Why an endpoint is off, when it is: by hand, or by the worker after 10 failures in a row. */
+function disabledWhy(endpoint: Endpoint): string | null {
+  if (endpoint.enabled) return null;
+  return endpoint.disabled_reason === 'consecutive_failures'
+    ? 'Turned off after 10 failed deliveries in a row'
+    : 'Turned off by hand';
+}
+
+/**
+ * An endpoint's on/off state and why it is off. Owners and admins get the Enabled switch; a role
+ * that may not change it reads the state in words (docs/dashboard-ui.md, "Roles": a control that
+ * is not offered rather than one that fails), where a disabled switch looked almost like a
+ * working one, said nothing of why, and was skipped by Tab.
+ */
+export function EnabledState({
   endpoint,
-  disabled,
+  canManage,
   onChange,
+  whyClassName,
 }: {
   endpoint: Endpoint;
-  disabled: boolean;
+  canManage: boolean;
   onChange: (endpoint: Endpoint) => void;
+  /** How the reason is set: its own line on a detail page, clipped in a list cell. */
+  whyClassName: 'hint block' | 'secondary';
 }) {
+  const why = disabledWhy(endpoint);
+  return (
+    <>
+      {canManage ? (
+        <EnabledSwitch endpoint={endpoint} onChange={onChange} />
+      ) : (
+        <span>{endpoint.enabled ? 'Enabled' : 'Disabled'}</span>
+      )}
+      {why &&
+        (whyClassName === 'secondary' ? (
+          <Clipped className="secondary" text={why} />
+        ) : (
+          <span className="hint block">{why}</span>
+        ))}
+    </>
+  );
+}
+
+/** The Enabled switch: turns the endpoint on or off on the server, then reports the new state. */
+function EnabledSwitch({ endpoint, onChange }: { endpoint: Endpoint; onChange: (endpoint: Endpoint) => void }) {
   const toggling = useAction();
   const toggle = () =>
     void toggling.run(async () =>
@@ -53,7 +89,6 @@ export function EnabledSwitch({
         role="switch"
         aria-checked={endpoint.enabled}
         className="switch"
-        disabled={disabled}
         busy={toggling.busy}
         onClick={toggle}
       >
