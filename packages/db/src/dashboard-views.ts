@@ -29,7 +29,10 @@ export interface TimelineDelivery {
   status: string;
   attempt_count: number;
   last_http_status: number | null;
+  /** When it succeeded, failed for good or was skipped; null while pending. */
   completed_at: string | null;
+  /** Pending: when its next attempt is due (or was, for one in flight); null once completed. */
+  next_attempt_at: string | null;
 }
 
 /** Why an event was recorded and not sent (migration 0023): the only cause on record. */
@@ -77,6 +80,8 @@ export type CustomerDetailView = Customer & {
 export type CancelSessionDetailView = CancelSession & {
   customer: Customer;
   subscription: Subscription | null;
+  /** Its events (`cancel.saved`, `cancel.lost`) with their deliveries, as a campaign's timeline has. */
+  timeline: Extract<TimelineEntry, { kind: 'event' }>[];
 };
 
 export const OVERVIEW_PERIODS = ['last_30_days', 'last_90_days', 'last_12_months', 'all_time'] as const;

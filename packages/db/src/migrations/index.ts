@@ -23,6 +23,7 @@ import * as resetLinkAction from './0021-reset-link-action.js';
 import * as resetLinkCreator from './0022-reset-link-creator.js';
 import * as eventsNotSent from './0023-events-not-sent.js';
 import * as customerSearch from './0024-customer-search.js';
+import * as eventsSessionIndex from './0025-events-session-index.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -61,4 +62,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0022-reset-link-creator', ...resetLinkCreator },
   { name: '0023-events-not-sent', ...eventsNotSent },
   { name: '0024-customer-search', ...customerSearch },
+  { name: '0025-events-session-index', ...eventsSessionIndex },
 ];

@@ -1,26 +1,19 @@
 import { notFound, type Customer, type RecoveryCampaign, type Subscription } from '@retention/core';
 import type { Queryable } from '../connection.js';
-import type { CampaignDetailView, EventNotSentReason, TimelineDelivery, TimelineEntry } from '../dashboard-views.js';
+import type { CampaignDetailView, TimelineEntry } from '../dashboard-views.js';
 import { campaignJsonSql, customerJsonSql, isoMillisSql, subscriptionJsonSql } from '../resource-json.js';
+import { eventTimelineSql } from './event-timeline.js';
 
 /**
  * A campaign's detail page: the campaign, its customer and subscription, and a timeline of
  * what happened to it, oldest first: each event about it (opened, recovered, lost, …) with
  * every webhook delivery of that event and its outcome, and each manual action of the
  * security log (who marked it recovered or lost, from where). Reads only this campaign's rows
- * (events through `events_campaign_idx`, deliveries through their unique (event_id, …) key).
+ * (its events as event-timeline.ts reads them, for a cancel session's page too).
  * Postgres builds every part as JSON, in the API's shapes (resource-json.ts).
  */
 
-interface TimelineEventRow {
-  event_id: string;
-  type: string;
-  source: string | null;
-  at: string;
-  queued: boolean;
-  not_sent_reason: EventNotSentReason | null;
-  deliveries: TimelineDelivery[];
-}
+type TimelineEventRow = Extract<TimelineEntry, { kind: 'event' }>;
 
 interface TimelineActionRow {
   action: string;
@@ -28,34 +21,6 @@ interface TimelineActionRow {
   actor_label: string | null;
   at: string;
 }
-
-/**
- * Each event about the campaign, oldest first, with its deliveries (and each one's last HTTP
- * status), whether it is still in the outbox (`queued`: the dispatcher has not taken it yet), and
- * why it was not sent when it was not: recorded by the dispatcher (`events_not_sent`), or, still
- * queued, what the dispatcher will find (the workspace's processor not `connected` now).
- */
-const EVENTS_SQL = `coalesce((
-    SELECT json_agg(json_build_object(
-             'event_id', e.id, 'type', e.type, 'source', e.data ->> 'source', 'at', ${isoMillisSql('e.created_at')},
-             'queued', q.queued,
-             'not_sent_reason', coalesce(
-               (SELECT n.reason FROM events_not_sent n WHERE n.event_id = e.id),
-               CASE WHEN q.queued AND (SELECT ws.processor_status FROM workspaces ws WHERE ws.id = k.workspace_id) <> 'connected'
-                    THEN 'processor_not_connected' END),
-             'deliveries', coalesce((
-               SELECT json_agg(json_build_object(
-                        'id', d.id, 'endpoint_id', d.endpoint_id, 'endpoint_name', w.name, 'status', d.status,
-                        'attempt_count', d.attempt_count,
-                        'last_http_status', (SELECT a.http_status FROM webhook_attempts a
-                                              WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1),
-                        'completed_at', ${isoMillisSql('d.completed_at')}) ORDER BY d.created_at)
-                 FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                WHERE d.event_id = e.id), '[]'::json)) ORDER BY e.seq)
-      FROM events e
-     CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM event_outbox o WHERE o.seq = e.seq) AS queued) q
-     WHERE e.workspace_id = k.workspace_id AND e.data ->> 'campaign_id' = k.id::text
-  ), '[]'::json)`;
 
 /** The manual actions of the security log about the campaign, oldest first. */
 const ACTIONS_SQL = `coalesce((
@@ -96,21 +61,12 @@ export async function campaignDetail(
       db.raw(
         `(SELECT ${subscriptionJsonSql('s')} FROM subscriptions s WHERE s.workspace_id = k.workspace_id AND s.id = k.subscription_id) AS subscription`,
       ),
-      db.raw(`${EVENTS_SQL} AS events`),
+      db.raw(`${eventTimelineSql('k.workspace_id', 'campaign_id', 'k.id')} AS events`),
       db.raw(`${ACTIONS_SQL} AS actions`),
     );
   if (!row) throw notFound(`No campaign with id ${campaignId}`);
   const timeline: TimelineEntry[] = [
-    ...row.events.map(({ event_id, type, source, at, queued, not_sent_reason, deliveries }) => ({
-      kind: 'event' as const,
-      at,
-      event_id,
-      type,
-      source,
-      queued,
-      not_sent_reason,
-      deliveries,
-    })),
+    ...row.events,
     ...row.actions.map((action) => ({
       kind: 'action' as const,
       at: action.at,

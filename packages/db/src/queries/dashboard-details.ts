@@ -10,6 +10,7 @@ import {
   winbackSummaryJsonSql,
   type EmbeddedJson,
 } from '../resource-json.js';
+import { eventTimelineSql } from './event-timeline.js';
 
 /**
  * The dashboard's customer and cancel-session detail pages (docs/dashboard-api.md, "Data
@@ -85,8 +86,9 @@ export async function customerDetailView(
 }
 
 /**
- * One statement, as the customer's detail: the session as the API shows it, with its customer
- * and its subscription (null when it had none) built beside it by Postgres.
+ * One statement, as the customer's detail: the session as the API shows it, with its customer,
+ * its subscription (null when it had none) and its events' timeline (as a campaign's: one
+ * expression, event-timeline.ts) built beside it by Postgres.
  */
 export async function cancelSessionDetailView(
   db: Queryable,
@@ -102,6 +104,7 @@ export async function cancelSessionDetailView(
       'subscription',
       `(SELECT ${subscriptionJsonSql('s')} FROM subscriptions s WHERE s.workspace_id = x.workspace_id AND s.id = x.subscription_id)`,
     ],
+    ['timeline', eventTimelineSql('x.workspace_id', 'session_id', 'x.id')],
   ]);
   const row = await db('cancel_sessions as x')
     .where({ 'x.workspace_id': workspaceId, 'x.id': sessionId })

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { CAMPAIGN_SEARCH_CUSTOMER_IDS, listScope } from '@retention/db';
-import { createToken } from '@retention/domain';
+import { sealSecret } from '@retention/core';
+import { createToken, recordCancelSession } from '@retention/domain';
+import { testSecretsKeyBytes } from '@retention/testkit';
 import { useApi } from '../harness.js';
 import { dashboardClient, team, type DashboardCall } from './support.js';
 
@@ -812,6 +814,80 @@ describe('details', () => {
     const without = await call('GET', `/cancel_sessions/${w.sessions[0]}`, { cookie: w.owner.cookie });
     expect(without.body).toMatchObject({ subscription_id: null, subscription: null, feedback: null });
     expect(without.body.customer.id).toBe(w.alice.id);
+  });
+
+  it("a cancel session's timeline: its event with each delivery, as a campaign's; an abandoned one has none", async () => {
+    const w = await world();
+    const record = (outcome: 'saved_discount' | 'abandoned') =>
+      recordCancelSession(db(), {
+        workspace_id: w.ws,
+        customer_id: w.bob.id,
+        outcome,
+        reason_code: 'too_expensive',
+        monthly_mrr_cents: 4_900,
+        currency: 'usd',
+      });
+    const saved = await record('saved_discount');
+    const other = await record('saved_discount');
+    const abandoned = await record('abandoned');
+    const event = await db()('events').whereRaw(`data ->> 'session_id' = ?`, [saved.id]).first();
+    const [endpoint] = await db()('webhook_endpoints')
+      .insert({
+        workspace_id: w.ws,
+        name: 'Billing',
+        url: 'https://e.invalid/',
+        signing_secret_sealed: sealSecret(testSecretsKeyBytes(), 'whsec_x'),
+      })
+      .returning('id');
+    const due = new Date(Date.now() + 60_000);
+    await db()('webhook_deliveries').insert({
+      workspace_id: w.ws,
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_seq: event.seq,
+      event_type: 'cancel.saved',
+      status: 'pending',
+      attempt_count: 1,
+      next_attempt_at: due,
+    });
+
+    const detail = await call('GET', `/cancel_sessions/${saved.id}`, { cookie: w.member.cookie });
+    expect(detail.status).toBe(200);
+    expect(detail.body.timeline).toEqual([
+      {
+        kind: 'event',
+        at: event.created_at.toISOString(),
+        event_id: event.id,
+        type: 'cancel.saved',
+        source: null,
+        queued: true,
+        // Still in the outbox (no worker here), to be sent: the workspace's processor is connected.
+        not_sent_reason: null,
+        deliveries: [
+          {
+            id: expect.any(String),
+            endpoint_id: endpoint.id,
+            endpoint_name: 'Billing',
+            status: 'pending',
+            attempt_count: 1,
+            last_http_status: null,
+            completed_at: null,
+            next_attempt_at: due.toISOString(),
+          },
+        ],
+      },
+    ]);
+    // Its own event only, never the other session's of the same customer.
+    const theirs = (await call('GET', `/cancel_sessions/${other.id}`, { cookie: w.member.cookie })).body;
+    expect(theirs.timeline.map((entry: { event_id: string }) => entry.event_id)).not.toContain(event.id);
+    expect(theirs.timeline).toHaveLength(1);
+    expect((await call('GET', `/cancel_sessions/${abandoned.id}`, { cookie: w.member.cookie })).body.timeline).toEqual(
+      [],
+    );
+    // Sessions inserted without the domain function (the fixtures above) have no event.
+    expect((await call('GET', `/cancel_sessions/${w.sessions[0]}`, { cookie: w.owner.cookie })).body.timeline).toEqual(
+      [],
+    );
   });
 
   it("another workspace's ids and ids that are not UUIDs are 404; its rows are in no list", async () => {

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api } from '../api/client.js';
 import type { CampaignDetail as Detail, User } from '../api/types.js';
 import { ActorName, useTeamMembers } from '../components/ActorName.js';
-import { CampaignTimeline, useRefreshWhileSending } from '../components/CampaignTimeline.js';
+import { Timeline, useRefreshWhileSending } from '../components/Timeline.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { Facts, type Fact } from '../components/Facts.js';
 import { DeclineReason } from '../components/Labels.js';
@@ -166,7 +166,7 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
       </section>
       <section className="card wide" aria-labelledby="campaign-timeline">
         <h2 id="campaign-timeline">Timeline</h2>
-        <CampaignTimeline entries={campaign.timeline} members={members} />
+        <Timeline entries={campaign.timeline} members={members} of="this campaign" />
       </section>
     </div>
   );

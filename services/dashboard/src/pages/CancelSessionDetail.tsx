@@ -4,14 +4,19 @@ import { Facts } from '../components/Facts.js';
 import { Badge } from '../components/ListPage.js';
 import { LoadError, Loading, PageHeader } from '../components/states.js';
 import { Time } from '../components/Time.js';
+import { Timeline, useRefreshWhileSending } from '../components/Timeline.js';
 import { formatMoney, humanize } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { Link } from '../router.js';
 
-/** One cancel session: its outcome, reason and the customer's own words. */
+/**
+ * One cancel session: its outcome, reason and the customer's own words, and the timeline of its
+ * event (`cancel.saved`, `cancel.lost`) and its deliveries, as a campaign's page has.
+ */
 export default function CancelSessionDetail({ id }: { id: string }) {
   const detail = useLoad((signal) => api<Detail>('GET', `/cancel_sessions/${id}`, { signal }), `session:${id}`);
   const session = detail.data;
+  useRefreshWhileSending(session?.timeline, detail.reload);
   return (
     <>
       <p className="breadcrumb">
@@ -66,6 +71,18 @@ export default function CancelSessionDetail({ id }: { id: string }) {
               />
             ) : (
               <p className="muted">No subscription record.</p>
+            )}
+          </section>
+          <section className="card wide" aria-labelledby="session-timeline">
+            <h2 id="session-timeline">Timeline</h2>
+            {session.outcome === 'abandoned' && session.timeline.length === 0 ? (
+              // cancel-sessions.ts: the customer left the flow; no event is recorded for it, by design.
+              <p className="muted">
+                The customer left the flow without an answer: no event is recorded for an abandoned session, so none is
+                sent to your webhook endpoints.
+              </p>
+            ) : (
+              <Timeline entries={session.timeline} of="this cancel session" />
             )}
           </section>
         </div>

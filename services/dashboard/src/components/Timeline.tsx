@@ -17,6 +17,9 @@ const REFRESH_WINDOW_MS = 2 * 60_000;
 const REFRESH_WHILE_SENDING_MS = 2_000;
 
 type EventEntry = Extract<TimelineEntry, { kind: 'event' }>;
+type Delivery = EventEntry['deliveries'][number];
+
+const NO_MEMBERS: ReadonlyMap<string, User> = new Map();
 
 /**
  * On its way: still in the outbox, and to be sent (docs/dashboard-api.md, "Campaigns"). It used to
@@ -38,7 +41,7 @@ function isOnItsWay(entry: EventEntry, now: number): boolean {
 }
 
 /**
- * Reads the campaign again every couple of seconds while one of its events is on its way,
+ * Reads the campaign (or cancel session) again every couple of seconds while one of its events is on its way,
  * so "being sent" turns into the deliveries and a pending delivery into its outcome (or, past
  * the window, into why there are none) without the viewer reloading. It used to stop at the
  * first sight of a delivery, which a first attempt still in flight left "pending" for good.
@@ -53,15 +56,21 @@ export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, rel
   }, [entries, reload]);
 }
 
-/** A campaign's events, each with its deliveries per endpoint, and the actions taken by hand. */
-export function CampaignTimeline({
+/**
+ * A campaign's or cancel session's events, each with its deliveries per endpoint, and (a
+ * campaign's) the actions taken by hand, whose actors `members` names.
+ */
+export function Timeline({
   entries,
-  members,
+  members = NO_MEMBERS,
+  of,
 }: {
   entries: TimelineEntry[];
-  members: ReadonlyMap<string, User>;
+  members?: ReadonlyMap<string, User>;
+  /** What the timeline is of, for its empty state: "this campaign". */
+  of: string;
 }) {
-  if (entries.length === 0) return <p className="muted">No events have been recorded for this campaign.</p>;
+  if (entries.length === 0) return <p className="muted">No events have been recorded for {of}.</p>;
   return (
     <ol className="timeline">
       {entries.map((entry) =>
@@ -113,8 +122,37 @@ function Deliveries({ entry }: { entry: EventEntry }) {
           <Badge value={delivery.status} />
           {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}, {delivery.attempt_count}{' '}
           {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
+          <DeliveryTime delivery={delivery} />
         </li>
       ))}
     </ul>
+  );
+}
+
+/** The word before each status's time: completed (`completed_at`), or, pending, the next attempt. */
+const WHEN: Record<string, string> = {
+  succeeded: 'delivered',
+  failed: 'gave up',
+  skipped: 'skipped',
+};
+
+/**
+ * When the delivery was settled, with the page's own Time (the viewer's zone, UTC on hover): the
+ * first thing a support agent asks of "Sent to …: succeeded". A pending one says when its next
+ * attempt is due (for one in flight, when it was due).
+ */
+function DeliveryTime({ delivery }: { delivery: Delivery }) {
+  if (delivery.status === 'pending') {
+    return delivery.next_attempt_at ? (
+      <>
+        , next attempt due <Time value={delivery.next_attempt_at} />
+      </>
+    ) : null;
+  }
+  if (!delivery.completed_at) return null;
+  return (
+    <>
+      , {WHEN[delivery.status] ?? 'completed'} <Time value={delivery.completed_at} />
+    </>
   );
 }
