@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import { toIsoMillis } from '@retention/core';
+import { invalidField, toIsoMillis } from '@retention/core';
 import { opaqueKeysetPage } from '@retention/db';
 import type { Knex } from 'knex';
 import type { Logger } from '@retention/runtime';
@@ -184,6 +184,56 @@ async function takenWithin(
     clearTimeout(timer);
     giveUp.abort();
   }
+}
+
+/** An IANA zone name this runtime knows, as it spells it; an unknown one or an offset is 400 at `tz`. */
+export function exportZone(name: string | undefined): string {
+  if (name === undefined) return 'UTC';
+  const refused = () => invalidField('tz', 'must be an IANA time zone name, such as Europe/Berlin');
+  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) throw refused();
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    throw refused();
+  }
+}
+
+/**
+ * A bound of an export's range in its file name: the day (`2026-11-01`) when the instant is
+ * midnight in `zone`, which is how the dashboard sends a day; else the UTC instant itself,
+ * without the colons a file name cannot hold (`2026-10-31T113000Z`).
+ */
+function boundName(instant: Date, zone: string): string {
+  const wall = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    fractionalSecondDigits: 3,
+  }).formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes) => wall.find((entry) => entry.type === type)?.value;
+  if (`${part('hour')}${part('minute')}${part('second')}${part('fractionalSecond')}` === '000000000') {
+    return `${part('year')}-${part('month')}-${part('day')}`;
+  }
+  return toIsoMillis(instant).replaceAll(':', '').replace('.000Z', 'Z');
+}
+
+/**
+ * The file name of an export (`campaigns`, its range of instants as exported, the zone of the
+ * range's days): `campaigns-2026-11-01-to-2026-11-02.csv`, `campaigns-from-2026-11-01.csv`,
+ * `campaigns-before-2026-11-02.csv`, or `campaigns.csv` without a range (docs/dashboard-api.md,
+ * "Exports"). ASCII digits, letters and `-` only: safe in a quoted Content-Disposition.
+ */
+export function exportFilename(name: string, range: { from?: Date; to?: Date } = {}, zone = 'UTC'): string {
+  const { from, to } = range;
+  if (from && to) return `${name}-${boundName(from, zone)}-to-${boundName(to, zone)}.csv`;
+  if (from) return `${name}-from-${boundName(from, zone)}.csv`;
+  if (to) return `${name}-before-${boundName(to, zone)}.csv`;
+  return `${name}.csv`;
 }
 
 /** The headers of a CSV download named `filename`: a GET's, before its rows, and a HEAD's, alone. */

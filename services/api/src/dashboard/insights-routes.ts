@@ -23,7 +23,7 @@ import { pathId } from '../middleware/validate-query.js';
 import { ReadCoalescer } from './coalesce.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { ExportSlots } from './export-slots.js';
-import { setCsvHeaders, streamCsv, type KeysetList } from './insights-export.js';
+import { exportFilename, exportZone, setCsvHeaders, streamCsv, type KeysetList } from './insights-export.js';
 import { detailId } from './read-routes.js';
 import { queryStrings } from './query-strings.js';
 
@@ -73,13 +73,16 @@ export function insightsRoutes(context: DashboardContext): Router {
 
   router.get('/campaigns/export.csv', async (req, res) => {
     // The list's own filters and query (read-routes.ts), read page by page without a page size.
-    const filters = campaignListFilters(queryStrings(req.originalUrl, CAMPAIGN_FILTER_PARAMS));
+    // The list's filters, and `tz`: the zone of the days the range is, for the file's name only.
+    const { tz, ...params } = queryStrings(req.originalUrl, [...CAMPAIGN_FILTER_PARAMS, 'tz']);
+    const filters = campaignListFilters(params);
+    const filename = exportFilename('campaigns', filters, exportZone(tz));
     const { workspaceId } = signedIn(res);
     // The search's customers once, for every page (campaign-list.ts, CampaignSearchCustomers).
     const customers = await campaignSearchCustomers(db, workspaceId, filters);
     const query = () => campaignListQuery(db, workspaceId, filters, 'columns', customers);
     const list = { query, column: 'k.first_failed_at', idColumn: 'k.id' };
-    await exportCsv(req, res, list, CAMPAIGN_EXPORT_COLUMNS, 'campaigns.csv');
+    await exportCsv(req, res, list, CAMPAIGN_EXPORT_COLUMNS, filename);
   });
 
   router.get('/cancel_sessions/export.csv', async (req, res) => {

@@ -298,6 +298,42 @@ describe('GET /dashboard/api/campaigns/export.csv', () => {
     expect(bad.body.error.message).toMatch(/status: must be one of/);
   });
 
+  it('names the file after the range it exports: its days in `tz` (UTC without), else its instants', async () => {
+    const w = await world();
+    const disposition = async (search: string, method: 'GET' | 'HEAD' = 'GET') => {
+      const reply = await call(method, `/campaigns/export.csv?${search}`, { cookie: w.member });
+      expect(reply.status).toBe(200);
+      return reply.headers.get('content-disposition');
+    };
+    const named = (filename: string) => `attachment; filename="${filename}"`;
+    // Nov 1 and Nov 2 as they start in Auckland (NZDT, UTC+13), as the dashboard sends them.
+    const auckland = 'from=2026-10-31T11%3A00%3A00.000Z&to=2026-11-01T11%3A00%3A00.000Z';
+    await expect(disposition(`${auckland}&tz=Pacific%2FAuckland`)).resolves.toBe(
+      named('campaigns-2026-11-01-to-2026-11-02.csv'),
+    );
+    await expect(disposition(`${auckland}&tz=Pacific%2FAuckland`, 'HEAD')).resolves.toBe(
+      named('campaigns-2026-11-01-to-2026-11-02.csv'),
+    );
+    // The same instants named in UTC are not midnights: the instants themselves, no colons.
+    await expect(disposition(auckland)).resolves.toBe(named('campaigns-2026-10-31T110000Z-to-2026-11-01T110000Z.csv'));
+    await expect(disposition('from=2026-11-01&to=2026-11-02&status=lost')).resolves.toBe(
+      named('campaigns-2026-11-01-to-2026-11-02.csv'),
+    );
+    await expect(disposition('from=2026-11-01')).resolves.toBe(named('campaigns-from-2026-11-01.csv'));
+    await expect(disposition('to=2026-11-02T08%3A00%3A00.250Z&tz=America%2FLos_Angeles')).resolves.toBe(
+      named('campaigns-before-2026-11-02T080000.250Z.csv'),
+    );
+    await expect(disposition('to=2026-11-02T08%3A00%3A00Z&tz=America%2FLos_Angeles')).resolves.toBe(
+      named('campaigns-before-2026-11-02.csv'),
+    );
+    await expect(disposition('status=lost&tz=UTC')).resolves.toBe(named('campaigns.csv'));
+    for (const tz of ['Mars%2FOlympus', '%2B13%3A00', 'Pacific%2FAuckland%0D%0AX-Evil%3A%201']) {
+      const bad = await call('GET', `/campaigns/export.csv?from=2026-11-01&tz=${tz}`, { cookie: w.member });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toMatch(/^tz: must be an IANA time zone name/);
+    }
+  });
+
   it('streams 20,000 rows in order', async () => {
     const w = await world();
     const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id');
