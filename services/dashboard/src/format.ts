@@ -2,6 +2,33 @@ import { minorUnitExponent } from '@retention/core/money';
 import { roundedRatio } from '@retention/core/ratio';
 
 /**
+ * The language of the page's numbers and dates: the first English tag among the browser's
+ * languages (`en-GB`, `en-AU`, `en-IN` keep their own conventions), else `en-US`. The UI is
+ * English (`<html lang="en">`); following the browser's own locale put `2.547,19 $` and `März`
+ * inside English sentences for a de-DE browser (docs/dashboard-ui.md, "Locale"). Every Intl
+ * formatter of the dashboard takes this one.
+ */
+export function pageLocale(languages: readonly string[] = browserLanguages()): string {
+  for (const tag of languages) {
+    if (!/^en(-|$)/i.test(tag)) continue;
+    try {
+      const [canonical] = Intl.getCanonicalLocales(tag);
+      if (canonical && Intl.NumberFormat.supportedLocalesOf(canonical).length > 0) return canonical;
+    } catch {
+      // Not a well-formed tag: the next one.
+    }
+  }
+  return 'en-US';
+}
+
+function browserLanguages(): readonly string[] {
+  if (typeof navigator === 'undefined') return [];
+  return navigator.languages?.length ? navigator.languages : navigator.language ? [navigator.language] : [];
+}
+
+export const LOCALE = pageLocale();
+
+/**
  * Money in minor units, shown with exactly the digits the service stores: the exponent is the
  * service's ISO 4217 table (@retention/core/money: JPY 0, USD 2, KWD and IQD 3), never the
  * browser's, whose CLDR data gives HUF, IDR, IQD, PKR and others fewer decimals than ISO, and
@@ -13,7 +40,7 @@ function moneyFormat(currency: string, digits = minorUnitExponent(currency.toLow
   const key = `${currency.toLowerCase()}:${digits}`;
   let format = moneyFormats.get(key);
   if (!format) {
-    format = new Intl.NumberFormat(undefined, {
+    format = new Intl.NumberFormat(LOCALE, {
       style: 'currency',
       currency: currency.toUpperCase(),
       minimumFractionDigits: digits,
@@ -45,7 +72,7 @@ export function formatMoneyTick(minorUnits: number, currency: string): string {
  * naming it: pages showed times in the viewer's zone without saying which, next to the
  * Overview's UTC days. (`dateStyle` cannot be combined with `timeZoneName`, hence the parts.)
  */
-const local = new Intl.DateTimeFormat(undefined, {
+const local = new Intl.DateTimeFormat(LOCALE, {
   year: 'numeric',
   month: 'short',
   day: 'numeric',
@@ -58,9 +85,9 @@ export function formatLocalTime(iso: string): string {
   return local.format(new Date(iso));
 }
 
-const listDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
-const listDayYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', year: 'numeric' });
-const listDayTime = new Intl.DateTimeFormat(undefined, {
+const listDay = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric' });
+const listDayYear = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric', year: 'numeric' });
+const listDayTime = new Intl.DateTimeFormat(LOCALE, {
   month: 'short',
   day: 'numeric',
   hour: 'numeric',
@@ -87,7 +114,7 @@ export function formatUtcTime(iso: string): string {
 
 export function formatPercent(ratio: number | null | undefined): string {
   if (ratio === null || ratio === undefined) return '—';
-  return new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 }).format(ratio);
+  return new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 1 }).format(ratio);
 }
 
 /**
@@ -102,7 +129,7 @@ export function shareOf(part: number, whole: number): number | null {
 
 export function formatNumber(value: number | null | undefined, digits = 0): string {
   if (value === null || value === undefined) return '—';
-  return new Intl.NumberFormat(undefined, { maximumFractionDigits: digits }).format(value);
+  return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: digits }).format(value);
 }
 
 /**
@@ -115,9 +142,9 @@ export function formatDays(days: number | null | undefined): string {
   return `${formatNumber(days, 2)} ${days === 1 ? 'day' : 'days'}`;
 }
 
-const monthFormat = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+const monthFormat = new Intl.DateTimeFormat(LOCALE, { month: 'short', year: 'numeric', timeZone: 'UTC' });
 
-/** `2026-03` -> `Mar 2026` (a UTC month, named in the viewer's language). */
+/** `2026-03` -> `Mar 2026` (a UTC month, named in the page's language). */
 export function formatMonth(month: string): string {
   return monthFormat.format(new Date(`${month}-01T00:00:00Z`));
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatDays, formatListTime, formatLocalTime, formatMoney, formatMoneyTick } from '../src/format.js';
+import {
+  formatDays,
+  formatListTime,
+  formatLocalTime,
+  formatMoney,
+  formatMoneyTick,
+  pageLocale,
+} from '../src/format.js';
 
 /** The dashboard's time formats (src/format.ts): a time of day always says in which zone. */
 describe('formatListTime', () => {
@@ -66,5 +73,19 @@ describe('formatDays', () => {
     [null, '—'],
   ])('%p days read %s', (days, expected) => {
     expect(formatDays(days)).toBe(expected);
+  });
+});
+
+/** The page's English: the browser's first English tag keeps its conventions; any other language is en-US. */
+describe('pageLocale', () => {
+  it.each([
+    [['de-DE'], 'en-US'],
+    [['de-DE', 'en-GB', 'en-US'], 'en-GB'],
+    [['en-AU'], 'en-AU'],
+    [['fr', 'EN-in'], 'en-IN'],
+    [['english', 'en'], 'en'],
+    [[], 'en-US'],
+  ])('%j -> %s', (languages, expected) => {
+    expect(pageLocale(languages)).toBe(expected);
   });
 });

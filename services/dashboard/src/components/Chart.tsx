@@ -14,6 +14,7 @@ import {
   type ChartConfiguration,
   type Scale,
 } from 'chart.js';
+import { LOCALE } from '../format.js';
 
 /**
  * A chart drawn by Chart.js (canvas), with its data as a real table beside it: the canvas is an
@@ -188,6 +189,8 @@ export function Chart({
         })),
       },
       options: {
+        // Chart.js's own number formatting (any the callbacks leave to it) in the page's language.
+        locale: LOCALE,
         indexAxis: horizontal ? 'y' : 'x',
         responsive: true,
         maintainAspectRatio: false,
