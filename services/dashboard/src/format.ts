@@ -149,16 +149,72 @@ export function formatMonth(month: string): string {
   return monthFormat.format(new Date(`${month}-01T00:00:00Z`));
 }
 
+/** The viewer's time zone, as the browser names it (`America/Los_Angeles`). */
+export function viewerZone(): string {
+  return new Intl.DateTimeFormat(LOCALE).resolvedOptions().timeZone;
+}
+
 /**
- * A day picked in a date field (`2026-11-20`) as the instant it starts in the viewer's zone:
- * lists show times in that zone, so a filter by day means the viewer's day, not UTC's.
- * Anything else is passed on as it is, for the API to take or refuse.
+ * An IANA time zone name as this browser spells it (`pacific/auckland` -> `Pacific/Auckland`),
+ * or null for one it does not know or for an offset (`+13:00`): a zone from an address is
+ * checked here before any use, and an unknown one never throws.
  */
-export function startOfLocalDay(day: string): string {
+export function knownZone(name: string): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+const zoneWalls = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall-clock time in `zone` at `instant`, as if it were UTC (ms): its offset is the difference. */
+function wallClock(instant: number, zone: string): number {
+  let format = zoneWalls.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    zoneWalls.set(zone, format);
+  }
+  const parts = format.formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((entry) => entry.type === type)?.value);
+  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+}
+
+/** Whether `zone`'s days are UTC's: no offset in January nor in July (UTC, Africa/Abidjan, Iceland). */
+export function daysAreUtc(zone: string, year = new Date().getUTCFullYear()): boolean {
+  return [Date.UTC(year, 0, 1), Date.UTC(year, 6, 1)].every((instant) => wallClock(instant, zone) === instant);
+}
+
+/**
+ * A day picked in a date field (`2026-11-20`) as the instant it starts in `zone` (an IANA name
+ * knownZone accepted): the first instant whose date there is that day, also where midnight is
+ * skipped by a change of clocks. Campaigns filters by the days of one zone, named on the page
+ * (docs/dashboard-ui.md, "Campaign date filters"). Anything else is passed on as it is, for the
+ * API to take or refuse.
+ */
+export function startOfDayIn(day: string, zone: string): string {
   const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   if (!parts) return day;
-  const start = new Date(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]));
-  return Number.isNaN(start.getTime()) ? day : start.toISOString();
+  const midnight = Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]));
+  if (Number.isNaN(midnight) || new Date(midnight).toISOString().slice(0, 10) !== day) return day;
+  // Midnight there is UTC midnight less the offset then; the offset at that first guess may be
+  // the other side of a change of clocks, hence the second guess. The earliest guess that is on
+  // the day wins.
+  const first = midnight - (wallClock(midnight, zone) - midnight);
+  const second = midnight - (wallClock(first, zone) - first);
+  const onTheDay = [first, second].filter((instant) => wallClock(instant, zone) >= midnight);
+  return new Date(onTheDay.length ? Math.min(...onTheDay) : Math.max(first, second)).toISOString();
 }
 
 /** An API value for people: `card_update_required` -> `card update required`. */

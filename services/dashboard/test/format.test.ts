@@ -1,11 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  daysAreUtc,
   formatDays,
   formatListTime,
   formatLocalTime,
   formatMoney,
   formatMoneyTick,
+  knownZone,
   pageLocale,
+  startOfDayIn,
 } from '../src/format.js';
 
 /** The dashboard's time formats (src/format.ts): a time of day always says in which zone. */
@@ -87,5 +90,44 @@ describe('pageLocale', () => {
     [[], 'en-US'],
   ])('%j -> %s', (languages, expected) => {
     expect(pageLocale(languages)).toBe(expected);
+  });
+});
+
+/** A picked day as the instant it starts in a named zone (docs/dashboard-ui.md, "Campaign date filters"). */
+describe('startOfDayIn', () => {
+  it.each([
+    ['2026-11-01', 'Pacific/Auckland', '2026-10-31T11:00:00.000Z'],
+    // Los Angeles's clocks go back at 2 AM on Nov 1, 2026: the day starts at -07:00, the next at -08:00.
+    ['2026-11-01', 'America/Los_Angeles', '2026-11-01T07:00:00.000Z'],
+    ['2026-11-02', 'America/Los_Angeles', '2026-11-02T08:00:00.000Z'],
+    ['2026-03-08', 'America/New_York', '2026-03-08T05:00:00.000Z'],
+    ['2026-03-09', 'America/New_York', '2026-03-09T04:00:00.000Z'],
+    ['2026-11-20', 'UTC', '2026-11-20T00:00:00.000Z'],
+    // Santiago skips midnight on Sep 6, 2026 (00:00 -04 is 01:00 -03): the day starts at 1 AM.
+    ['2026-09-06', 'America/Santiago', '2026-09-06T04:00:00.000Z'],
+  ])('%s in %s starts at %s', (day, zone, expected) => {
+    expect(startOfDayIn(day, zone)).toBe(expected);
+  });
+
+  it('passes anything but a real day on for the API to refuse', () => {
+    expect(startOfDayIn('2026-02-30', 'UTC')).toBe('2026-02-30');
+    expect(startOfDayIn('', 'UTC')).toBe('');
+    expect(startOfDayIn('2026-11-01T10:00:00Z', 'UTC')).toBe('2026-11-01T10:00:00Z');
+  });
+});
+
+describe('knownZone', () => {
+  it('spells a known zone as the runtime does, and refuses unknown names and offsets', () => {
+    expect(knownZone('Pacific/Auckland')).toBe('Pacific/Auckland');
+    expect(knownZone('pacific/auckland')).toBe('Pacific/Auckland');
+    for (const name of ['Mars/Olympus', '+13:00', '', 'Pacific/Auckland\n', '../etc'])
+      expect(knownZone(name)).toBeNull();
+  });
+
+  it('tells a zone whose days are UTC’s from one that is UTC only half the year', () => {
+    expect(daysAreUtc('UTC')).toBe(true);
+    expect(daysAreUtc('Africa/Abidjan')).toBe(true);
+    expect(daysAreUtc('Europe/London')).toBe(false);
+    expect(daysAreUtc('Pacific/Auckland')).toBe(false);
   });
 });

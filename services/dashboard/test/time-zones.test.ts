@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
+import { CAMPAIGN_EXPORT_COLUMNS } from '@retention/db';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
@@ -18,6 +21,11 @@ import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashbo
 const world = useDashboardWorld();
 
 const EMAIL = 'agent@zones.test';
+const AUCKLAND = 'Pacific/Auckland';
+const LOS_ANGELES = 'America/Los_Angeles';
+const DAYS = 'from=2026-11-01&to=2026-11-02';
+const IN_AUCKLAND_DAYS = ['in_akl_early', 'in_both'];
+const IN_LOS_ANGELES_DAYS = ['in_both', 'in_la_late'];
 const ALL = ['in_akl_early', 'in_both', 'in_la_late'];
 
 const contexts: BrowserContext[] = [];
@@ -106,6 +114,131 @@ async function settlesTo(page: Page, expected: string[]): Promise<void> {
   }).catch(() => undefined);
   expect(last).toEqual(expected);
 }
+
+describe('a shared Campaigns link with days', () => {
+  it('lists the same campaigns in Auckland and in Los Angeles: the days are the link’s zone’s', async () => {
+    const auckland = await agent(AUCKLAND, 'de-DE');
+    const losAngeles = await agent(LOS_ANGELES);
+    const link = `?${DAYS}&tz=${encodeURIComponent(AUCKLAND)}`;
+    await openCampaigns(auckland, link);
+    await openCampaigns(losAngeles, link);
+    await settlesTo(auckland, IN_AUCKLAND_DAYS);
+    await settlesTo(losAngeles, IN_AUCKLAND_DAYS);
+  });
+
+  it('writes the zone the days were picked in to the address, so the copied link lists the same rows elsewhere', async () => {
+    const auckland = await agent(AUCKLAND, 'de-DE');
+    await openCampaigns(auckland);
+    await auckland.getByLabel('First failed from').fill('2026-11-01');
+    await auckland.getByLabel('First failed before').fill('2026-11-02');
+    await settlesTo(auckland, IN_AUCKLAND_DAYS);
+    const address = new URL(auckland.url());
+    expect(Object.fromEntries(address.searchParams)).toEqual({ from: '2026-11-01', to: '2026-11-02', tz: AUCKLAND });
+
+    const losAngeles = await agent(LOS_ANGELES);
+    await losAngeles.goto(address.href);
+    await settlesTo(losAngeles, IN_AUCKLAND_DAYS);
+  });
+
+  it('names the zone of the days beside the fields, tied to them', async () => {
+    const auckland = await agent(AUCKLAND, 'de-DE');
+    await openCampaigns(auckland, `?${DAYS}`);
+    const filters = auckland.getByRole('search', { name: 'Filter campaigns' });
+    await filters.getByText(`Days in ${AUCKLAND} time.`).waitFor();
+    const described = await auckland.getByLabel('First failed from').evaluate((field) =>
+      (field.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .map((id: string) => field.ownerDocument.getElementById(id)?.textContent)
+        .join(' '),
+    );
+    expect(described).toContain(`Days in ${AUCKLAND} time.`);
+    // A link without a zone is the viewer's days (the earlier rule), and the address now says which.
+    await settlesTo(auckland, IN_AUCKLAND_DAYS);
+    await eventually(() => Promise.resolve(new URL(auckland.url()).searchParams.get('tz') === AUCKLAND));
+  });
+
+  it('says in words that a link’s zone is not the viewer’s, and switches to the viewer’s zone on request', async () => {
+    const losAngeles = await agent(LOS_ANGELES);
+    await openCampaigns(losAngeles, `?${DAYS}&tz=${encodeURIComponent(AUCKLAND)}`);
+    const filters = losAngeles.getByRole('search', { name: 'Filter campaigns' });
+    await filters.getByText(`Days in ${AUCKLAND} time.`).waitFor();
+    await filters.getByText(`This link's days are in ${AUCKLAND} time`).waitFor();
+    await filters.getByText(`your time zone, ${LOS_ANGELES}`).waitFor();
+    await settlesTo(losAngeles, IN_AUCKLAND_DAYS);
+
+    await filters.getByRole('button', { name: `Use my time zone (${LOS_ANGELES})` }).click();
+    await filters.getByText(`Days in ${LOS_ANGELES} time.`).waitFor();
+    await settlesTo(losAngeles, IN_LOS_ANGELES_DAYS);
+    expect(new URL(losAngeles.url()).searchParams.get('tz')).toBe(LOS_ANGELES);
+    await expect(filters.getByText("This link's days").count()).resolves.toBe(0);
+  });
+
+  it('takes a zone without days as nothing: the days to pick are the viewer’s', async () => {
+    const losAngeles = await agent(LOS_ANGELES);
+    await openCampaigns(losAngeles, `?tz=${encodeURIComponent(AUCKLAND)}`);
+    const filters = losAngeles.getByRole('search', { name: 'Filter campaigns' });
+    await filters.getByText(`Days in ${LOS_ANGELES} time.`).waitFor();
+    await expect(filters.getByText("This link's days").count()).resolves.toBe(0);
+    await losAngeles.getByLabel('First failed from').fill('2026-11-01');
+    await losAngeles.getByLabel('First failed before').fill('2026-11-02');
+    await settlesTo(losAngeles, IN_LOS_ANGELES_DAYS);
+    expect(new URL(losAngeles.url()).searchParams.get('tz')).toBe(LOS_ANGELES);
+  });
+
+  it('takes an unknown zone in the address as the viewer’s, with a note, never an error', async () => {
+    const losAngeles = await agent(LOS_ANGELES);
+    await openCampaigns(losAngeles, `?${DAYS}&tz=Mars%2FOlympus_Mons`);
+    const filters = losAngeles.getByRole('search', { name: 'Filter campaigns' });
+    await filters
+      .getByText(
+        `The link's time zone "Mars/Olympus_Mons" is not one this browser knows, so the days are in your time zone`,
+      )
+      .waitFor();
+    await filters.getByText(`Days in ${LOS_ANGELES} time.`).waitFor();
+    await settlesTo(losAngeles, IN_LOS_ANGELES_DAYS);
+  });
+
+  it('exports exactly the rows listed, in a file named after the days', async () => {
+    const losAngeles = await agent(LOS_ANGELES);
+    await openCampaigns(losAngeles, `?${DAYS}&tz=${encodeURIComponent(AUCKLAND)}`);
+    await settlesTo(losAngeles, IN_AUCKLAND_DAYS);
+    const [download] = await Promise.all([
+      losAngeles.waitForEvent('download'),
+      losAngeles.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('campaigns-2026-11-01-to-2026-11-02.csv');
+    const [, ...lines] = (await readFile(await download.path(), 'utf8')).trimEnd().split('\n');
+    const invoice = CAMPAIGN_EXPORT_COLUMNS.indexOf('psp_invoice_id');
+    expect(lines.map((line) => line.split(',')[invoice]).sort()).toEqual(IN_AUCKLAND_DAYS);
+  });
+
+  it('says the Overview counts UTC days where the viewer’s days are not UTC’s, and not where they are', async () => {
+    const overviewNote = 'The Overview and its charts count UTC days';
+    const losAngeles = await agent(LOS_ANGELES);
+    await openCampaigns(losAngeles);
+    await losAngeles.getByRole('search', { name: 'Filter campaigns' }).getByText(overviewNote).waitFor();
+    const utc = await agent('UTC');
+    await openCampaigns(utc);
+    await utc.getByText('Days in UTC time.').waitFor();
+    await expect(utc.getByText(overviewNote).count()).resolves.toBe(0);
+  });
+
+  it('fits its notes at 390 and 1280 px without sideways scrolling', async () => {
+    for (const width of [390, 1280]) {
+      const losAngeles = await agent(LOS_ANGELES, 'en-US', { width, height: 900 });
+      await openCampaigns(losAngeles, `?${DAYS}&tz=${encodeURIComponent(AUCKLAND)}`);
+      await settlesTo(losAngeles, IN_AUCKLAND_DAYS);
+      await losAngeles.screenshot({
+        path: path.join(world.current.screenshots, `campaigns-link-zone-${width}.png`),
+        fullPage: true,
+      });
+      const overflow = await losAngeles.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(overflow).toBe(0);
+    }
+  });
+});
 
 describe('formats in a de-DE browser', () => {
   it('writes money, days and months in English, as the page reads', async () => {

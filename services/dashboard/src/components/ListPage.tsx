@@ -423,18 +423,21 @@ export function searchProblem(q: string): string | null {
   return length > 0 && length < SEARCH_MIN_CHARACTERS ? SEARCH_TOO_SHORT : null;
 }
 
-/** A labelled date field: a day of the viewer's calendar (`YYYY-MM-DD`; see startOfLocalDay). */
+/** A labelled date field: a day (`YYYY-MM-DD`) of the zone DayRangeFilter names (see startOfDayIn). */
 function DateFilter({
   label,
   value,
   onChange,
   problemId,
+  zoneId,
 }: {
   label: string;
   value: string;
   onChange: (value: string) => void;
   /** The id of what is wrong with this field's value, when something is. */
   problemId?: string | undefined;
+  /** The id of the line naming the zone of its days. */
+  zoneId: string;
 }) {
   return (
     <label className="filter">
@@ -443,7 +446,7 @@ function DateFilter({
         type="date"
         value={value}
         aria-invalid={problemId ? true : undefined}
-        aria-describedby={problemId}
+        aria-describedby={[zoneId, problemId].filter(Boolean).join(' ')}
         onChange={(event) => onChange(event.target.value)}
       />
     </label>
@@ -470,27 +473,43 @@ interface DayField {
   onChange: (value: string) => void;
 }
 
-/** A from–before pair of DateFilters; `problem` (emptyDayRange's) is shown under them, tied to both. */
+/**
+ * A from–before pair of DateFilters, then a line naming the zone their days are in ("Days in
+ * Pacific/Auckland time.", tied to both fields), with `notes` about that zone after it (a link's
+ * zone, the Overview's UTC days); `problem` (emptyDayRange's) is shown under them, tied to both.
+ */
 export function DayRangeFilter({
   from,
   before,
   problem,
+  zone,
+  notes,
 }: {
   from: DayField;
   before: DayField;
   problem: string | null;
+  /** The IANA name of the zone the days are in. */
+  zone: string;
+  notes?: ReactNode;
 }) {
   const id = useId();
+  const zoneId = `${id}-zone`;
   const problemId = problem ? id : undefined;
   return (
     <>
-      <DateFilter {...from} problemId={problemId} />
-      <DateFilter {...before} problemId={problemId} />
+      <DateFilter {...from} problemId={problemId} zoneId={zoneId} />
+      <DateFilter {...before} problemId={problemId} zoneId={zoneId} />
       {problem && (
         <p id={id} className="field-error filters-problem" role="alert">
           {problem}
         </p>
       )}
+      <div className="filters-zone">
+        <p id={zoneId} className="hint">
+          Days in {zone} time.
+        </p>
+        {notes}
+      </div>
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES } from '@retention/core/enums';
 import { API_BASE, api, query } from '../api/client.js';
 import type { Campaign, List } from '../api/types.js';
@@ -14,18 +15,39 @@ import {
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
-import { startOfLocalDay } from '../format.js';
+import { daysAreUtc, knownZone, startOfDayIn, viewerZone } from '../format.js';
 import { usePaged } from '../hooks.js';
 
 /**
  * The filters of the list and of its export: the address's query string, as the API names
- * them; the address keeps the days picked, the API gets the instants they start here.
+ * them; the address keeps the days picked and the zone they were picked in (`tz`), the API gets
+ * the instants they start there.
  */
-const FILTERS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
+const FILTERS = ['status', 'decline_category', 'from', 'to', 'q', 'tz'] as const;
 
-/** The API's filters for the address's: days become the instants they start in the viewer's zone. */
-function apiFiltersOf(filters: Record<(typeof FILTERS)[number], string>) {
-  return { ...filters, from: startOfLocalDay(filters.from), to: startOfLocalDay(filters.to) };
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+/**
+ * The zone the days are in (docs/dashboard-ui.md, "Campaign date filters"): the address's `tz`
+ * when this browser knows it, else the viewer's. So a link lists the same campaigns to
+ * everyone who opens it; `fromLink` when its zone is not the viewer's, `unknown` when the
+ * address named a zone this browser does not know.
+ */
+function dayZoneOf(tz: string) {
+  const viewer = viewerZone();
+  const linked = tz ? knownZone(tz) : null;
+  const zone = linked ?? viewer;
+  return { zone, viewer, fromLink: zone !== viewer, unknown: tz !== '' && linked === null };
+}
+
+/** The list's API filters for the address's: days become the instants they start in `zone`. */
+function apiFiltersOf({ tz: _tz, ...filters }: Filters, zone: string) {
+  return { ...filters, from: startOfDayIn(filters.from, zone), to: startOfDayIn(filters.to, zone) };
+}
+
+/** The export's: the list's, and the zone of its days, which names the file's days (docs/dashboard-api.md). */
+function exportFiltersOf(filters: Filters, zone: string) {
+  return { ...apiFiltersOf(filters, zone), tz: filters.from || filters.to ? zone : '' };
 }
 
 /** Under the box: what it finds, and the shortest search the server takes. */
@@ -55,9 +77,64 @@ function CampaignTable({
   );
 }
 
+/**
+ * What the page says under the date fields about their zone: a link's zone that is not the
+ * viewer's, with a button to use the viewer's; an address's zone this browser does not know;
+ * and, where the days are not UTC's, that the Overview counts UTC days.
+ */
+function ZoneNotes({
+  zone,
+  viewer,
+  fromLink,
+  unknown,
+  asked,
+  onUseMine,
+}: ReturnType<typeof dayZoneOf> & { asked: string; onUseMine: () => void }) {
+  return (
+    <>
+      {fromLink && (
+        <div className="notice zone-note" role="note">
+          <p>
+            This link's days are in {zone} time, so everyone who opens it sees the same campaigns; the list's dates are
+            in your time zone, {viewer}.
+          </p>
+          <button type="button" className="button small" onClick={onUseMine}>
+            Use my time zone ({viewer})
+          </button>
+        </div>
+      )}
+      {unknown && (
+        <p className="notice zone-note" role="note">
+          The link's time zone "{asked}" is not one this browser knows, so the days are in your time zone, {viewer}.
+        </p>
+      )}
+      {!daysAreUtc(zone) && (
+        <p className="hint">
+          The Overview and its charts count UTC days, so near midnight their counts can differ from this list's.
+        </p>
+      )}
+    </>
+  );
+}
+
 export default function Campaigns() {
   const { filters, apply: setParams, search } = useListFilters(FILTERS, ['q']);
-  const apiFilters = apiFiltersOf(filters);
+  const hasDays = Boolean(filters.from || filters.to);
+  // A zone without days filters nothing: the next day picked is the viewer's.
+  const asked = hasDays ? filters.tz : '';
+  const dayZone = dayZoneOf(asked);
+  const { zone } = dayZone;
+  const apiFilters = apiFiltersOf(filters, zone);
+  // An address with days and no zone (typed, or shared before the zone was kept): its days are
+  // the viewer's, and the address now says so, for a link copied from it.
+  useEffect(() => {
+    if (hasDays && !filters.tz) setParams({ tz: zone });
+  }, [hasDays, filters.tz]);
+  /** A day picked: the address keeps the zone it was picked in (none once both days are cleared). */
+  const setDay = (next: { from: string } | { to: string }) => {
+    const days = { from: filters.from, to: filters.to, ...next };
+    setParams({ ...next, tz: days.from || days.to ? zone : '' });
+  };
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
   const rangeProblem = emptyDayRange(filters.from, filters.to);
@@ -68,7 +145,9 @@ export default function Campaigns() {
   return (
     <>
       <PageHeader title="Campaigns">
-        <ExportLink href={asksNothing ? null : `${API_BASE}/campaigns/export.csv${query(apiFilters)}`} />
+        <ExportLink
+          href={asksNothing ? null : `${API_BASE}/campaigns/export.csv${query(exportFiltersOf(filters, zone))}`}
+        />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter campaigns">
         <SearchFilter
@@ -92,9 +171,11 @@ export default function Campaigns() {
           onChange={(decline_category) => setParams({ decline_category })}
         />
         <DayRangeFilter
-          from={{ label: 'First failed from', value: filters.from, onChange: (from) => setParams({ from }) }}
-          before={{ label: 'First failed before', value: filters.to, onChange: (to) => setParams({ to }) }}
+          from={{ label: 'First failed from', value: filters.from, onChange: (from) => setDay({ from }) }}
+          before={{ label: 'First failed before', value: filters.to, onChange: (to) => setDay({ to }) }}
           problem={rangeProblem}
+          zone={zone}
+          notes={<ZoneNotes {...dayZone} asked={asked} onUseMine={() => setParams({ tz: dayZone.viewer })} />}
         />
       </div>
       {!asksNothing && <CampaignTable apiFilters={apiFilters} sayFirstLoad={afterAskingNothing} />}
