@@ -257,6 +257,8 @@ async function buildWorker(
     logger,
     batchSize: settings.dispatchBatchSize,
     delivered: (endpointIds) => scheduler.wake(endpointIds),
+    // Made already skipped (their endpoint off): brought to a final state here, as a skipped retry is.
+    skipped: (count) => events.emit('ended', { outcome: 'skipped', count }),
   });
   const listener = new OutboxListener(config.databaseUrl, () => dispatcher.wake(), logger);
   opened.add(scheduler, (it) => it.stop());

@@ -49,7 +49,8 @@ describe('worker metrics', () => {
     expect(await db('webhook_endpoints').where({ id: healthy.id }).first()).toMatchObject({ enabled: true });
 
     // An endpoint one failure from the limit gets two events: the first failure disables it,
-    // and neither delivery is tried again: both are skipped.
+    // and neither delivery is tried again: both are skipped. The endpoint disabled above, still
+    // off, gets each event's delivery made skipped by the dispatcher: two more.
     const nearlyDead = await world.current.createEndpoint('/metrics-nearly-dead', {
       behaviour: { kind: 'status', status: 503 },
     });
@@ -57,7 +58,7 @@ describe('worker metrics', () => {
     await world.current.record([numberedEvent(workspace), numberedEvent(workspace)]);
     const later = await eventually(async () => {
       const text = (await renderMetrics(registry)).body;
-      return deliveries(text, 'skipped') === 2 && deliveries(text, 'succeeded') === 3 ? text : null;
+      return deliveries(text, 'skipped') === 4 && deliveries(text, 'succeeded') === 3 ? text : null;
     });
     expect(deliveries(later, 'failed')).toBe(1);
     expect(sample(later, 'webhook_endpoints_auto_disabled_total{service="worker"}')).toBe(2);
