@@ -29,6 +29,8 @@ export interface TimelineDelivery {
   status: string;
   attempt_count: number;
   last_http_status: number | null;
+  /** Why a `skipped` delivery was skipped (its skipped log line, without "skipped: "); null otherwise. */
+  skipped_reason: string | null;
   /** When it succeeded, failed for good or was skipped; null while pending. */
   completed_at: string | null;
   /** Pending: when its next attempt is due (or was, for one in flight); null once completed. */

@@ -4,8 +4,9 @@ import { isoMillisSql } from '../resource-json.js';
  * The events about one campaign or one cancel session, oldest first, as the dashboard's timeline
  * shows them (docs/dashboard-api.md, "Campaigns"): a JSON array (`[]` when none) of
  * `{ kind: "event", at, event_id, type, source, queued, not_sent_reason, deliveries }`, each
- * delivery with its last HTTP status, when it was completed and, pending, when its next attempt is
- * due. `queued`: still in the outbox (the dispatcher has not taken it yet). `not_sent_reason`:
+ * delivery with its last HTTP status, a skipped one's reason (its skipped log line: the endpoint
+ * was off when the event was recorded, was turned off before its retry, …), when it was completed
+ * and, pending, when its next attempt is due. `queued`: still in the outbox (the dispatcher has not taken it yet). `not_sent_reason`:
  * recorded by the dispatcher (`events_not_sent`), or, still queued, what the dispatcher will find
  * (the workspace's processor not `connected` now).
  *
@@ -31,6 +32,9 @@ export function eventTimelineSql(workspace: string, key: 'campaign_id' | 'sessio
                         d.id, d.endpoint_id, w.name AS endpoint_name, d.status, d.attempt_count,
                         (SELECT a.http_status FROM webhook_attempts a
                           WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1) AS last_http_status,
+                        CASE WHEN d.status = 'skipped' THEN
+                          (SELECT regexp_replace(a.error, '^skipped: ', '') FROM webhook_attempts a
+                            WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1) END AS skipped_reason,
                         ${isoMillisSql('d.completed_at')} AS completed_at,
                         ${isoMillisSql('d.next_attempt_at')} AS next_attempt_at) delivery) ORDER BY d.created_at)
                  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id

@@ -8,7 +8,7 @@ import {
   toIsoMillis,
 } from '@retention/core';
 import { opaqueKeysetPage, type Queryable } from '@retention/db';
-import { ATTEMPT_COLUMNS, toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
+import { attemptColumns, toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
 
 /**
  * The dashboard's delivery log of one endpoint: newest first, filtered by outcome and event
@@ -38,7 +38,7 @@ export async function listDeliveryLogPage(
     .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .leftJoin('events as e', 'e.id', 'd.event_id')
     .where('a.endpoint_id', endpointId)
-    .select(...ATTEMPT_COLUMNS, 'e.data as event_data', 'e.created_at as event_created_at');
+    .select(...attemptColumns(db), 'e.data as event_data', 'e.created_at as event_created_at');
   if (options.outcome !== undefined) query.where('a.outcome', options.outcome);
   if (options.event_type !== undefined) query.where('a.event_type', options.event_type);
   const page = await opaqueKeysetPage<

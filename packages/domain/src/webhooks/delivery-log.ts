@@ -63,21 +63,34 @@ export function toDeliveryLogEntry(row: AttemptRow): DeliveryLogEntry {
   };
 }
 
+/**
+ * When the line's next attempt is due, as stored with the line, except when that retry was
+ * skipped (the endpoint was turned off, by hand or by its failures, or no longer subscribes):
+ * the skip takes the next attempt number, and the retry it skipped will not happen, so the line
+ * says no next attempt (it used to keep showing the time of the retry that never came).
+ */
+const NEXT_ATTEMPT_SQL = `CASE WHEN a.next_attempt_at IS NOT NULL AND EXISTS (
+    SELECT 1 FROM webhook_attempts s
+     WHERE s.delivery_id = a.delivery_id AND s.attempt = a.attempt + 1 AND s.outcome = 'skipped')
+  THEN NULL ELSE a.next_attempt_at END AS next_attempt_at`;
+
 /** The columns of an AttemptRow, from `webhook_attempts as a` joined to `webhook_deliveries as d`. */
-export const ATTEMPT_COLUMNS = [
-  'a.id',
-  'a.delivery_id',
-  'd.event_id',
-  'a.event_type',
-  'a.attempt',
-  'a.outcome',
-  'a.http_status',
-  'a.error',
-  'a.response_body',
-  'a.duration_ms',
-  'a.attempted_at',
-  'a.next_attempt_at',
-] as const;
+export function attemptColumns(db: Queryable) {
+  return [
+    'a.id',
+    'a.delivery_id',
+    'd.event_id',
+    'a.event_type',
+    'a.attempt',
+    'a.outcome',
+    'a.http_status',
+    'a.error',
+    'a.response_body',
+    'a.duration_ms',
+    'a.attempted_at',
+    db.raw(NEXT_ATTEMPT_SQL),
+  ];
+}
 
 export const DEFAULT_DELIVERY_LOG_LIMIT = 50;
 export const MAX_DELIVERY_LOG_LIMIT = 1000;
@@ -100,6 +113,6 @@ export async function listDeliveryLog(
       { column: 'a.id', order: 'desc' },
     ])
     .limit(limit)
-    .select<AttemptRow[]>(...ATTEMPT_COLUMNS);
+    .select<AttemptRow[]>(...attemptColumns(db));
   return rows.map(toDeliveryLogEntry);
 }
