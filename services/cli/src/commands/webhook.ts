@@ -163,7 +163,9 @@ export const webhookCommands = [
   }),
   defineCommand({
     name: 'webhook recover',
-    summary: 'Re-queue every failed or skipped delivery of an endpoint created since a time, once each',
+    summary:
+      'Re-queue every failed or skipped delivery of an endpoint created since a time, once each ' +
+      '(events recorded while it was off included)',
     options: { id: uuid('E').required(), since: pastTimestamp().required(), actor: uuid('U').required() },
     // `{requeued: N}`, as the operator CLI's contract has it (spec operator-cli.md): the dashboard's
     // `retrying` count is the page's, not part of this output.

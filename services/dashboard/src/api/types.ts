@@ -107,6 +107,8 @@ export interface Endpoint {
   created_at: string;
   updated_at: string;
   alert: { reason: string; disabled_at: string } | null;
+  /** While it is off, since when (null when on, or off since before that was recorded). */
+  disabled_at: string | null;
 }
 
 export interface CreatedEndpoint extends Endpoint {

@@ -116,15 +116,19 @@ function Deliveries({ entry }: { entry: EventEntry }) {
   }
   return (
     <ul>
-      {entry.deliveries.map((delivery) => (
-        <li key={delivery.id}>
-          Sent to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
-          <Badge value={delivery.status} />
-          {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}, {delivery.attempt_count}{' '}
-          {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
-          <DeliveryTime delivery={delivery} />
-        </li>
-      ))}
+      {entry.deliveries.map((delivery) =>
+        delivery.status === 'skipped' ? (
+          <SkippedDelivery key={delivery.id} delivery={delivery} />
+        ) : (
+          <li key={delivery.id}>
+            Sent to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
+            <Badge value={delivery.status} />
+            {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}, {delivery.attempt_count}{' '}
+            {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
+            <DeliveryTime delivery={delivery} />
+          </li>
+        ),
+      )}
     </ul>
   );
 }
@@ -154,5 +158,23 @@ function DeliveryTime({ delivery }: { delivery: Delivery }) {
     <>
       , {WHEN[delivery.status] ?? 'completed'} <Time value={delivery.completed_at} />
     </>
+  );
+}
+
+/**
+ * A skipped delivery: never delivered, and why (its skipped log line: the endpoint was off when
+ * the event was recorded, was turned off before its retry, …). The skip takes an attempt number
+ * of its own (docs/decisions.md), so the attempts sent are one fewer than `attempt_count`.
+ */
+function SkippedDelivery({ delivery }: { delivery: Delivery }) {
+  const sent = Math.max(0, delivery.attempt_count - 1);
+  return (
+    <li>
+      Not delivered to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
+      <Badge value="skipped" />
+      {delivery.skipped_reason && <> ({delivery.skipped_reason})</>};{' '}
+      {sent === 0 ? 'no attempt sent' : `${sent} ${sent === 1 ? 'attempt' : 'attempts'} sent before`}
+      <DeliveryTime delivery={delivery} />
+    </li>
   );
 }

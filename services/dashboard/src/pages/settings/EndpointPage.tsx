@@ -131,16 +131,31 @@ function recoveredMessage({ requeued, retrying, since }: Recovered): string {
   return `${queued} ${still} still being retried on schedule; Resend in the log sends one now.`;
 }
 
+/**
+ * What turning an endpoint on says (docs/webhooks.md, "While an endpoint is off"): it does not
+ * send what was recorded while it was off, which is in the log as skipped, for Retry failed since….
+ */
+function turnedOnMessage(offSince: string | null): string {
+  const since = offSince ? ` (since ${formatLocalTime(offSince)})` : '';
+  return (
+    `Turned on: new events are sent to it. Events recorded while it was off${since} are in the delivery log ` +
+    `as skipped and are not sent by themselves; Retry failed since… ${offSince ? 'that time ' : ''}sends them.`
+  );
+}
+
 function RecoverDialog({
   endpoint,
+  from,
   onClose,
   onDone,
 }: {
   endpoint: Endpoint;
+  /** Where the time starts: when the endpoint was last turned off, if this page turned it on. */
+  from: string | null;
   onClose: () => void;
   onDone: (outcome: Recovered) => void;
 }) {
-  const [since, setSince] = useState(localInputValue(new Date(Date.now() - 24 * 3600_000)));
+  const [since, setSince] = useState(localInputValue(from ? new Date(from) : new Date(Date.now() - 24 * 3600_000)));
   /** A refusal of the time (one in the future) shows at its field. */
   const recover = useAction({ fields: ['since'] });
   const submit = (event: FormEvent) => {
@@ -159,7 +174,10 @@ function RecoverDialog({
   return (
     <Dialog title="Retry failed deliveries" onClose={onClose}>
       <form className="stack" onSubmit={submit}>
-        <p>Every failed or skipped delivery to this endpoint since this time is sent once more.</p>
+        <p>
+          Every failed or skipped delivery to this endpoint since this time is sent once more, events recorded while it
+          was off included.
+        </p>
         <Field
           label="Since (your time zone)"
           type="datetime-local"
@@ -196,6 +214,8 @@ export default function EndpointPage({ id }: { id: string }) {
   /** What the last action did; cleared when another starts, whose result it may no longer describe. */
   const [message, setMessage] = useState<string | null>(null);
   const [logRound, setLogRound] = useState(0);
+  /** When the endpoint was off from, once this page has turned it on: Retry failed since… starts there. */
+  const [offSince, setOffSince] = useState<string | null>(null);
   /** Where the focus goes once End overlap now, which then disappears, has done its work. */
   const [rollButton, setRollButton] = useState<HTMLButtonElement | null>(null);
 
@@ -206,6 +226,16 @@ export default function EndpointPage({ id }: { id: string }) {
     );
   }
   const endpoint = loaded.data;
+  /** The switch's and the banner's answer; turned on, the page says what happens to what it missed. */
+  const changed = (next: Endpoint) => {
+    if (!endpoint.enabled && next.enabled) {
+      setMessage(turnedOnMessage(endpoint.disabled_at));
+      setOffSince(endpoint.disabled_at);
+    } else if (!next.enabled) {
+      setMessage(null);
+    }
+    loaded.set(next);
+  };
 
   const sendTest = () => {
     setMessage(null);
@@ -263,7 +293,7 @@ export default function EndpointPage({ id }: { id: string }) {
           </>
         )}
       </PageHeader>
-      <DisabledBanner endpoint={endpoint} canManage={canManage} onChange={loaded.set} />
+      <DisabledBanner endpoint={endpoint} canManage={canManage} onChange={changed} />
       {testing.error && <ErrorNote message={testing.error} />}
       <LiveStatus>{message}</LiveStatus>
       <AttemptResult
@@ -292,7 +322,7 @@ export default function EndpointPage({ id }: { id: string }) {
                 screen reader read twice. */}
             <dt>Deliveries</dt>
             <dd>
-              <EnabledState endpoint={endpoint} canManage={canManage} onChange={loaded.set} whyClassName="hint block" />
+              <EnabledState endpoint={endpoint} canManage={canManage} onChange={changed} whyClassName="hint block" />
             </dd>
           </div>
           <div>
@@ -345,6 +375,7 @@ export default function EndpointPage({ id }: { id: string }) {
       {open === 'recover' && (
         <RecoverDialog
           endpoint={endpoint}
+          from={offSince}
           onClose={() => setOpen(null)}
           onDone={(outcome) => {
             setOpen(null);

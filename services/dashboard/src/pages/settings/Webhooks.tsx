@@ -30,7 +30,8 @@ export function DisabledBanner({
     <div className="banner" role="region" aria-label={`${endpoint.name} was turned off`}>
       <p>
         <strong>{endpoint.name}</strong> was turned off <Time value={endpoint.alert.disabled_at} /> after 10 failed
-        deliveries in a row. Events are not sent to it until it is turned on again.
+        deliveries in a row. Events are not sent to it until it is turned on again; those recorded meanwhile are in its
+        delivery log as skipped, and once it is on, Retry failed since… on its page sends them.
       </p>
       {canManage && (
         <div className="banner-actions">
