@@ -871,6 +871,7 @@ describe('details', () => {
             status: 'pending',
             attempt_count: 1,
             last_http_status: null,
+            skipped_reason: null,
             completed_at: null,
             next_attempt_at: due.toISOString(),
           },
