@@ -26,6 +26,9 @@ import { postgresFailures } from '../postgres-failures.js';
  * in between, any replica's scheduler finds them due at its next look.
  */
 
+/** The log line of a delivery made skipped because its endpoint was off when its event was recorded. */
+const ENDPOINT_OFF_SKIP = 'skipped: the endpoint was off when this event was recorded';
+
 /**
  * The batch's rows are found by their keys alone, whatever the statistics say (plans seen on
  * the bench's database, whose statistics lag a burst of events, in docs/performance.md, "A
@@ -34,9 +37,6 @@ import { postgresFailures } from '../postgres-failures.js';
  * inlined into the INSERT's join it let the planner walk the workspace's whole history by
  * `events_workspace_idx` (150 ms a batch of 500, against 10).
  */
-/** The log line of a delivery made skipped because its endpoint was off when its event was recorded. */
-const ENDPOINT_OFF_SKIP = 'skipped: the endpoint was off when this event was recorded';
-
 const DISPATCH_BATCH = `
 WITH taken AS (
   DELETE FROM event_outbox
