@@ -89,8 +89,13 @@ export async function createToken(
   await getWorkspace(db, valid.workspace_id);
   const { token, row } = newTokenRow(valid);
   return inTransaction(db, async (trx) => {
+    // Who made it, by id while they are in the workspace and by e-mail for good: a token
+    // outlives its creator's membership, and its list must still say who made it.
+    const creator = actor.user_id
+      ? await trx('users').where({ id: actor.user_id }).first<{ email: string } | undefined>('email')
+      : undefined;
     const [saved] = await trx<ApiTokenRow>('api_tokens')
-      .insert({ ...row, created_by: actor.user_id ?? null } as never)
+      .insert({ ...row, created_by: actor.user_id ?? null, created_by_email: creator?.email ?? null } as never)
       .returning('*');
     await recordSecurityEvent(trx, {
       workspace_id: valid.workspace_id,

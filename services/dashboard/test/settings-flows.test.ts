@@ -752,7 +752,7 @@ describe('the team page', () => {
       await confirm.getByText('Remove Lee Leaver?', { exact: false }).waitFor();
       await fromAnotherTab('DELETE', `/team/members/${leaverId}`);
       await confirm.getByRole('button', { name: 'Remove' }).click();
-      await expectRefusedInDialog(confirm, `No user with id ${leaverId} in this workspace.`, 'Remove');
+      await expectRefusedInDialog(confirm, 'This person is no longer in the workspace.', 'Remove');
       await confirm.getByRole('button', { name: 'Cancel' }).click();
       await confirm.waitFor({ state: 'detached' });
       await expect(alerts().count()).resolves.toBe(0);
@@ -768,7 +768,7 @@ describe('the team page', () => {
       await confirm.getByText('Make Sid Switcher an admin?', { exact: false }).waitFor();
       await fromAnotherTab('DELETE', `/team/members/${switcherId}`);
       await confirm.getByRole('button', { name: 'Change role' }).click();
-      await expectRefusedInDialog(confirm, `No user with id ${switcherId} in this workspace.`, 'Change role');
+      await expectRefusedInDialog(confirm, 'This person is no longer in the workspace.', 'Change role');
       await expect(page.getByRole('status').filter({ hasText: 'Saved' }).count()).resolves.toBe(0);
       await confirm.getByRole('button', { name: 'Cancel' }).click();
       await confirm.waitFor({ state: 'detached' });

@@ -24,6 +24,7 @@ import * as resetLinkCreator from './0022-reset-link-creator.js';
 import * as eventsNotSent from './0023-events-not-sent.js';
 import * as customerSearch from './0024-customer-search.js';
 import * as eventsSessionIndex from './0025-events-session-index.js';
+import * as tokenCreatorEmail from './0026-token-creator-email.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -63,4 +64,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0023-events-not-sent', ...eventsNotSent },
   { name: '0024-customer-search', ...customerSearch },
   { name: '0025-events-session-index', ...eventsSessionIndex },
+  { name: '0026-token-creator-email', ...tokenCreatorEmail },
 ];

@@ -47,7 +47,8 @@ export async function findWorkspaceUser(
   assertUuid(userId);
   const query = db<AccountUserRow>('users').where({ id: userId, workspace_id: workspaceId }).first();
   const row = await (lock ? query.forUpdate() : query);
-  if (!row) throw notFound(`No user with id ${userId} in this workspace.`);
+  // Said in words: the page that asks loaded the person earlier (removed since, in another tab).
+  if (!row) throw notFound('This person is no longer in the workspace.');
   return row;
 }
 

@@ -46,7 +46,13 @@ export async function inviteMember(
   db: Db,
   input: { workspace_id: string; email: string; role: UserRole; inviter_role: UserRole | null; base_url: string },
   actor: Actor,
-): Promise<{ invitation: Invitation; invite_url: string; token: string }> {
+): Promise<{
+  invitation: Invitation;
+  invite_url: string;
+  token: string;
+  /** The address's pending invitation this one replaced (its link no longer works), if any. */
+  replaced: ReplacedInvitation | null;
+}> {
   const valid = validateInvite({ email: input.email, role: input.role });
   if (input.inviter_role) assertMayAssign(input.inviter_role, valid.role);
   await getWorkspace(db, input.workspace_id);
@@ -56,11 +62,10 @@ export async function inviteMember(
       .whereRaw('lower(email) = lower(?)', [valid.email])
       .first();
     if (member?.password_hash) throw alreadyAMember(member, actor);
+    const open = await openInvitations(trx, input.workspace_id, valid.email);
     if (input.inviter_role) {
       if (member) assertMayAssign(input.inviter_role, member.role);
-      for (const role of await openInvitationRoles(trx, input.workspace_id, valid.email)) {
-        assertMayAssign(input.inviter_role, role);
-      }
+      for (const { role } of open) assertMayAssign(input.inviter_role, role);
     }
     await revokeOpenLinks(trx, input.workspace_id, 'invitation', valid.email);
     const { token, link } = await createLink(trx, {
@@ -81,6 +86,7 @@ export async function inviteMember(
       invitation: await toInvitation(trx, link),
       invite_url: linkUrl(input.base_url, 'invitation', token),
       token,
+      replaced: open[0] ?? null,
     };
   });
 }
@@ -97,17 +103,25 @@ function alreadyAMember(member: Pick<AccountUserRow, 'id' | 'email' | 'role'>, i
   return conflict(`${member.email} is already a member of this workspace.`);
 }
 
-/** The roles of the address's open invitations, held until the transaction replaces them. */
-async function openInvitationRoles(trx: Queryable, workspaceId: string, email: string): Promise<UserRole[]> {
+/** A pending invitation replaced by a new one to the same address. */
+export interface ReplacedInvitation {
+  id: string;
+  role: UserRole;
+  created_at: string;
+}
+
+/** The address's open invitations, newest first, held until the transaction replaces them. */
+async function openInvitations(trx: Queryable, workspaceId: string, email: string): Promise<ReplacedInvitation[]> {
   const links = await trx<LinkRow>('account_links')
     .where({ workspace_id: workspaceId, kind: 'invitation' })
     .whereRaw('lower(email) = lower(?)', [email])
     .whereNull('used_at')
     .whereNull('revoked_at')
     .where('expires_at', '>', new Date())
+    .orderBy('created_at', 'desc')
     .forUpdate()
-    .select('role');
-  return links.map((link) => link.role!);
+    .select('id', 'role', 'created_at');
+  return links.map((link) => ({ id: link.id, role: link.role!, created_at: toIsoMillis(link.created_at) }));
 }
 
 async function toInvitation(db: Queryable, link: LinkRow): Promise<Invitation> {

@@ -55,8 +55,27 @@ export function permissionsFor(role: UserRole): Record<Permission, boolean> & { 
   return { ...(flags as Record<Permission, boolean>), assignable_roles: assignableRoles(role) };
 }
 
+/** What each permission lets one do, after "can" in a refusal (no code or role id shown). */
+const DOES: Record<Permission, string> = {
+  manage_campaigns: 'change recovery campaigns',
+  manage_tokens: 'manage API tokens',
+  manage_webhooks: 'manage webhook endpoints',
+  manage_team: 'manage the team',
+  manage_workspace: 'change the workspace settings',
+  manage_processor: 'change the payment processor connection',
+  read_security_log: 'read the security log',
+};
+const PLURAL: Record<UserRole, string> = { owner: 'owners', admin: 'admins', member: 'members' };
+
+/** "Only owners and admins can manage API tokens.": the roles read off the role table. */
+function refusalFor(permission: Permission): string {
+  const roles = (Object.keys(GRANTS) as UserRole[]).filter((role) => can(role, permission)).map((r) => PLURAL[r]);
+  const who = roles.length > 1 ? `${roles.slice(0, -1).join(', ')} and ${roles.at(-1)}` : roles[0];
+  return `Only ${who} can ${DOES[permission]}.`;
+}
+
 export function assertCan(role: UserRole, permission: Permission): void {
-  if (!can(role, permission)) throw forbidden(`Your role (${role}) may not do this (${permission}).`);
+  if (!can(role, permission)) throw forbidden(refusalFor(permission));
 }
 
 /** An admin may touch only admins and members, and never make an owner. */

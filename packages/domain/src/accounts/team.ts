@@ -88,12 +88,18 @@ export async function recordRoleChange(
   await revokeOwnResetLinks(trx, target.id);
 }
 
-/** Removes the user and ends their sessions (the row goes, so do its sessions, by cascade). */
+/**
+ * Removes the user and ends their sessions (the row goes, so do its sessions, by cascade). The
+ * API tokens they made belong to the workspace and keep working (their list still names the
+ * creator, by the e-mail kept on the token), unless `revoke_tokens` asks to revoke them in the
+ * same transaction: each one then recorded as `token.revoked` as a revocation by hand is. The
+ * caller announces the revoked tokens once this has committed (revokeToken's rule).
+ */
 export async function removeMember(
   db: Db,
-  input: { workspace_id: string; user_id: string; actor_role: UserRole | null },
+  input: { workspace_id: string; user_id: string; actor_role: UserRole | null; revoke_tokens?: boolean },
   actor: Actor,
-): Promise<AccountUserRow> {
+): Promise<{ user: AccountUserRow; revoked_tokens: Array<{ id: string; name: string }> }> {
   return inTransaction(db, async (trx) => {
     const owners = await lockOwners(trx, input.workspace_id);
     const target = await findWorkspaceUser(trx, input.workspace_id, input.user_id, true);
@@ -111,10 +117,41 @@ export async function removeMember(
     });
     await revokeInvitationsSentBy(trx, target, [], actor, 'inviter_removed');
     await revokeResetLinksMadeBy(trx, target, [], actor, 'creator_removed');
+    const revokedTokens = input.revoke_tokens ? await revokeTokensMadeBy(trx, target, actor) : [];
     await trx('users').where({ id: target.id }).delete();
     // Who was removed: the caller forgets what it keeps about them elsewhere (their devices).
-    return target;
+    return { user: target, revoked_tokens: revokedTokens };
   });
+}
+
+/** Revokes the active API tokens `creator` made, oldest first, each logged as token.revoked. */
+async function revokeTokensMadeBy(
+  trx: Transaction,
+  creator: AccountUserRow,
+  actor: Actor,
+): Promise<Array<{ id: string; name: string }>> {
+  const ids = await trx('api_tokens')
+    .where({ workspace_id: creator.workspace_id, created_by: creator.id })
+    .whereNull('revoked_at')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .forUpdate()
+    .pluck<string[]>('id');
+  const revoked: Array<{ id: string; name: string }> = [];
+  for (const id of ids) {
+    const [row] = await trx('api_tokens')
+      .where({ id })
+      .update({ revoked_at: trx.fn.now() })
+      .returning<Array<{ id: string; name: string; token_hint: string }>>(['id', 'name', 'token_hint']);
+    await recordSecurityEvent(trx, {
+      workspace_id: creator.workspace_id,
+      action: 'token.revoked',
+      actor,
+      target: { type: 'api_token', id: row!.id, label: row!.name },
+      details: { hint: row!.token_hint },
+    });
+    revoked.push({ id: row!.id, name: row!.name });
+  }
+  return revoked;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   resetLinkRoles,
   revokeInvitation,
 } from '@retention/domain';
-import { forbidden, type UserRole } from '@retention/core';
+import { forbidden, invalidField, type UserRole } from '@retention/core';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { sessionsChanged } from './session-change.js';
@@ -55,9 +55,14 @@ export function teamRoutes(context: DashboardContext): Router {
       : false;
     // The link goes to the address, or, with no e-mail to send it, to the inviter to pass on:
     // never both, so an inviter cannot accept in the invitee's name what was e-mailed to them.
-    res
-      .status(201)
-      .json({ invitation: result.invitation, emailed, ...(!emailed && { invite_url: result.invite_url }) });
+    // `replaced`: the pending invitation to that address this one replaced (its link no longer
+    // works), or null, so the inviter is told rather than the invitee finding a dead link.
+    res.status(201).json({
+      invitation: result.invitation,
+      emailed,
+      ...(!emailed && { invite_url: result.invite_url }),
+      replaced: result.replaced,
+    });
   });
 
   router.delete('/team/invitations/:id', allow('manage_team'), async (req, res) => {
@@ -84,14 +89,19 @@ export function teamRoutes(context: DashboardContext): Router {
   });
 
   router.delete('/team/members/:id', allow('manage_team'), async (req, res) => {
+    // `revoke_tokens`: also revoke the active API tokens they made, in the same transaction;
+    // by default those keep working (they belong to the workspace).
+    const { revoke_tokens: revokeTokens = false } = bodyOf(req.body, ['revoke_tokens']);
+    if (typeof revokeTokens !== 'boolean') throw invalidField('revoke_tokens', 'must be true or false');
     const { user, workspaceId } = signedIn(res);
     const removed = await removeMember(
       db,
-      { workspace_id: workspaceId, user_id: String(req.params.id), actor_role: user.role },
+      { workspace_id: workspaceId, user_id: String(req.params.id), actor_role: user.role, revoke_tokens: revokeTokens },
       actorOf(req, res),
     );
     // Their browsers are no longer trusted: should the address join again, none is exempt.
-    await sessionsChanged(context, { forgetDevicesOf: removed.email });
+    await sessionsChanged(context, { forgetDevicesOf: removed.user.email });
+    if (removed.revoked_tokens.length > 0) await context.announceTokenChange();
     res.status(204).end();
   });
 

@@ -14,18 +14,27 @@ export function tokenRoutes(context: DashboardContext): Router {
   const router = Router();
   const { db } = context;
 
+  /**
+   * Who made each token: the user while they are in the workspace; once removed, the e-mail
+   * kept on the token (`removed: true`, no id or name); null only for a token the operator CLI
+   * made (docs/dashboard-api.md, "API tokens").
+   */
   async function creators(trx: Queryable, ids: string[]) {
     const rows = await trx('api_tokens as t')
       .leftJoin('users as u', 'u.id', 't.created_by')
       .whereIn('t.id', ids)
-      .select<Array<{ id: string; user_id: string | null; name: string | null; email: string | null }>>(
-        't.id',
-        'u.id as user_id',
-        'u.name',
-        'u.email',
-      );
+      .select<
+        Array<{ id: string; user_id: string | null; name: string | null; email: string | null; kept: string | null }>
+      >('t.id', 'u.id as user_id', 'u.name', 'u.email', 't.created_by_email as kept');
     return new Map(
-      rows.map((row) => [row.id, row.user_id ? { id: row.user_id, name: row.name, email: row.email } : null]),
+      rows.map((row) => [
+        row.id,
+        row.user_id
+          ? { id: row.user_id, name: row.name, email: row.email, removed: false }
+          : row.kept
+            ? { id: null, name: null, email: row.kept, removed: true }
+            : null,
+      ]),
     );
   }
 

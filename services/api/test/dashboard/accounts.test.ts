@@ -463,7 +463,7 @@ describe('invitations and password reset', () => {
     });
     expect(nobody.body.error).toEqual({
       type: 'not_found',
-      message: 'No user with id 00000000-0000-4000-8000-000000000000 in this workspace.',
+      message: 'This person is no longer in the workspace.',
     });
   });
 
