@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type ReactElement } from 'react';
-import { api, setSessionEndedHandler } from './api/client.js';
+import { api, setForbiddenHandler, setSessionEndedHandler } from './api/client.js';
 import type { Me } from './api/types.js';
 import { ErrorNote, Loading } from './components/states.js';
 import { Shell } from './components/Shell.js';
@@ -108,6 +108,22 @@ export function App() {
     setSessionEndedHandler(() => {
       setMe(null);
       goToSignIn();
+    });
+    // A refusal for the role: the role is asked again, and taken only when it changed, so a
+    // page that asks for what the role cannot do does not load itself again and again.
+    setForbiddenHandler(() => {
+      api<Me>('GET', '/me', { anonymous: true }).then(
+        (value) =>
+          setMe((previous) =>
+            previous &&
+            JSON.stringify(previous.permissions) === JSON.stringify(value.permissions) &&
+            previous.user.role === value.user.role
+              ? previous
+              : value,
+          ),
+        // Signed out meanwhile, or a failure: the next request says so as usual.
+        () => undefined,
+      );
     });
   }, []);
 

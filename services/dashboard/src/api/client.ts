@@ -47,10 +47,20 @@ interface Options {
 }
 
 let onSessionEnded: (() => void) | null = null;
+let onForbidden: (() => void) | null = null;
 
 /** The app's reaction to an expired session (see App: it routes to sign-in with `next`). */
 export function setSessionEndedHandler(handler: () => void): void {
   onSessionEnded = handler;
+}
+
+/**
+ * The app's reaction to a 403 `forbidden`: the role may have changed since the page loaded (an
+ * admin demoted in another tab), so it asks GET /me again and the page stops offering what the
+ * role cannot do (see App).
+ */
+export function setForbiddenHandler(handler: () => void): void {
+  onForbidden = handler;
 }
 
 export async function api<T>(method: Method, path: string, options: Options = {}): Promise<T> {
@@ -88,6 +98,7 @@ export async function api<T>(method: Method, path: string, options: Options = {}
   if (response.status === 401 && !options.anonymous && failure.type === 'authentication_required') {
     onSessionEnded?.();
   }
+  if (response.status === 403 && !options.anonymous && failure.type === 'forbidden') onForbidden?.();
   throw failure;
 }
 

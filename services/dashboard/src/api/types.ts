@@ -80,7 +80,14 @@ export interface ApiToken {
   object: 'api_token';
   name: string;
   hint: string;
-  created_by: { id: string; name: string; email: string } | null;
+  /**
+   * Who made it: a user of the workspace; once they are removed, the e-mail kept at creation
+   * (`removed`, no id or name); null for a token the operator CLI made.
+   */
+  created_by:
+    | { id: string; name: string | null; email: string; removed: false }
+    | { id: null; name: null; email: string; removed: true }
+    | null;
   created_at: string;
   last_used_at: string | null;
   rate_limit_per_minute: number;

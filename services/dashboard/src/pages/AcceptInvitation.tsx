@@ -1,6 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
-import type { Role, SignedIn } from '../api/types.js';
+import type { Me, Role, SignedIn } from '../api/types.js';
 import { ROLE_NAMES } from '../labels.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field, FormError } from '../components/Field.js';
@@ -24,6 +24,19 @@ export default function AcceptInvitation({ token }: { token: string }) {
     (signal) => api<InvitationView>('GET', `/invitations/${encodeURIComponent(token)}`, { anonymous: true, signal }),
     token,
   );
+  /**
+   * Who this browser is signed in as, if anyone: accepting signs it in as the invited person
+   * instead (and ends that session), which the page says before the form, not after.
+   */
+  const [signedInAs, setSignedInAs] = useState<Me['user'] | null>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    api<Me>('GET', '/me', { anonymous: true, signal: controller.signal }).then(
+      (me) => setSignedInAs(me.user),
+      () => setSignedInAs(null),
+    );
+    return () => controller.abort();
+  }, []);
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   /** A refusal of the name or the password shows at that field; any other (already a member) under them. */
@@ -66,6 +79,13 @@ export default function AcceptInvitation({ token }: { token: string }) {
         </>
       }
     >
+      {signedInAs && (
+        <p className="notice" role="note" aria-label="Signed in as someone else" id="signed-in-as">
+          This browser is signed in as <strong>{signedInAs.name || signedInAs.email}</strong>
+          {signedInAs.name && ` (${signedInAs.email})`}. Accepting signs {signedInAs.name || signedInAs.email} out here
+          and signs this browser in as {data.email} instead.
+        </p>
+      )}
       <form className="stack" onSubmit={(event) => void submit(event)}>
         {/* Its first field has the focus, as the sign-in's does: the page is opened from an e-mail
             to fill in this form, and nothing else on it takes input. route-focus leaves the focus
@@ -94,7 +114,12 @@ export default function AcceptInvitation({ token }: { token: string }) {
           onChange={(event) => setPassword(event.target.value)}
         />
         <FormError action={accept} />
-        <BusyButton type="submit" className="button primary block" busy={accept.busy}>
+        <BusyButton
+          type="submit"
+          className="button primary block"
+          busy={accept.busy}
+          aria-describedby={signedInAs ? 'signed-in-as' : undefined}
+        >
           Accept invitation
         </BusyButton>
       </form>

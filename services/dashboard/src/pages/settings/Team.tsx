@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
-import type { Invitation, Role, Team as TeamData, User } from '../../api/types.js';
+import type { ApiToken, Invitation, List, Role, Team as TeamData, User } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
@@ -41,15 +41,18 @@ function InviteDialog({
   const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
   /** A refusal of the address or the role shows at it; any other (already a member) under them. */
   const invite = useAction({ fields: ['email', 'role'] });
-  const [result, setResult] = useState<SentLink | null>(null);
+  /** `replacedSentAt`: when the pending invitation this one replaced was sent, as the server said. */
+  const [result, setResult] = useState<(SentLink & { replacedSentAt: string | undefined }) | null>(null);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void invite.run(async () => {
-      const answer = await api<{ emailed: boolean; invite_url?: string }>('POST', '/team/invitations', {
-        body: { email, role },
-      });
-      setResult({ emailed: answer.emailed, url: answer.invite_url });
+      const answer = await api<{ emailed: boolean; invite_url?: string; replaced: { created_at: string } | null }>(
+        'POST',
+        '/team/invitations',
+        { body: { email, role } },
+      );
+      setResult({ emailed: answer.emailed, url: answer.invite_url, replacedSentAt: answer.replaced?.created_at });
       onInvited();
     });
   };
@@ -65,6 +68,12 @@ function InviteDialog({
               <p>Send this link to {email}; it works once, for 7 days.</p>
               <CopyField label="Invitation link" value={result.url} />
             </>
+          )}
+          {result.replacedSentAt && (
+            <p className="notice">
+              This replaces the invitation sent on <Time value={result.replacedSentAt} short withTime />; its link no
+              longer works.
+            </p>
           )}
           <div className="dialog-actions">
             <button type="button" className="button primary" onClick={onClose}>
@@ -143,6 +152,78 @@ function RoleSelect({
   );
 }
 
+/**
+ * The active API tokens someone made, for the Remove and Change role confirmations: tokens
+ * belong to the workspace and keep working when their creator leaves or loses the right to
+ * manage them, so the confirmation names them (docs/dashboard-ui.md, "Team").
+ */
+function useTokensMadeBy(user: User | null) {
+  const tokens = useLoad(
+    (signal) =>
+      user
+        ? api<List<ApiToken>>('GET', '/tokens', { signal })
+        : Promise.resolve({ data: [] } as unknown as List<ApiToken>),
+    `tokens-of-${user?.id ?? ''}`,
+  );
+  const made = (tokens.data?.data ?? []).filter((token) => !token.revoked_at && token.created_by?.id === user?.id);
+  return { made, loading: tokens.loading, error: tokens.error };
+}
+
+function TokenNames({ user, tokens }: { user: User; tokens: ApiToken[] }) {
+  return (
+    <ul className="token-names" aria-label={`API tokens ${user.name || user.email} created`}>
+      {tokens.map((token) => (
+        <li key={token.id}>
+          <strong>{token.name}</strong>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** What Remove says of the tokens the person leaves behind, with the choice to revoke them. */
+function TokensLeftBehind({
+  user,
+  tokens,
+  revoke,
+  onRevokeChange,
+}: {
+  user: User;
+  tokens: ReturnType<typeof useTokensMadeBy>;
+  revoke: boolean;
+  onRevokeChange: (revoke: boolean) => void;
+}) {
+  if (tokens.loading) return <p className="muted">Checking the API tokens they created…</p>;
+  if (tokens.error) return <p className="muted">Their API tokens could not be listed: {tokens.error}</p>;
+  const count = tokens.made.length;
+  if (count === 0) return <p className="muted">They created no active API tokens.</p>;
+  const these = count === 1 ? 'this token' : `these ${count} tokens`;
+  return (
+    <>
+      <p>
+        {count === 1
+          ? 'They created an active API token, which belongs to the workspace and keeps working after they leave:'
+          : `They created ${count} active API tokens, which belong to the workspace and keep working after they leave:`}
+      </p>
+      <TokenNames user={user} tokens={tokens.made} />
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={revoke}
+          aria-describedby="revoke-tokens-hint"
+          onChange={(event) => onRevokeChange(event.target.checked)}
+        />
+        Also revoke {these}
+      </label>
+      <p className="hint" id="revoke-tokens-hint">
+        {revoke
+          ? `Revoked with the removal: the next request with ${count === 1 ? 'it' : 'any of them'} is refused. This cannot be undone.`
+          : `Not ticked (the default): ${count === 1 ? 'it keeps' : 'they keep'} working after the removal.`}
+      </p>
+    </>
+  );
+}
+
 function inviterLabel(invitation: Invitation): string {
   const by = invitation.invited_by;
   if (!by) return '—';
@@ -155,6 +236,8 @@ export default function Team() {
   const team = useLoad((signal) => api<TeamData>('GET', '/team', { signal }), 'team');
   const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<User | null>(null);
+  /** Remove's choice to revoke the API tokens the person made: not ticked unless asked. */
+  const [revokeTokens, setRevokeTokens] = useState(false);
   /** An invitation whose Cancel invitation awaits its confirmation (it cannot be undone). */
   const [cancelling, setCancelling] = useState<Invitation | null>(null);
   /** Reset link, which asks nothing first: its refusal shows above the table. */
@@ -181,6 +264,10 @@ export default function Team() {
    * `select`: where the focus goes back once the confirmation has closed.
    */
   const [changing, setChanging] = useState<{ user: User; role: Role; select: HTMLSelectElement } | null>(null);
+  // Only a demotion to member takes away the managing of tokens: that confirmation names theirs.
+  const demoting = changing && changing.role === 'member' && changing.user.role !== 'member' ? changing.user : null;
+  const tokensOfRemoved = useTokensMadeBy(removing);
+  const tokensOfDemoted = useTokensMadeBy(demoting);
   const changeRole = async (user: User, role: Role) => {
     resetting.clear();
     const saved = await confirmed.run(
@@ -204,10 +291,10 @@ export default function Team() {
     // Either way the confirmation gives the focus back to the select as it closes (Dialog).
     if (saved) setChanging(null);
   };
-  const remove = (user: User) => {
+  const remove = (user: User, revoke: boolean) => {
     resetting.clear();
     void confirmed.run(async () => {
-      await api('DELETE', `/team/members/${user.id}`);
+      await api('DELETE', `/team/members/${user.id}`, revoke ? { body: { revoke_tokens: true } } : {});
       setRemoving(null);
       team.reload();
     });
@@ -263,7 +350,14 @@ export default function Team() {
                 </button>{' '}
               </>
             )}
-            <button type="button" className="button small danger-outline" onClick={() => setRemoving(user)}>
+            <button
+              type="button"
+              className="button small danger-outline"
+              onClick={() => {
+                setRevokeTokens(false);
+                setRemoving(user);
+              }}
+            >
               Remove
             </button>
           </>
@@ -352,10 +446,20 @@ export default function Team() {
         <ConfirmDialog
           title="Change role"
           message={
-            <p>
-              Make <strong>{changing.user.name || changing.user.email}</strong> {withArticle(changing.role)}?{' '}
-              {ROLE_SENTENCES[changing.role]}
-            </p>
+            <>
+              <p>
+                Make <strong>{changing.user.name || changing.user.email}</strong> {withArticle(changing.role)}?{' '}
+                {ROLE_SENTENCES[changing.role]}
+              </p>
+              {demoting && tokensOfDemoted.made.length > 0 && (
+                <>
+                  <p>
+                    The API tokens they created keep working; revoke them in Settings › API tokens if they should not:
+                  </p>
+                  <TokenNames user={demoting} tokens={tokensOfDemoted.made} />
+                </>
+              )}
+            </>
           }
           confirmLabel="Change role"
           action={confirmed}
@@ -368,13 +472,21 @@ export default function Team() {
         <ConfirmDialog
           title="Remove from the workspace"
           message={
-            <p>
-              Remove <strong>{removing.name || removing.email}</strong>? Their sessions end at once.
-            </p>
+            <div className="stack tight">
+              <p>
+                Remove <strong>{removing.name || removing.email}</strong>? Their sessions end at once.
+              </p>
+              <TokensLeftBehind
+                user={removing}
+                tokens={tokensOfRemoved}
+                revoke={revokeTokens}
+                onRevokeChange={setRevokeTokens}
+              />
+            </div>
           }
-          confirmLabel="Remove"
+          confirmLabel={revokeTokens && tokensOfRemoved.made.length > 0 ? 'Remove and revoke tokens' : 'Remove'}
           action={confirmed}
-          onConfirm={() => remove(removing)}
+          onConfirm={() => remove(removing, revokeTokens && tokensOfRemoved.made.length > 0)}
           onClose={() => setRemoving(null)}
         />
       )}

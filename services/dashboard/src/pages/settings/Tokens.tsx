@@ -103,7 +103,19 @@ export default function Tokens() {
     { header: 'Token', cell: (token) => <code>{displayHint(token.hint)}</code> },
     {
       header: 'Created by',
-      cell: (token) => <Clipped text={token.created_by?.name || token.created_by?.email || 'Operator CLI'} />,
+      // Someone since removed is named by the address kept on the token: the token still works,
+      // and the list must not credit it to the CLI.
+      cell: (token) => (
+        <Clipped
+          text={
+            !token.created_by
+              ? 'Operator CLI'
+              : token.created_by.removed
+                ? `${token.created_by.email} (removed)`
+                : token.created_by.name || token.created_by.email
+          }
+        />
+      ),
     },
     { header: 'Created', cell: (token) => <Time value={token.created_at} short /> },
     { header: 'Last used', cell: (token) => <Time value={token.last_used_at} empty="Never" short withTime /> },

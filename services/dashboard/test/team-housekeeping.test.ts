@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Page } from 'playwright-core';
+import { createToken, hashPassword, inviteMember, OPERATOR } from '@retention/domain';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { checkPage } from './support/page-checks.js';
+
+/**
+ * A workspace admin's housekeeping in a real Chromium (docs/dashboard-ui.md, "Team"): Remove
+ * names the API tokens the person leaves behind and offers to revoke them (not ticked); the
+ * tokens list names a removed creator; an invitation that replaces another says so; the
+ * invitation page says who is signed in before accepting swaps the browser to the invitee;
+ * a page loaded before a demotion stops offering what the role cannot do after its refusal.
+ * Controls are found by role and name only.
+ */
+const world = useDashboardWorld();
+let context: BrowserContext;
+let page: Page;
+const problems: string[] = [];
+
+const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+
+async function person(email: string, name: string, role: 'owner' | 'admin' | 'member'): Promise<string> {
+  const [row] = await world.current
+    .db('users')
+    .insert({
+      workspace_id: world.current.workspace.id,
+      email,
+      role,
+      name,
+      password_hash: await hashPassword(PASSWORD),
+    })
+    .returning('id');
+  return (row as { id: string }).id;
+}
+
+async function tokenBy(userId: string, email: string, name: string): Promise<void> {
+  await createToken(
+    world.current.db,
+    { workspace_id: world.current.workspace.id, name },
+    { type: 'user', user_id: userId, label: email },
+  );
+}
+
+const openTeam = async () => {
+  await page.goto(`${world.current.url}/dashboard/settings/team`);
+  await heading('Team').waitFor();
+  await page.getByRole('table', { name: 'People' }).waitFor();
+};
+
+beforeAll(async () => {
+  await world.current
+    .db('users')
+    .where({ email: 'owner@acme.test' })
+    .update({
+      password_hash: await hashPassword(PASSWORD),
+      name: 'Olga Owner',
+    });
+  ({ context, page } = await desktopPage(world.current.browser));
+  await signInThroughForm(page, world.current.url, 'owner@acme.test');
+});
+
+afterAll(async () => {
+  await context?.close();
+  // Screenshots of the dialogs at 1280 and 390 px, to look at: where they are written.
+  console.log(`team-housekeeping screenshots: ${world.current.screenshots}`);
+});
+
+describe('removing someone who created API tokens', () => {
+  it('names their active tokens, says they keep working, and leaves Revoke unticked; the list then says “(removed)”', async () => {
+    const aliceId = await person('alice@acme.test', 'Alice Admin', 'admin');
+    await tokenBy(aliceId, 'alice@acme.test', 'alice-ci');
+    await tokenBy(aliceId, 'alice@acme.test', 'alice-reports');
+    await createToken(world.current.db, { workspace_id: world.current.workspace.id, name: 'cli-made' }, OPERATOR);
+    await openTeam();
+    await page
+      .getByRole('row', { name: /alice@acme\.test/ })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    const confirm = page.getByRole('dialog', { name: 'Remove from the workspace' });
+    const list = confirm.getByRole('list', { name: 'API tokens Alice Admin created' });
+    await list.waitFor();
+    // Newest first, as the tokens page lists them.
+    expect((await list.getByRole('listitem').allTextContents()).sort()).toEqual(['alice-ci', 'alice-reports']);
+    await confirm
+      .getByText('They created 2 active API tokens, which belong to the workspace and keep working')
+      .waitFor();
+    const revoke = confirm.getByRole('checkbox', { name: 'Also revoke these 2 tokens' });
+    await expect(revoke.isChecked()).resolves.toBe(false);
+    await confirm.getByText('Not ticked (the default): they keep working after the removal.').waitFor();
+    problems.push(...(await checkPage(page, 'team-remove-with-tokens', world.current.screenshots)));
+    await confirm.getByRole('button', { name: 'Remove', exact: true }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('row', { name: /alice@acme\.test/ }).waitFor({ state: 'detached' });
+
+    await page.goto(`${world.current.url}/dashboard/settings/tokens`);
+    await heading('API tokens').waitFor();
+    const row = page.getByRole('row', { name: /alice-ci/ });
+    await row.getByRole('cell', { name: 'alice@acme.test (removed)' }).waitFor();
+    await row.getByRole('cell', { name: 'Active', exact: true }).waitFor();
+    await page
+      .getByRole('row', { name: /cli-made/ })
+      .getByRole('cell', { name: 'Operator CLI' })
+      .waitFor();
+    problems.push(...(await checkPage(page, 'tokens-creator-removed', world.current.screenshots)));
+  });
+
+  it('revokes them with the removal when the box is ticked', async () => {
+    const bobId = await person('bob@acme.test', 'Bob Admin', 'admin');
+    await tokenBy(bobId, 'bob@acme.test', 'bob-ci');
+    await openTeam();
+    await page
+      .getByRole('row', { name: /bob@acme\.test/ })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    const confirm = page.getByRole('dialog', { name: 'Remove from the workspace' });
+    await confirm.getByRole('list', { name: 'API tokens Bob Admin created' }).getByText('bob-ci').waitFor();
+    await confirm.getByRole('checkbox', { name: 'Also revoke this token' }).check();
+    await confirm
+      .getByText('Revoked with the removal: the next request with it is refused.', { exact: false })
+      .waitFor();
+    problems.push(...(await checkPage(page, 'team-remove-revoke-ticked', world.current.screenshots)));
+    await confirm.getByRole('button', { name: 'Remove and revoke tokens' }).click();
+    await confirm.waitFor({ state: 'detached' });
+
+    await page.goto(`${world.current.url}/dashboard/settings/tokens`);
+    const row = page.getByRole('row', { name: /bob-ci/ });
+    await row.getByRole('cell', { name: 'bob@acme.test (removed)' }).waitFor();
+    await row.getByText(/^Revoked/).waitFor();
+  });
+
+  it('demoting an admin to member names the tokens they created, which keep working', async () => {
+    const caraId = await person('cara@acme.test', 'Cara Admin', 'admin');
+    await tokenBy(caraId, 'cara@acme.test', 'cara-ci');
+    await openTeam();
+    await page
+      .getByRole('row', { name: /cara@acme\.test/ })
+      .getByLabel('Role of cara@acme.test')
+      .selectOption('member');
+    const confirm = page.getByRole('dialog', { name: 'Change role' });
+    await confirm.getByRole('list', { name: 'API tokens Cara Admin created' }).getByText('cara-ci').waitFor();
+    await confirm.getByText('The API tokens they created keep working', { exact: false }).waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+  });
+});
+
+describe('inviting an address with a pending invitation', () => {
+  it('says the new one replaces the one sent before, whose link no longer works', async () => {
+    await openTeam();
+    const invite = async () => {
+      await page.getByRole('button', { name: 'Invite' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+      await dialog.getByLabel('Email').fill('dave.member@acme.test');
+      await dialog.getByRole('button', { name: 'Send invitation' }).click();
+      return page.getByRole('dialog', { name: 'Invitation created' });
+    };
+    const first = await invite();
+    await first.getByLabel('Invitation link').waitFor();
+    await expect(first.getByText('This replaces the invitation').count()).resolves.toBe(0);
+    await first.getByRole('button', { name: 'Done' }).click();
+    await first.waitFor({ state: 'detached' });
+    const second = await invite();
+    await second.getByText(/^This replaces the invitation sent on .+; its link no longer works\.$/).waitFor();
+    problems.push(...(await checkPage(page, 'team-invitation-replaced', world.current.screenshots)));
+    await second.getByRole('button', { name: 'Done' }).click();
+  });
+});
+
+describe('an invitation opened in a browser signed in as someone else', () => {
+  it('says who is signed in and that accepting signs this browser in as the invitee instead', async () => {
+    const { invite_url: link } = await inviteMember(
+      world.current.db,
+      {
+        workspace_id: world.current.workspace.id,
+        email: 'erin.member@acme.test',
+        role: 'member',
+        inviter_role: null,
+        base_url: world.current.url,
+      },
+      OPERATOR,
+    );
+    await page.goto(link);
+    await heading(/^Join /).waitFor();
+    const note = page.getByRole('note', { name: 'Signed in as someone else' });
+    await expect(note.textContent()).resolves.toBe(
+      'This browser is signed in as Olga Owner (owner@acme.test). Accepting signs Olga Owner out here and signs ' +
+        'this browser in as erin.member@acme.test instead.',
+    );
+    problems.push(...(await checkPage(page, 'invitation-signed-in-as-other', world.current.screenshots)));
+    // Signed out, the same page says nothing of it.
+    const stranger = await desktopPage(world.current.browser);
+    await stranger.page.goto(link);
+    await stranger.page.getByRole('heading', { level: 1, name: /^Join / }).waitFor();
+    await stranger.page.getByRole('button', { name: 'Accept invitation' }).waitFor();
+    await expect(stranger.page.getByRole('note').count()).resolves.toBe(0);
+    await stranger.context.close();
+
+    await page.getByLabel('Name').fill('Erin Member');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    await heading('Overview').waitFor();
+    const me = await page.evaluate(() => fetch('/dashboard/api/me').then((reply) => reply.json()));
+    expect((me as { user: { email: string } }).user.email).toBe('erin.member@acme.test');
+  });
+});
+
+describe('a page loaded before a demotion', () => {
+  it('shows the refusal in words and stops offering what the role cannot do', async () => {
+    await person('fay@acme.test', 'Fay Admin', 'admin');
+    const fay = await desktopPage(world.current.browser);
+    await signInThroughForm(fay.page, world.current.url, 'fay@acme.test');
+    await fay.page.goto(`${world.current.url}/dashboard/settings/tokens`);
+    await fay.page.getByRole('heading', { level: 1, name: 'API tokens' }).waitFor();
+    await fay.page.getByRole('button', { name: 'Create token' }).waitFor();
+    // An owner demotes her in another browser.
+    const owner = await desktopPage(world.current.browser);
+    await signInThroughForm(owner.page, world.current.url, 'owner@acme.test');
+    const fayId = (await world.current.db('users').where({ email: 'fay@acme.test' }).first()).id as string;
+    const demoted = await owner.context.request.patch(`${world.current.url}/dashboard/api/team/members/${fayId}`, {
+      data: { role: 'member' },
+      headers: { origin: world.current.url },
+    });
+    expect(demoted.status()).toBe(200);
+    await owner.context.close();
+
+    await fay.page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = fay.page.getByRole('dialog', { name: 'Create token' });
+    await dialog.getByLabel('Name').fill('too-late');
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    await dialog.getByText('Only owners and admins can manage API tokens.').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await eventuallyNone(fay.page, 'Create token');
+    await expect(fay.page.getByRole('button', { name: 'Revoke' }).count()).resolves.toBe(0);
+    await fay.context.close();
+  });
+});
+
+async function eventuallyNone(target: Page, buttonName: string): Promise<void> {
+  await target.getByRole('button', { name: buttonName }).waitFor({ state: 'detached' });
+}
+
+describe('the pages above', () => {
+  it('have no serious or critical axe violation and fit a 390 px screen', () => {
+    expect(problems).toEqual([]);
+  });
+});
