@@ -89,13 +89,11 @@ export async function createToken(
   await getWorkspace(db, valid.workspace_id);
   const { token, row } = newTokenRow(valid);
   return inTransaction(db, async (trx) => {
-    // Who made it, by id while they are in the workspace and by e-mail for good: a token
-    // outlives its creator's membership, and its list must still say who made it.
-    const creator = actor.user_id
-      ? await trx('users').where({ id: actor.user_id }).first<{ email: string } | undefined>('email')
-      : undefined;
+    // Who made it: by id while they are in the workspace, and by e-mail for good, which the
+    // insert trigger of migration 0025 copies from created_by (a token outlives its creator's
+    // membership, and its list must still say who made it).
     const [saved] = await trx<ApiTokenRow>('api_tokens')
-      .insert({ ...row, created_by: actor.user_id ?? null, created_by_email: creator?.email ?? null } as never)
+      .insert({ ...row, created_by: actor.user_id ?? null } as never)
       .returning('*');
     await recordSecurityEvent(trx, {
       workspace_id: valid.workspace_id,

@@ -8,10 +8,23 @@ import type { Knex } from 'knex';
  * that user is gone already, from the security log's token.created record made by a signed-in
  * user (its actor_label is their e-mail, userActor in @retention/domain). A row left empty was
  * made by the operator CLI (or by the demo seed).
+ *
+ * The e-mail is filled in by a trigger on insert, from created_by, rather than by the code that
+ * inserts: during a rolling deploy the previous release keeps minting tokens without knowing the
+ * column, and those must not lose their creator's name once the creator is removed.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     ALTER TABLE api_tokens ADD COLUMN created_by_email text CHECK (length(created_by_email) <= 320);
+    CREATE FUNCTION api_tokens_created_by_email() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.created_by IS NOT NULL AND NEW.created_by_email IS NULL THEN
+        NEW.created_by_email := (SELECT email FROM users WHERE id = NEW.created_by);
+      END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER api_tokens_created_by_email BEFORE INSERT ON api_tokens
+      FOR EACH ROW EXECUTE FUNCTION api_tokens_created_by_email();
     UPDATE api_tokens t SET created_by_email = u.email FROM users u WHERE u.id = t.created_by;
     UPDATE api_tokens t SET created_by_email = e.actor_label
       FROM security_events e
@@ -26,5 +39,9 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`ALTER TABLE api_tokens DROP COLUMN created_by_email;`);
+  await knex.raw(`
+    DROP TRIGGER api_tokens_created_by_email ON api_tokens;
+    DROP FUNCTION api_tokens_created_by_email();
+    ALTER TABLE api_tokens DROP COLUMN created_by_email;
+  `);
 }

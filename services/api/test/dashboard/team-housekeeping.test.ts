@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MIGRATIONS } from '@retention/db';
-import { createToken, OPERATOR } from '@retention/domain';
+import { createToken, newTokenRow, OPERATOR } from '@retention/domain';
 import { useApi } from '../harness.js';
 import { dashboardClient, PASSWORD, sessionCookieOf, team } from './support.js';
 
@@ -103,6 +103,25 @@ describe('the API tokens of someone removed from the team', () => {
     expect(listed.find((token) => token.id === made.body.id)!.created_by).toEqual({
       id: null,
       name: null,
+      email: admin.email,
+      removed: true,
+    });
+  });
+});
+
+describe('a token minted by the previous release during a rolling deploy', () => {
+  it('still keeps its creator’s e-mail: the database fills it in on insert', async () => {
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Rolling');
+    // What the previous release inserts: created_by, and no created_by_email, which it does not know.
+    const { row } = newTokenRow({ workspace_id: workspace.id, name: 'old-release-ci' });
+    const [inserted] = await api.current
+      .db('api_tokens')
+      .insert({ ...row, created_by: admin.id })
+      .returning(['id', 'created_by_email']);
+    expect(inserted.created_by_email).toBe(admin.email);
+    expect((await call('DELETE', `/team/members/${admin.id}`, { cookie: owner.cookie })).status).toBe(204);
+    const listed = await tokensOf(owner.cookie);
+    expect(listed.find((token) => token.id === inserted.id)!.created_by).toMatchObject({
       email: admin.email,
       removed: true,
     });
