@@ -735,7 +735,11 @@ describe('the team page', () => {
       await confirm.getByText(/Cancel the invitation of changed\.mind@acme\.test\?/).waitFor();
       await fromAnotherTab('DELETE', `/team/invitations/${invitation.id}`);
       await confirm.getByRole('button', { name: 'Cancel invitation' }).click();
-      await expectRefusedInDialog(confirm, `No open invitation with id ${invitation.id}.`, 'Cancel invitation');
+      await expectRefusedInDialog(
+        confirm,
+        'This invitation is no longer pending: it was accepted or cancelled.',
+        'Cancel invitation',
+      );
       await confirm.getByRole('button', { name: 'Keep invitation' }).click();
       await confirm.waitFor({ state: 'detached' });
       await expect(alerts().count()).resolves.toBe(0);

@@ -163,7 +163,8 @@ export async function revokeInvitation(
       .whereNull('revoked_at')
       .forUpdate()
       .first();
-    if (!link) throw notFound(`No open invitation with id ${input.id}.`);
+    // In words: the page that asks listed it earlier (accepted or cancelled since, in another tab).
+    if (!link) throw notFound('This invitation is no longer pending: it was accepted or cancelled.');
     if (input.actor_role) assertMayAssign(input.actor_role, link.role!);
     await trx('account_links').where({ id: link.id }).update({ revoked_at: trx.fn.now() });
     await recordSecurityEvent(trx, {

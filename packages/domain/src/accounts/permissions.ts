@@ -69,18 +69,24 @@ const PLURAL: Record<UserRole, string> = { owner: 'owners', admin: 'admins', mem
 
 /** "Only owners and admins can manage API tokens.": the roles read off the role table. */
 function refusalFor(permission: Permission): string {
-  const roles = (Object.keys(GRANTS) as UserRole[]).filter((role) => can(role, permission)).map((r) => PLURAL[r]);
-  const who = roles.length > 1 ? `${roles.slice(0, -1).join(', ')} and ${roles.at(-1)}` : roles[0];
-  return `Only ${who} can ${DOES[permission]}.`;
+  return `Only ${rolesInWords((Object.keys(GRANTS) as UserRole[]).filter((role) => can(role, permission)))} can ${DOES[permission]}.`;
 }
 
 export function assertCan(role: UserRole, permission: Permission): void {
   if (!can(role, permission)) throw forbidden(refusalFor(permission));
 }
 
+/** "owners and admins": the roles listed, as a refusal names them. */
+function rolesInWords(roles: readonly UserRole[]): string {
+  const words = roles.map((role) => PLURAL[role]);
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? 'nobody');
+}
+
 /** An admin may touch only admins and members, and never make an owner. */
 export function assertMayAssign(actorRole: UserRole, role: UserRole): void {
   if (!ASSIGNABLE[actorRole].includes(role)) {
-    throw forbidden(`Your role (${actorRole}) may not give or change the role ${role}.`);
+    const who = rolesInWords((Object.keys(ASSIGNABLE) as UserRole[]).filter((r) => ASSIGNABLE[r].includes(role)));
+    const one = role === 'owner' ? 'an owner' : role === 'admin' ? 'an admin' : 'a member';
+    throw forbidden(`Only ${who} can give the ${role} role, or change or remove ${one}.`);
   }
 }

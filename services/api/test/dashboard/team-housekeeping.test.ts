@@ -182,6 +182,28 @@ describe('refusals in words', () => {
     });
   });
 
+  it('says who may touch an owner, and that an invitation cancelled in another tab is no longer pending', async () => {
+    const { owner, admin } = await team(api.current.db, call, 'Words of Team');
+    const demote = await call('PATCH', `/team/members/${owner.id}`, { cookie: admin.cookie, body: { role: 'member' } });
+    expect(demote.status).toBe(403);
+    expect(demote.body.error).toEqual({
+      type: 'forbidden',
+      message: 'Only owners can give the owner role, or change or remove an owner.',
+    });
+    const sent = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'gone@example.com', role: 'member' },
+    });
+    const path = `/team/invitations/${sent.body.invitation.id}`;
+    expect((await call('DELETE', path, { cookie: owner.cookie })).status).toBe(204);
+    const again = await call('DELETE', path, { cookie: owner.cookie });
+    expect(again.status).toBe(404);
+    expect(again.body.error).toEqual({
+      type: 'not_found',
+      message: 'This invitation is no longer pending: it was accepted or cancelled.',
+    });
+  });
+
   it('says someone removed in another tab is no longer in the workspace, without their id', async () => {
     const { owner, member } = await team(api.current.db, call, 'Gone');
     expect((await call('DELETE', `/team/members/${member.id}`, { cookie: owner.cookie })).status).toBe(204);
