@@ -58,6 +58,7 @@ export function permissionsFor(role: UserRole): Record<Permission, boolean> & { 
 /** What each permission lets one do, after "can" in a refusal (no code or role id shown). */
 const DOES: Record<Permission, string> = {
   manage_campaigns: 'change recovery campaigns',
+  read_tokens: 'see the API tokens',
   manage_tokens: 'manage API tokens',
   manage_webhooks: 'manage webhook endpoints',
   manage_team: 'manage the team',
