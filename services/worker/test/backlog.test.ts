@@ -90,8 +90,11 @@ describe('the delivery backlog', () => {
       behaviour: { kind: 'status', status: 200, delayMs: 200 },
     });
     await world.current.record(Array.from({ length: 100 }, () => numberedEvent(workspace)));
+    // A timeout well above the receiver's 200 ms: on a busy machine a request timed out would be
+    // retried, and this test counts attempts.
     await world.current.startWorker({
       options: { maxInFlightPerEndpoint: setup.cap, ...setup.options },
+      env: { WEBHOOK_TIMEOUT_MS: '3000' },
     });
     await receiver.waitForRequests(endpoint.path, 30, 30_000);
 
@@ -162,7 +165,9 @@ describe('the delivery backlog', () => {
       behaviour: () => ({ kind: 'status', status: ++calls === 40 ? 500 : 200, delayMs: 5 }),
     });
     await world.current.record(Array.from({ length: 120 }, () => numberedEvent(workspace)));
-    await world.current.startWorker({ env: { WEBHOOK_RETRY_DELAYS: '200ms' } });
+    // Only the 40th request fails: a timeout well above the receiver's 5 ms, so that a busy
+    // machine does not fail others.
+    await world.current.startWorker({ env: { WEBHOOK_RETRY_DELAYS: '200ms', WEBHOOK_TIMEOUT_MS: '3000' } });
     await receiver.waitForRequests(endpoint.path, 121, 30_000);
     await eventually(async () => {
       const [row] = await db('webhook_deliveries')
