@@ -28,6 +28,8 @@ export interface TimelineDelivery {
   endpoint_name: string;
   status: string;
   attempt_count: number;
+  /** The attempts sent: `attempt_count` less the skipped lines, which take a number each. */
+  attempts_sent: number;
   last_http_status: number | null;
   /** Why a `skipped` delivery was skipped (its skipped log line, without "skipped: "); null otherwise. */
   skipped_reason: string | null;

@@ -181,7 +181,9 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   },
   'team.role_changed': { from: fromTo(null, roleName), to: hidden },
   'team.removed': { role: (value) => `Was ${roleName(value)}` },
-  'account.password_changed': { sessions_ended: sessionsEnded },
+  'account.password_changed': {
+    other_sessions_ended: (value) => count(value, 'other session ended', 'other sessions ended'),
+  },
   // `step`: records written before migration 0021 told the two apart.
   'account.reset_link_created': { step: hidden },
   'account.reset_link_revoked': { reason, created_by: labelled('Made by') },

@@ -192,5 +192,12 @@ describe('an endpoint turned off, then on again', () => {
       )
       .waitFor();
     await expect(lost.getByRole('link', { name: 'Moved CRM' }).count()).resolves.toBe(1);
+    // The event skipped while it was off, then sent once by Retry failed since… (attempt 2 in the
+    // log, after its skipped line): one attempt sent, as the receiver saw.
+    const recovered = page
+      .getByRole('region', { name: 'Timeline' })
+      .getByRole('listitem')
+      .filter({ hasText: 'recovery.recovered' });
+    await recovered.getByText(/Sent to Moved CRM: succeeded HTTP 200, 1 attempt, delivered/).waitFor();
   });
 });

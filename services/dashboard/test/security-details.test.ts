@@ -51,7 +51,7 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
   'team.joined': [{ role: 'member', invitation_id: 'b6f3c1d2-0000-4000-8000-000000000000' }, ['As Member']],
   'team.role_changed': [{ from: 'member', to: 'admin' }, ['Member → Admin']],
   'team.removed': [{ role: 'owner' }, ['Was Owner']],
-  'account.password_changed': [{ sessions_ended: 2 }, ['2 sessions ended']],
+  'account.password_changed': [{ other_sessions_ended: 1 }, ['1 other session ended']],
   'account.reset_link_created': [{ step: 'link_created' }, []],
   'account.reset_link_revoked': [
     { reason: 'creator_role_changed', created_by: 'ann@acme.test' },

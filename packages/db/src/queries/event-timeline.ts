@@ -4,7 +4,8 @@ import { isoMillisSql } from '../resource-json.js';
  * The events about one campaign or one cancel session, oldest first, as the dashboard's timeline
  * shows them (docs/dashboard-api.md, "Campaigns"): a JSON array (`[]` when none) of
  * `{ kind: "event", at, event_id, type, source, queued, not_sent_reason, deliveries }`, each
- * delivery with its last HTTP status, a skipped one's reason (its skipped log line: the endpoint
+ * delivery with the attempts actually sent (`attempt_count` less its skipped lines, which take an
+ * attempt number each: docs/decisions.md), its last HTTP status, a skipped one's reason (its skipped log line: the endpoint
  * was off when the event was recorded, was turned off before its retry, …), when it was completed
  * and, pending, when its next attempt is due. `queued`: still in the outbox (the dispatcher has not taken it yet). `not_sent_reason`:
  * recorded by the dispatcher (`events_not_sent`), or, still queued, what the dispatcher will find
@@ -30,6 +31,8 @@ export function eventTimelineSql(workspace: string, key: 'campaign_id' | 'sessio
              coalesce((
                SELECT json_agg((SELECT row_to_json(delivery) FROM (SELECT
                         d.id, d.endpoint_id, w.name AS endpoint_name, d.status, d.attempt_count,
+                        d.attempt_count - (SELECT count(*) FROM webhook_attempts a
+                                            WHERE a.delivery_id = d.id AND a.outcome = 'skipped')::int AS attempts_sent,
                         (SELECT a.http_status FROM webhook_attempts a
                           WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1) AS last_http_status,
                         CASE WHEN d.status = 'skipped' THEN

@@ -44,7 +44,6 @@ export async function changePassword(
   const hash = await hashPassword(password);
   await inTransaction(db, async (trx) => {
     await trx('users').where({ id: input.user_id }).update({ password_hash: hash });
-    // The caller signs this browser in again with a new session (account-routes).
     const ended = await revokeUserSessions(trx, input.user_id);
     await revokeOwnResetLinks(trx, input.user_id);
     await recordSecurityEvent(trx, {
@@ -52,7 +51,9 @@ export async function changePassword(
       action: 'account.password_changed',
       actor,
       target: { type: 'user', id: user.id, label: user.email },
-      details: { sessions_ended: ended },
+      // The caller's own session is among those ended, and its browser goes on under a new one
+      // (account-routes): the page says "your other sessions have ended", and so does the log.
+      details: { other_sessions_ended: Math.max(0, ended - 1) },
     });
   });
 }

@@ -870,6 +870,7 @@ describe('details', () => {
             endpoint_name: 'Billing',
             status: 'pending',
             attempt_count: 1,
+            attempts_sent: 1,
             last_http_status: null,
             skipped_reason: null,
             completed_at: null,

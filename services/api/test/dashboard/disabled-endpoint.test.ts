@@ -76,6 +76,8 @@ describe('a delivery skipped because its endpoint was off', () => {
           endpoint_name: 'Moved CRM',
           status: 'skipped',
           attempt_count: 1,
+          // Its skipped line takes attempt 1; nothing was sent.
+          attempts_sent: 0,
           skipped_reason: 'the endpoint was off when this event was recorded',
         },
       ],

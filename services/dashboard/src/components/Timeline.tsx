@@ -123,8 +123,8 @@ function Deliveries({ entry }: { entry: EventEntry }) {
           <li key={delivery.id}>
             Sent to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
             <Badge value={delivery.status} />
-            {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}, {delivery.attempt_count}{' '}
-            {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
+            {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}, {delivery.attempts_sent}{' '}
+            {delivery.attempts_sent === 1 ? 'attempt' : 'attempts'}
             <DeliveryTime delivery={delivery} />
           </li>
         ),
@@ -164,10 +164,10 @@ function DeliveryTime({ delivery }: { delivery: Delivery }) {
 /**
  * A skipped delivery: never delivered, and why (its skipped log line: the endpoint was off when
  * the event was recorded, was turned off before its retry, …). The skip takes an attempt number
- * of its own (docs/decisions.md), so the attempts sent are one fewer than `attempt_count`.
+ * of its own (docs/decisions.md), which `attempts_sent` leaves out.
  */
 function SkippedDelivery({ delivery }: { delivery: Delivery }) {
-  const sent = Math.max(0, delivery.attempt_count - 1);
+  const sent = delivery.attempts_sent;
   return (
     <li>
       Not delivered to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
