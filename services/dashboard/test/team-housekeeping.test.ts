@@ -91,6 +91,10 @@ describe('removing someone who created API tokens', () => {
     await confirm.getByRole('button', { name: 'Remove', exact: true }).click();
     await confirm.waitFor({ state: 'detached' });
     await page.getByRole('row', { name: /alice@acme\.test/ }).waitFor({ state: 'detached' });
+    // The page says who left, and that the tokens they left keep working, in its status line.
+    await expect(page.getByRole('status').filter({ hasText: 'was removed' }).textContent()).resolves.toBe(
+      'Alice Admin was removed. Their 2 API tokens keep working.',
+    );
 
     await page.goto(`${world.current.url}/dashboard/settings/tokens`);
     await heading('API tokens').waitFor();
@@ -119,8 +123,12 @@ describe('removing someone who created API tokens', () => {
       .getByText('Revoked with the removal: the next request with it is refused.', { exact: false })
       .waitFor();
     problems.push(...(await checkPage(page, 'team-remove-revoke-ticked', world.current.screenshots)));
-    await confirm.getByRole('button', { name: 'Remove and revoke tokens' }).click();
+    // One token: the button agrees with the checkbox in number.
+    await confirm.getByRole('button', { name: 'Remove and revoke token', exact: true }).click();
     await confirm.waitFor({ state: 'detached' });
+    await expect(page.getByRole('status').filter({ hasText: 'was removed' }).textContent()).resolves.toBe(
+      'Bob Admin was removed and their 1 API token was revoked.',
+    );
 
     await page.goto(`${world.current.url}/dashboard/settings/tokens`);
     const row = page.getByRole('row', { name: /bob-ci/ });

@@ -224,6 +224,18 @@ function TokensLeftBehind({
   );
 }
 
+/**
+ * The status line after Remove: who left and, when they left active API tokens behind, whether
+ * those were revoked with them or keep working (docs/dashboard-ui.md, "Team").
+ */
+function removedSentence(user: User, tokenCount: number, revoked: boolean): string {
+  const who = user.name || user.email;
+  if (tokenCount === 0) return `${who} was removed.`;
+  const tokens = tokenCount === 1 ? '1 API token' : `${tokenCount} API tokens`;
+  if (revoked) return `${who} was removed and their ${tokens} ${tokenCount === 1 ? 'was' : 'were'} revoked.`;
+  return `${who} was removed. Their ${tokens} ${tokenCount === 1 ? 'keeps' : 'keep'} working.`;
+}
+
 function inviterLabel(invitation: Invitation): string {
   const by = invitation.invited_by;
   if (!by) return '—';
@@ -291,13 +303,16 @@ export default function Team() {
     // Either way the confirmation gives the focus back to the select as it closes (Dialog).
     if (saved) setChanging(null);
   };
-  const remove = (user: User, revoke: boolean) => {
+  const remove = (user: User, tokenCount: number, revoke: boolean) => {
     resetting.clear();
-    void confirmed.run(async () => {
-      await api('DELETE', `/team/members/${user.id}`, revoke ? { body: { revoke_tokens: true } } : {});
-      setRemoving(null);
-      team.reload();
-    });
+    void confirmed.run(
+      async () => {
+        await api('DELETE', `/team/members/${user.id}`, revoke ? { body: { revoke_tokens: true } } : {});
+        setRemoving(null);
+        team.reload();
+      },
+      { done: removedSentence(user, tokenCount, revoke) },
+    );
   };
   const revokeInvitation = (invitation: Invitation) => {
     resetting.clear();
@@ -484,9 +499,15 @@ export default function Team() {
               />
             </div>
           }
-          confirmLabel={revokeTokens && tokensOfRemoved.made.length > 0 ? 'Remove and revoke tokens' : 'Remove'}
+          confirmLabel={
+            revokeTokens && tokensOfRemoved.made.length > 0
+              ? `Remove and revoke ${tokensOfRemoved.made.length === 1 ? 'token' : 'tokens'}`
+              : 'Remove'
+          }
           action={confirmed}
-          onConfirm={() => remove(removing, revokeTokens && tokensOfRemoved.made.length > 0)}
+          onConfirm={() =>
+            remove(removing, tokensOfRemoved.made.length, revokeTokens && tokensOfRemoved.made.length > 0)
+          }
           onClose={() => setRemoving(null)}
         />
       )}
