@@ -6,7 +6,7 @@ import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
 import { ErrorNote, LiveStatus, LoadError, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
-import { formatLocalTime } from '../../format.js';
+import { formatLocalTime, viewerZone } from '../../format.js';
 import { useLoad } from '../../hooks.js';
 import { Link, navigate } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -179,7 +179,7 @@ function RecoverDialog({
           was off included.
         </p>
         <Field
-          label="Since (your time zone)"
+          label={`Since (${viewerZone()} time)`}
           type="datetime-local"
           required
           value={since}
