@@ -141,7 +141,9 @@ export function useSearchParams(): [URLSearchParams, (next: Record<string, strin
       if (value) merged.set(key, value);
       else merged.delete(key);
     }
-    const text = merged.toString();
+    // A slash is allowed in a query string (RFC 3986): `tz=Pacific/Auckland` reads as it means,
+    // where URLSearchParams writes `Pacific%2FAuckland`; both read back the same.
+    const text = merged.toString().replace(/%2F/gi, '/');
     navigate(`${pathOnly(path)}${text ? `?${text}` : ''}`, { replace: true, keepScroll: true });
   };
   return [params, set];

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES } from '@retention/core/enums';
 import { API_BASE, api, query } from '../api/client.js';
 import type { Campaign, List } from '../api/types.js';
@@ -125,16 +125,29 @@ export default function Campaigns() {
   const dayZone = dayZoneOf(asked);
   const { zone } = dayZone;
   const apiFilters = apiFiltersOf(filters, zone);
-  // An address with days and no zone (typed, or shared before the zone was kept): its days are
-  // the viewer's, and the address now says so, for a link copied from it.
+  /**
+   * A zone the address named that this browser does not know, replaced there by the viewer's:
+   * the note saying so stays for this page view, until a day is picked or cleared.
+   */
+  const [unknownAsked, setUnknownAsked] = useState<string | null>(null);
+  // An address with days and no zone (typed, or shared before the zone was kept), or with a zone
+  // this browser does not know: its days are the viewer's, and the address now says so, for a
+  // link copied from it.
   useEffect(() => {
-    if (hasDays && !filters.tz) setParams({ tz: zone });
+    if (!hasDays) return;
+    if (dayZone.unknown) setUnknownAsked(filters.tz);
+    if (!filters.tz || dayZone.unknown) setParams({ tz: zone });
   }, [hasDays, filters.tz]);
   /** A day picked: the address keeps the zone it was picked in (none once both days are cleared). */
   const setDay = (next: { from: string } | { to: string }) => {
     const days = { from: filters.from, to: filters.to, ...next };
+    setUnknownAsked(null);
     setParams({ ...next, tz: days.from || days.to ? zone : '' });
   };
+  const notes =
+    unknownAsked !== null && !dayZone.unknown && !dayZone.fromLink
+      ? { ...dayZone, unknown: true, asked: unknownAsked }
+      : { ...dayZone, asked };
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
   const rangeProblem = emptyDayRange(filters.from, filters.to);
@@ -175,7 +188,7 @@ export default function Campaigns() {
           before={{ label: 'First failed before', value: filters.to, onChange: (to) => setDay({ to }) }}
           problem={rangeProblem}
           zone={zone}
-          notes={<ZoneNotes {...dayZone} asked={asked} onUseMine={() => setParams({ tz: dayZone.viewer })} />}
+          notes={<ZoneNotes {...notes} onUseMine={() => setParams({ tz: dayZone.viewer })} />}
         />
       </div>
       {!asksNothing && <CampaignTable apiFilters={apiFilters} sayFirstLoad={afterAskingNothing} />}
