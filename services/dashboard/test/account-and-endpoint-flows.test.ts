@@ -7,7 +7,7 @@ import { createEndpoint, deleteEndpoint, recoverCampaign } from '@retention/doma
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { description, expectFieldError } from './support/field-errors.js';
-import { seriousViolations } from './support/page-checks.js';
+import { checkPage, seriousViolations } from './support/page-checks.js';
 
 /**
  * The account and endpoint flows settings-flows.test.ts does not drive: password change, sign
@@ -350,7 +350,7 @@ describe('an endpoint that keeps failing', () => {
     await expect(dialog.getByLabel(sinceLabel, { exact: true }).inputValue()).resolves.toMatch(
       /^\d{4}-\d\d-\d\dT\d\d:\d\d$/,
     );
-    problems.push(...(await seriousViolations(page, 'retry failed dialog')));
+    problems.push(...(await checkPage(page, 'retry-failed-dialog', world.current.screenshots)));
     // A time in the future is refused at the field, in words; the day before is then taken.
     const since = dialog.getByLabel(sinceLabel, { exact: true });
     const dayBefore = await since.inputValue();

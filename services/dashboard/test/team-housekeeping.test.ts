@@ -129,6 +129,7 @@ describe('removing someone who created API tokens', () => {
     await expect(page.getByRole('status').filter({ hasText: 'was removed' }).textContent()).resolves.toBe(
       'Bob Admin was removed and their 1 API token was revoked.',
     );
+    problems.push(...(await checkPage(page, 'team-removed-status', world.current.screenshots)));
 
     await page.goto(`${world.current.url}/dashboard/settings/tokens`);
     const row = page.getByRole('row', { name: /bob-ci/ });

@@ -239,13 +239,16 @@ describe('a shared Campaigns link with days', () => {
     await expect(utc.getByText(overviewNote).count()).resolves.toBe(0);
   });
 
-  it('fits its notes at 390 and 1280 px without sideways scrolling', async () => {
+  it.each([
+    ['link-zone', `tz=${encodeURIComponent(AUCKLAND)}`, IN_AUCKLAND_DAYS],
+    ['unknown-zone', 'tz=%2B13:00', IN_LOS_ANGELES_DAYS],
+  ])('fits its notes (%s) at 390 and 1280 px without sideways scrolling', async (name, tz, rows) => {
     for (const width of [390, 1280]) {
       const losAngeles = await agent(LOS_ANGELES, 'en-US', { width, height: 900 });
-      await openCampaigns(losAngeles, `?${DAYS}&tz=${encodeURIComponent(AUCKLAND)}`);
-      await settlesTo(losAngeles, IN_AUCKLAND_DAYS);
+      await openCampaigns(losAngeles, `?${DAYS}&${tz}`);
+      await settlesTo(losAngeles, rows);
       await losAngeles.screenshot({
-        path: path.join(world.current.screenshots, `campaigns-link-zone-${width}.png`),
+        path: path.join(world.current.screenshots, `campaigns-${name}-${width}.png`),
         fullPage: true,
       });
       const overflow = await losAngeles.evaluate<number>(
