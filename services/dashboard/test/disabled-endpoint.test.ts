@@ -154,7 +154,8 @@ describe('an endpoint turned off, then on again', () => {
     await page.getByRole('button', { name: 'Retry failed since…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Retry failed deliveries' });
     await dialog.getByText(/events recorded while it was off included/).waitFor();
-    const since = await dialog.getByLabel('Since (your time zone)').inputValue();
+    const zone = await page.evaluate(() => new Intl.DateTimeFormat().resolvedOptions().timeZone);
+    const since = await dialog.getByLabel(`Since (${zone} time)`, { exact: true }).inputValue();
     const expected = await page.evaluate((iso) => {
       const date = new Date(iso);
       return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
