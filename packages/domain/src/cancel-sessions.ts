@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import {
   CANCEL_OUTCOMES,
+  invalidField,
   CANCEL_REASON_CODES,
   isOneOf,
   OneOf,
@@ -30,6 +31,11 @@ export interface RecordCancelSessionInput {
    * time Stripe says the subscription was canceled); now when omitted. Not in the future.
    */
   at?: Date;
+  /**
+   * When the customer entered the flow (the row's `created_at`), when the caller knows it and it
+   * is before `at`: the demo's sessions lasted a few minutes. `at` (or now) when omitted.
+   */
+  started_at?: Date;
 }
 
 const validateSession = inputValidator(
@@ -55,9 +61,14 @@ const validateSession = inputValidator(
  * what the flow saw; the subscription itself is the processor's, and changes when it syncs.
  */
 export async function recordCancelSession(db: Db, input: RecordCancelSessionInput): Promise<CancelSession> {
-  const { at, ...fields } = input;
+  const { at, started_at: startedAt, ...fields } = input;
   const valid = validateSession(fields);
   if (at !== undefined) assertPastDate(at, 'at');
+  if (startedAt !== undefined) {
+    assertPastDate(startedAt, 'started_at');
+    if (startedAt.getTime() > (at ?? new Date()).getTime())
+      throw invalidField('started_at', 'must not be after the end');
+  }
   return inTransaction(db, async (trx) => {
     await getWorkspace(trx, valid.workspace_id);
     const customer = await requireCustomer(trx, valid.customer_id, valid.workspace_id);
@@ -75,6 +86,7 @@ export async function recordCancelSession(db: Db, input: RecordCancelSessionInpu
         monthly_mrr_cents: valid.monthly_mrr_cents,
         currency: valid.currency,
         ...(at !== undefined && { created_at: at, ended_at: at }),
+        ...(startedAt !== undefined && { created_at: startedAt }),
       })
       .returning('*')) as CancelSessionRow[];
     const row = session!;

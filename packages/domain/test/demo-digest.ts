@@ -3,12 +3,17 @@ import type { Db } from '@retention/db';
 /**
  * A digest of a seeded workspace's data that ignores what is generated afresh on every run
  * (UUIDs, the API token, signing secrets): rows are identified by their processor ids (events
- * by their campaign's invoice), and timestamps are
+ * by their campaign's invoice or their cancel session's customer), and timestamps are
  * taken relative to the seed's `as_of`, so two runs of one seed at different times compare equal.
  */
 export async function demoDigest(db: Db, workspaceId: string, asOf: string): Promise<Record<string, string>> {
   const relative = (column: string) =>
     `CAST(extract(epoch FROM ${column} - CAST(:asOf AS timestamptz)) * 1000 AS bigint)`;
+  // What an event is about, in words that survive a reseed: a campaign's invoice, or a cancel
+  // session's customer and start.
+  const subject = `coalesce(k.psp_invoice_id, c.psp_customer_id || ' ' || ${relative('x.created_at')})`;
+  const subjectJoins = `LEFT JOIN recovery_campaigns k ON k.id::text = e.data ->> 'campaign_id'
+    LEFT JOIN cancel_sessions x ON x.id::text = e.data ->> 'session_id' LEFT JOIN customers c ON c.id = x.customer_id`;
   const queries: Record<string, string> = {
     workspace: `SELECT name, processor_status, display_currency FROM workspaces WHERE id = :workspaceId`,
     users: `SELECT email, role FROM users WHERE workspace_id = :workspaceId ORDER BY email`,
@@ -34,21 +39,22 @@ export async function demoDigest(db: Db, workspaceId: string, asOf: string): Pro
                         FROM cancel_sessions x JOIN customers c ON c.id = x.customer_id
                         LEFT JOIN subscriptions s ON s.id = x.subscription_id
                        WHERE x.workspace_id = :workspaceId ORDER BY c.psp_customer_id, x.created_at`,
-    // The campaigns' history: events (named by their campaign's invoice), deliveries and attempts, manual closes.
-    events: `SELECT e.type, k.psp_invoice_id, e.data - 'campaign_id' AS data, ${relative('e.created_at')} AS created,
+    // The history: events (named by their campaign's invoice or their cancel session's customer and
+    // start), deliveries and attempts, manual closes.
+    events: `SELECT e.type, ${subject} AS subject, e.data - 'campaign_id' - 'session_id' AS data,
+                    ${relative('e.created_at')} AS created,
                     EXISTS (SELECT 1 FROM event_outbox o WHERE o.event_id = e.id) AS undispatched
-               FROM events e JOIN recovery_campaigns k ON k.id::text = e.data ->> 'campaign_id'
+               FROM events e ${subjectJoins}
               WHERE e.workspace_id = :workspaceId`,
     webhook_endpoints: `SELECT name, url, event_types, enabled, ${relative('created_at')} AS created,
                                ${relative('last_success_at')} AS last_success, ${relative('last_failure_at')} AS last_failure
                           FROM webhook_endpoints WHERE workspace_id = :workspaceId`,
-    webhook_attempts: `SELECT w.name, d.event_type, k.psp_invoice_id, d.status, d.attempt_count,
+    webhook_attempts: `SELECT w.name, d.event_type, ${subject} AS subject, d.status, d.attempt_count,
                               ${relative('d.created_at')} AS created, ${relative('d.completed_at')} AS completed,
                               a.attempt, a.outcome, a.http_status, a.error, a.response_body, a.duration_ms,
                               ${relative('a.attempted_at')} AS attempted, ${relative('a.next_attempt_at')} AS next_attempt
                          FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                         JOIN events e ON e.id = d.event_id
-                         JOIN recovery_campaigns k ON k.id::text = e.data ->> 'campaign_id'
+                         JOIN events e ON e.id = d.event_id ${subjectJoins}
                          JOIN webhook_attempts a ON a.delivery_id = d.id
                         WHERE d.workspace_id = :workspaceId`,
     security_events: `SELECT x.action, u.email, x.target_label, x.ip_address, x.user_agent, x.details,

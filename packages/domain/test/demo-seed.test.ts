@@ -137,7 +137,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
     const campaigns = await db('recovery_campaigns').where({ workspace_id: seeded.workspace.id });
     const events = await eventsOf(db, seeded.workspace.id);
     const byCampaign = new Map<string, typeof events>();
-    for (const event of events) {
+    for (const event of events.filter((row) => row.type.startsWith('recovery.'))) {
       const id = (event.data as { campaign_id: string }).campaign_id;
       byCampaign.set(id, [...(byCampaign.get(id) ?? []), event]);
     }
@@ -163,7 +163,9 @@ describe('seedDemo realism (500 customers, the default)', () => {
       }[campaign.status as string];
       expect([campaign.psp_invoice_id, story(campaign)]).toEqual([campaign.psp_invoice_id, expected]);
     }
-    expect(events).toHaveLength(byCampaign.size + campaigns.filter((campaign) => campaign.closed_at).length);
+    expect(events.filter((event) => event.type.startsWith('recovery.'))).toHaveLength(
+      byCampaign.size + campaigns.filter((campaign) => campaign.closed_at).length,
+    );
     // Recorded in the order they happened, and dispatched: no webhook goes out for the past.
     const times = events.map((event) => event.created_at.getTime());
     expect(times).toEqual([...times].sort((a, b) => a - b));
@@ -195,11 +197,61 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(admin.last_sign_in_at?.getTime()).toBe(marked.at(-1)!.created_at.getTime());
   });
 
+  it('records each cancel session as the CLI and the processor sync do (recordCancelSession), when it ended: cancel.saved or cancel.lost with its deliveries, nothing for an abandoned one', async () => {
+    const { db } = database.current;
+    const workspaceId = seeded.workspace.id;
+    const sessions = await db('cancel_sessions').where({ workspace_id: workspaceId }).orderBy('ended_at');
+    const emails = new Map(
+      (await db('customers').where({ workspace_id: workspaceId })).map((customer) => [customer.id, customer.email]),
+    );
+    const events = (await eventsOf(db, workspaceId)).filter((event) => event.type.startsWith('cancel.'));
+    const bySession = new Map(events.map((event) => [(event.data as { session_id: string }).session_id, event]));
+    expect(bySession.size).toBe(events.length);
+    for (const session of sessions) {
+      const event = bySession.get(session.id);
+      expect([
+        session.outcome,
+        event && { type: event.type, at: event.created_at.getTime(), data: event.data },
+      ]).toEqual([
+        session.outcome,
+        session.outcome === 'abandoned'
+          ? undefined
+          : {
+              type: session.outcome === 'canceled' ? 'cancel.lost' : 'cancel.saved',
+              at: session.ended_at.getTime(),
+              data: {
+                session_id: session.id,
+                outcome: session.outcome,
+                reason_code: session.reason_code,
+                customer_email: emails.get(session.customer_id),
+                monthly_mrr_cents: session.monthly_mrr_cents,
+                currency: session.currency,
+              },
+            },
+      ]);
+      // The flow took minutes: it began before it ended, as the generator says.
+      expect(session.created_at.getTime()).toBeLessThan(session.ended_at.getTime());
+    }
+    expect(events).toHaveLength(sessions.filter((session) => session.outcome !== 'abandoned').length);
+
+    // A recent saved session's event went to the CRM, which takes cancel events; an abandoned one has none to send.
+    const keptSince = NOW.getTime() - 90 * DAY;
+    const recent = sessions.filter((session) => session.ended_at.getTime() >= keptSince);
+    const saved = recent.find((session) => session.outcome.startsWith('saved_'))!;
+    const canceled = recent.find((session) => session.outcome === 'canceled')!;
+    expect(recent.some((session) => session.outcome === 'abandoned')).toBe(true);
+    const crm = await db('webhook_endpoints').where({ workspace_id: workspaceId, name: 'CRM' }).first();
+    for (const session of [saved, canceled]) {
+      const deliveries = await db('webhook_deliveries').where({ event_id: bySession.get(session.id)!.id });
+      expect(deliveries.map((delivery) => [delivery.endpoint_id, delivery.status])).toEqual([[crm.id, 'succeeded']]);
+    }
+  });
+
   it("delivers the last 90 days' events (the webhook log's retention) to the endpoints subscribed, mostly at the first attempt", async () => {
     const { db } = database.current;
     const endpoints = await db('webhook_endpoints').where({ workspace_id: seeded.workspace.id }).orderBy('name');
     expect(endpoints.map((endpoint) => [endpoint.name, endpoint.event_types, endpoint.enabled])).toEqual([
-      ['CRM', ['recovery.recovered', 'recovery.lost'], true],
+      ['CRM', ['recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost'], true],
       ['Dunning e-mails', ['recovery.opened', 'recovery.recovered', 'recovery.lost'], true],
     ]);
     const keptSince = NOW.getTime() - 90 * DAY;

@@ -110,6 +110,21 @@ describe('recordCancelSession', () => {
     });
   });
 
+  it('takes when the flow began (started_at) apart from when it ended (at), the event at the end', async () => {
+    const startedAt = new Date('2026-03-02T10:00:00.000Z');
+    const at = new Date('2026-03-02T10:04:30.000Z');
+    const session = await recordCancelSession(
+      database.current.db,
+      input({ outcome: 'saved_discount', started_at: startedAt, at }),
+    );
+    expect(session).toMatchObject({ created_at: startedAt.toISOString(), ended_at: at.toISOString() });
+    expect(await lastEvent(g.a.id)).toMatchObject({
+      type: 'cancel.saved',
+      created_at: at,
+      data: { session_id: session.id },
+    });
+  });
+
   it('records the event of a disconnected workspace too', async () => {
     const session = await recordCancelSession(
       database.current.db,
@@ -138,6 +153,16 @@ describe('recordCancelSession', () => {
       ['feedback with a NUL', { feedback: 'bad\u0000byte' }, /feedback/],
       ['feedback of 5001 characters', { feedback: 'x'.repeat(5001) }, /feedback/],
       ['a non-UUID subscription', { subscription_id: 'sub_123' }, /subscription_id: must be a UUID/],
+      [
+        'a start after the end',
+        { started_at: new Date('2026-03-02T10:05:00.000Z'), at: new Date('2026-03-02T10:00:00.000Z') },
+        /started_at: must not be after the end/,
+      ],
+      [
+        'a start in the future',
+        { started_at: new Date(Date.now() + 86_400_000) },
+        /started_at: must not be in the future/,
+      ],
     ])('invalid_param for %s', async (_name, overrides, message) => {
       const { db } = database.current;
       await expectRefusal(db, 'invalid_param', () => recordCancelSession(db, input(overrides)), message);

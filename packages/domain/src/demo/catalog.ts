@@ -191,7 +191,8 @@ export const DEMO_ENDPOINTS = [
     key: 'crm',
     name: 'CRM',
     url: `https://crm.${DEMO_BUSINESS.domain}/webhooks/retention`,
-    events: ['recovery.recovered', 'recovery.lost'],
+    // A CRM records what happened to each account: won back, lost, saved or canceled in the flow.
+    events: ['recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost'],
     accepts: { status: 202, body: 'Accepted' },
   },
 ] as const;

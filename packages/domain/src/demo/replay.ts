@@ -4,22 +4,25 @@ import { closeStaleCampaigns } from '../campaigns/close-stale.js';
 import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
 import { markCampaignRecovered } from '../campaigns/mark.js';
 import { openCampaign } from '../campaigns/open.js';
-import type { FixtureCampaign, FixtureWorkspaceResult } from '../fixtures/schema.js';
+import { recordCancelSession } from '../cancel-sessions.js';
+import type { FixtureCampaign, FixtureCancelSession, FixtureWorkspaceResult } from '../fixtures/schema.js';
 import { STALE_AFTER_DAYS } from './generate.js';
 import type { SeededRandom } from './random.js';
 
 /**
  * The demo's history, played through the domain actions rather than imported, so that a demo
- * campaign's page reads like a real one's: its timeline (each event, each delivery to the
- * business's endpoints and who closed it by hand) comes from the same actions and the same
- * tables as a real campaign's.
+ * campaign's or cancel session's page reads like a real one's: its timeline (each event, each
+ * delivery to the business's endpoints and who closed it by hand) comes from the same actions
+ * and the same tables as a real one's.
  */
 
-export interface CampaignHistory {
+export interface History {
   workspaceId: string;
   loaded: FixtureWorkspaceResult;
   /** The generator's campaigns, with the fate each met (status, times, how it was recovered). */
   campaigns: FixtureCampaign[];
+  /** The generator's cancel sessions, each with its outcome and when it began and ended. */
+  cancelSessions: FixtureCancelSession[];
   /** Who marks campaigns recovered by hand (a user allowed to), and from where. */
   operator: { user_id: string; ip: string; user_agent: string };
 }
@@ -31,7 +34,10 @@ interface Step {
 }
 
 /**
- * Plays each campaign's story in time order, each action at the time it happened: the failure
+ * Plays the history in time order, each action at the time it happened. A cancel session is
+ * recorded when it ended (`recordCancelSession`, as the CLI's `cancel-session record` and the
+ * processor's sync of a cancellation do): a `saved_*` one emits `cancel.saved`, a `canceled` one
+ * `cancel.lost`, an abandoned one nothing. Each campaign's story: the failure
  * opens it (`openCampaign`, `recovery.opened`); then the processor collects it
  * (`recoverCampaign` by retry, card update or out of band), the operator marks it recovered
  * (`markCampaignRecovered`: `recovery.recovered` and the security log's record), the processor
@@ -39,7 +45,7 @@ interface Step {
  * (`closeStaleCampaigns` run at that moment, `recovery.lost` with `auto_close_stale`). Campaigns
  * still open stay open. Returns the campaigns' ids in the order given.
  */
-export async function replayCampaigns(trx: Transaction, history: CampaignHistory): Promise<string[]> {
+export async function replayHistory(trx: Transaction, history: History): Promise<string[]> {
   const { workspaceId, loaded, operator } = history;
   const ids: string[] = [];
   const steps: Step[] = [];
@@ -99,6 +105,27 @@ export async function replayCampaigns(trx: Transaction, history: CampaignHistory
       default:
         break;
     }
+  });
+  const sessionsFrom = 2 * history.campaigns.length;
+  history.cancelSessions.forEach((session, index) => {
+    const endedAt = new Date(session.ended_at!);
+    steps.push({
+      at: endedAt.getTime(),
+      order: sessionsFrom + index,
+      run: () =>
+        recordCancelSession(trx, {
+          workspace_id: workspaceId,
+          customer_id: loaded.customers[session.customer]!,
+          ...(session.subscription != null && { subscription_id: loaded.subscriptions[session.subscription]! }),
+          outcome: session.outcome!,
+          reason_code: session.reason_code!,
+          monthly_mrr_cents: session.monthly_mrr_cents!,
+          currency: session.currency!,
+          ...(session.feedback != null && { feedback: session.feedback }),
+          started_at: new Date(session.created_at!),
+          at: endedAt,
+        }),
+    });
   });
   steps.sort((a, b) => a.at - b.at || a.order - b.order);
   for (const step of steps) await step.run();

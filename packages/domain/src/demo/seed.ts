@@ -13,7 +13,7 @@ import {
 import { buildDemoFixture, MIN_DEMO_CUSTOMERS, type DemoSummary } from './generate.js';
 import { SeededRandom } from './random.js';
 import { demoReceiverUrl } from './receiver.js';
-import { replayCampaigns, replayWebhookLog } from './replay.js';
+import { replayHistory, replayWebhookLog } from './replay.js';
 
 export const DEMO_DEFAULT_CUSTOMERS = 500;
 export const DEMO_DEFAULT_SEED = 1;
@@ -80,8 +80,8 @@ const DAY = 86_400_000;
 /**
  * Creates a demo workspace with a realistic business's data (see `buildDemoFixture`), an
  * owner, an admin and a member, two webhook endpoints and a fresh API token, in one
- * transaction. People, customers, subscriptions and cancel sessions are imported through the
- * fixture loader; the campaigns are played through the domain actions at the times they
+ * transaction. People, customers and subscriptions are imported through the fixture loader;
+ * the campaigns and cancel sessions are played through the domain actions at the times they
  * happened (replay.ts), so each has the timeline a real one would: its events, their
  * deliveries to the endpoints, who closed it by hand. Those events are history: they leave
  * the outbox as they are written, and no webhook goes out for them.
@@ -96,7 +96,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
   if (!Number.isFinite(now)) throw invalidField('now', 'must be a valid date');
   assertPastDate(new Date(now), 'now');
   const { file, summary } = buildDemoFixture({ customers: valid.customers, seed: valid.seed, now });
-  const { campaigns = [], ...imported } = file.workspaces[0]!;
+  const { campaigns = [], cancel_sessions: cancelSessions = [], ...imported } = file.workspaces[0]!;
   const loaded = await inTransaction(db, async (trx) => {
     const workspace = (
       await loadFixtures(trx, options.secretsKey, {
@@ -113,10 +113,11 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
         ],
       })
     ).workspaces.demo!;
-    await replayCampaigns(trx, {
+    await replayHistory(trx, {
       workspaceId: workspace.id,
       loaded: workspace,
       campaigns,
+      cancelSessions,
       operator: { user_id: workspace.users.admin!, ...DEMO_OPERATOR },
     });
     // The admin marked campaigns recovered by hand (the security log says when, from where):
