@@ -138,4 +138,27 @@ describe("a cancel session's timeline", () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
+
+  it('says a saved session without an event was imported, not that an event is missing', async () => {
+    // As `fixtures load` imports it: the row alone, no event.
+    const [session] = await world.current
+      .db('cancel_sessions')
+      .insert({
+        workspace_id: ids.workspace,
+        customer_id: ids.customer,
+        outcome: 'saved_discount',
+        reason_code: 'too_expensive',
+        monthly_mrr_cents: 4_900,
+        currency: 'usd',
+      })
+      .returning<Array<{ id: string }>>('id');
+    await page.goto(`${world.current.url}/dashboard/cancel-sessions/${session!.id}`);
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline
+      .getByText(
+        'No event is on record for this session: it was imported with past data rather than recorded when it ended, so nothing about it was sent to your webhook endpoints.',
+      )
+      .waitFor();
+    await expect(timeline.getByText(/No events have been recorded/).count()).resolves.toBe(0);
+  });
 });
