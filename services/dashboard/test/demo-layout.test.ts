@@ -1058,6 +1058,33 @@ describe('a demo campaign', () => {
   });
 });
 
+describe('a demo cancel session', () => {
+  /** The newest demo session with one of these outcomes: within the webhook log's 90 days. */
+  const newest = (outcomes: string[]) =>
+    world.current
+      .db('cancel_sessions')
+      .where({ workspace_id: demo.workspace.id })
+      .whereIn('outcome', outcomes)
+      .orderBy('ended_at', 'desc')
+      .first<{ id: string }>('id');
+
+  it('saved: its cancel.saved event, delivered to the CRM; abandoned: no event, as for a real one', async () => {
+    const saved = await newest(['saved_discount', 'saved_pause', 'saved_downgrade', 'saved_other']);
+    await open(`/cancel-sessions/${saved.id}`);
+    const region = page.getByRole('region', { name: 'Timeline' });
+    await region.getByRole('listitem').first().waitFor();
+    await expect(region.getByRole('list').first().locator(':scope > li').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/cancel\.saved.*Sent to CRM: succeeded HTTP 202, \d attempts?/),
+    ]);
+    const abandoned = await newest(['abandoned']);
+    await open(`/cancel-sessions/${abandoned.id}`);
+    await page
+      .getByRole('region', { name: 'Timeline' })
+      .getByText(/no event is recorded for an abandoned session/)
+      .waitFor();
+  });
+});
+
 describe("a customer's page at 1280 px", () => {
   /** A campaign of the customer whose decline code the test makes longer than any column. */
   let lengthened: { id: string; decline_code: string } | undefined;
