@@ -21,11 +21,10 @@ const config: Config = {
   globalTeardown: '<rootDir>/packages/testkit/src/global-teardown.mjs',
   testTimeout: 30_000,
   // The suites wait on servers, child processes, Redis, PostgreSQL and a browser far more than
-  // they compute, so they run well side by side even on two cores, where jest's default (one
+  // they compute, so two run well side by side even on two cores, where jest's default (one
   // fewer than the cores) would run them one at a time: measured on the 2-core CI machine,
-  // 570 s in band against 385 s with two workers, every suite passing; three on two cores:
-  // see docs/performance.md, "The test suite's wall time".
-  maxWorkers: Math.max(3, availableParallelism() - 1),
+  // 570 s in band against 385 s with two workers, every suite passing.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
 };
 
 export default config;
