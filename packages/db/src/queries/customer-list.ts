@@ -1,4 +1,5 @@
 import type { Customer, ListEnvelope } from '@retention/core';
+import { SEARCH_MIN_CHARACTERS } from '@retention/core/search';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
@@ -51,9 +52,6 @@ const BRACKETED_ADDRESS = /<([^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)>/;
  */
 const WORD_SEPARATORS = /[\s,;"()<>]+/;
 
-/** The shortest word the trigram index can look up (one trigram). */
-const INDEXED_WORD = 3;
-
 /**
  * The condition a search (`q`) puts on the customers table (the alias's) and its bindings:
  * - the e-mail equal to a whole address, any case (an address in angle brackets, as a mail
@@ -66,7 +64,7 @@ export function customerSearchMatch(q: string, alias = 'customers'): [sql: strin
   const address = BRACKETED_ADDRESS.exec(q)?.[1] ?? (WHOLE_ADDRESS.test(q) ? q : undefined);
   if (address !== undefined) return [`lower(${alias}.email) = lower(?)`, [address]];
   const words = q.split(WORD_SEPARATORS).filter((word) => word !== '');
-  const searched = words.some((word) => word.length >= INDEXED_WORD) ? words : [q];
+  const searched = words.some((word) => word.length >= SEARCH_MIN_CHARACTERS) ? words : [q];
   return [
     searched.map(() => `${customerSearchText(alias)} LIKE lower(?)`).join(' AND '),
     searched.map(containsPattern),

@@ -31,16 +31,19 @@ export function eventTimelineSql(workspace: string, key: 'campaign_id' | 'sessio
              coalesce((
                SELECT json_agg((SELECT row_to_json(delivery) FROM (SELECT
                         d.id, d.endpoint_id, w.name AS endpoint_name, d.status, d.attempt_count,
-                        d.attempt_count - (SELECT count(*) FROM webhook_attempts a
-                                            WHERE a.delivery_id = d.id AND a.outcome = 'skipped')::int AS attempts_sent,
-                        (SELECT a.http_status FROM webhook_attempts a
-                          WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1) AS last_http_status,
-                        CASE WHEN d.status = 'skipped' THEN
-                          (SELECT regexp_replace(a.error, '^skipped: ', '') FROM webhook_attempts a
-                            WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1) END AS skipped_reason,
+                        d.attempt_count - lines.skipped AS attempts_sent,
+                        lines.last_http_status,
+                        CASE WHEN d.status = 'skipped' THEN regexp_replace(lines.last_error, '^skipped: ', '') END
+                          AS skipped_reason,
                         ${isoMillisSql('d.completed_at')} AS completed_at,
                         ${isoMillisSql('d.next_attempt_at')} AS next_attempt_at) delivery) ORDER BY d.created_at)
                  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                 -- The delivery's log lines read once: its skipped lines, and its last line's status and error.
+                CROSS JOIN LATERAL (
+                  SELECT count(*) FILTER (WHERE a.outcome = 'skipped')::int AS skipped,
+                         (array_agg(a.http_status ORDER BY a.attempt DESC))[1] AS last_http_status,
+                         (array_agg(a.error ORDER BY a.attempt DESC))[1] AS last_error
+                    FROM webhook_attempts a WHERE a.delivery_id = d.id) lines
                 WHERE d.event_id = e.id), '[]'::json) AS deliveries) entry) ORDER BY e.seq)
       FROM events e
      CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM event_outbox o WHERE o.seq = e.seq) AS queued) q

@@ -101,7 +101,7 @@ export function teamRoutes(context: DashboardContext): Router {
     );
     // Their browsers are no longer trusted: should the address join again, none is exempt.
     await sessionsChanged(context, { forgetDevicesOf: removed.user.email });
-    if (removed.revoked_tokens.length > 0) await context.announceTokenChange();
+    if (removed.revoked_tokens > 0) await context.announceTokenChange();
     res.status(204).end();
   });
 

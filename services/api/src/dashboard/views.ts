@@ -1,7 +1,7 @@
-import { EVENT_TYPES, toIsoMillis } from '@retention/core';
+import { EVENT_TYPES } from '@retention/core';
 import type { Queryable } from '@retention/db';
 import {
-  endpointAlerts,
+  endpointsOff,
   getWorkspace,
   toAccountUser,
   type AccountUserRow,
@@ -32,23 +32,16 @@ export const EVENT_TYPE_LIST = [...EVENT_TYPES];
  * in its log as skipped, for Retry failed since…). The public API's endpoint is unchanged.
  */
 export async function endpointViews(db: Queryable, endpoints: WebhookEndpoint[]) {
-  const ids = endpoints.map((endpoint) => endpoint.id);
-  const alerts = await endpointAlerts(db, ids);
-  const off = ids.length === 0 ? [] : await endpointsOffSince(db, ids);
-  const offSince = new Map(off.map((row) => [row.id, toIsoMillis(row.disabled_at)]));
+  // Only an endpoint that is off has either: none off, no statement.
+  const off = await endpointsOff(
+    db,
+    endpoints.filter((endpoint) => !endpoint.enabled).map((endpoint) => endpoint.id),
+  );
   return endpoints.map((endpoint) => ({
     ...endpoint,
-    alert: alerts.get(endpoint.id) ?? null,
-    disabled_at: offSince.get(endpoint.id) ?? null,
+    alert: off.get(endpoint.id)?.alert ?? null,
+    disabled_at: off.get(endpoint.id)?.disabled_at ?? null,
   }));
-}
-
-function endpointsOffSince(db: Queryable, ids: string[]) {
-  return db('webhook_endpoints')
-    .whereIn('id', ids)
-    .where({ enabled: false })
-    .whereNotNull('disabled_at')
-    .select<Array<{ id: string; disabled_at: Date }>>('id', 'disabled_at');
 }
 
 export async function endpointView(db: Queryable, endpoint: WebhookEndpoint) {
