@@ -154,19 +154,8 @@ export function viewerZone(): string {
   return new Intl.DateTimeFormat(LOCALE).resolvedOptions().timeZone;
 }
 
-/**
- * An IANA time zone name as this browser spells it (`pacific/auckland` -> `Pacific/Auckland`),
- * or null for one it does not know or for an offset (`+13:00`): a zone from an address is
- * checked here before any use, and an unknown one never throws.
- */
-export function knownZone(name: string): string | null {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
+/** A zone from the address, checked before any use (the export's `tz` is checked the same way). */
+export { knownZone } from '@retention/core/time-zones';
 
 const zoneWalls = new Map<string, Intl.DateTimeFormat>();
 

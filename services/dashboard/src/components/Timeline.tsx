@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import type { TimelineEntry, User } from '../api/types.js';
 import { ActorName } from './ActorName.js';
 import { humanize } from '../format.js';
@@ -63,14 +63,14 @@ export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, rel
 export function Timeline({
   entries,
   members = NO_MEMBERS,
-  of,
+  empty,
 }: {
   entries: TimelineEntry[];
   members?: ReadonlyMap<string, User>;
-  /** What the timeline is of, for its empty state: "this campaign". */
-  of: string;
+  /** What the page says when there is no entry, and why (each page knows its own reasons). */
+  empty: ReactNode;
 }) {
-  if (entries.length === 0) return <p className="muted">No events have been recorded for {of}.</p>;
+  if (entries.length === 0) return <p className="muted">{empty}</p>;
   return (
     <ol className="timeline">
       {entries.map((entry) =>

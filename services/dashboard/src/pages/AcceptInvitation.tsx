@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import type { Me, Role, SignedIn } from '../api/types.js';
 import { ROLE_NAMES } from '../labels.js';
@@ -28,15 +28,8 @@ export default function AcceptInvitation({ token }: { token: string }) {
    * Who this browser is signed in as, if anyone: accepting signs it in as the invited person
    * instead (and ends that session), which the page says before the form, not after.
    */
-  const [signedInAs, setSignedInAs] = useState<Me['user'] | null>(null);
-  useEffect(() => {
-    const controller = new AbortController();
-    api<Me>('GET', '/me', { anonymous: true, signal: controller.signal }).then(
-      (me) => setSignedInAs(me.user),
-      () => setSignedInAs(null),
-    );
-    return () => controller.abort();
-  }, []);
+  const me = useLoad((signal) => api<Me>('GET', '/me', { anonymous: true, signal }), 'me');
+  const signedInAs = me.data?.user ?? null;
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   /** A refusal of the name or the password shows at that field; any other (already a member) under them. */

@@ -166,7 +166,11 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
       </section>
       <section className="card wide" aria-labelledby="campaign-timeline">
         <h2 id="campaign-timeline">Timeline</h2>
-        <Timeline entries={campaign.timeline} members={members} of="this campaign" />
+        <Timeline
+          entries={campaign.timeline}
+          members={members}
+          empty="No events have been recorded for this campaign."
+        />
       </section>
     </div>
   );

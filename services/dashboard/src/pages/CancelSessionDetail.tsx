@@ -75,22 +75,19 @@ export default function CancelSessionDetail({ id }: { id: string }) {
           </section>
           <section className="card wide" aria-labelledby="session-timeline">
             <h2 id="session-timeline">Timeline</h2>
-            {session.timeline.length > 0 ? (
-              <Timeline entries={session.timeline} of="this cancel session" />
-            ) : session.outcome === 'abandoned' ? (
-              // cancel-sessions.ts: the customer left the flow; no event is recorded for it, by design.
-              <p className="muted">
-                The customer left the flow without an answer: no event is recorded for an abandoned session, so none is
-                sent to your webhook endpoints.
-              </p>
-            ) : (
-              // A saved or canceled session always records its event (events are never deleted), unless
-              // it was imported as past data (`fixtures load`, a demo seeded before its sessions had history).
-              <p className="muted">
-                No event is on record for this session: it was imported with past data rather than recorded when it
-                ended, so nothing about it was sent to your webhook endpoints.
-              </p>
-            )}
+            <Timeline
+              entries={session.timeline}
+              empty={
+                session.outcome === 'abandoned'
+                  ? // cancel-sessions.ts: the customer left the flow; no event is recorded for it, by design.
+                    'The customer left the flow without an answer: no event is recorded for an abandoned session, ' +
+                    'so none is sent to your webhook endpoints.'
+                  : // A saved or canceled session always records its event (events are never deleted), unless
+                    // it was imported as past data (`fixtures load`, a demo seeded before its sessions had history).
+                    'No event is on record for this session: it was imported with past data rather than recorded ' +
+                    'when it ended, so nothing about it was sent to your webhook endpoints.'
+              }
+            />
           </section>
         </div>
       )}

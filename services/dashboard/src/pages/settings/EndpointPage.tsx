@@ -322,7 +322,7 @@ export default function EndpointPage({ id }: { id: string }) {
                 screen reader read twice. */}
             <dt>Deliveries</dt>
             <dd>
-              <EnabledState endpoint={endpoint} canManage={canManage} onChange={changed} whyClassName="hint block" />
+              <EnabledState endpoint={endpoint} canManage={canManage} onChange={changed} />
             </dd>
           </div>
           <div>

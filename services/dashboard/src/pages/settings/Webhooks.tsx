@@ -78,9 +78,7 @@ export default function Webhooks() {
     { header: 'Events', cell: (endpoint) => <EventsCell events={endpoint.events} clipped /> },
     {
       header: 'Enabled',
-      cell: (endpoint) => (
-        <EnabledState endpoint={endpoint} canManage={canManage} onChange={replace} whyClassName="secondary" />
-      ),
+      cell: (endpoint) => <EnabledState endpoint={endpoint} canManage={canManage} onChange={replace} clipped />,
     },
     { header: 'Failures', cell: (endpoint) => endpoint.failure_count, numeric: true },
     {

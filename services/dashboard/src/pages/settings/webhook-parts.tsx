@@ -49,13 +49,13 @@ export function EnabledState({
   endpoint,
   canManage,
   onChange,
-  whyClassName,
+  clipped = false,
 }: {
   endpoint: Endpoint;
   canManage: boolean;
   onChange: (endpoint: Endpoint) => void;
-  /** How the reason is set: its own line on a detail page, clipped in a list cell. */
-  whyClassName: 'hint block' | 'secondary';
+  /** The reason clipped, in a list cell; else on its own line, as on a detail page. */
+  clipped?: boolean;
 }) {
   const why = disabledWhy(endpoint);
   return (
@@ -65,12 +65,7 @@ export function EnabledState({
       ) : (
         <span>{endpoint.enabled ? 'Enabled' : 'Disabled'}</span>
       )}
-      {why &&
-        (whyClassName === 'secondary' ? (
-          <Clipped className="secondary" text={why} />
-        ) : (
-          <span className="hint block">{why}</span>
-        ))}
+      {why && (clipped ? <Clipped className="secondary" text={why} /> : <span className="hint block">{why}</span>)}
     </>
   );
 }
