@@ -6,13 +6,11 @@ import {
   describeInvitation,
   describeResetLink,
   requestPasswordReset,
-  revokeSessionsNamedBy,
 } from '@retention/domain';
 import { requestOrigin, type DashboardContext } from './context.js';
 import { readDeviceCookies } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
 import { sessionsChanged } from './session-change.js';
-import { readCookies } from './session-cookie.js';
 import { startSession } from './start-session.js';
 
 /** Invitation and password-reset links: no session needed; each spends its link and signs in. */
@@ -39,10 +37,7 @@ export function linkRoutes(context: DashboardContext): Router {
       acceptInvitation(context.db, req.params.token, body as { name: string; password: string }, requestOrigin(req)),
     );
     // Accepted in a browser signed in as someone else (the page says so before): this browser
-    // becomes the invited person's, and the session it held ends as a sign-out ends it, rather
-    // than staying valid with its cookie replaced.
-    const ended = await revokeSessionsNamedBy(context.db, readCookies(req, context.cookie.name));
-    if (ended > 0) await sessionsChanged(context);
+    // becomes the invited person's, and the session it held ends (startSession).
     await startSession(context, req, res, user);
   });
 

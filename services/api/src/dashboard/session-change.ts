@@ -1,4 +1,7 @@
+import type { Request } from 'express';
+import { revokeSessionsNamedBy } from '@retention/domain';
 import type { DashboardContext } from './context.js';
+import { readCookies } from './session-cookie.js';
 
 /**
  * What follows every committed change that ends sessions or changes the user behind them: every
@@ -37,4 +40,15 @@ export async function sessionsChanged(
       'trusted devices not forgotten (Redis failed): device cookies issued before the change stay trusted until they expire',
     );
   }
+}
+
+/**
+ * Ends every live session the request's session cookies name, and tells every API process when
+ * there was one. Signing out, and every sign-in (startSession): a browser that signs in again,
+ * as anyone, has its session replaced, and the one it held must not stay valid behind the new
+ * cookie, where a copy of the old value would keep working.
+ */
+export async function endSessionsNamedBy(context: DashboardContext, req: Request): Promise<void> {
+  const ended = await revokeSessionsNamedBy(context.db, readCookies(req, context.cookie.name));
+  if (ended > 0) await sessionsChanged(context);
 }

@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import { ServiceError } from '@retention/core';
-import { checkCredentials, revokeSessionsNamedBy } from '@retention/domain';
+import { checkCredentials } from '@retention/domain';
 import type { DashboardContext } from './context.js';
 import { readDeviceCookies } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
-import { sessionsChanged } from './session-change.js';
-import { clearSessionCookie, readCookies } from './session-cookie.js';
+import { endSessionsNamedBy } from './session-change.js';
+import { clearSessionCookie } from './session-cookie.js';
 import { startSession } from './start-session.js';
 
 export function sessionRoutes(context: DashboardContext): Router {
@@ -40,8 +40,7 @@ export function sessionRoutes(context: DashboardContext): Router {
   router.delete('/session', async (req, res) => {
     // Every session its cookies name: sent twice, the cookie names no session for reading
     // (readSessionCookie), but the person asked to sign out (revokeSessionsNamedBy).
-    const ended = await revokeSessionsNamedBy(context.db, readCookies(req, context.cookie.name));
-    if (ended > 0) await sessionsChanged(context);
+    await endSessionsNamedBy(context, req);
     clearSessionCookie(res, context.cookie);
     res.status(204).end();
   });

@@ -2,12 +2,15 @@ import type { Request, Response } from 'express';
 import { createSession, type AccountUserRow, type SessionRow } from '@retention/domain';
 import { requestOrigin, type DashboardContext } from './context.js';
 import { readDeviceCookies, setDeviceCookie } from './device-cookie.js';
+import { endSessionsNamedBy } from './session-change.js';
 import { setSessionCookie } from './session-cookie.js';
 import { signedInView } from './views.js';
 
 /**
  * Signs `user` in: a new session, its cookie, a new device cookie, and the signed-in view
  * (sign-in, and spending a link: a reset link proves the account as well as a password does).
+ * The session this browser held, whoever's it was (the same person's too), ends first: the new
+ * one replaces it, and a copy of the old cookie must not outlive it.
  */
 export async function startSession(
   context: DashboardContext,
@@ -15,6 +18,7 @@ export async function startSession(
   res: Response,
   user: AccountUserRow,
 ): Promise<void> {
+  await endSessionsNamedBy(context, req);
   const session = await openSession(context, req, res, user);
   await trustDevice(context, req, res, user.email);
   res.json(await signedInView(context.db, { ...user, last_sign_in_at: session.created_at }));
