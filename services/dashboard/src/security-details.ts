@@ -115,7 +115,16 @@ const eventList = (value: unknown) =>
 const currency = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : plain(value));
 const count = (value: unknown, one: string, many: string) =>
   typeof value === 'number' ? `${formatNumber(value)} ${value === 1 ? one : many}` : plain(value);
-const sessionsEnded: Describe = (value) => count(value, 'session ended', 'sessions ended');
+/**
+ * Sessions a change ended: nothing when it ended none (a password changed or reset with no
+ * other session open, a sign-out everywhere from the CLI), where "0 other sessions ended" read
+ * as a count of nothing; the count otherwise.
+ */
+const endedCount =
+  (one: string, many: string): Describe =>
+  (value) =>
+    value === 0 ? null : count(value, one, many);
+const sessionsEnded = endedCount('session ended', 'sessions ended');
 const time = (value: unknown) =>
   typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? formatListTime(value, true) : plain(value);
 const tokenEnd: Describe = (value) => `Ends in …${plain(value)}`;
@@ -182,7 +191,7 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   'team.role_changed': { from: fromTo(null, roleName), to: hidden },
   'team.removed': { role: (value) => `Was ${roleName(value)}` },
   'account.password_changed': {
-    other_sessions_ended: (value) => count(value, 'other session ended', 'other sessions ended'),
+    other_sessions_ended: endedCount('other session ended', 'other sessions ended'),
   },
   // `step`: records written before migration 0021 told the two apart.
   'account.reset_link_created': { step: hidden },

@@ -57,7 +57,7 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
     { reason: 'creator_role_changed', created_by: 'ann@acme.test' },
     ["Its maker's role changed", 'Made by: ann@acme.test'],
   ],
-  'account.password_reset': [{ sessions_ended: 0 }, ['0 sessions ended']],
+  'account.password_reset': [{ sessions_ended: 2 }, ['2 sessions ended']],
   'account.signed_out_everywhere': [{ sessions_ended: 1 }, ['1 session ended']],
   'workspace.updated': [
     { name: { from: 'Acme', to: 'Acme & Co' }, display_currency: { from: 'usd', to: 'eur' } },
@@ -139,6 +139,17 @@ describe('security log details in words', () => {
     expect(securityDetailsText('campaign.marked_recovered', { recovered_via: 'bank_transfer' })).toEqual([
       'Recovered via: Bank transfer',
     ]);
+  });
+
+  it('says nothing of sessions when a change ended none, and the count when it ended some', () => {
+    // "0 other sessions ended" under a password change read as a count of nothing.
+    expect(securityDetailsText('account.password_changed', { other_sessions_ended: 0 })).toEqual([]);
+    expect(securityDetailsText('account.password_reset', { sessions_ended: 0 })).toEqual([]);
+    expect(securityDetailsText('account.signed_out_everywhere', { sessions_ended: 0 })).toEqual([]);
+    expect(securityDetailsText('account.password_changed', { other_sessions_ended: 3 })).toEqual([
+      '3 other sessions ended',
+    ]);
+    expect(securityDetailsText('account.password_reset', { sessions_ended: 1 })).toEqual(['1 session ended']);
   });
 
   it('reads an endpoint edit recorded before from/to (its new values alone) as it did', () => {
