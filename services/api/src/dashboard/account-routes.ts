@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { changePassword, permissionsFor, resetLinkRoles, signOutEverywhere, updateProfile } from '@retention/domain';
 import { actorOf, signedIn, type DashboardContext } from './context.js';
-import { bodyOf } from './json-body.js';
+import { assertReadableBody, bodyOf } from './json-body.js';
 import { openSession, trustDevice } from './start-session.js';
 import { sessionsChanged } from './session-change.js';
 import { clearSessionCookie } from './session-cookie.js';
@@ -55,6 +55,7 @@ export function accountRoutes(context: DashboardContext): Router {
   });
 
   router.post('/account/sign-out-everywhere', async (req, res) => {
+    assertReadableBody(req.body);
     const { user, workspaceId } = signedIn(res);
     await signOutEverywhere(
       context.db,

@@ -18,6 +18,7 @@ import type { ManualSendLimit } from './manual-send-limit.js';
 import { SessionCache } from './session-cache.js';
 import type { TeamMailLimit } from './team-mail-limit.js';
 import type { TrustedDevices } from './trusted-devices.js';
+import { assertReadableBody } from './json-body.js';
 import { readSessionCookie, type CookieSettings } from './session-cookie.js';
 
 /** What every dashboard route needs; built once in router.ts. */
@@ -112,10 +113,15 @@ export function signedIn(res: Response): SignedIn {
   return res.locals.signedIn as SignedIn;
 }
 
-/** Refuses with 403 unless the signed-in user's role has the permission (the role table). */
+/**
+ * Refuses with 403 unless the signed-in user's role has the permission (the role table); then,
+ * and only then, a body that cannot be read (json-body.ts): whoever may not use the route is
+ * told that, not what was wrong with what they sent.
+ */
 export function allow(permission: Permission): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
     assertCan(signedIn(res).user.role, permission);
+    assertReadableBody(req.body);
     next();
   };
 }

@@ -7,8 +7,23 @@ const MAX_BODY_BYTES = 64 * 1024;
 const parse = express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
 
 /**
- * JSON bodies for the dashboard API: `application/json` only, at most 64 KB (413
- * `payload_too_large`), an object. A request without a body reads as `{}`.
+ * A body that was sent but cannot be read (not `application/json`, not JSON, not an object),
+ * held in `req.body` with its refusal. The refusal is made once the request is authorized, not
+ * when the body is read: someone whose role may not use a route is told so (403), whatever they
+ * sent, and someone with no session is asked to sign in (401). It is made by the role check
+ * (`allow`, context.ts) once the role passes, and by `bodyOf` when a route reads its body.
+ */
+class UnreadableBody {
+  constructor(readonly refusal: ServiceError) {}
+}
+
+const unreadable = (message: string) => new UnreadableBody(invalidParam(message));
+
+/**
+ * JSON bodies for the dashboard API: `application/json` only, at most 64 KB, an object. A
+ * request without a body reads as `{}`. The size is capped here, before anything else (413
+ * `payload_too_large`, nothing read past the cap); a body that cannot be read is refused later
+ * (UnreadableBody).
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
   const length = Number(req.headers['content-length'] ?? 0);
@@ -17,24 +32,37 @@ export const jsonBody: RequestHandler = (req, res, next) => {
     req.body = {};
     return next();
   }
-  if (!req.is('application/json')) return next(invalidParam('The request body must be application/json.'));
+  // Not read at all: nothing of it is kept, and Node discards it once the answer is sent.
+  if (!req.is('application/json')) {
+    req.body = unreadable('The request body must be application/json.');
+    return next();
+  }
   parse(req, res, (error?: unknown) => {
     if (error) {
       const type = (error as { type?: string }).type;
       if (type === 'entity.too.large') {
         return next(new ServiceError('payload_too_large', `The request body is over ${MAX_BODY_BYTES / 1024} KB.`));
       }
-      return next(invalidParam('The request body is not valid JSON.'));
-    }
-    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
-      return next(invalidParam('The request body must be a JSON object.'));
+      req.body = unreadable('The request body is not valid JSON.');
+    } else if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+      req.body = unreadable('The request body must be a JSON object.');
     }
     next();
   });
 };
 
+/**
+ * Refuses a body jsonBody could not read (400 `invalid_param`), once the request is authorized:
+ * the role check, `bodyOf`, and the routes that take no body and check no role but change
+ * something (signing out), which refused it before and still do.
+ */
+export function assertReadableBody(body: unknown): void {
+  if (body instanceof UnreadableBody) throw body.refusal;
+}
+
 /** The body's fields, refusing any key the route does not take (`invalid_param` naming it). */
 export function bodyOf<K extends string>(body: unknown, allowed: readonly K[]): Partial<Record<K, unknown>> {
+  assertReadableBody(body);
   const object = (body ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(object)) {
     if (!(allowed as readonly string[]).includes(key)) throw invalidField(key, 'is not a field of this request');

@@ -3,7 +3,7 @@ import { ServiceError } from '@retention/core';
 import { checkCredentials } from '@retention/domain';
 import type { DashboardContext } from './context.js';
 import { readDeviceCookies } from './device-cookie.js';
-import { bodyOf } from './json-body.js';
+import { assertReadableBody, bodyOf } from './json-body.js';
 import { endSessionsNamedBy } from './session-change.js';
 import { clearSessionCookie } from './session-cookie.js';
 import { startSession } from './start-session.js';
@@ -38,6 +38,7 @@ export function sessionRoutes(context: DashboardContext): Router {
   });
 
   router.delete('/session', async (req, res) => {
+    assertReadableBody(req.body);
     // Every session its cookies name: sent twice, the cookie names no session for reading
     // (readSessionCookie), but the person asked to sign out (revokeSessionsNamedBy).
     await endSessionsNamedBy(context, req);

@@ -118,6 +118,48 @@ describe('every state-changing route', () => {
     expect((await call('GET', '/me', { cookie: mine.owner.cookie })).status).toBe(200);
   });
 
+  it('tells a member a route is not theirs (403) before anything about the body they sent', async () => {
+    const { mine, my } = await world();
+    const before = await securityLogSize();
+    const unreadable = [
+      { rawBody: '{"name":' },
+      { rawBody: '[1, 2]' },
+      { rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    ];
+    for (const [method, path] of adminRoutes(my)) {
+      for (const body of unreadable) {
+        const reply = await call(method, path, { cookie: mine.member.cookie, ...body });
+        expect([method, path, body.rawBody, reply.status, reply.body?.error?.type]).toEqual([
+          method,
+          path,
+          body.rawBody,
+          403,
+          'forbidden',
+        ]);
+      }
+    }
+    // An admin on an owner's route, likewise; and no session at all is asked to sign in first.
+    const adminOnWorkspace = await call('PATCH', '/workspace', { cookie: mine.admin.cookie, rawBody: '{"name":' });
+    expect([adminOnWorkspace.status, adminOnWorkspace.body.error.type]).toEqual([403, 'forbidden']);
+    const signedOut = await call('PATCH', '/account', { rawBody: '{"name":' });
+    expect([signedOut.status, signedOut.body.error.type]).toEqual([401, 'authentication_required']);
+    // The cap is not weakened: a body over 64 KB is refused before it is read, whoever sends it.
+    const huge = await call('POST', '/tokens', { cookie: mine.member.cookie, body: { name: 'x'.repeat(70_000) } });
+    expect([huge.status, huge.body.error.type]).toEqual([413, 'payload_too_large']);
+    // Whoever may use the route still gets the documented 400, whether the route reads a body or not.
+    for (const [method, path] of [...adminRoutes(my), ['PATCH', '/workspace'], ['DELETE', '/session']] as Route[]) {
+      const reply = await call(method, path, { cookie: mine.owner.cookie, rawBody: '{"name":' });
+      expect([method, path, reply.status, reply.body]).toEqual([
+        method,
+        path,
+        400,
+        { error: { type: 'invalid_param', message: 'The request body is not valid JSON.' } },
+      ]);
+    }
+    expect(await securityLogSize()).toBe(before);
+    expect((await call('GET', '/me', { cookie: mine.owner.cookie })).status).toBe(200);
+  });
+
   it("answers 404 for another workspace's ids, and changes nothing there", async () => {
     const { mine, their } = await world();
     const before = await securityLogSize();
