@@ -25,6 +25,7 @@ import * as eventsNotSent from './0023-events-not-sent.js';
 import * as customerSearch from './0024-customer-search.js';
 import * as eventsSessionIndex from './0025-events-session-index.js';
 import * as tokenCreatorEmail from './0026-token-creator-email.js';
+import * as oneOpenInvitation from './0027-one-open-invitation.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -65,4 +66,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0024-customer-search', ...customerSearch },
   { name: '0025-events-session-index', ...eventsSessionIndex },
   { name: '0026-token-creator-email', ...tokenCreatorEmail },
+  { name: '0027-one-open-invitation', ...oneOpenInvitation },
 ];

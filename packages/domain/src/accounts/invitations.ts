@@ -57,6 +57,7 @@ export async function inviteMember(
   if (input.inviter_role) assertMayAssign(input.inviter_role, valid.role);
   await getWorkspace(db, input.workspace_id);
   return inTransaction(db, async (trx) => {
+    await lockAddress(trx, input.workspace_id, valid.email);
     const member = await trx<AccountUserRow>('users')
       .where({ workspace_id: input.workspace_id })
       .whereRaw('lower(email) = lower(?)', [valid.email])
@@ -101,6 +102,16 @@ function alreadyAMember(member: Pick<AccountUserRow, 'id' | 'email' | 'role'>, i
     return conflict(`That is you: you are already ${article} ${member.role} of this workspace.`);
   }
   return conflict(`${member.email} is already a member of this workspace.`);
+}
+
+/**
+ * Holds the address, in any case, for the transaction: two invitations to it at once (two tabs,
+ * "Ann@Example.COM" and "ann@example.com") would each find no open invitation to replace, and
+ * both stay open. The second now waits, then replaces the first, as one sent later does
+ * (migration 0027's index keeps one open per address).
+ */
+async function lockAddress(trx: Queryable, workspaceId: string, email: string): Promise<void> {
+  await trx.raw("SELECT pg_advisory_xact_lock(hashtext('invitation:' || ? || ':' || lower(?)))", [workspaceId, email]);
 }
 
 /** A pending invitation replaced by a new one to the same address. */
