@@ -6,7 +6,6 @@ import { describe, expect, it } from '@jest/globals';
 import type { Db } from '@retention/db';
 import { recoverCampaign } from '@retention/domain';
 import {
-  createEmptyDatabase,
   eventually,
   freePort,
   redisKeyPrefix,
@@ -14,14 +13,18 @@ import {
   runId,
   startService,
   TEST_REDIS_URL,
+  withEmptyDatabase,
+  withTestDatabase,
 } from '@retention/testkit';
 import { npmRun } from './npm-run.js';
 
 const exec = promisify(execFile);
 
 /**
- * `npm start` as a newcomer runs it, on a database that does not exist yet. No BASE_URL: the
- * URLs it prints must follow PORT by themselves.
+ * `npm start` as a newcomer runs it. No BASE_URL: the URLs it prints must follow PORT by
+ * themselves. The first test starts on an empty database, which it migrates; the tests of one
+ * setting each start on a migrated one (a clone of the run's template: seconds less each), where
+ * the first start still seeds the demo and prints its token.
  */
 function environment(databaseUrl: string, port: number, workerPort: number): Record<string, string> {
   return {
@@ -42,16 +45,6 @@ const answers = (port: number) =>
     () => true,
     () => false,
   );
-
-/** Runs `test` on a database that does not exist yet, dropped afterwards whatever happens. */
-async function withEmptyDatabase(test: (database: Awaited<ReturnType<typeof createEmptyDatabase>>) => Promise<void>) {
-  const database = await createEmptyDatabase();
-  try {
-    await test(database);
-  } finally {
-    await database.drop();
-  }
-}
 
 /** The printed token reads the demo data through the API on `port`. */
 async function expectTokenWorks(port: number, token: string | undefined): Promise<void> {
@@ -279,7 +272,7 @@ describe('npm start', () => {
   }, 200_000);
 
   it('with PORT and WORKER_PORT 0, picks free ports, checks them, and prints them with the token', async () => {
-    await withEmptyDatabase(async (database) => {
+    await withTestDatabase(async (database) => {
       const start = startService('scripts/start.ts', environment(database.url, 0, 0));
       try {
         await start.waitFor(/Stop it with Ctrl-C/, 90_000);
@@ -307,7 +300,7 @@ describe('npm start', () => {
   }, 120_000);
 
   it('honours an explicit WEBHOOK_ALLOW_PRIVATE_NETWORKS=false: deliveries to the demo receiver are refused', async () => {
-    await withEmptyDatabase(async (database) => {
+    await withTestDatabase(async (database) => {
       const start = startService('scripts/start.ts', {
         ...environment(database.url, await freePort(), await freePort()),
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
@@ -336,7 +329,7 @@ describe('npm start', () => {
   }, 120_000);
 
   it('prints the token with a warning when the services are not ready in time, rather than losing it', async () => {
-    await withEmptyDatabase(async (database) => {
+    await withTestDatabase(async (database) => {
       const port = await freePort();
       const start = startService('scripts/start.ts', {
         ...environment(database.url, port, await freePort()),
@@ -415,16 +408,19 @@ describe('npm start', () => {
         Redis: { REDIS_URL: 'redis://127.0.0.1:1' },
         PostgreSQL: { DATABASE_URL: 'postgres://retention@127.0.0.1:1/retention' },
       };
-      for (const [service, override] of Object.entries(unreachable)) {
-        const start = startService('scripts/start.ts', {
-          ...environment(database.url, await freePort(), await freePort()),
-          ...override,
-        });
-        expect(await start.exited).toBe(1);
-        expect(start.output()).toContain(`cannot reach ${service} at ${Object.values(override)[0]}`);
-        expect(start.output()).toContain('up -d postgres redis');
-        expect(start.output()).not.toMatch(/\n\s+at /);
-      }
+      // Each start fails by itself: both side by side, not in turn.
+      await Promise.all(
+        Object.entries(unreachable).map(async ([service, override]) => {
+          const start = startService('scripts/start.ts', {
+            ...environment(database.url, await freePort(), await freePort()),
+            ...override,
+          });
+          expect(await start.exited).toBe(1);
+          expect(start.output()).toContain(`cannot reach ${service} at ${Object.values(override)[0]}`);
+          expect(start.output()).toContain('up -d postgres redis');
+          expect(start.output()).not.toMatch(/\n\s+at /);
+        }),
+      );
     });
   });
 });

@@ -59,3 +59,25 @@ export async function createEmptyDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/** Runs `use` on a fresh, fully migrated database of its own, dropped afterwards whatever happens. */
+export function withTestDatabase<T>(use: (database: TestDatabase) => Promise<T>): Promise<T> {
+  return usingDatabase(createTestDatabase(), use);
+}
+
+/** Runs `use` on an empty database (no schema at all), dropped afterwards whatever happens. */
+export function withEmptyDatabase<T>(use: (database: TestDatabase) => Promise<T>): Promise<T> {
+  return usingDatabase(createEmptyDatabase(), use);
+}
+
+async function usingDatabase<T>(
+  created: Promise<TestDatabase>,
+  use: (database: TestDatabase) => Promise<T>,
+): Promise<T> {
+  const database = await created;
+  try {
+    return await use(database);
+  } finally {
+    await database.drop();
+  }
+}

@@ -1,8 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MIGRATIONS } from '@retention/db';
 import {
-  createEmptyDatabase,
-  createTestDatabase,
   LEFT_OPEN,
   redisKeyPrefix,
   reportOpenAtExit,
@@ -11,6 +9,8 @@ import {
   TEST_REDIS_URL,
   useTakenPort,
   useTestDatabase,
+  withEmptyDatabase,
+  withTestDatabase,
 } from '@retention/testkit';
 
 /**
@@ -78,9 +78,8 @@ describe('an API whose start fails', () => {
 describe('an API on a database that lacks a migration of this release', () => {
   const latest = MIGRATIONS.at(-1)!.name;
 
-  it('never migrated: exits 1 in one line naming the database and `npm run migrate`, closing all it opened, touching nothing', async () => {
-    const empty = await createEmptyDatabase();
-    try {
+  it('never migrated: exits 1 in one line naming the database and `npm run migrate`, closing all it opened, touching nothing', () =>
+    withEmptyDatabase(async (empty) => {
       const api = startApi({ DATABASE_URL: empty.url });
       expect(await exitAfterFailure(api)).toBe(1);
       expect(api.output()).toMatch(
@@ -93,14 +92,10 @@ describe('an API on a database that lacks a migration of this release', () => {
       // Asking did not create knex's tables in a database the API refused.
       const tables = await empty.db.raw("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'");
       expect(tables.rows[0].n).toBe(0);
-    } finally {
-      await empty.drop();
-    }
-  });
+    }));
 
-  it('missing the latest migration: exits 1 naming it', async () => {
-    const behind = await createTestDatabase();
-    try {
+  it('missing the latest migration: exits 1 naming it', () =>
+    withTestDatabase(async (behind) => {
       await behind.db('knex_migrations').where({ name: latest }).delete();
       const api = startApi({ DATABASE_URL: behind.url });
       expect(await exitAfterFailure(api)).toBe(1);
@@ -108,22 +103,15 @@ describe('an API on a database that lacks a migration of this release', () => {
         `is not migrated (migration ${latest} is not applied); apply the migrations with \`npm run migrate\``,
       );
       expect(api.output()).not.toMatch(LEFT_OPEN);
-    } finally {
-      await behind.drop();
-    }
-  });
+    }));
 
-  it('with a migration this release does not know (a newer release migrated it during a rolling deploy): starts', async () => {
-    const ahead = await createTestDatabase();
-    try {
+  it('with a migration this release does not know (a newer release migrated it during a rolling deploy): starts', () =>
+    withTestDatabase(async (ahead) => {
       await ahead
         .db('knex_migrations')
         .insert({ name: '9999-from-a-newer-release', batch: 999, migration_time: new Date() });
       const api = startApi({ DATABASE_URL: ahead.url });
       await api.waitFor(/API listening/);
       expect(await api.stop()).toBe(0);
-    } finally {
-      await ahead.drop();
-    }
-  });
+    }));
 });

@@ -1,8 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MIGRATIONS } from '@retention/db';
 import {
-  createEmptyDatabase,
-  createTestDatabase,
   LEFT_OPEN,
   redisKeyPrefix,
   reportOpenAtExit,
@@ -11,6 +9,8 @@ import {
   TEST_REDIS_URL,
   useTakenPort,
   useTestDatabase,
+  withEmptyDatabase,
+  withTestDatabase,
 } from '@retention/testkit';
 
 /**
@@ -61,9 +61,8 @@ describe('a worker whose start fails', () => {
 describe('a worker on a database that lacks a migration of this release', () => {
   const latest = MIGRATIONS.at(-1)!.name;
 
-  it('never migrated: exits 1 in one line naming the database and `npm run migrate`, closing all it opened', async () => {
-    const empty = await createEmptyDatabase();
-    try {
+  it('never migrated: exits 1 in one line naming the database and `npm run migrate`, closing all it opened', () =>
+    withEmptyDatabase(async (empty) => {
       const worker = startWorker({ DATABASE_URL: empty.url });
       expect(await worker.exited).toBe(1);
       expect(worker.output()).toMatch(
@@ -74,35 +73,24 @@ describe('a worker on a database that lacks a migration of this release', () => 
       // That line alone: no SQL error logged by a loop that got to run.
       expect(worker.output().trim().split('\n')).toHaveLength(1);
       expect(worker.output()).not.toMatch(LEFT_OPEN);
-    } finally {
-      await empty.drop();
-    }
-  });
+    }));
 
-  it('missing the latest migration: exits 1 naming it', async () => {
-    const behind = await createTestDatabase();
-    try {
+  it('missing the latest migration: exits 1 naming it', () =>
+    withTestDatabase(async (behind) => {
       await behind.db('knex_migrations').where({ name: latest }).delete();
       const worker = startWorker({ DATABASE_URL: behind.url });
       expect(await worker.exited).toBe(1);
       expect(worker.output()).toContain(`is not migrated (migration ${latest} is not applied)`);
       expect(worker.output()).not.toMatch(LEFT_OPEN);
-    } finally {
-      await behind.drop();
-    }
-  });
+    }));
 
-  it('with a migration this release does not know (a newer release migrated it during a rolling deploy): starts', async () => {
-    const ahead = await createTestDatabase();
-    try {
+  it('with a migration this release does not know (a newer release migrated it during a rolling deploy): starts', () =>
+    withTestDatabase(async (ahead) => {
       await ahead
         .db('knex_migrations')
         .insert({ name: '9999-from-a-newer-release', batch: 999, migration_time: new Date() });
       const worker = startWorker({ DATABASE_URL: ahead.url });
       await worker.waitFor(/worker started/);
       expect(await worker.stop()).toBe(0);
-    } finally {
-      await ahead.drop();
-    }
-  });
+    }));
 });

@@ -54,6 +54,25 @@ async function subscribedCustomer(
   return { customer, subscription };
 }
 
+/** `seconds` before now, in Stripe's `created` (whole seconds). */
+const ago = (seconds: number) => nowSeconds() - seconds;
+
+/*
+ * The events of the ordering cases below, each made at the time it happened (`created`): the
+ * cases deliver them in another order than that.
+ */
+const failed = (invoice: StripeObject, created: number) => stripeEvent('invoice.payment_failed', invoice, { created });
+/** Paid at Stripe's `attempts`-th attempt (its attempt_count). */
+const paid = (invoice: StripeObject, attempts: number, created: number) =>
+  stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: attempts }, { created });
+/** The customer's default card changed to `card`, from the one stripeCustomer gives them. */
+const cardChanged = (customer: StripeObject, card: string, created: number) =>
+  stripeEvent(
+    'customer.updated',
+    { ...customer, invoice_settings: { ...customer.invoice_settings, default_payment_method: card } },
+    { created, previous: { invoice_settings: { default_payment_method: 'pm_1OldCard' } } },
+  );
+
 describe('customers and subscriptions', () => {
   it('upserts the customer (email, name, tags from metadata.tags) and never lets an older update win', async () => {
     const w = await setUp();
@@ -346,15 +365,13 @@ describe('failed invoices', () => {
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = legacyInvoice(customer, subscription.id);
     w.stripe.paymentIntents.set(invoice.payment_intent, paymentIntent(invoice.payment_intent, 'insufficient_funds'));
-    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
-    await w.deliver(
-      stripeEvent('invoice.payment_failed', { ...invoice, attempt_count: 2 }, { created: nowSeconds() - 200 }),
-    );
+    await w.deliver(failed(invoice, ago(300)));
+    await w.deliver(stripeEvent('invoice.payment_failed', { ...invoice, attempt_count: 2 }, { created: ago(200) }));
     await w.deliver(
       stripeEvent(
         'invoice.paid',
         { ...invoice, status: 'paid', paid: true, attempt_count: 3, amount_remaining: 0 },
-        { created: nowSeconds() - 100 },
+        { created: ago(100) },
       ),
     );
     const hooks = await w.webhooks(2);
@@ -371,20 +388,10 @@ describe('failed invoices', () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = legacyInvoice(customer, subscription.id);
-    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+    await w.deliver(failed(invoice, ago(300)));
+    await w.deliver(cardChanged(customer, 'pm_NewCard', ago(200)));
     await w.deliver(
-      stripeEvent(
-        'customer.updated',
-        { ...customer, invoice_settings: { ...customer.invoice_settings, default_payment_method: 'pm_NewCard' } },
-        { created: nowSeconds() - 200, previous: { invoice_settings: { default_payment_method: 'pm_1OldCard' } } },
-      ),
-    );
-    await w.deliver(
-      stripeEvent(
-        'invoice.payment_succeeded',
-        { ...invoice, status: 'paid', attempt_count: 2 },
-        { created: nowSeconds() - 100 },
-      ),
+      stripeEvent('invoice.payment_succeeded', { ...invoice, status: 'paid', attempt_count: 2 }, { created: ago(100) }),
     );
     const hooks = await w.webhooks(2);
     expect(hooks.map((hook) => [hook.type, hook.data.recovered_via])).toEqual([
@@ -398,16 +405,13 @@ describe('failed invoices', () => {
     const { customer, subscription } = await subscribedCustomer(w);
     const hosted = legacyInvoice(customer, subscription.id);
     const outOfBand = legacyInvoice(customer, subscription.id);
-    for (const invoice of [hosted, outOfBand])
-      await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
-    await w.deliver(
-      stripeEvent('invoice.paid', { ...hosted, status: 'paid', attempt_count: 1 }, { created: nowSeconds() - 100 }),
-    );
+    for (const invoice of [hosted, outOfBand]) await w.deliver(failed(invoice, ago(300)));
+    await w.deliver(paid(hosted, 1, ago(100)));
     await w.deliver(
       stripeEvent(
         'invoice.paid',
         { ...outOfBand, status: 'paid', attempt_count: 4, paid_out_of_band: true },
-        { created: nowSeconds() - 100 },
+        { created: ago(100) },
       ),
     );
     expect((await campaignRow(w.workspaceId, hosted.id)).recovered_via).toBe('spontaneous');
@@ -418,12 +422,10 @@ describe('failed invoices', () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = legacyInvoice(customer, subscription.id);
-    const failedAt = nowSeconds() - 200;
-    const paidAt = nowSeconds() - 100;
-    await w.deliver(stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: 2 }, { created: paidAt }));
-    expect((await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: failedAt }))).state).toBe(
-      'applied',
-    );
+    const failedAt = ago(200);
+    const paidAt = ago(100);
+    await w.deliver(paid(invoice, 2, paidAt));
+    expect((await w.deliver(failed(invoice, failedAt))).state).toBe('applied');
     expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
       status: 'recovered',
       recovered_via: 'retry',
@@ -441,32 +443,14 @@ describe('failed invoices', () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const changedBetween = legacyInvoice(customer, subscription.id);
-    await w.deliver(
-      stripeEvent(
-        'invoice.paid',
-        { ...changedBetween, status: 'paid', attempt_count: 2 },
-        { created: nowSeconds() - 100 },
-      ),
-    );
-    await w.deliver(
-      stripeEvent(
-        'customer.updated',
-        { ...customer, invoice_settings: { ...customer.invoice_settings, default_payment_method: 'pm_NewCard' } },
-        { created: nowSeconds() - 200, previous: { invoice_settings: { default_payment_method: 'pm_1OldCard' } } },
-      ),
-    );
-    await w.deliver(stripeEvent('invoice.payment_failed', changedBetween, { created: nowSeconds() - 300 }));
+    await w.deliver(paid(changedBetween, 2, ago(100)));
+    await w.deliver(cardChanged(customer, 'pm_NewCard', ago(200)));
+    await w.deliver(failed(changedBetween, ago(300)));
     expect((await campaignRow(w.workspaceId, changedBetween.id)).recovered_via).toBe('customer_update');
 
     const changedBefore = legacyInvoice(customer, subscription.id);
-    await w.deliver(
-      stripeEvent(
-        'invoice.paid',
-        { ...changedBefore, status: 'paid', attempt_count: 2 },
-        { created: nowSeconds() - 250 },
-      ),
-    );
-    await w.deliver(stripeEvent('invoice.payment_failed', changedBefore, { created: nowSeconds() - 260 }));
+    await w.deliver(paid(changedBefore, 2, ago(250)));
+    await w.deliver(failed(changedBefore, ago(260)));
     // The card changed at -200, after this invoice was paid at -250: Stripe's retry collected it.
     expect((await campaignRow(w.workspaceId, changedBefore.id)).recovered_via).toBe('retry');
   });
@@ -480,7 +464,7 @@ describe('failed invoices', () => {
       const w = await setUp();
       const { customer, subscription } = await subscribedCustomer(w);
       const invoice = legacyInvoice(customer, subscription.id);
-      const closedAt = nowSeconds() - 100;
+      const closedAt = ago(100);
       await w.deliver(stripeEvent(type, { ...invoice, status }, { created: closedAt }));
       await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: closedAt - 200 }));
       expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
@@ -497,17 +481,11 @@ describe('failed invoices', () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = legacyInvoice(customer, subscription.id);
+    await w.deliver(paid(invoice, 3, ago(100)));
     await w.deliver(
-      stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: 3 }, { created: nowSeconds() - 100 }),
+      stripeEvent('invoice.marked_uncollectible', { ...invoice, status: 'uncollectible' }, { created: ago(200) }),
     );
-    await w.deliver(
-      stripeEvent(
-        'invoice.marked_uncollectible',
-        { ...invoice, status: 'uncollectible' },
-        { created: nowSeconds() - 200 },
-      ),
-    );
-    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
+    await w.deliver(failed(invoice, ago(300)));
     expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({ status: 'lost' });
   });
 
@@ -516,16 +494,10 @@ describe('failed invoices', () => {
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = legacyInvoice(customer, subscription.id);
     await w.deliver(
-      stripeEvent(
-        'invoice.marked_uncollectible',
-        { ...invoice, status: 'uncollectible' },
-        { created: nowSeconds() - 300 },
-      ),
+      stripeEvent('invoice.marked_uncollectible', { ...invoice, status: 'uncollectible' }, { created: ago(300) }),
     );
-    await w.deliver(
-      stripeEvent('invoice.paid', { ...invoice, status: 'paid', attempt_count: 2 }, { created: nowSeconds() - 100 }),
-    );
-    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 200 }));
+    await w.deliver(paid(invoice, 2, ago(100)));
+    await w.deliver(failed(invoice, ago(200)));
     expect(await campaignRow(w.workspaceId, invoice.id)).toBeUndefined();
   });
 
@@ -538,22 +510,12 @@ describe('failed invoices', () => {
       const w = await setUp();
       const { customer, subscription } = await subscribedCustomer(w);
       const invoice = legacyInvoice(customer, subscription.id);
-      const cardChange = (card: string, created: number) =>
-        stripeEvent(
-          'customer.updated',
-          { ...customer, invoice_settings: { ...customer.invoice_settings, default_payment_method: card } },
-          { created, previous: { invoice_settings: { default_payment_method: 'pm_1OldCard' } } },
-        );
       // Happened: failed at -500, card A at -400, paid at -300 (the same attempt), card B at -100.
       const events = {
-        failed: stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 500 }),
-        'card A': cardChange('pm_A', nowSeconds() - 400),
-        paid: stripeEvent(
-          'invoice.paid',
-          { ...invoice, status: 'paid', attempt_count: 1 },
-          { created: nowSeconds() - 300 },
-        ),
-        'card B': cardChange('pm_B', nowSeconds() - 100),
+        failed: failed(invoice, ago(500)),
+        'card A': cardChanged(customer, 'pm_A', ago(400)),
+        paid: paid(invoice, 1, ago(300)),
+        'card B': cardChanged(customer, 'pm_B', ago(100)),
       };
       for (const arrival of arrivals) await w.deliver(events[arrival as keyof typeof events]);
       expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({
@@ -567,16 +529,8 @@ describe('failed invoices', () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const failedLater = legacyInvoice(customer, subscription.id);
-    await w.deliver(
-      stripeEvent(
-        'invoice.paid',
-        { ...failedLater, status: 'paid', attempt_count: 1 },
-        { created: nowSeconds() - 300 },
-      ),
-    );
-    expect(
-      (await w.deliver(stripeEvent('invoice.payment_failed', failedLater, { created: nowSeconds() - 100 }))).state,
-    ).toBe('applied');
+    await w.deliver(paid(failedLater, 1, ago(300)));
+    expect((await w.deliver(failed(failedLater, ago(100)))).state).toBe('applied');
     expect(await campaignRow(w.workspaceId, failedLater.id)).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(world.current.receiver.requestsTo(w.endpointPath)).toHaveLength(0);
@@ -589,8 +543,8 @@ describe('failed invoices', () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = legacyInvoice(customer, subscription.id);
-    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: nowSeconds() - 300 }));
-    await w.deliver(stripeEvent(type, { ...invoice, status }, { created: nowSeconds() - 100 }));
+    await w.deliver(stripeEvent('invoice.payment_failed', invoice, { created: ago(300) }));
+    await w.deliver(stripeEvent(type, { ...invoice, status }, { created: ago(100) }));
     const hooks = await w.webhooks(2);
     expect(hooks[1]!.type).toBe('recovery.lost');
     expect(hooks[1]!.data).not.toHaveProperty('reason');
