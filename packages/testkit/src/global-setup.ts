@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { parseSecretsKey } from '@retention/core';
@@ -22,6 +24,11 @@ export default async function globalSetup(): Promise<void> {
   process.env[RUN_ID_VARIABLE] = id;
   // Every process needs SECRETS_KEY; workers and the processes tests spawn inherit this one.
   if (!process.env.SECRETS_KEY?.trim()) process.env.SECRETS_KEY = randomBytes(32).toString('base64');
+  // The processes tests spawn (npm start, the services, the CLI: hundreds in a run) each load
+  // the same few hundred modules: V8's compiled code is kept on disk and reused rather than
+  // compiled again in each (Node checks each module's content, so a changed one is compiled
+  // afresh). Measured on the CLI's start: docs/performance.md, "Test run".
+  process.env.NODE_COMPILE_CACHE ??= path.join(tmpdir(), 'node-compile-cache');
 
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 5_000 });
   try {

@@ -292,17 +292,18 @@ describe('SECRETS_KEY', () => {
         WORKER_PORT: '0',
         PORT: '0',
       };
-      for (const entry of [
+      // Four processes of their own, each failing by itself: started side by side, not in turn.
+      const processes = [
         'services/api/src/main.ts',
         'services/worker/src/main.ts',
         'packages/db/src/migrate-cli.ts',
-      ]) {
-        const process = startService(entry, env);
+      ].map((entry) => startService(entry, env));
+      const cli = await runCli(['processor', 'status', '--workspace', '0b8e4a4e-0000-4000-8000-000000000000'], env);
+      for (const process of processes) {
         expect(await process.exited).toBe(1);
         expect(process.output()).toContain(`Invalid ${variable}:`);
         if (value) expect(process.output()).not.toContain(value);
       }
-      const cli = await runCli(['processor', 'status', '--workspace', '0b8e4a4e-0000-4000-8000-000000000000'], env);
       expect(cli.code).not.toBe(0);
       expect(cli.stderr).toContain(`Invalid ${variable}:`);
     },
