@@ -1,4 +1,4 @@
-import type { CancelOutcome } from '@retention/core/enums';
+import type { AttemptOutcome, CancelOutcome } from '@retention/core/enums';
 import type {
   CancelSession,
   Customer,
@@ -31,6 +31,13 @@ export interface TimelineDelivery {
   /** The attempts sent: `attempt_count` less the skipped lines, which take a number each. */
   attempts_sent: number;
   last_http_status: number | null;
+  /** The outcome of its last log line (`failed` while a retry is due, say); null before any. */
+  last_outcome: AttemptOutcome | null;
+  /**
+   * That line's error when it failed or was interrupted (`connection refused`, `HTTP 503`, `timed
+   * out after 10000 ms`); null otherwise.
+   */
+  last_error: string | null;
   /** Why a `skipped` delivery was skipped (its skipped log line, without "skipped: "); null otherwise. */
   skipped_reason: string | null;
   /** When it succeeded, failed for good or was skipped; null while pending. */

@@ -210,3 +210,11 @@ export function startOfDayIn(day: string, zone: string): string {
 export function humanize(value: string): string {
   return value.replaceAll('_', ' ');
 }
+
+/**
+ * A webhook attempt's error, unless it only says its HTTP status again (`HTTP 404`), which is
+ * shown beside it: the same words twice read as two things.
+ */
+export function errorBesideStatus(error: string | null, httpStatus: number | null): string | null {
+  return httpStatus !== null && error === `HTTP ${httpStatus}` ? null : error;
+}

@@ -5,7 +5,9 @@ import { isoMillisSql } from '../resource-json.js';
  * shows them (docs/dashboard-api.md, "Campaigns"): a JSON array (`[]` when none) of
  * `{ kind: "event", at, event_id, type, source, queued, not_sent_reason, deliveries }`, each
  * delivery with the attempts actually sent (`attempt_count` less its skipped lines, which take an
- * attempt number each: docs/decisions.md), its last HTTP status, a skipped one's reason (its skipped log line: the endpoint
+ * attempt number each: docs/decisions.md), its last log line's HTTP status and outcome, and error
+ * when that attempt failed or was interrupted (a pending delivery retrying after a refused
+ * connection is not merely "pending"), a skipped one's reason (its skipped log line: the endpoint
  * was off when the event was recorded, was turned off before its retry, …), when it was completed
  * and, pending, when its next attempt is due. `queued`: still in the outbox (the dispatcher has not taken it yet). `not_sent_reason`:
  * recorded by the dispatcher (`events_not_sent`), or, still queued, what the dispatcher will find
@@ -32,16 +34,18 @@ export function eventTimelineSql(workspace: string, key: 'campaign_id' | 'sessio
                SELECT json_agg((SELECT row_to_json(delivery) FROM (SELECT
                         d.id, d.endpoint_id, w.name AS endpoint_name, d.status, d.attempt_count,
                         d.attempt_count - lines.skipped AS attempts_sent,
-                        lines.last_http_status,
+                        lines.last_http_status, lines.last_outcome,
+                        CASE WHEN lines.last_outcome IN ('failed', 'interrupted') THEN lines.last_error END AS last_error,
                         CASE WHEN d.status = 'skipped' THEN regexp_replace(lines.last_error, '^skipped: ', '') END
                           AS skipped_reason,
                         ${isoMillisSql('d.completed_at')} AS completed_at,
                         ${isoMillisSql('d.next_attempt_at')} AS next_attempt_at) delivery) ORDER BY d.created_at)
                  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                 -- The delivery's log lines read once: its skipped lines, and its last line's status and error.
+                 -- The delivery's log lines read once: its skipped lines, and its last line's status, outcome and error.
                 CROSS JOIN LATERAL (
                   SELECT count(*) FILTER (WHERE a.outcome = 'skipped')::int AS skipped,
                          (array_agg(a.http_status ORDER BY a.attempt DESC))[1] AS last_http_status,
+                         (array_agg(a.outcome ORDER BY a.attempt DESC))[1] AS last_outcome,
                          (array_agg(a.error ORDER BY a.attempt DESC))[1] AS last_error
                     FROM webhook_attempts a WHERE a.delivery_id = d.id) lines
                 WHERE d.event_id = e.id), '[]'::json) AS deliveries) entry) ORDER BY e.seq)

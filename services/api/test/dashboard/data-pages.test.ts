@@ -840,16 +840,64 @@ describe('details', () => {
       })
       .returning('id');
     const due = new Date(Date.now() + 60_000);
-    await db()('webhook_deliveries').insert({
-      workspace_id: w.ws,
+    const [pending] = await db()('webhook_deliveries')
+      .insert({
+        workspace_id: w.ws,
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        event_seq: event.seq,
+        event_type: 'cancel.saved',
+        status: 'pending',
+        attempt_count: 1,
+        next_attempt_at: due,
+      })
+      .returning('id');
+    // Its first attempt was refused, as the worker logs it: pending, retrying, with the reason.
+    await db()('webhook_attempts').insert({
+      delivery_id: pending.id,
       endpoint_id: endpoint.id,
-      event_id: event.id,
-      event_seq: event.seq,
       event_type: 'cancel.saved',
-      status: 'pending',
-      attempt_count: 1,
+      attempt: 1,
+      outcome: 'failed',
+      http_status: null,
+      error: 'connection refused',
+      duration_ms: 3,
       next_attempt_at: due,
     });
+    // Another endpoint's delivery, which failed and then succeeded: its old error is not its last.
+    const [archive] = await db()('webhook_endpoints')
+      .insert({
+        workspace_id: w.ws,
+        name: 'Archive',
+        url: 'https://archive.invalid/',
+        signing_secret_sealed: sealSecret(testSecretsKeyBytes(), 'whsec_y'),
+      })
+      .returning('id');
+    const [delivered] = await db()('webhook_deliveries')
+      .insert({
+        workspace_id: w.ws,
+        endpoint_id: archive.id,
+        event_id: event.id,
+        event_seq: event.seq,
+        event_type: 'cancel.saved',
+        status: 'succeeded',
+        attempt_count: 2,
+        completed_at: due,
+        created_at: new Date(Date.now() + 1_000),
+      })
+      .returning('id');
+    await db()('webhook_attempts').insert(
+      [
+        { attempt: 1, outcome: 'failed', http_status: 503, error: 'HTTP 503' },
+        { attempt: 2, outcome: 'succeeded', http_status: 200, error: null },
+      ].map((line) => ({
+        ...line,
+        delivery_id: delivered.id,
+        endpoint_id: archive.id,
+        event_type: 'cancel.saved',
+        duration_ms: 5,
+      })),
+    );
 
     const detail = await call('GET', `/cancel_sessions/${saved.id}`, { cookie: w.member.cookie });
     expect(detail.status).toBe(200);
@@ -872,9 +920,25 @@ describe('details', () => {
             attempt_count: 1,
             attempts_sent: 1,
             last_http_status: null,
+            last_outcome: 'failed',
+            last_error: 'connection refused',
             skipped_reason: null,
             completed_at: null,
             next_attempt_at: due.toISOString(),
+          },
+          {
+            id: delivered.id,
+            endpoint_id: archive.id,
+            endpoint_name: 'Archive',
+            status: 'succeeded',
+            attempt_count: 2,
+            attempts_sent: 2,
+            last_http_status: 200,
+            last_outcome: 'succeeded',
+            last_error: null,
+            skipped_reason: null,
+            completed_at: due.toISOString(),
+            next_attempt_at: null,
           },
         ],
       },

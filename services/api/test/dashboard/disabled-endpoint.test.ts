@@ -79,6 +79,9 @@ describe('a delivery skipped because its endpoint was off', () => {
           // Its skipped line takes attempt 1; nothing was sent.
           attempts_sent: 0,
           skipped_reason: 'the endpoint was off when this event was recorded',
+          // The skip is its last line; its reason is skipped_reason, not an error of an attempt.
+          last_outcome: 'skipped',
+          last_error: null,
         },
       ],
     });

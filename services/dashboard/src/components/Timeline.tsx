@@ -1,7 +1,7 @@
 import { useEffect, type ReactNode } from 'react';
 import type { TimelineEntry, User } from '../api/types.js';
 import { ActorName } from './ActorName.js';
-import { humanize } from '../format.js';
+import { errorBesideStatus, humanize } from '../format.js';
 import { Link } from '../router.js';
 import { EventTypeName } from './Labels.js';
 import { Badge } from './ListPage.js';
@@ -122,14 +122,34 @@ function Deliveries({ entry }: { entry: EventEntry }) {
         ) : (
           <li key={delivery.id}>
             Sent to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
-            <Badge value={delivery.status} />
-            {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}, {delivery.attempts_sent}{' '}
+            <DeliveryOutcome delivery={delivery} />, {delivery.attempts_sent}{' '}
             {delivery.attempts_sent === 1 ? 'attempt' : 'attempts'}
             <DeliveryTime delivery={delivery} />
           </li>
         ),
       )}
     </ul>
+  );
+}
+
+/**
+ * What became of the delivery, as the delivery log says it of an attempt: its last attempt's
+ * outcome, HTTP status and error. A pending delivery whose last attempt failed (a receiver that
+ * refused the connection, say) reads "failed (connection refused)" before its next attempt's time:
+ * "pending" alone read as if nothing had been tried. Pending with no attempt made yet (or one in
+ * flight, or queued again after a skip) stays "pending".
+ */
+function DeliveryOutcome({ delivery }: { delivery: Delivery }) {
+  const wentWrong =
+    delivery.last_outcome === 'failed' || delivery.last_outcome === 'interrupted' ? delivery.last_outcome : null;
+  const shown = delivery.status === 'pending' && wentWrong ? wentWrong : delivery.status;
+  const error = wentWrong ? errorBesideStatus(delivery.last_error, delivery.last_http_status) : null;
+  return (
+    <>
+      <Badge value={shown} />
+      {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}
+      {error && <> ({error})</>}
+    </>
   );
 }
 

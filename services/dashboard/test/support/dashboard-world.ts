@@ -82,6 +82,11 @@ export interface WorldOptions {
   smtpUrl?: () => string;
   /** STRIPE_API_BASE for the API (read when the world starts): a local Stripe stand-in. */
   stripeApiBase?: () => string;
+  /**
+   * WEBHOOK_RETRY_DELAYS for the worker: nine of 200 ms by default, so a delivery runs through
+   * its attempts in seconds; a long one keeps a failed delivery pending, its next attempt due.
+   */
+  webhookRetryDelays?: string;
 }
 
 /**
@@ -113,7 +118,7 @@ export function useDashboardWorld(options: WorldOptions = {}): { readonly curren
       BASE_URL: url,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_TIMEOUT_MS: '3000',
-      WEBHOOK_RETRY_DELAYS: Array(9).fill('200ms').join(','),
+      WEBHOOK_RETRY_DELAYS: options.webhookRetryDelays ?? Array(9).fill('200ms').join(','),
       ...(options.smtpUrl && { SMTP_URL: options.smtpUrl() }),
       ...(options.stripeApiBase && { STRIPE_API_BASE: options.stripeApiBase() }),
     };

@@ -5,6 +5,7 @@ import { CopyField } from '../../components/CopyField.js';
 import { Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
 import { Clipped } from '../../components/ListPage.js';
+import { errorBesideStatus } from '../../format.js';
 import { eventTypeLabel } from '../../labels.js';
 import { Time } from '../../components/Time.js';
 import { LiveStatus } from '../../components/states.js';
@@ -259,7 +260,7 @@ export function AttemptResult({
   if (!attempt) return <LiveStatus>{null}</LiveStatus>;
   const ok = attempt.outcome === 'succeeded';
   const status = attempt.http_status !== null ? `HTTP ${attempt.http_status}` : 'No HTTP status';
-  const error = attempt.error === status ? null : attempt.error;
+  const error = errorBesideStatus(attempt.error, attempt.http_status);
   return (
     <LiveStatus className={ok ? 'result ok' : 'result failed'}>
       <strong>{label}</strong>{' '}
