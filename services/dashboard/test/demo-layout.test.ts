@@ -665,6 +665,43 @@ describe('at 390 px', () => {
     expect(fits).toEqual(expected);
   });
 
+  it("a campaign's and a cancel session's card wrap the customer's e-mail after a separator, never mid-word", async () => {
+    // The demo's longest address among the customers with a campaign and a cancel session.
+    const { db } = world.current;
+    const customer = await db('customers')
+      .where({ workspace_id: demo.workspace.id })
+      .whereRaw('exists (select 1 from recovery_campaigns where recovery_campaigns.customer_id = customers.id)')
+      .whereRaw('exists (select 1 from cancel_sessions where cancel_sessions.customer_id = customers.id)')
+      .orderByRaw('length(email) desc, id')
+      .first<{ id: string; email: string }>('id', 'email');
+    const campaign = await db('recovery_campaigns').where({ customer_id: customer.id }).first<{ id: string }>('id');
+    const session = await db('cancel_sessions').where({ customer_id: customer.id }).first<{ id: string }>('id');
+    const seen: Record<string, unknown> = {};
+    const pages: Array<[name: string, route: string]> = [
+      ['campaign', `/campaigns/${campaign.id}`],
+      ['cancel-session', `/cancel-sessions/${session.id}`],
+    ];
+    for (const [name, route] of pages) {
+      await open(route);
+      const email = page.getByRole('link', { name: customer.email, exact: true });
+      const lines = await lineTexts(email);
+      await screenshot(`${name}-email`);
+      seen[name] = {
+        text: lines.join(''),
+        wraps: lines.length > 1,
+        // Each line but the last ends at one of the address's separators.
+        endingMidWord: lines.slice(0, -1).filter((line) => !'@.+_-'.includes(line.at(-1)!)),
+        fits: await email.evaluate((element) => {
+          const fact = element.closest('dd')!;
+          return fact.scrollWidth <= fact.clientWidth;
+        }),
+        pageOverflow: Math.max(0, await pageOverflow()),
+      };
+    }
+    const whole = { text: customer.email, wraps: true, endingMidWord: [], fits: true, pageOverflow: 0 };
+    expect(seen).toEqual({ campaign: whole, 'cancel-session': whole });
+  });
+
   /**
    * The parts of a list's row (by their column's name) that a phone user must see without
    * scrolling sideways: what names the row, its status and its amount (a customer has neither:

@@ -18,7 +18,24 @@ export function BreakableUrl({ url }: { url: string }) {
  * onto a second line after its dot rather than overflowing a narrow column.
  */
 export function BreakAfterSeparators({ text }: { text: string }) {
-  const pieces = text.match(URL_PIECE)?.filter(Boolean) ?? [text];
+  return <BreakAfterPieces text={text} piece={URL_PIECE} />;
+}
+
+/** Each piece of an e-mail address up to and including its next run of separators (`ann.`, `lee@`, `north-`). */
+const EMAIL_PIECE = /[^@.+_-]*[@.+_-]*/g;
+
+/**
+ * An e-mail address that wraps after `@`, `.`, `+`, `_` and `-`, as a URL does: on a 390 px
+ * phone the campaign's card broke `pepper@stark-customers.test` mid-word (`pepper@stark-custo` /
+ * `mers.test`). A part too long for its line still breaks anywhere, the card's last resort.
+ */
+export function BreakableEmail({ email }: { email: string }) {
+  return <BreakAfterPieces text={email} piece={EMAIL_PIECE} />;
+}
+
+/** `text` as its pieces (a global pattern that matches every character), a `<wbr>` between each two. */
+function BreakAfterPieces({ text, piece }: { text: string; piece: RegExp }) {
+  const pieces = text.match(piece)?.filter(Boolean) ?? [text];
   return (
     <>
       {pieces.map((piece, index) => (

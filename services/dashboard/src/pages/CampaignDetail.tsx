@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../api/client.js';
 import type { CampaignDetail as Detail, User } from '../api/types.js';
+import { BreakableEmail } from '../components/BreakableUrl.js';
 import { ActorName, useTeamMembers } from '../components/ActorName.js';
 import { Timeline, useRefreshWhileSending } from '../components/Timeline.js';
 import { ConfirmDialog } from '../components/Dialog.js';
@@ -142,7 +143,12 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
         {customer ? (
           <Facts
             facts={[
-              ['Email', <Link to={`/customers/${customer.id}`}>{customer.email}</Link>],
+              [
+                'Email',
+                <Link to={`/customers/${customer.id}`}>
+                  <BreakableEmail email={customer.email} />
+                </Link>,
+              ],
               ['Name', customer.name ?? '—'],
               ['Processor id', <code>{customer.psp_customer_id}</code>],
             ]}

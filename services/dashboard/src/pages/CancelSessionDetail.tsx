@@ -1,5 +1,6 @@
 import { api } from '../api/client.js';
 import type { CancelSessionDetail as Detail } from '../api/types.js';
+import { BreakableEmail } from '../components/BreakableUrl.js';
 import { Facts } from '../components/Facts.js';
 import { Badge } from '../components/ListPage.js';
 import { LoadError, Loading, PageHeader } from '../components/states.js';
@@ -53,7 +54,12 @@ export default function CancelSessionDetail({ id }: { id: string }) {
             <h2 id="session-customer">Customer</h2>
             <Facts
               facts={[
-                ['Email', <Link to={`/customers/${session.customer.id}`}>{session.customer.email}</Link>],
+                [
+                  'Email',
+                  <Link to={`/customers/${session.customer.id}`}>
+                    <BreakableEmail email={session.customer.email} />
+                  </Link>,
+                ],
                 ['Name', session.customer.name ?? '—'],
               ]}
             />
