@@ -12,14 +12,17 @@ import { BusyButton } from '../../components/BusyButton.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
 
-function Entry({ entry, canResend }: { entry: Attempt; canResend: boolean }) {
+function Entry({ entry, canResend, onResent }: { entry: Attempt; canResend: boolean; onResent: () => void }) {
   const [expanded, setExpanded] = useState(false);
   const [resent, setResent] = useState<Attempt | null>(null);
   const resending = useAction();
   const detailsId = `entry-${entry.id}`;
 
   const resend = () =>
-    void resending.run(async () => setResent(await api<Attempt>('POST', `/deliveries/${entry.delivery_id}/resend`)));
+    void resending.run(async () => {
+      setResent(await api<Attempt>('POST', `/deliveries/${entry.delivery_id}/resend`));
+      onResent();
+    });
 
   return (
     <li className="log-entry">
@@ -98,11 +101,17 @@ export function DeliveryLog({
   eventTypes,
   canResend,
   round,
+  onRead,
 }: {
   endpointId: string;
   eventTypes: string[];
   canResend: boolean;
   round: number;
+  /**
+   * The log was read again (Refresh) or a Resend made an attempt: the endpoint's facts beside it
+   * are read again too, so that they never tell an older story than the log.
+   */
+  onRead: () => void;
 }) {
   const [outcome, setOutcome] = useState('');
   const [eventType, setEventType] = useState('');
@@ -130,7 +139,14 @@ export function DeliveryLog({
             optionLabel={(type) => type}
             onChange={setEventType}
           />
-          <button type="button" className="button small" onClick={list.reload}>
+          <button
+            type="button"
+            className="button small"
+            onClick={() => {
+              list.reload();
+              onRead();
+            }}
+          >
             Refresh
           </button>
         </div>
@@ -143,7 +159,7 @@ export function DeliveryLog({
       {list.items.length > 0 && (
         <ul className="log" aria-label="Deliveries, newest first" ref={logRef}>
           {list.items.map((entry) => (
-            <Entry key={entry.id} entry={entry} canResend={canResend} />
+            <Entry key={entry.id} entry={entry} canResend={canResend} onResent={onRead} />
           ))}
         </ul>
       )}

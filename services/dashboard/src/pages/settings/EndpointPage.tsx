@@ -13,6 +13,7 @@ import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { DeliveryLog } from './DeliveryLog.js';
 import { EndOverlap, openOverlapUntil } from './EndOverlap.js';
+import { useEndpointFacts } from './endpoint-facts.js';
 import { AttemptResult, EnabledState, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
 import { DisabledBanner } from './Webhooks.js';
 import { BusyButton } from '../../components/BusyButton.js';
@@ -218,6 +219,7 @@ export default function EndpointPage({ id }: { id: string }) {
   const [offSince, setOffSince] = useState<string | null>(null);
   /** Where the focus goes once End overlap now, which then disappears, has done its work. */
   const [rollButton, setRollButton] = useState<HTMLButtonElement | null>(null);
+  const facts = useEndpointFacts(id, loaded.set, () => setLogRound((value) => value + 1));
 
   if (loaded.loading && !loaded.data) return <Loading />;
   if (!loaded.data) {
@@ -343,7 +345,13 @@ export default function EndpointPage({ id }: { id: string }) {
           </div>
         </dl>
       </div>
-      <DeliveryLog endpointId={endpoint.id} eventTypes={me.event_types} canResend={canManage} round={logRound} />
+      <DeliveryLog
+        endpointId={endpoint.id}
+        eventTypes={me.event_types}
+        canResend={canManage}
+        round={logRound}
+        onRead={facts.refresh}
+      />
       {open === 'edit' && (
         <EndpointFormDialog
           endpoint={endpoint}
@@ -381,6 +389,9 @@ export default function EndpointPage({ id }: { id: string }) {
             setOpen(null);
             setMessage(recoveredMessage(outcome));
             setLogRound((value) => value + 1);
+            // The facts with the log, and again once the worker has sent what was queued.
+            if (outcome.requeued > 0) facts.follow(endpoint);
+            else facts.refresh();
           }}
         />
       )}

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { hashPassword, loadFixtures, recoverCampaign } from '@retention/domain';
+import { eventually, testSecretsKeyBytes } from '@retention/testkit';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+
+/**
+ * An endpoint's facts (Last success, Last failure, Consecutive failures) beside its delivery log,
+ * in a real headless Chromium against the real API, worker and an HTTPS receiver that fails, then
+ * answers (docs/dashboard-ui.md, "An endpoint's facts follow its log"): the log's Refresh, Retry
+ * failed since… and a Resend read them again, so they never tell an older story than the log.
+ */
+const world = useDashboardWorld();
+
+const OWNER = 'owner@umbrella.test';
+const HOOK_PATH = '/hooks/umbrella';
+/** The receiver answers 500 to this many requests, then 200 again. */
+let failNext = 0;
+let context: BrowserContext;
+let page: Page;
+let endpointId = '';
+let campaignIds: string[] = [];
+
+beforeAll(async () => {
+  const { db, receiver } = world.current;
+  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
+    workspaces: [
+      {
+        key: 'umbrella',
+        name: 'Umbrella',
+        processor: 'connected',
+        users: [{ key: 'owner', email: OWNER, role: 'owner' }],
+        customers: [{ key: 'c1', email: 'alice@umbrella-customers.test', subscriptions: [{ key: 's1' }] }],
+        campaigns: [
+          { key: 'k1', customer: 'c1', psp_invoice_id: 'in_summary_1', status: 'in_flight' as const },
+          { key: 'k2', customer: 'c1', psp_invoice_id: 'in_summary_2', status: 'in_flight' as const },
+        ],
+        webhooks: [{ key: 'hook', name: 'Umbrella CRM', url: receiver.url(HOOK_PATH) }],
+      },
+    ],
+  });
+  const ids = loaded.workspaces.umbrella!;
+  endpointId = ids.webhooks.hook!.id;
+  campaignIds = [ids.campaigns.k1!, ids.campaigns.k2!];
+  receiver.route(HOOK_PATH, {
+    secret: ids.webhooks.hook!.secret,
+    behaviour: () => (failNext-- > 0 ? { kind: 'status', status: 500, body: 'down' } : { kind: 'status', status: 200 }),
+  });
+  await db('users')
+    .where({ email: OWNER })
+    .update({ password_hash: await hashPassword(PASSWORD) });
+  await world.current.startWorker();
+  ({ context, page } = await desktopPage(world.current.browser));
+  await signInThroughForm(page, world.current.url, OWNER);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+});
+
+interface StoredEndpoint {
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+}
+
+const stored = (): Promise<StoredEndpoint> =>
+  world.current.db('webhook_endpoints').where({ id: endpointId }).first<StoredEndpoint>();
+
+/** A fact of the endpoint's summary, by its term. */
+const fact = (target: Page, term: string): Locator =>
+  target
+    .getByRole('term')
+    .filter({ hasText: new RegExp(`^${term}$`) })
+    .locator('xpath=following-sibling::dd');
+
+/** Waits for a fact to show this time (as the API writes it, in its `datetime`); a loaded machine is slow. */
+const showsTime = (target: Page, term: string, at: Date | null) =>
+  fact(target, term).locator(`time[datetime="${at!.toISOString()}"]`).waitFor({ timeout: 20_000 });
+
+async function openEndpoint(target: Page): Promise<void> {
+  await target.goto(`${world.current.url}/dashboard/settings/webhooks/${endpointId}`);
+  await target.getByRole('heading', { level: 1, name: 'Umbrella CRM' }).waitFor();
+}
+
+const succeededLines = () =>
+  page
+    .getByRole('list', { name: 'Deliveries, newest first' })
+    .getByRole('button', { name: /succeeded.*recovery\.recovered.*200/ });
+
+describe("an endpoint's facts beside its delivery log", () => {
+  it("are read again by the log's Refresh: the failure, then the success after it", async () => {
+    await openEndpoint(page);
+    await expect(fact(page, 'Last success').textContent()).resolves.toBe('Never');
+
+    // A delivery that fails once, then succeeds on its retry, while the page is open.
+    failNext = 1;
+    await recoverCampaign(world.current.db, { id: campaignIds[0]!, via: 'retry' });
+    const after = await eventually(async () => {
+      const endpoint = await stored();
+      return endpoint.last_success_at && endpoint.last_failure_at ? endpoint : null;
+    }, 15_000);
+    await expect(fact(page, 'Last success').textContent()).resolves.toBe('Never');
+
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await succeededLines().waitFor();
+    await showsTime(page, 'Last success', after.last_success_at);
+    await showsTime(page, 'Last failure', after.last_failure_at);
+    await expect(fact(page, 'Consecutive failures').textContent()).resolves.toBe('0');
+  });
+
+  it('are read again by Retry failed since…, and once more when the worker has sent what it queued', async () => {
+    const { db } = world.current;
+    // Off, an event recorded meanwhile is skipped; on again, Retry failed since… sends it.
+    const enabled = page.getByRole('switch', { name: 'Enabled' });
+    await enabled.click();
+    await eventually(async () => (await enabled.getAttribute('aria-checked')) === 'false');
+    await recoverCampaign(db, { id: campaignIds[1]!, via: 'retry' });
+    await eventually(
+      async () => (await db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'skipped' })).length === 1,
+      15_000,
+    );
+    await enabled.click();
+    await eventually(async () => (await enabled.getAttribute('aria-checked')) === 'true');
+    const before = await stored();
+
+    await page.getByRole('button', { name: 'Retry failed since…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Retry failed deliveries' });
+    await dialog.getByRole('button', { name: 'Retry failed' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: '1 delivery queued to be sent again.' }).waitFor();
+
+    const sent = await eventually(async () => {
+      const endpoint = await stored();
+      return endpoint.last_success_at! > before.last_success_at! ? endpoint : null;
+    }, 30_000);
+    // Without a click: the facts and the log both show the delivery the worker then made.
+    await showsTime(page, 'Last success', sent.last_success_at);
+    await eventually(async () => (await succeededLines().count()) === 2, 20_000);
+  });
+
+  it('are read again after a Resend from the log', async () => {
+    const before = await stored();
+    const newest = page.getByRole('list', { name: 'Deliveries, newest first' }).getByRole('listitem').first();
+    await newest.getByRole('button').first().click();
+    await newest.getByRole('button', { name: 'Resend' }).click();
+    await newest
+      .getByRole('status')
+      .filter({ hasText: /Resent: HTTP 200/ })
+      .waitFor();
+    const resent = await stored();
+    expect(resent.last_success_at!.getTime()).toBeGreaterThan(before.last_success_at!.getTime());
+    await showsTime(page, 'Last success', resent.last_success_at);
+  });
+});
