@@ -8,11 +8,13 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
  * An endpoint's facts (Last success, Last failure, Consecutive failures) beside its delivery log,
  * in a real headless Chromium against the real API, worker and an HTTPS receiver that fails, then
  * answers (docs/dashboard-ui.md, "An endpoint's facts follow its log"): the log's Refresh, Retry
- * failed since… and a Resend read them again, so they never tell an older story than the log.
+ * failed since… and a Resend read them again, so they never tell an older story than the log; and
+ * an open signing-secret overlap is one of the facts, for every role that reads the endpoint.
  */
 const world = useDashboardWorld();
 
 const OWNER = 'owner@umbrella.test';
+const MEMBER = 'member@umbrella.test';
 const HOOK_PATH = '/hooks/umbrella';
 /** The receiver answers 500 to this many requests, then 200 again. */
 let failNext = 0;
@@ -29,7 +31,10 @@ beforeAll(async () => {
         key: 'umbrella',
         name: 'Umbrella',
         processor: 'connected',
-        users: [{ key: 'owner', email: OWNER, role: 'owner' }],
+        users: [
+          { key: 'owner', email: OWNER, role: 'owner' },
+          { key: 'member', email: MEMBER, role: 'member' },
+        ],
         customers: [{ key: 'c1', email: 'alice@umbrella-customers.test', subscriptions: [{ key: 's1' }] }],
         campaigns: [
           { key: 'k1', customer: 'c1', psp_invoice_id: 'in_summary_1', status: 'in_flight' as const },
@@ -47,7 +52,7 @@ beforeAll(async () => {
     behaviour: () => (failNext-- > 0 ? { kind: 'status', status: 500, body: 'down' } : { kind: 'status', status: 200 }),
   });
   await db('users')
-    .where({ email: OWNER })
+    .whereIn('email', [OWNER, MEMBER])
     .update({ password_hash: await hashPassword(PASSWORD) });
   await world.current.startWorker();
   ({ context, page } = await desktopPage(world.current.browser));
@@ -61,6 +66,7 @@ afterAll(async () => {
 interface StoredEndpoint {
   last_success_at: Date | null;
   last_failure_at: Date | null;
+  previous_secret_expires_at: Date | null;
 }
 
 const stored = (): Promise<StoredEndpoint> =>
@@ -150,5 +156,40 @@ describe("an endpoint's facts beside its delivery log", () => {
     const resent = await stored();
     expect(resent.last_success_at!.getTime()).toBeGreaterThan(before.last_success_at!.getTime());
     await showsTime(page, 'Last success', resent.last_success_at);
+  });
+});
+
+describe("an endpoint's signing-secret overlap", () => {
+  it('is one of the facts while it is open, with its end, for every role that reads the endpoint', async () => {
+    await expect(fact(page, 'Signing secret').count()).resolves.toBe(0);
+    await page.getByRole('button', { name: 'Roll secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roll secret' });
+    await dialog.getByLabel('Overlap (hours)').fill('2');
+    await dialog.getByRole('button', { name: 'Roll secret' }).click();
+    await page.getByRole('dialog', { name: 'New signing secret' }).getByRole('button', { name: 'Done' }).click();
+
+    const { previous_secret_expires_at: until } = await stored();
+    await showsTime(page, 'Signing secret', until);
+    await expect(fact(page, 'Signing secret').textContent()).resolves.toMatch(
+      /^Previous secret valid until .+: until then each delivery is signed with both the current and the previous secret\.$/,
+    );
+
+    // A member may read the endpoint, not roll its secret: the fact is theirs too.
+    const { context: memberContext, page: memberPage } = await desktopPage(world.current.browser);
+    try {
+      await signInThroughForm(memberPage, world.current.url, MEMBER);
+      await openEndpoint(memberPage);
+      await showsTime(memberPage, 'Signing secret', until);
+      await expect(memberPage.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(0);
+    } finally {
+      await memberContext.close();
+    }
+
+    // Ended: the fact goes with it.
+    await page.getByRole('button', { name: 'End overlap now' }).click();
+    const confirm = page.getByRole('dialog', { name: 'End overlap now' });
+    await confirm.getByRole('button', { name: 'End overlap' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await expect(fact(page, 'Signing secret').count()).resolves.toBe(0);
   });
 });

@@ -202,6 +202,26 @@ function RecoverDialog({
   );
 }
 
+/**
+ * After a roll with an overlap, the secret it replaced still signs until a time: said among the
+ * facts, for every role that may read the endpoint, where only the rotation dialogs said it (a
+ * member, who has none, could not know why a receiver still accepted the old secret). On a row of
+ * its own, as the URL, so the five facts above keep their full rows; none when no overlap is open.
+ */
+function SecretOverlapFact({ endpoint }: { endpoint: Endpoint }) {
+  const until = openOverlapUntil(endpoint);
+  if (!until) return null;
+  return (
+    <div className="whole-row">
+      <dt>Signing secret</dt>
+      <dd>
+        Previous secret valid until <Time value={until} sayUtc />: until then each delivery is signed with both the
+        current and the previous secret.
+      </dd>
+    </div>
+  );
+}
+
 export default function EndpointPage({ id }: { id: string }) {
   const { me } = useSession();
   const canManage = me.permissions.manage_webhooks;
@@ -304,7 +324,7 @@ export default function EndpointPage({ id }: { id: string }) {
         note="A test does not count toward the endpoint's failures or turn it off."
       />
       {/* Its URL on a row of its own, then five facts in columns chosen by the card's width so that
-          every row is full (styles.css, "An endpoint's summary"). */}
+          every row is full (styles.css, "An endpoint's summary"), then an open overlap on a row of its own. */}
       <div className="card endpoint-summary">
         <dl className="details">
           <div className="whole-row">
@@ -343,6 +363,7 @@ export default function EndpointPage({ id }: { id: string }) {
               <Time value={endpoint.last_failure_at} empty="Never" sayUtc />
             </dd>
           </div>
+          <SecretOverlapFact endpoint={endpoint} />
         </dl>
       </div>
       <DeliveryLog
