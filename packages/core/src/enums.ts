@@ -122,6 +122,7 @@ export const SECURITY_ACTIONS = [
   'processor.disconnected',
   'processor.key_rejected',
   'processor.key_removed',
+  'processor.mode_switched',
   'campaign.marked_recovered',
   'campaign.marked_lost',
 ] as const;

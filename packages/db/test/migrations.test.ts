@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import pg from 'pg';
-import { openSecret } from '@retention/core';
+import { openSecret, sealSecret } from '@retention/core';
 import {
   createDb,
   MIGRATIONS,
@@ -445,6 +445,62 @@ describe('migrations', () => {
       await db.transaction((trx) => migration.down(trx));
       expect(await db('event_outbox').orderBy('seq').pluck('event_id')).toEqual([waiting!.id, late!.id]);
       expect(Object.keys(await db('event_outbox').first())).toEqual(['seq', 'event_id']);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("0028-processor-mode gives existing connections their key's mode, else their first own event's", async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateLatest(db, KEY);
+      const migration = MIGRATIONS.find((m) => m.name === '0028-processor-mode')!;
+      await db.transaction((trx) => migration.down(trx, KEY));
+      const connection = async (name: string, apiKey: string | null) => {
+        const [workspace] = await db('workspaces').insert({ name }).returning<Array<{ id: string }>>('id');
+        const [row] = await db('processor_connections')
+          .insert({
+            workspace_id: workspace!.id,
+            provider: 'stripe',
+            status: 'connected',
+            webhook_secret_sealed: sealSecret(KEY.secretsKey, 'whsec_0123456789abcdef'),
+            webhook_secret_last4: 'cdef',
+            api_key_sealed: apiKey === null ? null : sealSecret(KEY.secretsKey, apiKey),
+            api_key_last4: apiKey === null ? null : apiKey.slice(-4),
+          })
+          .returning<Array<{ id: string; workspace_id: string }>>(['id', 'workspace_id']);
+        return row!;
+      };
+      const keyed = await connection('Keyed', `rk_live_${'a'.repeat(24)}`);
+      const evented = await connection('Evented', null);
+      const silent = await connection('Silent', null);
+      let created = 1_700_000_000;
+      const event = (livemode: boolean, account?: string) =>
+        db('processor_events').insert({
+          connection_id: evented.id,
+          workspace_id: evented.workspace_id,
+          psp_event_id: `evt_${(created += 1)}`,
+          type: 'customer.created',
+          psp_created_at: new Date(created * 1000),
+          payload: JSON.stringify({ object: 'event', livemode, ...(account && { account }) }),
+        });
+      // The oldest is a connected account's (not this account's mode), then the account's own live one.
+      await event(false, 'acct_1OTHER');
+      await event(true);
+      await event(false);
+
+      await expect(db.transaction((trx) => migration.up(trx))).rejects.toThrow(/SECRETS_KEY/);
+      await db.transaction((trx) => migration.up(trx, KEY));
+      const modes = await db('processor_connections')
+        .whereIn('id', [keyed.id, evented.id, silent.id])
+        .select('id', 'mode');
+      expect(Object.fromEntries(modes.map((row) => [row.id, row.mode]))).toEqual({
+        [keyed.id]: 'live',
+        [evented.id]: 'live',
+        [silent.id]: null,
+      });
+      expect(await db('processor_events').whereNotNull('ignored_reason')).toEqual([]);
     } finally {
       await database.drop();
     }

@@ -22,6 +22,7 @@ export * from './processor/changes.js';
 export * from './processor/connections.js';
 export * from './processor/inbox.js';
 export * from './processor/mirror.js';
+export * from './processor/modes.js';
 export * from './accounts/index.js';
 export * from './notifications/messages.js';
 export * from './secrets/reseal.js';

@@ -107,6 +107,7 @@ export const SECURITY_ACTION_LABELS: Readonly<Record<SecurityAction, string>> = 
   'processor.disconnected': 'Payment processor disconnected',
   'processor.key_rejected': "Processor's API key refused by Stripe",
   'processor.key_removed': "Processor's API key removed",
+  'processor.mode_switched': 'Payment processor switched between test and live mode',
   'campaign.marked_recovered': 'Campaign marked recovered',
   'campaign.marked_lost': 'Campaign marked lost',
 };

@@ -131,6 +131,8 @@ const tokenEnd: Describe = (value) => `Ends in …${plain(value)}`;
 const perMinute = (value: unknown) =>
   typeof value === 'number' ? `${formatNumber(value)} requests a minute` : plain(value);
 const stripeKey = (last4: unknown) => `rk_…${plain(last4)}`;
+/** A connection's mode as the Processor page shows it. */
+const stripeMode = (value: unknown) => (value === 'live' ? 'Live mode' : value === 'test' ? 'Test mode' : plain(value));
 
 /** How long a roll kept the previous secret: "24 hours", "30 minutes", "2 days". */
 function duration(seconds: unknown): string {
@@ -217,12 +219,19 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
             ? 'No API key'
             : otherDetail('api_key', value),
     api_key_last4: hidden,
+    mode: (value) => (value === null || value === undefined ? null : stripeMode(value)),
     proof: (value) =>
       value === 'first signed event' ? 'Confirmed by its first signed event' : labelled('Proof')(value, {}),
   },
   'processor.disconnected': { provider: hidden, reason: (value) => (value === 'owner' ? null : reason(value, {})) },
   'processor.key_rejected': { provider: hidden, api_key_last4: (value) => `API key ${stripeKey(value)}` },
   'processor.key_removed': { provider: hidden, api_key_last4: (value) => `API key ${stripeKey(value)}` },
+  'processor.mode_switched': {
+    provider: hidden,
+    from: (value, details) => `${stripeMode(value)} → ${stripeMode(details.to)}`,
+    to: hidden,
+    api_key_last4: (value) => `New API key ${stripeKey(value)}`,
+  },
   'campaign.marked_recovered': {
     // The action says a manual recovery; any other way is named as the campaign's page names it.
     recovered_via: (value) => (value === 'manual' ? null : labelled('Recovered via', recoveredVia)(value, {})),

@@ -77,6 +77,10 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
   'processor.disconnected': [{ provider: 'stripe', reason: 'owner' }, []],
   'processor.key_rejected': [{ provider: 'stripe', api_key_last4: '9876' }, ['API key rk_…9876']],
   'processor.key_removed': [{ provider: 'stripe', api_key_last4: '9876' }, ['API key rk_…9876']],
+  'processor.mode_switched': [
+    { provider: 'stripe', from: 'test', to: 'live', api_key_last4: '9876' },
+    ['Test mode → Live mode', 'New API key rk_…9876'],
+  ],
   'campaign.marked_recovered': [{ recovered_via: 'manual' }, []],
   'campaign.marked_lost': [null, []],
 };

@@ -26,6 +26,7 @@ import * as customerSearch from './0024-customer-search.js';
 import * as eventsSessionIndex from './0025-events-session-index.js';
 import * as tokenCreatorEmail from './0026-token-creator-email.js';
 import * as oneOpenInvitation from './0027-one-open-invitation.js';
+import * as processorMode from './0028-processor-mode.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -67,4 +68,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0025-events-session-index', ...eventsSessionIndex },
   { name: '0026-token-creator-email', ...tokenCreatorEmail },
   { name: '0027-one-open-invitation', ...oneOpenInvitation },
+  { name: '0028-processor-mode', ...processorMode },
 ];

@@ -17,6 +17,7 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { requireActor } from '../lookups.js';
 import { getWorkspace } from '../workspaces.js';
 import { IdInput, inputValidator } from '../validate.js';
+import { modeOfKey, modeSwitchRefusal, setAsideCounts, type ProcessorMode, type SetAsideReason } from './modes.js';
 
 /**
  * A workspace's connection to its payment processor (docs/processor.md). Its status is the
@@ -39,6 +40,8 @@ export interface ConnectionRow {
   webhook_secret_last4: string;
   api_key_sealed: string | null;
   api_key_last4: string | null;
+  /** Test or live: the key's, else the first signed event's `livemode`; null until known (modes.ts). */
+  mode: ProcessorMode | null;
   disconnected_reason: 'owner' | 'key_rejected' | null;
   connected_at: Date | null;
   backfill_status: 'idle' | 'queued' | 'running' | 'succeeded' | 'failed';
@@ -78,6 +81,8 @@ export interface ConnectProcessorInput {
   provider: ProcessorProvider;
   webhook_secret: string;
   api_key?: string;
+  /** A key of the other mode than the connection's is refused unless this is true (docs/processor.md, "Mode"). */
+  confirm_mode_switch?: boolean;
 }
 
 /** Stripe's signing secrets are whsec_ and then letters and digits; we allow 16 to 200 of them. */
@@ -108,6 +113,7 @@ const validateConnectShape = inputValidator(
             'Stripe account and is not accepted',
         }),
       ),
+      confirm_mode_switch: Type.Optional(Type.Boolean({ errorMessage: 'must be true or false' })),
     },
     { additionalProperties: false },
   ),
@@ -212,6 +218,7 @@ export async function connectProcessor(
     if (kept && previous.status !== 'connected' && !keptChecked)
       throw conflict('The stored API key changed while it was being tried with Stripe; connect again');
     const status = statusAfterConnect(previous?.status ?? null, given || keptChecked ? 'accepted' : 'none');
+    const mode = given ? modeAfterConnect(previous?.mode ?? null, modeOfKey(valid.api_key!), valid) : null;
     const stillConnected = status === 'connected' && previous?.status === 'connected';
     const values = {
       provider: valid.provider,
@@ -222,6 +229,7 @@ export async function connectProcessor(
         ? {
             api_key_sealed: sealSecret(secretsKey, valid.api_key!),
             api_key_last4: lastFour(valid.api_key!),
+            mode: mode!.to,
             backfill_status: 'queued',
             ...BACKFILL_RESET,
           }
@@ -250,10 +258,35 @@ export async function connectProcessor(
         webhook_secret_last4: row!.webhook_secret_last4,
         api_key_last4: row!.api_key_last4,
         api_key: given ? 'given' : kept ? 'kept' : 'none',
+        mode: row!.mode,
       },
     });
+    if (mode?.switched) {
+      await recordSecurityEvent(trx, {
+        workspace_id: valid.workspace_id,
+        action: 'processor.mode_switched',
+        actor,
+        target: { type: 'processor_connection', id: row!.id, label: valid.provider },
+        details: { provider: valid.provider, from: previous!.mode, to: mode.to, api_key_last4: row!.api_key_last4 },
+      });
+    }
     return row!;
   });
+}
+
+/**
+ * The mode a key given leaves (docs/processor.md, "Mode"): the key's. A key of the other mode
+ * than a connection that has one is refused unless the switch is confirmed, since Stripe's test
+ * and live data are two accounts' worth of objects, and what the old mode imported stays.
+ */
+function modeAfterConnect(
+  previous: ProcessorMode | null,
+  keyMode: ProcessorMode,
+  input: ConnectProcessorInput,
+): { to: ProcessorMode; switched: boolean } {
+  if (previous === null || previous === keyMode) return { to: keyMode, switched: false };
+  if (input.confirm_mode_switch !== true) throw modeSwitchRefusal(previous, keyMode);
+  return { to: keyMode, switched: true };
 }
 
 /**
@@ -426,12 +459,15 @@ export interface ProcessorStatusView {
   webhook_url: string;
   webhook_secret_last4: string;
   api_key_last4: string | null;
+  mode: ProcessorMode | null;
   disconnected_reason: string | null;
   connected_at: string | null;
   last_event_at: string | null;
   events_received: number;
   events_pending: number;
   events_parked: number;
+  /** Stored, answered 2xx and not applied, by reason (modes.ts). */
+  events_set_aside: Record<SetAsideReason, number>;
   parked_events: ParkedEvent[];
   backfill: {
     status: ConnectionRow['backfill_status'];
@@ -473,12 +509,14 @@ export async function processorStatus(
     webhook_url: webhookUrlOf(baseUrl, connection),
     webhook_secret_last4: connection.webhook_secret_last4,
     api_key_last4: connection.api_key_last4,
+    mode: connection.mode,
     disconnected_reason: connection.disconnected_reason,
     connected_at: toIsoMillisOrNull(connection.connected_at),
     last_event_at: toIsoMillisOrNull(received!.last),
     events_received: received!.count,
     events_pending: counts.find((row) => row.state === 'pending')?.count ?? 0,
     events_parked: counts.find((row) => row.state === 'parked')?.count ?? 0,
+    events_set_aside: await setAsideCounts(db, connection.id),
     parked_events: parked.map((row) => ({ ...row, received_at: toIsoMillis(row.received_at) })),
     backfill: {
       status: connection.backfill_status,

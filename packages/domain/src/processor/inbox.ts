@@ -2,6 +2,7 @@ import { ServiceError } from '@retention/core';
 import { databaseFailure, inTransaction, NOW_MS_SQL, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent } from '../security-log.js';
 import { PROCESSOR_ACTOR, type ConnectionRow } from './connections.js';
+import type { SetAsideReason } from './modes.js';
 
 /**
  * The processor's events as received: the inbox. Postgres is the truth, as for our own
@@ -123,7 +124,8 @@ export interface ClaimedProcessorEvent {
   attempts: number;
 }
 
-export type ApplyOutcome = 'applied' | 'ignored';
+/** Applied; ignored (a type we do not handle, nothing to do); or set aside, ignored for a reason kept with it. */
+export type ApplyOutcome = 'applied' | 'ignored' | { set_aside: SetAsideReason };
 
 /** After this many failed attempts an event is parked (kept, shown in `processor status`, not retried). */
 export const MAX_APPLY_ATTEMPTS = 6;
@@ -243,7 +245,7 @@ export async function applyProcessorEvents(
   });
 }
 
-/** Marks applied events `applied` or `ignored`, one statement for the lot. */
+/** Marks applied events `applied` or `ignored` (with the reason of one set aside), one statement for the lot. */
 async function markApplied(
   trx: Transaction,
   events: ReadonlyArray<ClaimedProcessorEvent>,
@@ -252,10 +254,16 @@ async function markApplied(
   if (events.length === 0) return;
   await trx.raw(
     `UPDATE processor_events AS e
-        SET state = v.state, applied_at = now(), attempts = e.attempts + 1, last_error = NULL
-       FROM unnest(?::uuid[], ?::text[]) AS v(id, state)
+        SET state = v.state, ignored_reason = v.reason, applied_at = now(), attempts = e.attempts + 1,
+            last_error = NULL
+       FROM unnest(?::uuid[], ?::text[], ?::text[]) AS v(id, state, reason)
       WHERE e.id = v.id`,
-    [events.map((event) => event.id), [...outcomes]],
+    [
+      events.map((event) => event.id),
+      outcomes.map((outcome) => (typeof outcome === 'string' ? outcome : 'ignored')),
+      // Nulls in a text array: knex's binding types know only arrays of one primitive type.
+      outcomes.map((outcome) => (typeof outcome === 'string' ? null : outcome.set_aside)) as unknown as string[],
+    ],
   );
 }
 

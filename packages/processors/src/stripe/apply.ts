@@ -5,21 +5,28 @@ import {
   apiKeyOf,
   applyProcessorChanges,
   connectionById,
+  fixModeIfUnknown,
   MAX_APPLY_ATTEMPTS,
   rejectProcessorKey,
   type ApplyOutcome,
   type ClaimedProcessorEvent,
   type ConnectionRow,
   type ProcessorChange,
+  type SetAsideReason,
 } from '@retention/domain';
 import { createStripeClient } from './client.js';
-import { stripeEventToChanges } from './normalise.js';
+import { isSetAside, stripeEventToChanges } from './normalise.js';
 import { storedStripeEvent } from './verify.js';
 
 export interface StripeSettings {
   secretsKey: SecretsKeyring;
   /** STRIPE_API_BASE. */
   apiBase: string;
+}
+
+interface ConnectionRead {
+  connection: ConnectionRow;
+  stripe: Stripe | null;
 }
 
 /**
@@ -32,18 +39,25 @@ export interface StripeSettings {
  * drops them, so the next event reads the connection as now disconnected.
  */
 export function createStripeEventApplier(settings: StripeSettings) {
-  const connections = new WeakMap<Transaction, { connection: ConnectionRow; stripe: Stripe | null }>();
+  const connections = new WeakMap<Transaction, ConnectionRead>();
   const connectionOf = async (trx: Transaction, connectionId: string) => {
     const known = connections.get(trx);
     if (known && known.connection.id === connectionId) return known;
     const connection = await connectionById(trx, connectionId);
     const apiKey = connection.disconnected_reason === 'key_rejected' ? null : apiKeyOf(settings.secretsKey, connection);
-    const read = { connection, stripe: apiKey === null ? null : createStripeClient(apiKey, settings.apiBase) };
+    const read: ConnectionRead = {
+      connection,
+      stripe: apiKey === null ? null : createStripeClient(apiKey, settings.apiBase),
+    };
     connections.set(trx, read);
     return read;
   };
   return async (trx: Transaction, event: ClaimedProcessorEvent): Promise<ApplyOutcome> => {
-    const { connection, stripe } = await connectionOf(trx, event.connection_id);
+    const read = await connectionOf(trx, event.connection_id);
+    // Before anything is looked up with the key or applied: not this account's, or not its mode.
+    const setAside = await setAsideReason(trx, read, event.payload);
+    if (setAside !== null) return { set_aside: setAside };
+    const { connection, stripe } = read;
     const changes = await stripeEventToChanges(storedStripeEvent(event.payload), {
       stripe,
       onKeyRejected: async () => {
@@ -53,6 +67,7 @@ export function createStripeEventApplier(settings: StripeSettings) {
       lastAttempt: event.attempts + 1 >= MAX_APPLY_ATTEMPTS,
     });
     if (changes === null) return 'ignored';
+    if (isSetAside(changes)) return changes;
     assertStripeIds(changes);
     await applyProcessorChanges(
       { trx, connection_id: connection.id, workspace_id: connection.workspace_id, at: event.psp_created_at },
@@ -60,6 +75,29 @@ export function createStripeEventApplier(settings: StripeSettings) {
     );
     return 'applied';
   };
+}
+
+/**
+ * Why an event is not this workspace's to apply (docs/processor.md, "Set aside"), or null:
+ * - it carries `account`: Stripe sends it about an account connected to this one (Connect),
+ *   only to an endpoint that listens to connected accounts; that account's customers and
+ *   payments are not this workspace's, and this key must not look them up;
+ * - its `livemode` is not the connection's mode. A connection without a mode yet (no key) takes
+ *   the mode of the first event of its own account applied (in Stripe's `created` order).
+ * An event without a boolean `livemode` (Stripe always sends one) is not judged by mode.
+ */
+async function setAsideReason(
+  trx: Transaction,
+  read: ConnectionRead,
+  payload: Record<string, unknown>,
+): Promise<SetAsideReason | null> {
+  if (typeof payload.account === 'string' && payload.account !== '') return 'connected_account';
+  if (typeof payload.livemode !== 'boolean') return null;
+  const mode = payload.livemode ? 'live' : 'test';
+  if (read.connection.mode === null) {
+    read.connection = { ...read.connection, mode: await fixModeIfUnknown(trx, read.connection.id, mode) };
+  }
+  return read.connection.mode === mode ? null : 'other_mode';
 }
 
 /**

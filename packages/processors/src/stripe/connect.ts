@@ -14,6 +14,8 @@ export interface ConnectStripeInput {
   workspace_id: string;
   webhook_secret: string;
   api_key?: string;
+  /** A key of the other mode than the connection's is refused without it (connectProcessor). */
+  confirm_mode_switch?: boolean;
 }
 
 /**

@@ -21,10 +21,12 @@ export function processorRoutes(context: DashboardContext): Router {
   });
 
   router.post('/processor/connect', allow('manage_processor'), async (req, res) => {
-    const body = bodyOf(req.body, ['webhook_secret', 'api_key']);
+    const body = bodyOf(req.body, ['webhook_secret', 'api_key', 'confirm_mode_switch']);
     if (typeof body.webhook_secret !== 'string') throw invalidField('webhook_secret', 'required');
     if (body.api_key !== undefined && typeof body.api_key !== 'string')
       throw invalidField('api_key', 'must be a string');
+    if (body.confirm_mode_switch !== undefined && typeof body.confirm_mode_switch !== 'boolean')
+      throw invalidField('confirm_mode_switch', 'must be true or false');
     const { workspaceId } = signedIn(res);
     await connectStripe(
       db,
@@ -33,6 +35,7 @@ export function processorRoutes(context: DashboardContext): Router {
         workspace_id: workspaceId,
         webhook_secret: body.webhook_secret,
         ...(typeof body.api_key === 'string' && body.api_key !== '' && { api_key: body.api_key }),
+        ...(body.confirm_mode_switch === true && { confirm_mode_switch: true }),
       },
       actorOf(req, res),
     );

@@ -9,7 +9,7 @@ import {
 } from '@retention/domain';
 import { connectStripe } from '@retention/processors';
 import { defineCommand } from '../command.js';
-import { oneOf, text, uuid } from '../options.js';
+import { flag, oneOf, text, uuid } from '../options.js';
 
 /**
  * `processor connect | disconnect | status | sync` (operator-cli.md, docs/processor.md). The
@@ -29,6 +29,8 @@ export const processorCommands = [
       provider: oneOf(PROCESSOR_PROVIDERS).required(),
       'webhook-secret': text('whsec_...', 300).required(),
       'api-key': text('rk_...', 300).optional(),
+      // A key of the other mode (test, live) than the connection's is refused without it.
+      'confirm-mode-switch': flag(),
       actor: uuid('U').optional(),
     },
     run: async (context, options) => {
@@ -41,6 +43,7 @@ export const processorCommands = [
           workspace_id: options.workspace,
           webhook_secret: options['webhook-secret'],
           ...(apiKey !== undefined && { api_key: apiKey }),
+          ...(options['confirm-mode-switch'] === true && { confirm_mode_switch: true }),
         },
         actorOf(options.actor),
       );

@@ -1,0 +1,70 @@
+import { conflict, type ServiceError } from '@retention/core';
+import type { Queryable } from '@retention/db';
+
+/**
+ * A connection's mode, and the events set aside (docs/processor.md, "Mode" and "Set aside").
+ * Stripe keeps test and live data apart (two sets of keys, two sets of objects, `livemode` on
+ * every event); a workspace mirrors one of them, so what the other sends is never mixed in.
+ */
+
+export type ProcessorMode = 'test' | 'live';
+
+/** The mode of a restricted (or secret) key, from its prefix: `rk_live_`/`sk_live_` or `rk_test_`/`sk_test_`. */
+export function modeOfKey(apiKey: string): ProcessorMode {
+  return /^[rs]k_live_/.test(apiKey) ? 'live' : 'test';
+}
+
+export const MODE_NAME: Record<ProcessorMode, string> = { test: 'test mode', live: 'live mode' };
+
+/**
+ * Why an event was stored, answered 2xx and not applied (`processor_events.ignored_reason`):
+ *   connected_account - about an account connected to this one (Stripe Connect: it has `account`)
+ *   other_mode        - its `livemode` is not the connection's mode
+ *   signup_payment    - the failed first payment of a signup (`billing_reason: subscription_create`),
+ *                       which Stripe does not retry and which opens no recovery campaign
+ */
+export const SET_ASIDE_REASONS = ['connected_account', 'other_mode', 'signup_payment'] as const;
+export type SetAsideReason = (typeof SET_ASIDE_REASONS)[number];
+
+/**
+ * The refusal of a key of the other mode than the connection's, unless the switch is confirmed:
+ * what was mirrored in the old mode stays in the workspace beside what the new one brings.
+ */
+export function modeSwitchRefusal(from: ProcessorMode, to: ProcessorMode): ServiceError {
+  return conflict(
+    `api_key: this is a ${MODE_NAME[to]} key and the connection is in ${MODE_NAME[from]}; nothing was saved. ` +
+      `Switching makes it a ${MODE_NAME[to]} connection: the data already imported in ${MODE_NAME[from]} stays ` +
+      `in the workspace, and ${MODE_NAME[from]} events are set aside from then on. Confirm the switch to connect it ` +
+      '(confirm_mode_switch, or --confirm-mode-switch).',
+  );
+}
+
+/** How many of a connection's events were set aside, by reason (every reason, zero included). */
+export async function setAsideCounts(db: Queryable, connectionId: string): Promise<Record<SetAsideReason, number>> {
+  const rows: Array<{ ignored_reason: SetAsideReason; count: number }> = await db('processor_events')
+    .where({ connection_id: connectionId })
+    .whereNotNull('ignored_reason')
+    .groupBy('ignored_reason')
+    .select('ignored_reason')
+    .count({ count: '*' });
+  const counts = Object.fromEntries(SET_ASIDE_REASONS.map((reason) => [reason, 0])) as Record<SetAsideReason, number>;
+  for (const row of rows) counts[row.ignored_reason] = Number(row.count);
+  return counts;
+}
+
+/**
+ * Fixes the mode of a connection that has none yet (no key) from the first correctly signed
+ * event of the account itself; returns the connection's mode afterwards (another event, or a
+ * connect with a key, may have fixed it first).
+ */
+export async function fixModeIfUnknown(
+  db: Queryable,
+  connectionId: string,
+  mode: ProcessorMode,
+): Promise<ProcessorMode> {
+  const [row] = await db('processor_connections')
+    .where({ id: connectionId })
+    .update({ mode: db.raw('coalesce(mode, ?)', [mode]) })
+    .returning<Array<{ mode: ProcessorMode }>>('mode');
+  return row!.mode;
+}
