@@ -11,6 +11,15 @@ import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { processorStory, STRIPE_STATUS_TEXT, type StripeStatus } from './processor-story.js';
 import { BusyButton } from '../../components/BusyButton.js';
+import {
+  MODE_TEXT,
+  MODE_UNKNOWN,
+  modeOfKey,
+  modeSwitchMessage,
+  setAsideText,
+  type SetAsideReason,
+  type StripeMode,
+} from './processor-mode.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"), told apart by its status. */
 interface NotConnected {
@@ -25,12 +34,14 @@ interface Connection {
   webhook_url: string;
   webhook_secret_last4: string;
   api_key_last4: string | null;
+  mode: StripeMode | null;
   disconnected_reason: string | null;
   connected_at: string | null;
   last_event_at: string | null;
   events_received: number;
   events_pending: number;
   events_parked: number;
+  events_set_aside: Record<SetAsideReason, number>;
   parked_events: Array<{
     id: string;
     psp_event_id: string;
@@ -81,6 +92,8 @@ export default function Processor() {
   const [apiKey, setApiKey] = useState('');
   const [confirmRemoval, setConfirmRemoval] = useState(false);
   const [confirmDisconnect, setConfirmDisconnect] = useState(false);
+  /** The mode a key of the other mode would switch the connection to, while its confirmation is open. */
+  const [switchTo, setSwitchTo] = useState<StripeMode | null>(null);
   /**
    * The workspace's processor flag as this page's last action left it (the domain sets it with the
    * connection: `connected` only while the connection is). The session's flag is read once at
@@ -95,6 +108,7 @@ export default function Processor() {
   const action = useAction({ fields: ['webhook_secret', 'api_key'] });
   const removal = useAction();
   const disconnection = useAction();
+  const modeSwitch = useAction();
   const { busy } = action;
 
   const changed = (next: Setup) => {
@@ -122,13 +136,28 @@ export default function Processor() {
       setConfirmRemoval(false);
     });
 
+  const connectBody = () => ({
+    webhook_secret: webhookSecret.trim(),
+    ...(apiKey.trim() && { api_key: apiKey.trim() }),
+  });
+
   const connect = (event: FormEvent) => {
     event.preventDefault();
-    act('/processor/connect', {
-      webhook_secret: webhookSecret.trim(),
-      ...(apiKey.trim() && { api_key: apiKey.trim() }),
-    });
+    // A key of the other mode than the connection's switches it: asked first (the server refuses it unconfirmed).
+    const mode = setup.data?.status === 'not_connected' ? null : (setup.data?.mode ?? null);
+    if (mode && apiKey.trim() && modeOfKey(apiKey.trim()) !== mode) return setSwitchTo(modeOfKey(apiKey.trim()));
+    act('/processor/connect', connectBody());
   };
+
+  const switchMode = () =>
+    void modeSwitch.run(async () => {
+      changed(
+        await api<Setup>('POST', '/processor/connect', { body: { ...connectBody(), confirm_mode_switch: true } }),
+      );
+      setWebhookSecret('');
+      setApiKey('');
+      setSwitchTo(null);
+    });
 
   if (setup.loading && !setup.data) return <Loading />;
   if (setup.error || !setup.data)
@@ -177,6 +206,8 @@ export default function Processor() {
                 </>
               )}
             </dd>
+            <dt>Mode</dt>
+            <dd>{connection.mode ? MODE_TEXT[connection.mode] : MODE_UNKNOWN}</dd>
             <dt>Last event received</dt>
             <dd>
               <Time value={connection.last_event_at} empty="none yet" sayUtc />
@@ -185,6 +216,8 @@ export default function Processor() {
             <dd>
               {connection.events_received} ({connection.events_pending} waiting, {connection.events_parked} parked)
             </dd>
+            <dt>Set aside</dt>
+            <dd>{setAsideText(connection.events_set_aside, connection.mode) ?? 'none'}</dd>
             <dt>Import</dt>
             <dd>
               {connection.backfill.status}
@@ -278,6 +311,16 @@ export default function Processor() {
           action={disconnection}
           onConfirm={disconnect}
           onClose={() => setConfirmDisconnect(false)}
+        />
+      )}
+      {switchTo && connection?.mode && (
+        <ConfirmDialog
+          title={`Switch to ${switchTo} mode`}
+          message={<p>{modeSwitchMessage(connection.mode, switchTo)}</p>}
+          confirmLabel={`Switch to ${switchTo} mode`}
+          action={modeSwitch}
+          onConfirm={switchMode}
+          onClose={() => setSwitchTo(null)}
         />
       )}
       {confirmRemoval && storedKey && (
