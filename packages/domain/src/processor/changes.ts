@@ -476,6 +476,7 @@ async function applyInvoiceFailed(
     failed_attempt_count: Math.max(Number(state?.state.failed_attempt_count ?? 0), change.attempt_count),
   };
   if (settledLater === undefined) {
+    if (!opened.created && !context.silent) await moveFirstFailureBack(context.trx, opened.id, failedAt);
     await saveObject(context, 'invoice', change.psp_invoice_id, { status: 'failed', ...failure });
     return opened.created;
   }
@@ -484,6 +485,21 @@ async function applyInvoiceFailed(
     await settleLate(context, { id: opened.id, first_failed_at: failedAt }, failure, settledLater);
   }
   return opened.created;
+}
+
+/**
+ * A failure that arrives after a later one of the same invoice, while its campaign is still
+ * open, is the campaign's first failure (walk M5): its `first_failed_at` (and `created_at`, the
+ * time it opened) move back to it. The day rollups follow, their triggers moving the campaign
+ * from one day to the other. The `recovery.opened` already sent stays as it was sent (with the
+ * later time); the campaign read through the API says the earlier one. A closed campaign is
+ * final and keeps its times (docs/processor.md, "Order").
+ */
+async function moveFirstFailureBack(trx: Transaction, campaignId: string, failedAt: Date): Promise<void> {
+  await trx('recovery_campaigns')
+    .where({ id: campaignId, status: 'in_flight' })
+    .where('first_failed_at', '>', failedAt)
+    .update({ first_failed_at: failedAt, created_at: trx.raw('least(created_at, ?::timestamptz)', [failedAt]) });
 }
 
 /** Closes a campaign opened by a late failure as the invoice's later settlement did. */

@@ -97,6 +97,30 @@ describe('a change happens at the time Stripe says, not when the worker applied 
     expect(await webhookOf(w, 2, 'recovery.recovered')).toMatchObject({ created_at: iso(paidAt) });
   });
 
+  it('a failure arriving after a later one, its campaign still open, moves first_failed_at back, rollups too', async () => {
+    const w = await setUp();
+    const { customer, subscription } = await subscribedCustomer(w);
+    const invoice = legacyInvoice(customer, subscription.id, { created: nowSeconds() - 5 * DAY });
+    const firstAt = nowSeconds() - 4 * DAY;
+    const secondAt = nowSeconds() - DAY;
+    await w.deliver(stripeEvent('invoice.payment_failed', { ...invoice, attempt_count: 2 }, { created: secondAt }));
+    expect((await campaignRow(w.workspaceId, invoice.id)).first_failed_at).toEqual(date(secondAt));
+    await w.deliver(stripeEvent('invoice.payment_failed', { ...invoice, attempt_count: 1 }, { created: firstAt }));
+
+    const campaign = await campaignRow(w.workspaceId, invoice.id);
+    expect(campaign).toMatchObject({ status: 'in_flight', first_failed_at: date(firstAt), created_at: date(firstAt) });
+    expect(await apiGet(w, `/campaigns/${campaign.id}`)).toMatchObject({ first_failed_at: iso(firstAt) });
+    // The day rollups moved the campaign to the first failure's UTC day, counted once.
+    const days = await dayRollup('campaign_day_rollups', w.workspaceId, 'campaigns');
+    expect(days.filter((row) => Number(row.campaigns) !== 0).map((row) => [row.day, Number(row.campaigns)])).toEqual([
+      [utcDay(firstAt), 1],
+    ]);
+    // The recovery.opened already sent stays as sent, once.
+    expect((await w.webhookBodies(1)).map((body) => [body.type, body.created_at])).toEqual([
+      ['recovery.opened', iso(secondAt)],
+    ]);
+  });
+
   it('an invoice without status_transitions is paid at the event time', async () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
