@@ -16,8 +16,13 @@ import { requireSecretsKey, type MigrationContext } from './context.js';
  *   or a signup's first payment (no recovery campaign). Other ignored events (types we do not
  *   handle, one-off invoices) keep it null. Counted by reason in `processor status`.
  *
- * Both columns are new and empty; their checks are added NOT VALID and validated after, so a
- * large inbox is scanned without holding the lock that blocks the API's inserts.
+ * A migration runs in one transaction, so the lock the first ALTER takes, which holds back the
+ * API's inserts of received events, lasts to the end: this one reads as little of a large inbox
+ * as it can. Both columns are new and null in every existing row, which both checks accept, so
+ * the checks are added NOT VALID and left so (Postgres enforces a NOT VALID check on every insert
+ * and update; only a scan of the rows already there, all null, is skipped). A connection without
+ * a key finds its first own event through the received-time index and stops there. The partial
+ * index is the one full read of the table (docs/upgrading.md, "Migration 0028").
  */
 export async function up(knex: Knex, context?: MigrationContext): Promise<void> {
   await knex.raw(`
@@ -30,8 +35,6 @@ export async function up(knex: Knex, context?: MigrationContext): Promise<void> 
         CHECK (ignored_reason IS NULL OR state = 'ignored') NOT VALID;
   `);
   await knex.raw(`
-    ALTER TABLE processor_events VALIDATE CONSTRAINT processor_events_ignored_reason_check;
-    ALTER TABLE processor_events VALIDATE CONSTRAINT processor_events_ignored_reason_state_check;
     CREATE INDEX processor_events_set_aside_idx ON processor_events (connection_id, ignored_reason)
       WHERE ignored_reason IS NOT NULL;
   `);
@@ -48,11 +51,16 @@ export async function up(knex: Knex, context?: MigrationContext): Promise<void> 
   await knex.raw(`
     UPDATE processor_connections c
        SET mode = CASE WHEN first.livemode THEN 'live' ELSE 'test' END
-      FROM (SELECT DISTINCT ON (connection_id) connection_id, (payload->>'livemode')::boolean AS livemode
-              FROM processor_events
-             WHERE json_typeof(payload->'livemode') = 'boolean' AND json_typeof(payload->'account') IS DISTINCT FROM 'string'
-             ORDER BY connection_id, psp_created_at, received_at) AS first
-     WHERE c.id = first.connection_id AND c.mode IS NULL;
+      FROM processor_connections keyless
+      CROSS JOIN LATERAL (
+            SELECT (e.payload->>'livemode')::boolean AS livemode
+              FROM processor_events e
+             WHERE e.connection_id = keyless.id
+               AND json_typeof(e.payload->'livemode') = 'boolean'
+               AND json_typeof(e.payload->'account') IS DISTINCT FROM 'string'
+             ORDER BY e.received_at
+             LIMIT 1) AS first
+     WHERE keyless.mode IS NULL AND c.id = keyless.id;
   `);
 }
 
