@@ -123,6 +123,7 @@ export const SECURITY_ACTIONS = [
   'processor.key_rejected',
   'processor.key_removed',
   'processor.mode_switched',
+  'processor.events_retried',
   'campaign.marked_recovered',
   'campaign.marked_lost',
 ] as const;

@@ -23,6 +23,7 @@ export * from './processor/connections.js';
 export * from './processor/inbox.js';
 export * from './processor/mirror.js';
 export * from './processor/modes.js';
+export * from './processor/retry.js';
 export * from './accounts/index.js';
 export * from './notifications/messages.js';
 export * from './secrets/reseal.js';

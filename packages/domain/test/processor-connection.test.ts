@@ -180,7 +180,7 @@ describe('the inbox', () => {
       const row = await db('processor_events')
         .where({ connection_id: connection.id, psp_event_id: 'evt_poison' })
         .first();
-      expect(row).toMatchObject({ attempts: failure, last_error: 'Error: boom' });
+      expect(row).toMatchObject({ attempts: failure, last_error: 'boom' });
       if (failure < MAX_APPLY_ATTEMPTS) {
         delays.push(row.next_attempt_at.getTime() - Date.now());
         expect(await applyProcessorEvents(db, apply)).toEqual([]); // not due yet
@@ -197,7 +197,7 @@ describe('the inbox', () => {
     const status = await processorStatus(db, 'https://x.test', workspace.id);
     expect(status).toMatchObject({ events_received: 7, events_pending: 0, events_parked: 1 });
     expect(status.parked_events).toEqual([
-      expect.objectContaining({ psp_event_id: 'evt_poison', last_error: 'Error: boom', attempts: 6 }),
+      expect.objectContaining({ psp_event_id: 'evt_poison', last_error: 'boom', attempts: 6 }),
     ]);
   });
 
@@ -243,7 +243,7 @@ describe('the inbox', () => {
     const byId = Object.fromEntries(rows.map((row) => [row.psp_event_id, row]));
     for (const id of ['evt_a', 'evt_b', 'evt_c', 'evt_d'])
       expect(byId[id]).toMatchObject({ state: 'applied', attempts: 1, last_error: null });
-    expect(byId.evt_js_error).toMatchObject({ state: 'pending', attempts: 1, last_error: 'Error: boom' });
+    expect(byId.evt_js_error).toMatchObject({ state: 'pending', attempts: 1, last_error: 'boom' });
     expect(byId.evt_sql_error).toMatchObject({ state: 'pending', attempts: 1 });
     // The database's own words and SQLSTATE, as the owner reads them: never our query text.
     expect(byId.evt_sql_error.last_error).toBe(

@@ -108,6 +108,7 @@ export const SECURITY_ACTION_LABELS: Readonly<Record<SecurityAction, string>> = 
   'processor.key_rejected': "Processor's API key refused by Stripe",
   'processor.key_removed': "Processor's API key removed",
   'processor.mode_switched': 'Payment processor switched between test and live mode',
+  'processor.events_retried': 'Parked processor events retried',
   'campaign.marked_recovered': 'Campaign marked recovered',
   'campaign.marked_lost': 'Campaign marked lost',
 };

@@ -232,6 +232,12 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
     to: hidden,
     api_key_last4: (value) => `New API key ${stripeKey(value)}`,
   },
+  'processor.events_retried': {
+    provider: hidden,
+    count: (value) => count(value, 'event retried', 'events retried'),
+    event_ids: (value) =>
+      Array.isArray(value) ? `Events: ${value.map((id) => plain(id)).join(', ')}` : otherDetail('event_ids', value),
+  },
   'campaign.marked_recovered': {
     // The action says a manual recovery; any other way is named as the campaign's page names it.
     recovered_via: (value) => (value === 'manual' ? null : labelled('Recovered via', recoveredVia)(value, {})),

@@ -81,6 +81,10 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
     { provider: 'stripe', from: 'test', to: 'live', api_key_last4: '9876' },
     ['Test mode → Live mode', 'New API key rk_…9876'],
   ],
+  'processor.events_retried': [
+    { provider: 'stripe', count: 2, event_ids: ['evt_1A', 'evt_2B'] },
+    ['2 events retried', 'Events: evt_1A, evt_2B'],
+  ],
   'campaign.marked_recovered': [{ recovered_via: 'manual' }, []],
   'campaign.marked_lost': [null, []],
 };

@@ -27,6 +27,7 @@ import * as eventsSessionIndex from './0025-events-session-index.js';
 import * as tokenCreatorEmail from './0026-token-creator-email.js';
 import * as oneOpenInvitation from './0027-one-open-invitation.js';
 import * as processorMode from './0028-processor-mode.js';
+import * as processorStatusDetails from './0029-processor-status-details.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -69,4 +70,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0026-token-creator-email', ...tokenCreatorEmail },
   { name: '0027-one-open-invitation', ...oneOpenInvitation },
   { name: '0028-processor-mode', ...processorMode },
+  { name: '0029-processor-status-details', ...processorStatusDetails },
 ];

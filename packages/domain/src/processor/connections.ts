@@ -52,6 +52,8 @@ export interface ConnectionRow {
   backfill_run_id: string | null;
   backfill_started_at: Date | null;
   backfill_finished_at: Date | null;
+  /** While the run waits out Stripe's 429s: until when (migration 0029). */
+  backfill_waiting_until: Date | null;
   created_at: Date;
 }
 
@@ -109,7 +111,7 @@ const validateConnectShape = inputValidator(
           pattern: '^rk_(live|test)_[A-Za-z0-9]{16,250}$',
           errorMessage:
             'must be a Stripe restricted key (rk_live_... or rk_test_...) with read access to customers, ' +
-            'subscriptions, invoices and payment intents; a secret key (sk_...) gives full access to the ' +
+            'subscriptions, invoices, invoice payments, payment intents and events; a secret key (sk_...) gives full access to the ' +
             'Stripe account and is not accepted',
         }),
       ),
@@ -177,6 +179,7 @@ const BACKFILL_RESET = {
   backfill_error: null,
   backfill_locked_until: null,
   backfill_run_id: null,
+  backfill_waiting_until: null,
   backfill_counts: JSON.stringify({ customers: 0, subscriptions: 0, invoices: 0 }),
 };
 
@@ -220,6 +223,10 @@ export async function connectProcessor(
     const status = statusAfterConnect(previous?.status ?? null, given || keptChecked ? 'accepted' : 'none');
     const mode = given ? modeAfterConnect(previous?.mode ?? null, modeOfKey(valid.api_key!), valid) : null;
     const stillConnected = status === 'connected' && previous?.status === 'connected';
+    // An import the owner's disconnect interrupted goes on from where it stopped once the same
+    // key is connected again (a new key may be another Stripe account: it starts afresh, below).
+    const resumeInterrupted =
+      kept && status === 'connected' && isResumable(previous) && previous.backfill_error === STOPPED_BY_DISCONNECT;
     const values = {
       provider: valid.provider,
       status,
@@ -234,7 +241,9 @@ export async function connectProcessor(
             ...BACKFILL_RESET,
           }
         : kept
-          ? {}
+          ? resumeInterrupted
+            ? RESUME_BACKFILL
+            : {}
           : { api_key_sealed: null, api_key_last4: null, backfill_status: 'idle', ...BACKFILL_RESET }),
       disconnected_reason: null,
       connected_at: stillConnected ? previous.connected_at : status === 'connected' ? trx.fn.now() : null,
@@ -329,7 +338,13 @@ async function lockConnection(trx: Transaction, workspaceId: string, actor: Acto
   return existing;
 }
 
-/** The columns that stop a queued or running backfill, failed with `reason`, and free its lease. */
+/** The reason a backfill stopped by a disconnect records; connecting again resumes it (connectProcessor). */
+const STOPPED_BY_DISCONNECT = 'disconnected';
+
+/**
+ * The columns that stop a queued or running backfill, failed with `reason`, and free its lease.
+ * Its phase, cursor and counts are kept, so the next run can resume from them (requestBackfill).
+ */
 function stopBackfill(existing: ConnectionRow, reason: string) {
   const running = existing.backfill_status === 'running' || existing.backfill_status === 'queued';
   return {
@@ -337,8 +352,24 @@ function stopBackfill(existing: ConnectionRow, reason: string) {
     backfill_error: running ? reason : existing.backfill_error,
     backfill_locked_until: null,
     backfill_run_id: null,
+    backfill_waiting_until: null,
   };
 }
+
+/** A run that stopped before it finished and kept where it was: the next run resumes from there. */
+function isResumable(connection: ConnectionRow): boolean {
+  return connection.backfill_status === 'failed' && connection.backfill_phase !== null;
+}
+
+/** The columns that queue a backfill again from where its last run stopped (phase, cursor and counts kept). */
+const RESUME_BACKFILL = {
+  backfill_status: 'queued',
+  backfill_error: null,
+  backfill_run_id: null,
+  backfill_locked_until: null,
+  backfill_waiting_until: null,
+  backfill_finished_at: null,
+};
 
 export async function disconnectProcessor(db: Db, workspaceId: string, actor: Actor): Promise<ConnectionRow> {
   return inTransaction(db, async (trx) => {
@@ -350,7 +381,7 @@ export async function disconnectProcessor(db: Db, workspaceId: string, actor: Ac
       .update({
         status: 'disconnected',
         disconnected_reason: 'owner',
-        ...stopBackfill(existing, 'disconnected'),
+        ...stopBackfill(existing, STOPPED_BY_DISCONNECT),
         updated_at: trx.fn.now(),
       })
       .returning('*')) as ConnectionRow[];
@@ -453,6 +484,30 @@ export interface ParkedEvent {
   last_error: string | null;
 }
 
+/**
+ * The newest error of the events still waiting for a retry or parked, in the owner's words:
+ * what went wrong (a permission the key lacks, a value refused) without reading the list.
+ */
+export interface LatestEventError {
+  psp_event_id: string;
+  type: string;
+  /** `waiting`: another attempt is due at next_attempt_at; `parked`: no more attempts until a retry. */
+  state: 'waiting' | 'parked';
+  attempts: number;
+  error: string;
+  next_attempt_at: string | null;
+}
+
+interface FailingEventRow {
+  connection_id: string;
+  psp_event_id: string;
+  type: string;
+  state: string;
+  attempts: number;
+  last_error: string;
+  next_attempt_at: Date;
+}
+
 export interface ProcessorStatusView {
   provider: ProcessorProvider;
   status: ConnectionStatus;
@@ -469,6 +524,7 @@ export interface ProcessorStatusView {
   /** Stored, answered 2xx and not applied, by reason (modes.ts). */
   events_set_aside: Record<SetAsideReason, number>;
   parked_events: ParkedEvent[];
+  latest_event_error: LatestEventError | null;
   backfill: {
     status: ConnectionRow['backfill_status'];
     phase: BackfillPhase | null;
@@ -476,6 +532,10 @@ export interface ProcessorStatusView {
     error: string | null;
     started_at: string | null;
     finished_at: string | null;
+    /** Waiting out Stripe's 429s until then (null when not waiting). */
+    waiting_until: string | null;
+    /** A failed run that kept its place: Import again (`processor sync`) goes on from there. */
+    resumable: boolean;
   };
 }
 
@@ -503,6 +563,13 @@ export async function processorStatus(
     .orderBy('received_at', 'desc')
     .limit(20)
     .select('id', 'psp_event_id', 'type', 'received_at', 'attempts', 'last_error');
+  // The partial index processor_events_failing_idx (migration 0029) holds exactly these rows.
+  const failing = await db<FailingEventRow>('processor_events')
+    .where({ connection_id: connection.id })
+    .whereIn('state', ['pending', 'parked'])
+    .whereNotNull('last_error')
+    .orderBy('received_at', 'desc')
+    .first('psp_event_id', 'type', 'state', 'attempts', 'last_error', 'next_attempt_at');
   return {
     provider: connection.provider,
     status: connection.status,
@@ -518,6 +585,16 @@ export async function processorStatus(
     events_parked: counts.find((row) => row.state === 'parked')?.count ?? 0,
     events_set_aside: await setAsideCounts(db, connection.id),
     parked_events: parked.map((row) => ({ ...row, received_at: toIsoMillis(row.received_at) })),
+    latest_event_error: failing
+      ? {
+          psp_event_id: failing.psp_event_id,
+          type: failing.type,
+          state: failing.state === 'parked' ? 'parked' : 'waiting',
+          attempts: failing.attempts,
+          error: failing.last_error,
+          next_attempt_at: failing.state === 'parked' ? null : toIsoMillis(failing.next_attempt_at),
+        }
+      : null,
     backfill: {
       status: connection.backfill_status,
       phase: connection.backfill_phase,
@@ -525,6 +602,9 @@ export async function processorStatus(
       error: connection.backfill_error,
       started_at: toIsoMillisOrNull(connection.backfill_started_at),
       finished_at: toIsoMillisOrNull(connection.backfill_finished_at),
+      waiting_until:
+        connection.backfill_status === 'running' ? toIsoMillisOrNull(connection.backfill_waiting_until) : null,
+      resumable: isResumable(connection),
     },
   };
 }
@@ -561,7 +641,13 @@ export async function processorConnectionStatus(
   return connection?.status ?? 'not_connected';
 }
 
-/** `processor sync`: queues a backfill. One run per workspace: a queued or running one is a conflict. */
+/**
+ * `processor sync` and the dashboard's Import again: queues a backfill. One run per workspace:
+ * a queued or running one is a conflict, in words. A run that failed part-way (Stripe's
+ * answers, a disconnect, a worker that gave up) goes on from its cursor with its counts; after
+ * a run that finished, or none, a new run starts from the first customer, since that is the
+ * only way to pick up what changed before the connection was listening.
+ */
 export async function requestBackfill(db: Db, workspaceId: string): Promise<ConnectionRow> {
   return inTransaction(db, async (trx) => {
     const connection = await trx<ConnectionRow>('processor_connections')
@@ -574,19 +660,23 @@ export async function requestBackfill(db: Db, workspaceId: string): Promise<Conn
     }
     if (connection.status === 'disconnected') throw conflict('The processor is disconnected: connect it again first');
     if (connection.backfill_status === 'queued' || connection.backfill_status === 'running') {
-      throw conflict(`A backfill of workspace ${workspaceId} is already ${connection.backfill_status}`);
+      throw conflict(
+        connection.backfill_status === 'queued'
+          ? 'An import is already queued and starts in a moment; there is no need to start another'
+          : 'An import is already running; it goes on by itself, so wait for it to finish rather than start another',
+      );
     }
     const [row] = (await trx('processor_connections')
       .where({ id: connection.id })
       .update({
-        backfill_status: 'queued',
-        backfill_phase: null,
-        backfill_cursor: null,
-        backfill_error: null,
-        backfill_run_id: null,
-        backfill_counts: JSON.stringify({ customers: 0, subscriptions: 0, invoices: 0 }),
-        backfill_started_at: null,
-        backfill_finished_at: null,
+        ...(isResumable(connection)
+          ? RESUME_BACKFILL
+          : {
+              ...BACKFILL_RESET,
+              backfill_status: 'queued',
+              backfill_started_at: null,
+              backfill_finished_at: null,
+            }),
         updated_at: trx.fn.now(),
       })
       .returning('*')) as ConnectionRow[];
@@ -624,6 +714,7 @@ export async function claimBackfill(db: Db, leaseMs: number): Promise<Connection
         backfill_run_id: trx.raw('gen_random_uuid()'),
         backfill_locked_until: trx.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]),
         backfill_started_at: trx.raw('coalesce(backfill_started_at, now())'),
+        backfill_waiting_until: null,
       })
       .returning('*')) as ConnectionRow[];
     return row!;
@@ -652,6 +743,7 @@ export async function saveBackfillProgress(
     .update({
       backfill_phase: progress.phase,
       backfill_cursor: progress.cursor,
+      backfill_waiting_until: null,
       backfill_locked_until: trx.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]),
       ...(progress.imported !== undefined && {
         backfill_counts: trx.raw(
@@ -671,7 +763,26 @@ export async function finishBackfill(db: Db, run: BackfillRun, error: string | n
       backfill_error: error === null ? null : error.slice(0, 1000),
       backfill_locked_until: null,
       backfill_cursor: error === null ? null : db.raw('backfill_cursor'),
+      backfill_waiting_until: null,
       backfill_finished_at: db.fn.now(),
+    });
+}
+
+/**
+ * Says the run is waiting out Stripe's 429s until `until` (null: it is not), for the page and
+ * `processor status`; renews the lease as far as the wait, so the run stays its worker's.
+ */
+export async function setBackfillWaiting(
+  db: Queryable,
+  run: BackfillRun,
+  until: Date | null,
+  leaseMs: number,
+): Promise<void> {
+  await db('processor_connections')
+    .where({ id: run.id, backfill_run_id: run.backfill_run_id, backfill_status: 'running' })
+    .update({
+      backfill_waiting_until: until,
+      backfill_locked_until: db.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]),
     });
 }
 

@@ -70,13 +70,20 @@ async function insertEvent(db: Queryable, connection: ConnectionRow, event: Inco
  * inserted row, and Postgres delivers identical notifications of one transaction once, at
  * commit (one per connection of the batch: the payload is the connection id). Nothing else is written per event: a counter on the connection would make every
  * accepted event queue for one row lock.
+ *
+ * A redelivery of a parked event (Stripe's "Resend" on the event) re-arms it for a new round
+ * of attempts and counts as new (a retry is what the owner asked Stripe for); a redelivery of
+ * an event applied, ignored or still pending changes nothing.
  */
 export async function storeProcessorEvents(
   db: Queryable,
   items: ReadonlyArray<{ connection: ConnectionRow; event: IncomingProcessorEvent }>,
 ): Promise<boolean[]> {
-  const values = items.map(() => '(?, ?, ?, ?, ?, ?::json)').join(', ');
-  const bindings = items.flatMap(({ connection, event }) => [
+  const keyOf = (item: (typeof items)[number]) => `${item.connection.id}/${item.event.psp_event_id}`;
+  // Each event once in the statement: ON CONFLICT DO UPDATE refuses a row proposed twice.
+  const distinct = [...new Map(items.map((item) => [keyOf(item), item])).values()];
+  const values = distinct.map(() => '(?, ?, ?, ?, ?, ?::json)').join(', ');
+  const bindings = distinct.flatMap(({ connection, event }) => [
     connection.id,
     connection.workspace_id,
     event.psp_event_id,
@@ -87,12 +94,39 @@ export async function storeProcessorEvents(
   const { rows } = await db.raw<{ rows: Array<{ connection_id: string; psp_event_id: string }> }>(
     `INSERT INTO processor_events (connection_id, workspace_id, psp_event_id, type, psp_created_at, payload)
      VALUES ${values}
-     ON CONFLICT (connection_id, psp_event_id) DO NOTHING
+     ON CONFLICT (connection_id, psp_event_id) DO UPDATE
+       SET ${REARM_PARKED}
+       WHERE processor_events.state = 'parked'
      RETURNING connection_id, psp_event_id, pg_notify(?, connection_id::text)`,
     [...bindings, PROCESSOR_EVENTS_CHANNEL],
   );
   const fresh = new Set(rows.map((row) => `${row.connection_id}/${row.psp_event_id}`));
-  return items.map(({ connection, event }) => fresh.delete(`${connection.id}/${event.psp_event_id}`));
+  return items.map((item) => fresh.delete(keyOf(item)));
+}
+
+/**
+ * The columns that give a parked event a new round of attempts, due now. Its last error is kept
+ * until an attempt replaces it, so the status still says what went wrong meanwhile.
+ */
+const REARM_PARKED = `state = 'pending', attempts = 0, next_attempt_at = now()`;
+
+/**
+ * Parked events of a connection re-armed for a new round of attempts, due now (the operator's
+ * `processor retry`, the dashboard's retry): all of them, or the one Stripe event named. Wakes
+ * the worker. Returns the Stripe ids of the events re-armed.
+ */
+export async function rearmParkedEvents(
+  trx: Transaction,
+  connectionId: string,
+  pspEventId?: string,
+): Promise<string[]> {
+  const { rows } = await trx.raw<{ rows: Array<{ psp_event_id: string }> }>(
+    `UPDATE processor_events SET ${REARM_PARKED}
+      WHERE connection_id = ? AND state = 'parked' ${pspEventId === undefined ? '' : 'AND psp_event_id = ?'}
+      RETURNING psp_event_id, pg_notify(?, connection_id::text)`,
+    [connectionId, ...(pspEventId === undefined ? [] : [pspEventId]), PROCESSOR_EVENTS_CHANNEL],
+  );
+  return rows.map((row) => row.psp_event_id);
 }
 
 /** The first correctly signed event proves the signing secret: a key-less connection is connected. */
@@ -286,7 +320,9 @@ function applyFailureMessage(error: unknown): string {
       : 'The database failed while applying this event';
     return `${what}${failure.message ? `: ${failure.message}` : ''} (SQLSTATE ${failure.code})`;
   }
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  // The message alone: an error's class name (`ServiceError:`, `StripePermissionError:`) means
+  // nothing to the owner, and the worker's log keeps the whole error.
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function recordApplyFailure(

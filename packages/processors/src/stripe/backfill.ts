@@ -6,11 +6,12 @@ import {
   finishBackfill,
   rejectProcessorKey,
   saveBackfillProgress,
+  setBackfillWaiting,
   type BackfillPhase,
   type ConnectionRow,
   type ProcessorChange,
 } from '@retention/domain';
-import { createStripeClient, isKeyRejected, isRateLimited, retryAfterMs } from './client.js';
+import { createStripeClient, isKeyRejected, isPermissionDenied, isRateLimited, retryAfterMs } from './client.js';
 import { invoiceFailed } from './normalise.js';
 import { customerFacts, int, isObject, str, subscriptionFacts, time, type StripeObject } from './objects.js';
 import type { StripeSettings } from './apply.js';
@@ -20,17 +21,34 @@ import type { StripeSettings } from './apply.js';
  * listed with the library's auto-pagination from the cursor saved by the last item that
  * committed, so a run that dies resumes where it stopped. Each item is imported and its
  * cursor saved in one transaction. Imported history emits no webhook event (like `fixtures
- * load`). A 429 waits (Retry-After, or doubling from 1 s) and resumes from the cursor.
+ * load`). A 429 waits as long as Stripe asks, however many times it asks (rateLimitWaitMs),
+ * saying until when on the connection, and resumes from the cursor.
  */
 
 const PHASES: readonly BackfillPhase[] = ['customers', 'subscriptions', 'invoices'];
 const PAGE_SIZE = 100;
-const MAX_RATE_LIMIT_WAITS = 12;
+/** The longest one wait of a 429 lasts, whatever Stripe's Retry-After or the back-off say. */
+export const MAX_RATE_LIMIT_WAIT_MS = 60_000;
+/** Without Retry-After: 1 s, doubling to this, each with jitter. */
+const RATE_LIMIT_BACKOFF_CAP_MS = 30_000;
+
+/**
+ * How long to wait after the n-th 429 in a row (n from 0): Retry-After when Stripe gives one,
+ * else exponential back-off with full jitter (Stripe's advice: workers that were limited
+ * together do not all come back in the same second). No limit on how many waits: a run gives up
+ * on a 429 only when it is stopped, since Stripe's limit always lifts and giving up threw away
+ * the owner's wait.
+ */
+export function rateLimitWaitMs(waits: number, retryAfter: number | null, random = Math.random): number {
+  if (retryAfter !== null) return Math.min(MAX_RATE_LIMIT_WAIT_MS, retryAfter);
+  const ceiling = Math.min(RATE_LIMIT_BACKOFF_CAP_MS, 1_000 * 2 ** Math.min(waits, 15));
+  return Math.max(250, Math.round(ceiling / 2 + (random() * ceiling) / 2));
+}
 
 export interface BackfillOptions extends StripeSettings {
   leaseMs: number;
-  /** Waits between 429s; tests shorten it. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits between 429s; tests shorten it. Ends early when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Stops the run between two items (the worker is shutting down); it resumes from its cursor later. */
   signal?: AbortSignal;
 }
@@ -76,7 +94,7 @@ async function changesOf(
 }
 
 export async function runStripeBackfill(db: Db, connection: ConnectionRow, options: BackfillOptions): Promise<void> {
-  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? abortableSleep;
   const apiKey = apiKeyOf(options.secretsKey, connection);
   if (apiKey === null) return finishBackfill(db, connection, 'the connection has no API key');
   const stripe = createStripeClient(apiKey, options.apiBase);
@@ -131,8 +149,20 @@ export async function runStripeBackfill(db: Db, connection: ConnectionRow, optio
         await rejectKey();
         return finishBackfill(db, connection, 'Stripe refused the API key (401)');
       }
-      if (isRateLimited(error) && waits < MAX_RATE_LIMIT_WAITS) {
-        await sleep(retryAfterMs(error) ?? Math.min(30_000, 1_000 * 2 ** waits));
+      if (isPermissionDenied(error)) {
+        const resource = { customers: 'Customers', subscriptions: 'Subscriptions', invoices: 'Invoices' }[phase];
+        return finishBackfill(
+          db,
+          connection,
+          `Stripe refused the API key read access to ${resource} (403): in Stripe, edit the restricted key, ` +
+            `set ${resource} to Read, then Import again`,
+        );
+      }
+      if (isRateLimited(error)) {
+        const waitMs = rateLimitWaitMs(waits, retryAfterMs(error));
+        await setBackfillWaiting(db, connection, new Date(Date.now() + waitMs), options.leaseMs);
+        await sleep(waitMs, options.signal);
+        if (options.signal?.aborted) return;
         waits += 1;
         continue;
       }
@@ -140,4 +170,16 @@ export async function runStripeBackfill(db: Db, connection: ConnectionRow, optio
     }
   }
   await finishBackfill(db, connection, null);
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { scrubSecrets } from '@retention/core';
 
 /**
  * The official library, pointed at STRIPE_API_BASE (https://api.stripe.com in production; a
@@ -56,16 +57,65 @@ export class StripeKeyRejectedError extends Error {
   }
 }
 
+/** Stripe refused the key a permission (403): a restricted key without read access to that resource. */
+export function isPermissionDenied(error: unknown): boolean {
+  return error instanceof Stripe.errors.StripePermissionError || statusOf(error) === 403;
+}
+
 /**
- * Tries a key with the cheapest call its restricted permissions allow (one customer).
- * `rejected` on 401; anything else that fails is thrown (Stripe unreachable is not a verdict).
+ * A lookup refused for a permission the restricted key lacks (403), in words the owner reads in
+ * `processor status` and on the Settings, Processor page: what could not be learnt, Stripe's own
+ * sentence (it names the permission; any key in it masked), and how to fix it. Not transient:
+ * the event's retries succeed only once the owner gives the key that permission.
  */
-export async function checkStripeKey(apiKey: string, apiBase: string): Promise<'accepted' | 'rejected'> {
+export class StripePermissionMissingError extends Error {
+  constructor(error: unknown, what: string) {
+    const detail = scrubSecrets(error instanceof Error ? error.message : String(error));
+    super(
+      `Stripe refused the API key a permission, so ${what} could not be looked up (Stripe said: ${detail}). ` +
+        'In Stripe, edit the restricted key and give it Read on what Stripe names; the event is retried a few times, then applied with the decline code unknown',
+    );
+    this.name = 'StripePermissionMissingError';
+  }
+}
+
+/**
+ * The read permissions the service needs (processor.md, "Connecting"), each with the cheapest
+ * call that needs it: one item of a list. Named as an owner finds them in Stripe.
+ */
+const READ_PERMISSIONS: ReadonlyArray<{ name: string; call: (stripe: Stripe) => Promise<unknown> }> = [
+  { name: 'Subscriptions', call: (stripe) => stripe.subscriptions.list({ limit: 1, status: 'all' }) },
+  { name: 'Invoices', call: (stripe) => stripe.invoices.list({ limit: 1 }) },
+  { name: 'Invoice payments', call: (stripe) => stripe.invoicePayments.list({ limit: 1 }) },
+  { name: 'Payment intents', call: (stripe) => stripe.paymentIntents.list({ limit: 1 }) },
+  { name: 'Events', call: (stripe) => stripe.events.list({ limit: 1 }) },
+];
+
+/** How a key fared: answered with every permission, refused (401), or answered without some (their names). */
+export type KeyVerdict = 'accepted' | 'rejected' | { missing: string[] };
+
+/**
+ * Tries a key: first one customer (the key's verdict: `rejected` on 401; Stripe unreachable is
+ * thrown, it is not a verdict), then each other read permission the service needs, with one
+ * item of each list, together. A 403 is a permission the key lacks, named in `missing`
+ * (Customers too, when the first call was refused it); anything else that fails is thrown.
+ */
+export async function checkStripeKey(apiKey: string, apiBase: string): Promise<KeyVerdict> {
+  const stripe = createStripeClient(apiKey, apiBase);
+  const missing: string[] = [];
   try {
-    await createStripeClient(apiKey, apiBase).customers.list({ limit: 1 });
-    return 'accepted';
+    await stripe.customers.list({ limit: 1 });
   } catch (error) {
     if (isKeyRejected(error)) return 'rejected';
-    throw error;
+    if (!isPermissionDenied(error)) throw error;
+    missing.push('Customers');
   }
+  const answers = await Promise.allSettled(READ_PERMISSIONS.map((permission) => permission.call(stripe)));
+  for (const [index, answer] of answers.entries()) {
+    if (answer.status === 'fulfilled') continue;
+    if (isKeyRejected(answer.reason)) return 'rejected';
+    if (!isPermissionDenied(answer.reason)) throw answer.reason;
+    missing.push(READ_PERMISSIONS[index]!.name);
+  }
+  return missing.length === 0 ? 'accepted' : { missing };
 }

@@ -8,7 +8,7 @@ import {
   type ConnectionRow,
   type KeyCheck,
 } from '@retention/domain';
-import { checkStripeKey, isStripeUnreachable } from './client.js';
+import { checkStripeKey, isStripeUnreachable, type KeyVerdict } from './client.js';
 
 export interface ConnectStripeInput {
   workspace_id: string;
@@ -54,7 +54,7 @@ export async function connectStripe(
 }
 
 async function tryKey(apiKey: string, apiBase: string, which: string, advice = ''): Promise<void> {
-  let verdict: 'accepted' | 'rejected';
+  let verdict: KeyVerdict;
   try {
     verdict = await checkStripeKey(apiKey, apiBase);
   } catch (error) {
@@ -62,6 +62,22 @@ async function tryKey(apiKey: string, apiBase: string, which: string, advice = '
   }
   if (verdict === 'rejected')
     throw invalidField('api_key', `Stripe refused ${which} (401); nothing was saved${advice}`);
+  if (verdict !== 'accepted') throw invalidField('api_key', missingPermissionsReason(verdict.missing, which));
+}
+
+/**
+ * A restricted key without a read permission the service needs: which, and how to give it.
+ * Waiting does not fix this, so the words do not say to try again later.
+ */
+function missingPermissionsReason(missing: string[], which: string): string {
+  const list = missing.join(', ');
+  const subject = which.charAt(0).toUpperCase() + which.slice(1);
+  return (
+    `${subject} has no read access to ${list}, so nothing was saved. In Stripe, open Developers, API keys, ` +
+    `edit the restricted key and set ${missing.length === 1 ? 'it' : 'each of these'} to Read ` +
+    `(the service reads customers, subscriptions, invoices, invoice payments, payment intents and events), ` +
+    'then connect again'
+  );
 }
 
 /**

@@ -1,5 +1,11 @@
 import type Stripe from 'stripe';
-import { isKeyRejected, isNotFound, StripeKeyRejectedError } from './client.js';
+import {
+  isKeyRejected,
+  isNotFound,
+  isPermissionDenied,
+  StripeKeyRejectedError,
+  StripePermissionMissingError,
+} from './client.js';
 import { idOf, int, isObject, str, type StripeObject } from './objects.js';
 
 /**
@@ -48,6 +54,7 @@ export async function declineCodeOfInvoice(invoice: StripeObject, stripe: Stripe
   } catch (error) {
     if (isKeyRejected(error)) throw new StripeKeyRejectedError();
     if (isNotFound(error)) return UNKNOWN_DECLINE;
+    if (isPermissionDenied(error)) throw new StripePermissionMissingError(error, 'the decline code');
     throw error;
   }
 }

@@ -1,6 +1,12 @@
 import { Router } from 'express';
 import { invalidField } from '@retention/core';
-import { disconnectProcessor, processorSetup, removeProcessorKey, requestBackfill } from '@retention/domain';
+import {
+  disconnectProcessor,
+  processorSetup,
+  removeProcessorKey,
+  requestBackfill,
+  retryParkedEvents,
+} from '@retention/domain';
 import { connectStripe } from '@retention/processors';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
@@ -9,7 +15,7 @@ import { bodyOf } from './json-body.js';
  * Settings, Processor (owner only, like the CLI's `processor` commands, and through the same
  * functions): the URL to register in Stripe, connect with its signing secret and an optional
  * restricted key (none given keeps the stored one), remove the stored key, disconnect, start a
- * backfill, and the status with its progress.
+ * backfill, retry parked events, and the status with its progress.
  */
 export function processorRoutes(context: DashboardContext): Router {
   const router = Router();
@@ -59,6 +65,18 @@ export function processorRoutes(context: DashboardContext): Router {
     const { workspaceId } = signedIn(res);
     await requestBackfill(db, workspaceId);
     res.json(await setup(workspaceId));
+  });
+
+  // Parked events given a new round of attempts: all, or the one `event_id` names (logged).
+  router.post('/processor/retry', allow('manage_processor'), async (req, res) => {
+    const body = bodyOf(req.body, ['event_id']);
+    if (body.event_id !== undefined && typeof body.event_id !== 'string')
+      throw invalidField('event_id', 'must be a Stripe event id (evt_...)');
+    const { workspaceId } = signedIn(res);
+    const { retried } = await retryParkedEvents(db, workspaceId, actorOf(req, res), {
+      ...(typeof body.event_id === 'string' && { psp_event_id: body.event_id, field: 'event_id' }),
+    });
+    res.json({ retried, ...(await setup(workspaceId)) });
   });
 
   return router;

@@ -195,8 +195,8 @@ describe('Settings, Processor', () => {
     // A new key replaces it (tried first, then a backfill is queued).
     const other = newApiKey();
     stripe.override = (request, url) =>
-      url.pathname === '/v1/customers' && request.headers.authorization === `Bearer ${other}`
-        ? { status: 200, body: { object: 'list', data: [], has_more: false, url: '/v1/customers' } }
+      request.headers.authorization === `Bearer ${other}`
+        ? { status: 200, body: { object: 'list', data: [], has_more: false, url: url.pathname } }
         : null;
     try {
       const replaced = await call('POST', '/processor/connect', {
@@ -315,6 +315,183 @@ describe('Settings, Processor', () => {
       body: { webhook_secret: newWebhookSecret() },
     });
     expect(keyless.body).toMatchObject({ status: 'connected', api_key_last4: null });
+  });
+
+  it('refuses a restricted key without a read permission the service needs, naming it and how to give it', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Half-permitted shop');
+    const refusedPaths = new Set(['/v1/payment_intents', '/v1/invoice_payments']);
+    stripe.override = (_request, url) =>
+      refusedPaths.has(url.pathname)
+        ? {
+            status: 403,
+            body: {
+              error: {
+                type: 'invalid_request_error',
+                message: `The provided key 'rk_test_*********${apiKey.slice(-4)}' does not have the required permissions for this endpoint.`,
+              },
+            },
+          }
+        : null;
+    try {
+      const refused = await call('POST', '/processor/connect', {
+        cookie: owner.cookie,
+        body: { webhook_secret: newWebhookSecret(), api_key: apiKey },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toEqual({
+        type: 'invalid_param',
+        param: 'api_key',
+        message:
+          'api_key: The key has no read access to Invoice payments, Payment intents, so nothing was saved. ' +
+          'In Stripe, open Developers, API keys, edit the restricted key and set each of these to Read (the service ' +
+          'reads customers, subscriptions, invoices, invoice payments, payment intents and events), then connect again',
+      });
+      expect(refused.body.error.message).not.toMatch(/try again in a few minutes/);
+      // Each permission was asked for with one item of its list.
+      const asked = stripe.requests.filter((request) => refusedPaths.has(request.path)).slice(-2);
+      expect(asked.map((request) => request.query.get('limit'))).toEqual(['1', '1']);
+
+      refusedPaths.clear();
+      refusedPaths.add('/v1/customers');
+      const noCustomers = await call('POST', '/processor/connect', {
+        cookie: owner.cookie,
+        body: { webhook_secret: newWebhookSecret(), api_key: apiKey },
+      });
+      expect(noCustomers.body.error.message).toMatch(
+        /^api_key: The key has no read access to Customers, so nothing was saved\. .* set it to Read /,
+      );
+      expect(await api.current.db('processor_connections').where({ workspace_id: workspace.id })).toHaveLength(0);
+    } finally {
+      stripe.override = null;
+    }
+  });
+
+  it('Import again: refused in words while one runs; after a failure it goes on from its cursor, after a finished run it starts afresh', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Importing shop');
+    await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret(), api_key: apiKey },
+    });
+    const connection = () => api.current.db('processor_connections').where({ workspace_id: workspace.id });
+    const queued = await call('POST', '/processor/sync', { cookie: owner.cookie });
+    expect(queued.status).toBe(409);
+    expect(queued.body.error).toEqual({
+      type: 'conflict',
+      message: 'An import is already queued and starts in a moment; there is no need to start another',
+    });
+    await connection().update({ backfill_status: 'running', backfill_phase: 'customers', backfill_cursor: 'cus_1' });
+    const running = await call('POST', '/processor/sync', { cookie: owner.cookie });
+    expect(running.body.error.message).toBe(
+      'An import is already running; it goes on by itself, so wait for it to finish rather than start another',
+    );
+    expect(running.text).not.toContain(workspace.id);
+
+    // A run that failed part-way (here: Stripe refused a page) keeps its place.
+    const counts = { customers: 2700, subscriptions: 0, invoices: 0 };
+    await connection().update({
+      backfill_status: 'failed',
+      backfill_error: 'Too many requests',
+      backfill_cursor: 'cus_2700',
+      backfill_counts: JSON.stringify(counts),
+    });
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body.backfill).toMatchObject({
+      status: 'failed',
+      resumable: true,
+      waiting_until: null,
+    });
+    const resumed = await call('POST', '/processor/sync', { cookie: owner.cookie });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.backfill).toMatchObject({ status: 'queued', phase: 'customers', counts, error: null });
+    expect(await connection().first()).toMatchObject({ backfill_cursor: 'cus_2700' });
+
+    // A finished run: a new one from the first customer.
+    await connection().update({ backfill_status: 'succeeded', backfill_cursor: null, backfill_error: null });
+    const fresh = await call('POST', '/processor/sync', { cookie: owner.cookie });
+    expect(fresh.body.backfill).toMatchObject({
+      status: 'queued',
+      phase: null,
+      counts: { customers: 0, subscriptions: 0, invoices: 0 },
+    });
+  });
+
+  it('goes on with an import its disconnect interrupted once connected again with the key kept', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Reconnecting shop');
+    await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret(), api_key: apiKey },
+    });
+    const counts = { customers: 3000, subscriptions: 1232, invoices: 0 };
+    const connection = () => api.current.db('processor_connections').where({ workspace_id: workspace.id });
+    await connection().update({
+      backfill_status: 'running',
+      backfill_phase: 'subscriptions',
+      backfill_cursor: 'sub_1232',
+      backfill_counts: JSON.stringify(counts),
+    });
+    const disconnected = await call('POST', '/processor/disconnect', { cookie: owner.cookie });
+    expect(disconnected.body.backfill).toMatchObject({ status: 'failed', error: 'disconnected', resumable: true });
+
+    const again = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newWebhookSecret() },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({
+      status: 'connected',
+      backfill: { status: 'queued', phase: 'subscriptions', counts, error: null },
+    });
+    expect(await connection().first()).toMatchObject({ backfill_cursor: 'sub_1232' });
+  });
+
+  it('retries parked events for the owner (logged), and shows the latest error in words', async () => {
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Parked shop');
+    const secret = newWebhookSecret();
+    await call('POST', '/processor/connect', { cookie: owner.cookie, body: { webhook_secret: secret } });
+    const path = new URL((await call('GET', '/processor', { cookie: owner.cookie })).body.webhook_url).pathname;
+    const event = stripeEvent('customer.created', stripeCustomer());
+    await postToConnection(`${api.current.url}${path}`, event, secret);
+    // No worker runs here: the event is made to look as its last failed attempt left it.
+    const error =
+      'The event is malformed: the Stripe id "cus_\\u0000" holds a control character, which no Stripe id does.';
+    await api.current
+      .db('processor_events')
+      .where({ workspace_id: workspace.id, psp_event_id: event.id })
+      .update({ state: 'parked', attempts: 1, last_error: error });
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body).toMatchObject({
+      events_parked: 1,
+      latest_event_error: { psp_event_id: event.id, type: 'customer.created', state: 'parked', attempts: 1, error },
+    });
+
+    expect((await call('POST', '/processor/retry', { cookie: admin.cookie, body: {} })).status).toBe(403);
+    const forged = await call('POST', '/processor/retry', {
+      cookie: owner.cookie,
+      origin: 'https://evil.example',
+      body: {},
+    });
+    expect(forged.status).toBe(403);
+    const bad = await call('POST', '/processor/retry', { cookie: owner.cookie, body: { event_id: 'evt bad' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ type: 'invalid_param', param: 'event_id' });
+    const retried = await call('POST', '/processor/retry', { cookie: owner.cookie, body: { event_id: event.id } });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({
+      retried: [event.id],
+      events_parked: 0,
+      events_pending: 1,
+      latest_event_error: { state: 'waiting', attempts: 0 },
+    });
+    const again = await call('POST', '/processor/retry', { cookie: owner.cookie, body: {} });
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toBe('No event is parked, so there is nothing to retry');
+    const log = await api.current
+      .db('security_events')
+      .where({ workspace_id: workspace.id, action: 'processor.events_retried' });
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      actor_type: 'user',
+      actor_user_id: owner.id,
+      details: { provider: 'stripe', count: 1, event_ids: [event.id] },
+    });
   });
 
   it('says what is wrong with a signing secret that is not one: its beginning, its characters, its length', async () => {

@@ -5,6 +5,7 @@ import {
   processorStatus,
   PROCESSOR_PROVIDERS,
   requestBackfill,
+  retryParkedEvents,
   type Actor,
 } from '@retention/domain';
 import { connectStripe } from '@retention/processors';
@@ -12,7 +13,7 @@ import { defineCommand } from '../command.js';
 import { flag, oneOf, text, uuid } from '../options.js';
 
 /**
- * `processor connect | disconnect | status | sync` (operator-cli.md, docs/processor.md). The
+ * `processor connect | disconnect | status | sync | retry` (operator-cli.md, docs/processor.md). The
  * secrets are taken once and never printed again: the output shows their last four characters.
  */
 
@@ -82,6 +83,19 @@ export const processorCommands = [
       const db = context.db();
       await requestBackfill(db, options.workspace);
       return processorStatus(db, context.config.baseUrl, options.workspace);
+    },
+  }),
+  defineCommand({
+    name: 'processor retry',
+    printsLinks: true,
+    summary: 'Give parked processor events a new round of attempts: all of them, or the one --event names (logged)',
+    options: { workspace: uuid('W').required(), event: text('evt_...', 255).optional(), actor: uuid('U').optional() },
+    run: async (context, options) => {
+      const db = context.db();
+      const { retried } = await retryParkedEvents(db, options.workspace, actorOf(options.actor), {
+        ...(options.event !== undefined && { psp_event_id: options.event }),
+      });
+      return { retried, ...(await processorStatus(db, context.config.baseUrl, options.workspace)) };
     },
   }),
 ];

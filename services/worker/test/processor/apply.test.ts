@@ -716,7 +716,7 @@ describe('failures', () => {
       expect(await row(event.id)).toMatchObject({
         state: 'parked',
         attempts: 1,
-        last_error: `ServiceError: The event is malformed: the Stripe id ${JSON.stringify(id)} holds a control character, which no Stripe id does.`,
+        last_error: `The event is malformed: the Stripe id ${JSON.stringify(id)} holds a control character, which no Stripe id does.`,
       });
     }
   });

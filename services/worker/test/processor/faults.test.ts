@@ -200,7 +200,8 @@ describe('processor events under faults', () => {
     stripe.pageDelayMs = 400;
     let rateLimited = 0;
     stripe.override = (_request, url) =>
-      url.pathname === '/v1/subscriptions' && rateLimited++ === 0
+      // The import's listing (100 a page), not the key's check of its permissions (one item).
+      url.pathname === '/v1/subscriptions' && url.searchParams.get('limit') === '100' && rateLimited++ === 0
         ? {
             status: 429,
             body: { error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' } },

@@ -118,5 +118,9 @@ export function useProcessorWorld() {
     get api() {
       return api;
     },
+    /** The Stripe stand-in, to fill before setUp (whose connect queues a backfill at once). */
+    get stripe() {
+      return stripe;
+    },
   };
 }

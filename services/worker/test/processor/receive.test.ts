@@ -363,9 +363,16 @@ describe('processor commands', () => {
       api_key_last4: apiKey.slice(-4),
       disconnected_reason: null,
     });
-    expect(stripe.requests.slice(tried).map((request) => [request.path, request.authorization])).toEqual([
-      ['/v1/customers', `Bearer ${apiKey}`],
-    ]);
+    // Tried as a new key is: one item of each list the service needs read access to.
+    expect(stripe.requests.slice(tried).map((request) => [request.path, request.authorization])).toEqual(
+      expect.arrayContaining(
+        ['customers', 'subscriptions', 'invoices', 'invoice_payments', 'payment_intents', 'events'].map((list) => [
+          `/v1/${list}`,
+          `Bearer ${apiKey}`,
+        ]),
+      ),
+    );
+    expect(stripe.requests.length - tried).toBe(6);
     expect((await stored()).api_key_sealed).toBe(keyedRow.api_key_sealed);
     expect(await workspaceFlag()).toBe('connected');
 

@@ -274,6 +274,9 @@ export class FakeStripe {
       });
     }
     const lists: Record<string, StripeObject[]> = {
+      // The key's check lists one of each (connect); nothing else reads these lists.
+      '/v1/payment_intents': [...this.paymentIntents.values()],
+      '/v1/events': [],
       '/v1/customers': this.customers,
       '/v1/subscriptions': this.subscriptions,
       '/v1/invoices': this.invoices.filter(
