@@ -209,7 +209,16 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
     provider: hidden,
     status: (value) => connectionStatus(value),
     previous_status: (value) => (value === null ? null : `Before: ${connectionStatus(value)}`),
-    webhook_secret_last4: (value) => `Signing secret whsec_…${plain(value)}`,
+    // "old → new" when a secret was replaced (recorded since stop 33; earlier records, and a
+    // first connection, have the new one only).
+    webhook_secret_last4: (value, details) => {
+      const before = details.previous_webhook_secret_last4;
+      if (typeof before !== 'string') return `Signing secret whsec_…${plain(value)}`;
+      return before === value
+        ? `Signing secret whsec_…${plain(value)} (same last four)`
+        : `Signing secret whsec_…${before} → whsec_…${plain(value)}`;
+    },
+    previous_webhook_secret_last4: hidden,
     api_key: (value, details) =>
       value === 'given'
         ? `New API key ${stripeKey(details.api_key_last4)}`

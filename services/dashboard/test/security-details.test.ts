@@ -116,6 +116,21 @@ describe('security log details in words', () => {
     ).toEqual(['Connected and syncing', 'Before: Connected and syncing', 'API key kept (rk_…9876)']);
   });
 
+  it('a signing-secret rotation with both last fours, old → new', () => {
+    expect(
+      securityDetailsText('processor.connected', {
+        status: 'connected',
+        previous_status: 'connected',
+        previous_webhook_secret_last4: 'abcd',
+        webhook_secret_last4: 'wxyz',
+      }),
+    ).toEqual(['Connected and syncing', 'Before: Connected and syncing', 'Signing secret whsec_…abcd → whsec_…wxyz']);
+    // A first connection has no secret before it; a record from before both were kept, the new one only.
+    expect(
+      securityDetailsText('processor.connected', { previous_webhook_secret_last4: null, webhook_secret_last4: 'wxyz' }),
+    ).toEqual(['Signing secret whsec_…wxyz']);
+  });
+
   it("names a Stripe connection's status as the Processor page does, and the workspace's flag in its own words", () => {
     // The same statuses, one table (processor-story.ts's STRIPE_STATUS_TEXT): the log cannot drift from the page.
     for (const status of ['pending', 'connected', 'disconnected'] as const) {

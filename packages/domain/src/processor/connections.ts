@@ -264,6 +264,8 @@ export async function connectProcessor(
         provider: valid.provider,
         status,
         previous_status: previous?.status ?? null,
+        // Both signing secrets' last four, so a rotation reads "old → new" in the log.
+        previous_webhook_secret_last4: previous?.webhook_secret_last4 ?? null,
         webhook_secret_last4: row!.webhook_secret_last4,
         api_key_last4: row!.api_key_last4,
         api_key: given ? 'given' : kept ? 'kept' : 'none',
