@@ -86,9 +86,9 @@ const DISCONNECTED_STORY =
   'Stripe is disconnected: outbound webhooks are paused until it is connected, and events recorded meanwhile are ' +
   'not sent later.';
 const DISCONNECT_CONSEQUENCES =
-  "Disconnect Stripe? From then on, Stripe's events to this workspace's webhook URL are refused with 400 (Stripe " +
-  'retries them for three days, then gives up). Outbound webhooks stop: events recorded while disconnected are not ' +
-  'sent, then or later, and deliveries waiting for a retry are dropped. Connecting again resumes them.';
+  "Disconnect Stripe? From then on, Stripe's events to this workspace's webhook URL are refused with 400. Outbound " +
+  'webhooks stop: events recorded while disconnected are not sent, then or later, and deliveries waiting for a ' +
+  'retry are dropped. Connecting again resumes them.';
 
 async function openSettings(tab: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();

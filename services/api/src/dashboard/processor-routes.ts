@@ -7,7 +7,7 @@ import {
   requestBackfill,
   retryParkedEvents,
 } from '@retention/domain';
-import { connectStripe } from '@retention/processors';
+import { connectStripe, HANDLED_EVENT_TYPES } from '@retention/processors';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 
@@ -20,7 +20,12 @@ import { bodyOf } from './json-body.js';
 export function processorRoutes(context: DashboardContext): Router {
   const router = Router();
   const { db, config } = context;
-  const setup = (workspaceId: string) => processorSetup(db, config.secretsKey, config.baseUrl, workspaceId);
+  // With the event types to select on the Stripe endpoint: the adapter's own list, so the page
+  // names exactly those it applies (docs/processor.md, "The endpoint in Stripe").
+  const setup = async (workspaceId: string) => ({
+    ...(await processorSetup(db, config.secretsKey, config.baseUrl, workspaceId)),
+    stripe_event_types: HANDLED_EVENT_TYPES,
+  });
 
   router.get('/processor', allow('manage_processor'), async (_req, res) => {
     res.json(await setup(signedIn(res).workspaceId));

@@ -7,6 +7,7 @@ import {
   stripeCustomer,
   stripeEvent,
 } from '../../../worker/test/processor/stripe-kit.js';
+import { HANDLED_EVENT_TYPES } from '@retention/processors';
 import { useApi } from '../harness.js';
 import { dashboardClient, team } from './support.js';
 
@@ -34,6 +35,8 @@ describe('Settings, Processor', () => {
       status: 'not_connected',
       provider: null,
       webhook_url: expect.stringMatching(/^http:\/\/localhost:3000\/processor\/stripe\/[0-9a-f-]{36}$/),
+      // What to select on the Stripe endpoint: exactly the types the adapter applies.
+      stripe_event_types: [...HANDLED_EVENT_TYPES],
     });
     expect((await call('GET', '/processor', { cookie: owner.cookie })).body.webhook_url).toBe(before.body.webhook_url);
 
@@ -191,6 +194,11 @@ describe('Settings, Processor', () => {
       .orderBy('created_at', 'desc')
       .first();
     expect(log.details).toMatchObject({ api_key: 'kept', api_key_last4: apiKey.slice(-4) });
+    // A rotation is on record with both signing secrets' last four: the one replaced, and the new one.
+    expect(log.details).toMatchObject({
+      previous_webhook_secret_last4: before.webhook_secret_last4,
+      webhook_secret_last4: rolled.slice(-4),
+    });
 
     // A new key replaces it (tried first, then a backfill is queued).
     const other = newApiKey();

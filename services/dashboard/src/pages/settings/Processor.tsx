@@ -20,18 +20,23 @@ import {
   type SetAsideReason,
   type StripeMode,
 } from './processor-mode.js';
+import { IMPORT_REFRESH_MS, ImportProgress, importInProgress, type Backfill } from './ImportProgress.js';
+import { StripeEndpointSetup } from './StripeEndpointSetup.js';
+import { useRefreshWhile } from './use-refresh-while.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"), told apart by its status. */
 interface NotConnected {
   status: Extract<StripeStatus, 'not_connected'>;
   provider: null;
   webhook_url: string;
+  stripe_event_types: string[];
 }
 
 interface Connection {
   status: Exclude<StripeStatus, 'not_connected'>;
   provider: 'stripe';
   webhook_url: string;
+  stripe_event_types: string[];
   webhook_secret_last4: string;
   api_key_last4: string | null;
   mode: StripeMode | null;
@@ -49,14 +54,7 @@ interface Connection {
     received_at: string;
     last_error: string | null;
   }>;
-  backfill: {
-    status: string;
-    phase: string | null;
-    counts: { customers: number; subscriptions: number; invoices: number };
-    error: string | null;
-    started_at: string | null;
-    finished_at: string | null;
-  };
+  backfill: Backfill;
 }
 
 type Setup = NotConnected | Connection;
@@ -80,9 +78,18 @@ const CONNECT_PAUSE_WARNING =
 
 /** Disconnect's consequences, in its confirmation. */
 const DISCONNECT_CONSEQUENCES =
-  "Disconnect Stripe? From then on, Stripe's events to this workspace's webhook URL are refused with 400 (Stripe " +
-  'retries them for three days, then gives up). Outbound webhooks stop: events recorded while disconnected are not ' +
-  'sent, then or later, and deliveries waiting for a retry are dropped. Connecting again resumes them.';
+  "Disconnect Stripe? From then on, Stripe's events to this workspace's webhook URL are refused with 400. Outbound " +
+  'webhooks stop: events recorded while disconnected are not sent, then or later, and deliveries waiting for a ' +
+  'retry are dropped. Connecting again resumes them.';
+
+/**
+ * What Disconnect does not stop, in Stripe (docs/processor.md, "Disconnecting"): the endpoint
+ * there is Stripe's, and only its owner can turn it off.
+ */
+const DISCONNECT_STRIPE_SIDE =
+  'Stripe keeps sending events to the endpoint and retries each for three days, e-mails your Stripe account about ' +
+  'the failures, and may disable the endpoint after several days of them. So disable or delete the endpoint in ' +
+  'Stripe too (Developers, Webhooks); to connect again later, enable it again first.';
 
 /** Settings, Processor (owners): the URL to register in Stripe, connect, status, backfill, disconnect. */
 export default function Processor() {
@@ -110,6 +117,14 @@ export default function Processor() {
   const disconnection = useAction();
   const modeSwitch = useAction();
   const { busy } = action;
+  const loaded = setup.data;
+  // An import's progress moves without a reload (docs/dashboard-ui.md, "Processor").
+  useRefreshWhile(
+    loaded !== undefined && loaded.status !== 'not_connected' && importInProgress(loaded.backfill),
+    loaded,
+    setup.reload,
+    IMPORT_REFRESH_MS,
+  );
 
   const changed = (next: Setup) => {
     setup.set(next);
@@ -185,6 +200,7 @@ export default function Processor() {
           (read access to customers, subscriptions, invoices, invoice payments and payment intents), existing customers
           and open invoices are imported too.
         </p>
+        <StripeEndpointSetup eventTypes={current.stripe_event_types} />
         {connection && (
           <dl className="details">
             <dt>Signing secret</dt>
@@ -220,11 +236,7 @@ export default function Processor() {
             <dd>{setAsideText(connection.events_set_aside, connection.mode) ?? 'none'}</dd>
             <dt>Import</dt>
             <dd>
-              {connection.backfill.status}
-              {connection.backfill.phase && ` (${connection.backfill.phase})`}: {connection.backfill.counts.customers}{' '}
-              customers, {connection.backfill.counts.subscriptions} subscriptions, {connection.backfill.counts.invoices}{' '}
-              open invoices
-              {connection.backfill.error && ` — ${connection.backfill.error}`}
+              <ImportProgress backfill={connection.backfill} />
             </dd>
           </dl>
         )}
@@ -306,7 +318,12 @@ export default function Processor() {
       {confirmDisconnect && connection && (
         <ConfirmDialog
           title="Disconnect Stripe"
-          message={<p>{DISCONNECT_CONSEQUENCES}</p>}
+          message={
+            <>
+              <p>{DISCONNECT_CONSEQUENCES}</p>
+              <p>{DISCONNECT_STRIPE_SIDE}</p>
+            </>
+          }
           confirmLabel="Disconnect"
           action={disconnection}
           onConfirm={disconnect}

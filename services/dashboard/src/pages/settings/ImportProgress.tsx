@@ -1,0 +1,51 @@
+import { Time } from '../../components/Time.js';
+
+/** The backfill of GET /processor (docs/processor.md, "Backfill"). */
+export interface Backfill {
+  status: string;
+  phase: string | null;
+  counts: { customers: number; subscriptions: number; invoices: number };
+  error: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** While the import is queued or running, the Processor page reads its status again by itself. */
+export const importInProgress = (backfill: Backfill | undefined) =>
+  backfill?.status === 'queued' || backfill?.status === 'running';
+
+/** How often the page reads the status while an import is in progress: its counts move at this pace. */
+export const IMPORT_REFRESH_MS = 2_000;
+
+/**
+ * The import's status, phase and counts, and when it started and finished: the counts alone
+ * did not tell a run that ended an hour ago from one that is under way.
+ */
+export function ImportProgress({ backfill }: { backfill: Backfill }) {
+  const { counts } = backfill;
+  // The phase says where a run is, or where a failed one stopped; a finished run kept its last
+  // phase, and "succeeded (invoices)" read as if only invoices were imported.
+  const phase = backfill.status === 'succeeded' ? null : backfill.phase;
+  return (
+    <>
+      <span>
+        {backfill.status}
+        {phase && ` (${phase})`}: {counts.customers} customers, {counts.subscriptions} subscriptions, {counts.invoices}{' '}
+        open invoices
+        {backfill.error && ` — ${backfill.error}`}
+      </span>
+      {backfill.started_at && (
+        <span className="hint block">
+          Started <Time value={backfill.started_at} />
+          {backfill.finished_at ? (
+            <>
+              , finished <Time value={backfill.finished_at} />
+            </>
+          ) : (
+            importInProgress(backfill) && ', not finished yet'
+          )}
+        </span>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Page } from 'playwright-core';
+import { hashPassword } from '@retention/domain';
+import { HANDLED_EVENT_TYPES } from '@retention/processors';
+import { FakeStripe, newApiKey, newWebhookSecret, stripeCustomer } from '../../worker/test/processor/stripe-kit.js';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+
+/**
+ * The Settings, Processor page in a real headless Chromium against the real API app, PostgreSQL,
+ * Redis, a worker and a local Stripe stand-in (docs/dashboard-ui.md, "Processor"): what to set up
+ * in Stripe, an import watched as it runs, and what Disconnect leaves to do in Stripe.
+ * The tests run in order on one signed-in page.
+ */
+const stripeKey = newApiKey();
+let stripe: FakeStripe;
+beforeAll(async () => {
+  stripe = await FakeStripe.start(stripeKey);
+  // Ten pages of a hundred, each answered after a pause: an import of several seconds to watch.
+  stripe.customers = Array.from({ length: 1000 }, () => stripeCustomer());
+  stripe.pageDelayMs = 700;
+});
+afterAll(() => stripe?.close());
+const world = useDashboardWorld({ stripeApiBase: () => stripe.url });
+let context: BrowserContext;
+let page: Page;
+/** The page's reads of GET /dashboard/api/processor, counted. */
+let statusReads = 0;
+
+beforeAll(async () => {
+  await world.current
+    .db('users')
+    .where({ email: world.current.workspace.ownerEmail })
+    .update({ password_hash: await hashPassword(PASSWORD) });
+  await world.current.startWorker();
+  ({ context, page } = await desktopPage(world.current.browser));
+  page.on('request', (request) => {
+    if (request.method() === 'GET' && new URL(request.url()).pathname === '/dashboard/api/processor') statusReads++;
+  });
+  await signInThroughForm(page, world.current.url, world.current.workspace.ownerEmail);
+  await page.goto(`${world.current.url}/dashboard/settings/processor`);
+  await page.getByRole('heading', { level: 1, name: 'Processor' }).waitFor();
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+});
+
+/** The Import line's text (status, phase, counts), read off the details list. */
+const importLine = () => page.getByRole('definition').filter({ hasText: 'open invoices' }).first().textContent();
+
+async function openSettings(tab: string, title: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: tab }).click();
+  await page.getByRole('heading', { level: 1, name: title }).waitFor();
+}
+
+/** Makes the page hidden (another tab in front) or visible again, as the browser tells it. */
+async function setHidden(hidden: boolean): Promise<void> {
+  await page.evaluate(`(() => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${hidden ? 'hidden' : 'visible'}' });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });
+    document.dispatchEvent(new Event('visibilitychange'));
+  })()`);
+}
+
+describe('the processor page', () => {
+  it('lists exactly the Stripe events to select on the endpoint, and says which API version', async () => {
+    const events = page.getByRole('list', { name: 'Events to select in Stripe' });
+    await expect(events.getByRole('listitem').allTextContents()).resolves.toEqual([...HANDLED_EVENT_TYPES]);
+    const version = page.getByRole('note', { name: "The endpoint's API version" });
+    await expect(version.textContent()).resolves.toMatch(/2025-03-31/);
+  });
+
+  it('refreshes itself while an import runs: its counts move, and it says when it started and finished', async () => {
+    await page.getByLabel('Webhook signing secret').fill(newWebhookSecret());
+    await page.getByLabel('Restricted API key (optional)').fill(stripeKey);
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByText('Connected and syncing').waitFor();
+
+    // Read what the page shows, with no reload, until the import ends.
+    const seen: string[] = [];
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const line = (await importLine()) ?? '';
+      if (seen.at(-1) !== line) seen.push(line);
+      if (line.startsWith('succeeded') || Date.now() > deadline) break;
+      await page.waitForTimeout(200);
+    }
+    expect(seen.at(-1)).toMatch(/^succeeded: 1000 customers, 0 subscriptions, 0 open invoices/);
+    const running = seen.filter((line) => /^running \(customers\): \d+ customers/.test(line));
+    // At least two different counts were shown while it ran.
+    expect(new Set(running).size).toBeGreaterThanOrEqual(2);
+    await page.getByText(/^Started .+, finished .+$/).waitFor();
+
+    // Ended: the page stops asking.
+    const readsAtEnd = statusReads;
+    await page.waitForTimeout(5_000);
+    expect(statusReads).toBe(readsAtEnd);
+  }, 60_000);
+
+  it('stops refreshing while the page is hidden, and catches up when it is shown again', async () => {
+    await page.getByRole('button', { name: 'Import again' }).click();
+    await page
+      .getByText(/^(queued|running)/)
+      .first()
+      .waitFor();
+    await setHidden(true);
+    const readsWhenHidden = statusReads;
+    await page.waitForTimeout(5_000);
+    expect(statusReads).toBe(readsWhenHidden);
+    await setHidden(false);
+    await page.waitForTimeout(500);
+    expect(statusReads).toBeGreaterThan(readsWhenHidden);
+    await page.getByText(/^succeeded: 1000 customers/).waitFor({ timeout: 30_000 });
+  }, 60_000);
+
+  it('logs a signing-secret rotation with both last fours, old → new', async () => {
+    const connection = () =>
+      world.current.db('processor_connections').where({ workspace_id: world.current.workspace.id }).first();
+    const before = (await connection()).webhook_secret_last4 as string;
+    const rolled = newWebhookSecret();
+    await page.getByLabel('Webhook signing secret').fill(rolled);
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByText(`whsec_…${rolled.slice(-4)}`).waitFor();
+    await openSettings('Security log', 'Security log');
+    await page
+      .getByText(`Signing secret whsec_…${before} → whsec_…${rolled.slice(-4)}`)
+      .first()
+      .waitFor();
+    await openSettings('Processor', 'Processor');
+  });
+
+  it('says in the Disconnect dialog that Stripe keeps sending, e-mails and may disable the endpoint, so disable it in Stripe too', async () => {
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Disconnect Stripe' });
+    const words = (await dialog.textContent()) ?? '';
+    expect(words).toMatch(/Stripe keeps sending/);
+    expect(words).toMatch(/e-mails/);
+    expect(words).toMatch(/may disable the endpoint/);
+    expect(words).toMatch(/disable or delete the endpoint in Stripe too/);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+});
