@@ -51,6 +51,7 @@ const EXPECTED_TABLES = [
   'processor_connections',
   'processor_events',
   'processor_object_states',
+  'processor_refused_deliveries',
   'reactivations',
   'recovery_campaigns',
   'recovery_time_day_rollups',

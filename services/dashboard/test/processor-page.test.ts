@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword } from '@retention/domain';
 import { HANDLED_EVENT_TYPES } from '@retention/processors';
-import { FakeStripe, newApiKey, newWebhookSecret, stripeCustomer } from '../../worker/test/processor/stripe-kit.js';
+import {
+  FakeStripe,
+  newApiKey,
+  newWebhookSecret,
+  postToConnection,
+  stripeCustomer,
+  stripeEvent,
+} from '../../worker/test/processor/stripe-kit.js';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
@@ -79,7 +86,7 @@ describe('the processor page', () => {
 
     // Read what the page shows, with no reload, until the import ends.
     const seen: string[] = [];
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const line = (await importLine()) ?? '';
       if (seen.at(-1) !== line) seen.push(line);
@@ -96,7 +103,7 @@ describe('the processor page', () => {
     const readsAtEnd = statusReads;
     await page.waitForTimeout(5_000);
     expect(statusReads).toBe(readsAtEnd);
-  }, 60_000);
+  }, 90_000);
 
   it('stops refreshing while the page is hidden, and catches up when it is shown again', async () => {
     await page.getByRole('button', { name: 'Import again' }).click();
@@ -128,6 +135,26 @@ describe('the processor page', () => {
       .first()
       .waitFor();
     await openSettings('Processor', 'Processor');
+  });
+
+  it('says when Stripe’s deliveries are refused for a bad signature, and is no longer "syncing"', async () => {
+    const url = (await page.getByLabel('Webhook URL for Stripe').textContent())!;
+    // The receiver keeps a connection's secret for up to a second after the rotation.
+    await page.waitForTimeout(1_100);
+    // Stripe signs with a secret that is not the one given (mistyped, or an endpoint's other).
+    const stripeSecret = newWebhookSecret();
+    for (let i = 0; i < 3; i++) {
+      expect(
+        (await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), stripeSecret)).status,
+      ).toBe(400);
+    }
+    await page.reload();
+    await page.getByText('Stripe: Connected, but its deliveries are refused').waitFor();
+    await expect(page.getByText('Connected and syncing').count()).resolves.toBe(0);
+    const note = page.getByRole('note', { name: 'Refused deliveries' });
+    await expect(note.textContent()).resolves.toMatch(
+      /^3 deliveries refused for a bad signature since .+, the last at .+: check the signing secret \(none was accepted since, so nothing new arrives from Stripe\)\.$/,
+    );
   });
 
   it('says in the Disconnect dialog that Stripe keeps sending, e-mails and may disable the endpoint, so disable it in Stripe too', async () => {

@@ -28,6 +28,7 @@ import * as tokenCreatorEmail from './0026-token-creator-email.js';
 import * as oneOpenInvitation from './0027-one-open-invitation.js';
 import * as processorMode from './0028-processor-mode.js';
 import * as processorStatusDetails from './0029-processor-status-details.js';
+import * as processorRefusedDeliveries from './0030-processor-refused-deliveries.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -71,4 +72,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0027-one-open-invitation', ...oneOpenInvitation },
   { name: '0028-processor-mode', ...processorMode },
   { name: '0029-processor-status-details', ...processorStatusDetails },
+  { name: '0030-processor-refused-deliveries', ...processorRefusedDeliveries },
 ];

@@ -18,6 +18,7 @@ import { requireActor } from '../lookups.js';
 import { getWorkspace } from '../workspaces.js';
 import { IdInput, inputValidator } from '../validate.js';
 import { modeOfKey, modeSwitchRefusal, setAsideCounts, type ProcessorMode, type SetAsideReason } from './modes.js';
+import { clearRefusedDeliveries, refusedDeliveriesOf, type RefusedDeliveries } from './refused-deliveries.js';
 
 /**
  * A workspace's connection to its payment processor (docs/processor.md). Its status is the
@@ -255,6 +256,8 @@ export async function connectProcessor(
       .merge(values)
       .returning('*')) as ConnectionRow[];
     await setWorkspaceProcessor(trx, valid.workspace_id, status);
+    // The signing secret was set again: deliveries refused under the one before are not its count.
+    await clearRefusedDeliveries(trx, row!.id);
     await recordSecurityEvent(trx, {
       workspace_id: valid.workspace_id,
       action: 'processor.connected',
@@ -527,6 +530,8 @@ export interface ProcessorStatusView {
   events_set_aside: Record<SetAsideReason, number>;
   parked_events: ParkedEvent[];
   latest_event_error: LatestEventError | null;
+  /** Deliveries refused for a bad or stale signature since the signing secret was set; null when none. */
+  deliveries_refused: RefusedDeliveries | null;
   backfill: {
     status: ConnectionRow['backfill_status'];
     phase: BackfillPhase | null;
@@ -597,6 +602,7 @@ export async function processorStatus(
           next_attempt_at: failing.state === 'parked' ? null : toIsoMillis(failing.next_attempt_at),
         }
       : null,
+    deliveries_refused: await refusedDeliveriesOf(db, connection.id, received!.last),
     backfill: {
       status: connection.backfill_status,
       phase: connection.backfill_phase,

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { invalidParam } from '@retention/core';
+import { invalidParam, ServiceError } from '@retention/core';
 import { isObject, type StripeObject } from './objects.js';
 import type { StripeEventEnvelope } from './normalise.js';
 
@@ -14,6 +14,18 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
  * should read such a thing.
  */
 const MAX_EVENT_DEPTH = 64;
+
+/**
+ * A refusal of the signature itself: it does not verify under the connection's signing secret,
+ * or its timestamp is out of tolerance. What a mistyped or outdated secret causes, so the
+ * receiver counts these per connection (docs/processor.md, "Refused deliveries"); a missing
+ * header or a body that is not an event is not Stripe's doing and is not counted.
+ */
+export class StripeSignatureRefused extends ServiceError {
+  constructor(message: string) {
+    super('invalid_param', message);
+  }
+}
 
 /**
  * Verifies `Stripe-Signature` over the raw bytes with the official library, then checks the
@@ -31,7 +43,7 @@ export function verifyStripeEvent(
     parsed = Stripe.webhooks.constructEvent(rawBody, signatureHeader, secret, SIGNATURE_TOLERANCE_SECONDS);
   } catch (error) {
     if (error instanceof Stripe.errors.StripeSignatureVerificationError) {
-      throw invalidParam(
+      throw new StripeSignatureRefused(
         'The Stripe-Signature header does not verify: the signing secret is not this endpoint’s, the body was changed, or the timestamp is more than 300 s away.',
       );
     }
@@ -41,7 +53,7 @@ export function verifyStripeEvent(
   // The library refuses old timestamps only; one from the future is as much a replay risk.
   const timestamp = Number(/(?:^|,)\s*t=(\d+)/.exec(signatureHeader)?.[1]);
   if (!(timestamp <= Math.floor(Date.now() / 1000) + SIGNATURE_TOLERANCE_SECONDS)) {
-    throw invalidParam('The Stripe-Signature timestamp is more than 300 s ahead of this server’s clock.');
+    throw new StripeSignatureRefused('The Stripe-Signature timestamp is more than 300 s ahead of this server’s clock.');
   }
   const event = assertEvent(parsed);
   if (nestsDeeperThan(event, MAX_EVENT_DEPTH)) {

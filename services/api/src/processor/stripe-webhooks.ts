@@ -2,12 +2,13 @@ import express, { type Router } from 'express';
 import { errorBody, invalidParam, isUuid, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import {
+  recordRefusedDelivery,
   storeProcessorEvent,
   storeProcessorEvents,
   type ConnectionRow,
   type IncomingProcessorEvent,
 } from '@retention/domain';
-import { verifyStripeEvent } from '@retention/processors';
+import { StripeSignatureRefused, verifyStripeEvent } from '@retention/processors';
 import { Batcher } from '@retention/runtime';
 import { ConnectionCache } from './connection-cache.js';
 
@@ -71,7 +72,7 @@ export function stripeReceiver({ config, db }: { config: Config; db: Db }): Stri
       if (!found || (found.connection.status === 'disconnected' && found.connection.disconnected_reason === 'owner')) {
         throw invalidParam('No connected processor has this webhook URL.');
       }
-      const event = verifyStripeEvent(body, signature, found.webhookSecret);
+      const event = await verifiedOrCounted(db, found.connection, body, signature, found.webhookSecret);
       const incoming: IncomingProcessorEvent = {
         psp_event_id: event.id,
         type: event.type,
@@ -87,6 +88,26 @@ export function stripeReceiver({ config, db }: { config: Config; db: Db }): Stri
       return { received: true, duplicate: !stored };
     },
   };
+}
+
+/**
+ * The event, verified; a delivery refused for its signature is counted on its connection first
+ * (a count and its times only: the body and the signature are never stored nor logged), so the
+ * Processor page can say that the signing secret is wrong (docs/processor.md, "Refused deliveries").
+ */
+async function verifiedOrCounted(
+  db: Db,
+  connection: ConnectionRow,
+  body: Buffer,
+  signature: string | undefined,
+  secret: string,
+) {
+  try {
+    return verifyStripeEvent(body, signature, secret);
+  } catch (error) {
+    if (error instanceof StripeSignatureRefused) await recordRefusedDelivery(db, connection.id);
+    throw error;
+  }
 }
 
 export function stripeWebhookRoutes(receiver: StripeReceiver): Router {

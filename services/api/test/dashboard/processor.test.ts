@@ -526,6 +526,64 @@ describe('Settings, Processor', () => {
     expect(await api.current.db('processor_connections').where({ workspace_id: workspace.id })).toHaveLength(0);
   });
 
+  it('counts deliveries refused for a bad signature, storing none of them, and says the secret is wrong', async () => {
+    const { owner } = await team(api.current.db, call, 'Mistyped shop');
+    const right = newWebhookSecret();
+    const first = await call('POST', '/processor/connect', { cookie: owner.cookie, body: { webhook_secret: right } });
+    const url = `${api.current.url}${new URL(first.body.webhook_url as string).pathname}`;
+    expect((await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), right)).status).toBe(200);
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body).toMatchObject({
+      status: 'connected',
+      deliveries_refused: null,
+    });
+
+    // Connect again with a mistyped secret: Stripe keeps signing with the right one.
+    const mistyped = newWebhookSecret();
+    await call('POST', '/processor/connect', { cookie: owner.cookie, body: { webhook_secret: mistyped } });
+    // The receiver keeps a connection's secret for up to a second (connection-cache.ts).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const eventIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const event = stripeEvent('customer.created', stripeCustomer());
+      eventIds.push(event.id);
+      expect((await postToConnection(url, event, right)).status).toBe(400);
+    }
+    // Not Stripe's doing, so not counted: no signature at all, and a body that is not an event.
+    expect((await postToConnection(url, {}, mistyped, { signature: '' })).status).toBe(400);
+    expect((await postToConnection(url, { object: 'not an event' }, mistyped)).status).toBe(400);
+
+    const view = (await call('GET', '/processor', { cookie: owner.cookie })).body;
+    expect(view.status).toBe('connected');
+    expect(view.deliveries_refused).toEqual({
+      count: 3,
+      since: expect.any(String),
+      last_at: expect.any(String),
+      none_accepted_since: true,
+      message: expect.stringMatching(
+        /^3 deliveries refused for a bad signature since \S+, the last at \S+: check the signing secret$/,
+      ),
+    });
+    expect(Date.parse(view.deliveries_refused.last_at)).toBeGreaterThanOrEqual(
+      Date.parse(view.deliveries_refused.since),
+    );
+    // Nothing of the refused deliveries is stored: no event, and the count row holds no body or signature.
+    const connectionId = first.body.webhook_url.split('/').at(-1);
+    expect(await api.current.db('processor_events').where({ connection_id: connectionId })).toHaveLength(1);
+    const counted = await api.current.db('processor_refused_deliveries').where({ connection_id: connectionId });
+    expect(Object.keys(counted[0]).sort()).toEqual(['connection_id', 'first_at', 'last_at', 'refused']);
+    expect(JSON.stringify(counted)).not.toMatch(new RegExp(eventIds.join('|')));
+
+    // A delivery accepted after them: still counted, but no longer all refused.
+    expect((await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), mistyped)).status).toBe(200);
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body.deliveries_refused).toMatchObject({
+      count: 3,
+      none_accepted_since: false,
+    });
+    // The secret set again: the count starts over.
+    await call('POST', '/processor/connect', { cookie: owner.cookie, body: { webhook_secret: right } });
+    expect((await call('GET', '/processor', { cookie: owner.cookie })).body.deliveries_refused).toBeNull();
+  });
+
   it('is the owner’s alone, refuses cross-site requests and bad input, and changes nothing then', async () => {
     const { owner, admin, member, workspace } = await team(api.current.db, call, 'Guarded shop');
     for (const cookie of [admin.cookie, member.cookie]) {

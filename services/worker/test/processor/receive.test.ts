@@ -114,42 +114,52 @@ describe('POST /processor/stripe/:connection_id', () => {
   });
 
   it.each([
-    ['a wrong secret', (url: string, event: object) => postToConnection(url, event, newWebhookSecret())],
+    ['a wrong secret', (url: string, event: object) => postToConnection(url, event, newWebhookSecret()), true],
     [
       'a stale timestamp (301 s old)',
       (url: string, event: object, secret: string) =>
         postToConnection(url, event, secret, { timestamp: nowSeconds() - 301 }),
+      true,
     ],
     [
       'a timestamp 301 s ahead',
       (url: string, event: object, secret: string) =>
         postToConnection(url, event, secret, { timestamp: nowSeconds() + 301 }),
+      true,
     ],
     [
       'no signature',
       (url: string, event: object, secret: string) => postToConnection(url, event, secret, { signature: '' }),
+      false,
     ],
     [
       'a garbled header',
       (url: string, event: object, secret: string) =>
         postToConnection(url, event, secret, { signature: 't=abc,v1=zz' }),
+      true,
     ],
     [
       'a body changed after signing',
       (url: string, event: object, secret: string) =>
         postToConnection(url, event, secret, { body: JSON.stringify({ ...event, type: 'invoice.paid' }) }),
+      true,
     ],
     [
       'a signed body that is not an event',
       async (url: string, _event: object, secret: string) =>
         postToConnection(url, { object: 'customer', id: 'cus_1' }, secret),
+      false,
     ],
-  ])('refuses %s with 400 and the JSON error shape, storing nothing', async (_case, send) => {
-    const { url, secret, connection } = await connectedWorkspace();
+  ])('refuses %s with 400 and the JSON error shape, storing nothing', async (_case, send, counted) => {
+    const { url, secret, connection, workspace } = await connectedWorkspace();
     const reply = await send(url, stripeEvent('customer.created', stripeCustomer()), secret);
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: { type: 'invalid_param', message: expect.any(String) } });
     expect(await storedCount(connection.id)).toBe(0);
+    // A bad or stale signature is counted (a count and its times: never the body nor the
+    // signature); no signature at all, or a body that is not an event, is not Stripe's doing.
+    const status = await processorStatus(database.current.db, BASE_URL, workspace.id);
+    expect(status.deliveries_refused?.count ?? 0).toBe(counted ? 1 : 0);
     expect((await database.current.db('processor_connections').where({ id: connection.id }).first()).status).toBe(
       'pending',
     );
@@ -256,7 +266,21 @@ describe('processor commands', () => {
       'connected',
     );
 
+    // A delivery signed with another secret: `processor status` says so, and what to check.
+    const refused = await postToConnection(
+      `${api.url}/processor/stripe/${connected.json.connection_id}`,
+      stripeEvent('customer.created', stripeCustomer()),
+      newWebhookSecret(),
+    );
+    expect(refused.status).toBe(400);
     const status = await cli(['processor', 'status', '--workspace', workspace.id]);
+    expect(status.json.deliveries_refused).toMatchObject({
+      count: 1,
+      none_accepted_since: true,
+      message: expect.stringMatching(
+        /^1 delivery refused for a bad signature since \S+, the last at \S+: check the signing secret$/,
+      ),
+    });
     expect(status.json).toMatchObject({
       provider: 'stripe',
       status: 'connected',
@@ -277,7 +301,7 @@ describe('processor commands', () => {
     const log = await listSecurityEvents(database.current.db, workspace.id);
     expect(log.data.map((entry) => entry.action)).toEqual(['processor.disconnected', 'processor.connected']);
     expect(JSON.stringify(log)).not.toContain(secret.slice(6));
-  });
+  }, 90_000);
 
   it('refuses a key Stripe answers with 401, saving nothing', async () => {
     const workspace = await createWorkspace(database.current.db, { name: 'Acme', processor: 'disconnected' });

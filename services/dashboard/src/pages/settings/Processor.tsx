@@ -22,6 +22,7 @@ import {
 } from './processor-mode.js';
 import { IMPORT_REFRESH_MS, ImportProgress, importInProgress, type Backfill } from './ImportProgress.js';
 import { StripeEndpointSetup } from './StripeEndpointSetup.js';
+import { allRefused, RefusedDeliveries, REFUSING_STATUS_TEXT, type Refused } from './RefusedDeliveries.js';
 import { useRefreshWhile } from './use-refresh-while.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"), told apart by its status. */
@@ -47,6 +48,7 @@ interface Connection {
   events_pending: number;
   events_parked: number;
   events_set_aside: Record<SetAsideReason, number>;
+  deliveries_refused: Refused | null;
   parked_events: Array<{
     id: string;
     psp_event_id: string;
@@ -188,10 +190,16 @@ export default function Processor() {
       <section className="card stack narrow" aria-labelledby="processor-status">
         <h2 id="processor-status">Stripe</h2>
         <p>
-          Stripe: <strong>{STRIPE_STATUS_TEXT[current.status]}</strong>
+          Stripe:{' '}
+          <strong>
+            {current.status === 'connected' && allRefused(connection?.deliveries_refused)
+              ? REFUSING_STATUS_TEXT
+              : STRIPE_STATUS_TEXT[current.status]}
+          </strong>
           {connection?.disconnected_reason === 'key_rejected' &&
             ' (Stripe refused the API key: connect again with a new one)'}
         </p>
+        {connection && <RefusedDeliveries refused={connection.deliveries_refused} />}
         {/* In the Workspace page's words: whether outbound webhooks are sent, and why. */}
         <p className="hint">{processorStory(flag, current.status, true)}</p>
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
