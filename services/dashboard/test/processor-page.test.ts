@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { hashPassword } from '@retention/domain';
+import { hashPassword, rejectProcessorKey } from '@retention/domain';
+import { inTransaction } from '@retention/db';
 import { HANDLED_EVENT_TYPES } from '@retention/processors';
 import {
   FakeStripe,
@@ -167,5 +168,39 @@ describe('the processor page', () => {
     expect(words).toMatch(/disable or delete the endpoint in Stripe too/);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('warns owners on every page when Stripe refused the key, linking to the Processor page; a member is not told', async () => {
+    const banner = page.getByRole('alert', { name: 'Stripe refused the API key' });
+    await expect(banner.count()).resolves.toBe(0);
+    // Stripe answers the stored key with 401 (a lookup or the import did): the connection is disconnected.
+    const { id } = await world.current
+      .db('processor_connections')
+      .where({ workspace_id: world.current.workspace.id })
+      .first('id');
+    await inTransaction(world.current.db, (trx) => rejectProcessorKey(trx, id as string));
+    for (const path of ['/dashboard/', '/dashboard/campaigns']) {
+      await page.goto(`${world.current.url}${path}`);
+      await banner.waitFor();
+      await expect(banner.textContent()).resolves.toMatch(
+        /^Outbound webhooks are paused: Stripe refused this workspace’s API key .+ Connect again with a new restricted key on the Processor page\.$/,
+      );
+    }
+    await banner.getByRole('link', { name: 'Processor page' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Processor' }).waitFor();
+
+    // A member, who can do nothing about it, sees no banner.
+    const { context: other, page: memberPage } = await desktopPage(world.current.browser);
+    try {
+      await world.current
+        .db('users')
+        .where({ email: world.current.member.email })
+        .update({ password_hash: await hashPassword(PASSWORD) });
+      await signInThroughForm(memberPage, world.current.url, world.current.member.email);
+      await memberPage.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await expect(memberPage.getByRole('alert', { name: 'Stripe refused the API key' }).count()).resolves.toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -17,7 +17,17 @@ export async function workspaceView(db: Queryable, workspaceId: string) {
     name: workspace.name,
     display_currency: workspace.display_currency,
     processor_status: workspace.processor,
+    // Stripe refused the stored key (401): every page warns owners and admins that outbound
+    // webhooks are paused (docs/dashboard-ui.md, "Key refused"), not the Processor page alone.
+    processor_key_rejected: await processorKeyRejected(db, workspaceId),
   };
+}
+
+async function processorKeyRejected(db: Queryable, workspaceId: string): Promise<boolean> {
+  const rejected: { id: string } | undefined = await db('processor_connections')
+    .where({ workspace_id: workspaceId, status: 'disconnected', disconnected_reason: 'key_rejected' })
+    .first('id');
+  return rejected !== undefined;
 }
 
 export async function signedInView(db: Queryable, user: AccountUserRow) {

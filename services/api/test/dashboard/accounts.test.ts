@@ -24,6 +24,7 @@ describe('sign-in and sessions', () => {
       name: 'Acme',
       display_currency: 'usd',
       processor_status: 'connected',
+      processor_key_rejected: false,
     });
     const cookie = sessionCookieOf(reply);
     // Only the hash is stored.

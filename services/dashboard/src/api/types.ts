@@ -44,6 +44,8 @@ export interface Workspace {
   name: string;
   display_currency: string;
   processor_status: string;
+  /** Stripe refused the stored API key (401): the connection is disconnected and webhooks are paused. */
+  processor_key_rejected: boolean;
 }
 
 /**

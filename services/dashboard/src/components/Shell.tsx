@@ -3,6 +3,7 @@ import { api, errorMessage } from '../api/client.js';
 import { Link, NavLink, usePath } from '../router.js';
 import { ROLE_NAMES } from '../pages/settings/roles.js';
 import { useSession } from '../session.js';
+import { KeyRejectedBanner } from './KeyRejectedBanner.js';
 
 const NAVIGATION = [
   { to: '/', label: 'Overview', exact: true },
@@ -124,6 +125,7 @@ export function Shell({ children }: { children: ReactNode }) {
         </ul>
       </nav>
       <main className="content" id="main" tabIndex={-1}>
+        <KeyRejectedBanner />
         {children}
       </main>
     </div>
