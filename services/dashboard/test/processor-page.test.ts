@@ -122,6 +122,27 @@ describe('the processor page', () => {
     await page.getByText(/^succeeded: 1000 customers/).waitFor({ timeout: 30_000 });
   }, 60_000);
 
+  it('changes the key without the signing secret pasted again: an empty secret field keeps the stored one', async () => {
+    const connection = () =>
+      world.current.db('processor_connections').where({ workspace_id: world.current.workspace.id }).first();
+    const before = await connection();
+    await page
+      .getByText('Leave empty to keep the current signing secret (shown above); a new one replaces it.')
+      .waitFor();
+    await expect(page.getByLabel('Webhook signing secret').inputValue()).resolves.toBe('');
+    await page.getByLabel('Restricted API key (optional)').fill(stripeKey);
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page
+      .getByText(/^(queued|running)/)
+      .first()
+      .waitFor();
+    const after = await connection();
+    // The same secret kept (sealed again, so compared by its last four and the log's words).
+    expect(after.webhook_secret_last4).toBe(before.webhook_secret_last4);
+    expect(after.api_key_sealed).not.toBe(before.api_key_sealed);
+    await page.getByText(/^succeeded: 1000 customers/).waitFor({ timeout: 60_000 });
+  }, 90_000);
+
   it('logs a signing-secret rotation with both last fours, old → new', async () => {
     const connection = () =>
       world.current.db('processor_connections').where({ workspace_id: world.current.workspace.id }).first();

@@ -156,6 +156,27 @@ function validateConnect(input: unknown): ConnectProcessorInput {
 export type KeyCheck = 'none' | 'accepted' | { kept_key_accepted: string };
 
 /**
+ * The stored signing secret, for a connect that gives only a new key (the dashboard's Connect
+ * again with the secret field left empty: docs/processor.md, "Reconnecting"), so the owner need
+ * not paste the secret again to change the key. Without a connection there is none to keep.
+ */
+export async function storedSigningSecret(
+  db: Queryable,
+  secretsKey: SecretsKeyring,
+  workspaceId: string,
+): Promise<string> {
+  const row: Pick<ConnectionRow, 'webhook_secret_sealed'> | undefined = await db('processor_connections')
+    .where({ workspace_id: workspaceId })
+    .first('webhook_secret_sealed');
+  if (!row)
+    throw invalidField(
+      'webhook_secret',
+      'is required to connect: paste the signing secret of the endpoint you created in Stripe for the webhook URL',
+    );
+  return openSecret(secretsKey, row.webhook_secret_sealed);
+}
+
+/**
  * The stored key a connect without a key must try again before keeping it (docs/processor.md,
  * "Reconnecting"): the key of a connection that is not `connected`, since keeping it is what
  * makes it `connected` again, as a new key would. Null when there is nothing to try: no
@@ -256,8 +277,10 @@ export async function connectProcessor(
       .merge(values)
       .returning('*')) as ConnectionRow[];
     await setWorkspaceProcessor(trx, valid.workspace_id, status);
-    // The signing secret was set again: deliveries refused under the one before are not its count.
-    await clearRefusedDeliveries(trx, row!.id);
+    // A new signing secret: deliveries refused under the one before are not its count. The same
+    // secret (a connect that changed only the key) keeps the count.
+    if (previous === undefined || openSecret(secretsKey, previous.webhook_secret_sealed) !== valid.webhook_secret)
+      await clearRefusedDeliveries(trx, row!.id);
     await recordSecurityEvent(trx, {
       workspace_id: valid.workspace_id,
       action: 'processor.connected',

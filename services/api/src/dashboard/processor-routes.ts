@@ -6,6 +6,7 @@ import {
   removeProcessorKey,
   requestBackfill,
   retryParkedEvents,
+  storedSigningSecret,
 } from '@retention/domain';
 import { connectStripe, HANDLED_EVENT_TYPES } from '@retention/processors';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
@@ -33,18 +34,25 @@ export function processorRoutes(context: DashboardContext): Router {
 
   router.post('/processor/connect', allow('manage_processor'), async (req, res) => {
     const body = bodyOf(req.body, ['webhook_secret', 'api_key', 'confirm_mode_switch']);
-    if (typeof body.webhook_secret !== 'string') throw invalidField('webhook_secret', 'required');
+    if (body.webhook_secret !== undefined && typeof body.webhook_secret !== 'string')
+      throw invalidField('webhook_secret', 'must be a string');
     if (body.api_key !== undefined && typeof body.api_key !== 'string')
       throw invalidField('api_key', 'must be a string');
     if (body.confirm_mode_switch !== undefined && typeof body.confirm_mode_switch !== 'boolean')
       throw invalidField('confirm_mode_switch', 'must be true or false');
     const { workspaceId } = signedIn(res);
+    // No secret given (missing or ""): the stored one is kept, so changing only the key needs no
+    // pasting of the secret again, as no key given keeps the stored key.
+    const webhookSecret =
+      body.webhook_secret === undefined || body.webhook_secret === ''
+        ? await storedSigningSecret(db, config.secretsKey, workspaceId)
+        : body.webhook_secret;
     await connectStripe(
       db,
       config,
       {
         workspace_id: workspaceId,
-        webhook_secret: body.webhook_secret,
+        webhook_secret: webhookSecret,
         ...(typeof body.api_key === 'string' && body.api_key !== '' && { api_key: body.api_key }),
         ...(body.confirm_mode_switch === true && { confirm_mode_switch: true }),
       },

@@ -584,6 +584,36 @@ describe('Settings, Processor', () => {
     expect((await call('GET', '/processor', { cookie: owner.cookie })).body.deliveries_refused).toBeNull();
   });
 
+  it('changes only the key with no signing secret given (the stored one kept); none stored is refused in words', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Key-only shop');
+    const refused = await call('POST', '/processor/connect', { cookie: owner.cookie, body: { api_key: apiKey } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toEqual({
+      type: 'invalid_param',
+      param: 'webhook_secret',
+      message:
+        'webhook_secret: is required to connect: paste the signing secret of the endpoint you created in Stripe for the webhook URL',
+    });
+    const secret = newWebhookSecret();
+    await call('POST', '/processor/connect', { cookie: owner.cookie, body: { webhook_secret: secret } });
+    const row = () => api.current.db('processor_connections').where({ workspace_id: workspace.id }).first();
+    const before = await row();
+    const keyed = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: '', api_key: apiKey },
+    });
+    expect(keyed.status).toBe(200);
+    expect(keyed.body).toMatchObject({
+      status: 'connected',
+      webhook_secret_last4: secret.slice(-4),
+      api_key_last4: apiKey.slice(-4),
+    });
+    expect((await row()).webhook_secret_last4).toBe(before.webhook_secret_last4);
+    // The secret kept is the same secret: Stripe's events signed with it are still taken.
+    const url = `${api.current.url}${new URL(keyed.body.webhook_url as string).pathname}`;
+    expect((await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), secret)).status).toBe(200);
+  });
+
   it('is the owner’s alone, refuses cross-site requests and bad input, and changes nothing then', async () => {
     const { owner, admin, member, workspace } = await team(api.current.db, call, 'Guarded shop');
     for (const cookie of [admin.cookie, member.cookie]) {

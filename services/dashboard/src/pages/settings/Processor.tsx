@@ -153,8 +153,9 @@ export default function Processor() {
       setConfirmRemoval(false);
     });
 
+  // An empty field keeps what is stored: the key, or (once connected) the signing secret.
   const connectBody = () => ({
-    webhook_secret: webhookSecret.trim(),
+    ...(webhookSecret.trim() && { webhook_secret: webhookSecret.trim() }),
     ...(apiKey.trim() && { api_key: apiKey.trim() }),
   });
 
@@ -287,7 +288,13 @@ export default function Processor() {
         )}
         <Field
           label="Webhook signing secret"
-          required
+          // Once connected, empty keeps the stored secret: changing only the key needs no pasting it again.
+          required={!connection}
+          hint={
+            connection
+              ? 'Leave empty to keep the current signing secret (shown above); a new one replaces it.'
+              : undefined
+          }
           autoComplete="off"
           placeholder="whsec_…"
           action={action}
@@ -318,7 +325,12 @@ export default function Processor() {
         )}
         <FormError action={action} />
         <div>
-          <BusyButton type="submit" className="button primary" busy={busy} disabled={webhookSecret.trim() === ''}>
+          <BusyButton
+            type="submit"
+            className="button primary"
+            busy={busy}
+            disabled={!connection && webhookSecret.trim() === ''}
+          >
             Connect
           </BusyButton>
         </div>
