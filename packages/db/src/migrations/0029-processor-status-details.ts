@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
-    ALTER TABLE processor_connections ADD COLUMN backfill_waiting_until timestamptz;
+    ALTER TABLE processor_connections ADD COLUMN backfill_waiting_until timestamptz(3);
     CREATE INDEX processor_events_failing_idx ON processor_events (connection_id, received_at DESC)
       WHERE state IN ('pending', 'parked') AND last_error IS NOT NULL;
   `);
