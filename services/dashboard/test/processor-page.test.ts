@@ -77,6 +77,19 @@ describe('the processor page', () => {
     await expect(events.getByRole('listitem').allTextContents()).resolves.toEqual([...HANDLED_EVENT_TYPES]);
     const version = page.getByRole('note', { name: "The endpoint's API version" });
     await expect(version.textContent()).resolves.toMatch(/2025-03-31/);
+    // Each code fits its column, whatever the width: none runs on under the next column's bullet.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const overflowing = await events.evaluate((list) =>
+        [...list.querySelectorAll('code')]
+          .filter(
+            (code) => code.getBoundingClientRect().right > code.parentElement!.getBoundingClientRect().right + 0.5,
+          )
+          .map((code) => code.textContent),
+      );
+      expect({ width, overflowing }).toEqual({ width, overflowing: [] });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('refreshes itself while an import runs: its counts move, and it says when it started and finished', async () => {
