@@ -8,6 +8,7 @@ export * from './errors.js';
 export * from './events.js';
 export * from './ids.js';
 export * from './money.js';
+export * from './processor-modes.js';
 export * from './ratio.js';
 export * from './resources.js';
 export * from './schema-helpers.js';

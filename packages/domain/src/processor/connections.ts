@@ -5,19 +5,22 @@ import {
   currentKey,
   invalidField,
   lastFour,
+  modeOfKey,
   notFound,
   openSecret,
   sealSecret,
   toIsoMillis,
   toIsoMillisOrNull,
+  type ProcessorMode,
   type SecretsKeyring,
+  type SetAsideReason,
 } from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { requireActor } from '../lookups.js';
 import { getWorkspace } from '../workspaces.js';
 import { IdInput, inputValidator } from '../validate.js';
-import { modeOfKey, modeSwitchRefusal, setAsideCounts, type ProcessorMode, type SetAsideReason } from './modes.js';
+import { modeSwitchRefusal, setAsideCounts } from './modes.js';
 import { clearRefusedDeliveries, refusedDeliveriesOf, type RefusedDeliveries } from './refused-deliveries.js';
 
 /**

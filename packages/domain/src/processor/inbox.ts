@@ -1,8 +1,7 @@
-import { ServiceError } from '@retention/core';
+import { ServiceError, type SetAsideReason } from '@retention/core';
 import { databaseFailure, inTransaction, NOW_MS_SQL, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent } from '../security-log.js';
 import { PROCESSOR_ACTOR, type ConnectionRow } from './connections.js';
-import type { SetAsideReason } from './modes.js';
 
 /**
  * The processor's events as received: the inbox. Postgres is the truth, as for our own

@@ -1,30 +1,21 @@
-import { conflict, type ServiceError } from '@retention/core';
+import {
+  conflict,
+  SET_ASIDE_REASONS,
+  type ProcessorMode,
+  type ServiceError,
+  type SetAsideReason,
+} from '@retention/core';
 import type { Queryable } from '@retention/db';
 
 /**
  * A connection's mode, and the events set aside (docs/processor.md, "Mode" and "Set aside").
  * Stripe keeps test and live data apart (two sets of keys, two sets of objects, `livemode` on
- * every event); a workspace mirrors one of them, so what the other sends is never mixed in.
+ * every event); a workspace mirrors one of them, so what the other sends is never mixed in. The
+ * mode of a key and the reasons are @retention/core's (processor-modes.ts), which the Processor
+ * page reads too.
  */
 
-export type ProcessorMode = 'test' | 'live';
-
-/** The mode of a restricted (or secret) key, from its prefix: `rk_live_`/`sk_live_` or `rk_test_`/`sk_test_`. */
-export function modeOfKey(apiKey: string): ProcessorMode {
-  return /^[rs]k_live_/.test(apiKey) ? 'live' : 'test';
-}
-
-export const MODE_NAME: Record<ProcessorMode, string> = { test: 'test mode', live: 'live mode' };
-
-/**
- * Why an event was stored, answered 2xx and not applied (`processor_events.ignored_reason`):
- *   connected_account - about an account connected to this one (Stripe Connect: it has `account`)
- *   other_mode        - its `livemode` is not the connection's mode
- *   signup_payment    - the failed first payment of a signup (`billing_reason: subscription_create`),
- *                       which Stripe does not retry and which opens no recovery campaign
- */
-export const SET_ASIDE_REASONS = ['connected_account', 'other_mode', 'signup_payment'] as const;
-export type SetAsideReason = (typeof SET_ASIDE_REASONS)[number];
+const MODE_NAME: Record<ProcessorMode, string> = { test: 'test mode', live: 'live mode' };
 
 /**
  * The refusal of a key of the other mode than the connection's, unless the switch is confirmed:

@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTER, invalidParam, type SecretsKeyring } from '@retention/core';
+import { CONTROL_CHARACTER, invalidParam, type SecretsKeyring, type SetAsideReason } from '@retention/core';
 import type Stripe from 'stripe';
 import type { Transaction } from '@retention/db';
 import {
@@ -12,7 +12,6 @@ import {
   type ClaimedProcessorEvent,
   type ConnectionRow,
   type ProcessorChange,
-  type SetAsideReason,
 } from '@retention/domain';
 import { createStripeClient } from './client.js';
 import { isSetAside, stripeEventToChanges } from './normalise.js';

@@ -11,15 +11,9 @@ import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { processorStory, STRIPE_STATUS_TEXT, type StripeStatus } from './processor-story.js';
 import { BusyButton } from '../../components/BusyButton.js';
-import {
-  MODE_TEXT,
-  MODE_UNKNOWN,
-  modeOfKey,
-  modeSwitchMessage,
-  setAsideText,
-  type SetAsideReason,
-  type StripeMode,
-} from './processor-mode.js';
+// A key's mode by the rule the server refuses it with, so the page asks before sending one.
+import { modeOfKey, type ProcessorMode, type SetAsideReason } from '@retention/core/processor-modes';
+import { MODE_TEXT, MODE_UNKNOWN, modeSwitchMessage, setAsideText } from './processor-mode.js';
 import { IMPORT_REFRESH_MS, ImportProgress, importInProgress, type Backfill } from './ImportProgress.js';
 import { StripeEndpointSetup } from './StripeEndpointSetup.js';
 import { allRefused, RefusedDeliveries, REFUSING_STATUS_TEXT, type Refused } from './RefusedDeliveries.js';
@@ -40,7 +34,7 @@ interface Connection {
   stripe_event_types: string[];
   webhook_secret_last4: string;
   api_key_last4: string | null;
-  mode: StripeMode | null;
+  mode: ProcessorMode | null;
   disconnected_reason: string | null;
   connected_at: string | null;
   last_event_at: string | null;
@@ -102,7 +96,7 @@ export default function Processor() {
   const [confirmRemoval, setConfirmRemoval] = useState(false);
   const [confirmDisconnect, setConfirmDisconnect] = useState(false);
   /** The mode a key of the other mode would switch the connection to, while its confirmation is open. */
-  const [switchTo, setSwitchTo] = useState<StripeMode | null>(null);
+  const [switchTo, setSwitchTo] = useState<ProcessorMode | null>(null);
   /**
    * The workspace's processor flag as this page's last action left it (the domain sets it with the
    * connection: `connected` only while the connection is). The session's flag is read once at
@@ -206,8 +200,8 @@ export default function Processor() {
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
         <p className="hint">
           In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key
-          (read access to customers, subscriptions, invoices, invoice payments and payment intents), existing customers
-          and open invoices are imported too.
+          (read access to customers, subscriptions, invoices, invoice payments, payment intents and events), existing
+          customers and open invoices are imported too.
         </p>
         <StripeEndpointSetup eventTypes={current.stripe_event_types} />
         {connection && (

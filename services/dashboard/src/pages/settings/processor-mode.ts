@@ -4,21 +4,15 @@
  * used to show a key as `rk_…1234`, so which of the two a workspace mirrored was invisible.
  */
 
-export type StripeMode = 'test' | 'live';
-export type SetAsideReason = 'connected_account' | 'other_mode' | 'signup_payment';
+import type { ProcessorMode, SetAsideReason } from '@retention/core/processor-modes';
 
-export const MODE_TEXT: Record<StripeMode, string> = { test: 'Test mode', live: 'Live mode' };
+export const MODE_TEXT: Record<ProcessorMode, string> = { test: 'Test mode', live: 'Live mode' };
 
 /** Before a key or Stripe's first event has told it. */
 export const MODE_UNKNOWN = "Not known yet: set by the API key, or by Stripe's first event";
 
-/** The mode of a key typed in the form, by its prefix, as the server reads it. */
-export function modeOfKey(apiKey: string): StripeMode {
-  return /^[rs]k_live_/.test(apiKey) ? 'live' : 'test';
-}
-
 /** Why events were set aside, counted, in words; null when none were. */
-export function setAsideText(counts: Record<SetAsideReason, number>, mode: StripeMode | null): string | null {
+export function setAsideText(counts: Record<SetAsideReason, number>, mode: ProcessorMode | null): string | null {
   const other = mode === 'live' ? 'test' : 'live';
   const parts = [
     counts.connected_account > 0 && `${counts.connected_account} from connected accounts (Stripe Connect)`,
@@ -31,7 +25,7 @@ export function setAsideText(counts: Record<SetAsideReason, number>, mode: Strip
 }
 
 /** The switch's confirmation: what changes and what stays. */
-export function modeSwitchMessage(from: StripeMode, to: StripeMode): string {
+export function modeSwitchMessage(from: ProcessorMode, to: ProcessorMode): string {
   return (
     `This is a ${to} mode key and the connection is in ${from} mode. Switching makes it a ${to} mode connection: ` +
     `the data already imported in ${from} mode stays in this workspace, beside what ${to} mode brings, and ` +
