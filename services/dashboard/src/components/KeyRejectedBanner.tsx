@@ -6,13 +6,14 @@ import { useSession } from '../session.js';
  * connection is disconnected and outbound webhooks are paused (docs/processor.md, "Status"). It
  * was said on Settings, Processor alone, which owners open rarely, while their receivers got
  * nothing. An owner is linked to the Processor page; an admin, who cannot open it, is told who can.
+ * Styled as the page-wide warning an endpoint turned off has (`.banner`), with its space below.
  */
 export function KeyRejectedBanner() {
   const { me } = useSession();
   const role = me.user.role;
   if (!me.workspace.processor_key_rejected || (role !== 'owner' && role !== 'admin')) return null;
   return (
-    <div className="notice" role="alert" aria-label="Stripe refused the API key">
+    <div className="banner" role="alert" aria-label="Stripe refused the API key">
       Outbound webhooks are paused: Stripe refused this workspace&rsquo;s API key (it was rolled or revoked in Stripe),
       so Stripe is disconnected and events recorded meanwhile are not sent, then or later.{' '}
       {role === 'owner' ? (
