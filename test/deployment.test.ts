@@ -405,10 +405,11 @@ describe('the bundle `npm run build` makes (what the image runs)', () => {
 
   beforeAll(async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'retention-bundle-'));
+    // `npm run build`'s last step, which runs the script through tsx.
     const build = run(
-      path.join(REPO_ROOT, 'scripts/bundle.mjs'),
+      path.join(REPO_ROOT, 'scripts/bundle.ts'),
       ['--outdir', dir, '--metafile', `${dir}/meta.json`],
-      {},
+      { NODE_OPTIONS: '--import tsx' },
       REPO_ROOT,
     );
     expect([await build.exited, build.output()]).toEqual([0, expect.any(String)]);

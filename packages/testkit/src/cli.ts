@@ -1,10 +1,6 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-import { redisKeyPrefix, runId, TEST_REDIS_URL } from './environment.js';
-
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const CLI_ENTRY = path.join(REPO_ROOT, 'services/cli/src/main.ts');
+import { REPO_ROOT, redisKeyPrefix, runId, TEST_REDIS_URL } from './environment.js';
+import { entryArguments } from './process-bundle.js';
 
 export interface CliResult {
   code: number;
@@ -17,8 +13,8 @@ export interface CliResult {
 }
 
 /**
- * Runs the operator CLI as a real child process, exactly as an operator would (minus npm's
- * own start-up): the command's exit code, stdout and stderr come back untouched. Unless `env`
+ * Runs the operator CLI as a real child process, as the container image runs it (the run's
+ * bundle, process-bundle.ts): the command's exit code, stdout and stderr come back untouched. Unless `env`
  * says otherwise, it uses the test Redis under this run's key prefix (a token change writes
  * there), never a developer's own keys.
  */
@@ -26,7 +22,7 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', CLI_ENTRY, ...args],
+      [...entryArguments('services/cli/src/main.ts'), ...args],
       { cwd: REPO_ROOT, env: { ...process.env, ...testRedis(), ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;

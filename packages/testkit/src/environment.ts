@@ -1,4 +1,9 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseSecretsKey } from '@retention/core';
+
+/** The repository's root, where every test starts its processes. */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /**
  * Where the test run finds its servers. Tests never use DATABASE_URL: each test file gets a

@@ -5,9 +5,13 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { parseSecretsKey } from '@retention/core';
 import { createDb, migrateLatest } from '@retention/db';
+import { mkdtemp, symlink } from 'node:fs/promises';
+import { bundleProcesses } from '../../../scripts/bundle-processes.js';
 import { ensureDashboardBuilt } from '../../../scripts/dashboard-build.js';
+import { BUNDLE_DIR_VARIABLE } from './process-bundle.js';
 import {
   databaseUrl,
+  REPO_ROOT,
   RUN_ID_VARIABLE,
   TEST_POSTGRES_URL,
   TEST_REDIS_URL,
@@ -16,8 +20,9 @@ import {
 
 /**
  * Once per `npm test`: checks that the real PostgreSQL and Redis answer, builds the template
- * database every test file clones, and builds the dashboard if it is missing or stale, so that
- * test files running side by side find it built rather than each building it at once.
+ * database every test file clones, builds the dashboard if it is missing or stale, so that
+ * test files running side by side find it built rather than each building it at once, and
+ * bundles the processes the tests start (process-bundle.ts).
  */
 export default async function globalSetup(): Promise<void> {
   const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -58,4 +63,17 @@ export default async function globalSetup(): Promise<void> {
   }
 
   await ensureDashboardBuilt();
+  await bundleTestedProcesses();
+}
+
+/**
+ * The processes bundled as the container image runs them, in a directory of their own beside a
+ * link to the repository's node_modules (as test/deployment.test.ts builds its own), after the
+ * dashboard's build, which the bundled API serves from beside it. Global teardown removes it.
+ */
+async function bundleTestedProcesses(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'retention-test-bundle-'));
+  await bundleProcesses({ outdir: dir, quiet: true });
+  await symlink(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  process.env[BUNDLE_DIR_VARIABLE] = dir;
 }

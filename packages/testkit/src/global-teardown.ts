@@ -1,9 +1,13 @@
+import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { databaseNamePrefix, redisKeyPrefix, runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from './environment.js';
+import { BUNDLE_DIR_VARIABLE } from './process-bundle.js';
 
-/** Drops every database and Redis key this run made, so runs never pile up. */
+/** Drops every database and Redis key this run made, and its bundle, so runs never pile up. */
 export default async function globalTeardown(): Promise<void> {
+  const bundle = process.env[BUNDLE_DIR_VARIABLE];
+  if (bundle) await rm(bundle, { recursive: true, force: true });
   const id = runId();
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import path from 'node:path';
-import { REPO_ROOT } from './cli.js';
+import { REPO_ROOT } from './environment.js';
+import { entryArguments } from './process-bundle.js';
 
 /** A port nobody is listening on right now. */
 export function freePort(): Promise<number> {
@@ -29,9 +29,12 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts one of the service's entry points as a real process, as `npm run start:*` would. */
+/**
+ * Starts one of the repository's entry points as a real process: a bundled process (the API, the
+ * worker, migrate) as the container image runs it, anything else through tsx (entryArguments).
+ */
 export function startService(entry: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry)], {
+  const child = spawn(process.execPath, entryArguments(entry), {
     cwd: REPO_ROOT,
     // API_INTERNAL_PORT 0: test processes run side by side, and 3002 can be taken only once.
     env: { ...process.env, API_INTERNAL_PORT: '0', ...env },
