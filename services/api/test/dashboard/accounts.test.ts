@@ -25,6 +25,7 @@ describe('sign-in and sessions', () => {
       display_currency: 'usd',
       processor_status: 'connected',
       processor_key_rejected: false,
+      stripe_mode: null,
     });
     const cookie = sessionCookieOf(reply);
     // Only the hash is stored.

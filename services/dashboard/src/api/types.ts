@@ -1,4 +1,5 @@
 import type { AttemptOutcome, UserRole } from '@retention/core/enums';
+import type { ProcessorMode } from '@retention/core/processor-modes';
 import type { StripeStatus } from '../pages/settings/processor-story.js';
 
 /**
@@ -46,6 +47,8 @@ export interface Workspace {
   processor_status: string;
   /** Stripe refused the stored API key (401): the connection is disconnected and webhooks are paused. */
   processor_key_rejected: boolean;
+  /** The Stripe connection's mode; null without one, or before its mode is known (View in Stripe). */
+  stripe_mode: ProcessorMode | null;
 }
 
 /**

@@ -9,6 +9,7 @@ import { Facts, type Fact } from '../components/Facts.js';
 import { DeclineReason } from '../components/Labels.js';
 import { Badge } from '../components/ListPage.js';
 import { HeadingId, LoadError, Loading, PageHeader } from '../components/states.js';
+import { ProcessorId } from '../components/ProcessorId.js';
 import { Time } from '../components/Time.js';
 import { formatMoney } from '../format.js';
 import { eventTypeLabel, RECOVERED_VIA_LABELS } from '../labels.js';
@@ -121,6 +122,7 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
   const closedBy = [...campaign.timeline].reverse().find((entry) => entry.kind === 'action');
   const facts: Fact[] = [
     ['Status', <Badge value={campaign.status} />],
+    ['Invoice', <ProcessorId id={campaign.psp_invoice_id} record="invoice" />],
     ['Amount', formatMoney(campaign.amount_cents, campaign.currency)],
     ['Decline', <DeclineReason code={campaign.decline_code} category={campaign.decline_category} />],
     ['Recovered via', campaign.recovered_via ? RECOVERED_VIA_LABELS[campaign.recovered_via] : '—'],
@@ -150,7 +152,7 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
                 </Link>,
               ],
               ['Name', customer.name ?? '—'],
-              ['Processor id', <code>{customer.psp_customer_id}</code>],
+              ['Processor id', <ProcessorId id={customer.psp_customer_id} record="customer" />],
             ]}
           />
         ) : (
@@ -163,7 +165,7 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
               ['Plan', subscription.plan_name],
               ['Price', `${formatMoney(subscription.amount_cents, subscription.currency)} / ${subscription.interval}`],
               ['Status', <Badge value={subscription.status} />],
-              ['Processor id', <code>{subscription.psp_subscription_id}</code>],
+              ['Processor id', <ProcessorId id={subscription.psp_subscription_id} record="subscription" />],
             ]}
           />
         ) : (

@@ -4,6 +4,7 @@ import { CAMPAIGN_COLUMNS, CANCEL_SESSION_COLUMNS, withoutCustomer } from '../co
 import { Facts } from '../components/Facts.js';
 import { Badge, DataTable, type Column } from '../components/ListPage.js';
 import { Empty, HeadingId, LoadError, Loading, PageHeader } from '../components/states.js';
+import { ProcessorId } from '../components/ProcessorId.js';
 import { Time } from '../components/Time.js';
 import { formatMoney, formatNumber } from '../format.js';
 import { useLoad } from '../hooks.js';
@@ -48,7 +49,7 @@ export default function CustomerDetail({ id }: { id: string }) {
             <Facts
               facts={[
                 ['Name', customer.name ?? '—'],
-                ['Processor id', <code>{customer.psp_customer_id}</code>],
+                ['Processor id', <ProcessorId id={customer.psp_customer_id} record="customer" />],
                 ['Tags', customer.tags.length ? customer.tags.join(', ') : '—'],
                 ['Created', <Time value={customer.created_at} sayUtc />],
               ]}

@@ -1,0 +1,47 @@
+import type { ProcessorMode } from '@retention/core/processor-modes';
+import { useSession } from '../session.js';
+
+/** The records Stripe's dashboard has a page for, with the prefix of their ids and its path there. */
+const STRIPE_PAGES = {
+  customer: { prefix: 'cus_', path: 'customers' },
+  subscription: { prefix: 'sub_', path: 'subscriptions' },
+  invoice: { prefix: 'in_', path: 'invoices' },
+} as const;
+
+type StripeRecord = keyof typeof STRIPE_PAGES;
+
+/**
+ * The page of a record in Stripe's dashboard, in the connection's mode (test-mode pages are under
+ * /test), or null when the id is not one Stripe makes for that kind of record: records brought in
+ * by the operator CLI or the demo carry ids of their own, which no Stripe page has.
+ */
+function stripeDashboardUrl(mode: ProcessorMode, record: StripeRecord, id: string): string | null {
+  const { prefix, path } = STRIPE_PAGES[record];
+  if (!new RegExp(`^${prefix}[A-Za-z0-9]{1,250}$`).test(id)) return null;
+  return `https://dashboard.stripe.com/${mode === 'test' ? 'test/' : ''}${path}/${id}`;
+}
+
+/**
+ * A processor id as the detail pages show it, with a link to its page in Stripe's dashboard
+ * when the workspace is connected to Stripe (docs/dashboard-ui.md, "View in Stripe"): a support
+ * agent looking at a failed invoice goes on in Stripe without copying the id into its search.
+ * It opens in a new tab, and says so; Stripe's sign-in decides who may see the page.
+ */
+export function ProcessorId({ id, record }: { id: string; record: StripeRecord }) {
+  const { me } = useSession();
+  const mode = me.workspace.stripe_mode;
+  const url = mode && stripeDashboardUrl(mode, record, id);
+  return (
+    <>
+      <code>{id}</code>
+      {url && (
+        <>
+          {' '}
+          <a href={url} target="_blank" rel="noopener noreferrer">
+            View {record} in Stripe<span className="visually-hidden"> (opens in a new tab)</span>
+          </a>
+        </>
+      )}
+    </>
+  );
+}
