@@ -12,6 +12,7 @@ import {
   stripeEvent,
 } from '../../worker/test/processor/stripe-kit.js';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { description } from './support/field-errors.js';
 
 /**
  * The Settings, Processor page in a real headless Chromium against the real API app, PostgreSQL,
@@ -171,6 +172,77 @@ describe('the processor page', () => {
       .waitFor();
     await openSettings('Processor', 'Processor');
   });
+
+  it('says when Stripe asked the import to wait (its rate limit) and until when, so it does not look hung', async () => {
+    // Stripe answers the second page with 429 until the page has been seen saying so.
+    let limited = 0;
+    let release = false;
+    stripe.override = (_request, url) => {
+      if (release || url.pathname !== '/v1/customers' || url.searchParams.get('starting_after') === null) return null;
+      limited += 1;
+      return {
+        status: 429,
+        body: { error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' } },
+        headers: { 'retry-after': '3' },
+      };
+    };
+    try {
+      await page.getByRole('button', { name: 'Import again' }).click();
+      const waiting = page.getByText(
+        /^Stripe asked us to wait \(its rate limit\) until .+; the import goes on by itself then\.$/,
+      );
+      await waiting.waitFor({ timeout: 30_000 });
+      expect(limited).toBeGreaterThan(0);
+      await expect(importLine()).resolves.toMatch(/^running \(customers\): 100 customers/);
+      // Until when: the time the worker wrote, shown in the existing <Time> (local, UTC on hover).
+      const until = Date.parse((await waiting.locator('time').getAttribute('datetime'))!);
+      expect(until).toBeGreaterThan(Date.now() - 10_000);
+      expect(until).toBeLessThan(Date.now() + 10_000);
+      release = true;
+      await page.getByText(/^succeeded: 1000 customers/).waitFor({ timeout: 60_000 });
+      await expect(waiting.count()).resolves.toBe(0);
+    } finally {
+      stripe.override = null;
+    }
+  }, 90_000);
+
+  it('says Import again goes on from where a failed import stopped, and it does', async () => {
+    // A permission taken from the key after the first page of customers: the run fails there.
+    let refuse = true;
+    stripe.override = (_request, url) =>
+      refuse && url.pathname === '/v1/customers' && url.searchParams.get('starting_after') !== null
+        ? {
+            status: 403,
+            body: {
+              error: {
+                type: 'invalid_request_error',
+                message:
+                  "The provided key 'rk_test_*********abcd' does not have the required permissions for this endpoint. Having the 'rak_customer_read' permission would allow this request to continue.",
+              },
+            },
+          }
+        : null;
+    try {
+      const button = page.getByRole('button', { name: 'Import again' });
+      await expect(description(button)).resolves.toBe('');
+      await button.click();
+      await page.getByText(/^failed \(customers\): 100 customers/).waitFor({ timeout: 30_000 });
+      await expect(description(button)).resolves.toBe(
+        'Import again goes on from where the last run stopped (customers), keeping what it imported, rather than starting over.',
+      );
+      refuse = false;
+      const asked = stripe.requests.length;
+      await button.click();
+      await page.getByText(/^succeeded: 1000 customers/).waitFor({ timeout: 60_000 });
+      // It went on from its cursor: no customer listed again from the first.
+      const firstCustomers = stripe.requests.slice(asked).find((request) => request.path === '/v1/customers');
+      expect(firstCustomers?.query.get('starting_after')).toBeTruthy();
+      // A finished run: Import again starts over, and says nothing of going on.
+      await expect(description(button)).resolves.toBe('');
+    } finally {
+      stripe.override = null;
+    }
+  }, 120_000);
 
   it('says when Stripe’s deliveries are refused for a bad signature, and is no longer "syncing"', async () => {
     const url = (await page.getByLabel('Webhook URL for Stripe').textContent())!;

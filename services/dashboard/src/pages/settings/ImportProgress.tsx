@@ -8,6 +8,10 @@ export interface Backfill {
   error: string | null;
   started_at: string | null;
   finished_at: string | null;
+  /** Waiting out Stripe's rate limit (its 429s) until then; null when not waiting. */
+  waiting_until: string | null;
+  /** A run that failed part-way kept its place: Import again goes on from there. */
+  resumable: boolean;
 }
 
 /** While the import is queued or running, the Processor page reads its status again by itself. */
@@ -34,6 +38,14 @@ export function ImportProgress({ backfill }: { backfill: Backfill }) {
         open invoices
         {backfill.error && ` — ${backfill.error}`}
       </span>
+      {backfill.waiting_until && (
+        // Stripe's 429s hold a run still for up to a minute at a time: said, so that counts that
+        // stop moving do not read as an import that hung.
+        <span className="hint block">
+          Stripe asked us to wait (its rate limit) until <Time value={backfill.waiting_until} />; the import goes on by
+          itself then.
+        </span>
+      )}
       {backfill.started_at && (
         <span className="hint block">
           Started <Time value={backfill.started_at} />

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
@@ -113,6 +113,7 @@ export default function Processor() {
   const disconnection = useAction();
   const modeSwitch = useAction();
   const { busy } = action;
+  const resumeHintId = useId();
   const loaded = setup.data;
   // An import's progress moves without a reload (docs/dashboard-ui.md, "Processor").
   useRefreshWhile(
@@ -244,21 +245,37 @@ export default function Processor() {
           </dl>
         )}
         {connection && connection.status !== 'disconnected' && (
-          <div>
-            {connection.api_key_last4 && (
-              <BusyButton type="button" className="button" busy={busy} onClick={() => act('/processor/sync')}>
-                Import again
+          <>
+            <div>
+              {connection.api_key_last4 && (
+                <BusyButton
+                  type="button"
+                  className="button"
+                  busy={busy}
+                  onClick={() => act('/processor/sync')}
+                  aria-describedby={connection.backfill.resumable ? resumeHintId : undefined}
+                >
+                  Import again
+                </BusyButton>
+              )}{' '}
+              <BusyButton
+                type="button"
+                className="button danger"
+                busy={busy || disconnection.busy}
+                onClick={() => setConfirmDisconnect(true)}
+              >
+                Disconnect
               </BusyButton>
-            )}{' '}
-            <BusyButton
-              type="button"
-              className="button danger"
-              busy={busy || disconnection.busy}
-              onClick={() => setConfirmDisconnect(true)}
-            >
-              Disconnect
-            </BusyButton>
-          </div>
+            </div>
+            {connection.api_key_last4 && connection.backfill.resumable && (
+              // The same words as the run's error ("then Import again") and the docs: the button
+              // keeps its name, and says what it does this time (docs/dashboard-ui.md, "Processor").
+              <p className="hint" id={resumeHintId}>
+                Import again goes on from where the last run stopped ({connection.backfill.phase}), keeping what it
+                imported, rather than starting over.
+              </p>
+            )}
+          </>
         )}
       </section>
       {connection && connection.parked_events.length > 0 && (
