@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { hashPassword, rejectProcessorKey } from '@retention/domain';
+import { hashPassword, OPERATOR, rejectProcessorKey, retryParkedEvents } from '@retention/domain';
 import { inTransaction } from '@retention/db';
 import { HANDLED_EVENT_TYPES } from '@retention/processors';
 import {
@@ -71,6 +71,42 @@ async function setHidden(hidden: boolean): Promise<void> {
     document.dispatchEvent(new Event('visibilitychange'));
   })()`);
 }
+
+/** The workspace's Stripe connection's id. */
+async function connectionId(): Promise<string> {
+  const { id } = await world.current
+    .db('processor_connections')
+    .where({ workspace_id: world.current.workspace.id })
+    .first('id');
+  return id as string;
+}
+
+/**
+ * A Stripe event stored as the worker leaves one after failed attempts (docs/processor.md,
+ * "Poison events"): parked, or waiting for its next attempt. Reaching that through the worker
+ * takes six attempts over a minute; the page reads only the rows.
+ */
+async function failedEvent(fields: {
+  state: 'pending' | 'parked';
+  attempts: number;
+  last_error: string;
+  next_attempt_at?: Date;
+}): Promise<ReturnType<typeof stripeEvent>> {
+  const event = stripeEvent('customer.created', stripeCustomer());
+  await world.current.db('processor_events').insert({
+    connection_id: await connectionId(),
+    workspace_id: world.current.workspace.id,
+    psp_event_id: event.id,
+    type: event.type,
+    psp_created_at: new Date(event.created * 1000),
+    payload: JSON.stringify(event),
+    ...fields,
+  });
+  return event;
+}
+
+/** How far the page is wider than the window (0 when it fits). */
+const pageOverflow = () => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
 
 describe('the processor page', () => {
   it('lists exactly the Stripe events to select on the endpoint, and says which API version', async () => {
@@ -244,6 +280,82 @@ describe('the processor page', () => {
     }
   }, 120_000);
 
+  it('shows the latest event error in words: the event, its type, its attempts and when it is tried again', async () => {
+    const waiting = await failedEvent({
+      state: 'pending',
+      attempts: 2,
+      next_attempt_at: new Date(Date.now() + 3_600_000),
+      last_error:
+        "Stripe refused the API key a permission, so the decline code could not be looked up (Stripe said: Having the 'rak_payment_intent_read' permission would allow this request to continue.). In Stripe, edit the restricted key and give it Read on what Stripe names.",
+    });
+    try {
+      await page.reload();
+      const section = page.getByRole('region', { name: 'Latest event error' });
+      await section.waitFor();
+      const facts = Object.fromEntries(
+        await section
+          .getByRole('term')
+          .evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent])),
+      );
+      expect(facts).toMatchObject({
+        'Stripe event': waiting.id,
+        Type: 'customer.created',
+        Attempts: '2',
+        Error: expect.stringMatching(/^Stripe refused the API key a permission, so the decline code could not/),
+      });
+      expect(facts.State).toMatch(/^Waiting: tried again by itself at .+$/);
+      await expect(section.getByText(/1 waiting, 0 parked/).count()).resolves.toBe(1);
+    } finally {
+      await world.current.db('processor_events').where({ psp_event_id: waiting.id }).delete();
+    }
+  });
+
+  it('retries the parked events: says how many, reads the status again, and shows an error as text', async () => {
+    const markup = 'The event is malformed: <b>not bold</b> & not markup';
+    const parked: Array<ReturnType<typeof stripeEvent>> = [];
+    for (let i = 0; i < 2; i++) parked.push(await failedEvent({ state: 'parked', attempts: 6, last_error: markup }));
+    await page.reload();
+    const section = page.getByRole('region', { name: 'Latest event error' });
+    await section.getByText(markup, { exact: true }).waitFor();
+    await expect(section.locator('b').count()).resolves.toBe(0);
+    await expect(section.textContent()).resolves.toMatch(/Parked: not tried again until it is retried/);
+    await expect(section.getByText(/0 waiting, 2 parked/).count()).resolves.toBe(1);
+    // Readable on a phone: nothing wider than the window.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expect(pageOverflow()).resolves.toBeLessThanOrEqual(0);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    const retry = page.getByRole('button', { name: 'Retry parked events' });
+    await retry.click();
+    await page.getByRole('status').filter({ hasText: '2 parked events requeued' }).waitFor();
+    // The page reads the status again by itself until they are applied.
+    await section.waitFor({ state: 'detached', timeout: 30_000 });
+    await expect(retry.count()).resolves.toBe(0);
+    await expect(page.getByRole('definition').filter({ hasText: 'waiting,' }).first().textContent()).resolves.toMatch(
+      /\(0 waiting, 0 parked\)$/,
+    );
+    const applied = await world.current
+      .db('processor_events')
+      .whereIn(
+        'psp_event_id',
+        parked.map((event) => event.id),
+      )
+      .pluck('state');
+    expect(applied).toEqual(['applied', 'applied']);
+
+    // Retried behind the page's back (the operator's CLI): the server's refusal, in its words.
+    await failedEvent({ state: 'parked', attempts: 6, last_error: 'Gone meanwhile' });
+    await page.reload();
+    await retry.waitFor();
+    await retryParkedEvents(world.current.db, world.current.workspace.id, OPERATOR);
+    await retry.click();
+    await page.getByRole('alert').filter({ hasText: 'No event is parked, so there is nothing to retry' }).waitFor();
+    // And reads the status again: what is no longer parked is no longer offered.
+    await retry.waitFor({ state: 'detached' });
+  }, 60_000);
+
   it('says when Stripe’s deliveries are refused for a bad signature, and is no longer "syncing"', async () => {
     const url = (await page.getByLabel('Webhook URL for Stripe').textContent())!;
     // The receiver keeps a connection's secret for up to a second after the rotation.
@@ -305,6 +417,10 @@ describe('the processor page', () => {
       await signInThroughForm(memberPage, world.current.url, world.current.member.email);
       await memberPage.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       await expect(memberPage.getByRole('alert', { name: 'Stripe refused the API key' }).count()).resolves.toBe(0);
+      // Nor can retry parked events (owners only, as POST /processor/retry).
+      await memberPage.goto(`${world.current.url}/dashboard/settings/processor`);
+      await memberPage.getByRole('heading', { level: 1, name: 'The processor is not shown to members' }).waitFor();
+      await expect(memberPage.getByRole('button', { name: 'Retry parked events' }).count()).resolves.toBe(0);
     } finally {
       await other.close();
     }

@@ -1,9 +1,8 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
-import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Time } from '../../components/Time.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
@@ -18,6 +17,7 @@ import { IMPORT_REFRESH_MS, ImportProgress, importInProgress, type Backfill } fr
 import { StripeEndpointSetup } from './StripeEndpointSetup.js';
 import { allRefused, RefusedDeliveries, REFUSING_STATUS_TEXT, type Refused } from './RefusedDeliveries.js';
 import { useRefreshWhile } from './use-refresh-while.js';
+import { EventErrors, type EventsView } from './EventErrors.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"), told apart by its status. */
 interface NotConnected {
@@ -27,7 +27,7 @@ interface NotConnected {
   stripe_event_types: string[];
 }
 
-interface Connection {
+interface Connection extends EventsView {
   status: Exclude<StripeStatus, 'not_connected'>;
   provider: 'stripe';
   webhook_url: string;
@@ -39,28 +39,12 @@ interface Connection {
   connected_at: string | null;
   last_event_at: string | null;
   events_received: number;
-  events_pending: number;
-  events_parked: number;
   events_set_aside: Record<SetAsideReason, number>;
   deliveries_refused: Refused | null;
-  parked_events: Array<{
-    id: string;
-    psp_event_id: string;
-    type: string;
-    received_at: string;
-    last_error: string | null;
-  }>;
   backfill: Backfill;
 }
 
 type Setup = NotConnected | Connection;
-
-const PARKED_COLUMNS: Column<Connection['parked_events'][number]>[] = [
-  { header: 'Stripe event', cell: (parked) => <code>{parked.psp_event_id}</code> },
-  { header: 'Type', cell: (parked) => <code>{parked.type}</code> },
-  { header: 'Received', cell: (parked) => <Time value={parked.received_at} short withTime /> },
-  { header: 'Error', cell: (parked) => <Clipped text={parked.last_error} />, fill: true },
-];
 
 /**
  * What Connect does to outbound webhooks when the connection is not `connected` yet, said before
@@ -86,6 +70,12 @@ const DISCONNECT_STRIPE_SIDE =
   'Stripe keeps sending events to the endpoint and retries each for three days, e-mails your Stripe account about ' +
   'the failures, and may disable the endpoint after several days of them. So disable or delete the endpoint in ' +
   'Stripe too (Developers, Webhooks); to connect again later, enable it again first.';
+
+/**
+ * How long the page follows retried events: their five attempts back off over about a minute
+ * (2 s to 32 s) before one parks again (docs/processor.md, "Poison events").
+ */
+const RETRY_FOLLOW_MS = 120_000;
 
 /** Settings, Processor (owners): the URL to register in Stripe, connect, status, backfill, disconnect. */
 export default function Processor() {
@@ -115,9 +105,17 @@ export default function Processor() {
   const { busy } = action;
   const resumeHintId = useId();
   const loaded = setup.data;
-  // An import's progress moves without a reload (docs/dashboard-ui.md, "Processor").
+  /** Parked events were just retried: the page reads the status until they are applied (or a while passed). */
+  const [followRetry, setFollowRetry] = useState(false);
+  useEffect(() => {
+    if (!followRetry) return;
+    const timer = window.setTimeout(() => setFollowRetry(false), RETRY_FOLLOW_MS);
+    return () => window.clearTimeout(timer);
+  }, [followRetry]);
+  const connected = loaded !== undefined && loaded.status !== 'not_connected' ? loaded : null;
+  // An import's progress, and retried events' outcome, move without a reload (docs/dashboard-ui.md, "Processor").
   useRefreshWhile(
-    loaded !== undefined && loaded.status !== 'not_connected' && importInProgress(loaded.backfill),
+    connected !== null && (importInProgress(connected.backfill) || (followRetry && connected.events_pending > 0)),
     loaded,
     setup.reload,
     IMPORT_REFRESH_MS,
@@ -278,15 +276,16 @@ export default function Processor() {
           </>
         )}
       </section>
-      {connection && connection.parked_events.length > 0 && (
-        <>
-          <h2>Events that could not be applied</h2>
-          <DataTable
-            caption="Events that could not be applied"
-            columns={PARKED_COLUMNS}
-            rows={connection.parked_events}
-          />
-        </>
+      {connection && (
+        <EventErrors
+          status={connection}
+          canRetry={me.permissions.manage_processor}
+          onRetried={(next) => {
+            setup.set(next);
+            setFollowRetry(true);
+          }}
+          reload={setup.reload}
+        />
       )}
       <form className="card stack narrow" onSubmit={connect} aria-labelledby="processor-connect">
         <h2 id="processor-connect">{connection ? 'Connect again' : 'Connect Stripe'}</h2>
