@@ -374,6 +374,14 @@ describe('the processor page', () => {
     await expect(note.textContent()).resolves.toMatch(
       /^3 deliveries refused for a bad signature since .+, the last at .+: check the signing secret \(none was accepted since, so nothing new arrives from Stripe\)\.$/,
     );
+    // The page's sentence says so too, rather than that events arrive by themselves.
+    const region = page.getByRole('region', { name: 'Stripe' });
+    await expect(region.getByText(/arrive by themselves/).count()).resolves.toBe(0);
+    await region
+      .getByText(
+        "Stripe is connected, but its events are not arriving: Stripe's deliveries are being refused for a bad signature. Check the signing secret: it must be the one of this endpoint in Stripe.",
+      )
+      .waitFor();
   });
 
   it('says in the Disconnect dialog that Stripe keeps sending, e-mails and may disable the endpoint, so disable it in Stripe too', async () => {

@@ -195,7 +195,7 @@ export default function Processor() {
         </p>
         {connection && <RefusedDeliveries refused={connection.deliveries_refused} />}
         {/* In the Workspace page's words: whether outbound webhooks are sent, and why. */}
-        <p className="hint">{processorStory(flag, current.status, true)}</p>
+        <p className="hint">{processorStory(flag, current.status, true, allRefused(connection?.deliveries_refused))}</p>
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
         <p className="hint">
           In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key

@@ -24,9 +24,11 @@ export const STRIPE_STATUS_TEXT: Record<StripeStatus, string> = {
 /**
  * The whole account for every role: a member was told only the flag's half ("the payment
  * processor is connected"), not whether Stripe is behind it. Only an owner may connect Stripe
- * (`canConnect`): anyone else is told who can, not asked to.
+ * (`canConnect`): anyone else is told who can, not asked to. `refused`: every delivery since the
+ * first refused for a bad signature (the Processor page's RefusedDeliveries, which the Workspace
+ * page does not read), when "its events arrive by themselves" said the opposite of the note.
  */
-export function processorStory(flag: string, stripe: StripeStatus, canConnect: boolean): string {
+export function processorStory(flag: string, stripe: StripeStatus, canConnect: boolean, refused = false): string {
   const sent = flag === 'connected';
   if (stripe === 'not_connected' && sent)
     return (
@@ -44,5 +46,10 @@ export function processorStory(flag: string, stripe: StripeStatus, canConnect: b
       ? 'Stripe is set up and waiting for its first event; outbound webhooks are sent meanwhile.'
       : 'Stripe is set up and waiting for its first event: outbound webhooks are paused until it arrives, and ' +
           'events recorded meanwhile are not sent later.';
+  if (refused)
+    return (
+      "Stripe is connected, but its events are not arriving: Stripe's deliveries are being refused for a bad " +
+      'signature. Check the signing secret: it must be the one of this endpoint in Stripe.'
+    );
   return 'Stripe is connected: its events arrive by themselves and outbound webhooks are sent.';
 }
