@@ -414,6 +414,9 @@ describe('the processor page', () => {
     }
     await banner.getByRole('link', { name: 'Processor page' }).click();
     await page.getByRole('heading', { level: 1, name: 'Processor' }).waitFor();
+    // On the Processor page itself, the banner does not link to it: it points to the form below.
+    await expect(banner.getByRole('link').count()).resolves.toBe(0);
+    await expect(banner.textContent()).resolves.toMatch(/Connect again below with a new restricted key\.$/);
 
     // A member, who can do nothing about it, sees no banner.
     const { context: other, page: memberPage } = await desktopPage(world.current.browser);
