@@ -21,7 +21,7 @@ export * from './webhooks/index.js';
 export * from './processor/changes.js';
 export * from './processor/connections.js';
 export * from './processor/inbox.js';
-export { recordRefusedDelivery, type RefusedDeliveries } from './processor/refused-deliveries.js';
+export { recordRefusedDeliveries, type RefusedDeliveries } from './processor/refused-deliveries.js';
 export * from './processor/mirror.js';
 export * from './processor/modes.js';
 export * from './processor/retry.js';

@@ -18,6 +18,7 @@ import { apiRouter } from './routes/api-router.js';
 import { API_ENDPOINTS, API_PREFIX, API_VERSION_HEADER, apiRoutes } from './routes/index.js';
 import { operationalRoutes, PROBE_PATHS } from './routes/operational.js';
 import { stripeBeforeExpress } from './processor/stripe-before-express.js';
+import { RefusalCounter } from './processor/refusal-counter.js';
 import { STRIPE_WEBHOOK_ROUTE, stripeReceiver, stripeWebhookRoutes } from './processor/stripe-webhooks.js';
 import { serveBeforeExpress } from './server.js';
 
@@ -37,6 +38,12 @@ export interface AppDependencies {
   mailer?: Mailer | null;
   /** The dashboard's "Send test" client; one of the app's own when not given. */
   sender?: WebhookSender;
+  /**
+   * Counts Stripe deliveries refused for their signature, after their answer; closed by the
+   * caller after the server drains and before the database, so a shutdown loses no count. One
+   * of the app's own (never closed) when not given.
+   */
+  refusals?: RefusalCounter;
 }
 
 /** Builds the HTTP application. It never listens: main.ts and the tests do that. */
@@ -50,6 +57,7 @@ export function createApp({
   metrics,
   mailer,
   sender,
+  refusals,
 }: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -97,7 +105,7 @@ export function createApp({
 
   // Stripe's events: served by createApiServer before Express when they are plain (docs/decisions.md,
   // "Stripe's events before Express"), by this route otherwise; one receiver behind both.
-  const receiver = stripeReceiver({ config, db });
+  const receiver = stripeReceiver({ config, db, refusals: refusals ?? new RefusalCounter(db, logger) });
   serveBeforeExpress(app, stripeBeforeExpress({ receiver, logger, metrics: appMetrics }));
   app.use(stripeWebhookRoutes(receiver));
   app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger, mailer, sender }));

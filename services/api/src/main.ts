@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { createApiRedis } from './api-redis.js';
 import { createApp } from './app.js';
 import { createApiMetrics } from './metrics.js';
+import { RefusalCounter } from './processor/refusal-counter.js';
 import { createInternalServer } from './routes/operational.js';
 import { createApiServer } from './server.js';
 
@@ -38,7 +39,9 @@ runServiceStart('api', async (opened) => {
   if (mailer) opened.add(mailer, (it) => it.close());
   const sender = opened.add(createWebhookSender(webhookSenderOptions(config)), (it) => it.close());
   const metrics = createApiMetrics();
-  const app = createApp({ config, db, redis, logger, metrics, mailer, sender });
+  // Closed after the requests drain (added before them), before the database: no count lost.
+  const refusals = opened.add(new RefusalCounter(db, logger), (it) => it.close());
+  const app = createApp({ config, db, redis, logger, metrics, mailer, sender, refusals });
   const server = createApiServer(app, logger, config);
   const connections = drainable(server);
   // At shutdown: stop accepting, let the requests in flight finish, then close what they use.

@@ -17,6 +17,7 @@ import {
 import { createApiRedis } from '../src/api-redis.js';
 import { createApp } from '../src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../src/metrics.js';
+import { RefusalCounter } from '../src/processor/refusal-counter.js';
 import { createInternalServer } from '../src/routes/operational.js';
 import { createApiServer } from '../src/server.js';
 import { withSecurityHeaders } from '../src/security-headers.js';
@@ -72,7 +73,8 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
   if (!options.redisUrl) await waitForRedis(redis);
   const db: Db = createDb(config.databaseUrl, { poolMax: 4 });
   const metrics = createApiMetrics();
-  const app = createApp({ config, db, redis, logger, metrics });
+  const refusals = new RefusalCounter(db, logger);
+  const app = createApp({ config, db, redis, logger, metrics, refusals });
   const server: Server = options.expressOnly
     ? createServer(withSecurityHeaders(config.baseUrl, app))
     : createApiServer(app, logger, config);
@@ -93,6 +95,7 @@ export async function startApiInstance(options: InstanceOptions): Promise<ApiIns
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       redis.disconnect();
+      await refusals.close();
       await db.destroy();
     },
   };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword, OPERATOR, rejectProcessorKey, retryParkedEvents } from '@retention/domain';
 import { inTransaction } from '@retention/db';
+import { eventually } from '@retention/testkit';
 import { HANDLED_EVENT_TYPES } from '@retention/processors';
 import {
   FakeStripe,
@@ -362,6 +363,14 @@ describe('the processor page', () => {
         (await postToConnection(url, stripeEvent('customer.created', stripeCustomer()), stripeSecret)).status,
       ).toBe(400);
     }
+    // Counted after their answers (best effort): the page is read once the count is written.
+    await eventually(async () => {
+      const row = await world.current
+        .db('processor_refused_deliveries')
+        .where({ connection_id: url.split('/').at(-1) })
+        .first();
+      return row?.refused === 3;
+    });
     await page.reload();
     await page.getByText('Stripe: Connected, but its deliveries are refused').waitFor();
     await expect(page.getByText('Connected and syncing').count()).resolves.toBe(0);

@@ -18,14 +18,25 @@ export interface RefusedDeliveries {
   message: string;
 }
 
-/** Counts one refused delivery (one statement: concurrent refusals each count). */
-export async function recordRefusedDelivery(db: Queryable, connectionId: string): Promise<void> {
+/**
+ * Adds refused deliveries to their connections' counts, `counts` holding how many per connection
+ * id, in one statement (the receiver gathers the refusals that arrive together: each connection
+ * has one row, which every refusal would otherwise lock in turn). Rows are written in id order,
+ * so two API processes counting the same connections never wait on each other in a cycle. A
+ * connection deleted meanwhile is left out rather than failing the others' counts.
+ */
+export async function recordRefusedDeliveries(db: Queryable, counts: ReadonlyMap<string, number>): Promise<void> {
+  const ids = [...counts.keys()].sort();
+  if (ids.length === 0) return;
   await db.raw(
     `INSERT INTO processor_refused_deliveries (connection_id, refused, first_at, last_at)
-     VALUES (?, 1, now(), now())
+     SELECT c.id, t.refused, now(), now()
+       FROM unnest(?::uuid[], ?::integer[]) WITH ORDINALITY AS t(connection_id, refused, n)
+       JOIN processor_connections c ON c.id = t.connection_id
+      ORDER BY t.n
      ON CONFLICT (connection_id) DO UPDATE
-       SET refused = processor_refused_deliveries.refused + 1, last_at = now()`,
-    [connectionId],
+       SET refused = processor_refused_deliveries.refused + excluded.refused, last_at = now()`,
+    [ids, ids.map((id) => counts.get(id)!)],
   );
 }
 

@@ -2,7 +2,6 @@ import express, { type Router } from 'express';
 import { errorBody, invalidParam, isUuid, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import {
-  recordRefusedDelivery,
   storeProcessorEvent,
   storeProcessorEvents,
   type ConnectionRow,
@@ -11,6 +10,7 @@ import {
 import { StripeSignatureRefused, verifyStripeEvent } from '@retention/processors';
 import { Batcher } from '@retention/runtime';
 import { ConnectionCache } from './connection-cache.js';
+import type { RefusalCounter } from './refusal-counter.js';
 
 /**
  * `POST /processor/stripe/:connection_id`: Stripe's events in (docs/processor.md). The
@@ -52,7 +52,15 @@ export interface StripeReceiver {
   ): Promise<{ received: true; duplicate: boolean }>;
 }
 
-export function stripeReceiver({ config, db }: { config: Config; db: Db }): StripeReceiver {
+export function stripeReceiver({
+  config,
+  db,
+  refusals,
+}: {
+  config: Config;
+  db: Db;
+  refusals: RefusalCounter;
+}): StripeReceiver {
   // Requests arriving together share one INSERT and one commit (a burst from Stripe is many
   // small events); each still answers only once its own row is committed. One batch in
   // flight: the events that arrive while it commits go together in the next, the way a
@@ -72,7 +80,7 @@ export function stripeReceiver({ config, db }: { config: Config; db: Db }): Stri
       if (!found || (found.connection.status === 'disconnected' && found.connection.disconnected_reason === 'owner')) {
         throw invalidParam('No connected processor has this webhook URL.');
       }
-      const event = await verifiedOrCounted(db, found.connection, body, signature, found.webhookSecret);
+      const event = verifiedOrCounted(refusals, found.connection, body, signature, found.webhookSecret);
       const incoming: IncomingProcessorEvent = {
         psp_event_id: event.id,
         type: event.type,
@@ -91,12 +99,13 @@ export function stripeReceiver({ config, db }: { config: Config; db: Db }): Stri
 }
 
 /**
- * The event, verified; a delivery refused for its signature is counted on its connection first
- * (a count and its times only: the body and the signature are never stored nor logged), so the
- * Processor page can say that the signing secret is wrong (docs/processor.md, "Refused deliveries").
+ * The event, verified; a delivery refused for its signature is counted on its connection (a
+ * count and its times only: the body and the signature are never stored nor logged), so the
+ * Processor page can say that the signing secret is wrong (docs/processor.md, "Refused
+ * deliveries"). Counted best effort, after the answer: the 400 never waits for the count.
  */
-async function verifiedOrCounted(
-  db: Db,
+function verifiedOrCounted(
+  refusals: RefusalCounter,
   connection: ConnectionRow,
   body: Buffer,
   signature: string | undefined,
@@ -105,7 +114,7 @@ async function verifiedOrCounted(
   try {
     return verifyStripeEvent(body, signature, secret);
   } catch (error) {
-    if (error instanceof StripeSignatureRefused) await recordRefusedDelivery(db, connection.id);
+    if (error instanceof StripeSignatureRefused) refusals.count(connection.id);
     throw error;
   }
 }

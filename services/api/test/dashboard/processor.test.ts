@@ -8,6 +8,7 @@ import {
   stripeEvent,
 } from '../../../worker/test/processor/stripe-kit.js';
 import { HANDLED_EVENT_TYPES } from '@retention/processors';
+import { eventually } from '@retention/testkit';
 import { useApi } from '../harness.js';
 import { dashboardClient, team } from './support.js';
 
@@ -552,7 +553,11 @@ describe('Settings, Processor', () => {
     expect((await postToConnection(url, {}, mistyped, { signature: '' })).status).toBe(400);
     expect((await postToConnection(url, { object: 'not an event' }, mistyped)).status).toBe(400);
 
-    const view = (await call('GET', '/processor', { cookie: owner.cookie })).body;
+    // Counted after their answers (best effort): read once the count is written.
+    const view = await eventually(async () => {
+      const body = (await call('GET', '/processor', { cookie: owner.cookie })).body;
+      return body.deliveries_refused?.count === 3 ? body : null;
+    });
     expect(view.status).toBe('connected');
     expect(view.deliveries_refused).toEqual({
       count: 3,

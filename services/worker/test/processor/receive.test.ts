@@ -158,7 +158,11 @@ describe('POST /processor/stripe/:connection_id', () => {
     expect(await storedCount(connection.id)).toBe(0);
     // A bad or stale signature is counted (a count and its times: never the body nor the
     // signature); no signature at all, or a body that is not an event, is not Stripe's doing.
-    const status = await processorStatus(database.current.db, BASE_URL, workspace.id);
+    // Counted after the answer (best effort), so looked for until it is written.
+    const status = await eventually(async () => {
+      const now = await processorStatus(database.current.db, BASE_URL, workspace.id);
+      return !counted || now.deliveries_refused ? now : null;
+    });
     expect(status.deliveries_refused?.count ?? 0).toBe(counted ? 1 : 0);
     expect((await database.current.db('processor_connections').where({ id: connection.id }).first()).status).toBe(
       'pending',
@@ -273,6 +277,13 @@ describe('processor commands', () => {
       newWebhookSecret(),
     );
     expect(refused.status).toBe(400);
+    // Counted after the answer (best effort).
+    await eventually(() =>
+      database.current
+        .db('processor_refused_deliveries')
+        .where({ connection_id: connected.json.connection_id })
+        .first(),
+    );
     const status = await cli(['processor', 'status', '--workspace', workspace.id]);
     expect(status.json.deliveries_refused).toMatchObject({
       count: 1,
