@@ -507,6 +507,37 @@ describe('migrations', () => {
     }
   });
 
+  it('0031-processor-key-rejection-mail owes no e-mail for a key refused before it, and undoes it', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateLatest(db, KEY);
+      const migration = MIGRATIONS.find((m) => m.name === '0031-processor-key-rejection-mail')!;
+      await db.transaction((trx) => migration.down(trx, KEY));
+      const [workspace] = await db('workspaces').insert({ name: 'Refused' }).returning<Array<{ id: string }>>('id');
+      const [refused] = await db('processor_connections')
+        .insert({
+          workspace_id: workspace!.id,
+          provider: 'stripe',
+          status: 'disconnected',
+          disconnected_reason: 'key_rejected',
+          webhook_secret_sealed: sealSecret(KEY.secretsKey, 'whsec_0123456789abcdef'),
+          webhook_secret_last4: 'cdef',
+        })
+        .returning<Array<{ id: string }>>('id');
+
+      await db.transaction((trx) => migration.up(trx, KEY));
+      // Refused weeks ago, perhaps: an e-mail at the deploy would read as news.
+      expect((await db('processor_connections').where({ id: refused!.id }).first()).key_rejection_mail_due).toBe(false);
+      await db.transaction((trx) => migration.down(trx, KEY));
+      expect(await db('processor_connections').where({ id: refused!.id }).first()).not.toHaveProperty(
+        'key_rejection_mail_due',
+      );
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('0021-reset-link-action renames the reset links made before it, not the resets done, and undoes it', async () => {
     const database = await createEmptyDatabase();
     try {

@@ -29,6 +29,7 @@ import * as oneOpenInvitation from './0027-one-open-invitation.js';
 import * as processorMode from './0028-processor-mode.js';
 import * as processorStatusDetails from './0029-processor-status-details.js';
 import * as processorRefusedDeliveries from './0030-processor-refused-deliveries.js';
+import * as processorKeyRejectionMail from './0031-processor-key-rejection-mail.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -73,4 +74,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0028-processor-mode', ...processorMode },
   { name: '0029-processor-status-details', ...processorStatusDetails },
   { name: '0030-processor-refused-deliveries', ...processorRefusedDeliveries },
+  { name: '0031-processor-key-rejection-mail', ...processorKeyRejectionMail },
 ];
