@@ -28,6 +28,7 @@ import { sweepLostDeliveries } from './delivery/sweeper.js';
 import { OutboxDispatcher } from './dispatch/outbox-dispatcher.js';
 import { OutboxListener } from './dispatch/outbox-listener.js';
 import { BackfillRunner } from './processor/backfills.js';
+import { KeyRejectionMail } from './processor/key-rejection-mail.js';
 import { ProcessorEventApplier } from './processor/processor-events.js';
 import { startPeriodicJobs, type PeriodicJob } from './periodic-jobs.js';
 import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
@@ -82,6 +83,8 @@ export interface WorkerOptions {
   /** A running backfill's lease, renewed every third of it; a dead worker's run is resumed after it lapses. */
   backfillLeaseMs?: number;
   backfillCheckEveryMs?: number;
+  /** How often this process looks for key-refusal e-mails owed to workspaces' owners (with SMTP_URL). */
+  keyRejectionMailPollMs?: number;
 }
 
 export interface WorkerDeps {
@@ -116,6 +119,7 @@ const DEFAULTS = {
   processorEventPollMs: 500,
   backfillLeaseMs: 6_000,
   backfillCheckEveryMs: 1_000,
+  keyRejectionMailPollMs: 1_000,
 } satisfies WorkerOptions;
 
 /**
@@ -265,6 +269,13 @@ async function buildWorker(
   opened.add(dispatcher, (it) => it.stop());
   opened.add(processorEvents, (it) => it.stop());
   opened.add(backfills, (it) => it.stop());
+  // Without SMTP_URL nothing is e-mailed, as for every e-mail (the banner still says it).
+  const keyRejectionMail =
+    mailer &&
+    opened.add(
+      new KeyRejectionMail({ db, mailer, logger, baseUrl: config.baseUrl, pollMs: settings.keyRejectionMailPollMs }),
+      (it) => it.stop(),
+    );
   opened.add(processorListener, (it) => it.close());
   opened.add(listener, (it) => it.close());
   opened.add(
@@ -293,6 +304,7 @@ async function buildWorker(
   dispatcher.wake();
   processorEvents.start();
   backfills.start();
+  keyRejectionMail?.start();
   // Deliveries released by a worker that died before adding their jobs are sent now, not at the next sweep.
   // Told like the loops' failures (one line, the source named, no stack): PostgreSQL may be going away.
   sweep().catch((error: unknown) => warn('start-up sweep', withoutStatement(error), 'start-up sweep failed'));

@@ -47,6 +47,41 @@ export function endpointDisabledMessage(input: {
   };
 }
 
+/**
+ * To a workspace's owners when Stripe refuses its stored key (docs/processor.md, "When Stripe
+ * refuses the key"): what happened, what it stops, where to fix it. Never the key, nor even its
+ * last four: the e-mail travels where the dashboard's sign-in does not.
+ */
+export function processorKeyRejectedMessage(input: { workspace_name: string; link: string }) {
+  const workspace = oneLine(input.workspace_name);
+  return {
+    subject: `Stripe refused the API key of ${workspace}`,
+    text: [
+      `Stripe refused the restricted API key stored for the workspace "${workspace}" (401 Unauthorized):`,
+      'the key was revoked or rolled in Stripe, or it expired. Stripe is disconnected until a working',
+      'key is given.',
+      '',
+      'Until then:',
+      '- outbound webhooks are paused: events recorded meanwhile are not sent to your endpoints, then or later;',
+      "- Stripe's events still arrive and are applied, but decline codes are no longer looked up",
+      '  (new campaigns open with "unknown");',
+      '- an import that was running has stopped.',
+      '',
+      'In Stripe, create a restricted key with Read on customers, subscriptions, invoices, invoice',
+      'payments, payment intents and events, then connect again with it on the Processor page:',
+      input.link,
+    ].join('\n'),
+  };
+}
+
+/** The owners to tell, and the workspace's name, for the e-mail above. */
+export async function workspaceOwnerRecipients(db: Queryable, workspaceId: string) {
+  const workspace = await db('workspaces').where({ id: workspaceId }).first<{ name: string } | undefined>('name');
+  if (!workspace) return null;
+  const emails = await db('users').where({ workspace_id: workspaceId, role: 'owner' }).pluck<string[]>('email');
+  return { workspace_name: workspace.name, emails };
+}
+
 /** Owners and admins of the endpoint's workspace, with what the alert names. */
 export async function endpointAlertRecipients(db: Queryable, endpointId: string) {
   const endpoint = await db('webhook_endpoints as e')

@@ -58,6 +58,8 @@ export interface ConnectionRow {
   backfill_finished_at: Date | null;
   /** While the run waits out Stripe's 429s: until when (migration 0029). */
   backfill_waiting_until: Date | null;
+  /** Stripe refused the key and the owners are not e-mailed yet (migration 0031). */
+  key_rejection_mail_due: boolean;
   created_at: Date;
 }
 
@@ -465,13 +467,24 @@ export const PROCESSOR_ACTOR: Actor = { type: 'processor', label: 'stripe' };
  * Stripe answered the stored key with 401: the key was rolled or revoked. The connection is
  * `disconnected` (webhooks stop, as for any disconnected processor) and the security log says
  * why, once. Takes the transaction of the caller (an event's apply, or the backfill).
+ *
+ * Once per transition: the row is locked and a connection already refused is left alone, so
+ * two workers meeting the 401 at once make one transition (the second waits for the first's
+ * commit and then reads it refused). The transition also owes the owners an e-mail
+ * (`key_rejection_mail_due`), committed or rolled back with it, which a worker takes and sends
+ * after the commit (`claimKeyRejectionMails`): never from inside this transaction, which may
+ * still roll back. Connecting again clears `disconnected_reason`, so a later refusal of the
+ * next key is a new transition and a new e-mail.
  */
 export async function rejectProcessorKey(trx: Transaction, connectionId: string): Promise<void> {
   const connection = await trx<ConnectionRow>('processor_connections').where({ id: connectionId }).forUpdate().first();
   if (!connection || connection.disconnected_reason === 'key_rejected') return;
-  await trx('processor_connections')
-    .where({ id: connectionId })
-    .update({ status: 'disconnected', disconnected_reason: 'key_rejected', updated_at: trx.fn.now() });
+  await trx('processor_connections').where({ id: connectionId }).update({
+    status: 'disconnected',
+    disconnected_reason: 'key_rejected',
+    key_rejection_mail_due: true,
+    updated_at: trx.fn.now(),
+  });
   await setWorkspaceProcessor(trx, connection.workspace_id, 'disconnected');
   await recordSecurityEvent(trx, {
     workspace_id: connection.workspace_id,
@@ -480,6 +493,22 @@ export async function rejectProcessorKey(trx: Transaction, connectionId: string)
     target: { type: 'processor_connection', id: connection.id, label: connection.provider },
     details: { provider: connection.provider, api_key_last4: connection.api_key_last4 },
   });
+}
+
+/**
+ * Takes the key-refusal e-mails owed (`rejectProcessorKey`), each by exactly one caller: the
+ * UPDATE that clears the flag returns the row to one worker only (another running it at once
+ * waits for the row and then finds the flag cleared). Returns the workspaces to e-mail: those
+ * still refused; a connection connected again before its e-mail was taken owes none any more.
+ * At most once: an e-mail that then fails to send is not owed again (logged by the mailer).
+ */
+export async function claimKeyRejectionMails(db: Queryable): Promise<Array<{ workspace_id: string }>> {
+  const { rows } = await db.raw<{ rows: Array<{ workspace_id: string; disconnected_reason: string | null }> }>(
+    `UPDATE processor_connections SET key_rejection_mail_due = false
+      WHERE key_rejection_mail_due
+      RETURNING workspace_id, disconnected_reason`,
+  );
+  return rows.filter((row) => row.disconnected_reason === 'key_rejected').map(({ workspace_id }) => ({ workspace_id }));
 }
 
 /** The connection an incoming request names, with its signing secret opened; null when unknown. */

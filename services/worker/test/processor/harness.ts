@@ -44,7 +44,10 @@ export function useProcessorWorld() {
     await stripe?.close();
   });
 
-  async function setUp(options: { withKey?: boolean } = {}): Promise<ProcessorWorld> {
+  /** `workerEnv`: more environment for the worker (SMTP_URL). */
+  async function setUp(
+    options: { withKey?: boolean; workerEnv?: Record<string, string> } = {},
+  ): Promise<ProcessorWorld> {
     const { db, receiver } = world.current;
     const tag = randomBytes(4).toString('hex');
     const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
@@ -76,7 +79,7 @@ export function useProcessorWorld() {
         workspace: { id: workspaceId, ownerId: loaded.workspaces.w!.users.owner! } as Workspace,
       },
     );
-    const worker = await world.current.startWorker({ env: { STRIPE_API_BASE: stripe.url } });
+    const worker = await world.current.startWorker({ env: { STRIPE_API_BASE: stripe.url, ...options.workerEnv } });
     const url = `${api.url}/processor/stripe/${connection.id}`;
     const webhookBodies = async (count: number) => {
       const requests = await receiver.waitForRequests(endpointPath, count);
