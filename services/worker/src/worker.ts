@@ -44,6 +44,7 @@ import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
  *   sweeper (periodic) --> re-enqueues released deliveries whose job Redis lost
  *   processor inbox (Postgres) --LISTEN/poll--> claim, apply through the domain, mark applied (one transaction)
  *   backfill runner --> one leased run at a time: Stripe's lists, item by item, cursor saved with each
+ *   key-refusal e-mail (with SMTP_URL) --poll--> takes the e-mails a refused Stripe key owes (Postgres) --> owners
  */
 
 export interface WorkerOptions {
