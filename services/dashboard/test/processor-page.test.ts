@@ -352,6 +352,31 @@ describe('the processor page', () => {
     await retry.waitFor({ state: 'detached' });
   }, 60_000);
 
+  it('retries one parked event from its row, leaving the others parked', async () => {
+    const first = await failedEvent({ state: 'parked', attempts: 6, last_error: 'Needs Read on invoices' });
+    const second = await failedEvent({ state: 'parked', attempts: 6, last_error: 'Needs Read on customers' });
+    try {
+      await page.reload();
+      const table = page.getByRole('table', { name: 'Events that could not be applied' });
+      await table.waitFor();
+      await table.getByRole('button', { name: `Retry ${first.id}` }).click();
+      await page.getByRole('status').filter({ hasText: '1 parked event requeued' }).waitFor();
+      await eventually(
+        async () =>
+          (await world.current.db('processor_events').where({ psp_event_id: first.id }).first('state'))?.state ===
+          'applied',
+        30_000,
+      );
+      const stillParked = await world.current.db('processor_events').where({ psp_event_id: second.id }).first('state');
+      expect(stillParked?.state).toBe('parked');
+      // The page reads the status again: the retried row goes, the other stays with its own Retry.
+      await table.getByRole('button', { name: `Retry ${first.id}` }).waitFor({ state: 'detached', timeout: 30_000 });
+      await expect(table.getByRole('button', { name: `Retry ${second.id}` }).count()).resolves.toBe(1);
+    } finally {
+      await world.current.db('processor_events').whereIn('psp_event_id', [first.id, second.id]).delete();
+    }
+  }, 60_000);
+
   it('says when Stripe’s deliveries are refused for a bad signature, and is no longer "syncing"', async () => {
     const url = (await page.getByLabel('Webhook URL for Stripe').textContent())!;
     // The receiver keeps a connection's secret for up to a second after the rotation.

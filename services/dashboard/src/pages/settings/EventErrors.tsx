@@ -40,6 +40,21 @@ const PARKED_COLUMNS: Column<ParkedEvent>[] = [
   { header: 'Error', cell: (parked) => <Clipped text={parked.last_error} />, fill: true },
 ];
 
+/**
+ * A Retry in each row, as the CLI's `processor retry --event`: once one cause is fixed (a
+ * permission for invoices, say), the events it parked are retried without retrying those still
+ * waiting on another fix, which would only park again. Named by its event for a screen reader.
+ */
+const retryColumn = (busy: boolean, retry: (eventId: string) => void): Column<ParkedEvent> => ({
+  header: 'Actions',
+  actions: true,
+  cell: (parked) => (
+    <button type="button" className="button small" disabled={busy} onClick={() => retry(parked.psp_event_id)}>
+      Retry<span className="visually-hidden"> {parked.psp_event_id}</span>
+    </button>
+  ),
+});
+
 const events = (count: number) => `${formatNumber(count)} parked ${count === 1 ? 'event' : 'events'}`;
 
 /**
@@ -67,11 +82,12 @@ export function EventErrors<Status extends EventsView>({
   const [requeued, setRequeued] = useState<number | null>(null);
   const latest = status.latest_event_error;
 
-  const retryParked = async () => {
+  /** Every parked event, or the one named. */
+  const retryParked = async (eventId?: string) => {
     setRequeued(null);
     const done = await retry.run(async () => {
       const { retried: ids, ...next } = await api<Status & { retried: string[] }>('POST', '/processor/retry', {
-        body: {},
+        body: eventId === undefined ? {} : { event_id: eventId },
       });
       onRetried(next as unknown as Status);
       setRequeued(ids.length);
@@ -132,7 +148,11 @@ export function EventErrors<Status extends EventsView>({
           {status.parked_events.length > 0 && (
             <DataTable
               caption="Events that could not be applied"
-              columns={PARKED_COLUMNS}
+              columns={
+                canRetry
+                  ? [...PARKED_COLUMNS, retryColumn(retry.busy, (eventId) => void retryParked(eventId))]
+                  : PARKED_COLUMNS
+              }
               rows={status.parked_events}
             />
           )}
