@@ -21,10 +21,11 @@ const config: Config = {
   globalTeardown: '<rootDir>/packages/testkit/src/global-teardown.mjs',
   testTimeout: 30_000,
   // The suites wait on servers, child processes, Redis, PostgreSQL and a browser far more than
-  // they compute, so two run well side by side even on two cores, where jest's default (one
-  // fewer than the cores) would run them one at a time: measured on the 2-core CI machine,
-  // 570 s in band against 385 s with two workers, every suite passing.
-  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // they compute, so more run well side by side than there are cores, where jest's default (one
+  // fewer than the cores) would run them one at a time on two: measured on the 2-core CI
+  // machine, 570 s in band against 385 s with two workers, and later (a larger suite, a slower
+  // day) 829 s with two against 772 s with three, every suite passing (docs/performance.md).
+  maxWorkers: availableParallelism() + 1,
 };
 
 export default config;
