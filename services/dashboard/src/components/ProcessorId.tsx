@@ -1,11 +1,11 @@
 import type { ProcessorMode } from '@retention/core/processor-modes';
 import { useSession } from '../session.js';
 
-/** The records Stripe's dashboard has a page for, with the prefix of their ids and its path there. */
+/** The records Stripe's dashboard has a page for: the shape of the ids Stripe makes for them, and their path there. */
 const STRIPE_PAGES = {
-  customer: { prefix: 'cus_', path: 'customers' },
-  subscription: { prefix: 'sub_', path: 'subscriptions' },
-  invoice: { prefix: 'in_', path: 'invoices' },
+  customer: { id: /^cus_[A-Za-z0-9]{1,250}$/, path: 'customers' },
+  subscription: { id: /^sub_[A-Za-z0-9]{1,250}$/, path: 'subscriptions' },
+  invoice: { id: /^in_[A-Za-z0-9]{1,250}$/, path: 'invoices' },
 } as const;
 
 type StripeRecord = keyof typeof STRIPE_PAGES;
@@ -16,9 +16,9 @@ type StripeRecord = keyof typeof STRIPE_PAGES;
  * by the operator CLI or the demo carry ids of their own, which no Stripe page has.
  */
 function stripeDashboardUrl(mode: ProcessorMode, record: StripeRecord, id: string): string | null {
-  const { prefix, path } = STRIPE_PAGES[record];
-  if (!new RegExp(`^${prefix}[A-Za-z0-9]{1,250}$`).test(id)) return null;
-  return `https://dashboard.stripe.com/${mode === 'test' ? 'test/' : ''}${path}/${id}`;
+  const page = STRIPE_PAGES[record];
+  if (!page.id.test(id)) return null;
+  return `https://dashboard.stripe.com/${mode === 'test' ? 'test/' : ''}${page.path}/${id}`;
 }
 
 /**
