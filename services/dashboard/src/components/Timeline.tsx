@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import type { TimelineEntry, User } from '../api/types.js';
 import { ActorName } from './ActorName.js';
 import { errorBesideStatus, humanize } from '../format.js';
@@ -6,6 +6,7 @@ import { Link } from '../router.js';
 import { EventTypeName } from './Labels.js';
 import { Badge } from './ListPage.js';
 import { Time } from './Time.js';
+import { useRefreshWhile } from '../use-refresh-while.js';
 
 /**
  * How long after an event a page keeps reading the campaign again for it: the worker's dispatcher
@@ -44,16 +45,13 @@ function isOnItsWay(entry: EventEntry, now: number): boolean {
  * Reads the campaign (or cancel session) again every couple of seconds while one of its events is on its way,
  * so "being sent" turns into the deliveries and a pending delivery into its outcome (or, past
  * the window, into why there are none) without the viewer reloading. It used to stop at the
- * first sight of a delivery, which a first attempt still in flight left "pending" for good.
+ * first sight of a delivery, which a first attempt still in flight left "pending" for good. Not
+ * while the page is hidden, and at once when it is shown again, as the Processor page's import.
  */
 export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, reload: () => void): void {
-  useEffect(() => {
-    const now = Date.now();
-    const sending = (entries ?? []).some((entry) => entry.kind === 'event' && isOnItsWay(entry, now));
-    if (!sending) return;
-    const timer = setTimeout(reload, REFRESH_WHILE_SENDING_MS);
-    return () => clearTimeout(timer);
-  }, [entries, reload]);
+  const now = Date.now();
+  const sending = (entries ?? []).some((entry) => entry.kind === 'event' && isOnItsWay(entry, now));
+  useRefreshWhile(sending, entries, reload, REFRESH_WHILE_SENDING_MS);
 }
 
 /**

@@ -16,7 +16,7 @@ import { MODE_TEXT, MODE_UNKNOWN, modeSwitchMessage, setAsideText } from './proc
 import { IMPORT_REFRESH_MS, ImportProgress, importInProgress, type Backfill } from './ImportProgress.js';
 import { StripeEndpointSetup } from './StripeEndpointSetup.js';
 import { allRefused, RefusedDeliveries, REFUSING_STATUS_TEXT, type Refused } from './RefusedDeliveries.js';
-import { useRefreshWhile } from './use-refresh-while.js';
+import { useRefreshWhile } from '../../use-refresh-while.js';
 import { EventErrors, type EventsView } from './EventErrors.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"), told apart by its status. */

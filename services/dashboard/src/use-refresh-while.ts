@@ -1,8 +1,8 @@
 import { useEffect } from 'react';
 
 /**
- * Reads a page's data again every `everyMs` while `active` (an import queued or running), so its
- * progress moves without a reload; not while the page is hidden (another tab in front, a
+ * Reads a page's data again every `everyMs` while `active` (an import queued or running, an event
+ * on its way to the endpoints), so its progress moves without a reload; not while the page is hidden (another tab in front, a
  * minimised window: nobody is watching, and the server is spared), and at once when it is shown
  * again, so what it shows then is not a stale count. Stops when `active` turns false. `shown` is
  * the data on the page: each answer read schedules the next read, so a slow answer is never
