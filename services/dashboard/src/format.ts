@@ -81,8 +81,19 @@ const local = new Intl.DateTimeFormat(LOCALE, {
   timeZoneName: 'short',
 });
 
-export function formatLocalTime(iso: string): string {
-  return local.format(new Date(iso));
+/** The same with the seconds, for a time that is seconds away (a wait Stripe asked for, an event's next try). */
+const localWithSeconds = new Intl.DateTimeFormat(LOCALE, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZoneName: 'short',
+});
+
+export function formatLocalTime(iso: string, withSeconds = false): string {
+  return (withSeconds ? localWithSeconds : local).format(new Date(iso));
 }
 
 const listDay = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric' });

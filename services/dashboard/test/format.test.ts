@@ -28,6 +28,16 @@ describe('formatListTime', () => {
   });
 });
 
+describe('formatLocalTime', () => {
+  const iso = '2026-11-25T15:20:41.000Z';
+  it('writes the minutes, or the seconds too when asked, naming the zone either way', () => {
+    const zone = formatLocalTime(iso).split(' ').at(-1)!;
+    expect(formatLocalTime(iso)).toMatch(/\b\d{1,2}:20 (AM|PM) \S+$/);
+    expect(formatLocalTime(iso, true)).toMatch(/\b\d{1,2}:20:41 (AM|PM) \S+$/);
+    expect(formatLocalTime(iso, true).endsWith(` ${zone}`)).toBe(true);
+  });
+});
+
 /**
  * Money shows exactly the minor units stored, by the service's ISO 4217 exponents
  * (@retention/core/money), not the runtime's CLDR digits: those give HUF and IQD no decimals, and

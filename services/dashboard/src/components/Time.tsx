@@ -7,6 +7,7 @@ import { formatListTime, formatLocalTime, formatUtcTime } from '../format.js';
  * `sayUtc` (a detail page's facts): the UTC time is also read after the local time, in text for
  * screen readers only, since the hover's `title` is not read by them in browse mode, nor shown
  * to the keyboard; a list leaves it to the hover and to the row's own page, to keep its cells short to listen to.
+ * `seconds`: a time seconds away (a wait that ends by itself), where "until 2:08 PM" said nothing of how long.
  */
 export function Time({
   value,
@@ -14,17 +15,19 @@ export function Time({
   short = false,
   withTime = false,
   sayUtc = false,
+  seconds = false,
 }: {
   value: string | null | undefined;
   empty?: string;
   short?: boolean;
   withTime?: boolean;
   sayUtc?: boolean;
+  seconds?: boolean;
 }) {
   if (!value) return <>{empty}</>;
   return (
     <time dateTime={value} title={short ? `${formatLocalTime(value)} (${formatUtcTime(value)})` : formatUtcTime(value)}>
-      {short ? formatListTime(value, withTime) : formatLocalTime(value)}
+      {short ? formatListTime(value, withTime) : formatLocalTime(value, seconds)}
       {sayUtc && <span className="visually-hidden"> ({formatUtcTime(value)})</span>}
     </time>
   );

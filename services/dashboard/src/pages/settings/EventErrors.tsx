@@ -117,7 +117,7 @@ export function EventErrors<Status extends EventsView>({
             <dd>
               {latest.state === 'waiting' ? (
                 <>
-                  Waiting: tried again by itself at <Time value={latest.next_attempt_at} />
+                  Waiting: tried again by itself at <Time value={latest.next_attempt_at} seconds />
                 </>
               ) : (
                 'Parked: not tried again until it is retried'

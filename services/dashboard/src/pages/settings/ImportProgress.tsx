@@ -42,8 +42,8 @@ export function ImportProgress({ backfill }: { backfill: Backfill }) {
         // Stripe's 429s hold a run still for up to a minute at a time: said, so that counts that
         // stop moving do not read as an import that hung.
         <span className="hint block">
-          Stripe asked us to wait (its rate limit) until <Time value={backfill.waiting_until} />; the import goes on by
-          itself then.
+          Stripe asked us to wait (its rate limit) until <Time value={backfill.waiting_until} seconds />; the import
+          goes on by itself then.
         </span>
       )}
       {backfill.started_at && (

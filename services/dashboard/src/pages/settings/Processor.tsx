@@ -315,7 +315,8 @@ export default function Processor() {
         <Field
           label="Restricted API key (optional)"
           autoComplete="off"
-          placeholder="rk_live_…"
+          // The connection's own mode's prefix: a test-mode connection is not shown a live key to paste.
+          placeholder={connection?.mode === 'test' ? 'rk_test_…' : 'rk_live_…'}
           hint={
             storedKey
               ? `Leave empty to keep the current key (${storedKey}); a new key replaces it.`
