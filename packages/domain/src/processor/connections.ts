@@ -798,7 +798,7 @@ export interface BackfillRun {
 export async function saveBackfillProgress(
   trx: Transaction,
   run: BackfillRun,
-  progress: { phase: BackfillPhase; cursor: string | null; imported?: BackfillPhase },
+  progress: { phase: BackfillPhase; cursor: string | null; imported?: { phase: BackfillPhase; count: number } },
   leaseMs: number,
 ): Promise<boolean> {
   const updated = await trx('processor_connections')
@@ -808,12 +808,13 @@ export async function saveBackfillProgress(
       backfill_cursor: progress.cursor,
       backfill_waiting_until: null,
       backfill_locked_until: trx.raw(`now() + (? * interval '1 millisecond')`, [leaseMs]),
-      ...(progress.imported !== undefined && {
-        backfill_counts: trx.raw(
-          `jsonb_set(backfill_counts, ?, to_jsonb(coalesce((backfill_counts ->> ?)::bigint, 0) + 1))`,
-          [`{${progress.imported}}`, progress.imported],
-        ),
-      }),
+      ...(progress.imported !== undefined &&
+        progress.imported.count > 0 && {
+          backfill_counts: trx.raw(
+            `jsonb_set(backfill_counts, ?, to_jsonb(coalesce((backfill_counts ->> ?)::bigint, 0) + ?))`,
+            [`{${progress.imported.phase}}`, progress.imported.phase, progress.imported.count],
+          ),
+        }),
     });
   return updated === 1;
 }

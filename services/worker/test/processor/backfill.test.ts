@@ -85,6 +85,32 @@ describe('the import and Stripe’s limits', () => {
     }
   }, 60_000);
 
+  it('commits a page at a time: the counts move by whole pages while a paced import runs', async () => {
+    const stripe = processor.stripe;
+    stripe.customers = customers('pg', 250);
+    stripe.subscriptions = [];
+    stripe.invoices = [];
+    // Each page answered after a pause, so the import is read many times while it runs.
+    stripe.pageDelayMs = 500;
+    try {
+      const shop = await processor.setUp();
+      const db = processor.world.current.db;
+      const seen = new Set<number>();
+      for (;;) {
+        const row = await db('processor_connections').where({ workspace_id: shop.workspaceId }).first();
+        seen.add(row.backfill_counts.customers);
+        if (row.backfill_status === 'succeeded' || row.backfill_status === 'failed') break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // One commit an item showed every count in between (1, 2, … 101, …).
+      expect(seen.has(250)).toBe(true);
+      expect([...seen].filter((count) => ![0, 100, 200, 250].includes(count))).toEqual([]);
+      expect(await db('customers').where({ workspace_id: shop.workspaceId }).count({ n: '*' })).toEqual([{ n: 250 }]);
+    } finally {
+      stripe.pageDelayMs = 0;
+    }
+  }, 60_000);
+
   it('goes on from its cursor when a failed import is started again; after one that finished, starts afresh', async () => {
     const stripe = processor.stripe;
     stripe.customers = customers('rs', 150);
