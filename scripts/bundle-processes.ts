@@ -7,7 +7,7 @@
 //
 // The built dashboard (services/dashboard/dist, made by `npm run build:dashboard`) is copied to
 // <outdir>/dashboard, where <outdir>/api.js serves it.
-import { cp, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -21,14 +21,30 @@ interface BundleOptions {
   metafile?: string | undefined;
   /** No summary of the output files (the test run's global setup). */
   quiet?: boolean;
+  /** These processes only (npm start's API and worker); all four by default. */
+  only?: ReadonlyArray<keyof typeof PROCESS_ENTRY_POINTS>;
+  /**
+   * <outdir>/dashboard a link to services/dashboard/dist rather than a copy: npm start's bundle,
+   * which serves the checkout's build as it is rebuilt, as the API run from source does.
+   */
+  linkDashboard?: boolean;
 }
 
-/** Writes <outdir>/{api,worker,cli,migrate}.js and copies the built dashboard beside them. */
-export async function bundleProcesses({ outdir: givenOutdir, metafile, quiet = false }: BundleOptions): Promise<void> {
+/** Writes <outdir>/{api,worker,cli,migrate}.js and copies (or links) the built dashboard beside them. */
+export async function bundleProcesses({
+  outdir: givenOutdir,
+  metafile,
+  quiet = false,
+  only,
+  linkDashboard = false,
+}: BundleOptions): Promise<void> {
   const outdir = path.resolve(givenOutdir);
+  const entryPoints = only
+    ? Object.fromEntries(only.map((name) => [name, PROCESS_ENTRY_POINTS[name]]))
+    : PROCESS_ENTRY_POINTS;
   const result = await build({
     absWorkingDir: REPO_ROOT,
-    entryPoints: PROCESS_ENTRY_POINTS,
+    entryPoints,
     outdir,
     bundle: true,
     platform: 'node',
@@ -52,7 +68,9 @@ export async function bundleProcesses({ outdir: givenOutdir, metafile, quiet = f
 
   const dashboardBuild = path.join(REPO_ROOT, 'services/dashboard/dist');
   await rm(path.join(outdir, 'dashboard'), { recursive: true, force: true });
-  if (await stat(path.join(dashboardBuild, 'index.html')).catch(() => null)) {
+  if (linkDashboard) {
+    await symlink(dashboardBuild, path.join(outdir, 'dashboard'), 'junction'); // a junction: Windows, no administrator
+  } else if (await stat(path.join(dashboardBuild, 'index.html')).catch(() => null)) {
     await cp(dashboardBuild, path.join(outdir, 'dashboard'), { recursive: true });
   } else {
     // `npm run build` builds it first; a bare bundle (the deployment test's) serves a 503 page.

@@ -135,6 +135,10 @@ describe('npm start', () => {
 
         // The dashboard, and an invitation link for the demo owner that the dashboard API knows.
         expect(first.output()).toContain(`Dashboard: ${base}/dashboard/`);
+        // The dashboard's page itself, built and served (not the "has not been built" page).
+        const dashboardPage = await fetch(`${base}/dashboard/`);
+        expect(dashboardPage.status).toBe(200);
+        expect(await dashboardPage.text()).toContain('<div id="root">');
         firstInvitation = printedInvitation(first.output(), base);
         const invitation = await fetch(`${base}/dashboard/api/invitations/${firstInvitation}`);
         expect(invitation.status).toBe(200);
