@@ -191,7 +191,9 @@ export function useDashboardWorld(options: WorldOptions = {}): { readonly curren
           config,
           db,
           logger: createLogger('worker', 'silent'),
-          options: { receiverCa: certificate!.cert, dispatchPollMs: 200 },
+          // The backfill runner looks for a queued import every 200 ms rather than every second:
+          // each Connect or Import again starts at once (the product's default is unchanged).
+          options: { receiverCa: certificate!.cert, dispatchPollMs: 200, backfillCheckEveryMs: 200 },
         });
         workers.push(handle);
         return handle;
