@@ -224,6 +224,11 @@ describe('the processor page', () => {
       .getByText('Leave empty to keep the current signing secret (shown above); a new one replaces it.')
       .waitFor();
     await expect(page.getByLabel('Webhook signing secret').inputValue()).resolves.toBe('');
+    // A test-mode connection is shown a test key's prefix to paste, not a live one's.
+    expect(before.mode).toBe('test');
+    await expect(page.getByLabel('Restricted API key (optional)').getAttribute('placeholder')).resolves.toBe(
+      'rk_test_…',
+    );
     await page.getByLabel('Restricted API key (optional)').fill(stripeKey);
     await page.getByRole('button', { name: 'Connect', exact: true }).click();
     await page
@@ -269,7 +274,8 @@ describe('the processor page', () => {
     try {
       await page.getByRole('button', { name: 'Import again' }).click();
       const waiting = page.getByText(
-        /^Stripe asked us to wait \(its rate limit\) until .+; the import goes on by itself then\.$/,
+        // With its seconds: a wait of a second or a minute ends within the minute it names.
+        /^Stripe asked us to wait \(its rate limit\) until .+ \d{1,2}:\d{2}:\d{2} (AM|PM) \S+; the import goes on by itself then\.$/,
       );
       await waiting.waitFor({ timeout: 30_000 });
       expect(limited).toBeGreaterThan(0);
