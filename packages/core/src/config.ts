@@ -20,6 +20,13 @@ export const RETRY_JITTER = 0.1;
 export const DEFAULT_STALE_CAMPAIGN_DAYS = 30;
 export const DEFAULT_STALE_CAMPAIGN_CHECK_INTERVAL = '10m';
 export const DEFAULT_WEBHOOK_LOG_RETENTION_DAYS = 90;
+export const DEFAULT_PROCESSOR_EVENT_RETENTION_DAYS = 90;
+/**
+ * Stripe resends an event up to 30 days after its `created` (the Dashboard's Resend, `stripe
+ * events resend`); an event whose row was deleted is new again to the inbox and would be
+ * applied a second time, so finished events are kept at least a day longer than that.
+ */
+export const MIN_PROCESSOR_EVENT_RETENTION_DAYS = 31;
 
 export interface Config {
   databaseUrl: string;
@@ -70,6 +77,11 @@ export interface Config {
   apiInternalPort: number;
   /** WEBHOOK_LOG_RETENTION_DAYS: attempts and finished deliveries older than this are deleted. */
   webhookLogRetentionDays: number;
+  /**
+   * PROCESSOR_EVENT_RETENTION_DAYS: stored Stripe events applied or ignored and received longer
+   * ago than this are deleted (docs/processor.md, "Retention"); at least 31.
+   */
+  processorEventRetentionDays: number;
   /** API_EXPECTED_REPLICAS: API processes sharing the load; without Redis each allows 1/n of a limit. */
   apiExpectedReplicas: number;
 }
@@ -162,6 +174,26 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `"${value}" is not an integer between ${min} and ${max}`);
   }
   return Number(value);
+}
+
+/** PROCESSOR_EVENT_RETENTION_DAYS: an integer of days, refused under 31 with the reason. */
+function processorEventRetentionDays(env: Env): number {
+  const name = 'PROCESSOR_EVENT_RETENTION_DAYS';
+  const min = MIN_PROCESSOR_EVENT_RETENTION_DAYS;
+  const value = read(env, name, String(DEFAULT_PROCESSOR_EVENT_RETENTION_DAYS));
+  if (!/^\d+$/.test(value) || Number(value) > 3650) {
+    throw new ConfigError(name, `"${value}" is not an integer between ${min} and 3650`);
+  }
+  const days = Number(value);
+  if (days < min) {
+    throw new ConfigError(
+      name,
+      `${days} days is fewer than ${min}. Stripe resends an event up to 30 days after ` +
+        'it was created (the Dashboard, `stripe events resend`), and a resent event whose stored row was deleted ' +
+        `would be applied again: keep them ${min} days or more`,
+    );
+  }
+  return days;
 }
 
 function duration(env: Env, name: string, fallback: string, minMs: number, maxMs: number): number {
@@ -325,6 +357,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiMaxConnections: integer(env, 'API_MAX_CONNECTIONS', 2000, 1, 1_000_000),
     apiInternalPort: integer(env, 'API_INTERNAL_PORT', 3002, 0, 65535),
     webhookLogRetentionDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, 1, 3650),
+    processorEventRetentionDays: processorEventRetentionDays(env),
     apiExpectedReplicas: integer(env, 'API_EXPECTED_REPLICAS', 1, 1, 1000),
   };
 }

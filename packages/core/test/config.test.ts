@@ -102,6 +102,35 @@ describe('loadConfig', () => {
     }
   });
 
+  it('keeps finished Stripe events PROCESSOR_EVENT_RETENTION_DAYS days (90 by default), never fewer than 31', () => {
+    expect(loadConfig(KEY).processorEventRetentionDays).toBe(90);
+    expect(loadConfig({ ...KEY, PROCESSOR_EVENT_RETENTION_DAYS: '31' }).processorEventRetentionDays).toBe(31);
+    expect(loadConfig({ ...KEY, PROCESSOR_EVENT_RETENTION_DAYS: '400' }).processorEventRetentionDays).toBe(400);
+    const refusal = (value: string) => {
+      try {
+        loadConfig({ ...KEY, PROCESSOR_EVENT_RETENTION_DAYS: value });
+      } catch (error) {
+        return error as ConfigError;
+      }
+      throw new Error(`${value} was accepted`);
+    };
+    // Under 31: an event Stripe may still resend (up to 30 days) would be applied a second time.
+    const short = refusal('30');
+    expect(short).toBeInstanceOf(ConfigError);
+    expect(short.variable).toBe('PROCESSOR_EVENT_RETENTION_DAYS');
+    expect(short.message).toBe(
+      'Invalid PROCESSOR_EVENT_RETENTION_DAYS: 30 days is fewer than 31. Stripe resends an event up to 30 days ' +
+        'after it was created (the Dashboard, `stripe events resend`), and a resent event whose stored row was ' +
+        'deleted would be applied again: keep them 31 days or more',
+    );
+    expect(refusal('0').message).toMatch(/^Invalid PROCESSOR_EVENT_RETENTION_DAYS: 0 days is fewer than 31\. /);
+    for (const value of ['-5', 'ninety', '90.5', '3651']) {
+      expect(refusal(value).message).toBe(
+        `Invalid PROCESSOR_EVENT_RETENTION_DAYS: "${value}" is not an integer between 31 and 3650`,
+      );
+    }
+  });
+
   it('reads the stale-campaign check interval as a duration', () => {
     expect(loadConfig({ ...KEY, STALE_CAMPAIGN_CHECK_INTERVAL: '500ms' }).staleCampaignCheckEveryMs).toBe(500);
     expect(loadConfig({ ...KEY, STALE_CAMPAIGN_CHECK_INTERVAL: '1h' }).staleCampaignCheckEveryMs).toBe(3_600_000);

@@ -24,6 +24,7 @@ export * from './processor/inbox.js';
 export { recordRefusedDeliveries, type RefusedDeliveries } from './processor/refused-deliveries.js';
 export * from './processor/mirror.js';
 export * from './processor/modes.js';
+export * from './processor/retention.js';
 export * from './processor/retry.js';
 export * from './accounts/index.js';
 export * from './notifications/messages.js';

@@ -30,6 +30,7 @@ import * as processorMode from './0028-processor-mode.js';
 import * as processorStatusDetails from './0029-processor-status-details.js';
 import * as processorRefusedDeliveries from './0030-processor-refused-deliveries.js';
 import * as processorKeyRejectionMail from './0031-processor-key-rejection-mail.js';
+import * as processorEventRetention from './0032-processor-event-retention.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -75,4 +76,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0029-processor-status-details', ...processorStatusDetails },
   { name: '0030-processor-refused-deliveries', ...processorRefusedDeliveries },
   { name: '0031-processor-key-rejection-mail', ...processorKeyRejectionMail },
+  { name: '0032-processor-event-retention', ...processorEventRetention },
 ];

@@ -13,6 +13,7 @@ import {
   toIsoMillisOrNull,
   type ProcessorMode,
   type SecretsKeyring,
+  SET_ASIDE_REASONS,
   type SetAsideReason,
 } from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
@@ -20,7 +21,7 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { requireActor } from '../lookups.js';
 import { getWorkspace } from '../workspaces.js';
 import { IdInput, inputValidator } from '../validate.js';
-import { modeSwitchRefusal, setAsideCounts } from './modes.js';
+import { modeSwitchRefusal } from './modes.js';
 import { clearRefusedDeliveries, refusedDeliveriesOf, type RefusedDeliveries } from './refused-deliveries.js';
 
 /**
@@ -601,6 +602,51 @@ export interface ProcessorStatusView {
   };
 }
 
+/**
+ * A connection's events as `processor status` counts them, in one statement, so one snapshot:
+ * every event ever received (the rows, plus those the retention deleted, counted on the
+ * connection in the statement that deleted them: retention.ts), the newest one's time (the
+ * retention never deletes it), and those waiting, parked and set aside by reason.
+ */
+async function eventCounts(
+  db: Queryable,
+  connectionId: string,
+): Promise<{
+  received: number;
+  last: Date | null;
+  pending: number;
+  parked: number;
+  setAside: Record<SetAsideReason, number>;
+}> {
+  const setAside = SET_ASIDE_REASONS.map(
+    (reason) =>
+      `(c.pruned_${reason} + count(e.id) FILTER (WHERE e.ignored_reason = '${reason}'))::float8 AS set_aside_${reason}`,
+  ).join(',\n           ');
+  // bigint sums: node-postgres reads them as strings; float8 holds any count exactly to 2^53.
+  const { rows } = await db.raw<{ rows: Array<Record<string, number | Date | null>> }>(
+    `SELECT (c.pruned_events + count(e.id))::float8 AS received,
+            max(e.received_at) AS last,
+            count(e.id) FILTER (WHERE e.state = 'pending')::float8 AS pending,
+            count(e.id) FILTER (WHERE e.state = 'parked')::float8 AS parked,
+            ${setAside}
+       FROM processor_connections c
+       LEFT JOIN processor_events e ON e.connection_id = c.id
+      WHERE c.id = ?
+      GROUP BY c.id`,
+    [connectionId],
+  );
+  const row = rows[0]!;
+  return {
+    received: row.received as number,
+    last: row.last as Date | null,
+    pending: row.pending as number,
+    parked: row.parked as number,
+    setAside: Object.fromEntries(
+      SET_ASIDE_REASONS.map((reason) => [reason, row[`set_aside_${reason}`] as number]),
+    ) as Record<SetAsideReason, number>,
+  };
+}
+
 /** What `processor status` and the dashboard show: never a secret, only its last four characters. */
 export async function processorStatus(
   db: Queryable,
@@ -608,18 +654,7 @@ export async function processorStatus(
   workspaceId: string,
 ): Promise<ProcessorStatusView> {
   const connection = await connectionOfWorkspace(db, workspaceId);
-  const {
-    rows: [received],
-  } = await db.raw<{ rows: Array<{ count: number; last: Date | null }> }>(
-    'SELECT count(*)::int AS count, max(received_at) AS last FROM processor_events WHERE connection_id = ?',
-    [connection.id],
-  );
-  const counts: Array<{ state: string; count: number }> = await db('processor_events')
-    .where({ connection_id: connection.id })
-    .whereIn('state', ['pending', 'parked'])
-    .groupBy('state')
-    .select('state')
-    .count({ count: '*' });
+  const received = await eventCounts(db, connection.id);
   const parked: Array<Omit<ParkedEvent, 'received_at'> & { received_at: Date }> = await db('processor_events')
     .where({ connection_id: connection.id, state: 'parked' })
     .orderBy('received_at', 'desc')
@@ -641,11 +676,11 @@ export async function processorStatus(
     mode: connection.mode,
     disconnected_reason: connection.disconnected_reason,
     connected_at: toIsoMillisOrNull(connection.connected_at),
-    last_event_at: toIsoMillisOrNull(received!.last),
-    events_received: received!.count,
-    events_pending: counts.find((row) => row.state === 'pending')?.count ?? 0,
-    events_parked: counts.find((row) => row.state === 'parked')?.count ?? 0,
-    events_set_aside: await setAsideCounts(db, connection.id),
+    last_event_at: toIsoMillisOrNull(received.last),
+    events_received: received.received,
+    events_pending: received.pending,
+    events_parked: received.parked,
+    events_set_aside: received.setAside,
     parked_events: parked.map((row) => ({ ...row, received_at: toIsoMillis(row.received_at) })),
     latest_event_error: failing
       ? {
@@ -657,7 +692,7 @@ export async function processorStatus(
           next_attempt_at: failing.state === 'parked' ? null : toIsoMillis(failing.next_attempt_at),
         }
       : null,
-    deliveries_refused: await refusedDeliveriesOf(db, connection.id, received!.last),
+    deliveries_refused: await refusedDeliveriesOf(db, connection.id, received.last),
     backfill: {
       status: connection.backfill_status,
       phase: connection.backfill_phase,

@@ -1,10 +1,4 @@
-import {
-  conflict,
-  SET_ASIDE_REASONS,
-  type ProcessorMode,
-  type ServiceError,
-  type SetAsideReason,
-} from '@retention/core';
+import { conflict, type ProcessorMode, type ServiceError } from '@retention/core';
 import type { Queryable } from '@retention/db';
 
 /**
@@ -28,19 +22,6 @@ export function modeSwitchRefusal(from: ProcessorMode, to: ProcessorMode): Servi
       `in the workspace, and ${MODE_NAME[from]} events are set aside from then on. Confirm the switch to connect it ` +
       '(confirm_mode_switch, or --confirm-mode-switch).',
   );
-}
-
-/** How many of a connection's events were set aside, by reason (every reason, zero included). */
-export async function setAsideCounts(db: Queryable, connectionId: string): Promise<Record<SetAsideReason, number>> {
-  const rows: Array<{ ignored_reason: SetAsideReason; count: number }> = await db('processor_events')
-    .where({ connection_id: connectionId })
-    .whereNotNull('ignored_reason')
-    .groupBy('ignored_reason')
-    .select('ignored_reason')
-    .count({ count: '*' });
-  const counts = Object.fromEntries(SET_ASIDE_REASONS.map((reason) => [reason, 0])) as Record<SetAsideReason, number>;
-  for (const row of rows) counts[row.ignored_reason] = Number(row.count);
-  return counts;
 }
 
 /**
