@@ -1,7 +1,8 @@
 /**
  * The delivery worker: `npm run start:worker`. Turns outbox events into webhook deliveries,
  * applies the payment processor's stored events and runs its backfills (docs/processor.md),
- * and runs the periodic jobs (the sweeper, closing stale campaigns). Serves /healthz,
+ * and runs the periodic jobs (the sweeper, closing stale campaigns, the webhook log's and the
+ * Stripe inbox's retention). Serves /healthz,
  * /readyz and /metrics on WORKER_PORT. SIGTERM (or SIGINT) lets the attempts in flight
  * finish first.
  */
@@ -21,7 +22,7 @@ import {
   waitForRedis,
 } from '@retention/runtime';
 import { registerWorkerMetrics } from './metrics.js';
-import { pruneWebhookLogJob, staleCampaignsJob } from './periodic-jobs.js';
+import { pruneProcessorEventsJob, pruneWebhookLogJob, staleCampaignsJob } from './periodic-jobs.js';
 import { createWorker } from './worker.js';
 
 // One step for the whole start: whatever fails in it, a synchronous throw included, closes
@@ -51,7 +52,13 @@ runServiceStart('worker', async (opened) => {
     config,
     db,
     logger,
-    options: { periodicJobs: [staleCampaignsJob(db, config), pruneWebhookLogJob(db, config)] },
+    options: {
+      periodicJobs: [
+        staleCampaignsJob(db, config),
+        pruneWebhookLogJob(db, config),
+        pruneProcessorEventsJob(db, config),
+      ],
+    },
   });
 
   const registry = createMetricsRegistry('worker');

@@ -1,7 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
-import { closeStaleCampaigns, pruneWebhookLog } from '@retention/domain';
+import { closeStaleCampaigns, pruneProcessorEvents, pruneWebhookLog } from '@retention/domain';
 import { throttledWarn, type Logger, type Redis } from '@retention/runtime';
 import { postgresFailures } from './postgres-failures.js';
 import { QUEUE_NAMES } from './queues.js';
@@ -129,5 +129,19 @@ export function pruneWebhookLogJob(db: Db, config: Config): PeriodicJob {
     name: PRUNE_WEBHOOK_LOG_JOB_NAME,
     everyMs: 3_600_000,
     run: () => pruneWebhookLog(db, { olderThanDays: config.webhookLogRetentionDays }),
+  };
+}
+
+const PRUNE_PROCESSOR_EVENTS_JOB_NAME = 'prune-processor-events';
+
+/**
+ * Hourly, like the webhook log's: each run deletes the Stripe events applied or ignored that aged
+ * past PROCESSOR_EVENT_RETENTION_DAYS in the hour, in small batches (docs/processor.md, "Retention").
+ */
+export function pruneProcessorEventsJob(db: Db, config: Config): PeriodicJob {
+  return {
+    name: PRUNE_PROCESSOR_EVENTS_JOB_NAME,
+    everyMs: 3_600_000,
+    run: () => pruneProcessorEvents(db, { olderThanDays: config.processorEventRetentionDays }),
   };
 }
