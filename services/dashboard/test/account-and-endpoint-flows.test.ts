@@ -350,7 +350,7 @@ describe('an endpoint that keeps failing', () => {
     await expect(dialog.getByLabel(sinceLabel, { exact: true }).inputValue()).resolves.toMatch(
       /^\d{4}-\d\d-\d\dT\d\d:\d\d$/,
     );
-    problems.push(...(await checkPage(page, 'retry-failed-dialog', world.current.screenshots)));
+    problems.push(...(await checkPage(page, 'retry-failed-dialog')));
     // A time in the future is refused at the field, in words; the day before is then taken.
     const since = dialog.getByLabel(sinceLabel, { exact: true });
     const dayBefore = await since.inputValue();

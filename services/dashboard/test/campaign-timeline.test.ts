@@ -1,9 +1,9 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword, loadFixtures, recordCancelSession } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { screenshot } from './support/page-checks.js';
 
 /**
  * A campaign's timeline follows its events' deliveries by itself (docs/dashboard-ui.md,
@@ -107,9 +107,9 @@ describe('a campaign timeline', () => {
     const time = delivery.getByRole('time');
     await expect(time.getAttribute('datetime')).resolves.toBe(await completedAt('Stark CRM'));
     await expect(time.getAttribute('title')).resolves.toMatch(/UTC/);
-    await page.screenshot({ path: path.join(world.current.screenshots, 'campaign-timeline-1280.png'), fullPage: true });
+    await screenshot(page, 'campaign-timeline-1280');
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(world.current.screenshots, 'campaign-timeline-390.png'), fullPage: true });
+    await screenshot(page, 'campaign-timeline-390');
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 });
@@ -133,9 +133,9 @@ describe("a cancel session's timeline", () => {
     const delivery = saved.getByRole('listitem').filter({ hasText: 'Stark Billing' });
     await expect(delivery.getByRole('time').getAttribute('datetime')).resolves.toBe(await completedAt('Stark Billing'));
     await expect(delivery.getByRole('link', { name: 'Stark Billing' }).count()).resolves.toBe(1);
-    await page.screenshot({ path: path.join(world.current.screenshots, 'cancel-session-1280.png'), fullPage: true });
+    await screenshot(page, 'cancel-session-1280');
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(world.current.screenshots, 'cancel-session-390.png'), fullPage: true });
+    await screenshot(page, 'cancel-session-390');
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -12,6 +12,7 @@ import {
 } from '@retention/domain';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { testSecretsKeyBytes } from '@retention/testkit';
+import { SCREENSHOT_DIR } from './support/page-checks.js';
 
 /**
  * The dashboard on `npm start`'s demo data (seedDemo, the default 500 customers), in a real
@@ -27,9 +28,6 @@ let demo: DemoSeedResult;
 const OWNER_NAME = 'Dana Demo';
 let context: BrowserContext;
 let page: Page;
-
-/** Where screenshots go: none are taken unless SCREENSHOT_DIR is set (someone will look at them). */
-const shots = () => process.env.SCREENSHOT_DIR;
 
 beforeAll(async () => {
   const { db } = world.current;
@@ -224,7 +222,7 @@ function lineTexts(target: Locator): Promise<string[]> {
 
 /** A screenshot of the page as `polish-<name>-<width>.png`, when SCREENSHOT_DIR is set; else nothing. */
 async function screenshot(name: string, target: Page = page, options: { fullPage?: boolean } = {}): Promise<void> {
-  const directory = shots();
+  const directory = SCREENSHOT_DIR;
   if (!directory) return;
   await target.screenshot({
     path: path.join(directory, `polish-${name}-${target.viewportSize()!.width}.png`),

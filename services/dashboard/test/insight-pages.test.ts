@@ -1327,7 +1327,7 @@ describe('campaigns', () => {
       await page.goto(`${world.current.url}/dashboard${route}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await loaded(page);
-      problems.push(...(await checkPage(page, name, world.current.screenshots)));
+      problems.push(...(await checkPage(page, name)));
     }
     expect(problems).toEqual([]);
   }, 120_000);

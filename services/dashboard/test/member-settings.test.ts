@@ -1,9 +1,9 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { screenshot } from './support/page-checks.js';
 
 /**
  * What a member (read-only role) sees in Settings, in a real headless Chromium against the real
@@ -80,9 +80,9 @@ describe('a member', () => {
     const failing = page.getByRole('row', { name: /Wayne Data/ });
     await failing.getByText('Disabled', { exact: true }).waitFor();
     await failing.getByText('Turned off after 10 failed deliveries in a row').waitFor();
-    await page.screenshot({ path: path.join(world.current.screenshots, 'member-webhooks-1280.png'), fullPage: true });
+    await screenshot(page, 'member-webhooks-1280');
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(world.current.screenshots, 'member-webhooks-390.png'), fullPage: true });
+    await screenshot(page, 'member-webhooks-390');
     await page.setViewportSize({ width: 1280, height: 900 });
 
     await page.getByRole('link', { name: 'Wayne Data' }).click();
@@ -91,9 +91,9 @@ describe('a member', () => {
     await expect(page.getByRole('switch').count()).resolves.toBe(0);
     const deliveries = page.getByRole('definition').filter({ hasText: 'Disabled' });
     await deliveries.getByText('Turned off after 10 failed deliveries in a row').waitFor();
-    await page.screenshot({ path: path.join(world.current.screenshots, 'member-endpoint-1280.png'), fullPage: true });
+    await screenshot(page, 'member-endpoint-1280');
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(world.current.screenshots, 'member-endpoint-390.png'), fullPage: true });
+    await screenshot(page, 'member-endpoint-390');
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -111,7 +111,7 @@ describe('a member', () => {
     await page.getByText('Only owners and admins can see it.').waitFor();
     await expect(page.getByRole('table').count()).resolves.toBe(0);
     await expect(page.getByText('Reporting').count()).resolves.toBe(0);
-    await page.screenshot({ path: path.join(world.current.screenshots, 'member-tokens-1280.png'), fullPage: true });
+    await screenshot(page, 'member-tokens-1280');
     await page.getByRole('link', { name: 'Back to Settings' }).click();
     await page.getByRole('heading', { level: 1, name: 'Outbound webhooks' }).waitFor();
   });

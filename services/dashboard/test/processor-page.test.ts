@@ -316,7 +316,7 @@ describe('the processor page', () => {
       await expect(description(button)).resolves.toBe(
         'Import again goes on from where the last run stopped (customers), keeping what it imported, rather than starting over.',
       );
-      await expect(checkPage(page, 'processor-import-failed', world.current.screenshots)).resolves.toEqual([]);
+      await expect(checkPage(page, 'processor-import-failed')).resolves.toEqual([]);
       refuse = false;
       const asked = stripe.requests.length;
       await button.click();
@@ -372,7 +372,7 @@ describe('the processor page', () => {
     await expect(section.textContent()).resolves.toMatch(/Parked: not tried again until it is retried/);
     await expect(section.getByText(/0 waiting, 2 parked/).count()).resolves.toBe(1);
     // No serious axe-core violation, and nothing wider than a phone (the table scrolls in its box).
-    await expect(checkPage(page, 'processor-event-errors', world.current.screenshots)).resolves.toEqual([]);
+    await expect(checkPage(page, 'processor-event-errors')).resolves.toEqual([]);
 
     const retry = page.getByRole('button', { name: 'Retry parked events' });
     await retry.click();

@@ -16,7 +16,7 @@ import {
 } from '../../worker/test/processor/stripe-kit.js';
 import { desktopPage, PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
 import { description, expectFieldError } from './support/field-errors.js';
-import { checkPage } from './support/page-checks.js';
+import { checkPage, SCREENSHOT_DIR, screenshot } from './support/page-checks.js';
 
 /**
  * The dashboard's settings flows in a real headless Chromium against the real API app,
@@ -452,9 +452,9 @@ describe('outbound webhooks', () => {
   });
 
   it('screenshots the endpoint page at 1280 and 390 px', async () => {
-    await page.screenshot({ path: path.join(world.current.screenshots, 'endpoint-1280.png'), fullPage: true });
+    await screenshot(page, 'endpoint-1280');
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(world.current.screenshots, 'endpoint-390.png'), fullPage: true });
+    await screenshot(page, 'endpoint-390');
     // Nothing wider than the screen at 390 px but the tables' own scrolling.
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
@@ -798,7 +798,7 @@ describe('every page', () => {
     ['/account', 'Account', 'account'],
   ];
 
-  const scan = (target: Page, name: string) => checkPage(target, name, world.current.screenshots);
+  const scan = (target: Page, name: string) => checkPage(target, name);
 
   // One test a page: each runs axe and takes two full-page screenshots, a few seconds each, and
   // together they outgrew one test's time on a busy machine.
@@ -833,10 +833,12 @@ describe('every page', () => {
     await page.keyboard.press('Escape');
     expect(problems).toEqual([]);
     if (process.env.UPDATE_DOCS_SCREENSHOTS === '1') {
+      if (!SCREENSHOT_DIR)
+        throw new Error('UPDATE_DOCS_SCREENSHOTS=1 needs SCREENSHOT_DIR: where the screenshots are taken');
       const docs = path.resolve(import.meta.dirname, '../../../docs/screenshots');
       await mkdir(docs, { recursive: true });
       for (const file of ['endpoint-1280.png', 'tokens-390.png']) {
-        await copyFile(path.join(world.current.screenshots, file), path.join(docs, `dashboard-${file}`));
+        await copyFile(path.join(SCREENSHOT_DIR, file), path.join(docs, `dashboard-${file}`));
       }
     }
   });

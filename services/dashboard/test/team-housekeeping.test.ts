@@ -61,8 +61,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  // Screenshots of the dialogs at 1280 and 390 px, to look at: where they are written.
-  console.log(`team-housekeeping screenshots: ${world.current.screenshots}`);
 });
 
 describe('removing someone who created API tokens', () => {
@@ -87,7 +85,7 @@ describe('removing someone who created API tokens', () => {
     const revoke = confirm.getByRole('checkbox', { name: 'Also revoke these 2 tokens' });
     await expect(revoke.isChecked()).resolves.toBe(false);
     await confirm.getByText('Not ticked (the default): they keep working after the removal.').waitFor();
-    problems.push(...(await checkPage(page, 'team-remove-with-tokens', world.current.screenshots)));
+    problems.push(...(await checkPage(page, 'team-remove-with-tokens')));
     await confirm.getByRole('button', { name: 'Remove', exact: true }).click();
     await confirm.waitFor({ state: 'detached' });
     await page.getByRole('row', { name: /alice@acme\.test/ }).waitFor({ state: 'detached' });
@@ -105,7 +103,7 @@ describe('removing someone who created API tokens', () => {
       .getByRole('row', { name: /cli-made/ })
       .getByRole('cell', { name: 'Operator CLI' })
       .waitFor();
-    problems.push(...(await checkPage(page, 'tokens-creator-removed', world.current.screenshots)));
+    problems.push(...(await checkPage(page, 'tokens-creator-removed')));
   });
 
   it('revokes them with the removal when the box is ticked', async () => {
@@ -122,14 +120,14 @@ describe('removing someone who created API tokens', () => {
     await confirm
       .getByText('Revoked with the removal: the next request with it is refused.', { exact: false })
       .waitFor();
-    problems.push(...(await checkPage(page, 'team-remove-revoke-ticked', world.current.screenshots)));
+    problems.push(...(await checkPage(page, 'team-remove-revoke-ticked')));
     // One token: the button agrees with the checkbox in number.
     await confirm.getByRole('button', { name: 'Remove and revoke token', exact: true }).click();
     await confirm.waitFor({ state: 'detached' });
     await expect(page.getByRole('status').filter({ hasText: 'was removed' }).textContent()).resolves.toBe(
       'Bob Admin was removed and their 1 API token was revoked.',
     );
-    problems.push(...(await checkPage(page, 'team-removed-status', world.current.screenshots)));
+    problems.push(...(await checkPage(page, 'team-removed-status')));
 
     await page.goto(`${world.current.url}/dashboard/settings/tokens`);
     const row = page.getByRole('row', { name: /bob-ci/ });
@@ -170,7 +168,7 @@ describe('inviting an address with a pending invitation', () => {
     await first.waitFor({ state: 'detached' });
     const second = await invite();
     await second.getByText(/^This replaces the invitation sent on .+; its link no longer works\.$/).waitFor();
-    problems.push(...(await checkPage(page, 'team-invitation-replaced', world.current.screenshots)));
+    problems.push(...(await checkPage(page, 'team-invitation-replaced')));
     await second.getByRole('button', { name: 'Done' }).click();
   });
 });
@@ -195,7 +193,7 @@ describe('an invitation opened in a browser signed in as someone else', () => {
       'This browser is signed in as Olga Owner (owner@acme.test). Accepting signs Olga Owner out here and signs ' +
         'this browser in as erin.member@acme.test instead.',
     );
-    problems.push(...(await checkPage(page, 'invitation-signed-in-as-other', world.current.screenshots)));
+    problems.push(...(await checkPage(page, 'invitation-signed-in-as-other')));
     // Signed out, the same page says nothing of it.
     const stranger = await desktopPage(world.current.browser);
     await stranger.page.goto(link);

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { CAMPAIGN_EXPORT_COLUMNS } from '@retention/db';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { screenshot } from './support/page-checks.js';
 
 /**
  * The Campaigns list's days and the dashboard's formats across zones and browser languages
@@ -247,10 +247,7 @@ describe('a shared Campaigns link with days', () => {
       const losAngeles = await agent(LOS_ANGELES, 'en-US', { width, height: 900 });
       await openCampaigns(losAngeles, `?${DAYS}&${tz}`);
       await settlesTo(losAngeles, rows);
-      await losAngeles.screenshot({
-        path: path.join(world.current.screenshots, `campaigns-${name}-${width}.png`),
-        fullPage: true,
-      });
+      await screenshot(losAngeles, `campaigns-${name}-${width}`);
       const overflow = await losAngeles.evaluate<number>(
         'document.documentElement.scrollWidth - document.documentElement.clientWidth',
       );

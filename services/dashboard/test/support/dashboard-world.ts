@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll } from '@jest/globals';
 import express from 'express';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -69,8 +66,6 @@ export interface DashboardWorld {
   ownerInvitation: string;
   /** A member with a password, to sign in directly. */
   member: { email: string };
-  /** Where screenshots go (a temporary directory of this run). */
-  screenshots: string;
   startWorker(): Promise<WorkerHandle>;
 }
 
@@ -185,7 +180,6 @@ export function useDashboardWorld(options: WorldOptions = {}): { readonly curren
       workspace: { id: ids.id, ownerEmail: 'owner@acme.test', campaignIds: [ids.campaigns.k1!, ids.campaigns.k2!] },
       ownerInvitation: invitation.invite_url,
       member: { email: 'member@acme.test' },
-      screenshots: await mkdtemp(path.join(tmpdir(), 'dashboard-screenshots-')),
       async startWorker() {
         const handle = await createWorker({
           config,

@@ -1,19 +1,34 @@
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 
 /**
+ * Where the browser tests' screenshots go: SCREENSHOT_DIR when it is set, else none are taken.
+ * Nothing asserts on them (they are for a person to look at), and a full-page PNG costs the
+ * browser and the test CPU that a test run on two cores spends waiting (docs/performance.md).
+ */
+export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR || null;
+
+/** A full-page screenshot as `<name>.png` in SCREENSHOT_DIR, when it is set; else nothing. */
+export async function screenshot(target: Page, name: string): Promise<void> {
+  if (!SCREENSHOT_DIR) return;
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  await target.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/**
  * The checks every dashboard page must pass (docs/dashboard-ui.md): no serious or critical
  * axe-core violation, and nothing wider than a 390 px phone but the tables' own scrolling.
- * Screenshots at 1280 and 390 px go to `screenshots` as `<name>-<width>.png`. Returns the
+ * Screenshots at 1280 and 390 px as `<name>-<width>.png` when SCREENSHOT_DIR is set. Returns the
  * problems found, one line each, so a test can report all pages at once.
  */
-export async function checkPage(target: Page, name: string, screenshots: string): Promise<string[]> {
+export async function checkPage(target: Page, name: string): Promise<string[]> {
   const violations = await seriousViolations(target, name);
-  await target.screenshot({ path: path.join(screenshots, `${name}-1280.png`), fullPage: true });
+  await screenshot(target, `${name}-1280`);
   await target.setViewportSize({ width: 390, height: 844 });
   const overflow = await target.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  await target.screenshot({ path: path.join(screenshots, `${name}-390.png`), fullPage: true });
+  await screenshot(target, `${name}-390`);
   await target.setViewportSize({ width: 1280, height: 900 });
   return [...violations, ...(overflow > 0 ? [`${name}: ${overflow}px wider than a 390 px screen`] : [])];
 }
