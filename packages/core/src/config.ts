@@ -168,33 +168,32 @@ export function urlCredentials(name: string, parsed: URL): { user: string; pass:
   }
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+/**
+ * An integer setting within [min, max]. `belowMin` words the refusal of a well-formed value under
+ * `min` when the bound has a reason worth saying (PROCESSOR_EVENT_RETENTION_DAYS).
+ */
+function integer(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  belowMin?: (value: number) => string,
+): number {
   const value = read(env, name, String(fallback));
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+  const wellFormed = /^\d+$/.test(value);
+  if (wellFormed && belowMin && Number(value) < min) throw new ConfigError(name, belowMin(Number(value)));
+  if (!wellFormed || Number(value) < min || Number(value) > max) {
     throw new ConfigError(name, `"${value}" is not an integer between ${min} and ${max}`);
   }
   return Number(value);
 }
 
-/** PROCESSOR_EVENT_RETENTION_DAYS: an integer of days, refused under 31 with the reason. */
-function processorEventRetentionDays(env: Env): number {
-  const name = 'PROCESSOR_EVENT_RETENTION_DAYS';
-  const min = MIN_PROCESSOR_EVENT_RETENTION_DAYS;
-  const value = read(env, name, String(DEFAULT_PROCESSOR_EVENT_RETENTION_DAYS));
-  if (!/^\d+$/.test(value) || Number(value) > 3650) {
-    throw new ConfigError(name, `"${value}" is not an integer between ${min} and 3650`);
-  }
-  const days = Number(value);
-  if (days < min) {
-    throw new ConfigError(
-      name,
-      `${days} days is fewer than ${min}. Stripe resends an event up to 30 days after ` +
-        'it was created (the Dashboard, `stripe events resend`), and a resent event whose stored row was deleted ' +
-        `would be applied again: keep them ${min} days or more`,
-    );
-  }
-  return days;
-}
+/** Why PROCESSOR_EVENT_RETENTION_DAYS is never under 31 (docs/processor.md, "Retention"). */
+const tooShortForStripeResends = (days: number) =>
+  `${days} days is fewer than ${MIN_PROCESSOR_EVENT_RETENTION_DAYS}. Stripe resends an event up to 30 days after ` +
+  'it was created (the Dashboard, `stripe events resend`), and a resent event whose stored row was deleted ' +
+  `would be applied again: keep them ${MIN_PROCESSOR_EVENT_RETENTION_DAYS} days or more`;
 
 function duration(env: Env, name: string, fallback: string, minMs: number, maxMs: number): number {
   const value = read(env, name, fallback);
@@ -357,7 +356,14 @@ export function loadConfig(env: Env = process.env): Config {
     apiMaxConnections: integer(env, 'API_MAX_CONNECTIONS', 2000, 1, 1_000_000),
     apiInternalPort: integer(env, 'API_INTERNAL_PORT', 3002, 0, 65535),
     webhookLogRetentionDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, 1, 3650),
-    processorEventRetentionDays: processorEventRetentionDays(env),
+    processorEventRetentionDays: integer(
+      env,
+      'PROCESSOR_EVENT_RETENTION_DAYS',
+      DEFAULT_PROCESSOR_EVENT_RETENTION_DAYS,
+      MIN_PROCESSOR_EVENT_RETENTION_DAYS,
+      3650,
+      tooShortForStripeResends,
+    ),
     apiExpectedReplicas: integer(env, 'API_EXPECTED_REPLICAS', 1, 1, 1000),
   };
 }

@@ -602,6 +602,12 @@ export interface ProcessorStatusView {
   };
 }
 
+/** Per set-aside reason: its rows plus those the retention deleted (`set_aside_other_mode`, …). */
+const SET_ASIDE_COUNTS = SET_ASIDE_REASONS.map(
+  (reason) =>
+    `(c.pruned_${reason} + count(e.id) FILTER (WHERE e.ignored_reason = '${reason}'))::float8 AS set_aside_${reason}`,
+).join(',\n            ');
+
 /**
  * A connection's events as `processor status` counts them, in one statement, so one snapshot:
  * every event ever received (the rows, plus those the retention deleted, counted on the
@@ -618,17 +624,13 @@ async function eventCounts(
   parked: number;
   setAside: Record<SetAsideReason, number>;
 }> {
-  const setAside = SET_ASIDE_REASONS.map(
-    (reason) =>
-      `(c.pruned_${reason} + count(e.id) FILTER (WHERE e.ignored_reason = '${reason}'))::float8 AS set_aside_${reason}`,
-  ).join(',\n           ');
   // bigint sums: node-postgres reads them as strings; float8 holds any count exactly to 2^53.
   const { rows } = await db.raw<{ rows: Array<Record<string, number | Date | null>> }>(
     `SELECT (c.pruned_events + count(e.id))::float8 AS received,
             max(e.received_at) AS last,
             count(e.id) FILTER (WHERE e.state = 'pending')::float8 AS pending,
             count(e.id) FILTER (WHERE e.state = 'parked')::float8 AS parked,
-            ${setAside}
+            ${SET_ASIDE_COUNTS}
        FROM processor_connections c
        LEFT JOIN processor_events e ON e.connection_id = c.id
       WHERE c.id = ?

@@ -1,5 +1,6 @@
 import { SET_ASIDE_REASONS } from '@retention/core';
 import type { Db } from '@retention/db';
+import { retentionCutoff } from '../retention-cutoff.js';
 
 /**
  * Retention of the Stripe event inbox (docs/processor.md, "Retention"): events applied or
@@ -67,11 +68,7 @@ export async function pruneProcessorEvents(
   options: { olderThanDays: number; batchSize?: number },
 ): Promise<ProcessorEventsPruneResult> {
   const limit = options.batchSize ?? DEFAULT_PROCESSOR_EVENTS_PRUNE_BATCH;
-  // One cutoff for the whole run, on the database's clock.
-  const { rows } = await db.raw<{ rows: Array<{ cutoff: Date }> }>(`SELECT now() - ? * interval '1 day' AS cutoff`, [
-    options.olderThanDays,
-  ]);
-  const cutoff = rows[0]!.cutoff;
+  const cutoff = await retentionCutoff(db, options.olderThanDays);
   const connections = (await db('processor_connections').orderBy('id').pluck('id')) as string[];
   let events = 0;
   for (const connection of connections) {

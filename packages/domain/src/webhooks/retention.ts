@@ -1,4 +1,5 @@
 import type { Db } from '@retention/db';
+import { retentionCutoff } from '../retention-cutoff.js';
 
 /**
  * Retention of the webhook log: attempts (each with up to 4 KB of the receiver's answer) and
@@ -18,11 +19,7 @@ export async function pruneWebhookLog(
   options: { olderThanDays: number; batchSize?: number },
 ): Promise<PruneResult> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  // One cutoff for the whole run, on the database's clock.
-  const { rows } = await db.raw<{ rows: Array<{ cutoff: Date }> }>(`SELECT now() - ? * interval '1 day' AS cutoff`, [
-    options.olderThanDays,
-  ]);
-  const cutoff = rows[0]!.cutoff;
+  const cutoff = await retentionCutoff(db, options.olderThanDays);
   const deleteInBatches = async (sql: string): Promise<number> => {
     let total = 0;
     for (;;) {
