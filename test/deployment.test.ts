@@ -172,9 +172,10 @@ describe("docker-compose.yml's environment", () => {
    * Names the processes read that compose does not pass: its DATABASE_URL names its user, so
    * PGUSER is never consulted (config.ts, withLoginName; node-postgres likewise). NODE_ENV is
    * the image's own (`ENV NODE_ENV=production` in infra/docker/Dockerfile): a compose default
-   * would only risk undoing it.
+   * would only risk undoing it. INSECURE_FAST_PASSWORD_HASHING is for test runs, and the image's
+   * NODE_ENV=production refuses it.
    */
-  const NOT_PASSED = new Set(['PGUSER', 'NODE_ENV']);
+  const NOT_PASSED = new Set(['PGUSER', 'NODE_ENV', 'INSECURE_FAST_PASSWORD_HASHING']);
   /** Names in the sources that no process reads: the receiver's example code in the API reference. */
   const NOT_READ = new Set(['WEBHOOK_SECRET']);
   /** Set by compose itself, for its own PostgreSQL and Redis and the ports inside the containers. */

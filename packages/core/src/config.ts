@@ -294,6 +294,25 @@ function dnsServers(env: Env): string[] | null {
   return servers;
 }
 
+/**
+ * INSECURE_FAST_PASSWORD_HASHING=1 makes new password hashes cheap, for test runs only
+ * (packages/domain/src/accounts/passwords.ts; docs/decisions.md, "Password hashing in tests").
+ * A deployment (NODE_ENV=production) that has it does not start: anyone holding a copy of its
+ * database could try passwords at millions a second.
+ */
+function refuseInsecurePasswordHashing(env: Env): void {
+  const value = env.INSECURE_FAST_PASSWORD_HASHING;
+  if (value === undefined || value === '') return;
+  if (value !== '1') throw new ConfigError('INSECURE_FAST_PASSWORD_HASHING', 'must be 1 or unset');
+  if (env.NODE_ENV === 'production') {
+    throw new ConfigError(
+      'INSECURE_FAST_PASSWORD_HASHING',
+      'is for test runs only and is refused with NODE_ENV=production: passwords would be hashed at a cost ' +
+        'that lets anyone with a copy of the database try millions a second. Unset it',
+    );
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const delaysText = read(env, 'WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_SCHEDULE);
   const webhookRetryDelaysMs = parseDurationList(delaysText);
@@ -311,6 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisKeyPrefix)) {
     throw new ConfigError('REDIS_KEY_PREFIX', 'use 1 to 64 letters, digits, dots, dashes or underscores');
   }
+  refuseInsecurePasswordHashing(env);
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const apiHeadersTimeoutMs = integer(env, 'API_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const apiRequestTimeoutMs = integer(env, 'API_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);

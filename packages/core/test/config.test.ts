@@ -131,6 +131,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses INSECURE_FAST_PASSWORD_HASHING with NODE_ENV=production, and any value but 1', () => {
+    expect(() => loadConfig({ ...KEY, INSECURE_FAST_PASSWORD_HASHING: '1' })).not.toThrow();
+    expect(() => loadConfig({ ...KEY, INSECURE_FAST_PASSWORD_HASHING: '1', NODE_ENV: 'development' })).not.toThrow();
+    expect(() => loadConfig({ ...KEY, INSECURE_FAST_PASSWORD_HASHING: '', NODE_ENV: 'production' })).not.toThrow();
+    expect(() => loadConfig({ ...KEY, INSECURE_FAST_PASSWORD_HASHING: '1', NODE_ENV: 'production' })).toThrow(
+      /^Invalid INSECURE_FAST_PASSWORD_HASHING: is for test runs only and is refused with NODE_ENV=production/,
+    );
+    expect(() => loadConfig({ ...KEY, INSECURE_FAST_PASSWORD_HASHING: 'true' })).toThrow(
+      'Invalid INSECURE_FAST_PASSWORD_HASHING: must be 1 or unset',
+    );
+  });
+
   it('reads the stale-campaign check interval as a duration', () => {
     expect(loadConfig({ ...KEY, STALE_CAMPAIGN_CHECK_INTERVAL: '500ms' }).staleCampaignCheckEveryMs).toBe(500);
     expect(loadConfig({ ...KEY, STALE_CAMPAIGN_CHECK_INTERVAL: '1h' }).staleCampaignCheckEveryMs).toBe(3_600_000);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   assertAcceptablePassword,
   changeMemberRole,
@@ -16,6 +16,15 @@ import { useTestDatabase } from '@retention/testkit';
 const database = useTestDatabase();
 
 describe('passwords', () => {
+  // The test run hashes at argon2id's smallest cost (global setup); these check the real one.
+  const testRunSetting = process.env.INSECURE_FAST_PASSWORD_HASHING;
+  beforeAll(() => {
+    delete process.env.INSECURE_FAST_PASSWORD_HASHING;
+  });
+  afterAll(() => {
+    if (testRunSetting !== undefined) process.env.INSECURE_FAST_PASSWORD_HASHING = testRunSetting;
+  });
+
   it('hashes with argon2id, verifies, and refuses a wrong or malformed one', async () => {
     const hash = await hashPassword('correct horse battery');
     expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
@@ -63,6 +72,36 @@ describe('passwords', () => {
     // Both pay for one argon2id derivation (tens of ms); neither is a fast path.
     expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
     expect(median(unknown)).toBeGreaterThan(5);
+  });
+});
+
+describe('INSECURE_FAST_PASSWORD_HASHING (test runs only)', () => {
+  const saved = { fast: process.env.INSECURE_FAST_PASSWORD_HASHING, nodeEnv: process.env.NODE_ENV };
+  afterAll(() => {
+    process.env.INSECURE_FAST_PASSWORD_HASHING = saved.fast;
+    process.env.NODE_ENV = saved.nodeEnv;
+    if (saved.fast === undefined) delete process.env.INSECURE_FAST_PASSWORD_HASHING;
+    if (saved.nodeEnv === undefined) delete process.env.NODE_ENV;
+  });
+
+  it("hashes at argon2id's smallest cost, and a hash verifies at the cost it records either way", async () => {
+    process.env.INSECURE_FAST_PASSWORD_HASHING = '1';
+    const fast = await hashPassword('correct horse battery');
+    expect(fast).toMatch(/^\$argon2id\$v=19\$m=64,t=1,p=1\$/);
+    expect(await verifyPassword('correct horse battery', fast)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', fast)).toBe(false);
+
+    delete process.env.INSECURE_FAST_PASSWORD_HASHING;
+    const real = await hashPassword('correct horse battery');
+    expect(real).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    process.env.INSECURE_FAST_PASSWORD_HASHING = '1';
+    expect(await verifyPassword('correct horse battery', real)).toBe(true);
+  });
+
+  it('never applies with NODE_ENV=production, whatever the variable says', async () => {
+    process.env.INSECURE_FAST_PASSWORD_HASHING = '1';
+    process.env.NODE_ENV = 'production';
+    expect(await hashPassword('correct horse battery')).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 });
 

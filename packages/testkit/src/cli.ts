@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { REPO_ROOT, redisKeyPrefix, runId, TEST_REDIS_URL } from './environment.js';
+import { childEnvironment, REPO_ROOT, redisKeyPrefix, runId, TEST_REDIS_URL } from './environment.js';
 import { entryArguments } from './process-bundle.js';
 
 export interface CliResult {
@@ -23,7 +23,7 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     execFile(
       process.execPath,
       [...entryArguments('services/cli/src/main.ts'), ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, ...testRedis(), ...env }, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: REPO_ROOT, env: childEnvironment({ ...testRedis(), ...env }), maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         if (code === -1) return reject(error ?? new Error('cli did not exit'));

@@ -46,3 +46,14 @@ export function testSecretsKey(): string {
 export function testSecretsKeyBytes(): Buffer {
   return parseSecretsKey({ SECRETS_KEY: testSecretsKey() });
 }
+
+/**
+ * The environment of a process a test starts: this process's, then `env` over it. One started as
+ * a deployment (NODE_ENV=production) is started without INSECURE_FAST_PASSWORD_HASHING, which the
+ * run sets for every process (global-setup.ts) and a deployment refuses at start, as it should.
+ */
+export function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (merged.NODE_ENV === 'production') delete merged.INSECURE_FAST_PASSWORD_HASHING;
+  return merged;
+}

@@ -34,6 +34,11 @@ export default async function globalSetup(): Promise<void> {
   // compiled again in each (Node checks each module's content, so a changed one is compiled
   // afresh). Measured on the CLI's start: docs/performance.md, "Test run".
   process.env.NODE_COMPILE_CACHE ??= path.join(tmpdir(), 'node-compile-cache');
+  // Passwords hashed at argon2id's smallest cost rather than OWASP's 19 MiB, by every worker
+  // and spawned process: at the real cost, hashing was about a ninth of the run's CPU
+  // (docs/decisions.md, "Password hashing in tests"). The suites that check the real cost, or
+  // start a process with NODE_ENV=production (which refuses it), remove it themselves.
+  process.env.INSECURE_FAST_PASSWORD_HASHING ??= '1';
 
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 5_000 });
   try {

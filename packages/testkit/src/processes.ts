@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { REPO_ROOT } from './environment.js';
+import { childEnvironment, REPO_ROOT } from './environment.js';
 import { entryArguments } from './process-bundle.js';
 
 /** A port nobody is listening on right now. */
@@ -37,7 +37,7 @@ export function startService(entry: string, env: Record<string, string>): Servic
   const child = spawn(process.execPath, entryArguments(entry), {
     cwd: REPO_ROOT,
     // API_INTERNAL_PORT 0: test processes run side by side, and 3002 can be taken only once.
-    env: { ...process.env, API_INTERNAL_PORT: '0', ...env },
+    env: childEnvironment({ API_INTERNAL_PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -4,13 +4,28 @@ import { invalidField } from '@retention/core';
 /**
  * Passwords: argon2id from node:crypto (memory-hard), OWASP's minimum profile (19 MiB, 2
  * passes), about 30 ms per hash on purpose. Stored as a PHC string, so the cost can be raised
- * later without losing the old hashes.
+ * later without losing the old hashes (a hash is verified at the cost it records).
  */
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 256;
 
-const COST = { memory: 19_456, passes: 2, parallelism: 1 } as const;
+type Cost = { memory: number; passes: number; parallelism: number };
+
+const OWASP_COST: Cost = { memory: 19_456, passes: 2, parallelism: 1 };
+/**
+ * INSECURE_FAST_PASSWORD_HASHING=1, for test runs only (docs/decisions.md, "Password hashing in
+ * tests"): argon2id at its smallest, a fraction of a millisecond. The test run's sign-ins and
+ * sign-ups spent about a ninth of its CPU hashing at the real cost. Never under
+ * NODE_ENV=production, where loadConfig refuses the variable at start.
+ */
+const INSECURE_TEST_COST: Cost = { memory: 64, passes: 1, parallelism: 1 };
 const TAG_LENGTH = 32;
+
+/** The cost new hashes are made at: read at each hash, so a test can switch it per file. */
+function hashingCost(): Cost {
+  const fast = process.env.INSECURE_FAST_PASSWORD_HASHING === '1' && process.env.NODE_ENV !== 'production';
+  return fast ? INSECURE_TEST_COST : OWASP_COST;
+}
 
 export function assertAcceptablePassword(password: unknown, field = 'password'): string {
   if (typeof password !== 'string') throw invalidField(field, 'must be a string');
@@ -21,7 +36,7 @@ export function assertAcceptablePassword(password: unknown, field = 'password'):
   return password;
 }
 
-function derive(password: string, nonce: Buffer, cost: { memory: number; passes: number; parallelism: number }) {
+function derive(password: string, nonce: Buffer, cost: Cost) {
   const parameters: Argon2Parameters = { message: password, nonce, tagLength: TAG_LENGTH, ...cost };
   return new Promise<Buffer>((resolve, reject) =>
     argon2('argon2id', parameters, (error, key) => (error ? reject(error) : resolve(key))),
@@ -30,8 +45,9 @@ function derive(password: string, nonce: Buffer, cost: { memory: number; passes:
 
 export async function hashPassword(password: string): Promise<string> {
   const nonce = randomBytes(16);
-  const key = await derive(password, nonce, COST);
-  return `$argon2id$v=19$m=${COST.memory},t=${COST.passes},p=${COST.parallelism}$${nonce.toString('base64url')}$${key.toString('base64url')}`;
+  const cost = hashingCost();
+  const key = await derive(password, nonce, cost);
+  return `$argon2id$v=19$m=${cost.memory},t=${cost.passes},p=${cost.parallelism}$${nonce.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 const PHC = /^\$argon2id\$v=19\$m=(\d{1,7}),t=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]{16,})\$([A-Za-z0-9_-]{16,})$/;
