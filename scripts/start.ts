@@ -13,7 +13,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, parseDuration, redactUrl, type Config } from '@retention/core';
 import { createDb, describeConnectionFailure, ensureDatabase, migrateLatest, type Db } from '@retention/db';
-import { inviteMember, pointDemoEndpointsAt, seedDemo, type Actor } from '@retention/domain';
+import {
+  DEMO_DEFAULT_CUSTOMERS,
+  DEMO_MAX_CUSTOMERS,
+  inviteMember,
+  MIN_DEMO_CUSTOMERS,
+  pointDemoEndpointsAt,
+  seedDemo,
+  type Actor,
+} from '@retention/domain';
 import {
   createRedis,
   DEVELOPMENT_SECRETS_KEY_FILE,
@@ -63,9 +71,9 @@ async function withDb<T>(config: Config, use: (db: Db) => Promise<T>): Promise<T
  * first one cannot be shown again). Seeding waits until then, so that a start that fails
  * (a port in use) mints no token nobody sees: the next start seeds instead.
  */
-function seedOnFirstStart(config: Config, env: NodeJS.ProcessEnv, receiver: string): Promise<string[]> {
+function seedOnFirstStart(config: Config, env: NodeJS.ProcessEnv, demo: DemoSettings): Promise<string[]> {
   return withDb(config, async (db) => [
-    ...(await seedOrDescribe(db, config, env, receiver)),
+    ...(await seedOrDescribe(db, config, env, demo)),
     ...(await dashboardSignIn(db, config)),
     ...operatorCliPrefix(env),
   ]);
@@ -126,7 +134,18 @@ async function dashboardSignIn(db: Db, config: Config): Promise<string[]> {
   return [...lines, `Sign in as the demo owner (${owner.email}): ${invited.invite_url}`];
 }
 
-async function seedOrDescribe(db: Db, config: Config, env: NodeJS.ProcessEnv, receiver: string): Promise<string[]> {
+/** What the first start's demo is made with: its receiver's origin and its size. */
+interface DemoSettings {
+  receiver: string;
+  customers: number;
+}
+
+async function seedOrDescribe(
+  db: Db,
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  settings: DemoSettings,
+): Promise<string[]> {
   const existing = await db('workspaces').orderBy('created_at').first<{ id: string; name: string } | undefined>();
   if (existing) {
     // With this start's DATABASE_URL and the like, or it would mint the token elsewhere.
@@ -137,7 +156,7 @@ async function seedOrDescribe(db: Db, config: Config, env: NodeJS.ProcessEnv, re
       `  ${hint.command}`,
     ];
   }
-  const demo = await seedDemo(db, { baseUrl: config.baseUrl, receiver, secretsKey: config.secretsKey });
+  const demo = await seedDemo(db, { baseUrl: config.baseUrl, secretsKey: config.secretsKey, ...settings });
   return [
     `Seeded the demo workspace "${demo.workspace.name}" (${demo.workspace.id}, ${demo.counts.customers} customers).`,
     `API token (shown this once): ${demo.token}`,
@@ -315,6 +334,22 @@ function readyTimeoutMs(): number {
 }
 
 /**
+ * DEMO_CUSTOMERS: how many customers the first start's demo has, 500 by default; the bounds of
+ * `demo seed --customers`. Read before anything is touched, so a bad value changes nothing.
+ */
+function demoCustomers(): number {
+  const text = process.env.DEMO_CUSTOMERS?.trim() || String(DEMO_DEFAULT_CUSTOMERS);
+  const customers = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
+  if (!(customers >= MIN_DEMO_CUSTOMERS && customers <= DEMO_MAX_CUSTOMERS)) {
+    throw new ConfigError(
+      'DEMO_CUSTOMERS',
+      `"${text}" is not a whole number from ${MIN_DEMO_CUSTOMERS} to ${DEMO_MAX_CUSTOMERS}`,
+    );
+  }
+  return customers;
+}
+
+/**
  * Waits for both services to answer /readyz, for at most `timeoutMs`. Returns which ones
  * did, or undefined when the services are stopping (a signal, or one exited: a port in use
  * fails at once, not after the timeout).
@@ -376,6 +411,7 @@ function banner(
 async function main(): Promise<void> {
   const { config, env } = await configWithConcretePorts();
   const timeoutMs = readyTimeoutMs();
+  const customers = demoCustomers();
   await ensurePortsFree(config);
   // Bundled while the database is migrated; removed if a step fails, or once the services exit.
   const bundling = bundleServices();
@@ -405,7 +441,7 @@ async function main(): Promise<void> {
   const services = opened.add(startServices(bundle, env), (services) => services.stop());
   const readiness = await waitUntilReady(config, services, timeoutMs);
   if (readiness) {
-    const notes = await opened.step(() => seedOnFirstStart(config, env, receiver.origin));
+    const notes = await opened.step(() => seedOnFirstStart(config, env, { receiver: receiver.origin, customers }));
     // Printed even if a stop came in meanwhile: a token just minted must never go unseen.
     say(banner(config, { ...readiness, timeoutMs }, [...notes, receiverNote(config, receiver)]));
   }

@@ -277,9 +277,11 @@ describe('npm start', () => {
 
   it('with PORT and WORKER_PORT 0, picks free ports, checks them, and prints them with the token', async () => {
     await withTestDatabase(async (database) => {
-      const start = startService('scripts/start.ts', environment(database.url, 0, 0));
+      // The smallest demo that holds every status (DEMO_CUSTOMERS): this start is about its ports.
+      const start = startService('scripts/start.ts', { ...environment(database.url, 0, 0), DEMO_CUSTOMERS: '10' });
       try {
         await start.waitFor(/Stop it with Ctrl-C/, 90_000);
+        expect(start.output()).toMatch(/Seeded the demo workspace "[^"]+" \([0-9a-f-]{36}, 10 customers\)/);
         const apiPort = Number(
           /The service is running: API http:\/\/localhost:(\d+)\/api\/v1/.exec(start.output())?.[1],
         );
@@ -308,6 +310,7 @@ describe('npm start', () => {
       const start = startService('scripts/start.ts', {
         ...environment(database.url, await freePort(), await freePort()),
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+        DEMO_CUSTOMERS: '10',
       });
       try {
         await start.waitFor(/Stop it with Ctrl-C/, 90_000);
@@ -338,6 +341,7 @@ describe('npm start', () => {
       const start = startService('scripts/start.ts', {
         ...environment(database.url, port, await freePort()),
         START_READY_TIMEOUT: '1ms',
+        DEMO_CUSTOMERS: '10',
       });
       try {
         await start.waitFor(/Stop it with Ctrl-C/, 90_000);
@@ -375,6 +379,22 @@ describe('npm start', () => {
       } finally {
         blocker.close();
       }
+    });
+  }, 60_000);
+
+  it('refuses a DEMO_CUSTOMERS it cannot make before touching anything', async () => {
+    await withEmptyDatabase(async (database) => {
+      for (const customers of ['lots', '9', '100001']) {
+        const start = startService('scripts/start.ts', {
+          ...environment(database.url, await freePort(), await freePort()),
+          DEMO_CUSTOMERS: customers,
+        });
+        expect(await start.exited).toBe(1);
+        expect(start.output()).toContain(
+          `npm start failed: Invalid DEMO_CUSTOMERS: "${customers}" is not a whole number from 10 to 100000`,
+        );
+      }
+      await expect(database.db.schema.hasTable('workspaces')).resolves.toBe(false);
     });
   }, 60_000);
 
