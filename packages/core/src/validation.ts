@@ -1,4 +1,4 @@
-import ajvModule, { type ErrorObject } from 'ajv';
+import ajvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import ajvFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import { parseTimestamp } from './time.js';
@@ -8,7 +8,7 @@ const Ajv = ajvModule.default;
 const addFormats = ajvFormatsModule.default;
 
 /**
- * One ajv instance for the whole process: schemas compile once, at import time.
+ * One ajv instance for the whole process: each schema compiles once, at its first use.
  * `allErrors` is off so a hostile document cannot make validation do unbounded work;
  * `verbose` puts the failing schema on the error, so a schema can carry its own message.
  */
@@ -68,10 +68,24 @@ function joinPath(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-/** Compiles a schema into a function that returns null when valid, or what is wrong. */
+/**
+ * Every schema given to compileProblemFinder in this process, for `compileDeclaredSchemas`: a
+ * schema ajv refuses then fails a test, not a request.
+ */
+const declaredSchemas: TSchema[] = [];
+
+/**
+ * A function that returns null when a value is valid, or what is wrong. The schema is compiled
+ * at the function's first call rather than here: the validators are declared when their modules
+ * load, and compiling them all was a quarter of the CPU of every process's start (the operator
+ * CLI's, 139 of 538 ms) and of every test file's loading, most of them for schemas that process
+ * never uses (docs/performance.md, "Test run").
+ */
 export function compileProblemFinder(schema: TSchema, root = ''): (value: unknown) => ValueProblem | null {
-  const validate = ajv.compile(schema);
+  declaredSchemas.push(schema);
+  let validate: ValidateFunction | undefined;
   return (value) => {
+    validate ??= ajv.compile(schema);
     if (validate(value)) return null;
     const first = validate.errors?.[0];
     return first ? describeAjvProblem(first, root) : problem(root, 'is invalid');
@@ -82,4 +96,13 @@ export function compileProblemFinder(schema: TSchema, root = ''): (value: unknow
 export function compileValidator(schema: TSchema, root = ''): (value: unknown) => string | null {
   const findProblem = compileProblemFinder(schema, root);
   return (value) => findProblem(value)?.message ?? null;
+}
+
+/**
+ * Compiles every schema declared so far (by the modules loaded), as their first uses would:
+ * throws what ajv says of the first it refuses. For the test that loads every module.
+ */
+export function compileDeclaredSchemas(): number {
+  for (const schema of declaredSchemas) ajv.compile(schema);
+  return declaredSchemas.length;
 }
