@@ -26,6 +26,13 @@ const config: Config = {
   // machine, 570 s in band against 385 s with two workers, and later (a larger suite, a slower
   // day) 829 s with two against 772 s with three, every suite passing (docs/performance.md).
   maxWorkers: availableParallelism() + 1,
+  // How long a jest worker has to exit once the run is over before it is killed with "A worker
+  // process has failed to exit gracefully" (500 ms by default). That line came in one full run of
+  // two, on cores still busy with the run's end, while every worker's last suite had left no
+  // handle beyond those it had after its first (process.getActiveResourcesInfo() at each
+  // suite's teardown, docs/performance.md): slow to exit, not held open. A handle a test did
+  // leak would still hold a worker past this, and the line would still say so.
+  workerGracefulExitTimeout: 5_000,
 };
 
 export default config;

@@ -384,7 +384,7 @@ describe('npm start', () => {
 
   it('refuses a DEMO_CUSTOMERS it cannot make before touching anything', async () => {
     await withEmptyDatabase(async (database) => {
-      for (const customers of ['lots', '9', '100001']) {
+      for (const customers of ['lots', '9']) {
         const start = startService('scripts/start.ts', {
           ...environment(database.url, await freePort(), await freePort()),
           DEMO_CUSTOMERS: customers,
