@@ -44,6 +44,11 @@ export interface TimelineDelivery {
   completed_at: string | null;
   /** Pending: when its next attempt is due (or was, for one in flight); null once completed. */
   next_attempt_at: string | null;
+  /**
+   * The URL its last log line was sent to (or, skipped, would have been) when that is not the
+   * endpoint's URL now (it was edited since); null when they are the same or there is no line.
+   */
+  sent_to_url: string | null;
 }
 
 /** Why an event was recorded and not sent (migration 0023): the only cause on record. */

@@ -325,6 +325,7 @@ describe('schema constraints', () => {
       outcome: 'failed',
       error: 'timeout',
       duration_ms: 10,
+      url: 'https://hooks.example.com/a',
       ...fields,
     });
     for (const [index, outcome] of ATTEMPT_OUTCOMES.entries()) {
@@ -400,6 +401,7 @@ describe('schema constraints', () => {
       outcome: 'succeeded',
       http_status: 200,
       duration_ms: 3,
+      url: 'https://hooks.example.com/doomed',
     });
     await db('workspaces').where({ id: doomed.workspaceId }).delete();
     expect(await db('webhook_deliveries').where({ id: delivery!.id })).toEqual([]);

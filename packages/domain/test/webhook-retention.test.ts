@@ -31,6 +31,7 @@ async function delivery(endpoint: { id: string; workspaceId: string }, status: s
       response_body: 'x'.repeat(4096),
       duration_ms: 10,
       attempted_at: at,
+      url: 'https://hooks.example.com/retention',
     });
   }
   return row.id as string;

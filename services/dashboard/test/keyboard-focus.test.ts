@@ -341,6 +341,7 @@ describe('keyboard focus and announcements', () => {
         http_status: 200,
         duration_ms: 5,
         attempted_at: new Date(new Date(test.attempted_at).getTime() - (index + 1) * 60_000),
+        url: test.url,
       })),
     );
     await page.reload();

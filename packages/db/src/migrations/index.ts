@@ -31,6 +31,7 @@ import * as processorStatusDetails from './0029-processor-status-details.js';
 import * as processorRefusedDeliveries from './0030-processor-refused-deliveries.js';
 import * as processorKeyRejectionMail from './0031-processor-key-rejection-mail.js';
 import * as processorEventRetention from './0032-processor-event-retention.js';
+import * as attemptUrl from './0033-attempt-url.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -77,4 +78,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0030-processor-refused-deliveries', ...processorRefusedDeliveries },
   { name: '0031-processor-key-rejection-mail', ...processorKeyRejectionMail },
   { name: '0032-processor-event-retention', ...processorEventRetention },
+  { name: '0033-attempt-url', ...attemptUrl },
 ];

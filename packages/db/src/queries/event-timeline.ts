@@ -7,7 +7,8 @@ import { isoMillisSql } from '../resource-json.js';
  * delivery with the attempts actually sent (`attempt_count` less its skipped lines, which take an
  * attempt number each: docs/decisions.md), its last log line's HTTP status and outcome, and error
  * when that attempt failed or was interrupted (a pending delivery retrying after a refused
- * connection is not merely "pending"), a skipped one's reason (its skipped log line: the endpoint
+ * connection is not merely "pending"), `sent_to_url`: its last log line's URL when that is not
+ * the endpoint's URL now (edited since; else null), a skipped one's reason (its skipped log line: the endpoint
  * was off when the event was recorded, was turned off before its retry, …), when it was completed
  * and, pending, when its next attempt is due. `queued`: still in the outbox (the dispatcher has not taken it yet). `not_sent_reason`:
  * recorded by the dispatcher (`events_not_sent`), or, still queued, what the dispatcher will find
@@ -39,14 +40,16 @@ export function eventTimelineSql(workspace: string, key: 'campaign_id' | 'sessio
                         CASE WHEN d.status = 'skipped' THEN regexp_replace(lines.last_error, '^skipped: ', '') END
                           AS skipped_reason,
                         ${isoMillisSql('d.completed_at')} AS completed_at,
-                        ${isoMillisSql('d.next_attempt_at')} AS next_attempt_at) delivery) ORDER BY d.created_at)
+                        ${isoMillisSql('d.next_attempt_at')} AS next_attempt_at,
+                        NULLIF(lines.last_url, w.url) AS sent_to_url) delivery) ORDER BY d.created_at)
                  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
                  -- The delivery's log lines read once: its skipped lines, and its last line's status, outcome and error.
                 CROSS JOIN LATERAL (
                   SELECT count(*) FILTER (WHERE a.outcome = 'skipped')::int AS skipped,
                          (array_agg(a.http_status ORDER BY a.attempt DESC))[1] AS last_http_status,
                          (array_agg(a.outcome ORDER BY a.attempt DESC))[1] AS last_outcome,
-                         (array_agg(a.error ORDER BY a.attempt DESC))[1] AS last_error
+                         (array_agg(a.error ORDER BY a.attempt DESC))[1] AS last_error,
+                         (array_agg(a.url ORDER BY a.attempt DESC))[1] AS last_url
                     FROM webhook_attempts a WHERE a.delivery_id = d.id) lines
                 WHERE d.event_id = e.id), '[]'::json) AS deliveries) entry) ORDER BY e.seq)
       FROM events e

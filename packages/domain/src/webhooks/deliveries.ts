@@ -39,14 +39,18 @@ export async function skipPendingDeliveries(
        WHERE d.id = t.id
       RETURNING d.id, d.endpoint_id, d.event_type, d.attempt_count AS skipped_attempt,
                 t.attempt_started_at AS interrupted_at
+    ), endpoint AS (
+      SELECT url FROM webhook_endpoints WHERE id = ?
     ), interrupted AS (
-      INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
-      SELECT id, endpoint_id, event_type, skipped_attempt - 1, 'interrupted', ?, 0, interrupted_at
-        FROM skipped WHERE interrupted_at IS NOT NULL
+      INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms,
+                                    attempted_at, url)
+      SELECT id, endpoint_id, event_type, skipped_attempt - 1, 'interrupted', ?, 0, interrupted_at, endpoint.url
+        FROM skipped, endpoint WHERE interrupted_at IS NOT NULL
       ON CONFLICT (delivery_id, attempt) DO NOTHING
     )
-    INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
-    SELECT id, endpoint_id, event_type, skipped_attempt, 'skipped', ?, 0, now() FROM skipped
+    INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms,
+                                  attempted_at, url)
+    SELECT id, endpoint_id, event_type, skipped_attempt, 'skipped', ?, 0, now(), endpoint.url FROM skipped, endpoint
     `,
     [
       endpointId,
@@ -54,6 +58,7 @@ export async function skipPendingDeliveries(
       onlyDeliveryId ?? null,
       keepEventTypes ?? [],
       keepEventTypes ?? [],
+      endpointId,
       INTERRUPTED_ATTEMPT_ERROR,
       `skipped: ${reason}`,
     ],

@@ -28,6 +28,11 @@ export interface DeliveryLogEntry {
   attempted_at: string;
   /** When the next attempt is due; null when none will follow. */
   next_attempt_at: string | null;
+  /**
+   * The URL the attempt was sent to, which the endpoint's URL may no longer be; for a skipped
+   * or interrupted line, the endpoint's URL at that time.
+   */
+  url: string;
 }
 
 export interface AttemptRow {
@@ -43,6 +48,7 @@ export interface AttemptRow {
   duration_ms: number;
   attempted_at: Date;
   next_attempt_at: Date | null;
+  url: string;
 }
 
 export function toDeliveryLogEntry(row: AttemptRow): DeliveryLogEntry {
@@ -60,6 +66,7 @@ export function toDeliveryLogEntry(row: AttemptRow): DeliveryLogEntry {
     duration_ms: row.duration_ms,
     attempted_at: toIsoMillis(row.attempted_at),
     next_attempt_at: toIsoMillisOrNull(row.next_attempt_at),
+    url: row.url,
   };
 }
 
@@ -89,6 +96,7 @@ export function attemptColumns(db: Queryable) {
     'a.duration_ms',
     'a.attempted_at',
     db.raw(NEXT_ATTEMPT_SQL),
+    'a.url',
   ];
 }
 

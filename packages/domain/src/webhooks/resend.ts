@@ -117,6 +117,7 @@ export async function resendDelivery(
         duration_ms: result.durationMs,
         attempted_at: result.attemptedAt,
         next_attempt_at: nextAttemptAt,
+        url: claimed.url,
       })
       .returning<AttemptRow[]>('*');
     return toDeliveryLogEntry({ ...attempt!, event_id: before.event_id });

@@ -54,6 +54,7 @@ export async function sendTestWebhook(
         duration_ms: result.durationMs,
         attempted_at: result.attemptedAt,
         next_attempt_at: null,
+        url: endpoint.url,
       })
       .returning<AttemptRow[]>('*');
     return toDeliveryLogEntry({ ...attempt!, event_id: null });

@@ -863,8 +863,10 @@ describe('details', () => {
       error: 'connection refused',
       duration_ms: 3,
       next_attempt_at: due,
+      url: 'https://e.invalid/',
     });
     // Another endpoint's delivery, which failed and then succeeded: its old error is not its last.
+    // Both attempts went to its URL then, which has been edited since.
     const [archive] = await db()('webhook_endpoints')
       .insert({
         workspace_id: w.ws,
@@ -896,6 +898,7 @@ describe('details', () => {
         endpoint_id: archive.id,
         event_type: 'cancel.saved',
         duration_ms: 5,
+        url: 'https://archive-old.invalid/',
       })),
     );
 
@@ -925,6 +928,8 @@ describe('details', () => {
             skipped_reason: null,
             completed_at: null,
             next_attempt_at: due.toISOString(),
+            // Sent to the endpoint's URL as it is now: nothing to say.
+            sent_to_url: null,
           },
           {
             id: delivered.id,
@@ -939,6 +944,7 @@ describe('details', () => {
             skipped_reason: null,
             completed_at: due.toISOString(),
             next_attempt_at: null,
+            sent_to_url: 'https://archive-old.invalid/',
           },
         ],
       },

@@ -123,6 +123,7 @@ describe('a delivery skipped because its endpoint was off', () => {
       duration_ms: 12,
       attempted_at: new Date(Date.now() - 1000),
       next_attempt_at: retryAt,
+      url: 'https://e.invalid/',
     });
     const before = await call('GET', `/webhooks/${endpointId}/deliveries`, { cookie: owner });
     expect(

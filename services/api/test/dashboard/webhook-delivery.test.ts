@@ -162,6 +162,40 @@ describe('webhook actions against a real HTTPS receiver', () => {
     expect((await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: other.admin.cookie })).status).toBe(404);
   });
 
+  it("an attempt made before the endpoint's URL was edited is logged with the URL it went to, not the new one", async () => {
+    const db = database.current.db;
+    const { admin, member, workspace } = await team(db, call, 'Moved');
+    const oldUrl = receiver.url('/old-hook');
+    const newUrl = receiver.url('/new-hook');
+    const created = await call('POST', '/webhooks', { cookie: admin.cookie, body: { name: 'Moving', url: oldUrl } });
+    expect(created.status).toBe(201);
+    for (const path of ['/old-hook', '/new-hook']) {
+      receiver.route(path, { secret: created.body.secret, behaviour: { kind: 'status', status: 200, body: 'ok' } });
+    }
+    const before = await call('POST', `/webhooks/${created.body.id}/test`, { cookie: admin.cookie });
+    expect(before.body).toMatchObject({ outcome: 'succeeded', url: oldUrl });
+
+    const edited = await call('PATCH', `/webhooks/${created.body.id}`, { cookie: admin.cookie, body: { url: newUrl } });
+    expect(edited.status).toBe(200);
+    expect(edited.body.url).toBe(newUrl);
+    const after = await call('POST', `/webhooks/${created.body.id}/test`, { cookie: admin.cookie });
+    expect(after.body).toMatchObject({ outcome: 'succeeded', url: newUrl });
+    const delivery = await failedDelivery(workspace.id, created.body.id, 1);
+    const resent = await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
+    expect(resent.body).toMatchObject({ outcome: 'succeeded', url: newUrl });
+    expect(receiver.requestsTo('/old-hook')).toHaveLength(1);
+    expect(receiver.requestsTo('/new-hook')).toHaveLength(2);
+
+    const log = await call('GET', `/webhooks/${created.body.id}/deliveries`, { cookie: member.cookie });
+    expect(log.status).toBe(200);
+    // Newest first: the resend and the second test went to the new URL, the first test to the old.
+    expect(log.body.data.map((entry: { id: string; url: string }) => [entry.id, entry.url])).toEqual([
+      [resent.body.id, newUrl],
+      [after.body.id, newUrl],
+      [before.body.id, oldUrl],
+    ]);
+  });
+
   it('limits Send test and Resend together to 30 a minute for a workspace, with Retry-After, and sends nothing beyond', async () => {
     const db = database.current.db;
     const { admin, workspace } = await team(db, call, 'Busy sender');

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { TimelineEntry, User } from '../api/types.js';
 import { ActorName } from './ActorName.js';
+import { BreakableUrl } from './BreakableUrl.js';
 import { errorBesideStatus, humanize } from '../format.js';
 import { Link } from '../router.js';
 import { EventTypeName } from './Labels.js';
@@ -123,6 +124,7 @@ function Deliveries({ entry }: { entry: EventEntry }) {
             <DeliveryOutcome delivery={delivery} />, {delivery.attempts_sent}{' '}
             {delivery.attempts_sent === 1 ? 'attempt' : 'attempts'}
             <DeliveryTime delivery={delivery} />
+            <SentToUrl delivery={delivery} />
           </li>
         ),
       )}
@@ -193,6 +195,21 @@ function SkippedDelivery({ delivery }: { delivery: Delivery }) {
       {delivery.skipped_reason && <> ({delivery.skipped_reason})</>};{' '}
       {sent === 0 ? 'no attempt sent' : `${sent} ${sent === 1 ? 'attempt' : 'attempts'} sent before`}
       <DeliveryTime delivery={delivery} />
+      <SentToUrl delivery={delivery} label="its URL then" />
     </li>
+  );
+}
+
+/**
+ * Where its last attempt went, when the endpoint's URL has been edited since (null otherwise):
+ * the link names the endpoint as it is now, which is not where this event went.
+ */
+function SentToUrl({ delivery, label = 'sent to' }: { delivery: Delivery; label?: string }) {
+  if (!delivery.sent_to_url) return null;
+  return (
+    <span className="muted url-cell">
+      {' '}
+      ({label} <BreakableUrl url={delivery.sent_to_url} />)
+    </span>
   );
 }

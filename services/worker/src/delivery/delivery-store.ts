@@ -141,9 +141,10 @@ const CLAIM_PREVIOUS = `
     RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count, d.next_attempt_at, d.event_seq,
               p.attempt_started_at AS interrupted_at
   ), interrupted AS (
-    INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
-    SELECT id, endpoint_id, event_type, attempt_count - 1, 'interrupted', ?, 0, interrupted_at
-      FROM claimed WHERE interrupted_at IS NOT NULL
+    INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms,
+                                  attempted_at, url)
+    SELECT c.id, c.endpoint_id, c.event_type, c.attempt_count - 1, 'interrupted', ?, 0, c.interrupted_at, e.url
+      FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id WHERE c.interrupted_at IS NOT NULL
     ON CONFLICT (delivery_id, attempt) DO NOTHING
   )`;
 
@@ -340,8 +341,8 @@ export class DeliveryStore {
     const { rows } = await this.db.raw<{ rows: Array<{ recorded_ids: string[] } & Nullable<ClaimRow>> }>(
       `
       WITH input AS (
-        SELECT * FROM unnest(?::uuid[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
-                   AS i (id, attempt, http_status, response_body, duration_ms, attempted_at)
+        SELECT * FROM unnest(?::uuid[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::text[])
+                   AS i (id, attempt, http_status, response_body, duration_ms, attempted_at, url)
       ), finished AS (
         UPDATE webhook_deliveries d
            SET status = 'succeeded', next_attempt_at = NULL, attempt_started_at = NULL,
@@ -351,9 +352,9 @@ export class DeliveryStore {
         RETURNING d.id, d.endpoint_id, d.event_type, d.attempt_count
       ), logged AS (
         INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, http_status,
-                                      response_body, duration_ms, attempted_at)
+                                      response_body, duration_ms, attempted_at, url)
         SELECT f.id, f.endpoint_id, f.event_type, f.attempt_count, 'succeeded', i.http_status,
-               i.response_body, i.duration_ms, i.attempted_at
+               i.response_body, i.duration_ms, i.attempted_at, i.url
           FROM finished f JOIN input i ON i.id = f.id
       ), endpoints AS (
         UPDATE webhook_endpoints e
@@ -377,6 +378,7 @@ export class DeliveryStore {
         column((item) => item.result.responseBody),
         column((item) => item.result.durationMs),
         column((item) => item.result.attemptedAt),
+        column((item) => item.delivery.url),
         [...wanted.keys()],
         [...wanted.values()],
         this.options.leaseMs,
@@ -551,5 +553,7 @@ async function insertAttempt(
     duration_ms: result.durationMs,
     attempted_at: result.attemptedAt ?? trx.fn.now(),
     next_attempt_at: nextAttemptAt,
+    // The URL this attempt was sent to (read with its claim), or for a skipped line, would have been.
+    url: delivery.url,
   });
 }

@@ -64,10 +64,11 @@ WITH taken AS (
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
   RETURNING id, endpoint_id, event_type, status
 ), skipped AS (
-  INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at)
-  SELECT id, endpoint_id, event_type, 1, 'skipped', ?, 0, now()
-    FROM inserted
-   WHERE status = 'skipped'
+  INSERT INTO webhook_attempts (delivery_id, endpoint_id, event_type, attempt, outcome, error, duration_ms, attempted_at, url)
+  SELECT i.id, i.endpoint_id, i.event_type, 1, 'skipped', ?, 0, now(), e.url
+    FROM inserted i
+    JOIN webhook_endpoints e ON e.id = i.endpoint_id
+   WHERE i.status = 'skipped'
   RETURNING 1
 ), not_sent AS (
   INSERT INTO events_not_sent (event_id, reason)

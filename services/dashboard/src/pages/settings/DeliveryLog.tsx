@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { api, query } from '../../api/client.js';
 import type { Attempt, List } from '../../api/types.js';
-import { BreakAfterSeparators } from '../../components/BreakableUrl.js';
+import { BreakableUrl, BreakAfterSeparators } from '../../components/BreakableUrl.js';
 import { Badge, Filter, useFocusNewRows } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
@@ -12,7 +12,30 @@ import { BusyButton } from '../../components/BusyButton.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
 
-function Entry({ entry, canResend, onResent }: { entry: Attempt; canResend: boolean; onResent: () => void }) {
+/**
+ * The URL an attempt went to, under its summary, only when it is not the endpoint's URL now
+ * (edited since): the log never shows an old attempt as if it had gone to the new URL.
+ */
+export function SentTo({ url, current }: { url: string; current: string }) {
+  if (url === current) return null;
+  return (
+    <p className="log-sent-to muted url-cell">
+      Sent to <BreakableUrl url={url} />
+    </p>
+  );
+}
+
+function Entry({
+  entry,
+  endpointUrl,
+  canResend,
+  onResent,
+}: {
+  entry: Attempt;
+  endpointUrl: string;
+  canResend: boolean;
+  onResent: () => void;
+}) {
   const [expanded, setExpanded] = useState(false);
   const [resent, setResent] = useState<Attempt | null>(null);
   const resending = useAction();
@@ -43,6 +66,7 @@ function Entry({ entry, canResend, onResent }: { entry: Attempt; canResend: bool
           <Time value={entry.attempted_at} />
         </span>
       </button>
+      <SentTo url={entry.url} current={endpointUrl} />
       {expanded && (
         <div className="log-details" id={detailsId}>
           <dl className="details">
@@ -98,12 +122,15 @@ function prettyJson(text: string): string {
 
 export function DeliveryLog({
   endpointId,
+  endpointUrl,
   eventTypes,
   canResend,
   round,
   onRead,
 }: {
   endpointId: string;
+  /** The endpoint's URL now: an attempt sent elsewhere says where. */
+  endpointUrl: string;
   eventTypes: string[];
   canResend: boolean;
   round: number;
@@ -159,7 +186,7 @@ export function DeliveryLog({
       {list.items.length > 0 && (
         <ul className="log" aria-label="Deliveries, newest first" ref={logRef}>
           {list.items.map((entry) => (
-            <Entry key={entry.id} entry={entry} canResend={canResend} onResent={onRead} />
+            <Entry key={entry.id} entry={entry} endpointUrl={endpointUrl} canResend={canResend} onResent={onRead} />
           ))}
         </ul>
       )}

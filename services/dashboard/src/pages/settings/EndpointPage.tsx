@@ -368,6 +368,7 @@ export default function EndpointPage({ id }: { id: string }) {
       </div>
       <DeliveryLog
         endpointId={endpoint.id}
+        endpointUrl={endpoint.url}
         eventTypes={me.event_types}
         canResend={canManage}
         round={logRound}
