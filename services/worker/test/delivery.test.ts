@@ -51,6 +51,7 @@ describe('delivery of outbox events', () => {
         duration_ms: expect.any(Number),
         attempted_at: expect.stringMatching(/Z$/),
         next_attempt_at: null,
+        url: endpoint.url,
       });
     }
     const endpointRow = await world.current.db('webhook_endpoints').where({ id: endpoint.id }).first();

@@ -50,6 +50,24 @@ describe('failed attempts', () => {
     expect(world.current.receiver.problems()).toEqual([]);
   });
 
+  it('logs each attempt with the URL it was sent to, when the URL is edited while an attempt is in flight', async () => {
+    const { db, receiver } = world.current;
+    const endpoint = await world.current.createEndpoint('/moving-from', {
+      behaviour: { kind: 'status', status: 500, body: 'moving', delayMs: 500 },
+    });
+    const newUrl = receiver.url('/moving-to');
+    receiver.route('/moving-to', { secret: endpoint.secret, behaviour: { kind: 'status', status: 200 } });
+    await world.current.startWorker();
+    await world.current.record([numberedEvent(world.current.workspace)]);
+    await receiver.waitForRequests(endpoint.path, 1);
+    // Edited while the first attempt waits for its answer: that attempt still went to the old URL.
+    await db('webhook_endpoints').where({ id: endpoint.id }).update({ url: newUrl });
+    const [first, second] = await logOf(endpoint, 2);
+    expect(first).toMatchObject({ attempt: 1, outcome: 'failed', http_status: 500, url: endpoint.url });
+    expect(second).toMatchObject({ attempt: 2, outcome: 'succeeded', http_status: 200, url: newUrl });
+    expect(receiver.requestsTo('/moving-to')).toHaveLength(1);
+  });
+
   it('treats a redirect as a failure and never follows it', async () => {
     const target = '/redirect-target';
     world.current.receiver.route(target, { secret: 'whsec_unused', behaviour: { kind: 'status', status: 200 } });

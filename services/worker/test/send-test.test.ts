@@ -50,6 +50,7 @@ describe('Send test', () => {
       duration_ms: expect.any(Number),
       attempted_at: expect.stringMatching(/Z$/),
       next_attempt_at: null,
+      url: endpoint.url,
     });
     const [request] = receiver.requestsTo(endpoint.path);
     expect(request!.problems).toEqual([]);
