@@ -70,10 +70,18 @@ describe("an endpoint's delivery log after its URL was edited", () => {
     await entries.nth(1).waitFor();
     await expect(entries.count()).resolves.toBe(2);
     // Newest first: the test sent to the new URL says nothing more; the one before says where it went.
-    await expect(entries.nth(0).getByText(/Sent to/).count()).resolves.toBe(0);
-    await expect(entries.nth(1).getByText(`Sent to ${receiver.url(OLD_PATH)}`, { exact: true }).isVisible()).resolves.toBe(
-      true,
-    );
+    await expect(
+      entries
+        .nth(0)
+        .getByText(/Sent to/)
+        .count(),
+    ).resolves.toBe(0);
+    await expect(
+      entries
+        .nth(1)
+        .getByText(`Sent to ${receiver.url(OLD_PATH)}`, { exact: true })
+        .isVisible(),
+    ).resolves.toBe(true);
     await expect(page.getByText(`Sent to ${receiver.url(NEW_PATH)}`).count()).resolves.toBe(0);
   }, 60_000);
 });

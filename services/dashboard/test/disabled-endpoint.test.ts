@@ -97,6 +97,8 @@ async function failedWithRetryScheduled(): Promise<void> {
     duration_ms: 12,
     attempted_at: new Date(Date.now() - 600_000),
     next_attempt_at: retryAt,
+    // Sent to the endpoint's URL, which has not changed since.
+    url: db('webhook_endpoints').select('url').where({ id: endpointId }),
   });
 }
 

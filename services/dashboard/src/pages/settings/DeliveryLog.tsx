@@ -16,7 +16,7 @@ const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
  * The URL an attempt went to, under its summary, only when it is not the endpoint's URL now
  * (edited since): the log never shows an old attempt as if it had gone to the new URL.
  */
-export function SentTo({ url, current }: { url: string; current: string }) {
+function SentTo({ url, current }: { url: string; current: string }) {
   if (url === current) return null;
   return (
     <p className="log-sent-to muted url-cell">
