@@ -1,9 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { compileDeclaredSchemas, loadConfig } from '@retention/core';
-import { createDb } from '@retention/db';
-import { createLogger, createRedis } from '@retention/runtime';
-import { testSecretsKey } from '@retention/testkit';
-import { createApp } from '../services/api/src/app.js';
+import { compileDeclaredSchemas } from '@retention/core';
+import { withUnconnectedApp } from '../services/api/test/unconnected-app.js';
 import '../services/cli/src/run.js';
 import '../services/worker/src/worker.js';
 
@@ -15,20 +12,8 @@ import '../services/worker/src/worker.js';
  */
 describe('the schemas the processes declare', () => {
   it('all compile', async () => {
-    const redis = createRedis('redis://127.0.0.1:1', 'command', 'declared-schemas');
-    redis.disconnect();
-    const db = createDb('postgres://127.0.0.1:1/none');
-    try {
-      // The API declares its routes' query schemas as it builds its routes.
-      createApp({
-        config: loadConfig({ SECRETS_KEY: testSecretsKey() }),
-        db,
-        redis,
-        logger: createLogger('api', 'silent'),
-      });
-    } finally {
-      await db.destroy();
-    }
+    // The API declares its routes' query schemas as it builds its routes.
+    await withUnconnectedApp(() => undefined);
     // The event types' payloads, the fixture file, the domain's inputs, the routes' queries: each
     // compiled without a word from ajv, which is strict (an unknown keyword is refused).
     expect(compileDeclaredSchemas()).toBeGreaterThan(40); // 43 when this was written

@@ -8,7 +8,6 @@ import {
   buildEventData,
   ERROR_STATUS,
   EVENT_TYPES,
-  loadConfig,
   PING_DATA,
   PING_EVENT_TYPE,
   serializeWebhookPayload,
@@ -17,12 +16,10 @@ import {
   toIsoMillis,
   type EventType,
 } from '@retention/core';
-import { createDb } from '@retention/db';
 import { loadFixtures } from '@retention/domain';
-import { createLogger, createRedis } from '@retention/runtime';
-import { createApp } from '../src/app.js';
 import { startApiInstance, useApiInstance, type ApiInstance, type Reply } from './api-instance.js';
-import { testSecretsKey, testSecretsKeyBytes } from '@retention/testkit';
+import { withUnconnectedApp } from './unconnected-app.js';
+import { testSecretsKeyBytes } from '@retention/testkit';
 
 const Ajv2020 = ajv2020Module.default;
 const addFormats = ajvFormatsModule.default;
@@ -62,25 +59,6 @@ function routesOf(app: Express): Array<{ method: string; path: string }> {
   return routes;
 }
 
-/** The app as main.ts builds it; listing its routes needs no connection. */
-async function withApp(use: (app: Express) => void): Promise<void> {
-  const redis = createRedis('redis://127.0.0.1:1', 'command', 'route-listing');
-  redis.disconnect();
-  const db = createDb('postgres://127.0.0.1:1/none');
-  try {
-    use(
-      createApp({
-        config: loadConfig({ SECRETS_KEY: testSecretsKey() }),
-        db,
-        redis,
-        logger: createLogger('api', 'silent'),
-      }),
-    );
-  } finally {
-    await db.destroy();
-  }
-}
-
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 /** The operations of the document, with their responses resolved. */
@@ -103,7 +81,7 @@ function resolveHeader(header: any): any {
 describe('the OpenAPI document', () => {
   it('describes exactly the routes the app serves under /api/v1, with their methods', async () => {
     let routes: Array<{ method: string; path: string }> = [];
-    await withApp((app) => (routes = routesOf(app)));
+    await withUnconnectedApp((app) => (routes = routesOf(app)));
     const served = routes
       .filter((route) => route.path.startsWith('/api/v1/'))
       .map((route) => `${route.method} ${toOpenApiPath(route.path)}`)
