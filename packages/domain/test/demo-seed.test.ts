@@ -499,7 +499,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
     expect(await history(atReceiver)).toEqual(await history(atCatalog));
   });
 
-  it("points the demo's endpoints, and only those, at a start's receiver, leaving their history as it was", async () => {
+  it("points the demo's endpoints, and only those, at a start's receiver, with the earlier receiver's attempts", async () => {
     const { db } = database.current;
     await db('webhook_endpoints').del(); // the earlier tests' workspaces
     const old = await seedDemo(db, {
@@ -552,6 +552,19 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
     });
     expect([await history(old), await history(earlier)]).toEqual(histories);
     expect(await db('webhook_attempts').count('* as count')).toEqual(attemptsBefore);
+    // The earlier receiver's attempts moved with it (the same receiver on a new port); those to
+    // the catalog's addresses, and to an endpoint the user pointed elsewhere, stayed.
+    const attemptUrls = (workspaceId: string, name: string) =>
+      db('webhook_attempts as a')
+        .join('webhook_endpoints as e', 'e.id', 'a.endpoint_id')
+        .where({ 'e.workspace_id': workspaceId, 'e.name': name })
+        .distinct()
+        .pluck('a.url');
+    expect(await attemptUrls(earlier.workspace.id, 'Dunning e-mails')).toEqual([
+      'https://127.0.0.1:40999/demo/dunning',
+    ]);
+    expect(await attemptUrls(earlier.workspace.id, 'CRM')).toEqual([`${RECEIVER}/demo/crm`]);
+    expect(await attemptUrls(old.workspace.id, 'CRM')).toEqual(['https://crm.northwind.example/webhooks/retention']);
     // Each change is in the security log, as any other change of an endpoint's URL.
     const logged = await db('security_events')
       .where({ action: 'webhook.updated' })

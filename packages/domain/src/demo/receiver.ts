@@ -55,6 +55,12 @@ export async function pointDemoEndpointsAt(db: Db, origin: string, actor: Actor)
       const url = validateWebhookUrl(demoReceiverUrl(origin, endpoint.key));
       if (url === row.url) continue;
       await trx('webhook_endpoints').where({ id: row.id }).update({ url, updated_at: trx.fn.now() });
+      // An earlier start's receiver is this one on another port: the attempts it was sent (the
+      // demo's history, replayed at seeding) move with it, or after each restart every one would
+      // read "Sent to" a port nothing listens on. Attempts to the catalog's addresses stay.
+      if (EARLIER_RECEIVER.test(row.url)) {
+        await trx('webhook_attempts').where({ endpoint_id: row.id, url: row.url }).update({ url });
+      }
       await recordSecurityEvent(trx, {
         workspace_id: row.workspace_id,
         action: 'webhook.updated',
