@@ -5,19 +5,29 @@ import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
- * An endpoint turned off and on again, in a real headless Chromium against the real API, worker
- * and an HTTPS receiver (docs/webhooks.md, "While an endpoint is off"): an event recorded while
- * it is off is in its log and the campaign's timeline as skipped, with its reason and no next
- * attempt; a failed attempt whose retry the turning off skipped no longer promises one; turning
- * it on says what became of what it missed, and Retry failed since… (from when it was off) sends it.
+ * An endpoint's delivery log, in a real headless Chromium against the real API, worker and an
+ * HTTPS receiver.
+ *
+ * An endpoint turned off and on again (docs/webhooks.md, "While an endpoint is off"): an event
+ * recorded while it is off is in its log and the campaign's timeline as skipped, with its reason
+ * and no next attempt; a failed attempt whose retry the turning off skipped no longer promises
+ * one; turning it on says what became of what it missed, and Retry failed since… (from when it
+ * was off) sends it.
+ *
+ * An endpoint whose URL was edited (docs/decisions.md, "Outbound webhooks"): a Send test to the
+ * old URL, the URL edited in the form, a Send test to the new one; only the old attempt says
+ * "Sent to".
  */
 const world = useDashboardWorld();
 
 const EMAIL = 'owner@wayne.test';
 const HOOK_PATH = '/hooks/wayne';
+const OLD_PATH = '/hooks/old';
+const NEW_PATH = '/hooks/new';
 let context: BrowserContext;
 let page: Page;
 let endpointId = '';
+let editedEndpointId = '';
 let workspaceId = '';
 let campaignId = '';
 
@@ -32,7 +42,11 @@ beforeAll(async () => {
         users: [{ key: 'owner', email: EMAIL, role: 'owner' }],
         customers: [{ key: 'c1', email: 'lucius@wayne-customers.test', subscriptions: [{ key: 's1' }] }],
         campaigns: [{ key: 'k1', customer: 'c1', psp_invoice_id: 'in_while_off', status: 'in_flight' as const }],
-        webhooks: [{ key: 'hook', name: 'Moved CRM', url: receiver.url(HOOK_PATH) }],
+        // The edited one takes an event type nothing here records: its log holds its Send tests alone.
+        webhooks: [
+          { key: 'hook', name: 'Moved CRM', url: receiver.url(HOOK_PATH) },
+          { key: 'edited', name: 'Edited CRM', url: receiver.url(OLD_PATH), events: ['trial.reminder_sent'] },
+        ],
       },
     ],
   });
@@ -44,6 +58,10 @@ beforeAll(async () => {
     secret: ids.webhooks.hook!.secret,
     behaviour: { kind: 'status', status: 200, body: 'ok' },
   });
+  editedEndpointId = ids.webhooks.edited!.id;
+  for (const path of [OLD_PATH, NEW_PATH]) {
+    receiver.route(path, { secret: ids.webhooks.edited!.secret, behaviour: { kind: 'status', status: 200 } });
+  }
   await db('users')
     .where({ email: EMAIL })
     .update({ password_hash: await hashPassword(PASSWORD) });
@@ -203,4 +221,42 @@ describe('an endpoint turned off, then on again', () => {
       .filter({ hasText: 'recovery.recovered' });
     await recovered.getByText(/Sent to Moved CRM: succeeded HTTP 200, 1 attempt, delivered/).waitFor();
   });
+});
+
+describe("an endpoint's delivery log after its URL was edited", () => {
+  it('says "Sent to" the old URL under the attempt made before, and nothing under the one made after', async () => {
+    const { receiver } = world.current;
+    await page.goto(`${world.current.url}/dashboard/settings/webhooks/${editedEndpointId}`);
+    await page.getByRole('heading', { level: 1, name: 'Edited CRM' }).waitFor();
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await receiver.waitForRequests(OLD_PATH, 1);
+    await page.getByRole('status').filter({ hasText: 'Test delivery:' }).waitFor();
+
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('dialog', { name: 'Edit endpoint' });
+    await form.getByLabel('URL').fill(receiver.url(NEW_PATH));
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await receiver.waitForRequests(NEW_PATH, 1);
+
+    await page.reload();
+    const entries = page.getByRole('list', { name: 'Deliveries, newest first' }).getByRole('listitem');
+    await entries.nth(1).waitFor();
+    await expect(entries.count()).resolves.toBe(2);
+    // Newest first: the test sent to the new URL says nothing more; the one before says where it went.
+    await expect(
+      entries
+        .nth(0)
+        .getByText(/Sent to/)
+        .count(),
+    ).resolves.toBe(0);
+    await expect(
+      entries
+        .nth(1)
+        .getByText(`Sent to ${receiver.url(OLD_PATH)}`, { exact: true })
+        .isVisible(),
+    ).resolves.toBe(true);
+    await expect(page.getByText(`Sent to ${receiver.url(NEW_PATH)}`).count()).resolves.toBe(0);
+  }, 60_000);
 });
