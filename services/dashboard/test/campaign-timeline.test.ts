@@ -133,6 +133,21 @@ describe("a cancel session's timeline", () => {
     const delivery = saved.getByRole('listitem').filter({ hasText: 'Stark Billing' });
     await expect(delivery.getByRole('time').getAttribute('datetime')).resolves.toBe(await completedAt('Stark Billing'));
     await expect(delivery.getByRole('link', { name: 'Stark Billing' }).count()).resolves.toBe(1);
+    await expect(delivery.getByText(/then at/).count()).resolves.toBe(0);
+    // The endpoint's URL edited since: the line says where this event went then.
+    const { db } = world.current;
+    const endpoint = await db('webhook_endpoints')
+      .where({ name: 'Stark Billing' })
+      .first<{ id: string; url: string }>();
+    await db('webhook_endpoints')
+      .where({ id: endpoint.id })
+      .update({ url: `${endpoint.url}-moved` });
+    try {
+      await page.reload();
+      await delivery.getByText(`(then at ${endpoint.url})`, { exact: true }).waitFor();
+    } finally {
+      await db('webhook_endpoints').where({ id: endpoint.id }).update({ url: endpoint.url });
+    }
     await screenshot(page, 'cancel-session-1280');
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, 'cancel-session-390');

@@ -195,21 +195,22 @@ function SkippedDelivery({ delivery }: { delivery: Delivery }) {
       {delivery.skipped_reason && <> ({delivery.skipped_reason})</>};{' '}
       {sent === 0 ? 'no attempt sent' : `${sent} ${sent === 1 ? 'attempt' : 'attempts'} sent before`}
       <DeliveryTime delivery={delivery} />
-      <SentToUrl delivery={delivery} label="its URL then" />
+      <SentToUrl delivery={delivery} />
     </li>
   );
 }
 
 /**
- * Where its last attempt went, when the endpoint's URL has been edited since (null otherwise):
- * the link names the endpoint as it is now, which is not where this event went.
+ * Where its last attempt went (or, skipped, would have), when the endpoint's URL has been edited
+ * since (null otherwise): the link names the endpoint as it is now, which is not where this event
+ * went. "Then at", as the line already begins "Sent to" its endpoint.
  */
-function SentToUrl({ delivery, label = 'sent to' }: { delivery: Delivery; label?: string }) {
+function SentToUrl({ delivery }: { delivery: Delivery }) {
   if (!delivery.sent_to_url) return null;
   return (
     <span className="muted url-cell">
       {' '}
-      ({label} <BreakableUrl url={delivery.sent_to_url} />)
+      (then at <BreakableUrl url={delivery.sent_to_url} />)
     </span>
   );
 }
