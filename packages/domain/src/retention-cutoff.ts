@@ -11,3 +11,17 @@ export async function retentionCutoff(db: Db, olderThanDays: number): Promise<Da
   ]);
   return rows[0]!.cutoff;
 }
+
+/**
+ * Runs `deleteBatch` (one short statement deleting at most `batchSize` rows, claimed `FOR UPDATE
+ * SKIP LOCKED`) until one deletes fewer than a batch: nothing is left past the cutoff, or another
+ * run (a worker replica) holds the rest. Returns the rows deleted in all.
+ */
+export async function deleteInBatches(batchSize: number, deleteBatch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteBatch();
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}

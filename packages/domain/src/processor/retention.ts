@@ -1,6 +1,6 @@
 import { SET_ASIDE_REASONS } from '@retention/core';
 import type { Db } from '@retention/db';
-import { retentionCutoff } from '../retention-cutoff.js';
+import { deleteInBatches, retentionCutoff } from '../retention-cutoff.js';
 
 /**
  * Retention of the Stripe event inbox (docs/processor.md, "Retention"): events applied or
@@ -72,13 +72,12 @@ export async function pruneProcessorEvents(
   const connections = (await db('processor_connections').orderBy('id').pluck('id')) as string[];
   let events = 0;
   for (const connection of connections) {
-    for (;;) {
-      const result = await db.raw<{ rows: Array<{ deleted: number }> }>(PRUNE_BATCH, { connection, cutoff, limit });
-      const deleted = result.rows[0]!.deleted;
-      events += deleted;
-      // Fewer than a batch: this connection is done, or another run holds the rest.
-      if (deleted < limit) break;
-    }
+    events += await deleteInBatches(
+      limit,
+      async () =>
+        (await db.raw<{ rows: Array<{ deleted: number }> }>(PRUNE_BATCH, { connection, cutoff, limit })).rows[0]!
+          .deleted,
+    );
   }
   return { events };
 }

@@ -1,5 +1,5 @@
 import type { Db } from '@retention/db';
-import { retentionCutoff } from '../retention-cutoff.js';
+import { deleteInBatches, retentionCutoff } from '../retention-cutoff.js';
 
 /**
  * Retention of the webhook log: attempts (each with up to 4 KB of the receiver's answer) and
@@ -20,21 +20,18 @@ export async function pruneWebhookLog(
 ): Promise<PruneResult> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const cutoff = await retentionCutoff(db, options.olderThanDays);
-  const deleteInBatches = async (sql: string): Promise<number> => {
-    let total = 0;
-    for (;;) {
-      const result = await db.raw<{ rowCount: number | null }>(sql, [cutoff, batchSize]);
-      total += result.rowCount ?? 0;
-      if ((result.rowCount ?? 0) < batchSize) return total;
-    }
-  };
-  const attempts = await deleteInBatches(`
+  const deleteOldest = (sql: string) =>
+    deleteInBatches(
+      batchSize,
+      async () => (await db.raw<{ rowCount: number | null }>(sql, [cutoff, batchSize])).rowCount ?? 0,
+    );
+  const attempts = await deleteOldest(`
     DELETE FROM webhook_attempts WHERE id IN (
       SELECT id FROM webhook_attempts WHERE attempted_at < ? ORDER BY attempted_at LIMIT ?
       FOR UPDATE SKIP LOCKED)`);
   // A finished delivery's attempts go with it (ON DELETE CASCADE); its newest is older than
   // completed_at, so they were deleted above already, bar a few written a moment later.
-  const deliveries = await deleteInBatches(`
+  const deliveries = await deleteOldest(`
     DELETE FROM webhook_deliveries WHERE id IN (
       SELECT id FROM webhook_deliveries
        WHERE completed_at < ? AND status <> 'pending'
