@@ -77,7 +77,10 @@ describe("e-mail to the workspace's owners when Stripe refuses its key", () => {
     expect(text).toContain('outbound webhooks are paused');
     expect(text).toContain('an import that was running has stopped');
     expect(text).toContain(`${BASE_URL}/dashboard/settings/processor`);
-    for (const secret of [processor.stripe.apiKey, processor.stripe.apiKey.slice(-4), w.secret, w.secret.slice(-4)]) {
+    // All but the last four characters: those are shown in the dashboard by design, and four hex
+    // digits turn up by chance in any UUID of a log line (a CI run once failed on one).
+    const neverShown = (secret: string) => secret.slice(0, -4);
+    for (const secret of [processor.stripe.apiKey, w.secret].map(neverShown)) {
       expect(raw).not.toContain(secret);
       expect(text).not.toContain(secret);
       expect(w.worker.rawLogs()).not.toContain(secret);
