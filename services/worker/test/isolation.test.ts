@@ -5,11 +5,17 @@ import { numberedEvent, useWorld, type SampleEvent, type Workspace } from './sup
 
 const world = useWorld();
 
-/** Long enough that the hanging endpoint is not auto-disabled (10 failures) before the end. */
-const TIMEOUT_MS = 3000;
+/**
+ * Long enough that the hanging endpoint is not auto-disabled (10 failures) before the end, and
+ * that a healthy delivery waiting behind a hanging attempt (the whole timeout) stands far from
+ * one a loaded CI machine merely slowed: one CI run saw 2.6 s, against 3 s before.
+ */
+const TIMEOUT_MS = 6000;
+/** How much later than alone a healthy delivery's p90 may be: noise, never a hanging attempt's wait. */
+const P90_NOISE_MS = 500;
 const WORKER = {
   env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_RETRY_DELAYS: '10m' },
-  // Without a per-endpoint cap, the hanging endpoint would hold all 20 slots for 3 s at a time.
+  // Without a per-endpoint cap, the hanging endpoint would hold all 20 slots for the whole timeout at a time.
   options: { concurrency: 20, maxInFlightPerEndpoint: 5 },
 };
 /** Slow endpoints' attempts, all together: half the worker's slots (the default). */
@@ -80,11 +86,11 @@ describe('per-endpoint isolation', () => {
     const beside = await healthyLatencies(healthy.path, 30);
     // Every healthy delivery arrives well within the hanging endpoint's timeout, and the hanging
     // endpoint never has more than its share of attempts open. Waiting behind a hanging attempt
-    // costs the whole timeout (3 s); the bounds are fractions of it, clear of a busy CI run's
+    // costs the whole timeout (6 s); the bounds are far under it, clear of a busy CI run's
     // noise (a p90 of 223 ms against 53 ms alone failed a bound of alone + 150 ms once). How
     // close to alone the healthy endpoint stays is bench:webhooks' measure, not a test's.
     expect(quantile(beside, 1)).toBeLessThan(TIMEOUT_MS / 2);
-    expect(quantile(beside, 0.9)).toBeLessThan(quantile(alone, 0.9) + TIMEOUT_MS / 6);
+    expect(quantile(beside, 0.9)).toBeLessThan(quantile(alone, 0.9) + P90_NOISE_MS);
     expect(receiver.peakInFlight(hanging.path)).toBe(5);
     expect((await db('webhook_endpoints').where({ id: hanging.id }).first()).enabled).toBe(true);
     expect(receiver.problems()).toEqual([]);
@@ -160,14 +166,14 @@ describe('per-endpoint isolation', () => {
     }, 20_000);
     await eventually(async () => (await worker.handle.deliveryQueue.getWaitingCount()) === 0, 20_000);
     const steady = await peakInFlightOfHanging(() => healthyLatencies(healthy.path, 30));
-    // No delivery waits for a hanging attempt, which costs the whole timeout (3 s). The bounds
-    // are fractions of it, far from that failure and clear of a busy CI run's noise: the
+    // No delivery waits for a hanging attempt, which costs the whole timeout (6 s). The bounds
+    // are far under it, far from that failure and clear of a busy CI run's noise: the
     // suites beside this one load the machine differently while `alone` and `steady` are
     // measured (a maximum of 1,008 ms and a p90 of 249 against 33 ms alone, in two CI runs on
     // a slow day). How close to alone the healthy endpoint stays is bench:webhooks' measure
     // (its p99 beside ten hanging backlogs), not a test's.
     expect(quantile(steady.latencies, 1)).toBeLessThan(TIMEOUT_MS / 2);
-    expect(quantile(steady.latencies, 0.9)).toBeLessThan(quantile(alone, 0.9) + TIMEOUT_MS / 6);
+    expect(quantile(steady.latencies, 0.9)).toBeLessThan(quantile(alone, 0.9) + P90_NOISE_MS);
     // They use their share in full, and never more.
     expect(steady.peak).toBe(SLOW_SHARE);
     for (const endpoint of hanging) {
