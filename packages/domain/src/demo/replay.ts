@@ -134,6 +134,8 @@ export async function replayHistory(trx: Transaction, history: History): Promise
 
 interface DemoEndpoint {
   id: string;
+  /** Its URL, which the demo never changes: every replayed attempt was sent there. */
+  url: string;
   /** The event types it is subscribed to. */
   events: readonly EventType[];
   /** What its receiver answers when it takes a delivery. */
@@ -180,14 +182,6 @@ export async function replayWebhookLog(trx: Transaction, history: WebhookHistory
   await trx('webhook_endpoints')
     .where({ workspace_id: workspaceId })
     .update({ created_at: new Date(history.connectedAt), updated_at: new Date(history.connectedAt) });
-  // Each attempt was sent to its endpoint's URL, which the demo never changed.
-  const urls = new Map(
-    (
-      await trx('webhook_endpoints')
-        .where({ workspace_id: workspaceId })
-        .select<Array<{ id: string; url: string }>>('id', 'url')
-    ).map((row) => [row.id, row.url]),
-  );
   const events = await trx('events')
     .where({ workspace_id: workspaceId })
     .andWhere('created_at', '>=', new Date(Math.max(history.connectedAt, history.keptSince)))
@@ -224,7 +218,7 @@ export async function replayWebhookLog(trx: Transaction, history: WebhookHistory
           duration_ms: durationMs,
           attempted_at: new Date(attemptedAt),
           next_attempt_at: nextAttemptAt === null ? null : new Date(nextAttemptAt),
-          url: urls.get(endpoint.id),
+          url: endpoint.url,
         });
         const seen = failed ? lastFailure : lastSuccess;
         seen.set(endpoint.id, Math.max(seen.get(endpoint.id) ?? 0, attemptedAt + durationMs));

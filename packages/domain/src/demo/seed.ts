@@ -97,17 +97,20 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
   assertPastDate(new Date(now), 'now');
   const { file, summary } = buildDemoFixture({ customers: valid.customers, seed: valid.seed, now });
   const { campaigns = [], cancel_sessions: cancelSessions = [], ...imported } = file.workspaces[0]!;
+  // Its catalog URL, or `npm start`'s local receiver.
+  const endpointUrl = ({ key, url }: (typeof DEMO_ENDPOINTS)[number]) =>
+    options.receiver === undefined ? url : demoReceiverUrl(options.receiver, key);
   const loaded = await inTransaction(db, async (trx) => {
     const workspace = (
       await loadFixtures(trx, options.secretsKey, {
         workspaces: [
           {
             ...imported,
-            webhooks: DEMO_ENDPOINTS.map(({ key, name, url, events }) => ({
-              key,
-              name,
-              url: options.receiver === undefined ? url : demoReceiverUrl(options.receiver, key),
-              events: [...events],
+            webhooks: DEMO_ENDPOINTS.map((endpoint) => ({
+              key: endpoint.key,
+              name: endpoint.name,
+              url: endpointUrl(endpoint),
+              events: [...endpoint.events],
             })),
           },
         ],
@@ -133,6 +136,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
       workspaceId: workspace.id,
       endpoints: DEMO_ENDPOINTS.map((endpoint) => ({
         id: workspace.webhooks[endpoint.key]!.id,
+        url: endpointUrl(endpoint),
         events: endpoint.events,
         accepts: endpoint.accepts,
       })),
