@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from '@jest/globals';
 import express from 'express';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { loadConfig, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import { createWebhookSender, hashPassword, inviteMember, loadFixtures, type WebhookSender } from '@retention/domain';
@@ -23,6 +23,7 @@ import { errorHandler } from '../../../api/src/middleware/errors.js';
 import { createWorker, type WorkerHandle } from '../../../worker/src/worker.js';
 import { createTestCertificate, type TestCertificate } from '../../../worker/test/support/certificate.js';
 import { Receiver } from '../../../worker/test/support/receiver.js';
+import { launchChromium } from './chromium.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -167,20 +168,7 @@ export function useDashboardWorld(options: WorldOptions = {}): { readonly curren
       { type: 'system', label: 'test' },
     );
     await built;
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        // Compositing in software in the browser process, as --disable-gpu leaves it, without a
-        // GPU process beside it: 8 % less of the browser's CPU over two suites, measured in turn
-        // (docs/performance.md, "Test run"), on a CI run that is CPU-bound.
-        '--disable-gpu-compositing',
-        '--in-process-gpu',
-      ],
-    });
+    const browser = await launchChromium();
     world = {
       url,
       config,
