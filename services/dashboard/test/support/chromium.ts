@@ -6,7 +6,7 @@ import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
  * whole unless it restates it; `chromium-switches.test.ts` fails when an upgrade of Playwright
  * changes it, and this copy is then brought up to date.
  */
-export const PLAYWRIGHT_DISABLED_FEATURES = [
+const PLAYWRIGHT_DISABLED_FEATURES = [
   'AvoidUnnecessaryBeforeUnloadCheckSync',
   'DestroyProfileOnBrowserClose',
   'HttpsUpgrades',
