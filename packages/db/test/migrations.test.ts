@@ -538,6 +538,62 @@ describe('migrations', () => {
     }
   });
 
+  it('0033-attempt-url records no URL for the lines before it, takes a line that names none, and undoes it', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateLatest(db, KEY);
+      const migration = MIGRATIONS.find((m) => m.name === '0033-attempt-url')!;
+      await db.transaction((trx) => migration.down(trx, KEY));
+      const [workspace] = await db('workspaces').insert({ name: 'Logged' }).returning<Array<{ id: string }>>('id');
+      const [endpoint] = await db('webhook_endpoints')
+        .insert({
+          workspace_id: workspace!.id,
+          name: 'e',
+          url: 'https://e.example.com/hook',
+          signing_secret_sealed: sealSecret(KEY.secretsKey, 'whsec_0123456789abcdef'),
+        })
+        .returning<Array<{ id: string }>>('id');
+      const [delivery] = await db('webhook_deliveries')
+        .insert({
+          workspace_id: workspace!.id,
+          endpoint_id: endpoint!.id,
+          event_type: 'ping',
+          status: 'failed',
+          attempt_count: 3,
+          completed_at: new Date(),
+        })
+        .returning<Array<{ id: string }>>('id');
+      // A line logged the way every release before 0033 logs one.
+      const line = (attempt: number) => ({
+        delivery_id: delivery!.id,
+        endpoint_id: endpoint!.id,
+        event_type: 'ping',
+        attempt,
+        outcome: 'failed',
+        error: 'HTTP 500',
+        duration_ms: 5,
+      });
+      await db('webhook_attempts').insert(line(1));
+
+      await db.transaction((trx) => migration.up(trx, KEY));
+      // Where it went was never recorded, and the endpoint's URL now would be a guess.
+      expect(await db('webhook_attempts').pluck('url')).toEqual([null]);
+      // The previous release, still running during a rolling deploy, names no URL either.
+      await db('webhook_attempts').insert(line(2));
+      await db('webhook_attempts').insert({ ...line(3), url: 'https://e.example.com/hook' });
+      expect(await db('webhook_attempts').orderBy('attempt').pluck('url')).toEqual([
+        null,
+        null,
+        'https://e.example.com/hook',
+      ]);
+      await db.transaction((trx) => migration.down(trx, KEY));
+      expect(await db('webhook_attempts').first()).not.toHaveProperty('url');
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('0021-reset-link-action renames the reset links made before it, not the resets done, and undoes it', async () => {
     const database = await createEmptyDatabase();
     try {

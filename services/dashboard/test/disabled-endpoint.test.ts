@@ -258,5 +258,13 @@ describe("an endpoint's delivery log after its URL was edited", () => {
         .isVisible(),
     ).resolves.toBe(true);
     await expect(page.getByText(`Sent to ${receiver.url(NEW_PATH)}`).count()).resolves.toBe(0);
+
+    // An attempt whose URL nobody recorded (logged before migration 0033): listed, and nothing
+    // said about where it went.
+    await world.current.db('webhook_attempts').where({ endpoint_id: editedEndpointId }).update({ url: null });
+    await page.reload();
+    await entries.nth(1).waitFor();
+    await expect(entries.count()).resolves.toBe(2);
+    await expect(page.getByText(/Sent to/).count()).resolves.toBe(0);
   }, 60_000);
 });

@@ -30,9 +30,10 @@ export interface DeliveryLogEntry {
   next_attempt_at: string | null;
   /**
    * The URL the attempt was sent to, which the endpoint's URL may no longer be; for a skipped
-   * or interrupted line, the endpoint's URL at that time.
+   * or interrupted line, the endpoint's URL at that time. Null when nobody recorded it: a line
+   * logged before migration 0033, or by the previous release during a rolling deploy.
    */
-  url: string;
+  url: string | null;
 }
 
 export interface AttemptRow {
@@ -48,7 +49,7 @@ export interface AttemptRow {
   duration_ms: number;
   attempted_at: Date;
   next_attempt_at: Date | null;
-  url: string;
+  url: string | null;
 }
 
 export function toDeliveryLogEntry(row: AttemptRow): DeliveryLogEntry {

@@ -194,6 +194,12 @@ describe('webhook actions against a real HTTPS receiver', () => {
       [after.body.id, newUrl],
       [before.body.id, oldUrl],
     ]);
+
+    // A line whose URL nobody recorded (logged before migration 0033, or by the previous release
+    // during a rolling deploy): null, not a guess.
+    await db('webhook_attempts').where({ id: before.body.id }).update({ url: null });
+    const unrecorded = await call('GET', `/webhooks/${created.body.id}/deliveries`, { cookie: member.cookie });
+    expect(unrecorded.body.data.at(-1)).toMatchObject({ id: before.body.id, outcome: 'succeeded', url: null });
   });
 
   it('limits Send test and Resend together to 30 a minute for a workspace, with Retry-After, and sends nothing beyond', async () => {

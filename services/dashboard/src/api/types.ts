@@ -158,8 +158,8 @@ export interface Attempt {
   duration_ms: number;
   attempted_at: string;
   next_attempt_at: string | null;
-  /** The URL it was sent to (the endpoint's URL may have changed since). */
-  url: string;
+  /** The URL it was sent to (the endpoint's URL may have changed since); null when not recorded. */
+  url: string | null;
   request_body?: string | null;
 }
 

@@ -14,10 +14,11 @@ const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
 
 /**
  * The URL an attempt went to, under its summary, only when it is not the endpoint's URL now
- * (edited since): the log never shows an old attempt as if it had gone to the new URL.
+ * (edited since): the log never shows an old attempt as if it had gone to the new URL. Nothing
+ * when it was not recorded (a line logged before migration 0033): there is nothing to say.
  */
-function SentTo({ url, current }: { url: string; current: string }) {
-  if (url === current) return null;
+function SentTo({ url, current }: { url: string | null; current: string }) {
+  if (url === null || url === current) return null;
   return (
     <p className="log-sent-to muted url-cell">
       Sent to <BreakableUrl url={url} />
