@@ -613,18 +613,24 @@ describe('migrations', () => {
           .returning<Array<{ id: string }>>('id');
       const [made] = await record('link_created');
       const [done] = await record('password_set');
+      // A link made by the release just before 0021, which already named it so (no step).
+      const [named] = await db('security_events')
+        .insert({ workspace_id: workspace!.id, action: 'account.reset_link_created', actor_type: 'user', details: {} })
+        .returning<Array<{ id: string }>>('id');
       const actionOf = async (row: { id: string } | undefined) =>
         (await db('security_events').where({ id: row!.id }).first('action')).action;
 
       await db.transaction((trx) => migration.up(trx));
-      expect([await actionOf(made), await actionOf(done)]).toEqual([
+      expect([await actionOf(made), await actionOf(done), await actionOf(named)]).toEqual([
         'account.reset_link_created',
         'account.password_reset',
+        'account.reset_link_created',
       ]);
       await db.transaction((trx) => migration.down(trx));
-      expect([await actionOf(made), await actionOf(done)]).toEqual([
+      expect([await actionOf(made), await actionOf(done), await actionOf(named)]).toEqual([
         'account.password_reset',
         'account.password_reset',
+        'account.reset_link_created',
       ]);
     } finally {
       await database.drop();

@@ -13,9 +13,14 @@ export async function up(knex: Knex): Promise<void> {
   `);
 }
 
+/**
+ * Back to the old name for the records `up` renamed only (they have `details.step`): the release
+ * before this one already wrote `account.reset_link_created` itself, without a step, and those
+ * records keep their name.
+ */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     UPDATE security_events SET action = 'account.password_reset'
-    WHERE action = 'account.reset_link_created';
+    WHERE action = 'account.reset_link_created' AND details->>'step' = 'link_created';
   `);
 }

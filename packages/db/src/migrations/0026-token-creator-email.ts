@@ -15,6 +15,9 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
+    -- A long transaction on the table fails the migration at once (run it again) rather than
+    -- queueing every reader and writer behind its lock (docs/upgrading.md).
+    SET LOCAL lock_timeout = '10s';
     ALTER TABLE api_tokens ADD COLUMN created_by_email text CHECK (length(created_by_email) <= 320);
     CREATE FUNCTION api_tokens_created_by_email() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

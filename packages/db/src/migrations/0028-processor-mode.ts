@@ -26,6 +26,9 @@ import { requireSecretsKey, type MigrationContext } from './context.js';
  */
 export async function up(knex: Knex, context?: MigrationContext): Promise<void> {
   await knex.raw(`
+    -- A long transaction on the table fails the migration at once (run it again) rather than
+    -- queueing every reader and writer behind its lock (docs/upgrading.md).
+    SET LOCAL lock_timeout = '10s';
     ALTER TABLE processor_connections ADD COLUMN mode text CHECK (mode IN ('test', 'live'));
     ALTER TABLE processor_events
       ADD COLUMN ignored_reason text,

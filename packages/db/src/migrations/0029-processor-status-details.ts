@@ -11,6 +11,9 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
+    -- A long transaction on the table fails the migration at once (run it again) rather than
+    -- queueing every reader and writer behind its lock (docs/upgrading.md).
+    SET LOCAL lock_timeout = '10s';
     ALTER TABLE processor_connections ADD COLUMN backfill_waiting_until timestamptz(3);
     CREATE INDEX processor_events_failing_idx ON processor_events (connection_id, received_at DESC)
       WHERE state IN ('pending', 'parked') AND last_error IS NOT NULL;
