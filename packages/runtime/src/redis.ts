@@ -47,10 +47,17 @@ export function createRedis(
   return redis;
 }
 
-/** Resolves once the connection is ready; rejects on its first error or after `timeoutMs`. */
+/**
+ * Resolves once the connection is ready; rejects on its first error or after `timeoutMs`. A
+ * Redis that answers, only slowly, is not refused for it: a command connection's ready check
+ * (an INFO) that runs past its `commandTimeout` fails that connection with "Command timed out",
+ * ioredis connects again, and the wait goes on for the next ready, within `timeoutMs` still.
+ * (A CI run on an overloaded machine once failed a worker's start on exactly that.)
+ */
 export function waitForRedis(redis: Redis, timeoutMs = 5_000): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
+    let slowAnswer: Error | undefined;
     const cleanup = () => {
       clearTimeout(timer);
       redis.off('ready', onReady);
@@ -60,15 +67,22 @@ export function waitForRedis(redis: Redis, timeoutMs = 5_000): Promise<void> {
       cleanup();
       resolve();
     };
-    const onError = (error: Error) => {
+    const fail = (error: Error) => {
       cleanup();
       reject(error);
     };
-    const timer = setTimeout(() => onError(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const onError = (error: Error) => {
+      if (error.message === COMMAND_TIMED_OUT) slowAnswer = error;
+      else fail(error);
+    };
+    const timer = setTimeout(() => fail(slowAnswer ?? new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     redis.on('ready', onReady);
     redis.on('error', onError);
   });
 }
+
+/** ioredis's message for a command that ran past `commandTimeout` (its Command.ts). */
+const COMMAND_TIMED_OUT = 'Command timed out';
 
 /**
  * The `/readyz` check of a Redis connection. A command connection that lost Redis refuses a
