@@ -223,6 +223,32 @@ describe('an endpoint turned off, then on again', () => {
   });
 });
 
+describe('an endpoint with the longest name there may be', () => {
+  it('fits a phone: the heading breaks, the breadcrumb cuts it short, nothing scrolls sideways', async () => {
+    const { db } = world.current;
+    // 200 characters (the most a name may have) with no space to break at.
+    const name = 'w'.repeat(200);
+    await db('webhook_endpoints').where({ id: editedEndpointId }).update({ name });
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${world.current.url}/dashboard/settings/webhooks/${editedEndpointId}`);
+      await page.getByRole('heading', { level: 1, name }).waitFor();
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow).toBeLessThanOrEqual(0);
+      const current = page.getByRole('navigation', { name: 'Breadcrumb' }).locator('[aria-current="page"]');
+      await expect(current.textContent()).resolves.toBe(name);
+      const box = await current.boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+      // One line: the breadcrumb is no taller than its last item, which sits beside the link.
+      const breadcrumb = await page.getByRole('navigation', { name: 'Breadcrumb' }).boundingBox();
+      expect(breadcrumb!.height).toBeLessThan(2 * box!.height);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await db('webhook_endpoints').where({ id: editedEndpointId }).update({ name: 'Edited CRM' });
+    }
+  });
+});
+
 describe("an endpoint's delivery log after its URL was edited", () => {
   it('says "Sent to" the old URL under the attempt made before, and nothing under the one made after', async () => {
     const { receiver } = world.current;
