@@ -477,12 +477,12 @@ describe('overview', () => {
   it('shows the last 30 days by default, numbers computed by hand, and names the currency it cannot convert', async () => {
     await expect(kpis(page)).resolves.toEqual({
       // Each rate says what it is of: 100% of closed beside open campaigns read as the result.
-      'Recovery rate of closed campaigns': '66.7% (2 of 3 campaigns closed)', // the 60-day-old one is outside
+      'Recovery rate of closed campaigns': '66.7% (2 recovered of 3 closed campaigns)', // the 60-day-old one is outside
       'Recovered so far of all opened': '40% (2 of 5 campaigns; 2 still open)',
       'Recovered revenue': '$200.00', // USD 100.00 + EUR 92.00
       'Revenue at risk': '$100.00', // JPY 15,000; THB left out
       'Lost revenue': '$50.00',
-      'Save rate': '66.7% (2 of 3 sessions saved or canceled)', // the 40-day-old cancel is outside
+      'Save rate': '66.7% (2 saved of 3 sessions that ended saved or canceled)', // the 40-day-old cancel is outside
       'Saved MRR': '$80.00', // USD 30.00 + EUR 46.00
       'Median time to recover': '2 days', // of 1 and 3 days
     });
@@ -502,9 +502,9 @@ describe('overview', () => {
     const vandelay = await signIn('owner@vandelay.test');
     const figures = await kpis(vandelay);
     expect(figures).toMatchObject({
-      'Recovery rate of closed campaigns': '54.5% (6 of 11 campaigns closed)',
+      'Recovery rate of closed campaigns': '54.5% (6 recovered of 11 closed campaigns)',
       'Recovered so far of all opened': '54.5% (6 of 11 campaigns; 0 still open)',
-      'Save rate': '54.5% (6 of 11 sessions saved or canceled)',
+      'Save rate': '54.5% (6 saved of 11 sessions that ended saved or canceled)',
     });
     // The API's rate is the same ratio to 4 places: rounding it again is what read 54.6%.
     const stats = (await (
@@ -534,12 +534,12 @@ describe('overview', () => {
     await page.getByText('All time, in USD.').waitFor();
     expect(new URL(page.url()).searchParams.get('period')).toBe('all_time');
     await expect(kpis(page)).resolves.toEqual({
-      'Recovery rate of closed campaigns': '75% (3 of 4 campaigns closed)',
+      'Recovery rate of closed campaigns': '75% (3 recovered of 4 closed campaigns)',
       'Recovered so far of all opened': '50% (3 of 6 campaigns; 2 still open)',
       'Recovered revenue': '$400.00',
       'Revenue at risk': '$100.00',
       'Lost revenue': '$50.00',
-      'Save rate': '50% (2 of 4 sessions saved or canceled)',
+      'Save rate': '50% (2 saved of 4 sessions that ended saved or canceled)',
       'Saved MRR': '$80.00',
       'Median time to recover': '2 days', // of 1, 2 and 3 days
     });

@@ -72,6 +72,11 @@ function campaigns(count: number): string {
   return `${formatNumber(count)} ${count === 1 ? 'campaign' : 'campaigns'}`;
 }
 
+/** "3 closed campaigns": "2 of 3 campaigns closed" read as if all 3 were closed. */
+function closedCampaigns(count: number): string {
+  return `${formatNumber(count)} closed ${count === 1 ? 'campaign' : 'campaigns'}`;
+}
+
 function sessions(count: number): string {
   return `${formatNumber(count)} ${count === 1 ? 'session' : 'sessions'}`;
 }
@@ -98,7 +103,7 @@ function Kpis({ overview }: { overview: OverviewData }) {
         <Card
           label="Recovery rate of closed campaigns"
           value={formatPercent(shareOf(recovery.recovered, closed))}
-          detail={`${formatNumber(recovery.recovered)} of ${campaigns(closed)} closed`}
+          detail={`${formatNumber(recovery.recovered)} recovered of ${closedCampaigns(closed)}`}
         />
         <Card
           label="Recovered so far of all opened"
@@ -111,7 +116,7 @@ function Kpis({ overview }: { overview: OverviewData }) {
         <Card
           label="Save rate"
           value={formatPercent(shareOf(cancel_flow.saved, decided))}
-          detail={`${formatNumber(cancel_flow.saved)} of ${sessions(decided)} saved or canceled`}
+          detail={`${formatNumber(cancel_flow.saved)} saved of ${sessions(decided)} that ended saved or canceled`}
         />
         <Card label="Saved MRR" value={formatMoney(cancel_flow.saved_mrr_cents, currency)} />
         <Card label="Median time to recover" value={formatDays(days)} />
