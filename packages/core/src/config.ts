@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { userInfo } from 'node:os';
 import { parseDuration, parseDurationList } from './durations.js';
 import { secretsKeyring, type SecretsKeyring } from './secrets-keyring.js';
+import { isLocalHost } from './local-hosts.js';
 
 /**
  * Process configuration, read once at start from the environment (operator-cli.md). Every
@@ -417,8 +418,6 @@ export function redactUrl(value: string): string {
   }
 }
 
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /**
  * A warning when a deployment (NODE_ENV=production) kept a local BASE_URL, such as the
  * compose file's default `http://localhost:3000`: every link made from it (the Stripe
@@ -431,11 +430,11 @@ export function localBaseUrlWarning(baseUrl: string, env: Env = process.env): st
   if (env.NODE_ENV !== 'production') return null;
   let host: string;
   try {
-    host = new URL(baseUrl).hostname.toLowerCase().replace(/\.$/, '');
+    host = new URL(baseUrl).hostname;
   } catch {
     return null;
   }
-  if (!LOCAL_HOSTS.has(host)) return null;
+  if (!isLocalHost(host)) return null;
   return (
     `BASE_URL is ${redactUrl(baseUrl)}, a local address, with NODE_ENV=production: the links made from it ` +
     "(processor connect's webhook_url, invitation and password-reset links) point at this machine. " +

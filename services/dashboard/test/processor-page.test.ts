@@ -162,6 +162,23 @@ describe('the processor page', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('says under the webhook URL that Stripe cannot reach this machine, and how to forward its events here', async () => {
+    // The test world's BASE_URL is http://127.0.0.1:<port>, as npm start's is on a laptop.
+    const url = (await page.getByLabel('Webhook URL for Stripe').textContent())!;
+    expect(new URL(url).hostname).toBe('127.0.0.1');
+    const note = page.getByRole('note').filter({ hasText: 'Stripe cannot reach this URL' });
+    await expect(note.textContent()).resolves.toContain(`stripe listen --forward-to ${url}`);
+    // The URL in it breaks on a phone rather than widening the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await expect(
+        page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
+      ).resolves.toBeLessThanOrEqual(0);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   it('refreshes itself while an import runs: its counts move, and it says when it started and finished', async () => {
     // 1.2 s a page, out of step with the page's reads: six seconds of import, two or three reads
     // while it runs, each after another page.

@@ -18,6 +18,7 @@ import { StripeEndpointSetup } from './StripeEndpointSetup.js';
 import { allRefused, RefusedDeliveries, REFUSING_STATUS_TEXT, type Refused } from './RefusedDeliveries.js';
 import { useRefreshWhile } from '../../use-refresh-while.js';
 import { EventErrors, type EventsView } from './EventErrors.js';
+import { stripeReachNote } from './stripe-reach.js';
 
 /** GET /dashboard/api/processor (docs/dashboard-api.md, "Processor"), told apart by its status. */
 interface NotConnected {
@@ -197,6 +198,7 @@ export default function Processor() {
         {/* In the Workspace page's words: whether outbound webhooks are sent, and why. */}
         <p className="hint">{processorStory(flag, current.status, true, allRefused(connection?.deliveries_refused))}</p>
         <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
+        <StripeReachNote webhookUrl={current.webhook_url} />
         <p className="hint">
           In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key
           (read access to customers, subscriptions, invoices, invoice payments, payment intents and events), existing
@@ -387,5 +389,15 @@ export default function Processor() {
         />
       )}
     </>
+  );
+}
+
+function StripeReachNote({ webhookUrl }: { webhookUrl: string }) {
+  const note = stripeReachNote(webhookUrl);
+  if (!note) return null;
+  return (
+    <p className="notice" role="note">
+      {note}
+    </p>
   );
 }
