@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { urlCredentials } from '@retention/core';
 import type { Logger } from './logger.js';
 
@@ -27,24 +27,30 @@ export function createMailer(
 ): Mailer | null {
   if (!settings.smtpUrl) return null;
   const url = new URL(settings.smtpUrl);
-  const transport = nodemailer.createTransport(
-    {
-      host: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
-      secure: url.protocol === 'smtps:',
-      ...(url.username && { auth: urlCredentials('SMTP_URL', url) }),
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-      ...(options.rejectUnauthorized === false && { tls: { rejectUnauthorized: false } }),
-    },
-    { from: settings.mailFrom },
-  );
+  // nodemailer is loaded at the first message, not at start: most starts (every CLI command but
+  // a few, and a service that sends no mail before it stops) never send one, and it is one of
+  // the larger imports of a process's start (docs/performance.md, "Test run").
+  const transportOptions = {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
+    secure: url.protocol === 'smtps:',
+    ...(url.username && { auth: urlCredentials('SMTP_URL', url) }),
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+    ...(options.rejectUnauthorized === false && { tls: { rejectUnauthorized: false } }),
+  };
+  let transport: Promise<Transporter> | undefined;
+  const openTransport = async () => {
+    const { default: nodemailer } = await import('nodemailer');
+    return nodemailer.createTransport(transportOptions, { from: settings.mailFrom });
+  };
   return {
     async send(message) {
       const recipients = Array.isArray(message.to) ? message.to : [message.to];
       try {
-        await transport.sendMail({ to: recipients, subject: message.subject, text: message.text });
+        transport ??= openTransport();
+        await (await transport).sendMail({ to: recipients, subject: message.subject, text: message.text });
         logger.info({ recipients: recipients.length, subject: message.subject }, 'e-mail sent');
         return true;
       } catch (error) {
@@ -56,6 +62,10 @@ export function createMailer(
         return false;
       }
     },
-    close: () => transport.close(),
+    close: () =>
+      void transport?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      ),
   };
 }

@@ -2,7 +2,7 @@ import https from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
-import got, { type Got } from 'got';
+import type { Got } from 'got';
 import { signatureHeader, SIGNATURE_HEADER, type Config } from '@retention/core';
 import {
   assertPublicAddress,
@@ -140,16 +140,22 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const agent = options.allowPrivateNetworks
     ? new https.Agent({ ...agentOptions, lookup: receiverLookup(resolver, false) })
     : new PublicOnlyAgent({ ...agentOptions, lookup: receiverLookup(resolver, true) });
-  const client = got.extend({
-    method: 'POST',
-    agent: { https: agent },
-    followRedirect: false,
-    decompress: false,
-    throwHttpErrors: false,
-    retry: { limit: 0 },
-    timeout: { request: options.timeoutMs },
-    http2: false,
-  });
+  // got is loaded at the first send, not at start: an API or a CLI run that sends nothing (most
+  // of them) never pays for one of a process's larger imports (docs/performance.md, "Test run").
+  let client: Promise<Got> | undefined;
+  const httpClient = () =>
+    (client ??= import('got').then(({ default: got }) =>
+      got.extend({
+        method: 'POST',
+        agent: { https: agent },
+        followRedirect: false,
+        decompress: false,
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        timeout: { request: options.timeoutMs },
+        http2: false,
+      }),
+    ));
   const userAgent = webhookUserAgent(options.baseUrl);
 
   return {
@@ -159,10 +165,12 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       const unresolved = await resolveReceiver(resolver, request.url);
       if (unresolved) return { ...unresolved, durationMs: Math.round(performance.now() - resolving), attemptedAt };
       // The receiver's clock (the attempt's timeout, its duration) starts once its name is
-      // resolved: waiting for our own resolver is never counted against it.
+      // resolved: waiting for our own resolver is never counted against it, nor the first
+      // send's load of got.
+      const http = await httpClient();
       const started = performance.now();
       makeRoom(agent, maxTotalSockets);
-      const outcome = await attempt(client, request, userAgent, attemptedAt, options);
+      const outcome = await attempt(http, request, userAgent, attemptedAt, options);
       return { ...outcome, durationMs: Math.round(performance.now() - started), attemptedAt };
     },
     close() {

@@ -46,7 +46,7 @@ export function createStripeEventApplier(settings: StripeSettings) {
     const apiKey = connection.disconnected_reason === 'key_rejected' ? null : apiKeyOf(settings.secretsKey, connection);
     const read: ConnectionRead = {
       connection,
-      stripe: apiKey === null ? null : createStripeClient(apiKey, settings.apiBase),
+      stripe: apiKey === null ? null : await createStripeClient(apiKey, settings.apiBase),
     };
     connections.set(trx, read);
     return read;

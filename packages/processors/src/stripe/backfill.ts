@@ -99,7 +99,7 @@ export async function runStripeBackfill(db: Db, connection: ConnectionRow, optio
   const sleep = options.sleep ?? abortableSleep;
   const apiKey = apiKeyOf(options.secretsKey, connection);
   if (apiKey === null) return finishBackfill(db, connection, 'the connection has no API key');
-  const stripe = createStripeClient(apiKey, options.apiBase);
+  const stripe = await createStripeClient(apiKey, options.apiBase);
   let phaseIndex = connection.backfill_phase === null ? 0 : PHASES.indexOf(connection.backfill_phase);
   let cursor = connection.backfill_cursor;
   let waits = 0;

@@ -1,14 +1,16 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { scrubSecrets } from '@retention/core';
+import { loadStripe, stripeErrors } from './library.js';
 
 /**
  * The official library, pointed at STRIPE_API_BASE (https://api.stripe.com in production; a
  * local server in tests). The key never leaves this object: the library sends it as the
  * bearer token and keeps it out of its errors.
  */
-export function createStripeClient(apiKey: string, apiBase: string): Stripe {
+export async function createStripeClient(apiKey: string, apiBase: string): Promise<Stripe> {
   const base = new URL(apiBase);
-  return new Stripe(apiKey, {
+  const Library = await loadStripe();
+  return new Library(apiKey, {
     host: base.hostname,
     ...(base.port !== '' && { port: base.port }),
     protocol: base.protocol === 'http:' ? 'http' : 'https',
@@ -20,20 +22,29 @@ export function createStripeClient(apiKey: string, apiBase: string): Stripe {
 
 /** The key was refused (rolled or revoked): the connection cannot use it any more. */
 export function isKeyRejected(error: unknown): boolean {
-  return error instanceof Stripe.errors.StripeAuthenticationError || statusOf(error) === 401;
+  return isInstance(error, 'StripeAuthenticationError') || statusOf(error) === 401;
 }
 
 /** No answer from Stripe at all (refused, reset, timed out: after the library's retries). */
 export function isStripeUnreachable(error: unknown): boolean {
-  return error instanceof Stripe.errors.StripeConnectionError;
+  return isInstance(error, 'StripeConnectionError');
 }
 
 export function isRateLimited(error: unknown): boolean {
-  return error instanceof Stripe.errors.StripeRateLimitError || statusOf(error) === 429;
+  return isInstance(error, 'StripeRateLimitError') || statusOf(error) === 429;
 }
 
 export function isNotFound(error: unknown): boolean {
   return statusOf(error) === 404;
+}
+
+/** An error of the library's own class `name` (none can exist before the library is loaded). */
+function isInstance(
+  error: unknown,
+  name: 'StripeAuthenticationError' | 'StripeConnectionError' | 'StripeRateLimitError' | 'StripePermissionError',
+): boolean {
+  const errors = stripeErrors();
+  return errors !== undefined && error instanceof errors[name];
 }
 
 function statusOf(error: unknown): number | undefined {
@@ -59,7 +70,7 @@ export class StripeKeyRejectedError extends Error {
 
 /** Stripe refused the key a permission (403): a restricted key without read access to that resource. */
 export function isPermissionDenied(error: unknown): boolean {
-  return error instanceof Stripe.errors.StripePermissionError || statusOf(error) === 403;
+  return isInstance(error, 'StripePermissionError') || statusOf(error) === 403;
 }
 
 /**
@@ -101,7 +112,7 @@ export type KeyVerdict = 'accepted' | 'rejected' | { missing: string[] };
  * (Customers too, when the first call was refused it); anything else that fails is thrown.
  */
 export async function checkStripeKey(apiKey: string, apiBase: string): Promise<KeyVerdict> {
-  const stripe = createStripeClient(apiKey, apiBase);
+  const stripe = await createStripeClient(apiKey, apiBase);
   const missing: string[] = [];
   try {
     await stripe.customers.list({ limit: 1 });

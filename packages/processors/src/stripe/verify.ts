@@ -1,6 +1,6 @@
-import Stripe from 'stripe';
 import { invalidParam, ServiceError } from '@retention/core';
 import { isObject, type StripeObject } from './objects.js';
+import { loadStripe } from './library.js';
 import type { StripeEventEnvelope } from './normalise.js';
 
 /** Stripe's own tolerance for the signature's timestamp, either way. */
@@ -32,12 +32,13 @@ export class StripeSignatureRefused extends ServiceError {
  * body is an event. Every refusal is `invalid_param` (400) with a reason that gives nothing
  * away beyond what a Stripe-style verifier says.
  */
-export function verifyStripeEvent(
+export async function verifyStripeEvent(
   rawBody: Buffer,
   signatureHeader: string | undefined,
   secret: string,
-): StripeEventEnvelope {
+): Promise<StripeEventEnvelope> {
   if (!signatureHeader) throw invalidParam('The Stripe-Signature header is missing.');
+  const Stripe = await loadStripe();
   let parsed: unknown;
   try {
     parsed = Stripe.webhooks.constructEvent(rawBody, signatureHeader, secret, SIGNATURE_TOLERANCE_SECONDS);

@@ -80,7 +80,7 @@ export function stripeReceiver({
       if (!found || (found.connection.status === 'disconnected' && found.connection.disconnected_reason === 'owner')) {
         throw invalidParam('No connected processor has this webhook URL.');
       }
-      const event = verifiedOrCounted(refusals, found.connection, body, signature, found.webhookSecret);
+      const event = await verifiedOrCounted(refusals, found.connection, body, signature, found.webhookSecret);
       const incoming: IncomingProcessorEvent = {
         psp_event_id: event.id,
         type: event.type,
@@ -104,7 +104,7 @@ export function stripeReceiver({
  * Processor page can say that the signing secret is wrong (docs/processor.md, "Refused
  * deliveries"). Counted best effort, after the answer: the 400 never waits for the count.
  */
-function verifiedOrCounted(
+async function verifiedOrCounted(
   refusals: RefusalCounter,
   connection: ConnectionRow,
   body: Buffer,
@@ -112,7 +112,7 @@ function verifiedOrCounted(
   secret: string,
 ) {
   try {
-    return verifyStripeEvent(body, signature, secret);
+    return await verifyStripeEvent(body, signature, secret);
   } catch (error) {
     if (error instanceof StripeSignatureRefused) refusals.count(connection.id);
     throw error;

@@ -1,0 +1,26 @@
+import type Stripe from 'stripe';
+
+/**
+ * The official `stripe` library, loaded at its first use rather than at start. It is the largest
+ * import of every process (about a quarter of a CLI run's or a service's start, 218 modules), and
+ * most starts never call Stripe: the CLI's other commands, an API or a worker with no connected
+ * processor, and each process the test run starts (docs/performance.md, "Test run"). The first
+ * call in a process waits for the load, once (a fifth of a second).
+ */
+type StripeLibrary = typeof Stripe;
+
+let loading: Promise<StripeLibrary> | undefined;
+let loaded: StripeLibrary | undefined;
+
+export function loadStripe(): Promise<StripeLibrary> {
+  loading ??= import('stripe').then((module) => (loaded = module.default));
+  return loading;
+}
+
+/**
+ * The library's error classes, once it is loaded; none before, when no error of Stripe's can
+ * exist yet (each comes from a client, made after the load).
+ */
+export function stripeErrors(): StripeLibrary['errors'] | undefined {
+  return loaded?.errors;
+}
