@@ -56,6 +56,12 @@ export interface Paged<T> {
   hasMore: boolean;
   loadMore: () => void;
   reload: () => void;
+  /**
+   * The rows read again, as many as are shown, and swapped in at once: a row added meanwhile (a
+   * Resend's attempt) appears, and the rows already shown keep their state and the focus, which
+   * `reload`, starting from no rows, would drop.
+   */
+  readAgain: () => void;
 }
 
 /** The pages a list had loaded, by history entry (router.tsx): Back brings them back. */
@@ -160,5 +166,6 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
     hasMore,
     loadMore: () => run(cursor, true),
     reload: () => setRound((value) => value + 1),
+    readAgain: () => void refresh(items.length),
   };
 }

@@ -175,19 +175,33 @@ describe("an endpoint's facts beside its delivery log", () => {
   );
 
   it(
-    'are read again after a Resend from the log',
+    'are read again after a Resend from the log, and the log shows its attempt without a Refresh',
     async () => {
       const before = await stored();
-      const newest = page.getByRole('list', { name: 'Deliveries, newest first' }).getByRole('listitem').first();
-      await newest.getByRole('button').first().click();
-      await newest.getByRole('button', { name: 'Resend' }).click();
-      await newest
+      const entries = page.getByRole('list', { name: 'Deliveries, newest first' }).getByRole('listitem');
+      const shown = await entries.count();
+      const summary = entries.first().getByRole('button').first();
+      await summary.click();
+      // The entry resent, by its details' id: once the log is read again it is no longer the first.
+      const details = await summary.getAttribute('aria-controls');
+      const resentEntry = page.locator('li', { has: page.locator(`[id="${details}"]`) });
+      await resentEntry.getByRole('button', { name: 'Resend' }).click();
+      await resentEntry
         .getByRole('status')
         .filter({ hasText: /Resent: HTTP 200/ })
         .waitFor();
       const resent = await stored();
       expect(resent.last_success_at!.getTime()).toBeGreaterThan(before.last_success_at!.getTime());
       await showsTime(page, 'Last success', resent.last_success_at);
+      // The resend's attempt at the top of the log without a click, the entry resent still open with its result.
+      await eventually(async () => (await entries.count()) === shown + 1, 20_000);
+      await expect(entries.first().getByRole('button').first().getAttribute('aria-expanded')).resolves.toBe('false');
+      await expect(
+        resentEntry
+          .getByRole('status')
+          .filter({ hasText: /Resent: HTTP 200/ })
+          .count(),
+      ).resolves.toBe(1);
     },
     FLOW_TIMEOUT_MS,
   );

@@ -187,7 +187,18 @@ export function DeliveryLog({
       {list.items.length > 0 && (
         <ul className="log" aria-label="Deliveries, newest first" ref={logRef}>
           {list.items.map((entry) => (
-            <Entry key={entry.id} entry={entry} endpointUrl={endpointUrl} canResend={canResend} onResent={onRead} />
+            <Entry
+              key={entry.id}
+              entry={entry}
+              endpointUrl={endpointUrl}
+              canResend={canResend}
+              onResent={() => {
+                // The resend's attempt appears at the top without a Refresh; the entry resent
+                // stays open, with its result and the focus on Resend.
+                list.readAgain();
+                onRead();
+              }}
+            />
           ))}
         </ul>
       )}
