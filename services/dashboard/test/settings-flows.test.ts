@@ -259,7 +259,23 @@ describe('outbound webhooks', () => {
     await openSettings('Outbound webhooks');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add endpoint' });
+    // Empty, Save is enabled, as in the other forms, and says at the field what is missing
+    // (the browser's required check) rather than staying disabled with no reason given.
+    const valueMissing = (label: string) =>
+      dialog
+        .getByLabel(label)
+        .evaluate((input) => (input as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing);
+    const focused = (label: string) =>
+      dialog.getByLabel(label).evaluate((input) => input === input.ownerDocument.activeElement);
+    await expect(dialog.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(false);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(valueMissing('Name')).resolves.toBe(true);
+    await expect(focused('Name')).resolves.toBe(true);
     await dialog.getByLabel('Name').fill('Acme CRM');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(valueMissing('URL')).resolves.toBe(true);
+    await expect(focused('URL')).resolves.toBe(true);
+    await expect(dialog.isVisible()).resolves.toBe(true);
     await dialog.getByLabel('URL').fill('http://example.com/hook');
     await dialog.getByText('The URL must start with https://').waitFor();
     await expect(dialog.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(true);

@@ -143,7 +143,9 @@ export function EndpointFormDialog({
 
   return (
     <Dialog title={endpoint ? 'Edit endpoint' : 'Add endpoint'} onClose={onClose} wide>
-      <form className="stack" onSubmit={submit} noValidate>
+      {/* Validated by the browser, as the other forms are: Save, enabled while a field is empty,
+          says which at the field rather than staying disabled with no reason given. */}
+      <form className="stack" onSubmit={submit}>
         <Field
           label="Name"
           required
@@ -206,7 +208,7 @@ export function EndpointFormDialog({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <BusyButton type="submit" className="button primary" busy={save.busy} disabled={!!problem || !url || !name}>
+          <BusyButton type="submit" className="button primary" busy={save.busy} disabled={!!problem}>
             Save
           </BusyButton>
         </div>
