@@ -167,7 +167,9 @@ describe('the processor page', () => {
     const url = (await page.getByLabel('Webhook URL for Stripe').textContent())!;
     expect(new URL(url).hostname).toBe('127.0.0.1');
     const note = page.getByRole('note').filter({ hasText: 'Stripe cannot reach this URL' });
-    await expect(note.textContent()).resolves.toContain(`stripe listen --forward-to ${url}`);
+    await expect(note.textContent()).resolves.toContain(`the Stripe CLI: stripe listen --forward-to ${url}`);
+    // The command is code, whole in one element, as a terminal takes it.
+    await expect(note.locator('code').allTextContents()).resolves.toEqual([`stripe listen --forward-to ${url}`]);
     // The URL in it breaks on a phone rather than widening the page.
     await page.setViewportSize({ width: 390, height: 844 });
     try {

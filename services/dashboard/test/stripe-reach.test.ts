@@ -11,15 +11,17 @@ describe('stripeReachNote', () => {
       'http://LOCALHOST.:3000/processor/stripe/7f0c',
     ]) {
       const note = stripeReachNote(url);
-      expect(note).toContain('Stripe cannot reach this URL');
-      expect(note).toContain(`stripe listen --forward-to ${url}`);
+      expect(note?.text).toContain('Stripe cannot reach this URL');
+      // Apart from the words, for the page to show it as code.
+      expect(note?.text).not.toContain('stripe listen');
+      expect(note?.command).toBe(`stripe listen --forward-to ${url}`);
     }
   });
 
   it('asks for https where the host is public but the scheme is http', () => {
-    expect(stripeReachNote('http://retention.example.com/processor/stripe/7f0c')).toBe(
-      "Stripe sends events only to an https URL: set BASE_URL to the service's https address.",
-    );
+    expect(stripeReachNote('http://retention.example.com/processor/stripe/7f0c')).toEqual({
+      text: "Stripe sends events only to an https URL: set BASE_URL to the service's https address.",
+    });
   });
 
   it('says nothing of a public https URL', () => {

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
+import { BreakAfterSeparators } from '../../components/BreakableUrl.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
 import { Time } from '../../components/Time.js';
@@ -395,9 +396,18 @@ export default function Processor() {
 function StripeReachNote({ webhookUrl }: { webhookUrl: string }) {
   const note = stripeReachNote(webhookUrl);
   if (!note) return null;
+  // The command as code, as a terminal takes it; its URL wraps after its separators on a phone.
   return (
     <p className="notice" role="note">
-      {note}
+      {note.text}
+      {note.command && (
+        <>
+          {' '}
+          <code>
+            <BreakAfterSeparators text={note.command} />
+          </code>
+        </>
+      )}
     </p>
   );
 }

@@ -5,8 +5,9 @@ import { isLocalHost } from '@retention/core/local-hosts';
  * sends events only to a public https address. The URL is made from the service's BASE_URL, so
  * `npm start` on a laptop shows `http://localhost:3000/…`, which Stripe cannot reach; saying so
  * here spares an owner an endpoint in Stripe that never delivers. Null when nothing stands.
+ * `command`, when there is one, is the Stripe CLI's to try it here, shown after `text` as code.
  */
-export function stripeReachNote(webhookUrl: string): string | null {
+export function stripeReachNote(webhookUrl: string): { text: string; command?: string } | null {
   let url: URL;
   try {
     url = new URL(webhookUrl);
@@ -14,13 +15,15 @@ export function stripeReachNote(webhookUrl: string): string | null {
     return null;
   }
   if (isLocalHost(url.hostname)) {
-    return (
-      `Stripe cannot reach this URL: ${url.host} is this machine. Set BASE_URL to the service's public https ` +
-      `address, or, to try it here, forward Stripe's events with the Stripe CLI: stripe listen --forward-to ${webhookUrl}`
-    );
+    return {
+      text:
+        `Stripe cannot reach this URL: ${url.host} is this machine. Set BASE_URL to the service's public https ` +
+        "address, or, to try it here, forward Stripe's events with the Stripe CLI:",
+      command: `stripe listen --forward-to ${webhookUrl}`,
+    };
   }
   if (url.protocol !== 'https:') {
-    return "Stripe sends events only to an https URL: set BASE_URL to the service's https address.";
+    return { text: "Stripe sends events only to an https URL: set BASE_URL to the service's https address." };
   }
   return null;
 }
