@@ -66,23 +66,37 @@ const validateUpdate = inputValidator(
 );
 
 /**
- * Totals are normalised to the display currency, so it needs an FX rate. The refusal is read
- * by owners in the dashboard, who cannot add a rate: it lists the currencies they can choose
- * now, and leaves the operator's way to add one (`fx set`) to the end.
+ * Who reads a refusal of a display currency with no FX rate: an operator (the CLI, fixtures), who
+ * can add one with `fx set`, or an owner on the dashboard's Workspace settings, who cannot and
+ * knows nothing of the CLI.
  */
-export function assertDisplayCurrencyConvertible(rates: FxRates, currency: string | undefined): void {
+export type CurrencyRefusalReader = 'operator' | 'owner';
+
+/**
+ * Totals are normalised to the display currency, so it needs an FX rate. The refusal lists the
+ * currencies that can be chosen now; an operator's names `fx set`, the way to add one, and an
+ * owner's asks them to ask their operator, with the codes in capitals, as the dashboard shows them.
+ */
+export function assertDisplayCurrencyConvertible(
+  rates: FxRates,
+  currency: string | undefined,
+  reader: CurrencyRefusalReader = 'operator',
+): void {
   if (currency !== undefined && !rates.has(currency)) {
-    const choosable = [...rates.keys()].sort().join(', ');
+    const codes = [...rates.keys()].sort();
     throw invalidField(
       'display_currency',
-      `no FX rate is known for "${currency}", so totals cannot be shown in it; choose one of ` +
-        `${choosable} (an operator can add a rate with \`fx set\`)`,
+      reader === 'owner'
+        ? `no exchange rate for ${currency.toUpperCase()} yet: ask your operator to add one, or choose one of ` +
+            codes.map((code) => code.toUpperCase()).join(', ')
+        : `no FX rate is known for "${currency}", so totals cannot be shown in it; choose one of ` +
+            `${codes.join(', ')} (an operator can add a rate with \`fx set\`)`,
     );
   }
 }
 
-async function assertConvertible(db: Queryable, currency: string | undefined): Promise<void> {
-  if (currency !== undefined) assertDisplayCurrencyConvertible(await loadFxRates(db), currency);
+async function assertConvertible(db: Queryable, currency: string | undefined, reader?: CurrencyRefusalReader) {
+  if (currency !== undefined) assertDisplayCurrencyConvertible(await loadFxRates(db), currency, reader);
 }
 
 export async function createWorkspace(
@@ -105,10 +119,11 @@ export async function updateWorkspace(
   db: Db,
   id: string,
   input: { name?: string; processor?: ProcessorStatus; display_currency?: string },
+  reader?: CurrencyRefusalReader,
 ): Promise<Workspace> {
   assertUuid(id);
   const valid = validateUpdate(input);
-  await assertConvertible(db, valid.display_currency);
+  await assertConvertible(db, valid.display_currency, reader);
   const [row] = await db<WorkspaceRow>('workspaces')
     .where({ id })
     .update({

@@ -911,8 +911,12 @@ describe('account, workspace and security log', () => {
     await expectFieldError(
       page.getByRole('main'),
       currency,
-      'No FX rate is known for "xyz", so totals cannot be shown in it; choose one of ' +
-        `${Object.keys(DEFAULT_FX_RATES_PER_USD).sort().join(', ')} (an operator can add a rate with \`fx set\`).`,
+      // To an owner, who cannot run the operator's `fx set`: the code as they typed it, in capitals.
+      'No exchange rate for XYZ yet: ask your operator to add one, or choose one of ' +
+        `${Object.keys(DEFAULT_FX_RATES_PER_USD)
+          .sort()
+          .map((code) => code.toUpperCase())
+          .join(', ')}.`,
       'display_currency',
     );
     expect(shown).toBe('USD');

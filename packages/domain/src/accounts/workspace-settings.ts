@@ -1,7 +1,7 @@
 import type { ProcessorStatus } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
-import { getWorkspace, updateWorkspace, type Workspace } from '../workspaces.js';
+import { getWorkspace, updateWorkspace, type CurrencyRefusalReader, type Workspace } from '../workspaces.js';
 
 /**
  * The Workspace settings page (owner: name and display currency) and the CLI's `workspace
@@ -14,10 +14,12 @@ export async function updateWorkspaceSettings(
   workspaceId: string,
   input: { name?: string; display_currency?: string; processor?: ProcessorStatus },
   actor: Actor,
+  /** Who reads a currency's refusal (`assertDisplayCurrencyConvertible`): the page says `owner`. */
+  reader?: CurrencyRefusalReader,
 ): Promise<Workspace> {
   return inTransaction(db, async (trx) => {
     const before = await getWorkspace(trx, workspaceId);
-    const after = await updateWorkspace(trx, workspaceId, input);
+    const after = await updateWorkspace(trx, workspaceId, input, reader);
     const changed = Object.fromEntries(
       (['name', 'display_currency', 'processor'] as const)
         .filter((key) => before[key] !== after[key])

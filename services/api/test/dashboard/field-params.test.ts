@@ -126,13 +126,15 @@ describe('each dashboard form names the field it refuses', () => {
     expectFieldRefusal(await change({ display_currency: 'US Dollar' }), 'display_currency');
     const unknownRate = await change({ display_currency: 'xxx' });
     expectFieldRefusal(unknownRate, 'display_currency');
-    // An owner cannot add a rate: the refusal lists what can be chosen now, the rates there are.
+    // An owner cannot add a rate, nor run the CLI: the refusal asks them to ask their operator and
+    // lists what can be chosen now, the rates there are, in capitals as the page shows codes.
     await api.current.db('fx_rates').insert({ currency: 'zzz', per_usd: '2' }).onConflict('currency').merge();
     expect(unknownRate.body.error.message).toMatch(
-      /^display_currency: no FX rate is known for "xxx", so totals cannot be shown in it; choose one of aud, [a-z, ]*\beur, [a-z, ]*\busd\b[a-z, ]* \(an operator can add a rate with `fx set`\)$/,
+      /^display_currency: no exchange rate for XXX yet: ask your operator to add one, or choose one of AUD, [A-Z, ]*\bEUR, [A-Z, ]*\bUSD\b[A-Z, ]*$/,
     );
+    expect(unknownRate.body.error.message).not.toContain('fx set');
     const withOperatorsRate = await change({ display_currency: 'xxx' });
-    expect(withOperatorsRate.body.error.message).toContain(', zzz (an operator can add a rate');
+    expect(withOperatorsRate.body.error.message).toMatch(/, ZZZ$/);
   });
 
   it('accept invitation: name and password', async () => {
