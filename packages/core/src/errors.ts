@@ -80,4 +80,4 @@ export const authenticationRequired = (message: string) => new ServiceError('aut
 export const rateLimited = (message: string, waitMs: number) =>
   new ServiceError('rate_limit_exceeded', message, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
 export const invalidCredentials = () =>
-  new ServiceError('invalid_credentials', 'The e-mail address or the password is not right.');
+  new ServiceError('invalid_credentials', 'The email address or the password is not right.');

@@ -19,7 +19,7 @@ export const MinorUnits = (description = 'Integer amount in minor currency units
 export const Currency = () => Type.String({ pattern: '^[a-z]{3}$', description: 'Lowercase ISO 4217 currency code' });
 
 export const Email = () =>
-  Type.String({ format: 'email', maxLength: 320, errorMessage: 'must be an e-mail address such as ann@example.com' });
+  Type.String({ format: 'email', maxLength: 320, errorMessage: 'must be an email address such as ann@example.com' });
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

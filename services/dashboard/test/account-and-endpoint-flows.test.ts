@@ -177,7 +177,7 @@ describe('the account page', () => {
     await email.fill(`${'o'.repeat(311)}@acme.test`);
     await laptop.getByLabel('Password').fill(PASSWORD);
     await laptop.getByRole('button', { name: 'Sign in' }).click();
-    await expectFieldError(laptop.getByRole('main'), email, 'That must be an e-mail address.', 'email');
+    await expectFieldError(laptop.getByRole('main'), email, 'That must be an email address.', 'email');
     await expect(email.evaluate((element) => element === element.ownerDocument.activeElement)).resolves.toBe(true);
     await expect(laptop.getByLabel('Password').inputValue()).resolves.toBe(PASSWORD);
 
@@ -494,7 +494,7 @@ describe('the team page', () => {
     await dialog.getByLabel('Email').fill('mailed@acme.test');
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
     const created = page.getByRole('dialog', { name: 'Invitation created' });
-    await created.getByText('We e-mailed the invitation to mailed@acme.test.', { exact: false }).waitFor();
+    await created.getByText('We emailed the invitation to mailed@acme.test.', { exact: false }).waitFor();
     await expect(created.getByLabel('Invitation link').count()).resolves.toBe(0);
     problems.push(...(await seriousViolations(page, 'invitation e-mailed dialog')));
     await created.getByRole('button', { name: 'Done' }).click();
@@ -506,7 +506,7 @@ describe('the team page', () => {
       .getByRole('button', { name: 'Reset link' })
       .click();
     const reset = page.getByRole('dialog', { name: 'Password reset link' });
-    await reset.getByText(`We e-mailed a reset link to ${MEMBER}`, { exact: false }).waitFor();
+    await reset.getByText(`We emailed a reset link to ${MEMBER}`, { exact: false }).waitFor();
     await expect(reset.getByLabel('Reset link').count()).resolves.toBe(0);
     await reset.getByRole('button', { name: 'Done' }).click();
     await eventually(() => mails.slice(before).some((mail) => mail.to.includes(MEMBER)), 10_000);

@@ -9,7 +9,7 @@ import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashbo
 import { checkPage } from './support/page-checks.js';
 
 /** The campaigns list's search box, by its accessible name. */
-const CAMPAIGN_SEARCH = 'Search by invoice id, customer e-mail or name';
+const CAMPAIGN_SEARCH = 'Search by invoice id, customer email or name';
 
 /**
  * The insight pages (overview, campaigns, customers, cancel sessions, details, Mark lost) in a
@@ -929,7 +929,7 @@ describe('campaigns', () => {
     // A whole invoice id, part of an e-mail or name (docs/dashboard-api.md, "Text filters"), and the field says so,
     // whole: the longer placeholder of before was cut off at 1280 px (the rules are in the hint under the box).
     const box = page.getByRole('searchbox', { name: CAMPAIGN_SEARCH });
-    await expect(box.getAttribute('placeholder')).resolves.toBe('Invoice id, e-mail or name');
+    await expect(box.getAttribute('placeholder')).resolves.toBe('Invoice id, email or name');
     const room = await box.evaluate((input: any) => {
       const { document, getComputedStyle } = globalThis as any; // the page's (the tests' types have no DOM)
       const style = getComputedStyle(input);
@@ -1159,7 +1159,7 @@ describe('campaigns', () => {
 
   it('opens a customer with their subscriptions, campaigns and cancel sessions, and a cancel session with its feedback', async () => {
     await page.goto(`${world.current.url}/dashboard/customers`);
-    await page.getByRole('searchbox', { name: 'Search by e-mail or name' }).fill('ann@initech-customers.test');
+    await page.getByRole('searchbox', { name: 'Search by email or name' }).fill('ann@initech-customers.test');
     await page.keyboard.press('Enter');
     await page.getByRole('link', { name: 'ann@initech-customers.test' }).click();
     await page.getByRole('heading', { level: 1, name: 'ann@initech-customers.test' }).waitFor();
@@ -1213,7 +1213,7 @@ describe('campaigns', () => {
     const description = await box.evaluate(
       (input) => input.ownerDocument.getElementById(input.getAttribute('aria-describedby') ?? '')?.textContent,
     );
-    expect(description).toBe("A whole invoice id, or part of a customer's e-mail or name. At least 3 characters.");
+    expect(description).toBe("A whole invoice id, or part of a customer's email or name. At least 3 characters.");
     const invoices = async () => (await tableRows(searcher, 'Recovery campaigns')).map((cells) => cells[0]).sort();
     await box.fill('PAULS');
     await box.press('Enter');
@@ -1244,8 +1244,8 @@ describe('campaigns', () => {
 
   it('finds a customer by part of their name, in any case, and by part of their e-mail', async () => {
     const searcher = await signIn('member@initech.test', { path: '/customers' });
-    const box = searcher.getByRole('searchbox', { name: 'Search by e-mail or name' });
-    await expect(box.getAttribute('placeholder')).resolves.toBe('Part of an e-mail or name');
+    const box = searcher.getByRole('searchbox', { name: 'Search by email or name' });
+    await expect(box.getAttribute('placeholder')).resolves.toBe('Part of an email or name');
     const emails = async () => (await tableRows(searcher, 'Customers')).map((cells) => cells[0]).sort();
     await settlesTo(async () => (await emails()).length > 1, true);
     await box.fill('rt PAUL');

@@ -142,7 +142,7 @@ describe('keyboard focus and announcements', () => {
   });
 
   it('shows a search box’s rules under it, tied to it as its description', async () => {
-    const box = page.getByRole('searchbox', { name: 'Search by invoice id, customer e-mail or name' });
+    const box = page.getByRole('searchbox', { name: 'Search by invoice id, customer email or name' });
     const hint = await box.evaluate((input) => {
       const description = input.ownerDocument.getElementById(input.getAttribute('aria-describedby') ?? '');
       const box = description?.getBoundingClientRect();
@@ -173,10 +173,10 @@ describe('keyboard focus and announcements', () => {
     const searches = [
       {
         list: 'Campaigns',
-        box: 'Search by invoice id, customer e-mail or name',
+        box: 'Search by invoice id, customer email or name',
         count: '50 campaigns shown, more available',
       },
-      { list: 'Customers', box: 'Search by e-mail or name', count: '1 customer shown' },
+      { list: 'Customers', box: 'Search by email or name', count: '1 customer shown' },
     ];
     for (const { list, box, count } of searches) {
       await open(main().getByRole('link', { name: list }), list);

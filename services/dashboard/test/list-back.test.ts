@@ -178,7 +178,7 @@ describe('Back to a list', () => {
   it('asks again for a list that had no rows, as for one that had many: rows that came meanwhile would show', async () => {
     await openFromOverview();
     await openList('Customers');
-    await page.getByRole('searchbox', { name: 'Search by e-mail or name' }).fill('nobody@umbrella-customers.test');
+    await page.getByRole('searchbox', { name: 'Search by email or name' }).fill('nobody@umbrella-customers.test');
     await page.getByRole('button', { name: 'Search customers' }).click();
     const empty = page.getByText(/^No customers match/);
     await empty.waitFor();

@@ -488,7 +488,7 @@ describe('the processor page', () => {
     const dialog = page.getByRole('dialog', { name: 'Disconnect Stripe' });
     const words = (await dialog.textContent()) ?? '';
     expect(words).toMatch(/Stripe keeps sending/);
-    expect(words).toMatch(/e-mails/);
+    expect(words).toMatch(/emails your Stripe account/);
     expect(words).toMatch(/may disable the endpoint/);
     expect(words).toMatch(/disable or delete the endpoint in Stripe too/);
     await dialog.getByRole('button', { name: 'Cancel' }).click();

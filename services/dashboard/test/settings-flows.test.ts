@@ -568,7 +568,7 @@ describe('the team page', () => {
     await expectFieldError(
       dialog,
       dialog.getByLabel('Email'),
-      'That must be an e-mail address such as ann@example.com.',
+      'That must be an email address such as ann@example.com.',
       'email',
     );
     await dialog.getByLabel('Email').fill('newcomer@acme.test');
@@ -871,7 +871,7 @@ describe('every page', () => {
       // This service has no SMTP: the page says so before asking for an address, and whom to ask.
       await target
         .getByRole('status')
-        .filter({ hasText: 'This service does not send e-mail, so it cannot send you a link.' })
+        .filter({ hasText: 'This service does not send email, so it cannot send you a link.' })
         .waitFor();
       expect(await target.getByText('Reset link beside your name in Settings, Team').count()).toBe(1);
       expect(await target.getByRole('button', { name: 'Send reset link' }).count()).toBe(0);

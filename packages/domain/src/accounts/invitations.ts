@@ -267,7 +267,7 @@ export async function acceptInvitation(
     // in words: without SMTP_URL whoever accepts may be the inviter, not the address's owner
     // (docs/dashboard-api.md, "Without e-mail, in a deployment of several workspaces").
     if (pgErrorCode(error) === '23505') {
-      throw conflict('This e-mail address cannot accept this invitation; ask whoever runs this service.');
+      throw conflict('This email address cannot accept this invitation; ask whoever runs this service.');
     }
     throw error;
   }

@@ -10,7 +10,7 @@ import { burnPasswordCheck, MAX_PASSWORD_LENGTH, verifyPassword } from './passwo
  */
 export async function checkCredentials(db: Queryable, email: unknown, password: unknown): Promise<AccountUserRow> {
   if (typeof email !== 'string' || email.length === 0 || email.length > 320)
-    throw invalidField('email', 'must be an e-mail address');
+    throw invalidField('email', 'must be an email address');
   if (typeof password !== 'string') throw invalidField('password', 'must be a string');
   // No password can be longer than MAX_PASSWORD_LENGTH characters (assertAcceptablePassword), so a
   // longer one is refused, saying so, before any look-up and without an argon2 run over it. Counted

@@ -43,8 +43,8 @@ export class TeamMailLimit {
     if (!decision.allowed) {
       throw rateLimited(
         decision.refusedByGuard
-          ? `Too many invitation and reset e-mails from this workspace: at most ${TEAM_EMAILS_PER_WORKSPACE} an hour. Try again later.`
-          : `Too many invitation and reset e-mails to this address: at most ${TEAM_EMAILS_PER_RECIPIENT} an hour. Try again later.`,
+          ? `Too many invitation and reset emails from this workspace: at most ${TEAM_EMAILS_PER_WORKSPACE} an hour. Try again later.`
+          : `Too many invitation and reset emails to this address: at most ${TEAM_EMAILS_PER_RECIPIENT} an hour. Try again later.`,
         decision.resetMs,
       );
     }

@@ -115,7 +115,7 @@ export function teamRoutes(context: DashboardContext): Router {
       assertMayAssign(user.role, target.role);
       if (!context.mailer && !mayCopy(target)) {
         throw forbidden(
-          `Without e-mail set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: you may make one only for someone whose role is below yours. Ask an owner, or have e-mail set up.`,
+          `Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: you may make one only for someone whose role is below yours. Ask an owner, or have email set up.`,
         );
       }
       return target;

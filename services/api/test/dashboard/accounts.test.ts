@@ -674,7 +674,7 @@ describe('invitations and password reset', () => {
     // Whoever accepts may be the inviter (a link shown to copy): not told in words where the address is.
     expect(accept.body.error).toEqual({
       type: 'conflict',
-      message: 'This e-mail address cannot accept this invitation; ask whoever runs this service.',
+      message: 'This email address cannot accept this invitation; ask whoever runs this service.',
     });
   });
 });

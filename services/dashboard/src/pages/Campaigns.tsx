@@ -51,7 +51,7 @@ function exportFiltersOf(filters: Filters, zone: string) {
 }
 
 /** Under the box: what it finds, and the shortest search the server takes. */
-const SEARCHES = "A whole invoice id, or part of a customer's e-mail or name. At least 3 characters.";
+const SEARCHES = "A whole invoice id, or part of a customer's email or name. At least 3 characters.";
 
 function CampaignTable({
   apiFilters,
@@ -164,9 +164,9 @@ export default function Campaigns() {
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter campaigns">
         <SearchFilter
-          label="Search by invoice id, customer e-mail or name"
+          label="Search by invoice id, customer email or name"
           buttonLabel="Search campaigns"
-          placeholder="Invoice id, e-mail or name"
+          placeholder="Invoice id, email or name"
           description={SEARCHES}
           problem={qProblem}
           {...search('q')}

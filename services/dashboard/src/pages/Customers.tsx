@@ -54,10 +54,10 @@ export default function Customers() {
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter customers">
         <SearchFilter
-          label="Search by e-mail or name"
+          label="Search by email or name"
           buttonLabel="Search customers"
-          placeholder="Part of an e-mail or name"
-          description="Part of an e-mail or name, in any case. At least 3 characters."
+          placeholder="Part of an email or name"
+          description="Part of an email or name, in any case. At least 3 characters."
           problem={problem}
           {...search('q')}
         />

@@ -40,16 +40,16 @@ export default function ForgotPassword() {
       {sent?.emailed ? (
         <p role="status">
           If an account uses that address, a link to set a new password is on its way. It works once, for an hour. No
-          e-mail? Ask an owner or admin of your workspace for a reset link.
+          email? Ask an owner or admin of your workspace for a reset link.
         </p>
       ) : sent ? (
         <p role="status">
-          This service does not send e-mail, so no link was sent. Ask an owner or admin of your workspace for a reset
+          This service does not send email, so no link was sent. Ask an owner or admin of your workspace for a reset
           link.
         </p>
       ) : emails === false ? (
         <p role="status">
-          This service does not send e-mail, so it cannot send you a link. Ask an owner or admin of your workspace to
+          This service does not send email, so it cannot send you a link. Ask an owner or admin of your workspace to
           make you one: they find Reset link beside your name in Settings, Team. The only owner of a workspace asks
           whoever runs this service, who can make one too.
         </p>

@@ -69,7 +69,7 @@ const DISCONNECT_CONSEQUENCES =
  * there is Stripe's, and only its owner can turn it off.
  */
 const DISCONNECT_STRIPE_SIDE =
-  'Stripe keeps sending events to the endpoint and retries each for three days, e-mails your Stripe account about ' +
+  'Stripe keeps sending events to the endpoint and retries each for three days, emails your Stripe account about ' +
   'the failures, and may disable the endpoint after several days of them. So disable or delete the endpoint in ' +
   'Stripe too (Developers, Webhooks); to connect again later, enable it again first.';
 

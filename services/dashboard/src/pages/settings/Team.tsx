@@ -62,7 +62,7 @@ function InviteDialog({
       <Dialog title="Invitation created" onClose={onClose} wide>
         <div className="stack">
           {result.url === undefined ? (
-            <p>We e-mailed the invitation to {email}. Its link works once, for 7 days.</p>
+            <p>We emailed the invitation to {email}. Its link works once, for 7 days.</p>
           ) : (
             <>
               <p>Send this link to {email}; it works once, for 7 days.</p>
@@ -432,12 +432,12 @@ export default function Team() {
           <div className="stack">
             {resetLink.emailed ? (
               <p>
-                We e-mailed a reset link to {resetLink.user.email}: it sets a new password, works once, for one hour,
-                and ends their other sessions.
+                We emailed a reset link to {resetLink.user.email}: it sets a new password, works once, for one hour, and
+                ends their other sessions.
               </p>
             ) : resetLink.url === undefined ? (
               <p role="alert">
-                The e-mail to {resetLink.user.email} could not be sent, and a reset link for their role is not shown to
+                The email to {resetLink.user.email} could not be sent, and a reset link for their role is not shown to
                 copy. Try again in a while.
               </p>
             ) : (
