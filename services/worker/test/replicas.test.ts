@@ -10,8 +10,12 @@ describe('several worker replicas', () => {
     const { db, receiver, workspace } = world.current;
     const first = await world.current.createEndpoint('/replica-a', { behaviour: { kind: 'status', status: 200 } });
     const second = await world.current.createEndpoint('/replica-b', { behaviour: { kind: 'status', status: 200 } });
-    const one = await world.current.startWorker({ options: { dispatchBatchSize: 50 } });
-    const two = await world.current.startWorker({ options: { dispatchBatchSize: 50 }, prefix: one.prefix });
+    // A 10 s timeout, not the suite's 1 s: the receiver and both replicas share this process,
+    // and on CI's busy cores a request starved past 1 s ten times over ran out of attempts, so
+    // its event never arrived (CI, 2026-11-28). What is tested here is who sends what, not timing.
+    const env = { WEBHOOK_TIMEOUT_MS: '10000' };
+    const one = await world.current.startWorker({ env, options: { dispatchBatchSize: 50 } });
+    const two = await world.current.startWorker({ env, options: { dispatchBatchSize: 50 }, prefix: one.prefix });
 
     // 400 events in four batches: each replica dispatches several batches of 50 while the other
     // does, which is where a double dispatch or delivery would show; more events only add CPU.
@@ -23,7 +27,24 @@ describe('several worker replicas', () => {
     const receivedIds = (path: string) =>
       receiver.requestsTo(path).map((request) => request.body.data.reactivation_id as string);
     for (const endpoint of [first, second]) {
-      await eventually(() => new Set(receivedIds(endpoint.path)).size === EVENTS, 60_000);
+      await eventually(() => new Set(receivedIds(endpoint.path)).size === EVENTS, 60_000).catch(async (error) => {
+        // Where the missing events stand, so a failure says why.
+        const deliveries = await db('webhook_deliveries')
+          .whereIn('event_id', ids)
+          .where({ endpoint_id: endpoint.id })
+          .select('status')
+          .count({ count: '*' })
+          .groupBy('status');
+        const attempts = await db('webhook_attempts')
+          .where({ endpoint_id: endpoint.id })
+          .select('outcome', db.raw('left(error, 60) AS error'))
+          .count({ count: '*' })
+          .groupBy('outcome', db.raw('left(error, 60)'));
+        const received = new Set(receivedIds(endpoint.path)).size;
+        throw new Error(
+          `${(error as Error).message}: ${received} of ${EVENTS} received; ${JSON.stringify({ deliveries, attempts })}`,
+        );
+      });
     }
     // Settled: every delivery final, no job left in Redis, and a sweep by each replica past
     // its grace finds nothing to send again; only then is a late duplicate ruled out.

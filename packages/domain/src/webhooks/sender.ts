@@ -160,14 +160,15 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 
   return {
     async send(request) {
+      // got's load (the first send of a process) comes before the attempt's time: the attempt
+      // is timed from here, and its next one is scheduled from its end.
+      const http = await httpClient();
       const attemptedAt = new Date();
       const resolving = performance.now();
       const unresolved = await resolveReceiver(resolver, request.url);
       if (unresolved) return { ...unresolved, durationMs: Math.round(performance.now() - resolving), attemptedAt };
       // The receiver's clock (the attempt's timeout, its duration) starts once its name is
-      // resolved: waiting for our own resolver is never counted against it, nor the first
-      // send's load of got.
-      const http = await httpClient();
+      // resolved: waiting for our own resolver is never counted against it.
       const started = performance.now();
       makeRoom(agent, maxTotalSockets);
       const outcome = await attempt(http, request, userAgent, attemptedAt, options);
