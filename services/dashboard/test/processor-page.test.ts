@@ -176,6 +176,26 @@ describe('the processor page', () => {
       await expect(
         page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
       ).resolves.toBeLessThanOrEqual(0);
+      // Only the URL: `--forward-to` is on one line, not broken between its hyphens.
+      const linesOfOption = await note.locator('code').evaluate((code) => {
+        type TextNode = NonNullable<ReturnType<ReturnType<typeof code.ownerDocument.createTreeWalker>['nextNode']>>;
+        const at = (offset: number): [TextNode, number] => {
+          const walker = code.ownerDocument.createTreeWalker(code, 4 /* NodeFilter.SHOW_TEXT */);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const length = node.textContent!.length;
+            if (offset <= length) return [node, offset];
+            offset -= length;
+          }
+          throw new Error('offset past the text');
+        };
+        const start = code.textContent!.indexOf('--forward-to');
+        const range = code.ownerDocument.createRange();
+        range.setStart(...at(start));
+        range.setEnd(...at(start + '--forward-to'.length));
+        return new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)))
+          .size;
+      });
+      expect(linesOfOption).toBe(1);
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
     }

@@ -12,9 +12,9 @@ describe('stripeReachNote', () => {
     ]) {
       const note = stripeReachNote(url);
       expect(note?.text).toContain('Stripe cannot reach this URL');
-      // Apart from the words, for the page to show it as code.
+      // Apart from the words: the page shows `stripe listen --forward-to <url>` as code.
       expect(note?.text).not.toContain('stripe listen');
-      expect(note?.command).toBe(`stripe listen --forward-to ${url}`);
+      expect(note?.forwardTo).toBe(url);
     }
   });
 

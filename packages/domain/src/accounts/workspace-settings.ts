@@ -14,9 +14,10 @@ export async function updateWorkspaceSettings(
   workspaceId: string,
   input: { name?: string; display_currency?: string; processor?: ProcessorStatus },
   actor: Actor,
-  /** Who reads a currency's refusal (`assertDisplayCurrencyConvertible`): the page says `owner`. */
-  reader?: CurrencyRefusalReader,
 ): Promise<Workspace> {
+  // A currency's refusal speaks to its reader: an owner on the page cannot add an FX rate, nor
+  // run the CLI's `fx set`, so it asks them to ask (assertDisplayCurrencyConvertible).
+  const reader: CurrencyRefusalReader = actor.type === 'operator' ? 'operator' : 'owner';
   return inTransaction(db, async (trx) => {
     const before = await getWorkspace(trx, workspaceId);
     const after = await updateWorkspace(trx, workspaceId, input, reader);

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { scrubSecrets } from '@retention/core';
-import { loadStripe, stripeErrors } from './library.js';
+import { loadStripe } from './library.js';
 
 /**
  * The official library, pointed at STRIPE_API_BASE (https://api.stripe.com in production; a
@@ -38,13 +38,15 @@ export function isNotFound(error: unknown): boolean {
   return statusOf(error) === 404;
 }
 
-/** An error of the library's own class `name` (none can exist before the library is loaded). */
+/**
+ * An error of the library's class `name`, by the `type` it gives each of its errors (Stripe's
+ * documented way to tell them apart), so that no check waits for the library to load.
+ */
 function isInstance(
   error: unknown,
   name: 'StripeAuthenticationError' | 'StripeConnectionError' | 'StripeRateLimitError' | 'StripePermissionError',
 ): boolean {
-  const errors = stripeErrors();
-  return errors !== undefined && error instanceof errors[name];
+  return typeof error === 'object' && error !== null && 'type' in error && error.type === name;
 }
 
 function statusOf(error: unknown): number | undefined {

@@ -10,17 +10,8 @@ import type Stripe from 'stripe';
 type StripeLibrary = typeof Stripe;
 
 let loading: Promise<StripeLibrary> | undefined;
-let loaded: StripeLibrary | undefined;
 
 export function loadStripe(): Promise<StripeLibrary> {
-  loading ??= import('stripe').then((module) => (loaded = module.default));
+  loading ??= import('stripe').then((module) => module.default);
   return loading;
-}
-
-/**
- * The library's error classes, once it is loaded; none before, when no error of Stripe's can
- * exist yet (each comes from a client, made after the load).
- */
-export function stripeErrors(): StripeLibrary['errors'] | undefined {
-  return loaded?.errors;
 }

@@ -30,8 +30,6 @@ export function workspaceRoutes(context: DashboardContext): Router {
       workspaceId,
       body as { name?: string; display_currency?: string },
       actorOf(req, res),
-      // An owner cannot add an FX rate, nor run the CLI's `fx set`: the refusal asks them to ask.
-      'owner',
     );
     res.json(await workspaceView(db, workspaceId));
   });

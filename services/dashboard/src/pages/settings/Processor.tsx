@@ -1,7 +1,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
-import { BreakAfterSeparators } from '../../components/BreakableUrl.js';
+import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
 import { Time } from '../../components/Time.js';
@@ -396,15 +396,16 @@ export default function Processor() {
 function StripeReachNote({ webhookUrl }: { webhookUrl: string }) {
   const note = stripeReachNote(webhookUrl);
   if (!note) return null;
-  // The command as code, as a terminal takes it; its URL wraps after its separators on a phone.
+  // The command as code, as a terminal takes it. On a phone only its URL wraps, after its
+  // separators: the browser would otherwise break `--forward-to` between its two hyphens.
   return (
     <p className="notice" role="note">
       {note.text}
-      {note.command && (
+      {note.forwardTo && (
         <>
           {' '}
           <code>
-            <BreakAfterSeparators text={note.command} />
+            <span className="command-words">stripe listen --forward-to</span> <BreakableUrl url={note.forwardTo} />
           </code>
         </>
       )}

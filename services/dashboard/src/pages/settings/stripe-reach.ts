@@ -5,9 +5,10 @@ import { isLocalHost } from '@retention/core/local-hosts';
  * sends events only to a public https address. The URL is made from the service's BASE_URL, so
  * `npm start` on a laptop shows `http://localhost:3000/…`, which Stripe cannot reach; saying so
  * here spares an owner an endpoint in Stripe that never delivers. Null when nothing stands.
- * `command`, when there is one, is the Stripe CLI's to try it here, shown after `text` as code.
+ * `forwardTo`, when there is one, is the URL for the Stripe CLI's `stripe listen --forward-to`, to
+ * try it here; the page shows that command after `text`.
  */
-export function stripeReachNote(webhookUrl: string): { text: string; command?: string } | null {
+export function stripeReachNote(webhookUrl: string): { text: string; forwardTo?: string } | null {
   let url: URL;
   try {
     url = new URL(webhookUrl);
@@ -19,7 +20,7 @@ export function stripeReachNote(webhookUrl: string): { text: string; command?: s
       text:
         `Stripe cannot reach this URL: ${url.host} is this machine. Set BASE_URL to the service's public https ` +
         "address, or, to try it here, forward Stripe's events with the Stripe CLI:",
-      command: `stripe listen --forward-to ${webhookUrl}`,
+      forwardTo: webhookUrl,
     };
   }
   if (url.protocol !== 'https:') {
