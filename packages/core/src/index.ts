@@ -6,6 +6,7 @@ export * from './enums.js';
 export * from './campaign-state.js';
 export * from './errors.js';
 export * from './events.js';
+export * from './first-use.js';
 export * from './ids.js';
 export * from './money.js';
 export * from './processor-modes.js';

@@ -1,5 +1,5 @@
 import type { Transporter } from 'nodemailer';
-import { urlCredentials } from '@retention/core';
+import { firstUse, urlCredentials } from '@retention/core';
 import type { Logger } from './logger.js';
 
 /**
@@ -40,17 +40,17 @@ export function createMailer(
     socketTimeout: 20_000,
     ...(options.rejectUnauthorized === false && { tls: { rejectUnauthorized: false } }),
   };
-  let transport: Promise<Transporter> | undefined;
-  const openTransport = async () => {
+  let opened: Transporter | undefined;
+  const transport = firstUse(async () => {
     const { default: nodemailer } = await import('nodemailer');
-    return nodemailer.createTransport(transportOptions, { from: settings.mailFrom });
-  };
+    opened = nodemailer.createTransport(transportOptions, { from: settings.mailFrom });
+    return opened;
+  });
   return {
     async send(message) {
       const recipients = Array.isArray(message.to) ? message.to : [message.to];
       try {
-        transport ??= openTransport();
-        await (await transport).sendMail({ to: recipients, subject: message.subject, text: message.text });
+        await (await transport()).sendMail({ to: recipients, subject: message.subject, text: message.text });
         logger.info({ recipients: recipients.length, subject: message.subject }, 'e-mail sent');
         return true;
       } catch (error) {
@@ -62,10 +62,6 @@ export function createMailer(
         return false;
       }
     },
-    close: () =>
-      void transport?.then(
-        (opened) => opened.close(),
-        () => undefined,
-      ),
+    close: () => opened?.close(),
   };
 }

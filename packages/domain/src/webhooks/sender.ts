@@ -3,7 +3,7 @@ import { isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { Got } from 'got';
-import { signatureHeader, SIGNATURE_HEADER, type Config } from '@retention/core';
+import { firstUse, signatureHeader, SIGNATURE_HEADER, type Config } from '@retention/core';
 import {
   assertPublicAddress,
   nonPublicRange,
@@ -142,9 +142,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     : new PublicOnlyAgent({ ...agentOptions, lookup: receiverLookup(resolver, true) });
   // got is loaded at the first send, not at start: an API or a CLI run that sends nothing (most
   // of them) never pays for one of a process's larger imports (docs/performance.md, "Test run").
-  let client: Promise<Got> | undefined;
-  const httpClient = () =>
-    (client ??= import('got').then(({ default: got }) =>
+  const httpClient = firstUse(() =>
+    import('got').then(({ default: got }) =>
       got.extend({
         method: 'POST',
         agent: { https: agent },
@@ -155,7 +154,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
         timeout: { request: options.timeoutMs },
         http2: false,
       }),
-    ));
+    ),
+  );
   const userAgent = webhookUserAgent(options.baseUrl);
 
   return {

@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { firstUse } from '@retention/core';
 
 /**
  * The official `stripe` library, loaded at its first use rather than at start. It is the largest
@@ -9,9 +10,6 @@ import type Stripe from 'stripe';
  */
 type StripeLibrary = typeof Stripe;
 
-let loading: Promise<StripeLibrary> | undefined;
-
-export function loadStripe(): Promise<StripeLibrary> {
-  loading ??= import('stripe').then((module) => module.default);
-  return loading;
-}
+export const loadStripe: () => Promise<StripeLibrary> = firstUse(() =>
+  import('stripe').then((module) => module.default),
+);
