@@ -46,10 +46,30 @@ export const jsonBody: RequestHandler = (req, res, next) => {
       req.body = unreadable('The request body is not valid JSON.');
     } else if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
       req.body = unreadable('The request body must be a JSON object.');
+    } else if (!wellFormed(req.body)) {
+      req.body = unreadable(
+        'The request body has text that is not valid Unicode (a lone surrogate escape such as \\ud800).',
+      );
     }
     next();
   });
 };
+
+// With the `u` flag a pair is one code point: only a surrogate standing alone is in category Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Whether every string of a parsed body, keys included, is well-formed UTF-16. JSON's `\ud800`
+ * escape makes a lone surrogate, which no text encoding can carry: Postgres refuses it in a jsonb
+ * (a 500, where a security log entry copies the field) and stores U+FFFD in a text column (a
+ * name saved other than it was checked). So it is refused at the door, for every route alike.
+ */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) return value.every(wellFormed);
+  return Object.entries(value).every(([key, field]) => wellFormed(key) && wellFormed(field));
+}
 
 /**
  * Refuses a body jsonBody could not read (400 `invalid_param`), once the request is authorized:

@@ -173,6 +173,34 @@ describe('each dashboard form names the field it refuses', () => {
     );
   });
 
+  it('text that is not valid Unicode (a lone surrogate escape) is refused at the door, on every route', async () => {
+    const { owner } = await team(api.current.db, call, 'Lone surrogates');
+    const created = await call('POST', '/webhooks', {
+      cookie: owner.cookie,
+      body: { name: 'Receiver 😀', url: 'https://hooks.example.com/in', events: ['recovery.recovered'] },
+    });
+    expect([created.status, created.body.name]).toEqual([201, 'Receiver 😀']);
+    const refusal = {
+      error: {
+        type: 'invalid_param',
+        message: 'The request body has text that is not valid Unicode (a lone surrogate escape such as \\ud800).',
+      },
+    };
+    // Before: 500 (the security log's jsonb refused the name it copies) on this route, and the
+    // name saved with U+FFFD in place of what was checked on the others.
+    const update = await call('PATCH', `/webhooks/${created.body.id}`, {
+      cookie: owner.cookie,
+      rawBody: '{"name":"Receiver \\ud800"}',
+    });
+    expect([update.status, update.body]).toEqual([400, refusal]);
+    const token = await call('POST', '/tokens', { cookie: owner.cookie, rawBody: '{"name":"\\udc00 CI"}' });
+    expect([token.status, token.body]).toEqual([400, refusal]);
+    const key = await call('PATCH', '/account', { cookie: owner.cookie, rawBody: '{"\\ud800":"x"}' });
+    expect([key.status, key.body]).toEqual([400, refusal]);
+    const endpoint = await call('GET', `/webhooks/${created.body.id}`, { cookie: owner.cookie });
+    expect(endpoint.body.name).toBe('Receiver 😀');
+  });
+
   it('a refusal of the request as a whole names no field', async () => {
     const { owner } = await team(api.current.db, call, 'Whole request');
     const notJson = await call('PATCH', '/account', { cookie: owner.cookie, rawBody: '{"name":' });
