@@ -594,6 +594,49 @@ describe('migrations', () => {
     }
   });
 
+  it('0034-highest-former-role fills each account with the highest role the security log says it was moved from', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateLatest(db, KEY);
+      const migration = MIGRATIONS.find((m) => m.name === '0034-highest-former-role')!;
+      await db.transaction((trx) => migration.down(trx, KEY));
+      const [workspace] = await db('workspaces').insert({ name: 'Roles' }).returning<Array<{ id: string }>>('id');
+      const user = async (email: string, role: string) =>
+        (
+          await db('users').insert({ workspace_id: workspace!.id, email, role }).returning<Array<{ id: string }>>('id')
+        )[0]!.id;
+      const demoted = await user('demoted@example.com', 'member');
+      const promoted = await user('promoted@example.com', 'owner');
+      const unchanged = await user('unchanged@example.com', 'admin');
+      const changed = (target: string, from: string, to: string) =>
+        db('security_events').insert({
+          workspace_id: workspace!.id,
+          action: 'team.role_changed',
+          actor_type: 'operator',
+          target_type: 'user',
+          target_id: target,
+          details: { from, to },
+        });
+      // An owner moved to admin, then to member: the highest role they left is owner.
+      await changed(demoted, 'admin', 'member');
+      await changed(demoted, 'owner', 'admin');
+      await changed(promoted, 'member', 'owner');
+
+      await db.transaction((trx) => migration.up(trx, KEY));
+      const held = Object.fromEntries(
+        (await db('users').select('id', 'highest_former_role')).map(
+          (row: { id: string; highest_former_role: string }) => [row.id, row.highest_former_role],
+        ),
+      );
+      expect([held[demoted], held[promoted], held[unchanged]]).toEqual(['owner', 'member', null]);
+      await db.transaction((trx) => migration.down(trx, KEY));
+      expect(await db('users').first()).not.toHaveProperty('highest_former_role');
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('0021-reset-link-action renames the reset links made before it, not the resets done, and undoes it', async () => {
     const database = await createEmptyDatabase();
     try {

@@ -198,7 +198,7 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   // `step`: records written before migration 0021 told the two apart.
   'account.reset_link_created': { step: hidden },
   'account.reset_link_revoked': { reason, created_by: labelled('Made by') },
-  'account.password_reset': { step: hidden, sessions_ended: sessionsEnded },
+  'account.password_reset': { step: hidden, sessions_ended: sessionsEnded, link_made_by: labelled('Link made by') },
   'account.signed_out_everywhere': { sessions_ended: sessionsEnded },
   'workspace.updated': {
     name: change('Name'),

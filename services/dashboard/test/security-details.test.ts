@@ -57,7 +57,10 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
     { reason: 'creator_role_changed', created_by: 'ann@acme.test' },
     ["Its maker's role changed", 'Made by: ann@acme.test'],
   ],
-  'account.password_reset': [{ sessions_ended: 2 }, ['2 sessions ended']],
+  'account.password_reset': [
+    { sessions_ended: 2, link_made_by: 'ann@example.com' },
+    ['2 sessions ended', 'Link made by: ann@example.com'],
+  ],
   'account.signed_out_everywhere': [{ sessions_ended: 1 }, ['1 session ended']],
   'workspace.updated': [
     { name: { from: 'Acme', to: 'Acme & Co' }, display_currency: { from: 'usd', to: 'eur' } },

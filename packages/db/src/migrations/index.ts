@@ -32,6 +32,7 @@ import * as processorRefusedDeliveries from './0030-processor-refused-deliveries
 import * as processorKeyRejectionMail from './0031-processor-key-rejection-mail.js';
 import * as processorEventRetention from './0032-processor-event-retention.js';
 import * as attemptUrl from './0033-attempt-url.js';
+import * as highestFormerRole from './0034-highest-former-role.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -79,4 +80,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0031-processor-key-rejection-mail', ...processorKeyRejectionMail },
   { name: '0032-processor-event-retention', ...processorEventRetention },
   { name: '0033-attempt-url', ...attemptUrl },
+  { name: '0034-highest-former-role', ...highestFormerRole },
 ];

@@ -20,6 +20,8 @@ export interface AccountUserRow {
   email: string;
   name: string | null;
   role: UserRole;
+  /** The highest role held here before `role`, when it ever changed (migration 0034). */
+  highest_former_role: UserRole | null;
   password_hash: string | null;
   last_sign_in_at: Date | null;
   created_at: Date;

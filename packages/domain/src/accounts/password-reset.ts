@@ -87,12 +87,19 @@ export async function completePasswordReset(
       .returning('*');
     await spendLink(trx, link.id);
     const ended = await revokeUserSessions(trx, link.user_id!);
+    // A link someone made on the Team page and copied may have been spent by them, not by the
+    // account's holder: the entry names its maker, so the log never shows such a reset as the
+    // holder's own doing alone.
+    const maker =
+      link.created_by !== null && link.created_by !== link.user_id
+        ? await trx('users').where({ id: link.created_by }).first<{ email: string } | undefined>('email')
+        : undefined;
     await recordSecurityEvent(trx, {
       workspace_id: link.workspace_id,
       action: 'account.password_reset',
       actor: userActor(user!, request),
       target: { type: 'user', id: user!.id, label: user!.email },
-      details: { sessions_ended: ended },
+      details: { sessions_ended: ended, ...(maker && { link_made_by: maker.email }) },
     });
     return user as AccountUserRow;
   });

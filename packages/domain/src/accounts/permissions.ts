@@ -49,6 +49,25 @@ export function resetLinkRoles(role: UserRole, emailed: boolean): UserRole[] {
   return ASSIGNABLE[role].filter((target) => emailed || RANK[target] < RANK[role]);
 }
 
+/** The higher of two roles; `null` is no role at all. */
+export function higherRole(a: UserRole, b: UserRole | null): UserRole {
+  return b !== null && RANK[b] > RANK[a] ? b : a;
+}
+
+/**
+ * Whether someone of `makerRole` may be shown a reset link to copy for `target` (someone else:
+ * one's own is always allowed). The link is the account itself, so the maker must outrank every
+ * role the account has held here, not only its present one: else an admin could move a fellow
+ * admin down to member, copy the link, set the password and move them back up, signed in as them
+ * (docs/dashboard-api.md, "A reset link to copy, and a role held before").
+ */
+export function mayCopyResetLinkFor(
+  makerRole: UserRole,
+  target: { role: UserRole; highest_former_role: UserRole | null },
+): boolean {
+  return RANK[makerRole] > RANK[higherRole(target.role, target.highest_former_role)];
+}
+
 /** GET /me's `permissions`. */
 export function permissionsFor(role: UserRole): Record<Permission, boolean> & { assignable_roles: UserRole[] } {
   const flags = Object.fromEntries(PERMISSIONS.map((permission) => [permission, can(role, permission)]));

@@ -70,6 +70,7 @@ export async function loadSession(
           email: string;
           name: string | null;
           role: AccountUserRow['role'];
+          highest_former_role: AccountUserRow['highest_former_role'];
           password_hash: string | null;
           last_sign_in_at: Date | null;
           user_created_at: Date;
@@ -81,6 +82,7 @@ export async function loadSession(
       'u.email',
       'u.name',
       'u.role',
+      'u.highest_former_role',
       'u.password_hash',
       'u.last_sign_in_at',
       'u.created_at as user_created_at',
@@ -110,6 +112,7 @@ export async function loadSession(
       email: row.email,
       name: row.name,
       role: row.role,
+      highest_former_role: row.highest_former_role,
       password_hash: row.password_hash,
       last_sign_in_at: row.last_sign_in_at,
       created_at: row.user_created_at,

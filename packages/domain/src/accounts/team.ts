@@ -5,7 +5,7 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator } from '../validate.js';
 import { findWorkspaceUser, toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
 import { revokeOwnResetLinks, revokeResetLinksMadeBy } from './password-reset.js';
-import { assertMayAssign, assignableRoles, resetLinkRoles } from './permissions.js';
+import { assertMayAssign, assignableRoles, higherRole, resetLinkRoles } from './permissions.js';
 import { revokeUserSessions } from './sessions.js';
 
 /**
@@ -62,7 +62,7 @@ export async function changeMemberRole(
 /**
  * What follows a change of `target`'s role to `role`, in the transaction that made it (the
  * Team page's, or an invitation accepted by an account the operator made without a password):
- * the security log's `team.role_changed`, the revocation of the open invitations they sent for
+ * the highest role they held before (migration 0034), the security log's `team.role_changed`, the revocation of the open invitations they sent for
  * a role the new one may not give and of the reset links they made that it may not make, and
  * the revocation of the open reset links for their own account.
  */
@@ -72,6 +72,11 @@ export async function recordRoleChange(
   role: UserRole,
   actor: Actor,
 ): Promise<void> {
+  // What a copied reset link for them needs is judged on every role they have held
+  // (mayCopyResetLinkFor), so a move down is remembered.
+  await trx('users')
+    .where({ id: target.id })
+    .update({ highest_former_role: higherRole(target.role, target.highest_former_role) });
   await recordSecurityEvent(trx, {
     workspace_id: target.workspace_id,
     action: 'team.role_changed',

@@ -5,12 +5,13 @@ import {
   changeMemberRole,
   createResetLink,
   findWorkspaceUser,
+  type AccountUserRow,
   getWorkspace,
   inviteMember,
   listMembers,
   listOpenInvitations,
+  mayCopyResetLinkFor,
   removeMember,
-  resetLinkRoles,
   revokeInvitation,
 } from '@retention/domain';
 import { forbidden, invalidField, type UserRole } from '@retention/core';
@@ -107,17 +108,13 @@ export function teamRoutes(context: DashboardContext): Router {
 
   router.post('/team/members/:id/reset-link', allow('manage_team'), async (req, res) => {
     const { user, workspaceId } = signedIn(res);
-    // A link shown to copy is the account itself: for oneself, or a role below one's own.
-    const mayCopy = (target: { id: string; role: UserRole }) =>
-      target.id === user.id || resetLinkRoles(user.role, false).includes(target.role);
+    // A link shown to copy is the account itself: for oneself, or someone whose every role here,
+    // present and former, is below one's own.
+    const mayCopy = (target: AccountUserRow) => target.id === user.id || mayCopyResetLinkFor(user.role, target);
     const targetFor = async (q: Queryable) => {
       const target = await findWorkspaceUser(q, workspaceId, String(req.params.id));
       assertMayAssign(user.role, target.role);
-      if (!context.mailer && !mayCopy(target)) {
-        throw forbidden(
-          `Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: you may make one only for someone whose role is below yours. Ask an owner, or have email set up.`,
-        );
-      }
+      if (!context.mailer && !mayCopy(target)) throw forbidden(copyRefusal(user.role, target));
       return target;
     };
     const makeLink = () =>
@@ -141,4 +138,15 @@ export function teamRoutes(context: DashboardContext): Router {
   });
 
   return router;
+}
+
+/** Why a reset link for `target` may not be shown to `makerRole` to copy (no SMTP_URL). */
+function copyRefusal(makerRole: UserRole, target: AccountUserRow): string {
+  const former = target.highest_former_role;
+  if (former === null || !mayCopyResetLinkFor(makerRole, { role: target.role, highest_former_role: null })) {
+    return `Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: you may make one only for someone whose role is below yours. Ask an owner, or have email set up.`;
+  }
+  // Their role now is below the maker's; one they held before is not.
+  const above = former === 'admin' ? 'Ask an owner' : 'Ask your operator (the CLI’s user reset-link)';
+  return `${target.email} was ${former === 'admin' ? 'an admin' : 'an owner'} here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: only someone whose role is above ${former} may make one for them. ${above}, or have email set up.`;
 }

@@ -513,13 +513,14 @@ describe('invitations and password reset', () => {
       404,
     );
     await signIn(call, member.email, 'the reset password');
-    // The security log tells a link made (by the owner) from a password actually reset (by the member).
+    // The security log tells a link made (by the owner) from a password actually reset (by the
+    // member's account, with the link the owner made).
     const log = await call('GET', '/security-log', { cookie: owner.cookie });
     const resets = (
       log.body.data as Array<{ action: string; actor: { user_id: string }; details: Record<string, unknown> }>
     ).filter((event) => event.action.startsWith('account.'));
     expect(resets.map((event) => [event.action, event.actor.user_id, event.details])).toEqual([
-      ['account.password_reset', member.id, { sessions_ended: 1 }],
+      ['account.password_reset', member.id, { sessions_ended: 1, link_made_by: owner.email }],
       ['account.reset_link_created', owner.id, {}],
     ]);
     // Without SMTP_URL the answer says that nothing is e-mailed, to anyone (not whether the address has an account).

@@ -96,4 +96,54 @@ describe('open password-reset links', () => {
     const used = await call('POST', `/password-reset/${beforeSignOut}`, { body: { password: 'someone else’s' } });
     expect(used.status).toBe(404);
   });
+
+  it('are never shown to copy for someone who held a role at or above the maker’s: no admin moves a fellow admin down to sign in as them', async () => {
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Peer takeover');
+    const fellow = await makeUser(api.current.db, workspace.id, 'admin');
+    const setRole = (cookie: string, id: string, role: string) =>
+      call('PATCH', `/team/members/${id}`, { cookie, body: { role } });
+    const copy = (cookie: string, id: string) => call('POST', `/team/members/${id}/reset-link`, { cookie });
+
+    expect((await copy(admin.cookie, fellow.id)).status).toBe(403);
+    // Moved down to member, the fellow admin is still not someone this admin may copy a link for.
+    expect((await setRole(admin.cookie, fellow.id, 'member')).status).toBe(200);
+    const refused = await copy(admin.cookie, fellow.id);
+    expect([refused.status, refused.body.error]).toEqual([
+      403,
+      {
+        type: 'forbidden',
+        message: `${fellow.email} was an admin here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: only someone whose role is above admin may make one for them. Ask an owner, or have email set up.`,
+      },
+    ]);
+    expect(refused.body).not.toHaveProperty('reset_url');
+    // Moved back up, they sign in with their own password: nobody else set one.
+    expect((await setRole(admin.cookie, fellow.id, 'admin')).status).toBe(200);
+    await signIn(call, fellow.email, PASSWORD);
+    // An owner outranks every role they have held, and may.
+    expect((await setRole(owner.cookie, fellow.id, 'member')).status).toBe(200);
+    const byOwner = await resetLink(owner.cookie, fellow.id);
+    expect(
+      (await call('POST', `/password-reset/${byOwner}`, { body: { password: 'set by whoever holds the link' } }))
+        .status,
+    ).toBe(200);
+    // The reset is the holder's act in the log, and names who made the link they used.
+    const log = await call('GET', '/security-log', { cookie: owner.cookie });
+    const reset = log.body.data.find((entry: { action: string }) => entry.action === 'account.password_reset');
+    expect(reset).toMatchObject({
+      actor: { type: 'user', user_id: fellow.id },
+      details: { sessions_ended: 1, link_made_by: owner.email },
+    });
+
+    // Nor an owner a fellow owner: moved down to admin, they were an owner.
+    const partner = await makeUser(api.current.db, workspace.id, 'owner');
+    expect((await setRole(owner.cookie, partner.id, 'admin')).status).toBe(200);
+    const notForOwner = await copy(owner.cookie, partner.id);
+    expect([notForOwner.status, notForOwner.body.error.message]).toEqual([
+      403,
+      `${partner.email} was an owner here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: only someone whose role is above owner may make one for them. Ask your operator (the CLI’s user reset-link), or have email set up.`,
+    ]);
+    // Someone only ever a member is the admin's to copy, as before.
+    const newcomer = await makeUser(api.current.db, workspace.id, 'member');
+    expect(await isOpen(await resetLink(admin.cookie, newcomer.id))).toBe(true);
+  });
 });

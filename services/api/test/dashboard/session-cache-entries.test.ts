@@ -25,6 +25,7 @@ function entry(idleExpiresIn: number, expiresIn: number, epoch = 'e1'): CachedSe
       email: 'a@example.com',
       name: 'A',
       role: 'owner',
+      highest_former_role: null,
       password_hash: null,
       last_sign_in_at: null,
       created_at: new Date(NOW - 1000),

@@ -74,7 +74,7 @@ describe('spending a reset link in a browser signed in as someone else', () => {
     const resets = (log.body.data as Array<{ action: string; details: Record<string, unknown> }>).filter(
       (event) => event.action === 'account.password_reset',
     );
-    expect(resets.map((event) => event.details)).toEqual([{ sessions_ended: 1 }]);
+    expect(resets.map((event) => event.details)).toEqual([{ sessions_ended: 1, link_made_by: owner.email }]);
   });
 
   it('signed in as the same person: the session ends with the reset, counted once', async () => {
@@ -91,6 +91,6 @@ describe('spending a reset link in a browser signed in as someone else', () => {
     const resets = (log.body.data as Array<{ action: string; details: Record<string, unknown> }>).filter(
       (event) => event.action === 'account.password_reset',
     );
-    expect(resets.map((event) => event.details)).toEqual([{ sessions_ended: 1 }]);
+    expect(resets.map((event) => event.details)).toEqual([{ sessions_ended: 1, link_made_by: owner.email }]);
   });
 });
