@@ -59,9 +59,10 @@ export interface Paged<T> {
   /**
    * The rows read again, as many as are shown, and swapped in at once: a row added meanwhile (a
    * Resend's attempt) appears, and the rows already shown keep their state and the focus, which
-   * `reload`, starting from no rows, would drop.
+   * `reload`, starting from no rows, would drop. `added` rows expected new (a Resend's one) are
+   * read on top of those: else the new row pushes the oldest shown out of the list.
    */
-  readAgain: () => void;
+  readAgain: (added?: number) => void;
 }
 
 /** The pages a list had loaded, by history entry (router.tsx): Back brings them back. */
@@ -166,6 +167,6 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
     hasMore,
     loadMore: () => run(cursor, true),
     reload: () => setRound((value) => value + 1),
-    readAgain: () => void refresh(items.length),
+    readAgain: (added = 0) => void refresh(items.length + added),
   };
 }

@@ -6,11 +6,53 @@ import { Badge, Filter, useFocusNewRows } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { usePaged } from '../../hooks.js';
+import { useFilters } from '../../router.js';
 import { useAction } from '../../use-action.js';
 import { AttemptResult } from './webhook-parts.js';
 import { BusyButton } from '../../components/BusyButton.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
+/**
+ * The log's filters in the endpoint page's address, prefixed: the page may keep other things
+ * there one day, and a bare `outcome` or `event_type` would read as the endpoint's own.
+ */
+const FILTERS = ['log_outcome', 'log_event_type'] as const;
+
+/**
+ * An attempt's retry, as it stands when the details are opened. `next_attempt_at` is the time the
+ * attempt was given for its retry, kept on the row for good; once it has passed, showing it as
+ * "Next attempt" made an old failure read as if its retry were still to come. So: a time to come
+ * is the next attempt; a past one says what became of it, the retry itself (the delivery's next
+ * attempt, above it in the log: newest first) when the log shows it, else only that it was due.
+ */
+function Retry({ entry, retry }: { entry: Attempt; retry: Attempt | undefined }) {
+  if (entry.next_attempt_at === null || Date.parse(entry.next_attempt_at) > Date.now()) {
+    return (
+      <div>
+        <dt>Next attempt</dt>
+        <dd>
+          <Time value={entry.next_attempt_at} empty="None" sayUtc />
+        </dd>
+      </div>
+    );
+  }
+  return (
+    <div>
+      <dt>Retry</dt>
+      <dd>
+        {retry ? (
+          <>
+            Made <Time value={retry.attempted_at} sayUtc /> (attempt {retry.attempt})
+          </>
+        ) : (
+          <>
+            Was due <Time value={entry.next_attempt_at} sayUtc />
+          </>
+        )}
+      </dd>
+    </div>
+  );
+}
 
 /**
  * The URL an attempt went to, under its summary, only when it is not the endpoint's URL now
@@ -28,11 +70,14 @@ function SentTo({ url, current }: { url: string | null; current: string }) {
 
 function Entry({
   entry,
+  retry,
   endpointUrl,
   canResend,
   onResent,
 }: {
   entry: Attempt;
+  /** The delivery's next attempt, when the log shows it. */
+  retry: Attempt | undefined;
   endpointUrl: string;
   canResend: boolean;
   onResent: () => void;
@@ -83,12 +128,7 @@ function Entry({
               <dt>Attempt</dt>
               <dd>{entry.attempt}</dd>
             </div>
-            <div>
-              <dt>Next attempt</dt>
-              <dd>
-                <Time value={entry.next_attempt_at} empty="None" sayUtc />
-              </dd>
-            </div>
+            <Retry entry={entry} retry={retry} />
             <div>
               <dt>Error</dt>
               <dd>{entry.error ?? 'None'}</dd>
@@ -141,8 +181,7 @@ export function DeliveryLog({
    */
   onRead: () => void;
 }) {
-  const [outcome, setOutcome] = useState('');
-  const [eventType, setEventType] = useState('');
+  const [{ log_outcome: outcome, log_event_type: eventType }, setFilters] = useFilters(FILTERS);
   const list = usePaged(
     (cursor) =>
       api<List<Attempt>>(
@@ -158,14 +197,19 @@ export function DeliveryLog({
       <div className="section-head">
         <h2 id="delivery-log-title">Delivery log</h2>
         <div className="filters">
-          <Filter label="Outcome" value={outcome} options={OUTCOMES} onChange={setOutcome} />
+          <Filter
+            label="Outcome"
+            value={outcome}
+            options={OUTCOMES}
+            onChange={(value) => setFilters({ log_outcome: value })}
+          />
           {/* Event types are names (`trial.reminder_sent`), shown as the log and the API write them. */}
           <Filter
             label="Event type"
             value={eventType}
             options={[...eventTypes, 'ping']}
             optionLabel={(type) => type}
-            onChange={setEventType}
+            onChange={(value) => setFilters({ log_event_type: value })}
           />
           <button
             type="button"
@@ -190,12 +234,17 @@ export function DeliveryLog({
             <Entry
               key={entry.id}
               entry={entry}
+              retry={list.items.find(
+                (other) => other.delivery_id === entry.delivery_id && other.attempt === entry.attempt + 1,
+              )}
               endpointUrl={endpointUrl}
               canResend={canResend}
               onResent={() => {
                 // The resend's attempt appears at the top without a Refresh; the entry resent
-                // stays open, with its result and the focus on Resend.
-                list.readAgain();
+                // stays open, with its result and the focus on Resend. One row more than shown is
+                // read, for that attempt: else, at exactly a page shown, it pushed the oldest row
+                // out, a row the user was looking at gone.
+                list.readAgain(1);
                 onRead();
               }}
             />
