@@ -172,6 +172,15 @@ describe("an unencoded '+'", () => {
     expect(body.error.message).not.toContain('%2B');
   });
 
+  it('in an email filter is refused, with the same advice, rather than matching no customer', async () => {
+    const { status, body } = await api.current.get('/api/v1/customers?email=dev+walk@example.com', token);
+    expect(status).toBe(400);
+    expectErrorShape(body, 'invalid_param');
+    expect(body.error.message).toMatch(/^Invalid query parameter email: must be 1 to 320 characters without spaces/);
+    expect(body.error.message).toContain('%2B');
+    expect((await api.current.get('/api/v1/customers?email=dev%2Bwalk@example.com', token)).status).toBe(200);
+  });
+
   it('percent-encoded, is an offset like any other', async () => {
     const { status } = await api.current.get('/api/v1/campaigns?cursor=2026-03-07T10:15:02%2B01:00', token);
     expect(status).toBe(200);

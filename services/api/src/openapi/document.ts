@@ -98,7 +98,8 @@ const HEADERS: Record<string, OpenApiHeader & { name: string }> = {
   },
   RateLimitReset: {
     name: 'X-RateLimit-Reset',
-    description: 'Seconds until the window has fully refilled.',
+    description:
+      'Seconds until the oldest request counted in the window leaves it, freeing room for one more: the window refills a request at a time, as each turns a minute old. With none left, the same as Retry-After.',
     required: false,
     schema: { type: 'integer', minimum: 0 },
   },

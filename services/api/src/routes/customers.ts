@@ -6,9 +6,22 @@ import { CursorParam, cursorOf, NoQuery } from '../middleware/validate-query.js'
 import { apiRouter } from './api-router.js';
 import { serve, type Endpoint } from './endpoint.js';
 
+/**
+ * An address has no spaces, so one with a space is refused rather than searched for and not found:
+ * it is almost always a `+` sent unencoded (`email=dev+walk@example.com`, which a query string
+ * reads as `dev walk@…`), and the refusal says to send it as %2B (validate-query.ts).
+ */
+const EmailFilter = Type.String({
+  minLength: 1,
+  maxLength: 320,
+  pattern: '^[^\\s\\x00-\\x1f\\x7f]+$',
+  errorMessage: 'must be 1 to 320 characters without spaces or control characters',
+  description: 'Exact email address, case-insensitive; send a `+` in it as `%2B`',
+});
+
 export const CustomerListQuery = Type.Object(
   {
-    email: Type.Optional(PlainText(320, 'Exact email address, case-insensitive')),
+    email: Type.Optional(EmailFilter),
     tag: Type.Optional(PlainText(100, 'Customers carrying this tag, case-insensitive')),
     cursor: Type.Optional(CursorParam()),
   },
