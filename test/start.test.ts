@@ -240,7 +240,7 @@ describe('npm start', () => {
         const cookie = accepted.headers.get('set-cookie')!.split(';')[0]!;
         const dunning = await database
           .db('webhook_endpoints')
-          .where({ name: 'Dunning e-mails' })
+          .where({ name: 'Dunning emails' })
           .first<{ id: string }>();
         const test = await fetch(`${base}/dashboard/api/webhooks/${dunning.id}/test`, {
           method: 'POST',
@@ -462,7 +462,7 @@ function delivered(receiver: string) {
       response_body: 'Accepted',
     },
     {
-      name: 'Dunning e-mails',
+      name: 'Dunning emails',
       url: `${receiver}/demo/dunning`,
       status: 'succeeded',
       outcome: 'succeeded',

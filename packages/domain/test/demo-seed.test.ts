@@ -252,7 +252,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
     const endpoints = await db('webhook_endpoints').where({ workspace_id: seeded.workspace.id }).orderBy('name');
     expect(endpoints.map((endpoint) => [endpoint.name, endpoint.event_types, endpoint.enabled])).toEqual([
       ['CRM', ['recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost'], true],
-      ['Dunning e-mails', ['recovery.opened', 'recovery.recovered', 'recovery.lost'], true],
+      ['Dunning emails', ['recovery.opened', 'recovery.recovered', 'recovery.lost'], true],
     ]);
     const keptSince = NOW.getTime() - 90 * DAY;
     const events = (await eventsOf(db, seeded.workspace.id)).filter((event) => event.created_at.getTime() >= keptSince);
@@ -489,11 +489,11 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
       receiver: RECEIVER,
     });
     expect(await urls(atCatalog.workspace.id)).toEqual({
-      'Dunning e-mails': 'https://mail.northwind.example/hooks/retention',
+      'Dunning emails': 'https://mail.northwind.example/hooks/retention',
       CRM: 'https://crm.northwind.example/webhooks/retention',
     });
     expect(await urls(atReceiver.workspace.id)).toEqual({
-      'Dunning e-mails': `${RECEIVER}/demo/dunning`,
+      'Dunning emails': `${RECEIVER}/demo/dunning`,
       CRM: `${RECEIVER}/demo/crm`,
     });
     expect(await history(atReceiver)).toEqual(await history(atCatalog));
@@ -542,12 +542,12 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
     expect(await pointDemoEndpointsAt(db, 'https://127.0.0.1:40999', actor)).toBe(3);
 
     expect(await urls(old.workspace.id)).toEqual({
-      'Dunning e-mails': 'https://127.0.0.1:40999/demo/dunning',
+      'Dunning emails': 'https://127.0.0.1:40999/demo/dunning',
       CRM: 'https://127.0.0.1:40999/demo/crm',
       ...Object.fromEntries(others.map((url) => [url, url])),
     });
     expect(await urls(earlier.workspace.id)).toEqual({
-      'Dunning e-mails': 'https://127.0.0.1:40999/demo/dunning',
+      'Dunning emails': 'https://127.0.0.1:40999/demo/dunning',
       CRM: 'https://crm.example.com/hooks',
     });
     expect([await history(old), await history(earlier)]).toEqual(histories);
@@ -560,7 +560,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
         .where({ 'e.workspace_id': workspaceId, 'e.name': name })
         .distinct()
         .pluck('a.url');
-    expect(await attemptUrls(earlier.workspace.id, 'Dunning e-mails')).toEqual([
+    expect(await attemptUrls(earlier.workspace.id, 'Dunning emails')).toEqual([
       'https://127.0.0.1:40999/demo/dunning',
     ]);
     expect(await attemptUrls(earlier.workspace.id, 'CRM')).toEqual([`${RECEIVER}/demo/crm`]);

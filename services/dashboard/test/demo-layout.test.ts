@@ -478,7 +478,7 @@ describe('the Settings tables', () => {
 
     it('lines its columns up from row to row, whatever the width of each time', async () => {
       await open('/settings/webhooks');
-      await page.getByRole('link', { name: 'Dunning e-mails' }).click();
+      await page.getByRole('link', { name: 'Dunning emails' }).click();
       const log = page.getByRole('list', { name: 'Deliveries, newest first' });
       await log.waitFor();
       const { starts, timesOnTwoLines } = await logLayout(log);
@@ -951,7 +951,7 @@ describe("an endpoint's summary", () => {
   it.each([1280, 1024, 801])('at %i px fills every row of facts, none overflowing', async (width) => {
     const dunning = await world.current
       .db('webhook_endpoints')
-      .where({ workspace_id: demo.workspace.id, name: 'Dunning e-mails' })
+      .where({ workspace_id: demo.workspace.id, name: 'Dunning emails' })
       .first<{ id: string }>('id');
     await page.setViewportSize({ width, height: 900 });
     await open(`/settings/webhooks/${dunning.id}`);
@@ -1031,9 +1031,9 @@ describe('a demo campaign', () => {
     const title = `${heading} · ${demo.workspace.name} · Retention dashboard`;
     await page.waitForFunction(`document.title === ${JSON.stringify(title)}`, undefined, { timeout: 2_000 });
     expect(entries).toEqual([
-      expect.stringMatching(/recovery\.opened.*Sent to Dunning e-mails: succeeded HTTP 200, \d attempts?/),
+      expect.stringMatching(/recovery\.opened.*Sent to Dunning emails: succeeded HTTP 200, \d attempts?/),
       expect.stringMatching(
-        /recovery\.recovered.*Sent to Dunning e-mails: succeeded HTTP 200, \d attempts?.*Sent to CRM: succeeded HTTP 202/,
+        /recovery\.recovered.*Sent to Dunning emails: succeeded HTTP 200, \d attempts?.*Sent to CRM: succeeded HTTP 202/,
       ),
     ]);
   });
@@ -1085,7 +1085,7 @@ describe('a demo campaign', () => {
     const entries = await timeline();
     expect(entries).toEqual([
       expect.stringMatching(/recovery\.opened/),
-      expect.stringMatching(/recovery\.lost.*Sent to Dunning e-mails: succeeded.*Sent to CRM: succeeded/),
+      expect.stringMatching(/recovery\.lost.*Sent to Dunning emails: succeeded.*Sent to CRM: succeeded/),
     ]);
   });
 

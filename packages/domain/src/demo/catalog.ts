@@ -182,7 +182,7 @@ export const DEMO_OWNER_EMAIL = `owner@${DEMO_BUSINESS.domain}`;
 export const DEMO_ENDPOINTS = [
   {
     key: 'dunning',
-    name: 'Dunning e-mails',
+    name: 'Dunning emails',
     url: `https://mail.${DEMO_BUSINESS.domain}/hooks/retention`,
     events: ['recovery.opened', 'recovery.recovered', 'recovery.lost'],
     accepts: { status: 200, body: '{"queued":true}' },
