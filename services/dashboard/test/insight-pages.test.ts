@@ -1258,6 +1258,32 @@ describe('campaigns', () => {
     await settlesTo(emails, ['cy@initech-customers.test']);
   });
 
+  it('keeps a search or a tag longer than the server takes whole, says so at its box, and asks nothing', async () => {
+    const searcher = await signIn('member@initech.test', { path: '/customers' });
+    const box = searcher.getByRole('searchbox', { name: 'Search by email or name' });
+    await tableRows(searcher, 'Customers');
+    const asked: string[] = [];
+    searcher.on('request', (request) => {
+      if (request.url().includes('/dashboard/api/customers')) asked.push(request.url());
+    });
+    // 321 characters: the box had maxLength 320, which cut a paste and searched for the rest.
+    await box.fill('x'.repeat(321));
+    await box.press('Enter');
+    const problem = searcher.getByRole('alert').filter({ hasText: 'At most 320 characters: this has 321.' });
+    await problem.waitFor();
+    await expect(box.inputValue()).resolves.toHaveLength(321);
+    await expect(box.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(searcher.getByRole('table', { name: 'Customers' }).count()).resolves.toBe(0);
+    // The tag box: the server looks up a tag of at most 100 characters.
+    await box.fill('');
+    const tag = searcher.getByRole('searchbox', { name: 'Tag' });
+    await tag.fill('t'.repeat(101));
+    await tag.press('Enter');
+    await searcher.getByRole('alert').filter({ hasText: 'At most 100 characters: this has 101.' }).waitFor();
+    await searcher.waitForTimeout(300);
+    expect(asked).toEqual([]);
+  });
+
   it('keeps a long invoice id whole on its own line at 390 px, never its last letter alone', async () => {
     const longId = 'in_Va7R1v6RujzSeQuHEg2ncJWM'; // a Stripe invoice id, as in the demo
     const campaigns = world.current.db('recovery_campaigns').where({ workspace_id: initech.id });

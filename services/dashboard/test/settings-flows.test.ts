@@ -1170,3 +1170,106 @@ describe('the processor page', () => {
     await page.getByRole('note', { name: 'Before you connect' }).waitFor();
   });
 });
+
+/**
+ * A text longer than its field takes (Field's `limit`, docs/dashboard-ui.md "Field errors"): the
+ * field keeps all of it and says it is too long, naming the limit; the browser refuses the
+ * submit, focusing the field, and nothing is sent. The inputs had `maxLength`, which kept the
+ * first 200 characters of a paste and saved them without a word.
+ */
+describe('a text longer than its field takes', () => {
+  const TOO_LONG = 'At most 200 characters: this has 250.';
+  const long = 'Quarterly billing reports for the finance team '.repeat(6).slice(0, 250);
+
+  /** The field's state: its value's length, invalid, focused, the browser's message. */
+  const fieldState = (field: Locator) =>
+    field.evaluate((element) => {
+      const input = element as unknown as { value: string; validationMessage: string };
+      return {
+        length: input.value.length,
+        invalid: element.getAttribute('aria-invalid'),
+        focused: element.ownerDocument.activeElement === element,
+        validationMessage: input.validationMessage,
+      };
+    });
+
+  /** The requests to the dashboard API that change something, made while `act` runs. */
+  async function changesSent(act: () => Promise<void>): Promise<string[]> {
+    const sent: string[] = [];
+    const listener = (request: { method(): string; url(): string }) => {
+      if (request.method() !== 'GET' && request.url().includes('/dashboard/api/')) sent.push(request.url());
+    };
+    page.on('request', listener);
+    try {
+      await act();
+      // Long enough for a request the submit would have made to have left.
+      await page.waitForTimeout(300);
+    } finally {
+      page.off('request', listener);
+    }
+    return sent;
+  }
+
+  it('Create token: a pasted name of 250 characters is kept whole, refused at the field, and nothing is created', async () => {
+    expect(long).toHaveLength(250);
+    const tokens = () => world.current.db('api_tokens').count({ count: '*' }).first();
+    const tokensBefore = await tokens();
+    await openSettings('API tokens');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create token' });
+    const name = dialog.getByLabel('Name');
+    // Pasted, as a person would: through the clipboard, Control+V.
+    await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(long)})`);
+    await name.focus();
+    await page.keyboard.press('Control+V');
+    await expect(fieldState(name)).resolves.toMatchObject({ length: 250, invalid: 'true' });
+    await expect(description(name)).resolves.toBe(`Where the token is used, e.g. “billing reports”. ${TOO_LONG}`);
+    const sent = await changesSent(() => dialog.getByRole('button', { name: 'Create token' }).click());
+    expect(sent).toEqual([]);
+    await expect(fieldState(name)).resolves.toEqual({
+      length: 250,
+      invalid: 'true',
+      focused: true,
+      validationMessage: TOO_LONG,
+    });
+    await expect(dialog.getByText(TOO_LONG).count()).resolves.toBe(1);
+    await expect(tokens()).resolves.toEqual(tokensBefore);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('Workspace: a name of 250 characters is refused at the field and not saved; 200 emoji, one character each as the server counts, are saved', async () => {
+    const workspaceName = async () =>
+      ((await world.current.db('workspaces').where({ id: world.current.workspace.id }).first()) as { name: string })
+        .name;
+    const before = await workspaceName();
+    await openSettings('Workspace');
+    const name = page.getByLabel('Workspace name');
+    await name.fill(long);
+    await page.getByText(TOO_LONG).waitFor();
+    const sent = await changesSent(() => page.getByRole('button', { name: 'Save' }).click());
+    expect(sent).toEqual([]);
+    await expect(fieldState(name)).resolves.toEqual({
+      length: 250,
+      invalid: 'true',
+      focused: true,
+      validationMessage: TOO_LONG,
+    });
+    await expect(description(name)).resolves.toBe(TOO_LONG);
+    await expect(page.getByRole('status').filter({ hasText: 'Saved.' }).count()).resolves.toBe(0);
+    await expect(workspaceName()).resolves.toBe(before);
+
+    // At the limit the field is quiet and the server takes it: 200 characters, each an emoji of
+    // two UTF-16 units (JavaScript's length 400), as ajv and Postgres count them.
+    const atLimit = '🧾'.repeat(200);
+    await name.fill(atLimit);
+    await expect(fieldState(name)).resolves.toMatchObject({ invalid: null, validationMessage: '' });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await expect(workspaceName()).resolves.toBe(atLimit);
+    // One more is over, and said so in the same count.
+    await name.fill(`${atLimit}🧾`);
+    await page.getByText('At most 200 characters: this has 201.').waitFor();
+    await world.current.db('workspaces').where({ id: world.current.workspace.id }).update({ name: before });
+  });
+});

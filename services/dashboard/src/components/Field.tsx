@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
+import { useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
 import type { Action } from '../use-action.js';
 import { ErrorNote, LiveStatus } from './states.js';
 
@@ -8,33 +8,49 @@ import { ErrorNote, LiveStatus } from './states.js';
  * else the server's refusal of this field: `action`'s refusal about `param` (the API's name of
  * the field, one of the action's `fields`). Only the refusal is an alert, read out when it
  * appears after a submit; a check made as you type is not read out at every key.
+ *
+ * `limit` is the most characters the server takes for the field. A longer text is kept whole (no
+ * `maxLength`, which cut a paste at the limit without a word) and said to be too long at the
+ * field as soon as it is; the browser then refuses the form's submit as it does an empty
+ * required field: it focuses the field and shows the same sentence, and nothing is sent.
  */
 export function Field({
   label,
   hint,
   error,
+  limit,
   action,
   param,
   inputRef,
   ...input
-}: InputHTMLAttributes<HTMLInputElement> & {
+}: Omit<InputHTMLAttributes<HTMLInputElement>, 'maxLength'> & {
   label: string;
   hint?: ReactNode;
   error?: string | null;
+  limit?: number;
   /** The input itself, for a page that moves the focus to it (a refused sign-in's password). */
   inputRef?: Ref<HTMLInputElement>;
 } & ({ action: Action; param: string } | { action?: never; param?: never })) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
+  const own = useRef<HTMLInputElement | null>(null);
+  const tooLong = limit === undefined ? null : lengthProblem(characters(String(input.value ?? '')), limit);
+  // The browser's own check: the form's submit is refused while the text is too long.
+  useEffect(() => own.current?.setCustomValidity(tooLong ?? ''), [tooLong]);
   const refusal = action && param ? action.fieldError(param) : null;
-  const shown = error ?? refusal;
-  const announce = error == null;
+  const shown = error ?? tooLong ?? refusal;
+  const announce = error == null && tooLong == null;
   const describedBy = [hint ? hintId : null, shown ? errorId : null].filter(Boolean).join(' ') || undefined;
+  const ref = (node: HTMLInputElement | null) => {
+    own.current = node;
+    if (typeof inputRef === 'function') inputRef(node);
+    else if (inputRef) inputRef.current = node;
+  };
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input ref={inputRef} id={id} aria-invalid={shown ? true : undefined} aria-describedby={describedBy} {...input} />
+      <input ref={ref} id={id} aria-invalid={shown ? true : undefined} aria-describedby={describedBy} {...input} />
       {hint && (
         <span className="hint" id={hintId}>
           {hint}
@@ -47,6 +63,30 @@ export function Field({
       )}
     </div>
   );
+}
+
+/**
+ * The most characters the server takes for a name people choose (a workspace's, a person's, an
+ * API token's, an endpoint's): `NameInput(200)` and the endpoints' own `Name` in
+ * packages/domain, and the columns' CHECKs.
+ */
+export const NAME_LIMIT = 200;
+
+/**
+ * A text's length as the server counts it for a name: in characters (Unicode code points, as
+ * ajv's maxLength and Postgres' length() count), so an emoji is one, not the two UTF-16 units
+ * of JavaScript's `length`.
+ */
+function characters(text: string): number {
+  return Array.from(text).length;
+}
+
+/**
+ * What is wrong with a text of `count` characters where `limit` is the most the server takes,
+ * or null: the limit and how far over it the text is, so the person knows how much to cut.
+ */
+export function lengthProblem(count: number, limit: number): string | null {
+  return count > limit ? `At most ${limit} characters: this has ${count}.` : null;
 }
 
 /**

@@ -1,11 +1,12 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode, type Ref, type RefObject } from 'react';
-import { SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
+import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import { humanize } from '../format.js';
 import type { Paged } from '../hooks.js';
 import { useFilters } from '../router.js';
 import { Empty, ErrorNote, Loading } from './states.js';
 import { BusyButton } from './BusyButton.js';
 import { focusByScript } from '../focus.js';
+import { lengthProblem } from './Field.js';
 
 export interface Column<T> {
   header: string;
@@ -377,7 +378,6 @@ export function SearchFilter({
         <input
           type="search"
           value={text}
-          maxLength={320}
           placeholder={placeholder}
           aria-invalid={problem ? true : undefined}
           aria-describedby={describedBy || undefined}
@@ -415,12 +415,15 @@ export function useShownAfterAskingNothing(asksNothing: boolean): boolean {
 
 /**
  * Why a search (`q`) as applied would be refused, or null: under 3 characters the server
- * answers 400 (no trigram to look up), so the page says so at the box and asks nothing. The
- * sentence is the server's own.
+ * answers 400 (no trigram to look up), so the page says so at the box and asks nothing; the
+ * sentence is the server's own. Over 320 (counted as the server does, trimmed) it is said the
+ * way a field over its limit is (Field's `limit`): the box had `maxLength`, which cut a pasted
+ * text at 320 without a word and searched for the rest.
  */
 export function searchProblem(q: string): string | null {
   const length = q.trim().length;
-  return length > 0 && length < SEARCH_MIN_CHARACTERS ? SEARCH_TOO_SHORT : null;
+  if (length > 0 && length < SEARCH_MIN_CHARACTERS) return SEARCH_TOO_SHORT;
+  return lengthProblem(length, SEARCH_MAX_CHARACTERS);
 }
 
 /** A labelled date field: a day (`YYYY-MM-DD`) of the zone DayRangeFilter names (see startOfDayIn). */

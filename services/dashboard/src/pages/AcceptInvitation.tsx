@@ -3,7 +3,7 @@ import { api } from '../api/client.js';
 import type { Me, Role, SignedIn } from '../api/types.js';
 import { ROLE_NAMES } from '../labels.js';
 import { AuthCard } from '../components/AuthCard.js';
-import { Field, FormError } from '../components/Field.js';
+import { Field, FormError, NAME_LIMIT } from '../components/Field.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { useLoad } from '../hooks.js';
 import { afterSignIn, Link } from '../router.js';
@@ -88,7 +88,7 @@ export default function AcceptInvitation({ token }: { token: string }) {
           autoComplete="name"
           autoFocus
           required
-          maxLength={200}
+          limit={NAME_LIMIT}
           value={name}
           action={accept}
           param="name"

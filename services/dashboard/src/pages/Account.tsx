@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { ConfirmDialog } from '../components/Dialog.js';
-import { Field, Outcome } from '../components/Field.js';
+import { Field, NAME_LIMIT, Outcome } from '../components/Field.js';
 import { PageHeader } from '../components/states.js';
 import { useSession } from '../session.js';
 import { ROLE_NAMES } from './settings/roles.js';
@@ -68,7 +68,7 @@ export default function Account() {
             label="Name"
             autoComplete="name"
             required
-            maxLength={200}
+            limit={NAME_LIMIT}
             value={name}
             action={profile}
             param="name"

@@ -10,6 +10,7 @@ import {
   useListFilters,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
+import { lengthProblem } from '../components/Field.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
 
@@ -41,16 +42,22 @@ function CustomerTable({
   );
 }
 
+/** The longest tag the server looks up (`textParam('tag', …, 100)`, trimmed, in customer-list.ts). */
+const TAG_LIMIT = 100;
+
 export default function Customers() {
   const { filters, search } = useListFilters(FILTERS, FILTERS);
-  // A search under 3 characters would be refused: said at the box, and nothing is asked.
+  // A search under 3 characters or over 320, or a tag over 100, would be refused: said at its
+  // box, and nothing is asked.
   const problem = searchProblem(filters.q);
-  const afterAskingNothing = useShownAfterAskingNothing(Boolean(problem));
+  const tagProblem = lengthProblem(filters.tag.trim().length, TAG_LIMIT);
+  const asksNothing = Boolean(problem || tagProblem);
+  const afterAskingNothing = useShownAfterAskingNothing(asksNothing);
   return (
     <>
       <PageHeader title="Customers">
         {/* The list and its export ask with the same filters: the address's, as applied. */}
-        <ExportLink href={problem ? null : `${API_BASE}/customers/export.csv${query(filters)}`} />
+        <ExportLink href={asksNothing ? null : `${API_BASE}/customers/export.csv${query(filters)}`} />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter customers">
         <SearchFilter
@@ -65,10 +72,11 @@ export default function Customers() {
           label="Tag"
           placeholder="The whole tag"
           description="Matches a whole tag, not part of one."
+          problem={tagProblem}
           {...search('tag')}
         />
       </div>
-      {!problem && <CustomerTable filters={filters} sayFirstLoad={afterAskingNothing} />}
+      {!asksNothing && <CustomerTable filters={filters} sayFirstLoad={afterAskingNothing} />}
     </>
   );
 }

@@ -3,7 +3,7 @@ import { api } from '../../api/client.js';
 import type { ApiToken, CreatedToken, List } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
-import { Field, FormError } from '../../components/Field.js';
+import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
@@ -59,7 +59,7 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
         <Field
           label="Name"
           required
-          maxLength={200}
+          limit={NAME_LIMIT}
           hint="Where the token is used, e.g. “billing reports”."
           value={name}
           action={create}

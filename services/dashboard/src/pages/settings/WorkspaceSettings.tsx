@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import type { Workspace, WorkspaceWithProcessor } from '../../api/types.js';
-import { Field, Outcome } from '../../components/Field.js';
+import { Field, NAME_LIMIT, Outcome } from '../../components/Field.js';
 import { ErrorNote, PageHeader } from '../../components/states.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -37,23 +37,25 @@ export default function WorkspaceSettings() {
         <Field
           label="Workspace name"
           required
-          maxLength={200}
+          limit={NAME_LIMIT}
           readOnly={!canEdit}
           value={name}
           action={save}
           param="name"
           onChange={(event) => setName(event.target.value)}
         />
+        {/* Held to 3 like the names to 200 (Field's limit), not cut: "Swiss franc" pasted became
+            "SWI". Spaces around a pasted code are dropped as it comes in. */}
         <Field
           label="Display currency"
           required
-          maxLength={3}
+          limit={3}
           readOnly={!canEdit}
           hint="ISO 4217 code; the Overview converts every amount to it."
           value={currency}
           action={save}
           param="display_currency"
-          onChange={(event) => setCurrency(event.target.value.toUpperCase())}
+          onChange={(event) => setCurrency(event.target.value.trim().toUpperCase())}
         />
         {/* The Processor page's account, in its words (processor-story.ts), for every role: what
             the flag means for webhooks, and whether Stripe is behind it; the link for an owner. */}

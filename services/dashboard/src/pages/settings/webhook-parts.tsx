@@ -3,7 +3,7 @@ import { api } from '../../api/client.js';
 import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Dialog } from '../../components/Dialog.js';
-import { Field, FormError } from '../../components/Field.js';
+import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { Clipped } from '../../components/ListPage.js';
 import { errorBesideStatus } from '../../format.js';
 import { eventTypeLabel } from '../../labels.js';
@@ -149,7 +149,7 @@ export function EndpointFormDialog({
         <Field
           label="Name"
           required
-          maxLength={200}
+          limit={NAME_LIMIT}
           value={name}
           action={save}
           param="name"
