@@ -631,6 +631,52 @@ describe('at 390 px', () => {
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
   });
 
+  it("the overview's chart tables fit the screen: none scrolls sideways in its box, nor the page; nor at 1280 px", async () => {
+    await open('/?period=all_time'); // the largest figures, every category and reason
+    // The tables are in closed disclosures (hidden, so found by element until opened).
+    const charts = page.locator('figure.chart:has(table)');
+    await charts.first().waitFor();
+    // Every chart has its table (the demo has data for all six), each found by its title.
+    const titles = await charts.locator('figcaption').allTextContents();
+    expect(titles).toHaveLength(6);
+    for (const title of titles)
+      await page.getByRole('figure', { name: title, exact: true }).getByText('Show as a table').click();
+    const tableFits = async () => {
+      const fits: Array<{ table: string; overflow: number; widest: number }> = [];
+      for (const [index, title] of titles.entries()) {
+        const chart = page.getByRole('figure', { name: title, exact: true });
+        const table = chart.getByRole('table', { name: title, exact: true });
+        await table.getByRole('row').nth(1).waitFor();
+        const fit = await table.evaluate((element) => {
+          const box = element.parentElement!;
+          const cells = [...element.querySelectorAll('th, td')];
+          return {
+            // The table against its box (.table-wrap, which would scroll sideways), and the box's own scroll.
+            overflow: Math.max(element.scrollWidth - box.clientWidth, box.scrollWidth - box.clientWidth),
+            // A word longer than its column runs out of its cell.
+            widest: Math.max(...cells.map((cell) => cell.scrollWidth - cell.clientWidth)),
+          };
+        });
+        fits.push({ table: title, ...fit });
+        if (SCREENSHOT_DIR) {
+          await chart.screenshot({
+            path: path.join(SCREENSHOT_DIR, `polish-overview-table-${index}-${page.viewportSize()!.width}.png`),
+          });
+        }
+      }
+      return fits.filter((fit) => fit.overflow > 0 || fit.widest > 0);
+    };
+    await expect(tableFits()).resolves.toEqual([]);
+    expect(await pageOverflow()).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    try {
+      await expect(tableFits()).resolves.toEqual([]);
+      expect(await pageOverflow()).toBeLessThanOrEqual(0);
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
+  });
+
   it('the campaigns list keeps a decline code on a line of its own under its category', async () => {
     await open('/campaigns');
     const cell = page.getByRole('table', { name: 'Recovery campaigns' }).locator('td[data-label="Decline"]').first();

@@ -232,6 +232,7 @@ export function Chart({
     return () => chart.destroy();
   }, [empty, kind, labels, series, stacked, horizontal, format, formatTick, integer]);
 
+  const stacks = series.length > 2;
   return (
     <figure className="chart card" aria-labelledby={titleId}>
       <figcaption id={titleId} className="chart-title">
@@ -247,7 +248,10 @@ export function Chart({
       <details className="chart-table">
         <summary>Show as a table</summary>
         <div className="table-wrap">
-          <table>
+          {/* More than two series (the six outcomes by month) are too many columns for the card,
+              on a phone or in the two-column grid: in a narrow card each row stacks (styles.css,
+              `table.chart-stacks`), its label on top and each figure after its series' name. */}
+          <table className={stacks ? 'chart-stacks' : undefined}>
             <caption className="visually-hidden">{title}</caption>
             <thead>
               <tr>
@@ -264,7 +268,7 @@ export function Chart({
                 <tr key={label}>
                   <th scope="row">{label}</th>
                   {series.map((one) => (
-                    <td key={one.label} className="numeric">
+                    <td key={one.label} className="numeric" data-label={stacks ? one.label : undefined}>
                       {cellText(one.values[row], one.notes?.[row], format)}
                     </td>
                   ))}
