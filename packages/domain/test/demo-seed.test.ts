@@ -560,9 +560,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
         .where({ 'e.workspace_id': workspaceId, 'e.name': name })
         .distinct()
         .pluck('a.url');
-    expect(await attemptUrls(earlier.workspace.id, 'Dunning emails')).toEqual([
-      'https://127.0.0.1:40999/demo/dunning',
-    ]);
+    expect(await attemptUrls(earlier.workspace.id, 'Dunning emails')).toEqual(['https://127.0.0.1:40999/demo/dunning']);
     expect(await attemptUrls(earlier.workspace.id, 'CRM')).toEqual([`${RECEIVER}/demo/crm`]);
     expect(await attemptUrls(old.workspace.id, 'CRM')).toEqual(['https://crm.northwind.example/webhooks/retention']);
     // Each change is in the security log, as any other change of an endpoint's URL.
