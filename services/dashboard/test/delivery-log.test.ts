@@ -7,11 +7,16 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
 /**
  * An endpoint's delivery log, in a real headless Chromium against the real API and an HTTPS
  * receiver (docs/dashboard-ui.md, "Delivery log"): its filters live in the page's address, so a
- * reload keeps them; an attempt's details tell a retry made from one still to come; a Resend with
- * exactly a page of rows shown keeps every row shown.
+ * reload keeps them; an attempt's details tell a retry made, one still to come and one overdue
+ * apart, also when a filter hides the retry; a Resend with exactly a page of rows shown keeps
+ * every row shown.
  *
- * The log holds exactly one page (50): a delivery given up after 49 failed attempts, each retried
- * a minute later, and, newest, a delivery whose one failed attempt is retried in an hour.
+ * No worker runs. The log holds exactly one page (50), newest first:
+ * - `recovery.lost`: one failed attempt a minute ago, its retry due in an hour;
+ * - `cancel.lost`: one failed attempt 30 minutes ago, its retry due 20 minutes ago and not made;
+ * - `recovery.recovered`: a failed attempt 40 minutes ago, its retry made 35 minutes ago, succeeded;
+ * - `recovery.opened`: 46 failed attempts from 200 minutes ago, each retried a minute later, the
+ *   last one given up (no retry).
  */
 const world = useDashboardWorld();
 
@@ -24,15 +29,53 @@ let endpointId = '';
 let workspaceId = '';
 let endpointUrl = '';
 
-/** An event out of the outbox in its own transaction: nothing dispatches it by itself. */
-async function quietEvent(type: string, at: Date): Promise<{ id: string; seq: string }> {
-  return world.current.db.transaction(async (trx) => {
+interface Made {
+  at: number;
+  /** Its retry's time; null for none. */
+  next: number | null;
+  succeeded?: boolean;
+}
+
+/** A delivery of an event kept out of the outbox (nothing dispatches it), with its attempts. */
+async function delivery(type: string, attempts: Made[]): Promise<void> {
+  const { db } = world.current;
+  const createdAt = new Date(attempts[0]!.at);
+  const event = await db.transaction(async (trx) => {
     const [row] = await trx('events')
-      .insert({ workspace_id: workspaceId, type, data: { hello: 'world' }, created_at: at })
+      .insert({ workspace_id: workspaceId, type, data: { hello: 'world' }, created_at: createdAt })
       .returning(['id', 'seq']);
     await trx('event_outbox').where({ event_id: row.id }).delete();
     return row as { id: string; seq: string };
   });
+  const last = attempts[attempts.length - 1]!;
+  const [made] = await db('webhook_deliveries')
+    .insert({
+      workspace_id: workspaceId,
+      endpoint_id: endpointId,
+      event_id: event.id,
+      event_seq: event.seq,
+      event_type: type,
+      status: last.succeeded ? 'succeeded' : last.next === null ? 'failed' : 'pending',
+      attempt_count: attempts.length,
+      next_attempt_at: last.next === null ? null : new Date(last.next),
+      created_at: createdAt,
+    })
+    .returning('id');
+  await db('webhook_attempts').insert(
+    attempts.map(({ at, next, succeeded }, index) => ({
+      delivery_id: made.id,
+      endpoint_id: endpointId,
+      event_type: type,
+      attempt: index + 1,
+      outcome: succeeded ? 'succeeded' : 'failed',
+      http_status: succeeded ? 200 : 503,
+      error: succeeded ? null : 'HTTP 503',
+      duration_ms: 12,
+      attempted_at: new Date(at),
+      next_attempt_at: next === null ? null : new Date(next),
+      url: endpointUrl,
+    })),
+  );
 }
 
 beforeAll(async () => {
@@ -54,65 +97,21 @@ beforeAll(async () => {
   endpointUrl = receiver.url(HOOK_PATH);
   receiver.route(HOOK_PATH, { secret: ids.webhooks.hook!.secret, behaviour: { kind: 'status', status: 200 } });
 
-  const start = Date.now() - 200 * MINUTE;
-  const old = await quietEvent('recovery.opened', new Date(start));
-  const [givenUp] = await db('webhook_deliveries')
-    .insert({
-      workspace_id: workspaceId,
-      endpoint_id: endpointId,
-      event_id: old.id,
-      event_seq: old.seq,
-      event_type: 'recovery.opened',
-      status: 'failed',
-      attempt_count: 49,
-      next_attempt_at: null,
-      created_at: new Date(start),
-    })
-    .returning('id');
-  await db('webhook_attempts').insert(
-    Array.from({ length: 49 }, (_, index) => ({
-      delivery_id: givenUp.id,
-      endpoint_id: endpointId,
-      event_type: 'recovery.opened',
-      attempt: index + 1,
-      outcome: 'failed',
-      http_status: 503,
-      error: 'HTTP 503',
-      duration_ms: 12,
-      attempted_at: new Date(start + index * MINUTE),
-      // Each retried a minute later; the last one given up.
-      next_attempt_at: index < 48 ? new Date(start + (index + 1) * MINUTE) : null,
-      url: endpointUrl,
+  const now = Date.now();
+  const start = now - 200 * MINUTE;
+  await delivery(
+    'recovery.opened',
+    Array.from({ length: 46 }, (_, index) => ({
+      at: start + index * MINUTE,
+      next: index < 45 ? start + (index + 1) * MINUTE : null,
     })),
   );
-  const recent = await quietEvent('recovery.lost', new Date(Date.now() - MINUTE));
-  const retryAt = new Date(Date.now() + 60 * MINUTE);
-  const [pending] = await db('webhook_deliveries')
-    .insert({
-      workspace_id: workspaceId,
-      endpoint_id: endpointId,
-      event_id: recent.id,
-      event_seq: recent.seq,
-      event_type: 'recovery.lost',
-      status: 'pending',
-      attempt_count: 1,
-      next_attempt_at: retryAt,
-      created_at: new Date(Date.now() - MINUTE),
-    })
-    .returning('id');
-  await db('webhook_attempts').insert({
-    delivery_id: pending.id,
-    endpoint_id: endpointId,
-    event_type: 'recovery.lost',
-    attempt: 1,
-    outcome: 'failed',
-    http_status: 503,
-    error: 'HTTP 503',
-    duration_ms: 12,
-    attempted_at: new Date(Date.now() - MINUTE),
-    next_attempt_at: retryAt,
-    url: endpointUrl,
-  });
+  await delivery('recovery.recovered', [
+    { at: now - 40 * MINUTE, next: now - 35 * MINUTE },
+    { at: now - 35 * MINUTE, next: null, succeeded: true },
+  ]);
+  await delivery('cancel.lost', [{ at: now - 30 * MINUTE, next: now - 20 * MINUTE }]);
+  await delivery('recovery.lost', [{ at: now - MINUTE, next: now + 60 * MINUTE }]);
 
   await db('users')
     .where({ email: EMAIL })
@@ -133,15 +132,27 @@ const row = (type: string, attempt: number): Locator =>
     .filter({ hasText: type })
     .filter({ hasText: new RegExp(`attempt ${attempt}(?!\\d)`) });
 
-async function openEndpoint(): Promise<void> {
-  await page.goto(`${world.current.url}/dashboard/settings/webhooks/${endpointId}`);
-  await page.getByRole('heading', { level: 1, name: 'Log CRM' }).waitFor();
-  await rows().nth(49).waitFor();
+/** A row's details, opened: what they say of its retry (the UTC time for screen readers too). */
+async function retryOf(entry: Locator): Promise<string> {
+  await entry.getByRole('button', { expanded: false }).click();
+  const fact = entry.locator('dt', { hasText: /^(Next attempt|Retry)$/ });
+  return `${await fact.innerText()}: ${await fact.locator('xpath=following-sibling::dd').innerText()}`.replace(
+    /\s+/g,
+    ' ',
+  );
 }
+
+async function openEndpoint(search = ''): Promise<void> {
+  await page.goto(`${world.current.url}/dashboard/settings/webhooks/${endpointId}${search}`);
+  await page.getByRole('heading', { level: 1, name: 'Log CRM' }).waitFor();
+}
+
+const A_TIME = String.raw`\w{3} \d+, \d{4}, \d+:\d\d [AP]M \S+ \([^)]+\)`;
 
 describe('the delivery log', () => {
   it('keeps its filters in the address: a reload shows the filtered log with the selects set', async () => {
     await openEndpoint();
+    await rows().nth(49).waitFor();
     await page.getByLabel('Outcome').selectOption('failed');
     await page.getByLabel('Event type').selectOption('recovery.lost');
     await eventually(async () => (await rows().count()) === 1);
@@ -163,35 +174,36 @@ describe('the delivery log', () => {
     expect(new URL(page.url()).search).toBe('');
   });
 
-  it('tells a retry already made from one still to come', async () => {
+  it('tells a retry made, one to come and one overdue apart, a retry hidden by a filter too', async () => {
     await openEndpoint();
-    // The retry of attempt 1 was made (attempt 2, a minute later): no "Next attempt" in the past.
-    const first = row('recovery.opened', 1);
-    await first.getByRole('button', { expanded: false }).first().click();
-    const details = first.locator('.log-details');
-    await details.waitFor();
-    expect(await details.innerText()).not.toMatch(/Next attempt/);
-    expect(await details.innerText()).toMatch(/Retry\s+Made [^]+\(attempt 2\)/);
-    // Given up: no retry at all.
-    const last = row('recovery.opened', 49);
-    await last.getByRole('button', { expanded: false }).first().click();
-    expect(await last.locator('.log-details').innerText()).toMatch(/Next attempt\s+None/);
-    // Still to come: the next attempt, as before.
-    const pending = row('recovery.lost', 1);
-    await pending.getByRole('button', { expanded: false }).first().click();
-    expect(await pending.locator('.log-details').innerText()).toMatch(/Next attempt\s+\w{3} \d+, \d{4}/);
+    await rows().nth(49).waitFor();
+    // Retried a minute later: what became of it, not a past time as if still to come.
+    expect(await retryOf(row('recovery.opened', 1))).toMatch(new RegExp(`^Retry: Made ${A_TIME} \\(attempt 2\\)$`));
+    // Given up: none.
+    expect(await retryOf(row('recovery.opened', 46))).toBe('Next attempt: None');
+    // Due in an hour: the time it is due.
+    expect(await retryOf(row('recovery.lost', 1))).toMatch(new RegExp(`^Next attempt: ${A_TIME}$`));
+    // Due 20 minutes ago and not made (no worker runs): overdue, said so.
+    expect(await retryOf(row('cancel.lost', 1))).toMatch(new RegExp(`^Retry: Was due ${A_TIME} ?, not made yet$`));
+
+    // Failed attempts only: the retry that succeeded is not in the log, and still it was made.
+    await page.getByLabel('Outcome').selectOption('failed');
+    await eventually(async () => (await rows().count()) === 49);
+    expect(await retryOf(row('recovery.recovered', 1))).toMatch(new RegExp(`^Retry: Made ${A_TIME} \\(attempt 2\\)$`));
   });
 
   it('keeps every row shown after a Resend with exactly a page shown', async () => {
     await openEndpoint();
+    await rows().nth(49).waitFor();
     expect(await rows().count()).toBe(50);
-    const newest = row('recovery.opened', 49);
-    await newest.getByRole('button', { expanded: false }).first().click();
-    await newest.getByRole('button', { name: 'Resend' }).click();
-    await newest.getByText('Resent:').waitFor();
-    // The resend's attempt at the top, and the oldest row still shown below.
-    await row('recovery.opened', 50).waitFor();
+    const given = row('recovery.opened', 46);
+    await given.getByRole('button', { expanded: false }).click();
+    await given.getByRole('button', { name: 'Resend' }).click();
+    await given.getByText('Resent:').waitFor();
+    // The resend's attempt at the top, and the oldest row still shown at the bottom.
+    await row('recovery.opened', 47).waitFor();
     await eventually(async () => (await rows().count()) === 51);
-    await row('recovery.opened', 1).waitFor();
+    expect(await rows().first().innerText()).toMatch(/recovery\.opened[^]*attempt 47/);
+    expect(await rows().last().innerText()).toMatch(/recovery\.opened[^]*attempt 1(?!\d)/);
   });
 });

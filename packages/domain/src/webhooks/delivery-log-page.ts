@@ -6,6 +6,7 @@ import {
   PING_EVENT_TYPE,
   serializeWebhookPayload,
   toIsoMillis,
+  toIsoMillisOrNull,
 } from '@retention/core';
 import { opaqueKeysetPage, type Queryable } from '@retention/db';
 import { attemptColumns, toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
@@ -18,6 +19,24 @@ import { attemptColumns, toDeliveryLogEntry, type AttemptRow, type DeliveryLogEn
  */
 export interface DeliveryLogPageEntry extends DeliveryLogEntry {
   request_body: string | null;
+  /**
+   * When the delivery's next attempt (this one's number + 1: its retry, or a Resend or Retry
+   * failed since… made before it) was made; null while none is made (a skipped retry is not one).
+   * `next_attempt_at` is the time the retry was given, kept for good: without this, the log could
+   * not tell a retry long made from one overdue.
+   */
+  retried_at: string | null;
+}
+
+/** The `retried_at` of the line `a`: (delivery_id, attempt) is unique, so one row at most. */
+const RETRIED_AT_SQL = `(SELECT r.attempted_at FROM webhook_attempts r
+    WHERE r.delivery_id = a.delivery_id AND r.attempt = a.attempt + 1 AND r.outcome <> 'skipped') AS retried_at`;
+
+interface PageRow extends AttemptRow {
+  retried_at: Date | null;
+  event_data: unknown;
+  event_created_at: Date | null;
+  [column: string]: unknown;
 }
 
 export const DELIVERY_LOG_PAGE_SIZE = 50;
@@ -38,12 +57,10 @@ export async function listDeliveryLogPage(
     .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .leftJoin('events as e', 'e.id', 'd.event_id')
     .where('a.endpoint_id', endpointId)
-    .select(...attemptColumns(db), 'e.data as event_data', 'e.created_at as event_created_at');
+    .select(...attemptColumns(db), db.raw(RETRIED_AT_SQL), 'e.data as event_data', 'e.created_at as event_created_at');
   if (options.outcome !== undefined) query.where('a.outcome', options.outcome);
   if (options.event_type !== undefined) query.where('a.event_type', options.event_type);
-  const page = await opaqueKeysetPage<
-    AttemptRow & { event_data: unknown; event_created_at: Date | null } & Record<string, unknown>
-  >(query, {
+  const page = await opaqueKeysetPage<PageRow>(query, {
     column: 'a.attempted_at',
     idColumn: 'a.id',
     cursor: options.cursor,
@@ -56,6 +73,7 @@ export async function listDeliveryLogPage(
         row.event_created_at && row.event_data
           ? serializeWebhookPayload(row.event_type, toIsoMillis(row.event_created_at), row.event_data)
           : null,
+      retried_at: toIsoMillisOrNull(row.retried_at),
     })),
     has_more: page.hasMore,
     next_cursor: page.nextCursor,

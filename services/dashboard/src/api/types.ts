@@ -161,6 +161,11 @@ export interface Attempt {
   /** The URL it was sent to (the endpoint's URL may have changed since); null when not recorded. */
   url: string | null;
   request_body?: string | null;
+  /**
+   * The log's entries only: when the delivery's next attempt was made, null while it is not;
+   * `next_attempt_at` stays the time the retry was given, even long after it was made.
+   */
+  retried_at?: string | null;
 }
 
 export interface Invitation {

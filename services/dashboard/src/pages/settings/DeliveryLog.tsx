@@ -22,10 +22,12 @@ const FILTERS = ['log_outcome', 'log_event_type'] as const;
  * An attempt's retry, as it stands when the details are opened. `next_attempt_at` is the time the
  * attempt was given for its retry, kept on the row for good; once it has passed, showing it as
  * "Next attempt" made an old failure read as if its retry were still to come. So: a time to come
- * is the next attempt; a past one says what became of it, the retry itself (the delivery's next
- * attempt, above it in the log: newest first) when the log shows it, else only that it was due.
+ * is the next attempt; a past one says what became of it, from the API's `retried_at` (when the
+ * delivery's next attempt was made): made, or not made yet (the worker late or down, or the
+ * attempt in flight). The log's own rows cannot say it: a filter hides the retry (Outcome:
+ * failed, a retry that succeeded), and a retry hidden read the same as one not made.
  */
-function Retry({ entry, retry }: { entry: Attempt; retry: Attempt | undefined }) {
+function Retry({ entry }: { entry: Attempt }) {
   if (entry.next_attempt_at === null || Date.parse(entry.next_attempt_at) > Date.now()) {
     return (
       <div>
@@ -40,13 +42,13 @@ function Retry({ entry, retry }: { entry: Attempt; retry: Attempt | undefined })
     <div>
       <dt>Retry</dt>
       <dd>
-        {retry ? (
+        {entry.retried_at ? (
           <>
-            Made <Time value={retry.attempted_at} sayUtc /> (attempt {retry.attempt})
+            Made <Time value={entry.retried_at} sayUtc /> (attempt {entry.attempt + 1})
           </>
         ) : (
           <>
-            Was due <Time value={entry.next_attempt_at} sayUtc />
+            Was due <Time value={entry.next_attempt_at} sayUtc />, not made yet
           </>
         )}
       </dd>
@@ -70,14 +72,11 @@ function SentTo({ url, current }: { url: string | null; current: string }) {
 
 function Entry({
   entry,
-  retry,
   endpointUrl,
   canResend,
   onResent,
 }: {
   entry: Attempt;
-  /** The delivery's next attempt, when the log shows it. */
-  retry: Attempt | undefined;
   endpointUrl: string;
   canResend: boolean;
   onResent: () => void;
@@ -128,7 +127,7 @@ function Entry({
               <dt>Attempt</dt>
               <dd>{entry.attempt}</dd>
             </div>
-            <Retry entry={entry} retry={retry} />
+            <Retry entry={entry} />
             <div>
               <dt>Error</dt>
               <dd>{entry.error ?? 'None'}</dd>
@@ -234,9 +233,6 @@ export function DeliveryLog({
             <Entry
               key={entry.id}
               entry={entry}
-              retry={list.items.find(
-                (other) => other.delivery_id === entry.delivery_id && other.attempt === entry.attempt + 1,
-              )}
               endpointUrl={endpointUrl}
               canResend={canResend}
               onResent={() => {
