@@ -152,6 +152,10 @@ function Entry({
   );
 }
 
+function offered(value: string, options: readonly string[]): string {
+  return options.includes(value) ? value : '';
+}
+
 function prettyJson(text: string): string {
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
@@ -180,7 +184,12 @@ export function DeliveryLog({
    */
   onRead: () => void;
 }) {
-  const [{ log_outcome: outcome, log_event_type: eventType }, setFilters] = useFilters(FILTERS);
+  const types = [...eventTypes, 'ping'];
+  const [filters, setFilters] = useFilters(FILTERS);
+  // A value the log does not offer (an address edited by hand, a type no longer offered) filters
+  // nothing: the API refused the log for it, under selects that read All.
+  const outcome = offered(filters.log_outcome, OUTCOMES);
+  const eventType = offered(filters.log_event_type, types);
   const list = usePaged(
     (cursor) =>
       api<List<Attempt>>(
@@ -206,7 +215,7 @@ export function DeliveryLog({
           <Filter
             label="Event type"
             value={eventType}
-            options={[...eventTypes, 'ping']}
+            options={types}
             optionLabel={(type) => type}
             onChange={(value) => setFilters({ log_event_type: value })}
           />
