@@ -18,9 +18,12 @@ import { sendSigned } from './signing-secrets.js';
  * Resend: one more attempt of a delivery's event, now, from the caller's process, logged as
  * the delivery's next attempt. It takes the delivery's lease the way the worker's claim does
  * (the worker's own claim waits for an unexpired lease), so the worker and a resend never send
- * the same delivery at once; an attempt already in flight is a 409. Like Send test it is a
- * person checking a receiver: it does not move the endpoint's failure count. On success the
- * delivery is done; on failure it goes back to where it was (a pending retry keeps its time).
+ * the same delivery at once; an attempt already in flight is a 409. On success the delivery is
+ * done, and an enabled endpoint's failure count goes back to zero: the count is of consecutive
+ * failed deliveries (the spec's endpoint states), and a delivery just succeeded. On failure the
+ * delivery goes back to where it was (a pending retry keeps its time) and the count is left
+ * alone: a person checking a receiver, whose click should not push the endpoint to its
+ * auto-disable (docs/decisions.md, "Resend and the failure count").
  */
 /** Added to the sender's timeout for the lease, as the worker does: an attempt never outlives it. */
 export const RESEND_LEASE_MARGIN_MS = 5_000;
@@ -102,7 +105,13 @@ export async function resendDelivery(
       });
     if (updated === 0) throw conflict('The delivery changed while it was being resent.');
     if (result.succeeded) {
-      await trx('webhook_endpoints').where({ id: before.endpoint_id }).update({ last_success_at: trx.fn.now() });
+      await trx('webhook_endpoints')
+        .where({ id: before.endpoint_id })
+        .update({
+          last_success_at: trx.fn.now(),
+          // A disabled endpoint keeps its count until it is turned on, which clears it.
+          failure_count: trx.raw('CASE WHEN enabled THEN 0 ELSE failure_count END'),
+        });
     }
     const [attempt] = await trx('webhook_attempts')
       .insert({

@@ -162,6 +162,29 @@ describe('webhook actions against a real HTTPS receiver', () => {
     expect((await call('POST', `/deliveries/${delivery.id}/resend`, { cookie: other.admin.cookie })).status).toBe(404);
   });
 
+  it('a Resend that succeeds resets the failure count, as any delivery that succeeds does; one that fails leaves it', async () => {
+    const db = database.current.db;
+    const { admin, workspace } = await team(db, call, 'Counted');
+    const created = await call('POST', '/webhooks', {
+      cookie: admin.cookie,
+      body: { name: 'Counted', url: receiver.url('/counted') },
+    });
+    const endpoint = () => db('webhook_endpoints').where({ id: created.body.id }).first();
+    const resend = async (status: number) => {
+      receiver.route('/counted', { secret: created.body.secret, behaviour: { kind: 'status', status } });
+      const delivery = await failedDelivery(workspace.id, created.body.id, 2);
+      return call('POST', `/deliveries/${delivery.id}/resend`, { cookie: admin.cookie });
+    };
+    // Two deliveries failed in a row, as the worker counts them.
+    await db('webhook_endpoints').where({ id: created.body.id }).update({ failure_count: 2 });
+
+    expect((await resend(500)).body).toMatchObject({ outcome: 'failed', http_status: 500 });
+    expect((await endpoint()).failure_count).toBe(2);
+    expect((await resend(200)).body).toMatchObject({ outcome: 'succeeded', http_status: 200 });
+    expect(await endpoint()).toMatchObject({ failure_count: 0, enabled: true });
+    expect((await endpoint()).last_success_at).not.toBeNull();
+  });
+
   it("an attempt made before the endpoint's URL was edited is logged with the URL it went to, not the new one", async () => {
     const db = database.current.db;
     const { admin, member, workspace } = await team(db, call, 'Moved');
