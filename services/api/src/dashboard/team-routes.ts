@@ -5,6 +5,7 @@ import {
   changeMemberRole,
   createResetLink,
   findWorkspaceUser,
+  higherRole,
   type AccountUserRow,
   getWorkspace,
   inviteMember,
@@ -140,13 +141,21 @@ export function teamRoutes(context: DashboardContext): Router {
   return router;
 }
 
-/** Why a reset link for `target` may not be shown to `makerRole` to copy (no SMTP_URL). */
+/**
+ * Why a reset link for `target` may not be shown to `makerRole` to copy (no SMTP_URL), and whom
+ * to ask: an owner when one outranks every role the account has held, else only the operator
+ * (the CLI's `user reset-link`), since no role is above owner.
+ */
 function copyRefusal(makerRole: UserRole, target: AccountUserRow): string {
-  const former = target.highest_former_role;
-  if (former === null || !mayCopyResetLinkFor(makerRole, { role: target.role, highest_former_role: null })) {
-    return `Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: you may make one only for someone whose role is below yours. Ask an owner, or have email set up.`;
+  const held = higherRole(target.role, target.highest_former_role);
+  const ask =
+    held === 'owner' || makerRole === 'owner' ? 'Ask your operator (the CLI’s user reset-link)' : 'Ask an owner';
+  const rule = 'Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself';
+  if (held === target.role) {
+    return `${rule}: you may make one only for someone whose role is below yours. ${ask}, or have email set up.`;
   }
   // Their role now is below the maker's; one they held before is not.
-  const above = former === 'admin' ? 'Ask an owner' : 'Ask your operator (the CLI’s user reset-link)';
-  return `${target.email} was ${former === 'admin' ? 'an admin' : 'an owner'} here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: only someone whose role is above ${former} may make one for them. ${above}, or have email set up.`;
+  const was = held === 'admin' ? 'an admin' : 'an owner';
+  const who = held === 'admin' ? 'only an owner may make one for them' : 'no one here may make one for them';
+  return `${target.email} was ${was} here before. ${rule}: ${who}. ${ask}, or have email set up.`;
 }

@@ -112,7 +112,7 @@ describe('open password-reset links', () => {
       403,
       {
         type: 'forbidden',
-        message: `${fellow.email} was an admin here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: only someone whose role is above admin may make one for them. Ask an owner, or have email set up.`,
+        message: `${fellow.email} was an admin here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: only an owner may make one for them. Ask an owner, or have email set up.`,
       },
     ]);
     expect(refused.body).not.toHaveProperty('reset_url');
@@ -140,7 +140,7 @@ describe('open password-reset links', () => {
     const notForOwner = await copy(owner.cookie, partner.id);
     expect([notForOwner.status, notForOwner.body.error.message]).toEqual([
       403,
-      `${partner.email} was an owner here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: only someone whose role is above owner may make one for them. Ask your operator (the CLI’s user reset-link), or have email set up.`,
+      `${partner.email} was an owner here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: no one here may make one for them. Ask your operator (the CLI’s user reset-link), or have email set up.`,
     ]);
     // Someone only ever a member is the admin's to copy, as before.
     const newcomer = await makeUser(api.current.db, workspace.id, 'member');
