@@ -64,11 +64,25 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * (a 500, where a security log entry copies the field) and stores U+FFFD in a text column (a
  * name saved other than it was checked). So it is refused at the door, for every route alike.
  */
-function wellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
-  if (typeof value !== 'object' || value === null) return true;
-  if (Array.isArray(value)) return value.every(wellFormed);
-  return Object.entries(value).every(([key, field]) => wellFormed(key) && wellFormed(field));
+function wellFormed(body: unknown): boolean {
+  // A loop over an explicit stack, not recursion: a body nested thousands deep fits in 64 KB,
+  // and a recursive walk ran out of call stack inside body-parser's callback, where no handler
+  // catches it, and took the process down.
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return false;
+    } else if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, field] of Object.entries(value)) {
+        if (LONE_SURROGATE.test(key)) return false;
+        pending.push(field);
+      }
+    }
+  }
+  return true;
 }
 
 /**

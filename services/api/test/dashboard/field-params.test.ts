@@ -201,6 +201,19 @@ describe('each dashboard form names the field it refuses', () => {
     expect(endpoint.body.name).toBe('Receiver 😀');
   });
 
+  it('a body nested thousands deep, well under 64 KB, is answered and the process lives on', async () => {
+    const { owner } = await team(api.current.db, call, 'Deep body');
+    const deep = `{"name":${'['.repeat(20_000)}"\\ud800"${']'.repeat(20_000)}}`;
+    expect(deep.length).toBeLessThan(64 * 1024);
+    // Before: the check for lone surrogates recursed once a level, ran out of stack inside
+    // body-parser's callback, and the API process exited.
+    const answer = await call('PATCH', '/account', { cookie: owner.cookie, rawBody: deep });
+    expect([answer.status, answer.body.error.type]).toEqual([400, 'invalid_param']);
+    const anonymous = await call('PATCH', '/account', { rawBody: deep.replace('\\ud800', 'x') });
+    expect(anonymous.status).toBe(401);
+    expect((await call('GET', '/me', { cookie: owner.cookie })).status).toBe(200);
+  });
+
   it('a refusal of the request as a whole names no field', async () => {
     const { owner } = await team(api.current.db, call, 'Whole request');
     const notJson = await call('PATCH', '/account', { cookie: owner.cookie, rawBody: '{"name":' });
