@@ -77,7 +77,9 @@ async function migrateUpTo(db: Db, name: string): Promise<void> {
   const migrationSource: Knex.MigrationSource<Migration> = {
     getMigrations: () => Promise.resolve([...earlier]),
     getMigrationName: (migration) => migration.name,
-    getMigration: (migration) => Promise.resolve(migration),
+    // With the key, as migrateLatest passes it: 0019 and later seal secrets with it.
+    getMigration: (migration) =>
+      Promise.resolve({ up: (knex: Knex) => migration.up(knex, KEY), down: (knex: Knex) => migration.down(knex, KEY) }),
   };
   await db.migrate.latest({ migrationSource, tableName: 'knex_migrations' });
 }
@@ -598,9 +600,8 @@ describe('migrations', () => {
     const database = await createEmptyDatabase();
     try {
       const { db } = database;
-      await migrateLatest(db, KEY);
+      await migrateUpTo(db, '0034-highest-former-role');
       const migration = MIGRATIONS.find((m) => m.name === '0034-highest-former-role')!;
-      await db.transaction((trx) => migration.down(trx, KEY));
       const [workspace] = await db('workspaces').insert({ name: 'Roles' }).returning<Array<{ id: string }>>('id');
       const user = async (email: string, role: string) =>
         (
@@ -632,6 +633,99 @@ describe('migrations', () => {
       expect([held[demoted], held[promoted], held[unchanged]]).toEqual(['owner', 'member', null]);
       await db.transaction((trx) => migration.down(trx, KEY));
       expect(await db('users').first()).not.toHaveProperty('highest_former_role');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('0035-former-role-trigger keeps the highest role left on every role change, fills what an older release missed, and revokes the copied links the rule forbids', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateUpTo(db, '0035-former-role-trigger');
+      const migration = MIGRATIONS.find((m) => m.name === '0035-former-role-trigger')!;
+      const [workspace] = await db('workspaces').insert({ name: 'Trigger' }).returning<Array<{ id: string }>>('id');
+      const user = async (email: string, role: string, highest_former_role: string | null = null) =>
+        (
+          await db('users')
+            .insert({ workspace_id: workspace!.id, email, role, highest_former_role })
+            .returning<Array<{ id: string }>>('id')
+        )[0]!.id;
+      const owner = await user('owner@example.com', 'owner');
+      const admin = await user('admin@example.com', 'admin');
+      // Moved down from admin by a release older than 0034: logged, never kept in the column.
+      const missed = await user('missed@example.com', 'member');
+      // Kept as owner already: a lower role in the log does not lower it.
+      const kept = await user('kept@example.com', 'member', 'owner');
+      const newcomer = await user('newcomer@example.com', 'member');
+      for (const [target, from] of [
+        [missed, 'admin'],
+        [kept, 'admin'],
+      ] as const) {
+        await db('security_events').insert({
+          workspace_id: workspace!.id,
+          action: 'team.role_changed',
+          actor_type: 'user',
+          target_type: 'user',
+          target_id: target,
+          details: { from, to: 'member' },
+        });
+      }
+      const link = async (userId: string, createdBy: string | null, open = true) =>
+        (
+          await db('account_links')
+            .insert({
+              workspace_id: workspace!.id,
+              kind: 'password_reset',
+              email: `${userId}@links.test`,
+              user_id: userId,
+              created_by: createdBy,
+              token_hash: randomBytes(32).toString('hex'),
+              expires_at: new Date(Date.now() + (open ? 3_600_000 : -1_000)),
+            })
+            .returning<Array<{ id: string }>>('id')
+        )[0]!.id;
+      const byAdminForMissed = await link(missed, admin); // the admin does not outrank an admin
+      const byOwnerForMissed = await link(missed, owner); // an owner does
+      const byAdminForNewcomer = await link(newcomer, admin); // only ever a member
+      const byAdminForKept = await link(kept, admin, false); // expired: left as it is
+      const asked = await link(missed, null); // asked for by its holder, or the CLI's
+
+      await db.transaction((trx) => migration.up(trx, KEY));
+      const former = async (id: string) =>
+        (await db('users').where({ id }).first<{ highest_former_role: string | null }>('highest_former_role'))
+          .highest_former_role;
+      expect([await former(missed), await former(kept), await former(newcomer)]).toEqual(['admin', 'owner', null]);
+      const revoked = async (id: string) =>
+        (await db('account_links').where({ id }).first<{ revoked_at: Date | null }>('revoked_at')).revoked_at !== null;
+      expect(
+        await Promise.all([byAdminForMissed, byOwnerForMissed, byAdminForNewcomer, byAdminForKept, asked].map(revoked)),
+      ).toEqual([true, false, false, false, false]);
+      expect(
+        await db('security_events')
+          .where({ action: 'account.reset_link_revoked' })
+          .select('actor_type', 'actor_label', 'target_id', 'details'),
+      ).toEqual([
+        {
+          actor_type: 'system',
+          actor_label: 'migration 0035',
+          target_id: missed,
+          details: { reason: 'former_role_rule', created_by: 'admin@example.com' },
+        },
+      ]);
+
+      // Any UPDATE of the role, by whichever release: the highest role left is kept, never lowered.
+      await db('users').where({ id: admin }).update({ role: 'member' });
+      await db('users').where({ id: admin }).update({ role: 'admin' });
+      await db('users').where({ id: admin }).update({ role: 'member', name: 'Moved twice' });
+      await db('users').where({ id: owner }).update({ name: 'No role change' });
+      expect([await former(admin), await former(owner)]).toEqual(['admin', null]);
+      await db('users').where({ id: kept }).update({ role: 'admin' });
+      expect(await former(kept)).toEqual('owner');
+
+      await db.transaction((trx) => migration.down(trx, KEY));
+      await db('users').where({ id: newcomer }).update({ role: 'admin' });
+      expect(await former(newcomer)).toBeNull();
     } finally {
       await database.drop();
     }

@@ -178,6 +178,12 @@ describe('security log details in words', () => {
     expect(securityDetailsText('account.password_reset', { sessions_ended: 1 })).toEqual(['1 session ended']);
   });
 
+  it('says why a link went with no one asking, migration 0035 included', () => {
+    expect(
+      securityDetailsText('account.reset_link_revoked', { reason: 'former_role_rule', created_by: 'ann@acme.test' }),
+    ).toEqual(['Its maker did not outrank a role the account held before', 'Made by: ann@acme.test']);
+  });
+
   it('reads an endpoint edit recorded before from/to (its new values alone) as it did', () => {
     expect(
       securityDetailsText('webhook.updated', {

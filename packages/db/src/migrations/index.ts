@@ -33,6 +33,7 @@ import * as processorKeyRejectionMail from './0031-processor-key-rejection-mail.
 import * as processorEventRetention from './0032-processor-event-retention.js';
 import * as attemptUrl from './0033-attempt-url.js';
 import * as highestFormerRole from './0034-highest-former-role.js';
+import * as formerRoleTrigger from './0035-former-role-trigger.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -81,4 +82,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0032-processor-event-retention', ...processorEventRetention },
   { name: '0033-attempt-url', ...attemptUrl },
   { name: '0034-highest-former-role', ...highestFormerRole },
+  { name: '0035-former-role-trigger', ...formerRoleTrigger },
 ];

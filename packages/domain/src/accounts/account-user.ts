@@ -20,7 +20,7 @@ export interface AccountUserRow {
   email: string;
   name: string | null;
   role: UserRole;
-  /** The highest role held here before `role`, when it ever changed (migration 0034). */
+  /** The highest role held here before `role`, when it ever changed (migration 0034; kept by 0035's trigger). */
   highest_former_role: UserRole | null;
   password_hash: string | null;
   last_sign_in_at: Date | null;

@@ -5,7 +5,7 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator } from '../validate.js';
 import { findWorkspaceUser, toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
 import { revokeOwnResetLinks, revokeResetLinksMadeBy } from './password-reset.js';
-import { assertMayAssign, assignableRoles, higherRole, resetLinkRoles } from './permissions.js';
+import { assertMayAssign, assignableRoles, resetLinkRoles } from './permissions.js';
 import { revokeUserSessions } from './sessions.js';
 
 /**
@@ -62,9 +62,10 @@ export async function changeMemberRole(
 /**
  * What follows a change of `target`'s role to `role`, in the transaction that made it (the
  * Team page's, or an invitation accepted by an account the operator made without a password):
- * the highest role they held before (migration 0034), the security log's `team.role_changed`, the revocation of the open invitations they sent for
+ * the security log's `team.role_changed`, the revocation of the open invitations they sent for
  * a role the new one may not give and of the reset links they made that it may not make, and
- * the revocation of the open reset links for their own account.
+ * the revocation of the open reset links for their own account. The highest role they held
+ * before is the database's to keep (migration 0035's trigger), whichever release changed it.
  */
 export async function recordRoleChange(
   trx: Transaction,
@@ -72,11 +73,6 @@ export async function recordRoleChange(
   role: UserRole,
   actor: Actor,
 ): Promise<void> {
-  // What a copied reset link for them needs is judged on every role they have held
-  // (mayCopyResetLinkFor), so a move down is remembered.
-  await trx('users')
-    .where({ id: target.id })
-    .update({ highest_former_role: higherRole(target.role, target.highest_former_role) });
   await recordSecurityEvent(trx, {
     workspace_id: target.workspace_id,
     action: 'team.role_changed',
@@ -85,7 +81,7 @@ export async function recordRoleChange(
     details: { from: target.role, to: role },
   });
   await revokeInvitationsSentBy(trx, target, assignableRoles(role), actor, 'inviter_role_changed');
-  // Whether a link was e-mailed or shown to copy is not kept: the stricter rule (a role below
+  // Whether a link was emailed or shown to copy is not kept: the stricter rule (a role below
   // the new one) holds for both, and a member whose link goes can be sent another.
   await revokeResetLinksMadeBy(trx, target, resetLinkRoles(role, false), actor, 'creator_role_changed');
   // And the open links for their own account: one made for a member by an admin is the account

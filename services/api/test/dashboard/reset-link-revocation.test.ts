@@ -146,4 +146,23 @@ describe('open password-reset links', () => {
     const newcomer = await makeUser(api.current.db, workspace.id, 'member');
     expect(await isOpen(await resetLink(admin.cookie, newcomer.id))).toBe(true);
   });
+
+  it('are refused for an account moved down by a release that does not know the roles held before (a rolling deploy)', async () => {
+    const { admin, workspace } = await team(api.current.db, call, 'Older release');
+    const fellow = await makeUser(api.current.db, workspace.id, 'admin');
+    // The previous release changes a role with a plain UPDATE of the role alone: the database
+    // remembers the role left (migration 0035's trigger), not the release.
+    await api.current.db('users').where({ id: fellow.id }).update({ role: 'member' });
+    const refused = await call('POST', `/team/members/${fellow.id}/reset-link`, { cookie: admin.cookie });
+    expect([
+      refused.status,
+      refused.body.error?.message?.startsWith(`${fellow.email} was an admin here before.`),
+    ]).toEqual([403, true]);
+    // Moved back up and down again, the highest role left is still what counts.
+    await api.current.db('users').where({ id: fellow.id }).update({ role: 'admin' });
+    await api.current.db('users').where({ id: fellow.id }).update({ role: 'member' });
+    expect(await api.current.db('users').where({ id: fellow.id }).first('highest_former_role')).toEqual({
+      highest_former_role: 'admin',
+    });
+  });
 });
