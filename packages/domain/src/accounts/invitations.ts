@@ -16,7 +16,7 @@ import { getWorkspace } from '../workspaces.js';
 import { userActor, type AccountUser, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink, type LinkRow } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
-import { assertMayAssign } from './permissions.js';
+import { assertMayAssign, assertMayInviteAccount } from './permissions.js';
 import { lastOwnerConflict, lockOwners, recordRoleChange } from './team.js';
 
 /** Invitations: an owner or admin invites an address with a role; the link signs them up. */
@@ -65,7 +65,7 @@ export async function inviteMember(
     if (member?.password_hash) throw alreadyAMember(member, actor);
     const open = await openInvitations(trx, input.workspace_id, valid.email);
     if (input.inviter_role) {
-      if (member) assertMayAssign(input.inviter_role, member.role);
+      if (member) assertMayInviteAccount(input.inviter_role, member);
       for (const { role } of open) assertMayAssign(input.inviter_role, role);
     }
     await revokeOpenLinks(trx, input.workspace_id, 'invitation', valid.email);

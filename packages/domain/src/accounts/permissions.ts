@@ -40,8 +40,8 @@ export function assignableRoles(role: UserRole): UserRole[] {
 const RANK: Record<UserRole, number> = { owner: 2, admin: 1, member: 0 };
 
 /**
- * The roles of the people `role` may make a password-reset link for. E-mailed, the link goes
- * to its owner: as for every other change, the roles it may assign. Shown to copy (no e-mail),
+ * The roles of the people `role` may make a password-reset link for. Emailed, the link goes
+ * to its owner: as for every other change, the roles it may assign. Shown to copy (no email),
  * the link is the account itself: only for roles below its own, so that no admin can sign in
  * as another admin, nor an owner as another owner.
  */
@@ -102,11 +102,34 @@ function rolesInWords(roles: readonly UserRole[]): string {
   return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? 'nobody');
 }
 
+const ONE: Record<UserRole, string> = { owner: 'an owner', admin: 'an admin', member: 'a member' };
+
+/** "owners and admins": whoever may give `role`. */
+const giversOf = (role: UserRole) =>
+  rolesInWords((Object.keys(ASSIGNABLE) as UserRole[]).filter((r) => ASSIGNABLE[r].includes(role)));
+
 /** An admin may touch only admins and members, and never make an owner. */
 export function assertMayAssign(actorRole: UserRole, role: UserRole): void {
   if (!ASSIGNABLE[actorRole].includes(role)) {
-    const who = rolesInWords((Object.keys(ASSIGNABLE) as UserRole[]).filter((r) => ASSIGNABLE[r].includes(role)));
-    const one = role === 'owner' ? 'an owner' : role === 'admin' ? 'an admin' : 'a member';
-    throw forbidden(`Only ${who} can give the ${role} role, or change or remove ${one}.`);
+    throw forbidden(`Only ${giversOf(role)} can give the ${role} role, or change or remove ${ONE[role]}.`);
+  }
+}
+
+/**
+ * Whether someone of `inviterRole` may invite the address of an account the operator made
+ * without a password. Accepting gives whoever holds the link that account, so the inviter must
+ * be able to give every role it has held here, not only its present one: the rule a copied reset
+ * link follows (mayCopyResetLinkFor), for the same reason.
+ */
+export function assertMayInviteAccount(
+  inviterRole: UserRole,
+  account: { email: string; role: UserRole; highest_former_role: UserRole | null },
+): void {
+  assertMayAssign(inviterRole, account.role);
+  const held = higherRole(account.role, account.highest_former_role);
+  if (!ASSIGNABLE[inviterRole].includes(held)) {
+    throw forbidden(
+      `${account.email} has been ${ONE[held]} of this workspace: only ${giversOf(held)} can invite that address.`,
+    );
   }
 }

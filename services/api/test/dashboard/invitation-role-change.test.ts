@@ -125,6 +125,33 @@ describe('accepting an invitation that changes an existing account’s role', ()
     ]);
   });
 
+  it('is refused to an inviter who could not give a role the account held before: accepting gives its holder the account', async () => {
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Former owner');
+    const never = await createUser(api.current.db, {
+      workspace_id: workspace.id,
+      email: 'was-owner@example.com',
+      role: 'owner',
+    });
+    const demoted = await call('PATCH', `/team/members/${never.id}`, {
+      cookie: owner.cookie,
+      body: { role: 'member' },
+    });
+    expect(demoted.status).toBe(200);
+    const invite = (cookie: string) =>
+      call('POST', '/team/invitations', { cookie, body: { email: 'was-owner@example.com', role: 'member' } });
+    const refused = await invite(admin.cookie);
+    expect([refused.status, refused.body.error]).toEqual([
+      403,
+      {
+        type: 'forbidden',
+        message: 'was-owner@example.com has been an owner of this workspace: only owners can invite that address.',
+      },
+    ]);
+    expect(refused.body).not.toHaveProperty('invite_url');
+    // An owner may, as they may give that role.
+    expect((await invite(owner.cookie)).status).toBe(201);
+  });
+
   it('records no role change when the role stays, or for a new account', async () => {
     const { owner, workspace } = await team(api.current.db, call, 'Same role');
     await createUser(api.current.db, { workspace_id: workspace.id, email: 'same@example.com', role: 'member' });
