@@ -163,7 +163,9 @@ describe("an unencoded '+'", () => {
     const { status, body } = await api.current.get('/api/v1/campaigns?cursor=2026-03-07T10:15:02+01:00', token);
     expect(status).toBe(400);
     expectErrorShape(body, 'invalid_param');
-    expect(body.error.message).toMatch(/^Invalid query parameter cursor: /);
+    expect(body.error.message).toMatch(
+      /^Query parameter "cursor" must be an RFC 3339 timestamp such as 2026-03-07T09:15:02Z, or a date such as 2026-03-07\. /,
+    );
     expect(body.error.message).toContain('%2B');
   });
 
@@ -176,7 +178,7 @@ describe("an unencoded '+'", () => {
     const { status, body } = await api.current.get('/api/v1/customers?email=dev+walk@example.com', token);
     expect(status).toBe(400);
     expectErrorShape(body, 'invalid_param');
-    expect(body.error.message).toMatch(/^Invalid query parameter email: must be 1 to 320 characters without spaces/);
+    expect(body.error.message).toMatch(/^Query parameter "email" must be 1 to 320 characters without spaces/);
     expect(body.error.message).toContain('%2B');
     expect((await api.current.get('/api/v1/customers?email=dev%2Bwalk@example.com', token)).status).toBe(200);
   });

@@ -149,7 +149,7 @@ describe('GET /api/v1/customers', () => {
     // No address holds a space, so one with a space is refused, not searched for (a bare + in a
     // query string reads as a space: the refusal says to send it as %2B).
     await expect(client.customers.list({ email: 'Ann.Lee@Example.com ' })).rejects.toThrow(
-      /^Invalid query parameter email: must be 1 to 320 characters without spaces/,
+      /^Query parameter "email" must be 1 to 320 characters without spaces/,
     );
   });
 

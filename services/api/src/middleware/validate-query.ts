@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import type { Static, TObject } from '@sinclair/typebox';
-import { compileValidator, invalidParam, isUuid, parseTimestamp } from '@retention/core';
+import { compileProblemFinder, invalidParam, isUuid, parseTimestamp } from '@retention/core';
 import { Type } from '@sinclair/typebox';
 
 /**
@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
  * `?stauts=lost` fails loudly instead of returning every row.
  */
 export function validateQuery<T extends TObject>(schema: T): RequestHandler {
-  const check = compileValidator(schema);
+  const findProblem = compileProblemFinder(schema);
   const allowed = Object.keys(schema.properties);
   const allowedText = allowed.length ? `Allowed: ${allowed.join(', ')}.` : 'This endpoint takes none.';
   return (req, res, next) => {
@@ -23,8 +23,12 @@ export function validateQuery<T extends TObject>(schema: T): RequestHandler {
       if (value === '') throw invalidParam(`Query parameter ${shown} must not be empty.`);
       values[name] = value;
     }
-    const problem = check(values);
-    if (problem) throw invalidParam(`Invalid query parameter ${problem}${unencodedPlusHint(problem, values)}`);
+    const problem = findProblem(values);
+    if (problem) {
+      // Worded as the refusals above are: `Query parameter "limit" must be …`.
+      const what = problem.param === null ? 'The query string' : `Query parameter ${JSON.stringify(problem.param)}`;
+      throw invalidParam(`${what} ${problem.reason}.${unencodedPlusHint(problem.param, values)}`);
+    }
     res.locals.query = values;
     next();
   };
@@ -75,9 +79,8 @@ const shorten = (text: string, max: number) => (text.length > max ? `${text.slic
  * A query string decodes a bare `+` as a space, so a refused value holding a space most likely
  * had a `+` sent unencoded (`cursor=2026-03-07T10:15:02+01:00` typed into curl): say so.
  */
-function unencodedPlusHint(problem: string, values: Record<string, string>): string {
-  const refused = Object.keys(values).find((name) => problem.startsWith(`${name}:`));
-  return refused && values[refused]!.includes(' ')
+function unencodedPlusHint(refused: string | null, values: Record<string, string>): string {
+  return refused !== null && values[refused]?.includes(' ')
     ? " A '+' in a query string reads as a space: send it percent-encoded, as %2B."
     : '';
 }
@@ -107,7 +110,7 @@ export const CursorParam = () =>
     format: 'timestamp',
     description:
       'Rows strictly before this instant: a `next_cursor`, an RFC 3339 date-time, or a date meaning midnight UTC',
-    errorMessage: 'must be an RFC 3339 timestamp such as 2026-03-07T09:15:02Z, or a date such as 2026-03-07.',
+    errorMessage: 'must be an RFC 3339 timestamp such as 2026-03-07T09:15:02Z, or a date such as 2026-03-07',
   });
 
 /** A validated `cursor` parameter as the instant it names. */
