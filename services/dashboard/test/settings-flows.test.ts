@@ -1173,7 +1173,8 @@ describe('the processor page', () => {
 
 /**
  * A text longer than its field takes (Field's `limit`, docs/dashboard-ui.md "Field errors"): the
- * field keeps all of it and says it is too long, naming the limit; the browser refuses the
+ * field keeps all of it and says it is too long, naming the limit (and says so once in its live
+ * region as the text crosses the limit: keyboard-focus.test); the browser refuses the
  * submit, focusing the field, and nothing is sent. The inputs had `maxLength`, which kept the
  * first 200 characters of a paste and saved them without a word.
  */
@@ -1192,6 +1193,10 @@ describe('a text longer than its field takes', () => {
         validationMessage: input.validationMessage,
       };
     });
+
+  /** A field's live region (for screen readers only) holding `text`, said as the text crossed its limit. */
+  const saidInLiveRegion = (within: Page | Locator, text: string) =>
+    within.getByRole('status').filter({ hasText: text });
 
   /** The requests to the dashboard API that change something, made while `act` runs. */
   async function changesSent(act: () => Promise<void>): Promise<string[]> {
@@ -1232,7 +1237,9 @@ describe('a text longer than its field takes', () => {
       focused: true,
       validationMessage: TOO_LONG,
     });
-    await expect(dialog.getByText(TOO_LONG).count()).resolves.toBe(1);
+    // Shown once, at the field, and said once in its live region as the paste crossed the limit.
+    await expect(dialog.getByText(TOO_LONG).count()).resolves.toBe(2);
+    await expect(saidInLiveRegion(dialog, TOO_LONG).count()).resolves.toBe(1);
     await expect(tokens()).resolves.toEqual(tokensBefore);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
@@ -1246,7 +1253,7 @@ describe('a text longer than its field takes', () => {
     await openSettings('Workspace');
     const name = page.getByLabel('Workspace name');
     await name.fill(long);
-    await page.getByText(TOO_LONG).waitFor();
+    await saidInLiveRegion(page, TOO_LONG).waitFor({ state: 'attached' });
     const sent = await changesSent(() => page.getByRole('button', { name: 'Save' }).click());
     expect(sent).toEqual([]);
     await expect(fieldState(name)).resolves.toEqual({
@@ -1269,7 +1276,8 @@ describe('a text longer than its field takes', () => {
     await expect(workspaceName()).resolves.toBe(atLimit);
     // One more is over, and said so in the same count.
     await name.fill(`${atLimit}🧾`);
-    await page.getByText('At most 200 characters: this has 201.').waitFor();
+    await saidInLiveRegion(page, 'At most 200 characters: this has 201.').waitFor({ state: 'attached' });
+    await expect(description(name)).resolves.toBe('At most 200 characters: this has 201.');
     await world.current.db('workspaces').where({ id: world.current.workspace.id }).update({ name: before });
   });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
+import { useEffect, useId, useRef, useState, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
 import type { Action } from '../use-action.js';
 import { ErrorNote, LiveStatus } from './states.js';
 
@@ -12,7 +12,11 @@ import { ErrorNote, LiveStatus } from './states.js';
  * `limit` is the most characters the server takes for the field. A longer text is kept whole (no
  * `maxLength`, which cut a paste at the limit without a word) and said to be too long at the
  * field as soon as it is; the browser then refuses the form's submit as it does an empty
- * required field: it focuses the field and shows the same sentence, and nothing is sent.
+ * required field: it focuses the field and shows the same sentence, and nothing is sent. A screen
+ * reader is told as the text crosses the limit, once each way, in a polite live region seen by no
+ * one else (`LiveStatus`): over it, the sentence as it reads then ("At most 200 characters: this
+ * has 201."); back under, "Within the limit of 200 characters.". Keys typed while the text stays
+ * on one side say nothing more: the region keeps its words, and the count at the field goes on.
  */
 export function Field({
   label,
@@ -38,6 +42,11 @@ export function Field({
   const tooLong = limit === undefined ? null : lengthProblem(characters(String(input.value ?? '')), limit);
   // The browser's own check: the form's submit is refused while the text is too long.
   useEffect(() => own.current?.setCustomValidity(tooLong ?? ''), [tooLong]);
+  // What the live region says: changed only as the text crosses the limit, so said once a crossing.
+  // The side the text opened on is said by nothing: the field's description tells it.
+  const over = tooLong !== null;
+  const [crossing, setCrossing] = useState({ over, said: '' });
+  if (limit !== undefined && crossing.over !== over) setCrossing({ over, said: tooLong ?? withinLimit(limit) });
   const refusal = action && param ? action.fieldError(param) : null;
   const shown = error ?? tooLong ?? refusal;
   const announce = error == null && tooLong == null;
@@ -61,6 +70,7 @@ export function Field({
           {shown}
         </span>
       )}
+      {limit !== undefined && <LiveStatus className="visually-hidden">{crossing.said}</LiveStatus>}
     </div>
   );
 }
@@ -87,6 +97,11 @@ function characters(text: string): number {
  */
 export function lengthProblem(count: number, limit: number): string | null {
   return count > limit ? `At most ${limit} characters: this has ${count}.` : null;
+}
+
+/** What a screen reader is told as a text comes back under its limit (Field's `limit`). */
+function withinLimit(limit: number): string {
+  return `Within the limit of ${limit} characters.`;
 }
 
 /**
