@@ -4,6 +4,7 @@ import { hashPassword, loadFixtures, requestPasswordReset } from '@retention/dom
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { formatUtcTime } from '../src/format.js';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { description } from './support/field-errors.js';
 
 /**
  * Where the keyboard's focus goes, and what a screen reader is told, as a keyboard-only viewer
@@ -369,6 +370,71 @@ describe('keyboard focus and announcements', () => {
     );
     expect(contrast(edge, WHITE)).toBeGreaterThanOrEqual(3);
     expect(contrast(edge, PAGE_BACKGROUND)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a name typed past its limit is said once as it crosses, the field invalid; back under, that is said too', async () => {
+    // On the Account page the previous case opened. What the live regions say, each change in turn.
+    await page.evaluate(`(() => {
+      const said = (window.__regionSaid = []);
+      const regions = (node) => {
+        const element = node.nodeType === 1 ? node : node.parentElement;
+        if (!element) return [];
+        const inside = element.closest('[role=status]');
+        return inside ? [inside] : [...element.querySelectorAll('[role=status]')];
+      };
+      new MutationObserver((records) => {
+        const changed = new Set(records.flatMap((record) => [record.target, ...record.addedNodes].flatMap(regions)));
+        for (const region of changed) {
+          const text = region.textContent.trim();
+          if (text) said.push(text);
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+    const said = () => page.evaluate<string[]>('window.__regionSaid');
+    const name = page.getByRole('textbox', { name: 'Name' });
+    const OVER = 'At most 200 characters: this has 201.';
+    const WITHIN = 'Within the limit of 200 characters.';
+
+    // Typed up to the limit: nothing is said, the field is valid.
+    await name.fill('n'.repeat(199));
+    await name.press('End');
+    await page.keyboard.type('n');
+    await page.waitForTimeout(300);
+    await expect(said()).resolves.toEqual([]);
+    await expect(name.getAttribute('aria-invalid')).resolves.toBeNull();
+
+    // One more crosses it: said in a polite live region, the field invalid and described by the sentence.
+    await page.keyboard.type('o');
+    await announced(OVER);
+    await expect(name.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(description(name)).resolves.toBe(OVER);
+
+    // Typing on while over: the sentence at the field counts on, the live region says nothing more.
+    await page.keyboard.type('pq');
+    await page.getByText('At most 200 characters: this has 203.').waitFor();
+    await expect(description(name)).resolves.toBe('At most 200 characters: this has 203.');
+    await page.waitForTimeout(300);
+    await expect(said()).resolves.toEqual([OVER]);
+
+    // Back under: the field is valid again, and that is said once.
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await page.waitForTimeout(300);
+    await expect(said()).resolves.toEqual([OVER]);
+    await page.keyboard.press('Backspace');
+    await announced(WITHIN);
+    await expect(name.getAttribute('aria-invalid')).resolves.toBeNull();
+    await expect(name.getAttribute('aria-describedby')).resolves.toBeNull();
+    await page.keyboard.press('Backspace');
+    await page.waitForTimeout(300);
+    await expect(said()).resolves.toEqual([OVER, WITHIN]);
+
+    // Over again: said again.
+    await page.keyboard.type('rs');
+    await announced(OVER);
+    await expect(said()).resolves.toEqual([OVER, WITHIN, OVER]);
+    await expect(name.getAttribute('aria-invalid')).resolves.toBe('true');
+    await name.fill('Kay Board');
   });
 
   it('an invitation names the role capitalised, as everywhere else', async () => {
