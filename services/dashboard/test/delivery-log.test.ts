@@ -7,9 +7,9 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
 /**
  * An endpoint's delivery log, in a real headless Chromium against the real API and an HTTPS
  * receiver (docs/dashboard-ui.md, "Delivery log"): its filters live in the page's address, so a
- * reload keeps them; an attempt's details tell a retry made, one still to come and one overdue
- * apart, also when a filter hides the retry; a Resend with exactly a page of rows shown keeps
- * every row shown.
+ * reload keeps them; an attempt's details tell a next attempt made (by the retry or a Resend),
+ * one still to come and one overdue apart, also when a filter hides it; a Resend with exactly a
+ * page of rows shown keeps every row shown.
  *
  * No worker runs. The log holds exactly one page (50), newest first:
  * - `recovery.lost`: one failed attempt a minute ago, its retry due in an hour;
@@ -126,15 +126,19 @@ afterAll(async () => {
 
 const log = (): Locator => page.getByRole('list', { name: 'Deliveries, newest first' });
 const rows = (): Locator => log().getByRole('listitem');
-/** The log's row of an event type and attempt number. */
+/**
+ * The log's row of an event type and attempt number, by its summary (the button that opens it):
+ * open details name another attempt too ("Made … (attempt 2)").
+ */
 const row = (type: string, attempt: number): Locator =>
-  rows()
-    .filter({ hasText: type })
-    .filter({ hasText: new RegExp(`attempt ${attempt}(?!\\d)`) });
+  rows().filter({
+    has: page.getByRole('button', { name: new RegExp(`${type.replace('.', '\\.')}[^]*attempt ${attempt}(?!\\d)`) }),
+  });
 
-/** A row's details, opened: what they say of its retry (the UTC time for screen readers too). */
-async function retryOf(entry: Locator): Promise<string> {
-  await entry.getByRole('button', { expanded: false }).click();
+/** A row's details, opened: what they say of its next attempt (the UTC time for screen readers too). */
+async function nextAttemptOf(entry: Locator): Promise<string> {
+  const summary = entry.getByRole('button').first();
+  if ((await summary.getAttribute('aria-expanded')) === 'false') await summary.click();
   const fact = entry.locator('dt', { hasText: /^(Next attempt|Retry)$/ });
   return `${await fact.innerText()}: ${await fact.locator('xpath=following-sibling::dd').innerText()}`.replace(
     /\s+/g,
@@ -182,22 +186,28 @@ describe('the delivery log', () => {
     expect(await page.getByLabel('Event type').inputValue()).toBe('recovery.lost');
   });
 
-  it('tells a retry made, one to come and one overdue apart, a retry hidden by a filter too', async () => {
+  it('tells a next attempt made, one to come and one overdue apart, one hidden by a filter too', async () => {
     await openEndpoint();
     await rows().nth(49).waitFor();
     // Retried a minute later: what became of it, not a past time as if still to come.
-    expect(await retryOf(row('recovery.opened', 1))).toMatch(new RegExp(`^Retry: Made ${A_TIME} \\(attempt 2\\)$`));
+    expect(await nextAttemptOf(row('recovery.opened', 1))).toMatch(
+      new RegExp(`^Next attempt: Made ${A_TIME} \\(attempt 2\\)$`),
+    );
     // Given up: none.
-    expect(await retryOf(row('recovery.opened', 46))).toBe('Next attempt: None');
+    expect(await nextAttemptOf(row('recovery.opened', 46))).toBe('Next attempt: None');
     // Due in an hour: the time it is due.
-    expect(await retryOf(row('recovery.lost', 1))).toMatch(new RegExp(`^Next attempt: ${A_TIME}$`));
+    expect(await nextAttemptOf(row('recovery.lost', 1))).toMatch(new RegExp(`^Next attempt: ${A_TIME}$`));
     // Due 20 minutes ago and not made (no worker runs): overdue, said so.
-    expect(await retryOf(row('cancel.lost', 1))).toMatch(new RegExp(`^Retry: Was due ${A_TIME} ?, not made yet$`));
+    expect(await nextAttemptOf(row('cancel.lost', 1))).toMatch(
+      new RegExp(`^Next attempt: Was due ${A_TIME} ?, not made yet$`),
+    );
 
     // Failed attempts only: the retry that succeeded is not in the log, and still it was made.
     await page.getByLabel('Outcome').selectOption('failed');
     await eventually(async () => (await rows().count()) === 49);
-    expect(await retryOf(row('recovery.recovered', 1))).toMatch(new RegExp(`^Retry: Made ${A_TIME} \\(attempt 2\\)$`));
+    expect(await nextAttemptOf(row('recovery.recovered', 1))).toMatch(
+      new RegExp(`^Next attempt: Made ${A_TIME} \\(attempt 2\\)$`),
+    );
   });
 
   it('keeps every row shown after a Resend with exactly a page shown', async () => {
@@ -213,5 +223,18 @@ describe('the delivery log', () => {
     await eventually(async () => (await rows().count()) === 51);
     expect(await rows().first().innerText()).toMatch(/recovery\.opened[^]*attempt 47/);
     expect(await rows().last().innerText()).toMatch(/recovery\.opened[^]*attempt 1(?!\d)/);
+    // Given up, then resent: its next attempt was made, by the Resend (not "None", nor "Retry").
+    expect(await nextAttemptOf(given)).toMatch(new RegExp(`^Next attempt: Made ${A_TIME} \\(attempt 47\\)$`));
+  });
+
+  it('says a next attempt a Resend made before the retry was due: made, not the retry to come', async () => {
+    await openEndpoint();
+    const pending = row('recovery.lost', 1);
+    await pending.getByRole('button', { expanded: false }).click();
+    await pending.getByRole('button', { name: 'Resend' }).click();
+    await pending.getByText('Resent:').waitFor();
+    await row('recovery.lost', 2).waitFor();
+    // Its retry was due in an hour; the Resend came first, and it is the next attempt.
+    expect(await nextAttemptOf(pending)).toMatch(new RegExp(`^Next attempt: Made ${A_TIME} \\(attempt 2\\)$`));
   });
 });

@@ -20,10 +20,11 @@ import { attemptColumns, toDeliveryLogEntry, type AttemptRow, type DeliveryLogEn
 export interface DeliveryLogPageEntry extends DeliveryLogEntry {
   request_body: string | null;
   /**
-   * When the delivery's next attempt (this one's number + 1: its retry, or a Resend or Retry
-   * failed since… made before it) was made; null while none is made (a skipped retry is not one).
-   * `next_attempt_at` is the time the retry was given, kept for good: without this, the log could
-   * not tell a retry long made from one overdue.
+   * When the delivery's next attempt (this one's number + 1) was made, whatever made it: the
+   * worker's retry on schedule, the worker after Retry failed since… queued the delivery again, or
+   * a Resend (an attempt does not record which); null while none is made (a skipped retry is not
+   * one). `next_attempt_at` is the time the retry was given, kept for good: without this, the log
+   * could not tell a retry long made from one overdue.
    */
   retried_at: string | null;
 }

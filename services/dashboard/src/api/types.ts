@@ -162,8 +162,9 @@ export interface Attempt {
   url: string | null;
   request_body?: string | null;
   /**
-   * The log's entries only: when the delivery's next attempt was made, null while it is not;
-   * `next_attempt_at` stays the time the retry was given, even long after it was made.
+   * The log's entries only: when the delivery's next attempt (this one's number + 1) was made,
+   * whatever made it (the scheduled retry, Retry failed since… or a Resend: not recorded), null
+   * while it is not; `next_attempt_at` stays the time the retry was given, even long after.
    */
   retried_at?: string | null;
 }

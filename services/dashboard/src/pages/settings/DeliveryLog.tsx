@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import { api, query } from '../../api/client.js';
 import type { Attempt, List } from '../../api/types.js';
 import { BreakableUrl, BreakAfterSeparators } from '../../components/BreakableUrl.js';
@@ -19,39 +19,40 @@ const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
 const FILTERS = ['log_outcome', 'log_event_type'] as const;
 
 /**
- * An attempt's retry, as it stands when the details are opened. `next_attempt_at` is the time the
- * attempt was given for its retry, kept on the row for good; once it has passed, showing it as
- * "Next attempt" made an old failure read as if its retry were still to come. So: a time to come
- * is the next attempt; a past one says what became of it, from the API's `retried_at` (when the
- * delivery's next attempt was made): made, or not made yet (the worker late or down, or the
- * attempt in flight). The log's own rows cannot say it: a filter hides the retry (Outcome:
- * failed, a retry that succeeded), and a retry hidden read the same as one not made.
+ * What followed an attempt, as it stands when the details are opened: its delivery's next
+ * attempt, this one's number + 1. The API's `retried_at` is when that attempt was made, whatever
+ * made it: the worker (the scheduled retry, or the delivery queued again by Retry failed since…)
+ * or a Resend; null while none is (a skipped retry is no attempt). The API cannot tell which made
+ * it (an attempt records no maker), so the log says "made", never "retry" or "resend". So:
+ * made, with its time and number, even where no retry was due (a Resend of a delivery given up,
+ * or one made before its retry's time); else `next_attempt_at`, the time the attempt was given
+ * for its retry, kept on the row for good: none, a time to come, or a past one not made yet (the
+ * worker late or down, or the attempt in flight). A past time shown as to come made an old failure
+ * read as if its retry were still to come. The log's own rows cannot say it: a filter hides the
+ * next attempt (Outcome: failed, a retry that succeeded), and one hidden read the same as one
+ * not made.
  */
-function Retry({ entry }: { entry: Attempt }) {
-  if (entry.next_attempt_at === null || Date.parse(entry.next_attempt_at) > Date.now()) {
-    return (
-      <div>
-        <dt>Next attempt</dt>
-        <dd>
-          <Time value={entry.next_attempt_at} empty="None" sayUtc />
-        </dd>
-      </div>
+function NextAttempt({ entry }: { entry: Attempt }) {
+  let fact: ReactNode;
+  if (entry.retried_at) {
+    fact = (
+      <>
+        Made <Time value={entry.retried_at} sayUtc /> (attempt {entry.attempt + 1})
+      </>
+    );
+  } else if (entry.next_attempt_at === null || Date.parse(entry.next_attempt_at) > Date.now()) {
+    fact = <Time value={entry.next_attempt_at} empty="None" sayUtc />;
+  } else {
+    fact = (
+      <>
+        Was due <Time value={entry.next_attempt_at} sayUtc />, not made yet
+      </>
     );
   }
   return (
     <div>
-      <dt>Retry</dt>
-      <dd>
-        {entry.retried_at ? (
-          <>
-            Made <Time value={entry.retried_at} sayUtc /> (attempt {entry.attempt + 1})
-          </>
-        ) : (
-          <>
-            Was due <Time value={entry.next_attempt_at} sayUtc />, not made yet
-          </>
-        )}
-      </dd>
+      <dt>Next attempt</dt>
+      <dd>{fact}</dd>
     </div>
   );
 }
@@ -127,7 +128,7 @@ function Entry({
               <dt>Attempt</dt>
               <dd>{entry.attempt}</dd>
             </div>
-            <Retry entry={entry} />
+            <NextAttempt entry={entry} />
             <div>
               <dt>Error</dt>
               <dd>{entry.error ?? 'None'}</dd>
