@@ -57,12 +57,14 @@ export interface Paged<T> {
   loadMore: () => void;
   reload: () => void;
   /**
-   * The rows read again, as many as are shown, and swapped in at once: a row added meanwhile (a
-   * Resend's attempt) appears, and the rows already shown keep their state and the focus, which
-   * `reload`, starting from no rows, would drop. `added` rows expected new (a Resend's one) are
-   * read on top of those: else the new row pushes the oldest shown out of the list.
+   * The rows shown changed in place, nothing read: a row the page already has (a Resend's attempt,
+   * from the Resend's answer) added at the top, a row's field brought up to date. The rows shown
+   * keep their state and the focus, which `reload`, starting from no rows, would drop; Load more's
+   * cursor, the oldest row read, stays, so it goes on with no row twice and none missed. Reading
+   * the rows again for one new row read a whole page more past 50, 100… shown (it read as many as
+   * shown, plus one, page after page).
    */
-  readAgain: (added?: number) => void;
+  change: (update: (items: T[]) => T[]) => void;
 }
 
 /** The pages a list had loaded, by history entry (router.tsx): Back brings them back. */
@@ -167,6 +169,6 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
     hasMore,
     loadMore: () => run(cursor, true),
     reload: () => setRound((value) => value + 1),
-    readAgain: (added = 0) => void refresh(items.length + added),
+    change: (update) => setItems(update),
   };
 }

@@ -9,7 +9,7 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
  * receiver (docs/dashboard-ui.md, "Delivery log"): its filters live in the page's address, so a
  * reload keeps them; an attempt's details tell a next attempt made (by the retry or a Resend),
  * one still to come and one overdue apart, also when a filter hides it; a Resend with exactly a
- * page of rows shown keeps every row shown.
+ * page of rows shown keeps every row shown, and one the filters hide adds none.
  *
  * No worker runs. The log holds exactly one page (50), newest first:
  * - `recovery.lost`: one failed attempt a minute ago, its retry due in an hour;
@@ -17,17 +17,24 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
  * - `recovery.recovered`: a failed attempt 40 minutes ago, its retry made 35 minutes ago, succeeded;
  * - `recovery.opened`: 46 failed attempts from 200 minutes ago, each retried a minute later, the
  *   last one given up (no retry).
+ *
+ * A second endpoint's log holds more than three pages: one `recovery.opened` delivery of 160
+ * failed attempts, a minute apart, given up. A Resend with 150 of them shown adds its attempt at
+ * the top, and only it: Load more then goes on with no row twice and none missed.
  */
 const world = useDashboardWorld();
 
 const EMAIL = 'owner@acme-log.test';
 const HOOK_PATH = '/hooks/acme-log';
+const BUSY_PATH = '/hooks/acme-busy';
+const BUSY_ATTEMPTS = 160;
 const MINUTE = 60_000;
 let context: BrowserContext;
 let page: Page;
 let endpointId = '';
 let workspaceId = '';
 let endpointUrl = '';
+let busyId = '';
 
 interface Made {
   at: number;
@@ -36,8 +43,15 @@ interface Made {
   succeeded?: boolean;
 }
 
-/** A delivery of an event kept out of the outbox (nothing dispatches it), with its attempts. */
-async function delivery(type: string, attempts: Made[]): Promise<void> {
+/**
+ * A delivery of an event kept out of the outbox (nothing dispatches it), with its attempts; to
+ * the log's endpoint unless another is given.
+ */
+async function delivery(
+  type: string,
+  attempts: Made[],
+  endpoint: { id: string; url: string } = { id: endpointId, url: endpointUrl },
+): Promise<void> {
   const { db } = world.current;
   const createdAt = new Date(attempts[0]!.at);
   const event = await db.transaction(async (trx) => {
@@ -51,7 +65,7 @@ async function delivery(type: string, attempts: Made[]): Promise<void> {
   const [made] = await db('webhook_deliveries')
     .insert({
       workspace_id: workspaceId,
-      endpoint_id: endpointId,
+      endpoint_id: endpoint.id,
       event_id: event.id,
       event_seq: event.seq,
       event_type: type,
@@ -64,7 +78,7 @@ async function delivery(type: string, attempts: Made[]): Promise<void> {
   await db('webhook_attempts').insert(
     attempts.map(({ at, next, succeeded }, index) => ({
       delivery_id: made.id,
-      endpoint_id: endpointId,
+      endpoint_id: endpoint.id,
       event_type: type,
       attempt: index + 1,
       outcome: succeeded ? 'succeeded' : 'failed',
@@ -73,7 +87,7 @@ async function delivery(type: string, attempts: Made[]): Promise<void> {
       duration_ms: 12,
       attempted_at: new Date(at),
       next_attempt_at: next === null ? null : new Date(next),
-      url: endpointUrl,
+      url: endpoint.url,
     })),
   );
 }
@@ -87,7 +101,10 @@ beforeAll(async () => {
         name: 'Acme Log',
         processor: 'connected',
         users: [{ key: 'owner', email: EMAIL, role: 'owner' }],
-        webhooks: [{ key: 'hook', name: 'Log CRM', url: receiver.url(HOOK_PATH) }],
+        webhooks: [
+          { key: 'hook', name: 'Log CRM', url: receiver.url(HOOK_PATH) },
+          { key: 'busy', name: 'Busy CRM', url: receiver.url(BUSY_PATH) },
+        ],
       },
     ],
   });
@@ -96,6 +113,8 @@ beforeAll(async () => {
   endpointId = ids.webhooks.hook!.id;
   endpointUrl = receiver.url(HOOK_PATH);
   receiver.route(HOOK_PATH, { secret: ids.webhooks.hook!.secret, behaviour: { kind: 'status', status: 200 } });
+  busyId = ids.webhooks.busy!.id;
+  receiver.route(BUSY_PATH, { secret: ids.webhooks.busy!.secret, behaviour: { kind: 'status', status: 200 } });
 
   const now = Date.now();
   const start = now - 200 * MINUTE;
@@ -112,6 +131,15 @@ beforeAll(async () => {
   ]);
   await delivery('cancel.lost', [{ at: now - 30 * MINUTE, next: now - 20 * MINUTE }]);
   await delivery('recovery.lost', [{ at: now - MINUTE, next: now + 60 * MINUTE }]);
+  const busyStart = now - (BUSY_ATTEMPTS + 10) * MINUTE;
+  await delivery(
+    'recovery.opened',
+    Array.from({ length: BUSY_ATTEMPTS }, (_, index) => ({
+      at: busyStart + index * MINUTE,
+      next: index < BUSY_ATTEMPTS - 1 ? busyStart + (index + 1) * MINUTE : null,
+    })),
+    { id: busyId, url: receiver.url(BUSY_PATH) },
+  );
 
   await db('users')
     .where({ email: EMAIL })
@@ -146,10 +174,22 @@ async function nextAttemptOf(entry: Locator): Promise<string> {
   );
 }
 
-async function openEndpoint(search = ''): Promise<void> {
-  await page.goto(`${world.current.url}/dashboard/settings/webhooks/${endpointId}${search}`);
-  await page.getByRole('heading', { level: 1, name: 'Log CRM' }).waitFor();
+async function openEndpoint(search = '', id = endpointId, name = 'Log CRM'): Promise<void> {
+  await page.goto(`${world.current.url}/dashboard/settings/webhooks/${id}${search}`);
+  await page.getByRole('heading', { level: 1, name }).waitFor();
 }
+
+/** The attempt numbers of the log's rows, top to bottom, from their summaries. */
+async function attemptsShown(): Promise<number[]> {
+  const summaries = await log()
+    .getByRole('button', { name: /attempt \d+/ })
+    .allInnerTexts();
+  return summaries.map((text) => Number(/attempt (\d+)/.exec(text)![1]));
+}
+
+/** `from`, `from - 1`, … down to `to`. */
+const countDown = (from: number, to: number): number[] =>
+  Array.from({ length: from - to + 1 }, (_, index) => from - index);
 
 const A_TIME = String.raw`\w{3} \d+, \d{4}, \d+:\d\d [AP]M \S+ \([^)]+\)`;
 
@@ -236,5 +276,57 @@ describe('the delivery log', () => {
     await row('recovery.lost', 2).waitFor();
     // Its retry was due in an hour; the Resend came first, and it is the next attempt.
     expect(await nextAttemptOf(pending)).toMatch(new RegExp(`^Next attempt: Made ${A_TIME} \\(attempt 2\\)$`));
+  });
+
+  it('adds no row for a Resend whose attempt the filters hide', async () => {
+    await openEndpoint('?log_outcome=failed');
+    await rows().nth(48).waitFor();
+    expect(await rows().count()).toBe(49);
+    const failed = row('recovery.recovered', 1);
+    await failed.getByRole('button', { expanded: false }).click();
+    await failed.getByRole('button', { name: 'Resend' }).click();
+    // The receiver answers 200: attempt 3 succeeded, not among failed attempts.
+    await failed.getByText(/Resent: HTTP 200/).waitFor();
+    expect(await rows().count()).toBe(49);
+    expect(await row('recovery.recovered', 3).count()).toBe(0);
+  });
+
+  it('adds only its attempt on a Resend with over 100 rows shown: Load more then goes on with none twice or missed', async () => {
+    await openEndpoint('', busyId, 'Busy CRM');
+    await rows().nth(49).waitFor();
+    const loadMore = page.getByRole('button', { name: 'Load more' });
+    await loadMore.click();
+    await rows().nth(99).waitFor();
+    await loadMore.click();
+    await rows().nth(149).waitFor();
+    expect(await attemptsShown()).toEqual(countDown(BUSY_ATTEMPTS, 11));
+
+    // Resent from the oldest row shown: the delivery's attempt 161, at the top.
+    const oldest = row('recovery.opened', 11);
+    await oldest.getByRole('button', { expanded: false }).click();
+    await oldest.getByRole('button', { name: 'Resend' }).click();
+    await oldest.getByText('Resent:').waitFor();
+    await row('recovery.opened', BUSY_ATTEMPTS + 1).waitFor();
+    // One row more, first, and nothing else read: every row once, the oldest shown still last.
+    const shown = await attemptsShown();
+    expect(shown[0]).toBe(BUSY_ATTEMPTS + 1);
+    expect(shown).toHaveLength(151);
+    expect(new Set(shown).size).toBe(shown.length);
+    expect(shown).toEqual(countDown(BUSY_ATTEMPTS + 1, 11));
+    // The resent row stays open with its result; the attempt before the new one says it was made.
+    await expect(oldest.getByText('Resent:').count()).resolves.toBe(1);
+    // The new row, from the Resend's answer, has the JSON that was signed, as one read would.
+    const newest = row('recovery.opened', BUSY_ATTEMPTS + 1);
+    await newest.getByRole('button', { expanded: false }).click();
+    await expect(newest.getByText('"hello": "world"').count()).resolves.toBe(1);
+    expect(await nextAttemptOf(row('recovery.opened', BUSY_ATTEMPTS))).toMatch(
+      new RegExp(`^Next attempt: Made ${A_TIME} \\(attempt ${BUSY_ATTEMPTS + 1}\\)$`),
+    );
+
+    // Load more goes on from the oldest row shown: the last ten, none twice, none missed.
+    await loadMore.click();
+    await rows().nth(160).waitFor();
+    expect(await attemptsShown()).toEqual(countDown(BUSY_ATTEMPTS + 1, 1));
+    await expect(loadMore.count()).resolves.toBe(0);
   });
 });

@@ -34,6 +34,9 @@ const cellClass = (column: Column<never>) =>
  */
 type Stacks = boolean | 'titled';
 
+/** A list of any rows, as the helpers here use it: they read its rows, never change them. */
+type ReadList = Omit<Paged<unknown>, 'change'>;
+
 /** What a list's rows are called, one and many: "campaign", "campaigns". */
 interface RowNames {
   one: string;
@@ -101,7 +104,7 @@ export function PagedTable<T extends { id: string }>({
  * `rows` picks the rows inside `boxRef`: a table's by default, the delivery log's entries there.
  */
 export function useFocusNewRows(
-  list: Paged<unknown>,
+  list: ReadList,
   boxRef: RefObject<HTMLElement | null>,
   { rows = 'tbody tr', control = 'a[href]' } = {},
 ): () => void {
@@ -130,7 +133,7 @@ export function useFocusNewRows(
  * just been announced; unless `sayFirstLoad`, the table being new after the page asked nothing.
  * A failure is an alert of its own.
  */
-function useListStatus(list: Paged<unknown>, names: RowNames, sayFirstLoad: boolean): string {
+function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean): string {
   const [said, setSaid] = useState('');
   const firstLoad = useRef(list.loading && !sayFirstLoad);
   const count = list.items.length;

@@ -80,7 +80,8 @@ function Entry({
   entry: Attempt;
   endpointUrl: string;
   canResend: boolean;
-  onResent: () => void;
+  /** The attempt a Resend made, from its answer. */
+  onResent: (made: Attempt) => void;
 }) {
   const [expanded, setExpanded] = useState(false);
   const [resent, setResent] = useState<Attempt | null>(null);
@@ -89,8 +90,9 @@ function Entry({
 
   const resend = () =>
     void resending.run(async () => {
-      setResent(await api<Attempt>('POST', `/deliveries/${entry.delivery_id}/resend`));
-      onResent();
+      const made = await api<Attempt>('POST', `/deliveries/${entry.delivery_id}/resend`);
+      setResent(made);
+      onResent(made);
     });
 
   return (
@@ -151,6 +153,32 @@ function Entry({
       )}
     </li>
   );
+}
+
+/**
+ * The log after a Resend, from the attempt its answer holds (`resent`, the entry resent): the
+ * attempt at the top when the filters would show it (its event type is the entry's; a Resend that
+ * succeeded is not among failed attempts), with the entry's request body (one delivery's attempts
+ * all sign the same JSON) and no next attempt made yet; and the attempt before it, when shown,
+ * made (`retried_at`), as the API would now say. Nothing else is read: the rows shown stay, and
+ * so does Load more's cursor, the oldest row read.
+ */
+function withResent(
+  items: Attempt[],
+  made: Attempt,
+  resent: Attempt,
+  filters: { outcome: string; eventType: string },
+): Attempt[] {
+  const rows = items.map((row) =>
+    row.delivery_id === made.delivery_id && row.attempt === made.attempt - 1
+      ? { ...row, retried_at: made.attempted_at }
+      : row,
+  );
+  const hidden =
+    (filters.outcome !== '' && made.outcome !== filters.outcome) ||
+    (filters.eventType !== '' && made.event_type !== filters.eventType);
+  if (hidden || rows.some((row) => row.id === made.id)) return rows;
+  return [{ ...made, request_body: resent.request_body, retried_at: null }, ...rows];
 }
 
 function offered(value: string, options: readonly string[]): string {
@@ -245,12 +273,11 @@ export function DeliveryLog({
               entry={entry}
               endpointUrl={endpointUrl}
               canResend={canResend}
-              onResent={() => {
-                // The resend's attempt appears at the top without a Refresh; the entry resent
-                // stays open, with its result and the focus on Resend. One row more than shown is
-                // read, for that attempt: else, at exactly a page shown, it pushed the oldest row
-                // out, a row the user was looking at gone.
-                list.readAgain(1);
+              onResent={(made) => {
+                // The resend's attempt appears at the top without a Refresh, from the Resend's
+                // answer; the entry resent stays open, with its result and the focus on Resend.
+                // Every row shown stays, and Load more goes on from the oldest.
+                list.change((items) => withResent(items, made, entry, { outcome, eventType }));
                 onRead();
               }}
             />
