@@ -210,7 +210,7 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
   const customer = await db('customers')
     .where({ id: deep.customer_id })
     .first<{ email: string; name: string }>('email', 'name');
-  // Searches by part of a name or e-mail (docs/dashboard-api.md, "Text filters"): the bench's
+  // Searches by part of a name or email (docs/dashboard-api.md, "Text filters"): the bench's
   // customers are `customer<n>@bench.test`, named `Customer <n>`. Part of the deep campaign's
   // customer's name ("omer 12345": it and the customers whose number goes on, at most 111), one
   // every customer matches (all 200,000), one that matches none, and 1,111 customers that are
@@ -232,7 +232,7 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
     },
     { name: 'campaigns, decline_category=fraud (no rows)', path: '/campaigns?decline_category=fraud' },
     { name: 'campaigns, page at row 500,000', path: `/campaigns?cursor=${deepCursor}` },
-    { name: 'campaigns, q=customer e-mail', path: `/campaigns?q=${encodeURIComponent(customer.email)}` },
+    { name: 'campaigns, q=customer email', path: `/campaigns?q=${encodeURIComponent(customer.email)}` },
     { name: 'campaigns, q=invoice id', path: `/campaigns?q=${encodeURIComponent(deep.psp_invoice_id)}` },
     { name: 'campaigns, q=part of a name (a few customers)', path: `/campaigns?q=${fewName}` },
     { name: 'campaigns, q=@bench (every customer)', path: '/campaigns?q=%40bench' },

@@ -63,7 +63,7 @@ export interface Config {
   sessionIdleTimeoutMs: number;
   /** A dashboard session ends this long after sign-in, however busy (SESSION_MAX_AGE). */
   sessionMaxAgeMs: number;
-  /** `smtp://user:pass@host:port`: e-mails invitations, resets and alerts; none when unset. */
+  /** `smtp://user:pass@host:port`: emails invitations, resets and alerts; none when unset. */
   smtpUrl: string | null;
   mailFrom: string;
   /** WEBHOOK_DNS_SERVERS: name servers for receivers' host names; null: the system's (resolv.conf). */
@@ -422,7 +422,7 @@ export function redactUrl(value: string): string {
  * A warning when a deployment (NODE_ENV=production) kept a local BASE_URL, such as the
  * compose file's default `http://localhost:3000`: every link made from it (the Stripe
  * `webhook_url` of `processor connect`, invitation and password-reset links, the dashboard's
- * e-mails) would point at localhost, which no customer or processor can reach. Null when
+ * emails) would point at localhost, which no customer or processor can reach. Null when
  * there is nothing to say. Logged once at start by the API and the worker, and by the CLI
  * after a command that printed such a link.
  */

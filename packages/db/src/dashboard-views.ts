@@ -16,10 +16,10 @@ import type {
  * loads it.
  */
 
-/** A campaigns list row: the API's campaign plus its customer's e-mail. */
+/** A campaigns list row: the API's campaign plus its customer's email. */
 export type CampaignListRow = RecoveryCampaign & { customer_email: string };
 
-/** A cancel sessions list row: the API's cancel session plus its customer's e-mail. */
+/** A cancel sessions list row: the API's cancel session plus its customer's email. */
 export type CancelSessionListRow = CancelSession & { customer_email: string };
 
 export interface TimelineDelivery {

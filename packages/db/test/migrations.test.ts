@@ -509,7 +509,7 @@ describe('migrations', () => {
     }
   });
 
-  it('0031-processor-key-rejection-mail owes no e-mail for a key refused before it, and undoes it', async () => {
+  it('0031-processor-key-rejection-mail owes no email for a key refused before it, and undoes it', async () => {
     const database = await createEmptyDatabase();
     try {
       const { db } = database;
@@ -529,7 +529,7 @@ describe('migrations', () => {
         .returning<Array<{ id: string }>>('id');
 
       await db.transaction((trx) => migration.up(trx, KEY));
-      // Refused weeks ago, perhaps: an e-mail at the deploy would read as news.
+      // Refused weeks ago, perhaps: an email at the deploy would read as news.
       expect((await db('processor_connections').where({ id: refused!.id }).first()).key_rejection_mail_due).toBe(false);
       await db.transaction((trx) => migration.down(trx, KEY));
       expect(await db('processor_connections').where({ id: refused!.id }).first()).not.toHaveProperty(

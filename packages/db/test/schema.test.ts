@@ -528,7 +528,7 @@ describe('list and lookup indexes', () => {
     expect(sessions).not.toContain('"Sort"');
   });
 
-  it('finds customers by e-mail through lower(email) and by tag through the GIN index', async () => {
+  it('finds customers by email through lower(email) and by tag through the GIN index', async () => {
     const { db } = database.current;
     const { rows } = await db.raw<{ rows: Array<{ indexname: string; indexdef: string }> }>(
       "SELECT indexname, indexdef FROM pg_indexes WHERE indexname IN ('customers_email_idx', 'customers_tags_idx') ORDER BY 1",

@@ -21,7 +21,7 @@ export async function requireCustomer(db: Queryable, customerId: string, workspa
 export type SubscriptionWithEmail = SubscriptionRow & { customer_email: string };
 
 /**
- * A subscription with its customer's e-mail address, share-locked until the transaction
+ * A subscription with its customer's email address, share-locked until the transaction
  * ends so that its status cannot change under the action that checked it.
  */
 export async function requireSubscription(

@@ -5,7 +5,7 @@ import { recordEvent } from './outbox.js';
 import { requireSubscription } from './lookups.js';
 import { IdInput, inputValidator } from './validate.js';
 
-/** A win-back e-mail that was sent for a canceled subscription (the e-mail is another system's job). */
+/** A win-back email that was sent for a canceled subscription (the email is another system's job). */
 export interface Reactivation {
   id: string;
   object: 'reactivation';
@@ -39,7 +39,7 @@ const validateReactivation = inputValidator(
 );
 
 /**
- * Records that a win-back e-mail was sent for a canceled subscription, and emits
+ * Records that a win-back email was sent for a canceled subscription, and emits
  * `reactivation.sent`. A subscription that is not canceled is a `conflict`: its customer
  * has not left.
  */

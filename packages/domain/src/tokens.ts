@@ -89,7 +89,7 @@ export async function createToken(
   await getWorkspace(db, valid.workspace_id);
   const { token, row } = newTokenRow(valid);
   return inTransaction(db, async (trx) => {
-    // Who made it: by id while they are in the workspace, and by e-mail for good, which the
+    // Who made it: by id while they are in the workspace, and by email for good, which the
     // insert trigger of migration 0025 copies from created_by (a token outlives its creator's
     // membership, and its list must still say who made it).
     const [saved] = await trx<ApiTokenRow>('api_tokens')

@@ -5,7 +5,7 @@ import { recordEvent } from './outbox.js';
 import { requireSubscription } from './lookups.js';
 import { assertPastDate, IdInput, inputValidator } from './validate.js';
 
-/** A trial-ending reminder that was sent (the e-mail itself is another system's job). */
+/** A trial-ending reminder that was sent (the email itself is another system's job). */
 export interface TrialReminder {
   id: string;
   object: 'trial_reminder';

@@ -43,7 +43,7 @@ describe('passwords', () => {
     expect(() => assertAcceptablePassword(42)).toThrow();
   });
 
-  it('costs an unknown e-mail about what a wrong password costs, with the same error', async () => {
+  it('costs an unknown email about what a wrong password costs, with the same error', async () => {
     const { db } = database.current;
     const workspace = await createWorkspace(db, { name: 'Timing' });
     await db('users').insert({

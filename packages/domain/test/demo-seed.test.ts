@@ -425,7 +425,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(sessions!.off_currency).toBe(0);
   });
 
-  it('uses only reserved example domains for e-mail addresses', async () => {
+  it('uses only reserved example domains for email addresses', async () => {
     const domains = await rows<{ domain: string }>(
       `SELECT DISTINCT split_part(email, '@', 2) AS domain FROM customers WHERE workspace_id = :workspaceId
        UNION SELECT DISTINCT split_part(email, '@', 2) FROM users WHERE workspace_id = :workspaceId`,

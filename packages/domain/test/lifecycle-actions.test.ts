@@ -243,7 +243,7 @@ describe('sendTrialReminder', () => {
 });
 
 describe('sendReactivation', () => {
-  it('records the e-mail for a canceled subscription and writes reactivation.sent', async () => {
+  it('records the email for a canceled subscription and writes reactivation.sent', async () => {
     const { db } = database.current;
     const reactivation = await sendReactivation(db, { subscription_id: g.a.canceled });
     expect(reactivation).toEqual({

@@ -34,7 +34,7 @@ export interface AppDependencies {
   tokenLookupMs?: number;
   /** The process's metrics; a registry of the app's own when not given. */
   metrics?: ApiMetrics;
-  /** The dashboard's e-mail; made from SMTP_URL when not given (none when it is unset). */
+  /** The dashboard's email; made from SMTP_URL when not given (none when it is unset). */
   mailer?: Mailer | null;
   /** The dashboard's "Send test" client; one of the app's own when not given. */
   sender?: WebhookSender;

@@ -34,7 +34,7 @@ runServiceStart('api', async (opened) => {
     (error) => new Error(describeConnectionFailure('Redis', config.redisUrl, error)),
   );
 
-  // The dashboard's e-mail and its "Send test" client: made here, so they close with the rest.
+  // The dashboard's email and its "Send test" client: made here, so they close with the rest.
   const mailer = createMailer(config, logger);
   if (mailer) opened.add(mailer, (it) => it.close());
   const sender = opened.add(createWebhookSender(webhookSenderOptions(config)), (it) => it.close());

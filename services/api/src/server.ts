@@ -95,7 +95,7 @@ export function createApiServer(app: Express, logger: Logger, limits: ServerLimi
     const message =
       PARSER_REFUSAL_MESSAGES[error.code ?? ''] ??
       `Malformed HTTP request${error.reason ? ` (${error.reason.replace(/\.$/, '')})` : ''}.`;
-    // The raw bytes are not logged: they may hold a token or a customer's e-mail address.
+    // The raw bytes are not logged: they may hold a token or a customer's email address.
     const { headers, body } = refusal(logger, error.code, message);
     Object.assign(headers, security);
     // Node's check before its own answer: an earlier response on this connection that has

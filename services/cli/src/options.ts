@@ -56,7 +56,7 @@ const checkEmail = compileValidator(Email());
 export const email = () =>
   option('E', (raw, name) => {
     if (checkEmail(raw) !== null)
-      throw invalidParam(`--${name} must be an e-mail address such as ann@example.com, got "${truncate(raw)}"`);
+      throw invalidParam(`--${name} must be an email address such as ann@example.com, got "${truncate(raw)}"`);
     return raw;
   });
 

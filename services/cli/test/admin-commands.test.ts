@@ -189,7 +189,7 @@ describe('user commands', () => {
       (await run('user', 'create', '--workspace', workspaceId, '--email', 'nope', '--role', 'member')).error,
     ).toEqual({
       type: 'invalid_param',
-      message: '--email must be an e-mail address such as ann@example.com, got "nope"',
+      message: '--email must be an email address such as ann@example.com, got "nope"',
     });
     await run('user', 'create', '--workspace', workspaceId, '--email', 'dup@people.test', '--role', 'member');
     expect(

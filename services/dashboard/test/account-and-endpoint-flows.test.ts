@@ -11,7 +11,7 @@ import { checkPage, seriousViolations } from './support/page-checks.js';
 
 /**
  * The account and endpoint flows settings-flows.test.ts does not drive: password change, sign
- * out everywhere, the e-mailed password reset, the auto-disable banner, Retry failed since…,
+ * out everywhere, the emailed password reset, the auto-disable banner, Retry failed since…,
  * Delete endpoint and Remove member. Real headless Chromium against the real API app,
  * PostgreSQL, Redis, a worker, an HTTPS receiver and an in-process SMTP server (smtp-server).
  * Controls are found by role and accessible name only. The tests run in order and share one
@@ -56,7 +56,7 @@ const MEMBER = 'member@acme.test';
 let context: BrowserContext;
 /** The owner's second device, signed in during the password change. */
 let laptop: Page;
-/** The member's device, signed in by the e-mailed reset link. */
+/** The member's device, signed in by the emailed reset link. */
 let memberDevice: Page;
 let page: Page;
 const others: BrowserContext[] = [];
@@ -223,7 +223,7 @@ describe('the account page', () => {
 describe('forgot password', () => {
   let resetLink = '';
 
-  it('e-mails a link to a known address only, and the page says the same either way', async () => {
+  it('emails a link to a known address only, and the page says the same either way', async () => {
     const visitor = await anotherDevice();
     const ask = async (email: string): Promise<string> => {
       await visitor.goto(`${world.current.url}/dashboard/sign-in`);
@@ -251,7 +251,7 @@ describe('forgot password', () => {
     resetLink = new RegExp(`${world.current.url}/dashboard/reset/[A-Za-z0-9_-]{43}`).exec(plain(sent[0]!.raw))![0];
   });
 
-  it("the e-mailed link sets a new password and signs in; it works once; the old password doesn't", async () => {
+  it("the emailed link sets a new password and signs in; it works once; the old password doesn't", async () => {
     const member = (memberDevice = await anotherDevice());
     await member.goto(resetLink);
     await member.getByRole('heading', { name: 'Set a new password' }).waitFor();
@@ -311,7 +311,7 @@ describe('an endpoint that keeps failing', () => {
       async () => (await world.current.db('webhook_endpoints').where({ id: endpointId }).first()).enabled === false,
       20_000,
     );
-    // The owners and admins are told by e-mail.
+    // The owners and admins are told by email.
     await eventually(() => mails.length > mailsBefore, 10_000);
     const alert = mails.slice(mailsBefore).find((mail) => plain(mail.raw).includes('The webhook endpoint "Flaky CRM"'));
     expect(alert?.to).toEqual([OWNER]);
@@ -484,7 +484,7 @@ describe('an endpoint that keeps failing', () => {
 });
 
 describe('the team page', () => {
-  it('with e-mail set up, Invite and Reset link e-mail their links and show none to copy', async () => {
+  it('with email set up, Invite and Reset link email their links and show none to copy', async () => {
     await openSettings('Team');
     const before = mails.length;
     await page.getByRole('button', { name: 'Invite' }).click();
@@ -496,7 +496,7 @@ describe('the team page', () => {
     const created = page.getByRole('dialog', { name: 'Invitation created' });
     await created.getByText('We emailed the invitation to mailed@acme.test.', { exact: false }).waitFor();
     await expect(created.getByLabel('Invitation link').count()).resolves.toBe(0);
-    problems.push(...(await seriousViolations(page, 'invitation e-mailed dialog')));
+    problems.push(...(await seriousViolations(page, 'invitation emailed dialog')));
     await created.getByRole('button', { name: 'Done' }).click();
     const invitation = mails.slice(before).find((mail) => mail.to.includes('mailed@acme.test'))!;
     expect(plain(invitation.raw)).toMatch(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}/);

@@ -271,7 +271,7 @@ describe('the lists at 1280 px', () => {
     expect(fit).toEqual({ pageOverflow: 0, tableOverflow: 0, rows: 50, lines });
   });
 
-  it('customers: shows an e-mail of up to 35 characters whole, not clipped', async () => {
+  it('customers: shows an email of up to 35 characters whole, not clipped', async () => {
     await open('/customers');
     const emails = await page
       .getByRole('table', { name: 'Customers' })
@@ -696,7 +696,7 @@ describe('at 390 px', () => {
   });
 
   it("a customer's page stacks each row of its tables, nothing scrolling sideways, still tables", async () => {
-    // The demo customer with the longest e-mail address (the page's heading) among those with a
+    // The demo customer with the longest email address (the page's heading) among those with a
     // subscription, campaigns and a cancel session.
     const customer = await world.current
       .db('customers')
@@ -718,7 +718,7 @@ describe('at 390 px', () => {
     expect(fits).toEqual(expected);
   });
 
-  it("a campaign's and a cancel session's card wrap the customer's e-mail after a separator, never mid-word", async () => {
+  it("a campaign's and a cancel session's card wrap the customer's email after a separator, never mid-word", async () => {
     // The demo's longest address among the customers with a campaign and a cancel session.
     const { db } = world.current;
     const customer = await db('customers')
@@ -758,7 +758,7 @@ describe('at 390 px', () => {
   /**
    * The parts of a list's row (by their column's name) that a phone user must see without
    * scrolling sideways: what names the row, its status and its amount (a customer has neither:
-   * the e-mail and the name).
+   * the email and the name).
    */
   const LISTS_ON_A_PHONE: Array<[route: string, table: string, name: string, parts: string[]]> = [
     ['/campaigns', 'Recovery campaigns', 'campaigns', ['Invoice', 'Status', 'Amount']],
@@ -1117,7 +1117,7 @@ describe('a demo campaign', () => {
     expect(entries).toHaveLength(3);
     expect(entries[0]).toMatch(/recovery\.opened/);
     expect(entries[1]).toMatch(/recovery\.recovered/);
-    // By the admin's name when the team gives one, with the e-mail the action recorded.
+    // By the admin's name when the team gives one, with the email the action recorded.
     expect(entries[2]).toMatch(/marked recovered by (.+ \()?ops@northwind\.example\)?$/);
     await expect(
       page.getByRole('region', { name: 'Campaign' }).getByRole('definition').allTextContents(),

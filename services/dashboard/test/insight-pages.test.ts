@@ -923,10 +923,10 @@ describe('campaigns', () => {
     );
   });
 
-  it('searches by customer e-mail and by invoice id', async () => {
+  it('searches by customer email and by invoice id', async () => {
     await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Decline category').selectOption('');
-    // A whole invoice id, part of an e-mail or name (docs/dashboard-api.md, "Text filters"), and the field says so,
+    // A whole invoice id, part of an email or name (docs/dashboard-api.md, "Text filters"), and the field says so,
     // whole: the longer placeholder of before was cut off at 1280 px (the rules are in the hint under the box).
     const box = page.getByRole('searchbox', { name: CAMPAIGN_SEARCH });
     await expect(box.getAttribute('placeholder')).resolves.toBe('Invoice id, email or name');
@@ -1051,9 +1051,9 @@ describe('campaigns', () => {
     await expect(facts.getByRole('definition').allTextContents()).resolves.toContain(
       'Customer must authenticateauthentication required · authentication_required',
     );
-    // Who closed it by name, the e-mail the action recorded under it (it said the e-mail alone). The
+    // Who closed it by name, the email the action recorded under it (it said the email alone). The
     // names come with the team's list, read after the campaign: waited for, not read at once (on a
-    // loaded machine the e-mail alone was read, before the list came).
+    // loaded machine the email alone was read, before the list came).
     await facts.getByRole('definition').filter({ hasText: 'Bill Lumbergh' }).waitFor();
     await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('Bill Lumberghowner@initech.test');
     // A closed campaign offers no action.
@@ -1207,7 +1207,7 @@ describe('campaigns', () => {
     );
   });
 
-  it("finds campaigns by part of a customer's name or e-mail, says so in the box's description, and asks for 3 characters", async () => {
+  it("finds campaigns by part of a customer's name or email, says so in the box's description, and asks for 3 characters", async () => {
     const searcher = await signIn('owner@initech.test', { path: '/campaigns' });
     const box = searcher.getByRole('searchbox', { name: CAMPAIGN_SEARCH });
     const description = await box.evaluate(
@@ -1242,7 +1242,7 @@ describe('campaigns', () => {
       .waitFor();
   });
 
-  it('finds a customer by part of their name, in any case, and by part of their e-mail', async () => {
+  it('finds a customer by part of their name, in any case, and by part of their email', async () => {
     const searcher = await signIn('member@initech.test', { path: '/customers' });
     const box = searcher.getByRole('searchbox', { name: 'Search by email or name' });
     await expect(box.getAttribute('placeholder')).resolves.toBe('Part of an email or name');

@@ -503,7 +503,7 @@ describe('the processor page', () => {
       .waitFor();
   });
 
-  it('says in the Disconnect dialog that Stripe keeps sending, e-mails and may disable the endpoint, so disable it in Stripe too', async () => {
+  it('says in the Disconnect dialog that Stripe keeps sending, emails and may disable the endpoint, so disable it in Stripe too', async () => {
     await page.getByRole('button', { name: 'Disconnect' }).click();
     const dialog = page.getByRole('dialog', { name: 'Disconnect Stripe' });
     const words = (await dialog.textContent()) ?? '';

@@ -138,7 +138,7 @@ describe('signing in', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/team');
 
-    // The e-mail field has the focus on arrival; after a refusal the password field does, empty.
+    // The email field has the focus on arrival; after a refusal the password field does, empty.
     const focused = (label: string) =>
       page.getByLabel(label).evaluate((element) => element === element.ownerDocument.activeElement);
     await expect(focused('Email')).resolves.toBe(true);
@@ -634,7 +634,7 @@ describe('the team page', () => {
     expect(await storedRole()).toBe('member');
   });
 
-  it('offers no Reset link for another owner without e-mail (the link to copy would be their account), but does for a member', async () => {
+  it('offers no Reset link for another owner without email (the link to copy would be their account), but does for a member', async () => {
     await world.current.db('users').insert({
       workspace_id: world.current.workspace.id,
       email: 'partner@acme.test',

@@ -5,9 +5,9 @@ import type { Logger, Mailer } from '@retention/runtime';
 import type { DeliveryEvents } from './delivery/delivery-processor.js';
 
 /**
- * E-mails a workspace's owners and admins when an attempt turns its endpoint off: once per
+ * Emails a workspace's owners and admins when an attempt turns its endpoint off: once per
  * auto-disable (the attempt that disabled it reports it, no other). In the background: the
- * delivery never waits for the e-mail, and a failure is only logged.
+ * delivery never waits for the email, and a failure is only logged.
  */
 export function emailOnAutoDisable(
   events: EventEmitter<DeliveryEvents>,

@@ -74,7 +74,7 @@ runServiceStart('worker', async (opened) => {
 
   // An attempt in flight takes at most the request timeout; leave room to record it.
   onShutdownSignal(logger, () => opened.closeAll(), Math.max(30_000, config.webhookTimeoutMs + 15_000));
-  // The worker makes links too: the auto-disable alert's e-mail links to the dashboard.
+  // The worker makes links too: the auto-disable alert's email links to the dashboard.
   const baseUrlWarning = localBaseUrlWarning(config.baseUrl);
   if (baseUrlWarning) logger.warn({ variable: 'BASE_URL' }, baseUrlWarning);
   logger.info({ port: (operational.address() as AddressInfo).port }, 'worker started');

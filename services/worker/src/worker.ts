@@ -44,7 +44,7 @@ import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
  *   sweeper (periodic) --> re-enqueues released deliveries whose job Redis lost
  *   processor inbox (Postgres) --LISTEN/poll--> claim, apply through the domain, mark applied (one transaction)
  *   backfill runner --> one leased run at a time: Stripe's lists, item by item, cursor saved with each
- *   key-refusal e-mail (with SMTP_URL) --poll--> takes the e-mails a refused Stripe key owes (Postgres) --> owners
+ *   key-refusal email (with SMTP_URL) --poll--> takes the emails a refused Stripe key owes (Postgres) --> owners
  */
 
 export interface WorkerOptions {
@@ -84,7 +84,7 @@ export interface WorkerOptions {
   /** A running backfill's lease, renewed every third of it; a dead worker's run is resumed after it lapses. */
   backfillLeaseMs?: number;
   backfillCheckEveryMs?: number;
-  /** How often this process looks for key-refusal e-mails owed to workspaces' owners (with SMTP_URL). */
+  /** How often this process looks for key-refusal emails owed to workspaces' owners (with SMTP_URL). */
   keyRejectionMailPollMs?: number;
 }
 
@@ -270,7 +270,7 @@ async function buildWorker(
   opened.add(dispatcher, (it) => it.stop());
   opened.add(processorEvents, (it) => it.stop());
   opened.add(backfills, (it) => it.stop());
-  // Without SMTP_URL nothing is e-mailed, as for every e-mail (the banner still says it).
+  // Without SMTP_URL nothing is emailed, as for every email (the banner still says it).
   const keyRejectionMail =
     mailer &&
     opened.add(

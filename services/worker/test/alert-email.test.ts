@@ -4,7 +4,7 @@ import { eventually } from '@retention/testkit';
 import { startSmtpStandIn } from './support/smtp.js';
 import { numberedEvent, useWorld } from './support/world.js';
 
-/** The auto-disable alert, e-mailed by a real worker through a real SMTP conversation. */
+/** The auto-disable alert, emailed by a real worker through a real SMTP conversation. */
 const world = useWorld();
 let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;
 
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => smtp.close());
 
 describe('auto-disable alert', () => {
-  it("e-mails the workspace's owners and admins once, and the endpoint carries the alert", async () => {
+  it("emails the workspace's owners and admins once, and the endpoint carries the alert", async () => {
     const { db, workspace } = world.current;
     const endpoint = await world.current.createEndpoint('/alerting', { behaviour: { kind: 'status', status: 500 } });
     const worker = await world.current.startWorker({

@@ -30,14 +30,14 @@ export interface CampaignListFilters {
   from?: Date;
   /** first_failed_at < to */
   to?: Date;
-  /** An exact invoice id, or a customer's whole e-mail or part of their e-mail or name (as the customers list's q). */
+  /** An exact invoice id, or a customer's whole email or part of their email or name (as the customers list's q). */
   q?: string;
 }
 
 /** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
 export const CAMPAIGN_FILTER_PARAMS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
 
-/** The CSV export's columns, in order: the campaign's own (`k`), and its customer's e-mail. */
+/** The CSV export's columns, in order: the campaign's own (`k`), and its customer's email. */
 export const CAMPAIGN_EXPORT_COLUMNS = [
   'id',
   'psp_invoice_id',
@@ -125,7 +125,7 @@ export async function campaignSearchCustomers(
 }
 
 /**
- * The filtered campaigns with their customer's e-mail, newest first: as columns (the export),
+ * The filtered campaigns with their customer's email, newest first: as columns (the export),
  * or as the list row's JSON built by Postgres (the list page, whose
  * rows are written as they come, as /api/v1 does) beside the keyset columns. Every filter is served by
  * an index: status by recovery_campaigns_status_idx, decline_category by

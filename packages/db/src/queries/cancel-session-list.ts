@@ -29,7 +29,7 @@ export interface CancelSessionListFilters {
 
 export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code'] as const;
 
-/** The CSV export's columns, in order: the session's own (`s`), and its customer's e-mail. */
+/** The CSV export's columns, in order: the session's own (`s`), and its customer's email. */
 export const CANCEL_SESSION_EXPORT_COLUMNS = [
   'id',
   'customer_id',

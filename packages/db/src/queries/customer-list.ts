@@ -10,8 +10,8 @@ import { listEnvelope } from './pagination.js';
 /**
  * The dashboard's customers list and its CSV export (docs/dashboard-api.md, "Data pages" and
  * "Insights"): one filter parser and one query, newest first by (created_at, id), filtered by
- * an exact e-mail (case-insensitive, customers_email_idx), a tag (stored lowercase) or a search
- * (`q`, part of the e-mail or name, customers_search_idx), keyset pages through
+ * an exact email (case-insensitive, customers_email_idx), a tag (stored lowercase) or a search
+ * (`q`, part of the email or name, customers_search_idx), keyset pages through
  * customers_list_idx. The list is a keyset page of the query; the export reads all of it in
  * keyset pages (insights-export.ts in services/api).
  */
@@ -19,14 +19,14 @@ import { listEnvelope } from './pagination.js';
 export interface CustomerListFilters {
   email?: string;
   tag?: string;
-  /** A whole e-mail address, or part of the e-mail or name, any case (customerSearchMatch). */
+  /** A whole email address, or part of the email or name, any case (customerSearchMatch). */
   q?: string;
 }
 
 export const CUSTOMER_FILTER_PARAMS = ['email', 'tag', 'q'] as const;
 
 /**
- * The text a search (`q`) is looked for in: the e-mail and the name, lowercase. Exactly the
+ * The text a search (`q`) is looked for in: the email and the name, lowercase. Exactly the
  * expression of customers_search_idx (migration 0024), so the planner can use it; `alias` is the
  * customers table's name in the query.
  */
@@ -35,7 +35,7 @@ export function customerSearchText(alias = 'customers'): string {
 }
 
 /**
- * A whole e-mail address, as a support person pastes one: searched for exactly, through
+ * A whole email address, as a support person pastes one: searched for exactly, through
  * customers_email_idx, rather than as part of a longer one. As a substring it read the trigram
  * index's posting lists of every piece it shares with other addresses (a common domain: all of
  * them), 31 to 36 ms a look-up and 44 to 57 requests a second on the campaigns list under load,
@@ -54,9 +54,9 @@ const WORD_SEPARATORS = /[\s,;"()<>]+/;
 
 /**
  * The condition a search (`q`) puts on the customers table (the alias's) and its bindings:
- * - the e-mail equal to a whole address, any case (an address in angle brackets, as a mail
+ * - the email equal to a whole address, any case (an address in angle brackets, as a mail
  *   client copies it, counts as one: the name beside it is not searched);
- * - else every word of `q` found somewhere in the e-mail or name, any case, literally, so that
+ * - else every word of `q` found somewhere in the email or name, any case, literally, so that
  *   "Lee Ann", "Lee, Ann" and "Ann  Lee" find Ann Lee as "ann lee" does;
  * - else, when no word is long enough for the index to look up ("0% c"), `q` as it is.
  */

@@ -1,5 +1,5 @@
 /**
- * The one spelling of an e-mail an account is looked up and limited by: printable ASCII,
+ * The one spelling of an email an account is looked up and limited by: printable ASCII,
  * lower-cased. Accounts only ever get ASCII addresses (users and invitations are validated by
  * the `email` format, which is ASCII-only), so anything else is no account's, and is refused
  * before any look-up. Without this, an address such as `owner@northwİnd.example` reached the

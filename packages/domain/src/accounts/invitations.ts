@@ -265,7 +265,7 @@ export async function acceptInvitation(
   } catch (error) {
     // The address holds a password in another workspace (one address, one workspace). Not said
     // in words: without SMTP_URL whoever accepts may be the inviter, not the address's owner
-    // (docs/dashboard-api.md, "Without e-mail, in a deployment of several workspaces").
+    // (docs/dashboard-api.md, "Without email, in a deployment of several workspaces").
     if (pgErrorCode(error) === '23505') {
       throw conflict('This email address cannot accept this invitation; ask whoever runs this service.');
     }

@@ -68,7 +68,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 let dummyHash: Promise<string> | undefined;
 
 /**
- * Costs what a real verification costs, for an e-mail that has no password: the answer's
+ * Costs what a real verification costs, for an email that has no password: the answer's
  * timing must not tell an attacker which addresses have accounts.
  */
 export async function burnPasswordCheck(password: string): Promise<false> {

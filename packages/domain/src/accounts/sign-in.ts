@@ -5,7 +5,7 @@ import type { AccountUserRow } from './account-user.js';
 import { burnPasswordCheck, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 
 /**
- * Checks an e-mail and password. Unknown address, no password yet or a wrong password: the
+ * Checks an email and password. Unknown address, no password yet or a wrong password: the
  * same error after the same work, so neither the message nor the timing says which.
  */
 export async function checkCredentials(db: Queryable, email: unknown, password: unknown): Promise<AccountUserRow> {

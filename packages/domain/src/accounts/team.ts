@@ -92,7 +92,7 @@ export async function recordRoleChange(
 /**
  * Removes the user and ends their sessions (the row goes, so do its sessions, by cascade). The
  * API tokens they made belong to the workspace and keep working (their list still names the
- * creator, by the e-mail kept on the token), unless `revoke_tokens` asks to revoke them in the
+ * creator, by the email kept on the token), unless `revoke_tokens` asks to revoke them in the
  * same transaction: each one then recorded as `token.revoked` as a revocation by hand is. The
  * caller announces the revoked tokens once this has committed (revokeToken's rule).
  */

@@ -165,7 +165,7 @@ export const NAMES: Record<DemoCurrency, Region> = {
 
 /**
  * Only reserved example domains (RFC 2606): demo data reaches webhook receivers, and a
- * receiver that e-mails `customer_email` must never reach a real mailbox.
+ * receiver that emails `customer_email` must never reach a real mailbox.
  */
 export const EMAIL_DOMAINS = ['example.com', 'example.net', 'example.org', 'mail.example.com', 'inbox.example.net'];
 
@@ -173,8 +173,8 @@ export const DEMO_BUSINESS = { name: 'Northwind Analytics (demo)', domain: 'nort
 export const DEMO_OWNER_EMAIL = `owner@${DEMO_BUSINESS.domain}`;
 
 /**
- * The business's webhook endpoints, added four months ago: its e-mail tool sends the dunning
- * e-mails (and a thank-you once paid), its CRM tracks accounts; `accepts` is how each answers.
+ * The business's webhook endpoints, added four months ago: its email tool sends the dunning
+ * emails (and a thank-you once paid), its CRM tracks accounts; `accepts` is how each answers.
  * The hosts are reserved `.example` names, which nothing answers: `demo seed` keeps them. `npm
  * start` runs a local receiver that answers as `accepts` says, and points the endpoints at it
  * (`demoReceiverUrl`), so that Send test and new events are delivered.

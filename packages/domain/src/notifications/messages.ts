@@ -1,6 +1,6 @@
 import type { Queryable } from '@retention/db';
 
-/** The texts of the e-mails the service sends. Plain text: nothing a name could inject. */
+/** The texts of the emails the service sends. Plain text: nothing a name could inject. */
 
 export function invitationMessage(input: { workspace_name: string; role: string; invite_url: string }) {
   return {
@@ -18,12 +18,12 @@ export function passwordResetMessage(resetUrl: string) {
   return {
     subject: 'Reset your password',
     text: [
-      'Someone asked to reset the password of this e-mail address.',
+      'Someone asked to reset the password of this email address.',
       '',
       'Choose a new password here (the link works once, for 1 hour):',
       resetUrl,
       '',
-      'If it was not you, ignore this e-mail: your password stays as it is.',
+      'If it was not you, ignore this email: your password stays as it is.',
     ].join('\n'),
   };
 }
@@ -50,7 +50,7 @@ export function endpointDisabledMessage(input: {
 /**
  * To a workspace's owners when Stripe refuses its stored key (docs/processor.md, "When Stripe
  * refuses the key"): what happened, what it stops, where to fix it. Never the key, nor even its
- * last four: the e-mail travels where the dashboard's sign-in does not.
+ * last four: the email travels where the dashboard's sign-in does not.
  */
 export function processorKeyRejectedMessage(input: { workspace_name: string; link: string }) {
   const workspace = oneLine(input.workspace_name);
@@ -74,7 +74,7 @@ export function processorKeyRejectedMessage(input: { workspace_name: string; lin
   };
 }
 
-/** The owners to tell, and the workspace's name, for the e-mail above. */
+/** The owners to tell, and the workspace's name, for the email above. */
 export async function workspaceOwnerRecipients(db: Queryable, workspaceId: string) {
   const workspace = await db('workspaces').where({ id: workspaceId }).first<{ name: string } | undefined>('name');
   if (!workspace) return null;

@@ -59,7 +59,7 @@ export interface ConnectionRow {
   backfill_finished_at: Date | null;
   /** While the run waits out Stripe's 429s: until when (migration 0029). */
   backfill_waiting_until: Date | null;
-  /** Stripe refused the key and the owners are not e-mailed yet (migration 0031). */
+  /** Stripe refused the key and the owners are not emailed yet (migration 0031). */
   key_rejection_mail_due: boolean;
   created_at: Date;
 }
@@ -471,11 +471,11 @@ export const PROCESSOR_ACTOR: Actor = { type: 'processor', label: 'stripe' };
  *
  * Once per transition: the row is locked and a connection already refused is left alone, so
  * two workers meeting the 401 at once make one transition (the second waits for the first's
- * commit and then reads it refused). The transition also owes the owners an e-mail
+ * commit and then reads it refused). The transition also owes the owners an email
  * (`key_rejection_mail_due`), committed or rolled back with it, which a worker takes and sends
  * after the commit (`claimKeyRejectionMails`): never from inside this transaction, which may
  * still roll back. Connecting again clears `disconnected_reason`, so a later refusal of the
- * next key is a new transition and a new e-mail.
+ * next key is a new transition and a new email.
  */
 export async function rejectProcessorKey(trx: Transaction, connectionId: string): Promise<void> {
   const connection = await trx<ConnectionRow>('processor_connections').where({ id: connectionId }).forUpdate().first();
@@ -497,11 +497,11 @@ export async function rejectProcessorKey(trx: Transaction, connectionId: string)
 }
 
 /**
- * Takes the key-refusal e-mails owed (`rejectProcessorKey`), each by exactly one caller: the
+ * Takes the key-refusal emails owed (`rejectProcessorKey`), each by exactly one caller: the
  * UPDATE that clears the flag returns the row to one worker only (another running it at once
- * waits for the row and then finds the flag cleared). Returns the workspaces to e-mail: those
- * still refused; a connection connected again before its e-mail was taken owes none any more.
- * At most once: an e-mail that then fails to send is not owed again (logged by the mailer).
+ * waits for the row and then finds the flag cleared). Returns the workspaces to email: those
+ * still refused; a connection connected again before its email was taken owes none any more.
+ * At most once: an email that then fails to send is not owed again (logged by the mailer).
  */
 export async function claimKeyRejectionMails(db: Queryable): Promise<Array<{ workspace_id: string }>> {
   const { rows } = await db.raw<{ rows: Array<{ workspace_id: string; disconnected_reason: string | null }> }>(

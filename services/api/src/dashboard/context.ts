@@ -26,13 +26,13 @@ export interface DashboardContext {
   config: Config;
   db: Db;
   logger: Logger;
-  /** Sign-in, links, password checks and reset e-mails, limited per account and address. */
+  /** Sign-in, links, password checks and reset emails, limited per account and address. */
   guessLimits: GuessLimits;
   /** Sends Send test and Resend attempts from the API process. */
   sender: WebhookSender;
   /** How many of those a workspace may send a minute. */
   manualSendLimit: ManualSendLimit;
-  /** How many invitation and reset e-mails the Team page may send, per workspace and recipient. */
+  /** How many invitation and reset emails the Team page may send, per workspace and recipient. */
   teamMailLimit: TeamMailLimit;
   /** Tells every API process a token changed (see announceTokenChange in @retention/runtime). */
   announceTokenChange: () => Promise<void>;
@@ -54,7 +54,7 @@ export interface DashboardContext {
   mailer: DashboardMailer | null;
 }
 
-/** E-mails that resolve whether they were sent: a failure is logged by the mailer, never fails the request. */
+/** Emails that resolve whether they were sent: a failure is logged by the mailer, never fails the request. */
 export interface DashboardMailer {
   sendInvitation(to: string, input: { workspace_name: string; role: string; invite_url: string }): Promise<boolean>;
   sendPasswordReset(to: string, resetUrl: string): Promise<boolean>;

@@ -15,7 +15,7 @@ import { accountHash, DEVICE_FAILURE_LIMIT, type TrustedDevices } from './truste
  * - spending a one-time link (accepting an invitation, setting a reset password): refused while
  *   the address's failures are full, and a link that is not valid counts as a failure;
  * - checking the current password to change it: attempts per account;
- * - asking for a reset e-mail: per account (per device, from a trusted device), per account from
+ * - asking for a reset email: per account (per device, from a trusted device), per account from
  *   all its devices and strangers together, and per address an hour; beyond that nothing is sent, and the answer does not say so (it must not tell
  *   whether the account exists).
  */
@@ -49,7 +49,7 @@ const RESET_EMAILS_PER_ACCOUNT = 3;
 const RESET_REQUESTS_PER_ADDRESS = 20;
 /** From a trusted device, its own count replaces the account's, which a stranger can use up. */
 const RESET_EMAILS_PER_DEVICE = 3;
-/** Reset e-mails to one account an hour, from its trusted devices and strangers together. */
+/** Reset emails to one account an hour, from its trusted devices and strangers together. */
 const RESET_EMAILS_PER_ACCOUNT_ALL = 10;
 
 /** Hashed: a window's Redis key need not spell out whom it is about. */
@@ -177,7 +177,7 @@ export class GuessLimits {
   }
 
   /**
-   * A wrong e-mail or password: already counted against the address and (unless from a trusted
+   * A wrong email or password: already counted against the address and (unless from a trusted
    * device) the account when admitted. From a trusted device it counts against the account now,
    * and the device's fifth failure forgets it.
    */
@@ -217,7 +217,7 @@ export class GuessLimits {
   }
 
   /**
-   * Whether a reset e-mail may go to this address now. Never throws for a limit: the caller
+   * Whether a reset email may go to this address now. Never throws for a limit: the caller
    * answers alike. From a trusted device of the account the device's count stands in for the
    * account's: a stranger who used up the account's cannot keep its owner from a link.
    */
@@ -225,8 +225,8 @@ export class GuessLimits {
     const address = await this.hour.consume(`reset-address:${addressBucket(ip)}`, RESET_REQUESTS_PER_ADDRESS);
     if (!('allowed' in address) || !address.allowed) return false;
     const device = await this.devices.trustedFor(deviceValues, email);
-    // Every e-mail, from a device or not, is also counted in the account's ceiling, in the same
-    // script: its devices (up to ten) must not add up to a flood of e-mails.
+    // Every email, from a device or not, is also counted in the account's ceiling, in the same
+    // script: its devices (up to ten) must not add up to a flood of emails.
     const ceiling = [
       { bucket: accountKey('reset-account-all', email), limit: RESET_EMAILS_PER_ACCOUNT_ALL, reserve: true },
     ];

@@ -41,8 +41,8 @@ export function linkRoutes(context: DashboardContext): Router {
     await startSession(context, req, res, user);
   });
 
-  // Whether this service sends e-mail at all (a fact about the server, not about any address),
-  // so Forgot password can say before asking for anything that no link will come by e-mail.
+  // Whether this service sends email at all (a fact about the server, not about any address),
+  // so Forgot password can say before asking for anything that no link will come by email.
   router.get('/password-reset', (_req, res) => {
     res.json({ object: 'password_reset_options', emails: context.mailer !== null });
   });
@@ -61,8 +61,8 @@ export function linkRoutes(context: DashboardContext): Router {
         .then((link) => link && mailer.sendPasswordReset(link.user.email, link.reset_url))
         .catch((error: unknown) => context.logger.warn({ err: error }, 'password reset not sent'));
     }
-    // `emailed` says whether this service sends e-mail at all (a fact about the server, the
-    // same for every address), so the page can tell someone without e-mail whom to ask.
+    // `emailed` says whether this service sends email at all (a fact about the server, the
+    // same for every address), so the page can tell someone without email whom to ask.
     res.status(202).json({ accepted: true, emailed: mailer !== null });
   });
 

@@ -84,7 +84,7 @@ export interface DashboardDependencies {
   redis: Redis;
   logger: Logger;
   sender?: WebhookSender;
-  /** E-mail; made from SMTP_URL when not given (none when it is unset). */
+  /** Email; made from SMTP_URL when not given (none when it is unset). */
   mailer?: Mailer | null;
 }
 

@@ -12,7 +12,7 @@ export function sessionRoutes(context: DashboardContext): Router {
   const router = Router();
 
   /**
-   * Each attempt counts against the account (by e-mail, known or not) from this client address,
+   * Each attempt counts against the account (by email, known or not) from this client address,
    * and is refused while the account's failures from all addresses or the address's failures
    * are full; each attempt is counted as a failure of both as it is admitted, and a success
    * takes that back. A trusted device of the account (its device

@@ -5,9 +5,9 @@ import { SlidingWindowRateLimiter } from '../rate-limiter.js';
 import { accountHash } from './trusted-devices.js';
 
 /**
- * The e-mails an owner or admin sends from the Team page (invitations, reset links) count
+ * The emails an owner or admin sends from the Team page (invitations, reset links) count
  * against a workspace's window and, within it, each recipient's (docs/dashboard-api.md,
- * "E-mails sent from Team"). Numbers no real team reaches; without them, a signed-in admin could
+ * "Emails sent from Team"). Numbers no real team reaches; without them, a signed-in admin could
  * make this service's mail server send a stream of mail to any address. Per recipient within
  * the workspace, not across workspaces: another tenant must not be able to use up an address's
  * count and keep its invitation from arriving.
@@ -24,9 +24,9 @@ export class TeamMailLimit {
   }
 
   /**
-   * Counts one e-mail to `email` from the workspace, then makes what it carries (`make`: the
+   * Counts one email to `email` from the workspace, then makes what it carries (`make`: the
    * invitation, the reset link) and answers it. While either window is full: 429, and nothing is
-   * made. When `make` refuses (400, 403, 409), no e-mail goes, so it is taken back off both
+   * made. When `make` refuses (400, 403, 409), no email goes, so it is taken back off both
    * counts: mistaken attempts must not use up the real one's. Counted before making, not after,
    * so that two requests at once cannot both pass a count with one place left; a failed attempt
    * holds its place only while it runs. An address no account can have is refused by `make`,
@@ -39,7 +39,7 @@ export class TeamMailLimit {
     const decision = await this.window.consume(recipientBucket, TEAM_EMAILS_PER_RECIPIENT, {
       guards: [{ bucket: workspaceBucket, limit: TEAM_EMAILS_PER_WORKSPACE, reserve: true }],
     });
-    if ('stale' in decision) throw new Error('the team e-mail limit answered a token epoch');
+    if ('stale' in decision) throw new Error('the team email limit answered a token epoch');
     if (!decision.allowed) {
       throw rateLimited(
         decision.refusedByGuard
@@ -51,7 +51,7 @@ export class TeamMailLimit {
     try {
       return await make();
     } catch (error) {
-      // The refusal is the answer; should Redis fail to take the count back, one e-mail too
+      // The refusal is the answer; should Redis fail to take the count back, one email too
       // many stays counted for the hour, which is the safe side.
       await Promise.all(
         [recipientBucket, workspaceBucket].map((bucket) => this.window.release(bucket, decision.member)),

@@ -15,7 +15,7 @@ export function tokenRoutes(context: DashboardContext): Router {
   const { db } = context;
 
   /**
-   * Who made each token: the user while they are in the workspace; once removed, the e-mail
+   * Who made each token: the user while they are in the workspace; once removed, the email
    * kept on the token (`removed: true`, no id or name); null only for a token the operator CLI
    * made (docs/dashboard-api.md, "API tokens").
    */

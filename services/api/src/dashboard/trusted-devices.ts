@@ -6,7 +6,7 @@ import type { Redis } from '@retention/runtime';
  * Browsers that have signed in to an account: OWASP's "device cookies"
  * (docs/dashboard-api.md, "Trusted devices"). A successful sign-in gives the browser a random
  * value naming the account; a later sign-in to that account bearing it is not refused by the
- * account-wide failure limit, which a stranger with many addresses can fill, nor a reset e-mail
+ * account-wide failure limit, which a stranger with many addresses can fill, nor a reset email
  * by the account's hourly count, which a stranger can use up.
  *
  * Random rather than signed, as session cookies are: no key to keep, rotate or leak, and a
@@ -24,7 +24,7 @@ const DEVICE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /**
- * The account as the limits name it: the SHA-256 of its e-mail in the spelling sign-in and reset
+ * The account as the limits name it: the SHA-256 of its email in the spelling sign-in and reset
  * look it up by (accountEmail: one lower-casing for both, so one account has one key), known or
  * not, so neither a record nor a key spells out whom it is about. Every address no account can
  * have shares one key: none of them reaches an account.
@@ -39,7 +39,7 @@ export const accountHash = (email: unknown): string => sha256(accountEmail(email
 export const DEVICE_FAILURE_LIMIT = 5;
 
 /**
- * Devices an account keeps: each sign-in without the cookie makes one, with reset e-mails of
+ * Devices an account keeps: each sign-in without the cookie makes one, with reset emails of
  * its own and a Redis record, so a stranger who knows the password (or signs in over and over)
  * must not mint them without end. The oldest is forgotten; a person has a few browsers.
  */

@@ -13,7 +13,7 @@ const LOGGED_PATH_LENGTH = 200;
  */
 const ONE_TIME_LINK_PATH = /^(\/dashboard\/(?:api\/invitations|api\/password-reset|invite|reset)\/)[^/]+/i;
 
-/** A request's path as logged: no query string (it may hold e-mail addresses), no link token, cut short. */
+/** A request's path as logged: no query string (it may hold email addresses), no link token, cut short. */
 export function loggablePath(url: string): string {
   const path = (url.split('?', 1)[0] ?? '').replace(ONE_TIME_LINK_PATH, '$1[redacted]');
   return path.length > LOGGED_PATH_LENGTH ? `${path.slice(0, LOGGED_PATH_LENGTH)}…` : path;
@@ -21,7 +21,7 @@ export function loggablePath(url: string): string {
 
 /**
  * One log line per request, written when the response is over, carrying the Request-Id.
- * The path is logged without its query string (it may hold customer e-mail addresses), and
+ * The path is logged without its query string (it may hold customer email addresses), and
  * no header is logged at all. A client that leaves before its response is complete is
  * logged too, marked `aborted`. Probes (`quietPaths`: health checks and metric scrapes, every
  * few seconds) are logged at debug level unless they fail.

@@ -58,8 +58,8 @@ const WHEN: Record<EventType, string> = {
     'The campaign closed unpaid. `data.reason` is `auto_close_stale` when it was closed for age, `data.source` is `dashboard` when someone marked it lost; neither when the processor gave up',
   'cancel.saved': 'A customer in the cancel flow accepted a save offer',
   'cancel.lost': 'A customer in the cancel flow canceled anyway',
-  'trial.reminder_sent': 'A trial-ending reminder e-mail went out',
-  'reactivation.sent': 'A win-back e-mail went out',
+  'trial.reminder_sent': 'A trial-ending reminder email went out',
+  'reactivation.sent': 'A win-back email went out',
   'winback.recorded': 'A customer who had canceled subscribed again',
 };
 

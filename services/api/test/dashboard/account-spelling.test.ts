@@ -7,7 +7,7 @@ import { dashboardClient, makeUser, PASSWORD } from './support.js';
 const api = useApi();
 const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
 
-describe('the spelling of an account e-mail', () => {
+describe('the spelling of an account email', () => {
   it('refuses a non-ASCII spelling that PostgreSQL would lower to the account (İ), as a wrong password', async () => {
     const workspace = await createWorkspace(api.current.db, { name: 'Spelling' });
     const email = `owner-${randomUUID().slice(0, 8)}@northwind.example`;

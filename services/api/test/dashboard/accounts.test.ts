@@ -50,7 +50,7 @@ describe('sign-in and sessions', () => {
     expect(after.body.error.type).toBe('authentication_required');
   });
 
-  it('gives the same answer for a wrong password and an unknown e-mail', async () => {
+  it('gives the same answer for a wrong password and an unknown email', async () => {
     const workspace = await createWorkspace(api.current.db, { name: 'W' });
     const user = await makeUser(api.current.db, workspace.id, 'member');
     const wrong = await call('POST', '/session', { body: { email: user.email, password: 'not the password' } });
@@ -523,7 +523,7 @@ describe('invitations and password reset', () => {
       ['account.password_reset', member.id, { sessions_ended: 1, link_made_by: owner.email }],
       ['account.reset_link_created', owner.id, {}],
     ]);
-    // Without SMTP_URL the answer says that nothing is e-mailed, to anyone (not whether the address has an account).
+    // Without SMTP_URL the answer says that nothing is emailed, to anyone (not whether the address has an account).
     for (const email of ['nobody@example.com', member.email]) {
       const asked = await call('POST', '/password-reset', { body: { email } });
       expect(asked.status).toBe(202);
@@ -534,7 +534,7 @@ describe('invitations and password reset', () => {
     expect([options.status, options.body]).toEqual([200, { object: 'password_reset_options', emails: false }]);
   });
 
-  it("without e-mail, a reset link to copy is made only for a role below one's own, and /me says for which", async () => {
+  it("without email, a reset link to copy is made only for a role below one's own, and /me says for which", async () => {
     const { owner, admin, member, workspace } = await team(api.current.db, call, 'No mail');
     expect((await call('GET', '/me', { cookie: admin.cookie })).body.permissions.reset_link_roles).toEqual(['member']);
     expect((await call('GET', '/me', { cookie: owner.cookie })).body.permissions.reset_link_roles).toEqual([
@@ -659,7 +659,7 @@ describe('invitations and password reset', () => {
     expect(user).toMatchObject({ role: 'owner', password_hash: null });
   });
 
-  it('an e-mail holds a password in one workspace only', async () => {
+  it('an email holds a password in one workspace only', async () => {
     const { owner } = await team(api.current.db, call, 'One');
     const other = await createWorkspace(api.current.db, { name: 'Two' });
     await makeUser(api.current.db, other.id, 'owner', 'shared@example.com');

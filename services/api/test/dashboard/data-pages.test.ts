@@ -330,7 +330,7 @@ describe('GET /dashboard/api/campaigns', () => {
     expect(impossible.body.error).toMatchObject({ type: 'invalid_param', message: expect.stringMatching(/^to:/) });
   });
 
-  it('q finds an exact invoice id, or the campaigns of customers whose e-mail or name holds it, any case', async () => {
+  it('q finds an exact invoice id, or the campaigns of customers whose email or name holds it, any case', async () => {
     const w = await world();
     const byInvoice = await call('GET', `/campaigns?q=${encodeURIComponent(w.invoice)}`, { cookie: w.member.cookie });
     expect(ids(byInvoice.body.data)).toEqual([w.findme]);
@@ -340,7 +340,7 @@ describe('GET /dashboard/api/campaigns', () => {
       customer_id: w.alice.id,
     });
     expect(alices).toHaveLength(8);
-    // The whole e-mail in another case, as before, and now a part of it.
+    // The whole email in another case, as before, and now a part of it.
     for (const q of [w.alice.email.toUpperCase(), w.alice.email.slice(3, -6).toUpperCase()]) {
       const byEmail = await call('GET', `/campaigns?q=${encodeURIComponent(q)}`, { cookie: w.member.cookie });
       expect([q, ids(byEmail.body.data)]).toEqual([q, alices]);
@@ -510,7 +510,7 @@ describe('odd values are answered, never a 500', () => {
 });
 
 describe('GET /dashboard/api/customers', () => {
-  it('pages through equal created_at, filters by exact e-mail (any case) and by tag', async () => {
+  it('pages through equal created_at, filters by exact email (any case) and by tag', async () => {
     const w = await world();
     const all = await expectedIds('customers', 'created_at', { workspace_id: w.ws });
     expect(all).toHaveLength(5);
@@ -540,7 +540,7 @@ describe('GET /dashboard/api/customers', () => {
     expect(nobody.body.data).toEqual([]);
   });
 
-  it('q that is a whole e-mail address finds that address only, in any case, on customers and campaigns', async () => {
+  it('q that is a whole email address finds that address only, in any case, on customers and campaigns', async () => {
     const w = await world();
     const tag = unique('w').toLowerCase();
     const ann = await insertCustomer(w.ws, { email: `ann.${tag}@example.test` });
@@ -563,7 +563,7 @@ describe('GET /dashboard/api/customers', () => {
     expect(await found(`/customers?q=${encodeURIComponent(`ann.${tag}@example`)}`)).toEqual([ann.id, joann.id].sort());
   });
 
-  it('q finds part of an e-mail or a name, in any case, with %, _ and \\ taken literally', async () => {
+  it('q finds part of an email or a name, in any case, with %, _ and \\ taken literally', async () => {
     const w = await world();
     const tag = unique('s').toLowerCase();
     const jane = await insertCustomer(w.ws, { email: `jd.${tag}@Acme-Mail.test`, name: 'Jane Doe' });

@@ -12,7 +12,7 @@ import { errorHandler } from '../../src/middleware/errors.js';
 import { dashboardApi, DASHBOARD_API_PREFIX } from '../../src/dashboard/router.js';
 import { dashboardClient, deviceCookieOf, makeUser, PASSWORD, signIn, team } from './support.js';
 
-/** Invitations and resets e-mailed through a real SMTP conversation with smtp-server, in-process. */
+/** Invitations and resets emailed through a real SMTP conversation with smtp-server, in-process. */
 interface Received {
   from: string;
   to: string[];
@@ -94,8 +94,8 @@ afterAll(async () => {
 /** Quoted-printable soft line breaks undone, so a long link reads whole. */
 const plain = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
 
-describe('e-mail over SMTP', () => {
-  it('e-mails an invitation and a password reset whose links work; says nothing for an unknown address', async () => {
+describe('email over SMTP', () => {
+  it('emails an invitation and a password reset whose links work; says nothing for an unknown address', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, admin, member, workspace } = await team(database.current.db, call, 'Mail <Co>');
     const invited = await call('POST', '/team/invitations', {
@@ -104,7 +104,7 @@ describe('e-mail over SMTP', () => {
     });
     expect(invited.status).toBe(201);
     expect(invited.body.emailed).toBe(true);
-    // E-mailed, so not handed to the inviter: only the invitee can accept it.
+    // Emailed, so not handed to the inviter: only the invitee can accept it.
     expect(invited.body.invite_url).toBeUndefined();
     const invitation = received.find((mail) => mail.to.some((to) => to.toLowerCase() === 'invitee@example.com'))!;
     expect(invitation.from).toBe('no-reply@localhost');
@@ -116,7 +116,7 @@ describe('e-mail over SMTP', () => {
     expect(mailedReset.status).toBe(200);
     expect(mailedReset.body).toEqual({ emailed: true, expires_at: expect.any(String) });
     await eventually(() => received.some((mail) => mail.to.includes(member.email)), 10_000);
-    // E-mailed, a link goes to its owner: an admin may have one sent to another admin.
+    // Emailed, a link goes to its owner: an admin may have one sent to another admin.
     const me = await call('GET', '/me', { cookie: admin.cookie });
     expect(me.body.permissions.reset_link_roles).toEqual(['admin', 'member']);
     const colleague = await makeUser(database.current.db, workspace.id, 'admin');
@@ -124,7 +124,7 @@ describe('e-mail over SMTP', () => {
     expect(colleagueReset.body).toEqual({ emailed: true, expires_at: expect.any(String) });
 
     const before = received.length;
-    // The same answer for an unknown address and a member's: e-mail is sent by this service.
+    // The same answer for an unknown address and a member's: email is sent by this service.
     for (const email of ['nobody@example.com', member.email]) {
       const asked = await call('POST', '/password-reset', { body: { email } });
       expect(asked.status).toBe(202);
@@ -141,7 +141,7 @@ describe('e-mail over SMTP', () => {
     expect((await call('POST', '/session', { body: { email: member.email, password: PASSWORD } })).status).toBe(401);
   });
 
-  it('e-mails at most three resets an hour to one account, answering 202 alike, and the last link stays good', async () => {
+  it('emails at most three resets an hour to one account, answering 202 alike, and the last link stays good', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, member } = await team(database.current.db, call, 'Flood');
     const before = received.length;
@@ -149,7 +149,7 @@ describe('e-mail over SMTP', () => {
     for (let i = 0; i < 5; i += 1) {
       expect((await call('POST', '/password-reset', { body: { email: member.email.toUpperCase() } })).status).toBe(202);
     }
-    // Asked after the five: decided after them, so once its e-mail is in, theirs are decided too.
+    // Asked after the five: decided after them, so once its email is in, theirs are decided too.
     expect((await call('POST', '/password-reset', { body: { email: owner.email } })).status).toBe(202);
     await eventually(() => received.slice(before).some((mail) => mail.to.includes(owner.email)), 10_000);
     await eventually(() => toMember().length >= 3, 10_000);
@@ -172,23 +172,23 @@ describe('e-mail over SMTP', () => {
     const mailsTo = (to: string) => received.slice(before).filter((mail) => mail.to.includes(to)).length;
     for (let i = 0; i < 4; i += 1)
       expect((await call('POST', '/password-reset', { body: { email } })).status).toBe(202);
-    // A spelling that had limits of its own: 3 more e-mails an hour each, before.
+    // A spelling that had limits of its own: 3 more emails an hour each, before.
     for (let i = 0; i < 4; i += 1) {
       const asked = await call('POST', '/password-reset', { body: { email: email.replace('northwind', 'northwİnd') } });
       expect(asked.status).toBe(202);
       expect(asked.body).toEqual({ accepted: true, emailed: true });
     }
-    // Asked after all of them, so decided after them: once its e-mail is in, theirs are too.
+    // Asked after all of them, so decided after them: once its email is in, theirs are too.
     expect((await call('POST', '/password-reset', { body: { email: owner.email } })).status).toBe(202);
     await eventually(() => mailsTo(owner.email) === 1 && mailsTo(email) >= 3, 10_000);
-    // Each e-mail is a new link (revoking the one before): the links made count them all,
+    // Each email is a new link (revoking the one before): the links made count them all,
     // whatever order the SMTP conversations ended in.
     const links = await database.current.db('account_links').where({ kind: 'password_reset', email });
     expect(links).toHaveLength(3);
     expect(mailsTo(email)).toBe(3);
   });
 
-  it("e-mails a reset asked from the account's trusted device though a stranger used up the account's three", async () => {
+  it("emails a reset asked from the account's trusted device though a stranger used up the account's three", async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, member } = await team(database.current.db, call, 'Locked out');
     const deviceOf = async (email: string) =>
@@ -208,13 +208,13 @@ describe('e-mail over SMTP', () => {
     // The member's own browser gets links: three an hour of its own.
     for (let i = 0; i < 4; i += 1) await ask(member.email, membersDevice);
     await eventually(() => mailsTo(member.email) >= 6, 10_000);
-    // Asked after all of them, so decided after them: once its e-mail is in, theirs are too.
+    // Asked after all of them, so decided after them: once its email is in, theirs are too.
     await ask(owner.email);
     await eventually(() => mailsTo(owner.email) === 1, 10_000);
     expect(mailsTo(member.email)).toBe(6);
   });
 
-  it('e-mails at most ten resets an hour to one account, however many of its trusted devices ask', async () => {
+  it('emails at most ten resets an hour to one account, however many of its trusted devices ask', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, member } = await team(database.current.db, call, 'Many devices');
     // Four browsers, each signed in (without a cookie: a new device each), each with 3 of its own.
@@ -231,12 +231,12 @@ describe('e-mail over SMTP', () => {
     // Asked after all of them, so decided after them.
     expect((await call('POST', '/password-reset', { body: { email: owner.email } })).status).toBe(202);
     await eventually(() => mailsTo(owner.email) === 1 && mailsTo(member.email) >= 10, 10_000);
-    // Each e-mail is a new link: the links made count them all, whatever order SMTP ended in.
+    // Each email is a new link: the links made count them all, whatever order SMTP ended in.
     const links = await database.current.db('account_links').where({ kind: 'password_reset', email: member.email });
     expect(links).toHaveLength(10);
   });
 
-  it('limits the Team page to 5 e-mails an hour to one address and 50 from a workspace, with Retry-After', async () => {
+  it('limits the Team page to 5 emails an hour to one address and 50 from a workspace, with Retry-After', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, admin, member } = await team(database.current.db, call, 'Mail flood');
     const before = received.length;
@@ -277,7 +277,7 @@ describe('e-mail over SMTP', () => {
     expect(elsewhere.status).toBe(201);
   });
 
-  it("counts on the Team page only what it makes: refused invitations (400, 403, 409) use up no address's or workspace's e-mails", async () => {
+  it("counts on the Team page only what it makes: refused invitations (400, 403, 409) use up no address's or workspace's emails", async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { admin, member } = await team(database.current.db, call, 'Mistakes');
     const invite = (email: string, role: string) =>
@@ -312,7 +312,7 @@ describe('e-mail over SMTP', () => {
     expect(invited.body.invite_url).toMatch(/\/dashboard\/invite\//);
     const reset = await call('POST', `/team/members/${owner.id}/reset-link`, { cookie: owner.cookie });
     expect(reset.body).toMatchObject({ emailed: false, reset_url: expect.stringMatching(/\/dashboard\/reset\//) });
-    // Another owner's link is not shown to copy when the e-mail fails: it would be their account.
+    // Another owner's link is not shown to copy when the email fails: it would be their account.
     const partner = await makeUser(database.current.db, workspace.id, 'owner');
     const partnerReset = await call('POST', `/team/members/${partner.id}/reset-link`, { cookie: owner.cookie });
     expect(partnerReset.status).toBe(200);

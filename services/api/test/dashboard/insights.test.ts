@@ -413,7 +413,7 @@ describe('GET /dashboard/api/customers/export.csv', () => {
       tags: ['=danger', 'vip'],
       created_at: new Date('2026-03-01T00:00:00.123Z'),
     });
-    // Another workspace's customer with the same e-mail and tag.
+    // Another workspace's customer with the same email and tag.
     const theirs = await insert(other.workspaceId, {
       psp_customer_id: 'cus_theirs',
       email: 'newer@example.test',

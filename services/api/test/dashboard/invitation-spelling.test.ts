@@ -6,7 +6,7 @@ import { dashboardClient, team } from './support.js';
 
 /**
  * One address, one person, whatever its case: an invitation keeps the spelling it was typed in
- * (the e-mail goes to it, and the account takes it), as users do, and is compared lower-cased,
+ * (the email goes to it, and the account takes it), as users do, and is compared lower-cased,
  * as users, sign-in and password resets are (docs/dashboard-api.md, "Team").
  */
 const api = useApi();

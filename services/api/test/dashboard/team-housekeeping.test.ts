@@ -22,7 +22,7 @@ async function tokensOf(cookie: string) {
 }
 
 describe('the API tokens of someone removed from the team', () => {
-  it('keep working and still name their creator, by the e-mail kept on the token; the CLI’s say null', async () => {
+  it('keep working and still name their creator, by the email kept on the token; the CLI’s say null', async () => {
     const { owner, admin, workspace } = await team(api.current.db, call, 'Leaver tokens');
     const made = await call('POST', '/tokens', { cookie: admin.cookie, body: { name: 'alice-ci' } });
     expect(made.status).toBe(201);
@@ -91,11 +91,11 @@ describe('the API tokens of someone removed from the team', () => {
     expect((await call('DELETE', `/team/members/${owner.id}`, { cookie: member.cookie })).status).toBe(403);
   });
 
-  it('made before the e-mail was kept, by someone removed before, take it from the security log', async () => {
+  it('made before the email was kept, by someone removed before, take it from the security log', async () => {
     const { owner, admin } = await team(api.current.db, call, 'Leaver backfill');
     const made = await call('POST', '/tokens', { cookie: admin.cookie, body: { name: 'early-ci' } });
     expect((await call('DELETE', `/team/members/${admin.id}`, { cookie: owner.cookie })).status).toBe(204);
-    // The row as it was before 0026: the creator gone (SET NULL) and no e-mail kept.
+    // The row as it was before 0026: the creator gone (SET NULL) and no email kept.
     const migration = MIGRATIONS.find((m) => m.name === '0026-token-creator-email')!;
     await migration.down(api.current.db);
     await migration.up(api.current.db);
@@ -110,7 +110,7 @@ describe('the API tokens of someone removed from the team', () => {
 });
 
 describe('a token minted by the previous release during a rolling deploy', () => {
-  it('still keeps its creator’s e-mail: the database fills it in on insert', async () => {
+  it('still keeps its creator’s email: the database fills it in on insert', async () => {
     const { owner, admin, workspace } = await team(api.current.db, call, 'Rolling');
     // What the previous release inserts: created_by, and no created_by_email, which it does not know.
     const { row } = newTokenRow({ workspace_id: workspace.id, name: 'old-release-ci' });

@@ -22,7 +22,7 @@ export const userCommands = [
   defineCommand({
     name: 'user invite',
     printsLinks: true,
-    summary: 'Invite an e-mail address with a role: prints the one-time link (7 days) to send them',
+    summary: 'Invite an email address with a role: prints the one-time link (7 days) to send them',
     options: { ...newMember(), actor: uuid('U').optional() },
     run: async (context, options) => {
       const db = context.db();

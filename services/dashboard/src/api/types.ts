@@ -86,7 +86,7 @@ export interface ApiToken {
   name: string;
   hint: string;
   /**
-   * Who made it: a user of the workspace; once they are removed, the e-mail kept at creation
+   * Who made it: a user of the workspace; once they are removed, the email kept at creation
    * (`removed`, no id or name); null for a token the operator CLI made.
    */
   created_by:

@@ -7,7 +7,7 @@ type Actor = Extract<TimelineEntry, { kind: 'action' }>['actor'];
 
 /**
  * The workspace's people by id, read from GET /team (any role may), when `wanted`: a manual
- * action records who took it by id and e-mail only, and "Closed by owner@northwind.example"
+ * action records who took it by id and email only, and "Closed by owner@northwind.example"
  * named an address where the team knows a person.
  */
 export function useTeamMembers(wanted: boolean): ReadonlyMap<string, User> {
@@ -20,8 +20,8 @@ export function useTeamMembers(wanted: boolean): ReadonlyMap<string, User> {
 }
 
 /**
- * Who took an action: their name, with the e-mail it recorded as secondary (a quieter line, or
- * in brackets `inline`); the e-mail alone for someone no longer on the team.
+ * Who took an action: their name, with the email it recorded as secondary (a quieter line, or
+ * in brackets `inline`); the email alone for someone no longer on the team.
  */
 export function ActorName({
   actor,

@@ -21,11 +21,11 @@ export function BreakAfterSeparators({ text }: { text: string }) {
   return <BreakAfterPieces text={text} piece={URL_PIECE} />;
 }
 
-/** Each piece of an e-mail address up to and including its next run of separators (`ann.`, `lee@`, `north-`). */
+/** Each piece of an email address up to and including its next run of separators (`ann.`, `lee@`, `north-`). */
 const EMAIL_PIECE = /[^@.+_-]*[@.+_-]*/g;
 
 /**
- * An e-mail address that wraps after `@`, `.`, `+`, `_` and `-`, as a URL does: on a 390 px
+ * An email address that wraps after `@`, `.`, `+`, `_` and `-`, as a URL does: on a 390 px
  * phone the campaign's card broke `pepper@stark-customers.test` mid-word (`pepper@stark-custo` /
  * `mers.test`). A part too long for its line still breaks anywhere, the card's last resort.
  */

@@ -9,7 +9,7 @@ import { Time } from './Time.js';
 
 /**
  * A list fits a 1280 px window with one line per cell (docs/dashboard-ui.md, "Lists"): days
- * without the time, e-mails and feedback clipped to the room left (whole on hover), and under the status and the
+ * without the time, emails and feedback clipped to the room left (whole on hover), and under the status and the
  * decline category a quieter line with the day it closed and the decline reason in words (its
  * code on hover). How a campaign
  * was recovered is on its own page.
@@ -52,7 +52,7 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
 ];
 
 /**
- * The e-mail, which names the customer, takes the room left (a 35-character address whole at
+ * The email, which names the customer, takes the room left (a 35-character address whole at
  * 1280 px); tags, few or none on most customers, clip at 13rem like a name.
  */
 export const CUSTOMER_COLUMNS: Column<Customer>[] = [

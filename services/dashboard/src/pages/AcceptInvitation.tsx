@@ -80,7 +80,7 @@ export default function AcceptInvitation({ token }: { token: string }) {
         </p>
       )}
       <form className="stack" onSubmit={(event) => void submit(event)}>
-        {/* Its first field has the focus, as the sign-in's does: the page is opened from an e-mail
+        {/* Its first field has the focus, as the sign-in's does: the page is opened from an email
             to fill in this form, and nothing else on it takes input. route-focus leaves the focus
             where a page put it, so the heading's rule does not undo this. */}
         <Field

@@ -9,10 +9,10 @@ import { BusyButton } from '../components/BusyButton.js';
 
 export default function ForgotPassword() {
   const [email, setEmail] = useState('');
-  /** Once asked: whether this service sends e-mail (the same answer for every address). */
+  /** Once asked: whether this service sends email (the same answer for every address). */
   const [sent, setSent] = useState<{ emailed: boolean } | null>(null);
   /**
-   * Whether this service sends e-mail, asked first: without it no link can come, and the page
+   * Whether this service sends email, asked first: without it no link can come, and the page
    * says whom to ask instead of asking for an address. Unknown (null) until answered, and if the
    * question fails: then the form is shown, and its answer says the same.
    */

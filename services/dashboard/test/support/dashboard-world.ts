@@ -73,7 +73,7 @@ export interface DashboardWorld {
 export interface WorldOptions {
   /**
    * SMTP_URL for the API and the worker (read when the world starts, so a test can start its
-   * SMTP server first): invitations, resets and alerts are then e-mailed. None by default.
+   * SMTP server first): invitations, resets and alerts are then emailed. None by default.
    */
   smtpUrl?: () => string;
   /** STRIPE_API_BASE for the API (read when the world starts): a local Stripe stand-in. */

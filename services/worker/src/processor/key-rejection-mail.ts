@@ -3,13 +3,13 @@ import { claimKeyRejectionMails, processorKeyRejectedMessage, workspaceOwnerReci
 import type { Logger, Mailer } from '@retention/runtime';
 
 /**
- * E-mails a workspace's owners when Stripe refuses its stored key (docs/processor.md, "When
+ * Emails a workspace's owners when Stripe refuses its stored key (docs/processor.md, "When
  * Stripe refuses the key"): the banner of every page tells only those who open the dashboard.
- * The refusal owes the e-mail in the transaction that disconnects the connection (an event's
+ * The refusal owes the email in the transaction that disconnects the connection (an event's
  * apply or an import, `rejectProcessorKey`); this loop takes what is owed after it commits and
  * sends it, so an apply rolled back sends nothing, a worker that dies between the commit and
- * the e-mail leaves it to the next look (its own or another replica's), and any number of
- * replicas send it once. A look every `pollMs`: an e-mail a second late costs nothing, and the
+ * the email leaves it to the next look (its own or another replica's), and any number of
+ * replicas send it once. A look every `pollMs`: an email a second late costs nothing, and the
  * look reads a partial index of the connections owed one, empty nearly always.
  */
 export class KeyRejectionMail {
@@ -23,7 +23,7 @@ export class KeyRejectionMail {
     this.timer = setInterval(() => this.look(), this.deps.pollMs);
   }
 
-  /** Stops looking; the e-mails being sent finish first. */
+  /** Stops looking; the emails being sent finish first. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.looking;
@@ -31,7 +31,7 @@ export class KeyRejectionMail {
 
   private look(): void {
     this.looking ??= this.sendOwed()
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'key-refusal e-mails not looked for'))
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'key-refusal emails not looked for'))
       .finally(() => {
         this.looking = null;
       });
@@ -42,7 +42,7 @@ export class KeyRejectionMail {
     for (const { workspace_id } of await claimKeyRejectionMails(db)) {
       const target = await workspaceOwnerRecipients(db, workspace_id);
       if (!target || target.emails.length === 0) {
-        logger.warn({ workspace_id }, 'Stripe refused the key of a workspace with no owner to e-mail');
+        logger.warn({ workspace_id }, 'Stripe refused the key of a workspace with no owner to email');
         continue;
       }
       const message = processorKeyRejectedMessage({

@@ -721,7 +721,7 @@ describe('failures', () => {
     }
   });
 
-  it("parks an event the database refuses (a NUL in the customer's e-mail), showing its owner the database's words, not our query", async () => {
+  it("parks an event the database refuses (a NUL in the customer's email), showing its owner the database's words, not our query", async () => {
     const w = await setUp();
     const event = stripeEvent('customer.created', stripeCustomer({ email: 'jenny\u0000@example.com' }));
     const reply = await postToConnection(w.url, event, w.secret);

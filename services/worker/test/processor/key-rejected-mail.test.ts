@@ -9,7 +9,7 @@ import { legacyInvoice, stripeCustomer, stripeEvent, stripeSubscription } from '
 
 /**
  * When Stripe refuses the workspace's key (401) during an event's apply or the import, its
- * owners are e-mailed once per transition (docs/processor.md, "When Stripe refuses the key"):
+ * owners are emailed once per transition (docs/processor.md, "When Stripe refuses the key"):
  * real workers, PostgreSQL and Redis, the Stripe stand-in and a local SMTP server.
  */
 const processor = useProcessorWorld();
@@ -38,7 +38,7 @@ async function team(workspaceId: string) {
 }
 
 const mailsTo = (owners: string[]) => smtp.received.filter((mail) => mail.to.some((to) => owners.includes(to)));
-/** Long enough for a second e-mail, if one were owed, to arrive (the workers look every second). */
+/** Long enough for a second email, if one were owed, to arrive (the workers look every second). */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 2_500));
 
 /** A payment failure whose decline-code lookup Stripe answers 401: the key was rolled or revoked. */
@@ -54,14 +54,14 @@ async function failureAnswered401(w: Awaited<ReturnType<typeof setUp>>) {
   }
 }
 
-describe("e-mail to the workspace's owners when Stripe refuses its key", () => {
+describe("email to the workspace's owners when Stripe refuses its key", () => {
   it('is sent once when an event meets the 401, says what stops and where to fix it, and holds no secret', async () => {
     const w = await setUp({ workerEnv: { SMTP_URL: smtp.url } });
     const owners = await team(w.workspaceId);
     const name = (await db()('workspaces').where({ id: w.workspaceId }).first()).name as string;
 
     expect((await failureAnswered401(w)).state).toBe('applied');
-    // A second failure after it: the key is no longer used, and nothing more is e-mailed.
+    // A second failure after it: the key is no longer used, and nothing more is emailed.
     const customer = stripeCustomer();
     await w.deliver(stripeEvent('invoice.payment_failed', legacyInvoice(customer, `sub_${w.workspaceId.slice(0, 8)}`)));
     await eventually(() => mailsTo(owners).length > 0, 10_000);

@@ -14,7 +14,7 @@ import { ROLE_NAMES, ROLE_SENTENCES, RoleChoice, withArticle } from './roles.js'
 import { BusyButton } from '../../components/BusyButton.js';
 
 /**
- * A one-time link made for someone else: e-mailed to them when the server can send e-mail, and
+ * A one-time link made for someone else: emailed to them when the server can send email, and
  * then not shown (docs/dashboard-api.md, Team); `url` is the link to copy when it was not.
  */
 interface SentLink {
