@@ -55,8 +55,8 @@ export function teamRoutes(context: DashboardContext): Router {
           invite_url: result.invite_url,
         })
       : false;
-    // The link goes to the address, or, with no e-mail to send it, to the inviter to pass on:
-    // never both, so an inviter cannot accept in the invitee's name what was e-mailed to them.
+    // The link goes to the address, or, with no email to send it, to the inviter to pass on:
+    // never both, so an inviter cannot accept in the invitee's name what was emailed to them.
     // `replaced`: the pending invitation to that address this one replaced (its link no longer
     // works), or null, so the inviter is told rather than the invitee finding a dead link.
     res.status(201).json({
@@ -123,13 +123,13 @@ export function teamRoutes(context: DashboardContext): Router {
         const target = await targetFor(trx);
         return { target, link: await createResetLink(trx, target, context.config.baseUrl, actorOf(req, res)) };
       });
-    // The e-mail is counted before the transaction opens, to hold no pooled connection with BEGIN
+    // The email is counted before the transaction opens, to hold no pooled connection with BEGIN
     // open across a Redis round trip; the member is checked first, and again inside it.
     const { target, link } = context.mailer
       ? await context.teamMailLimit.admitWhile(workspaceId, (await targetFor(db)).email, makeLink)
       : await makeLink();
-    // As for invitations: e-mailed to the member when it can be, shown to copy only when not,
-    // and then only when it could have been made without e-mail.
+    // As for invitations: emailed to the member when it can be, shown to copy only when not,
+    // and then only when it could have been made without email.
     const emailed = context.mailer ? await context.mailer.sendPasswordReset(target.email, link.reset_url) : false;
     res.json({
       expires_at: link.expires_at,
@@ -149,7 +149,9 @@ export function teamRoutes(context: DashboardContext): Router {
 function copyRefusal(makerRole: UserRole, target: AccountUserRow): string {
   const held = higherRole(target.role, target.highest_former_role);
   const ask =
-    held === 'owner' || makerRole === 'owner' ? 'Ask your operator (the CLI’s user reset-link)' : 'Ask an owner';
+    held === 'owner' || makerRole === 'owner'
+      ? 'Ask whoever runs this service for one (the CLI’s user reset-link makes it)'
+      : 'Ask an owner';
   const rule = 'Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself';
   if (held === target.role) {
     return `${rule}: you may make one only for someone whose role is below yours. ${ask}, or have email set up.`;

@@ -140,7 +140,7 @@ describe('open password-reset links', () => {
     const notForOwner = await copy(owner.cookie, partner.id);
     expect([notForOwner.status, notForOwner.body.error.message]).toEqual([
       403,
-      `${partner.email} was an owner here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: no one here may make one for them. Ask your operator (the CLI’s user reset-link), or have email set up.`,
+      `${partner.email} was an owner here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: no one here may make one for them. Ask whoever runs this service for one (the CLI’s user reset-link makes it), or have email set up.`,
     ]);
     // Someone only ever a member is the admin's to copy, as before.
     const newcomer = await makeUser(api.current.db, workspace.id, 'member');
