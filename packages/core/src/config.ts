@@ -66,7 +66,9 @@ export interface Config {
   /** `smtp://user:pass@host:port`: emails invitations, resets and alerts; none when unset. */
   smtpUrl: string | null;
   mailFrom: string;
-  /** WEBHOOK_DNS_SERVERS: name servers for receivers' host names; null: the system's (resolv.conf). */
+  /**
+   * WEBHOOK_DNS_SERVERS: name servers for receivers' host names; null: the system's (resolv.conf).
+   */
   webhookDnsServers: string[] | null;
   /** API_HEADERS_TIMEOUT_MS: a client must send its request line and headers within this. */
   apiHeadersTimeoutMs: number;
@@ -83,7 +85,10 @@ export interface Config {
    * ago than this are deleted (docs/processor.md, "Retention"); at least 31.
    */
   processorEventRetentionDays: number;
-  /** API_EXPECTED_REPLICAS: API processes sharing the load; without Redis each allows 1/n of a limit. */
+  /**
+   * API_EXPECTED_REPLICAS: API processes sharing the load; without Redis each allows 1/n of a
+   * limit.
+   */
   apiExpectedReplicas: number;
 }
 

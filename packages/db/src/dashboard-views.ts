@@ -38,7 +38,10 @@ export interface TimelineDelivery {
    * out after 10000 ms`); null otherwise.
    */
   last_error: string | null;
-  /** Why a `skipped` delivery was skipped (its skipped log line, without "skipped: "); null otherwise. */
+  /**
+   * Why a `skipped` delivery was skipped (its skipped log line, without "skipped: "); null
+   * otherwise.
+   */
   skipped_reason: string | null;
   /** When it succeeded, failed for good or was skipped; null while pending. */
   completed_at: string | null;
@@ -96,7 +99,9 @@ export type CustomerDetailView = Customer & {
 export type CancelSessionDetailView = CancelSession & {
   customer: Customer;
   subscription: Subscription | null;
-  /** Its events (`cancel.saved`, `cancel.lost`) with their deliveries, as a campaign's timeline has. */
+  /**
+   * Its events (`cancel.saved`, `cancel.lost`) with their deliveries, as a campaign's timeline has.
+   */
   timeline: Extract<TimelineEntry, { kind: 'event' }>[];
 };
 
@@ -109,7 +114,10 @@ export interface MonthlyCampaigns {
   recovered: number;
   failed_amount_cents: number;
   recovered_amount_cents: number;
-  /** Recovered, lost or abandoned: what `recovery_rate` is of (a rate over 1 campaign is not one over 40). */
+  /**
+   * Recovered, lost or abandoned: what `recovery_rate` is of (a rate over 1 campaign is not one
+   * over 40).
+   */
   closed: number;
   recovery_rate: number | null;
 }

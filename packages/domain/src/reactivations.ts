@@ -5,7 +5,9 @@ import { recordEvent } from './outbox.js';
 import { requireSubscription } from './lookups.js';
 import { IdInput, inputValidator } from './validate.js';
 
-/** A win-back email that was sent for a canceled subscription (the email is another system's job). */
+/**
+ * A win-back email that was sent for a canceled subscription (the email is another system's job).
+ */
 export interface Reactivation {
   id: string;
   object: 'reactivation';

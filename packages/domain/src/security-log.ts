@@ -18,7 +18,9 @@ export interface Actor {
   type: SecurityActorType;
   /** The signed-in user, or the user an operator named with --actor. */
   user_id?: string | null;
-  /** What to show for the actor (an email address, "operator CLI"); kept after the user is removed. */
+  /**
+   * What to show for the actor (an email address, "operator CLI"); kept after the user is removed.
+   */
   label?: string | null;
   ip?: string | null;
   user_agent?: string | null;

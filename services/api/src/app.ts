@@ -28,9 +28,15 @@ export interface AppDependencies {
   /** A fail-fast ("command") connection: the rate limit must never queue behind a reconnect. */
   redis: Redis;
   logger: Logger;
-  /** The rate-limit window; one minute (docs/api.md, "Rate limits"). Tests shorten it to watch it slide. */
+  /**
+   * The rate-limit window; one minute (docs/api.md, "Rate limits"). Tests shorten it to watch it
+   * slide.
+   */
   rateLimitWindowMs?: number;
-  /** How long a token look-up is cached (docs/api.md, "Rate limits"). Tests shorten it to outlive one. */
+  /**
+   * How long a token look-up is cached (docs/api.md, "Rate limits"). Tests shorten it to outlive
+   * one.
+   */
   tokenLookupMs?: number;
   /** The process's metrics; a registry of the app's own when not given. */
   metrics?: ApiMetrics;

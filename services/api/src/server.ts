@@ -119,7 +119,10 @@ function lacksHost(req: IncomingMessage): boolean {
   return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined;
 }
 
-/** The refusal Node would make of a request without Host, in the API's shape, logged like the parser's. */
+/**
+ * The refusal Node would make of a request without Host, in the API's shape, logged like the
+ * parser's.
+ */
 function refuseWithoutHost(res: ServerResponse, logger: Logger): void {
   const { headers, body } = refusal(logger, 'MISSING_HOST', 'An HTTP/1.1 request needs a Host header.');
   res.shouldKeepAlive = false;

@@ -60,7 +60,9 @@ export const email = () =>
     return raw;
   });
 
-/** Units of a currency per US dollar, as a plain decimal (no exponent), kept as text to stay exact. */
+/**
+ * Units of a currency per US dollar, as a plain decimal (no exponent), kept as text to stay exact.
+ */
 export const fxRate = () =>
   option('RATE', (raw, name) => {
     if (!isValidFxRate(raw)) {
@@ -85,7 +87,9 @@ export const integer = (placeholder: string, min: number, max = Number.MAX_SAFE_
     return Number(raw);
   });
 
-/** An amount in minor units (cents, whole yen), capped so that stats can add many of them exactly. */
+/**
+ * An amount in minor units (cents, whole yen), capped so that stats can add many of them exactly.
+ */
 export const amount = (minimum: number) =>
   option('CENTS', (raw, name) => {
     if (!/^-?\d+$/.test(raw) || Number(raw) < minimum || Number(raw) > MAX_AMOUNT_MINOR_UNITS) {
@@ -112,7 +116,10 @@ export const currency = () =>
     return lower;
   });
 
-/** A moment that has passed: the domain refuses the future too, but would name its field, not the option. */
+/**
+ * A moment that has passed: the domain refuses the future too, but would name its field, not the
+ * option.
+ */
 export const pastTimestamp = () =>
   option('ISO', (raw, name) => {
     const millis = parseTimestamp(raw);

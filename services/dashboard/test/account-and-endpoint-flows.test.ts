@@ -89,7 +89,10 @@ async function meStatus(cookie: string): Promise<number> {
   return (await fetch(`${world.current.url}/dashboard/api/me`, { headers: { cookie } })).status;
 }
 
-/** The answer to a sign-in through the API (counts against the account's sign-in window, as any attempt). */
+/**
+ * The answer to a sign-in through the API (counts against the account's sign-in window, as any
+ * attempt).
+ */
 async function signInStatus(email: string, password: string): Promise<number> {
   const reply = await fetch(`${world.current.url}/dashboard/api/session`, {
     method: 'POST',
@@ -99,7 +102,10 @@ async function signInStatus(email: string, password: string): Promise<number> {
   return reply.status;
 }
 
-/** After navigating on a page whose session ended: the sign-in form, remembering where it was headed. */
+/**
+ * After navigating on a page whose session ended: the sign-in form, remembering where it was
+ * headed.
+ */
 async function expectSentToSignIn(target: Page, next: string): Promise<void> {
   await target.getByRole('button', { name: 'Sign in' }).waitFor();
   expect(new URL(target.url()).searchParams.get('next')).toBe(next);

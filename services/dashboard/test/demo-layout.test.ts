@@ -111,7 +111,10 @@ async function wrappedDates(name: string): Promise<string[]> {
   );
 }
 
-/** How much wider than its scrolling box a table (found by its name) is, and the page than the window. */
+/**
+ * How much wider than its scrolling box a table (found by its name) is, and the page than the
+ * window.
+ */
 async function overflow(name: string): Promise<{ page: number; table: number }> {
   const box = page.getByRole('region', { name });
   await box.getByRole('row').nth(1).waitFor();
@@ -220,7 +223,10 @@ function lineTexts(target: Locator): Promise<string[]> {
   });
 }
 
-/** A screenshot of the page as `polish-<name>-<width>.png`, when SCREENSHOT_DIR is set; else nothing. */
+/**
+ * A screenshot of the page as `polish-<name>-<width>.png`, when SCREENSHOT_DIR is set; else
+ * nothing.
+ */
 async function screenshot(name: string, target: Page = page, options: { fullPage?: boolean } = {}): Promise<void> {
   const directory = SCREENSHOT_DIR;
   if (!directory) return;

@@ -73,7 +73,9 @@ let initech: {
 };
 let contexts: BrowserContext[] = [];
 
-/** PASSWORD's hash, made once: argon2id takes a while, and every person here has the same password. */
+/**
+ * PASSWORD's hash, made once: argon2id takes a while, and every person here has the same password.
+ */
 let passwordHash: Promise<string> | undefined;
 
 async function setPassword(email: string, name: string): Promise<void> {
@@ -413,7 +415,9 @@ async function signIn(
 interface SignInOptions {
   /** The browser's time zone (the machine's unless told). */
   timezoneId?: string;
-  /** The page to open under /dashboard once signed in, e.g. `/campaigns` (the Overview unless told). */
+  /**
+   * The page to open under /dashboard once signed in, e.g. `/campaigns` (the Overview unless told).
+   */
   path?: string;
   viewport?: { width: number; height: number };
 }
@@ -424,7 +428,10 @@ async function cookieHeader(page: Page): Promise<string> {
 
 const loaded = (page: Page) => page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
 
-/** Waits until `read` gives `expected` (10 s at most unless told), then asserts it, showing the last value read. */
+/**
+ * Waits until `read` gives `expected` (10 s at most unless told), then asserts it, showing the last
+ * value read.
+ */
 async function settlesTo<T>(read: () => Promise<T>, expected: T, timeoutMs?: number): Promise<void> {
   let last: T | undefined;
   await eventually(async () => {

@@ -72,7 +72,10 @@ const PROCESSOR_STORY =
   "Stripe is not connected. This workspace's records are brought in by whoever runs this service, and outbound " +
   'webhooks are sent for them. Connect Stripe to have them arrive from Stripe directly.';
 
-/** The Processor page's words before Connect, after it, once Stripe's first event came, and after Disconnect. */
+/**
+ * The Processor page's words before Connect, after it, once Stripe's first event came, and after
+ * Disconnect.
+ */
 const CONNECT_PAUSE_WARNING =
   'Without an API key that Stripe accepts, connecting pauses outbound webhooks from the moment you click Connect ' +
   "until Stripe's first signed event arrives. Events recorded in between are not sent, then or later, and " +
@@ -241,7 +244,10 @@ describe('outbound webhooks', () => {
   /** The secret the latest roll made. */
   let latestSecret = '';
 
-  /** Rolls the secret with a 1 h overlap from the endpoint page; the receiver then checks the new secret, returned. */
+  /**
+   * Rolls the secret with a 1 h overlap from the endpoint page; the receiver then checks the new
+   * secret, returned.
+   */
   async function rollWithOneHourOverlap(): Promise<string> {
     await page.getByRole('button', { name: 'Roll secret' }).click();
     const dialog = page.getByRole('dialog', { name: 'Roll secret' });
@@ -801,7 +807,10 @@ describe('the team page', () => {
 
 let invitationLink = '';
 
-/** Every page, signed in and not: no serious or critical axe violation; screenshots at 1280 and 390 px. */
+/**
+ * Every page, signed in and not: no serious or critical axe violation; screenshots at 1280 and 390
+ * px.
+ */
 describe('every page', () => {
   // The overview and the lists are checked in insight-pages.test.ts, with more data in them.
   const signedInPages: Array<[string, string, string]> = [

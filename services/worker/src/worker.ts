@@ -42,9 +42,12 @@ import { QUEUE_NAMES, type DeliveryJobData } from './queues.js';
  *   job --> endpoint gate --> claim --> signed POST --> record --> done, auto-disable, or a retry
  *           back in the backlog --> slot freed: the scheduler releases the endpoint's next
  *   sweeper (periodic) --> re-enqueues released deliveries whose job Redis lost
- *   processor inbox (Postgres) --LISTEN/poll--> claim, apply through the domain, mark applied (one transaction)
- *   backfill runner --> one leased run at a time: Stripe's lists, item by item, cursor saved with each
- *   key-refusal email (with SMTP_URL) --poll--> takes the emails a refused Stripe key owes (Postgres) --> owners
+ *   processor inbox (Postgres) --LISTEN/poll--> claim, apply through the domain, mark applied
+ *           (one transaction)
+ *   backfill runner --> one leased run at a time: Stripe's lists, item by item, cursor saved
+ *           with each
+ *   key-refusal email (with SMTP_URL) --poll--> takes the emails a refused Stripe key owes
+ *           (Postgres) --> owners
  */
 
 export interface WorkerOptions {
@@ -52,7 +55,10 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Attempts in flight at once per endpoint in this process. */
   maxInFlightPerEndpoint?: number;
-  /** Attempts in flight at once to slow endpoints, all together (see EndpointGate); half the concurrency by default. */
+  /**
+   * Attempts in flight at once to slow endpoints, all together (see EndpointGate); half the
+   * concurrency by default.
+   */
   maxSlowInFlight?: number;
   /**
    * Jobs keep two spares ahead while this process has at most this many attempts in flight
@@ -65,7 +71,9 @@ export interface WorkerOptions {
   /** The safety-net poll of the outbox, beside LISTEN. */
   dispatchPollMs?: number;
   dispatchBatchSize?: number;
-  /** The longest between two looks at what is due in the backlog (retries are looked at when due). */
+  /**
+   * The longest between two looks at what is due in the backlog (retries are looked at when due).
+   */
   schedulePollMs?: number;
   sweepEveryMs?: number;
   sweepGraceMs?: number;
@@ -73,18 +81,29 @@ export interface WorkerOptions {
   scheduleCheckEveryMs?: number;
   /** More periodic jobs to run beside the sweeper (the stale-campaign job). */
   periodicJobs?: PeriodicJob[];
-  /** Trust this CA for receivers instead of the system's: tests only (see WebhookSenderOptions.ca). */
+  /**
+   * Trust this CA for receivers instead of the system's: tests only (see WebhookSenderOptions.ca).
+   */
   receiverCa?: string | Buffer;
   /** Batches of processor events applied at once by this process. */
   processorEventConcurrency?: number;
-  /** Processor events of one connection claimed, applied and committed together (docs/processor.md). */
+  /**
+   * Processor events of one connection claimed, applied and committed together (docs/processor.md).
+   */
   processorEventBatchSize?: number;
-  /** The safety-net poll of the processor's inbox, beside LISTEN (also brings back-off retries due). */
+  /**
+   * The safety-net poll of the processor's inbox, beside LISTEN (also brings back-off retries due).
+   */
   processorEventPollMs?: number;
-  /** A running backfill's lease, renewed every third of it; a dead worker's run is resumed after it lapses. */
+  /**
+   * A running backfill's lease, renewed every third of it; a dead worker's run is resumed after it
+   * lapses.
+   */
   backfillLeaseMs?: number;
   backfillCheckEveryMs?: number;
-  /** How often this process looks for key-refusal emails owed to workspaces' owners (with SMTP_URL). */
+  /**
+   * How often this process looks for key-refusal emails owed to workspaces' owners (with SMTP_URL).
+   */
   keyRejectionMailPollMs?: number;
 }
 

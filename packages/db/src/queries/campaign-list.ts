@@ -30,7 +30,10 @@ export interface CampaignListFilters {
   from?: Date;
   /** first_failed_at < to */
   to?: Date;
-  /** An exact invoice id, or a customer's whole email or part of their email or name (as the customers list's q). */
+  /**
+   * An exact invoice id, or a customer's whole email or part of their email or name (as the
+   * customers list's q).
+   */
   q?: string;
 }
 
@@ -126,9 +129,9 @@ export async function campaignSearchCustomers(
 
 /**
  * The filtered campaigns with their customer's email, newest first: as columns (the export),
- * or as the list row's JSON built by Postgres (the list page, whose
- * rows are written as they come, as /api/v1 does) beside the keyset columns. Every filter is served by
- * an index: status by recovery_campaigns_status_idx, decline_category by
+ * or as the list row's JSON built by Postgres (the list page, whose rows are written as they
+ * come, as /api/v1 does) beside the keyset columns. Every filter is served by an index: status
+ * by recovery_campaigns_status_idx, decline_category by
  * recovery_campaigns_category_idx (0014), from/to by the range of the list index, q as
  * `customers` says (campaignSearchCustomers, CampaignSearchCustomers): the matched customers' ids
  * in a bitmap OR of the invoice key and the customer index, or, when many match (or `customers`
@@ -177,7 +180,9 @@ export function campaignListQuery(
   return query;
 }
 
-/** One page of the campaigns list: `limit` rows after `cursor` (a next_cursor of the same filters). */
+/**
+ * One page of the campaigns list: `limit` rows after `cursor` (a next_cursor of the same filters).
+ */
 export async function campaignListPage(
   db: Queryable,
   workspaceId: string,

@@ -88,7 +88,10 @@ const BASE_OUTCOME_WEIGHTS: Record<CancelOutcome, number> = {
   abandoned: 15,
 };
 
-/** A reason makes some offers land more often: price-driven customers take discounts, idle ones pause. */
+/**
+ * A reason makes some offers land more often: price-driven customers take discounts, idle ones
+ * pause.
+ */
 const OUTCOME_BIAS: Partial<Record<CancelReasonCode, Partial<Record<CancelOutcome, number>>>> = {
   too_expensive: { saved_discount: 2, saved_downgrade: 2 },
   unused: { saved_pause: 2.5 },

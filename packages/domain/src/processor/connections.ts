@@ -45,7 +45,9 @@ export interface ConnectionRow {
   webhook_secret_last4: string;
   api_key_sealed: string | null;
   api_key_last4: string | null;
-  /** Test or live: the key's, else the first signed event's `livemode`; null until known (modes.ts). */
+  /**
+   * Test or live: the key's, else the first signed event's `livemode`; null until known (modes.ts).
+   */
   mode: ProcessorMode | null;
   disconnected_reason: 'owner' | 'key_rejected' | null;
   connected_at: Date | null;
@@ -90,7 +92,10 @@ export interface ConnectProcessorInput {
   provider: ProcessorProvider;
   webhook_secret: string;
   api_key?: string;
-  /** A key of the other mode than the connection's is refused unless this is true (docs/processor.md, "Mode"). */
+  /**
+   * A key of the other mode than the connection's is refused unless this is true
+   * (docs/processor.md, "Mode").
+   */
   confirm_mode_switch?: boolean;
 }
 
@@ -354,7 +359,9 @@ async function setWorkspaceProcessor(trx: Queryable, workspaceId: string, status
     .update({ processor_status: status === 'connected' ? 'connected' : 'disconnected', updated_at: trx.fn.now() });
 }
 
-/** The workspace's connection, if it has one, locked, once the workspace and the actor are checked. */
+/**
+ * The workspace's connection, if it has one, locked, once the workspace and the actor are checked.
+ */
 async function lockConnectionIfAny(
   trx: Transaction,
   workspaceId: string,
@@ -372,7 +379,10 @@ async function lockConnection(trx: Transaction, workspaceId: string, actor: Acto
   return existing;
 }
 
-/** The reason a backfill stopped by a disconnect records; connecting again resumes it (connectProcessor). */
+/**
+ * The reason a backfill stopped by a disconnect records; connecting again resumes it
+ * (connectProcessor).
+ */
 const STOPPED_BY_DISCONNECT = 'disconnected';
 
 /**
@@ -395,7 +405,10 @@ function isResumable(connection: ConnectionRow): boolean {
   return connection.backfill_status === 'failed' && connection.backfill_phase !== null;
 }
 
-/** The columns that queue a backfill again from where its last run stopped (phase, cursor and counts kept). */
+/**
+ * The columns that queue a backfill again from where its last run stopped (phase, cursor and counts
+ * kept).
+ */
 const RESUME_BACKFILL = {
   backfill_status: 'queued',
   backfill_error: null,
@@ -552,7 +565,9 @@ export interface ParkedEvent {
 export interface LatestEventError {
   psp_event_id: string;
   type: string;
-  /** `waiting`: another attempt is due at next_attempt_at; `parked`: no more attempts until a retry. */
+  /**
+   * `waiting`: another attempt is due at next_attempt_at; `parked`: no more attempts until a retry.
+   */
   state: 'waiting' | 'parked';
   attempts: number;
   error: string;
@@ -586,7 +601,10 @@ export interface ProcessorStatusView {
   events_set_aside: Record<SetAsideReason, number>;
   parked_events: ParkedEvent[];
   latest_event_error: LatestEventError | null;
-  /** Deliveries refused for a bad or stale signature since the signing secret was set; null when none. */
+  /**
+   * Deliveries refused for a bad or stale signature since the signing secret was set; null when
+   * none.
+   */
   deliveries_refused: RefusedDeliveries | null;
   backfill: {
     status: ConnectionRow['backfill_status'];
@@ -649,7 +667,9 @@ async function eventCounts(
   };
 }
 
-/** What `processor status` and the dashboard show: never a secret, only its last four characters. */
+/**
+ * What `processor status` and the dashboard show: never a secret, only its last four characters.
+ */
 export async function processorStatus(
   db: Queryable,
   baseUrl: string,
@@ -709,7 +729,10 @@ export async function processorStatus(
   };
 }
 
-/** The Settings, Processor page: the status once connected, else the URL to register in Stripe first. */
+/**
+ * The Settings, Processor page: the status once connected, else the URL to register in Stripe
+ * first.
+ */
 export type ProcessorSetupView = ProcessorStatusView | { status: 'not_connected'; provider: null; webhook_url: string };
 
 export async function processorSetup(
@@ -729,7 +752,8 @@ export async function processorSetup(
 
 /**
  * Whether the workspace's processor connection is set up and syncing, for every role's Settings,
- * Workspace page: a status only, nothing of its secrets (the Processor page, owners only, has the rest).
+ * Workspace page: a status only, nothing of its secrets (the Processor page, owners only, has the
+ * rest).
  */
 export async function processorConnectionStatus(
   db: Queryable,

@@ -54,7 +54,10 @@ export interface DashboardContext {
   mailer: DashboardMailer | null;
 }
 
-/** Emails that resolve whether they were sent: a failure is logged by the mailer, never fails the request. */
+/**
+ * Emails that resolve whether they were sent: a failure is logged by the mailer, never fails the
+ * request.
+ */
 export interface DashboardMailer {
   sendInvitation(to: string, input: { workspace_name: string; role: string; invite_url: string }): Promise<boolean>;
   sendPasswordReset(to: string, resetUrl: string): Promise<boolean>;

@@ -16,8 +16,8 @@ import { accountHash, DEVICE_FAILURE_LIMIT, type TrustedDevices } from './truste
  *   the address's failures are full, and a link that is not valid counts as a failure;
  * - checking the current password to change it: attempts per account;
  * - asking for a reset email: per account (per device, from a trusted device), per account from
- *   all its devices and strangers together, and per address an hour; beyond that nothing is sent, and the answer does not say so (it must not tell
- *   whether the account exists).
+ *   all its devices and strangers together, and per address an hour; beyond that nothing is
+ *   sent, and the answer does not say so (it must not tell whether the account exists).
  */
 
 const WINDOW_MS = 15 * 60_000;
@@ -64,7 +64,10 @@ export interface SignInAttempt {
   member: string;
   /** The failure windows the attempt was counted in when admitted. */
   reserved: readonly string[];
-  /** The trusted device of the account it came from (not reserved in the account's failures), or null. */
+  /**
+   * The trusted device of the account it came from (not reserved in the account's failures), or
+   * null.
+   */
   device: DeviceAttempt | null;
   /** Its member among the account's password checks running at once (endCheck takes it back). */
   inFlight: string;

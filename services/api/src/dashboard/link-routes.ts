@@ -16,7 +16,9 @@ import { startSession } from './start-session.js';
 /** Invitation and password-reset links: no session needed; each spends its link and signs in. */
 export function linkRoutes(context: DashboardContext): Router {
   const router = Router();
-  /** Spending a link is limited per address, and a link that is not valid counts as a failed guess. */
+  /**
+   * Spending a link is limited per address, and a link that is not valid counts as a failed guess.
+   */
   const spendLink = async <T>(req: Request, spend: () => Promise<T>): Promise<T> => {
     await context.guessLimits.spendLink(req.ip);
     try {

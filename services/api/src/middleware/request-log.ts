@@ -13,7 +13,10 @@ const LOGGED_PATH_LENGTH = 200;
  */
 const ONE_TIME_LINK_PATH = /^(\/dashboard\/(?:api\/invitations|api\/password-reset|invite|reset)\/)[^/]+/i;
 
-/** A request's path as logged: no query string (it may hold email addresses), no link token, cut short. */
+/**
+ * A request's path as logged: no query string (it may hold email addresses), no link token, cut
+ * short.
+ */
 export function loggablePath(url: string): string {
   const path = (url.split('?', 1)[0] ?? '').replace(ONE_TIME_LINK_PATH, '$1[redacted]');
   return path.length > LOGGED_PATH_LENGTH ? `${path.slice(0, LOGGED_PATH_LENGTH)}…` : path;

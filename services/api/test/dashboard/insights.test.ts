@@ -23,7 +23,10 @@ beforeAll(async () => {
 
 const customers = [{ key: 'c', subscriptions: [{ key: 's' }] }];
 
-/** A workspace with an API token, a signed-in owner and member, and campaigns in four currencies (xyz has no rate). */
+/**
+ * A workspace with an API token, a signed-in owner and member, and campaigns in four currencies
+ * (xyz has no rate).
+ */
 async function world() {
   const { workspaceId, token } = await workspaceWithToken(api.current, {
     customers,

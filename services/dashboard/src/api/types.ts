@@ -45,9 +45,14 @@ export interface Workspace {
   name: string;
   display_currency: string;
   processor_status: string;
-  /** Stripe refused the stored API key (401): the connection is disconnected and webhooks are paused. */
+  /**
+   * Stripe refused the stored API key (401): the connection is disconnected and webhooks are
+   * paused.
+   */
   processor_key_rejected: boolean;
-  /** The Stripe connection's mode; null without one, or before its mode is known (View in Stripe). */
+  /**
+   * The Stripe connection's mode; null without one, or before its mode is known (View in Stripe).
+   */
   stripe_mode: ProcessorMode | null;
 }
 
@@ -66,7 +71,9 @@ interface Permissions {
   manage_webhooks: boolean;
   manage_team: boolean;
   assignable_roles: Role[];
-  /** Whose reset link this user may make: below their own role only, when links are shown to copy. */
+  /**
+   * Whose reset link this user may make: below their own role only, when links are shown to copy.
+   */
   reset_link_roles: Role[];
   manage_workspace: boolean;
   manage_processor: boolean;

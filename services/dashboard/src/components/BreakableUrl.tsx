@@ -1,6 +1,9 @@
 import { Fragment } from 'react';
 
-/** Each piece of a URL up to and including its next run of separators (`https://`, `hooks.`, `v2/`, `json&`). */
+/**
+ * Each piece of a URL up to and including its next run of separators (`https://`, `hooks.`, `v2/`,
+ * `json&`).
+ */
 const URL_PIECE = /[^/.?&=#_~-]*[/.?&=#_~-]*/g;
 
 /**
@@ -21,7 +24,10 @@ export function BreakAfterSeparators({ text }: { text: string }) {
   return <BreakAfterPieces text={text} piece={URL_PIECE} />;
 }
 
-/** Each piece of an email address up to and including its next run of separators (`ann.`, `lee@`, `north-`). */
+/**
+ * Each piece of an email address up to and including its next run of separators (`ann.`, `lee@`,
+ * `north-`).
+ */
 const EMAIL_PIECE = /[^@.+_-]*[@.+_-]*/g;
 
 /**
@@ -33,7 +39,9 @@ export function BreakableEmail({ email }: { email: string }) {
   return <BreakAfterPieces text={email} piece={EMAIL_PIECE} />;
 }
 
-/** `text` as its pieces (a global pattern that matches every character), a `<wbr>` between each two. */
+/**
+ * `text` as its pieces (a global pattern that matches every character), a `<wbr>` between each two.
+ */
 function BreakAfterPieces({ text, piece }: { text: string; piece: RegExp }) {
   const pieces = text.match(piece)?.filter(Boolean) ?? [text];
   return (

@@ -9,10 +9,9 @@ import { Time } from './Time.js';
 
 /**
  * A list fits a 1280 px window with one line per cell (docs/dashboard-ui.md, "Lists"): days
- * without the time, emails and feedback clipped to the room left (whole on hover), and under the status and the
- * decline category a quieter line with the day it closed and the decline reason in words (its
- * code on hover). How a campaign
- * was recovered is on its own page.
+ * without the time, emails and feedback clipped to the room left (whole on hover), and under the
+ * status and the decline category a quieter line with the day it closed and the decline reason
+ * in words (its code on hover). How a campaign was recovered is on its own page.
  */
 export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
   {

@@ -32,7 +32,10 @@ export default function AcceptInvitation({ token }: { token: string }) {
   const signedInAs = me.data?.user ?? null;
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  /** A refusal of the name or the password shows at that field; any other (already a member) under them. */
+  /**
+   * A refusal of the name or the password shows at that field; any other (already a member) under
+   * them.
+   */
   const accept = useAction({ fields: ['name', 'password'] });
 
   const submit = async (event: FormEvent) => {

@@ -678,7 +678,10 @@ describe('failures', () => {
     const w = await setUp();
     const stored = async (eventId: string) =>
       (await db()('processor_events').where({ connection_id: w.connectionId, psp_event_id: eventId })).length;
-    /** A customer event whose data.object.x holds `arrays` nested arrays: event 1, data 2, object 3, arrays 4 on. */
+    /**
+     * A customer event whose data.object.x holds `arrays` nested arrays: event 1, data 2, object 3,
+     * arrays 4 on.
+     */
     const nested = (arrays: number) => {
       let x: unknown = [];
       for (let i = 1; i < arrays; i += 1) x = [x];

@@ -27,7 +27,9 @@ const UNAUTHORIZED = {
   body: { error: { type: 'invalid_request_error', message: 'Expired API Key provided' } },
 };
 
-/** The workspace's owners: the one of setUp, another, and an admin and a member who are not told. */
+/**
+ * The workspace's owners: the one of setUp, another, and an admin and a member who are not told.
+ */
 async function team(workspaceId: string) {
   await db()('users').insert([
     { workspace_id: workspaceId, email: `second.owner.${workspaceId.slice(0, 8)}@example.com`, role: 'owner' },
@@ -41,7 +43,9 @@ const mailsTo = (owners: string[]) => smtp.received.filter((mail) => mail.to.som
 /** Long enough for a second email, if one were owed, to arrive (the workers look every second). */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 2_500));
 
-/** A payment failure whose decline-code lookup Stripe answers 401: the key was rolled or revoked. */
+/**
+ * A payment failure whose decline-code lookup Stripe answers 401: the key was rolled or revoked.
+ */
 async function failureAnswered401(w: Awaited<ReturnType<typeof setUp>>) {
   const customer = stripeCustomer();
   const invoice = legacyInvoice(customer, stripeSubscription(customer.id).id as string);

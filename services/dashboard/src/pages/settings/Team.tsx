@@ -41,7 +41,9 @@ function InviteDialog({
   const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
   /** A refusal of the address or the role shows at it; any other (already a member) under them. */
   const invite = useAction({ fields: ['email', 'role'] });
-  /** `replacedSentAt`: when the pending invitation this one replaced was sent, as the server said. */
+  /**
+   * `replacedSentAt`: when the pending invitation this one replaced was sent, as the server said.
+   */
   const [result, setResult] = useState<(SentLink & { replacedSentAt: string | undefined }) | null>(null);
 
   const submit = (event: FormEvent) => {
