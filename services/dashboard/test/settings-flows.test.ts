@@ -1203,7 +1203,10 @@ describe('a text longer than its field takes', () => {
       };
     });
 
-  /** A field's live region (for screen readers only) holding `text`, said as the text crossed its limit. */
+  /**
+   * A field's live region (for screen readers only) holding `text`, said as the text crossed its
+   * limit.
+   */
   const saidInLiveRegion = (within: Page | Locator, text: string) =>
     within.getByRole('status').filter({ hasText: text });
 
