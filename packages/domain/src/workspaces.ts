@@ -87,7 +87,7 @@ export function assertDisplayCurrencyConvertible(
     throw invalidField(
       'display_currency',
       reader === 'owner'
-        ? `no exchange rate for ${currency.toUpperCase()} yet: ask your operator to add one, or choose one of ` +
+        ? `no exchange rate for ${currency.toUpperCase()} yet: ask whoever runs this service to add one, or choose one of ` +
             codes.map((code) => code.toUpperCase()).join(', ')
         : `no FX rate is known for "${currency}", so totals cannot be shown in it; choose one of ` +
             `${codes.join(', ')} (an operator can add a rate with \`fx set\`)`,

@@ -921,7 +921,7 @@ describe('account, workspace and security log', () => {
       page.getByRole('main'),
       currency,
       // To an owner, who cannot run the operator's `fx set`: the code as they typed it, in capitals.
-      'No exchange rate for XYZ yet: ask your operator to add one, or choose one of ' +
+      'No exchange rate for XYZ yet: ask whoever runs this service to add one, or choose one of ' +
         `${Object.keys(DEFAULT_FX_RATES_PER_USD)
           .sort()
           .map((code) => code.toUpperCase())

@@ -130,7 +130,7 @@ describe('each dashboard form names the field it refuses', () => {
     // lists what can be chosen now, the rates there are, in capitals as the page shows codes.
     await api.current.db('fx_rates').insert({ currency: 'zzz', per_usd: '2' }).onConflict('currency').merge();
     expect(unknownRate.body.error.message).toMatch(
-      /^display_currency: no exchange rate for XXX yet: ask your operator to add one, or choose one of AUD, [A-Z, ]*\bEUR, [A-Z, ]*\bUSD\b[A-Z, ]*$/,
+      /^display_currency: no exchange rate for XXX yet: ask whoever runs this service to add one, or choose one of AUD, [A-Z, ]*\bEUR, [A-Z, ]*\bUSD\b[A-Z, ]*$/,
     );
     expect(unknownRate.body.error.message).not.toContain('fx set');
     const withOperatorsRate = await change({ display_currency: 'xxx' });
