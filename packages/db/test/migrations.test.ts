@@ -722,6 +722,10 @@ describe('migrations', () => {
       expect([await former(admin), await former(owner)]).toEqual(['admin', null]);
       await db('users').where({ id: kept }).update({ role: 'admin' });
       expect(await former(kept)).toEqual('owner');
+      // Never lowered nor cleared, with the role or without it.
+      await db('users').where({ id: kept }).update({ role: 'member', highest_former_role: null });
+      await db('users').where({ id: admin }).update({ highest_former_role: 'member' });
+      expect([await former(kept), await former(admin)]).toEqual(['owner', 'admin']);
 
       await db.transaction((trx) => migration.down(trx, KEY));
       await db('users').where({ id: newcomer }).update({ role: 'admin' });

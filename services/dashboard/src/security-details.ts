@@ -72,7 +72,7 @@ const REASONS: Readonly<Record<string, string>> = {
   inviter_removed: 'The inviter was removed',
   creator_role_changed: "Its maker's role changed",
   creator_removed: 'Its maker was removed',
-  former_role_rule: 'Its maker did not outrank a role the account held before',
+  former_role_rule: 'Its maker did not outrank every role the account has held',
 };
 const reason: Describe = (value) =>
   typeof value === 'string' ? (REASONS[value] ?? `Reason: ${capitalizedWords(value)}`) : otherDetail('reason', value);

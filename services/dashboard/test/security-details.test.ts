@@ -181,7 +181,7 @@ describe('security log details in words', () => {
   it('says why a link went with no one asking, migration 0035 included', () => {
     expect(
       securityDetailsText('account.reset_link_revoked', { reason: 'former_role_rule', created_by: 'ann@acme.test' }),
-    ).toEqual(['Its maker did not outrank a role the account held before', 'Made by: ann@acme.test']);
+    ).toEqual(['Its maker did not outrank every role the account has held', 'Made by: ann@acme.test']);
   });
 
   it('reads an endpoint edit recorded before from/to (its new values alone) as it did', () => {

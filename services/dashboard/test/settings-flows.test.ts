@@ -657,6 +657,22 @@ describe('the team page', () => {
     await world.current.db('users').where({ email: 'partner@acme.test' }).delete();
   });
 
+  it('offers no Reset link for a member who was an owner before: the server would refuse it (GET /team says so)', async () => {
+    await world.current.db('users').insert({
+      workspace_id: world.current.workspace.id,
+      email: 'former@acme.test',
+      role: 'member',
+      highest_former_role: 'owner',
+      name: 'Fay Former',
+    });
+    await openSettings('Workspace'); // Team again, below, loads the new row.
+    await openSettings('Team');
+    const formerRow = page.getByRole('row', { name: /former@acme\.test/ });
+    await formerRow.getByRole('button', { name: 'Remove' }).waitFor();
+    await expect(formerRow.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+    await world.current.db('users').where({ email: 'former@acme.test' }).delete();
+  });
+
   it('Cancel invitation asks to confirm first; Keep invitation keeps it', async () => {
     const invitationRow = page.getByRole('row', { name: /newcomer@acme\.test/ });
     await invitationRow.getByRole('button', { name: 'Cancel invitation' }).click();

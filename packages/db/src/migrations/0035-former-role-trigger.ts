@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
  * - A trigger raises it on every change of `users.role`, whoever makes the change: a release
  *   older than 0034, still serving during a rolling deploy, changes roles without knowing the
  *   column, and the account it moves down must not become one a peer may copy a reset link for.
+ *   Nor does any UPDATE lower or clear it: it only ever rises.
  * - It is filled again from the security log, for the role changes such a release made between
  *   0034 and this migration (never lowered: only a higher role logged replaces what is kept).
  * - The open reset links someone made for another account, when the maker does not outrank
@@ -28,19 +29,24 @@ export async function up(knex: Knex): Promise<void> {
     SET LOCAL lock_timeout = '10s';
 
     CREATE FUNCTION users_keep_highest_former_role() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      kept text := OLD.highest_former_role;
     BEGIN
-      IF OLD.highest_former_role IS NULL OR ${RANK_OF('OLD.role')} > ${RANK_OF('OLD.highest_former_role')} THEN
-        NEW.highest_former_role := OLD.role;
-      ELSE
-        NEW.highest_former_role := OLD.highest_former_role;
+      IF NEW.role IS DISTINCT FROM OLD.role AND (kept IS NULL OR ${RANK_OF('OLD.role')} > ${RANK_OF('kept')}) THEN
+        kept := OLD.role;
       END IF;
+      IF NEW.highest_former_role IS NOT NULL
+         AND (kept IS NULL OR ${RANK_OF('NEW.highest_former_role')} > ${RANK_OF('kept')}) THEN
+        kept := NEW.highest_former_role;
+      END IF;
+      NEW.highest_former_role := kept;
       RETURN NEW;
     END;
     $$;
+    -- On the column too: no UPDATE lowers or clears what is kept, by mistake or on purpose.
     CREATE TRIGGER users_keep_highest_former_role
-      BEFORE UPDATE OF role ON users
-      FOR EACH ROW WHEN (OLD.role IS DISTINCT FROM NEW.role)
-      EXECUTE FUNCTION users_keep_highest_former_role();
+      BEFORE UPDATE OF role, highest_former_role ON users
+      FOR EACH ROW EXECUTE FUNCTION users_keep_highest_former_role();
 
     UPDATE users
        SET highest_former_role = held.role

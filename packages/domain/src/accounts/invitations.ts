@@ -16,7 +16,7 @@ import { getWorkspace } from '../workspaces.js';
 import { userActor, type AccountUser, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink, type LinkRow } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
-import { assertMayAssign, assertMayInviteAccount } from './permissions.js';
+import { assertMayAssign, assertMayInviteAccount, assignableRoles, mayInviteAccount } from './permissions.js';
 import { lastOwnerConflict, lockOwners, recordRoleChange } from './team.js';
 
 /** Invitations: an owner or admin invites an address with a role; the link signs them up. */
@@ -234,6 +234,7 @@ export async function acceptInvitation(
         .forUpdate()
         .first();
       if (existing?.password_hash) throw alreadyAMember(existing);
+      if (existing) await assertInviterStillMayGive(trx, link, existing);
       if (existing?.role === 'owner' && link.role !== 'owner' && owners.length <= 1) throw lastOwnerConflict();
       const [user] = existing
         ? await trx<AccountUserRow>('users')
@@ -271,6 +272,22 @@ export async function acceptInvitation(
     }
     throw error;
   }
+}
+
+/**
+ * An invitation to the address of a password-less account hands that account over, so the rule
+ * it was sent under (assertMayInviteAccount) is checked again as it is accepted: the account may
+ * have been made an owner since, or made by the operator after the invitation was sent. The
+ * inviter's present role is what counts (one moved down has had their invitations revoked). The
+ * operator's invitations, with or without --actor, are the operator's to give.
+ */
+async function assertInviterStillMayGive(trx: Queryable, link: LinkRow, account: AccountUserRow): Promise<void> {
+  const inviter = await inviterActor(trx, link);
+  if (inviter.type !== 'user' || !inviter.user_id) return;
+  const row = await trx<AccountUserRow>('users').where({ id: inviter.user_id }).first('role');
+  if (row && mayInviteAccount(row.role, account) && assignableRoles(row.role).includes(link.role!)) return;
+  // Not said why: whoever holds the link may be the inviter.
+  throw conflict('This invitation can no longer be accepted: ask an owner of the workspace for a new one.');
 }
 
 /**

@@ -119,17 +119,49 @@ export function assertMayAssign(actorRole: UserRole, role: UserRole): void {
  * Whether someone of `inviterRole` may invite the address of an account the operator made
  * without a password. Accepting gives whoever holds the link that account, so the inviter must
  * be able to give every role it has held here, not only its present one: the rule a copied reset
- * link follows (mayCopyResetLinkFor), for the same reason.
+ * link follows (mayCopyResetLinkFor), for the same reason. Checked when the invitation is sent
+ * and again when it is accepted, since the account's role may change in between.
  */
+export function mayInviteAccount(
+  inviterRole: UserRole,
+  account: { role: UserRole; highest_former_role: UserRole | null },
+): boolean {
+  return ASSIGNABLE[inviterRole].includes(higherRole(account.role, account.highest_former_role));
+}
+
+/** mayInviteAccount, refused in words: the role table's, or the role the account held before. */
 export function assertMayInviteAccount(
   inviterRole: UserRole,
   account: { email: string; role: UserRole; highest_former_role: UserRole | null },
 ): void {
   assertMayAssign(inviterRole, account.role);
-  const held = higherRole(account.role, account.highest_former_role);
-  if (!ASSIGNABLE[inviterRole].includes(held)) {
+  if (!mayInviteAccount(inviterRole, account)) {
+    const held = higherRole(account.role, account.highest_former_role);
     throw forbidden(
       `${account.email} has been ${ONE[held]} of this workspace: only ${giversOf(held)} can invite that address.`,
     );
+  }
+}
+
+/**
+ * Whether `maker` may make a password-reset link for `target` on the Team page: someone whose
+ * role they may give (the role table), and, when it would be shown to copy rather than emailed,
+ * their own account or one that never held a role at or above theirs (mayCopyResetLinkFor). The
+ * route's guard and GET /team's `can_make_reset_link` both read it, so the page offers Reset link
+ * exactly where it works.
+ */
+export function mayMakeResetLinkFor(
+  maker: { id: string; role: UserRole },
+  target: { id: string; role: UserRole; highest_former_role: UserRole | null },
+  emailed: boolean,
+): boolean {
+  if (!ASSIGNABLE[maker.role].includes(target.role)) return false;
+  return emailed || target.id === maker.id || mayCopyResetLinkFor(maker.role, target);
+}
+
+/** Why `actorRole` may not make a reset link for someone of `role` at all: the role table's words. */
+export function assertMayMakeResetLinkFor(actorRole: UserRole, role: UserRole): void {
+  if (!ASSIGNABLE[actorRole].includes(role)) {
+    throw forbidden(`Only ${giversOf(role)} can make a reset link for ${ONE[role]}.`);
   }
 }

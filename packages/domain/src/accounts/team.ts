@@ -5,7 +5,7 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator } from '../validate.js';
 import { findWorkspaceUser, toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
 import { revokeOwnResetLinks, revokeResetLinksMadeBy } from './password-reset.js';
-import { assertMayAssign, assignableRoles, resetLinkRoles } from './permissions.js';
+import { assertMayAssign, assignableRoles, mayMakeResetLinkFor, resetLinkRoles } from './permissions.js';
 import { revokeUserSessions } from './sessions.js';
 
 /**
@@ -20,9 +20,22 @@ import { revokeUserSessions } from './sessions.js';
  * for others (password-reset.ts).
  */
 
-export async function listMembers(db: Queryable, workspaceId: string): Promise<AccountUser[]> {
+/**
+ * The workspace's people as `viewer` sees them on the Team page: each with whether the viewer may
+ * make them a reset link (`emailed`: this service sends email), so the page offers Reset link
+ * only where it works.
+ */
+export async function listMembers(
+  db: Queryable,
+  workspaceId: string,
+  viewer: { id: string; role: UserRole },
+  emailed: boolean,
+): Promise<Array<AccountUser & { can_make_reset_link: boolean }>> {
   const rows = await db<AccountUserRow>('users').where({ workspace_id: workspaceId }).orderBy('created_at').limit(1000);
-  return rows.map(toAccountUser);
+  return rows.map((row) => ({
+    ...toAccountUser(row),
+    can_make_reset_link: mayMakeResetLinkFor(viewer, row, emailed),
+  }));
 }
 
 /** Locks the workspace's owners: every change that could leave it without one takes this first. */

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { inTransaction, type Queryable } from '@retention/db';
 import {
-  assertMayAssign,
+  assertMayMakeResetLinkFor,
+  can,
   changeMemberRole,
   createResetLink,
   findWorkspaceUser,
@@ -11,7 +12,7 @@ import {
   inviteMember,
   listMembers,
   listOpenInvitations,
-  mayCopyResetLinkFor,
+  mayMakeResetLinkFor,
   removeMember,
   revokeInvitation,
 } from '@retention/domain';
@@ -26,8 +27,13 @@ export function teamRoutes(context: DashboardContext): Router {
   const { db } = context;
 
   router.get('/team', async (_req, res) => {
-    const { workspaceId } = signedIn(res);
-    res.json({ members: await listMembers(db, workspaceId), invitations: await listOpenInvitations(db, workspaceId) });
+    const { user, workspaceId } = signedIn(res);
+    // A member manages no one: no Reset link is theirs to make, whatever the table says.
+    const viewer = can(user.role, 'manage_team') ? user : { id: user.id, role: 'member' as const };
+    res.json({
+      members: await listMembers(db, workspaceId, viewer, context.mailer !== null),
+      invitations: await listOpenInvitations(db, workspaceId),
+    });
   });
 
   router.post('/team/invitations', allow('manage_team'), async (req, res) => {
@@ -110,11 +116,11 @@ export function teamRoutes(context: DashboardContext): Router {
   router.post('/team/members/:id/reset-link', allow('manage_team'), async (req, res) => {
     const { user, workspaceId } = signedIn(res);
     // A link shown to copy is the account itself: for oneself, or someone whose every role here,
-    // present and former, is below one's own.
-    const mayCopy = (target: AccountUserRow) => target.id === user.id || mayCopyResetLinkFor(user.role, target);
+    // present and former, is below one's own (mayMakeResetLinkFor, which GET /team answers too).
+    const mayCopy = (target: AccountUserRow) => mayMakeResetLinkFor(user, target, false);
     const targetFor = async (q: Queryable) => {
       const target = await findWorkspaceUser(q, workspaceId, String(req.params.id));
-      assertMayAssign(user.role, target.role);
+      assertMayMakeResetLinkFor(user.role, target.role);
       if (!context.mailer && !mayCopy(target)) throw forbidden(copyRefusal(user.role, target));
       return target;
     };
@@ -152,7 +158,7 @@ function copyRefusal(makerRole: UserRole, target: AccountUserRow): string {
     held === 'owner' || makerRole === 'owner'
       ? 'Ask whoever runs this service for one (the CLI’s user reset-link makes it)'
       : 'Ask an owner';
-  const rule = 'Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself';
+  const rule = 'This service sends no email, so a reset link is shown to copy, and it is the account itself';
   if (held === target.role) {
     return `${rule}: you may make one only for someone whose role is below yours. ${ask}, or have email set up.`;
   }

@@ -122,6 +122,13 @@ describe('email over SMTP', () => {
     const colleague = await makeUser(database.current.db, workspace.id, 'admin');
     const colleagueReset = await call('POST', `/team/members/${colleague.id}/reset-link`, { cookie: admin.cookie });
     expect(colleagueReset.body).toEqual({ emailed: true, expires_at: expect.any(String) });
+    // So the Team page offers it for them, and not for the owner, whose role the admin cannot give.
+    const listed = (await call('GET', '/team', { cookie: admin.cookie })).body.members as Array<{
+      id: string;
+      can_make_reset_link: boolean;
+    }>;
+    expect(listed.find((person) => person.id === colleague.id)?.can_make_reset_link).toBe(true);
+    expect(listed.find((person) => person.id === owner.id)?.can_make_reset_link).toBe(false);
 
     const before = received.length;
     // The same answer for an unknown address and a member's: email is sent by this service.

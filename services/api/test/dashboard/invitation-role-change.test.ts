@@ -152,6 +152,56 @@ describe('accepting an invitation that changes an existing account’s role', ()
     expect((await invite(owner.cookie)).status).toBe(201);
   });
 
+  it('is checked again as it is accepted: an account made an owner since the admin sent it is not handed over', async () => {
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Owner since');
+    const account = await createUser(api.current.db, {
+      workspace_id: workspace.id,
+      email: 'later-owner@example.com',
+      role: 'member',
+    });
+    const sent = await call('POST', '/team/invitations', {
+      cookie: admin.cookie,
+      body: { email: 'later-owner@example.com', role: 'member' },
+    });
+    expect(sent.status).toBe(201);
+    // Made an owner and back: the admin may not invite that address now, nor hand it over with
+    // the invitation sent before.
+    for (const role of ['owner', 'member']) {
+      const changed = await call('PATCH', `/team/members/${account.id}`, { cookie: owner.cookie, body: { role } });
+      expect(changed.status).toBe(200);
+    }
+    const accept = (url: string) =>
+      call('POST', `/invitations/${tokenOf(url)}/accept`, { body: { name: 'Taker', password: PASSWORD } });
+    const refused = await accept(sent.body.invite_url);
+    expect([refused.status, refused.body.error]).toEqual([
+      409,
+      {
+        type: 'conflict',
+        message: 'This invitation can no longer be accepted: ask an owner of the workspace for a new one.',
+      },
+    ]);
+    expect(await api.current.db('users').where({ id: account.id }).first('password_hash', 'role')).toEqual({
+      password_hash: null,
+      role: 'member',
+    });
+
+    // The operator made an owner account at an address an admin had invited: not the admin's to give.
+    const early = await call('POST', '/team/invitations', {
+      cookie: admin.cookie,
+      body: { email: 'boss@example.com', role: 'admin' },
+    });
+    expect(early.status).toBe(201);
+    await createUser(api.current.db, { workspace_id: workspace.id, email: 'boss@example.com', role: 'owner' });
+    expect((await accept(early.body.invite_url)).status).toBe(409);
+
+    // An owner's invitation to the same address is theirs to give.
+    const byOwner = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'later-owner@example.com', role: 'member' },
+    });
+    expect((await accept(byOwner.body.invite_url)).status).toBe(200);
+  });
+
   it('records no role change when the role stays, or for a new account', async () => {
     const { owner, workspace } = await team(api.current.db, call, 'Same role');
     await createUser(api.current.db, { workspace_id: workspace.id, email: 'same@example.com', role: 'member' });

@@ -112,7 +112,7 @@ describe('open password-reset links', () => {
       403,
       {
         type: 'forbidden',
-        message: `${fellow.email} was an admin here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: only an owner may make one for them. Ask an owner, or have email set up.`,
+        message: `${fellow.email} was an admin here before. This service sends no email, so a reset link is shown to copy, and it is the account itself: only an owner may make one for them. Ask an owner, or have email set up.`,
       },
     ]);
     expect(refused.body).not.toHaveProperty('reset_url');
@@ -140,11 +140,54 @@ describe('open password-reset links', () => {
     const notForOwner = await copy(owner.cookie, partner.id);
     expect([notForOwner.status, notForOwner.body.error.message]).toEqual([
       403,
-      `${partner.email} was an owner here before. Without email set up (SMTP_URL), a reset link is shown to copy, and it is the account itself: no one here may make one for them. Ask whoever runs this service for one (the CLI’s user reset-link makes it), or have email set up.`,
+      `${partner.email} was an owner here before. This service sends no email, so a reset link is shown to copy, and it is the account itself: no one here may make one for them. Ask whoever runs this service for one (the CLI’s user reset-link makes it), or have email set up.`,
     ]);
     // Someone only ever a member is the admin's to copy, as before.
     const newcomer = await makeUser(api.current.db, workspace.id, 'member');
     expect(await isOpen(await resetLink(admin.cookie, newcomer.id))).toBe(true);
+  });
+
+  it('are offered by GET /team exactly where they would be made: can_make_reset_link for each person, as the viewer', async () => {
+    const { owner, admin, member, workspace } = await team(api.current.db, call, 'Offered');
+    const fellow = await makeUser(api.current.db, workspace.id, 'admin');
+    expect(
+      (await call('PATCH', `/team/members/${fellow.id}`, { cookie: owner.cookie, body: { role: 'member' } })).status,
+    ).toBe(200);
+    const offered = async (cookie: string) => {
+      const listed = await call('GET', '/team', { cookie });
+      expect(listed.status).toBe(200);
+      return Object.fromEntries(
+        (listed.body.members as Array<{ id: string; can_make_reset_link: boolean }>).map((person) => [
+          person.id,
+          person.can_make_reset_link,
+        ]),
+      );
+    };
+    // No email here: a link to copy, only for someone who never held the viewer's role or above.
+    expect(await offered(admin.cookie)).toEqual({
+      [owner.id]: false,
+      [admin.id]: true,
+      [member.id]: true,
+      [fellow.id]: false,
+    });
+    expect(await offered(owner.cookie)).toEqual({
+      [owner.id]: true,
+      [admin.id]: true,
+      [member.id]: true,
+      [fellow.id]: true,
+    });
+    // A member manages no one.
+    expect(Object.values(await offered(member.cookie))).toEqual([false, false, false, false]);
+    // And each answer is what the link's own route does.
+    for (const [id, expected] of Object.entries(await offered(admin.cookie))) {
+      const made = await call('POST', `/team/members/${id}/reset-link`, { cookie: admin.cookie });
+      expect([id, made.status === 200]).toEqual([id, expected]);
+    }
+    const forOwner = await call('POST', `/team/members/${owner.id}/reset-link`, { cookie: admin.cookie });
+    expect(forOwner.body.error).toEqual({
+      type: 'forbidden',
+      message: 'Only owners can make a reset link for an owner.',
+    });
   });
 
   it('are refused for an account moved down by a release that does not know the roles held before (a rolling deploy)', async () => {

@@ -185,8 +185,14 @@ export interface Invitation {
   expires_at: string;
 }
 
+/** A person on the Team page, with what the viewer may do for them (GET /team). */
+export interface TeamMember extends User {
+  /** Whether the viewer may make them a reset link: Reset link is offered only then. */
+  can_make_reset_link: boolean;
+}
+
 export interface Team {
-  members: User[];
+  members: TeamMember[];
   invitations: Invitation[];
 }
 

@@ -45,13 +45,14 @@ export default function ForgotPassword() {
       ) : sent ? (
         <p role="status">
           This service does not send email, so no link was sent. Ask an owner or admin of your workspace for a reset
-          link.
+          link, or whoever runs this service if you are or have been an owner.
         </p>
       ) : emails === false ? (
         <p role="status">
-          This service does not send email, so it cannot send you a link. Ask an owner or admin of your workspace to
-          make you one: they find Reset link beside your name in Settings, Team. The only owner of a workspace asks
-          whoever runs this service, who can make one too.
+          This service does not send email, so it cannot send you a link. Ask someone in your workspace whose role is
+          above every role you have held there (an owner, or an admin if you have only ever been a member) to make you
+          one: they find Reset link beside your name in Settings, Team. If you are or have been an owner, ask whoever
+          runs this service, who can make one too.
         </p>
       ) : (
         <form className="stack" onSubmit={submit}>

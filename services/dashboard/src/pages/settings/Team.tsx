@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
-import type { ApiToken, Invitation, List, Role, Team as TeamData, User } from '../../api/types.js';
+import type { ApiToken, Invitation, List, Role, Team as TeamData, TeamMember, User } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
@@ -246,7 +246,7 @@ function inviterLabel(invitation: Invitation): string {
 
 export default function Team() {
   const { me, refresh } = useSession();
-  const { manage_team: canManage, assignable_roles: roles, reset_link_roles: resetRoles } = me.permissions;
+  const { manage_team: canManage, assignable_roles: roles } = me.permissions;
   const team = useLoad((signal) => api<TeamData>('GET', '/team', { signal }), 'team');
   const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<User | null>(null);
@@ -327,7 +327,7 @@ export default function Team() {
   /** An admin manages admins and members only; nobody removes themselves here. */
   const manageable = (user: User) => canManage && user.id !== me.user.id && roles.includes(user.role);
 
-  const memberColumns: Column<User>[] = [
+  const memberColumns: Column<TeamMember>[] = [
     { header: 'Name', cell: (user) => <Clipped text={user.name} /> },
     { header: 'Email', cell: (user) => <Clipped text={user.email} />, fill: true },
     {
@@ -360,7 +360,9 @@ export default function Team() {
       cell: (user) =>
         manageable(user) && (
           <>
-            {resetRoles.includes(user.role) && (
+            {/* Only where the server would make one: not for someone who held a role at or
+                above the viewer's, when the link would be shown to copy (GET /team). */}
+            {user.can_make_reset_link && (
               <>
                 <button type="button" className="button small" onClick={() => makeResetLink(user)}>
                   Reset link
