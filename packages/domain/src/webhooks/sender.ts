@@ -350,7 +350,8 @@ const TLS_PROBLEMS: Record<string, string> = {
   UNABLE_TO_GET_ISSUER_CERT: `the receiver's certificate is not from a trusted authority; ${NOT_PUBLIC}`,
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: `the receiver's certificate is not from a trusted authority; ${NOT_PUBLIC}`,
   UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-    "the receiver's certificate could not be traced to a trusted authority: send its intermediate certificates with it",
+    "the receiver's certificate could not be traced to a trusted authority: send its intermediate certificates with it, " +
+    `or, if it is from a private authority, ${NOT_PUBLIC}`,
   CERT_HAS_EXPIRED: "the receiver's certificate has expired",
   CERT_NOT_YET_VALID: "the receiver's certificate is not valid yet",
   ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's certificate is not for this host name",

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -46,6 +46,54 @@ export async function createTestCertificate(): Promise<TestCertificate> {
     cert: await readFile(certPath),
     certPath,
     keyPath,
+    remove: () => rm(directory, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * A certificate for 127.0.0.1 signed by a private authority made for it (no intermediate sent):
+ * what a receiver inside a company's own PKI serves. Node says UNABLE_TO_VERIFY_LEAF_SIGNATURE.
+ */
+export async function createPrivateCaCertificate(): Promise<{ key: Buffer; cert: Buffer; remove(): Promise<void> }> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'retention-private-ca-'));
+  const file = (name: string) => path.join(directory, name);
+  const run = (...args: string[]) => promisify(execFile)('openssl', args);
+  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  await run(
+    'req',
+    '-x509',
+    ...ecKey,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=Private CA',
+  );
+  await run('req', ...ecKey, '-keyout', file('leaf.key'), '-out', file('leaf.csr'), '-subj', '/CN=127.0.0.1');
+  await writeFile(file('leaf.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  await run(
+    'x509',
+    '-req',
+    '-in',
+    file('leaf.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    file('leaf.pem'),
+    '-days',
+    '1',
+    '-extfile',
+    file('leaf.ext'),
+  );
+  return {
+    key: await readFile(file('leaf.key')),
+    cert: await readFile(file('leaf.pem')),
     remove: () => rm(directory, { recursive: true, force: true }),
   };
 }
