@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { conflict, Email, OneOf, toIsoMillis, USER_ROLES, Uuid, type UserRole } from '@retention/core';
+import { conflict, OneOf, toIsoMillis, USER_ROLES, Uuid, type UserRole } from '@retention/core';
 import { inTransaction, pgErrorCode, type Db } from '@retention/db';
 import { OPERATOR, recordSecurityEvent, type Actor } from './security-log.js';
 import { getWorkspace } from './workspaces.js';
 import { inputValidator } from './validate.js';
+import { AccountEmailInput } from './accounts/account-email.js';
 
 export interface User {
   id: string;
@@ -34,7 +35,10 @@ export function toUser(row: UserRow): User {
 }
 
 const validateCreate = inputValidator(
-  Type.Object({ workspace_id: Uuid(), email: Email(), role: OneOf(USER_ROLES) }, { additionalProperties: false }),
+  Type.Object(
+    { workspace_id: Uuid(), email: AccountEmailInput(), role: OneOf(USER_ROLES) },
+    { additionalProperties: false },
+  ),
 );
 
 export async function createUser(

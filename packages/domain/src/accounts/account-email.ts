@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+
 /**
  * The one spelling of an email an account is looked up and limited by: printable ASCII,
  * lower-cased. Accounts only ever get ASCII addresses (users and invitations are validated by
@@ -14,3 +16,17 @@ export function accountEmail(email: unknown): string | null {
   // ASCII only, so this lower-cases A-Z and nothing else, as PostgreSQL's lower() does.
   return email.toLowerCase();
 }
+
+/**
+ * An address a new account or invitation may have: the `email` format, and at most 64 characters
+ * before the @ and 254 in all, the limits of RFC 5321 (a mail server may refuse a longer one,
+ * and the invitation or reset email would never arrive). Addresses stored before the rule still
+ * sign in: it is checked only where an address is first given.
+ */
+export const AccountEmailInput = () =>
+  Type.String({
+    format: 'email',
+    maxLength: 254,
+    pattern: '^[^@]{1,64}@',
+    errorMessage: 'must be an email address such as ann@example.com, at most 64 characters before the @',
+  });

@@ -1,18 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import {
-  conflict,
-  Email,
-  notFound,
-  OneOf,
-  toIsoMillis,
-  USER_ROLES,
-  type ServiceError,
-  type UserRole,
-} from '@retention/core';
+import { conflict, notFound, OneOf, toIsoMillis, USER_ROLES, type ServiceError, type UserRole } from '@retention/core';
 import { inTransaction, pgErrorCode, type Db, type Queryable } from '@retention/db';
 import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid, inputValidator, NameInput } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
+import { AccountEmailInput } from './account-email.js';
 import { userActor, type AccountUser, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink, type LinkRow } from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
@@ -32,7 +24,7 @@ export interface Invitation {
 }
 
 const validateInvite = inputValidator(
-  Type.Object({ email: Email(), role: OneOf(USER_ROLES) }, { additionalProperties: false }),
+  Type.Object({ email: AccountEmailInput(), role: OneOf(USER_ROLES) }, { additionalProperties: false }),
 );
 
 /**

@@ -104,3 +104,22 @@ describe('migration 0027 over invitations pending twice for one address', () => 
     expect(revoked.revoked_at).not.toBeNull();
   });
 });
+
+describe('an invitation to an address longer than mail allows', () => {
+  it('is refused at the field: at most 64 characters before the @ (RFC 5321), so its email could arrive', async () => {
+    const { owner } = await team(api.current.db, call, 'Long address');
+    const invite = (email: string) =>
+      call('POST', '/team/invitations', { cookie: owner.cookie, body: { email, role: 'member' } });
+    const refused = await invite(`${'a'.repeat(65)}@example.com`);
+    expect([refused.status, refused.body.error]).toEqual([
+      400,
+      {
+        type: 'invalid_param',
+        message: 'email: must be an email address such as ann@example.com, at most 64 characters before the @',
+        param: 'email',
+      },
+    ]);
+    expect((await invite(`${'a'.repeat(300)}@example.com`)).status).toBe(400);
+    expect((await invite(`${'a'.repeat(64)}@example.com`)).status).toBe(201);
+  });
+});
