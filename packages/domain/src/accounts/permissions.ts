@@ -87,13 +87,23 @@ const DOES: Record<Permission, string> = {
 };
 const PLURAL: Record<UserRole, string> = { owner: 'owners', admin: 'admins', member: 'members' };
 
+/**
+ * What a permission lets one read, where a read needs it: an admin who only opened the Processor
+ * page was told owners may "change" it.
+ */
+const READS: Partial<Record<Permission, string>> = {
+  manage_processor: 'see the payment processor connection',
+};
+
 /** "Only owners and admins can manage API tokens.": the roles read off the role table. */
-function refusalFor(permission: Permission): string {
-  return `Only ${rolesInWords((Object.keys(GRANTS) as UserRole[]).filter((role) => can(role, permission)))} can ${DOES[permission]}.`;
+function refusalFor(permission: Permission, reading: boolean): string {
+  const does = (reading && READS[permission]) || DOES[permission];
+  return `Only ${rolesInWords((Object.keys(GRANTS) as UserRole[]).filter((role) => can(role, permission)))} can ${does}.`;
 }
 
-export function assertCan(role: UserRole, permission: Permission): void {
-  if (!can(role, permission)) throw forbidden(refusalFor(permission));
+/** `reading`: the request only reads (a GET), said so in the refusal where the words differ. */
+export function assertCan(role: UserRole, permission: Permission, reading = false): void {
+  if (!can(role, permission)) throw forbidden(refusalFor(permission, reading));
 }
 
 /** "owners and admins": the roles listed, as a refusal names them. */

@@ -123,7 +123,7 @@ export function signedIn(res: Response): SignedIn {
  */
 export function allow(permission: Permission): RequestHandler {
   return (req, res, next) => {
-    assertCan(signedIn(res).user.role, permission);
+    assertCan(signedIn(res).user.role, permission, req.method === 'GET' || req.method === 'HEAD');
     assertReadableBody(req.body);
     next();
   };

@@ -118,6 +118,20 @@ describe('every state-changing route', () => {
     expect((await call('GET', '/me', { cookie: mine.owner.cookie })).status).toBe(200);
   });
 
+  it('says "see" to an admin who only reads an owner’s page, and "change" to one who changes it', async () => {
+    const { admin } = await team(api.current.db, call, 'Reads');
+    const read = await call('GET', '/processor', { cookie: admin.cookie });
+    expect([read.status, read.body.error]).toEqual([
+      403,
+      { type: 'forbidden', message: 'Only owners can see the payment processor connection.' },
+    ]);
+    const change = await call('POST', '/processor/disconnect', { cookie: admin.cookie, body: {} });
+    expect([change.status, change.body.error?.message]).toEqual([
+      403,
+      'Only owners can change the payment processor connection.',
+    ]);
+  });
+
   it('tells a member a route is not theirs (403) before anything about the body they sent', async () => {
     const { mine, my } = await world();
     const before = await securityLogSize();
