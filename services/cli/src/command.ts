@@ -44,6 +44,21 @@ export interface Command<O extends OptionsSpec = OptionsSpec> {
  */
 export class UsageError extends Error {}
 
+/**
+ * A command that ran, whose result the caller asked to hear of as a failure (`webhook test
+ * --fail` when the receiver did not answer 2xx): the runner prints `output` on stdout as for a
+ * success, then the error document (`type`, `message`) on stderr, and exits 1.
+ */
+export class FailedResult extends Error {
+  constructor(
+    readonly output: unknown,
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Keeps each command's option types tied to its handler. */
 export function defineCommand<O extends OptionsSpec>(command: Command<O>): Command {
   return command;

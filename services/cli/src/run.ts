@@ -2,12 +2,13 @@ import { ConfigError, loadConfig, localBaseUrlWarning, ServiceError, type Config
 import { createDb, describeConnectionFailure, isConnectionError, isDatabaseSetupError, type Db } from '@retention/db';
 import { announceTokenChange, createRedis, waitForRedis, type Redis } from '@retention/runtime';
 import { COMMANDS } from './commands/index.js';
-import { UsageError, usageOf, type CliContext, type Command } from './command.js';
+import { FailedResult, UsageError, usageOf, type CliContext, type Command } from './command.js';
 import { readInputFile } from './input-file.js';
 
 /**
  * Runs one CLI invocation: prints one JSON document on stdout and returns 0, or prints
- * `{"error":{"type","message"}}` on stderr and returns 1 (2 for a usage error).
+ * `{"error":{"type","message"}}` on stderr and returns 1 (2 for a usage error). A command whose
+ * result is a failure it was asked to report (FailedResult) prints that result on stdout too.
  */
 
 export interface CliIo {
@@ -63,6 +64,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (warning) io.stderr(`${JSON.stringify({ warning })}\n`);
     return 0;
   } catch (error) {
+    if (error instanceof FailedResult) io.stdout(`${JSON.stringify(error.output, null, 2)}\n`);
     const { code, type, message } = exitStatusFor(error, io.env);
     io.stderr(`${JSON.stringify({ error: { type, message } })}\n`);
     return code;
@@ -172,6 +174,7 @@ function parseOptions(command: Command, args: string[]) {
 function exitStatusFor(error: unknown, env: CliIo['env']): { code: number; type: string; message: string } {
   if (error instanceof UsageError) return { code: 2, type: 'invalid_param', message: error.message };
   if (error instanceof ServiceError) return { code: 1, type: error.type, message: error.message };
+  if (error instanceof FailedResult) return { code: 1, type: error.type, message: error.message };
   if (error instanceof ConfigError) return { code: 1, type: 'invalid_param', message: error.message };
   if (error instanceof TokenChangeNotAnnounced) return { code: 1, type: 'redis_error', message: error.message };
   // Unreachable, missing, refusing the login, or never migrated: all say what to do next.

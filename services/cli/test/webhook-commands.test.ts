@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { createEndpoint as addEndpoint, loadFixtures } from '@retention/domain';
@@ -279,5 +280,101 @@ describe('webhook commands', () => {
       code: 1,
       error: { type: 'invalid_param', message: expect.stringMatching(/--limit must be an integer between 1 and 1000/) },
     });
+  }, 60_000);
+});
+
+/**
+ * `webhook test --fail`: a receiver that fails is a result (exit 0, the contract's output), and a
+ * script that asks with --fail gets exit 1 and one line on stderr as well, the attempt still on
+ * stdout. Against real receivers: an HTTPS server that answers 500 or 204, and a port nobody
+ * listens on.
+ */
+describe('webhook test --fail', () => {
+  let env: Record<string, string>;
+
+  beforeAll(() => {
+    env = {
+      DATABASE_URL: database.current.url,
+      BASE_URL,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      NODE_EXTRA_CA_CERTS: certificate.certPath,
+    };
+  });
+
+  async function endpointAt(url: string): Promise<{ id: string; secret: string }> {
+    const created = await run(
+      ...['webhook', 'create', '--workspace', workspace, '--actor', owner],
+      '--name',
+      'T',
+      '--url',
+      url,
+    );
+    expect(created.code).toBe(0);
+    return created.json;
+  }
+
+  const sendTest = (id: string, ...extra: string[]) =>
+    runCli(['webhook', 'test', '--id', id, '--actor', owner, ...extra], env);
+
+  it('exits 1 with one line on stderr when the receiver answers 500, the attempt still on stdout', async () => {
+    const endpoint = await endpointAt(receiver.url('/fail-500'));
+    receiver.route('/fail-500', { secret: endpoint.secret, behaviour: { kind: 'status', status: 500, body: 'down' } });
+
+    // Without --fail, as the contract has it: the failed attempt is the command's result.
+    const plain = await sendTest(endpoint.id);
+    expect(plain).toMatchObject({ code: 0, stderr: '', json: { outcome: 'failed', http_status: 500 } });
+
+    const failed = await sendTest(endpoint.id, '--fail');
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      object: 'webhook_attempt',
+      event_type: 'ping',
+      outcome: 'failed',
+      http_status: 500,
+      error: 'HTTP 500',
+      response_body: 'down',
+    });
+    expect(failed.stderr.split('\n')).toEqual([expect.any(String), '']);
+    expect(failed.error).toEqual({
+      type: 'delivery_failed',
+      message: 'The test delivery failed: HTTP 500. The attempt is on stdout and in the delivery log.',
+    });
+    expect(receiver.requestsTo('/fail-500')).toHaveLength(2);
+    expect(receiver.problems()).toEqual([]);
+    // Both attempts are in the log, as every Send test is.
+    expect((await run('webhook', 'deliveries', '--id', endpoint.id)).json.data).toHaveLength(2);
+  }, 60_000);
+
+  it('exits 1 when nothing answers at the URL', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const endpoint = await endpointAt(`https://localhost:${port}/nobody`);
+    const failed = await sendTest(endpoint.id, '--fail');
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ outcome: 'failed', http_status: null });
+    expect(failed.error).toEqual({
+      type: 'delivery_failed',
+      message: expect.stringMatching(
+        /^The test delivery failed: .+\. The attempt is on stdout and in the delivery log\.$/,
+      ),
+    });
+    expect(failed.stderr.trim()).not.toContain('\n');
+  }, 60_000);
+
+  it('exits 0 with nothing on stderr when the receiver answers 2xx', async () => {
+    const endpoint = await endpointAt(receiver.url('/ok-204'));
+    receiver.route('/ok-204', { secret: endpoint.secret, behaviour: { kind: 'status', status: 204 } });
+    const passed = await sendTest(endpoint.id, '--fail');
+    expect(passed).toMatchObject({
+      code: 0,
+      stderr: '',
+      json: { outcome: 'succeeded', http_status: 204, error: null },
+    });
+    expect(receiver.requestsTo('/ok-204')).toHaveLength(1);
+    expect(receiver.problems()).toEqual([]);
   }, 60_000);
 });

@@ -21,7 +21,7 @@ import {
 } from '@retention/domain';
 import type { Config } from '@retention/core';
 import type { Db } from '@retention/db';
-import { defineCommand } from '../command.js';
+import { defineCommand, FailedResult } from '../command.js';
 import { durationSeconds, eventTypes, flag, integer, pastTimestamp, text, uuid } from '../options.js';
 
 /** An endpoint's name and URL, as create and update take them. */
@@ -116,12 +116,25 @@ export const webhookCommands = [
   endpointAction('webhook delete', 'Delete an endpoint and its delivery log', deleteEndpoint),
   defineCommand({
     name: 'webhook test',
-    summary: 'Send test: POST a signed ping to the endpoint now; prints the result, recorded in the log',
-    options: { id: uuid('E').required(), actor: uuid('U').required() },
-    run: (context, options) =>
-      withSender(context.config, (sender) =>
+    summary:
+      'Send test: POST a signed ping to the endpoint now; prints the result, recorded in the log. ' +
+      'A receiver that fails is a result (exit 0); with --fail it exits 1 (delivery_failed)',
+    options: { id: uuid('E').required(), actor: uuid('U').required(), fail: flag() },
+    run: async (context, options) => {
+      const attempt = await withSender(context.config, (sender) =>
         sendTestWebhook(context.db(), context.config.secretsKey, sender, options.id, options.actor),
-      ),
+      );
+      // The contract's output either way (operator-cli.md); --fail adds the exit status a
+      // script tests.
+      if (options.fail && attempt.outcome !== 'succeeded') {
+        throw new FailedResult(
+          attempt,
+          'delivery_failed',
+          `The test delivery failed: ${attempt.error ?? attempt.outcome}. The attempt is on stdout and in the delivery log.`,
+        );
+      }
+      return attempt;
+    },
   }),
   defineCommand({
     name: 'webhook deliveries',
