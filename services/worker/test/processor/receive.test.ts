@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
 import Stripe from 'stripe';
 import { connectProcessor, createWorkspace, listSecurityEvents, OPERATOR, processorStatus } from '@retention/domain';
-import { eventually, runCli, testSecretsKey, useTestDatabase } from '@retention/testkit';
+import { eventually, REPO_ROOT, runCli, testSecretsKey, useTestDatabase } from '@retention/testkit';
 import { startApiInstance, type ApiInstance } from '../../../api/test/api-instance.js';
 import {
   FakeStripe,
@@ -214,6 +216,14 @@ describe('POST /processor/stripe/:connection_id', () => {
   });
 });
 
+/** The cell that says what a command of docs/operator-cli.md's table prints, by its usage. */
+function documentedRow(usage: string): string {
+  const page = readFileSync(path.join(REPO_ROOT, 'docs/operator-cli.md'), 'utf8');
+  const line = page.split('\n').find((text) => text.startsWith(`| \`${usage}\` |`));
+  if (!line) throw new Error(`docs/operator-cli.md has no row for ${usage}`);
+  return line;
+}
+
 describe('processor commands', () => {
   let stripe: FakeStripe;
   const apiKey = newApiKey();
@@ -298,6 +308,18 @@ describe('processor commands', () => {
       webhook_url: connected.json.webhook_url,
     });
     expect(status.json).toHaveProperty('backfill.counts');
+    // docs/operator-cli.md's row for the command names every field it printed, and those of
+    // deliveries_refused (it was left out of the row): the page cannot drift from the output.
+    const documented = documentedRow('processor status --workspace W');
+    const named = (field: string) => new RegExp(`\\b${field}\\b`).test(documented);
+    const undocumented = [
+      ...Object.keys(status.json).filter((field) => !named(field)),
+      ...Object.keys(status.json.deliveries_refused)
+        .filter((field) => !named(field))
+        .map((field) => `deliveries_refused.${field}`),
+    ];
+    expect(undocumented).toEqual([]);
+    expect(documented).toMatch(/deliveries_refused: null or \{count, since, last_at, none_accepted_since, message\}/);
 
     const again = await cli(['processor', 'sync', '--workspace', workspace.id]);
     // A backfill just queued by connect is still queued (no worker here): one run at a time.
