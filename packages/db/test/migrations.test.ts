@@ -735,6 +735,91 @@ describe('migrations', () => {
     }
   });
 
+  it('0036-reset-link-operator marks the open links the operator CLI made, by the security log, and refuses a mark elsewhere', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateUpTo(db, '0036-reset-link-operator');
+      const migration = MIGRATIONS.find((m) => m.name === '0036-reset-link-operator')!;
+      const [workspace] = await db('workspaces').insert({ name: 'Links' }).returning<Array<{ id: string }>>('id');
+      const user = async (email: string, role: string) =>
+        (
+          await db('users').insert({ workspace_id: workspace!.id, email, role }).returning<Array<{ id: string }>>('id')
+        )[0]!.id;
+      const owner = await user('owner@example.com', 'owner');
+      const member = await user('member@example.com', 'member');
+      // A reset link and, when someone made it, its security-log entry: in one transaction, as
+      // createResetLink writes them (the same now()), by the operator or by a member on the Team
+      // page.
+      const link = (maker: 'operator' | 'owner' | null, open = true) =>
+        db.transaction(async (trx) => {
+          const [row] = await trx('account_links')
+            .insert({
+              workspace_id: workspace!.id,
+              kind: 'password_reset',
+              email: 'member@example.com',
+              user_id: member,
+              created_by: maker === 'owner' ? owner : null,
+              token_hash: randomBytes(32).toString('hex'),
+              expires_at: new Date(Date.now() + (open ? 3_600_000 : -1_000)),
+            })
+            .returning<Array<{ id: string }>>('id');
+          if (maker) {
+            await trx('security_events').insert({
+              workspace_id: workspace!.id,
+              action: 'account.reset_link_created',
+              actor_type: maker === 'operator' ? 'operator' : 'user',
+              actor_user_id: maker === 'owner' ? owner : null,
+              actor_label: maker === 'operator' ? 'operator CLI' : 'owner@example.com',
+              target_type: 'user',
+              target_id: member,
+            });
+          }
+          return row!.id;
+        });
+      const byOperator = await link('operator');
+      const byOperatorExpired = await link('operator', false);
+      const byOwner = await link('owner');
+      const asked = await link(null);
+
+      await db.transaction((trx) => migration.up(trx, KEY));
+      const marks = async (...ids: string[]) =>
+        Promise.all(
+          ids.map(
+            async (id) =>
+              (await db('account_links').where({ id }).first<{ made_by_operator: boolean | null }>('made_by_operator'))
+                .made_by_operator,
+          ),
+        );
+      // Only the open link the operator made is known for sure; nothing else is guessed.
+      expect(await marks(byOperator, byOperatorExpired, byOwner, asked)).toEqual([true, null, null, null]);
+      // The previous release, still running during a rolling deploy, names no mark.
+      const older = await link(null);
+      expect(await marks(older)).toEqual([null]);
+      // A mark is for a reset link with no member as its maker.
+      await expect(db('account_links').where({ id: byOwner }).update({ made_by_operator: true })).rejects.toThrow(
+        /account_links_made_by_operator_reset_only/,
+      );
+      await expect(
+        db('account_links').insert({
+          workspace_id: workspace!.id,
+          kind: 'invitation',
+          email: 'new@example.com',
+          role: 'member',
+          token_hash: randomBytes(32).toString('hex'),
+          expires_at: new Date(Date.now() + 3_600_000),
+          made_by_operator: false,
+        }),
+      ).rejects.toThrow(/account_links_made_by_operator_reset_only/);
+      await db('account_links').where({ id: byOwner }).update({ made_by_operator: false });
+
+      await db.transaction((trx) => migration.down(trx, KEY));
+      expect(await db('account_links').first()).not.toHaveProperty('made_by_operator');
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('0021-reset-link-action renames the reset links made before it, not the resets done, and undoes it', async () => {
     const database = await createEmptyDatabase();
     try {

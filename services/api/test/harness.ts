@@ -31,6 +31,8 @@ interface ApiResponse {
 export interface ApiHarness {
   url: string;
   db: Db;
+  /** The test database's URL (the one `db` opens): for an operator CLI run beside the API. */
+  databaseUrl: string;
   redis: Redis;
   redisKeyPrefix: string;
   /** Log lines the API wrote, parsed. */
@@ -125,6 +127,7 @@ export function useApi(options: HarnessOptions = {}): { readonly current: ApiHar
       url,
       metricsText: () => metrics.registry.metrics(),
       db: database.current.db,
+      databaseUrl: database.current.url,
       redis,
       redisKeyPrefix: prefix,
       logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),

@@ -199,6 +199,8 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   // `step`: records written before migration 0021 told the two apart.
   'account.reset_link_created': { step: hidden },
   'account.reset_link_revoked': { reason, created_by: labelled('Made by') },
+  // `link_made_by`: the address of whoever made the link on the Team page, or "operator CLI" for
+  // `user reset-link`'s (migration 0036); absent when its holder asked for it.
   'account.password_reset': { step: hidden, sessions_ended: sessionsEnded, link_made_by: labelled('Link made by') },
   'account.signed_out_everywhere': { sessions_ended: sessionsEnded },
   'workspace.updated': {

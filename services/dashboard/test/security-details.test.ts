@@ -178,6 +178,20 @@ describe('security log details in words', () => {
     expect(securityDetailsText('account.password_reset', { sessions_ended: 1 })).toEqual(['1 session ended']);
   });
 
+  it("names a reset link's maker: the one on the Team page by address, the operator CLI's as the operator CLI", () => {
+    expect(securityDetailsText('account.password_reset', { sessions_ended: 1, link_made_by: 'ann@acme.test' })).toEqual(
+      ['1 session ended', 'Link made by: ann@acme.test'],
+    );
+    // `user reset-link` (migration 0036 records it), named as the log names the operator CLI as
+    // an actor.
+    expect(securityDetailsText('account.password_reset', { sessions_ended: 1, link_made_by: 'operator CLI' })).toEqual([
+      '1 session ended',
+      'Link made by: operator CLI',
+    ]);
+    // One its holder asked for (Forgot password): no maker.
+    expect(securityDetailsText('account.password_reset', { sessions_ended: 1 })).toEqual(['1 session ended']);
+  });
+
   it('says why a link went with no one asking, migration 0035 included', () => {
     expect(
       securityDetailsText('account.reset_link_revoked', { reason: 'former_role_rule', created_by: 'ann@acme.test' }),

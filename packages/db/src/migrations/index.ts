@@ -34,6 +34,7 @@ import * as processorEventRetention from './0032-processor-event-retention.js';
 import * as attemptUrl from './0033-attempt-url.js';
 import * as highestFormerRole from './0034-highest-former-role.js';
 import * as formerRoleTrigger from './0035-former-role-trigger.js';
+import * as resetLinkOperator from './0036-reset-link-operator.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -83,4 +84,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0033-attempt-url', ...attemptUrl },
   { name: '0034-highest-former-role', ...highestFormerRole },
   { name: '0035-former-role-trigger', ...formerRoleTrigger },
+  { name: '0036-reset-link-operator', ...resetLinkOperator },
 ];

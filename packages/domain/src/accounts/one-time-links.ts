@@ -19,8 +19,16 @@ export interface LinkRow {
   role: UserRole | null;
   user_id: string | null;
   invited_by: string | null;
-  /** Who made a reset link for someone; null when its holder asked for it (Forgot password). */
+  /**
+   * Who made a reset link for someone; null when its holder asked for it (Forgot password) or
+   * the operator CLI made it.
+   */
   created_by: string | null;
+  /**
+   * A reset link the operator CLI made (`user reset-link`); false for other reset links, null for
+   * invitations and for reset links made before migration 0036 (or by the release before it).
+   */
+  made_by_operator: boolean | null;
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
@@ -37,6 +45,7 @@ export async function createLink(
     user_id?: string | null;
     invited_by?: string | null;
     created_by?: string | null;
+    made_by_operator?: boolean;
   },
 ): Promise<{ token: string; link: LinkRow }> {
   const { value, hash } = newOpaqueValue();
@@ -51,6 +60,7 @@ export async function createLink(
       user_id: input.user_id ?? null,
       invited_by: input.invited_by ?? null,
       created_by: input.created_by ?? null,
+      made_by_operator: input.kind === 'password_reset' ? (input.made_by_operator ?? false) : null,
       expires_at: new Date(Date.now() + lifetime),
     } as never)
     .returning('*');

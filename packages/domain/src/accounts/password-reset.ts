@@ -1,6 +1,6 @@
 import { toIsoMillis } from '@retention/core';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
-import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
 import { accountEmail } from './account-email.js';
 import { userActor, type AccountUserRow } from './account-user.js';
 import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink } from './one-time-links.js';
@@ -32,8 +32,10 @@ export async function createResetLink(
     email: user.email,
     user_id: user.id,
     // Who made it: the owner or admin on the Team page. Null for the operator CLI's links (its
-    // actor is the operator, no member) and for those people ask for themselves.
+    // actor is the operator, no member), which say so instead (migration 0036), and for those
+    // people ask for themselves.
     created_by: audit?.user_id ?? null,
+    made_by_operator: audit?.type === 'operator',
   });
   if (audit) {
     await recordSecurityEvent(trx, {
@@ -89,17 +91,19 @@ export async function completePasswordReset(
     const ended = await revokeUserSessions(trx, link.user_id!);
     // A link someone made on the Team page and copied may have been spent by them, not by the
     // account's holder: the entry names its maker, so the log never shows such a reset as the
-    // holder's own doing alone.
+    // holder's own doing alone. The operator CLI's links (`user reset-link`) are printed to
+    // whoever ran it: named as the operator CLI, as its own entries name it.
     const maker =
       link.created_by !== null && link.created_by !== link.user_id
         ? await trx('users').where({ id: link.created_by }).first<{ email: string } | undefined>('email')
         : undefined;
+    const madeBy = link.made_by_operator === true ? OPERATOR.label : maker?.email;
     await recordSecurityEvent(trx, {
       workspace_id: link.workspace_id,
       action: 'account.password_reset',
       actor: userActor(user!, request),
       target: { type: 'user', id: user!.id, label: user!.email },
-      details: { sessions_ended: ended, ...(maker && { link_made_by: maker.email }) },
+      details: { sessions_ended: ended, ...(madeBy && { link_made_by: madeBy }) },
     });
     return user as AccountUserRow;
   });

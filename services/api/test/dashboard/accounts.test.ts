@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { useApi } from '../harness.js';
 import { dashboardClient, makeUser, ORIGIN, PASSWORD, sessionCookieOf, signIn, team } from './support.js';
-import { createWorkspace, inviteMember, OPERATOR } from '@retention/domain';
+import { createWorkspace, inviteMember, OPERATOR, requestPasswordReset } from '@retention/domain';
+import { runCli } from '@retention/testkit';
 
 const api = useApi({ trustProxy: true });
 const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
@@ -532,6 +533,36 @@ describe('invitations and password reset', () => {
     // Asked before any address, for Forgot password to say so first; no session needed.
     const options = await call('GET', '/password-reset');
     expect([options.status, options.body]).toEqual([200, { object: 'password_reset_options', emails: false }]);
+  });
+
+  it("a reset link from the operator CLI: the reset names the operator CLI as the link's maker; one asked for names none", async () => {
+    const { owner, admin, member } = await team(api.current.db, call, 'CLI reset');
+    const made = await runCli(['user', 'reset-link', '--id', member.id], { DATABASE_URL: api.current.databaseUrl });
+    expect(made.code).toBe(0);
+    const byOperator = made.json.reset_url.split('/').at(-1);
+    // Forgot password: the holder asked (the link is emailed; here the domain function hands it
+    // over).
+    const asked = await requestPasswordReset(api.current.db, admin.email, 'https://retention.test');
+    const byHolder = asked!.reset_url.split('/').at(-1);
+    for (const token of [byOperator, byHolder]) {
+      expect(
+        (await call('POST', `/password-reset/${token}`, { body: { password: 'the reset password' } })).status,
+      ).toBe(200);
+    }
+    const log = await call('GET', '/security-log', { cookie: owner.cookie });
+    const entries = (
+      log.body.data as Array<{
+        action: string;
+        actor: { type: string; label: string | null };
+        target: { id: string } | null;
+        details: Record<string, unknown>;
+      }>
+    ).filter((event) => event.action.startsWith('account.'));
+    expect(entries.map((event) => [event.action, event.actor.type, event.target?.id, event.details])).toEqual([
+      ['account.password_reset', 'user', admin.id, { sessions_ended: 1 }],
+      ['account.password_reset', 'user', member.id, { sessions_ended: 1, link_made_by: 'operator CLI' }],
+      ['account.reset_link_created', 'operator', member.id, {}],
+    ]);
   });
 
   it("without email, a reset link to copy is made only for a role below one's own, and /me says for which", async () => {
