@@ -3,10 +3,12 @@ import { firstUse, urlCredentials } from '@retention/core';
 import type { Logger } from './logger.js';
 
 /**
- * E-mail over SMTP (nodemailer) when SMTP_URL is set: invitations, password resets and the
+ * Email over SMTP (nodemailer) when SMTP_URL is set: invitations, password resets and the
  * auto-disable alert. Sending never throws and never blocks the change that asked for it: a
  * failure is logged with the SMTP error code only (never the URL, which holds a password, nor
- * the message, which may hold a one-time link) and answered `false`.
+ * the message, which may hold a one-time link) and answered `false`. Once `close()` is called no
+ * SMTP conversation starts (one already under way finishes): a message is answered `false` and
+ * logged as not sent, `reason: "mailer closed"`.
  */
 export interface MailMessage {
   to: string | string[];
@@ -41,27 +43,41 @@ export function createMailer(
     ...(options.rejectUnauthorized === false && { tls: { rejectUnauthorized: false } }),
   };
   let opened: Transporter | undefined;
+  let closed = false;
   const transport = firstUse(async () => {
     const { default: nodemailer } = await import('nodemailer');
     opened = nodemailer.createTransport(transportOptions, { from: settings.mailFrom });
+    // close() came while nodemailer was loading, before there was a transport to close: close it
+    // now.
+    if (closed) opened.close();
     return opened;
   });
   return {
     async send(message) {
       const recipients = Array.isArray(message.to) ? message.to : [message.to];
+      const about = { recipients: recipients.length, subject: message.subject };
+      const refused = () => {
+        logger.warn({ ...about, reason: 'mailer closed' }, 'email not sent');
+        return false;
+      };
       try {
-        await (await transport()).sendMail({ to: recipients, subject: message.subject, text: message.text });
-        logger.info({ recipients: recipients.length, subject: message.subject }, 'e-mail sent');
+        if (closed) return refused();
+        const ready = await transport();
+        // Closed while nodemailer was loading for this message: no conversation starts after
+        // close().
+        if (closed) return refused();
+        await ready.sendMail({ to: recipients, subject: message.subject, text: message.text });
+        logger.info(about, 'email sent');
         return true;
       } catch (error) {
         const code = (error as { code?: unknown; responseCode?: unknown }) ?? {};
-        logger.warn(
-          { recipients: recipients.length, subject: message.subject, code: code.code, smtp_status: code.responseCode },
-          'e-mail not sent',
-        );
+        logger.warn({ ...about, code: code.code, smtp_status: code.responseCode }, 'email not sent');
         return false;
       }
     },
-    close: () => opened?.close(),
+    close() {
+      closed = true;
+      opened?.close();
+    },
   };
 }

@@ -38,6 +38,6 @@ describe('auto-disable alert', () => {
     expect((await endpointAlerts(db, [endpoint.id])).get(endpoint.id)).toMatchObject({
       reason: 'consecutive_failures',
     });
-    expect(worker.rawLogs()).toContain('e-mail sent');
+    expect(worker.rawLogs()).toContain('email sent');
   });
 });

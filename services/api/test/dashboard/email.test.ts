@@ -325,7 +325,7 @@ describe('email over SMTP', () => {
     expect(partnerReset.status).toBe(200);
     expect(partnerReset.body).toEqual({ emailed: false, expires_at: expect.any(String) });
     const log = logLines.join('');
-    expect(log).toContain('e-mail not sent');
+    expect(log).toContain('email not sent');
     const token = invited.body.invite_url.split('/').at(-1);
     for (const secret of [SMTP_PASSWORD, token, PASSWORD, owner.cookie.split('=')[1]])
       expect(log).not.toContain(secret);

@@ -89,7 +89,7 @@ describe("email to the workspace's owners when Stripe refuses its key", () => {
       expect(text).not.toContain(secret);
       expect(w.worker.rawLogs()).not.toContain(secret);
     }
-    expect(w.worker.rawLogs()).toContain('e-mail sent');
+    expect(w.worker.rawLogs()).toContain('email sent');
     // Taken: nothing is owed any more.
     expect((await db()('processor_connections').where({ id: w.connectionId }).first()).key_rejection_mail_due).toBe(
       false,
