@@ -665,6 +665,33 @@ describe('overview', () => {
       expect(cut).toEqual([]);
     });
 
+    // The table under the decline chart (two series) scrolled sideways in its box at 320 px, and
+    // at 801 px in the two-column grid beside the side navigation.
+    it('Campaigns by decline category: its table fits its box, nothing scrolling sideways', async () => {
+      const figure = sized.getByRole('figure', { name: 'Campaigns by decline category' });
+      await figure.getByText('Show as a table').click();
+      const table = figure.getByRole('table', { name: 'Campaigns by decline category' });
+      await table.waitFor();
+      const fit = await table.evaluate((element) => {
+        const box = element.parentElement!;
+        return {
+          table: element.scrollWidth - element.clientWidth,
+          box: box.scrollWidth - box.clientWidth,
+          beyondBox: Math.round(element.getBoundingClientRect().right - box.getBoundingClientRect().right),
+          page: element.ownerDocument.documentElement.scrollWidth - element.ownerDocument.documentElement.clientWidth,
+        };
+      });
+      expect({ width, ...fit }).toEqual({ width, table: 0, box: 0, beyondBox: expect.any(Number), page: 0 });
+      expect(fit.beyondBox).toBeLessThanOrEqual(0);
+      // Still a table read with its headers: every category, each with its two figures.
+      await expect(table.getByRole('rowheader').count()).resolves.toBe(6);
+      await expect(table.getByRole('columnheader').allTextContents()).resolves.toEqual([
+        'Decline category',
+        'Opened',
+        'Recovered',
+      ]);
+    });
+
     it.each(['Campaigns by decline category', 'Cancellation reasons'])(
       '%s: draws every category label whole, on one line or more, inside the canvas',
       async (name) => {

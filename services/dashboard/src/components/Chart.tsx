@@ -232,7 +232,8 @@ export function Chart({
     return () => chart.destroy();
   }, [empty, kind, labels, series, stacked, horizontal, format, formatTick, integer]);
 
-  const stacks = series.length > 2;
+  // Many series stack in any narrow card; two only in a card narrower than they need (styles.css).
+  const stacks = series.length > 2 ? 'chart-stacks' : series.length === 2 ? 'chart-stacks-two' : undefined;
   return (
     <figure className="chart card" aria-labelledby={titleId}>
       <figcaption id={titleId} className="chart-title">
@@ -250,8 +251,10 @@ export function Chart({
         <div className="table-wrap">
           {/* More than two series (the six outcomes by month) are too many columns for the card,
               on a phone or in the two-column grid: in a narrow card each row stacks (styles.css,
-              `table.chart-stacks`), its label on top and each figure after its series' name. */}
-          <table className={stacks ? 'chart-stacks' : undefined}>
+              `table.chart-stacks`), its label on top and each figure after its series' name. Two
+              series (decline categories, revenue by month) stack the same way in a card narrower
+              still (`table.chart-stacks-two`): at 320 px, and at 801 px beside the navigation. */}
+          <table className={stacks}>
             <caption className="visually-hidden">{title}</caption>
             <thead>
               <tr>
@@ -268,7 +271,7 @@ export function Chart({
                 <tr key={label}>
                   <th scope="row">{label}</th>
                   {series.map((one) => (
-                    <td key={one.label} className="numeric" data-label={stacks ? one.label : undefined}>
+                    <td key={one.label} className="numeric" data-label={stacks && one.label}>
                       {cellText(one.values[row], one.notes?.[row], format)}
                     </td>
                   ))}
