@@ -64,11 +64,16 @@ function preloadCodeOf(page: ReactElement | null): void {
   void (page?.type as Partial<LazyPage<object>> | undefined)?.preload?.();
 }
 
-/** Sends the viewer to sign in, remembering where they were. */
-function goToSignIn(): void {
+/**
+ * Sends the viewer to sign in, remembering where they were. `ended`: a session this tab was using
+ * ended under it (a 401 on a signed-in page), which the sign-in page then says (SIGN_IN_REASONS).
+ */
+function goToSignIn(ended = false): void {
   const here = currentPath();
   const next = pathOnly(here) === '/sign-in' ? '/' : here;
-  navigate(`/sign-in${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`, { replace: true });
+  const query = new URLSearchParams({ ...(next !== '/' && { next }), ...(ended && { reason: 'session_ended' }) });
+  const text = query.toString();
+  navigate(`/sign-in${text ? `?${text}` : ''}`, { replace: true });
 }
 
 /** What every tab's title ends with (index.html's title before the app starts). */
@@ -107,7 +112,7 @@ export function App() {
   useEffect(() => {
     setSessionEndedHandler(() => {
       setMe(null);
-      goToSignIn();
+      goToSignIn(true);
     });
     // A refusal for the role: the role is asked again, and taken only when it changed, so a
     // page that asks for what the role cannot do does not load itself again and again.

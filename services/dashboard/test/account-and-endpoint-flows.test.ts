@@ -213,11 +213,23 @@ describe('the account page', () => {
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await confirm.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    // The sign-in page says why this tab is there.
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'You are signed out on every device, this one included.' })
+      .waitFor();
     expect(await meStatus(hereCookie)).toBe(401);
     expect(await meStatus(laptopCookie)).toBe(401);
 
     await laptop.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
     await expectSentToSignIn(laptop, '/customers');
+    // And the other device why its session ended under it.
+    await laptop
+      .getByRole('status')
+      .filter({
+        hasText: /^Your session ended: it expired, or you were signed out, on another device or by a password change/,
+      })
+      .waitFor();
 
     await signInThroughForm(page, world.current.url, OWNER, { password: NEW_PASSWORD });
     // Four sign-ins and two password changes, each a password hash (slow on purpose), and two axe

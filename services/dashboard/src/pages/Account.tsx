@@ -50,7 +50,7 @@ export default function Account() {
     void everywhere.run(
       async () => {
         await api('POST', '/account/sign-out-everywhere');
-        window.location.assign('/dashboard/sign-in');
+        window.location.assign('/dashboard/sign-in?reason=signed_out_everywhere');
       },
       { done: 'Signed out everywhere.', staysBusy: true },
     );

@@ -7,7 +7,18 @@ import { afterSignIn, Link } from '../router.js';
 import { useAction } from '../use-action.js';
 import { BusyButton } from '../components/BusyButton.js';
 
+/**
+ * Why the viewer is at the sign-in page, when they did not come to sign in (`?reason=`): a session
+ * that ended under a page, or Sign out everywhere. Any other value says nothing.
+ */
+const SIGN_IN_REASONS: Readonly<Record<string, string>> = {
+  session_ended:
+    'Your session ended: it expired, or you were signed out, on another device or by a password change. Sign in again to go on.',
+  signed_out_everywhere: 'You are signed out on every device, this one included.',
+};
+
 export default function SignIn() {
+  const [reason] = useState(() => SIGN_IN_REASONS[new URLSearchParams(window.location.search).get('reason') ?? '']);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const signIn = useAction({ fields: ['email', 'password'] });
@@ -41,6 +52,11 @@ export default function SignIn() {
   };
   return (
     <AuthCard title="Sign in to your workspace">
+      {reason && (
+        <p role="status" className="notice">
+          {reason}
+        </p>
+      )}
       <form className="stack" onSubmit={(event) => void submit(event)}>
         <Field
           label="Email"
