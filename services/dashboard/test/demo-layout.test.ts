@@ -112,6 +112,17 @@ async function wrappedDates(name: string): Promise<string[]> {
 }
 
 /**
+ * Whether a table (found by its name) is laid out as a table, its column headers in sight, or
+ * stacked, each row a block of its cells (DataTable's `stacks`, when it does not fit its box).
+ */
+function layoutOf(name: string): Promise<'table' | 'stacked'> {
+  return page
+    .getByRole('table', { name })
+    .locator('thead')
+    .evaluate((thead) => (thead.getBoundingClientRect().height > 1 ? 'table' : 'stacked'));
+}
+
+/**
  * How much wider than its scrolling box a table (found by its name) is, and the page than the
  * window.
  */
@@ -434,11 +445,16 @@ describe('the Settings tables', () => {
   });
 
   describe('at 1280 px', () => {
+    // As a table, not stacked: a table that stacks does so only when it does not fit its box.
     it.each(SETTINGS_TABLES)('%s: the %s table fits the window, every date on one line', async (route, table, name) => {
       await open(route);
-      const fit = { overflow: await overflow(table), wrapped: await wrappedDates(table) };
+      const fit = {
+        overflow: await overflow(table),
+        wrapped: await wrappedDates(table),
+        layout: await layoutOf(table),
+      };
       await screenshot(name);
-      expect(fit).toEqual({ overflow: { page: 0, table: 0 }, wrapped: [] });
+      expect(fit).toEqual({ overflow: { page: 0, table: 0 }, wrapped: [], layout: 'table' });
     });
 
     describe("when every date is of another year than the viewer's (their longest form)", () => {
@@ -446,9 +462,13 @@ describe('the Settings tables', () => {
 
       it.each(SETTINGS_TABLES)('%s: the %s table still fits', async (route, table, name) => {
         await open(route);
-        const fit = { overflow: await overflow(table), wrapped: await wrappedDates(table) };
+        const fit = {
+          overflow: await overflow(table),
+          wrapped: await wrappedDates(table),
+          layout: await layoutOf(table),
+        };
         await screenshot(`${name}-next-year`);
-        expect(fit).toEqual({ overflow: { page: 0, table: 0 }, wrapped: [] });
+        expect(fit).toEqual({ overflow: { page: 0, table: 0 }, wrapped: [], layout: 'table' });
       });
     });
   });

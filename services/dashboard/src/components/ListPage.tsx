@@ -1,4 +1,13 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode, type Ref, type RefObject } from 'react';
+import {
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type FormEvent,
+  type ReactNode,
+  type RefObject,
+} from 'react';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import { humanize } from '../format.js';
 import type { Paged } from '../hooks.js';
@@ -26,11 +35,12 @@ const cellClass = (column: Column<never>) =>
     .join(' ') || undefined;
 
 /**
- * How a table's rows are laid out on a phone (up to 800 px): in a row too wide for the screen,
- * scrolling sideways in its box (false), or stacked (docs/dashboard-ui.md, "390 px"): each cell
- * after its column's name (true), or, for the lists, under a title (`'titled'`): the first column,
- * which names the row and links to its page, on a line of its own, then the status and the
- * amount (the `status` and `numeric` columns) on the next, then the other cells after their names.
+ * How a table's rows are laid out when the table is wider than its box (a phone, or a window
+ * whose side navigation leaves the box too little room): scrolling sideways in the box (false), or
+ * stacked (docs/dashboard-ui.md, "Tables at every width"): each cell after its column's name
+ * (true), or, for the lists, under a title (`'titled'`): the first column, which names the row and
+ * links to its page, on a line of its own, then the status and the amount (the `status` and
+ * `numeric` columns) on the next, then the other cells after their names.
  */
 type Stacks = boolean | 'titled';
 
@@ -154,9 +164,45 @@ function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean): 
 }
 
 /**
+ * Whether a table that may stack (`stacks`) is stacked now: exactly when, laid out as a table, it
+ * is wider than its box (docs/dashboard-ui.md, "Tables at every width"). Not the window's width:
+ * the room a table has depends on the side navigation beside it and on the card it sits in, and
+ * the room it needs on its columns and its data (an endpoint turned off, with the reason under
+ * its switch; a long name). Decided before the page is first painted (a layout effect), and again
+ * whenever the box or the table changes size (the window, rows loaded); the table is laid out
+ * unstacked for a moment to measure it, within one script task, so nothing is drawn meanwhile.
+ */
+function useStacked(
+  stacks: Stacks,
+  box: RefObject<HTMLDivElement | null>,
+  table: RefObject<HTMLTableElement | null>,
+): boolean {
+  const [stacked, setStacked] = useState(false);
+  useLayoutEffect(() => {
+    const boxElement = box.current;
+    const tableElement = table.current;
+    if (!stacks || !boxElement || !tableElement) return undefined;
+    const decide = () => {
+      const was = tableElement.classList.contains('stacked');
+      if (was) tableElement.classList.remove('stacked');
+      const fits = boxElement.scrollWidth <= boxElement.clientWidth;
+      if (was) tableElement.classList.add('stacked');
+      setStacked(!fits);
+    };
+    decide();
+    const observer = new ResizeObserver(decide);
+    observer.observe(boxElement);
+    observer.observe(tableElement);
+    return () => observer.disconnect();
+  }, [stacks, box, table]);
+  return stacks !== false && stacked;
+}
+
+/**
  * A list table in its scrolling box: the box is a region named by the caption (which is for
- * screen readers) that takes the keyboard's focus, as it scrolls sideways at 390 px; the table
- * is a `table.list`, one line per cell (docs/dashboard-ui.md, "Lists").
+ * screen readers) that takes the keyboard's focus, as it scrolls sideways when the table does not
+ * fit and does not stack; the table is a `table.list`, one line per cell (docs/dashboard-ui.md,
+ * "Lists"), stacked (`stacked`) when it may and is wider than the box (useStacked).
  */
 function TableBox({
   caption,
@@ -166,13 +212,19 @@ function TableBox({
 }: {
   caption: string;
   stacks: Stacks;
-  boxRef: Ref<HTMLDivElement> | undefined;
+  boxRef: RefObject<HTMLDivElement | null> | undefined;
   children: ReactNode;
 }) {
-  const className = ['list', stacks && 'stacks', stacks === 'titled' && 'titled'].filter(Boolean).join(' ');
+  const ownBox = useRef<HTMLDivElement>(null);
+  const box = boxRef ?? ownBox;
+  const table = useRef<HTMLTableElement>(null);
+  const stacked = useStacked(stacks, box, table);
+  const className = ['list', stacks && 'stacks', stacked && 'stacked', stacks === 'titled' && 'titled']
+    .filter(Boolean)
+    .join(' ');
   return (
-    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption} ref={boxRef}>
-      <table className={className}>
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption} ref={box}>
+      <table className={className} ref={table}>
         <caption className="visually-hidden">{caption}</caption>
         {children}
       </table>
@@ -181,11 +233,12 @@ function TableBox({
 }
 
 /**
- * A real <table> of rows with column headers (a caption for screen readers). With `stacks`, on a
- * phone each row is a block of its cells one under another, each after its column's name (the
- * cell's `data-label`, drawn by the stylesheet and not read out: the table is still a table, its
- * headers there for screen readers), so nothing scrolls sideways (docs/dashboard-ui.md, "390 px");
- * `'titled'` puts the row's title, status and amount first (see Stacks).
+ * A real <table> of rows with column headers (a caption for screen readers). With `stacks`, when
+ * the table is wider than its box (a phone; a window narrower than the table needs beside the side
+ * navigation) each row is a block of its cells one under another, each after its column's name
+ * (the cell's `data-label`, drawn by the stylesheet and not read out: the table is still a table,
+ * its headers there for screen readers), so nothing scrolls sideways (docs/dashboard-ui.md,
+ * "Tables at every width"); `'titled'` puts the row's title, status and amount first (see Stacks).
  */
 export function DataTable<T extends { id: string }>({
   caption,
@@ -201,7 +254,7 @@ export function DataTable<T extends { id: string }>({
   rowClass?: (row: T) => string | undefined;
   stacks?: Stacks;
   /** The table's scrolling box, for a list that moves the focus to one of its rows. */
-  boxRef?: Ref<HTMLDivElement>;
+  boxRef?: RefObject<HTMLDivElement | null>;
 }) {
   return (
     <TableBox caption={caption} stacks={stacks} boxRef={boxRef}>

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { api } from '../../api/client.js';
 import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
-import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
+import { BreakableUrl } from '../../components/BreakableUrl.js';
+import { DataTable, type Column } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -74,11 +75,21 @@ export default function Webhooks() {
         </Link>
       ),
     },
-    { header: 'URL', cell: (endpoint) => <Clipped text={endpoint.url} />, fill: true },
+    // Whole, wrapping after its separators in the room the other columns leave: clipped to one
+    // line, endpoints on one host and port read alike ("https://127.0.0.1:355…").
+    {
+      header: 'URL',
+      cell: (endpoint) => (
+        <span className="url-cell">
+          <BreakableUrl url={endpoint.url} />
+        </span>
+      ),
+      fill: true,
+    },
     { header: 'Events', cell: (endpoint) => <EventsCell events={endpoint.events} clipped /> },
     {
       header: 'Enabled',
-      cell: (endpoint) => <EnabledState endpoint={endpoint} canManage={canManage} onChange={replace} clipped />,
+      cell: (endpoint) => <EnabledState endpoint={endpoint} canManage={canManage} onChange={replace} inList />,
     },
     { header: 'Failures', cell: (endpoint) => endpoint.failure_count, numeric: true },
     {

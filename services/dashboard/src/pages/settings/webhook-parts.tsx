@@ -50,13 +50,17 @@ export function EnabledState({
   endpoint,
   canManage,
   onChange,
-  clipped = false,
+  inList = false,
 }: {
   endpoint: Endpoint;
   canManage: boolean;
   onChange: (endpoint: Endpoint) => void;
-  /** The reason clipped, in a list cell; else on its own line, as on a detail page. */
-  clipped?: boolean;
+  /**
+   * In a list cell: the reason on a quieter second line, wrapping in a narrow column (one line
+   * clipped at 16rem made the endpoints table wider than its box at 1280 px); else on its own
+   * line, as on a detail page.
+   */
+  inList?: boolean;
 }) {
   const why = disabledWhy(endpoint);
   return (
@@ -66,7 +70,7 @@ export function EnabledState({
       ) : (
         <span>{endpoint.enabled ? 'Enabled' : 'Disabled'}</span>
       )}
-      {why && (clipped ? <Clipped className="secondary" text={why} /> : <span className="hint block">{why}</span>)}
+      {why && <span className={inList ? 'secondary off-reason' : 'hint block'}>{why}</span>}
     </>
   );
 }

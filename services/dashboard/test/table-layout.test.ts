@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { hashPassword, loadFixtures } from '@retention/domain';
+import { testSecretsKeyBytes } from '@retention/testkit';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { screenshot } from './support/page-checks.js';
+
+/**
+ * What a new user's walk of the dashboard found in its layout, in a real headless Chromium
+ * against the real API (docs/dashboard-ui.md, "Tables at every width"): the tables of Campaigns,
+ * API tokens and Outbound webhooks need no sideways scroll at 801 px (beside the side navigation)
+ * nor at 1280 px, with an endpoint turned off after 10 failures and URLs that differ only after the
+ * port; their statuses, switches and buttons are in sight, and an endpoint's URL is whole, wrapping
+ * only after a separator. Controls are found by role and accessible name.
+ */
+const world = useDashboardWorld();
+
+const OWNER = 'owner@northwind.example';
+/** The admin's address, as the demo's, which broke "ops@northwind.exampl" / "e" at 320 px. */
+const ADMIN = 'ops@northwind.example';
+/** A crowd, so that the last row of People is far below the top of the page on a phone. */
+const MEMBERS = [
+  'ana.alvarez@northwind.example',
+  'bo.berg@northwind.example',
+  'cy.chen@northwind.example',
+  'di.diaz@northwind.example',
+  'ed.evans@northwind.example',
+  'fay.fischer@northwind.example',
+  'gus.garcia@northwind.example',
+  'hal.hughes@northwind.example',
+];
+/** Where the endpoints listen: three on one host and port, told apart only by their paths. */
+const HOST = 'https://127.0.0.1:35521';
+const URLS = {
+  crm: `${HOST}/hooks/retention/crm-production`,
+  erp: `${HOST}/hooks/retention/erp-production`,
+  failing: `${HOST}/hooks/retention/data-warehouse`,
+  long:
+    'https://hooks.northwind-fulfilment.example/api/v2/webhooks/incoming/retention-events' +
+    '?workspace=northwind-subscriptions&format=json',
+};
+/** Where a URL may end a line: after one of these (BreakableUrl). */
+const URL_SEPARATORS = '/.?&=#_~-:';
+
+let context: BrowserContext;
+let page: Page;
+const ids: { members: Record<string, string> } = { members: {} };
+
+beforeAll(async () => {
+  const { db } = world.current;
+  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
+    workspaces: [
+      {
+        key: 'nw',
+        name: 'Northwind Analytics',
+        processor: 'connected',
+        users: [
+          { key: 'owner', email: OWNER, role: 'owner' },
+          { key: 'admin', email: ADMIN, role: 'admin' },
+          ...MEMBERS.map((email) => ({ key: email, email, role: 'member' as const })),
+        ],
+        tokens: [
+          { key: 'finance', name: 'Finance dashboard (read-only)' },
+          { key: 'warehouse', name: 'Warehouse sync, nightly export to the data lake' },
+          { key: 'old', name: 'Old laptop', revoked: true },
+        ],
+        customers: [
+          { key: 'c1', email: 'bartholomew.fitzgerald@stark-customers.example', subscriptions: [{ key: 's1' }] },
+          { key: 'c2', email: 'pepper@stark-customers.example', subscriptions: [{ key: 's2' }] },
+        ],
+        campaigns: [
+          { key: 'k1', customer: 'c1', status: 'recovered', decline_code: 'new_account_information_available' },
+          { key: 'k2', customer: 'c2', status: 'lost', decline_code: 'withdrawal_count_limit_exceeded' },
+          { key: 'k3', customer: 'c1', status: 'abandoned', decline_code: 'insufficient_funds' },
+          { key: 'k4', customer: 'c2', status: 'in_flight', decline_code: 'card_declined' },
+        ],
+        webhooks: [
+          { key: 'crm', name: 'CRM', url: URLS.crm },
+          { key: 'erp', name: 'ERP', url: URLS.erp, enabled: false },
+          { key: 'failing', name: 'Data warehouse', url: URLS.failing },
+          { key: 'long', name: 'Fulfilment', url: URLS.long },
+        ],
+      },
+    ],
+  });
+  const workspace = loaded.workspaces.nw!;
+  ids.members = workspace.users;
+  // Turned off by the worker after 10 failures in a row, as deliveries.ts does it: its alert is up.
+  await db('webhook_endpoints')
+    .where({ id: workspace.webhooks.failing!.id })
+    .update({
+      enabled: false,
+      disabled_reason: 'consecutive_failures',
+      disabled_at: db.raw("now() - interval '1 hour'"),
+      failure_count: 10,
+      last_success_at: db.raw("now() - interval '3 days'"),
+      last_failure_at: db.raw("now() - interval '1 hour'"),
+    });
+  await db('webhook_endpoints')
+    .where({ id: workspace.webhooks.crm!.id })
+    .update({
+      last_success_at: db.raw("now() - interval '5 minutes'"),
+      last_failure_at: db.raw("now() - interval '2 days'"),
+    });
+  await db('api_tokens')
+    .where({ id: workspace.tokens.finance!.id })
+    .update({ last_used_at: db.raw("now() - interval '2 hours'") });
+  await db('users')
+    .where({ workspace_id: workspace.id })
+    .update({ password_hash: await hashPassword(PASSWORD) });
+  await db('users').where({ email: OWNER }).update({ name: 'Dana Demo' });
+  await db('users').where({ email: ADMIN }).update({ name: 'Olu Ops' });
+  ({ context, page } = await desktopPage(world.current.browser));
+  await signInThroughForm(page, world.current.url, OWNER);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+});
+
+async function open(route: string): Promise<void> {
+  await page.goto(`${world.current.url}/dashboard${route}`);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+}
+
+/** An element's text line by line as laid out: its characters grouped by the top of their box. */
+function lineTexts(target: Locator): Promise<string[]> {
+  return target.evaluate((element) => {
+    const walker = element.ownerDocument.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+    const range = element.ownerDocument.createRange();
+    const texts: string[] = [];
+    let lineTop = -Infinity;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let offset = 0; offset < node.data.length; offset += 1) {
+        range.setStart(node, offset);
+        range.setEnd(node, offset + 1);
+        const top = range.getBoundingClientRect().top;
+        if (top > lineTop + 2) {
+          texts.push('');
+          lineTop = top;
+        }
+        texts[texts.length - 1] += node.data[offset];
+      }
+    }
+    return texts;
+  });
+}
+
+/** The lines of a text that end inside a word: not after one of `separators` (the last line aside). */
+const endingMidWord = (lines: string[], separators: string) =>
+  lines.slice(0, -1).filter((line) => !separators.includes(line.at(-1)!));
+
+/**
+ * How a table (found by its name) sits at the current width: how much wider than its box it is
+ * (the box would scroll sideways) and the page than the window, and what of each row is not in
+ * sight: a status badge, a button, a switch or a time reaching out of the box or the window, or
+ * cut short inside itself ("recovere").
+ */
+async function tableFit(name: string) {
+  const box = page.getByRole('region', { name });
+  await box.getByRole('row').nth(1).waitFor();
+  return {
+    // Laid out as a table (its column headers in sight) or stacked (each row a block).
+    layout: await box
+      .locator('thead')
+      .evaluate((thead) => (thead.getBoundingClientRect().height > 1 ? 'table' : 'stacked')),
+    ...(await box.evaluate((element) => {
+      const view = element.ownerDocument.defaultView!;
+      const edge = element.getBoundingClientRect();
+      const left = Math.max(edge.left, 0);
+      const right = Math.min(edge.right, view.innerWidth);
+      const parts = Array.from(
+        element.querySelectorAll(
+          'tbody .badge, tbody button, tbody [role="switch"], tbody time',
+        ) as unknown as ArrayLike<typeof element>,
+      );
+      return {
+        tableOverflow: Math.max(0, element.scrollWidth - element.clientWidth),
+        outOfSight: parts
+          .filter((part) => {
+            const rect = part.getBoundingClientRect();
+            return rect.left < left - 0.5 || rect.right > right + 0.5 || part.scrollWidth > part.clientWidth + 1;
+          })
+          .map((part) => (part.textContent ?? '').trim() || (part.getAttribute('role') ?? part.tagName)),
+      };
+    })),
+    pageOverflow: Math.max(0, await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')),
+  };
+}
+
+describe.each([801, 1280])('at %i px', (width) => {
+  /**
+   * Nothing to scroll to, nothing out of sight; at 1280 px still a table (each row a line, its
+   * columns under their headers), which every one of them fits there.
+   */
+  const FITS = {
+    layout: width === 1280 ? 'table' : expect.stringMatching(/^(table|stacked)$/),
+    tableOverflow: 0,
+    outOfSight: [],
+    pageOverflow: 0,
+  };
+
+  beforeAll(async () => {
+    await page.setViewportSize({ width, height: 900 });
+  });
+  afterAll(async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('Campaigns: the table needs no sideways scroll, every status badge whole', async () => {
+    await open('/campaigns');
+    const fit = await tableFit('Recovery campaigns');
+    await screenshot(page, `table-layout-campaigns-${width}`);
+    expect(fit).toEqual(FITS);
+    const statuses = page.getByRole('table', { name: 'Recovery campaigns' }).locator('.badge');
+    await expect(statuses.allTextContents()).resolves.toEqual(
+      expect.arrayContaining(['recovered', 'lost', 'abandoned', 'in flight']),
+    );
+  });
+
+  it('API tokens: the table needs no sideways scroll, each Revoke and status in sight', async () => {
+    await open('/settings/tokens');
+    const table = page.getByRole('table', { name: 'API tokens' });
+    await expect(table.getByRole('button', { name: 'Revoke' }).count()).resolves.toBe(2);
+    await table.getByText(/^Revoked /).waitFor();
+    const fit = await tableFit('API tokens');
+    await screenshot(page, `table-layout-tokens-${width}`);
+    expect(fit).toEqual(FITS);
+  });
+
+  it('Outbound webhooks, one endpoint turned off after 10 failures: no sideways scroll, every switch and Last failure in sight, each URL whole', async () => {
+    await open('/settings/webhooks');
+    await page.getByRole('region', { name: 'Data warehouse was turned off' }).waitFor();
+    const table = page.getByRole('table', { name: 'Webhook endpoints' });
+    await expect(table.getByRole('switch', { name: 'Enabled' }).count()).resolves.toBe(4);
+    await table.getByText('Turned off after 10 failed deliveries in a row').waitFor();
+    const fit = await tableFit('Webhook endpoints');
+    await screenshot(page, `table-layout-webhooks-${width}`);
+    expect(fit).toEqual(FITS);
+    // Each URL is all there to read (not cut at "https://127.0.0.1:355…"), inside its cell,
+    // breaking only after a separator.
+    const seen: Record<string, unknown> = {};
+    for (const url of Object.values(URLS)) {
+      const text = table.getByText(url, { exact: true });
+      const lines = await lineTexts(text);
+      seen[url] = {
+        text: lines.join(''),
+        endingMidWord: endingMidWord(lines, URL_SEPARATORS),
+        clipped: await text.evaluate((element) => {
+          const cell = element.closest('td')!;
+          return element.scrollWidth > element.clientWidth + 1 || cell.scrollWidth > cell.clientWidth + 1;
+        }),
+      };
+    }
+    expect(seen).toEqual(
+      Object.fromEntries(Object.values(URLS).map((url) => [url, { text: url, endingMidWord: [], clipped: false }])),
+    );
+  });
+});
