@@ -11,7 +11,8 @@ import { screenshot } from './support/page-checks.js';
  * API tokens and Outbound webhooks need no sideways scroll at 801 px (beside the side navigation)
  * nor at 1280 px, with an endpoint turned off after 10 failures and URLs that differ only after the
  * port; their statuses, switches and buttons are in sight, and an endpoint's URL is whole, wrapping
- * only after a separator. Controls are found by role and accessible name.
+ * only after a separator. At 320 px Team's email addresses break only after a separator, never
+ * inside a word. Controls are found by role and accessible name.
  */
 const world = useDashboardWorld();
 
@@ -41,6 +42,8 @@ const URLS = {
 };
 /** Where a URL may end a line: after one of these (BreakableUrl). */
 const URL_SEPARATORS = '/.?&=#_~-:';
+/** Where an email address may end a line (BreakableEmail). */
+const EMAIL_SEPARATORS = '@.+_-';
 
 let context: BrowserContext;
 let page: Page;
@@ -255,6 +258,37 @@ describe.each([801, 1280])('at %i px', (width) => {
     }
     expect(seen).toEqual(
       Object.fromEntries(Object.values(URLS).map((url) => [url, { text: url, endingMidWord: [], clipped: false }])),
+    );
+  });
+});
+
+describe('Team at 320 px', () => {
+  beforeAll(async () => {
+    await page.setViewportSize({ width: 320, height: 700 });
+  });
+  afterAll(async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('breaks an email address only after its @ or a dot, never inside a word', async () => {
+    await open('/settings/team');
+    const table = page.getByRole('table', { name: 'People' });
+    await table.getByRole('row').nth(1).waitFor();
+    const seen: Record<string, unknown> = {};
+    for (const email of [ADMIN, MEMBERS[0]!]) {
+      const text = table.getByText(email, { exact: true });
+      const lines = await lineTexts(text);
+      seen[email] = { text: lines.join(''), endingMidWord: endingMidWord(lines, EMAIL_SEPARATORS) };
+    }
+    await screenshot(page, 'table-layout-team-320');
+    expect(seen).toEqual({
+      [ADMIN]: { text: ADMIN, endingMidWord: [] },
+      [MEMBERS[0]!]: { text: MEMBERS[0], endingMidWord: [] },
+    });
+    // It does wrap, here: the cell is narrower than the address.
+    await expect(lineTexts(table.getByText(MEMBERS[0]!, { exact: true }))).resolves.not.toHaveLength(1);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(
+      0,
     );
   });
 });

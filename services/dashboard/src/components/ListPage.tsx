@@ -332,22 +332,29 @@ export function Clipped({
   className,
   code = false,
   title = text,
+  children,
 }: {
   text: string | null | undefined;
   className?: string;
   code?: boolean;
   /** What hovering shows: the whole text unless told (a label's code, say). */
   title?: string | null;
+  /**
+   * What is drawn, when it is the text with its break opportunities (BreakableEmail): on one
+   * clipped line they change nothing, and in a stacked row, where the text wraps, it wraps there
+   * rather than anywhere.
+   */
+  children?: ReactNode;
 }) {
   if (!text) return <>—</>;
   const classes = ['clip', className].filter(Boolean).join(' ');
   return code ? (
     <code className={classes} title={title ?? undefined}>
-      {text}
+      {children ?? text}
     </code>
   ) : (
     <span className={classes} title={title ?? undefined}>
-      {text}
+      {children ?? text}
     </span>
   );
 }

@@ -12,6 +12,7 @@ import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { ROLE_NAMES, ROLE_SENTENCES, RoleChoice, withArticle } from './roles.js';
 import { BusyButton } from '../../components/BusyButton.js';
+import { BreakableEmail } from '../../components/BreakableUrl.js';
 
 /**
  * A one-time link made for someone else: emailed to them when the server can send email, and
@@ -244,6 +245,15 @@ function inviterLabel(invitation: Invitation): string {
   return typeof by === 'string' ? by : by.name || by.email;
 }
 
+/**
+ * An email address in a Team column: one clipped line in a table; in a stacked row (a phone), on
+ * as many lines as it takes, each ending after its `@`, a dot, `+`, `_` or `-` (BreakableEmail),
+ * where it broke anywhere ("ops@northwind.exampl" / "e" at 320 px). Other text as it is.
+ */
+function EmailText({ text }: { text: string }) {
+  return <Clipped text={text}>{text.includes('@') ? <BreakableEmail email={text} /> : text}</Clipped>;
+}
+
 export default function Team() {
   const { me, refresh } = useSession();
   const { manage_team: canManage, assignable_roles: roles } = me.permissions;
@@ -329,7 +339,7 @@ export default function Team() {
 
   const memberColumns: Column<TeamMember>[] = [
     { header: 'Name', cell: (user) => <Clipped text={user.name} /> },
-    { header: 'Email', cell: (user) => <Clipped text={user.email} />, fill: true },
+    { header: 'Email', cell: (user) => <EmailText text={user.email} />, fill: true },
     {
       header: 'Role',
       cell: (user) =>
@@ -348,9 +358,9 @@ export default function Team() {
     { header: 'Last sign-in', cell: (user) => <Time value={user.last_sign_in_at} empty="Never" short withTime /> },
   ];
   const invitationColumns: Column<Invitation>[] = [
-    { header: 'Email', cell: (invitation) => <Clipped text={invitation.email} />, fill: true },
+    { header: 'Email', cell: (invitation) => <EmailText text={invitation.email} />, fill: true },
     { header: 'Role', cell: (invitation) => ROLE_NAMES[invitation.role] },
-    { header: 'Invited by', cell: (invitation) => <Clipped text={inviterLabel(invitation)} /> },
+    { header: 'Invited by', cell: (invitation) => <EmailText text={inviterLabel(invitation)} /> },
     { header: 'Expires', cell: (invitation) => <Time value={invitation.expires_at} short withTime /> },
   ];
   if (canManage) {
