@@ -11,8 +11,10 @@ import { screenshot } from './support/page-checks.js';
  * API tokens and Outbound webhooks need no sideways scroll at 801 px (beside the side navigation)
  * nor at 1280 px, with an endpoint turned off after 10 failures and URLs that differ only after the
  * port; their statuses, switches and buttons are in sight, and an endpoint's URL is whole, wrapping
- * only after a separator. At 320 px Team's email addresses break only after a separator, never
- * inside a word. Controls are found by role and accessible name.
+ * only after a separator. On a phone, a Team row's message (a refused Reset link, "Saved: …",
+ * "… was removed.") is drawn by the row and in sight ("A row action's message"), not above a table
+ * whose row is a screen further down. At 320 px Team's email addresses break only after a
+ * separator, never inside a word. Controls are found by role and accessible name.
  */
 const world = useDashboardWorld();
 
@@ -259,6 +261,97 @@ describe.each([801, 1280])('at %i px', (width) => {
     expect(seen).toEqual(
       Object.fromEntries(Object.values(URLS).map((url) => [url, { text: url, endingMidWord: [], clipped: false }])),
     );
+  });
+});
+
+describe('Team on a phone (390 px)', () => {
+  beforeAll(async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+  afterAll(async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  /** The dashboard API called as this owner would from another tab. */
+  const fromAnotherTab = async (method: string, route: string) => {
+    const cookie = (await context.cookies()).map((each) => `${each.name}=${each.value}`).join('; ');
+    const reply = await fetch(`${world.current.url}/dashboard/api${route}`, {
+      method,
+      headers: { origin: world.current.url, cookie },
+    });
+    expect(reply.ok).toBe(true);
+  };
+  const people = () => page.getByRole('table', { name: 'People' });
+  /** Whether an element is wholly inside the window, as it stands (not scrolled to). */
+  const inView = (target: Locator) =>
+    target.evaluate((element) => {
+      const rect = element.getBoundingClientRect();
+      const view = element.ownerDocument.defaultView!;
+      return rect.height > 0 && rect.top >= 0 && rect.bottom <= view.innerHeight;
+    });
+  /** How far below a row's bottom edge a message starts (about 0 when it is drawn right under it). */
+  const gapUnder = async (row: Locator, message: Locator) =>
+    Math.round((await message.boundingBox())!.y - ((await row.boundingBox())!.y + (await row.boundingBox())!.height));
+  /** The last person of the table: far down a phone's page. */
+  async function lastRow(): Promise<{ row: Locator; email: string }> {
+    await people().getByRole('row').nth(1).waitFor();
+    const email = MEMBERS.at(-1)!;
+    const rows = await people().getByRole('row').allTextContents();
+    expect(rows.at(-1)).toContain(email);
+    return { row: people().getByRole('row', { name: new RegExp(email.replaceAll('.', '\\.')) }), email };
+  }
+
+  it('a refused Reset link (the person removed meanwhile) says why by the row, in sight', async () => {
+    await open('/settings/team');
+    const { row, email } = await lastRow();
+    const button = row.getByRole('button', { name: 'Reset link' });
+    await button.scrollIntoViewIfNeeded();
+    // Removed in another tab: the server refuses the link (404).
+    await fromAnotherTab('DELETE', `/team/members/${ids.members[email]!}`);
+    await button.click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'This person is no longer in the workspace.' });
+    await refusal.waitFor();
+    await screenshot(page, 'table-layout-team-refused-390');
+    await expect(inView(refusal)).resolves.toBe(true);
+    expect(await gapUnder(row, refusal)).toBeGreaterThanOrEqual(-1);
+    expect(await gapUnder(row, refusal)).toBeLessThanOrEqual(16);
+  });
+
+  it('a role change says "Saved: …" by the row, in sight, the focus back on its role', async () => {
+    await open('/settings/team');
+    const email = MEMBERS.at(-2)!;
+    const row = people().getByRole('row', { name: new RegExp(email.replaceAll('.', '\\.')) });
+    const role = row.getByLabel(`Role of ${email}`);
+    await role.scrollIntoViewIfNeeded();
+    await role.selectOption('admin');
+    const confirm = page.getByRole('dialog', { name: 'Change role' });
+    await confirm.getByRole('button', { name: 'Change role' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    const saved = page.getByText(/^Saved: .* is now an admin\.$/);
+    await saved.waitFor();
+    await screenshot(page, 'table-layout-team-saved-390');
+    await expect(inView(saved)).resolves.toBe(true);
+    expect(await gapUnder(row, saved)).toBeGreaterThanOrEqual(-1);
+    expect(await gapUnder(row, saved)).toBeLessThanOrEqual(16);
+    await expect(role.evaluate((element) => element === element.ownerDocument.activeElement)).resolves.toBe(true);
+  });
+
+  it('Remove says "… was removed." where the row was, in sight', async () => {
+    await open('/settings/team');
+    const email = MEMBERS.at(-3)!;
+    const row = people().getByRole('row', { name: new RegExp(email.replaceAll('.', '\\.')) });
+    const remove = row.getByRole('button', { name: 'Remove' });
+    await remove.scrollIntoViewIfNeeded();
+    await remove.click();
+    const confirm = page.getByRole('dialog', { name: 'Remove from the workspace' });
+    await confirm.getByText('They created no active API tokens.').waitFor();
+    await confirm.getByRole('button', { name: 'Remove' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await row.waitFor({ state: 'detached' });
+    const removed = page.getByText(`${email} was removed.`, { exact: true });
+    await removed.waitFor();
+    await screenshot(page, 'table-layout-team-removed-390');
+    await expect(inView(removed)).resolves.toBe(true);
   });
 });
 

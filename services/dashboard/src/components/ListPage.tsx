@@ -240,6 +240,23 @@ function TableBox({
  * its headers there for screen readers), so nothing scrolls sideways (docs/dashboard-ui.md,
  * "Tables at every width"); `'titled'` puts the row's title, status and amount first (see Stacks).
  */
+/**
+ * What a row action has to say (docs/dashboard-ui.md, "A row action's message"): drawn under the
+ * row it is about, across the table (or the stacked row's width), where the eyes and the focus
+ * are, not above a table whose row may be a screen or two down on a phone.
+ */
+export interface RowNote {
+  /**
+   * The row it follows: the row it is about, or, about a row that is gone (someone removed), the
+   * row that was before it; null, or a row no longer listed: before the first row.
+   */
+  after: string | null;
+  /** Its live region (LiveStatus) and alert: on the page from when the action starts. */
+  content: ReactNode;
+  /** False while it has nothing to say (its live region there, empty): it takes no room. */
+  saying: boolean;
+}
+
 export function DataTable<T extends { id: string }>({
   caption,
   columns,
@@ -247,6 +264,7 @@ export function DataTable<T extends { id: string }>({
   rowClass,
   stacks = false,
   boxRef,
+  note = null,
 }: {
   caption: string;
   columns: Column<T>[];
@@ -255,7 +273,23 @@ export function DataTable<T extends { id: string }>({
   stacks?: Stacks;
   /** The table's scrolling box, for a list that moves the focus to one of its rows. */
   boxRef?: RefObject<HTMLDivElement | null>;
+  /** A row action's message, under its row. */
+  note?: RowNote | null;
 }) {
+  const noteRef = useRef<HTMLTableRowElement>(null);
+  const saying = note?.saying ?? false;
+  // In sight once it says something: beside a row at the window's bottom edge (where a tap or
+  // the focus left it), a note drawn under the row was out of sight. The least scroll that shows
+  // it, before it is painted; none when it is in sight already.
+  useLayoutEffect(() => {
+    if (saying) noteRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [saying]);
+  const noteRow = note && (
+    <tr key="row-note" ref={noteRef} className={note.saying ? 'row-note' : 'row-note quiet'}>
+      <td colSpan={columns.length}>{note.content}</td>
+    </tr>
+  );
+  const noteAfter = note && rows.some((row) => row.id === note.after) ? note.after : null;
   return (
     <TableBox caption={caption} stacks={stacks} boxRef={boxRef}>
       <thead>
@@ -267,20 +301,26 @@ export function DataTable<T extends { id: string }>({
           ))}
         </tr>
       </thead>
+      {/* One array, the note keyed among the rows: moved to another row, it stays the same
+          element, and its live region with it. */}
       <tbody>
-        {rows.map((row) => (
-          <tr key={row.id} className={rowClass?.(row)}>
-            {columns.map((column) => (
-              <td
-                key={column.header}
-                className={cellClass(column)}
-                data-label={stacks && !column.actions ? column.header : undefined}
-              >
-                {column.cell(row)}
-              </td>
-            ))}
-          </tr>
-        ))}
+        {[
+          ...(noteRow && noteAfter === null ? [noteRow] : []),
+          ...rows.flatMap((row) => [
+            <tr key={row.id} className={rowClass?.(row)}>
+              {columns.map((column) => (
+                <td
+                  key={column.header}
+                  className={cellClass(column)}
+                  data-label={stacks && !column.actions ? column.header : undefined}
+                >
+                  {column.cell(row)}
+                </td>
+              ))}
+            </tr>,
+            ...(noteRow && row.id === noteAfter ? [noteRow] : []),
+          ]),
+        ]}
       </tbody>
     </TableBox>
   );

@@ -264,19 +264,34 @@ export default function Team() {
   const [revokeTokens, setRevokeTokens] = useState(false);
   /** An invitation whose Cancel invitation awaits its confirmation (it cannot be undone). */
   const [cancelling, setCancelling] = useState<Invitation | null>(null);
-  /** Reset link, which asks nothing first: its refusal shows above the table. */
+  /** Reset link, which asks nothing first: its refusal shows under the person's row. */
   const resetting = useAction();
   /**
    * What a confirmation confirms (role change, remove, cancel invitation; one open at a time):
-   * a refusal shows in that confirmation (ConfirmDialog), never again above the table.
+   * a refusal shows in that confirmation (ConfirmDialog), never again on the page.
    */
   const confirmed = useAction();
   const [resetLink, setResetLink] = useState<(SentLink & { user: User }) | null>(null);
-
-  // Acting on one clears what the other last said: "Saved: …" never stands beside a later
-  // reset link's refusal, nor that refusal beside a later "Saved: …".
-  const makeResetLink = (user: User) => {
+  /**
+   * Where the people's table says what the last action on a row came to (its note: "Saved: …",
+   * "… was removed.", a refused Reset link): under that row, or, for someone removed, where their
+   * row was (after the row before it). It was a line above the table, out of sight on a phone
+   * when the row was further down (docs/dashboard-ui.md, "A row action's message").
+   */
+  const [noteAfter, setNoteAfter] = useState<{ row: string | null } | null>(null);
+  /**
+   * An action on a row begins (a click on Reset link, a confirmation opening): what the last one
+   * said goes, so "Saved: …" never stands beside a later refusal nor under another row, and the
+   * note's live region moves to this row, empty, before it has anything to say.
+   */
+  const startRowAction = (after: string | null) => {
+    resetting.clear();
     confirmed.clear();
+    setNoteAfter({ row: after });
+  };
+
+  const makeResetLink = (user: User) => {
+    startRowAction(user.id);
     void resetting.run(async () => {
       const answer = await api<{ emailed: boolean; reset_url?: string }>('POST', `/team/members/${user.id}/reset-link`);
       setResetLink({ user, emailed: answer.emailed, url: answer.reset_url });
@@ -293,7 +308,6 @@ export default function Team() {
   const tokensOfRemoved = useTokensMadeBy(removing);
   const tokensOfDemoted = useTokensMadeBy(demoting);
   const changeRole = async (user: User, role: Role) => {
-    resetting.clear();
     const saved = await confirmed.run(
       async () => {
         await api('PATCH', `/team/members/${user.id}`, { body: { role } });
@@ -316,11 +330,14 @@ export default function Team() {
     if (saved) setChanging(null);
   };
   const remove = (user: User, tokenCount: number, revoke: boolean) => {
-    resetting.clear();
     void confirmed.run(
       async () => {
         await api('DELETE', `/team/members/${user.id}`, revoke ? { body: { revoke_tokens: true } } : {});
         setRemoving(null);
+        // Gone from the table as the confirmation closes, the note saying so in its place.
+        if (team.data) {
+          team.set({ ...team.data, members: team.data.members.filter((member) => member.id !== user.id) });
+        }
         team.reload();
       },
       { done: removedSentence(user, tokenCount, revoke) },
@@ -349,7 +366,11 @@ export default function Team() {
             hideLabel
             roles={roles}
             value={changing?.user.id === user.id ? changing.role : user.role}
-            onChange={(role, select) => role !== user.role && setChanging({ user, role, select })}
+            onChange={(role, select) => {
+              if (role === user.role) return;
+              startRowAction(user.id);
+              setChanging({ user, role, select });
+            }}
           />
         ) : (
           ROLE_NAMES[user.role]
@@ -383,6 +404,9 @@ export default function Team() {
               type="button"
               className="button small danger-outline"
               onClick={() => {
+                // The note goes where the row will have been: after the row before it.
+                const members = team.data?.members ?? [];
+                startRowAction(members[members.findIndex((member) => member.id === user.id) - 1]?.id ?? null);
                 setRevokeTokens(false);
                 setRemoving(user);
               }}
@@ -413,13 +437,28 @@ export default function Team() {
           </button>
         )}
       </PageHeader>
-      {resetting.error && <ErrorNote message={resetting.error} />}
-      <LiveStatus>{confirmed.done}</LiveStatus>
       {team.loading && !team.data && <Loading />}
       {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
       {team.data && (
         <>
-          <DataTable caption="People" columns={memberColumns} rows={team.data.members} stacks />
+          <DataTable
+            caption="People"
+            columns={memberColumns}
+            rows={team.data.members}
+            stacks
+            note={
+              noteAfter && {
+                after: noteAfter.row,
+                saying: Boolean(confirmed.done || resetting.error),
+                content: (
+                  <>
+                    <LiveStatus>{confirmed.done}</LiveStatus>
+                    {resetting.error && <ErrorNote message={resetting.error} />}
+                  </>
+                ),
+              }
+            }
+          />
           {team.data.invitations.length > 0 && (
             <>
               <h2>Pending invitations</h2>
