@@ -657,6 +657,14 @@ describe('the team page', () => {
     await world.current.db('users').where({ email: 'partner@acme.test' }).delete();
   });
 
+  it('marks the viewer’s own row “(you)”, and no other', async () => {
+    await openSettings('Team');
+    const rows = page.getByRole('row').filter({ hasText: '(you)' });
+    await rows.first().waitFor();
+    await expect(rows.count()).resolves.toBe(1);
+    await expect(rows.first().textContent()).resolves.toContain(world.current.workspace.ownerEmail);
+  });
+
   it('offers no Reset link for a member who was an owner before: the server would refuse it (GET /team says so)', async () => {
     await world.current.db('users').insert({
       workspace_id: world.current.workspace.id,

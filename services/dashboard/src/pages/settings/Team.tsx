@@ -355,7 +355,16 @@ export default function Team() {
   const manageable = (user: User) => canManage && user.id !== me.user.id && roles.includes(user.role);
 
   const memberColumns: Column<TeamMember>[] = [
-    { header: 'Name', cell: (user) => <Clipped text={user.name} /> },
+    {
+      header: 'Name',
+      // One's own row says so: it has no actions, and "why can I not change my role?" is answered.
+      cell: (user) => (
+        <>
+          <Clipped text={user.name} />
+          {user.id === me.user.id && <span className="muted"> (you)</span>}
+        </>
+      ),
+    },
     { header: 'Email', cell: (user) => <EmailText text={user.email} />, fill: true },
     {
       header: 'Role',
