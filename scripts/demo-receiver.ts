@@ -34,12 +34,13 @@ export interface DemoReceiver {
 }
 
 /**
- * Starts the receiver on a free port of 127.0.0.1. `extraCaCerts` is the operator's
- * NODE_EXTRA_CA_CERTS, if any: its certificates stay trusted (an unreadable file is
+ * Starts the receiver on 127.0.0.1: on `port` when it is given and free (the last start's, so
+ * that the endpoints on it keep working), on any free port otherwise. `extraCaCerts` is the
+ * operator's NODE_EXTRA_CA_CERTS, if any: its certificates stay trusted (an unreadable file is
  * reported through `say` and left out, as Node itself would leave it out).
  */
 export async function startDemoReceiver(
-  options: { extraCaCerts?: string | undefined; say?: (text: string) => void } = {},
+  options: { port?: number | undefined; extraCaCerts?: string | undefined; say?: (text: string) => void } = {},
 ): Promise<DemoReceiver> {
   const { key, cert } = await selfSignedCertificate(HOST);
   const server = createServer({ key, cert }, (request, response) => {
@@ -54,7 +55,16 @@ export async function startDemoReceiver(
       answer(response, status, body.startsWith('{') ? 'application/json' : 'text/plain', body);
     });
   });
-  await listen(server);
+  // Taken (another npm start's receiver, or anything else): any free port, never a failed start.
+  if (
+    options.port === undefined ||
+    !(await listen(server, options.port).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    await listen(server, 0);
+  }
   const origin = `https://${HOST}:${(server.address() as AddressInfo).port}`;
 
   const directory = await mkdtemp(path.join(tmpdir(), 'retention-demo-receiver-'));
@@ -77,10 +87,10 @@ function answer(response: ServerResponse, status: number, type: string, body: st
   response.writeHead(status, { 'content-type': `${type}; charset=utf-8` }).end(body);
 }
 
-function listen(server: Server): Promise<void> {
+function listen(server: Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, HOST, () => {
+    server.listen(port, HOST, () => {
       server.off('error', reject);
       resolve();
     });

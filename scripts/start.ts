@@ -2,7 +2,8 @@
  * `npm start`: the one-command demo. Creates and migrates the database, runs the API and the
  * worker side by side until stopped (Ctrl-C or SIGTERM stops both), and once they answer
  * seeds a demo workspace on the first start and prints where to point a browser or curl.
- * A local receiver (demo-receiver.ts) answers the demo's webhook endpoints meanwhile.
+ * A local receiver (demo-receiver.ts) answers the demo's webhook endpoints meanwhile, on the
+ * same port at every start while that port is free.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import {
   DEMO_DEFAULT_CUSTOMERS,
   DEMO_MAX_CUSTOMERS,
   inviteMember,
+  lastDemoReceiver,
   MIN_DEMO_CUSTOMERS,
   pointDemoEndpointsAt,
   seedDemo,
@@ -366,6 +368,29 @@ async function waitUntilReady(
 }
 
 /**
+ * The port the receiver listens on if it can: the last start's (`lastDemoReceiver`), so that the
+ * endpoints on it keep working with nothing repointed. Not when this start's services take that
+ * port (PORT, WORKER_PORT or API_INTERNAL_PORT set to it, or picked by chance for a 0): the
+ * receiver starts first and would hold it.
+ */
+function receiverPort(config: Config, last: string | undefined): number | undefined {
+  const port = last === undefined ? undefined : Number(new URL(last).port);
+  return port === undefined || [config.port, config.apiInternalPort, config.workerPort].includes(port)
+    ? undefined
+    : port;
+}
+
+/** Said when the receiver could not have the last start's port: where it is now, and what moved. */
+function movedNote(last: string | undefined, origin: string, moved: number): string[] {
+  if (last === undefined || last === origin) return [];
+  const endpoints = moved === 1 ? '1 endpoint' : `${moved} endpoints`;
+  return [
+    `The demo webhook receiver's port of the last start (${new URL(last).port}) is taken: it listens on ` +
+      `${new URL(origin).port} now, and ${endpoints} on ${last} now point there (each change is in the Security log).`,
+  ];
+}
+
+/**
  * Where the demo's webhooks go, and whether the worker may reach it. The operator CLI runs in
  * a process of its own, which neither trusts the receiver's certificate nor (by default) may
  * reach a loopback address: the note says how its `webhook test` can, while this runs.
@@ -374,6 +399,7 @@ function receiverNote(config: Config, receiver: { origin: string; trustFile: str
   return config.webhookAllowPrivateNetworks
     ? `Demo webhook receiver: ${receiver.origin} (the demo's endpoints point here and it answers as their receivers would;\n` +
         `  a POST on any other path, e.g. an endpoint you add at ${receiver.origin}/mine, is answered 200; no signature is checked;\n` +
+        `  the next start listens on this port again, or, if it is taken then, moves every endpoint on it to its new one;\n` +
         `  the CLI's webhook test and webhook resend, which send from the CLI's own process, reach it with\n` +
         `  WEBHOOK_ALLOW_PRIVATE_NETWORKS=true NODE_EXTRA_CA_CERTS=${receiver.trustFile})`
     : `Demo webhook receiver: ${receiver.origin}; WEBHOOK_ALLOW_PRIVATE_NETWORKS=false refuses loopback addresses, ` +
@@ -431,19 +457,27 @@ async function main(): Promise<void> {
   // signal stops the services, and the receiver closes after them (it answers to the last).
   const opened = new OpenedResources();
   const bundle = opened.add(await bundling, (bundle) => bundle.remove());
-  const receiver = opened.add(await startDemoReceiver({ extraCaCerts: env.NODE_EXTRA_CA_CERTS, say }), (receiver) =>
-    receiver.close(),
+  const last = await opened.step(() => withDb(config, (db) => lastDemoReceiver(db)));
+  const receiver = opened.add(
+    await startDemoReceiver({ port: receiverPort(config, last), extraCaCerts: env.NODE_EXTRA_CA_CERTS, say }),
+    (receiver) => receiver.close(),
   );
   env.NODE_EXTRA_CA_CERTS = receiver.trustFile;
-  // Before the worker starts: a delivery left pending goes to this start's receiver, whose
-  // port is new, not to the last one's.
-  await opened.step(() => withDb(config, (db) => pointDemoEndpointsAt(db, receiver.origin, NPM_START)));
+  // Before the worker starts: when the last port was taken, a delivery left pending goes to
+  // this start's receiver, not to the last one's port. It remembers this start's origin too.
+  const moved = await opened.step(() => withDb(config, (db) => pointDemoEndpointsAt(db, receiver.origin, NPM_START)));
   const services = opened.add(startServices(bundle, env), (services) => services.stop());
   const readiness = await waitUntilReady(config, services, timeoutMs);
   if (readiness) {
     const notes = await opened.step(() => seedOnFirstStart(config, env, { receiver: receiver.origin, customers }));
     // Printed even if a stop came in meanwhile: a token just minted must never go unseen.
-    say(banner(config, { ...readiness, timeoutMs }, [...notes, receiverNote(config, receiver)]));
+    say(
+      banner(config, { ...readiness, timeoutMs }, [
+        ...notes,
+        receiverNote(config, receiver),
+        ...movedNote(last, receiver.origin, moved),
+      ]),
+    );
   }
   const codes = await services.exited;
   await opened.closeAll();

@@ -83,6 +83,29 @@ describe("npm start's demo webhook receiver", () => {
     expect(existsSync(other.trustFile)).toBe(false);
   });
 
+  it('listens on the port it is given while that is free, and on another one when it is taken', async () => {
+    const port = Number(new URL(receiver.origin).port);
+    // Taken: this test's receiver holds it.
+    const elsewhere = await startDemoReceiver({ port });
+    try {
+      expect(elsewhere.origin).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(elsewhere.origin).not.toBe(receiver.origin);
+      const free = Number(new URL(elsewhere.origin).port);
+      await elsewhere.close();
+      // Free again, as at the next npm start: the same port.
+      const again = await startDemoReceiver({ port: free });
+      try {
+        expect(again.origin).toBe(`https://127.0.0.1:${free}`);
+        const ca = await readFile(again.trustFile, 'utf8');
+        expect(await send(again, ca, 'POST', '/mine')).toMatchObject({ status: 200, body: '{"received":true}' });
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('makes a certificate for the one address, signed by its own key, valid now', async () => {
     const { cert } = await selfSignedCertificate('127.0.0.1');
     const certificate = new X509Certificate(cert);

@@ -4,7 +4,7 @@ import { connect, createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import type { Db } from '@retention/db';
-import { recoverCampaign } from '@retention/domain';
+import { createEndpoint, recoverCampaign } from '@retention/domain';
 import {
   eventually,
   freePort,
@@ -13,6 +13,7 @@ import {
   runId,
   startService,
   TEST_REDIS_URL,
+  testSecretsKeyBytes,
   withEmptyDatabase,
   withTestDatabase,
 } from '@retention/testkit';
@@ -99,6 +100,33 @@ async function deliveriesOfNewEvent(db: Db, workspaceId: string) {
   );
 }
 
+/**
+ * An endpoint a developer adds on the demo receiver, as its banner line suggests ("an endpoint
+ * you add at …/mine"): subscribed to cancel.saved alone, so the demo endpoints' deliveries of a
+ * new recovery (deliveriesOfNewEvent) are still the only ones.
+ */
+async function addMine(db: Db, workspaceId: string, receiver: string): Promise<string> {
+  const owner = await db('users').where({ workspace_id: workspaceId, role: 'owner' }).first<{ id: string }>('id');
+  const created = await createEndpoint(db, testSecretsKeyBytes(), {
+    workspace_id: workspaceId,
+    actor_id: owner.id,
+    name: 'Mine',
+    url: `${receiver}/mine`,
+    events: ['cancel.saved'],
+    allow_private_networks: true,
+  });
+  return created.id;
+}
+
+/** Every endpoint's URL by its name. */
+const endpointUrls = async (db: Db) =>
+  Object.fromEntries(
+    (await db('webhook_endpoints').select('name', 'url')).map((row: { name: string; url: string }) => [
+      row.name,
+      row.url,
+    ]),
+  );
+
 const printedToken = (output: string) => /API token \(shown this once\): (sk_live_\w+)/.exec(output)?.[1];
 const printedCurl = (output: string) => /Try it: {2}(curl .*)/.exec(output)?.[1] ?? '';
 
@@ -167,10 +195,13 @@ describe('npm start', () => {
           webhook_url: expect.stringMatching(new RegExp(`^http://localhost:${port}/processor/stripe/`)),
         });
 
-        // The receiver's URL says a newcomer's own endpoint on any path of it is answered too.
+        // The receiver's URL says a newcomer's own endpoint on any path of it is answered too,
+        // and one is added there.
         expect(first.output()).toContain(
           `a POST on any other path, e.g. an endpoint you add at ${receiver}/mine, is answered 200`,
         );
+        expect(first.output()).toContain('the next start listens on this port again');
+        await addMine(database.db, workspaceId, receiver);
 
         // SIGTERM to npm alone, as a supervisor sends it: the services stop with it, npm exits 0.
         first.terminate();
@@ -226,11 +257,18 @@ describe('npm start', () => {
         expect((await fetch(`${base}/dashboard/api/invitations/${firstInvitation}`)).status).toBe(404);
         expect((await fetch(`${base}/dashboard/api/invitations/${secondInvitation}`)).status).toBe(200);
 
-        // The receiver is on another port now, and the demo's endpoints point there: the
-        // worker's deliveries and the dashboard's Send test (the API's own) both arrive.
-        const secondReceiver = printedReceiver(second.output());
-        expect(secondReceiver).not.toBe(receiver);
-        expect(await deliveriesOfNewEvent(database.db, workspaceId)).toEqual(delivered(secondReceiver));
+        // The receiver is on the same port again: nothing was repointed, nothing written to the
+        // security log, and the worker's deliveries and the dashboard's Send test (the API's
+        // own) arrive, to the demo's endpoints and to the one added on the receiver alike.
+        expect(printedReceiver(second.output())).toBe(receiver);
+        expect(second.output()).not.toContain('port of the last start');
+        expect(await endpointUrls(database.db)).toEqual({
+          'Dunning emails': `${receiver}/demo/dunning`,
+          CRM: `${receiver}/demo/crm`,
+          Mine: `${receiver}/mine`,
+        });
+        expect(await database.db('security_events').where({ action: 'webhook.updated' })).toEqual([]);
+        expect(await deliveriesOfNewEvent(database.db, workspaceId)).toEqual(delivered(receiver));
         const accepted = await fetch(`${base}/dashboard/api/invitations/${secondInvitation}/accept`, {
           method: 'POST',
           headers: { origin: base, 'content-type': 'application/json' },
@@ -247,6 +285,16 @@ describe('npm start', () => {
           headers: { origin: base, cookie },
         });
         expect(await test.json()).toMatchObject({ http_status: 200, error: null, response_body: '{"queued":true}' });
+        const mine = await database.db('webhook_endpoints').where({ name: 'Mine' }).first<{ id: string }>();
+        const mineTest = await fetch(`${base}/dashboard/api/webhooks/${mine.id}/test`, {
+          method: 'POST',
+          headers: { origin: base, cookie },
+        });
+        expect(await mineTest.json()).toMatchObject({
+          http_status: 200,
+          error: null,
+          response_body: '{"received":true}',
+        });
         // The operator CLI's own webhook test, from a process of its own, with what the banner says it needs.
         const cliEnvironment =
           /the CLI's webhook test and webhook resend, .* reach it with\n {2}(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true) (NODE_EXTRA_CA_CERTS=\S+)\)/
@@ -272,6 +320,74 @@ describe('npm start', () => {
         second.cleanUp();
       }
       expect(await database.db('workspaces').select('id')).toHaveLength(1);
+    });
+  }, 200_000);
+
+  it('moves every endpoint on the receiver to its new port when the last one is taken, and logs each move once', async () => {
+    await withTestDatabase(async (database) => {
+      const settings = { ...environment(database.url, await freePort(), await freePort()), DEMO_CUSTOMERS: '10' };
+      const first = startService('scripts/start.ts', settings);
+      let receiver = '';
+      let workspaceId = '';
+      try {
+        await first.waitFor(/Stop it with Ctrl-C/, 90_000);
+        receiver = printedReceiver(first.output());
+        workspaceId = (await database.db('workspaces').first<{ id: string }>('id')).id;
+        await addMine(database.db, workspaceId, receiver);
+      } finally {
+        expect(await first.stop('SIGTERM')).toBe(0);
+      }
+
+      // Another npm start's receiver (or anything else) has the port meanwhile.
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(Number(new URL(receiver).port), '127.0.0.1', resolve));
+      let moved = '';
+      try {
+        const second = startService('scripts/start.ts', settings);
+        try {
+          await second.waitFor(/Stop it with Ctrl-C/, 90_000);
+          moved = printedReceiver(second.output());
+          expect(moved).not.toBe(receiver);
+          expect(second.output()).toContain(
+            `The demo webhook receiver's port of the last start (${new URL(receiver).port}) is taken: it listens on ` +
+              `${new URL(moved).port} now, and 3 endpoints on ${receiver} now point there`,
+          );
+          expect(await endpointUrls(database.db)).toEqual({
+            'Dunning emails': `${moved}/demo/dunning`,
+            CRM: `${moved}/demo/crm`,
+            Mine: `${moved}/mine`,
+          });
+          expect(await deliveriesOfNewEvent(database.db, workspaceId)).toEqual(delivered(moved));
+        } finally {
+          expect(await second.stop('SIGTERM')).toBe(0);
+        }
+      } finally {
+        await new Promise((resolve) => blocker.close(resolve));
+      }
+      const moves = () =>
+        database
+          .db('security_events')
+          .where({ action: 'webhook.updated' })
+          .orderBy('target_label')
+          .select('actor_type', 'actor_label', 'details');
+      expect(await moves()).toEqual(
+        ['/demo/crm', '/demo/dunning', '/mine'].map((path) => ({
+          actor_type: 'system',
+          actor_label: 'npm start',
+          details: { url: { from: `${receiver}${path}`, to: `${moved}${path}` } },
+        })),
+      );
+
+      // The new port is the one remembered: the next start takes it again and moves nothing.
+      const third = startService('scripts/start.ts', settings);
+      try {
+        await third.waitFor(/Stop it with Ctrl-C/, 90_000);
+        expect(printedReceiver(third.output())).toBe(moved);
+        expect(third.output()).not.toContain('port of the last start');
+      } finally {
+        expect(await third.stop('SIGTERM')).toBe(0);
+      }
+      expect(await moves()).toHaveLength(3);
     });
   }, 200_000);
 

@@ -44,6 +44,7 @@ const EXPECTED_TABLES = [
   'cancel_session_rollups',
   'cancel_sessions',
   'customers',
+  'demo_receiver',
   'event_outbox',
   'events',
   'events_not_sent',
@@ -815,6 +816,27 @@ describe('migrations', () => {
 
       await db.transaction((trx) => migration.down(trx, KEY));
       expect(await db('account_links').first()).not.toHaveProperty('made_by_operator');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("0037-demo-receiver keeps one origin of npm start's demo receiver, on 127.0.0.1 only, and undoes it", async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateUpTo(db, '0037-demo-receiver');
+      const migration = MIGRATIONS.find((m) => m.name === '0037-demo-receiver')!;
+      await db.transaction((trx) => migration.up(trx, KEY));
+      await db('demo_receiver').insert({ origin: 'https://127.0.0.1:40123' });
+      await expect(db('demo_receiver').insert({ origin: 'https://127.0.0.1:40124' })).rejects.toThrow(/duplicate key/);
+      await expect(db('demo_receiver').insert({ only_row: false, origin: 'https://127.0.0.1:1' })).rejects.toThrow(
+        /check/,
+      );
+      await expect(db('demo_receiver').update({ origin: 'https://hooks.example.com:443' })).rejects.toThrow(/check/);
+      expect(await db('demo_receiver').pluck('origin')).toEqual(['https://127.0.0.1:40123']);
+      await db.transaction((trx) => migration.down(trx, KEY));
+      expect(await tables(db)).not.toContain('demo_receiver');
     } finally {
       await database.drop();
     }

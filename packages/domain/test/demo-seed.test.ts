@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { CAMPAIGN_STATUSES, CANCEL_OUTCOMES, hashApiToken, sealSecret, ServiceError } from '@retention/core';
-import { pointDemoEndpointsAt, seedDemo, type DemoSeedResult } from '@retention/domain';
+import { lastDemoReceiver, pointDemoEndpointsAt, seedDemo, type DemoSeedResult } from '@retention/domain';
 import { useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { demoDigest } from './demo-digest.js';
 import { eventsOf } from './helpers.js';
@@ -598,5 +598,75 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
     // Already there: nothing to change, nothing logged.
     expect(await pointDemoEndpointsAt(db, 'https://127.0.0.1:40999', actor)).toBe(0);
     expect(await db('security_events').where({ action: 'webhook.updated' })).toHaveLength(3);
+  });
+
+  it("remembers the receiver's origin, and moves every endpoint on it, any path, when a start gets another", async () => {
+    const { db } = database.current;
+    // The earlier tests' endpoints, receiver and log.
+    await db('webhook_endpoints').del();
+    await db('demo_receiver').del();
+    await db('security_events').where({ action: 'webhook.updated' }).del();
+    const demo = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 10,
+      seed: 8,
+      baseUrl: BASE_URL,
+      now: NOW,
+      receiver: RECEIVER,
+    });
+    // A database started before the origin was remembered: the demo's endpoints say where it was.
+    expect(await lastDemoReceiver(db)).toBe(RECEIVER);
+    const endpoint = async (name: string, url: string) =>
+      (
+        await db('webhook_endpoints')
+          .insert({
+            workspace_id: demo.workspace.id,
+            name,
+            url,
+            signing_secret_sealed: sealSecret(testSecretsKeyBytes(), 'whsec_test'),
+          })
+          .returning<Array<{ id: string }>>('id')
+      )[0]!.id;
+    // The developer's own endpoint on the receiver, as the start banner suggests; another on a
+    // receiver of their own on this machine, which is not the demo's.
+    const mine = await endpoint('Mine', `${RECEIVER}/mine?copy=1`);
+    await endpoint('Own receiver', 'https://127.0.0.1:4000/webhooks');
+
+    // The same port again (the normal restart): nothing moves, nothing is logged, the origin is kept.
+    const actor = { type: 'system', label: 'npm start' } as const;
+    expect(await pointDemoEndpointsAt(db, RECEIVER, actor)).toBe(0);
+    expect(await db('demo_receiver').pluck('origin')).toEqual([RECEIVER]);
+    expect(await db('security_events').where({ action: 'webhook.updated' })).toHaveLength(0);
+
+    // Remembered without the demo's endpoints: a developer who deleted them keeps their own.
+    await db('webhook_endpoints').where({ workspace_id: demo.workspace.id }).whereIn('name', ['CRM']).del();
+    await db('webhook_endpoints')
+      .where({ workspace_id: demo.workspace.id, name: 'Dunning emails' })
+      .update({ url: 'https://hooks.example.com/dunning' });
+    expect(await lastDemoReceiver(db)).toBe(RECEIVER);
+
+    // The port was taken: the receiver is elsewhere, and every endpoint on its origin follows it.
+    expect(await pointDemoEndpointsAt(db, 'https://127.0.0.1:40777', actor)).toBe(1);
+    expect(await urls(demo.workspace.id)).toEqual({
+      'Dunning emails': 'https://hooks.example.com/dunning',
+      Mine: 'https://127.0.0.1:40777/mine?copy=1',
+      'Own receiver': 'https://127.0.0.1:4000/webhooks',
+    });
+    expect(await lastDemoReceiver(db)).toBe('https://127.0.0.1:40777');
+    expect(
+      await db('security_events')
+        .where({ action: 'webhook.updated' })
+        .select('target_id', 'actor_type', 'actor_label', 'details'),
+    ).toEqual([
+      {
+        target_id: mine,
+        actor_type: 'system',
+        actor_label: 'npm start',
+        details: { url: { from: `${RECEIVER}/mine?copy=1`, to: 'https://127.0.0.1:40777/mine?copy=1' } },
+      },
+    ]);
+    // Logged once: the next start on that port moves nothing.
+    expect(await pointDemoEndpointsAt(db, 'https://127.0.0.1:40777', actor)).toBe(0);
+    expect(await db('security_events').where({ action: 'webhook.updated' })).toHaveLength(1);
   });
 });

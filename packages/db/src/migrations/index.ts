@@ -35,6 +35,7 @@ import * as attemptUrl from './0033-attempt-url.js';
 import * as highestFormerRole from './0034-highest-former-role.js';
 import * as formerRoleTrigger from './0035-former-role-trigger.js';
 import * as resetLinkOperator from './0036-reset-link-operator.js';
+import * as demoReceiver from './0037-demo-receiver.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -85,4 +86,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0034-highest-former-role', ...highestFormerRole },
   { name: '0035-former-role-trigger', ...formerRoleTrigger },
   { name: '0036-reset-link-operator', ...resetLinkOperator },
+  { name: '0037-demo-receiver', ...demoReceiver },
 ];
