@@ -39,7 +39,11 @@ import { startDemoReceiver } from './demo-receiver.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (text: string) => process.stdout.write(`${text}\n`);
-/** Who the security log names for what this script changes. */
+/**
+ * Who the security log names for what this script makes and changes (the demo's token and
+ * endpoints, the owner's invitation, a move of the receiver), and the Tokens page for the
+ * demo's token: one name for both.
+ */
 const NPM_START: Actor = { type: 'system', label: 'npm start' };
 
 /** Checks both backing services before touching either, so the message names the one that is down. */
@@ -158,7 +162,12 @@ async function seedOrDescribe(
       `  ${hint.command}`,
     ];
   }
-  const demo = await seedDemo(db, { baseUrl: config.baseUrl, secretsKey: config.secretsKey, ...settings });
+  const demo = await seedDemo(db, {
+    baseUrl: config.baseUrl,
+    secretsKey: config.secretsKey,
+    actor: NPM_START,
+    ...settings,
+  });
   return [
     `Seeded the demo workspace "${demo.workspace.name}" (${demo.workspace.id}, ${demo.counts.customers} customers).`,
     `API token (shown this once): ${demo.token}`,

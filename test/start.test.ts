@@ -160,6 +160,18 @@ describe('npm start', () => {
         expect(await database.db('workspaces').where({ id: seeded![1] }).first()).toMatchObject({
           name: 'Northwind Analytics (demo)',
         });
+        // Its token and endpoints are in the security log, made by npm start, as the Tokens page says.
+        expect(
+          await database
+            .db('security_events')
+            .whereIn('action', ['token.created', 'webhook.created'])
+            .orderBy('action')
+            .select('action', 'actor_type', 'actor_label'),
+        ).toEqual([
+          { action: 'token.created', actor_type: 'system', actor_label: 'npm start' },
+          { action: 'webhook.created', actor_type: 'system', actor_label: 'npm start' },
+          { action: 'webhook.created', actor_type: 'system', actor_label: 'npm start' },
+        ]);
 
         // The dashboard, and an invitation link for the demo owner that the dashboard API knows.
         expect(first.output()).toContain(`Dashboard: ${base}/dashboard/`);

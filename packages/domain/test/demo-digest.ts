@@ -57,7 +57,9 @@ export async function demoDigest(db: Db, workspaceId: string, asOf: string): Pro
                          JOIN events e ON e.id = d.event_id ${subjectJoins}
                          JOIN webhook_attempts a ON a.delivery_id = d.id
                         WHERE d.workspace_id = :workspaceId`,
-    security_events: `SELECT x.action, u.email, x.target_label, x.ip_address, x.user_agent, x.details,
+    // Without the demo token's hint (token.created), drawn afresh at every seed.
+    security_events: `SELECT x.action, u.email, x.actor_label, x.target_label, x.ip_address, x.user_agent,
+                             x.details - 'hint' AS details,
                              ${relative('x.created_at')} AS created
                         FROM security_events x LEFT JOIN users u ON u.id = x.actor_user_id
                        WHERE x.workspace_id = :workspaceId`,

@@ -112,6 +112,64 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(workspace.processor_status).toBe('connected');
   });
 
+  it('records its token and its endpoints in the security log as made by its maker, as the CLI records its own', async () => {
+    const made = await database.current
+      .db('security_events')
+      .where({ workspace_id: seeded.workspace.id })
+      .whereIn('action', ['token.created', 'webhook.created'])
+      .orderBy([{ column: 'action' }, { column: 'target_label' }])
+      .select(
+        'action',
+        'actor_type',
+        'actor_user_id',
+        'actor_label',
+        'target_type',
+        'target_label',
+        'details',
+        'created_at',
+      );
+    // `demo seed` by default: the operator CLI, as its `token create` and `webhook create` say.
+    const maker = { actor_type: 'operator', actor_user_id: null, actor_label: 'operator CLI' };
+    const added = new Date(NOW.getTime() - 120 * DAY);
+    expect(made).toEqual([
+      {
+        action: 'token.created',
+        ...maker,
+        target_type: 'api_token',
+        target_label: 'demo seed',
+        details: { hint: seeded.token.slice(-4), rate_limit_per_minute: 60 },
+        created_at: NOW,
+      },
+      {
+        action: 'webhook.created',
+        ...maker,
+        target_type: 'webhook_endpoint',
+        target_label: 'https://crm.northwind.example/webhooks/retention',
+        details: { name: 'CRM', events: ['recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost'] },
+        created_at: added,
+      },
+      {
+        action: 'webhook.created',
+        ...maker,
+        target_type: 'webhook_endpoint',
+        target_label: 'https://mail.northwind.example/hooks/retention',
+        details: { name: 'Dunning emails', events: ['recovery.opened', 'recovery.recovered', 'recovery.lost'] },
+        created_at: added,
+      },
+    ]);
+    // When the token says it was made, and when the endpoints say they were added.
+    expect(await database.current.db('api_tokens').where({ id: seeded.token_id }).first('created_at')).toEqual({
+      created_at: NOW,
+    });
+    expect(
+      await database.current
+        .db('webhook_endpoints')
+        .where({ workspace_id: seeded.workspace.id })
+        .distinct()
+        .pluck('created_at'),
+    ).toEqual([added]);
+  });
+
   it('matches its counts', async () => {
     const counted = async (table: string, column: string) =>
       Object.fromEntries(
@@ -497,6 +555,40 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
       CRM: `${RECEIVER}/demo/crm`,
     });
     expect(await history(atReceiver)).toEqual(await history(atCatalog));
+  });
+
+  it('names the maker it is given (npm start) for its token and its endpoints', async () => {
+    const { db } = database.current;
+    const demo = await seedDemo(db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 10,
+      seed: 9,
+      baseUrl: BASE_URL,
+      now: NOW,
+      receiver: RECEIVER,
+      actor: { type: 'system', label: 'npm start' },
+    });
+    expect(
+      await db('security_events')
+        .where({ workspace_id: demo.workspace.id })
+        .whereIn('action', ['token.created', 'webhook.created'])
+        .orderBy([{ column: 'action' }, { column: 'target_label' }])
+        .select('action', 'actor_type', 'actor_label', 'target_label'),
+    ).toEqual([
+      { action: 'token.created', actor_type: 'system', actor_label: 'npm start', target_label: 'demo seed' },
+      {
+        action: 'webhook.created',
+        actor_type: 'system',
+        actor_label: 'npm start',
+        target_label: `${RECEIVER}/demo/crm`,
+      },
+      {
+        action: 'webhook.created',
+        actor_type: 'system',
+        actor_label: 'npm start',
+        target_label: `${RECEIVER}/demo/dunning`,
+      },
+    ]);
   });
 
   it("points the demo's endpoints, and only those, at a start's receiver, with the earlier receiver's attempts", async () => {

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, invalidField, toIsoMillis, type SecretsKeyring } from '@retention/core';
-import { inTransaction, type Db } from '@retention/db';
+import { inTransaction, type Db, type Transaction } from '@retention/db';
 import { loadFixtures } from '../fixtures/load.js';
+import type { FixtureWorkspaceResult } from '../fixtures/schema.js';
+import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertPastDate, inputValidator } from '../validate.js';
 import {
   DEMO_BUSINESS,
@@ -36,6 +38,12 @@ export interface SeedDemoOptions {
   receiver?: string;
   /** SECRETS_KEY (config.secretsKey): the demo endpoints' signing secrets are sealed with it. */
   secretsKey: SecretsKeyring;
+  /**
+   * Who makes the demo, as the security log names them for its token and its endpoints (the
+   * Tokens page names the token's maker the same way): the operator CLI (`demo seed`) by
+   * default; `npm start` passes itself.
+   */
+  actor?: Actor;
 }
 
 export interface DemoSeedResult {
@@ -70,6 +78,58 @@ const validateOptions = inputValidator(
   ),
 );
 
+/**
+ * The security log's records of what the seed made that a person could have made too: the
+ * endpoints (`webhook.created`, as createEndpoint records it, at the time they were added) and
+ * the token (`token.created`, as createToken records it, now; the token's `created_at` says
+ * now too). The replayed history has its own records (replay.ts).
+ */
+async function recordMaking(
+  trx: Transaction,
+  workspace: FixtureWorkspaceResult,
+  when: { actor: Actor; endpointsAddedAt: number; now: number },
+): Promise<void> {
+  const endpoints = await trx('webhook_endpoints')
+    .whereIn(
+      'id',
+      Object.values(workspace.webhooks).map((webhook) => webhook.id),
+    )
+    .orderBy('name')
+    .select<Array<{ id: string; name: string; url: string; event_types: string[] }>>(
+      'id',
+      'name',
+      'url',
+      'event_types',
+    );
+  for (const endpoint of endpoints) {
+    await recordSecurityEvent(trx, {
+      workspace_id: workspace.id,
+      action: 'webhook.created',
+      actor: when.actor,
+      target: { type: 'webhook_endpoint', id: endpoint.id, label: endpoint.url },
+      details: { name: endpoint.name, events: endpoint.event_types },
+      at: new Date(when.endpointsAddedAt),
+    });
+  }
+  const [token] = await trx('api_tokens')
+    .where({ id: workspace.tokens.demo!.id })
+    .update({ created_at: new Date(when.now) })
+    .returning<Array<{ id: string; name: string; token_hint: string; rate_limit_per_minute: number }>>([
+      'id',
+      'name',
+      'token_hint',
+      'rate_limit_per_minute',
+    ]);
+  await recordSecurityEvent(trx, {
+    workspace_id: workspace.id,
+    action: 'token.created',
+    actor: when.actor,
+    target: { type: 'api_token', id: token!.id, label: token!.name },
+    details: { hint: token!.token_hint, rate_limit_per_minute: token!.rate_limit_per_minute },
+    at: new Date(when.now),
+  });
+}
+
 /** Quotes a word for a POSIX shell. */
 const shellQuote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
@@ -80,7 +140,9 @@ const DAY = 86_400_000;
 /**
  * Creates a demo workspace with a realistic business's data (see `buildDemoFixture`), an
  * owner, an admin and a member, two webhook endpoints and a fresh API token, in one
- * transaction. People, customers and subscriptions are imported through the fixture loader;
+ * transaction. The token and the endpoints are in the security log as made by
+ * `options.actor`, as a token or an endpoint made any other way is: `token.created` now,
+ * `webhook.created` when the endpoints were added (their `created_at`). People, customers and subscriptions are imported through the fixture loader;
  * the campaigns and cancel sessions are played through the domain actions at the times they
  * happened (replay.ts), so each has the timeline a real one would: its events, their
  * deliveries to the endpoints, who closed it by hand. Those events are history: they leave
@@ -100,6 +162,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
   // Its catalog URL, or `npm start`'s local receiver.
   const endpointUrl = ({ key, url }: (typeof DEMO_ENDPOINTS)[number]) =>
     options.receiver === undefined ? url : demoReceiverUrl(options.receiver, key);
+  const endpointsAddedAt = now - DEMO_ENDPOINTS_ADDED_DAYS_AGO * DAY;
   const loaded = await inTransaction(db, async (trx) => {
     const workspace = (
       await loadFixtures(trx, options.secretsKey, {
@@ -140,10 +203,15 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
         events: endpoint.events,
         accepts: endpoint.accepts,
       })),
-      connectedAt: now - DEMO_ENDPOINTS_ADDED_DAYS_AGO * DAY,
+      connectedAt: endpointsAddedAt,
       keptSince: now - WEBHOOK_LOG_DAYS * DAY,
       now,
       rng: new SeededRandom(valid.seed ^ 0x5eed),
+    });
+    await recordMaking(trx, workspace, {
+      actor: options.actor ?? OPERATOR,
+      endpointsAddedAt,
+      now,
     });
     return workspace;
   });

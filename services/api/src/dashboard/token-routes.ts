@@ -16,24 +16,44 @@ export function tokenRoutes(context: DashboardContext): Router {
 
   /**
    * Who made each token: the user while they are in the workspace; once removed, the email
-   * kept on the token (`removed: true`, no id or name); null only for a token the operator CLI
-   * made (docs/dashboard-api.md, "API tokens").
+   * kept on the token (`removed: true`, no id or name); null when no user made it. And what
+   * made it when that was not the dashboard: the security log's name for the maker of its
+   * `token.created` (`operator CLI`, `npm start`), so that this page and the log name it alike
+   * (docs/dashboard-api.md, "API tokens").
    */
   async function creators(trx: Queryable, ids: string[]) {
+    const madeVia = trx('security_events as e')
+      .whereRaw('e.workspace_id = t.workspace_id')
+      .where({ 'e.action': 'token.created', 'e.target_type': 'api_token' })
+      .whereRaw('e.target_id = t.id::text')
+      .whereNot('e.actor_type', 'user')
+      .orderBy('e.created_at')
+      .limit(1)
+      .select('e.actor_label');
     const rows = await trx('api_tokens as t')
       .leftJoin('users as u', 'u.id', 't.created_by')
       .whereIn('t.id', ids)
       .select<
-        Array<{ id: string; user_id: string | null; name: string | null; email: string | null; kept: string | null }>
-      >('t.id', 'u.id as user_id', 'u.name', 'u.email', 't.created_by_email as kept');
+        Array<{
+          id: string;
+          user_id: string | null;
+          name: string | null;
+          email: string | null;
+          kept: string | null;
+          via: string | null;
+        }>
+      >('t.id', 'u.id as user_id', 'u.name', 'u.email', 't.created_by_email as kept', madeVia.as('via'));
     return new Map(
       rows.map((row) => [
         row.id,
-        row.user_id
-          ? { id: row.user_id, name: row.name, email: row.email, removed: false }
-          : row.kept
-            ? { id: null, name: null, email: row.kept, removed: true }
-            : null,
+        {
+          created_by: row.user_id
+            ? { id: row.user_id, name: row.name, email: row.email, removed: false }
+            : row.kept
+              ? { id: null, name: null, email: row.kept, removed: true }
+              : null,
+          created_via: row.via,
+        },
       ]),
     );
   }
@@ -43,7 +63,10 @@ export function tokenRoutes(context: DashboardContext): Router {
       db,
       tokens.map((token) => token.id),
     );
-    return tokens.map(({ workspace_id: _workspace, ...token }) => ({ ...token, created_by: by.get(token.id) ?? null }));
+    return tokens.map(({ workspace_id: _workspace, ...token }) => ({
+      ...token,
+      ...(by.get(token.id) ?? { created_by: null, created_via: null }),
+    }));
   }
 
   async function ownToken(workspaceId: string, id: string) {

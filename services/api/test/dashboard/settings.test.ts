@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { storedSigningSecrets, testSecretsKeyBytes } from '@retention/testkit';
 import { useApi } from '../harness.js';
-import { dashboardClient, makeUser, team } from './support.js';
+import { dashboardClient, makeUser, signIn, team } from './support.js';
 
 const api = useApi();
 const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashboardClient(api.current.url)(...args);
@@ -40,6 +40,40 @@ describe('API tokens', () => {
     expect(log[0].actor_user_id).toBe(owner.id);
     expect(log[0].ip_address).not.toBeNull();
     expect(JSON.stringify(log)).not.toContain(created.body.token);
+  });
+
+  it("names each token's maker as the security log names it: the user, the operator CLI, npm start for the demo's", async () => {
+    const { createToken, OPERATOR, seedDemo } = await import('@retention/domain');
+    const { owner, admin, workspace } = await team(api.current.db, call, 'Makers');
+    await call('POST', '/tokens', { cookie: owner.cookie, body: { name: 'in-dashboard' } });
+    await createToken(api.current.db, { workspace_id: workspace.id, name: 'cli' }, OPERATOR);
+    await createToken(
+      api.current.db,
+      { workspace_id: workspace.id, name: 'cli-as-admin' },
+      { type: 'operator', user_id: admin.id, label: 'operator CLI' },
+    );
+    const makers = async (cookie: string) =>
+      Object.fromEntries(
+        ((await call('GET', '/tokens', { cookie })).body.data as Array<Record<string, any>>).map((token) => [
+          token.name,
+          [token.created_by?.email ?? null, token.created_via],
+        ]),
+      );
+    expect(await makers(owner.cookie)).toEqual({
+      'in-dashboard': [owner.email, null],
+      cli: [null, 'operator CLI'],
+      'cli-as-admin': [admin.email, 'operator CLI'],
+    });
+
+    // The demo npm start seeds: its token is npm start's, on this page as in the log.
+    const demo = await seedDemo(api.current.db, {
+      secretsKey: testSecretsKeyBytes(),
+      customers: 10,
+      baseUrl: api.current.url,
+      actor: { type: 'system', label: 'npm start' },
+    });
+    const demoOwner = await makeUser(api.current.db, demo.workspace.id, 'owner');
+    expect(await makers(await signIn(call, demoOwner.email))).toEqual({ 'demo seed': [null, 'npm start'] });
   });
 
   it('refuses members (403 JSON), other workspaces (404) and bad ids (400)', async () => {

@@ -94,12 +94,17 @@ export interface ApiToken {
   hint: string;
   /**
    * Who made it: a user of the workspace; once they are removed, the email kept at creation
-   * (`removed`, no id or name); null for a token the operator CLI made.
+   * (`removed`, no id or name); null for a token no user made (the operator CLI, npm start).
    */
   created_by:
     | { id: string; name: string | null; email: string; removed: false }
     | { id: null; name: null; email: string; removed: true }
     | null;
+  /**
+   * What made it when not the dashboard, as the security log names the maker of its
+   * `token.created`: "operator CLI", "npm start"; null for the dashboard's, or with no entry.
+   */
+  created_via: string | null;
   created_at: string;
   last_used_at: string | null;
   rate_limit_per_minute: number;

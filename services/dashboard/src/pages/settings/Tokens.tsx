@@ -80,6 +80,21 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
   );
 }
 
+/**
+ * Who made a token, in the security log's words for its `token.created` entry: the user ("Jane
+ * Doe via operator CLI" when the CLI named them with --actor), or what made it with no user
+ * (`created_via`: "operator CLI", "npm start" for the demo's). Someone since removed is named
+ * by the address kept on the token: the token still works, and the list must not credit it to
+ * the CLI. A token with no entry (loaded from a fixture file, or seeded before the demo recorded
+ * its token) is the operator CLI's, which made both.
+ */
+function tokenMaker(token: ApiToken): string {
+  if (!token.created_by) return token.created_via ?? 'operator CLI';
+  if (token.created_by.removed) return `${token.created_by.email} (removed)`;
+  const name = token.created_by.name || token.created_by.email;
+  return token.created_via ? `${name} via ${token.created_via}` : name;
+}
+
 export default function Tokens() {
   const { me } = useSession();
   const canManage = me.permissions.manage_tokens;
@@ -103,19 +118,7 @@ export default function Tokens() {
     { header: 'Token', cell: (token) => <code>{displayHint(token.hint)}</code> },
     {
       header: 'Created by',
-      // Someone since removed is named by the address kept on the token: the token still works,
-      // and the list must not credit it to the CLI.
-      cell: (token) => (
-        <Clipped
-          text={
-            !token.created_by
-              ? 'Operator CLI'
-              : token.created_by.removed
-                ? `${token.created_by.email} (removed)`
-                : token.created_by.name || token.created_by.email
-          }
-        />
-      ),
+      cell: (token) => <Clipped text={tokenMaker(token)} />,
     },
     { header: 'Created', cell: (token) => <Time value={token.created_at} short /> },
     { header: 'Last used', cell: (token) => <Time value={token.last_used_at} empty="Never" short withTime /> },
