@@ -144,7 +144,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
         action: 'webhook.created',
         ...maker,
         target_type: 'webhook_endpoint',
-        target_label: 'https://crm.northwind.example/webhooks/retention',
+        target_label: 'CRM (https://crm.northwind.example/webhooks/retention)',
         details: { name: 'CRM', events: ['recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost'] },
         created_at: added,
       },
@@ -152,7 +152,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
         action: 'webhook.created',
         ...maker,
         target_type: 'webhook_endpoint',
-        target_label: 'https://mail.northwind.example/hooks/retention',
+        target_label: 'Dunning emails (https://mail.northwind.example/hooks/retention)',
         details: { name: 'Dunning emails', events: ['recovery.opened', 'recovery.recovered', 'recovery.lost'] },
         created_at: added,
       },
@@ -580,13 +580,13 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
         action: 'webhook.created',
         actor_type: 'system',
         actor_label: 'npm start',
-        target_label: `${RECEIVER}/demo/crm`,
+        target_label: `CRM (${RECEIVER}/demo/crm)`,
       },
       {
         action: 'webhook.created',
         actor_type: 'system',
         actor_label: 'npm start',
-        target_label: `${RECEIVER}/demo/dunning`,
+        target_label: `Dunning emails (${RECEIVER}/demo/dunning)`,
       },
     ]);
   });
@@ -660,28 +660,29 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
       .where({ action: 'webhook.updated' })
       .orderBy('target_label')
       .select('workspace_id', 'actor_type', 'actor_label', 'target_label', 'details');
+    // (The endpoint by its name and URL before the move.)
     expect(logged).toEqual([
+      {
+        workspace_id: old.workspace.id,
+        actor_type: 'system',
+        actor_label: 'npm start',
+        target_label: 'CRM (https://crm.northwind.example/webhooks/retention)',
+        details: {
+          url: { from: 'https://crm.northwind.example/webhooks/retention', to: 'https://127.0.0.1:40999/demo/crm' },
+        },
+      },
       {
         workspace_id: earlier.workspace.id,
         actor_type: 'system',
         actor_label: 'npm start',
-        target_label: `${RECEIVER}/demo/dunning`,
+        target_label: `Dunning emails (${RECEIVER}/demo/dunning)`,
         details: { url: { from: `${RECEIVER}/demo/dunning`, to: 'https://127.0.0.1:40999/demo/dunning' } },
       },
       {
         workspace_id: old.workspace.id,
         actor_type: 'system',
         actor_label: 'npm start',
-        target_label: 'https://crm.northwind.example/webhooks/retention',
-        details: {
-          url: { from: 'https://crm.northwind.example/webhooks/retention', to: 'https://127.0.0.1:40999/demo/crm' },
-        },
-      },
-      {
-        workspace_id: old.workspace.id,
-        actor_type: 'system',
-        actor_label: 'npm start',
-        target_label: 'https://mail.northwind.example/hooks/retention',
+        target_label: 'Dunning emails (https://mail.northwind.example/hooks/retention)',
         details: {
           url: { from: 'https://mail.northwind.example/hooks/retention', to: 'https://127.0.0.1:40999/demo/dunning' },
         },

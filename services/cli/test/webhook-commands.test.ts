@@ -191,7 +191,7 @@ describe('webhook commands', () => {
       {
         actor_type: 'operator',
         actor_user_id: owner,
-        target_label: 'https://hooks.example.com/in',
+        target_label: 'Main (https://hooks.example.com/in)',
         details: { name: { from: 'Main', to: 'Renamed' }, events: { from: ['winback.recorded'], to: [] } },
       },
     ]);

@@ -15,20 +15,27 @@ import { STRIPE_STATUS_TEXT } from './pages/settings/processor-story.js';
  * says it holds a secret is never shown (none is recorded: tokens and secrets appear by their
  * last four characters only).
  */
-export function securityDetailsText(action: string, details: unknown): string[] {
+export function securityDetailsText(
+  action: string,
+  details: unknown,
+  target?: { label: string | null } | null,
+): string[] {
   if (!isRecord(details)) return [];
   const known: Partial<Record<string, Describe>> = ACTION_DETAILS[action as SecurityAction] ?? {};
   const phrases: string[] = [];
   for (const [key, value] of Object.entries(details)) {
     const describe = known[key];
-    const phrase = describe ? describe(value, details) : otherDetail(key, value);
+    const phrase = describe ? describe(value, details, target?.label ?? null) : otherDetail(key, value);
     if (phrase) phrases.push(phrase);
   }
   return phrases;
 }
 
-/** One detail in words, given the whole record (a role change reads its `to` with its `from`); null hides it. */
-type Describe = (value: unknown, details: Record<string, unknown>) => string | null;
+/**
+ * One detail in words, given the whole record (a role change reads its `to` with its `from`) and
+ * the entry's target label (what the page shows above the details); null hides it.
+ */
+type Describe = (value: unknown, details: Record<string, unknown>, targetLabel?: string | null) => string | null;
 
 /** Said by the action or the target already (`step`, the processor's `provider`), or an internal id. */
 const hidden: Describe = () => null;
@@ -105,6 +112,14 @@ const labelled =
   (value) =>
     `${label}: ${name(value)}`;
 
+/**
+ * An endpoint's name (`webhook.created`, `webhook.deleted`): hidden when the target already names
+ * the endpoint by it ("Name (URL)", as records do since they name endpoints so), said otherwise
+ * (an older record, whose target is the URL alone).
+ */
+const endpointName: Describe = (value, _details, targetLabel) =>
+  typeof value === 'string' && targetLabel?.startsWith(`${value} (`) ? null : `Name: ${plain(value)}`;
+
 /** An endpoint's events: none listed is every event, later ones included (the endpoint form's "All events"). */
 const eventList = (value: unknown) =>
   Array.isArray(value)
@@ -160,16 +175,16 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
     from: (value, details) => `Limit: ${plain(value)} → ${perMinute(details.to)}`,
     to: hidden,
   },
-  'webhook.created': { name: labelled('Name'), events: labelled('Events', eventList) },
+  'webhook.created': { name: endpointName, events: labelled('Events', eventList) },
   // The fields that changed, each `{ from, to }` ("URL: A → B"); the entries recorded before
   // from/to hold the new value alone, read as they were ("New URL: B"). The target is the
-  // endpoint by its URL before the change.
+  // endpoint by its name and URL before the change (by its URL alone in older entries).
   'webhook.updated': {
     name: changeOrNew('Name', 'New name'),
     url: changeOrNew('URL', 'New URL'),
     events: changeOrNew('Events', 'New events', eventList),
   },
-  'webhook.deleted': { name: labelled('Name') },
+  'webhook.deleted': { name: endpointName },
   'webhook.enabled': {},
   'webhook.disabled': {},
   'webhook.secret_rolled': {
@@ -181,8 +196,13 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
     ended_overlap_until: (value) => `Previous secret was to be accepted until ${time(value)}`,
   },
   'webhook.deliveries_requeued': {
-    requeued: (value) => count(value, 'delivery sent again', 'deliveries sent again'),
-    since: (value) => `Failed or skipped since ${time(value)}`,
+    // A retry that found none is no longer recorded (it changed nothing); an entry from before
+    // says so in words, its time with it, rather than "0 deliveries sent again", a count of nothing.
+    requeued: (value, details) =>
+      value === 0
+        ? `No failed deliveries to send again (none failed or was skipped since ${time(details.since)})`
+        : count(value, 'delivery sent again', 'deliveries sent again'),
+    since: (value, details) => (details.requeued === 0 ? null : `Failed or skipped since ${time(value)}`),
   },
   'team.invited': { role: (value) => `As ${roleName(value)}` },
   'team.invitation_revoked': { reason, invited_by: labelled('Invited by') },

@@ -198,6 +198,35 @@ describe('security log details in words', () => {
     ).toEqual(['Its maker did not outrank every role the account has held', 'Made by: ann@acme.test']);
   });
 
+  it('says a retry that found none (recorded before such retries stopped being logged) as none, not as a count of nothing', () => {
+    expect(
+      securityDetailsText('webhook.deliveries_requeued', { since: '2026-11-20T10:00:00.000Z', requeued: 0 }),
+    ).toEqual([
+      expect.stringMatching(/^No failed deliveries to send again \(none failed or was skipped since Nov 20.*\)$/),
+    ]);
+    expect(
+      securityDetailsText('webhook.deliveries_requeued', { since: '2026-11-20T10:00:00.000Z', requeued: 1 }),
+    ).toEqual([expect.stringMatching(/^Failed or skipped since Nov 20/), '1 delivery sent again']);
+  });
+
+  it("names an endpoint once: its name is not repeated when the target already says it, as an older entry's URL does not", () => {
+    const named = { label: 'Billing (https://hooks.example/in)' };
+    const events = ['recovery.recovered'];
+    expect(securityDetailsText('webhook.created', { name: 'Billing', events }, named)).toEqual([
+      'Events: Payment recovered',
+    ]);
+    expect(securityDetailsText('webhook.deleted', { name: 'Billing' }, named)).toEqual([]);
+    // An entry written before endpoints were named in the target: its URL alone, the name below it.
+    const byUrl = { label: 'https://hooks.example/in' };
+    expect(securityDetailsText('webhook.created', { name: 'Billing', events }, byUrl)).toEqual([
+      'Name: Billing',
+      'Events: Payment recovered',
+    ]);
+    expect(securityDetailsText('webhook.deleted', { name: 'Billing' }, byUrl)).toEqual(['Name: Billing']);
+    // A name that begins another endpoint's: still said.
+    expect(securityDetailsText('webhook.deleted', { name: 'Bill' }, named)).toEqual(['Name: Bill']);
+  });
+
   it('reads an endpoint edit recorded before from/to (its new values alone) as it did', () => {
     expect(
       securityDetailsText('webhook.updated', {

@@ -1,7 +1,7 @@
 import { validateWebhookUrl } from '@retention/core';
 import { inTransaction, type Db, type Queryable } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
-import { endpointChangeDetails } from '../webhooks/endpoints.js';
+import { endpointChangeDetails, endpointTarget } from '../webhooks/endpoints.js';
 import { DEMO_ENDPOINTS } from './catalog.js';
 
 /**
@@ -108,7 +108,7 @@ export async function pointDemoEndpointsAt(db: Db, origin: string, actor: Actor)
         workspace_id: row.workspace_id,
         action: 'webhook.updated',
         actor,
-        target: { type: 'webhook_endpoint', id: row.id, label: row.url },
+        target: endpointTarget(row),
         // The URL from and to, as any edit of an endpoint records it (updateEndpoint).
         details: endpointChangeDetails({ url: row.url }, { url }),
       });

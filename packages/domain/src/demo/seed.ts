@@ -4,6 +4,7 @@ import { inTransaction, type Db, type Transaction } from '@retention/db';
 import { loadFixtures } from '../fixtures/load.js';
 import type { FixtureWorkspaceResult } from '../fixtures/schema.js';
 import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
+import { endpointTarget } from '../webhooks/endpoints.js';
 import { assertPastDate, inputValidator } from '../validate.js';
 import {
   DEMO_BUSINESS,
@@ -106,7 +107,7 @@ async function recordMaking(
       workspace_id: workspace.id,
       action: 'webhook.created',
       actor: when.actor,
-      target: { type: 'webhook_endpoint', id: endpoint.id, label: endpoint.url },
+      target: endpointTarget(endpoint),
       details: { name: endpoint.name, events: endpoint.event_types },
       at: new Date(when.endpointsAddedAt),
     });

@@ -138,6 +138,20 @@ const validateAction = inputValidator(Type.Object({ id: Uuid(), actor_id: Uuid()
 /** The CLI names its user with --actor; the dashboard passes the signed-in user's actor. */
 const operatorNaming = (userId: string): Actor => ({ type: 'operator', user_id: userId, label: 'operator CLI' });
 
+/**
+ * An endpoint as the security log's records name it (their target): by its name and, in
+ * parentheses, its URL, as they were before the change ("Dunning emails (https://…/hooks)"),
+ * so the log names it as the Outbound webhooks page does and still says where it sent. A URL
+ * too long for the label (2,048 characters with the name) is cut, never the name. Records written
+ * before the name was added name the endpoint by its URL alone (docs/dashboard-api.md).
+ */
+export function endpointTarget(endpoint: { id: string; name: string; url: string }) {
+  const room = MAX_TARGET_LABEL - endpoint.name.length - ' ()'.length;
+  const url = endpoint.url.length > room ? `${endpoint.url.slice(0, room - 1)}…` : endpoint.url;
+  return { type: 'webhook_endpoint', id: endpoint.id, label: `${endpoint.name} (${url})` };
+}
+const MAX_TARGET_LABEL = 2048;
+
 /** Duplicates dropped, in catalog order, so equal subscriptions always look equal. */
 function normalizeEvents(events: readonly EventType[] | undefined): EventType[] {
   const chosen = new Set(events ?? []);
@@ -201,7 +215,7 @@ export async function createEndpoint(
       workspace_id: valid.workspace_id,
       action: 'webhook.created',
       actor: audit ?? operatorNaming(valid.actor_id),
-      target: { type: 'webhook_endpoint', id: row!.id, label: row!.url },
+      target: endpointTarget(row!),
       details: { name: row!.name, events: row!.event_types },
     });
     return { ...toWebhookEndpoint(row as EndpointRow), secret };
@@ -355,7 +369,7 @@ function recordEndpointChange(
     workspace_id: endpoint.workspace_id,
     action,
     actor,
-    target: { type: 'webhook_endpoint', id: endpoint.id, label: endpoint.url },
+    target: endpointTarget(endpoint),
     details,
   });
 }

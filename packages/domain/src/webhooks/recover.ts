@@ -2,7 +2,7 @@ import { conflict } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertPastDate, assertUuid } from '../validate.js';
-import { findEndpointRow } from './endpoints.js';
+import { endpointTarget, findEndpointRow } from './endpoints.js';
 import { assertWebhookManager } from './permissions.js';
 
 /**
@@ -12,7 +12,8 @@ import { assertWebhookManager } from './permissions.js';
  * is sent twice at once; their next attempt numbers follow the ones already logged.
  * `retrying` counts the deliveries since `since` that failed an attempt and are still pending
  * (their next retry scheduled, or one running): not requeued, and said so, so that "0 queued"
- * after failures that are still being retried does not read as if nothing had failed.
+ * after failures that are still being retried does not read as if nothing had failed. Logged
+ * when it requeued any.
  */
 export async function recoverDeliveries(
   db: Db,
@@ -37,13 +38,18 @@ export async function recoverDeliveries(
       .whereNotNull('event_id')
       .where('created_at', '>=', since)
       .update({ status: 'pending', next_attempt_at: trx.fn.now(), completed_at: null });
-    await recordSecurityEvent(trx, {
-      workspace_id: endpoint.workspace_id,
-      action: 'webhook.deliveries_requeued',
-      actor: audit ?? { type: 'operator', user_id: input.actor_id, label: 'operator CLI' },
-      target: { type: 'webhook_endpoint', id: endpoint.id, label: endpoint.url },
-      details: { since: since.toISOString(), requeued },
-    });
+    // A retry that found nothing to send changed nothing, and writes no record, as any change
+    // that changes nothing (docs/dashboard-api.md, "Security log"): "0 deliveries sent again"
+    // read as an action.
+    if (requeued > 0) {
+      await recordSecurityEvent(trx, {
+        workspace_id: endpoint.workspace_id,
+        action: 'webhook.deliveries_requeued',
+        actor: audit ?? { type: 'operator', user_id: input.actor_id, label: 'operator CLI' },
+        target: endpointTarget(endpoint),
+        details: { since: since.toISOString(), requeued },
+      });
+    }
     return { requeued, retrying: Number(retrying?.retrying ?? 0) };
   });
 }

@@ -12,7 +12,7 @@ import {
 import { inTransaction, type Db, type Queryable } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid } from '../validate.js';
-import { findEndpointRow } from './endpoints.js';
+import { endpointTarget, findEndpointRow } from './endpoints.js';
 import { assertWebhookManager } from './permissions.js';
 import { openOverlapEnd, openSigningSecrets, type SealedSigningSecrets } from './signing-secrets.js';
 
@@ -100,7 +100,7 @@ export async function rollSigningSecret(
       workspace_id: current.workspace_id,
       action: 'webhook.secret_rolled',
       actor: audit ?? { type: 'operator', user_id: input.actor_id, label: 'operator CLI' },
-      target: { type: 'webhook_endpoint', id: current.id, label: current.url },
+      target: endpointTarget(current),
       // An overlap ended early is a promise withdrawn on purpose: the log says which one.
       details: { overlap_seconds: overlap, ...(openOverlapUntil && { ended_overlap_until: openOverlapUntil }) },
     });
@@ -150,7 +150,7 @@ export async function endSecretOverlap(
         workspace_id: current.workspace_id,
         action: 'webhook.secret_overlap_ended',
         actor: audit ?? { type: 'operator', user_id: input.actor_id, label: 'operator CLI' },
-        target: { type: 'webhook_endpoint', id: current.id, label: current.url },
+        target: endpointTarget(current),
         details: { ended_overlap_until: openUntil },
       });
     }

@@ -138,7 +138,8 @@ describe('outbound webhooks', () => {
     expect(firstEdit.body.data.filter((event: { action: string }) => event.action === 'webhook.updated')).toEqual([
       expect.objectContaining({
         actor: expect.objectContaining({ type: 'user', user_id: admin.id }),
-        target: { type: 'webhook_endpoint', id, label: 'https://receiver.invalid/hook' },
+        // The endpoint by its name and URL, as the Outbound webhooks page names it.
+        target: { type: 'webhook_endpoint', id, label: 'Mine (https://receiver.invalid/hook)' },
         details: { events: { from: ['recovery.opened'], to: [] } },
       }),
     ]);
@@ -200,11 +201,11 @@ describe('outbound webhooks', () => {
     const updates = log.body.data.filter((event: { action: string }) => event.action === 'webhook.updated');
     expect(updates.map((event: { details: unknown; target: unknown }) => [event.target, event.details])).toEqual([
       [
-        { type: 'webhook_endpoint', id, label: 'https://b.receiver.invalid/hook' },
+        { type: 'webhook_endpoint', id, label: 'Billing 2 (https://b.receiver.invalid/hook)' },
         { url: { from: 'https://b.receiver.invalid/hook', to: 'https://c.receiver.invalid/hook' } },
       ],
       [
-        { type: 'webhook_endpoint', id, label: 'https://a.receiver.invalid/hook' },
+        { type: 'webhook_endpoint', id, label: 'Billing (https://a.receiver.invalid/hook)' },
         {
           name: { from: 'Billing', to: 'Billing 2' },
           url: { from: 'https://a.receiver.invalid/hook', to: 'https://b.receiver.invalid/hook' },
@@ -484,7 +485,8 @@ describe('roll secret and retry failed since', () => {
       'webhook.secret_rolled',
       'webhook.disabled',
       'webhook.enabled',
-      'webhook.deliveries_requeued',
+      // The first retry only: the second requeued nothing (its deliveries were still being
+      // retried), changed nothing, and wrote no record.
       'webhook.deliveries_requeued',
     ]);
     const log = await api.current.db('security_events').where({ workspace_id: workspace.id });

@@ -16,7 +16,7 @@ import { securityDetailsText } from '../../security-details.js';
  * is the part read whole. Plain text, never markup (names and URLs are what people typed).
  */
 function WhatChanged({ event }: { event: SecurityEvent }) {
-  const details = securityDetailsText(event.action, event.details);
+  const details = securityDetailsText(event.action, event.details, event.target);
   return (
     <>
       <Clipped text={event.target && securityTargetText(event.target)} />
