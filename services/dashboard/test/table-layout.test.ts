@@ -3,6 +3,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { lineTexts } from './support/line-texts.js';
 import { screenshot } from './support/page-checks.js';
 
 /**
@@ -127,29 +128,6 @@ async function open(route: string): Promise<void> {
   await page.goto(`${world.current.url}/dashboard${route}`);
   await page.getByRole('heading', { level: 1 }).waitFor();
   await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
-}
-
-/** An element's text line by line as laid out: its characters grouped by the top of their box. */
-function lineTexts(target: Locator): Promise<string[]> {
-  return target.evaluate((element) => {
-    const walker = element.ownerDocument.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
-    const range = element.ownerDocument.createRange();
-    const texts: string[] = [];
-    let lineTop = -Infinity;
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (let offset = 0; offset < node.data.length; offset += 1) {
-        range.setStart(node, offset);
-        range.setEnd(node, offset + 1);
-        const top = range.getBoundingClientRect().top;
-        if (top > lineTop + 2) {
-          texts.push('');
-          lineTop = top;
-        }
-        texts[texts.length - 1] += node.data[offset];
-      }
-    }
-    return texts;
-  });
 }
 
 /** The lines of a text that end inside a word: not after one of `separators` (the last line aside). */
