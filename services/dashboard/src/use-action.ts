@@ -9,6 +9,9 @@ import { ApiError, errorMessage, fieldSentence } from './api/client.js';
  * submit button `busy` (BusyButton: it ignores presses meanwhile, and keeps the keyboard's focus). A form whose fields the API names (`param`) declares them
  * (`fields`): a refusal about one of them shows at that field (Field's `action` and `param`), any
  * other under the form (FormError, which shows `formError`), so each refusal shows exactly once.
+ * A refusal shown at a field goes as soon as that field is edited (`forgetField`): it was about
+ * what the field held, and would stand, marked invalid, beside a corrected value until the next
+ * submit.
  */
 export interface Action {
   busy: boolean;
@@ -26,6 +29,12 @@ export interface Action {
   formError: string | null;
   /** The success message given to the last run, until the next one. */
   done: string | null;
+  /**
+   * Forgets the last refusal if it is about this field (the API's `param`): the field was edited
+   * since, so the refusal no longer describes what it holds. A refusal about another field, or
+   * none, stays. Field calls it as its input changes.
+   */
+  forgetField(param: string): void;
   /** Resolves true when the action succeeded, false when it failed (never throws). */
   run(action: () => Promise<unknown>, options?: RunOptions): Promise<boolean>;
   /** Forgets the outcome (a dialog closed, a filter changed). */
@@ -80,6 +89,11 @@ export function useAction(options: ActionOptions = {}): Action {
     }
   }, []);
   const clear = useCallback(() => setState(IDLE), []);
+  // Only a refusal shown at the field (one of `fields`): one shown under the form stays there.
+  const forgetField = useCallback(
+    (param: string) => setState((previous) => (fields.has(param) && previous.field?.param === param ? IDLE : previous)),
+    [fields],
+  );
 
   return useMemo(() => {
     const { busy, error, done, field } = state;
@@ -90,8 +104,9 @@ export function useAction(options: ActionOptions = {}): Action {
       done,
       fieldError: (param: string) => (atField?.param === param ? atField.sentence : null),
       formError: atField ? null : error,
+      forgetField,
       run,
       clear,
     };
-  }, [state, fields, run, clear]);
+  }, [state, fields, run, clear, forgetField]);
 }

@@ -6,7 +6,7 @@ import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/co
 import { createEndpoint, deleteEndpoint, recoverCampaign } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
-import { description, expectFieldError } from './support/field-errors.js';
+import { description, expectFieldError, expectFieldErrorGone } from './support/field-errors.js';
 import { checkPage, seriousViolations } from './support/page-checks.js';
 
 /**
@@ -161,7 +161,9 @@ describe('the account page', () => {
     problems.push(...(await seriousViolations(page, 'account with a wrong current password')));
     expect(await meStatus(laptopCookie)).toBe(200);
 
+    // Edited, the field no longer says the refusal of what it held, before the next submit.
     await page.getByLabel('Current password').fill(PASSWORD);
+    await expectFieldErrorGone(page.getByRole('main'), current, 'That is not your current password.');
     await page.getByLabel('New password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByRole('status').filter({ hasText: 'Password changed. Your other sessions have ended.' }).waitFor();
@@ -189,6 +191,7 @@ describe('the account page', () => {
 
     // The old password is refused there; the new one signs in, back where it was headed.
     await laptop.getByLabel('Email').fill(OWNER);
+    await expectFieldErrorGone(laptop.getByRole('main'), email, 'That must be an email address.');
     await laptop.getByLabel('Password').fill(PASSWORD);
     await laptop.getByRole('button', { name: 'Sign in' }).click();
     await laptop.getByRole('alert').filter({ hasText: /./ }).waitFor();
@@ -380,6 +383,7 @@ describe('an endpoint that keeps failing', () => {
     await dialog.getByRole('button', { name: 'Retry failed' }).click();
     await expectFieldError(dialog, since, 'That must not be in the future.', 'since');
     await since.fill(dayBefore);
+    await expectFieldErrorGone(dialog, since, 'That must not be in the future.');
     await dialog.getByRole('button', { name: 'Retry failed' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('status').filter({ hasText: '1 delivery queued to be sent again.' }).waitFor();

@@ -15,7 +15,7 @@ import {
   stripeEvent,
 } from '../../worker/test/processor/stripe-kit.js';
 import { desktopPage, PASSWORD, useDashboardWorld } from './support/dashboard-world.js';
-import { description, expectFieldError } from './support/field-errors.js';
+import { description, expectFieldError, expectFieldErrorGone } from './support/field-errors.js';
 import { checkPage, SCREENSHOT_DIR, screenshot } from './support/page-checks.js';
 
 /**
@@ -108,7 +108,9 @@ describe('signing in', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Accept invitation' }).click();
     await expectFieldError(page.getByRole('main'), page.getByLabel('Name'), NAME_REFUSED, 'name');
+    // Edited, the field no longer says the refusal of what it held, before the next submit.
     await page.getByLabel('Name').fill('Olive Owner');
+    await expectFieldErrorGone(page.getByRole('main'), page.getByLabel('Name'), NAME_REFUSED);
     await page.getByRole('button', { name: 'Accept invitation' }).click();
     await heading('Overview').waitFor();
     const main = page.getByRole('navigation', { name: 'Main' });
@@ -168,6 +170,8 @@ describe('API tokens', () => {
     await dialog.getByLabel('Name').fill('   ');
     await dialog.getByRole('button', { name: 'Create token' }).click();
     await expectFieldError(dialog, dialog.getByLabel('Name'), NAME_REFUSED, 'name');
+    await dialog.getByLabel('Name').fill('CI');
+    await expectFieldErrorGone(dialog, dialog.getByLabel('Name'), NAME_REFUSED);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
   });
@@ -300,8 +304,13 @@ describe('outbound webhooks', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await expectFieldError(dialog, dialog.getByLabel('URL'), 'That must not contain credentials.', 'url');
     await expect(dialog.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBeNull();
+    // Editing another field leaves it; correcting the URL takes it away at once, before Save.
+    await dialog.getByLabel('Name').fill('Acme CRM ');
+    await expectFieldError(dialog, dialog.getByLabel('URL'), 'That must not contain credentials.', 'url');
+    await dialog.getByLabel('Name').fill('Acme CRM');
 
     await dialog.getByLabel('URL').fill(world.current.receiver.url(hookPath));
+    await expectFieldErrorGone(dialog, dialog.getByLabel('URL'), 'That must not contain credentials.');
     await dialog.getByRole('button', { name: 'Save' }).click();
     const shown = page.getByRole('dialog', { name: 'Endpoint added' });
     secret = (await shown.getByLabel('Signing secret').textContent()) ?? '';
@@ -578,6 +587,11 @@ describe('the team page', () => {
       'email',
     );
     await dialog.getByLabel('Email').fill('newcomer@acme.test');
+    await expectFieldErrorGone(
+      dialog,
+      dialog.getByLabel('Email'),
+      'That must be an email address such as ann@example.com.',
+    );
     await role('Admin').check();
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
     const created = page.getByRole('dialog', { name: 'Invitation created' });
@@ -879,6 +893,9 @@ describe('every page', () => {
       'url',
     );
     problems.push(...(await scan(page, 'endpoint-form')));
+    // Corrected, the URL is no longer said to be refused (nor marked invalid) before the next Save.
+    await form.getByLabel('URL').fill('https://example.com/hook');
+    await expectFieldErrorGone(form, form.getByLabel('URL'), 'That must not contain a #fragment, which is never sent.');
     await page.keyboard.press('Escape');
     expect(problems).toEqual([]);
     if (process.env.UPDATE_DOCS_SCREENSHOTS === '1') {
@@ -941,20 +958,18 @@ describe('account, workspace and security log', () => {
     const shown = await currency.inputValue();
     await currency.fill('XYZ');
     await page.getByRole('button', { name: 'Save' }).click();
-    await expectFieldError(
-      page.getByRole('main'),
-      currency,
-      // To an owner, who cannot run the operator's `fx set`: the code as they typed it, in capitals.
+    // To an owner, who cannot run the operator's `fx set`: the code as they typed it, in capitals.
+    const noRate =
       'No exchange rate for XYZ yet: ask whoever runs this service to add one, or choose one of ' +
-        `${Object.keys(DEFAULT_FX_RATES_PER_USD)
-          .sort()
-          .map((code) => code.toUpperCase())
-          .join(', ')}.`,
-      'display_currency',
-    );
+      `${Object.keys(DEFAULT_FX_RATES_PER_USD)
+        .sort()
+        .map((code) => code.toUpperCase())
+        .join(', ')}.`;
+    await expectFieldError(page.getByRole('main'), currency, noRate, 'display_currency');
     expect(shown).toBe('USD');
     const formerName = await page.getByLabel('Workspace name').inputValue();
     await currency.fill('EUR');
+    await expectFieldErrorGone(page.getByRole('main'), currency, noRate);
     await page.getByLabel('Workspace name').fill('Acme & Co');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
@@ -1064,6 +1079,11 @@ describe('password reset', () => {
         'password',
       );
       await target.getByLabel('New password').fill('a brand new passphrase');
+      await expectFieldErrorGone(
+        target.getByRole('main'),
+        target.getByLabel('New password'),
+        'That must be 10 to 256 characters.',
+      );
       await target.getByRole('button', { name: 'Set password and sign in' }).click();
       await target.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       // Spent: the same link is refused, with the server's message.
@@ -1092,13 +1112,10 @@ describe('the processor page', () => {
     const connectForm = page.getByRole('form', { name: 'Connect Stripe' });
     await connectForm.getByLabel('Webhook signing secret').fill('whsec_short');
     await page.getByRole('button', { name: 'Connect' }).click();
-    await expectFieldError(
-      connectForm,
-      connectForm.getByLabel('Webhook signing secret'),
+    const tooShort =
       "That is too short: Stripe's signing secrets are whsec_ followed by 16 to 200 letters and digits; " +
-        "copy the whole secret from the endpoint's page in Stripe.",
-      'webhook_secret',
-    );
+      "copy the whole secret from the endpoint's page in Stripe.";
+    await expectFieldError(connectForm, connectForm.getByLabel('Webhook signing secret'), tooShort, 'webhook_secret');
 
     // Before connecting, the form says what Connect does to outbound webhooks until Stripe's
     // first event, and that what happens in between is never sent.
@@ -1108,6 +1125,7 @@ describe('the processor page', () => {
 
     const secret = newWebhookSecret();
     await page.getByLabel('Webhook signing secret').fill(secret);
+    await expectFieldErrorGone(connectForm, connectForm.getByLabel('Webhook signing secret'), tooShort);
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByText('Waiting for the first event from Stripe').waitFor();
     // Webhooks are paused from now until the first event: the page says so at once, not the

@@ -7,7 +7,9 @@ import { ErrorNote, LiveStatus } from './states.js';
  * and `aria-invalid` while there is an error). Its error is `error`, a check made as you type,
  * else the server's refusal of this field: `action`'s refusal about `param` (the API's name of
  * the field, one of the action's `fields`). Only the refusal is an alert, read out when it
- * appears after a submit; a check made as you type is not read out at every key.
+ * appears after a submit; a check made as you type is not read out at every key. The refusal goes
+ * as soon as the field is edited (the action's `forgetField`): it was about the text refused, and
+ * stayed, `aria-invalid`, beside a corrected one until the next submit.
  *
  * `limit` is the most characters the server takes for the field. A longer text is kept whole (no
  * `maxLength`, which cut a paste at the limit without a word) and said to be too long at the
@@ -26,6 +28,7 @@ export function Field({
   action,
   param,
   inputRef,
+  onChange,
   ...input
 }: Omit<InputHTMLAttributes<HTMLInputElement>, 'maxLength'> & {
   label: string;
@@ -59,7 +62,18 @@ export function Field({
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input ref={ref} id={id} aria-invalid={shown ? true : undefined} aria-describedby={describedBy} {...input} />
+      <input
+        ref={ref}
+        id={id}
+        aria-invalid={shown ? true : undefined}
+        aria-describedby={describedBy}
+        {...input}
+        onChange={(event) => {
+          // The server's refusal was about what the field held: edited, it no longer is.
+          if (action && param) action.forgetField(param);
+          onChange?.(event);
+        }}
+      />
       {hint && (
         <span className="hint" id={hintId}>
           {hint}

@@ -27,3 +27,15 @@ export async function expectFieldError(form: Locator, field: Locator, sentence: 
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A field whose refusal went as soon as it was edited (docs/dashboard-ui.md, "Field errors"): no
+ * alert left in `form`, the field no longer `aria-invalid`, nor described by `sentence`. It stayed,
+ * marked invalid beside the corrected text, until the next submit.
+ */
+export async function expectFieldErrorGone(form: Locator, field: Locator, sentence: string): Promise<void> {
+  await expect(form.getByRole('alert').filter({ hasText: /./ }).allTextContents()).resolves.toEqual([]);
+  await expect(field.getAttribute('aria-invalid')).resolves.toBeNull();
+  await expect(description(field)).resolves.not.toContain(sentence);
+  await expect(form.getByText(sentence, { exact: true }).count()).resolves.toBe(0);
+}

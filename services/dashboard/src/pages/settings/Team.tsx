@@ -105,7 +105,16 @@ function InviteDialog({
             and its link stops working.
           </p>
         )}
-        <RoleChoice roles={roles} value={role} onChange={setRole} error={invite.fieldError('role')} />
+        <RoleChoice
+          roles={roles}
+          value={role}
+          onChange={(next) => {
+            // As a Field does: a refusal of the role it held goes once another is chosen.
+            invite.forgetField('role');
+            setRole(next);
+          }}
+          error={invite.fieldError('role')}
+        />
         <FormError action={invite} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
