@@ -1108,8 +1108,28 @@ describe('the processor page', () => {
     const webhookUrl = await page.getByLabel('Webhook URL for Stripe').textContent();
     expect(webhookUrl).toMatch(new RegExp(`^${world.current.url}/processor/stripe/[0-9a-f-]{36}$`));
 
-    // A secret that is not one is refused at its field, in words.
+    // With no secret yet, Connect is enabled as the endpoint form's Save is: pressed, it says which
+    // field is missing (the browser's required check) and focuses it, and nothing is sent.
     const connectForm = page.getByRole('form', { name: 'Connect Stripe' });
+    const secretField = connectForm.getByLabel('Webhook signing secret');
+    await expect(secretField.inputValue()).resolves.toBe('');
+    await expect(connectForm.getByRole('button', { name: 'Connect' }).isDisabled()).resolves.toBe(false);
+    const connects: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().endsWith('/processor/connect')) connects.push(request.url());
+    };
+    page.on('request', onRequest);
+    await connectForm.getByRole('button', { name: 'Connect' }).click();
+    await expect(
+      secretField.evaluate(
+        (input) => (input as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing,
+      ),
+    ).resolves.toBe(true);
+    await expect(secretField.evaluate((input) => input === input.ownerDocument.activeElement)).resolves.toBe(true);
+    page.off('request', onRequest);
+    expect(connects).toEqual([]);
+
+    // A secret that is not one is refused at its field, in words.
     await connectForm.getByLabel('Webhook signing secret').fill('whsec_short');
     await page.getByRole('button', { name: 'Connect' }).click();
     const tooShort =

@@ -339,12 +339,10 @@ export default function Processor() {
         )}
         <FormError action={action} />
         <div>
-          <BusyButton
-            type="submit"
-            className="button primary"
-            busy={busy}
-            disabled={!connection && webhookSecret.trim() === ''}
-          >
+          {/* Enabled with the secret still empty, as the endpoint form's Save: the browser's required
+              check then says which field is missing and focuses it, where a disabled button gave no
+              reason. */}
+          <BusyButton type="submit" className="button primary" busy={busy}>
             Connect
           </BusyButton>
         </div>
