@@ -236,7 +236,7 @@ describe('seedDemo realism (500 customers, the default)', () => {
     );
     expect(pending!.count).toBe(0);
 
-    // Recovered by hand: by the admin, in the security log, at the close (the timeline's "marked recovered by").
+    // Recovered by hand: by the admin, in the security log, at the close (the timeline's "Marked recovered by").
     const manual = campaigns.filter((campaign) => campaign.recovered_via === 'manual');
     expect(manual.length).toBeGreaterThan(0);
     const admin = await db('users').where({ workspace_id: seeded.workspace.id, role: 'admin' }).first();

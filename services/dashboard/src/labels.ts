@@ -165,6 +165,14 @@ export function capitalizedWords(code: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/**
+ * A campaign's action taken by hand, as its timeline says it before "by <who>", in sentence case as
+ * every other entry: `campaign.marked_lost` -> "Marked lost" (it read "marked lost").
+ */
+export function campaignActionLabel(action: string): string {
+  return capitalizedWords(action.replace(/^campaign\./, ''));
+}
+
 /** A label, or the code humanized with a capital (dots as spaces too) when the table does not know it. */
 function labelOf(labels: Readonly<Record<string, string>>, code: string): string {
   return labels[code] || capitalizedWords(code.replaceAll('.', ' '));

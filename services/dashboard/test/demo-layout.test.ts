@@ -1124,9 +1124,10 @@ describe('a demo campaign', () => {
     const entries = await timeline();
     expect(entries).toHaveLength(3);
     expect(entries[0]).toMatch(/recovery\.opened/);
-    expect(entries[1]).toMatch(/recovery\.recovered/);
-    // By the admin's name when the team gives one, with the email the action recorded.
-    expect(entries[2]).toMatch(/marked recovered by (.+ \()?ops@northwind\.example\)?$/);
+    // By the admin's name when the team gives one, with the email the action recorded; before the
+    // event it recorded at the same time (the cause, then its effect), in sentence case.
+    expect(entries[1]).toMatch(/Marked recovered by (.+ \()?ops@northwind\.example\)?$/);
+    expect(entries[2]).toMatch(/recovery\.recovered/);
     await expect(
       page.getByRole('region', { name: 'Campaign' }).getByRole('definition').allTextContents(),
     ).resolves.toContainEqual(expect.stringMatching(/ops@northwind\.example$/));

@@ -1115,13 +1115,20 @@ describe('campaigns', () => {
     // The event and its delivery (once the worker has made it), and who closed it, by hand.
     await settlesTo(async () => {
       await page.reload();
-      await timeline.getByText(/marked lost by Bill Lumbergh \(owner@initech\.test\)/).waitFor();
+      await timeline.getByText(/Marked lost by Bill Lumbergh \(owner@initech\.test\)/).waitFor();
       return timeline
         .getByRole('listitem')
         .filter({ hasText: 'recovery.lost' })
         .getByText(/Initech CRM: succeeded/)
         .count();
     }, 1);
+
+    // Marked lost and the event it recorded have one time: the cause (who marked it lost) comes
+    // before its effect (the event), in sentence case as the event's words are.
+    const entries = await timeline.getByRole('list').first().locator(':scope > li').allTextContents();
+    const marked = entries.findIndex((entry) => /Marked lost by Bill Lumbergh/.test(entry));
+    const lost = entries.findIndex((entry) => /Payment lost recovery\.lost/.test(entry));
+    expect([marked, lost]).toEqual([entries.length - 2, entries.length - 1]);
 
     // The server refuses a second close with the conflict message.
     const again = await fetch(`${world.current.url}/dashboard/api/campaigns/${initech.markMeId}/mark-recovered`, {

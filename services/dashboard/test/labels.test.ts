@@ -4,6 +4,7 @@ import {
   DECLINE_CODE_LABELS,
   EVENT_TYPE_LABELS,
   SECURITY_ACTION_LABELS,
+  campaignActionLabel,
   clientAddressLabel,
   declineCodeLabel,
   eventTypeLabel,
@@ -41,6 +42,11 @@ describe('labels', () => {
   it('shows a security action or target it has no words for as its code, never blank', () => {
     expect(securityActionLabel('webhook.future_thing')).toBe('webhook.future_thing');
     expect(securityTargetLabel('future_object')).toBe('future_object');
+  });
+
+  it("says a campaign's action taken by hand in sentence case, as its timeline shows it", () => {
+    expect(campaignActionLabel('campaign.marked_lost')).toBe('Marked lost');
+    expect(campaignActionLabel('campaign.marked_recovered')).toBe('Marked recovered');
   });
 
   it('names a loopback address and keeps the address; any other address as it is', () => {

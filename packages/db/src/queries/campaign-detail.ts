@@ -66,15 +66,16 @@ export async function campaignDetail(
     );
   if (!row) throw notFound(`No campaign with id ${campaignId}`);
   const timeline: TimelineEntry[] = [
-    ...row.events,
     ...row.actions.map((action) => ({
       kind: 'action' as const,
       at: action.at,
       action: action.action,
       actor: { user_id: action.actor_user_id, label: action.actor_label },
     })),
+    ...row.events,
   ];
-  // Stable: an event and the action recorded in its transaction share a time; the event comes first.
+  // Stable: an action and the event recorded in its transaction share a time; the action, the
+  // cause ("Marked lost by …"), comes before its effect (the `recovery.lost` it recorded).
   timeline.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {
     ...row.campaign,

@@ -68,7 +68,9 @@ describe('a delivery skipped because its endpoint was off', () => {
     expect(JSON.parse(log.body.data[0].request_body)).toMatchObject({ type: 'recovery.lost' });
 
     const detail = await call('GET', `/campaigns/${campaignId}`, { cookie: owner });
-    expect(detail.body.timeline[0]).toMatchObject({
+    // After "Marked lost by …", the action that recorded it at the same time.
+    expect(detail.body.timeline.map((entry: { kind: string }) => entry.kind)).toEqual(['action', 'event']);
+    expect(detail.body.timeline[1]).toMatchObject({
       type: 'recovery.lost',
       queued: false,
       deliveries: [

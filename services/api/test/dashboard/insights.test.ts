@@ -161,12 +161,13 @@ describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () =>
     expect(detail.body).toMatchObject({ id, status: 'lost', customer: { object: 'customer' } });
     expect(
       detail.body.timeline.map((entry: { kind: string; type?: string; action?: string }) => entry.type ?? entry.action),
-    ).toEqual(['recovery.lost', 'campaign.marked_lost']);
-    expect(detail.body.timeline[0]).toMatchObject({
+    ).toEqual(['campaign.marked_lost', 'recovery.lost']); // recorded at one time: the cause, then its event
+    expect(detail.body.timeline[1]).toMatchObject({
       source: 'dashboard',
       deliveries: [{ endpoint_name: 'Receiver', status: 'succeeded', attempt_count: 1 }],
     });
-    expect(detail.body.timeline[1].actor.user_id).toBeTruthy();
+    expect(detail.body.timeline[0].actor.user_id).toBeTruthy();
+    expect(detail.body.timeline[0].at).toBe(detail.body.timeline[1].at);
     const elsewhere = await team(api.current.db, call, 'Elsewhere');
     expect((await call('GET', `/campaigns/${id}`, { cookie: elsewhere.member.cookie })).status).toBe(404);
 
@@ -210,10 +211,12 @@ describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () =>
     const lostId = w.campaignIds[0]!;
     expect((await call('POST', `/campaigns/${lostId}/mark-lost`, { cookie: w.owner })).status).toBe(200);
     const sent = await call('GET', `/campaigns/${lostId}`, { cookie: w.member });
-    expect(sent.body.timeline[0]).toMatchObject({ type: 'recovery.lost', queued: true, not_sent_reason: null });
+    // The event, after the action that recorded it ("Marked lost by …") at the same time.
+    const lostEvent = (timeline: { type?: string }[]) => timeline.find((entry) => entry.type === 'recovery.lost');
+    expect(lostEvent(sent.body.timeline)).toMatchObject({ queued: true, not_sent_reason: null });
     await dispatch();
     const dispatched = await call('GET', `/campaigns/${lostId}`, { cookie: w.member });
-    expect(dispatched.body.timeline[0]).toMatchObject({
+    expect(lostEvent(dispatched.body.timeline)).toMatchObject({
       queued: false,
       not_sent_reason: null,
       deliveries: [{ endpoint_name: 'Receiver', status: 'pending' }],

@@ -2,7 +2,8 @@ import type { ReactNode } from 'react';
 import type { TimelineEntry, User } from '../api/types.js';
 import { ActorName } from './ActorName.js';
 import { BreakableUrl } from './BreakableUrl.js';
-import { errorBesideStatus, humanize } from '../format.js';
+import { errorBesideStatus } from '../format.js';
+import { campaignActionLabel } from '../labels.js';
 import { Link } from '../router.js';
 import { EventTypeName } from './Labels.js';
 import { Badge } from './ListPage.js';
@@ -57,7 +58,8 @@ export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, rel
 
 /**
  * A campaign's or cancel session's events, each with its deliveries per endpoint, and (a
- * campaign's) the actions taken by hand, whose actors `members` names.
+ * campaign's) the actions taken by hand, whose actors `members` names. In the API's order: oldest
+ * first, and an action before the event it recorded at the same time (the cause, then its effect).
  */
 export function Timeline({
   entries,
@@ -81,7 +83,7 @@ export function Timeline({
           </li>
         ) : (
           <li key={`${entry.action}:${entry.at}`}>
-            <Time value={entry.at} /> <strong>{humanize(entry.action.replace('campaign.', ''))}</strong> by{' '}
+            <Time value={entry.at} /> <strong>{campaignActionLabel(entry.action)}</strong> by{' '}
             <ActorName actor={entry.actor} members={members} inline />
           </li>
         ),
