@@ -119,6 +119,16 @@ export function formatListTime(iso: string, withTime = false, now: Date = new Da
   return (withTime ? listDayTime : listDay).format(date);
 }
 
+const utcDay = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+
+/**
+ * A UTC day (`2026-10-30`) as the page writes a date (`Oct 30, 2026`), always with its year; the
+ * Overview's period starts on one, and said it in ISO beside every other date's words.
+ */
+export function formatUtcDay(day: string): string {
+  return utcDay.format(new Date(`${day}T00:00:00Z`));
+}
+
 export function formatUtcTime(iso: string): string {
   return `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 }

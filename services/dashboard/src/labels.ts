@@ -159,7 +159,11 @@ export function clientAddressLabel(ip: string): string {
   return loopback ? `This machine or a proxy on it (${ip})` : ip;
 }
 
-/** A code as words with a capital: `display_currency` -> "Display currency". */
+/**
+ * A code as words with a capital: `display_currency` -> "Display currency". Sentence case, as every
+ * label here: the Overview's charts name decline categories, cancel outcomes and reasons with it
+ * ("Card update required", "Saved discount", "Switched service") beside "Retry" and "Card update".
+ */
 export function capitalizedWords(code: string): string {
   const words = humanize(code);
   return words.charAt(0).toUpperCase() + words.slice(1);

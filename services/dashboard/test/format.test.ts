@@ -6,6 +6,7 @@ import {
   formatLocalTime,
   formatMoney,
   formatMoneyTick,
+  formatUtcDay,
   knownZone,
   pageLocale,
   startOfDayIn,
@@ -25,6 +26,14 @@ describe('formatListTime', () => {
   it('writes a bare day without a time of day, and without a zone', () => {
     expect(formatListTime(iso, false, now)).not.toContain(zone);
     expect(formatListTime('2024-11-25T15:20:00.000Z', true, now)).toMatch(/2024$/);
+  });
+});
+
+describe('formatUtcDay', () => {
+  it("writes a UTC day as the page's other dates are written, whatever the viewer's zone", () => {
+    // Under jest there is no browser: LOCALE is en-US.
+    expect(formatUtcDay('2026-10-30')).toBe('Oct 30, 2026');
+    expect(formatUtcDay('2027-01-01')).toBe('Jan 1, 2027');
   });
 });
 

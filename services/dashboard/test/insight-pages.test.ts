@@ -494,6 +494,21 @@ describe('overview', () => {
       'Median time to recover': '2 days', // of 1 and 3 days
     });
     await expect(page.getByRole('note').textContent()).resolves.toMatch(/Amounts in THB have no exchange rate/);
+    // The period's first day as every other date on the page reads ("Oct 30, 2026"), not ISO, and
+    // still said to be a UTC day.
+    const { since } = (await (
+      await fetch(`${world.current.url}/dashboard/api/overview`, { headers: { cookie: await cookieHeader(page) } })
+    ).json()) as { since: string };
+    const day = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+    await expect(
+      page
+        .getByRole('region', { name: 'Key figures' })
+        .getByText(/^Last 30 days \(/)
+        .textContent(),
+    ).resolves.toBe(
+      `Last 30 days (campaigns opened and cancel sessions started since ${day.format(new Date(`${since}T00:00:00Z`))}, ` +
+        'UTC), in USD.',
+    );
     await expect(
       page
         .getByRole('region', { name: 'Key figures' })
@@ -612,10 +627,33 @@ describe('overview', () => {
     ]);
     const reasons = page.getByRole('figure', { name: 'Cancellation reasons' });
     await reasons.getByText('Show as a table').click();
+    // Every chart's labels in sentence case, as "Retry" and "Card update" above (they were "too
+    // expensive", "soft", "saved discount").
     await expect(reasons.getByRole('rowheader').allTextContents()).resolves.toEqual([
-      'too expensive',
-      'missing features',
-      'switched service',
+      'Too expensive',
+      'Missing features',
+      'Switched service',
+    ]);
+    const categories = page.getByRole('figure', { name: 'Campaigns by decline category' });
+    await categories.getByText('Show as a table').click();
+    await expect(categories.getByRole('rowheader').allTextContents()).resolves.toEqual([
+      'Soft',
+      'Card update required',
+      'Authentication required',
+      'Revoked',
+      'Fraud',
+      'Unknown',
+    ]);
+    const outcomes = page.getByRole('figure', { name: 'Cancel sessions by outcome by month' });
+    await outcomes.getByText('Show as a table').click();
+    await expect(outcomes.getByRole('columnheader').allTextContents()).resolves.toEqual([
+      'Month',
+      'Saved discount',
+      'Saved pause',
+      'Saved downgrade',
+      'Saved other',
+      'Canceled',
+      'Abandoned',
     ]);
   });
   /** One page for the four widths, each loading the Overview afresh at its width. */

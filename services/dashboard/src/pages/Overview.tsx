@@ -12,11 +12,11 @@ import {
   formatMonth,
   formatNumber,
   formatPercent,
-  humanize,
+  formatUtcDay,
   shareOf,
 } from '../format.js';
 import { useLoad } from '../hooks.js';
-import { RECOVERED_VIA_LABELS } from '../labels.js';
+import { capitalizedWords, RECOVERED_VIA_LABELS } from '../labels.js';
 import { useSearchParams } from '../router.js';
 
 const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string }> = [
@@ -85,7 +85,8 @@ function periodSentence(overview: OverviewData): string {
   const label = PERIODS.find((one) => one.value === overview.period)!.label;
   const currency = overview.stats.display_currency.toUpperCase();
   if (overview.since === null) return `All time, in ${currency}.`;
-  return `${label} (campaigns opened and cancel sessions started since ${overview.since}, UTC), in ${currency}.`;
+  // The day as every other date on the page reads ("Oct 30, 2026"), not ISO; a UTC day, and said so.
+  return `${label} (campaigns opened and cancel sessions started since ${formatUtcDay(overview.since)}, UTC), in ${currency}.`;
 }
 
 function Kpis({ overview }: { overview: OverviewData }) {
@@ -162,7 +163,8 @@ function Charts({ overview }: { overview: OverviewData }) {
     ],
     [overview],
   );
-  const categories = useMemo(() => DECLINE_CATEGORIES.map(humanize), []);
+  // Sentence case, as "Retry" and "Card update" in the chart beside them (labels.ts).
+  const categories = useMemo(() => DECLINE_CATEGORIES.map((category) => capitalizedWords(category)), []);
   const byCategory = useMemo<Series[]>(
     () => [
       { label: 'Opened', values: DECLINE_CATEGORIES.map((key) => recovery.by_decline_category[key]?.opened ?? 0) },
@@ -181,12 +183,15 @@ function Charts({ overview }: { overview: OverviewData }) {
   const outcomes = useMemo<Series[]>(
     () =>
       CANCEL_OUTCOMES.map((outcome) => ({
-        label: humanize(outcome),
+        label: capitalizedWords(outcome),
         values: overview.cancel_sessions_by_month.map((row) => row.by_outcome[outcome] ?? 0),
       })),
     [overview],
   );
-  const reasonLabels = useMemo(() => overview.cancel_reasons.map((row) => humanize(row.reason_code)), [overview]);
+  const reasonLabels = useMemo(
+    () => overview.cancel_reasons.map((row) => capitalizedWords(row.reason_code)),
+    [overview],
+  );
   const reasons = useMemo<Series[]>(
     () => [{ label: 'Sessions', values: overview.cancel_reasons.map((row) => row.sessions) }],
     [overview],
