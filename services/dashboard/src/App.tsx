@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type ReactElement } from 'react';
 import { api, setForbiddenHandler, setSessionEndedHandler } from './api/client.js';
 import type { Me } from './api/types.js';
-import { ErrorNote, Loading } from './components/states.js';
+import { ErrorNote, Loading, NotFound } from './components/states.js';
 import { Shell } from './components/Shell.js';
 import { currentPath, navigate, pathOnly, signInDestination, usePath } from './router.js';
 import { SessionContext } from './session.js';
@@ -48,12 +48,7 @@ function signedInPage(path: string) {
   }
   if (path === '/account') return <Account />;
   if (path === '/settings' || path.startsWith('/settings/')) return <Settings path={path} />;
-  return (
-    <div className="card">
-      <h1>Page not found</h1>
-      <p>There is no page at this address.</p>
-    </div>
-  );
+  return <NotFound />;
 }
 
 /**

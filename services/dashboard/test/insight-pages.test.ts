@@ -1473,24 +1473,35 @@ describe('a record not in the workspace', () => {
   });
 
   it("says plainly that a record is not in the workspace (another workspace's, or no id at all), with the way back", async () => {
-    const pages: Array<[path: string, text: string, back: string, heading: string]> = [
-      [`/customers/${globex.customerId}`, 'There is no such customer in this workspace.', 'All customers', 'Customers'],
+    const pages: Array<[path: string, text: string, back: string, heading: string, title: string]> = [
+      [
+        `/customers/${globex.customerId}`,
+        'There is no such customer in this workspace.',
+        'All customers',
+        'Customers',
+        'Customer',
+      ],
       [
         '/campaigns/00000000-0000-0000-0000-000000000000',
         'There is no such campaign in this workspace.',
         'All campaigns',
         'Campaigns',
+        'Campaign',
       ],
       [
         '/cancel-sessions/not-an-id',
         'There is no such cancel session in this workspace.',
         'All cancel sessions',
         'Cancel sessions',
+        'Cancel session',
       ],
     ];
-    for (const [path, text, back, heading] of pages) {
+    for (const [path, text, back, heading, title] of pages) {
       await page.goto(`${world.current.url}/dashboard${path}`);
       await page.getByText(text).waitFor();
+      // The tab's title names the page, as its h1 does.
+      await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+      await page.waitForFunction(`document.title.startsWith(${JSON.stringify(`${title} · `)})`);
       await expect(page.getByRole('alert').count()).resolves.toBe(0);
       await expect(page.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
       await page.getByRole('link', { name: back }).click();
@@ -1503,6 +1514,12 @@ describe('a record not in the workspace', () => {
     for (const id of [initech.hookId, '00000000-0000-0000-0000-000000000000', 'not-an-id']) {
       await globexPage.goto(`${world.current.url}/dashboard/settings/webhooks/${id}`);
       await globexPage.getByText('There is no such webhook endpoint in this workspace.').waitFor();
+      // Named, as the other records' pages are: the h1, and with it the tab's title (it was the
+      // workspace's name alone, "Globex · Retention dashboard").
+      await globexPage.getByRole('heading', { level: 1, name: 'Webhook endpoint', exact: true }).waitFor();
+      await globexPage.waitForFunction(`document.title.startsWith('Webhook endpoint · ')`, undefined, {
+        timeout: 2_000,
+      });
       await expect(globexPage.getByRole('alert').count()).resolves.toBe(0);
       await expect(globexPage.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
       // On a phone the way back is one unbroken line, not squeezed beside the sentence.
@@ -1517,6 +1534,28 @@ describe('a record not in the workspace', () => {
       await globexPage.getByRole('link', { name: 'All endpoints' }).click();
       await globexPage.getByRole('heading', { level: 1, name: 'Outbound webhooks' }).waitFor();
     }
+  });
+});
+
+describe('an address the dashboard has no page at', () => {
+  it('says "Page not found", in its h1 and the tab\'s title, for an unknown Settings section as for any unknown address', async () => {
+    const page = await signIn('owner@initech.test');
+    for (const path of ['/nope', '/settings/nope', '/settings/webhooks/one/two']) {
+      await page.goto(`${world.current.url}/dashboard${path}`);
+      await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+      await page.getByText('There is no page at this address.').waitFor();
+      await page.waitForFunction(`document.title.startsWith('Page not found · ')`, undefined, { timeout: 2_000 });
+      // The address stays what was asked for: no section shown under it, no redirect.
+      expect(new URL(page.url()).pathname).toBe(`/dashboard${path}`);
+      await expect(page.getByRole('heading', { level: 1, name: 'API tokens' }).count()).resolves.toBe(0);
+    }
+    // Under Settings its tabs stay, to go on from there.
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Team' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    // Settings itself still opens on the first tab, in place of its address.
+    await page.goto(`${world.current.url}/dashboard/settings`);
+    await page.getByRole('heading', { level: 1, name: 'API tokens' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/settings/tokens');
   });
 });
 

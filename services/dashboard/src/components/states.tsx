@@ -57,6 +57,19 @@ export function LoadError({
 }
 
 /**
+ * The page for an address the app has no page at (an unknown path, an unknown Settings section):
+ * its h1 names it, and so the tab's title ("Page not found · …").
+ */
+export function NotFound() {
+  return (
+    <div className="card">
+      <h1>Page not found</h1>
+      <p>There is no page at this address.</p>
+    </div>
+  );
+}
+
+/**
  * A status message ("Name saved.", "Saved.", a test delivery's outcome) in a live region
  * (`role="status"`) that is on the page, empty and unseen, before it has anything to say, then
  * filled: screen readers announce a change in a region they already know of, and not reliably a

@@ -243,8 +243,20 @@ export default function EndpointPage({ id }: { id: string }) {
 
   if (loaded.loading && !loaded.data) return <Loading />;
   if (!loaded.data) {
+    // Named as the other detail pages that could not load theirs ("Campaign", "Customer"): an
+    // h1, so the tab's title says which page this is, where it was the workspace's name alone.
     return (
-      <LoadError loaded={loaded} what="webhook endpoint" back={{ to: '/settings/webhooks', label: 'All endpoints' }} />
+      <>
+        <nav className="breadcrumb" aria-label="Breadcrumb">
+          <Link to="/settings/webhooks">Outbound webhooks</Link>
+        </nav>
+        <PageHeader title="Webhook endpoint" />
+        <LoadError
+          loaded={loaded}
+          what="webhook endpoint"
+          back={{ to: '/settings/webhooks', label: 'All endpoints' }}
+        />
+      </>
     );
   }
   const endpoint = loaded.data;

@@ -4,6 +4,7 @@ import { NavLink, navigate, pathOnly } from '../../router.js';
 import { useSession } from '../../session.js';
 import type { Me } from '../../api/types.js';
 import { NotForYourRole } from './NotForYourRole.js';
+import { NotFound } from '../../components/states.js';
 
 const Tokens = lazyPage(() => import('./Tokens.js'));
 const Webhooks = lazyPage(() => import('./Webhooks.js'));
@@ -58,11 +59,14 @@ const SECTIONS: Section[] = [
   },
 ];
 
+/** The section at `path` (an endpoint's page is Outbound webhooks'), or the not-found page. */
 function page(path: string, me: Me) {
   const endpoint = /^\/settings\/webhooks\/([^/]+)$/.exec(path);
   if (endpoint) return <EndpointPage id={endpoint[1]!} />;
   const section = SECTIONS.find((each) => each.path === path);
-  if (!section) return null;
+  // An address that is no section (`/settings/nope`, a mistyped or stale link) says so, as any
+  // unknown address does, under the tabs: it used to be replaced by the first tab without a word.
+  if (!section) return <NotFound />;
   const { restricted } = section;
   if (restricted && !restricted.allowed(me)) {
     return <NotForYourRole what={restricted.what} role={me.user.role} who={restricted.who} />;
@@ -73,14 +77,15 @@ function page(path: string, me: Me) {
 export default function Settings({ path }: { path: string }) {
   const { me } = useSession();
   const route = pathOnly(path);
-  const content = page(route, me);
   const tabs = SECTIONS.filter((section) => !section.restricted || section.restricted.allowed(me));
-  // /settings itself, or an address that is no tab: the first tab this viewer has.
+  // /settings itself: the first tab this viewer has, in place of the address.
   const first = tabs[0]!.path;
+  const index = route === '/settings';
   useEffect(() => {
-    if (!content) navigate(first, { replace: true });
-  }, [content, first]);
-  if (!content) return null;
+    if (index) navigate(first, { replace: true });
+  }, [index, first]);
+  if (index) return null;
+  const content = page(route, me);
   return (
     <div className="settings">
       <nav className="settings-nav" aria-label="Settings">
