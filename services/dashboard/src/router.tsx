@@ -110,12 +110,23 @@ export function takePageChange(route: string): { from: Element | null } | null {
   return change;
 }
 
+/**
+ * The app path (with its query) of the history entry before this one, when the app made this
+ * entry by a page change from it (`history.state.from`); null when the browser made it (the first
+ * load, a link opened in a new tab). A replace keeps it: the entry before is still that one.
+ */
+function cameFrom(): string | null {
+  const from = (window.history.state as { from?: unknown } | null)?.from;
+  return typeof from === 'string' ? from : null;
+}
+
 export function navigate(to: string, options: { replace?: boolean; keepScroll?: boolean } = {}): void {
   const url = `${APP_BASE}${to}`;
   const route = pathOnly(to);
   pageChange = route === pathOnly(currentPath()) ? null : { route, from: document.activeElement };
-  if (options.replace) window.history.replaceState({ entry: currentEntry() }, '', url);
-  else window.history.pushState({ entry: newEntry() }, '', url);
+  const from = cameFrom();
+  if (options.replace) window.history.replaceState({ entry: currentEntry(), ...(from !== null && { from }) }, '', url);
+  else window.history.pushState({ entry: newEntry(), from: shownPath }, '', url);
   shownPath = currentPath();
   for (const listener of listeners) listener();
   if (!options.keepScroll) window.scrollTo(0, 0);
@@ -171,6 +182,29 @@ export function Link({ to, onClick, ...rest }: LinkProps) {
     navigate(to);
   };
   return <a href={`${APP_BASE}${to}`} onClick={handle} {...rest} />;
+}
+
+/**
+ * A detail page's breadcrumb to its list (`to`: `/campaigns`, `/customers`, `/cancel-sessions`).
+ * Opened from that list (the entry before this one is it, `cameFrom`), it goes back to it as the
+ * browser's Back does: with the filters and search it had, the rows Load more brought and its
+ * scroll, the focus on the row that was opened. It went to the bare list, filters dropped, while
+ * Back kept them. Opened any other way (a link on another page, a new tab), it is a link to the
+ * list. Its href is the list with its query either way, for a new tab or a copied link.
+ */
+export function ListCrumb({ to, children }: { to: string; children: string }) {
+  const from = cameFrom();
+  if (from === null || pathOnly(from) !== to) return <Link to={to}>{children}</Link>;
+  const handle = (event: MouseEvent<HTMLAnchorElement>) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    window.history.back();
+  };
+  return (
+    <a href={`${APP_BASE}${from}`} onClick={handle}>
+      {children}
+    </a>
+  );
 }
 
 /** A navigation link that marks itself as the current page. */

@@ -200,6 +200,96 @@ describe('Back to a list', () => {
     }
   });
 
+  // Filtered as each list offers: the control, the query it puts in the address, the row link.
+  const FILTERED = [
+    {
+      nav: 'Campaigns',
+      table: 'Recovery campaigns',
+      detailHeading: /^Invoice in_back_/,
+      filter: () => page.getByLabel('Status').selectOption('in_flight'),
+      query: { status: 'in_flight' },
+    },
+    {
+      nav: 'Customers',
+      table: 'Customers',
+      detailHeading: /@umbrella-customers\.test/,
+      filter: async () => {
+        await page.getByRole('searchbox', { name: 'Search by email or name' }).fill('customer01');
+        await page.getByRole('button', { name: 'Search customers' }).click();
+      },
+      query: { q: 'customer01' },
+    },
+    {
+      nav: 'Cancel sessions',
+      table: 'Cancel sessions',
+      detailHeading: 'Cancel session',
+      filter: () => page.getByLabel('Outcome').selectOption('canceled'),
+      query: { outcome: 'canceled' },
+    },
+  ];
+
+  for (const list of FILTERED) {
+    it(`${list.nav}: the breadcrumb on a row's page goes back to the list with its filters, as Back does`, async () => {
+      await openFromOverview();
+      await openList(list.nav);
+      await list.filter();
+      await eventually(() => new URL(page.url()).search !== '');
+      const filtered = new URL(page.url());
+      expect(Object.fromEntries(filtered.searchParams)).toEqual(list.query);
+      await expectRows(list.table, list.nav === 'Customers' ? 10 : 50);
+      const opened = bodyRows(list.table).nth(3).getByRole('link').first();
+      const openedHref = await opened.getAttribute('href');
+      await opened.click();
+      await page.getByRole('heading', { level: 1, name: list.detailHeading }).waitFor();
+
+      const crumb = page.getByRole('main').getByRole('link', { name: list.nav, exact: true });
+      await expect(crumb.getAttribute('href')).resolves.toBe(`${filtered.pathname}${filtered.search}`);
+      await crumb.click();
+      await page.getByRole('heading', { level: 1, name: list.nav }).waitFor();
+      expect(new URL(page.url()).search).toBe(filtered.search);
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual(list.query);
+      await expectRows(list.table, list.nav === 'Customers' ? 10 : 50);
+      // Back to where it was: the row that was opened has the focus, as after the browser's Back.
+      await expect(
+        settled(
+          () => page.evaluate<string | null>("document.activeElement?.getAttribute('href') ?? null"),
+          (href) => href === openedHref,
+        ),
+      ).resolves.toBe(openedHref);
+      // Not a new history entry: Back from the list leaves it, rather than reopening the row's page.
+      await page.goBack();
+      await page.getByRole('heading', { level: 1, name: list.nav }).waitFor({ state: 'detached' });
+      await expect(page.getByRole('heading', { level: 1, name: list.detailHeading }).count()).resolves.toBe(0);
+
+      // Opened another way (its address, in a new tab), the breadcrumb is a link to the list.
+      await page.goto(`${world.current.url}${openedHref}`);
+      await page.getByRole('heading', { level: 1, name: list.detailHeading }).waitFor();
+      await expect(crumb.getAttribute('href')).resolves.toBe(filtered.pathname);
+      await crumb.click();
+      await page.getByRole('heading', { level: 1, name: list.nav }).waitFor();
+      expect(new URL(page.url()).search).toBe('');
+    });
+  }
+
+  it("a campaign's and a cancel session's customer is a link to the customer's page", async () => {
+    for (const list of [
+      { nav: 'Campaigns', table: 'Recovery campaigns' },
+      { nav: 'Cancel sessions', table: 'Cancel sessions' },
+    ]) {
+      await openFromOverview();
+      await openList(list.nav);
+      const row = bodyRows(list.table).nth(5);
+      const customer = row.getByRole('link', { name: /@umbrella-customers\.test$/ });
+      const email = (await customer.textContent())!;
+      expect(email).toMatch(/^customer\d{3}@umbrella-customers\.test$/);
+      // The whole address on hover, as the column clips it.
+      await expect(customer.getAttribute('title')).resolves.toBe(email);
+      await customer.click();
+      await page.getByRole('heading', { level: 1, name: email }).waitFor();
+      expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/customers\/[0-9a-f-]{36}$/);
+    }
+  });
+
   it('a fresh visit (the nav link) starts from the first page, at the top', async () => {
     await openFromOverview();
     await openTwoPages('Campaigns', 'Recovery campaigns');

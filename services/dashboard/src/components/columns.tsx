@@ -8,6 +8,19 @@ import { Time } from './Time.js';
 /** The columns of each kind of row, shared by its list page and the detail pages that list it. */
 
 /**
+ * A campaign's or cancel session's customer: their email, clipped to its column as any email in a
+ * list (whole on hover), and a link to their page, as the Customers list's Email is. It was plain
+ * text, and the customer's page one more click away (the row's own page, then its customer).
+ */
+function CustomerLink({ row }: { row: { customer_id: string; customer_email: string } }) {
+  return (
+    <Link to={`/customers/${row.customer_id}`} className="clip" title={row.customer_email}>
+      {row.customer_email}
+    </Link>
+  );
+}
+
+/**
  * A list fits a 1280 px window with one line per cell (docs/dashboard-ui.md, "Lists"): days
  * without the time, emails and feedback clipped to the room left (whole on hover), and under the
  * status and the decline category a quieter line with the day it closed and the decline reason
@@ -22,7 +35,7 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
       </Link>
     ),
   },
-  { header: 'Customer', cell: (row) => <Clipped text={row.customer_email} />, fill: true },
+  { header: 'Customer', cell: (row) => <CustomerLink row={row} />, fill: true },
   { header: 'Amount', cell: (row) => formatMoney(row.amount_cents, row.currency), numeric: true },
   {
     header: 'Status',
@@ -88,7 +101,7 @@ export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
       </Link>
     ),
   },
-  { header: 'Customer', cell: (row) => <Clipped text={row.customer_email} /> },
+  { header: 'Customer', cell: (row) => <CustomerLink row={row} /> },
   { header: 'Outcome', cell: (row) => <Badge value={row.outcome} />, status: true },
   { header: 'Reason', cell: (row) => humanize(row.reason_code) },
   { header: 'Feedback', cell: (row) => <Clipped text={row.feedback} />, fill: true },

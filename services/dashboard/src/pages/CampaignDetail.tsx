@@ -14,7 +14,7 @@ import { Time } from '../components/Time.js';
 import { formatMoney } from '../format.js';
 import { eventTypeLabel, RECOVERED_VIA_LABELS } from '../labels.js';
 import { useLoad } from '../hooks.js';
-import { Link } from '../router.js';
+import { Link, ListCrumb } from '../router.js';
 import { useSession } from '../session.js';
 import { useAction } from '../use-action.js';
 
@@ -76,7 +76,7 @@ export default function CampaignDetail({ id }: { id: string }) {
   return (
     <>
       <p className="breadcrumb">
-        <Link to="/campaigns">Campaigns</Link>
+        <ListCrumb to="/campaigns">Campaigns</ListCrumb>
       </p>
       <PageHeader
         title={

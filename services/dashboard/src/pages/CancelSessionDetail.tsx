@@ -8,7 +8,7 @@ import { Time } from '../components/Time.js';
 import { Timeline, useRefreshWhileSending } from '../components/Timeline.js';
 import { formatMoney, humanize } from '../format.js';
 import { useLoad } from '../hooks.js';
-import { Link } from '../router.js';
+import { Link, ListCrumb } from '../router.js';
 
 /**
  * One cancel session: its outcome, reason and the customer's own words, and the timeline of its
@@ -21,7 +21,7 @@ export default function CancelSessionDetail({ id }: { id: string }) {
   return (
     <>
       <p className="breadcrumb">
-        <Link to="/cancel-sessions">Cancel sessions</Link>
+        <ListCrumb to="/cancel-sessions">Cancel sessions</ListCrumb>
       </p>
       <PageHeader title="Cancel session" />
       {detail.loading && !session && <Loading />}

@@ -8,7 +8,7 @@ import { ProcessorId } from '../components/ProcessorId.js';
 import { Time } from '../components/Time.js';
 import { formatMoney, formatNumber } from '../format.js';
 import { useLoad } from '../hooks.js';
-import { Link } from '../router.js';
+import { ListCrumb } from '../router.js';
 
 const SUBSCRIPTION_COLUMNS: Column<Subscription>[] = [
   { header: 'Plan', cell: (row) => row.plan_name },
@@ -37,7 +37,7 @@ export default function CustomerDetail({ id }: { id: string }) {
   return (
     <>
       <p className="breadcrumb">
-        <Link to="/customers">Customers</Link>
+        <ListCrumb to="/customers">Customers</ListCrumb>
       </p>
       <PageHeader title={customer ? <HeadingId>{customer.email}</HeadingId> : 'Customer'} />
       {detail.loading && !customer && <Loading />}
