@@ -120,12 +120,15 @@ const labelled =
 const endpointName: Describe = (value, _details, targetLabel) =>
   typeof value === 'string' && targetLabel?.startsWith(`${value} (`) ? null : `Name: ${plain(value)}`;
 
-/** An endpoint's events: none listed is every event, later ones included (the endpoint form's "All events"). */
+/**
+ * An endpoint's events: none listed is every event, later ones included (the endpoint form's "All
+ * events"). Parted by semicolons: a label may hold a comma ("Payment failed, recovery started").
+ */
 const eventList = (value: unknown) =>
   Array.isArray(value)
     ? value.length === 0
       ? 'All events'
-      : value.map((type) => (typeof type === 'string' ? eventTypeLabel(type) : plain(type))).join(', ')
+      : value.map((type) => (typeof type === 'string' ? eventTypeLabel(type) : plain(type))).join('; ')
     : plain(value);
 
 const currency = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : plain(value));

@@ -14,7 +14,7 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
   'token.limit_changed': [{ from: 600, to: 1200 }, [/^Limit: 600 → 1.200 requests a minute$/]],
   'webhook.created': [
     { name: 'Billing', events: ['recovery.recovered', 'cancel.saved'] },
-    ['Name: Billing', 'Events: Payment recovered, Cancellation saved'],
+    ['Name: Billing', 'Events: Payment recovered; Cancellation saved'],
   ],
   'webhook.updated': [
     {
@@ -25,7 +25,7 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
     [
       'Name: Billing → Billing 2',
       'URL: https://hooks.example/old → https://hooks.example/new',
-      'Events: Payment recovered, Cancellation saved → All events',
+      'Events: Payment recovered; Cancellation saved → All events',
     ],
   ],
   'webhook.deleted': [{ name: 'Billing' }, ['Name: Billing']],
@@ -190,6 +190,12 @@ describe('security log details in words', () => {
     ]);
     // One its holder asked for (Forgot password): no maker.
     expect(securityDetailsText('account.password_reset', { sessions_ended: 1 })).toEqual(['1 session ended']);
+  });
+
+  it('parts an endpoint’s events by semicolons: a label may hold a comma', () => {
+    expect(
+      securityDetailsText('webhook.created', { name: 'CRM', events: ['recovery.opened', 'recovery.recovered'] }),
+    ).toContain('Events: Payment failed, recovery started; Payment recovered');
   });
 
   it('says why a link went with no one asking, migration 0035 included', () => {
