@@ -671,6 +671,30 @@ describe('the team page', () => {
     await world.current.db('users').where({ email: 'partner@acme.test' }).delete();
   });
 
+  it('reads the team again after a refused Reset link: the row then shows the change made in another tab', async () => {
+    const [raised] = await world.current
+      .db('users')
+      .insert({
+        workspace_id: world.current.workspace.id,
+        email: 'raised@acme.test',
+        role: 'member',
+        name: 'Ray Raised',
+      })
+      .returning<Array<{ id: string }>>('id');
+    await openSettings('Workspace');
+    await openSettings('Team');
+    const row = page.getByRole('row', { name: /raised@acme\.test/ });
+    await row.getByRole('button', { name: 'Reset link' }).waitFor();
+    // Made an owner in another tab: this owner may no longer copy them a link.
+    await world.current.db('users').where({ id: raised!.id }).update({ role: 'owner' });
+    await row.getByRole('button', { name: 'Reset link' }).click();
+    await page.getByText(/you may make one only for someone whose role is below yours/).waitFor();
+    await row.getByRole('combobox', { name: 'Role of raised@acme.test' }).waitFor();
+    await expect(row.getByRole('combobox', { name: 'Role of raised@acme.test' }).inputValue()).resolves.toBe('owner');
+    await expect(row.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+    await world.current.db('users').where({ id: raised!.id }).delete();
+  });
+
   it('marks the viewer’s own row “(you)”, and no other', async () => {
     await openSettings('Team');
     const rows = page.getByRole('row').filter({ hasText: '(you)' });

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client.js';
+import { api, ApiError } from '../../api/client.js';
 import type { ApiToken, Invitation, List, Role, Team as TeamData, TeamMember, User } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
@@ -302,8 +302,19 @@ export default function Team() {
   const makeResetLink = (user: User) => {
     startRowAction(user.id);
     void resetting.run(async () => {
-      const answer = await api<{ emailed: boolean; reset_url?: string }>('POST', `/team/members/${user.id}/reset-link`);
-      setResetLink({ user, emailed: answer.emailed, url: answer.reset_url });
+      try {
+        const answer = await api<{ emailed: boolean; reset_url?: string }>(
+          'POST',
+          `/team/members/${user.id}/reset-link`,
+        );
+        setResetLink({ user, emailed: answer.emailed, url: answer.reset_url });
+      } catch (failure) {
+        // Refused for their role (403), most often changed in another tab: the team is read
+        // again, so the row shows the role beside the refusal's words. Someone removed (404)
+        // keeps their row, whose refusal says they are gone.
+        if (failure instanceof ApiError && failure.status === 403) team.reload();
+        throw failure;
+      }
     });
   };
   /**
