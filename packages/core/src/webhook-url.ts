@@ -1,6 +1,9 @@
 import { isIPv4 } from 'node:net';
 import { invalidField } from './errors.js';
 
+/** Said of a URL with `user:password@` in it: named, since "credentials" alone left a user guessing. */
+const NO_CREDENTIALS = 'must not contain a user name or password (user:password@ before the host)';
+
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** DNS limits (RFC 1035): a name of at most 253 characters, in labels of 1 to 63. */
 const MAX_HOST_LENGTH = 253;
@@ -28,7 +31,7 @@ export function validateWebhookUrl(raw: unknown, field = 'url'): string {
   if (raw.split('?')[0]!.includes('\\'))
     throw invalidField(field, 'must not contain a backslash before the query (write / instead)');
   const authority = /^https:\/\/([^/?]*)/i.exec(raw)![1]!;
-  if (authority.includes('@')) throw invalidField(field, 'must not contain credentials');
+  if (authority.includes('@')) throw invalidField(field, NO_CREDENTIALS);
   if (authority === '') throw invalidField(field, 'must have a host right after https://');
   const [, rawHost, rawPort] = /^(\[[^\]]*\]|[^:[\]]*)(?::(.*))?$/.exec(authority) ?? [];
   if (rawPort !== undefined && !isPort(rawPort)) throw invalidField(field, 'port must be a number from 1 to 65535');
@@ -40,7 +43,7 @@ export function validateWebhookUrl(raw: unknown, field = 'url'): string {
     throw invalidField(field, 'is not a well-formed URL');
   }
   if (url.protocol !== 'https:') throw invalidField(field, 'must begin with https://');
-  if (url.username || url.password) throw invalidField(field, 'must not contain credentials');
+  if (url.username || url.password) throw invalidField(field, NO_CREDENTIALS);
   checkHost(url.hostname, (rawHost ?? '').toLowerCase(), field);
   if (url.href.length > MAX_WEBHOOK_URL_LENGTH) {
     throw invalidField(

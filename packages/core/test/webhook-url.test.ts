@@ -36,8 +36,11 @@ describe('validateWebhookUrl', () => {
     ['https://?x=1', /url: must have a host right after https:\/\//],
     ['https://\\x/', /url: must not contain a backslash/],
     ['https://x\\y/z', /url: must not contain a backslash/],
-    ['https://@example.com/', /url: must not contain credentials/],
-    ['https://user:pw@example.com/', /url: must not contain credentials/],
+    ['https://@example.com/', /url: must not contain a user name or password \(user:password@ before the host\)/],
+    [
+      'https://user:pw@example.com/',
+      /url: must not contain a user name or password \(user:password@ before the host\)/,
+    ],
     ['https://example.com:0/', /url: port must be a number from 1 to 65535/],
     ['https://example.com:65536/', /url: port must be a number from 1 to 65535/],
     ['https://example.com:99999999999/', /url: port must be a number from 1 to 65535/],

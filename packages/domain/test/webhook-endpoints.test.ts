@@ -126,7 +126,10 @@ describe('creating an endpoint', () => {
     ['ftp://hooks.example.com/', /url: must begin with https:\/\//],
     ['javascript:alert(1)', /url: must begin with https:\/\//],
     ['hooks.example.com/path', /url: must begin with https:\/\//],
-    ['https://user:secret@hooks.example.com/', /url: must not contain credentials/],
+    [
+      'https://user:secret@hooks.example.com/',
+      /url: must not contain a user name or password \(user:password@ before the host\)/,
+    ],
     ['https://hooks.example.com/#part', /url: must not contain a #fragment/],
     ['https://hooks example.com/', /url: must not contain whitespace/],
     ['https://hooks.example.com/\n', /url: must not contain whitespace or control characters/],

@@ -110,7 +110,11 @@ describe('webhook commands', () => {
 
   it.each([
     ['http://hooks.example.com/in', undefined, /^url: must begin with https:\/\//],
-    ['https://me:pw@hooks.example.com/', undefined, /^url: must not contain credentials/],
+    [
+      'https://me:pw@hooks.example.com/',
+      undefined,
+      /^url: must not contain a user name or password \(user:password@ before the host\)/,
+    ],
     // Under 2048 characters as typed, about 6,000 once percent-encoded: refused, not a database error.
     [
       `https://hooks.example.com/${'ä'.repeat(1000)}`,

@@ -298,19 +298,33 @@ describe('outbound webhooks', () => {
     await expect(dialog.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(false);
     await dialog.getByRole('checkbox', { name: 'All events' }).check();
 
-    // The server's refusal (`url: must not contain credentials`) shows at the URL field, its reason
+    // The server's refusal (`url: must not contain a user name or password (user:password@ before the host)`) shows at the URL field, its reason
     // in the server's words as a sentence, without the field's name.
     await dialog.getByLabel('URL').fill('https://user:pass@example.com/hook');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await expectFieldError(dialog, dialog.getByLabel('URL'), 'That must not contain credentials.', 'url');
+    await expectFieldError(
+      dialog,
+      dialog.getByLabel('URL'),
+      'That must not contain a user name or password (user:password@ before the host).',
+      'url',
+    );
     await expect(dialog.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBeNull();
     // Editing another field leaves it; correcting the URL takes it away at once, before Save.
     await dialog.getByLabel('Name').fill('Acme CRM ');
-    await expectFieldError(dialog, dialog.getByLabel('URL'), 'That must not contain credentials.', 'url');
+    await expectFieldError(
+      dialog,
+      dialog.getByLabel('URL'),
+      'That must not contain a user name or password (user:password@ before the host).',
+      'url',
+    );
     await dialog.getByLabel('Name').fill('Acme CRM');
 
     await dialog.getByLabel('URL').fill(world.current.receiver.url(hookPath));
-    await expectFieldErrorGone(dialog, dialog.getByLabel('URL'), 'That must not contain credentials.');
+    await expectFieldErrorGone(
+      dialog,
+      dialog.getByLabel('URL'),
+      'That must not contain a user name or password (user:password@ before the host).',
+    );
     await dialog.getByRole('button', { name: 'Save' }).click();
     const shown = page.getByRole('dialog', { name: 'Endpoint added' });
     secret = (await shown.getByLabel('Signing secret').textContent()) ?? '';
