@@ -8,6 +8,7 @@ import { SessionContext } from './session.js';
 import { useTitleFromHeading } from './page-title.js';
 import { useFocusOnPageChange } from './route-focus.js';
 import { lazyPage, type LazyPage } from './lazy-page.js';
+import { forgetSession, hadSession, rememberSession } from './session-memory.js';
 
 const SignIn = lazyPage(() => import('./pages/SignIn.js'));
 const AcceptInvitation = lazyPage(() => import('./pages/AcceptInvitation.js'));
@@ -86,12 +87,18 @@ export function App() {
   const loadMe = useCallback(() => {
     api<Me>('GET', '/me', { anonymous: true }).then(
       (value) => {
+        rememberSession();
         setMe(value);
         setError(null);
       },
       (failure: { status?: number; message: string }) => {
-        if (failure.status === 401) setMe(null);
-        else setError(failure.message);
+        if (failure.status !== 401) return setError(failure.message);
+        // A session this browser had, ended elsewhere since: said, as for a page open then.
+        if (hadSession()) {
+          forgetSession();
+          goToSignIn(true);
+        }
+        setMe(null);
       },
     );
   }, []);
@@ -106,6 +113,7 @@ export function App() {
 
   useEffect(() => {
     setSessionEndedHandler(() => {
+      forgetSession();
       setMe(null);
       goToSignIn(true);
     });

@@ -239,6 +239,34 @@ describe('the account page', () => {
     // scans: 15 s alone, past the default 30 s beside another browser test file on a busy 2-core
     // machine.
   }, 60_000);
+
+  it('says the session ended on a page loaded after it ended elsewhere, not only on one open then', async () => {
+    const tablet = await anotherDevice();
+    await signInThroughForm(tablet, world.current.url, OWNER, { password: NEW_PASSWORD });
+    // Ended elsewhere (its own session only, as Sign out everywhere on another device ends it),
+    // then a fresh load.
+    const ended = await fetch(`${world.current.url}/dashboard/api/session`, {
+      method: 'DELETE',
+      headers: { cookie: await cookieOf(tablet), origin: world.current.url },
+    });
+    expect(ended.status).toBe(204);
+    await tablet.goto(`${world.current.url}/dashboard/customers`);
+    await expectSentToSignIn(tablet, '/customers');
+    await tablet
+      .getByRole('status')
+      .filter({ hasText: /^Your session ended: / })
+      .waitFor();
+    // Said once: the next visit, never signed in since, says nothing.
+    await tablet.goto(`${world.current.url}/dashboard/customers`);
+    await expectSentToSignIn(tablet, '/customers');
+    await expect(
+      tablet
+        .getByRole('status')
+        .filter({ hasText: /^Your session ended: / })
+        .count(),
+    ).resolves.toBe(0);
+    await tablet.context().close();
+  }, 30_000);
 });
 
 describe('forgot password', () => {

@@ -4,6 +4,7 @@ import { Link, NavLink, usePath } from '../router.js';
 import { ROLE_NAMES } from '../pages/settings/roles.js';
 import { useSession } from '../session.js';
 import { KeyRejectedBanner } from './KeyRejectedBanner.js';
+import { forgetSession } from '../session-memory.js';
 
 const NAVIGATION = [
   { to: '/', label: 'Overview', exact: true },
@@ -44,6 +45,7 @@ function AccountMenu() {
   const signOut = async () => {
     try {
       await api('DELETE', '/session', { anonymous: true });
+      forgetSession();
       window.location.assign('/dashboard/sign-in');
     } catch (failure) {
       setError(errorMessage(failure));

@@ -8,6 +8,7 @@ import { ROLE_NAMES } from './settings/roles.js';
 import { useAction } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
 import { BusyButton } from '../components/BusyButton.js';
+import { forgetSession } from '../session-memory.js';
 
 export default function Account() {
   const { me, refresh } = useSession();
@@ -50,6 +51,7 @@ export default function Account() {
     void everywhere.run(
       async () => {
         await api('POST', '/account/sign-out-everywhere');
+        forgetSession();
         window.location.assign('/dashboard/sign-in?reason=signed_out_everywhere');
       },
       { done: 'Signed out everywhere.', staysBusy: true },
