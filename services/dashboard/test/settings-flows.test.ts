@@ -99,6 +99,23 @@ async function openSettings(tab: string): Promise<void> {
   await heading(tab).waitFor();
 }
 
+/**
+ * Adds someone to the team behind the page's back (another tab, the operator), opens Team afresh
+ * (Workspace first, so Team loads the new row), and gives their row, waited for, and a way to
+ * take them out again.
+ */
+async function addToTeamAndOpen(person: { email: string; role: string; name: string; highest_former_role?: string }) {
+  const [added] = await world.current
+    .db('users')
+    .insert({ workspace_id: world.current.workspace.id, ...person })
+    .returning<Array<{ id: string }>>('id');
+  await openSettings('Workspace');
+  await openSettings('Team');
+  const row = page.getByRole('row', { name: new RegExp(person.email.replaceAll('.', '\\.')) });
+  await row.getByRole('button', { name: 'Remove' }).waitFor();
+  return { row, id: added!.id, remove: () => world.current.db('users').where({ id: added!.id }).delete() };
+}
+
 describe('signing in', () => {
   it('accepts the invitation link, then is signed in with the navigation shown', async () => {
     await page.goto(world.current.ownerInvitation);
@@ -669,44 +686,24 @@ describe('the team page', () => {
   });
 
   it('offers no Reset link for another owner without email (the link to copy would be their account), but does for a member', async () => {
-    await world.current.db('users').insert({
-      workspace_id: world.current.workspace.id,
-      email: 'partner@acme.test',
-      role: 'owner',
-      name: 'Pat Partner',
-    });
-    await openSettings('Workspace'); // Team again, below, loads the new row.
-    await openSettings('Team');
-    const partnerRow = page.getByRole('row', { name: /partner@acme\.test/ });
-    await partnerRow.getByRole('button', { name: 'Remove' }).waitFor();
-    await expect(partnerRow.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+    const partner = await addToTeamAndOpen({ email: 'partner@acme.test', role: 'owner', name: 'Pat Partner' });
+    await expect(partner.row.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
     const memberRow = page.getByRole('row', { name: /member@acme\.test/ });
     await expect(memberRow.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(1);
-    await world.current.db('users').where({ email: 'partner@acme.test' }).delete();
+    await partner.remove();
   });
 
   it('reads the team again after a refused Reset link: the row then shows the change made in another tab', async () => {
-    const [raised] = await world.current
-      .db('users')
-      .insert({
-        workspace_id: world.current.workspace.id,
-        email: 'raised@acme.test',
-        role: 'member',
-        name: 'Ray Raised',
-      })
-      .returning<Array<{ id: string }>>('id');
-    await openSettings('Workspace');
-    await openSettings('Team');
-    const row = page.getByRole('row', { name: /raised@acme\.test/ });
-    await row.getByRole('button', { name: 'Reset link' }).waitFor();
+    const raised = await addToTeamAndOpen({ email: 'raised@acme.test', role: 'member', name: 'Ray Raised' });
+    const { row } = raised;
     // Made an owner in another tab: this owner may no longer copy them a link.
-    await world.current.db('users').where({ id: raised!.id }).update({ role: 'owner' });
+    await world.current.db('users').where({ id: raised.id }).update({ role: 'owner' });
     await row.getByRole('button', { name: 'Reset link' }).click();
     await page.getByText(/you may make one only for someone whose role is below yours/).waitFor();
     await row.getByRole('combobox', { name: 'Role of raised@acme.test' }).waitFor();
     await expect(row.getByRole('combobox', { name: 'Role of raised@acme.test' }).inputValue()).resolves.toBe('owner');
     await expect(row.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
-    await world.current.db('users').where({ id: raised!.id }).delete();
+    await raised.remove();
   });
 
   it('marks the viewer’s own row “(you)”, and no other', async () => {
@@ -718,19 +715,14 @@ describe('the team page', () => {
   });
 
   it('offers no Reset link for a member who was an owner before: the server would refuse it (GET /team says so)', async () => {
-    await world.current.db('users').insert({
-      workspace_id: world.current.workspace.id,
+    const former = await addToTeamAndOpen({
       email: 'former@acme.test',
       role: 'member',
       highest_former_role: 'owner',
       name: 'Fay Former',
     });
-    await openSettings('Workspace'); // Team again, below, loads the new row.
-    await openSettings('Team');
-    const formerRow = page.getByRole('row', { name: /former@acme\.test/ });
-    await formerRow.getByRole('button', { name: 'Remove' }).waitFor();
-    await expect(formerRow.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
-    await world.current.db('users').where({ email: 'former@acme.test' }).delete();
+    await expect(former.row.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+    await former.remove();
   });
 
   it('Cancel invitation asks to confirm first; Keep invitation keeps it', async () => {
