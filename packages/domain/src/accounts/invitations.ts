@@ -226,7 +226,9 @@ export async function acceptInvitation(
         .forUpdate()
         .first();
       if (existing?.password_hash) throw alreadyAMember(existing);
-      if (existing) await assertInviterStillMayGive(trx, link, existing);
+      // Who gave the role, read once: checked now, and named by the role change below.
+      const inviter = existing ? await inviterActor(trx, link) : null;
+      if (existing) await assertInviterStillMayGive(trx, link, existing, inviter!);
       if (existing?.role === 'owner' && link.role !== 'owner' && owners.length <= 1) throw lastOwnerConflict();
       const [user] = existing
         ? await trx<AccountUserRow>('users')
@@ -251,7 +253,7 @@ export async function acceptInvitation(
         details: { role: link.role, invitation_id: link.id },
       });
       if (existing && existing.role !== link.role) {
-        await recordRoleChange(trx, existing, link.role!, await inviterActor(trx, link));
+        await recordRoleChange(trx, existing, link.role!, inviter!);
       }
       return user as AccountUserRow;
     });
@@ -273,8 +275,12 @@ export async function acceptInvitation(
  * inviter's present role is what counts (one moved down has had their invitations revoked). The
  * operator's invitations, with or without --actor, are the operator's to give.
  */
-async function assertInviterStillMayGive(trx: Queryable, link: LinkRow, account: AccountUserRow): Promise<void> {
-  const inviter = await inviterActor(trx, link);
+async function assertInviterStillMayGive(
+  trx: Queryable,
+  link: LinkRow,
+  account: AccountUserRow,
+  inviter: Actor,
+): Promise<void> {
   if (inviter.type !== 'user' || !inviter.user_id) return;
   const row = await trx<AccountUserRow>('users').where({ id: inviter.user_id }).first('role');
   if (row && mayInviteAccount(row.role, account) && assignableRoles(row.role).includes(link.role!)) return;

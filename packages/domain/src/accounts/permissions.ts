@@ -118,18 +118,22 @@ const ONE: Record<UserRole, string> = { owner: 'an owner', admin: 'an admin', me
 const giversOf = (role: UserRole) =>
   rolesInWords((Object.keys(ASSIGNABLE) as UserRole[]).filter((r) => ASSIGNABLE[r].includes(role)));
 
+/** Refuses, in the role table's words, an act on someone of `role` that `actorRole` may not assign. */
+function refuseUnlessAssignable(actorRole: UserRole, role: UserRole, act: string): void {
+  if (!ASSIGNABLE[actorRole].includes(role)) throw forbidden(`Only ${giversOf(role)} can ${act}.`);
+}
+
 /** An admin may touch only admins and members, and never make an owner. */
 export function assertMayAssign(actorRole: UserRole, role: UserRole): void {
-  if (!ASSIGNABLE[actorRole].includes(role)) {
-    throw forbidden(`Only ${giversOf(role)} can give the ${role} role, or change or remove ${ONE[role]}.`);
-  }
+  refuseUnlessAssignable(actorRole, role, `give the ${role} role, or change or remove ${ONE[role]}`);
 }
 
 /**
  * Whether someone of `inviterRole` may invite the address of an account the operator made
  * without a password. Accepting gives whoever holds the link that account, so the inviter must
- * be able to give every role it has held here, not only its present one: the rule a copied reset
- * link follows (mayCopyResetLinkFor), for the same reason. Checked when the invitation is sent
+ * be able to give every role it has held here (the role table's ASSIGNABLE), not only its
+ * present one, as a copied reset link is judged on every role held (mayCopyResetLinkFor, which
+ * asks for a role above them: an invitation is the role table's). Checked when the invitation is sent
  * and again when it is accepted, since the account's role may change in between.
  */
 export function mayInviteAccount(
@@ -171,7 +175,5 @@ export function mayMakeResetLinkFor(
 
 /** Why `actorRole` may not make a reset link for someone of `role` at all: the role table's words. */
 export function assertMayMakeResetLinkFor(actorRole: UserRole, role: UserRole): void {
-  if (!ASSIGNABLE[actorRole].includes(role)) {
-    throw forbidden(`Only ${giversOf(role)} can make a reset link for ${ONE[role]}.`);
-  }
+  refuseUnlessAssignable(actorRole, role, `make a reset link for ${ONE[role]}`);
 }

@@ -2,7 +2,6 @@ import { Router } from 'express';
 import { inTransaction, type Queryable } from '@retention/db';
 import {
   assertMayMakeResetLinkFor,
-  can,
   changeMemberRole,
   createResetLink,
   findWorkspaceUser,
@@ -28,10 +27,8 @@ export function teamRoutes(context: DashboardContext): Router {
 
   router.get('/team', async (_req, res) => {
     const { user, workspaceId } = signedIn(res);
-    // A member manages no one: no Reset link is theirs to make, whatever the table says.
-    const viewer = can(user.role, 'manage_team') ? user : { id: user.id, role: 'member' as const };
     res.json({
-      members: await listMembers(db, workspaceId, viewer, context.mailer !== null),
+      members: await listMembers(db, workspaceId, user, context.mailer !== null),
       invitations: await listOpenInvitations(db, workspaceId),
     });
   });
@@ -117,11 +114,10 @@ export function teamRoutes(context: DashboardContext): Router {
     const { user, workspaceId } = signedIn(res);
     // A link shown to copy is the account itself: for oneself, or someone whose every role here,
     // present and former, is below one's own (mayMakeResetLinkFor, which GET /team answers too).
-    const mayCopy = (target: AccountUserRow) => mayMakeResetLinkFor(user, target, false);
     const targetFor = async (q: Queryable) => {
       const target = await findWorkspaceUser(q, workspaceId, String(req.params.id));
       assertMayMakeResetLinkFor(user.role, target.role);
-      if (!context.mailer && !mayCopy(target)) throw forbidden(copyRefusal(user.role, target));
+      if (!mayMakeResetLinkFor(user, target, context.mailer !== null)) throw forbidden(copyRefusal(user.role, target));
       return target;
     };
     const makeLink = () =>
@@ -140,7 +136,7 @@ export function teamRoutes(context: DashboardContext): Router {
     res.json({
       expires_at: link.expires_at,
       emailed,
-      ...(!emailed && mayCopy(target) && { reset_url: link.reset_url }),
+      ...(!emailed && mayMakeResetLinkFor(user, target, false) && { reset_url: link.reset_url }),
     });
   });
 

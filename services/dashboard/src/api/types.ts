@@ -71,10 +71,6 @@ interface Permissions {
   manage_webhooks: boolean;
   manage_team: boolean;
   assignable_roles: Role[];
-  /**
-   * Whose reset link this user may make: below their own role only, when links are shown to copy.
-   */
-  reset_link_roles: Role[];
   manage_workspace: boolean;
   manage_processor: boolean;
   read_security_log: boolean;
