@@ -14,6 +14,8 @@ const BASE_URL = 'https://retention.test';
 let workspace: string;
 let owner: string;
 let member: string;
+let customer: string;
+let subscription: string;
 let certificate: TestCertificate;
 let receiver: Receiver;
 
@@ -26,10 +28,13 @@ beforeAll(async () => {
           { key: 'owner', email: 'owner@cli.test', role: 'owner' },
           { key: 'member', email: 'member@cli.test', role: 'member' },
         ],
+        customers: [{ key: 'c', email: 'resend@cli.test', subscriptions: [{ key: 's' }] }],
       },
     ],
   });
   workspace = result.workspaces.A!.id;
+  customer = result.workspaces.A!.customers.c!;
+  subscription = result.workspaces.A!.subscriptions.s!;
   owner = result.workspaces.A!.users.owner!;
   member = result.workspaces.A!.users.member!;
   certificate = await createTestCertificate();
@@ -367,6 +372,57 @@ describe('webhook test --fail', () => {
       ),
     });
     expect(failed.stderr.trim()).not.toContain('\n');
+  }, 60_000);
+
+  it('webhook resend takes --fail the same way: exit 1 on a failed attempt, 0 once the receiver takes it', async () => {
+    const endpoint = await endpointAt(receiver.url('/resend-flaky'));
+    receiver.route('/resend-flaky', { secret: endpoint.secret, behaviour: { kind: 'status', status: 503 } });
+    // A real event, so the receiver checks a real payload; its delivery as the worker would have
+    // left it after a first failed attempt (no worker runs here).
+    const opened = await run(
+      ...['campaign', 'open', '--workspace', workspace, '--customer', customer, '--subscription', subscription],
+      ...['--invoice', 'in_resend_fail', '--amount', '1200', '--currency', 'usd', '--decline-code', 'expired_card'],
+    );
+    expect(opened.code).toBe(0);
+    const db = database.current.db;
+    const event = await db('events')
+      .where({ workspace_id: workspace, type: 'recovery.opened' })
+      .whereRaw("data->>'campaign_id' = ?", [opened.json.id])
+      .first('id');
+    const [delivery] = await db('webhook_deliveries')
+      .insert({
+        workspace_id: workspace,
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        event_type: 'recovery.opened',
+        status: 'failed',
+        attempt_count: 1,
+        completed_at: new Date(),
+      })
+      .returning('id');
+    const resend = (...extra: string[]) =>
+      runCli(['webhook', 'resend', '--delivery', delivery.id, '--actor', owner, ...extra], env);
+
+    const plain = await resend();
+    expect(plain).toMatchObject({ code: 0, stderr: '', json: { attempt: 2, outcome: 'failed', http_status: 503 } });
+
+    const failed = await resend('--fail');
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ attempt: 3, outcome: 'failed', http_status: 503 });
+    expect(failed.error).toEqual({
+      type: 'delivery_failed',
+      message: 'The resent delivery failed: HTTP 503. The attempt is on stdout and in the delivery log.',
+    });
+    expect(failed.stderr.trim()).not.toContain('\n');
+
+    receiver.route('/resend-flaky', { secret: endpoint.secret, behaviour: { kind: 'status', status: 204 } });
+    expect(await resend('--fail')).toMatchObject({
+      code: 0,
+      stderr: '',
+      json: { attempt: 4, outcome: 'succeeded', http_status: 204 },
+    });
+    expect(receiver.requestsTo('/resend-flaky')).toHaveLength(3);
+    expect(receiver.problems()).toEqual([]);
   }, 60_000);
 
   it('exits 0 with nothing on stderr when the receiver answers 2xx', async () => {

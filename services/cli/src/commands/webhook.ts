@@ -124,16 +124,7 @@ export const webhookCommands = [
       const attempt = await withSender(context.config, (sender) =>
         sendTestWebhook(context.db(), context.config.secretsKey, sender, options.id, options.actor),
       );
-      // The contract's output either way (operator-cli.md); --fail adds the exit status a
-      // script tests.
-      if (options.fail && attempt.outcome !== 'succeeded') {
-        throw new FailedResult(
-          attempt,
-          'delivery_failed',
-          `The test delivery failed: ${attempt.error ?? attempt.outcome}. The attempt is on stdout and in the delivery log.`,
-        );
-      }
-      return attempt;
+      return failIfAsked(attempt, options.fail, 'test delivery');
     },
   }),
   defineCommand({
@@ -193,15 +184,35 @@ export const webhookCommands = [
   }),
   defineCommand({
     name: 'webhook resend',
-    summary: "Send one delivery's event again now, as its next attempt; prints the attempt (as webhook test)",
-    options: { delivery: uuid('D').required(), actor: uuid('U').required() },
-    run: (context, options) =>
-      withSender(context.config, (sender) =>
+    summary:
+      "Send one delivery's event again now, as its next attempt; prints the attempt (as webhook test), " +
+      'exit 0 whatever the receiver answered; with --fail an attempt that failed exits 1 (delivery_failed)',
+    options: { delivery: uuid('D').required(), actor: uuid('U').required(), fail: flag() },
+    run: async (context, options) => {
+      const attempt = await withSender(context.config, (sender) =>
         resendDelivery(context.db(), context.config.secretsKey, sender, {
           delivery_id: options.delivery,
           actor_id: options.actor,
           lease_ms: context.config.webhookTimeoutMs + RESEND_LEASE_MARGIN_MS,
         }),
-      ),
+      );
+      return failIfAsked(attempt, options.fail, 'resent delivery');
+    },
   }),
 ];
+
+/**
+ * A sent attempt is the command's output either way (operator-cli.md: a receiver that fails
+ * is a result, exit 0); `--fail` adds the exit status a script tests: 1 when the attempt did
+ * not succeed, the attempt still on stdout and one line on stderr.
+ */
+function failIfAsked<T extends { outcome: string; error: string | null }>(attempt: T, fail: boolean, what: string): T {
+  if (fail && attempt.outcome !== 'succeeded') {
+    throw new FailedResult(
+      attempt,
+      'delivery_failed',
+      `The ${what} failed: ${attempt.error ?? attempt.outcome}. The attempt is on stdout and in the delivery log.`,
+    );
+  }
+  return attempt;
+}
