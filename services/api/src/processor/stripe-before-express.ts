@@ -36,13 +36,16 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => boolean;
 export function stripeBeforeExpress({
   receiver,
   logger,
+  requestLines = logger,
   metrics,
 }: {
   receiver: StripeReceiver;
   logger: Logger;
+  /** Where a request that went well is logged (requestLogger's `lines`). */
+  requestLines?: Logger;
   metrics: ApiMetrics;
 }): Handler {
-  const logWhenDone = requestLogger(logger);
+  const logWhenDone = requestLogger(logger, [], requestLines);
   return (req, res) => {
     if (req.method !== 'POST') return false;
     const url = req.url ?? '';
