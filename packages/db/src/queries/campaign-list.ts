@@ -2,7 +2,6 @@ import {
   CAMPAIGN_STATUSES,
   DECLINE_CATEGORIES,
   invalidField,
-  parseTimestamp,
   type CampaignStatus,
   type DeclineCategory,
   type ListEnvelope,
@@ -12,7 +11,7 @@ import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { searchParam, type RowShape } from './list-params.js';
+import { instantParam, searchParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { listEnvelope } from './pagination.js';
 
@@ -58,13 +57,6 @@ export const CAMPAIGN_EXPORT_COLUMNS = [
   'closed_at',
 ] as const;
 
-/** The service's one reading of a timestamp (`parseTimestamp`): impossible dates refused too. */
-function parseInstant(name: string, value: string): Date {
-  const millis = parseTimestamp(value);
-  if (millis === null) throw invalidField(name, 'must be an ISO 8601 date or timestamp');
-  return new Date(millis);
-}
-
 /** Validates the query strings of the campaigns list or export. */
 export function campaignListFilters(
   query: Partial<Record<(typeof CAMPAIGN_FILTER_PARAMS)[number], string>>,
@@ -82,8 +74,8 @@ export function campaignListFilters(
     }
     filters.decline_category = query.decline_category as DeclineCategory;
   }
-  if (query.from !== undefined) filters.from = parseInstant('from', query.from);
-  if (query.to !== undefined) filters.to = parseInstant('to', query.to);
+  if (query.from !== undefined) filters.from = instantParam('from', query.from);
+  if (query.to !== undefined) filters.to = instantParam('to', query.to);
   if (query.q !== undefined) filters.q = searchParam('q', query.q);
   return filters;
 }

@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTER, invalidField } from '@retention/core';
+import { CONTROL_CHARACTER, invalidField, parseTimestamp } from '@retention/core';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 
 /** Query parameters the dashboard's lists share (docs/dashboard-api.md, "Data pages"). */
@@ -21,6 +21,16 @@ export function pageParams(query: { limit?: string | undefined; cursor?: string 
       throw invalidField('limit', `must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
   }
   return { limit, cursor: query.cursor };
+}
+
+/**
+ * A time filter (`from`, `to`): the service's one reading of a timestamp (`parseTimestamp`), an
+ * ISO 8601 date (midnight UTC) or timestamp; impossible dates refused too.
+ */
+export function instantParam(name: string, value: string): Date {
+  const millis = parseTimestamp(value);
+  if (millis === null) throw invalidField(name, 'must be an ISO 8601 date or timestamp');
+  return new Date(millis);
 }
 
 /** A free-text filter: 1 to `max` characters, no control characters (Postgres text holds no NUL). */
