@@ -1,5 +1,13 @@
-import { toIsoMillis, type SecurityAction, type SecurityActorType } from '@retention/core';
-import { opaqueKeysetPage, type Queryable } from '@retention/db';
+import {
+  invalidField,
+  isOneOf,
+  isUuid,
+  SECURITY_ACTIONS,
+  toIsoMillis,
+  type SecurityAction,
+  type SecurityActorType,
+} from '@retention/core';
+import { instantParam, listScope, opaqueKeysetPage, type Queryable } from '@retention/db';
 import { assertUuid } from './validate.js';
 
 /**
@@ -102,16 +110,121 @@ function toSecurityEvent(row: SecurityEventRow): SecurityEvent {
 
 export const SECURITY_LOG_PAGE_SIZE = 50;
 
-/** A workspace's security log, newest first, in pages of opaque cursors. */
+/** The query parameters of the log's filters (docs/dashboard-api.md, "Security log"), besides `limit` and `cursor`. */
+export const SECURITY_LOG_FILTER_PARAMS = ['action', 'actor', 'from', 'to'] as const;
+
+/**
+ * What `actor` takes besides a person's id: the actors that are no one on the team, by the kind
+ * they are recorded as (`actor_type`): the operator CLI (with or without `--actor`), the payment
+ * processor, and the service itself (`npm start`, a migration).
+ */
+export const SECURITY_LOG_ACTOR_KINDS = ['operator', 'processor', 'system'] as const;
+type SecurityLogActorKind = (typeof SECURITY_LOG_ACTOR_KINDS)[number];
+
+export interface SecurityLogFilters {
+  /** Any of these actions: each once, in SECURITY_ACTIONS order. */
+  actions?: SecurityAction[];
+  /**
+   * Made by this person (`user_id`: in the dashboard, or with the operator CLI's `--actor`
+   * naming them), or by an actor of this kind.
+   */
+  actor?: { user_id: string } | { kind: SecurityLogActorKind };
+  /** created_at >= from */
+  from?: Date;
+  /** created_at < to */
+  to?: Date;
+}
+
+const ACTOR_RULE = `must be the id of a person on this workspace's team, or one of ${SECURITY_LOG_ACTOR_KINDS.join(', ')}`;
+
+/** A value as a message quotes it: at most 60 characters, in JSON's quotes. */
+const quoted = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+
+/**
+ * Reads the log's filters from the query strings (each given at most once: queryStrings). `action`
+ * is a comma-separated list, as a query parameter is never repeated in the dashboard API. Whether
+ * an `actor` id is a person of the workspace is the list's to check (listSecurityEvents): it needs
+ * the database.
+ */
+export function securityLogFilters(
+  query: Partial<Record<(typeof SECURITY_LOG_FILTER_PARAMS)[number], string>>,
+): SecurityLogFilters {
+  const filters: SecurityLogFilters = {};
+  if (query.action !== undefined) {
+    const names = query.action.split(',');
+    if (names.some((name) => name === '')) {
+      throw invalidField('action', 'must be one or more actions separated by commas, none of them empty');
+    }
+    const unknown = names.find((name) => !isOneOf(SECURITY_ACTIONS, name));
+    if (unknown !== undefined) {
+      throw invalidField(
+        'action',
+        `${quoted(unknown)} is not an action of the security log; give one or more of ${SECURITY_ACTIONS.join(', ')}, separated by commas`,
+      );
+    }
+    filters.actions = SECURITY_ACTIONS.filter((action) => names.includes(action));
+  }
+  if (query.actor !== undefined) {
+    if (isOneOf(SECURITY_LOG_ACTOR_KINDS, query.actor)) filters.actor = { kind: query.actor };
+    else if (isUuid(query.actor)) filters.actor = { user_id: query.actor.toLowerCase() };
+    else throw invalidField('actor', ACTOR_RULE);
+  }
+  if (query.from !== undefined) filters.from = instantParam('from', query.from);
+  if (query.to !== undefined) filters.to = instantParam('to', query.to);
+  return filters;
+}
+
+/**
+ * The scope of the log's cursors (listScope): none without filters, so a cursor of the unfiltered
+ * log made before the filters existed still works; with filters, their digest, so a cursor is
+ * refused by any other filters (a cursor of one filter set would start another at an arbitrary row).
+ */
+function securityLogScope(filters: SecurityLogFilters): string | undefined {
+  const { actions, actor, from, to } = filters;
+  if (!actions && !actor && !from && !to) return undefined;
+  return listScope('security-log', {
+    action: actions?.join(','),
+    actor: actor && ('user_id' in actor ? actor.user_id : actor.kind),
+    from,
+    to,
+  });
+}
+
+/**
+ * A workspace's security log, newest first, in pages of opaque cursors, filtered. Each filter is
+ * served by an index (migration 0038, docs/performance.md, "Security log filters"): an action by
+ * security_events_action_idx, a person by security_events_actor_user_idx, a kind of actor by
+ * security_events_actor_kind_idx, a time range by the range of the list index
+ * (security_events_workspace_idx) or of the filter's. One action is an equality, so its index is
+ * read in the list's order; several are read from it and sorted, or the list index is walked,
+ * as the planner judges from their number.
+ */
 export async function listSecurityEvents(
   db: Queryable,
   workspaceId: string,
-  options: { cursor?: string; limit?: number } = {},
+  options: { filters?: SecurityLogFilters; cursor?: string | undefined; limit?: number } = {},
 ): Promise<{ data: SecurityEvent[]; has_more: boolean; next_cursor: string | null }> {
   assertUuid(workspaceId, 'workspace_id');
-  const page = await opaqueKeysetPage<SecurityEventRow & Record<string, unknown>>(
-    db('security_events').where({ workspace_id: workspaceId }),
-    { column: 'created_at', cursor: options.cursor, limit: options.limit ?? SECURITY_LOG_PAGE_SIZE },
-  );
+  const filters = options.filters ?? {};
+  const query = db('security_events').where({ workspace_id: workspaceId });
+  const { actions, actor, from, to } = filters;
+  if (actions?.length === 1) query.where('action', actions[0]!);
+  else if (actions) query.whereIn('action', actions);
+  if (actor && 'user_id' in actor) {
+    // Another workspace's person (or no one) is refused, not an empty list: the id is wrong.
+    const person = await db('users')
+      .where({ id: actor.user_id, workspace_id: workspaceId })
+      .first<{ id: string } | undefined>('id');
+    if (!person) throw invalidField('actor', ACTOR_RULE);
+    query.where('actor_user_id', actor.user_id);
+  } else if (actor) query.where('actor_type', actor.kind);
+  if (from) query.where('created_at', '>=', from);
+  if (to) query.where('created_at', '<', to);
+  const page = await opaqueKeysetPage<SecurityEventRow & Record<string, unknown>>(query, {
+    column: 'created_at',
+    cursor: options.cursor,
+    limit: options.limit ?? SECURITY_LOG_PAGE_SIZE,
+    scope: securityLogScope(filters),
+  });
   return { data: page.rows.map(toSecurityEvent), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

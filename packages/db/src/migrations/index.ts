@@ -36,6 +36,7 @@ import * as highestFormerRole from './0034-highest-former-role.js';
 import * as formerRoleTrigger from './0035-former-role-trigger.js';
 import * as resetLinkOperator from './0036-reset-link-operator.js';
 import * as demoReceiver from './0037-demo-receiver.js';
+import * as securityLogFilters from './0038-security-log-filters.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -87,4 +88,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0035-former-role-trigger', ...formerRoleTrigger },
   { name: '0036-reset-link-operator', ...resetLinkOperator },
   { name: '0037-demo-receiver', ...demoReceiver },
+  { name: '0038-security-log-filters', ...securityLogFilters },
 ];

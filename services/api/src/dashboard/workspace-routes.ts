@@ -1,5 +1,12 @@
 import { Router } from 'express';
-import { listSecurityEvents, processorConnectionStatus, updateWorkspaceSettings } from '@retention/domain';
+import { pageParams } from '@retention/db';
+import {
+  listSecurityEvents,
+  processorConnectionStatus,
+  SECURITY_LOG_FILTER_PARAMS,
+  securityLogFilters,
+  updateWorkspaceSettings,
+} from '@retention/domain';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
 import { workspaceView } from './views.js';
@@ -34,11 +41,13 @@ export function workspaceRoutes(context: DashboardContext): Router {
     res.json(await workspaceView(db, workspaceId));
   });
 
+  /** Filtered as docs/dashboard-api.md, "Security log", says; pages as the data pages' lists. */
   router.get('/security-log', allow('read_security_log'), async (req, res) => {
-    const { cursor } = queryStrings(req.url, ['cursor']);
+    const query = queryStrings(req.url, [...SECURITY_LOG_FILTER_PARAMS, 'limit', 'cursor']);
+    const filters = securityLogFilters(query);
     res.json({
       object: 'list',
-      ...(await listSecurityEvents(db, signedIn(res).workspaceId, cursor === undefined ? {} : { cursor })),
+      ...(await listSecurityEvents(db, signedIn(res).workspaceId, { filters, ...pageParams(query) })),
     });
   });
 

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
+import { SECURITY_ACTIONS } from '@retention/core';
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { storedSigningSecrets, testSecretsKeyBytes } from '@retention/testkit';
 import { useApi } from '../harness.js';
@@ -531,5 +533,174 @@ describe('end the overlap now', () => {
     ]);
     // With the overlap over, a roll needs no end_overlap.
     expect((await call('POST', `/webhooks/${id}/roll-secret`, { cookie: admin.cookie })).status).toBe(200);
+  });
+});
+
+describe('security log filters', () => {
+  /**
+   * A workspace's log of seven entries a day or so apart, each named by its target's id (e1 the
+   * oldest), made by each kind of actor; and one entry of another workspace, which no filter finds.
+   */
+  async function history() {
+    const { recordSecurityEvent } = await import('@retention/domain');
+    const { db } = api.current;
+    const people = await team(db, call, 'Log filters');
+    const other = await team(db, call, 'Other log');
+    const { owner, admin, workspace } = people;
+    const entries = [
+      ['e1', 'token.created', { type: 'user', user_id: owner.id, label: owner.email }, '2026-03-02T09:00:00.000Z'],
+      ['e2', 'token.revoked', { type: 'user', user_id: admin.id, label: admin.email }, '2026-03-03T10:00:00.000Z'],
+      [
+        'e3',
+        'token.revoked',
+        { type: 'operator', user_id: admin.id, label: 'operator CLI' },
+        '2026-03-03T12:00:00.000Z',
+      ],
+      ['e4', 'team.invited', { type: 'user', user_id: owner.id, label: owner.email }, '2026-03-04T08:00:00.000Z'],
+      ['e5', 'webhook.created', { type: 'operator', label: 'operator CLI' }, '2026-03-05T00:00:00.000Z'],
+      ['e6', 'account.reset_link_revoked', { type: 'system', label: 'migration 0035' }, '2026-03-06T00:00:00.000Z'],
+      ['e7', 'processor.key_rejected', { type: 'processor', label: 'stripe' }, '2026-03-07T00:00:00.000Z'],
+    ] as const;
+    for (const [id, action, actor, at] of entries) {
+      await recordSecurityEvent(db, {
+        workspace_id: workspace.id,
+        action,
+        actor,
+        target: { type: 'api_token', id },
+        at: new Date(at),
+      });
+    }
+    await recordSecurityEvent(db, {
+      workspace_id: other.workspace.id,
+      action: 'token.revoked',
+      actor: { type: 'user', user_id: other.admin.id, label: other.admin.email },
+      target: { type: 'api_token', id: 'elsewhere' },
+      at: new Date('2026-03-03T11:00:00.000Z'),
+    });
+    return { ...people, other };
+  }
+
+  /** The target ids of a page of the log, newest first. */
+  const idsOf = (reply: { body: { data: Array<{ target: { id: string } | null }> } }) =>
+    reply.body.data.map((event) => event.target?.id);
+
+  it('filters by action (one or several), by who made the change, and by time, each alone and together', async () => {
+    const { owner, admin, member } = await history();
+    const read = async (query: string) => {
+      const reply = await call('GET', `/security-log?${query}`, { cookie: admin.cookie });
+      expect([query, reply.status]).toEqual([query, 200]);
+      return idsOf(reply);
+    };
+    expect(await read('action=token.revoked')).toEqual(['e3', 'e2']);
+    expect(await read('action=token.created,token.revoked')).toEqual(['e3', 'e2', 'e1']);
+    // In any order, and a name given twice counts once.
+    expect(await read('action=token.revoked,token.created,token.revoked')).toEqual(['e3', 'e2', 'e1']);
+    // A person's changes in the dashboard and those the operator CLI made in their name (--actor).
+    expect(await read(`actor=${admin.id}`)).toEqual(['e3', 'e2']);
+    expect(await read(`actor=${admin.id.toUpperCase()}`)).toEqual(['e3', 'e2']);
+    expect(await read(`actor=${owner.id}`)).toEqual(['e4', 'e1']);
+    expect(await read(`actor=${member.id}`)).toEqual([]);
+    // Every operator CLI change, in someone's name or not; the service's own; the processor's.
+    expect(await read('actor=operator')).toEqual(['e5', 'e3']);
+    expect(await read('actor=system')).toEqual(['e6']);
+    expect(await read('actor=processor')).toEqual(['e7']);
+    // `from` inclusive, `to` exclusive; a date is its midnight UTC.
+    expect(await read('from=2026-03-03&to=2026-03-04')).toEqual(['e3', 'e2']);
+    expect(await read('from=2026-03-03T12:00:00.000Z')).toEqual(['e7', 'e6', 'e5', 'e4', 'e3']);
+    expect(await read('to=2026-03-03T12:00:00Z')).toEqual(['e2', 'e1']);
+    expect(await read('from=2026-03-03T13:00:00%2B01:00&to=2026-03-04')).toEqual(['e3']);
+    expect(await read('action=token.revoked&actor=operator&from=2026-03-03')).toEqual(['e3']);
+    expect(await read(`action=token.revoked,team.invited&actor=${owner.id}`)).toEqual(['e4']);
+    // A range that holds no time is an empty list, as on the data pages, not an error.
+    expect(await read('from=2026-03-05&to=2026-03-04')).toEqual([]);
+    // Unfiltered, the whole log as before.
+    expect(await read('')).toEqual(['e7', 'e6', 'e5', 'e4', 'e3', 'e2', 'e1']);
+  });
+
+  it("refuses an unknown action, a malformed time, and a person who is not on this workspace's team, in words", async () => {
+    const { admin, member, other } = await history();
+    const actorRule =
+      "actor: must be the id of a person on this workspace's team, or one of operator, processor, system";
+    const refusals: Array<[string, string, string]> = [
+      [
+        'action=token.deleted',
+        'action',
+        `action: "token.deleted" is not an action of the security log; give one or more of ${SECURITY_ACTIONS.join(', ')}, separated by commas`,
+      ],
+      ['action=', 'action', 'action: must be one or more actions separated by commas, none of them empty'],
+      [
+        'action=token.created,',
+        'action',
+        'action: must be one or more actions separated by commas, none of them empty',
+      ],
+      ['actor=operator%20CLI', 'actor', actorRule],
+      ['actor=user', 'actor', actorRule],
+      // Another workspace's person is no one here: refused exactly as an id no one has.
+      [`actor=${other.admin.id}`, 'actor', actorRule],
+      [`actor=${randomUUID()}`, 'actor', actorRule],
+      ['from=last%20tuesday', 'from', 'from: must be an ISO 8601 date or timestamp'],
+      ['to=2026-02-30', 'to', 'to: must be an ISO 8601 date or timestamp'],
+      ['from=', 'from', 'from: must be an ISO 8601 date or timestamp'],
+      ['action=token.created&action=token.revoked', 'action', 'action: give it once'],
+      ['since=2026-03-01', 'since', 'since: is not a parameter of this list'],
+      ['limit=0', 'limit', 'limit: must be an integer from 1 to 100'],
+    ];
+    for (const [query, param, message] of refusals) {
+      const reply = await call('GET', `/security-log?${query}`, { cookie: admin.cookie });
+      expect([query, reply.status, reply.body]).toEqual([
+        query,
+        400,
+        { error: { type: 'invalid_param', message, param } },
+      ]);
+    }
+    // Who may ask comes before what was asked.
+    expect((await call('GET', '/security-log?action=token.deleted', { cookie: member.cookie })).status).toBe(403);
+    expect((await call('GET', '/security-log?action=token.deleted')).status).toBe(401);
+  });
+
+  it('pages a filtered log with its cursor, which no other filters accept', async () => {
+    const { owner, admin } = await history();
+    const filters = 'action=token.created,token.revoked,team.invited,webhook.created';
+    const seen: Array<string | undefined> = [];
+    let cursor: string | null = null;
+    const cursors: string[] = [];
+    for (let pages = 0; pages < 5; pages += 1) {
+      const suffix: string = cursor ? `&cursor=${cursor}` : '';
+      const page = await call('GET', `/security-log?${filters}&limit=2${suffix}`, { cookie: admin.cookie });
+      expect(page.status).toBe(200);
+      seen.push(...idsOf(page));
+      if (!page.body.has_more) break;
+      cursor = page.body.next_cursor as string;
+      cursors.push(cursor);
+    }
+    expect(seen).toEqual(['e5', 'e4', 'e3', 'e2', 'e1']);
+    expect(cursors).toHaveLength(2);
+    const [first] = cursors as [string];
+    // The same filters written another way, and another page size: the cursor goes on.
+    const reordered = await call(
+      'GET',
+      `/security-log?action=webhook.created,team.invited,token.revoked,token.created&limit=10&cursor=${first}`,
+      { cookie: admin.cookie },
+    );
+    expect(idsOf(reordered)).toEqual(['e3', 'e2', 'e1']);
+    const otherList = 'cursor: comes from another list or other filters; start again without a cursor';
+    const unfiltered = (await call('GET', '/security-log?limit=1', { cookie: admin.cookie })).body.next_cursor;
+    for (const query of [
+      `action=token.revoked&cursor=${first}`,
+      `${filters}&actor=${owner.id}&cursor=${first}`,
+      `${filters}&from=2026-01-01&cursor=${first}`,
+      `cursor=${first}`,
+      `action=token.revoked&cursor=${unfiltered}`,
+    ]) {
+      const reply = await call('GET', `/security-log?${query}`, { cookie: admin.cookie });
+      expect([query, reply.status, reply.body]).toEqual([
+        query,
+        400,
+        { error: { type: 'invalid_param', message: otherList, param: 'cursor' } },
+      ]);
+    }
+    // The unfiltered log's cursor goes on without filters, as it did before they existed.
+    const next = await call('GET', `/security-log?cursor=${unfiltered}`, { cookie: admin.cookie });
+    expect(idsOf(next)).toEqual(['e6', 'e5', 'e4', 'e3', 'e2', 'e1']);
   });
 });
