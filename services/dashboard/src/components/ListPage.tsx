@@ -583,6 +583,7 @@ interface DayField {
  * A from–before pair of DateFilters, then a line naming the zone their days are in ("Days in
  * Pacific/Auckland time.", tied to both fields), with `notes` about that zone after it (a link's
  * zone, the Overview's UTC days); `problem` (emptyDayRange's) is shown under them, tied to both.
+ * `after` goes on the fields' line, after them (the Security log's Clear filters).
  */
 export function DayRangeFilter({
   from,
@@ -590,6 +591,7 @@ export function DayRangeFilter({
   problem,
   zone,
   notes,
+  after,
 }: {
   from: DayField;
   before: DayField;
@@ -597,6 +599,7 @@ export function DayRangeFilter({
   /** The IANA name of the zone the days are in. */
   zone: string;
   notes?: ReactNode;
+  after?: ReactNode;
 }) {
   const id = useId();
   const zoneId = `${id}-zone`;
@@ -605,6 +608,7 @@ export function DayRangeFilter({
     <>
       <DateFilter {...from} problemId={problemId} zoneId={zoneId} />
       <DateFilter {...before} problemId={problemId} zoneId={zoneId} />
+      {after}
       {problem && (
         <p id={id} className="field-error filters-problem" role="alert">
           {problem}
