@@ -113,6 +113,82 @@ export const SECURITY_ACTION_LABELS: Readonly<Record<SecurityAction, string>> = 
   'campaign.marked_lost': 'Campaign marked lost',
 };
 
+/**
+ * The security log's actions by what they change, in the order of core's SECURITY_ACTIONS, for
+ * the log's Action filter: each group is a heading of the select, with "Any …" (all of its
+ * actions) first when it has more than one. Every action is in one group (labels.test).
+ */
+export const SECURITY_ACTION_GROUPS: ReadonlyArray<{
+  group: string;
+  any: string | null;
+  actions: readonly SecurityAction[];
+}> = [
+  {
+    group: 'API tokens',
+    any: 'Any API token change',
+    actions: ['token.created', 'token.revoked', 'token.limit_changed'],
+  },
+  {
+    group: 'Endpoints',
+    any: 'Any endpoint change',
+    actions: [
+      'webhook.created',
+      'webhook.updated',
+      'webhook.deleted',
+      'webhook.enabled',
+      'webhook.disabled',
+      'webhook.secret_rolled',
+      'webhook.secret_overlap_ended',
+      'webhook.deliveries_requeued',
+    ],
+  },
+  {
+    group: 'Team',
+    any: 'Any team change',
+    actions: ['team.invited', 'team.invitation_revoked', 'team.joined', 'team.role_changed', 'team.removed'],
+  },
+  {
+    group: 'Accounts',
+    any: 'Any account change',
+    actions: [
+      'account.password_changed',
+      'account.reset_link_created',
+      'account.reset_link_revoked',
+      'account.password_reset',
+      'account.signed_out_everywhere',
+    ],
+  },
+  { group: 'Workspace', any: null, actions: ['workspace.updated'] },
+  {
+    group: 'Payment processor',
+    any: 'Any payment processor change',
+    actions: [
+      'processor.connected',
+      'processor.disconnected',
+      'processor.key_rejected',
+      'processor.key_removed',
+      'processor.mode_switched',
+      'processor.events_retried',
+    ],
+  },
+  {
+    group: 'Campaigns',
+    any: 'Any campaign marked by hand',
+    actions: ['campaign.marked_recovered', 'campaign.marked_lost'],
+  },
+];
+
+/**
+ * Who made a security log change when it was no one on the team (the API's `actor` kinds), for
+ * the log's Who filter: the operator CLI (in someone's name with `--actor` or not), the payment
+ * processor, the service itself (`npm start`, a migration).
+ */
+export const SECURITY_ACTOR_KIND_LABELS: ReadonlyArray<{ value: string; label: string }> = [
+  { value: 'operator', label: 'Operator CLI' },
+  { value: 'processor', label: 'Stripe (the payment processor)' },
+  { value: 'system', label: 'The service itself (npm start, migrations)' },
+];
+
 /** What a security log entry changed (its target's `type`), named as the Settings pages name it. */
 const SECURITY_TARGET_LABELS: Readonly<Record<string, string>> = {
   api_token: 'API token',

@@ -152,9 +152,10 @@ export function useSearchParams(): [URLSearchParams, (next: Record<string, strin
       if (value) merged.set(key, value);
       else merged.delete(key);
     }
-    // A slash is allowed in a query string (RFC 3986): `tz=Pacific/Auckland` reads as it means,
-    // where URLSearchParams writes `Pacific%2FAuckland`; both read back the same.
-    const text = merged.toString().replace(/%2F/gi, '/');
+    // A slash and a comma are allowed in a query string (RFC 3986): `tz=Pacific/Auckland` and
+    // `action=token.created,token.revoked` read as they mean, where URLSearchParams writes
+    // `Pacific%2FAuckland` and `token.created%2Ctoken.revoked`; both read back the same.
+    const text = merged.toString().replace(/%2F/gi, '/').replace(/%2C/gi, ',');
     navigate(`${pathOnly(path)}${text ? `?${text}` : ''}`, { replace: true, keepScroll: true });
   };
   return [params, set];

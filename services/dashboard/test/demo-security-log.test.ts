@@ -4,6 +4,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword, recordSecurityEvent, seedDemo, type DemoSeedResult } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { checkPage } from './support/page-checks.js';
 
 /**
  * The demo `npm start` seeds, as its owner reads the Settings pages in a real headless Chromium:
@@ -88,5 +89,190 @@ describe("npm start's demo in the Settings pages", () => {
     await row.getByText('Endpoint: https://old.example/hook', { exact: true }).waitFor();
     await row.getByText(/^No failed deliveries to send again \(none failed or was skipped since Nov 20/).waitFor();
     await expect(row.getByText(/0 deliveries sent again/).count()).resolves.toBe(0);
+  });
+});
+
+describe('filtering the Security log', () => {
+  const filters = () => page.getByRole('search', { name: 'Filter the security log' });
+  const actionSelect = () => filters().getByRole('combobox', { name: 'Action' });
+  const whoSelect = () => filters().getByRole('combobox', { name: 'Who' });
+  const log = () => page.getByRole('table', { name: 'Security log' });
+  /** The action codes of the rows shown, in order. */
+  const codesShown = () => log().getByRole('cell').locator('code').allTextContents();
+  /** The address's query, as a reader sees it (commas written as commas). */
+  const search = () => decodeURIComponent(new URL(page.url()).search);
+
+  let admin: { id: string; name: string | null; email: string };
+
+  // Changes made the last few hours by each kind of actor: the admin in the dashboard and, with
+  // --actor, at the operator CLI; the member; the operator CLI in no one's name; the processor.
+  beforeAll(async () => {
+    const { db } = world.current;
+    const people = await db('users')
+      .where({ workspace_id: demo.workspace.id })
+      .whereIn('role', ['admin', 'member'])
+      .select<Array<{ id: string; name: string | null; email: string; role: string }>>('id', 'name', 'email', 'role');
+    admin = people.find((person) => person.role === 'admin')!;
+    const member = people.find((person) => person.role === 'member')!;
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    const entries: Array<Parameters<typeof recordSecurityEvent>[1]> = [
+      {
+        workspace_id: demo.workspace.id,
+        action: 'token.revoked',
+        actor: { type: 'user', user_id: admin.id, label: admin.email },
+        target: { type: 'api_token', id: randomUUID(), label: 'CI' },
+        at: hoursAgo(5),
+      },
+      {
+        workspace_id: demo.workspace.id,
+        action: 'team.role_changed',
+        actor: { type: 'operator', user_id: admin.id, label: 'operator CLI' },
+        target: { type: 'user', id: member.id, label: member.email },
+        details: { from: 'member', to: 'admin' },
+        at: hoursAgo(4),
+      },
+      {
+        workspace_id: demo.workspace.id,
+        action: 'account.password_changed',
+        actor: { type: 'user', user_id: member.id, label: member.email },
+        target: { type: 'user', id: member.id, label: member.email },
+        at: hoursAgo(3),
+      },
+      {
+        workspace_id: demo.workspace.id,
+        action: 'token.created',
+        actor: { type: 'operator', label: 'operator CLI' },
+        target: { type: 'api_token', id: randomUUID(), label: 'backup' },
+        at: hoursAgo(2),
+      },
+      {
+        workspace_id: demo.workspace.id,
+        action: 'processor.key_rejected',
+        actor: { type: 'processor', label: 'stripe' },
+        target: { type: 'processor_connection', id: randomUUID(), label: 'stripe' },
+        at: hoursAgo(1),
+      },
+    ];
+    for (const entry of entries) await recordSecurityEvent(world.current.db, entry);
+  });
+
+  /** Waits for the log the last change asked for: its rows' count is said once they came. */
+  async function changed(change: () => Promise<unknown>): Promise<void> {
+    const answered = page.waitForResponse((response) => response.url().includes('/dashboard/api/security-log'));
+    await change();
+    expect((await answered).status()).toBe(200);
+    await page
+      .getByRole('status')
+      .filter({ hasText: /entr(y|ies) shown|No entries match these filters\./ })
+      // The count is said to screen readers only (visually hidden).
+      .waitFor({ state: 'attached' });
+  }
+
+  it('filters by action, a group of actions, who made the change and days, all kept in the address', async () => {
+    const { db } = world.current;
+    await open('/settings/security-log', 'Security log');
+    await changed(() => actionSelect().selectOption({ label: 'API token revoked' }));
+    expect(await codesShown()).toEqual(['token.revoked']);
+    expect(search()).toBe('?action=token.revoked');
+
+    // A group: every API token change (the demo's token, and the two above).
+    await changed(() => actionSelect().selectOption({ label: 'Any API token change' }));
+    expect(await codesShown()).toEqual(['token.created', 'token.created', 'token.revoked']);
+    expect(search()).toBe('?action=token.created,token.revoked,token.limit_changed');
+    // By the operator CLI, in no one's name or someone's.
+    await changed(() => whoSelect().selectOption({ label: 'Operator CLI' }));
+    expect(await codesShown()).toEqual(['token.created']);
+
+    // Every endpoint change by npm start: the two endpoints it added.
+    await changed(() => actionSelect().selectOption({ label: 'Any endpoint change' }));
+    await changed(() => whoSelect().selectOption({ label: 'The service itself (npm start, migrations)' }));
+    expect(await codesShown()).toEqual(['webhook.created', 'webhook.created']);
+    await expect(log().getByRole('cell', { name: 'npm start', exact: true }).count()).resolves.toBe(2);
+    expect(search()).toBe(
+      '?action=webhook.created,webhook.updated,webhook.deleted,webhook.enabled,webhook.disabled,' +
+        'webhook.secret_rolled,webhook.secret_overlap_ended,webhook.deliveries_requeued&actor=system',
+    );
+
+    // The day they were added, in the viewer's zone: the two again; from the next day on, none.
+    const [added] = await db('security_events')
+      .where({ workspace_id: demo.workspace.id, action: 'webhook.created', actor_type: 'system' })
+      .pluck('created_at');
+    const [day, nextDay] = await page.evaluate(
+      (iso: string) => {
+        const local = (at: Date) => at.toLocaleDateString('en-CA');
+        const at = new Date(iso);
+        return [local(at), local(new Date(at.getTime() + 86_400_000))];
+      },
+      (added as Date).toISOString(),
+    );
+    await changed(() => filters().getByLabel('Since').fill(day));
+    await changed(() => filters().getByLabel('Before').fill(nextDay));
+    expect(await codesShown()).toEqual(['webhook.created', 'webhook.created']);
+    const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    await filters().getByText(`Days in ${zone} time.`, { exact: true }).waitFor();
+    const address = new URL(page.url()).searchParams;
+    expect([address.get('from'), address.get('to'), address.get('tz')]).toEqual([day, nextDay, zone]);
+    // Days that hold none: said under them, and nothing is asked.
+    await filters().getByLabel('Since').fill(nextDay);
+    await filters().getByRole('alert').filter({ hasText: 'The end day is not included' }).waitFor();
+    await expect(log().count()).resolves.toBe(0);
+
+    // A person on the team, by name: their changes in the dashboard and at the CLI in their name.
+    await changed(() => filters().getByRole('button', { name: 'Clear filters' }).click());
+    await changed(() => whoSelect().selectOption({ label: admin.name ?? admin.email }));
+    expect(await codesShown()).toEqual(['team.role_changed', 'token.revoked']);
+    await log()
+      .getByRole('cell', { name: `${admin.name ?? admin.email} via operator CLI`, exact: true })
+      .waitFor();
+    expect(search()).toBe(`?actor=${admin.id}`);
+
+    // A reload shows the same filtered log, the fields as they were.
+    await changed(() => actionSelect().selectOption({ label: 'API token revoked' }));
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Security log' }).waitFor();
+    await log().waitFor();
+    expect(await codesShown()).toEqual(['token.revoked']);
+    expect(await actionSelect().inputValue()).toBe('token.revoked');
+    expect(await whoSelect().inputValue()).toBe(admin.id);
+  });
+
+  it('says when no entry matches, with a way to clear the filters from the keyboard; axe-clean at 1280 and 390 px', async () => {
+    await open('/settings/security-log?action=token.revoked&actor=operator', 'Security log');
+    const nothing = page.getByRole('status').filter({ hasText: 'No entries match these filters.' });
+    await nothing.waitFor();
+    await expect(log().count()).resolves.toBe(0);
+    expect(await checkPage(page, 'security-log-no-match')).toEqual([]);
+
+    // The empty state's Clear filters, by keyboard: the whole log back, the focus on the first filter.
+    const clearHere = nothing.getByRole('button', { name: 'Clear filters' });
+    await clearHere.focus();
+    await changed(() => page.keyboard.press('Enter'));
+    expect(search()).toBe('');
+    expect((await codesShown()).length).toBeGreaterThanOrEqual(8);
+    await expect(actionSelect().evaluate((select) => select === select.ownerDocument.activeElement)).resolves.toBe(
+      true,
+    );
+    expect(await actionSelect().inputValue()).toBe('');
+    expect(await whoSelect().inputValue()).toBe('');
+    await expect(page.getByRole('button', { name: 'Clear filters' }).count()).resolves.toBe(0);
+
+    // Filters set from the keyboard alone, the log filtered, then scanned at both widths.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    await changed(() => page.keyboard.press('ArrowDown'));
+    expect(await actionSelect().inputValue()).not.toBe('');
+    expect(await checkPage(page, 'security-log-filtered')).toEqual([]);
+  });
+
+  it("shows an address's filters the page does not offer as they are, and the server's refusal", async () => {
+    await open('/settings/security-log?action=token.deleted', 'Security log');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'action: "token.deleted" is not an action of the security log' })
+      .waitFor();
+    expect(await actionSelect().inputValue()).toBe('token.deleted');
+    await filters().getByRole('button', { name: 'Clear filters' }).click();
+    await log().waitFor();
+    expect(search()).toBe('');
   });
 });

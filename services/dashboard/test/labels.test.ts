@@ -3,6 +3,7 @@ import { declineCategoryOf, EVENT_TYPES, SECURITY_ACTIONS } from '@retention/cor
 import {
   DECLINE_CODE_LABELS,
   EVENT_TYPE_LABELS,
+  SECURITY_ACTION_GROUPS,
   SECURITY_ACTION_LABELS,
   campaignActionLabel,
   clientAddressLabel,
@@ -37,6 +38,15 @@ describe('labels', () => {
     // The processor connection is recorded by its provider's code; the log names the provider.
     expect(securityTargetText({ type: 'processor_connection', label: 'stripe' })).toBe('Payment processor: Stripe');
     expect(securityTargetText({ type: 'api_token', label: 'CI' })).toBe('API token: CI');
+  });
+
+  it("groups every action the security log records for its Action filter, each once, in the server's order", () => {
+    expect(SECURITY_ACTION_GROUPS.flatMap((group) => group.actions)).toEqual([...SECURITY_ACTIONS]);
+    // Each group is one subject (`token.`, `webhook.`, …), and "Any …" where it has more than one.
+    for (const { actions, any } of SECURITY_ACTION_GROUPS) {
+      expect(new Set(actions.map((action) => action.split('.')[0])).size).toBe(1);
+      expect(any === null).toBe(actions.length === 1);
+    }
   });
 
   it('shows a security action or target it has no words for as its code, never blank', () => {

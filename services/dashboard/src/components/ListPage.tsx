@@ -70,7 +70,8 @@ export function PagedTable<T extends { id: string }>({
   caption: string;
   columns: Column<T>[];
   list: Paged<T>;
-  empty: string;
+  /** What a list of none says, on screen and in its live region (a sentence, and a way out of it). */
+  empty: ReactNode;
   rowNames: RowNames;
   stacks?: Stacks;
   /** Its first load is a search's result, said as any other (useShownAfterAskingNothing). */
@@ -328,10 +329,17 @@ export function DataTable<T extends { id: string }>({
 
 export type FilterOption = string | { value: string; label: string };
 
+/** Options under a heading of their own (an <optgroup>): "API tokens", then its actions. */
+export interface FilterGroup {
+  group: string;
+  options: readonly FilterOption[];
+}
+
 /**
  * A labelled <select> filter. Plain string options are API values shown through `optionLabel`
  * (humanized unless told otherwise: names such as event types are shown as they are), with "All"
- * (the empty value) first; labelled options are shown as given, with no "All".
+ * (the empty value) first; labelled options are shown as given, with no "All"; a group's are
+ * under its heading.
  */
 export function Filter({
   label,
@@ -342,25 +350,34 @@ export function Filter({
 }: {
   label: string;
   value: string;
-  options: readonly FilterOption[];
+  options: readonly (FilterOption | FilterGroup)[];
   onChange: (value: string) => void;
   optionLabel?: (value: string) => string;
 }) {
   const labelled = options.some((option) => typeof option !== 'string');
+  const choice = (option: FilterOption) => {
+    const { value: key, label: text } =
+      typeof option === 'string' ? { value: option, label: optionLabel(option) } : option;
+    return (
+      <option key={key} value={key}>
+        {text}
+      </option>
+    );
+  };
   return (
     <label className="filter">
       <span>{label}</span>
       <select value={value} onChange={(event) => onChange(event.target.value)}>
         {!labelled && <option value="">All</option>}
-        {options.map((option) => {
-          const { value: key, label: text } =
-            typeof option === 'string' ? { value: option, label: optionLabel(option) } : option;
-          return (
-            <option key={key} value={key}>
-              {text}
-            </option>
-          );
-        })}
+        {options.map((option) =>
+          typeof option === 'object' && 'group' in option ? (
+            <optgroup key={option.group} label={option.group}>
+              {option.options.map(choice)}
+            </optgroup>
+          ) : (
+            choice(option)
+          ),
+        )}
       </select>
     </label>
   );

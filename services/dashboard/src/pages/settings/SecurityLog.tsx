@@ -1,13 +1,29 @@
 import { api, query } from '../../api/client.js';
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import type { List, SecurityEvent, User } from '../../api/types.js';
 import { useTeamMembers } from '../../components/ActorName.js';
-import { Clipped, PagedTable, type Column } from '../../components/ListPage.js';
+import {
+  Clipped,
+  Filter,
+  PagedTable,
+  useShownAfterAskingNothing,
+  type Column,
+  type FilterGroup,
+  type FilterOption,
+} from '../../components/ListPage.js';
 import { PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
+import { useZonedDays, ZonedDayRange } from '../../components/ZonedDays.js';
 import { usePaged } from '../../hooks.js';
 import { SecurityActionName } from '../../components/Labels.js';
-import { clientAddressLabel, securityTargetText } from '../../labels.js';
+import {
+  clientAddressLabel,
+  SECURITY_ACTION_GROUPS,
+  SECURITY_ACTOR_KIND_LABELS,
+  securityActionLabel,
+  securityTargetText,
+} from '../../labels.js';
+import { useFilters } from '../../router.js';
 import { securityDetailsText } from '../../security-details.js';
 
 /**
@@ -27,11 +43,13 @@ function WhatChanged({ event }: { event: SecurityEvent }) {
 
 /**
  * Who made a change: the entry's label, and for the operator CLI run with `--actor` the user it
- * names ("Jane Doe via operator CLI"), by their name on the team now; the label alone once they
- * are no longer on it (the record keeps their id only).
+ * names ("Jane Doe via operator CLI"), by their name on the team now (their email when they have
+ * none: the Who filter lists them so); the label alone once they are no longer on it (the record
+ * keeps their id only).
  */
 function securityActorText(actor: SecurityEvent['actor'], members: ReadonlyMap<string, User>): string {
-  const name = actor.type === 'operator' && actor.user_id ? members.get(actor.user_id)?.name : undefined;
+  const person = actor.type === 'operator' && actor.user_id ? members.get(actor.user_id) : undefined;
+  const name = person && (person.name || person.email);
   return name ? `${name} via ${actor.label}` : actor.label;
 }
 
@@ -52,25 +70,185 @@ const columns = (members: ReadonlyMap<string, User>): Column<SecurityEvent>[] =>
   },
 ];
 
-export default function SecurityLog() {
+/**
+ * The log's filters in the address, as the API names them (docs/dashboard-api.md, "Security
+ * log"): `action` (a comma-separated list: one action, or a group's), `actor` (a person's id, or
+ * `operator`, `processor`, `system`), and days as on Campaigns (`from`, `to`, the zone `tz`).
+ */
+const FILTERS = ['action', 'actor', 'from', 'to', 'tz'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
+const NO_FILTERS: Filters = { action: '', actor: '', from: '', to: '', tz: '' };
+
+/** Every action in the order the groups list them, for reading an address's list in that order. */
+const ACTION_ORDER = SECURITY_ACTION_GROUPS.flatMap((group) => group.actions as readonly string[]);
+
+/**
+ * The Action select's options: "All actions", then each group under its heading, "Any …" (its
+ * actions as one comma-separated value) before the group's actions one by one.
+ */
+const ACTION_OPTIONS: (FilterOption | FilterGroup)[] = [
+  { value: '', label: 'All actions' },
+  ...SECURITY_ACTION_GROUPS.map(({ group, any, actions }) => ({
+    group,
+    options: [
+      ...(any ? [{ value: actions.join(','), label: any }] : []),
+      ...actions.map((action) => ({ value: action, label: securityActionLabel(action) })),
+    ],
+  })),
+];
+/** The values the Action select offers: every action, each group's list, and none. */
+const OFFERED_ACTIONS = new Set([
+  '',
+  ...SECURITY_ACTION_GROUPS.flatMap(({ any, actions }) => [...(any ? [actions.join(',')] : []), ...actions]),
+]);
+
+/**
+ * An address's `action` as the select names it: its actions each once in the groups' order, so
+ * `token.revoked,token.created,token.limit_changed` is the API tokens group as the select has it.
+ * A name it does not know is kept, for the API to refuse.
+ */
+function actionValue(action: string): string {
+  const names = [...new Set(action.split(','))];
+  if (names.some((name) => !ACTION_ORDER.includes(name))) return action;
+  return names.sort((a, b) => ACTION_ORDER.indexOf(a) - ACTION_ORDER.indexOf(b)).join(',');
+}
+
+/**
+ * An address's `action` the select does not offer (a list edited by hand), shown as selected
+ * rather than a select reading "All actions" over a filtered list: "2 chosen actions", or as it
+ * is when it names an action this page does not know (which the API refuses, said under it).
+ */
+function unofferedAction(action: string): FilterOption[] {
+  if (OFFERED_ACTIONS.has(action)) return [];
+  const names = action.split(',');
+  const known = names.every((name) => ACTION_ORDER.includes(name));
+  return [{ value: action, label: known ? `${names.length} chosen actions` : action }];
+}
+
+/**
+ * The Who select's options after "Anyone": the team by name (the email for someone without one,
+ * and beside the name where two share it), then the actors that are no one on the team.
+ */
+function whoOptions(members: ReadonlyMap<string, User>): FilterGroup[] {
+  const people = [...members.values()].sort((a, b) => (a.name || a.email).localeCompare(b.name || b.email));
+  const named = (person: User) => {
+    const name = person.name || person.email;
+    const shared = person.name && people.some((other) => other !== person && other.name === person.name);
+    return shared ? `${name} (${person.email})` : name;
+  };
+  // No empty Team heading while the team is read.
+  const team =
+    people.length > 0 ? [{ group: 'Team', options: people.map((p) => ({ value: p.id, label: named(p) })) }] : [];
+  return [...team, { group: 'Not a person', options: SECURITY_ACTOR_KIND_LABELS }];
+}
+
+function SecurityLogTable({
+  apiFilters,
+  filtered,
+  members,
+  onClear,
+  sayFirstLoad,
+}: {
+  apiFilters: Record<string, string>;
+  filtered: boolean;
+  members: ReadonlyMap<string, User>;
+  onClear: () => void;
+  sayFirstLoad: boolean;
+}) {
   const list = usePaged(
-    (cursor) => api<List<SecurityEvent>>('GET', `/security-log${query({ cursor })}`),
-    'security-log',
+    (cursor) => api<List<SecurityEvent>>('GET', `/security-log${query({ ...apiFilters, cursor })}`),
+    `security-log${query(apiFilters)}`,
   );
-  const members = useTeamMembers(true);
   const tableColumns = useMemo(() => columns(members), [members]);
+  return (
+    <PagedTable
+      caption="Security log"
+      columns={tableColumns}
+      list={list}
+      empty={
+        filtered ? (
+          <>
+            No entries match these filters.
+            <button type="button" className="button small" onClick={onClear}>
+              Clear filters
+            </button>
+          </>
+        ) : (
+          'Nothing recorded yet.'
+        )
+      }
+      rowNames={{ one: 'entry', other: 'entries' }}
+      stacks
+      sayFirstLoad={sayFirstLoad}
+    />
+  );
+}
+
+export default function SecurityLog() {
+  const [filters, setParams] = useFilters(FILTERS);
+  const members = useTeamMembers(true);
+  const days = useZonedDays(filters, setParams);
+  const filtersRef = useRef<HTMLDivElement>(null);
+  const filtered = Boolean(filters.action || filters.actor || filters.from || filters.to);
+  const apiFilters = { action: filters.action, actor: filters.actor, ...days.api };
+  const action = filters.action && actionValue(filters.action);
+  // Someone the select does not offer (no longer on the team; an id edited by hand) is shown as
+  // selected, not "Anyone"; the API refuses them, said under the filters.
+  const actor = filters.actor.toLowerCase();
+  const actorOffered = !actor || members.has(actor) || SECURITY_ACTOR_KIND_LABELS.some((kind) => kind.value === actor);
+  // The team is never empty (the viewer is on it) once it is read.
+  const unknownActor = members.size > 0 ? 'Someone not on the team' : 'Loading…';
+  // Days that hold no day match nothing: said under the fields, and the server is not asked.
+  const afterAskingNothing = useShownAfterAskingNothing(days.problem !== null);
+  /** Every filter dropped; the focus, on the Clear filters that goes with them, to the first filter. */
+  const clear = () => {
+    setParams(NO_FILTERS);
+    filtersRef.current?.querySelector('select')?.focus();
+  };
   return (
     <>
       <PageHeader title="Security log" />
       <p className="muted">Every change to tokens, endpoints, secrets, the team and the workspace, newest first.</p>
-      <PagedTable
-        caption="Security log"
-        columns={tableColumns}
-        list={list}
-        empty="Nothing recorded yet."
-        rowNames={{ one: 'entry', other: 'entries' }}
-        stacks
-      />
+      <div className="filters security-log-filters" role="search" aria-label="Filter the security log" ref={filtersRef}>
+        <Filter
+          label="Action"
+          value={action}
+          options={[...unofferedAction(action), ...ACTION_OPTIONS]}
+          onChange={(value) => setParams({ action: value })}
+        />
+        <Filter
+          label="Who"
+          value={actor}
+          options={[
+            { value: '', label: 'Anyone' },
+            ...(actorOffered ? [] : [{ value: actor, label: unknownActor }]),
+            ...whoOptions(members),
+          ]}
+          onChange={(actor) => setParams({ actor })}
+        />
+        <ZonedDayRange
+          range={days.range}
+          problem={days.problem}
+          labels={{ from: 'Since', before: 'Before' }}
+          rows="entries"
+          after={
+            filtered && (
+              <button type="button" className="button" onClick={clear}>
+                Clear filters
+              </button>
+            )
+          }
+        />
+      </div>
+      {days.problem === null && (
+        <SecurityLogTable
+          apiFilters={apiFilters}
+          filtered={filtered}
+          members={members}
+          onClear={clear}
+          sayFirstLoad={afterAskingNothing}
+        />
+      )}
     </>
   );
 }
