@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, localBaseUrlWarning } from '@retention/core';
 import { createDb, describeConnectionFailure, requireUsableDatabase } from '@retention/db';
 import {
+  bufferedStandardOutput,
   createLogger,
   createMetricsRegistry,
   createOperationalServer,
@@ -30,6 +31,7 @@ import { createWorker } from './worker.js';
 runServiceStart('worker', async (opened) => {
   const config = loadConfig();
   const logger = createLogger('worker', config.logLevel);
+  const attemptLines = createLogger('worker', config.logLevel, bufferedStandardOutput());
   const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-worker', poolMax: 20 }), (db) =>
     db.destroy(),
   );
@@ -52,6 +54,7 @@ runServiceStart('worker', async (opened) => {
     config,
     db,
     logger,
+    attemptLines,
     options: {
       periodicJobs: [
         staleCampaignsJob(db, config),
