@@ -1,9 +1,21 @@
-import type { RecoveredVia, SecurityAction, UserRole } from '@retention/core/enums';
+import type {
+  AttemptOutcome,
+  CampaignStatus,
+  CancelOutcome,
+  CancelReasonCode,
+  DeclineCategory,
+  DeliveryStatus,
+  RecoveredVia,
+  SecurityAction,
+  SubscriptionStatus,
+  UserRole,
+} from '@retention/core/enums';
 import { humanize } from './format.js';
 
 /**
  * Plain-language names for the service's codes, in one place for every page (the timeline,
- * the campaign lists and pages, the confirmations, the endpoint form's event checkboxes, the security log).
+ * the campaign lists and pages, the confirmations, the endpoint form's event checkboxes, the
+ * security log, every status badge and every filter's options).
  * A page shows the label and keeps the code beside it, quieter, where an engineer needs it
  * (docs/dashboard-ui.md, "Labels").
  */
@@ -189,6 +201,112 @@ export const SECURITY_ACTOR_KIND_LABELS: ReadonlyArray<{ value: string; label: s
   { value: 'system', label: 'The service itself (npm start, migrations)' },
 ];
 
+/**
+ * The statuses and outcomes a page shows (in a badge, a list cell, a filter's options), in
+ * sentence case as every label here. The lists, badges and filters showed these codes humanized
+ * in lower case ("in flight", "saved discount", "past due"); the address, the API and the CSV
+ * exports keep the codes (docs/dashboard-ui.md, "Labels").
+ */
+export const CAMPAIGN_STATUS_LABELS: Readonly<Record<CampaignStatus, string>> = {
+  in_flight: 'In flight',
+  recovered: 'Recovered',
+  lost: 'Lost',
+  abandoned: 'Abandoned',
+};
+
+/** How a cancel session ended: saved (and with what offer), canceled, or left unanswered. */
+export const CANCEL_OUTCOME_LABELS: Readonly<Record<CancelOutcome, string>> = {
+  saved_discount: 'Saved with a discount',
+  saved_pause: 'Saved with a pause',
+  saved_downgrade: 'Saved with a downgrade',
+  saved_other: 'Saved another way',
+  canceled: 'Canceled',
+  abandoned: 'Abandoned',
+};
+
+/** Stripe's cancellation feedback, as the person who reads the list would say it. */
+export const CANCEL_REASON_LABELS: Readonly<Record<CancelReasonCode, string>> = {
+  too_expensive: 'Too expensive',
+  missing_features: 'Missing features',
+  switched_service: 'Switched to another service',
+  unused: 'Not used enough',
+  customer_service: 'Poor customer service',
+  too_complex: 'Too complex',
+  low_quality: 'Low quality',
+  other: 'Other',
+};
+
+/** The decline categories of core's decline-categories table (decisions.md). */
+export const DECLINE_CATEGORY_LABELS: Readonly<Record<DeclineCategory, string>> = {
+  soft: 'Soft decline',
+  card_update_required: 'Card update required',
+  authentication_required: 'Authentication required',
+  revoked: 'Authorization revoked',
+  fraud: 'Fraud risk',
+  unknown: 'Unknown',
+};
+
+/** A subscription's status, in Stripe's dashboard's words. */
+export const SUBSCRIPTION_STATUS_LABELS: Readonly<Record<SubscriptionStatus, string>> = {
+  trialing: 'Trialing',
+  active: 'Active',
+  past_due: 'Past due',
+  paused: 'Paused',
+  canceled: 'Canceled',
+};
+
+/** A delivery (one event to one endpoint), in a campaign's or cancel session's timeline. */
+export const DELIVERY_STATUS_LABELS: Readonly<Record<DeliveryStatus, string>> = {
+  pending: 'Pending',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  skipped: 'Skipped',
+};
+
+/** An attempt of the delivery log (and Send test's, Resend's result). */
+export const ATTEMPT_OUTCOME_LABELS: Readonly<Record<AttemptOutcome, string>> = {
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  skipped: 'Skipped',
+  interrupted: 'Interrupted',
+};
+
+/**
+ * The Stripe import's status (GET /processor's `backfill.status`, processor_connections'
+ * `backfill_status`), and, while it runs or where a failed run stopped, its phase in words.
+ */
+type BackfillStatus = 'idle' | 'queued' | 'running' | 'succeeded' | 'failed';
+
+const BACKFILL_STATUS_LABELS: Readonly<Record<BackfillStatus, string>> = {
+  idle: 'Not started',
+  queued: 'Waiting to start',
+  running: 'Running',
+  succeeded: 'Finished',
+  failed: 'Failed',
+};
+
+/** What a phase imports, as the Import line's counts name it ("open invoices"). */
+const BACKFILL_PHASE_LABELS: Readonly<Record<string, string>> = {
+  customers: 'customers',
+  subscriptions: 'subscriptions',
+  invoices: 'open invoices',
+};
+
+export function backfillPhaseLabel(phase: string): string {
+  return BACKFILL_PHASE_LABELS[phase] ?? humanize(phase);
+}
+
+/**
+ * The import's status with its phase: "Importing customers" while it runs, "Failed while
+ * importing invoices" where a run stopped, "Finished", "Waiting to start". It read
+ * `running (customers)`, `succeeded`.
+ */
+export function backfillStatusText(status: string, phase: string | null): string {
+  if (phase && status === 'running') return `Importing ${backfillPhaseLabel(phase)}`;
+  const label = labelOf(BACKFILL_STATUS_LABELS, status);
+  return phase && status === 'failed' ? `${label} while importing ${backfillPhaseLabel(phase)}` : label;
+}
+
 /** What a security log entry changed (its target's `type`), named as the Settings pages name it. */
 const SECURITY_TARGET_LABELS: Readonly<Record<string, string>> = {
   api_token: 'API token',
@@ -255,7 +373,7 @@ export function campaignActionLabel(action: string): string {
 
 /** A label, or the code humanized with a capital (dots as spaces too) when the table does not know it. */
 function labelOf(labels: Readonly<Record<string, string>>, code: string): string {
-  return labels[code] || capitalizedWords(code.replaceAll('.', ' '));
+  return (Object.hasOwn(labels, code) && labels[code]) || capitalizedWords(code.replaceAll('.', ' '));
 }
 
 export function eventTypeLabel(type: string): string {
@@ -265,3 +383,15 @@ export function eventTypeLabel(type: string): string {
 export function declineCodeLabel(code: string): string {
   return labelOf(DECLINE_CODE_LABELS, code);
 }
+
+/*
+ * Each status's label; one a table does not know (a later server's) is its code humanized with a
+ * capital, never blank.
+ */
+export const campaignStatusLabel = (status: string) => labelOf(CAMPAIGN_STATUS_LABELS, status);
+export const cancelOutcomeLabel = (outcome: string) => labelOf(CANCEL_OUTCOME_LABELS, outcome);
+export const cancelReasonLabel = (reason: string) => labelOf(CANCEL_REASON_LABELS, reason);
+export const declineCategoryLabel = (category: string) => labelOf(DECLINE_CATEGORY_LABELS, category);
+export const subscriptionStatusLabel = (status: string) => labelOf(SUBSCRIPTION_STATUS_LABELS, status);
+export const deliveryStatusLabel = (status: string) => labelOf(DELIVERY_STATUS_LABELS, status);
+export const attemptOutcomeLabel = (outcome: string) => labelOf(ATTEMPT_OUTCOME_LABELS, outcome);

@@ -346,7 +346,7 @@ describe('an endpoint that keeps failing', () => {
     const tested = page.getByRole('status').filter({ hasText: 'Test delivery:' });
     await tested.waitFor();
     const said = (await tested.textContent()) ?? '';
-    expect(said).toMatch(/HTTP 500 · \d+ ms · failed/);
+    expect(said).toMatch(/HTTP 500 · \d+ ms · Failed/);
     expect(said.match(/HTTP 500/g)).toHaveLength(1);
     expect(said).toContain("A test does not count toward the endpoint's failures");
     expect((await world.current.db('webhook_endpoints').where({ id: endpointId }).first()).failure_count).toBe(0);
@@ -444,7 +444,7 @@ describe('an endpoint that keeps failing', () => {
     // The log shows the success after the failures.
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page
-      .getByRole('button', { name: /succeeded.*recovery\.recovered.*200/ })
+      .getByRole('button', { name: /Succeeded.*recovery\.recovered.*200/ })
       .first()
       .waitFor();
   });

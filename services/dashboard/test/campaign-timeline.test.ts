@@ -93,14 +93,14 @@ describe('a campaign timeline', () => {
     const delivery = lostEvent.getByRole('listitem').filter({ hasText: 'Stark CRM' });
     await world.current.receiver.waitForRequests(HOOK_PATH, 1);
     await delivery
-      .getByText(/Stark CRM: failed \(timed out after 3000 ms\), \d+ attempts?, next attempt due/)
+      .getByText(/Stark CRM: Failed \(timed out after 3000 ms\), \d+ attempts?, next attempt due/)
       .waitFor({ timeout: 20_000 });
     const due = await delivery.getByRole('time').getAttribute('datetime');
     expect(Number.isNaN(Date.parse(due!))).toBe(false);
 
     // The endpoint answers again: the next attempt succeeds, and the page says so by itself.
     letThrough = true;
-    await lostEvent.getByText(/Stark CRM: succeeded HTTP 200/).waitFor({ timeout: 20_000 });
+    await lostEvent.getByText(/Stark CRM: Succeeded HTTP 200/).waitFor({ timeout: 20_000 });
     await expect(lostEvent.getByText(/pending/i).count()).resolves.toBe(0);
     // When it was delivered, with the page's own time (the UTC time on hover).
     await delivery.getByText(/, delivered /).waitFor();
@@ -129,7 +129,7 @@ describe("a cancel session's timeline", () => {
     const timeline = page.getByRole('region', { name: 'Timeline' });
     const saved = timeline.getByRole('listitem').filter({ hasText: 'cancel.saved' });
     // Being sent, then delivered: the page follows it by itself.
-    await saved.getByText(/Stark Billing: succeeded HTTP 200, 1 attempt, delivered /).waitFor({ timeout: 20_000 });
+    await saved.getByText(/Stark Billing: Succeeded HTTP 200, 1 attempt, delivered /).waitFor({ timeout: 20_000 });
     const delivery = saved.getByRole('listitem').filter({ hasText: 'Stark Billing' });
     await expect(delivery.getByRole('time').getAttribute('datetime')).resolves.toBe(await completedAt('Stark Billing'));
     await expect(delivery.getByRole('link', { name: 'Stark Billing' }).count()).resolves.toBe(1);

@@ -197,6 +197,19 @@ describe('the delivery log', () => {
   it('keeps its filters in the address: a reload shows the filtered log with the selects set', async () => {
     await openEndpoint();
     await rows().nth(49).waitFor();
+    // Each outcome in words, its value the API's code (the address keeps it).
+    await expect(
+      page
+        .getByLabel('Outcome')
+        .locator('option')
+        .evaluateAll((options) => options.map((option) => [option.getAttribute('value') ?? '', option.textContent])),
+    ).resolves.toEqual([
+      ['', 'All'],
+      ['succeeded', 'Succeeded'],
+      ['failed', 'Failed'],
+      ['skipped', 'Skipped'],
+      ['interrupted', 'Interrupted'],
+    ]);
     await page.getByLabel('Outcome').selectOption('failed');
     await page.getByLabel('Event type').selectOption('recovery.lost');
     await eventually(async () => (await rows().count()) === 1);

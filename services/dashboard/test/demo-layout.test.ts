@@ -1086,9 +1086,9 @@ describe('a demo campaign', () => {
     const title = `${heading} · ${demo.workspace.name} · Retention dashboard`;
     await page.waitForFunction(`document.title === ${JSON.stringify(title)}`, undefined, { timeout: 2_000 });
     expect(entries).toEqual([
-      expect.stringMatching(/recovery\.opened.*Sent to Dunning emails: succeeded HTTP 200, \d attempts?/),
+      expect.stringMatching(/recovery\.opened.*Sent to Dunning emails: Succeeded HTTP 200, \d attempts?/),
       expect.stringMatching(
-        /recovery\.recovered.*Sent to Dunning emails: succeeded HTTP 200, \d attempts?.*Sent to CRM: succeeded HTTP 202/,
+        /recovery\.recovered.*Sent to Dunning emails: Succeeded HTTP 200, \d attempts?.*Sent to CRM: Succeeded HTTP 202/,
       ),
     ]);
   });
@@ -1141,7 +1141,7 @@ describe('a demo campaign', () => {
     const entries = await timeline();
     expect(entries).toEqual([
       expect.stringMatching(/recovery\.opened/),
-      expect.stringMatching(/recovery\.lost.*Sent to Dunning emails: succeeded.*Sent to CRM: succeeded/),
+      expect.stringMatching(/recovery\.lost.*Sent to Dunning emails: Succeeded.*Sent to CRM: Succeeded/),
     ]);
   });
 
@@ -1174,7 +1174,7 @@ describe('a demo cancel session', () => {
     const region = page.getByRole('region', { name: 'Timeline' });
     await region.getByRole('listitem').first().waitFor();
     await expect(region.getByRole('list').first().locator(':scope > li').allTextContents()).resolves.toEqual([
-      expect.stringMatching(/cancel\.saved.*Sent to CRM: succeeded HTTP 202, \d attempts?/),
+      expect.stringMatching(/cancel\.saved.*Sent to CRM: Succeeded HTTP 202, \d attempts?/),
     ]);
     const abandoned = await newest(['abandoned']);
     await open(`/cancel-sessions/${abandoned.id}`);

@@ -145,19 +145,19 @@ describe('an endpoint turned off, then on again', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     const log = page.getByRole('list', { name: 'Deliveries, newest first' });
     const whileOff = log.getByRole('listitem').filter({
-      has: page.getByRole('button', { name: /skipped.*recovery\.recovered.*attempt 1/ }),
+      has: page.getByRole('button', { name: /Skipped.*recovery\.recovered.*attempt 1/ }),
     });
     await whileOff.getByRole('button').first().click();
     await whileOff.getByText('skipped: the endpoint was off when this event was recorded').waitFor();
     expect(await whileOff.innerText()).toMatch(/Next attempt\s+None/);
     const failed = log.getByRole('listitem').filter({
-      has: page.getByRole('button', { name: /failed.*recovery\.opened.*503.*attempt 1/ }),
+      has: page.getByRole('button', { name: /Failed.*recovery\.opened.*503.*attempt 1/ }),
     });
     await failed.getByRole('button').first().click();
     await failed.getByText('HTTP 503', { exact: true }).waitFor();
     // Its retry was skipped (attempt 2): no next attempt is promised.
     expect(await failed.innerText()).toMatch(/Next attempt\s+None/);
-    await log.getByRole('button', { name: /skipped.*recovery\.opened.*attempt 2/ }).waitFor();
+    await log.getByRole('button', { name: /Skipped.*recovery\.opened.*attempt 2/ }).waitFor();
 
     // Turned on: the page says the events it missed are skipped in the log, and how to send them.
     const offSince = (await db('webhook_endpoints').where({ id: endpointId }).first()).disabled_at as Date;
@@ -209,7 +209,7 @@ describe('an endpoint turned off, then on again', () => {
       .filter({ hasText: 'recovery.lost' });
     await lost
       .getByText(
-        'Not delivered to Moved CRM: skipped (the endpoint was off when this event was recorded); no attempt sent',
+        'Not delivered to Moved CRM: Skipped (the endpoint was off when this event was recorded); no attempt sent',
       )
       .waitFor();
     await expect(lost.getByRole('link', { name: 'Moved CRM' }).count()).resolves.toBe(1);
@@ -219,7 +219,7 @@ describe('an endpoint turned off, then on again', () => {
       .getByRole('region', { name: 'Timeline' })
       .getByRole('listitem')
       .filter({ hasText: 'recovery.recovered' });
-    await recovered.getByText(/Sent to Moved CRM: succeeded HTTP 200, 1 attempt, delivered/).waitFor();
+    await recovered.getByText(/Sent to Moved CRM: Succeeded HTTP 200, 1 attempt, delivered/).waitFor();
   });
 });
 

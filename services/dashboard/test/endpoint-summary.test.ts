@@ -96,7 +96,7 @@ async function openEndpoint(target: Page): Promise<void> {
 const succeededLines = () =>
   page
     .getByRole('list', { name: 'Deliveries, newest first' })
-    .getByRole('button', { name: /succeeded.*recovery\.recovered.*200/ });
+    .getByRole('button', { name: /Succeeded.*recovery\.recovered.*200/ });
 
 describe("an endpoint's facts beside its delivery log", () => {
   it(

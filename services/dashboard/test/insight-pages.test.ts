@@ -458,6 +458,13 @@ async function kpis(page: Page): Promise<Record<string, string>> {
 }
 
 /** The body rows of the page's table, each as its cells' texts. */
+/** A select's options as [value, text] pairs, in order. */
+function optionsOf(select: Locator): Promise<string[][]> {
+  return select
+    .locator('option')
+    .evaluateAll((options) => options.map((option) => [option.getAttribute('value') ?? '', option.textContent ?? '']));
+}
+
 async function tableRows(page: Page | Locator, name: string): Promise<string[][]> {
   const table = page.getByRole('table', { name });
   await table.waitFor();
@@ -628,30 +635,30 @@ describe('overview', () => {
     const reasons = page.getByRole('figure', { name: 'Cancellation reasons' });
     await reasons.getByText('Show as a table').click();
     // Every chart's labels in sentence case, as "Retry" and "Card update" above (they were "too
-    // expensive", "soft", "saved discount").
+    // expensive", "soft", "saved discount"), in the words the lists and filters use (labels.ts).
     await expect(reasons.getByRole('rowheader').allTextContents()).resolves.toEqual([
       'Too expensive',
       'Missing features',
-      'Switched service',
+      'Switched to another service',
     ]);
     const categories = page.getByRole('figure', { name: 'Campaigns by decline category' });
     await categories.getByText('Show as a table').click();
     await expect(categories.getByRole('rowheader').allTextContents()).resolves.toEqual([
-      'Soft',
+      'Soft decline',
       'Card update required',
       'Authentication required',
-      'Revoked',
-      'Fraud',
+      'Authorization revoked',
+      'Fraud risk',
       'Unknown',
     ]);
     const outcomes = page.getByRole('figure', { name: 'Cancel sessions by outcome by month' });
     await outcomes.getByText('Show as a table').click();
     await expect(outcomes.getByRole('columnheader').allTextContents()).resolves.toEqual([
       'Month',
-      'Saved discount',
-      'Saved pause',
-      'Saved downgrade',
-      'Saved other',
+      'Saved with a discount',
+      'Saved with a pause',
+      'Saved with a downgrade',
+      'Saved another way',
       'Canceled',
       'Abandoned',
     ]);
@@ -945,6 +952,25 @@ describe('campaigns', () => {
     await loaded(page);
   });
 
+  it('names each filter option in words, its value the API code the address keeps', async () => {
+    await expect(optionsOf(page.getByLabel('Status'))).resolves.toEqual([
+      ['', 'All'],
+      ['in_flight', 'In flight'],
+      ['recovered', 'Recovered'],
+      ['lost', 'Lost'],
+      ['abandoned', 'Abandoned'],
+    ]);
+    await expect(optionsOf(page.getByLabel('Decline category'))).resolves.toEqual([
+      ['', 'All'],
+      ['soft', 'Soft decline'],
+      ['card_update_required', 'Card update required'],
+      ['authentication_required', 'Authentication required'],
+      ['revoked', 'Authorization revoked'],
+      ['fraud', 'Fraud risk'],
+      ['unknown', 'Unknown'],
+    ]);
+  });
+
   it('filters by status and decline category, and Load more walks a tie group without repeating or skipping', async () => {
     await page.getByLabel('Status').selectOption('in_flight');
     await page.getByLabel('Decline category').selectOption('soft');
@@ -1019,7 +1045,7 @@ describe('campaigns', () => {
     );
     // The decline reason in words under its category; the processor's code on hover.
     const bobRow = page.getByRole('row').filter({ hasText: 'in_bob_0' });
-    await expect(bobRow.getByRole('cell').nth(4).textContent()).resolves.toBe('card update requiredExpired card');
+    await expect(bobRow.getByRole('cell').nth(4).textContent()).resolves.toBe('Card update requiredExpired card');
     await expect(bobRow.getByTitle('expired_card').count()).resolves.toBe(1);
     await page.getByRole('searchbox', { name: CAMPAIGN_SEARCH }).fill('in_markme');
     await page.keyboard.press('Enter');
@@ -1118,10 +1144,10 @@ describe('campaigns', () => {
     await dialog.getByRole('button', { name: 'Mark lost' }).click();
     await dialog.waitFor({ state: 'detached' });
     const facts = page.getByRole('region', { name: 'Campaign' });
-    await facts.getByText('lost', { exact: true }).waitFor();
+    await facts.getByText('Lost', { exact: true }).waitFor();
     // The decline in words, its category and the processor's code under it for an engineer.
     await expect(facts.getByRole('definition').allTextContents()).resolves.toContain(
-      'Customer must authenticateauthentication required · authentication_required',
+      'Customer must authenticateAuthentication required · authentication_required',
     );
     // Who closed it by name, the email the action recorded under it (it said the email alone). The
     // names come with the team's list, read after the campaign: waited for, not read at once (on a
@@ -1142,7 +1168,7 @@ describe('campaigns', () => {
     await expect(timeline.getByText(/No delivery on record/).count()).resolves.toBe(0);
     // Once the worker has made the delivery, the page shows it without being reloaded.
     await world.current.startWorker();
-    await lostEvent.getByText(/Initech CRM: succeeded/).waitFor({ timeout: 20_000 });
+    await lostEvent.getByText(/Initech CRM: Succeeded/).waitFor({ timeout: 20_000 });
     await expect(timeline.getByText(/Being sent/).count()).resolves.toBe(0);
 
     const [delivered] = await world.current.receiver.waitForRequests(HOOK_PATH, 1);
@@ -1157,7 +1183,7 @@ describe('campaigns', () => {
       return timeline
         .getByRole('listitem')
         .filter({ hasText: 'recovery.lost' })
-        .getByText(/Initech CRM: succeeded/)
+        .getByText(/Initech CRM: Succeeded/)
         .count();
     }, 1);
 
@@ -1242,11 +1268,22 @@ describe('campaigns', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('link', { name: 'ann@initech-customers.test' }).click();
     await page.getByRole('heading', { level: 1, name: 'ann@initech-customers.test' }).waitFor();
-    await expect(tableRows(page, 'Subscriptions')).resolves.toHaveLength(1);
+    // Every status, outcome and reason in words (labels.ts), never its code humanized.
+    await expect(tableRows(page, 'Subscriptions')).resolves.toEqual([
+      [expect.any(String), expect.any(String), 'Active', expect.any(String), expect.any(String), expect.any(String)],
+    ]);
     await expect(tableRows(page, 'Recovery campaigns')).resolves.toHaveLength(50);
-    await expect(tableRows(page, 'Cancel sessions')).resolves.toHaveLength(1);
+    await expect(tableRows(page, 'Cancel sessions')).resolves.toEqual([
+      [expect.any(String), 'Canceled', 'Missing features', expect.any(String), expect.any(String)],
+    ]);
     await page.getByRole('table', { name: 'Cancel sessions' }).getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: 'Cancel session' }).waitFor();
+    await expect(
+      page.getByRole('region', { name: 'Session' }).getByRole('definition').allTextContents(),
+    ).resolves.toEqual(expect.arrayContaining(['Canceled', 'Missing features']));
+    await expect(
+      page.getByRole('region', { name: 'Customer' }).getByRole('definition').allTextContents(),
+    ).resolves.toEqual(expect.arrayContaining(['Active']));
     // Feedback is the customer's text, never markup.
     await page.getByText('Needs <b>SSO</b>', { exact: false }).waitFor();
     await expect(page.locator('b').count()).resolves.toBe(0);

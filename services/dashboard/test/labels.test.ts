@@ -1,6 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
 import { declineCategoryOf, EVENT_TYPES, SECURITY_ACTIONS } from '@retention/core';
 import {
+  ATTEMPT_OUTCOMES,
+  CAMPAIGN_STATUSES,
+  CANCEL_OUTCOMES,
+  CANCEL_REASON_CODES,
+  DECLINE_CATEGORIES,
+  DELIVERY_STATUSES,
+  SUBSCRIPTION_STATUSES,
+} from '@retention/core/enums';
+import {
+  ATTEMPT_OUTCOME_LABELS,
+  CAMPAIGN_STATUS_LABELS,
+  CANCEL_OUTCOME_LABELS,
+  CANCEL_REASON_LABELS,
+  DECLINE_CATEGORY_LABELS,
+  DELIVERY_STATUS_LABELS,
+  SUBSCRIPTION_STATUS_LABELS,
+  backfillStatusText,
+  campaignStatusLabel,
   DECLINE_CODE_LABELS,
   EVENT_TYPE_LABELS,
   SECURITY_ACTION_GROUPS,
@@ -29,6 +47,38 @@ describe('labels', () => {
     expect(eventTypeLabel('ping')).toBe('Ping');
     expect(declineCodeLabel('some_new_code')).toBe('Some new code');
     expect(declineCodeLabel('insufficient_funds')).toBe('Insufficient funds');
+  });
+
+  it.each([
+    ['campaign status', CAMPAIGN_STATUS_LABELS, CAMPAIGN_STATUSES],
+    ['cancel outcome', CANCEL_OUTCOME_LABELS, CANCEL_OUTCOMES],
+    ['cancellation reason', CANCEL_REASON_LABELS, CANCEL_REASON_CODES],
+    ['decline category', DECLINE_CATEGORY_LABELS, DECLINE_CATEGORIES],
+    ['subscription status', SUBSCRIPTION_STATUS_LABELS, SUBSCRIPTION_STATUSES],
+    ['delivery status', DELIVERY_STATUS_LABELS, DELIVERY_STATUSES],
+    ['attempt outcome', ATTEMPT_OUTCOME_LABELS, ATTEMPT_OUTCOMES],
+  ] as const)('names every %s, and nothing else, in sentence case, none the same as another', (_, labels, codes) => {
+    expect(Object.keys(labels).sort()).toEqual([...codes].sort());
+    const words = Object.values(labels);
+    for (const label of words) expect(label).toMatch(/^[A-Z][a-z]*( [a-z]+)*$/);
+    expect(new Set(words).size).toBe(words.length);
+  });
+
+  it("shows a status it has no words for (a later server's) humanized with a capital, never blank", () => {
+    expect(campaignStatusLabel('in_flight')).toBe('In flight');
+    expect(campaignStatusLabel('on_hold')).toBe('On hold');
+    expect(campaignStatusLabel('constructor')).toBe('Constructor');
+  });
+
+  it("says the Stripe import's status with where it is or stopped", () => {
+    expect(backfillStatusText('idle', null)).toBe('Not started');
+    expect(backfillStatusText('queued', null)).toBe('Waiting to start');
+    expect(backfillStatusText('running', 'customers')).toBe('Importing customers');
+    expect(backfillStatusText('running', null)).toBe('Running');
+    // A finished run keeps its last phase: "succeeded (invoices)" read as if only invoices came.
+    expect(backfillStatusText('succeeded', 'invoices')).toBe('Finished');
+    expect(backfillStatusText('failed', 'invoices')).toBe('Failed while importing open invoices');
+    expect(backfillStatusText('failed', null)).toBe('Failed');
   });
 
   it('names every action the security log records, and nothing else', () => {

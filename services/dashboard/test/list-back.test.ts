@@ -156,11 +156,11 @@ describe('Back to a list', () => {
     });
   }
 
-  it('shows a row changed meanwhile as it is now: a campaign marked recovered on its page reads recovered on Back', async () => {
+  it('shows a row changed meanwhile as it is now: a campaign marked recovered on its page reads Recovered on Back', async () => {
     await openFromOverview();
     await openTwoPages('Campaigns', 'Recovery campaigns');
     const row = bodyRows('Recovery campaigns').nth(70);
-    await expect(row.getByText('in flight', { exact: true }).count()).resolves.toBe(1);
+    await expect(row.getByText('In flight', { exact: true }).count()).resolves.toBe(1);
     await row.getByRole('link').first().click();
     await page.getByRole('heading', { level: 1, name: /^Invoice in_back_/ }).waitFor();
     await page.getByRole('button', { name: 'Mark recovered' }).click();
@@ -171,7 +171,7 @@ describe('Back to a list', () => {
 
     await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
     const again = bodyRows('Recovery campaigns').nth(70);
-    await again.getByText('recovered', { exact: true }).waitFor();
+    await again.getByText('Recovered', { exact: true }).waitFor();
     await expect(bodyRows('Recovery campaigns').count()).resolves.toBe(100);
   });
 

@@ -216,13 +216,13 @@ describe('the processor page', () => {
       for (;;) {
         const line = (await importLine()) ?? '';
         if (lines.at(-1) !== line) lines.push(line);
-        if (line.startsWith('succeeded') || Date.now() > deadline) break;
+        if (line.startsWith('Finished') || Date.now() > deadline) break;
         await page.waitForTimeout(200);
       }
       return lines;
     });
-    expect(seen.at(-1)).toMatch(/^succeeded: 500 customers, 0 subscriptions, 0 open invoices/);
-    const running = seen.filter((line) => /^running \(customers\): \d+ customers/.test(line));
+    expect(seen.at(-1)).toMatch(/^Finished: 500 customers, 0 subscriptions, 0 open invoices/);
+    const running = seen.filter((line) => /^Importing customers: \d+ customers/.test(line));
     // At least two different counts were shown while it ran.
     expect(new Set(running).size).toBeGreaterThanOrEqual(2);
     await page.getByText(/^Started .+, finished .+$/).waitFor();
@@ -239,7 +239,7 @@ describe('the processor page', () => {
     await watchedImport(1_500, async () => {
       await page.getByRole('button', { name: 'Import again' }).click();
       await page
-        .getByText(/^(queued|running)/)
+        .getByText(/^(Waiting to start|Importing|Running)/)
         .first()
         .waitFor();
       await setHidden(true);
@@ -251,7 +251,7 @@ describe('the processor page', () => {
       await page.waitForTimeout(500);
       expect(statusReads).toBeGreaterThan(readsWhenHidden);
       stripe.pageDelayMs = 0;
-      await page.getByText(/^succeeded: 500 customers/).waitFor({ timeout: 30_000 });
+      await page.getByText(/^Finished: 500 customers/).waitFor({ timeout: 30_000 });
     });
   }, 60_000);
 
@@ -271,14 +271,14 @@ describe('the processor page', () => {
     await page.getByLabel('Restricted API key (optional)').fill(stripeKey);
     await page.getByRole('button', { name: 'Connect', exact: true }).click();
     await page
-      .getByText(/^(queued|running)/)
+      .getByText(/^(Waiting to start|Importing|Running)/)
       .first()
       .waitFor();
     const after = await connection();
     // The same secret kept (sealed again, so compared by its last four and the log's words).
     expect(after.webhook_secret_last4).toBe(before.webhook_secret_last4);
     expect(after.api_key_sealed).not.toBe(before.api_key_sealed);
-    await page.getByText(/^succeeded: 250 customers/).waitFor({ timeout: 60_000 });
+    await page.getByText(/^Finished: 250 customers/).waitFor({ timeout: 60_000 });
   }, 90_000);
 
   it('logs a signing-secret rotation with both last fours, old → new', async () => {
@@ -318,13 +318,13 @@ describe('the processor page', () => {
       );
       await waiting.waitFor({ timeout: 30_000 });
       expect(limited).toBeGreaterThan(0);
-      await expect(importLine()).resolves.toMatch(/^running \(customers\): 100 customers/);
+      await expect(importLine()).resolves.toMatch(/^Importing customers: 100 customers/);
       // Until when: the time the worker wrote, shown in the existing <Time> (local, UTC on hover).
       const until = Date.parse((await waiting.locator('time').getAttribute('datetime'))!);
       expect(until).toBeGreaterThan(Date.now() - 10_000);
       expect(until).toBeLessThan(Date.now() + 10_000);
       release = true;
-      await page.getByText(/^succeeded: 250 customers/).waitFor({ timeout: 60_000 });
+      await page.getByText(/^Finished: 250 customers/).waitFor({ timeout: 60_000 });
       await expect(waiting.count()).resolves.toBe(0);
     } finally {
       stripe.override = null;
@@ -351,7 +351,7 @@ describe('the processor page', () => {
       const button = page.getByRole('button', { name: 'Import again' });
       await expect(description(button)).resolves.toBe('');
       await button.click();
-      await page.getByText(/^failed \(customers\): 100 customers/).waitFor({ timeout: 30_000 });
+      await page.getByText(/^Failed while importing customers: 100 customers/).waitFor({ timeout: 30_000 });
       await expect(description(button)).resolves.toBe(
         'Import again goes on from where the last run stopped (customers), keeping what it imported, rather than starting over.',
       );
@@ -359,7 +359,7 @@ describe('the processor page', () => {
       refuse = false;
       const asked = stripe.requests.length;
       await button.click();
-      await page.getByText(/^succeeded: 250 customers/).waitFor({ timeout: 60_000 });
+      await page.getByText(/^Finished: 250 customers/).waitFor({ timeout: 60_000 });
       // It went on from its cursor: no customer listed again from the first.
       const firstCustomers = stripe.requests.slice(asked).find((request) => request.path === '/v1/customers');
       expect(firstCustomers?.query.get('starting_after')).toBeTruthy();

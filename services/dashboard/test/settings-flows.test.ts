@@ -369,7 +369,7 @@ describe('outbound webhooks', () => {
     await page.getByRole('button', { name: 'Send test' }).click();
     await page.getByText(/Test delivery:/).waitFor();
     await expect(page.getByRole('status').filter({ hasText: 'Test delivery:' }).textContent()).resolves.toMatch(
-      /HTTP 200 · \d+ ms · succeeded/,
+      /HTTP 200 · \d+ ms · Succeeded/,
     );
     await world.current.receiver.waitForRequests(hookPath, 1);
   });

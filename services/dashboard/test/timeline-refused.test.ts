@@ -9,7 +9,7 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
 /**
  * A delivery whose attempt the receiver refused, on a campaign's and a cancel session's timeline
  * (docs/dashboard-ui.md, "Details"), in a real headless Chromium against the real API and worker,
- * sending to a port where nothing listens: it reads "failed (connection refused)", as the delivery
+ * sending to a port where nothing listens: it reads "Failed (connection refused)", as the delivery
  * log says it, with when its next attempt is due, where it read "pending", as if nothing had been
  * tried. A retry delay of ten minutes keeps it pending for the whole test.
  */
@@ -74,10 +74,10 @@ async function refusedDelivery(eventType: string): Promise<Locator> {
   const event = page.getByRole('region', { name: 'Timeline' }).getByRole('listitem').filter({ hasText: eventType });
   const delivery = event.getByRole('listitem').filter({ hasText: 'Closed CRM' });
   await delivery
-    .getByText(/^Sent to Closed CRM: failed \(connection refused\), 1 attempt, next attempt due /)
+    .getByText(/^Sent to Closed CRM: Failed \(connection refused\), 1 attempt, next attempt due /)
     .waitFor({ timeout: 20_000 });
   await expect(delivery.getByRole('time').getAttribute('datetime')).resolves.toBe(await nextAttemptAt(eventType));
-  await expect(delivery.getByText(/pending/).count()).resolves.toBe(0);
+  await expect(delivery.getByText(/pending/i).count()).resolves.toBe(0);
   return delivery;
 }
 

@@ -1,5 +1,4 @@
-import { humanize } from '../format.js';
-import { declineCodeLabel, eventTypeLabel, securityActionLabel } from '../labels.js';
+import { declineCategoryLabel, declineCodeLabel, eventTypeLabel, securityActionLabel } from '../labels.js';
 
 /** An event type as people read it, its code beside it for the engineer who reads webhooks. */
 export function EventTypeName({ type }: { type: string }) {
@@ -28,7 +27,7 @@ export function DeclineReason({ code, category }: { code: string; category: stri
     <>
       {declineCodeLabel(code)}
       <span className="secondary">
-        {humanize(category)} · <code>{code}</code>
+        {declineCategoryLabel(category)} · <code>{code}</code>
       </span>
     </>
   );

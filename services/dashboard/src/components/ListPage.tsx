@@ -9,7 +9,6 @@ import {
   type RefObject,
 } from 'react';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
-import { humanize } from '../format.js';
 import type { Paged } from '../hooks.js';
 import { useFilters } from '../router.js';
 import { Empty, ErrorNote, Loading } from './states.js';
@@ -327,7 +326,11 @@ export function DataTable<T extends { id: string }>({
   );
 }
 
-export type FilterOption = string | { value: string; label: string };
+/** A labelled option: its value (an API code, or a list of them, as the address keeps it) and its words. */
+export interface FilterOption {
+  value: string;
+  label: string;
+}
 
 /** Options under a heading of their own (an <optgroup>): "API tokens", then its actions. */
 export interface FilterGroup {
@@ -336,41 +339,43 @@ export interface FilterGroup {
 }
 
 /**
- * A labelled <select> filter. Plain string options are API values shown through `optionLabel`
- * (humanized unless told otherwise: names such as event types are shown as they are), with "All"
- * (the empty value) first; labelled options are shown as given, with no "All"; a group's are
- * under its heading.
+ * A labelled <select> filter. Its options' values are the API's codes (the address keeps them);
+ * what is shown is each one's label: `optionLabel`'s words for plain string options, with "All"
+ * (the empty value) first, or labelled options as given, with no "All"; a group's are under its
+ * heading. There is no default label: a code humanized ("in flight") is not a label
+ * (docs/dashboard-ui.md, "Labels").
  */
 export function Filter({
   label,
   value,
-  options,
   onChange,
-  optionLabel = humanize,
+  ...choices
 }: {
   label: string;
   value: string;
-  options: readonly (FilterOption | FilterGroup)[];
   onChange: (value: string) => void;
-  optionLabel?: (value: string) => string;
-}) {
-  const labelled = options.some((option) => typeof option !== 'string');
-  const choice = (option: FilterOption) => {
-    const { value: key, label: text } =
-      typeof option === 'string' ? { value: option, label: optionLabel(option) } : option;
-    return (
-      <option key={key} value={key}>
-        {text}
-      </option>
-    );
-  };
+} & (
+  | { options: readonly string[]; optionLabel: (value: string) => string }
+  | { options: readonly (FilterOption | FilterGroup)[]; optionLabel?: never }
+)) {
+  const options =
+    choices.optionLabel === undefined
+      ? choices.options
+      : [
+          { value: '', label: 'All' },
+          ...choices.options.map((option) => ({ value: option, label: choices.optionLabel(option) })),
+        ];
+  const choice = (option: FilterOption) => (
+    <option key={option.value} value={option.value}>
+      {option.label}
+    </option>
+  );
   return (
     <label className="filter">
       <span>{label}</span>
       <select value={value} onChange={(event) => onChange(event.target.value)}>
-        {!labelled && <option value="">All</option>}
         {options.map((option) =>
-          typeof option === 'object' && 'group' in option ? (
+          'group' in option ? (
             <optgroup key={option.group} label={option.group}>
               {option.options.map(choice)}
             </optgroup>
@@ -416,8 +421,12 @@ export function Clipped({
   );
 }
 
-export function Badge({ value }: { value: string }) {
-  return <span className={`badge badge-${value}`}>{humanize(value)}</span>;
+/**
+ * A status as a badge: its label in words (labels.ts), coloured by its code (styles.css, `.badge-…`).
+ * The label is required: a badge showed its code humanized ("in flight", "past due").
+ */
+export function Badge({ value, label }: { value: string; label: string }) {
+  return <span className={`badge badge-${value}`}>{label}</span>;
 }
 
 /**

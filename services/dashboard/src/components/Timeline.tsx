@@ -3,7 +3,7 @@ import type { TimelineEntry, User } from '../api/types.js';
 import { ActorName } from './ActorName.js';
 import { BreakableUrl } from './BreakableUrl.js';
 import { errorBesideStatus } from '../format.js';
-import { campaignActionLabel } from '../labels.js';
+import { attemptOutcomeLabel, campaignActionLabel, deliveryStatusLabel } from '../labels.js';
 import { Link } from '../router.js';
 import { EventTypeName } from './Labels.js';
 import { Badge } from './ListPage.js';
@@ -137,18 +137,20 @@ function Deliveries({ entry }: { entry: EventEntry }) {
 /**
  * What became of the delivery, as the delivery log says it of an attempt: its last attempt's
  * outcome, HTTP status and error. A pending delivery whose last attempt failed (a receiver that
- * refused the connection, say) reads "failed (connection refused)" before its next attempt's time:
+ * refused the connection, say) reads "Failed (connection refused)" before its next attempt's time:
  * "pending" alone read as if nothing had been tried. Pending with no attempt made yet (or one in
- * flight, or queued again after a skip) stays "pending".
+ * flight, or queued again after a skip) stays "Pending" (each in words, labels.ts).
  */
 function DeliveryOutcome({ delivery }: { delivery: Delivery }) {
   const wentWrong =
     delivery.last_outcome === 'failed' || delivery.last_outcome === 'interrupted' ? delivery.last_outcome : null;
+  // A failed or interrupted attempt is named as the delivery log names it.
   const shown = delivery.status === 'pending' && wentWrong ? wentWrong : delivery.status;
+  const label = shown === wentWrong ? attemptOutcomeLabel(shown) : deliveryStatusLabel(shown);
   const error = wentWrong ? errorBesideStatus(delivery.last_error, delivery.last_http_status) : null;
   return (
     <>
-      <Badge value={shown} />
+      <Badge value={shown} label={label} />
       {delivery.last_http_status !== null && <> HTTP {delivery.last_http_status}</>}
       {error && <> ({error})</>}
     </>
@@ -193,7 +195,7 @@ function SkippedDelivery({ delivery }: { delivery: Delivery }) {
   return (
     <li>
       Not delivered to <Link to={`/settings/webhooks/${delivery.endpoint_id}`}>{delivery.endpoint_name}</Link>:{' '}
-      <Badge value="skipped" />
+      <Badge value="skipped" label={deliveryStatusLabel('skipped')} />
       {delivery.skipped_reason && <> ({delivery.skipped_reason})</>};{' '}
       {sent === 0 ? 'no attempt sent' : `${sent} ${sent === 1 ? 'attempt' : 'attempts'} sent before`}
       <DeliveryTime delivery={delivery} />

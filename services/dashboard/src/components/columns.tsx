@@ -1,6 +1,12 @@
 import type { Campaign, CancelSession, Customer } from '../api/types.js';
-import { formatMoney, humanize } from '../format.js';
-import { declineCodeLabel } from '../labels.js';
+import { formatMoney } from '../format.js';
+import {
+  campaignStatusLabel,
+  cancelOutcomeLabel,
+  cancelReasonLabel,
+  declineCategoryLabel,
+  declineCodeLabel,
+} from '../labels.js';
 import { Link } from '../router.js';
 import { Badge, Clipped, type Column } from './ListPage.js';
 import { Time } from './Time.js';
@@ -41,7 +47,7 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
     header: 'Status',
     cell: (row) => (
       <>
-        <Badge value={row.status} />
+        <Badge value={row.status} label={campaignStatusLabel(row.status)} />
         {row.closed_at && (
           <span className="secondary">
             <Time value={row.closed_at} short />
@@ -55,7 +61,7 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
     header: 'Decline',
     cell: (row) => (
       <>
-        {humanize(row.decline_category)}
+        {declineCategoryLabel(row.decline_category)}
         <Clipped className="secondary" text={declineCodeLabel(row.decline_code)} title={row.decline_code} />
       </>
     ),
@@ -102,8 +108,12 @@ export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
     ),
   },
   { header: 'Customer', cell: (row) => <CustomerLink row={row} /> },
-  { header: 'Outcome', cell: (row) => <Badge value={row.outcome} />, status: true },
-  { header: 'Reason', cell: (row) => humanize(row.reason_code) },
+  {
+    header: 'Outcome',
+    cell: (row) => <Badge value={row.outcome} label={cancelOutcomeLabel(row.outcome)} />,
+    status: true,
+  },
+  { header: 'Reason', cell: (row) => cancelReasonLabel(row.reason_code) },
   { header: 'Feedback', cell: (row) => <Clipped text={row.feedback} />, fill: true },
   { header: 'MRR', cell: (row) => formatMoney(row.monthly_mrr_cents, row.currency), numeric: true },
 ];

@@ -12,7 +12,7 @@ import { HeadingId, LoadError, Loading, PageHeader } from '../components/states.
 import { ProcessorId } from '../components/ProcessorId.js';
 import { Time } from '../components/Time.js';
 import { formatMoney } from '../format.js';
-import { eventTypeLabel, RECOVERED_VIA_LABELS } from '../labels.js';
+import { campaignStatusLabel, eventTypeLabel, RECOVERED_VIA_LABELS, subscriptionStatusLabel } from '../labels.js';
 import { useLoad } from '../hooks.js';
 import { Link, ListCrumb } from '../router.js';
 import { useSession } from '../session.js';
@@ -121,7 +121,7 @@ export default function CampaignDetail({ id }: { id: string }) {
 function CampaignBody({ campaign, members }: { campaign: Detail; members: ReadonlyMap<string, User> }) {
   const closedBy = [...campaign.timeline].reverse().find((entry) => entry.kind === 'action');
   const facts: Fact[] = [
-    ['Status', <Badge value={campaign.status} />],
+    ['Status', <Badge value={campaign.status} label={campaignStatusLabel(campaign.status)} />],
     ['Invoice', <ProcessorId id={campaign.psp_invoice_id} record="invoice" />],
     ['Amount', formatMoney(campaign.amount_cents, campaign.currency)],
     ['Decline', <DeclineReason code={campaign.decline_code} category={campaign.decline_category} />],
@@ -164,7 +164,7 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
             facts={[
               ['Plan', subscription.plan_name],
               ['Price', `${formatMoney(subscription.amount_cents, subscription.currency)} / ${subscription.interval}`],
-              ['Status', <Badge value={subscription.status} />],
+              ['Status', <Badge value={subscription.status} label={subscriptionStatusLabel(subscription.status)} />],
               ['Processor id', <ProcessorId id={subscription.psp_subscription_id} record="subscription" />],
             ]}
           />

@@ -14,6 +14,7 @@ import {
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
 import { useZonedDays, ZonedDayRange } from '../components/ZonedDays.js';
+import { campaignStatusLabel, declineCategoryLabel } from '../labels.js';
 
 /**
  * The filters of the list and of its export: the address's query string, as the API names
@@ -89,12 +90,14 @@ export default function Campaigns() {
           label="Status"
           value={filters.status}
           options={CAMPAIGN_STATUSES}
+          optionLabel={campaignStatusLabel}
           onChange={(status) => setParams({ status })}
         />
         <Filter
           label="Decline category"
           value={filters.decline_category}
           options={DECLINE_CATEGORIES}
+          optionLabel={declineCategoryLabel}
           onChange={(decline_category) => setParams({ decline_category })}
         />
         <ZonedDayRange

@@ -6,7 +6,8 @@ import { Badge } from '../components/ListPage.js';
 import { LoadError, Loading, PageHeader } from '../components/states.js';
 import { Time } from '../components/Time.js';
 import { Timeline, useRefreshWhileSending } from '../components/Timeline.js';
-import { formatMoney, humanize } from '../format.js';
+import { formatMoney } from '../format.js';
+import { cancelOutcomeLabel, cancelReasonLabel, subscriptionStatusLabel } from '../labels.js';
 import { useLoad } from '../hooks.js';
 import { Link, ListCrumb } from '../router.js';
 
@@ -36,8 +37,8 @@ export default function CancelSessionDetail({ id }: { id: string }) {
             <h2 id="session-facts">Session</h2>
             <Facts
               facts={[
-                ['Outcome', <Badge value={session.outcome} />],
-                ['Reason', humanize(session.reason_code)],
+                ['Outcome', <Badge value={session.outcome} label={cancelOutcomeLabel(session.outcome)} />],
+                ['Reason', cancelReasonLabel(session.reason_code)],
                 ['MRR', formatMoney(session.monthly_mrr_cents, session.currency)],
                 ['Started', <Time value={session.created_at} sayUtc />],
                 ['Ended', <Time value={session.ended_at} sayUtc />],
@@ -72,7 +73,13 @@ export default function CancelSessionDetail({ id }: { id: string }) {
                     'Price',
                     `${formatMoney(session.subscription.amount_cents, session.subscription.currency)} / ${session.subscription.interval}`,
                   ],
-                  ['Status', <Badge value={session.subscription.status} />],
+                  [
+                    'Status',
+                    <Badge
+                      value={session.subscription.status}
+                      label={subscriptionStatusLabel(session.subscription.status)}
+                    />,
+                  ],
                 ]}
               />
             ) : (

@@ -6,6 +6,7 @@ import { ExportLink, Filter, PagedTable } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
 import { useFilters } from '../router.js';
+import { cancelOutcomeLabel, cancelReasonLabel } from '../labels.js';
 
 const FILTERS = ['outcome', 'reason_code'] as const;
 
@@ -26,12 +27,14 @@ export default function CancelSessions() {
           label="Outcome"
           value={filters.outcome}
           options={CANCEL_OUTCOMES}
+          optionLabel={cancelOutcomeLabel}
           onChange={(outcome) => setParams({ outcome })}
         />
         <Filter
           label="Reason"
           value={filters.reason_code}
           options={CANCEL_REASON_CODES}
+          optionLabel={cancelReasonLabel}
           onChange={(reason_code) => setParams({ reason_code })}
         />
       </div>

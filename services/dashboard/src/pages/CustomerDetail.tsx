@@ -7,13 +7,17 @@ import { Empty, HeadingId, LoadError, Loading, PageHeader } from '../components/
 import { ProcessorId } from '../components/ProcessorId.js';
 import { Time } from '../components/Time.js';
 import { formatMoney, formatNumber } from '../format.js';
+import { subscriptionStatusLabel } from '../labels.js';
 import { useLoad } from '../hooks.js';
 import { ListCrumb } from '../router.js';
 
 const SUBSCRIPTION_COLUMNS: Column<Subscription>[] = [
   { header: 'Plan', cell: (row) => row.plan_name },
   { header: 'Price', cell: (row) => `${formatMoney(row.amount_cents, row.currency)} / ${row.interval}`, numeric: true },
-  { header: 'Status', cell: (row) => <Badge value={row.status} /> },
+  {
+    header: 'Status',
+    cell: (row) => <Badge value={row.status} label={subscriptionStatusLabel(row.status)} />,
+  },
   { header: 'Processor id', cell: (row) => <code>{row.psp_subscription_id}</code> },
   { header: 'Current period ends', cell: (row) => <Time value={row.current_period_end} /> },
   { header: 'Canceled', cell: (row) => <Time value={row.canceled_at} /> },

@@ -16,7 +16,7 @@ import {
   shareOf,
 } from '../format.js';
 import { useLoad } from '../hooks.js';
-import { capitalizedWords, RECOVERED_VIA_LABELS } from '../labels.js';
+import { cancelOutcomeLabel, cancelReasonLabel, DECLINE_CATEGORY_LABELS, RECOVERED_VIA_LABELS } from '../labels.js';
 import { useSearchParams } from '../router.js';
 
 const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string }> = [
@@ -163,8 +163,8 @@ function Charts({ overview }: { overview: OverviewData }) {
     ],
     [overview],
   );
-  // Sentence case, as "Retry" and "Card update" in the chart beside them (labels.ts).
-  const categories = useMemo(() => DECLINE_CATEGORIES.map((category) => capitalizedWords(category)), []);
+  // The lists' and filters' words (labels.ts), in sentence case as "Retry" and "Card update" beside them.
+  const categories = useMemo(() => DECLINE_CATEGORIES.map((category) => DECLINE_CATEGORY_LABELS[category]), []);
   const byCategory = useMemo<Series[]>(
     () => [
       { label: 'Opened', values: DECLINE_CATEGORIES.map((key) => recovery.by_decline_category[key]?.opened ?? 0) },
@@ -183,13 +183,13 @@ function Charts({ overview }: { overview: OverviewData }) {
   const outcomes = useMemo<Series[]>(
     () =>
       CANCEL_OUTCOMES.map((outcome) => ({
-        label: capitalizedWords(outcome),
+        label: cancelOutcomeLabel(outcome),
         values: overview.cancel_sessions_by_month.map((row) => row.by_outcome[outcome] ?? 0),
       })),
     [overview],
   );
   const reasonLabels = useMemo(
-    () => overview.cancel_reasons.map((row) => capitalizedWords(row.reason_code)),
+    () => overview.cancel_reasons.map((row) => cancelReasonLabel(row.reason_code)),
     [overview],
   );
   const reasons = useMemo<Series[]>(

@@ -9,6 +9,7 @@ import { usePaged } from '../../hooks.js';
 import { useFilters } from '../../router.js';
 import { useAction } from '../../use-action.js';
 import { AttemptResult } from './webhook-parts.js';
+import { attemptOutcomeLabel } from '../../labels.js';
 import { BusyButton } from '../../components/BusyButton.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
@@ -104,7 +105,7 @@ function Entry({
         aria-controls={detailsId}
         onClick={() => setExpanded((value) => !value)}
       >
-        <Badge value={entry.outcome} />
+        <Badge value={entry.outcome} label={attemptOutcomeLabel(entry.outcome)} />
         <code>
           <BreakAfterSeparators text={entry.event_type} />
         </code>
@@ -238,6 +239,7 @@ export function DeliveryLog({
             label="Outcome"
             value={outcome}
             options={OUTCOMES}
+            optionLabel={attemptOutcomeLabel}
             onChange={(value) => setFilters({ log_outcome: value })}
           />
           {/* Event types are names (`trial.reminder_sent`), shown as the log and the API write them. */}

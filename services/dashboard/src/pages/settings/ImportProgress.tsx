@@ -1,4 +1,5 @@
 import { Time } from '../../components/Time.js';
+import { backfillStatusText } from '../../labels.js';
 
 /** The backfill of GET /processor (docs/processor.md, "Backfill"). */
 export interface Backfill {
@@ -27,15 +28,14 @@ export const IMPORT_REFRESH_MS = 2_000;
  */
 export function ImportProgress({ backfill }: { backfill: Backfill }) {
   const { counts } = backfill;
-  // The phase says where a run is, or where a failed one stopped; a finished run kept its last
-  // phase, and "succeeded (invoices)" read as if only invoices were imported.
-  const phase = backfill.status === 'succeeded' ? null : backfill.phase;
+  // The phase says where a run is, or where a failed one stopped (backfillStatusText: "Importing
+  // customers", "Failed while importing open invoices"); a finished run kept its last phase, and
+  // "succeeded (invoices)" read as if only invoices were imported.
   return (
     <>
       <span>
-        {backfill.status}
-        {phase && ` (${phase})`}: {counts.customers} customers, {counts.subscriptions} subscriptions, {counts.invoices}{' '}
-        open invoices
+        {backfillStatusText(backfill.status, backfill.phase)}: {counts.customers} customers, {counts.subscriptions}{' '}
+        subscriptions, {counts.invoices} open invoices
         {backfill.error && ` — ${backfill.error}`}
       </span>
       {backfill.waiting_until && (

@@ -9,6 +9,7 @@ import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
+import { backfillPhaseLabel } from '../../labels.js';
 import { processorStory, STRIPE_STATUS_TEXT, type StripeStatus } from './processor-story.js';
 import { BusyButton } from '../../components/BusyButton.js';
 // A key's mode by the rule the server refuses it with, so the page asks before sending one.
@@ -272,8 +273,9 @@ export default function Processor() {
               // The same words as the run's error ("then Import again") and the docs: the button
               // keeps its name, and says what it does this time (docs/dashboard-ui.md, "Processor").
               <p className="hint" id={resumeHintId}>
-                Import again goes on from where the last run stopped ({connection.backfill.phase}), keeping what it
-                imported, rather than starting over.
+                Import again goes on from where the last run stopped (
+                {backfillPhaseLabel(connection.backfill.phase ?? '')}), keeping what it imported, rather than starting
+                over.
               </p>
             )}
           </>

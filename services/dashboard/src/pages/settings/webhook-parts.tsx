@@ -6,7 +6,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { Clipped } from '../../components/ListPage.js';
 import { errorBesideStatus } from '../../format.js';
-import { eventTypeLabel } from '../../labels.js';
+import { attemptOutcomeLabel, eventTypeLabel } from '../../labels.js';
 import { Time } from '../../components/Time.js';
 import { LiveStatus } from '../../components/states.js';
 import { useAction } from '../../use-action.js';
@@ -271,7 +271,7 @@ export function AttemptResult({
     <LiveStatus className={ok ? 'result ok' : 'result failed'}>
       <strong>{label}</strong>{' '}
       <span>
-        {status} · {attempt.duration_ms} ms · {attempt.outcome}
+        {status} · {attempt.duration_ms} ms · {attemptOutcomeLabel(attempt.outcome)}
       </span>
       {error && <span className="result-error">{error}</span>}
       {note && <span className="muted"> {note}</span>}
