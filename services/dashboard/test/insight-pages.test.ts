@@ -728,6 +728,13 @@ describe('overview', () => {
       });
       expect({ width, ...fit }).toEqual({ width, table: 0, box: 0, beyondBox: expect.any(Number), page: 0 });
       expect(fit.beyondBox).toBeLessThanOrEqual(0);
+      // Stacked exactly where it would not fit as a table (useStacked, as the lists): at 320 px, and
+      // at 801 px in the two-column grid beside the side navigation; a table of three columns at
+      // 390 and 1280 px, where it fits.
+      const layout = await table
+        .locator('thead')
+        .evaluate((thead) => (thead.getBoundingClientRect().height > 1 ? 'table' : 'stacked'));
+      expect({ width, layout }).toEqual({ width, layout: width === 320 || width === 801 ? 'stacked' : 'table' });
       // Still a table read with its headers: every category, each with its two figures.
       await expect(table.getByRole('rowheader').count()).resolves.toBe(6);
       await expect(table.getByRole('columnheader').allTextContents()).resolves.toEqual([

@@ -15,6 +15,7 @@ import {
   type Scale,
 } from 'chart.js';
 import { LOCALE } from '../format.js';
+import { useStacked } from './use-stacked.js';
 
 /**
  * A chart drawn by Chart.js (canvas), with its data as a real table beside it: the canvas is an
@@ -150,6 +151,9 @@ export interface ChartProps {
   integer?: boolean;
 }
 
+/** The class of a chart's table while it is stacked (useStacked). */
+const CHART_STACKED = 'chart-stacked';
+
 /**
  * Nothing to draw: every value zero or missing (a new workspace, a quiet period). Chart.js
  * would stretch a zero-high axis to one unit, ticks of a hundredth of a cent, which reads as data.
@@ -171,6 +175,10 @@ export function Chart({
   integer,
 }: ChartProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
+  const boxRef = useRef<HTMLDivElement>(null);
+  const tableRef = useRef<HTMLTableElement>(null);
+  // Stacked exactly when the table is wider than its box, as every list is (useStacked).
+  const tableStacked = useStacked(true, boxRef, tableRef, CHART_STACKED);
   const titleId = useId();
   const empty = isEmpty(series);
 
@@ -232,8 +240,6 @@ export function Chart({
     return () => chart.destroy();
   }, [empty, kind, labels, series, stacked, horizontal, format, formatTick, integer]);
 
-  // Many series stack in any narrow card; two only in a card narrower than they need (styles.css).
-  const stacks = series.length > 2 ? 'chart-stacks' : series.length === 2 ? 'chart-stacks-two' : undefined;
   return (
     <figure className="chart card" aria-labelledby={titleId}>
       <figcaption id={titleId} className="chart-title">
@@ -248,13 +254,12 @@ export function Chart({
       )}
       <details className="chart-table">
         <summary>Show as a table</summary>
-        <div className="table-wrap">
-          {/* More than two series (the six outcomes by month) are too many columns for the card,
-              on a phone or in the two-column grid: in a narrow card each row stacks (styles.css,
-              `table.chart-stacks`), its label on top and each figure after its series' name. Two
-              series (decline categories, revenue by month) stack the same way in a card narrower
-              still (`table.chart-stacks-two`): at 320 px, and at 801 px beside the navigation. */}
-          <table className={stacks}>
+        <div className="table-wrap" ref={boxRef}>
+          {/* Six series (the outcomes by month) are too many columns for the card on a phone or in
+              the two-column grid, and two (decline categories, revenue by month) at 320 px and at
+              801 px beside the navigation: a table wider than its box stacks each row (styles.css,
+              `table.chart-stacked`), its label on top and each figure after its series' name. */}
+          <table className={tableStacked ? CHART_STACKED : undefined} ref={tableRef}>
             <caption className="visually-hidden">{title}</caption>
             <thead>
               <tr>
@@ -271,7 +276,7 @@ export function Chart({
                 <tr key={label}>
                   <th scope="row">{label}</th>
                   {series.map((one) => (
-                    <td key={one.label} className="numeric" data-label={stacks && one.label}>
+                    <td key={one.label} className="numeric" data-label={one.label}>
                       {cellText(one.values[row], one.notes?.[row], format)}
                     </td>
                   ))}

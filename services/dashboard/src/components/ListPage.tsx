@@ -8,6 +8,7 @@ import {
   type ReactNode,
   type RefObject,
 } from 'react';
+import { useStacked, type Stacks } from './use-stacked.js';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import type { Paged } from '../hooks.js';
 import { useFilters } from '../router.js';
@@ -32,16 +33,6 @@ const cellClass = (column: Column<never>) =>
   [column.numeric && 'numeric', column.fill && 'fill', column.actions && 'row-actions', column.status && 'status']
     .filter(Boolean)
     .join(' ') || undefined;
-
-/**
- * How a table's rows are laid out when the table is wider than its box (a phone, or a window
- * whose side navigation leaves the box too little room): scrolling sideways in the box (false), or
- * stacked (docs/dashboard-ui.md, "Tables at every width"): each cell after its column's name
- * (true), or, for the lists, under a title (`'titled'`): the first column, which names the row and
- * links to its page, on a line of its own, then the status and the amount (the `status` and
- * `numeric` columns) on the next, then the other cells after their names.
- */
-type Stacks = boolean | 'titled';
 
 /** A list of any rows, as the helpers here use it: they read its rows, never change them. */
 type ReadList = Omit<Paged<unknown>, 'change'>;
@@ -161,41 +152,6 @@ function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean): 
     // Said once per finished load: not again when the page re-renders with a new `names` object.
   }, [list.loading]);
   return said;
-}
-
-/**
- * Whether a table that may stack (`stacks`) is stacked now: exactly when, laid out as a table, it
- * is wider than its box (docs/dashboard-ui.md, "Tables at every width"). Not the window's width:
- * the room a table has depends on the side navigation beside it and on the card it sits in, and
- * the room it needs on its columns and its data (an endpoint turned off, with the reason under
- * its switch; a long name). Decided before the page is first painted (a layout effect), and again
- * whenever the box or the table changes size (the window, rows loaded); the table is laid out
- * unstacked for a moment to measure it, within one script task, so nothing is drawn meanwhile.
- */
-function useStacked(
-  stacks: Stacks,
-  box: RefObject<HTMLDivElement | null>,
-  table: RefObject<HTMLTableElement | null>,
-): boolean {
-  const [stacked, setStacked] = useState(false);
-  useLayoutEffect(() => {
-    const boxElement = box.current;
-    const tableElement = table.current;
-    if (!stacks || !boxElement || !tableElement) return undefined;
-    const decide = () => {
-      const was = tableElement.classList.contains('stacked');
-      if (was) tableElement.classList.remove('stacked');
-      const fits = boxElement.scrollWidth <= boxElement.clientWidth;
-      if (was) tableElement.classList.add('stacked');
-      setStacked(!fits);
-    };
-    decide();
-    const observer = new ResizeObserver(decide);
-    observer.observe(boxElement);
-    observer.observe(tableElement);
-    return () => observer.disconnect();
-  }, [stacks, box, table]);
-  return stacks !== false && stacked;
 }
 
 /**
