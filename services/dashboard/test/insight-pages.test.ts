@@ -1285,12 +1285,13 @@ describe('campaigns', () => {
     ]);
     await page.getByRole('table', { name: 'Cancel sessions' }).getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: 'Cancel session' }).waitFor();
-    await expect(
-      page.getByRole('region', { name: 'Session' }).getByRole('definition').allTextContents(),
-    ).resolves.toEqual(expect.arrayContaining(['Canceled', 'Missing features']));
-    await expect(
-      page.getByRole('region', { name: 'Customer' }).getByRole('definition').allTextContents(),
-    ).resolves.toEqual(expect.arrayContaining(['Active']));
+    // The regions' facts load after the heading: waited for, then read whole.
+    const session = page.getByRole('region', { name: 'Session' }).getByRole('definition');
+    await session.filter({ hasText: 'Missing features' }).waitFor();
+    await expect(session.allTextContents()).resolves.toEqual(expect.arrayContaining(['Canceled', 'Missing features']));
+    const customer = page.getByRole('region', { name: 'Customer' }).getByRole('definition');
+    await customer.filter({ hasText: 'Active' }).first().waitFor();
+    await expect(customer.allTextContents()).resolves.toEqual(expect.arrayContaining(['Active']));
     // Feedback is the customer's text, never markup.
     await page.getByText('Needs <b>SSO</b>', { exact: false }).waitFor();
     await expect(page.locator('b').count()).resolves.toBe(0);

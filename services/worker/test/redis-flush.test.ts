@@ -23,12 +23,14 @@ describe('Redis losing its data', () => {
     const endpoint = await world.current.createEndpoint('/flushed', {
       behaviour: { kind: 'status', status: 200, delayMs: 20 },
     });
-    // Fewer slots than the endpoint's cap: of the 10 jobs Redis holds for it, about half wait
-    // when it is flushed, and only the sweeper can give their deliveries a job again (an
-    // attempt in flight still ends, records, and releases the next).
+    // Far fewer slots than the endpoint's cap: of the 10 deliveries released to Redis for it,
+    // at most 6 are leased when it is flushed (2 in flight, each with one or two spares claimed
+    // ahead: docs/delivery-scheduler.md, "Spares"), and only the sweeper can give the others a job
+    // again (an attempt in flight still ends, records, and releases the next). With 5 slots,
+    // 5 attempts and their 5 spares could lease all 10, and no job was then lost to the flush.
     const worker = await world.current.startWorker({
       env: { REDIS_URL: redisUrl },
-      options: { concurrency: 5, sweepEveryMs: 500, sweepGraceMs: 500, scheduleCheckEveryMs: 1_000 },
+      options: { concurrency: 2, sweepEveryMs: 500, sweepGraceMs: 500, scheduleCheckEveryMs: 1_000 },
     });
     const admin = new Redis(redisUrl);
 
