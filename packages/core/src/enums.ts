@@ -109,6 +109,7 @@ export const SECURITY_ACTIONS = [
   'webhook.deliveries_requeued',
   'team.invited',
   'team.invitation_revoked',
+  'team.invitation_link_renewed',
   'team.joined',
   'team.role_changed',
   'team.removed',

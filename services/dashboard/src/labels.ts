@@ -106,6 +106,7 @@ export const SECURITY_ACTION_LABELS: Readonly<Record<SecurityAction, string>> = 
   'webhook.deliveries_requeued': 'Failed deliveries sent again',
   'team.invited': 'Person invited',
   'team.invitation_revoked': 'Invitation canceled',
+  'team.invitation_link_renewed': 'New invitation link made',
   'team.joined': 'Joined the team',
   'team.role_changed': 'Role changed',
   'team.removed': 'Person removed',

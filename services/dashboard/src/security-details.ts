@@ -209,6 +209,8 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   },
   'team.invited': { role: (value) => `As ${roleName(value)}` },
   'team.invitation_revoked': { reason, invited_by: labelled('Invited by') },
+  // New link or Resend on the Team page: the pending invitation's role, as team.invited says it.
+  'team.invitation_link_renewed': { role: (value) => `As ${roleName(value)}` },
   'team.joined': {
     role: (value) => `As ${roleName(value)}`,
     added_directly: (value) => (value === true ? 'Added by the operator, without an invitation' : null),

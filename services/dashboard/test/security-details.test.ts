@@ -48,6 +48,7 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
     { reason: 'inviter_removed', invited_by: 'ann@acme.test' },
     ['The inviter was removed', 'Invited by: ann@acme.test'],
   ],
+  'team.invitation_link_renewed': [{ role: 'member' }, ['As Member']],
   'team.joined': [{ role: 'member', invitation_id: 'b6f3c1d2-0000-4000-8000-000000000000' }, ['As Member']],
   'team.role_changed': [{ from: 'member', to: 'admin' }, ['Member → Admin']],
   'team.removed': [{ role: 'owner' }, ['Was Owner']],

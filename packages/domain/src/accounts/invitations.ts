@@ -6,9 +6,23 @@ import { assertUuid, inputValidator, NameInput } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { AccountEmailInput } from './account-email.js';
 import { userActor, type AccountUser, type AccountUserRow } from './account-user.js';
-import { createLink, findOpenLink, linkUrl, revokeOpenLinks, spendLink, type LinkRow } from './one-time-links.js';
+import {
+  createLink,
+  findOpenLink,
+  linkUrl,
+  renewLink,
+  revokeOpenLinks,
+  spendLink,
+  type LinkRow,
+} from './one-time-links.js';
 import { assertAcceptablePassword, hashPassword } from './passwords.js';
-import { assertMayAssign, assertMayInviteAccount, assignableRoles, mayInviteAccount } from './permissions.js';
+import {
+  assertMayAssign,
+  assertMayInviteAccount,
+  assignableRoles,
+  mayInviteAccount,
+  mayRenewInvitation,
+} from './permissions.js';
 import { lastOwnerConflict, lockOwners, recordRoleChange } from './team.js';
 
 /** Invitations: an owner or admin invites an address with a role; the link signs them up. */
@@ -142,7 +156,17 @@ async function toInvitation(db: Queryable, link: LinkRow): Promise<Invitation> {
   };
 }
 
-export async function listOpenInvitations(db: Queryable, workspaceId: string): Promise<Invitation[]> {
+/** A pending invitation as GET /team lists it: with whether the viewer may make it a new link. */
+export interface ListedInvitation extends Invitation {
+  /** Whether the viewer may make it a new link (New link, Resend): mayRenewInvitation. */
+  can_make_new_link: boolean;
+}
+
+export async function listOpenInvitations(
+  db: Queryable,
+  workspaceId: string,
+  viewer: { role: UserRole },
+): Promise<ListedInvitation[]> {
   const links = await db<LinkRow>('account_links')
     .where({ workspace_id: workspaceId, kind: 'invitation' })
     .whereNull('used_at')
@@ -150,7 +174,93 @@ export async function listOpenInvitations(db: Queryable, workspaceId: string): P
     .where('expires_at', '>', new Date())
     .orderBy('created_at', 'desc')
     .limit(500);
-  return Promise.all(links.map((link) => toInvitation(db, link)));
+  // The accounts the addresses already name (the operator's, without a password), in one read.
+  const accounts = links.length
+    ? await db<AccountUserRow>('users')
+        .where({ workspace_id: workspaceId })
+        .whereIn(
+          db.raw('lower(email)') as never,
+          links.map((link) => link.email.toLowerCase()),
+        )
+        .select('email', 'role', 'highest_former_role', 'password_hash')
+    : [];
+  const accountOf = (email: string) =>
+    accounts.find((account) => account.email.toLowerCase() === email.toLowerCase()) ?? null;
+  return Promise.all(
+    links.map(async (link) => ({
+      ...(await toInvitation(db, link)),
+      can_make_new_link: mayRenewInvitation(viewer.role, link.role!, accountOf(link.email)),
+    })),
+  );
+}
+
+const noLongerPending = () => notFound('This invitation is no longer pending: it was accepted or cancelled.');
+
+/**
+ * A pending invitation of the workspace (not accepted, not cancelled; expired or not), for a
+ * route that must know its address before it acts (Resend counts an email to it first). Another
+ * workspace's reads as one accepted or cancelled: not found.
+ */
+export async function findPendingInvitation(db: Queryable, workspaceId: string, id: string): Promise<Invitation> {
+  assertUuid(id);
+  const link = await db<LinkRow>('account_links')
+    .where({ id, workspace_id: workspaceId, kind: 'invitation' })
+    .whereNull('used_at')
+    .whereNull('revoked_at')
+    .first();
+  if (!link) throw noLongerPending();
+  return toInvitation(db, link);
+}
+
+/**
+ * New link (no SMTP_URL) and Resend (SMTP_URL) on the Team page: a pending invitation gets a new
+ * one-time link, good for a whole new 7 days, in place (its id, address, role and sending date
+ * stay); the old link stops working and then reads as any revoked link does ("not valid"). One
+ * that has expired, still listed on a page loaded before, may be renewed too.
+ *
+ * Allowed to whoever may send that invitation now (mayRenewInvitation): the role table for its
+ * role, and, for the address of an account the operator made without a password, every role
+ * that account has held; an address that signs in here already is 409, as inviting it is. The
+ * new link is its maker's: they become its `invited_by`, so that, removed or moved down, their
+ * link is revoked with the others they made (revokeInvitationsSentBy), and accepting it checks
+ * their role (inviterActor). Only a dashboard user makes one.
+ */
+export async function renewInvitationLink(
+  db: Db,
+  input: { workspace_id: string; id: string; actor_role: UserRole; base_url: string },
+  actor: Actor,
+): Promise<{ invitation: Invitation; invite_url: string; token: string }> {
+  assertUuid(input.id);
+  if (actor.type !== 'user' || !actor.user_id) throw new Error('a new invitation link is made by a dashboard user');
+  return inTransaction(db, async (trx) => {
+    const link = await trx<LinkRow>('account_links')
+      .where({ id: input.id, workspace_id: input.workspace_id, kind: 'invitation' })
+      .whereNull('used_at')
+      .whereNull('revoked_at')
+      .forUpdate()
+      .first();
+    if (!link) throw noLongerPending();
+    assertMayAssign(input.actor_role, link.role!);
+    const account = await trx<AccountUserRow>('users')
+      .where({ workspace_id: input.workspace_id })
+      .whereRaw('lower(email) = lower(?)', [link.email])
+      .first();
+    if (account?.password_hash) throw alreadyAMember(account, actor);
+    if (account) assertMayInviteAccount(input.actor_role, account);
+    const renewed = await renewLink(trx, link, { invited_by: actor.user_id });
+    await recordSecurityEvent(trx, {
+      workspace_id: input.workspace_id,
+      action: 'team.invitation_link_renewed',
+      actor,
+      target: { type: 'invitation', id: link.id, label: link.email },
+      details: { role: link.role },
+    });
+    return {
+      invitation: await toInvitation(trx, renewed.link),
+      invite_url: linkUrl(input.base_url, 'invitation', renewed.token),
+      token: renewed.token,
+    };
+  });
 }
 
 export async function revokeInvitation(
@@ -167,7 +277,7 @@ export async function revokeInvitation(
       .forUpdate()
       .first();
     // In words: the page that asks listed it earlier (accepted or cancelled since, in another tab).
-    if (!link) throw notFound('This invitation is no longer pending: it was accepted or cancelled.');
+    if (!link) throw noLongerPending();
     if (input.actor_role) assertMayAssign(input.actor_role, link.role!);
     await trx('account_links').where({ id: link.id }).update({ revoked_at: trx.fn.now() });
     await recordSecurityEvent(trx, {
@@ -268,6 +378,9 @@ export async function acceptInvitation(
   }
 }
 
+const noLongerAcceptable = () =>
+  conflict('This invitation can no longer be accepted: ask an owner of the workspace for a new one.');
+
 /**
  * An invitation to the address of a password-less account hands that account over, so the rule
  * it was sent under (assertMayInviteAccount) is checked again as it is accepted: the account may
@@ -285,28 +398,37 @@ async function assertInviterStillMayGive(
   const row = await trx<AccountUserRow>('users').where({ id: inviter.user_id }).first('role');
   if (row && mayInviteAccount(row.role, account) && assignableRoles(row.role).includes(link.role!)) return;
   // Not said why: whoever holds the link may be the inviter.
-  throw conflict('This invitation can no longer be accepted: ask an owner of the workspace for a new one.');
+  throw noLongerAcceptable();
 }
 
 /**
- * Who gave the role an accepted invitation gives: its inviter, as the invitation's own record
- * names them (a dashboard user, or the operator CLI with or without --actor). They chose the
- * role, as whoever changes it on the Team page does; the person accepting only takes what was
- * offered. They make no request now, so no client address or user agent goes with it.
+ * Who gave the role an accepted invitation gives: whoever made its present link. That is its
+ * inviter, as the invitation's own record names them (a dashboard user, or the operator CLI with
+ * or without --actor), until someone makes it a new link (New link, Resend: renewInvitationLink),
+ * who is a dashboard user and became its `invited_by`. They chose or re-gave the role, as whoever
+ * changes it on the Team page does; the person accepting only takes what was offered. They make
+ * no request now, so no client address or user agent goes with it.
  */
 async function inviterActor(trx: Queryable, link: LinkRow): Promise<Actor> {
-  const invited = await trx('security_events')
-    .where({ workspace_id: link.workspace_id, action: 'team.invited', target_type: 'invitation', target_id: link.id })
-    .first<{ actor_type: Actor['type']; actor_user_id: string | null; actor_label: string | null } | undefined>(
-      'actor_type',
-      'actor_user_id',
-      'actor_label',
-    );
-  if (invited) return { type: invited.actor_type, user_id: invited.actor_user_id, label: invited.actor_label };
-  // Every invitation is recorded when it is made; should that record be gone, its inviter still is.
+  const recordOf = (action: 'team.invited' | 'team.invitation_link_renewed') =>
+    trx('security_events')
+      .where({ workspace_id: link.workspace_id, action, target_type: 'invitation', target_id: link.id })
+      .first<{ actor_type: Actor['type']; actor_user_id: string | null; actor_label: string | null } | undefined>(
+        'actor_type',
+        'actor_user_id',
+        'actor_label',
+      );
   const inviter = link.invited_by
     ? await trx<AccountUserRow>('users').where({ id: link.invited_by }).first('id', 'email')
     : undefined;
+  if (await recordOf('team.invitation_link_renewed')) {
+    // Its maker, removed, would have had the link revoked with them: never the operator's to give.
+    if (!inviter) throw noLongerAcceptable();
+    return userActor(inviter);
+  }
+  const invited = await recordOf('team.invited');
+  if (invited) return { type: invited.actor_type, user_id: invited.actor_user_id, label: invited.actor_label };
+  // Every invitation is recorded when it is made; should that record be gone, its inviter still is.
   return inviter ? userActor(inviter) : OPERATOR;
 }
 

@@ -35,6 +35,8 @@ export interface LinkRow {
   revoked_at: Date | null;
 }
 
+const lifetimeOf = (kind: LinkKind) => (kind === 'invitation' ? INVITATION_LIFETIME_MS : PASSWORD_RESET_LIFETIME_MS);
+
 export async function createLink(
   db: Queryable,
   input: {
@@ -49,7 +51,6 @@ export async function createLink(
   },
 ): Promise<{ token: string; link: LinkRow }> {
   const { value, hash } = newOpaqueValue();
-  const lifetime = input.kind === 'invitation' ? INVITATION_LIFETIME_MS : PASSWORD_RESET_LIFETIME_MS;
   const [link] = await db<LinkRow>('account_links')
     .insert({
       token_hash: hash,
@@ -61,7 +62,7 @@ export async function createLink(
       invited_by: input.invited_by ?? null,
       created_by: input.created_by ?? null,
       made_by_operator: input.kind === 'password_reset' ? (input.made_by_operator ?? false) : null,
-      expires_at: new Date(Date.now() + lifetime),
+      expires_at: new Date(Date.now() + lifetimeOf(input.kind)),
     } as never)
     .returning('*');
   return { token: value, link: link as LinkRow };
@@ -84,6 +85,24 @@ export async function findOpenLink(db: Queryable, kind: LinkKind, token: string,
   const link = await (lock ? query.forUpdate() : query);
   if (!link) throw refuse();
   return link;
+}
+
+/**
+ * A new token and a whole new lifetime for an open link, in place (an invitation's New link or
+ * Resend): only the new token's hash is kept, so the old token is known no more and reads as any
+ * revoked link does. `invited_by`: who made the new link, when it changes hands.
+ */
+export async function renewLink(
+  db: Queryable,
+  link: LinkRow,
+  changes: { invited_by?: string | null } = {},
+): Promise<{ token: string; link: LinkRow }> {
+  const { value, hash } = newOpaqueValue();
+  const [renewed] = await db<LinkRow>('account_links')
+    .where({ id: link.id })
+    .update({ token_hash: hash, expires_at: new Date(Date.now() + lifetimeOf(link.kind)), ...changes } as never)
+    .returning('*');
+  return { token: value, link: renewed as LinkRow };
 }
 
 export async function spendLink(db: Queryable, id: string): Promise<void> {

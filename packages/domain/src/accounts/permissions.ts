@@ -158,6 +158,22 @@ export function assertMayInviteAccount(
 }
 
 /**
+ * Whether someone of `actorRole` may make a new link for a pending invitation of `role` (New
+ * link, Resend): the rule it was sent under, since whoever makes the link hands it out. The role
+ * table's, and, when its address names an account the operator made without a password
+ * (`account`), mayInviteAccount; an address whose account has a password cannot be invited at all.
+ * The route's check (renewInvitationLink) and GET /team's `can_make_new_link` both read it.
+ */
+export function mayRenewInvitation(
+  actorRole: UserRole,
+  role: UserRole,
+  account: { role: UserRole; highest_former_role: UserRole | null; password_hash: string | null } | null,
+): boolean {
+  if (!ASSIGNABLE[actorRole].includes(role)) return false;
+  return !account || (account.password_hash === null && mayInviteAccount(actorRole, account));
+}
+
+/**
  * Whether `maker` may make a password-reset link for `target` on the Team page: someone whose
  * role they may give (the role table), and, when it would be shown to copy rather than emailed,
  * their own account or one that never held a role at or above theirs (mayCopyResetLinkFor). The

@@ -50,6 +50,7 @@ export const DASHBOARD_ROUTE_PATTERNS = [
   '/team',
   '/team/invitations',
   '/team/invitations/:id',
+  '/team/invitations/:id/new-link',
   '/team/members/:id',
   '/team/members/:id/reset-link',
   '/tokens',

@@ -4,6 +4,7 @@ import {
   assertMayMakeResetLinkFor,
   changeMemberRole,
   createResetLink,
+  findPendingInvitation,
   findWorkspaceUser,
   higherRole,
   type AccountUserRow,
@@ -13,6 +14,7 @@ import {
   listOpenInvitations,
   mayMakeResetLinkFor,
   removeMember,
+  renewInvitationLink,
   revokeInvitation,
 } from '@retention/domain';
 import { forbidden, invalidField, type UserRole } from '@retention/core';
@@ -27,9 +29,12 @@ export function teamRoutes(context: DashboardContext): Router {
 
   router.get('/team', async (_req, res) => {
     const { user, workspaceId } = signedIn(res);
+    // `emails`: whether this service sends email (SMTP_URL), as GET /password-reset says it, so
+    // that a pending invitation's action reads Resend (emailed) or New link (shown to copy).
     res.json({
       members: await listMembers(db, workspaceId, user, context.mailer !== null),
-      invitations: await listOpenInvitations(db, workspaceId),
+      invitations: await listOpenInvitations(db, workspaceId, user),
+      emails: context.mailer !== null,
     });
   });
 
@@ -68,6 +73,40 @@ export function teamRoutes(context: DashboardContext): Router {
       ...(!emailed && { invite_url: result.invite_url }),
       replaced: result.replaced,
     });
+  });
+
+  /**
+   * New link (no SMTP_URL) or Resend (SMTP_URL): the pending invitation gets a new link for a
+   * fresh 7 days and its old one stops working (renewInvitationLink). Sent and shown as a new
+   * invitation's is, and counted as one against the Team page's email limits.
+   */
+  router.post('/team/invitations/:id/new-link', allow('manage_team'), async (req, res) => {
+    const { user, workspaceId } = signedIn(res);
+    const id = String(req.params.id);
+    const renew = () =>
+      renewInvitationLink(
+        db,
+        { workspace_id: workspaceId, id, actor_role: user.role, base_url: context.config.baseUrl },
+        actorOf(req, res),
+      );
+    // The email is counted before the transaction opens, as for a reset link: the invitation is
+    // read first for its address (an unknown one is 404 and counts nothing), and again inside it.
+    const result = context.mailer
+      ? await context.teamMailLimit.admitWhile(
+          workspaceId,
+          (await findPendingInvitation(db, workspaceId, id)).email,
+          renew,
+        )
+      : await renew();
+    const emailed = context.mailer
+      ? await context.mailer.sendInvitation(result.invitation.email, {
+          workspace_name: (await getWorkspace(db, workspaceId)).name,
+          role: result.invitation.role,
+          invite_url: result.invite_url,
+        })
+      : false;
+    // As for a new invitation: to the address, or, with no email sent, to whoever asked, never both.
+    res.json({ invitation: result.invitation, emailed, ...(!emailed && { invite_url: result.invite_url }) });
   });
 
   router.delete('/team/invitations/:id', allow('manage_team'), async (req, res) => {

@@ -307,6 +307,78 @@ describe('email over SMTP', () => {
     expect((await invite('fifty-first@example.com', 'member')).status).toBe(429);
   });
 
+  it('Resend emails a pending invitation a new link, to its address only; the emailed link before stops working', async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner, admin } = await team(database.current.db, call, 'Resent');
+    const before = received.length;
+    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email));
+    const linkIn = (mail: Received) => /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(plain(mail.raw))![1]!;
+    const invited = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'resent@example.com', role: 'member' },
+    });
+    const first = linkIn(mailsTo('resent@example.com')[0]!);
+    expect((await call('GET', '/team', { cookie: admin.cookie })).body.emails).toBe(true);
+
+    const resent = await call('POST', `/team/invitations/${invited.body.invitation.id}/new-link`, {
+      cookie: admin.cookie,
+    });
+    expect(resent.status).toBe(200);
+    // Emailed, so not handed to whoever asked: only the invitee can accept it.
+    expect(resent.body).toEqual({
+      invitation: expect.objectContaining({ id: invited.body.invitation.id, email: 'resent@example.com' }),
+      emailed: true,
+    });
+    const mails = mailsTo('resent@example.com');
+    expect(mails).toHaveLength(2);
+    expect(mails[1]!.raw).toMatch(/Subject: You are invited to Resent/);
+    const second = linkIn(mails[1]!);
+    expect(second).not.toBe(first);
+    expect((await call('GET', `/invitations/${first}`)).status).toBe(404);
+    const accepted = await call('POST', `/invitations/${second}/accept`, {
+      body: { name: 'Resent', password: 'a long enough password' },
+    });
+    expect(accepted.status).toBe(200);
+    expect(received.slice(before).map((mail) => mail.to)).toEqual([['resent@example.com'], ['resent@example.com']]);
+  });
+
+  it('counts Resend against the Team page’s limits: 5 emails an hour to one address, refusals not counted', async () => {
+    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const { owner, admin, workspace } = await team(database.current.db, call, 'Resend flood');
+    const before = received.length;
+    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email));
+    const invited = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'flooded@example.com', role: 'owner' },
+    });
+    const resend = (cookie: string) =>
+      call('POST', `/team/invitations/${invited.body.invitation.id}/new-link`, { cookie });
+    // An admin may not renew an owner's invitation: refused, and nothing counted or sent.
+    for (let i = 0; i < 10; i += 1) expect((await resend(admin.cookie)).status).toBe(403);
+    // The invitation's email and four Resends make the address's five.
+    for (let i = 0; i < 4; i += 1) expect((await resend(owner.cookie)).status).toBe(200);
+    const refused = await resend(owner.cookie);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toEqual({
+      type: 'rate_limit_exceeded',
+      message: 'Too many invitation and reset emails to this address: at most 5 an hour. Try again later.',
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(mailsTo('flooded@example.com')).toHaveLength(5);
+    // Refused before anything was made: the last link emailed still works, and the log has four.
+    const last = /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(plain(mailsTo('flooded@example.com')[4]!.raw))![1]!;
+    expect((await call('GET', `/invitations/${last}`)).status).toBe(200);
+    const renewals = await database.current
+      .db('security_events')
+      .where({ workspace_id: workspace.id, action: 'team.invitation_link_renewed' });
+    expect(renewals).toHaveLength(4);
+    // An invitation no longer pending is 404 and counts nothing either.
+    const gone = await call('POST', '/team/invitations/00000000-0000-4000-8000-000000000000/new-link', {
+      cookie: owner.cookie,
+    });
+    expect(gone.status).toBe(404);
+  });
+
   it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
     const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
     const { owner, workspace } = await team(database.current.db, call, 'Refused');
@@ -317,6 +389,12 @@ describe('email over SMTP', () => {
     expect(invited.status).toBe(201);
     expect(invited.body.emailed).toBe(false);
     expect(invited.body.invite_url).toMatch(/\/dashboard\/invite\//);
+    // Resend, likewise: the new link is shown to copy, the old one ended all the same.
+    const resent = await call('POST', `/team/invitations/${invited.body.invitation.id}/new-link`, {
+      cookie: owner.cookie,
+    });
+    expect(resent.body).toMatchObject({ emailed: false, invite_url: expect.stringMatching(/\/dashboard\/invite\//) });
+    expect((await call('GET', `/invitations/${invited.body.invite_url.split('/').at(-1)}`)).status).toBe(404);
     const reset = await call('POST', `/team/members/${owner.id}/reset-link`, { cookie: owner.cookie });
     expect(reset.body).toMatchObject({ emailed: false, reset_url: expect.stringMatching(/\/dashboard\/reset\//) });
     // Another owner's link is not shown to copy when the email fails: it would be their account.
@@ -327,7 +405,8 @@ describe('email over SMTP', () => {
     const log = logLines.join('');
     expect(log).toContain('email not sent');
     const token = invited.body.invite_url.split('/').at(-1);
-    for (const secret of [SMTP_PASSWORD, token, PASSWORD, owner.cookie.split('=')[1]])
+    const resentToken = resent.body.invite_url.split('/').at(-1);
+    for (const secret of [SMTP_PASSWORD, token, resentToken, PASSWORD, owner.cookie.split('=')[1]])
       expect(log).not.toContain(secret);
   });
 });

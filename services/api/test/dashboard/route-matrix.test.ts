@@ -75,6 +75,7 @@ function adminRoutes(ids: {
     ['POST', `/webhooks/${ids.endpoint}/dismiss-alert`],
     ['POST', `/deliveries/${ids.delivery}/resend`],
     ['POST', '/team/invitations', { email: 'y@example.com', role: 'member' }],
+    ['POST', `/team/invitations/${ids.invitation}/new-link`],
     ['DELETE', `/team/invitations/${ids.invitation}`],
     ['PATCH', `/team/members/${ids.member}`, { role: 'admin' }],
     ['DELETE', `/team/members/${ids.member}`],
