@@ -562,6 +562,38 @@ describe('the team page', () => {
     await eventually(() => mails.slice(before).some((mail) => mail.to.includes(MEMBER)), 10_000);
   });
 
+  it('Resend emails the pending invitation a new link and says where; the emailed link before stops working', async () => {
+    const linkIn = (mail: Mail) => /\/dashboard\/invite\/[A-Za-z0-9_-]{43}/.exec(plain(mail.raw))![0];
+    const first = linkIn(mails.find((mail) => mail.to.includes('mailed@acme.test'))!);
+    const before = mails.length;
+    await openSettings('Team');
+    const row = page.getByRole('row', { name: /mailed@acme\.test/ });
+    // Email is set up: the action sends, and shows no link to copy.
+    await expect(row.getByRole('button', { name: 'New link' }).count()).resolves.toBe(0);
+    await row.getByRole('button', { name: 'Resend' }).click();
+    const resent = page.getByRole('dialog', { name: 'Invitation resent' });
+    await resent
+      .getByText(/^We emailed a new invitation link to mailed@acme\.test: it works once, for 7 days \(until /)
+      .waitFor();
+    await resent.getByText('The invitation’s earlier link no longer works.').waitFor();
+    await expect(resent.getByLabel('Invitation link').count()).resolves.toBe(0);
+    problems.push(...(await seriousViolations(page, 'invitation resent dialog')));
+    await resent.getByRole('button', { name: 'Done' }).click();
+    await resent.waitFor({ state: 'detached' });
+    expect(mails.slice(before).map((mail) => mail.to)).toEqual([['mailed@acme.test']]);
+    const second = linkIn(mails.at(-1)!);
+    expect(second).not.toBe(first);
+
+    const invitee = await anotherDevice();
+    await invitee.goto(`${world.current.url}${first}`);
+    await invitee.getByText('This link is not valid: it may have expired or been used already.').waitFor();
+    await invitee.goto(`${world.current.url}${second}`);
+    await invitee.getByLabel('Name').fill('Mai Led');
+    await invitee.getByLabel('Password').fill('a long enough password');
+    await invitee.getByRole('button', { name: 'Accept invitation' }).click();
+    await heading(invitee, 'Overview').waitFor();
+  });
+
   it('Remove asks to confirm, then the person is gone and their session is refused', async () => {
     const member = memberDevice;
     const memberCookie = await cookieOf(member);

@@ -186,6 +186,12 @@ export interface Invitation {
   expires_at: string;
 }
 
+/** A pending invitation on the Team page, with what the viewer may do for it (GET /team). */
+export interface PendingInvitation extends Invitation {
+  /** Whether the viewer may make it a new link (New link, or Resend with email): offered only then. */
+  can_make_new_link: boolean;
+}
+
 /** A person on the Team page, with what the viewer may do for them (GET /team). */
 export interface TeamMember extends User {
   /** Whether the viewer may make them a reset link: Reset link is offered only then. */
@@ -194,7 +200,9 @@ export interface TeamMember extends User {
 
 export interface Team {
   members: TeamMember[];
-  invitations: Invitation[];
+  invitations: PendingInvitation[];
+  /** Whether this service sends email (SMTP_URL): a new invitation link is then emailed (Resend). */
+  emails: boolean;
 }
 
 export interface SecurityEvent {

@@ -1,6 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api/client.js';
-import type { ApiToken, Invitation, List, Role, Team as TeamData, TeamMember, User } from '../../api/types.js';
+import type {
+  ApiToken,
+  Invitation,
+  List,
+  PendingInvitation,
+  Role,
+  Team as TeamData,
+  TeamMember,
+  User,
+} from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
@@ -125,6 +134,51 @@ function InviteDialog({
           </BusyButton>
         </div>
       </form>
+    </Dialog>
+  );
+}
+
+/**
+ * What a pending invitation's New link (no email) or Resend (email) came to: the new link to copy,
+ * or where it was emailed; either way the link before it no longer works (docs/dashboard-ui.md,
+ * "A pending invitation's new link").
+ */
+function NewLinkDialog({
+  result,
+  onClose,
+}: {
+  result: SentLink & { invitation: Invitation; emails: boolean };
+  onClose: () => void;
+}) {
+  const { invitation } = result;
+  const until = (
+    <>
+      it works once, for 7 days (until <Time value={invitation.expires_at} short withTime />)
+    </>
+  );
+  return (
+    <Dialog title={result.emailed ? 'Invitation resent' : 'New invitation link'} onClose={onClose} wide>
+      <div className="stack">
+        {result.emailed ? (
+          <p>
+            We emailed a new invitation link to {invitation.email}: {until}.
+          </p>
+        ) : (
+          <>
+            <p>
+              {result.emails && `The email to ${invitation.email} could not be sent. `}Send this link to{' '}
+              {invitation.email}; {until}.
+            </p>
+            {result.url !== undefined && <CopyField label="Invitation link" value={result.url} />}
+          </>
+        )}
+        <p className="notice">The invitation’s earlier link no longer works.</p>
+        <div className="dialog-actions">
+          <button type="button" className="button primary" onClick={onClose}>
+            Done
+          </button>
+        </div>
+      </div>
     </Dialog>
   );
 }
@@ -282,6 +336,14 @@ export default function Team() {
   const confirmed = useAction();
   const [resetLink, setResetLink] = useState<(SentLink & { user: User }) | null>(null);
   /**
+   * A pending invitation's New link or Resend, which asks nothing first (the invitation stays, its
+   * old link ends): its refusal shows under the invitation's row (`renewedRow`), its result in
+   * NewLinkDialog.
+   */
+  const renewing = useAction();
+  const [renewedRow, setRenewedRow] = useState<string | null>(null);
+  const [newLink, setNewLink] = useState<(SentLink & { invitation: Invitation; emails: boolean }) | null>(null);
+  /**
    * Where the people's table says what the last action on a row came to (its note: "Saved: …",
    * "… was removed.", a refused Reset link): under that row, or, for someone removed, where their
    * row was (after the row before it). It was a line above the table, out of sight on a phone
@@ -296,6 +358,7 @@ export default function Team() {
   const startRowAction = (after: string | null) => {
     resetting.clear();
     confirmed.clear();
+    renewing.clear();
     setNoteAfter({ row: after });
   };
 
@@ -312,6 +375,37 @@ export default function Team() {
         // Refused for their role (403), most often changed in another tab: the team is read
         // again, so the row shows the role beside the refusal's words. Someone removed (404)
         // keeps their row, whose refusal says they are gone.
+        if (failure instanceof ApiError && failure.status === 403) team.reload();
+        throw failure;
+      }
+    });
+  };
+  const makeNewLink = (invitation: PendingInvitation) => {
+    resetting.clear();
+    confirmed.clear();
+    setRenewedRow(invitation.id);
+    const emails = team.data?.emails ?? false;
+    void renewing.run(async () => {
+      try {
+        const answer = await api<{ invitation: Invitation; emailed: boolean; invite_url?: string }>(
+          'POST',
+          `/team/invitations/${invitation.id}/new-link`,
+        );
+        setNewLink({ invitation: answer.invitation, emailed: answer.emailed, url: answer.invite_url, emails });
+        // Its row shows the new expiry and who made the link (now its inviter) at once.
+        if (team.data) {
+          team.set({
+            ...team.data,
+            invitations: team.data.invitations.map((pending) =>
+              pending.id === invitation.id ? { ...pending, ...answer.invitation } : pending,
+            ),
+          });
+        }
+        team.reload();
+      } catch (failure) {
+        // Refused for its role (403), most often after a change in another tab: the team is read
+        // again, so the row offers only what the server allows. Gone (404): the row stays, with
+        // the refusal's words under it.
         if (failure instanceof ApiError && failure.status === 403) team.reload();
         throw failure;
       }
@@ -365,6 +459,7 @@ export default function Team() {
   };
   const revokeInvitation = (invitation: Invitation) => {
     resetting.clear();
+    renewing.clear();
     void confirmed.run(async () => {
       await api('DELETE', `/team/invitations/${invitation.id}`);
       setCancelling(null);
@@ -407,7 +502,7 @@ export default function Team() {
     },
     { header: 'Last sign-in', cell: (user) => <Time value={user.last_sign_in_at} empty="Never" short withTime /> },
   ];
-  const invitationColumns: Column<Invitation>[] = [
+  const invitationColumns: Column<PendingInvitation>[] = [
     { header: 'Email', cell: (invitation) => <EmailText text={invitation.email} />, fill: true },
     { header: 'Role', cell: (invitation) => ROLE_NAMES[invitation.role] },
     { header: 'Invited by', cell: (invitation) => <EmailText text={inviterLabel(invitation)} /> },
@@ -448,12 +543,36 @@ export default function Team() {
     invitationColumns.push({
       header: 'Actions',
       actions: true,
-      cell: (invitation) =>
-        roles.includes(invitation.role) && (
-          <button type="button" className="button small" onClick={() => setCancelling(invitation)}>
-            Cancel invitation
-          </button>
-        ),
+      cell: (invitation) => (
+        <>
+          {/* Only where the server would make one (GET /team's can_make_new_link): Resend when
+              this service sends email, New link (shown to copy) when it does not. */}
+          {invitation.can_make_new_link && (
+            <>
+              <BusyButton
+                type="button"
+                className="button small"
+                busy={renewing.busy && renewedRow === invitation.id}
+                onClick={() => makeNewLink(invitation)}
+              >
+                {team.data?.emails ? 'Resend' : 'New link'}
+              </BusyButton>{' '}
+            </>
+          )}
+          {roles.includes(invitation.role) && (
+            <button
+              type="button"
+              className="button small"
+              onClick={() => {
+                renewing.clear();
+                setCancelling(invitation);
+              }}
+            >
+              Cancel invitation
+            </button>
+          )}
+        </>
+      ),
     });
   }
 
@@ -496,6 +615,15 @@ export default function Team() {
                 columns={invitationColumns}
                 rows={team.data.invitations}
                 stacks
+                note={
+                  renewedRow === null
+                    ? null
+                    : {
+                        after: renewedRow,
+                        saying: renewing.error !== null,
+                        content: renewing.error && <ErrorNote message={renewing.error} />,
+                      }
+                }
               />
             </>
           )}
@@ -509,6 +637,7 @@ export default function Team() {
           onInvited={team.reload}
         />
       )}
+      {newLink && <NewLinkDialog result={newLink} onClose={() => setNewLink(null)} />}
       {resetLink && (
         <Dialog title="Password reset link" onClose={() => setResetLink(null)} wide>
           <div className="stack">
