@@ -158,7 +158,14 @@ export const SECURITY_ACTION_GROUPS: ReadonlyArray<{
   {
     group: 'Team',
     any: 'Any team change',
-    actions: ['team.invited', 'team.invitation_revoked', 'team.joined', 'team.role_changed', 'team.removed'],
+    actions: [
+      'team.invited',
+      'team.invitation_revoked',
+      'team.invitation_link_renewed',
+      'team.joined',
+      'team.role_changed',
+      'team.removed',
+    ],
   },
   {
     group: 'Accounts',
