@@ -96,30 +96,6 @@ export function createLogger(service: string, level: LogLevel, destination?: Des
   return logger;
 }
 
-/** How long a request line may wait in bufferedStandardOutput's buffer, at most. */
-const REQUEST_LINE_FLUSH_MS = 1_000;
-/** The buffer is written out once it holds this much: about 40 request lines. */
-const REQUEST_LINE_BUFFER_BYTES = 8_192;
-
-/**
- * Standard output through a buffer, for the one line a server writes per request (docs/decisions.md,
- * "Request lines are buffered"). A synchronous write per line was a system call per request,
- * which on the API's lightest pages cost more than a tenth of its CPU (docs/performance.md).
- * Lines are written when about 8 KB have gathered, at least every second, and when the process
- * exits, however it exits but `kill -9`, which loses at most the last second's request lines.
- * Problems (errors, warnings) keep the synchronous logger: never buffered, never lost.
- */
-export function bufferedStandardOutput(): DestinationStream {
-  const stream = pino.destination({
-    dest: 1,
-    sync: true,
-    minLength: REQUEST_LINE_BUFFER_BYTES,
-    periodicFlush: REQUEST_LINE_FLUSH_MS,
-  });
-  process.once('exit', () => stream.flushSync());
-  return stream;
-}
-
 function serializeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { message: scrubSecrets(String(error)) };
   return {

@@ -29,11 +29,6 @@ export interface AppDependencies {
   redis: Redis;
   logger: Logger;
   /**
-   * Where the line of a request that went well is written: `logger` when not given; main.ts
-   * gives one that buffers (docs/decisions.md, "Request lines are buffered").
-   */
-  requestLines?: Logger;
-  /**
    * The rate-limit window; one minute (docs/api.md, "Rate limits"). Tests shorten it to watch it
    * slide.
    */
@@ -63,7 +58,6 @@ export function createApp({
   db,
   redis,
   logger,
-  requestLines = logger,
   rateLimitWindowMs,
   tokenLookupMs,
   metrics,
@@ -85,7 +79,7 @@ export function createApp({
   ];
   app.use(requestId);
   app.use(requestMetrics(appMetrics, routeLabeler(routePatterns)));
-  app.use(requestLog(logger, PROBE_PATHS, requestLines));
+  app.use(requestLog(logger, PROBE_PATHS));
 
   const v1 = apiRouter();
   v1.use((_req, res, next) => {
@@ -118,7 +112,7 @@ export function createApp({
   // Stripe's events: served by createApiServer before Express when they are plain (docs/decisions.md,
   // "Stripe's events before Express"), by this route otherwise; one receiver behind both.
   const receiver = stripeReceiver({ config, db, refusals: refusals ?? new RefusalCounter(db, logger) });
-  serveBeforeExpress(app, stripeBeforeExpress({ receiver, logger, requestLines, metrics: appMetrics }));
+  serveBeforeExpress(app, stripeBeforeExpress({ receiver, logger, metrics: appMetrics }));
   app.use(stripeWebhookRoutes(receiver));
   app.use(DASHBOARD_API_PREFIX, dashboardApi({ config, db, redis, logger, mailer, sender }));
   app.use(dashboardPages());

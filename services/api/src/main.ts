@@ -3,7 +3,6 @@ import { loadConfig, localBaseUrlWarning } from '@retention/core';
 import { createDb, describeConnectionFailure, requireUsableDatabase } from '@retention/db';
 import { createWebhookSender, webhookSenderOptions } from '@retention/domain';
 import {
-  bufferedStandardOutput,
   createLogger,
   createMailer,
   drainable,
@@ -26,7 +25,6 @@ import { createApiServer } from './server.js';
 runServiceStart('api', async (opened) => {
   const config = loadConfig();
   const logger = createLogger('api', config.logLevel);
-  const requestLines = createLogger('api', config.logLevel, bufferedStandardOutput());
   const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-api' }), (db) => db.destroy());
   // Unreachable, or without this release's migrations (every query would fail): refused now, in one line.
   await opened.step(() => requireUsableDatabase(db, config.databaseUrl));
@@ -43,7 +41,7 @@ runServiceStart('api', async (opened) => {
   const metrics = createApiMetrics();
   // Closed after the requests drain (added before them), before the database: no count lost.
   const refusals = opened.add(new RefusalCounter(db, logger), (it) => it.close());
-  const app = createApp({ config, db, redis, logger, requestLines, metrics, mailer, sender, refusals });
+  const app = createApp({ config, db, redis, logger, metrics, mailer, sender, refusals });
   const server = createApiServer(app, logger, config);
   const connections = drainable(server);
   // At shutdown: stop accepting, let the requests in flight finish, then close what they use.

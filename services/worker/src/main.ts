@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, localBaseUrlWarning } from '@retention/core';
 import { createDb, describeConnectionFailure, requireUsableDatabase } from '@retention/db';
 import {
-  bufferedStandardOutput,
   createLogger,
   createMetricsRegistry,
   createOperationalServer,
@@ -31,7 +30,6 @@ import { createWorker } from './worker.js';
 runServiceStart('worker', async (opened) => {
   const config = loadConfig();
   const logger = createLogger('worker', config.logLevel);
-  const attemptLines = createLogger('worker', config.logLevel, bufferedStandardOutput());
   const db = opened.add(createDb(config.databaseUrl, { applicationName: 'retention-worker', poolMax: 20 }), (db) =>
     db.destroy(),
   );
@@ -54,7 +52,6 @@ runServiceStart('worker', async (opened) => {
     config,
     db,
     logger,
-    attemptLines,
     options: {
       periodicJobs: [
         staleCampaignsJob(db, config),

@@ -111,11 +111,6 @@ export interface WorkerDeps {
   config: Config;
   db: Db;
   logger: Logger;
-  /**
-   * Where an attempt that was sent and recorded is logged: `logger` when not given; main.ts gives
-   * one that buffers (docs/decisions.md, "Request lines are buffered").
-   */
-  attemptLines?: Logger;
   options?: WorkerOptions;
 }
 
@@ -170,7 +165,7 @@ export async function createWorker(deps: WorkerDeps): Promise<WorkerHandle> {
 
 /** Opens and wires the worker's parts, adding each to `opened` as soon as it exists. */
 async function buildWorker(
-  { config, db, logger, attemptLines = logger, options = {} }: WorkerDeps,
+  { config, db, logger, options = {} }: WorkerDeps,
   opened: OpenedResources,
 ): Promise<WorkerHandle> {
   const settings = { ...DEFAULTS, ...options };
@@ -231,7 +226,6 @@ async function buildWorker(
       scheduler,
       sender,
       logger,
-      attemptLines,
       events,
       spareFreshMs: SPARE_FRESH_MS,
       spareDepth: (endpointId) =>

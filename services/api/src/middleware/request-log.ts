@@ -29,8 +29,8 @@ export function loggablePath(url: string): string {
  * logged too, marked `aborted`. Probes (`quietPaths`: health checks and metric scrapes, every
  * few seconds) are logged at debug level unless they fail.
  */
-export function requestLog(logger: Logger, quietPaths: readonly string[] = [], lines: Logger = logger): RequestHandler {
-  const logWhenDone = requestLogger(logger, quietPaths, lines);
+export function requestLog(logger: Logger, quietPaths: readonly string[] = []): RequestHandler {
+  const logWhenDone = requestLogger(logger, quietPaths);
   return (req, res, next) => {
     // originalUrl: routers rewrite req.url (and so req.path) while the request is inside them.
     logWhenDone(
@@ -45,13 +45,10 @@ export function requestLog(logger: Logger, quietPaths: readonly string[] = [], l
 /**
  * The log line itself, from now to the end of `res`; shared with the Stripe receiver served
  * before Express (processor/stripe-before-express.ts). `url` is the request's URL as received.
- * A request that went well is written to `lines` (main.ts gives one that buffers:
- * docs/decisions.md, "Request lines are buffered"); a failed or aborted one to `logger`, at once.
  */
 export function requestLogger(
   logger: Logger,
   quietPaths: readonly string[] = [],
-  lines: Logger = logger,
 ): (
   request: { requestId: string; method: string; url: string },
   res: ServerResponse,
@@ -75,8 +72,8 @@ export function requestLogger(
       };
       if (res.statusCode >= 500) logger.error(line, 'request failed');
       else if (!completed) logger.warn(line, 'request aborted by the client');
-      else if (quiet.has(path) && res.statusCode < 400) lines.debug(line, 'request');
-      else lines.info(line, 'request');
+      else if (quiet.has(path) && res.statusCode < 400) logger.debug(line, 'request');
+      else logger.info(line, 'request');
     });
   };
 }

@@ -36,16 +36,13 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => boolean;
 export function stripeBeforeExpress({
   receiver,
   logger,
-  requestLines = logger,
   metrics,
 }: {
   receiver: StripeReceiver;
   logger: Logger;
-  /** Where a request that went well is logged (requestLogger's `lines`). */
-  requestLines?: Logger;
   metrics: ApiMetrics;
 }): Handler {
-  const logWhenDone = requestLogger(logger, [], requestLines);
+  const logWhenDone = requestLogger(logger);
   return (req, res) => {
     if (req.method !== 'POST') return false;
     const url = req.url ?? '';

@@ -34,8 +34,6 @@ export interface DeliveryProcessorDeps {
   scheduler: DeliveryScheduler;
   sender: WebhookSender;
   logger: Logger;
-  /** Where a sent and recorded attempt's line goes (`logger`'s problems are never buffered). */
-  attemptLines: Logger;
   events: EventEmitter<DeliveryEvents>;
   /**
    * A spare is sent only this soon after its claim, so that its lease (the timeout plus the
@@ -105,7 +103,7 @@ function eachOf(statement: Promise<Spare[]>, count: number): SpareLater[] {
  * sweeper gives it a job again.
  */
 export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
-  const { store, gate, scheduler, sender, logger, attemptLines, events, spareFreshMs, spareDepth } = deps;
+  const { store, gate, scheduler, sender, logger, events, spareFreshMs, spareDepth } = deps;
 
   /** The job's own delivery claimed, or null when there is nothing to send (and when to look again). */
   async function claimOwn(deliveryId: string): Promise<{ delivery: ClaimedDelivery | null; dueAt: number | null }> {
@@ -199,8 +197,8 @@ export function createDeliveryProcessor(deps: DeliveryProcessorDeps) {
         fields,
         'delivery attempt finished after its lease was taken over or its endpoint was deleted; not recorded',
       );
-    } else if (result.succeeded) attemptLines.info(fields, 'delivery attempt succeeded');
-    else attemptLines.info(fields, 'delivery attempt failed');
+    } else if (result.succeeded) logger.info(fields, 'delivery attempt succeeded');
+    else logger.info(fields, 'delivery attempt failed');
     if (endpointDisabled) {
       logger.warn(
         { endpoint_id: delivery.endpointId },
