@@ -594,6 +594,16 @@ describe('the team page', () => {
     await heading(invitee, 'Overview').waitFor();
   });
 
+  it('with email, a raise to owner asks without the no-email note on reset links', async () => {
+    await openSettings('Team');
+    await page.getByLabel(`Role of ${MEMBER}`).selectOption('owner');
+    const confirm = page.getByRole('dialog', { name: 'Change role' });
+    await confirm.getByText('Owners can do everything', { exact: false }).waitFor();
+    await expect(confirm.getByText('forget their password', { exact: false }).count()).resolves.toBe(0);
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+  });
+
   it('Remove asks to confirm, then the person is gone and their session is refused', async () => {
     const member = memberDevice;
     const memberCookie = await cookieOf(member);

@@ -652,6 +652,10 @@ describe('the team page', () => {
     // Picking a role saves nothing until the confirmation, which says what the role may do.
     await roleOf().selectOption('admin');
     await confirm.getByText('Make Mo Member an admin? Admins can manage API tokens').waitFor();
+    // Without email, a raise says what it means for a forgotten password before it is saved.
+    await confirm
+      .getByText('should they forget their password, only an owner can then make them a reset link')
+      .waitFor();
     expect(await storedRole()).toBe('member');
     // Cancel puts the select back; nothing is saved.
     await confirm.getByRole('button', { name: 'Cancel' }).click();
@@ -671,6 +675,8 @@ describe('the team page', () => {
     await roleOf().focus();
     await page.keyboard.press('ArrowDown');
     await confirm.getByText('Make Mo Member a member?').waitFor();
+    // A move down adds nothing of the kind.
+    await expect(confirm.getByText('forget their password').count()).resolves.toBe(0);
     await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'detached' });
     await expect(roleOf().inputValue()).resolves.toBe('admin');
@@ -678,6 +684,13 @@ describe('the team page', () => {
     await heading('Team').waitFor();
     await expect(roleOf().inputValue()).resolves.toBe('admin');
     expect(await storedRole()).toBe('admin');
+
+    await roleOf().selectOption('owner');
+    await confirm
+      .getByText('a reset link can then come only from whoever runs this service, even if they are later made')
+      .waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
 
     await roleOf().selectOption('member');
     await confirm.getByRole('button', { name: 'Change role' }).click();

@@ -219,6 +219,21 @@ function RoleSelect({
 }
 
 /**
+ * What a raise means for a forgotten password when this service sends no email: a reset link to
+ * copy needs a maker who outranks every role the account has held here, and the role held is
+ * remembered when it is lowered again (docs/dashboard-api.md, "A reset link to copy, and a role
+ * held before"). Said before the raise, not discovered on the day the password is lost.
+ */
+const RESET_LINK_AFTER_RAISE: Record<'owner' | 'admin', string> = {
+  owner:
+    'This service sends no email: should they forget their password, a reset link can then come only from ' +
+    'whoever runs this service, even if they are later made an admin or a member again.',
+  admin:
+    'This service sends no email: should they forget their password, only an owner can then make them a reset ' +
+    'link, even if they are later made a member again.',
+};
+
+/**
  * The active API tokens someone made, for the Remove and Change role confirmations: tokens
  * belong to the workspace and keep working when their creator leaves or loses the right to
  * manage them, so the confirmation names them (docs/dashboard-ui.md, "Team").
@@ -677,6 +692,9 @@ export default function Team() {
                 Make <strong>{changing.user.name || changing.user.email}</strong> {withArticle(changing.role)}?{' '}
                 {ROLE_SENTENCES[changing.role]}
               </p>
+              {team.data?.emails === false && changing.role !== 'member' && changing.role !== changing.user.role && (
+                <p>{RESET_LINK_AFTER_RAISE[changing.role]}</p>
+              )}
               {demoting && tokensOfDemoted.made.length > 0 && (
                 <>
                   <p>
