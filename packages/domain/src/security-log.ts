@@ -3,11 +3,12 @@ import {
   isOneOf,
   isUuid,
   SECURITY_ACTIONS,
+  SECURITY_ACTOR_TYPES,
   toIsoMillis,
   type SecurityAction,
   type SecurityActorType,
 } from '@retention/core';
-import { instantParam, listScope, opaqueKeysetPage, type Queryable } from '@retention/db';
+import { DEFAULT_PAGE_LIMIT, instantParam, listScope, opaqueKeysetPage, type Queryable } from '@retention/db';
 import { assertUuid } from './validate.js';
 
 /**
@@ -108,8 +109,6 @@ function toSecurityEvent(row: SecurityEventRow): SecurityEvent {
   };
 }
 
-export const SECURITY_LOG_PAGE_SIZE = 50;
-
 /** The query parameters of the log's filters (docs/dashboard-api.md, "Security log"), besides `limit` and `cursor`. */
 export const SECURITY_LOG_FILTER_PARAMS = ['action', 'actor', 'from', 'to'] as const;
 
@@ -118,8 +117,10 @@ export const SECURITY_LOG_FILTER_PARAMS = ['action', 'actor', 'from', 'to'] as c
  * they are recorded as (`actor_type`): the operator CLI (with or without `--actor`), the payment
  * processor, and the service itself (`npm start`, a migration).
  */
-export const SECURITY_LOG_ACTOR_KINDS = ['operator', 'processor', 'system'] as const;
-type SecurityLogActorKind = (typeof SECURITY_LOG_ACTOR_KINDS)[number];
+type SecurityLogActorKind = Exclude<SecurityActorType, 'user'>;
+export const SECURITY_LOG_ACTOR_KINDS: readonly SecurityLogActorKind[] = SECURITY_ACTOR_TYPES.filter(
+  (type): type is SecurityLogActorKind => type !== 'user',
+);
 
 export interface SecurityLogFilters {
   /** Any of these actions: each once, in SECURITY_ACTIONS order. */
@@ -138,7 +139,11 @@ export interface SecurityLogFilters {
 const ACTOR_RULE = `must be the id of a person on this workspace's team, or one of ${SECURITY_LOG_ACTOR_KINDS.join(', ')}`;
 
 /** A value as a message quotes it: at most 60 characters, in JSON's quotes. */
-const quoted = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+const quoted = (value: string) => {
+  // By code point, so an emoji is never cut in half into a lone surrogate.
+  const characters = [...value];
+  return JSON.stringify(characters.length > 60 ? `${characters.slice(0, 60).join('')}…` : value);
+};
 
 /**
  * Reads the log's filters from the query strings (each given at most once: queryStrings). `action`
@@ -165,7 +170,9 @@ export function securityLogFilters(
     filters.actions = SECURITY_ACTIONS.filter((action) => names.includes(action));
   }
   if (query.actor !== undefined) {
-    if (isOneOf(SECURITY_LOG_ACTOR_KINDS, query.actor)) filters.actor = { kind: query.actor };
+    const kind = query.actor.toLowerCase();
+    // A kind in any case, as an id is taken in any case.
+    if (isOneOf(SECURITY_LOG_ACTOR_KINDS, kind)) filters.actor = { kind };
     else if (isUuid(query.actor)) filters.actor = { user_id: query.actor.toLowerCase() };
     else throw invalidField('actor', ACTOR_RULE);
   }
@@ -223,7 +230,7 @@ export async function listSecurityEvents(
   const page = await opaqueKeysetPage<SecurityEventRow & Record<string, unknown>>(query, {
     column: 'created_at',
     cursor: options.cursor,
-    limit: options.limit ?? SECURITY_LOG_PAGE_SIZE,
+    limit: options.limit ?? DEFAULT_PAGE_LIMIT,
     scope: securityLogScope(filters),
   });
   return { data: page.rows.map(toSecurityEvent), has_more: page.hasMore, next_cursor: page.nextCursor };

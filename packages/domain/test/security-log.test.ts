@@ -4,6 +4,7 @@ import {
   createWorkspace,
   listSecurityEvents,
   recordSecurityEvent,
+  securityLogFilters,
   type SecurityEvent,
   type SecurityLogFilters,
 } from '@retention/domain';
@@ -190,5 +191,22 @@ describe('security log filters on a large log', () => {
     expect(plan).toMatch(/"Index Cond":"[^"]*created_at >=/);
     expect(plan).not.toContain('"Sort"');
     expect(await planFor({ ...range, actions: ['token.revoked'] })).toContain('security_events_action_idx');
+  });
+});
+
+describe('the filters as a query gives them', () => {
+  it('quotes an unknown action cut at 60 characters, never halfway through one', () => {
+    const refusal = (action: string) => {
+      try {
+        securityLogFilters({ action });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('not refused');
+    };
+    // 59 letters, then an emoji (two UTF-16 units) as the 60th character: kept whole, then cut.
+    const message = refusal(`${'a'.repeat(59)}😀${'b'.repeat(20)}`);
+    expect(message).toContain(`"${'a'.repeat(59)}😀…" is not an action of the security log`);
+    expect(message).not.toMatch(/\p{Cs}/u); // no lone surrogate
   });
 });

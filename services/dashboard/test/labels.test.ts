@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { declineCategoryOf, EVENT_TYPES, SECURITY_ACTIONS } from '@retention/core';
+import { declineCategoryOf, EVENT_TYPES, SECURITY_ACTIONS, SECURITY_ACTOR_TYPES } from '@retention/core';
 import {
   ATTEMPT_OUTCOMES,
   CAMPAIGN_STATUSES,
@@ -22,6 +22,7 @@ import {
   DECLINE_CODE_LABELS,
   EVENT_TYPE_LABELS,
   SECURITY_ACTION_GROUPS,
+  SECURITY_ACTOR_KIND_LABELS,
   SECURITY_ACTION_LABELS,
   campaignActionLabel,
   clientAddressLabel,
@@ -97,6 +98,12 @@ describe('labels', () => {
       expect(new Set(actions.map((action) => action.split('.')[0])).size).toBe(1);
       expect(any === null).toBe(actions.length === 1);
     }
+  });
+
+  it("offers every kind of actor the log records but a person, for its Who filter, in core's order", () => {
+    expect(SECURITY_ACTOR_KIND_LABELS.map((kind) => kind.value)).toEqual(
+      SECURITY_ACTOR_TYPES.filter((type) => type !== 'user'),
+    );
   });
 
   it('shows a security action or target it has no words for as its code, never blank', () => {

@@ -603,6 +603,8 @@ describe('security log filters', () => {
     // Every operator CLI change, in someone's name or not; the service's own; the processor's.
     expect(await read('actor=operator')).toEqual(['e5', 'e3']);
     expect(await read('actor=system')).toEqual(['e6']);
+    // A kind in any case, as a person's id is taken in any case (the page lowercases what it shows).
+    expect(await read('actor=OPERATOR')).toEqual(['e5', 'e3']);
     expect(await read('actor=processor')).toEqual(['e7']);
     // `from` inclusive, `to` exclusive; a date is its midnight UTC.
     expect(await read('from=2026-03-03&to=2026-03-04')).toEqual(['e3', 'e2']);
