@@ -4,7 +4,7 @@ import { storedSigningSecrets, useTestDatabase, testSecretsKeyBytes } from '@ret
 import { createTestCertificate, type TestCertificate } from '../../worker/test/support/certificate.js';
 import { DnsServer } from '../../worker/test/support/dns-server.js';
 import { Receiver } from '../../worker/test/support/receiver.js';
-import { cliWithEnv } from './helpers.js';
+import { cliWithEnv, failedDelivery } from './helpers.js';
 
 /** The commands added with the dashboard, and the security log they write as the operator. */
 const database = useTestDatabase();
@@ -145,17 +145,7 @@ describe('token and webhook changes from the CLI are in the security log', () =>
     const [event] = await db('events')
       .insert({ workspace_id: workspace, type: 'recovery.opened', data: {} })
       .returning('id');
-    const [delivery] = await db('webhook_deliveries')
-      .insert({
-        workspace_id: workspace,
-        endpoint_id: created.json.id,
-        event_id: event.id,
-        event_type: 'recovery.opened',
-        status: 'failed',
-        attempt_count: 1,
-        completed_at: new Date(),
-      })
-      .returning('id');
+    const delivery = { id: await failedDelivery(db, { workspace, endpoint: created.json.id, event: event.id }) };
     const since = new Date(Date.now() - 60_000).toISOString();
     const recovered = await run('webhook', 'recover', '--id', created.json.id, '--since', since, '--actor', owner);
     expect(recovered.json).toEqual({ requeued: 1 });

@@ -1,3 +1,4 @@
+import type { Db } from '@retention/db';
 import { testRedis } from '@retention/testkit';
 import { runCli as runInProcess } from '../src/run.js';
 
@@ -34,4 +35,26 @@ export async function cliWithEnv(
     json: code === 0 ? JSON.parse(stdout) : undefined,
     error: stderr ? (JSON.parse(stderr) as { error: InProcessResult['error'] }).error : undefined,
   };
+}
+
+/**
+ * A delivery of `event` to `endpoint` as the worker leaves it after a first attempt that failed
+ * (no worker runs in these tests): for `webhook recover` and `webhook resend` to act on. Its id.
+ */
+export async function failedDelivery(
+  db: Db,
+  where: { workspace: string; endpoint: string; event: string; type?: string },
+): Promise<string> {
+  const [delivery] = await db('webhook_deliveries')
+    .insert({
+      workspace_id: where.workspace,
+      endpoint_id: where.endpoint,
+      event_id: where.event,
+      event_type: where.type ?? 'recovery.opened',
+      status: 'failed',
+      attempt_count: 1,
+      completed_at: new Date(),
+    })
+    .returning('id');
+  return (delivery as { id: string }).id;
 }

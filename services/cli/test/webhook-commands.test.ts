@@ -5,7 +5,7 @@ import { createEndpoint as addEndpoint, loadFixtures } from '@retention/domain';
 import { runCli, storedSigningSecrets, useTestDatabase, testSecretsKeyBytes } from '@retention/testkit';
 import { createTestCertificate, type TestCertificate } from '../../worker/test/support/certificate.js';
 import { Receiver } from '../../worker/test/support/receiver.js';
-import { cli } from './helpers.js';
+import { cli, failedDelivery } from './helpers.js';
 
 const database = useTestDatabase();
 const run = (...args: string[]) => cli(database.current.url, ...args);
@@ -389,19 +389,9 @@ describe('webhook test --fail', () => {
       .where({ workspace_id: workspace, type: 'recovery.opened' })
       .whereRaw("data->>'campaign_id' = ?", [opened.json.id])
       .first('id');
-    const [delivery] = await db('webhook_deliveries')
-      .insert({
-        workspace_id: workspace,
-        endpoint_id: endpoint.id,
-        event_id: event.id,
-        event_type: 'recovery.opened',
-        status: 'failed',
-        attempt_count: 1,
-        completed_at: new Date(),
-      })
-      .returning('id');
+    const delivery = await failedDelivery(db, { workspace, endpoint: endpoint.id, event: event.id });
     const resend = (...extra: string[]) =>
-      runCli(['webhook', 'resend', '--delivery', delivery.id, '--actor', owner, ...extra], env);
+      runCli(['webhook', 'resend', '--delivery', delivery, '--actor', owner, ...extra], env);
 
     const plain = await resend();
     expect(plain).toMatchObject({ code: 0, stderr: '', json: { attempt: 2, outcome: 'failed', http_status: 503 } });

@@ -203,13 +203,22 @@ const noLongerPending = () => notFound('This invitation is no longer pending: it
  */
 export async function findPendingInvitation(db: Queryable, workspaceId: string, id: string): Promise<Invitation> {
   assertUuid(id);
-  const link = await db<LinkRow>('account_links')
+  return toInvitation(db, await pendingInvitationRow(db, workspaceId, id));
+}
+
+/**
+ * A pending invitation's row in this workspace (neither used nor revoked), locked for the
+ * transaction's change when `lock` is set; 404 in words when there is none: the page that asks
+ * listed it earlier, and it was accepted or cancelled since (in another tab).
+ */
+async function pendingInvitationRow(db: Queryable, workspaceId: string, id: string, lock = false): Promise<LinkRow> {
+  const query = db<LinkRow>('account_links')
     .where({ id, workspace_id: workspaceId, kind: 'invitation' })
     .whereNull('used_at')
-    .whereNull('revoked_at')
-    .first();
+    .whereNull('revoked_at');
+  const link = await (lock ? query.forUpdate() : query).first();
   if (!link) throw noLongerPending();
-  return toInvitation(db, link);
+  return link;
 }
 
 /**
@@ -233,13 +242,7 @@ export async function renewInvitationLink(
   assertUuid(input.id);
   if (actor.type !== 'user' || !actor.user_id) throw new Error('a new invitation link is made by a dashboard user');
   return inTransaction(db, async (trx) => {
-    const link = await trx<LinkRow>('account_links')
-      .where({ id: input.id, workspace_id: input.workspace_id, kind: 'invitation' })
-      .whereNull('used_at')
-      .whereNull('revoked_at')
-      .forUpdate()
-      .first();
-    if (!link) throw noLongerPending();
+    const link = await pendingInvitationRow(trx, input.workspace_id, input.id, true);
     assertMayAssign(input.actor_role, link.role!);
     const account = await trx<AccountUserRow>('users')
       .where({ workspace_id: input.workspace_id })
@@ -270,14 +273,7 @@ export async function revokeInvitation(
 ): Promise<void> {
   assertUuid(input.id);
   await inTransaction(db, async (trx) => {
-    const link = await trx<LinkRow>('account_links')
-      .where({ id: input.id, workspace_id: input.workspace_id, kind: 'invitation' })
-      .whereNull('used_at')
-      .whereNull('revoked_at')
-      .forUpdate()
-      .first();
-    // In words: the page that asks listed it earlier (accepted or cancelled since, in another tab).
-    if (!link) throw noLongerPending();
+    const link = await pendingInvitationRow(trx, input.workspace_id, input.id, true);
     if (input.actor_role) assertMayAssign(input.actor_role, link.role!);
     await trx('account_links').where({ id: link.id }).update({ revoked_at: trx.fn.now() });
     await recordSecurityEvent(trx, {

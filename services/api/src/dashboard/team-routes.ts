@@ -27,6 +27,19 @@ export function teamRoutes(context: DashboardContext): Router {
   const router = Router();
   const { db } = context;
 
+  /** Emails an invitation's link when this service sends email; whether it was sent. */
+  const emailInvitation = async (
+    workspaceId: string,
+    { invitation, invite_url }: { invitation: { email: string; role: UserRole }; invite_url: string },
+  ): Promise<boolean> =>
+    context.mailer
+      ? context.mailer.sendInvitation(invitation.email, {
+          workspace_name: (await getWorkspace(db, workspaceId)).name,
+          role: invitation.role,
+          invite_url,
+        })
+      : false;
+
   router.get('/team', async (_req, res) => {
     const { user, workspaceId } = signedIn(res);
     // `emails`: whether this service sends email (SMTP_URL), as GET /password-reset says it, so
@@ -56,13 +69,7 @@ export function teamRoutes(context: DashboardContext): Router {
     const result = context.mailer
       ? await context.teamMailLimit.admitWhile(workspaceId, body.email, invite)
       : await invite();
-    const emailed = context.mailer
-      ? await context.mailer.sendInvitation(result.invitation.email, {
-          workspace_name: (await getWorkspace(db, workspaceId)).name,
-          role: result.invitation.role,
-          invite_url: result.invite_url,
-        })
-      : false;
+    const emailed = await emailInvitation(workspaceId, result);
     // The link goes to the address, or, with no email to send it, to the inviter to pass on:
     // never both, so an inviter cannot accept in the invitee's name what was emailed to them.
     // `replaced`: the pending invitation to that address this one replaced (its link no longer
@@ -98,13 +105,7 @@ export function teamRoutes(context: DashboardContext): Router {
           renew,
         )
       : await renew();
-    const emailed = context.mailer
-      ? await context.mailer.sendInvitation(result.invitation.email, {
-          workspace_name: (await getWorkspace(db, workspaceId)).name,
-          role: result.invitation.role,
-          invite_url: result.invite_url,
-        })
-      : false;
+    const emailed = await emailInvitation(workspaceId, result);
     // As for a new invitation: to the address, or, with no email sent, to whoever asked, never both.
     res.json({ invitation: result.invitation, emailed, ...(!emailed && { invite_url: result.invite_url }) });
   });
