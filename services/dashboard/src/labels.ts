@@ -1,14 +1,15 @@
-import type {
-  AttemptOutcome,
-  CampaignStatus,
-  CancelOutcome,
-  CancelReasonCode,
-  DeclineCategory,
-  DeliveryStatus,
-  RecoveredVia,
-  SecurityAction,
-  SubscriptionStatus,
-  UserRole,
+import {
+  SECURITY_ACTIONS,
+  type AttemptOutcome,
+  type CampaignStatus,
+  type CancelOutcome,
+  type CancelReasonCode,
+  type DeclineCategory,
+  type DeliveryStatus,
+  type RecoveredVia,
+  type SecurityAction,
+  type SubscriptionStatus,
+  type UserRole,
 } from '@retention/core/enums';
 import { humanize } from './format.js';
 
@@ -136,67 +137,19 @@ export const SECURITY_ACTION_GROUPS: ReadonlyArray<{
   any: string | null;
   actions: readonly SecurityAction[];
 }> = [
-  {
-    group: 'API tokens',
-    any: 'Any API token change',
-    actions: ['token.created', 'token.revoked', 'token.limit_changed'],
-  },
-  {
-    group: 'Endpoints',
-    any: 'Any endpoint change',
-    actions: [
-      'webhook.created',
-      'webhook.updated',
-      'webhook.deleted',
-      'webhook.enabled',
-      'webhook.disabled',
-      'webhook.secret_rolled',
-      'webhook.secret_overlap_ended',
-      'webhook.deliveries_requeued',
-    ],
-  },
-  {
-    group: 'Team',
-    any: 'Any team change',
-    actions: [
-      'team.invited',
-      'team.invitation_revoked',
-      'team.invitation_link_renewed',
-      'team.joined',
-      'team.role_changed',
-      'team.removed',
-    ],
-  },
-  {
-    group: 'Accounts',
-    any: 'Any account change',
-    actions: [
-      'account.password_changed',
-      'account.reset_link_created',
-      'account.reset_link_revoked',
-      'account.password_reset',
-      'account.signed_out_everywhere',
-    ],
-  },
-  { group: 'Workspace', any: null, actions: ['workspace.updated'] },
-  {
-    group: 'Payment processor',
-    any: 'Any payment processor change',
-    actions: [
-      'processor.connected',
-      'processor.disconnected',
-      'processor.key_rejected',
-      'processor.key_removed',
-      'processor.mode_switched',
-      'processor.events_retried',
-    ],
-  },
-  {
-    group: 'Campaigns',
-    any: 'Any campaign marked by hand',
-    actions: ['campaign.marked_recovered', 'campaign.marked_lost'],
-  },
+  actionGroup('token', 'API tokens', 'Any API token change'),
+  actionGroup('webhook', 'Endpoints', 'Any endpoint change'),
+  actionGroup('team', 'Team', 'Any team change'),
+  actionGroup('account', 'Accounts', 'Any account change'),
+  actionGroup('workspace', 'Workspace', null),
+  actionGroup('processor', 'Payment processor', 'Any payment processor change'),
+  actionGroup('campaign', 'Campaigns', 'Any campaign marked by hand'),
 ];
+
+/** A group of the Action filter: core's actions on one subject (`<subject>.<verb>`), in its order. */
+function actionGroup(subject: string, group: string, any: string | null) {
+  return { group, any, actions: SECURITY_ACTIONS.filter((action) => action.startsWith(`${subject}.`)) };
+}
 
 /**
  * Who made a security log change when it was no one on the team (the API's `actor` kinds), for

@@ -64,11 +64,7 @@ export async function inviteMember(
   await getWorkspace(db, input.workspace_id);
   return inTransaction(db, async (trx) => {
     await lockAddress(trx, input.workspace_id, valid.email);
-    const member = await trx<AccountUserRow>('users')
-      .where({ workspace_id: input.workspace_id })
-      .whereRaw('lower(email) = lower(?)', [valid.email])
-      .first();
-    if (member?.password_hash) throw alreadyAMember(member, actor);
+    const member = await passwordlessAccountAt(trx, input.workspace_id, valid.email, actor);
     const open = await openInvitations(trx, input.workspace_id, valid.email);
     if (input.inviter_role) {
       if (member) assertMayInviteAccount(input.inviter_role, member);
@@ -90,9 +86,7 @@ export async function inviteMember(
       details: { role: valid.role },
     });
     return {
-      invitation: await toInvitation(trx, link),
-      invite_url: linkUrl(input.base_url, 'invitation', token),
-      token,
+      ...(await sentLink(trx, link, token, input.base_url)),
       replaced: open[0] ?? null,
     };
   });
@@ -201,6 +195,35 @@ const noLongerPending = () => notFound('This invitation is no longer pending: it
  * route that must know its address before it acts (Resend counts an email to it first). Another
  * workspace's reads as one accepted or cancelled: not found.
  */
+/**
+ * The account the address already names in this workspace, if any: one that signs in here
+ * (has a password) is refused as a member already (409); one without a password (made by the
+ * operator) is returned, for the inviter's role to be checked against every role it has held.
+ */
+async function passwordlessAccountAt(
+  trx: Queryable,
+  workspaceId: string,
+  email: string,
+  actor: Actor,
+): Promise<AccountUserRow | undefined> {
+  const account = await trx<AccountUserRow>('users')
+    .where({ workspace_id: workspaceId })
+    .whereRaw('lower(email) = lower(?)', [email])
+    .first();
+  if (account?.password_hash) throw alreadyAMember(account, actor);
+  return account;
+}
+
+/** An invitation's link as made or renewed: the invitation, its URL and its token. */
+async function sentLink(
+  trx: Queryable,
+  link: LinkRow,
+  token: string,
+  baseUrl: string,
+): Promise<{ invitation: Invitation; invite_url: string; token: string }> {
+  return { invitation: await toInvitation(trx, link), invite_url: linkUrl(baseUrl, 'invitation', token), token };
+}
+
 export async function findPendingInvitation(db: Queryable, workspaceId: string, id: string): Promise<Invitation> {
   assertUuid(id);
   return toInvitation(db, await pendingInvitationRow(db, workspaceId, id));
@@ -244,11 +267,7 @@ export async function renewInvitationLink(
   return inTransaction(db, async (trx) => {
     const link = await pendingInvitationRow(trx, input.workspace_id, input.id, true);
     assertMayAssign(input.actor_role, link.role!);
-    const account = await trx<AccountUserRow>('users')
-      .where({ workspace_id: input.workspace_id })
-      .whereRaw('lower(email) = lower(?)', [link.email])
-      .first();
-    if (account?.password_hash) throw alreadyAMember(account, actor);
+    const account = await passwordlessAccountAt(trx, input.workspace_id, link.email, actor);
     if (account) assertMayInviteAccount(input.actor_role, account);
     const renewed = await renewLink(trx, link, { invited_by: actor.user_id });
     await recordSecurityEvent(trx, {
@@ -258,11 +277,7 @@ export async function renewInvitationLink(
       target: { type: 'invitation', id: link.id, label: link.email },
       details: { role: link.role },
     });
-    return {
-      invitation: await toInvitation(trx, renewed.link),
-      invite_url: linkUrl(input.base_url, 'invitation', renewed.token),
-      token: renewed.token,
-    };
+    return sentLink(trx, renewed.link, renewed.token, input.base_url);
   });
 }
 

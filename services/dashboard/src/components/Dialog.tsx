@@ -80,6 +80,17 @@ export function Dialog({
  * Escape), it calls `onClose` and then forgets the refusal (`action.clear()`), so a refusal
  * never outlives its dialog, and the page behind never shows it again.
  */
+/** The footer of a dialog that only tells (a link or a secret shown once): its one way out, Done. */
+export function DoneActions({ onDone }: { onDone: () => void }) {
+  return (
+    <div className="dialog-actions">
+      <button type="button" className="button primary" onClick={onDone}>
+        Done
+      </button>
+    </div>
+  );
+}
+
 export function ConfirmDialog({
   title,
   message,

@@ -11,7 +11,7 @@ import type {
   User,
 } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
-import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
+import { ConfirmDialog, Dialog, DoneActions } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { ErrorNote, LiveStatus, Loading, PageHeader } from '../../components/states.js';
@@ -87,11 +87,7 @@ function InviteDialog({
               longer works.
             </p>
           )}
-          <div className="dialog-actions">
-            <button type="button" className="button primary" onClick={onClose}>
-              Done
-            </button>
-          </div>
+          <DoneActions onDone={onClose} />
         </div>
       </Dialog>
     );
@@ -173,11 +169,7 @@ function NewLinkDialog({
           </>
         )}
         <p className="notice">The invitation’s earlier link no longer works.</p>
-        <div className="dialog-actions">
-          <button type="button" className="button primary" onClick={onClose}>
-            Done
-          </button>
-        </div>
+        <DoneActions onDone={onClose} />
       </div>
     </Dialog>
   );
@@ -675,11 +667,7 @@ export default function Team() {
                 <CopyField label="Reset link" value={resetLink.url} />
               </>
             )}
-            <div className="dialog-actions">
-              <button type="button" className="button primary" onClick={() => setResetLink(null)}>
-                Done
-              </button>
-            </div>
+            <DoneActions onDone={() => setResetLink(null)} />
           </div>
         </Dialog>
       )}

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import type { ApiToken, CreatedToken, List } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
-import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
+import { ConfirmDialog, Dialog, DoneActions } from '../../components/Dialog.js';
 import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
@@ -44,11 +44,7 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
               <code>{curl}</code>
             </pre>
           </div>
-          <div className="dialog-actions">
-            <button type="button" className="button primary" onClick={onClose}>
-              Done
-            </button>
-          </div>
+          <DoneActions onDone={onClose} />
         </div>
       </Dialog>
     );

@@ -2,7 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
-import { Dialog } from '../../components/Dialog.js';
+import { Dialog, DoneActions } from '../../components/Dialog.js';
 import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { Clipped } from '../../components/ListPage.js';
 import { errorBesideStatus } from '../../format.js';
@@ -238,11 +238,7 @@ export function SecretDialog({
         <p className="notice">Copy the signing secret now: it is shown only once.</p>
         <CopyField label="Signing secret" value={secret} />
         {note && <p className="muted">{note}</p>}
-        <div className="dialog-actions">
-          <button type="button" className="button primary" onClick={onClose}>
-            Done
-          </button>
-        </div>
+        <DoneActions onDone={onClose} />
       </div>
     </Dialog>
   );
