@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpStandIn, type SmtpStandIn } from '@retention/testkit/smtp';
 import { createLogger, createMailer } from '../src/index.js';
 
 /**
@@ -9,32 +8,13 @@ import { createLogger, createMailer } from '../src/index.js';
  * close() closes it, even when it comes while nodemailer, loaded at the first message, is still
  * loading.
  */
-const received: Array<{ to: string[]; raw: string }> = [];
-let smtp: SMTPServer;
-let smtpUrl: string;
+let smtp: SmtpStandIn;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        received.push({
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  smtp = await startSmtpStandIn();
 });
 
-afterAll(async () => {
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
-});
+afterAll(() => smtp.close());
 
 function mailerWithLog() {
   const lines: Array<Record<string, unknown>> = [];
@@ -45,14 +25,14 @@ function mailerWithLog() {
     },
   });
   const mailer = createMailer(
-    { smtpUrl, mailFrom: 'Retention <noreply@retention.test>' },
+    { smtpUrl: smtp.url, mailFrom: 'Retention <noreply@retention.test>' },
     createLogger('test', 'info', sink),
   )!;
   return { mailer, lines };
 }
 
 const message = (to: string) => ({ to, subject: 'Your link', text: 'A one-time link: https://retention.test/x' });
-const sentTo = (to: string) => received.filter((mail) => mail.to.includes(to));
+const sentTo = (to: string) => smtp.received.filter((mail) => mail.to.includes(to));
 
 describe('the mailer', () => {
   it('sends over SMTP and logs "email sent", with the count of recipients and the subject only', async () => {

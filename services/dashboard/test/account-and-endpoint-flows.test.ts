@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { createEndpoint, deleteEndpoint, recoverCampaign } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
+import { startSmtpStandIn, type ReceivedMail, type SmtpStandIn } from '@retention/testkit/smtp';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { description, expectFieldError, expectFieldErrorGone } from './support/field-errors.js';
 import { checkPage, seriousViolations } from './support/page-checks.js';
@@ -17,36 +16,14 @@ import { checkPage, seriousViolations } from './support/page-checks.js';
  * Controls are found by role and accessible name only. The tests run in order and share one
  * signed-in owner page; other people and devices are browser contexts of their own.
  */
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
-const mails: Mail[] = [];
-let smtp: SMTPServer;
-let smtpPort = 0;
+let smtp: SmtpStandIn;
 
 // Registered before the world's own beforeAll, so the SMTP server listens when the world starts.
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        mails.push({
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpStandIn();
 });
 
-const world = useDashboardWorld({ smtpUrl: () => `smtp://127.0.0.1:${smtpPort}` });
+const world = useDashboardWorld({ smtpUrl: () => smtp.url });
 
 const NEW_PASSWORD = 'a fresh and longer passphrase';
 const MEMBER_PASSWORD = 'the member chose this one';
@@ -68,7 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(others.map((other) => other.close()));
   await context?.close();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
 });
 
 const heading = (target: Page, name: string) => target.getByRole('heading', { level: 1, name });
@@ -122,9 +99,6 @@ async function openSettings(tab: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: tab }).click();
   await heading(page, tab).waitFor();
 }
-
-/** Quoted-printable soft line breaks undone, so a long link reads whole. */
-const plain = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
 
 const problems: string[] = [];
 
@@ -283,7 +257,7 @@ describe('forgot password', () => {
       await said.waitFor();
       return (await said.textContent()) ?? '';
     };
-    const before = mails.length;
+    const before = smtp.received.length;
     const unknown = await ask('nobody@acme.test');
     problems.push(...(await seriousViolations(visitor, 'forgot password, sent')));
     const known = await ask(MEMBER.toUpperCase());
@@ -291,13 +265,13 @@ describe('forgot password', () => {
     expect(known).not.toMatch(/nobody|member@/i);
     expect(known).toContain('a link to set a new password is on its way. It works once, for an hour.');
 
-    await eventually(() => mails.length > before, 10_000);
+    await eventually(() => smtp.received.length > before, 10_000);
     // Only the known address got mail (the unknown one was asked first, and gets none).
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const sent = mails.slice(before);
+    const sent = smtp.received.slice(before);
     expect(sent.map((mail) => mail.to)).toEqual([[MEMBER]]);
     expect(sent[0]!.raw).toMatch(/Subject: Reset your password/);
-    resetLink = new RegExp(`${world.current.url}/dashboard/reset/[A-Za-z0-9_-]{43}`).exec(plain(sent[0]!.raw))![0];
+    resetLink = new RegExp(`${world.current.url}/dashboard/reset/[A-Za-z0-9_-]{43}`).exec(sent[0]!.text)![0];
   });
 
   it("the emailed link sets a new password and signs in; it works once; the old password doesn't", async () => {
@@ -352,7 +326,7 @@ describe('an endpoint that keeps failing', () => {
     expect((await world.current.db('webhook_endpoints').where({ id: endpointId }).first()).failure_count).toBe(0);
     await openSettings('Outbound webhooks');
 
-    const mailsBefore = mails.length;
+    const mailsBefore = smtp.received.length;
     await world.current.startWorker();
     await recoverCampaign(world.current.db, { id: world.current.workspace.campaignIds[0]!, via: 'retry' });
     await world.current.receiver.waitForRequests(hookPath, 10);
@@ -361,10 +335,12 @@ describe('an endpoint that keeps failing', () => {
       20_000,
     );
     // The owners and admins are told by email.
-    await eventually(() => mails.length > mailsBefore, 10_000);
-    const alert = mails.slice(mailsBefore).find((mail) => plain(mail.raw).includes('The webhook endpoint "Flaky CRM"'));
+    await eventually(() => smtp.received.length > mailsBefore, 10_000);
+    const alert = smtp.received
+      .slice(mailsBefore)
+      .find((mail) => mail.text.includes('The webhook endpoint "Flaky CRM"'));
     expect(alert?.to).toEqual([OWNER]);
-    expect(plain(alert!.raw)).toContain('was turned off after 10 consecutive failed deliveries');
+    expect(alert!.text).toContain('was turned off after 10 consecutive failed deliveries');
 
     await page.reload();
     const banner = page.getByRole('region', { name: 'Flaky CRM was turned off' });
@@ -536,7 +512,7 @@ describe('an endpoint that keeps failing', () => {
 describe('the team page', () => {
   it('with email set up, Invite and Reset link email their links and show none to copy', async () => {
     await openSettings('Team');
-    const before = mails.length;
+    const before = smtp.received.length;
     await page.getByRole('button', { name: 'Invite' }).click();
     const dialog = page.getByRole('dialog', { name: 'Invite someone' });
     await dialog.getByRole('radio', { name: 'Member' }).waitFor();
@@ -548,8 +524,8 @@ describe('the team page', () => {
     await expect(created.getByLabel('Invitation link').count()).resolves.toBe(0);
     problems.push(...(await seriousViolations(page, 'invitation emailed dialog')));
     await created.getByRole('button', { name: 'Done' }).click();
-    const invitation = mails.slice(before).find((mail) => mail.to.includes('mailed@acme.test'))!;
-    expect(plain(invitation.raw)).toMatch(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}/);
+    const invitation = smtp.received.slice(before).find((mail) => mail.to.includes('mailed@acme.test'))!;
+    expect(invitation.text).toMatch(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}/);
 
     await page
       .getByRole('row', { name: /member@acme\.test/ })
@@ -559,13 +535,13 @@ describe('the team page', () => {
     await reset.getByText(`We emailed a reset link to ${MEMBER}`, { exact: false }).waitFor();
     await expect(reset.getByLabel('Reset link').count()).resolves.toBe(0);
     await reset.getByRole('button', { name: 'Done' }).click();
-    await eventually(() => mails.slice(before).some((mail) => mail.to.includes(MEMBER)), 10_000);
+    await eventually(() => smtp.received.slice(before).some((mail) => mail.to.includes(MEMBER)), 10_000);
   });
 
   it('Resend emails the pending invitation a new link and says where; the emailed link before stops working', async () => {
-    const linkIn = (mail: Mail) => /\/dashboard\/invite\/[A-Za-z0-9_-]{43}/.exec(plain(mail.raw))![0];
-    const first = linkIn(mails.find((mail) => mail.to.includes('mailed@acme.test'))!);
-    const before = mails.length;
+    const linkIn = (mail: ReceivedMail) => /\/dashboard\/invite\/[A-Za-z0-9_-]{43}/.exec(mail.text)![0];
+    const first = linkIn(smtp.received.find((mail) => mail.to.includes('mailed@acme.test'))!);
+    const before = smtp.received.length;
     await openSettings('Team');
     const row = page.getByRole('row', { name: /mailed@acme\.test/ });
     // Email is set up: the action sends, and shows no link to copy.
@@ -580,8 +556,8 @@ describe('the team page', () => {
     problems.push(...(await seriousViolations(page, 'invitation resent dialog')));
     await resent.getByRole('button', { name: 'Done' }).click();
     await resent.waitFor({ state: 'detached' });
-    expect(mails.slice(before).map((mail) => mail.to)).toEqual([['mailed@acme.test']]);
-    const second = linkIn(mails.at(-1)!);
+    expect(smtp.received.slice(before).map((mail) => mail.to)).toEqual([['mailed@acme.test']]);
+    const second = linkIn(smtp.received.at(-1)!);
     expect(second).not.toBe(first);
 
     const invitee = await anotherDevice();

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { endpointAlerts, getEndpoint } from '@retention/domain';
 import { eventually } from '@retention/testkit';
-import { startSmtpStandIn } from './support/smtp.js';
+import { startSmtpStandIn, type SmtpStandIn } from '@retention/testkit/smtp';
 import { numberedEvent, useWorld } from './support/world.js';
 
 /** The auto-disable alert, emailed by a real worker through a real SMTP conversation. */
 const world = useWorld();
-let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;
+let smtp: SmtpStandIn;
 
 beforeAll(async () => {
   smtp = await startSmtpStandIn();

@@ -4,28 +4,21 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
-import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '@retention/core';
 import { createLogger, createMailer, createRedis, type Redis } from '@retention/runtime';
 import { eventually, redisKeyPrefix, runId, TEST_REDIS_URL, testSecretsKey, useTestDatabase } from '@retention/testkit';
+import { startSmtpStandIn, type ReceivedMail, type SmtpStandIn } from '@retention/testkit/smtp';
 import { errorHandler } from '../../src/middleware/errors.js';
 import { dashboardApi, DASHBOARD_API_PREFIX } from '../../src/dashboard/router.js';
 import { dashboardClient, deviceCookieOf, makeUser, PASSWORD, signIn, team } from './support.js';
 
 /** Invitations and resets emailed through a real SMTP conversation with smtp-server, in-process. */
-interface Received {
-  from: string;
-  to: string[];
-  raw: string;
-}
 
 const SMTP_USER = 'mailer';
 const SMTP_PASSWORD = 'smtp-pass-do-not-log';
 const database = useTestDatabase();
-const received: Received[] = [];
 const logLines: string[] = [];
-let smtp: SMTPServer;
-let smtpPort = 0;
+let smtp: SmtpStandIn;
 const servers: Server[] = [];
 let redis: Redis;
 
@@ -58,28 +51,7 @@ async function startDashboard(smtpUrl: string): Promise<ReturnType<typeof dashbo
 
 beforeAll(async () => {
   redis = createRedis(TEST_REDIS_URL, 'command', 'dashboard-email-test');
-  smtp = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    onAuth(auth, _session, callback) {
-      if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) callback(null, { user: SMTP_USER });
-      else callback(new Error('bad credentials'));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpStandIn({ credentials: { user: SMTP_USER, password: SMTP_PASSWORD } });
 });
 
 afterAll(async () => {
@@ -87,16 +59,13 @@ afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
   redis.disconnect();
 });
 
-/** Quoted-printable soft line breaks undone, so a long link reads whole. */
-const plain = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-
 describe('email over SMTP', () => {
   it('emails an invitation and a password reset whose links work; says nothing for an unknown address', async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { owner, admin, member, workspace } = await team(database.current.db, call, 'Mail <Co>');
     const invited = await call('POST', '/team/invitations', {
       cookie: owner.cookie,
@@ -106,16 +75,16 @@ describe('email over SMTP', () => {
     expect(invited.body.emailed).toBe(true);
     // Emailed, so not handed to the inviter: only the invitee can accept it.
     expect(invited.body.invite_url).toBeUndefined();
-    const invitation = received.find((mail) => mail.to.some((to) => to.toLowerCase() === 'invitee@example.com'))!;
+    const invitation = smtp.received.find((mail) => mail.to.includes('invitee@example.com'))!;
     expect(invitation.from).toBe('no-reply@localhost');
-    const inviteToken = /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(plain(invitation.raw))![1]!;
+    const inviteToken = /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(invitation.text)![1]!;
     expect((await call('GET', `/invitations/${inviteToken}`)).body.email).toBe('Invitee@Example.com');
     expect(invitation.raw).toMatch(/Subject: You are invited to Mail <Co>/);
 
     const mailedReset = await call('POST', `/team/members/${member.id}/reset-link`, { cookie: owner.cookie });
     expect(mailedReset.status).toBe(200);
     expect(mailedReset.body).toEqual({ emailed: true, expires_at: expect.any(String) });
-    await eventually(() => received.some((mail) => mail.to.includes(member.email)), 10_000);
+    await eventually(() => smtp.received.some((mail) => mail.to.includes(member.email)), 10_000);
     // Emailed, a link goes to its owner: an admin may have one sent to another admin.
     const me = await call('GET', '/me', { cookie: admin.cookie });
     expect(me.body.permissions.reset_link_roles).toEqual(['admin', 'member']);
@@ -130,7 +99,7 @@ describe('email over SMTP', () => {
     expect(listed.find((person) => person.id === colleague.id)?.can_make_reset_link).toBe(true);
     expect(listed.find((person) => person.id === owner.id)?.can_make_reset_link).toBe(false);
 
-    const before = received.length;
+    const before = smtp.received.length;
     // The same answer for an unknown address and a member's: email is sent by this service.
     for (const email of ['nobody@example.com', member.email]) {
       const asked = await call('POST', '/password-reset', { body: { email } });
@@ -138,9 +107,9 @@ describe('email over SMTP', () => {
       expect(asked.body).toEqual({ accepted: true, emailed: true });
     }
     expect((await call('GET', '/password-reset')).body).toEqual({ object: 'password_reset_options', emails: true });
-    await eventually(() => received.length > before, 10_000);
-    expect(received.slice(before).map((mail) => mail.to)).toEqual([[member.email]]);
-    const link = /\/dashboard\/reset\/([A-Za-z0-9_-]{43})/.exec(plain(received.at(-1)!.raw))![1]!;
+    await eventually(() => smtp.received.length > before, 10_000);
+    expect(smtp.received.slice(before).map((mail) => mail.to)).toEqual([[member.email]]);
+    const link = /\/dashboard\/reset\/([A-Za-z0-9_-]{43})/.exec(smtp.received.at(-1)!.text)![1]!;
     expect((await call('POST', `/password-reset/${link}`, { body: { password: 'emailed new password' } })).status).toBe(
       200,
     );
@@ -149,16 +118,16 @@ describe('email over SMTP', () => {
   });
 
   it('emails at most three resets an hour to one account, answering 202 alike, and the last link stays good', async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { owner, member } = await team(database.current.db, call, 'Flood');
-    const before = received.length;
-    const toMember = () => received.slice(before).filter((mail) => mail.to.includes(member.email));
+    const before = smtp.received.length;
+    const toMember = () => smtp.received.slice(before).filter((mail) => mail.to.includes(member.email));
     for (let i = 0; i < 5; i += 1) {
       expect((await call('POST', '/password-reset', { body: { email: member.email.toUpperCase() } })).status).toBe(202);
     }
     // Asked after the five: decided after them, so once its email is in, theirs are decided too.
     expect((await call('POST', '/password-reset', { body: { email: owner.email } })).status).toBe(202);
-    await eventually(() => received.slice(before).some((mail) => mail.to.includes(owner.email)), 10_000);
+    await eventually(() => smtp.received.slice(before).some((mail) => mail.to.includes(owner.email)), 10_000);
     await eventually(() => toMember().length >= 3, 10_000);
     expect(toMember()).toHaveLength(3);
     const links = await database.current
@@ -166,17 +135,17 @@ describe('email over SMTP', () => {
       .where({ kind: 'password_reset', email: member.email })
       .whereNull('revoked_at');
     expect(links).toHaveLength(1);
-    const last = /\/dashboard\/reset\/([A-Za-z0-9_-]{43})/.exec(plain(toMember().at(-1)!.raw))![1]!;
+    const last = /\/dashboard\/reset\/([A-Za-z0-9_-]{43})/.exec(toMember().at(-1)!.text)![1]!;
     expect((await call('GET', `/password-reset/${last}`)).status).toBe(200);
   });
 
   it('counts a non-ASCII spelling that PostgreSQL lowers to the account (İ) against nothing: it is sent nothing', async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { owner, workspace } = await team(database.current.db, call, 'Spellings');
     const email = `member-${randomBytes(4).toString('hex')}@northwind.example`;
     await makeUser(database.current.db, workspace.id, 'member', email);
-    const before = received.length;
-    const mailsTo = (to: string) => received.slice(before).filter((mail) => mail.to.includes(to)).length;
+    const before = smtp.received.length;
+    const mailsTo = (to: string) => smtp.received.slice(before).filter((mail) => mail.to.includes(to)).length;
     for (let i = 0; i < 4; i += 1)
       expect((await call('POST', '/password-reset', { body: { email } })).status).toBe(202);
     // A spelling that had limits of its own: 3 more emails an hour each, before.
@@ -196,14 +165,14 @@ describe('email over SMTP', () => {
   });
 
   it("emails a reset asked from the account's trusted device though a stranger used up the account's three", async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { owner, member } = await team(database.current.db, call, 'Locked out');
     const deviceOf = async (email: string) =>
       deviceCookieOf(await call('POST', '/session', { body: { email, password: PASSWORD } }));
     const membersDevice = await deviceOf(member.email);
     const ownersDevice = await deviceOf(owner.email);
-    const before = received.length;
-    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email)).length;
+    const before = smtp.received.length;
+    const mailsTo = (email: string) => smtp.received.slice(before).filter((mail) => mail.to.includes(email)).length;
     const ask = async (email: string, cookie?: string) =>
       expect((await call('POST', '/password-reset', { body: { email }, cookie })).status).toBe(202);
 
@@ -222,7 +191,7 @@ describe('email over SMTP', () => {
   });
 
   it('emails at most ten resets an hour to one account, however many of its trusted devices ask', async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { owner, member } = await team(database.current.db, call, 'Many devices');
     // Four browsers, each signed in (without a cookie: a new device each), each with 3 of its own.
     const devices: string[] = [];
@@ -230,8 +199,8 @@ describe('email over SMTP', () => {
       devices.push(
         deviceCookieOf(await call('POST', '/session', { body: { email: member.email, password: PASSWORD } })),
       );
-    const before = received.length;
-    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email)).length;
+    const before = smtp.received.length;
+    const mailsTo = (email: string) => smtp.received.slice(before).filter((mail) => mail.to.includes(email)).length;
     for (const cookie of devices)
       for (let i = 0; i < 3; i += 1)
         expect((await call('POST', '/password-reset', { body: { email: member.email }, cookie })).status).toBe(202);
@@ -244,10 +213,10 @@ describe('email over SMTP', () => {
   });
 
   it('limits the Team page to 5 emails an hour to one address and 50 from a workspace, with Retry-After', async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { owner, admin, member } = await team(database.current.db, call, 'Mail flood');
-    const before = received.length;
-    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email)).length;
+    const before = smtp.received.length;
+    const mailsTo = (email: string) => smtp.received.slice(before).filter((mail) => mail.to.includes(email)).length;
     const invite = (email: string) =>
       call('POST', '/team/invitations', { cookie: owner.cookie, body: { email, role: 'member' } });
     const resetLink = (id: string) => call('POST', `/team/members/${id}/reset-link`, { cookie: admin.cookie });
@@ -285,7 +254,7 @@ describe('email over SMTP', () => {
   });
 
   it("counts on the Team page only what it makes: refused invitations (400, 403, 409) use up no address's or workspace's emails", async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { admin, member } = await team(database.current.db, call, 'Mistakes');
     const invite = (email: string, role: string) =>
       call('POST', '/team/invitations', { cookie: admin.cookie, body: { email, role } });
@@ -308,11 +277,11 @@ describe('email over SMTP', () => {
   });
 
   it('Resend emails a pending invitation a new link, to its address only; the emailed link before stops working', async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { owner, admin } = await team(database.current.db, call, 'Resent');
-    const before = received.length;
-    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email));
-    const linkIn = (mail: Received) => /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(plain(mail.raw))![1]!;
+    const before = smtp.received.length;
+    const mailsTo = (email: string) => smtp.received.slice(before).filter((mail) => mail.to.includes(email));
+    const linkIn = (mail: ReceivedMail) => /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
     const invited = await call('POST', '/team/invitations', {
       cookie: owner.cookie,
       body: { email: 'resent@example.com', role: 'member' },
@@ -339,14 +308,17 @@ describe('email over SMTP', () => {
       body: { name: 'Resent', password: 'a long enough password' },
     });
     expect(accepted.status).toBe(200);
-    expect(received.slice(before).map((mail) => mail.to)).toEqual([['resent@example.com'], ['resent@example.com']]);
+    expect(smtp.received.slice(before).map((mail) => mail.to)).toEqual([
+      ['resent@example.com'],
+      ['resent@example.com'],
+    ]);
   });
 
   it('counts Resend against the Team page’s limits: 5 emails an hour to one address, refusals not counted', async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(smtp.url);
     const { owner, admin, workspace } = await team(database.current.db, call, 'Resend flood');
-    const before = received.length;
-    const mailsTo = (email: string) => received.slice(before).filter((mail) => mail.to.includes(email));
+    const before = smtp.received.length;
+    const mailsTo = (email: string) => smtp.received.slice(before).filter((mail) => mail.to.includes(email));
     const invited = await call('POST', '/team/invitations', {
       cookie: owner.cookie,
       body: { email: 'flooded@example.com', role: 'owner' },
@@ -366,7 +338,7 @@ describe('email over SMTP', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(mailsTo('flooded@example.com')).toHaveLength(5);
     // Refused before anything was made: the last link emailed still works, and the log has four.
-    const last = /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(plain(mailsTo('flooded@example.com')[4]!.raw))![1]!;
+    const last = /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(mailsTo('flooded@example.com')[4]!.text)![1]!;
     expect((await call('GET', `/invitations/${last}`)).status).toBe(200);
     const renewals = await database.current
       .db('security_events')
@@ -380,7 +352,7 @@ describe('email over SMTP', () => {
   });
 
   it('an SMTP server that refuses still gives the link to copy, and the log holds no secret', async () => {
-    const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtpPort}`);
+    const call = await startDashboard(`smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtp.port}`);
     const { owner, workspace } = await team(database.current.db, call, 'Refused');
     const invited = await call('POST', '/team/invitations', {
       cookie: owner.cookie,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { inTransaction } from '@retention/db';
 import { connectProcessor, OPERATOR, rejectProcessorKey } from '@retention/domain';
 import { eventually, testSecretsKey } from '@retention/testkit';
-import { startSmtpStandIn } from '../support/smtp.js';
+import { startSmtpStandIn } from '@retention/testkit/smtp';
 import { BASE_URL } from '../support/world.js';
 import { useProcessorWorld } from './harness.js';
 import { legacyInvoice, stripeCustomer, stripeEvent, stripeSubscription } from './stripe-kit.js';
