@@ -305,13 +305,17 @@ export function securityTargetText(target: { type: string; label: string }): str
 
 /**
  * Where a change came from: a loopback address means nothing to most people as `::1`, so it is
- * named, the address kept beside it; any other address is shown as it is. The words do not say
- * the request began on the server: behind a reverse proxy on the same machine, with TRUST_PROXY
- * left at false, every request is recorded with the proxy's loopback address.
+ * named, the address kept beside it; any other address is shown as it is. `shown` is short, for
+ * the Security log's narrow From column ("This machine (::1)"); `whole` is what it means, for
+ * the hover and for screen readers ("This machine or a proxy on it (::1)"): the words do not say
+ * the request began on the server, since behind a reverse proxy on the same machine, with
+ * TRUST_PROXY left at false, every request is recorded with the proxy's loopback address.
  */
-export function clientAddressLabel(ip: string): string {
+export function clientAddressLabel(ip: string): { shown: string; whole: string } {
   const loopback = ip === '::1' || /^(::ffff:)?127\./i.test(ip);
-  return loopback ? `This machine or a proxy on it (${ip})` : ip;
+  return loopback
+    ? { shown: `This machine (${ip})`, whole: `This machine or a proxy on it (${ip})` }
+    : { shown: ip, whole: ip };
 }
 
 /**

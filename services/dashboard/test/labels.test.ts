@@ -116,11 +116,15 @@ describe('labels', () => {
     expect(campaignActionLabel('campaign.marked_recovered')).toBe('Marked recovered');
   });
 
-  it('names a loopback address and keeps the address; any other address as it is', () => {
-    expect(clientAddressLabel('::1')).toBe('This machine or a proxy on it (::1)');
-    expect(clientAddressLabel('127.0.0.1')).toBe('This machine or a proxy on it (127.0.0.1)');
-    expect(clientAddressLabel('::ffff:127.0.0.1')).toBe('This machine or a proxy on it (::ffff:127.0.0.1)');
-    expect(clientAddressLabel('203.0.113.9')).toBe('203.0.113.9');
-    expect(clientAddressLabel('1270::1')).toBe('1270::1');
+  it('names a loopback address shortly, what it means in full, and keeps the address; any other address as it is', () => {
+    const loopback = (ip: string) => ({
+      shown: `This machine (${ip})`,
+      whole: `This machine or a proxy on it (${ip})`,
+    });
+    expect(clientAddressLabel('::1')).toEqual(loopback('::1'));
+    expect(clientAddressLabel('127.0.0.1')).toEqual(loopback('127.0.0.1'));
+    expect(clientAddressLabel('::ffff:127.0.0.1')).toEqual(loopback('::ffff:127.0.0.1'));
+    expect(clientAddressLabel('203.0.113.9')).toEqual({ shown: '203.0.113.9', whole: '203.0.113.9' });
+    expect(clientAddressLabel('1270::1')).toEqual({ shown: '1270::1', whole: '1270::1' });
   });
 });

@@ -1058,11 +1058,16 @@ describe('account, workspace and security log', () => {
       await page.getByRole('cell', { name: action }).first().waitFor();
     }
     // Each entry in words, the code kept under them; what it changed by the Settings pages'
-    // names; a loopback address (the test's browser) named, the address kept.
+    // names; a loopback address (the test's browser) named shortly, the address kept, what it
+    // means in full for a screen reader.
     const created = page.getByRole('row', { name: /token\.created/ }).first();
     await created.getByText('API token created', { exact: true }).waitFor();
     await created.getByText(/^API token: /).waitFor();
-    await created.getByText(/^This machine or a proxy on it \((::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)\)$/).waitFor();
+    const loopback = '(::1|127\\.0\\.0\\.1|::ffff:127\\.0\\.0\\.1)';
+    await created.getByText(new RegExp(`^This machine \\(${loopback}\\)$`)).waitFor();
+    await created
+      .getByRole('cell', { name: new RegExp(`^This machine or a proxy on it \\(${loopback}\\)$`) })
+      .waitFor();
     await expect(page.getByRole('cell', { name: /^(::1|127\.0\.0\.1|::ffff:127\.0\.0\.1)$/ }).count()).resolves.toBe(0);
     await expect(page.getByText(/^api_token:/).count()).resolves.toBe(0);
     // What each change was, in words: the workspace's one save (its name and currency), the Team

@@ -1,3 +1,4 @@
+import { BreakAfterSeparators } from './BreakableUrl.js';
 import { declineCategoryLabel, declineCodeLabel, eventTypeLabel, securityActionLabel } from '../labels.js';
 
 /** An event type as people read it, its code beside it for the engineer who reads webhooks. */
@@ -9,14 +10,19 @@ export function EventTypeName({ type }: { type: string }) {
   );
 }
 
-/** A security log action in words, its recorded code on a quieter line under it; an unknown code alone. */
+/**
+ * A security log action in words, its recorded code on a quieter line under it; an unknown code
+ * alone. In the log's narrow Action column a long code goes onto another line after its dot or
+ * an underscore (`processor.` / `mode_switched`), not mid-word.
+ */
 export function SecurityActionName({ action }: { action: string }) {
   const words = securityActionLabel(action);
-  if (words === action) return <code>{action}</code>;
+  const code = <BreakAfterSeparators text={action} />;
+  if (words === action) return <code>{code}</code>;
   return (
     <>
       <span>{words}</span>
-      <code className="secondary">{action}</code>
+      <code className="secondary">{code}</code>
     </>
   );
 }

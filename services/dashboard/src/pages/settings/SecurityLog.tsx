@@ -16,6 +16,7 @@ import { Time } from '../../components/Time.js';
 import { useZonedDays, ZonedDayRange } from '../../components/ZonedDays.js';
 import { usePaged } from '../../hooks.js';
 import { SecurityActionName } from '../../components/Labels.js';
+import { BreakAfterSeparators } from '../../components/BreakableUrl.js';
 import {
   clientAddressLabel,
   SECURITY_ACTION_GROUPS,
@@ -27,47 +28,96 @@ import { useFilters } from '../../router.js';
 import { securityDetailsText } from '../../security-details.js';
 
 /**
- * What an entry changed: its target on one line (clipped, whole on hover), and under it what the
- * change was ("Member → Admin", "Display currency: USD → EUR"), wrapping rather than clipped: it
- * is the part read whole. Plain text, never markup (names and URLs are what people typed).
+ * What an entry changed: its target (on up to two lines at 1280 px, breaking after a URL's
+ * separators, then clipped; whole on hover), and under it what the change was ("Member → Admin",
+ * "Display currency: USD → EUR"), wrapping rather than clipped: it is the part read whole. Plain
+ * text, never markup (names and URLs are what people typed).
  */
 function WhatChanged({ event }: { event: SecurityEvent }) {
   const details = securityDetailsText(event.action, event.details, event.target);
+  const target = event.target && securityTargetText(event.target);
   return (
     <>
-      <Clipped text={event.target && securityTargetText(event.target)} />
+      <Clipped className="security-target" text={target}>
+        {target && <BreakAfterSeparators text={target} />}
+      </Clipped>
       {details.length > 0 && <span className="security-details">{details.join(' · ')}</span>}
     </>
   );
 }
 
 /**
- * Who made a change: the entry's label, and for the operator CLI run with `--actor` the user it
- * names ("Jane Doe via operator CLI"), by their name on the team now (their email when they have
- * none: the Who filter lists them so); the label alone once they are no longer on it (the record
- * keeps their id only).
+ * Who made a change, named as the Who filter names them: a person on the team by their name, the
+ * email the entry recorded under it in smaller text; the email alone for someone without a name
+ * or no longer on the team (their entries keep the email, not the id). The operator CLI run with
+ * `--actor` names the person it was run for the same way, "via operator CLI" under it (their
+ * email when they have no name; the label alone once they have left: the entry keeps only their
+ * id). Any other actor by its label ("npm start", "stripe", "operator CLI"). The names come from
+ * GET /team, which the page reads for the filter: an entry carries the id and the email only.
+ * A space between the two lines, so that they are read "Jane Doe via operator CLI".
  */
-function securityActorText(actor: SecurityEvent['actor'], members: ReadonlyMap<string, User>): string {
-  const person = actor.type === 'operator' && actor.user_id ? members.get(actor.user_id) : undefined;
-  const name = person && (person.name || person.email);
-  return name ? `${name} via ${actor.label}` : actor.label;
+function Who({ actor, members }: { actor: SecurityEvent['actor']; members: ReadonlyMap<string, User> }) {
+  const person = actor.user_id ? members.get(actor.user_id) : undefined;
+  if (actor.type === 'operator' && person) {
+    return (
+      <>
+        <Clipped text={person.name || person.email} /> <span className="secondary">via {actor.label}</span>
+      </>
+    );
+  }
+  if (actor.type === 'user' && person?.name) {
+    return (
+      <>
+        <Clipped text={person.name} /> <Clipped className="secondary" text={actor.label} />
+      </>
+    );
+  }
+  return <Clipped text={actor.label} />;
 }
 
+/**
+ * Where a change came from, short ("This machine (::1)", an address as it is), on two lines where
+ * it is longer (an IPv6 address); what a loopback address means in full ("This machine or a proxy
+ * on it (::1)") on hover and, in place of the short words, for screen readers.
+ */
+function From({ ip }: { ip: string }) {
+  const { shown, whole } = clientAddressLabel(ip);
+  if (shown === whole) return <span className="security-from">{ip}</span>;
+  return (
+    <span className="security-from">
+      <span aria-hidden="true" title={whole}>
+        {shown}
+      </span>
+      <span className="visually-hidden">{whole}</span>
+    </span>
+  );
+}
+
+/**
+ * What, the part of an entry read, takes most of the row at 1280 px; Action, Who and From are
+ * narrow, on two short lines each where they need them, as What is two lines (its target and
+ * details) anyway (docs/dashboard-ui.md, "Security log columns"; styles.css).
+ */
 const columns = (members: ReadonlyMap<string, User>): Column<SecurityEvent>[] => [
   { header: 'When', cell: (row) => <Time value={row.created_at} short withTime /> },
-  { header: 'Action', cell: (row) => <SecurityActionName action={row.action} /> },
-  { header: 'Who', cell: (row) => securityActorText(row.actor, members) },
   {
-    header: 'What',
-    cell: (row) => <WhatChanged event={row} />,
-    fill: true,
+    header: 'Action',
+    cell: (row) => (
+      <span className="security-action">
+        <SecurityActionName action={row.action} />
+      </span>
+    ),
   },
   {
-    header: 'From',
-    // On two lines rather than one: "This machine or a proxy on it (127.0.0.1)" on one line took
-    // the room of the What column, which was clipped to a few words.
-    cell: (row) => (row.ip_address ? <span className="wraps">{clientAddressLabel(row.ip_address)}</span> : '—'),
+    header: 'Who',
+    cell: (row) => (
+      <span className="security-who">
+        <Who actor={row.actor} members={members} />
+      </span>
+    ),
   },
+  { header: 'What', cell: (row) => <WhatChanged event={row} />, fill: true },
+  { header: 'From', cell: (row) => (row.ip_address ? <From ip={row.ip_address} /> : '—') },
 ];
 
 /**
