@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { hashPassword, recordSecurityEvent, seedDemo, type DemoSeedResult } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { lineTexts } from './support/line-texts.js';
 import { checkPage } from './support/page-checks.js';
 
 /**
@@ -274,5 +275,186 @@ describe('filtering the Security log', () => {
     await filters().getByRole('button', { name: 'Clear filters' }).click();
     await log().waitFor();
     expect(search()).toBe('');
+  });
+});
+
+describe("the Security log's columns", () => {
+  const log = () => page.getByRole('table', { name: 'Security log' });
+  const OWNER_NAME = 'Dana Whitfield';
+  /** The demo's endpoints as the log names them: whole at 1280 px, where one line cut both. */
+  const DUNNING = 'Endpoint: Dunning emails (https://mail.northwind.example/hooks/retention)';
+  const CRM = 'Endpoint: CRM (https://crm.northwind.example/webhooks/retention)';
+  /** A target longer than two lines of What: still cut, whole in its title. */
+  const LONG_URL = `https://archive.northwind.example/${'retention-events/'.repeat(12)}incoming`;
+  const LONG = `Endpoint: ${LONG_URL}`;
+  const FORMER = 'lee@northwind.example';
+  let admin: { id: string; email: string; name: string | null };
+
+  // The owner, named as on accepting their invitation, changes things in the dashboard from the
+  // machine the service runs on (a browser at http://localhost); someone since removed did too.
+  beforeAll(async () => {
+    const { db } = world.current;
+    await db('users').where({ id: demo.owner.id }).update({ name: OWNER_NAME });
+    const owner = { type: 'user' as const, user_id: demo.owner.id, label: demo.owner.email, ip: '::1' };
+    admin = await db('users')
+      .where({ workspace_id: demo.workspace.id, role: 'admin' })
+      .first<{ id: string; email: string; name: string | null }>('id', 'email', 'name');
+    const endpointId = randomUUID();
+    const entries: Array<Omit<Parameters<typeof recordSecurityEvent>[1], 'workspace_id'>> = [
+      {
+        action: 'team.invitation_link_renewed',
+        actor: { type: 'user', user_id: admin.id, label: admin.email, ip: '203.0.113.9' },
+        target: { type: 'invitation', id: randomUUID(), label: 'new.person@northwind.example' },
+        details: { role: 'member' },
+      },
+      {
+        action: 'token.limit_changed',
+        actor: { type: 'operator', user_id: demo.owner.id, label: 'operator CLI' },
+        target: { type: 'api_token', id: randomUUID(), label: 'demo seed' },
+        details: { from: 60, to: 600 },
+      },
+      {
+        action: 'webhook.secret_rolled',
+        actor: owner,
+        target: { type: 'webhook_endpoint', id: endpointId, label: DUNNING.replace('Endpoint: ', '') },
+        details: { overlap_seconds: 86_400 },
+      },
+      {
+        action: 'webhook.updated',
+        actor: owner,
+        target: { type: 'webhook_endpoint', id: endpointId, label: CRM.replace('Endpoint: ', '') },
+        details: { events: { from: [], to: ['recovery.recovered', 'cancel.saved'] } },
+      },
+      {
+        action: 'processor.mode_switched',
+        actor: owner,
+        target: { type: 'processor_connection', id: randomUUID(), label: 'stripe' },
+        details: { provider: 'stripe', from: 'test', to: 'live', api_key_last4: '9876' },
+      },
+      {
+        action: 'webhook.deleted',
+        actor: { type: 'user', user_id: null, label: FORMER, ip: '2001:db8:85a3::8a2e:370:7334' },
+        target: { type: 'webhook_endpoint', id: randomUUID(), label: LONG_URL },
+      },
+    ];
+    for (const entry of entries) await recordSecurityEvent(db, { workspace_id: demo.workspace.id, ...entry });
+  });
+
+  afterAll(async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  /** The row of an action (by its code), and its cells When, Action, Who, What, From. */
+  function row(code: string) {
+    const found = log().getByRole('row', { name: new RegExp(code.replace('.', '\\.')) });
+    const cell = (index: number) => found.getByRole('cell').nth(index);
+    return { row: found, who: cell(2), what: cell(3), from: cell(4) };
+  }
+
+  /** An element's lines of text as laid out, without the space that ends a line. */
+  const lines = async (target: Locator) => (await lineTexts(target)).map((line) => line.trim());
+
+  /** Whether an element's text is cut (wider or taller than its box), and its title. */
+  const cut = (target: Locator) =>
+    target.evaluate((element) => ({
+      cut: element.scrollWidth > element.clientWidth + 1 || element.scrollHeight > element.clientHeight + 1,
+      title: element.getAttribute('title'),
+    }));
+
+  it('gives What most of the width at 1280 px, a target cut only past two lines, and From short', async () => {
+    await open('/settings/security-log', 'Security log');
+    const widths = Object.fromEntries(
+      await Promise.all(
+        ['When', 'Action', 'Who', 'What', 'From'].map(
+          async (name) => [name, (await log().getByRole('columnheader', { name }).boundingBox())!.width] as const,
+        ),
+      ),
+    );
+    const table = (await log().boundingBox())!.width;
+    // A table, not stacked (the longest action's words wrap: on one line they stacked the table),
+    // What at least a quarter of it and a quarter wider than any other column, with every kind of
+    // actor and address above in the log: it was 21% of it, narrower than From.
+    expect(widths.What! / table).toBeGreaterThanOrEqual(0.25);
+    for (const name of ['When', 'Action', 'Who', 'From']) expect(widths.What!).toBeGreaterThan(1.25 * widths[name]!);
+
+    // The demo's endpoints whole, the URL going on after a separator; a longer target cut, whole
+    // in its title.
+    for (const target of [DUNNING, CRM]) {
+      const shown = await log().getByText(target, { exact: true }).all();
+      expect(shown.length).toBeGreaterThanOrEqual(2);
+      for (const text of shown) await expect(cut(text)).resolves.toEqual({ cut: false, title: target });
+    }
+    const targetLines = await lineTexts(row('webhook.secret_rolled').what.getByText(DUNNING, { exact: true }));
+    expect(targetLines.slice(0, -1).filter((line) => !'/.-_ ('.includes(line.at(-1)!))).toEqual([]);
+    await expect(cut(row('webhook.deleted').what.getByText(LONG, { exact: true }))).resolves.toEqual({
+      cut: true,
+      title: LONG,
+    });
+
+    // From: "This machine (::1)" on one line, what it means on hover and for a screen reader; an
+    // IPv6 address whole.
+    const from = row('webhook.secret_rolled').from;
+    await expect(from.getByText('This machine (::1)', { exact: true }).getAttribute('title')).resolves.toBe(
+      'This machine or a proxy on it (::1)',
+    );
+    await row('webhook.secret_rolled')
+      .row.getByRole('cell', { name: 'This machine or a proxy on it (::1)', exact: true })
+      .waitFor();
+    expect(await lineTexts(from.getByText('This machine (::1)', { exact: true }))).toEqual(['This machine (::1)']);
+    expect((await lineTexts(row('webhook.deleted').from)).join('')).toBe('2001:db8:85a3::8a2e:370:7334');
+    expect(await checkPage(page, 'security-log-columns')).toEqual([]);
+  });
+
+  it('names a person as the Who filter does: their name, the email under it; the email alone without a name', async () => {
+    await open('/settings/security-log', 'Security log');
+    const who = row('webhook.secret_rolled').who;
+    // The filter offers the owner by name, and the cell says the same, their email under it, smaller.
+    await page
+      .getByRole('search', { name: 'Filter the security log' })
+      .getByRole('combobox', { name: 'Who' })
+      .getByRole('option', { name: OWNER_NAME, exact: true })
+      .waitFor({ state: 'attached' });
+    expect(await lines(who)).toEqual([OWNER_NAME, demo.owner.email]);
+    const size = (text: string) =>
+      who
+        .getByText(text, { exact: true })
+        .evaluate((element) => parseFloat(element.ownerDocument.defaultView!.getComputedStyle(element).fontSize));
+    expect(await size(demo.owner.email)).toBeLessThan(await size(OWNER_NAME));
+    // The CLI run in their name: the same name, "via operator CLI" under it.
+    expect(await lines(row('token.limit_changed').who)).toEqual([OWNER_NAME, 'via operator CLI']);
+    await row('token.limit_changed')
+      .row.getByRole('cell', { name: `${OWNER_NAME} via operator CLI`, exact: true })
+      .waitFor();
+    // The admin has no name (the demo's): their email; someone removed: the email the entry kept;
+    // the service itself by its label, as before.
+    expect(admin.name).toBeNull();
+    expect(await lines(row('team.invitation_link_renewed').who)).toEqual([admin.email]);
+    expect(await lines(row('webhook.deleted').who)).toEqual([FORMER]);
+    await expect(row('webhook.created').who.first().textContent()).resolves.toBe('npm start');
+  });
+
+  it.each([801, 390])('fits %i px, nothing scrolling sideways, every cell in sight', async (width) => {
+    await page.setViewportSize({ width, height: 900 });
+    await open('/settings/security-log', 'Security log');
+    await log().getByRole('row').nth(1).waitFor();
+    const box = page.getByRole('region', { name: 'Security log' });
+    const laidOut = await box.evaluate((element) => {
+      const edge = element.getBoundingClientRect();
+      const cells = Array.from(element.querySelectorAll('td') as unknown as ArrayLike<typeof element>);
+      return {
+        page: element.ownerDocument.documentElement.scrollWidth - element.ownerDocument.defaultView!.innerWidth,
+        box: element.scrollWidth - element.clientWidth,
+        outside: cells
+          .filter(
+            (cell) => cell.getBoundingClientRect().left < edge.left || cell.getBoundingClientRect().right > edge.right,
+          )
+          .map((cell) => cell.textContent),
+      };
+    });
+    expect(laidOut).toEqual({ page: 0, box: 0, outside: [] });
+    // Stacked, a long target wraps whole rather than being cut.
+    const wrapped = await lineTexts(row('webhook.deleted').what.getByText(LONG, { exact: true }));
+    expect(wrapped.length).toBeGreaterThan(1);
+    expect(wrapped.join('')).toBe(LONG);
   });
 });
