@@ -150,23 +150,41 @@ async function toInvitation(db: Queryable, link: LinkRow): Promise<Invitation> {
   };
 }
 
-/** A pending invitation as GET /team lists it: with whether the viewer may make it a new link. */
+/**
+ * How long after its link expired an invitation is still listed (GET /team), marked expired,
+ * with its New link or Resend and Cancel invitation as a pending one has them: as Stripe's team
+ * page keeps an expired invitation in sight to send again. Before, it vanished from the list at
+ * its expiry, and only a page loaded earlier could make it a new link. Long enough to notice that
+ * someone never joined; after it, the invitation is no longer shown, and inviting the address
+ * again is the way (which revokes it, as it revokes any open one).
+ */
+export const EXPIRED_INVITATION_LISTED_MS = 30 * 24 * 3_600_000;
+
+/** An invitation as GET /team lists it: whether its link still works, and what the viewer may do. */
 export interface ListedInvitation extends Invitation {
+  /** `pending`: its link works until `expires_at`; `expired`: it no longer does (a new link would). */
+  status: 'pending' | 'expired';
   /** Whether the viewer may make it a new link (New link, Resend): mayRenewInvitation. */
   can_make_new_link: boolean;
 }
 
-export async function listOpenInvitations(
+/**
+ * The Team page's invitations: neither accepted nor cancelled (nor replaced), whose link works or
+ * expired less than EXPIRED_INVITATION_LISTED_MS ago; the pending ones first, then the expired,
+ * each newest first.
+ */
+export async function listInvitations(
   db: Queryable,
   workspaceId: string,
   viewer: { role: UserRole },
 ): Promise<ListedInvitation[]> {
+  const now = new Date();
   const links = await db<LinkRow>('account_links')
     .where({ workspace_id: workspaceId, kind: 'invitation' })
     .whereNull('used_at')
     .whereNull('revoked_at')
-    .where('expires_at', '>', new Date())
-    .orderBy('created_at', 'desc')
+    .where('expires_at', '>', new Date(now.getTime() - EXPIRED_INVITATION_LISTED_MS))
+    .orderByRaw('expires_at > ? DESC, created_at DESC', [now])
     .limit(500);
   // The accounts the addresses already name (the operator's, without a password), in one read.
   const accounts = links.length
@@ -183,6 +201,7 @@ export async function listOpenInvitations(
   return Promise.all(
     links.map(async (link) => ({
       ...(await toInvitation(db, link)),
+      status: link.expires_at > now ? ('pending' as const) : ('expired' as const),
       can_make_new_link: mayRenewInvitation(viewer.role, link.role!, accountOf(link.email)),
     })),
   );
@@ -190,11 +209,6 @@ export async function listOpenInvitations(
 
 const noLongerPending = () => notFound('This invitation is no longer pending: it was accepted or cancelled.');
 
-/**
- * A pending invitation of the workspace (not accepted, not cancelled; expired or not), for a
- * route that must know its address before it acts (Resend counts an email to it first). Another
- * workspace's reads as one accepted or cancelled: not found.
- */
 /**
  * The account the address already names in this workspace, if any: one that signs in here
  * (has a password) is refused as a member already (409); one without a password (made by the
@@ -224,6 +238,11 @@ async function sentLink(
   return { invitation: await toInvitation(trx, link), invite_url: linkUrl(baseUrl, 'invitation', token), token };
 }
 
+/**
+ * A pending invitation of the workspace (not accepted, not cancelled; expired or not), for a
+ * route that must know its address before it acts (Resend counts an email to it first). Another
+ * workspace's reads as one accepted or cancelled: not found.
+ */
 export async function findPendingInvitation(db: Queryable, workspaceId: string, id: string): Promise<Invitation> {
   assertUuid(id);
   return toInvitation(db, await pendingInvitationRow(db, workspaceId, id));
@@ -248,7 +267,8 @@ async function pendingInvitationRow(db: Queryable, workspaceId: string, id: stri
  * New link (no SMTP_URL) and Resend (SMTP_URL) on the Team page: a pending invitation gets a new
  * one-time link, good for a whole new 7 days, in place (its id, address, role and sending date
  * stay); the old link stops working and then reads as any revoked link does ("not valid"). One
- * that has expired, still listed on a page loaded before, may be renewed too.
+ * that has expired may be renewed too: GET /team lists it, marked expired, for 30 days
+ * (EXPIRED_INVITATION_LISTED_MS), and this is how it is sent again.
  *
  * Allowed to whoever may send that invitation now (mayRenewInvitation): the role table for its
  * role, and, for the address of an account the operator made without a password, every role

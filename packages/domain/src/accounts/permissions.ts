@@ -189,6 +189,25 @@ export function mayMakeResetLinkFor(
   return emailed || target.id === maker.id || mayCopyResetLinkFor(maker.role, target);
 }
 
+/**
+ * The role `target` held here before that alone keeps `maker` from making them a reset link
+ * (mayMakeResetLinkFor): without email, their present role is below the maker's, but a former one
+ * is not (docs/dashboard-api.md, "A reset link to copy, and a role held before"). GET /team gives
+ * it on each person, so the Team page can say why their row has no Reset link and who can make
+ * one. Null when the maker may make one, or when the present role already keeps it from them (the
+ * row shows that role), or is not theirs to manage at all.
+ */
+export function formerRoleWithholdingResetLink(
+  maker: { id: string; role: UserRole },
+  target: { id: string; role: UserRole; highest_former_role: UserRole | null },
+  emailed: boolean,
+): 'admin' | 'owner' | null {
+  if (mayMakeResetLinkFor(maker, target, emailed)) return null;
+  const byPresentRoleAlone = mayMakeResetLinkFor(maker, { ...target, highest_former_role: null }, emailed);
+  const former = target.highest_former_role;
+  return byPresentRoleAlone && former !== null && former !== 'member' ? former : null;
+}
+
 /** Why `actorRole` may not make a reset link for someone of `role` at all: the role table's words. */
 export function assertMayMakeResetLinkFor(actorRole: UserRole, role: UserRole): void {
   refuseUnlessAssignable(actorRole, role, `make a reset link for ${ONE[role]}`);

@@ -5,7 +5,13 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator } from '../validate.js';
 import { findWorkspaceUser, toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
 import { revokeOwnResetLinks, revokeResetLinksMadeBy } from './password-reset.js';
-import { assertMayAssign, assignableRoles, mayMakeResetLinkFor, resetLinkRoles } from './permissions.js';
+import {
+  assertMayAssign,
+  assignableRoles,
+  formerRoleWithholdingResetLink,
+  mayMakeResetLinkFor,
+  resetLinkRoles,
+} from './permissions.js';
 import { revokeUserSessions } from './sessions.js';
 
 /**
@@ -23,18 +29,20 @@ import { revokeUserSessions } from './sessions.js';
 /**
  * The workspace's people as `viewer` sees them on the Team page: each with whether the viewer may
  * make them a reset link (`emailed`: this service sends email), so the page offers Reset link
- * only where it works.
+ * only where it works, and, where only a role they held before keeps it from the viewer, that
+ * role, so the page can say why and who can make one.
  */
 export async function listMembers(
   db: Queryable,
   workspaceId: string,
   viewer: { id: string; role: UserRole },
   emailed: boolean,
-): Promise<Array<AccountUser & { can_make_reset_link: boolean }>> {
+): Promise<Array<AccountUser & { can_make_reset_link: boolean; reset_link_former_role: 'admin' | 'owner' | null }>> {
   const rows = await db<AccountUserRow>('users').where({ workspace_id: workspaceId }).orderBy('created_at').limit(1000);
   return rows.map((row) => ({
     ...toAccountUser(row),
     can_make_reset_link: mayMakeResetLinkFor(viewer, row, emailed),
+    reset_link_former_role: formerRoleWithholdingResetLink(viewer, row, emailed),
   }));
 }
 

@@ -11,7 +11,7 @@ import {
   getWorkspace,
   inviteMember,
   listMembers,
-  listOpenInvitations,
+  listInvitations,
   mayMakeResetLinkFor,
   removeMember,
   renewInvitationLink,
@@ -43,10 +43,11 @@ export function teamRoutes(context: DashboardContext): Router {
   router.get('/team', async (_req, res) => {
     const { user, workspaceId } = signedIn(res);
     // `emails`: whether this service sends email (SMTP_URL), as GET /password-reset says it, so
-    // that a pending invitation's action reads Resend (emailed) or New link (shown to copy).
+    // that an invitation's action reads Resend (emailed) or New link (shown to copy). The
+    // invitations are the pending ones and those expired in the last 30 days (listInvitations).
     res.json({
       members: await listMembers(db, workspaceId, user, context.mailer !== null),
-      invitations: await listOpenInvitations(db, workspaceId, user),
+      invitations: await listInvitations(db, workspaceId, user),
       emails: context.mailer !== null,
     });
   });
@@ -83,9 +84,9 @@ export function teamRoutes(context: DashboardContext): Router {
   });
 
   /**
-   * New link (no SMTP_URL) or Resend (SMTP_URL): the pending invitation gets a new link for a
-   * fresh 7 days and its old one stops working (renewInvitationLink). Sent and shown as a new
-   * invitation's is, and counted as one against the Team page's email limits.
+   * New link (no SMTP_URL) or Resend (SMTP_URL): the invitation, pending or expired, gets a new
+   * link for a fresh 7 days and its old one stops working (renewInvitationLink). Sent and shown as
+   * a new invitation's is, and counted as one against the Team page's email limits.
    */
   router.post('/team/invitations/:id/new-link', allow('manage_team'), async (req, res) => {
     const { user, workspaceId } = signedIn(res);

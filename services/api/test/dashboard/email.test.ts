@@ -91,12 +91,19 @@ describe('email over SMTP', () => {
     const colleague = await makeUser(database.current.db, workspace.id, 'admin');
     const colleagueReset = await call('POST', `/team/members/${colleague.id}/reset-link`, { cookie: admin.cookie });
     expect(colleagueReset.body).toEqual({ emailed: true, expires_at: expect.any(String) });
-    // So the Team page offers it for them, and not for the owner, whose role the admin cannot give.
+    // Moved down to member, they were an admin: emailed, that keeps nothing from the admin.
+    await database.current.db('users').where({ id: colleague.id }).update({ role: 'member' });
+    // So the Team page offers it for them, and not for the owner, whose role the admin cannot give;
+    // and names no former role that would keep it (reset_link_former_role), email being sent.
     const listed = (await call('GET', '/team', { cookie: admin.cookie })).body.members as Array<{
       id: string;
       can_make_reset_link: boolean;
+      reset_link_former_role: string | null;
     }>;
-    expect(listed.find((person) => person.id === colleague.id)?.can_make_reset_link).toBe(true);
+    expect(listed.find((person) => person.id === colleague.id)).toMatchObject({
+      can_make_reset_link: true,
+      reset_link_former_role: null,
+    });
     expect(listed.find((person) => person.id === owner.id)?.can_make_reset_link).toBe(false);
 
     const before = smtp.received.length;

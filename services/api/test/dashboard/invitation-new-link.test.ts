@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createUser, INVITATION_LIFETIME_MS } from '@retention/domain';
+import { createUser, EXPIRED_INVITATION_LISTED_MS, INVITATION_LIFETIME_MS } from '@retention/domain';
 import { useApi } from '../harness.js';
 import { dashboardClient, makeUser, PASSWORD, signIn, team } from './support.js';
 
@@ -24,7 +24,15 @@ async function invite(cookie: string, email: string, role: string) {
 
 const newLink = (cookie: string, id: string) => call('POST', `/team/invitations/${id}/new-link`, { cookie });
 
-async function pending(cookie: string) {
+/** Makes the invitation's link end `ms` ago. */
+const expireAgo = (id: string, ms: number) =>
+  api.current
+    .db('account_links')
+    .where({ id })
+    .update({ expires_at: new Date(Date.now() - ms) });
+
+/** The invitations GET /team lists, pending or expired. */
+async function listedInvitations(cookie: string) {
   const listed = await call('GET', '/team', { cookie });
   expect(listed.status).toBe(200);
   return listed.body.invitations as Array<Record<string, any>>;
@@ -74,7 +82,7 @@ describe('a pending invitation’s new link', () => {
     expect([oldAccepted.status, oldAccepted.body]).toEqual([revokedAccepted.status, revokedAccepted.body]);
 
     // One invitation still, the same one, with the new expiry and its new link's maker.
-    const listed = await pending(owner.cookie);
+    const listed = await listedInvitations(owner.cookie);
     expect(listed).toEqual([
       expect.objectContaining({ id: sent.id, expires_at: renewed.body.invitation.expires_at, can_make_new_link: true }),
     ]);
@@ -101,18 +109,65 @@ describe('a pending invitation’s new link', () => {
     ]);
   });
 
-  it('makes a new link for an invitation that expired while the page was open', async () => {
+  it('lists an invitation expired in the last 30 days as expired, never accepted; a new link makes it pending', async () => {
     const { owner } = await team(api.current.db, call, 'Expired');
     const sent = await invite(owner.cookie, 'slow@example.com', 'admin');
-    await api.current
-      .db('account_links')
-      .where({ id: sent.id })
-      .update({ expires_at: new Date(Date.now() - 1) });
-    expect(await pending(owner.cookie)).toEqual([]);
+    await expireAgo(sent.id, 1);
+    // Listed, marked expired, with what a pending one offers.
+    expect(await listedInvitations(owner.cookie)).toEqual([
+      expect.objectContaining({ id: sent.id, email: 'slow@example.com', status: 'expired', can_make_new_link: true }),
+    ]);
+    // Its link no longer works, listed or not: to look at and to accept.
+    expect((await call('GET', `/invitations/${sent.token}`)).status).toBe(404);
+    const late = await accept(sent.token);
+    expect([late.status, late.body.error.message]).toEqual([
+      404,
+      'This link is not valid: it may have expired or been used already.',
+    ]);
+    expect(await api.current.db('users').where({ email: 'slow@example.com' }).first()).toBeUndefined();
+
     const renewed = await newLink(owner.cookie, sent.id);
     expect(renewed.status).toBe(200);
-    expect((await pending(owner.cookie)).map((invitation) => invitation.id)).toEqual([sent.id]);
+    expect(await listedInvitations(owner.cookie)).toEqual([
+      expect.objectContaining({ id: sent.id, status: 'pending', expires_at: renewed.body.invitation.expires_at }),
+    ]);
+    expect((await accept(sent.token)).status).toBe(404);
     expect((await accept(tokenOf(renewed.body.invite_url))).status).toBe(200);
+  });
+
+  it('lists the pending invitations first, then those expired less than 30 days ago, and no others', async () => {
+    const { owner } = await team(api.current.db, call, 'Listed');
+    const days = (n: number) => n * 24 * 3_600_000;
+    // Sent first, and still pending: listed before the two expired ones sent after it.
+    await invite(owner.cookie, 'waiting@example.com', 'member');
+    const older = await invite(owner.cookie, 'older@example.com', 'member');
+    const lately = await invite(owner.cookie, 'lately@example.com', 'member');
+    const longAgo = await invite(owner.cookie, 'long.ago@example.com', 'member');
+    const cancelled = await invite(owner.cookie, 'cancelled@example.com', 'member');
+    const accepted = await invite(owner.cookie, 'joined.early@example.com', 'member');
+    await expireAgo(older.id, days(29));
+    await expireAgo(lately.id, days(1));
+    await expireAgo(longAgo.id, EXPIRED_INVITATION_LISTED_MS + 60_000);
+    // Expired, then cancelled (Cancel invitation works on an expired one); accepted before it expired.
+    await expireAgo(cancelled.id, days(2));
+    expect((await call('DELETE', `/team/invitations/${cancelled.id}`, { cookie: owner.cookie })).status).toBe(204);
+    expect((await accept(accepted.token)).status).toBe(200);
+    await expireAgo(accepted.id, days(2));
+
+    expect((await listedInvitations(owner.cookie)).map((invitation) => [invitation.email, invitation.status])).toEqual([
+      ['waiting@example.com', 'pending'],
+      ['lately@example.com', 'expired'],
+      ['older@example.com', 'expired'],
+    ]);
+    // Gone from the list is not gone for good: inviting the address again replaces it, as any.
+    const again = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'long.ago@example.com', role: 'member' },
+    });
+    expect(again.status).toBe(201);
+    expect(await api.current.db('account_links').where({ id: longAgo.id }).first()).toMatchObject({
+      revoked_at: expect.any(Date),
+    });
   });
 
   it('is allowed to whoever may send that invitation, and GET /team says where', async () => {
@@ -153,7 +208,9 @@ describe('a pending invitation’s new link', () => {
     }
 
     const offered = async (cookie: string) =>
-      Object.fromEntries((await pending(cookie)).map((invitation) => [invitation.email, invitation.can_make_new_link]));
+      Object.fromEntries(
+        (await listedInvitations(cookie)).map((invitation) => [invitation.email, invitation.can_make_new_link]),
+      );
     expect(await offered(admin.cookie)).toEqual({
       'FOUNDER@example.com': false,
       'helper@example.com': true,

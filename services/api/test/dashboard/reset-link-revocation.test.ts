@@ -190,6 +190,66 @@ describe('open password-reset links', () => {
     });
   });
 
+  it('GET /team names the role held before where that alone keeps the viewer from a reset link (reset_link_former_role)', async () => {
+    const { owner, admin, member, workspace } = await team(api.current.db, call, 'Former roles');
+    const setRole = (id: string, role: string) =>
+      call('PATCH', `/team/members/${id}`, { cookie: owner.cookie, body: { role } });
+    // An admin, then a member; an owner, then an admin; an owner, then a member.
+    const exAdmin = await makeUser(api.current.db, workspace.id, 'admin');
+    const ownerNowAdmin = await makeUser(api.current.db, workspace.id, 'owner');
+    const ownerNowMember = await makeUser(api.current.db, workspace.id, 'owner');
+    for (const [id, role] of [
+      [exAdmin.id, 'member'],
+      [ownerNowAdmin.id, 'admin'],
+      [ownerNowMember.id, 'member'],
+    ] as const) {
+      expect((await setRole(id, role)).status).toBe(200);
+    }
+    const formerRoles = async (cookie: string) => {
+      const listed = await call('GET', '/team', { cookie });
+      expect(listed.status).toBe(200);
+      return Object.fromEntries(
+        (listed.body.members as Array<{ id: string; reset_link_former_role: string | null }>).map((person) => [
+          person.id,
+          person.reset_link_former_role,
+        ]),
+      );
+    };
+    // No email here. The admin: a fellow admin or an owner is kept from them by the role they
+    // hold now (null: the row shows it), a former admin or owner now below them by that role.
+    expect(await formerRoles(admin.cookie)).toEqual({
+      [owner.id]: null,
+      [admin.id]: null,
+      [member.id]: null,
+      [exAdmin.id]: 'admin',
+      [ownerNowAdmin.id]: null,
+      [ownerNowMember.id]: 'owner',
+    });
+    // The owner outranks a former admin; not a former owner.
+    expect(await formerRoles(owner.cookie)).toEqual({
+      [owner.id]: null,
+      [admin.id]: null,
+      [member.id]: null,
+      [exAdmin.id]: null,
+      [ownerNowAdmin.id]: 'owner',
+      [ownerNowMember.id]: 'owner',
+    });
+    // A member manages no one, and is told nobody's former role.
+    expect(Object.values(await formerRoles(member.cookie)).every((role) => role === null)).toBe(true);
+    // Each one named is a Reset link the route refuses, for that former role.
+    for (const [cookie, id] of [
+      [admin.cookie, exAdmin.id],
+      [admin.cookie, ownerNowMember.id],
+      [owner.cookie, ownerNowAdmin.id],
+    ] as const) {
+      const refused = await call('POST', `/team/members/${id}/reset-link`, { cookie });
+      expect([refused.status, refused.body.error.message]).toEqual([
+        403,
+        expect.stringMatching(/ was an? \w+ here before\. /),
+      ]);
+    }
+  });
+
   it('are refused for an account moved down by a release that does not know the roles held before (a rolling deploy)', async () => {
     const { admin, workspace } = await team(api.current.db, call, 'Older release');
     const fellow = await makeUser(api.current.db, workspace.id, 'admin');
