@@ -306,7 +306,7 @@ const SETTINGS_TABLES: Array<[route: string, table: string, name: string]> = [
   ['/settings/tokens', 'API tokens', 'settings-tokens'],
   ['/settings/webhooks', 'Webhook endpoints', 'settings-webhooks'],
   ['/settings/team', 'People', 'settings-team'],
-  ['/settings/team', 'Pending invitations', 'settings-invitations'],
+  ['/settings/team', 'Invitations', 'settings-invitations'],
   ['/settings/security-log', 'Security log', 'settings-security-log'],
   ['/settings/processor', 'Events that could not be applied', 'settings-processor'],
 ];

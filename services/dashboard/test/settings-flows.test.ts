@@ -628,11 +628,20 @@ describe('the team page', () => {
     const created = page.getByRole('dialog', { name: 'Invitation created' });
     invitationLink = (await created.getByLabel('Invitation link').textContent()) ?? '';
     expect(invitationLink).toMatch(new RegExp(`^${world.current.url}/dashboard/invite/[\\w-]+$`));
+    // Until when the link works, in the words New link uses, and as the row's Expires gives it.
+    const sentence = created.getByText(
+      /^Send this link to newcomer@acme\.test; it works once, for 7 days \(until .+\)\.$/,
+    );
+    const until = (await sentence.locator('time').textContent()) ?? '';
     await created.getByRole('button', { name: 'Done' }).click();
     await created.waitFor({ state: 'detached' });
     // The dialog, its form replaced by the link, still gives the focus back to its opener.
     await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: 'Invite' });
     await page.getByRole('row', { name: /newcomer@acme\.test/ }).waitFor();
+    await page
+      .getByRole('row', { name: /newcomer@acme\.test/ })
+      .getByRole('cell', { name: until, exact: true })
+      .waitFor();
     // A role shown, not picked, is named as a picked one is: the invitation's, and the viewer's own.
     await page
       .getByRole('row', { name: /newcomer@acme\.test/ })

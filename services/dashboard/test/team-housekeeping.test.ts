@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { createToken, hashPassword, inviteMember, OPERATOR } from '@retention/domain';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { checkPage } from './support/page-checks.js';
@@ -249,6 +249,89 @@ describe('a page loaded before a demotion', () => {
 async function eventuallyNone(target: Page, buttonName: string): Promise<void> {
   await target.getByRole('button', { name: buttonName }).waitFor({ state: 'detached' });
 }
+
+describe('an admin without a name, on a phone, without email', () => {
+  it('reads “You” in their own row, and says in a row why Reset link is not offered and who can make one', async () => {
+    // Nameless, as an account the operator made: their own row read "— (you)".
+    await world.current.db('users').insert({
+      workspace_id: world.current.workspace.id,
+      email: 'ada.nameless@acme.test',
+      role: 'admin',
+      name: null,
+      password_hash: await hashPassword(PASSWORD),
+    });
+    // Members now, one an admin before and one an owner before; and one only ever a member.
+    for (const [email, formerRole] of [
+      ['was.admin@acme.test', 'admin'],
+      ['was.owner@acme.test', 'owner'],
+      ['only.member@acme.test', null],
+    ] as const) {
+      await world.current.db('users').insert({
+        workspace_id: world.current.workspace.id,
+        email,
+        role: 'member',
+        highest_former_role: formerRole,
+        name: email.split('@')[0],
+        password_hash: await hashPassword(PASSWORD),
+      });
+    }
+    const phone = await world.current.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const target = await phone.newPage();
+    target.setDefaultTimeout(10_000);
+    await signInThroughForm(target, world.current.url, 'ada.nameless@acme.test');
+    await target.goto(`${world.current.url}/dashboard/settings/team`);
+    const people = target.getByRole('table', { name: 'People' });
+    const row = (email: string) => people.getByRole('row', { name: new RegExp(email.replaceAll('.', '\\.')) });
+    await row('only.member@acme.test').getByRole('button', { name: 'Reset link' }).waitFor();
+
+    const own = row('ada.nameless@acme.test');
+    await expect(own.getByRole('cell').first().textContent()).resolves.toBe('You');
+    await expect(own.getByText('—').count()).resolves.toBe(0);
+
+    const hints = {
+      'was.admin@acme.test': 'Was an admin: only an owner can make a reset link.',
+      'was.owner@acme.test': 'Was an owner: only whoever runs this service can make a reset link.',
+    };
+    /** The hint is in the row, within the table's box, which does not scroll sideways for it. */
+    const hintFits = (hint: Locator) =>
+      hint.evaluate((element) => {
+        const box = element.closest('.table-wrap')!;
+        return (
+          element.getBoundingClientRect().right <= box.getBoundingClientRect().right &&
+          box.scrollWidth <= box.clientWidth
+        );
+      });
+    for (const [email, hint] of Object.entries(hints)) {
+      await expect(row(email).getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+      const said = row(email).getByText(hint, { exact: true });
+      await expect(said.isVisible()).resolves.toBe(true);
+      // On the phone's width (the row stacked), and on a desktop's (checkPage ends at 1280 px).
+      expect([email, 390, await hintFits(said)]).toEqual([email, 390, true]);
+    }
+    // Only where a role held before is why: not for someone only ever a member.
+    await expect(
+      row('only.member@acme.test')
+        .getByText(/^Was an /)
+        .count(),
+    ).resolves.toBe(0);
+    problems.push(...(await checkPage(target, 'team-former-role-hints')));
+    // At 1280 px the people's table is laid out as a table, its column headers shown (a table
+    // too wide for its box is stacked, its headers hidden), and each line fits its actions cell.
+    const header = await people.getByRole('columnheader', { name: 'Email' }).boundingBox();
+    expect(header!.height).toBeGreaterThan(10);
+    for (const [email, hint] of Object.entries(hints)) {
+      const said = row(email).getByText(hint);
+      expect([email, 1280, await hintFits(said)]).toEqual([email, 1280, true]);
+      // Two lines: wrapped at the cell's width, neither one long line nor one word a line.
+      const lines = await said.evaluate((element) => {
+        const lineHeight = element.ownerDocument.defaultView!.getComputedStyle(element).lineHeight;
+        return element.getBoundingClientRect().height / parseFloat(lineHeight);
+      });
+      expect([email, Math.round(lines)]).toEqual([email, 2]);
+    }
+    await phone.close();
+  });
+});
 
 describe('the pages above', () => {
   it('have no serious or critical axe violation and fit a 390 px screen', () => {

@@ -186,8 +186,13 @@ export interface Invitation {
   expires_at: string;
 }
 
-/** A pending invitation on the Team page, with what the viewer may do for it (GET /team). */
-export interface PendingInvitation extends Invitation {
+/**
+ * An invitation on the Team page (GET /team): pending, or expired in the last 30 days (then
+ * listed to be sent again), with what the viewer may do for it.
+ */
+export interface ListedInvitation extends Invitation {
+  /** `expired`: its link no longer works; New link or Resend makes it one that does. */
+  status: 'pending' | 'expired';
   /** Whether the viewer may make it a new link (New link, or Resend with email): offered only then. */
   can_make_new_link: boolean;
 }
@@ -196,11 +201,16 @@ export interface PendingInvitation extends Invitation {
 export interface TeamMember extends User {
   /** Whether the viewer may make them a reset link: Reset link is offered only then. */
   can_make_reset_link: boolean;
+  /**
+   * The role they held before that alone keeps the viewer from making them a reset link (no
+   * email): the row says so, and who can make one. Null otherwise.
+   */
+  reset_link_former_role: 'admin' | 'owner' | null;
 }
 
 export interface Team {
   members: TeamMember[];
-  invitations: PendingInvitation[];
+  invitations: ListedInvitation[];
   /** Whether this service sends email (SMTP_URL): a new invitation link is then emailed (Resend). */
   emails: boolean;
 }

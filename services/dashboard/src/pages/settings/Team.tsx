@@ -4,7 +4,7 @@ import type {
   ApiToken,
   Invitation,
   List,
-  PendingInvitation,
+  ListedInvitation,
   Role,
   Team as TeamData,
   TeamMember,
@@ -13,7 +13,7 @@ import type {
 import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog, DoneActions } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
-import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
+import { Clipped, DataTable, type Column, type RowNote } from '../../components/ListPage.js';
 import { ErrorNote, LiveStatus, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
@@ -32,39 +32,103 @@ interface SentLink {
   url: string | undefined;
 }
 
+/**
+ * What a result says of an invitation link made for `email` (Invitation created, New invitation
+ * link, Invitation resent), in one wording and one format for all three: emailed, or to send on
+ * (with the link to copy, and first, when this service `emails` but this one could not be sent,
+ * that it was not), and until when it works, in the viewer's zone (Time). `emailedWhat`: "the
+ * invitation", "a new invitation link". Invitation created said "for 7 days" with no end.
+ */
+function InvitationLinkSaying({
+  link,
+  email,
+  expiresAt,
+  emails,
+  emailedWhat,
+}: {
+  link: SentLink;
+  email: string;
+  expiresAt: string;
+  emails: boolean;
+  emailedWhat: string;
+}) {
+  const until = (
+    <>
+      it works once, for 7 days (until <Time value={expiresAt} short withTime />)
+    </>
+  );
+  if (link.emailed) {
+    return (
+      <p>
+        We emailed {emailedWhat} to {email}: {until}.
+      </p>
+    );
+  }
+  return (
+    <>
+      <p>
+        {emails && `The email to ${email} could not be sent. `}Send this link to {email}; {until}.
+      </p>
+      {link.url !== undefined && <CopyField label="Invitation link" value={link.url} />}
+    </>
+  );
+}
+
+/**
+ * What Invite says, before sending, of the listed invitation to the address typed: the server
+ * replaces it (revokes it), pending or expired; a pending one's link then stops working.
+ */
+function replacesSaying(invitation: ListedInvitation): string {
+  const role = ROLE_NAMES[invitation.role];
+  return invitation.status === 'expired'
+    ? `${invitation.email} already has an expired ${role} invitation: sending this one replaces it.`
+    : `${invitation.email} already has a pending ${role} invitation: sending this one replaces it, and its link stops working.`;
+}
+
 function InviteDialog({
   roles,
-  pending,
+  listed,
+  emails,
   onClose,
   onInvited,
 }: {
   roles: Role[];
-  /** The invitations the page lists as pending: inviting one of their addresses replaces it. */
-  pending: Invitation[];
+  /** The invitations the page lists, pending or expired: inviting one of their addresses replaces it. */
+  listed: ListedInvitation[];
+  /** Whether this service sends email (GET /team's `emails`). */
+  emails: boolean;
   onClose: () => void;
   onInvited: () => void;
 }) {
   const [email, setEmail] = useState('');
   // The server replaces a pending invitation to the same address (its old link then reads "not
   // valid"); said here before sending, not found out by the invitee.
-  const replaced = pending.find((invitation) => invitation.email.toLowerCase() === email.trim().toLowerCase());
+  const replaced = listed.find((invitation) => invitation.email.toLowerCase() === email.trim().toLowerCase());
   const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
   /** A refusal of the address or the role shows at it; any other (already a member) under them. */
   const invite = useAction({ fields: ['email', 'role'] });
   /**
    * `replacedSentAt`: when the pending invitation this one replaced was sent, as the server said.
    */
-  const [result, setResult] = useState<(SentLink & { replacedSentAt: string | undefined }) | null>(null);
+  const [result, setResult] = useState<
+    (SentLink & { invitation: Invitation; replacedSentAt: string | undefined }) | null
+  >(null);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void invite.run(async () => {
-      const answer = await api<{ emailed: boolean; invite_url?: string; replaced: { created_at: string } | null }>(
-        'POST',
-        '/team/invitations',
-        { body: { email, role } },
-      );
-      setResult({ emailed: answer.emailed, url: answer.invite_url, replacedSentAt: answer.replaced?.created_at });
+      const answer = await api<{
+        invitation: Invitation;
+        emailed: boolean;
+        invite_url?: string;
+        replaced: { created_at: string } | null;
+      }>('POST', '/team/invitations', { body: { email, role } });
+      setResult({
+        invitation: answer.invitation,
+        emailed: answer.emailed,
+        url: answer.invite_url,
+        replacedSentAt: answer.replaced?.created_at,
+      });
       onInvited();
     });
   };
@@ -73,14 +137,13 @@ function InviteDialog({
     return (
       <Dialog title="Invitation created" onClose={onClose} wide>
         <div className="stack">
-          {result.url === undefined ? (
-            <p>We emailed the invitation to {email}. Its link works once, for 7 days.</p>
-          ) : (
-            <>
-              <p>Send this link to {email}; it works once, for 7 days.</p>
-              <CopyField label="Invitation link" value={result.url} />
-            </>
-          )}
+          <InvitationLinkSaying
+            link={result}
+            email={result.invitation.email}
+            expiresAt={result.invitation.expires_at}
+            emails={emails}
+            emailedWhat="the invitation"
+          />
           {result.replacedSentAt && (
             <p className="notice">
               This replaces the invitation sent on <Time value={result.replacedSentAt} short withTime />; its link no
@@ -104,12 +167,7 @@ function InviteDialog({
           param="email"
           onChange={(event) => setEmail(event.target.value)}
         />
-        {replaced && (
-          <p className="notice">
-            {replaced.email} already has a pending {ROLE_NAMES[replaced.role]} invitation: sending this one replaces it,
-            and its link stops working.
-          </p>
-        )}
+        {replaced && <p className="notice">{replacesSaying(replaced)}</p>}
         <RoleChoice
           roles={roles}
           value={role}
@@ -147,27 +205,16 @@ function NewLinkDialog({
   onClose: () => void;
 }) {
   const { invitation } = result;
-  const until = (
-    <>
-      it works once, for 7 days (until <Time value={invitation.expires_at} short withTime />)
-    </>
-  );
   return (
     <Dialog title={result.emailed ? 'Invitation resent' : 'New invitation link'} onClose={onClose} wide>
       <div className="stack">
-        {result.emailed ? (
-          <p>
-            We emailed a new invitation link to {invitation.email}: {until}.
-          </p>
-        ) : (
-          <>
-            <p>
-              {result.emails && `The email to ${invitation.email} could not be sent. `}Send this link to{' '}
-              {invitation.email}; {until}.
-            </p>
-            {result.url !== undefined && <CopyField label="Invitation link" value={result.url} />}
-          </>
-        )}
+        <InvitationLinkSaying
+          link={result}
+          email={invitation.email}
+          expiresAt={invitation.expires_at}
+          emails={result.emails}
+          emailedWhat="a new invitation link"
+        />
         <p className="notice">The invitation’s earlier link no longer works.</p>
         <DoneActions onDone={onClose} />
       </div>
@@ -223,6 +270,17 @@ const RESET_LINK_AFTER_RAISE: Record<'owner' | 'admin', string> = {
   admin:
     'This service sends no email: should they forget their password, only an owner can then make them a reset ' +
     'link, even if they are later made a member again.',
+};
+
+/**
+ * The same rule said after the fact, in the row of someone whose Reset link is not offered only
+ * because of a role they held before (GET /team's `reset_link_former_role`): the row showed a
+ * lower role and no Reset link, with no word of why nor of whom to ask. Short, to fit the row's
+ * actions at 390 px.
+ */
+const RESET_LINK_AFTER_FORMER_ROLE: Record<'owner' | 'admin', string> = {
+  owner: 'Was an owner: only whoever runs this service can make a reset link.',
+  admin: 'Was an admin: only an owner can make a reset link.',
 };
 
 /**
@@ -309,6 +367,37 @@ function removedSentence(user: User, tokenCount: number, revoked: boolean): stri
   return `${who} was removed. Their ${tokens} ${tokenCount === 1 ? 'keeps' : 'keep'} working.`;
 }
 
+/**
+ * A person's Name cell: the name, and "(you)" after the viewer's own (it has no actions, and "why
+ * can I not change my role?" is answered). Someone without a name reads "—", as an empty cell
+ * does, their address beside it under Email; the viewer without one reads "You", where "— (you)"
+ * was a dash and a bracket.
+ */
+function NameCell({ user, isViewer }: { user: User; isViewer: boolean }) {
+  if (!isViewer) return <Clipped text={user.name} />;
+  if (!user.name) return <>You</>;
+  return (
+    <>
+      <Clipped text={user.name} />
+      <span className="muted"> (you)</span>
+    </>
+  );
+}
+
+/** Where an invitation's link ends: its time, or, once it has, "Expired" and when (as a revoked token's). */
+function InvitationExpiry({ invitation }: { invitation: ListedInvitation }) {
+  const time = <Time value={invitation.expires_at} short withTime />;
+  return invitation.status === 'expired' ? <span className="badge">Expired {time}</span> : time;
+}
+
+/** Which table a row action's note is in. */
+type RowTable = 'people' | 'invitations';
+
+/** The id of the row before `id` in `rows`; null for the first: where a row that goes leaves its note. */
+function rowBefore(rows: ReadonlyArray<{ id: string }>, id: string): string | null {
+  return rows[rows.findIndex((row) => row.id === id) - 1]?.id ?? null;
+}
+
 function inviterLabel(invitation: Invitation): string {
   const by = invitation.invited_by;
   if (!by) return '—';
@@ -333,7 +422,7 @@ export default function Team() {
   /** Remove's choice to revoke the API tokens the person made: not ticked unless asked. */
   const [revokeTokens, setRevokeTokens] = useState(false);
   /** An invitation whose Cancel invitation awaits its confirmation (it cannot be undone). */
-  const [cancelling, setCancelling] = useState<Invitation | null>(null);
+  const [cancelling, setCancelling] = useState<ListedInvitation | null>(null);
   /** Reset link, which asks nothing first: its refusal shows under the person's row. */
   const resetting = useAction();
   /**
@@ -343,34 +432,49 @@ export default function Team() {
   const confirmed = useAction();
   const [resetLink, setResetLink] = useState<(SentLink & { user: User }) | null>(null);
   /**
-   * A pending invitation's New link or Resend, which asks nothing first (the invitation stays, its
-   * old link ends): its refusal shows under the invitation's row (`renewedRow`), its result in
+   * An invitation's New link or Resend, which asks nothing first (the invitation stays, its old
+   * link ends): its refusal shows under the invitation's row (the row note), its result in
    * NewLinkDialog.
    */
   const renewing = useAction();
-  const [renewedRow, setRenewedRow] = useState<string | null>(null);
   const [newLink, setNewLink] = useState<(SentLink & { invitation: Invitation; emails: boolean }) | null>(null);
   /**
-   * Where the people's table says what the last action on a row came to (its note: "Saved: …",
-   * "… was removed.", a refused Reset link): under that row, or, for someone removed, where their
-   * row was (after the row before it). It was a line above the table, out of sight on a phone
-   * when the row was further down (docs/dashboard-ui.md, "A row action's message").
+   * Where the page says what the last action on a row came to (its note: "Saved: …", "… was
+   * removed.", "Invitation to … cancelled.", a refused Reset link or New link): in that row's
+   * table, under the row, or, for a row that is gone, where it was (after the row before it). It
+   * was a line above the table, out of sight on a phone when the row was further down
+   * (docs/dashboard-ui.md, "A row action's message"). One note at a time, the last action's.
    */
-  const [noteAfter, setNoteAfter] = useState<{ row: string | null } | null>(null);
+  const [rowNote, setRowNote] = useState<{ table: RowTable; after: string | null } | null>(null);
   /**
-   * An action on a row begins (a click on Reset link, a confirmation opening): what the last one
-   * said goes, so "Saved: …" never stands beside a later refusal nor under another row, and the
-   * note's live region moves to this row, empty, before it has anything to say.
+   * An action on a row begins (a click on Reset link or New link, a confirmation opening): what
+   * the last one said goes, so "Saved: …" never stands beside a later refusal nor under another
+   * row, and the note's live region moves to this row, empty, before it has anything to say.
    */
-  const startRowAction = (after: string | null) => {
+  const startRowAction = (table: RowTable, after: string | null) => {
     resetting.clear();
     confirmed.clear();
     renewing.clear();
-    setNoteAfter({ row: after });
+    setRowNote({ table, after });
   };
+  /** The note of `table`'s rows, when the last row action was there. */
+  const noteIn = (table: RowTable): RowNote | null =>
+    rowNote?.table === table
+      ? {
+          after: rowNote.after,
+          saying: Boolean(confirmed.done || resetting.error || renewing.error),
+          content: (
+            <>
+              <LiveStatus>{confirmed.done}</LiveStatus>
+              {resetting.error && <ErrorNote message={resetting.error} />}
+              {renewing.error && <ErrorNote message={renewing.error} />}
+            </>
+          ),
+        }
+      : null;
 
   const makeResetLink = (user: User) => {
-    startRowAction(user.id);
+    startRowAction('people', user.id);
     void resetting.run(async () => {
       try {
         const answer = await api<{ emailed: boolean; reset_url?: string }>(
@@ -387,10 +491,8 @@ export default function Team() {
       }
     });
   };
-  const makeNewLink = (invitation: PendingInvitation) => {
-    resetting.clear();
-    confirmed.clear();
-    setRenewedRow(invitation.id);
+  const makeNewLink = (invitation: ListedInvitation) => {
+    startRowAction('invitations', invitation.id);
     const emails = team.data?.emails ?? false;
     void renewing.run(async () => {
       try {
@@ -399,12 +501,13 @@ export default function Team() {
           `/team/invitations/${invitation.id}/new-link`,
         );
         setNewLink({ invitation: answer.invitation, emailed: answer.emailed, url: answer.invite_url, emails });
-        // Its row shows the new expiry and who made the link (now its inviter) at once.
+        // Its row shows the new expiry and who made the link (now its inviter) at once; an
+        // expired invitation is pending again, its new link working.
         if (team.data) {
           team.set({
             ...team.data,
-            invitations: team.data.invitations.map((pending) =>
-              pending.id === invitation.id ? { ...pending, ...answer.invitation } : pending,
+            invitations: team.data.invitations.map((listed) =>
+              listed.id === invitation.id ? { ...listed, ...answer.invitation, status: 'pending' } : listed,
             ),
           });
         }
@@ -464,29 +567,33 @@ export default function Team() {
       { done: removedSentence(user, tokenCount, revoke) },
     );
   };
-  const revokeInvitation = (invitation: Invitation) => {
-    resetting.clear();
-    renewing.clear();
-    void confirmed.run(async () => {
-      await api('DELETE', `/team/invitations/${invitation.id}`);
-      setCancelling(null);
-      team.reload();
-    });
+  /**
+   * As Remove does: the row leaves its table as the confirmation closes, so the confirmation,
+   * whose opener is gone, gives the focus to the page's content (Dialog) rather than to the
+   * button, which the reload then took away, dropping the focus to the body; and the note where
+   * the row was says so. It said nothing before.
+   */
+  const cancelInvitation = (invitation: ListedInvitation) => {
+    void confirmed.run(
+      async () => {
+        await api('DELETE', `/team/invitations/${invitation.id}`);
+        setCancelling(null);
+        if (team.data) {
+          team.set({
+            ...team.data,
+            invitations: team.data.invitations.filter((listed) => listed.id !== invitation.id),
+          });
+        }
+        team.reload();
+      },
+      { done: `Invitation to ${invitation.email} cancelled.` },
+    );
   };
   /** An admin manages admins and members only; nobody removes themselves here. */
   const manageable = (user: User) => canManage && user.id !== me.user.id && roles.includes(user.role);
 
   const memberColumns: Column<TeamMember>[] = [
-    {
-      header: 'Name',
-      // One's own row says so: it has no actions, and "why can I not change my role?" is answered.
-      cell: (user) => (
-        <>
-          <Clipped text={user.name} />
-          {user.id === me.user.id && <span className="muted"> (you)</span>}
-        </>
-      ),
-    },
+    { header: 'Name', cell: (user) => <NameCell user={user} isViewer={user.id === me.user.id} /> },
     { header: 'Email', cell: (user) => <EmailText text={user.email} />, fill: true },
     {
       header: 'Role',
@@ -499,7 +606,7 @@ export default function Team() {
             value={changing?.user.id === user.id ? changing.role : user.role}
             onChange={(role, select) => {
               if (role === user.role) return;
-              startRowAction(user.id);
+              startRowAction('people', user.id);
               setChanging({ user, role, select });
             }}
           />
@@ -509,11 +616,11 @@ export default function Team() {
     },
     { header: 'Last sign-in', cell: (user) => <Time value={user.last_sign_in_at} empty="Never" short withTime /> },
   ];
-  const invitationColumns: Column<PendingInvitation>[] = [
+  const invitationColumns: Column<ListedInvitation>[] = [
     { header: 'Email', cell: (invitation) => <EmailText text={invitation.email} />, fill: true },
     { header: 'Role', cell: (invitation) => ROLE_NAMES[invitation.role] },
     { header: 'Invited by', cell: (invitation) => <EmailText text={inviterLabel(invitation)} /> },
-    { header: 'Expires', cell: (invitation) => <Time value={invitation.expires_at} short withTime /> },
+    { header: 'Expires', cell: (invitation) => <InvitationExpiry invitation={invitation} /> },
   ];
   if (canManage) {
     memberColumns.push({
@@ -531,13 +638,18 @@ export default function Team() {
                 </button>{' '}
               </>
             )}
+            {/* Where Reset link would be, why it is not, when only a role held before keeps it. */}
+            {user.reset_link_former_role && (
+              <span className="hint reset-link-absent">
+                {RESET_LINK_AFTER_FORMER_ROLE[user.reset_link_former_role]}
+              </span>
+            )}
             <button
               type="button"
               className="button small danger-outline"
               onClick={() => {
                 // The note goes where the row will have been: after the row before it.
-                const members = team.data?.members ?? [];
-                startRowAction(members[members.findIndex((member) => member.id === user.id) - 1]?.id ?? null);
+                startRowAction('people', rowBefore(team.data?.members ?? [], user.id));
                 setRevokeTokens(false);
                 setRemoving(user);
               }}
@@ -559,7 +671,7 @@ export default function Team() {
               <BusyButton
                 type="button"
                 className="button small"
-                busy={renewing.busy && renewedRow === invitation.id}
+                busy={renewing.busy && rowNote?.after === invitation.id}
                 onClick={() => makeNewLink(invitation)}
               >
                 {team.data?.emails ? 'Resend' : 'New link'}
@@ -571,7 +683,8 @@ export default function Team() {
               type="button"
               className="button small"
               onClick={() => {
-                renewing.clear();
+                // As for Remove: the note goes where the row will have been.
+                startRowAction('invitations', rowBefore(team.data?.invitations ?? [], invitation.id));
                 setCancelling(invitation);
               }}
             >
@@ -596,41 +709,18 @@ export default function Team() {
       {team.error && <ErrorNote message={team.error} onRetry={team.reload} />}
       {team.data && (
         <>
-          <DataTable
-            caption="People"
-            columns={memberColumns}
-            rows={team.data.members}
-            stacks
-            note={
-              noteAfter && {
-                after: noteAfter.row,
-                saying: Boolean(confirmed.done || resetting.error),
-                content: (
-                  <>
-                    <LiveStatus>{confirmed.done}</LiveStatus>
-                    {resetting.error && <ErrorNote message={resetting.error} />}
-                  </>
-                ),
-              }
-            }
-          />
-          {team.data.invitations.length > 0 && (
+          <DataTable caption="People" columns={memberColumns} rows={team.data.members} stacks note={noteIn('people')} />
+          {/* Kept while its note is there, the last invitation cancelled: the note says so where
+              the row was, in the live region it had before. */}
+          {(team.data.invitations.length > 0 || rowNote?.table === 'invitations') && (
             <>
-              <h2>Pending invitations</h2>
+              <h2>Invitations</h2>
               <DataTable
-                caption="Pending invitations"
+                caption="Invitations"
                 columns={invitationColumns}
                 rows={team.data.invitations}
                 stacks
-                note={
-                  renewedRow === null
-                    ? null
-                    : {
-                        after: renewedRow,
-                        saying: renewing.error !== null,
-                        content: renewing.error && <ErrorNote message={renewing.error} />,
-                      }
-                }
+                note={noteIn('invitations')}
               />
             </>
           )}
@@ -639,7 +729,8 @@ export default function Team() {
       {inviting && (
         <InviteDialog
           roles={roles}
-          pending={team.data?.invitations ?? []}
+          listed={team.data?.invitations ?? []}
+          emails={team.data?.emails ?? false}
           onClose={() => setInviting(false)}
           onInvited={team.reload}
         />
@@ -740,7 +831,7 @@ export default function Team() {
           confirmLabel="Cancel invitation"
           cancelLabel="Keep invitation"
           action={confirmed}
-          onConfirm={() => revokeInvitation(cancelling)}
+          onConfirm={() => cancelInvitation(cancelling)}
           onClose={() => setCancelling(null)}
         />
       )}
