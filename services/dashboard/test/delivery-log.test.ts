@@ -3,6 +3,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { description } from './support/field-errors.js';
 
 /**
  * An endpoint's delivery log, in a real headless Chromium against the real API and an HTTPS
@@ -18,6 +19,9 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
  * - `recovery.opened`: 46 failed attempts from 200 minutes ago, each retried a minute later, the
  *   last one given up (no retry).
  *
+ * The endpoint subscribes to those four types: the endpoints list, its page, its Edit form and
+ * its log's rows say them in words, with the code where an engineer looks for it.
+ *
  * A second endpoint's log holds more than three pages: one `recovery.opened` delivery of 160
  * failed attempts, a minute apart, given up. A Resend with 150 of them shown adds its attempt at
  * the top, and only it: Load more then goes on with no row twice and none missed.
@@ -28,6 +32,13 @@ const EMAIL = 'owner@acme-log.test';
 const HOOK_PATH = '/hooks/acme-log';
 const BUSY_PATH = '/hooks/acme-busy';
 const BUSY_ATTEMPTS = 160;
+/** The log's endpoint's event types, in the catalog's order, with their words (labels.ts). */
+const SUBSCRIBED = [
+  ['recovery.opened', 'Payment failed, recovery started'],
+  ['recovery.recovered', 'Payment recovered'],
+  ['recovery.lost', 'Payment lost'],
+  ['cancel.lost', 'Customer canceled'],
+] as const;
 const MINUTE = 60_000;
 let context: BrowserContext;
 let page: Page;
@@ -102,7 +113,8 @@ beforeAll(async () => {
         processor: 'connected',
         users: [{ key: 'owner', email: EMAIL, role: 'owner' }],
         webhooks: [
-          { key: 'hook', name: 'Log CRM', url: receiver.url(HOOK_PATH) },
+          // The four types its log holds, for the words on the list, its page and its Edit form.
+          { key: 'hook', name: 'Log CRM', url: receiver.url(HOOK_PATH), events: SUBSCRIBED.map(([type]) => type) },
           { key: 'busy', name: 'Busy CRM', url: receiver.url(BUSY_PATH) },
         ],
       },
@@ -341,5 +353,99 @@ describe('the delivery log', () => {
     await rows().nth(160).waitFor();
     expect(await attemptsShown()).toEqual(countDown(BUSY_ATTEMPTS + 1, 1));
     await expect(loadMore.count()).resolves.toBe(0);
+  });
+});
+
+/** How a piece of text is set, and where: to tell the code, small and monospace, under its words. */
+function setAs(text: Locator) {
+  return text.evaluate((element) => {
+    const style = element.ownerDocument.defaultView!.getComputedStyle(element);
+    const box = element.getBoundingClientRect();
+    return {
+      size: parseFloat(style.fontSize),
+      monospace: /monospace/.test(style.fontFamily),
+      visible: element.checkVisibility(),
+      top: box.top,
+      bottom: box.bottom,
+    };
+  });
+}
+
+/** `code` is set small and monospace, on a line under `words`, both visible. */
+async function expectCodeUnder(words: Locator, code: Locator): Promise<void> {
+  const [above, under] = [await setAs(words), await setAs(code)];
+  expect({ words: above.visible, code: under.visible }).toEqual({ words: true, code: true });
+  expect({ words: above.monospace, code: under.monospace }).toEqual({ words: false, code: true });
+  expect(under.size).toBeLessThan(above.size);
+  expect(under.top).toBeGreaterThanOrEqual(above.bottom - 1);
+}
+
+describe("an endpoint's event types, in words (as the Security log says them)", () => {
+  it('the endpoints list says them in words, with each code in the title', async () => {
+    await page.goto(`${world.current.url}/dashboard/settings/webhooks`);
+    const endpoint = page
+      .getByRole('table', { name: 'Webhook endpoints' })
+      .getByRole('row')
+      .filter({ hasText: 'Log CRM' });
+    const events = endpoint.getByRole('cell').nth(2);
+    await events.waitFor();
+    await expect(events.textContent()).resolves.toBe(SUBSCRIBED.map(([, words]) => words).join(', '));
+    await expect(events.locator('[title]').getAttribute('title')).resolves.toBe(
+      SUBSCRIBED.map(([type, words]) => `${words} (${type})`).join(', '),
+    );
+  });
+
+  it("its page says them in words, each with its code beside it, and so do its Edit form's choices", async () => {
+    await openEndpoint();
+    const events = page
+      .getByRole('term')
+      .filter({ hasText: /^Events$/ })
+      .locator('xpath=following-sibling::dd')
+      .getByRole('listitem');
+    await expect(events.allTextContents()).resolves.toEqual(SUBSCRIBED.map(([type, words]) => `${words} ${type}`));
+    await expect(events.locator('code').allTextContents()).resolves.toEqual(SUBSCRIBED.map(([type]) => type));
+
+    // The Edit form: each choice in words, its code small and monospace under them (an engineer
+    // matches it in the receiver); the checkbox is still named by the code, its words its
+    // description (dashboard.md's names), and the four are ticked.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit endpoint' });
+    for (const [type, words] of SUBSCRIBED) {
+      const choice = dialog.getByRole('checkbox', { name: type, exact: true });
+      await expect(choice.isChecked()).resolves.toBe(true);
+      await expect(description(choice)).resolves.toBe(words);
+      const label = dialog.locator('label').filter({ has: page.getByRole('checkbox', { name: type, exact: true }) });
+      await expectCodeUnder(label.getByText(words, { exact: true }), label.getByText(type, { exact: true }));
+    }
+    await expect(dialog.getByRole('checkbox', { name: 'trial.reminder_sent', exact: true }).isChecked()).resolves.toBe(
+      false,
+    );
+    await expectCodeUnder(
+      dialog.getByText('Trial reminder sent', { exact: true }),
+      dialog.getByText('trial.reminder_sent', { exact: true }),
+    );
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it("its log's rows say each event type in words, its code on a quieter line under them", async () => {
+    await openEndpoint();
+    await rows().nth(49).waitFor();
+    // Every row's summary reads its words, then its code (not the code alone).
+    const shown = await log()
+      .getByRole('button', { expanded: false })
+      .evaluateAll((buttons) => buttons.map((button) => button.querySelector('code')?.parentElement?.textContent));
+    expect(new Set(shown)).toEqual(new Set(SUBSCRIBED.map(([type, words]) => `${words} ${type}`)));
+    for (const [type, words] of SUBSCRIBED) {
+      // The button is named by its content: the outcome, the words, the code, then the status.
+      const summary = log()
+        .getByRole('button', {
+          name: new RegExp(`^(Failed|Succeeded) ${words} ${type.replace('.', '\\.')} \\d{3} attempt`),
+        })
+        .first();
+      await expectCodeUnder(summary.getByText(words, { exact: true }), summary.getByText(type, { exact: true }));
+    }
+    // Its filter keeps the code in the address, as the API names it.
+    await page.getByLabel('Event type').selectOption('recovery.lost');
+    await eventually(() => new URL(page.url()).searchParams.get('log_event_type') === 'recovery.lost');
   });
 });

@@ -35,8 +35,14 @@ import {
 
 /** The labels table (src/labels.ts) against the server's own sets, so a new code gets words. */
 describe('labels', () => {
-  it('names every event type of the catalog, and nothing else', () => {
+  it('names every event type of the catalog, and nothing else, in sentence case, none the same as another', () => {
     expect(Object.keys(EVENT_TYPE_LABELS).sort()).toEqual([...EVENT_TYPES].sort());
+    // Every page that shows an event type (the webhooks pages, the timeline, the Security log)
+    // shows these words: none may fall back to its code humanized ("Recovery recovered").
+    const words = EVENT_TYPES.map(eventTypeLabel);
+    expect(words).toEqual(EVENT_TYPES.map((type) => EVENT_TYPE_LABELS[type]));
+    for (const label of words) expect(label).toMatch(/^[A-Z][a-z]*(,? [a-z]+)*$/);
+    expect(new Set(words).size).toBe(words.length);
   });
 
   it('names only decline codes the category table knows (a typo would never show)', () => {

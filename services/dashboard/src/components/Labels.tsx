@@ -11,6 +11,22 @@ export function EventTypeName({ type }: { type: string }) {
 }
 
 /**
+ * An event type in words, as the Security log says it, and under them its code, smaller, quieter
+ * and monospace, for the engineer who matches it in a receiver (an endpoint's events, a delivery
+ * log row). The code wraps after its dot or underscore in a narrow column (`recovery.` / `opened`).
+ */
+export function EventTypeWithCode({ type }: { type: string }) {
+  return (
+    <>
+      <span>{eventTypeLabel(type)}</span>{' '}
+      <code className="secondary">
+        <BreakAfterSeparators text={type} />
+      </code>
+    </>
+  );
+}
+
+/**
  * A security log action in words, its recorded code on a quieter line under it; an unknown code
  * alone. In the log's narrow Action column a long code goes onto another line after its dot or
  * an underscore (`processor.` / `mode_switched`), not mid-word.

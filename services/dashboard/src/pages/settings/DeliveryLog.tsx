@@ -1,7 +1,8 @@
 import { useRef, useState, type ReactNode } from 'react';
 import { api, query } from '../../api/client.js';
 import type { Attempt, List } from '../../api/types.js';
-import { BreakableUrl, BreakAfterSeparators } from '../../components/BreakableUrl.js';
+import { BreakableUrl } from '../../components/BreakableUrl.js';
+import { EventTypeWithCode } from '../../components/Labels.js';
 import { Badge, Filter, useFocusNewRows } from '../../components/ListPage.js';
 import { Empty, ErrorNote, Loading } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
@@ -106,9 +107,10 @@ function Entry({
         onClick={() => setExpanded((value) => !value)}
       >
         <Badge value={entry.outcome} label={attemptOutcomeLabel(entry.outcome)} />
-        <code>
-          <BreakAfterSeparators text={entry.event_type} />
-        </code>
+        {/* Its words, and its code on a quieter line under them, as the receiver gets it. */}
+        <span className="log-event">
+          <EventTypeWithCode type={entry.event_type} />
+        </span>
         <span>{entry.http_status ?? '—'}</span>
         <span className="muted">attempt {entry.attempt}</span>
         <span className="log-time">

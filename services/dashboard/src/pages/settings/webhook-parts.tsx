@@ -4,6 +4,7 @@ import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Dialog, DoneActions } from '../../components/Dialog.js';
 import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
+import { EventTypeWithCode } from '../../components/Labels.js';
 import { Clipped } from '../../components/ListPage.js';
 import { errorBesideStatus } from '../../format.js';
 import { attemptOutcomeLabel, eventTypeLabel } from '../../labels.js';
@@ -25,11 +26,27 @@ function urlProblem(url: string): string | null {
   return null;
 }
 
-/** The events an endpoint subscribes to; `clipped` in a list cell, whole in the title. */
+/**
+ * The events an endpoint subscribes to, in words (labels.ts, as the Security log says them). In a
+ * list cell (`clipped`) one line of the words, each with its code in the title; on the endpoint's
+ * page each type's words over its code: the engineer setting up a receiver matches the codes.
+ */
 export function EventsCell({ events, clipped = false }: { events: string[]; clipped?: boolean }) {
   if (events.length === 0) return <span>All events</span>;
-  const text = events.join(', ');
-  return clipped ? <Clipped className="event-list" text={text} /> : <span className="event-list">{text}</span>;
+  if (clipped) {
+    const words = events.map(eventTypeLabel).join(', ');
+    const withCodes = events.map((type) => `${eventTypeLabel(type)} (${type})`).join(', ');
+    return <Clipped className="event-list" text={words} title={withCodes} />;
+  }
+  return (
+    <ul className="event-list">
+      {events.map((type) => (
+        <li key={type}>
+          <EventTypeWithCode type={type} />
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 /** Why an endpoint is off, when it is: by hand, or by the worker after 10 failures in a row. */
@@ -184,8 +201,9 @@ export function EndpointFormDialog({
             />
             All events
           </label>
-          {/* Each type is named by its code (dashboard.md: the browser tests find the checkbox
-              by it) and says in words what it is (labels.ts), tied as its description. */}
+          {/* Each type shows its words (labels.ts), and under them its code, small, for the
+              engineer who matches it in a receiver. The checkbox is named by the code
+              (dashboard.md: the browser tests find it by it), its words its description. */}
           {eventTypes.map((type) => (
             <label className="checkbox event-choice" key={type}>
               <input
@@ -196,10 +214,10 @@ export function EndpointFormDialog({
                 onChange={(event) => toggle(type, event.target.checked)}
               />
               <span>
-                <code id={`${groupId}-${type}`}>{type}</code>
-                <span className="secondary" id={`${groupId}-${type}-words`}>
-                  {eventTypeLabel(type)}
-                </span>
+                <span id={`${groupId}-${type}-words`}>{eventTypeLabel(type)}</span>
+                <code className="secondary" id={`${groupId}-${type}`}>
+                  {type}
+                </code>
               </span>
             </label>
           ))}
