@@ -744,6 +744,52 @@ describe('overview', () => {
       ]);
     });
 
+    // A row's header (a category, a month) reads as body text, not in the column headers' small
+    // grey capitals: as a table (the categories at 390 and 1280 px) beside the column headers,
+    // which keep them, and stacked (the categories at 320 and 801 px, the outcomes at every width),
+    // on a line of its own above its figures.
+    it.each(['Campaigns by decline category', 'Cancel sessions by outcome by month'])(
+      '%s: its row headers read as body text, its column headers as headers',
+      async (name) => {
+        const figure = sized.getByRole('figure', { name });
+        const table = figure.getByRole('table', { name });
+        if (!(await table.isVisible())) await figure.getByText('Show as a table').click();
+        await table.getByRole('rowheader').first().waitFor();
+        const seen = await table.evaluate((element) => {
+          const view = element.ownerDocument.defaultView!;
+          const looks = (cell: Parameters<typeof view.getComputedStyle>[0]) => {
+            const style = view.getComputedStyle(cell);
+            return {
+              case: style.textTransform,
+              color: style.color,
+              size: style.fontSize,
+              spacing: style.letterSpacing,
+            };
+          };
+          const row = element.querySelector('tbody tr')!;
+          const rowHeader = row.querySelector('th')!;
+          const figure = row.querySelector('td')!;
+          return {
+            stacked: element.querySelector('thead')!.getBoundingClientRect().height <= 1,
+            rowHeader: looks(rowHeader),
+            body: looks(figure),
+            columnHeader: looks(element.querySelector('thead th')),
+            headerAboveFigures: rowHeader.getBoundingClientRect().bottom <= figure.getBoundingClientRect().top + 1,
+          };
+        });
+        expect(seen.rowHeader).toEqual(seen.body);
+        expect(seen.rowHeader.case).not.toBe('uppercase');
+        expect(seen.columnHeader.case).toBe('uppercase');
+        expect(seen.columnHeader.color).not.toBe(seen.rowHeader.color);
+        const stacks = name !== 'Campaigns by decline category' || width === 320 || width === 801;
+        expect({ width, stacked: seen.stacked, headerAboveFigures: seen.headerAboveFigures }).toEqual({
+          width,
+          stacked: stacks,
+          headerAboveFigures: stacks,
+        });
+      },
+    );
+
     it.each(['Campaigns by decline category', 'Cancellation reasons'])(
       '%s: draws every category label whole, on one line or more, inside the canvas',
       async (name) => {
