@@ -49,9 +49,28 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: strin
   };
 }
 
+/** A 400 `invalid_param` naming one query parameter (docs/dashboard-api.md, "Conventions"). */
+export interface ParamRefusal {
+  param: string;
+  /** The server's words, `param: reason`. */
+  message: string;
+}
+
+/**
+ * The parameter a failure refused, when it is a 400 `invalid_param` about one: a list asked with a
+ * filter value its server does not have, which asking again cannot mend (any other failure can be
+ * tried again).
+ */
+function paramRefusal(failure: unknown): ParamRefusal | null {
+  if (!(failure instanceof ApiError) || failure.status !== 400 || failure.type !== 'invalid_param') return null;
+  return failure.param ? { param: failure.param, message: failure.message } : null;
+}
+
 export interface Paged<T> {
   items: T[];
   error: string | null;
+  /** The last load's failure, when it was a refused parameter (paramRefusal). */
+  refusal: ParamRefusal | null;
   loading: boolean;
   hasMore: boolean;
   loadMore: () => void;
@@ -94,6 +113,7 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
   const [cursor, setCursor] = useState<string | null>(restored?.cursor ?? null);
   const [hasMore, setHasMore] = useState(restored?.hasMore ?? false);
   const [error, setError] = useState<string | null>(null);
+  const [refusal, setRefusal] = useState<ParamRefusal | null>(null);
   const [loading, setLoading] = useState(restored === null);
   const [round, setRound] = useState(0);
   const fetchRef = useRef(fetchPage);
@@ -104,6 +124,7 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
     const mine = ++generation.current;
     setLoading(true);
     setError(null);
+    setRefusal(null);
     fetchRef.current(after).then(
       (page) => {
         if (mine !== generation.current) return;
@@ -115,6 +136,7 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
       (failure: unknown) => {
         if (mine !== generation.current) return;
         setError(errorMessage(failure));
+        setRefusal(paramRefusal(failure));
         setLoading(false);
       },
     );
@@ -165,6 +187,7 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
   return {
     items,
     error,
+    refusal,
     loading,
     hasMore,
     loadMore: () => run(cursor, true),
