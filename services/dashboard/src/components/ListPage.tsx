@@ -12,7 +12,8 @@ import { useStacked, type Stacks } from './use-stacked.js';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import type { Paged } from '../hooks.js';
 import { useFilters } from '../router.js';
-import { Empty, ErrorNote, Loading } from './states.js';
+import { ErrorNote, Loading } from './states.js';
+import { EmptyList, quoted, useReportRefusal, type FilterState } from './FilterStates.js';
 import { BusyButton } from './BusyButton.js';
 import { focusByScript } from '../focus.js';
 import { lengthProblem } from './Field.js';
@@ -46,7 +47,9 @@ interface RowNames {
 /**
  * A real <table> over a keyset-paged list, with its loading, empty and error states and Load more.
  * Its outcome after a filter change or Load more is said in a polite live region (useListStatus),
- * and Load more puts the focus on the first row it brought (useFocusNewRows).
+ * and Load more puts the focus on the first row it brought (useFocusNewRows). With its page's
+ * `filterState`, a list of none offers Clear filters while a filter is set, and a filter value the
+ * server refused is passed to the page to say (FilterStates), not shown as an error to try again.
  */
 export function PagedTable<T extends { id: string }>({
   caption,
@@ -56,22 +59,28 @@ export function PagedTable<T extends { id: string }>({
   rowNames,
   stacks = false,
   sayFirstLoad = false,
+  filterState,
 }: {
   caption: string;
   columns: Column<T>[];
   list: Paged<T>;
-  /** What a list of none says, on screen and in its live region (a sentence, and a way out of it). */
+  /** What a list of none says, on screen and in its live region (a sentence; Clear filters is added). */
   empty: ReactNode;
   rowNames: RowNames;
   stacks?: Stacks;
   /** Its first load is a search's result, said as any other (useShownAfterAskingNothing). */
   sayFirstLoad?: boolean;
+  /** The page's filters (useFilterState). */
+  filterState?: FilterState;
 }) {
   const boxRef = useRef<HTMLDivElement>(null);
   const loadMore = useFocusNewRows(list, boxRef);
   const said = useListStatus(list, rowNames, sayFirstLoad);
+  useReportRefusal(list, filterState);
   const nothing = list.items.length === 0 && !list.loading && !list.error;
   const body = () => {
+    // The page says a refused filter value in place of the list (UnknownFilters).
+    if (filterState?.isAboutFilter(list.refusal)) return null;
     if (list.error && list.items.length === 0) return <ErrorNote message={list.error} onRetry={list.reload} />;
     if (list.loading && list.items.length === 0) return <Loading />;
     return (
@@ -91,7 +100,9 @@ export function PagedTable<T extends { id: string }>({
   // The list's live region: its "nothing matches" on screen, or its count for screen readers only.
   return (
     <>
-      <div role="status">{nothing ? <Empty>{empty}</Empty> : <span className="visually-hidden">{said}</span>}</div>
+      <div role="status">
+        {nothing ? <EmptyList state={filterState}>{empty}</EmptyList> : <span className="visually-hidden">{said}</span>}
+      </div>
       {!nothing && body()}
     </>
   );
@@ -282,6 +293,9 @@ export function DataTable<T extends { id: string }>({
   );
 }
 
+/** Longest unknown value shown whole as a Filter's option. */
+const UNKNOWN_OPTION_CHARACTERS = 24;
+
 /** A labelled option: its value (an API code, or a list of them, as the address keeps it) and its words. */
 export interface FilterOption {
   value: string;
@@ -299,17 +313,22 @@ export interface FilterGroup {
  * what is shown is each one's label: `optionLabel`'s words for plain string options, with "All"
  * (the empty value) first, or labelled options as given, with no "All"; a group's are under its
  * heading. There is no default label: a code humanized ("in flight") is not a label
- * (docs/dashboard-ui.md, "Labels").
+ * (docs/dashboard-ui.md, "Labels"). A value none of its options has (an address edited by hand)
+ * is shown as it is, selected: a <select> would read its first option, "All", over a list
+ * filtered otherwise, or over the note that says the value is unknown (`problemId`, FilterStates).
  */
 export function Filter({
   label,
   value,
   onChange,
+  problemId,
   ...choices
 }: {
   label: string;
   value: string;
   onChange: (value: string) => void;
+  /** The id of what says this value is unknown, when it is: the select is then `aria-invalid`. */
+  problemId?: string | undefined;
 } & (
   | { options: readonly string[]; optionLabel: (value: string) => string }
   | { options: readonly (FilterOption | FilterGroup)[]; optionLabel?: never }
@@ -326,11 +345,23 @@ export function Filter({
       {option.label}
     </option>
   );
+  const offered = options.some((option) =>
+    'group' in option ? option.options.some((one) => one.value === value) : option.value === value,
+  );
+  // Cut short: the select is as wide as its longest option, and the note under it says it whole.
+  const shown = offered
+    ? options
+    : [{ value, label: `${quoted(value, UNKNOWN_OPTION_CHARACTERS)} (unknown)` }, ...options];
   return (
     <label className="filter">
       <span>{label}</span>
-      <select value={value} onChange={(event) => onChange(event.target.value)}>
-        {options.map((option) =>
+      <select
+        value={value}
+        aria-invalid={problemId ? true : undefined}
+        aria-describedby={problemId}
+        onChange={(event) => onChange(event.target.value)}
+      >
+        {shown.map((option) =>
           'group' in option ? (
             <optgroup key={option.group} label={option.group}>
               {option.options.map(choice)}
@@ -559,6 +590,8 @@ interface DayField {
   label: string;
   value: string;
   onChange: (value: string) => void;
+  /** The id of what says this field's value is unknown, when it is (FilterStates). */
+  problemId?: string | undefined;
 }
 
 /**
@@ -588,8 +621,8 @@ export function DayRangeFilter({
   const problemId = problem ? id : undefined;
   return (
     <>
-      <DateFilter {...from} problemId={problemId} zoneId={zoneId} />
-      <DateFilter {...before} problemId={problemId} zoneId={zoneId} />
+      <DateFilter {...from} problemId={problemId ?? from.problemId} zoneId={zoneId} />
+      <DateFilter {...before} problemId={problemId ?? before.problemId} zoneId={zoneId} />
       {after}
       {problem && (
         <p id={id} className="field-error filters-problem" role="alert">

@@ -80,6 +80,7 @@ export function useZonedDays(days: DayParams, setParams: (next: Partial<DayParam
 export function ZonedDayRange({
   range,
   problem,
+  fieldProblems = {},
   labels,
   rows,
   utcNote,
@@ -87,6 +88,8 @@ export function ZonedDayRange({
 }: {
   range: ReturnType<typeof useZonedDays>['range'];
   problem: string | null;
+  /** The ids of what says a day of the address is not one (FilterStates' `fieldProblem`). */
+  fieldProblems?: { from?: string | undefined; to?: string | undefined };
   labels: { from: string; before: string };
   rows: string;
   utcNote?: string;
@@ -96,8 +99,13 @@ export function ZonedDayRange({
   const { viewer, fromLink, unknown, asked } = notes;
   return (
     <DayRangeFilter
-      from={{ label: labels.from, value: days.from, onChange: (from) => setDay({ from }) }}
-      before={{ label: labels.before, value: days.to, onChange: (to) => setDay({ to }) }}
+      from={{
+        label: labels.from,
+        value: days.from,
+        onChange: (from) => setDay({ from }),
+        problemId: fieldProblems.from,
+      }}
+      before={{ label: labels.before, value: days.to, onChange: (to) => setDay({ to }), problemId: fieldProblems.to }}
       problem={problem}
       zone={zone}
       after={after}

@@ -11,6 +11,7 @@ import {
   useListFilters,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
+import { dayCheck, oneOf, UnknownFilters, useFilterState, type FilterState } from '../components/FilterStates.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
 import { useZonedDays, ZonedDayRange } from '../components/ZonedDays.js';
@@ -33,10 +34,27 @@ function exportFiltersOf(apiFilters: ApiFilters, filters: Filters, zone: string)
   return { ...apiFilters, tz: filters.from || filters.to ? zone : '' };
 }
 
+/** What the list has for each filter, to say an address's value it does not have before asking. */
+const CHECKS = {
+  status: { says: 'status', knows: oneOf(CAMPAIGN_STATUSES) },
+  decline_category: { says: 'decline category', knows: oneOf(DECLINE_CATEGORIES) },
+  from: dayCheck('the start day'),
+  to: dayCheck('the end day'),
+  q: { says: 'the search' },
+};
+
 /** Under the box: what it finds, and the shortest search the server takes. */
 const SEARCHES = "A whole invoice id, or part of a customer's email or name. At least 3 characters.";
 
-function CampaignTable({ apiFilters, sayFirstLoad }: { apiFilters: ApiFilters; sayFirstLoad: boolean }) {
+function CampaignTable({
+  apiFilters,
+  sayFirstLoad,
+  filterState,
+}: {
+  apiFilters: ApiFilters;
+  sayFirstLoad: boolean;
+  filterState: FilterState;
+}) {
   const list = usePaged(
     (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...apiFilters, cursor })}`),
     `campaigns${query(apiFilters)}`,
@@ -50,6 +68,7 @@ function CampaignTable({ apiFilters, sayFirstLoad }: { apiFilters: ApiFilters; s
       rowNames={{ one: 'campaign', other: 'campaigns' }}
       stacks="titled"
       sayFirstLoad={sayFirstLoad}
+      filterState={filterState}
     />
   );
 }
@@ -59,12 +78,15 @@ export default function Campaigns() {
   const days = useZonedDays(filters, setParams);
   const { tz: _tz, ...listed } = filters;
   const apiFilters: ApiFilters = { ...listed, ...days.api };
+  const state = useFilterState(filters, setParams, CHECKS);
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
   const rangeProblem = days.problem;
   // A search under 3 characters would be refused: said at the box, and nothing is asked.
   const qProblem = searchProblem(filters.q);
-  const asksNothing = Boolean(rangeProblem || qProblem);
+  // A value the list does not have (a hand-edited address, an old bookmark) is said in its place.
+  const unknown = state.unknown.length > 0;
+  const asksNothing = Boolean(rangeProblem || qProblem || unknown);
   const afterAskingNothing = useShownAfterAskingNothing(asksNothing);
   return (
     <>
@@ -77,7 +99,7 @@ export default function Campaigns() {
           }
         />
       </PageHeader>
-      <div className="filters" role="search" aria-label="Filter campaigns">
+      <div className="filters" role="search" aria-label="Filter campaigns" ref={state.rowRef}>
         <SearchFilter
           label="Search by invoice id, customer email or name"
           buttonLabel="Search campaigns"
@@ -92,6 +114,7 @@ export default function Campaigns() {
           options={CAMPAIGN_STATUSES}
           optionLabel={campaignStatusLabel}
           onChange={(status) => setParams({ status })}
+          problemId={state.fieldProblem('status')}
         />
         <Filter
           label="Decline category"
@@ -99,16 +122,19 @@ export default function Campaigns() {
           options={DECLINE_CATEGORIES}
           optionLabel={declineCategoryLabel}
           onChange={(decline_category) => setParams({ decline_category })}
+          problemId={state.fieldProblem('decline_category')}
         />
         <ZonedDayRange
           range={days.range}
           problem={rangeProblem}
+          fieldProblems={{ from: state.fieldProblem('from'), to: state.fieldProblem('to') }}
           labels={{ from: 'First failed from', before: 'First failed before' }}
           rows="campaigns"
           utcNote="The Overview and its charts count UTC days, so near midnight their counts can differ from this list's."
         />
       </div>
-      {!asksNothing && <CampaignTable apiFilters={apiFilters} sayFirstLoad={afterAskingNothing} />}
+      {unknown && <UnknownFilters state={state} />}
+      {!asksNothing && <CampaignTable apiFilters={apiFilters} sayFirstLoad={afterAskingNothing} filterState={state} />}
     </>
   );
 }

@@ -2,7 +2,8 @@ import { CANCEL_OUTCOMES, CANCEL_REASON_CODES } from '@retention/core/enums';
 import { API_BASE, api, query } from '../api/client.js';
 import type { CancelSession, List } from '../api/types.js';
 import { CANCEL_SESSION_COLUMNS } from '../components/columns.js';
-import { ExportLink, Filter, PagedTable } from '../components/ListPage.js';
+import { oneOf, UnknownFilters, useFilterState, type FilterState } from '../components/FilterStates.js';
+import { ExportLink, Filter, PagedTable, useShownAfterAskingNothing } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
 import { useFilters } from '../router.js';
@@ -10,25 +11,62 @@ import { cancelOutcomeLabel, cancelReasonLabel } from '../labels.js';
 
 const FILTERS = ['outcome', 'reason_code'] as const;
 
-export default function CancelSessions() {
-  const [filters, setParams] = useFilters(FILTERS);
-  const filterQuery = query(filters);
+/** What the list has for each filter, to say an address's value it does not have before asking. */
+const CHECKS = {
+  outcome: { says: 'outcome', knows: oneOf(CANCEL_OUTCOMES) },
+  reason_code: { says: 'reason', knows: oneOf(CANCEL_REASON_CODES) },
+};
+
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+function CancelSessionTable({
+  filters,
+  sayFirstLoad,
+  filterState,
+}: {
+  filters: Filters;
+  sayFirstLoad: boolean;
+  filterState: FilterState;
+}) {
   const list = usePaged(
     (cursor) => api<List<CancelSession>>('GET', `/cancel_sessions${query({ ...filters, cursor })}`),
-    `sessions${filterQuery}`,
+    `sessions${query(filters)}`,
   );
+  return (
+    <PagedTable
+      caption="Cancel sessions"
+      columns={CANCEL_SESSION_COLUMNS}
+      list={list}
+      empty="No cancel sessions match."
+      rowNames={{ one: 'cancel session', other: 'cancel sessions' }}
+      stacks="titled"
+      sayFirstLoad={sayFirstLoad}
+      filterState={filterState}
+    />
+  );
+}
+
+export default function CancelSessions() {
+  const [filters, setParams] = useFilters(FILTERS);
+  const state = useFilterState(filters, setParams, CHECKS);
+  const filterQuery = query(filters);
+  // A value the list does not have (a hand-edited address, an old bookmark) is said in its place,
+  // and neither the list nor the export asks the server.
+  const unknown = state.unknown.length > 0;
+  const afterAskingNothing = useShownAfterAskingNothing(unknown);
   return (
     <>
       <PageHeader title="Cancel sessions">
-        <ExportLink href={`${API_BASE}/cancel_sessions/export.csv${filterQuery}`} />
+        <ExportLink href={unknown ? null : `${API_BASE}/cancel_sessions/export.csv${filterQuery}`} />
       </PageHeader>
-      <div className="filters" role="search" aria-label="Filter cancel sessions">
+      <div className="filters" role="search" aria-label="Filter cancel sessions" ref={state.rowRef}>
         <Filter
           label="Outcome"
           value={filters.outcome}
           options={CANCEL_OUTCOMES}
           optionLabel={cancelOutcomeLabel}
           onChange={(outcome) => setParams({ outcome })}
+          problemId={state.fieldProblem('outcome')}
         />
         <Filter
           label="Reason"
@@ -36,16 +74,14 @@ export default function CancelSessions() {
           options={CANCEL_REASON_CODES}
           optionLabel={cancelReasonLabel}
           onChange={(reason_code) => setParams({ reason_code })}
+          problemId={state.fieldProblem('reason_code')}
         />
       </div>
-      <PagedTable
-        caption="Cancel sessions"
-        columns={CANCEL_SESSION_COLUMNS}
-        list={list}
-        empty="No cancel sessions match."
-        rowNames={{ one: 'cancel session', other: 'cancel sessions' }}
-        stacks="titled"
-      />
+      {unknown ? (
+        <UnknownFilters state={state} />
+      ) : (
+        <CancelSessionTable filters={filters} sayFirstLoad={afterAskingNothing} filterState={state} />
+      )}
     </>
   );
 }

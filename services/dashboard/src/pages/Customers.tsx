@@ -11,18 +11,27 @@ import {
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
 import { lengthProblem } from '../components/Field.js';
+import { UnknownFilters, useFilterState, type FilterState } from '../components/FilterStates.js';
 import { PageHeader } from '../components/states.js';
 import { usePaged } from '../hooks.js';
 
 /** The filters of the list and of its export, as the API names them (docs/dashboard-api.md). */
 const FILTERS = ['q', 'tag'] as const;
 
+/**
+ * Both are free text, which the page cannot check for values the list does not have: what the
+ * server refuses in them (a control character) is said with its reason.
+ */
+const CHECKS = { q: { says: 'the search' }, tag: { says: 'the tag' } };
+
 function CustomerTable({
   filters,
   sayFirstLoad,
+  filterState,
 }: {
   filters: Record<(typeof FILTERS)[number], string>;
   sayFirstLoad: boolean;
+  filterState: FilterState;
 }) {
   const filterQuery = query(filters);
   const list = usePaged(
@@ -38,6 +47,7 @@ function CustomerTable({
       rowNames={{ one: 'customer', other: 'customers' }}
       stacks="titled"
       sayFirstLoad={sayFirstLoad}
+      filterState={filterState}
     />
   );
 }
@@ -46,12 +56,15 @@ function CustomerTable({
 const TAG_LIMIT = 100;
 
 export default function Customers() {
-  const { filters, search } = useListFilters(FILTERS, FILTERS);
+  const { filters, apply, search } = useListFilters(FILTERS, FILTERS);
+  const state = useFilterState(filters, apply, CHECKS);
   // A search under 3 characters or over 320, or a tag over 100, would be refused: said at its
   // box, and nothing is asked.
   const problem = searchProblem(filters.q);
   const tagProblem = lengthProblem(filters.tag.trim().length, TAG_LIMIT);
-  const asksNothing = Boolean(problem || tagProblem);
+  // What the server refused of the address is said in place of the list (UnknownFilters).
+  const refused = state.unknown.length > 0;
+  const asksNothing = Boolean(problem || tagProblem || refused);
   const afterAskingNothing = useShownAfterAskingNothing(asksNothing);
   return (
     <>
@@ -59,7 +72,7 @@ export default function Customers() {
         {/* The list and its export ask with the same filters: the address's, as applied. */}
         <ExportLink href={asksNothing ? null : `${API_BASE}/customers/export.csv${query(filters)}`} />
       </PageHeader>
-      <div className="filters" role="search" aria-label="Filter customers">
+      <div className="filters" role="search" aria-label="Filter customers" ref={state.rowRef}>
         <SearchFilter
           label="Search by email or name"
           buttonLabel="Search customers"
@@ -76,7 +89,8 @@ export default function Customers() {
           {...search('tag')}
         />
       </div>
-      {!asksNothing && <CustomerTable filters={filters} sayFirstLoad={afterAskingNothing} />}
+      {refused && <UnknownFilters state={state} />}
+      {!asksNothing && <CustomerTable filters={filters} sayFirstLoad={afterAskingNothing} filterState={state} />}
     </>
   );
 }

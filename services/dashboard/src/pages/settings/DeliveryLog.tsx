@@ -4,9 +4,17 @@ import type { Attempt, List } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { EventTypeWithCode } from '../../components/Labels.js';
 import { Badge, Filter, useFocusNewRows } from '../../components/ListPage.js';
-import { Empty, ErrorNote, Loading } from '../../components/states.js';
+import { ErrorNote, Loading } from '../../components/states.js';
+import {
+  EmptyList,
+  oneOf,
+  UnknownFilters,
+  useFilterState,
+  useReportRefusal,
+  type FilterState,
+} from '../../components/FilterStates.js';
 import { Time } from '../../components/Time.js';
-import { usePaged } from '../../hooks.js';
+import { usePaged, type Paged } from '../../hooks.js';
 import { useFilters } from '../../router.js';
 import { useAction } from '../../use-action.js';
 import { AttemptResult } from './webhook-parts.js';
@@ -184,9 +192,16 @@ function withResent(
   return [{ ...made, request_body: resent.request_body, retried_at: null }, ...rows];
 }
 
-function offered(value: string, options: readonly string[]): string {
-  return options.includes(value) ? value : '';
+/** What the log has for each filter (FilterStates): the API's outcomes, and the types it offers. */
+function filterChecks(types: readonly string[]) {
+  return {
+    log_outcome: { says: 'outcome', knows: oneOf(OUTCOMES), apiName: 'outcome' },
+    log_event_type: { says: 'event type', knows: oneOf(types), apiName: 'event_type' },
+  };
 }
+
+/** The log's page while the address asks for a value it does not have: nothing is asked. */
+const NO_ATTEMPTS: List<Attempt> = { object: 'list', data: [], has_more: false, next_cursor: null };
 
 function prettyJson(text: string): string {
   try {
@@ -194,6 +209,19 @@ function prettyJson(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * The log's loading, error and empty states. A filter value the server refused is not an error to
+ * try again: the page says it (UnknownFilters). Filters that match nothing offer Clear filters.
+ */
+function LogState({ list, state }: { list: Paged<Attempt>; state: FilterState }) {
+  if (list.loading && list.items.length === 0) return <Loading />;
+  if (list.error && !state.isAboutFilter(list.refusal)) return <ErrorNote message={list.error} onRetry={list.reload} />;
+  if (list.loading || list.error || list.items.length > 0) return null;
+  return (
+    <EmptyList state={state}>{state.anySet ? 'No deliveries match these filters.' : 'No deliveries yet.'}</EmptyList>
+  );
 }
 
 export function DeliveryLog({
@@ -218,31 +246,37 @@ export function DeliveryLog({
 }) {
   const types = [...eventTypes, 'ping'];
   const [filters, setFilters] = useFilters(FILTERS);
-  // A value the log does not offer (an address edited by hand, a type no longer offered) filters
-  // nothing: the API refused the log for it, under selects that read All.
-  const outcome = offered(filters.log_outcome, OUTCOMES);
-  const eventType = offered(filters.log_event_type, types);
+  const state = useFilterState(filters, setFilters, filterChecks(types), 'log');
+  // A value the log does not have (an address edited by hand) is said in place of the log, and
+  // the server is not asked. It filtered nothing once: the whole log, under an address asking
+  // for part of it.
+  const unknown = state.unknown.length > 0;
+  const { log_outcome: outcome, log_event_type: eventType } = filters;
   const list = usePaged(
     (cursor) =>
-      api<List<Attempt>>(
-        'GET',
-        `/webhooks/${endpointId}/deliveries${query({ outcome, event_type: eventType, cursor })}`,
-      ),
+      unknown
+        ? Promise.resolve(NO_ATTEMPTS)
+        : api<List<Attempt>>(
+            'GET',
+            `/webhooks/${endpointId}/deliveries${query({ outcome, event_type: eventType, cursor })}`,
+          ),
     `${endpointId}:${outcome}:${eventType}:${round}`,
   );
+  useReportRefusal(list, state);
   const logRef = useRef<HTMLUListElement>(null);
   const loadMore = useFocusNewRows(list, logRef, { rows: ':scope > li', control: 'button' });
   return (
     <section className="card" aria-labelledby="delivery-log-title">
       <div className="section-head">
         <h2 id="delivery-log-title">Delivery log</h2>
-        <div className="filters">
+        <div className="filters" ref={state.rowRef}>
           <Filter
             label="Outcome"
             value={outcome}
             options={OUTCOMES}
             optionLabel={attemptOutcomeLabel}
             onChange={(value) => setFilters({ log_outcome: value })}
+            problemId={state.fieldProblem('log_outcome')}
           />
           {/* Event types are names (`trial.reminder_sent`), shown as the log and the API write them. */}
           <Filter
@@ -251,6 +285,7 @@ export function DeliveryLog({
             options={types}
             optionLabel={(type) => type}
             onChange={(value) => setFilters({ log_event_type: value })}
+            problemId={state.fieldProblem('log_event_type')}
           />
           <button
             type="button"
@@ -264,11 +299,7 @@ export function DeliveryLog({
           </button>
         </div>
       </div>
-      {list.loading && list.items.length === 0 && <Loading />}
-      {list.error && <ErrorNote message={list.error} onRetry={list.reload} />}
-      {!list.loading && !list.error && list.items.length === 0 && (
-        <Empty>{outcome || eventType ? 'No deliveries match these filters.' : 'No deliveries yet.'}</Empty>
-      )}
+      {unknown ? <UnknownFilters state={state} /> : <LogState list={list} state={state} />}
       {list.items.length > 0 && (
         <ul className="log" aria-label="Deliveries, newest first" ref={logRef}>
           {list.items.map((entry) => (

@@ -1,5 +1,5 @@
 import { api, query } from '../../api/client.js';
-import { useMemo, useRef } from 'react';
+import { useMemo } from 'react';
 import type { List, SecurityEvent, User } from '../../api/types.js';
 import { useTeamMembers } from '../../components/ActorName.js';
 import {
@@ -11,6 +11,14 @@ import {
   type FilterGroup,
   type FilterOption,
 } from '../../components/ListPage.js';
+import {
+  ClearFilters,
+  dayCheck,
+  UnknownFilters,
+  useFilterState,
+  type FilterCheck,
+  type FilterState,
+} from '../../components/FilterStates.js';
 import { PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useZonedDays, ZonedDayRange } from '../../components/ZonedDays.js';
@@ -126,8 +134,6 @@ const columns = (members: ReadonlyMap<string, User>): Column<SecurityEvent>[] =>
  * `operator`, `processor`, `system`), and days as on Campaigns (`from`, `to`, the zone `tz`).
  */
 const FILTERS = ['action', 'actor', 'from', 'to', 'tz'] as const;
-type Filters = Record<(typeof FILTERS)[number], string>;
-const NO_FILTERS: Filters = { action: '', actor: '', from: '', to: '', tz: '' };
 
 /** Every action in the order the groups list them, for reading an address's list in that order. */
 const ACTION_ORDER = SECURITY_ACTION_GROUPS.flatMap((group) => group.actions as readonly string[]);
@@ -165,14 +171,13 @@ function actionValue(action: string): string {
 
 /**
  * An address's `action` the select does not offer (a list edited by hand), shown as selected
- * rather than a select reading "All actions" over a filtered list: "2 chosen actions", or as it
- * is when it names an action this page does not know (which the API refuses, said under it).
+ * rather than a select reading "All actions" over a filtered list: "2 chosen actions". One that
+ * names an action the log does not have is said in place of the log (the select shows it as it is).
  */
 function unofferedAction(action: string): FilterOption[] {
-  if (OFFERED_ACTIONS.has(action)) return [];
   const names = action.split(',');
-  const known = names.every((name) => ACTION_ORDER.includes(name));
-  return [{ value: action, label: known ? `${names.length} chosen actions` : action }];
+  if (OFFERED_ACTIONS.has(action) || !names.every((name) => ACTION_ORDER.includes(name))) return [];
+  return [{ value: action, label: `${names.length} chosen actions` }];
 }
 
 /**
@@ -192,17 +197,34 @@ function whoOptions(members: ReadonlyMap<string, User>): FilterGroup[] {
   return [...team, { group: 'Not a person', options: SECURITY_ACTOR_KIND_LABELS }];
 }
 
+/**
+ * What the log has for each filter, to say an address's value it does not have before asking.
+ * Someone not on the team is known only once the team is read (`teamRead`): until then the log
+ * asks, and the server's refusal says the same.
+ */
+function checksOf(members: ReadonlyMap<string, User>): Partial<Record<(typeof FILTERS)[number], FilterCheck>> {
+  const teamRead = members.size > 0;
+  const isActor = (actor: string) => {
+    const id = actor.toLowerCase();
+    return SECURITY_ACTOR_KIND_LABELS.some((kind) => kind.value === id) || !teamRead || members.has(id);
+  };
+  return {
+    action: { says: 'action', knows: (name) => ACTION_ORDER.includes(name), commaList: true },
+    actor: { says: 'changes by', knows: isActor, because: "who is not on this workspace's team" },
+    from: dayCheck('the start day'),
+    to: dayCheck('the end day'),
+  };
+}
+
 function SecurityLogTable({
   apiFilters,
-  filtered,
   members,
-  onClear,
+  filterState,
   sayFirstLoad,
 }: {
   apiFilters: Record<string, string>;
-  filtered: boolean;
   members: ReadonlyMap<string, User>;
-  onClear: () => void;
+  filterState: FilterState;
   sayFirstLoad: boolean;
 }) {
   const list = usePaged(
@@ -215,21 +237,11 @@ function SecurityLogTable({
       caption="Security log"
       columns={tableColumns}
       list={list}
-      empty={
-        filtered ? (
-          <>
-            No entries match these filters.
-            <button type="button" className="button small" onClick={onClear}>
-              Clear filters
-            </button>
-          </>
-        ) : (
-          'Nothing recorded yet.'
-        )
-      }
+      empty={filterState.anySet ? 'No entries match these filters.' : 'Nothing recorded yet.'}
       rowNames={{ one: 'entry', other: 'entries' }}
       stacks
       sayFirstLoad={sayFirstLoad}
+      filterState={filterState}
     />
   );
 }
@@ -238,33 +250,37 @@ export default function SecurityLog() {
   const [filters, setParams] = useFilters(FILTERS);
   const members = useTeamMembers(true);
   const days = useZonedDays(filters, setParams);
-  const filtersRef = useRef<HTMLDivElement>(null);
-  const filtered = Boolean(filters.action || filters.actor || filters.from || filters.to);
+  const checks = useMemo(() => checksOf(members), [members]);
+  const state = useFilterState(filters, setParams, checks, 'log');
   const apiFilters = { action: filters.action, actor: filters.actor, ...days.api };
   const action = filters.action && actionValue(filters.action);
   // Someone the select does not offer (no longer on the team; an id edited by hand) is shown as
-  // selected, not "Anyone"; the API refuses them, said under the filters.
+  // selected, not "Anyone", and said in place of the log.
   const actor = filters.actor.toLowerCase();
   const actorOffered = !actor || members.has(actor) || SECURITY_ACTOR_KIND_LABELS.some((kind) => kind.value === actor);
   // The team is never empty (the viewer is on it) once it is read.
   const unknownActor = members.size > 0 ? 'Someone not on the team' : 'Loading…';
-  // Days that hold no day match nothing: said under the fields, and the server is not asked.
-  const afterAskingNothing = useShownAfterAskingNothing(days.problem !== null);
-  /** Every filter dropped; the focus, on the Clear filters that goes with them, to the first filter. */
-  const clear = () => {
-    setParams(NO_FILTERS);
-    filtersRef.current?.querySelector('select')?.focus();
-  };
+  // Days that hold no day match nothing: said under the fields, and the server is not asked; nor
+  // is it for a value the log does not have, said in place of the log.
+  const unknown = state.unknown.length > 0;
+  const asksNothing = days.problem !== null || unknown;
+  const afterAskingNothing = useShownAfterAskingNothing(asksNothing);
   return (
     <>
       <PageHeader title="Security log" />
       <p className="muted">Every change to tokens, endpoints, secrets, the team and the workspace, newest first.</p>
-      <div className="filters security-log-filters" role="search" aria-label="Filter the security log" ref={filtersRef}>
+      <div
+        className="filters security-log-filters"
+        role="search"
+        aria-label="Filter the security log"
+        ref={state.rowRef}
+      >
         <Filter
           label="Action"
           value={action}
           options={[...unofferedAction(action), ...ACTION_OPTIONS]}
           onChange={(value) => setParams({ action: value })}
+          problemId={state.fieldProblem('action')}
         />
         <Filter
           label="Who"
@@ -275,27 +291,23 @@ export default function SecurityLog() {
             ...whoOptions(members),
           ]}
           onChange={(actor) => setParams({ actor })}
+          problemId={state.fieldProblem('actor')}
         />
         <ZonedDayRange
           range={days.range}
           problem={days.problem}
+          fieldProblems={{ from: state.fieldProblem('from'), to: state.fieldProblem('to') }}
           labels={{ from: 'Since', before: 'Before' }}
           rows="entries"
-          after={
-            filtered && (
-              <button type="button" className="button" onClick={clear}>
-                Clear filters
-              </button>
-            )
-          }
+          after={state.anySet && <ClearFilters state={state} inRow />}
         />
       </div>
-      {days.problem === null && (
+      {unknown && <UnknownFilters state={state} />}
+      {!asksNothing && (
         <SecurityLogTable
           apiFilters={apiFilters}
-          filtered={filtered}
           members={members}
-          onClear={clear}
+          filterState={state}
           sayFirstLoad={afterAskingNothing}
         />
       )}

@@ -1,0 +1,262 @@
+import {
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type Dispatch,
+  type ReactNode,
+  type RefObject,
+  type SetStateAction,
+} from 'react';
+import type { ParamRefusal, Paged } from '../hooks.js';
+import { Empty } from './states.js';
+
+/**
+ * What a list's filters say when they are the reason it shows no rows (docs/dashboard-ui.md, "A
+ * filter value a list does not have" and "Clear filters"), for every list alike: Campaigns,
+ * Customers, Cancel sessions, an endpoint's delivery log and the Security log.
+ */
+
+/** How a list knows the values of one filter of its address. */
+export interface FilterCheck {
+  /** What a sentence calls the filter: "status", "the start day". */
+  says: string;
+  /**
+   * Whether the list has this value. None for free text (a search), which only the server can
+   * refuse: its refusal is said then, in the server's words.
+   */
+  knows?: (value: string) => boolean;
+  /** The value is codes separated by commas (the Security log's actions), each checked. */
+  commaList?: boolean;
+  /** How the sentence goes on about a value it does not know; "which this list does not have" unless told. */
+  because?: string;
+  /** The API's name for the filter where the address's differs (the delivery log's `log_outcome`). */
+  apiName?: string;
+}
+
+/** A filter the address sets to a value the list does not have, and the sentence that says so. */
+interface UnknownValue {
+  name: string;
+  sentence: string;
+}
+
+/** A value the server refused (a 400 `invalid_param` at its filter), kept while the address asks for it. */
+interface Refused {
+  name: string;
+  value: string;
+  message: string;
+}
+
+export interface FilterState {
+  /** Whether the address sets any filter: a list of none then offers Clear filters. */
+  anySet: boolean;
+  /**
+   * The values the address asks for that the list does not have: found on the page before asking,
+   * or refused by the server. The page shows UnknownFilters instead of its list while there are any.
+   */
+  unknown: readonly UnknownValue[];
+  /** The id of UnknownFilters' sentences: the description of each field they are about. */
+  noteId: string;
+  /** The filter row (its `role="search"` box): Clear filters puts the focus on its first field. */
+  rowRef: RefObject<HTMLDivElement | null>;
+  /** Drops every filter from the address (the list is asked for again) and focuses the first field. */
+  clear: () => void;
+  /** A Filter's or a day field's marks while its value is unknown: `aria-invalid`, described by the note. */
+  fieldProblem: (name: string) => string | undefined;
+  /** Whether a refusal is about a filter the address sets (said by UnknownFilters, not as an error). */
+  isAboutFilter: (refusal: ParamRefusal | null) => boolean;
+  /** A list's report of such a refusal (useReportRefusal). */
+  refused: (refusal: ParamRefusal) => void;
+  /** How many Clear filters are shown beside a list's message (ClearFilters). */
+  clearsBesideList: number;
+  countClearsBesideList: Dispatch<SetStateAction<number>>;
+}
+
+/** Longest value quoted whole in a sentence: an address can hold anything, and a phone is narrow. */
+const QUOTED_CHARACTERS = 60;
+
+/** A value quoted for a sentence or an option, cut (by characters, never inside one) when it is long. */
+export function quoted(value: string, most = QUOTED_CHARACTERS): string {
+  const characters = [...value];
+  const shown = characters.length > most ? `${characters.slice(0, most - 1).join('')}…` : value;
+  return `“${shown}”`;
+}
+
+/** “a”, “a” and “b”, “a”, “b” and “c”. */
+function quotedList(values: readonly string[]): string {
+  const all = values.map((value) => quoted(value));
+  return all.length === 1 ? all[0]! : `${all.slice(0, -1).join(', ')} and ${all.at(-1)!}`;
+}
+
+/** The parts of a value the check does not know (the whole value, or codes of a comma list). */
+function unknownParts(check: FilterCheck, value: string): string[] {
+  if (!check.knows) return [];
+  const parts = check.commaList ? value.split(',') : [value];
+  return parts.filter((part) => !check.knows!(part));
+}
+
+/** The reason in a refusal's message (`tag: must not …`): its `param: ` prefix and full stop dropped. */
+function refusalReason(message: string, param: string): string {
+  const reason = message.startsWith(`${param}: `) ? message.slice(param.length + 2) : message;
+  return reason.replace(/\.$/, '');
+}
+
+/**
+ * A list's filters as its address sets them, checked against what the list has (`checks`, by the
+ * address's names; a name without a check, such as the zone `tz`, is cleared with the others but
+ * filters nothing by itself). `setParams` replaces filters in the address; `noun` is what the
+ * sentences call the list ("list", "log").
+ */
+export function useFilterState<Name extends string>(
+  filters: Record<Name, string>,
+  setParams: (next: Partial<Record<Name, string>>) => void,
+  checks: Partial<Record<Name, FilterCheck>>,
+  noun = 'list',
+): FilterState {
+  const rowRef = useRef<HTMLDivElement>(null);
+  const noteId = useId();
+  const [refusals, setRefusals] = useState<readonly Refused[]>([]);
+  const [clearsBesideList, countClearsBesideList] = useState(0);
+  const checked = Object.entries(checks) as [Name, FilterCheck][];
+  const doesNotHave = `which this ${noun} does not have`;
+
+  const unknownOf = (name: Name, check: FilterCheck): UnknownValue | null => {
+    const value = filters[name];
+    if (!value) return null;
+    const parts = unknownParts(check, value);
+    if (parts.length > 0)
+      return {
+        name,
+        sentence: `The address asks for ${check.says} ${quotedList(parts)}, ${check.because ?? doesNotHave}.`,
+      };
+    const refused = refusals.find((one) => one.name === name && one.value === value);
+    if (!refused) return null;
+    // A value the page took for one the server has (a later server's codes differ) reads as any
+    // unknown value; free text, which the page cannot check, is said with the server's reason.
+    if (check.knows)
+      return {
+        name,
+        sentence: `The address asks for ${check.says} ${quoted(value)}, ${check.because ?? doesNotHave}.`,
+      };
+    const reason = refusalReason(refused.message, check.apiName ?? name);
+    return {
+      name,
+      sentence: `The address asks for ${check.says} ${quoted(value)}, which this ${noun} does not take (${reason}).`,
+    };
+  };
+  const unknown = checked.flatMap(([name, check]) => unknownOf(name, check) ?? []);
+
+  /** The address's filter the API calls `param`, when the address sets it. */
+  const filterRefused = (refusal: ParamRefusal | null): Name | undefined =>
+    refusal
+      ? checked.find(([name, check]) => (check.apiName ?? name) === refusal.param && filters[name] !== '')?.[0]
+      : undefined;
+
+  const clear = () => {
+    const none = Object.fromEntries(Object.keys(filters).map((name) => [name, ''])) as Partial<Record<Name, string>>;
+    setParams(none);
+    rowRef.current?.querySelector<HTMLElement>('input, select')?.focus();
+  };
+
+  return {
+    anySet: checked.some(([name]) => filters[name] !== ''),
+    unknown,
+    noteId,
+    rowRef,
+    clear,
+    fieldProblem: (name) => (unknown.some((one) => one.name === name) ? noteId : undefined),
+    isAboutFilter: (refusal) => filterRefused(refusal) !== undefined,
+    refused: (refusal) => {
+      const name = filterRefused(refusal);
+      if (name === undefined) return;
+      const value = filters[name];
+      setRefusals((kept) => [...kept.filter((one) => one.name !== name), { name, value, message: refusal.message }]);
+    },
+    clearsBesideList,
+    countClearsBesideList,
+  };
+}
+
+/**
+ * A list's refusal of a filter value, passed on to its page's FilterState, which then says it
+ * (UnknownFilters) instead of the list: the server's message could be long (the Security log's
+ * listed every action) and Try again could only fail the same way. Before the page is painted, so
+ * the raw message is never seen.
+ */
+export function useReportRefusal(list: Pick<Paged<unknown>, 'refusal'>, state: FilterState | undefined): void {
+  const { refusal } = list;
+  useLayoutEffect(() => {
+    if (refusal && state?.isAboutFilter(refusal)) state.refused(refusal);
+    // Once per refusal: `state` is a new object on every render.
+  }, [refusal]);
+}
+
+/**
+ * Clear filters. Beside a list's message (nothing matches, a value it does not have) it is where
+ * the reason is read; the filter row's own (`inRow`, the Security log's, while filters are set)
+ * yields to it, so that one control of that name is shown at a time.
+ */
+export function ClearFilters({ state, inRow = false }: { state: FilterState; inRow?: boolean }) {
+  const { countClearsBesideList } = state;
+  useLayoutEffect(() => {
+    if (inRow) return;
+    countClearsBesideList((count) => count + 1);
+    return () => countClearsBesideList((count) => count - 1);
+  }, [inRow, countClearsBesideList]);
+  if (inRow && state.clearsBesideList > 0) return null;
+  return (
+    <button type="button" className={inRow ? 'button' : 'button small'} onClick={state.clear}>
+      Clear filters
+    </button>
+  );
+}
+
+/**
+ * A list of none: its sentence ("No campaigns match these filters."), and Clear filters when the
+ * address sets a filter; a list empty without filters has no way out to offer.
+ */
+export function EmptyList({ state, children }: { state: FilterState | undefined; children: ReactNode }) {
+  return (
+    <Empty>
+      <span>{children}</span>
+      {state?.anySet && <ClearFilters state={state} />}
+    </Empty>
+  );
+}
+
+/**
+ * In place of a list whose address asks for values it does not have: which ones, as text (an
+ * address can hold markup), and Clear filters; not Try again, which would ask the same again.
+ */
+export function UnknownFilters({ state }: { state: FilterState }) {
+  return (
+    <div className="state empty unknown-filters" role="alert">
+      <div id={state.noteId}>
+        {state.unknown.map(({ name, sentence }) => (
+          <p key={name}>{sentence}</p>
+        ))}
+      </div>
+      <ClearFilters state={state} />
+    </div>
+  );
+}
+
+/** The codes a filter takes, for its check: the API's (from core or labels.ts), nothing else. */
+export function oneOf(codes: readonly string[]): (value: string) => boolean {
+  return (value) => codes.includes(value);
+}
+
+/** A day of a day field (`YYYY-MM-DD`, a day the calendar has: 2026-02-30 is none). */
+function isDay(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const at = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(value);
+}
+
+/**
+ * The check of a day field (`from`, `to`). The API also takes a timestamp, but the field shows
+ * days only: a timestamp would filter the list under an empty field.
+ */
+export function dayCheck(says: string): FilterCheck {
+  return { says, knows: isDay, because: 'which is not a date like 2026-11-24' };
+}

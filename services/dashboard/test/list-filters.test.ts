@@ -1,0 +1,430 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-core';
+import { hashPassword, loadFixtures, recordSecurityEvent } from '@retention/domain';
+import { testSecretsKeyBytes } from '@retention/testkit';
+import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { checkPage, screenshot } from './support/page-checks.js';
+
+/**
+ * A list's filters when they are why it shows no rows (docs/dashboard-ui.md, "A filter value a
+ * list does not have" and "Clear filters"), on Campaigns, Customers, Cancel sessions, an
+ * endpoint's delivery log and the Security log, in a real headless Chromium against the real API:
+ * an address asking for a value the list does not have says which, as text, with Clear filters
+ * and nothing asked; a value the server refuses reads the same; a failure that may pass keeps Try
+ * again; filters that match nothing offer Clear filters, one of that name in view, the focus on the
+ * first filter after.
+ */
+const world = useDashboardWorld();
+
+const EMAIL = 'owner@filters.test';
+let context: BrowserContext;
+let page: Page;
+let hookId = '';
+let quietId = '';
+let memberId = '';
+
+/** One delivery of `type` to the endpoint, with one attempt of `outcome`, nothing left to send. */
+async function delivery(workspaceId: string, endpointId: string, type: string, outcome: 'succeeded' | 'failed') {
+  const { db } = world.current;
+  const [event] = await db('events').insert({ workspace_id: workspaceId, type, data: { hello: 'world' } }, [
+    'id',
+    'seq',
+  ]);
+  await db('event_outbox').where({ event_id: event.id }).delete();
+  const [made] = await db('webhook_deliveries').insert(
+    {
+      workspace_id: workspaceId,
+      endpoint_id: endpointId,
+      event_id: event.id,
+      event_seq: event.seq,
+      event_type: type,
+      status: outcome,
+      attempt_count: 1,
+    },
+    ['id'],
+  );
+  await db('webhook_attempts').insert({
+    delivery_id: made.id,
+    endpoint_id: endpointId,
+    event_type: type,
+    attempt: 1,
+    outcome,
+    http_status: outcome === 'succeeded' ? 200 : 503,
+    error: outcome === 'succeeded' ? null : 'HTTP 503',
+    duration_ms: 12,
+    attempted_at: new Date(),
+    url: 'https://crm.filters.test/hook',
+  });
+}
+
+beforeAll(async () => {
+  const { db } = world.current;
+  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
+    workspaces: [
+      {
+        key: 'filters',
+        name: 'Filters',
+        processor: 'connected',
+        users: [
+          { key: 'owner', email: EMAIL, role: 'owner' },
+          { key: 'member', email: 'member@filters.test', role: 'member' },
+        ],
+        customers: [
+          { key: 'c1', email: 'ann@filters-customers.test', tags: ['vip'], subscriptions: [{ key: 's1' }] },
+          { key: 'c2', email: 'bob@filters-customers.test', subscriptions: [{ key: 's2' }] },
+        ],
+        campaigns: [
+          { customer: 'c1', status: 'in_flight' },
+          { customer: 'c2', status: 'lost' },
+        ],
+        cancel_sessions: [
+          { customer: 'c1', outcome: 'canceled', reason_code: 'too_expensive' },
+          { customer: 'c2', outcome: 'saved_discount', reason_code: 'too_expensive' },
+        ],
+        webhooks: [
+          { key: 'hook', name: 'Filters CRM', url: 'https://crm.filters.test/hook' },
+          { key: 'quiet', name: 'Quiet CRM', url: 'https://quiet.filters.test/hook' },
+        ],
+      },
+    ],
+  });
+  const ids = loaded.workspaces.filters!;
+  hookId = ids.webhooks.hook!.id;
+  quietId = ids.webhooks.quiet!.id;
+  memberId = ids.users.member!;
+  const ownerId = ids.users.owner!;
+  await delivery(ids.id, hookId, 'recovery.opened', 'failed');
+  await delivery(ids.id, hookId, 'recovery.recovered', 'succeeded');
+  const byOwner = { type: 'user' as const, user_id: ownerId, label: EMAIL };
+  for (const action of ['token.created', 'token.revoked', 'team.role_changed', 'account.password_changed'] as const) {
+    await recordSecurityEvent(db, { workspace_id: ids.id, action, actor: byOwner });
+  }
+  await db('users')
+    .where({ id: ownerId })
+    .update({ password_hash: await hashPassword(PASSWORD), name: 'Olive Owner' });
+  ({ context, page } = await desktopPage(world.current.browser));
+  await signInThroughForm(page, world.current.url, EMAIL);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+});
+
+/** Opens a dashboard address and waits for its page's heading. */
+async function open(route: string, heading: string): Promise<void> {
+  await page.goto(`${world.current.url}/dashboard${route}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+/** The note that says an address's unknown filter values. */
+const unknownNote = () => page.getByRole('alert').filter({ hasText: 'The address asks for' });
+
+/** Its sentences, one a line, once it is there. */
+async function sentences(): Promise<string[]> {
+  await unknownNote().waitFor();
+  return unknownNote().locator('p').allTextContents();
+}
+
+/** Whether the locator's element has the focus now. */
+const hasFocus = (locator: Locator) => locator.evaluate((element) => element === element.ownerDocument.activeElement);
+
+/** The text of what the element's `aria-describedby` names. */
+const description = (locator: Locator) =>
+  locator.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent ?? '')
+      .join(' '),
+  );
+
+/** The text of a select's chosen option. */
+const chosenText = (select: Locator) =>
+  select.evaluate(
+    (element) =>
+      (element as unknown as { selectedOptions: ArrayLike<{ textContent: string }> }).selectedOptions[0]?.textContent,
+  );
+
+/** Every request to the dashboard API's `path` (and under it) from now on, as the page made them. */
+function requestsTo(path: string): { urls: string[]; stop: () => void } {
+  const urls: string[] = [];
+  const seen = (request: Request) => {
+    const url = new URL(request.url());
+    if (url.pathname === `/dashboard/api${path}`) urls.push(url.search);
+  };
+  page.on('request', seen);
+  return { urls, stop: () => page.off('request', seen) };
+}
+
+const clearFilters = () => page.getByRole('button', { name: 'Clear filters' });
+
+interface ListCase {
+  route: string;
+  heading: string;
+  /** The list's API path, which must not be asked while the address asks for an unknown value. */
+  api: string;
+  says: string[];
+  /** The field of the first unknown value, by its label. */
+  field: string;
+  value: string;
+  /** The first filter of the row, where Clear filters puts the focus. */
+  first: () => Locator;
+  /** The list, once cleared and read. */
+  filled: () => Locator;
+}
+
+const LISTS: ListCase[] = [
+  {
+    route: '/campaigns?status=bogus&decline_category=soft',
+    heading: 'Campaigns',
+    api: '/campaigns',
+    says: ['The address asks for status “bogus”, which this list does not have.'],
+    field: 'Status',
+    value: 'bogus',
+    first: () => page.getByRole('searchbox', { name: 'Search by invoice id, customer email or name' }),
+    filled: () => page.getByRole('table', { name: 'Recovery campaigns' }),
+  },
+  {
+    route: '/cancel-sessions?outcome=nope&reason_code=too_expensive',
+    heading: 'Cancel sessions',
+    api: '/cancel_sessions',
+    says: ['The address asks for outcome “nope”, which this list does not have.'],
+    field: 'Outcome',
+    value: 'nope',
+    first: () => page.getByRole('combobox', { name: 'Outcome' }),
+    filled: () => page.getByRole('table', { name: 'Cancel sessions' }),
+  },
+  {
+    // One action of the list unknown: it alone is named, not the 31 the log has.
+    route: '/settings/security-log?action=token.created,nope',
+    heading: 'Security log',
+    api: '/security-log',
+    says: ['The address asks for action “nope”, which this log does not have.'],
+    field: 'Action',
+    value: 'token.created,nope',
+    first: () => page.getByRole('combobox', { name: 'Action' }),
+    filled: () => page.getByRole('table', { name: 'Security log' }),
+  },
+  {
+    route: '/settings/webhooks/HOOK?log_outcome=failed&log_event_type=recovery.nope',
+    heading: 'Filters CRM',
+    api: '/webhooks/HOOK/deliveries',
+    says: ['The address asks for event type “recovery.nope”, which this log does not have.'],
+    field: 'Event type',
+    value: 'recovery.nope',
+    first: () => page.getByRole('combobox', { name: 'Outcome' }),
+    filled: () => page.getByRole('list', { name: 'Deliveries, newest first' }),
+  },
+];
+
+describe("an address's filter value a list does not have", () => {
+  it.each(LISTS.map((list) => [list.heading, list] as const))(
+    '%s: says which, asks nothing, and Clear filters loads the list with the focus on the first filter',
+    async (_heading, list) => {
+      const asked = requestsTo(list.api.replace('HOOK', hookId));
+      try {
+        await open(list.route.replace('HOOK', hookId), list.heading);
+        expect(await sentences()).toEqual(list.says);
+        // The field reads the value asked for, not "All", and is tied to the sentence.
+        const field = page.getByRole('combobox', { name: list.field });
+        expect(await field.inputValue()).toBe(list.value);
+        expect(await chosenText(field)).toBe(`“${list.value}” (unknown)`);
+        expect(await field.getAttribute('aria-invalid')).toBe('true');
+        expect(await description(field)).toContain(list.says[0]);
+        // Nothing that cannot work: no Try again, no raw refusal; the list was never asked.
+        await expect(page.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
+        await expect(clearFilters().count()).resolves.toBe(1);
+        expect(asked.urls).toEqual([]);
+
+        await clearFilters().click();
+        await list.filled().waitFor();
+        expect(new URL(page.url()).search).toBe('');
+        await expect(hasFocus(list.first())).resolves.toBe(true);
+        await expect(unknownNote().count()).resolves.toBe(0);
+        expect(asked.urls).toEqual(['']);
+      } finally {
+        asked.stop();
+      }
+    },
+  );
+
+  it('shows markup and long values as text, names a day that is not one, and fits a phone', async () => {
+    const long = 'x'.repeat(500);
+    await open(`/campaigns?decline_category=<b>bold</b>&from=2026-02-30&status=${long}`, 'Campaigns');
+    expect(await sentences()).toEqual([
+      `The address asks for status “${'x'.repeat(59)}…”, which this list does not have.`,
+      'The address asks for decline category “<b>bold</b>”, which this list does not have.',
+      'The address asks for the start day “2026-02-30”, which is not a date like 2026-11-24.',
+    ]);
+    await expect(unknownNote().locator('b').count()).resolves.toBe(0);
+    const from = page.getByLabel('First failed from');
+    expect(await from.getAttribute('aria-invalid')).toBe('true');
+    expect(await description(from)).toContain('“2026-02-30”');
+    // Nothing to export either: the export would be refused the same way.
+    await expect(page.getByRole('button', { name: 'Export CSV' }).isDisabled()).resolves.toBe(true);
+    expect(await checkPage(page, 'campaigns-unknown-filters')).toEqual([]);
+  });
+
+  it('says someone who is not on the team by the id the address gives', async () => {
+    const stranger = randomUUID();
+    await open(`/settings/security-log?actor=${stranger}`, 'Security log');
+    expect(await sentences()).toEqual([
+      `The address asks for changes by “${stranger}”, who is not on this workspace's team.`,
+    ]);
+    expect(await chosenText(page.getByRole('combobox', { name: 'Who' }))).toBe('Someone not on the team');
+  });
+});
+
+describe('a filter value the server refuses', () => {
+  it('is said as the page says one it knows of, never as the raw refusal nor with Try again', async () => {
+    // Free text the page does not check: a tag with a control character.
+    const refused = page.waitForResponse((response) => response.url().includes('/dashboard/api/customers?'));
+    await open('/customers?tag=%01vip', 'Customers');
+    expect((await refused).status()).toBe(400);
+    expect(await sentences()).toEqual([
+      'The address asks for the tag “\u0001vip”, which this list does not take (must not contain control characters).',
+    ]);
+    await expect(page.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
+    await clearFilters().click();
+    await page.getByRole('table', { name: 'Customers' }).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+
+    // Someone not on the team, asked for before the team is read: the server refuses them, and
+    // the page says it in the same words as once it knows the team.
+    let releaseTeam = () => {};
+    const teamHeld = new Promise<void>((resolve) => (releaseTeam = resolve));
+    const holdTeam = async (route: Route) => {
+      await teamHeld;
+      // A request the page gave up meanwhile (it went on to another page) is handled already.
+      await route.continue().catch(() => undefined);
+    };
+    await page.route('**/dashboard/api/team', holdTeam);
+    try {
+      const stranger = randomUUID();
+      const refusedLog = page.waitForResponse((response) => response.url().includes('/dashboard/api/security-log?'));
+      await open(`/settings/security-log?actor=${stranger}`, 'Security log');
+      expect((await refusedLog).status()).toBe(400);
+      expect(await sentences()).toEqual([
+        `The address asks for changes by “${stranger}”, who is not on this workspace's team.`,
+      ]);
+      await expect(page.getByText('must be the id of a person').count()).resolves.toBe(0);
+      await expect(page.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
+    } finally {
+      releaseTeam();
+      await page.unroute('**/dashboard/api/team', holdTeam);
+    }
+  });
+});
+
+describe('a failure that may pass', () => {
+  it('keeps Try again, filters or not, and Try again then reads the list', async () => {
+    let failing = true;
+    const fail = async (route: Route) => {
+      if (!failing) return route.continue();
+      return route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { type: 'database_error', message: 'The database is not answering.' } }),
+      });
+    };
+    await page.route('**/dashboard/api/campaigns?*', fail);
+    try {
+      await open('/campaigns?status=lost', 'Campaigns');
+      await page.getByRole('alert').filter({ hasText: 'The database is not answering.' }).waitFor();
+      await expect(clearFilters().count()).resolves.toBe(0);
+      failing = false;
+      await page.getByRole('button', { name: 'Try again' }).click();
+      await page.getByRole('table', { name: 'Recovery campaigns' }).waitFor();
+    } finally {
+      await page.unroute('**/dashboard/api/campaigns?*', fail);
+    }
+
+    // A lost connection alike, on a log.
+    const abort = (route: Route) => route.abort('connectionrefused');
+    await page.route('**/dashboard/api/webhooks/*/deliveries*', abort);
+    await open(`/settings/webhooks/${hookId}?log_outcome=failed`, 'Filters CRM');
+    await page.getByRole('alert').filter({ hasText: 'The server could not be reached.' }).waitFor();
+    await expect(clearFilters().count()).resolves.toBe(0);
+    await page.unroute('**/dashboard/api/webhooks/*/deliveries*', abort);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('list', { name: 'Deliveries, newest first' }).waitFor();
+  });
+});
+
+describe('filters that match nothing', () => {
+  const EMPTY = [
+    {
+      route: '/campaigns?status=abandoned',
+      heading: 'Campaigns',
+      says: 'No campaigns match these filters.',
+      first: () => page.getByRole('searchbox', { name: 'Search by invoice id, customer email or name' }),
+      filled: () => page.getByRole('table', { name: 'Recovery campaigns' }),
+    },
+    {
+      route: '/cancel-sessions?outcome=saved_pause',
+      heading: 'Cancel sessions',
+      says: 'No cancel sessions match.',
+      first: () => page.getByRole('combobox', { name: 'Outcome' }),
+      filled: () => page.getByRole('table', { name: 'Cancel sessions' }),
+    },
+    {
+      route: '/customers?tag=nobody',
+      heading: 'Customers',
+      says: 'No customers match.',
+      first: () => page.getByRole('searchbox', { name: 'Search by email or name' }),
+      filled: () => page.getByRole('table', { name: 'Customers' }),
+    },
+    {
+      route: '/settings/webhooks/HOOK?log_outcome=skipped',
+      heading: 'Filters CRM',
+      says: 'No deliveries match these filters.',
+      first: () => page.getByRole('combobox', { name: 'Outcome' }),
+      filled: () => page.getByRole('list', { name: 'Deliveries, newest first' }),
+    },
+  ];
+
+  it.each(EMPTY.map((list) => [list.heading, list] as const))(
+    '%s: offers Clear filters beside its sentence, which from the keyboard loads the list, the focus on the first filter',
+    async (_heading, list) => {
+      await open(list.route.replace('HOOK', hookId), list.heading);
+      const nothing = page.getByRole('paragraph').filter({ hasText: list.says });
+      await nothing.waitFor();
+      await expect(clearFilters().count()).resolves.toBe(1);
+      await nothing.getByRole('button', { name: 'Clear filters' }).focus();
+      await page.keyboard.press('Enter');
+      await list.filled().waitFor();
+      expect(new URL(page.url()).search).toBe('');
+      await expect(hasFocus(list.first())).resolves.toBe(true);
+      await expect(clearFilters().count()).resolves.toBe(0);
+    },
+  );
+
+  it('keeps an empty list without filters as it was: its sentence and no Clear filters', async () => {
+    await open(`/settings/webhooks/${quietId}`, 'Quiet CRM');
+    await page.getByText('No deliveries yet.', { exact: true }).waitFor();
+    await expect(clearFilters().count()).resolves.toBe(0);
+  });
+
+  it('shows one Clear filters on the Security log: the filter row’s gives way to the one beside the sentence', async () => {
+    const search = () => page.getByRole('search', { name: 'Filter the security log' });
+    // Entries shown: the row's own.
+    await open('/settings/security-log?action=token.created', 'Security log');
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    await expect(clearFilters().count()).resolves.toBe(1);
+    await expect(search().getByRole('button', { name: 'Clear filters' }).count()).resolves.toBe(1);
+
+    // None match: the one beside "No entries match these filters." alone.
+    await open(`/settings/security-log?action=token.revoked&actor=${memberId}`, 'Security log');
+    const nothing = page.getByRole('status').filter({ hasText: 'No entries match these filters.' });
+    await nothing.waitFor();
+    await expect(clearFilters().count()).resolves.toBe(1);
+    await expect(nothing.getByRole('button', { name: 'Clear filters' }).count()).resolves.toBe(1);
+
+    // A value the log does not have: the note's alone.
+    await open('/settings/security-log?action=nope&from=2026-11-01', 'Security log');
+    await unknownNote().waitFor();
+    await expect(clearFilters().count()).resolves.toBe(1);
+    await expect(unknownNote().getByRole('button', { name: 'Clear filters' }).count()).resolves.toBe(1);
+    await screenshot(page, 'security-log-unknown-action');
+  });
+});
