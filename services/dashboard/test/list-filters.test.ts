@@ -13,7 +13,7 @@ import { checkPage, screenshot } from './support/page-checks.js';
  * an address asking for a value the list does not have says which, as text, with Clear filters
  * and nothing asked; a value the server refuses reads the same; a failure that may pass keeps Try
  * again; filters that match nothing offer Clear filters, one of that name in view, the focus on the
- * first filter after.
+ * first filter after; the Security log's Action names the actions a link chose.
  */
 const world = useDashboardWorld();
 
@@ -426,5 +426,52 @@ describe('filters that match nothing', () => {
     await expect(clearFilters().count()).resolves.toBe(1);
     await expect(unknownNote().getByRole('button', { name: 'Clear filters' }).count()).resolves.toBe(1);
     await screenshot(page, 'security-log-unknown-action');
+  });
+});
+
+describe("the Security log's chosen actions", () => {
+  const action = () => page.getByRole('combobox', { name: 'Action' });
+
+  it('are named in the Action select where they fit, and as a count of more with the whole list under it', async () => {
+    await open('/settings/security-log?action=token.revoked,token.created', 'Security log');
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    expect(await chosenText(action())).toBe('API token created, API token revoked');
+    expect(await action().getAttribute('aria-describedby')).toBeNull();
+    // Whole in the closed select at 1280 px: the text no wider than the select's room for it.
+    const room = await action().evaluate((select) => {
+      const style = select.ownerDocument.defaultView!.getComputedStyle(select);
+      const canvas = select.ownerDocument.createElement('canvas').getContext('2d')!;
+      canvas.font = style.font;
+      const text = (select as unknown as { selectedOptions: ArrayLike<{ textContent: string }> }).selectedOptions[0]!
+        .textContent;
+      return (
+        select.clientWidth -
+        parseFloat(style.paddingLeft) -
+        parseFloat(style.paddingRight) -
+        canvas.measureText(text).width
+      );
+    });
+    expect(room).toBeGreaterThan(16);
+
+    await open(
+      '/settings/security-log?action=account.password_changed,token.created,team.role_changed',
+      'Security log',
+    );
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    expect(await chosenText(action())).toBe('API token created and 2 more');
+    const whole = 'Chosen actions: API token created, Role changed, Password changed.';
+    expect(await description(action())).toBe(whole);
+    await page.getByText(whole, { exact: true }).waitFor();
+    await screenshot(page, 'security-log-chosen-actions');
+    // The address keeps the API's codes as they were given.
+    expect(decodeURIComponent(new URL(page.url()).search)).toBe(
+      '?action=account.password_changed,token.created,team.role_changed',
+    );
+    const shown = await page
+      .getByRole('table', { name: 'Security log' })
+      .getByRole('cell')
+      .locator('code')
+      .allTextContents();
+    expect(shown.sort()).toEqual(['account.password_changed', 'team.role_changed', 'token.created']);
   });
 });

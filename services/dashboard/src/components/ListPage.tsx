@@ -322,6 +322,7 @@ export function Filter({
   value,
   onChange,
   problemId,
+  describedBy,
   ...choices
 }: {
   label: string;
@@ -329,6 +330,8 @@ export function Filter({
   onChange: (value: string) => void;
   /** The id of what says this value is unknown, when it is: the select is then `aria-invalid`. */
   problemId?: string | undefined;
+  /** The id of more words about the choice (the Security log's chosen actions, named whole). */
+  describedBy?: string | undefined;
 } & (
   | { options: readonly string[]; optionLabel: (value: string) => string }
   | { options: readonly (FilterOption | FilterGroup)[]; optionLabel?: never }
@@ -352,13 +355,14 @@ export function Filter({
   const shown = offered
     ? options
     : [{ value, label: `${quoted(value, UNKNOWN_OPTION_CHARACTERS)} (unknown)` }, ...options];
+  const described = [problemId, describedBy].filter(Boolean).join(' ');
   return (
     <label className="filter">
       <span>{label}</span>
       <select
         value={value}
         aria-invalid={problemId ? true : undefined}
-        aria-describedby={problemId}
+        aria-describedby={described || undefined}
         onChange={(event) => onChange(event.target.value)}
       >
         {shown.map((option) =>

@@ -1,5 +1,5 @@
 import { api, query } from '../../api/client.js';
-import { useMemo } from 'react';
+import { useId, useMemo } from 'react';
 import type { List, SecurityEvent, User } from '../../api/types.js';
 import { useTeamMembers } from '../../components/ActorName.js';
 import {
@@ -170,14 +170,31 @@ function actionValue(action: string): string {
 }
 
 /**
- * An address's `action` the select does not offer (a list edited by hand), shown as selected
- * rather than a select reading "All actions" over a filtered list: "2 chosen actions". One that
- * names an action the log does not have is said in place of the log (the select shows it as it is).
+ * The actions of an address's `action` the select does not offer (a list edited by hand, a
+ * link), in words; none when the select offers it, or when it names an action the log does not
+ * have (said in place of the log; the select shows the value as it is).
  */
-function unofferedAction(action: string): FilterOption[] {
+function chosenActions(action: string): string[] {
   const names = action.split(',');
   if (OFFERED_ACTIONS.has(action) || !names.every((name) => ACTION_ORDER.includes(name))) return [];
-  return [{ value: action, label: `${names.length} chosen actions` }];
+  return names.map(securityActionLabel);
+}
+
+/** The longest summary of chosen actions the select shows whole at its widest (17rem). */
+const SUMMARY_CHARACTERS = 36;
+
+/**
+ * Chosen actions as the select can show them: all of them where they fit ("API token created, API
+ * token revoked"), else as many as fit and how many more ("API token created and 2 more"), and
+ * always the first; `whole` when none is left out. "2 chosen actions" did not say which.
+ */
+function actionsSummary(labels: readonly string[]): { text: string; whole: boolean } {
+  const all = labels.join(', ');
+  if (all.length <= SUMMARY_CHARACTERS) return { text: all, whole: true };
+  let shown = 1;
+  const upTo = (count: number) => `${labels.slice(0, count).join(', ')} and ${labels.length - count} more`;
+  while (shown + 1 < labels.length && upTo(shown + 1).length <= SUMMARY_CHARACTERS) shown += 1;
+  return { text: upTo(shown), whole: false };
 }
 
 /**
@@ -254,6 +271,10 @@ export default function SecurityLog() {
   const state = useFilterState(filters, setParams, checks, 'log');
   const apiFilters = { action: filters.action, actor: filters.actor, ...days.api };
   const action = filters.action && actionValue(filters.action);
+  const chosen = chosenActions(action);
+  const summary = chosen.length > 0 ? actionsSummary(chosen) : null;
+  // The whole list under the filters, where the select's summary names only some of them.
+  const chosenId = useId();
   // Someone the select does not offer (no longer on the team; an id edited by hand) is shown as
   // selected, not "Anyone", and said in place of the log.
   const actor = filters.actor.toLowerCase();
@@ -278,9 +299,10 @@ export default function SecurityLog() {
         <Filter
           label="Action"
           value={action}
-          options={[...unofferedAction(action), ...ACTION_OPTIONS]}
+          options={[...(summary ? [{ value: action, label: summary.text }] : []), ...ACTION_OPTIONS]}
           onChange={(value) => setParams({ action: value })}
           problemId={state.fieldProblem('action')}
+          describedBy={summary && !summary.whole ? chosenId : undefined}
         />
         <Filter
           label="Who"
@@ -301,6 +323,11 @@ export default function SecurityLog() {
           rows="entries"
           after={state.anySet && <ClearFilters state={state} inRow />}
         />
+        {summary && !summary.whole && (
+          <p id={chosenId} className="hint filters-hint">
+            Chosen actions: {chosen.join(', ')}.
+          </p>
+        )}
       </div>
       {unknown && <UnknownFilters state={state} />}
       {!asksNothing && (
