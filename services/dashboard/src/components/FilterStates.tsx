@@ -95,6 +95,11 @@ function unknownParts(check: FilterCheck, value: string): string[] {
   return parts.filter((part) => !check.knows!(part));
 }
 
+/** "The address asks for status “bogus”, which this list does not have." */
+function addressAsks(check: FilterCheck, values: readonly string[], ending: string): string {
+  return `The address asks for ${check.says} ${quotedList(values)}, ${ending}.`;
+}
+
 /** The reason in a refusal's message (`tag: must not …`): its `param: ` prefix and full stop dropped. */
 function refusalReason(message: string, param: string): string {
   const reason = message.startsWith(`${param}: `) ? message.slice(param.length + 2) : message;
@@ -124,25 +129,15 @@ export function useFilterState<Name extends string>(
     const value = filters[name];
     if (!value) return null;
     const parts = unknownParts(check, value);
-    if (parts.length > 0)
-      return {
-        name,
-        sentence: `The address asks for ${check.says} ${quotedList(parts)}, ${check.because ?? doesNotHave}.`,
-      };
+    if (parts.length > 0) return { name, sentence: addressAsks(check, parts, check.because ?? doesNotHave) };
     const refused = refusals.find((one) => one.name === name && one.value === value);
     if (!refused) return null;
     // A value the page took for one the server has (a later server's codes differ) reads as any
     // unknown value; free text, which the page cannot check, is said with the server's reason.
-    if (check.knows)
-      return {
-        name,
-        sentence: `The address asks for ${check.says} ${quoted(value)}, ${check.because ?? doesNotHave}.`,
-      };
-    const reason = refusalReason(refused.message, check.apiName ?? name);
-    return {
-      name,
-      sentence: `The address asks for ${check.says} ${quoted(value)}, which this ${noun} does not take (${reason}).`,
-    };
+    const ending = check.knows
+      ? (check.because ?? doesNotHave)
+      : `which this ${noun} does not take (${refusalReason(refused.message, check.apiName ?? name)})`;
+    return { name, sentence: addressAsks(check, [value], ending) };
   };
   const unknown = checked.flatMap(([name, check]) => unknownOf(name, check) ?? []);
 
