@@ -235,6 +235,8 @@ describe('the delivery log', () => {
     expect(await rows().count()).toBe(1);
     expect(await page.getByLabel('Outcome').inputValue()).toBe('failed');
     expect(await page.getByLabel('Event type').inputValue()).toBe('recovery.lost');
+    // The choice reads as words, as the rows do; its value (and the address) stays the code.
+    expect(await page.getByLabel('Event type').locator('option:checked').textContent()).toBe('Payment lost');
 
     // All again: the address drops them.
     await page.getByLabel('Outcome').selectOption('');

@@ -18,7 +18,7 @@ import { usePaged, type Paged } from '../../hooks.js';
 import { useFilters } from '../../router.js';
 import { useAction } from '../../use-action.js';
 import { AttemptResult } from './webhook-parts.js';
-import { attemptOutcomeLabel } from '../../labels.js';
+import { attemptOutcomeLabel, eventTypeLabel } from '../../labels.js';
 import { BusyButton } from '../../components/BusyButton.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'interrupted'] as const;
@@ -283,7 +283,7 @@ export function DeliveryLog({
             label="Event type"
             value={eventType}
             options={types}
-            optionLabel={(type) => type}
+            optionLabel={eventTypeLabel}
             onChange={(value) => setFilters({ log_event_type: value })}
             problemId={state.fieldProblem('log_event_type')}
           />
