@@ -10,7 +10,9 @@ import {
 } from 'react';
 import { useStacked, type Stacks } from './use-stacked.js';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
-import type { Paged } from '../hooks.js';
+import { usePaged, type Paged } from '../hooks.js';
+import { api, query } from '../api/client.js';
+import type { List } from '../api/types.js';
 import { useFilters } from '../router.js';
 import { ErrorNote, Loading } from './states.js';
 import { EmptyList, quoted, useReportRefusal, type FilterState } from './FilterStates.js';
@@ -45,22 +47,31 @@ interface RowNames {
 }
 
 /**
+ * A PagedTable over one of the API's lists (`path`, e.g. `/campaigns`), asked with the page's
+ * filters as they go to the API. The path and filters are usePaged's key, so the rows kept for
+ * Back are those of the same list and filters. A page renders it only once its filters can be
+ * asked (none the list does not have), so nothing is requested before.
+ */
+export function ApiListTable<T extends { id: string }>({
+  path,
+  filters,
+  ...table
+}: { path: string; filters: Record<string, string> } & Omit<PagedTableProps<T>, 'list'>) {
+  const list = usePaged(
+    (cursor) => api<List<T>>('GET', `${path}${query({ ...filters, cursor })}`),
+    `${path}${query(filters)}`,
+  );
+  return <PagedTable list={list} {...table} />;
+}
+
+/**
  * A real <table> over a keyset-paged list, with its loading, empty and error states and Load more.
  * Its outcome after a filter change or Load more is said in a polite live region (useListStatus),
  * and Load more puts the focus on the first row it brought (useFocusNewRows). With its page's
  * `filterState`, a list of none offers Clear filters while a filter is set, and a filter value the
  * server refused is passed to the page to say (FilterStates), not shown as an error to try again.
  */
-export function PagedTable<T extends { id: string }>({
-  caption,
-  columns,
-  list,
-  empty,
-  rowNames,
-  stacks = false,
-  sayFirstLoad = false,
-  filterState,
-}: {
+interface PagedTableProps<T> {
   caption: string;
   columns: Column<T>[];
   list: Paged<T>;
@@ -72,7 +83,18 @@ export function PagedTable<T extends { id: string }>({
   sayFirstLoad?: boolean;
   /** The page's filters (useFilterState). */
   filterState?: FilterState;
-}) {
+}
+
+export function PagedTable<T extends { id: string }>({
+  caption,
+  columns,
+  list,
+  empty,
+  rowNames,
+  stacks = false,
+  sayFirstLoad = false,
+  filterState,
+}: PagedTableProps<T>) {
   const boxRef = useRef<HTMLDivElement>(null);
   const loadMore = useFocusNewRows(list, boxRef);
   const said = useListStatus(list, rowNames, sayFirstLoad);

@@ -1,19 +1,18 @@
 import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES } from '@retention/core/enums';
-import { API_BASE, api, query } from '../api/client.js';
-import type { Campaign, List } from '../api/types.js';
+import { API_BASE, query } from '../api/client.js';
+import type { Campaign } from '../api/types.js';
 import { CAMPAIGN_COLUMNS } from '../components/columns.js';
 import {
+  ApiListTable,
   ExportLink,
   Filter,
-  PagedTable,
   SearchFilter,
   searchProblem,
   useListFilters,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
-import { dayCheck, oneOf, UnknownFilters, useFilterState, type FilterState } from '../components/FilterStates.js';
+import { dayCheck, oneOf, UnknownFilters, useFilterState } from '../components/FilterStates.js';
 import { PageHeader } from '../components/states.js';
-import { usePaged } from '../hooks.js';
 import { useZonedDays, ZonedDayRange } from '../components/ZonedDays.js';
 import { campaignStatusLabel, declineCategoryLabel } from '../labels.js';
 
@@ -45,33 +44,6 @@ const CHECKS = {
 
 /** Under the box: what it finds, and the shortest search the server takes. */
 const SEARCHES = "A whole invoice id, or part of a customer's email or name. At least 3 characters.";
-
-function CampaignTable({
-  apiFilters,
-  sayFirstLoad,
-  filterState,
-}: {
-  apiFilters: ApiFilters;
-  sayFirstLoad: boolean;
-  filterState: FilterState;
-}) {
-  const list = usePaged(
-    (cursor) => api<List<Campaign>>('GET', `/campaigns${query({ ...apiFilters, cursor })}`),
-    `campaigns${query(apiFilters)}`,
-  );
-  return (
-    <PagedTable
-      caption="Recovery campaigns"
-      columns={CAMPAIGN_COLUMNS}
-      list={list}
-      empty="No campaigns match these filters."
-      rowNames={{ one: 'campaign', other: 'campaigns' }}
-      stacks="titled"
-      sayFirstLoad={sayFirstLoad}
-      filterState={filterState}
-    />
-  );
-}
 
 export default function Campaigns() {
   const { filters, apply: setParams, search } = useListFilters(FILTERS, ['q']);
@@ -134,7 +106,19 @@ export default function Campaigns() {
         />
       </div>
       {unknown && <UnknownFilters state={state} />}
-      {!asksNothing && <CampaignTable apiFilters={apiFilters} sayFirstLoad={afterAskingNothing} filterState={state} />}
+      {!asksNothing && (
+        <ApiListTable<Campaign>
+          path="/campaigns"
+          filters={apiFilters}
+          caption="Recovery campaigns"
+          columns={CAMPAIGN_COLUMNS}
+          empty="No campaigns match these filters."
+          rowNames={{ one: 'campaign', other: 'campaigns' }}
+          stacks="titled"
+          sayFirstLoad={afterAskingNothing}
+          filterState={state}
+        />
+      )}
     </>
   );
 }

@@ -1,11 +1,10 @@
 import { CANCEL_OUTCOMES, CANCEL_REASON_CODES } from '@retention/core/enums';
-import { API_BASE, api, query } from '../api/client.js';
-import type { CancelSession, List } from '../api/types.js';
+import { API_BASE, query } from '../api/client.js';
+import type { CancelSession } from '../api/types.js';
 import { CANCEL_SESSION_COLUMNS } from '../components/columns.js';
-import { oneOf, UnknownFilters, useFilterState, type FilterState } from '../components/FilterStates.js';
-import { ExportLink, Filter, PagedTable, useShownAfterAskingNothing } from '../components/ListPage.js';
+import { oneOf, UnknownFilters, useFilterState } from '../components/FilterStates.js';
+import { ApiListTable, ExportLink, Filter, useShownAfterAskingNothing } from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
-import { usePaged } from '../hooks.js';
 import { useFilters } from '../router.js';
 import { cancelOutcomeLabel, cancelReasonLabel } from '../labels.js';
 
@@ -16,35 +15,6 @@ const CHECKS = {
   outcome: { says: 'outcome', knows: oneOf(CANCEL_OUTCOMES) },
   reason_code: { says: 'reason', knows: oneOf(CANCEL_REASON_CODES) },
 };
-
-type Filters = Record<(typeof FILTERS)[number], string>;
-
-function CancelSessionTable({
-  filters,
-  sayFirstLoad,
-  filterState,
-}: {
-  filters: Filters;
-  sayFirstLoad: boolean;
-  filterState: FilterState;
-}) {
-  const list = usePaged(
-    (cursor) => api<List<CancelSession>>('GET', `/cancel_sessions${query({ ...filters, cursor })}`),
-    `sessions${query(filters)}`,
-  );
-  return (
-    <PagedTable
-      caption="Cancel sessions"
-      columns={CANCEL_SESSION_COLUMNS}
-      list={list}
-      empty="No cancel sessions match."
-      rowNames={{ one: 'cancel session', other: 'cancel sessions' }}
-      stacks="titled"
-      sayFirstLoad={sayFirstLoad}
-      filterState={filterState}
-    />
-  );
-}
 
 export default function CancelSessions() {
   const [filters, setParams] = useFilters(FILTERS);
@@ -80,7 +50,17 @@ export default function CancelSessions() {
       {unknown ? (
         <UnknownFilters state={state} />
       ) : (
-        <CancelSessionTable filters={filters} sayFirstLoad={afterAskingNothing} filterState={state} />
+        <ApiListTable<CancelSession>
+          path="/cancel_sessions"
+          filters={filters}
+          caption="Cancel sessions"
+          columns={CANCEL_SESSION_COLUMNS}
+          empty="No cancel sessions match."
+          rowNames={{ one: 'cancel session', other: 'cancel sessions' }}
+          stacks="titled"
+          sayFirstLoad={afterAskingNothing}
+          filterState={state}
+        />
       )}
     </>
   );

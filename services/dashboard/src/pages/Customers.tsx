@@ -1,19 +1,18 @@
-import { API_BASE, api, query } from '../api/client.js';
-import type { Customer, List } from '../api/types.js';
+import { API_BASE, query } from '../api/client.js';
+import type { Customer } from '../api/types.js';
 import { CUSTOMER_COLUMNS } from '../components/columns.js';
 import {
+  ApiListTable,
   ExportLink,
   noMatchSaying,
-  PagedTable,
   SearchFilter,
   searchProblem,
   useListFilters,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
 import { lengthProblem } from '../components/Field.js';
-import { UnknownFilters, useFilterState, type FilterState } from '../components/FilterStates.js';
+import { UnknownFilters, useFilterState } from '../components/FilterStates.js';
 import { PageHeader } from '../components/states.js';
-import { usePaged } from '../hooks.js';
 
 /** The filters of the list and of its export, as the API names them (docs/dashboard-api.md). */
 const FILTERS = ['q', 'tag'] as const;
@@ -23,34 +22,6 @@ const FILTERS = ['q', 'tag'] as const;
  * server refuses in them (a control character) is said with its reason.
  */
 const CHECKS = { q: { says: 'the search' }, tag: { says: 'the tag' } };
-
-function CustomerTable({
-  filters,
-  sayFirstLoad,
-  filterState,
-}: {
-  filters: Record<(typeof FILTERS)[number], string>;
-  sayFirstLoad: boolean;
-  filterState: FilterState;
-}) {
-  const filterQuery = query(filters);
-  const list = usePaged(
-    (cursor) => api<List<Customer>>('GET', `/customers${query({ ...filters, cursor })}`),
-    `customers${filterQuery}`,
-  );
-  return (
-    <PagedTable
-      caption="Customers"
-      columns={CUSTOMER_COLUMNS}
-      list={list}
-      empty={noMatchSaying('No customers match.', [filters.tag], 'a whole tag')}
-      rowNames={{ one: 'customer', other: 'customers' }}
-      stacks="titled"
-      sayFirstLoad={sayFirstLoad}
-      filterState={filterState}
-    />
-  );
-}
 
 /** The longest tag the server looks up (`textParam('tag', …, 100)`, trimmed, in customer-list.ts). */
 const TAG_LIMIT = 100;
@@ -90,7 +61,19 @@ export default function Customers() {
         />
       </div>
       {refused && <UnknownFilters state={state} />}
-      {!asksNothing && <CustomerTable filters={filters} sayFirstLoad={afterAskingNothing} filterState={state} />}
+      {!asksNothing && (
+        <ApiListTable<Customer>
+          path="/customers"
+          filters={filters}
+          caption="Customers"
+          columns={CUSTOMER_COLUMNS}
+          empty={noMatchSaying('No customers match.', [filters.tag], 'a whole tag')}
+          rowNames={{ one: 'customer', other: 'customers' }}
+          stacks="titled"
+          sayFirstLoad={afterAskingNothing}
+          filterState={state}
+        />
+      )}
     </>
   );
 }
