@@ -511,9 +511,11 @@ describe('the Settings tables', () => {
         }).toEqual({ width, pageOverflow: 0, overflowing: 0, rowsOutOfLine: 0, withoutTime: 0 });
       }
 
-      // The event types are offered by their names, as the log writes them.
+      // The event types are offered in words, as the log's rows say them (their values stay codes).
       const types = await page.getByLabel('Event type').getByRole('option').allTextContents();
-      expect(types).toEqual(expect.arrayContaining(['All', 'trial.reminder_sent', 'recovery.opened', 'ping']));
+      expect(types).toEqual(
+        expect.arrayContaining(['All', 'Trial reminder sent', 'Payment failed, recovery started', 'Ping']),
+      );
       // Filtered to nothing, it says so, rather than that nothing was ever sent.
       await page.getByLabel('Event type').selectOption('ping');
       await page.getByText('No deliveries match these filters.').waitFor();
