@@ -241,9 +241,12 @@ export function oneOf(codes: readonly string[]): (value: string) => boolean {
   return (value) => codes.includes(value);
 }
 
-/** A day of a day field (`YYYY-MM-DD`, a day the calendar has: 2026-02-30 is none). */
+/** The shape of a day field's value, as `<input type="date">` gives it: `YYYY-MM-DD`. */
+export const DAY_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A day of a day field (DAY_SHAPE, and a day the calendar has: 2026-02-30 is none). */
 function isDay(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  if (!DAY_SHAPE.test(value)) return false;
   const at = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(value);
 }

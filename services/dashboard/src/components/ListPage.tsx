@@ -15,7 +15,7 @@ import { api, query } from '../api/client.js';
 import type { List } from '../api/types.js';
 import { useFilters } from '../router.js';
 import { ErrorNote, Loading } from './states.js';
-import { EmptyList, quoted, useReportRefusal, type FilterState } from './FilterStates.js';
+import { DAY_SHAPE, EmptyList, quoted, useReportRefusal, type FilterState } from './FilterStates.js';
 import { BusyButton } from './BusyButton.js';
 import { focusByScript } from '../focus.js';
 import { lengthProblem } from './Field.js';
@@ -598,15 +598,13 @@ function DateFilter({
   );
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 /**
  * Why the days from `from` up to `before` (its own day excluded, as the API's `to`) are none,
  * or null when there are some (or either end is open). Such a list is empty whatever the data,
  * so the page says this instead of asking the server.
  */
 export function emptyDayRange(from: string, before: string): string | null {
-  if (!DAY.test(from) || !DAY.test(before) || from < before) return null;
+  if (!DAY_SHAPE.test(from) || !DAY_SHAPE.test(before) || from < before) return null;
   return from === before
     ? 'The end day is not included, so nothing can match: for one day, end on the day after it.'
     : 'The start day is after the end day, so nothing can match.';
