@@ -11,8 +11,18 @@ const world = useWorld();
  * one a loaded CI machine merely slowed: one CI run saw 2.6 s, against 3 s before.
  */
 const TIMEOUT_MS = 6000;
-/** How much later than alone a healthy delivery's p90 may be: noise, never a hanging attempt's wait. */
-const P90_NOISE_MS = 500;
+/**
+ * The bounds on a healthy delivery's latency beside hanging endpoints. Waiting for a slot that
+ * a hanging attempt holds costs up to the whole timeout: with the slots all taken, the waits
+ * spread from nothing to 6 s, a p90 near 5.4 s. A loaded CI machine's worst seen without that
+ * fault is a p90 of 757 ms and a maximum of 1,008 ms. Each bound sits near the geometric middle
+ * of the two, so neither noise nor the fault comes near it. How close to alone the healthy
+ * endpoint stays is bench:webhooks' measure (its p99 beside ten hanging backlogs), not a test's:
+ * a bound relative to a measurement taken earlier in the same test failed when the suites
+ * beside it loaded the machine differently (a p90 of 757 ms against 119 ms alone).
+ */
+const P90_BOUND_MS = TIMEOUT_MS / 3;
+const MAX_BOUND_MS = TIMEOUT_MS / 2;
 const WORKER = {
   env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_RETRY_DELAYS: '10m' },
   // Without a per-endpoint cap, the hanging endpoint would hold all 20 slots for the whole timeout at a time.
@@ -60,8 +70,7 @@ describe('per-endpoint isolation', () => {
       { events: ['trial.reminder_sent'] },
     );
     const first = await world.current.startWorker(WORKER);
-    await healthyLatencies(healthy.path, 10); // warm-up
-    const alone = await healthyLatencies(healthy.path, 30);
+    await healthyLatencies(healthy.path, 10); // warm-up: the endpoint is known as fast
     await first.handle.close();
 
     // The backlog is in the outbox before the next worker starts.
@@ -85,12 +94,9 @@ describe('per-endpoint isolation', () => {
 
     const beside = await healthyLatencies(healthy.path, 30);
     // Every healthy delivery arrives well within the hanging endpoint's timeout, and the hanging
-    // endpoint never has more than its share of attempts open. Waiting behind a hanging attempt
-    // costs the whole timeout (6 s); the bounds are far under it, clear of a busy CI run's
-    // noise (a p90 of 223 ms against 53 ms alone failed a bound of alone + 150 ms once). How
-    // close to alone the healthy endpoint stays is bench:webhooks' measure, not a test's.
-    expect(quantile(beside, 1)).toBeLessThan(TIMEOUT_MS / 2);
-    expect(quantile(beside, 0.9)).toBeLessThan(quantile(alone, 0.9) + P90_NOISE_MS);
+    // endpoint never has more than its share of attempts open.
+    expect(quantile(beside, 1)).toBeLessThan(MAX_BOUND_MS);
+    expect(quantile(beside, 0.9)).toBeLessThan(P90_BOUND_MS);
     expect(receiver.peakInFlight(hanging.path)).toBe(5);
     expect((await db('webhook_endpoints').where({ id: hanging.id }).first()).enabled).toBe(true);
     expect(receiver.problems()).toEqual([]);
@@ -104,8 +110,7 @@ describe('per-endpoint isolation', () => {
       { events: ['trial.reminder_sent'] },
     );
     const first = await world.current.startWorker(WORKER);
-    await healthyLatencies(healthy.path, 10); // warm-up
-    const alone = await healthyLatencies(healthy.path, 30);
+    await healthyLatencies(healthy.path, 10); // warm-up: the endpoint is known as fast
     await first.handle.close();
 
     // Eight hanging endpoints at 5 attempts each would take all 20 slots: new to the next
@@ -153,7 +158,7 @@ describe('per-endpoint isolation', () => {
     expect(meeting.beforeAnyIsSlow).toBeLessThanOrEqual(hanging.length);
     expect(meeting.peak).toBeLessThanOrEqual(SLOW_SHARE);
 
-    // Then, once they are known to be slow and hold only their share: as fast as alone.
+    // Then, once they are known to be slow and hold only their share: no healthy delivery waits.
     await eventually(async () => {
       const row = await db('webhook_attempts')
         .whereIn(
@@ -166,14 +171,9 @@ describe('per-endpoint isolation', () => {
     }, 20_000);
     await eventually(async () => (await worker.handle.deliveryQueue.getWaitingCount()) === 0, 20_000);
     const steady = await peakInFlightOfHanging(() => healthyLatencies(healthy.path, 30));
-    // No delivery waits for a hanging attempt, which costs the whole timeout (6 s). The bounds
-    // are far under it, far from that failure and clear of a busy CI run's noise: the
-    // suites beside this one load the machine differently while `alone` and `steady` are
-    // measured (a maximum of 1,008 ms and a p90 of 249 against 33 ms alone, in two CI runs on
-    // a slow day). How close to alone the healthy endpoint stays is bench:webhooks' measure
-    // (its p99 beside ten hanging backlogs), not a test's.
-    expect(quantile(steady.latencies, 1)).toBeLessThan(TIMEOUT_MS / 2);
-    expect(quantile(steady.latencies, 0.9)).toBeLessThan(quantile(alone, 0.9) + P90_NOISE_MS);
+    // No delivery waits for a slot a hanging attempt holds (the bounds' comment says why these).
+    expect(quantile(steady.latencies, 1)).toBeLessThan(MAX_BOUND_MS);
+    expect(quantile(steady.latencies, 0.9)).toBeLessThan(P90_BOUND_MS);
     // They use their share in full, and never more.
     expect(steady.peak).toBe(SLOW_SHARE);
     for (const endpoint of hanging) {
