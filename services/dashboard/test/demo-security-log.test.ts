@@ -91,6 +91,42 @@ describe("npm start's demo in the Settings pages", () => {
     await row.getByText(/^No failed deliveries to send again \(none failed or was skipped since Nov 20/).waitFor();
     await expect(row.getByText(/0 deliveries sent again/).count()).resolves.toBe(0);
   });
+
+  it("keeps a campaign's invoice id whole where it fits a line, while an endpoint's URL breaks after its separators", async () => {
+    const invoiceId = 'in_1QxR7sLkT0aBcDeFgHiJkLmN';
+    await recordSecurityEvent(world.current.db, {
+      workspace_id: demo.workspace.id,
+      action: 'campaign.marked_recovered',
+      actor: { type: 'user', user_id: demo.owner.id, label: demo.owner.email },
+      target: { type: 'campaign', id: randomUUID(), label: invoiceId },
+    });
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await open('/settings/security-log', 'Security log');
+      const log = page.getByRole('table', { name: 'Security log' });
+      const target = log
+        .getByRole('row', { name: /campaign\.marked_recovered/ })
+        .getByText(`Campaign: ${invoiceId}`, { exact: true });
+      const idLines = async () => (await lineTexts(target)).map((line) => line.trim());
+      // Where "Campaign:" and the id do not fit one line but the id does (a 430 px phone): the id
+      // whole on the next. It was cut after `in_` ("Campaign: in_", then the rest).
+      await page.setViewportSize({ width: 430, height: 932 });
+      await expect(idLines()).resolves.toEqual(['Campaign:', invoiceId]);
+      // Narrower than the id (390 px): cut after `in_` alone, never mid-id at the line's end.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect(idLines()).resolves.toEqual(['Campaign:', 'in_', invoiceId.slice('in_'.length)]);
+      // An endpoint's URL still goes on after a separator, never mid-word.
+      const url = log
+        .getByRole('row', { name: /webhook\.created/ })
+        .first()
+        .getByText(/^Endpoint: /);
+      const urlLines = await lineTexts(url);
+      expect(urlLines.length).toBeGreaterThan(1);
+      expect(urlLines.slice(0, -1).filter((line) => !'/.-_ ('.includes(line.at(-1)!))).toEqual([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
 });
 
 describe('filtering the Security log', () => {

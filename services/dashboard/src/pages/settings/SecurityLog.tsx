@@ -24,7 +24,7 @@ import { Time } from '../../components/Time.js';
 import { useZonedDays, ZonedDayRange } from '../../components/ZonedDays.js';
 import { usePaged } from '../../hooks.js';
 import { SecurityActionName } from '../../components/Labels.js';
-import { BreakAfterSeparators } from '../../components/BreakableUrl.js';
+import { BreakableEmail, BreakAfterSeparators } from '../../components/BreakableUrl.js';
 import {
   clientAddressLabel,
   SECURITY_ACTION_GROUPS,
@@ -36,8 +36,35 @@ import { useFilters } from '../../router.js';
 import { securityDetailsText } from '../../security-details.js';
 
 /**
- * What an entry changed: its target (on up to two lines at 1280 px, breaking after a URL's
- * separators, then clipped; whole on hover), and under it what the change was ("Member → Admin",
+ * A target's text, breaking where its kind of label reads best when the column is narrow: an
+ * endpoint's URL after its separators, a person's or an invitation's email after `@` and `.`. A
+ * campaign's invoice id (`in_1Q2w3E4r…`) is one unit: whole on the next line when it does not fit
+ * beside "Campaign:", and after its `in_` only when it is longer than a line (a 390 px card).
+ * Breaking after separators as a URL does split it after `in_` where it would have fit whole. Any
+ * other label (a token's name) breaks at its spaces. A word too long for its line still breaks
+ * anywhere (`.security-target`, a stacked cell), as a last resort.
+ */
+function TargetText({ type, text }: { type: string; text: string }) {
+  if (type === 'webhook_endpoint') return <BreakAfterSeparators text={text} />;
+  if (type === 'user' || type === 'invitation') return <BreakableEmail email={text} />;
+  const id = type === 'campaign' ? /^(.*: )([a-z]+_)(.+)$/.exec(text) : null;
+  if (!id) return <>{text}</>;
+  const [, prefix, idKind, idRest] = id;
+  return (
+    <>
+      {prefix}
+      <span className="unit-id">
+        {idKind}
+        <wbr />
+        {idRest}
+      </span>
+    </>
+  );
+}
+
+/**
+ * What an entry changed: its target (on up to two lines at 1280 px, breaking as TargetText says,
+ * then clipped; whole on hover), and under it what the change was ("Member → Admin",
  * "Display currency: USD → EUR"), wrapping rather than clipped: it is the part read whole. Plain
  * text, never markup (names and URLs are what people typed).
  */
@@ -47,7 +74,7 @@ function WhatChanged({ event }: { event: SecurityEvent }) {
   return (
     <>
       <Clipped className="security-target" text={target}>
-        {target && <BreakAfterSeparators text={target} />}
+        {event.target && target && <TargetText type={event.target.type} text={target} />}
       </Clipped>
       {details.length > 0 && <span className="security-details">{details.join(' · ')}</span>}
     </>
