@@ -114,9 +114,39 @@ const listDayTime = new Intl.DateTimeFormat(LOCALE, {
  * `<Time short>` gives the full time and the UTC time on hover.
  */
 export function formatListTime(iso: string, withTime = false, now: Date = new Date()): string {
+  return formatListTimePieces(iso, withTime, now).join('');
+}
+
+const TIME_PARTS: ReadonlySet<Intl.DateTimeFormatPartTypes> = new Set([
+  'hour',
+  'minute',
+  'second',
+  'dayPeriod',
+  'timeZoneName',
+]);
+
+/**
+ * `formatListTime` as the pieces a narrow column may put on two lines: the day with the literal
+ * after it, then the time of day with its zone (`Nov 25, ` and `10:20 AM GMT+1`); one piece
+ * without a time of day. In whichever order the locale writes them: the split is where the
+ * parts turn from the day's to the time's (or back).
+ */
+export function formatListTimePieces(iso: string, withTime = false, now: Date = new Date()): string[] {
   const date = new Date(iso);
-  if (date.getFullYear() !== now.getFullYear()) return listDayYear.format(date);
-  return (withTime ? listDayTime : listDay).format(date);
+  if (date.getFullYear() !== now.getFullYear()) return [listDayYear.format(date)];
+  if (!withTime) return [listDay.format(date)];
+  const parts = listDayTime.formatToParts(date);
+  const firstGroup = parts.find((part) => part.type !== 'literal');
+  const split = parts.findIndex(
+    (part) => part.type !== 'literal' && TIME_PARTS.has(part.type) !== TIME_PARTS.has(firstGroup!.type),
+  );
+  if (split < 0) return [parts.map((part) => part.value).join('')];
+  const text = (from: number, to?: number) =>
+    parts
+      .slice(from, to)
+      .map((part) => part.value)
+      .join('');
+  return [text(0, split), text(split)];
 }
 
 const utcDay = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });

@@ -449,6 +449,45 @@ describe('the Settings tables', () => {
         expect(fit).toEqual({ overflow: { page: 0, table: 0 }, wrapped: [], layout: 'table' });
       });
     });
+
+    // A zone written long ("GMT+1", "GMT+5:30") widens every time with a time of day. The endpoints'
+    // Last success and Last failure made their table 1,029 px wide in Europe/Paris, and it stacked
+    // at 1280 px; their time of day goes under their day instead, each whole.
+    it.each([
+      ['Europe/Paris', /GMT\+1$/],
+      ['Asia/Kolkata', /GMT\+5:30$/],
+    ])('in %s the Webhook endpoints table stays a table, its times on two lines', async (timezoneId, zone) => {
+      const zoned = await world.current.browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        timezoneId,
+        storageState: await context.storageState(),
+      });
+      try {
+        const zonedPage = await zoned.newPage();
+        zonedPage.setDefaultTimeout(10_000);
+        await zonedPage.goto(`${world.current.url}/dashboard/settings/webhooks`);
+        const table = zonedPage.getByRole('table', { name: 'Webhook endpoints' });
+        await table.getByRole('row').nth(1).waitFor();
+        const shown = await table.evaluate((element) => ({
+          // As layoutOf reads it: the column headers in sight, or hidden when stacked.
+          layout: element.querySelector('thead')!.getBoundingClientRect().height > 1 ? 'table' : 'stacked',
+          overflow: element.parentElement!.scrollWidth - element.parentElement!.clientWidth,
+          // Each time of day: its own line under its day, never broken inside.
+          times: Array.from(element.querySelectorAll('.list-time') as unknown as ArrayLike<typeof element>, (time) =>
+            Array.from(time.children, (piece) => [piece.textContent, piece.getClientRects().length]),
+          ),
+        }));
+        expect(shown.layout).toBe('table');
+        expect(shown.overflow).toBeLessThanOrEqual(0);
+        expect(shown.times.length).toBeGreaterThanOrEqual(2);
+        for (const [[, dayLines], [timeOfDay, timeLines]] of shown.times as [string, number][][]) {
+          expect([dayLines, timeLines]).toEqual([1, 1]);
+          expect(timeOfDay).toMatch(zone);
+        }
+      } finally {
+        await zoned.close();
+      }
+    });
   });
 
   describe("an endpoint's delivery log", () => {

@@ -3,6 +3,7 @@ import {
   daysAreUtc,
   formatDays,
   formatListTime,
+  formatListTimePieces,
   formatLocalTime,
   formatMoney,
   formatMoneyTick,
@@ -26,6 +27,17 @@ describe('formatListTime', () => {
   it('writes a bare day without a time of day, and without a zone', () => {
     expect(formatListTime(iso, false, now)).not.toContain(zone);
     expect(formatListTime('2024-11-25T15:20:00.000Z', true, now)).toMatch(/2024$/);
+  });
+
+  it('splits a time of day from its day where a narrow column may wrap, the text unchanged', () => {
+    const [day, timeOfDay] = formatListTimePieces(iso, true, now);
+    expect(day! + timeOfDay!).toBe(formatListTime(iso, true, now));
+    // Under jest LOCALE is en-US: "Nov 25, " then "3:20 PM UTC" (in the machine's zone).
+    expect(day).toMatch(/^Nov 2[56], $/);
+    expect(timeOfDay).toMatch(new RegExp(`^\\d{1,2}:20 [AP]M ${zone.replace('+', '\\+')}$`));
+    // One piece when there is no time of day to split off.
+    expect(formatListTimePieces(iso, false, now)).toEqual([formatListTime(iso, false, now)]);
+    expect(formatListTimePieces('2024-11-25T15:20:00.000Z', true, now)).toEqual(['Nov 25, 2024']);
   });
 });
 

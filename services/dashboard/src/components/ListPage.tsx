@@ -8,7 +8,7 @@ import {
   type ReactNode,
   type RefObject,
 } from 'react';
-import { useStacked, type Stacks } from './use-stacked.js';
+import { useTableFit, type Stacks } from './use-stacked.js';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import { usePaged, type Paged } from '../hooks.js';
 import { api, query } from '../api/client.js';
@@ -187,11 +187,15 @@ function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean): 
   return said;
 }
 
+/** The class of a list whose times' time of day goes under their day, so that it fits (Time's ListTime). */
+const TIMES_WRAPPED = 'times-wrapped';
+
 /**
  * A list table in its scrolling box: the box is a region named by the caption (which is for
  * screen readers) that takes the keyboard's focus, as it scrolls sideways when the table does not
  * fit and does not stack; the table is a `table.list`, one line per cell (docs/dashboard-ui.md,
- * "Lists"), stacked (`stacked`) when it may and is wider than the box (useStacked).
+ * "Lists"), stacked (`stacked`) when it may and is wider than the box (useTableFit), unless putting
+ * its times' time of day under their day makes it fit (`times-wrapped`).
  */
 function TableBox({
   caption,
@@ -207,8 +211,14 @@ function TableBox({
   const ownBox = useRef<HTMLDivElement>(null);
   const box = boxRef ?? ownBox;
   const table = useRef<HTMLTableElement>(null);
-  const stacked = useStacked(stacks, box, table);
-  const className = ['list', stacks && 'stacks', stacked && 'stacked', stacks === 'titled' && 'titled']
+  const fit = useTableFit(stacks, box, table, { wrappedClass: TIMES_WRAPPED });
+  const className = [
+    'list',
+    stacks && 'stacks',
+    fit === 'stacked' && 'stacked',
+    fit === 'wrapped' && TIMES_WRAPPED,
+    stacks === 'titled' && 'titled',
+  ]
     .filter(Boolean)
     .join(' ');
   return (

@@ -1,4 +1,4 @@
-import { formatListTime, formatLocalTime, formatUtcTime } from '../format.js';
+import { formatListTimePieces, formatLocalTime, formatUtcTime } from '../format.js';
 
 /**
  * Every time the insight pages show (docs/dashboard-ui.md, "Times"): in the viewer's zone,
@@ -27,8 +27,30 @@ export function Time({
   if (!value) return <>{empty}</>;
   return (
     <time dateTime={value} title={short ? `${formatLocalTime(value)} (${formatUtcTime(value)})` : formatUtcTime(value)}>
-      {short ? formatListTime(value, withTime) : formatLocalTime(value, seconds)}
+      {short ? <ListTime pieces={formatListTimePieces(value, withTime)} /> : formatLocalTime(value, seconds)}
       {sayUtc && <span className="visually-hidden"> ({formatUtcTime(value)})</span>}
     </time>
+  );
+}
+
+/**
+ * A list cell's time, the day and the time of day each kept whole: a column short of room puts
+ * the time of day under the day rather than stacking its whole table (`.list-time`). A zone
+ * written "GMT+1" made the endpoints' Last success and Last failure 190 px wide on one line,
+ * and the Outbound webhooks table too wide for 1280 px in Europe/Paris. The text is the same
+ * either way (`Nov 25, 10:20 AM GMT+1`).
+ */
+function ListTime({ pieces }: { pieces: string[] }) {
+  const [day, timeOfDay] = pieces;
+  if (timeOfDay === undefined) return <>{day}</>;
+  // The space between them is the cell's to wrap at: inside the day's piece it could not be.
+  const dayAlone = day!.trimEnd();
+  const between = day!.slice(dayAlone.length);
+  return (
+    <span className="list-time">
+      <span>{dayAlone}</span>
+      {between || <wbr />}
+      <span>{timeOfDay}</span>
+    </span>
   );
 }

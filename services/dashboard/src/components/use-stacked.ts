@@ -10,41 +10,65 @@ import { useLayoutEffect, useState, type RefObject } from 'react';
  */
 export type Stacks = boolean | 'titled';
 
+/** A table as laid out: whole, with its times on two lines (`wrappedClass`), or stacked. */
+export type TableFit = 'table' | 'wrapped' | 'stacked';
+
 /**
- * Whether a table that may stack (`stacks`) is stacked now: exactly when, laid out as a table, it
- * is wider than its box (docs/dashboard-ui.md, "Tables at every width"). Not the window's width:
- * the room a table has depends on the side navigation beside it and on the card it sits in, and
- * the room it needs on its columns and its data (an endpoint turned off, with the reason under
- * its switch; a long name; six series of a chart). Decided before the page is first painted (a
- * layout effect), and again whenever the box or the table changes size (the window, rows loaded,
- * a chart's table disclosed); the table is laid out unstacked for a moment to measure it, without
- * `stackedClass` (the class the table has while stacked), within one script task, so nothing is
- * drawn meanwhile. The lists and Settings tables (DataTable) and the Overview's chart tables
- * (Chart) all stack by it.
+ * How a table that may stack (`stacks`) is laid out now (docs/dashboard-ui.md, "Tables at every
+ * width"): as a table when it fits its box; else, given `wrappedClass`, as a table with that class
+ * (its times' time of day under their day: `.list-time`) when that fits; else stacked. Not the
+ * window's width: the room a table has depends on the side navigation beside it and on the card it
+ * sits in, and the room it needs on its columns and its data (an endpoint turned off, with the
+ * reason under its switch; a long name; a zone written "GMT+1"; six series of a chart). Decided
+ * before the page is first painted (a layout effect), and again whenever the box or the table
+ * changes size (the window, rows loaded, a chart's table disclosed); the table is laid out in each
+ * way for a moment to measure it, without the classes it has now, within one script task, so
+ * nothing is drawn meanwhile. The lists and Settings tables (DataTable) and the Overview's chart
+ * tables (Chart) all stack by it.
  */
-export function useStacked(
+export function useTableFit(
   stacks: Stacks,
   box: RefObject<HTMLElement | null>,
   table: RefObject<HTMLTableElement | null>,
-  stackedClass = 'stacked',
-): boolean {
-  const [stacked, setStacked] = useState(false);
+  { stackedClass = 'stacked', wrappedClass }: { stackedClass?: string; wrappedClass?: string } = {},
+): TableFit {
+  const [fit, setFit] = useState<TableFit>('table');
   useLayoutEffect(() => {
     const boxElement = box.current;
     const tableElement = table.current;
     if (!stacks || !boxElement || !tableElement) return undefined;
+    const classes = tableElement.classList;
+    const fits = () => boxElement.scrollWidth <= boxElement.clientWidth;
     const decide = () => {
-      const was = tableElement.classList.contains(stackedClass);
-      if (was) tableElement.classList.remove(stackedClass);
-      const fits = boxElement.scrollWidth <= boxElement.clientWidth;
-      if (was) tableElement.classList.add(stackedClass);
-      setStacked(!fits);
+      const had = [stackedClass, wrappedClass].filter((name): name is string => !!name && classes.contains(name));
+      classes.remove(...had);
+      let now: TableFit = 'table';
+      if (!fits()) {
+        now = 'stacked';
+        if (wrappedClass) {
+          classes.add(wrappedClass);
+          if (fits()) now = 'wrapped';
+          classes.remove(wrappedClass);
+        }
+      }
+      classes.add(...had);
+      setFit(now);
     };
     decide();
     const observer = new ResizeObserver(decide);
     observer.observe(boxElement);
     observer.observe(tableElement);
     return () => observer.disconnect();
-  }, [stacks, box, table, stackedClass]);
-  return stacks !== false && stacked;
+  }, [stacks, box, table, stackedClass, wrappedClass]);
+  return stacks === false ? 'table' : fit;
+}
+
+/** Whether a table that may stack is stacked now: useTableFit without a wrapped way between. */
+export function useStacked(
+  stacks: Stacks,
+  box: RefObject<HTMLElement | null>,
+  table: RefObject<HTMLTableElement | null>,
+  stackedClass = 'stacked',
+): boolean {
+  return useTableFit(stacks, box, table, { stackedClass }) === 'stacked';
 }

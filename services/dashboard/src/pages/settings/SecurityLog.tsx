@@ -53,7 +53,7 @@ function TargetText({ type, text }: { type: string; text: string }) {
   return (
     <>
       {prefix}
-      <span className="unit-id">
+      <span className="whole-id">
         {idKind}
         <wbr />
         {idRest}
