@@ -39,7 +39,8 @@ export function useZonedDays(days: DayParams, setParams: (next: Partial<DayParam
   const { zone } = dayZone;
   /**
    * A zone the address named that this browser does not know, replaced there by the viewer's:
-   * the note saying so stays for this page view, until a day is picked or cleared.
+   * the note saying so stays for this page view while the address has days, until a day is
+   * picked or cleared. Without days (Clear filters empties the address) it is about nothing.
    */
   const [unknownAsked, setUnknownAsked] = useState<string | null>(null);
   // An address with days and no zone (typed, or shared before the zone was kept), or with a zone
@@ -57,7 +58,7 @@ export function useZonedDays(days: DayParams, setParams: (next: Partial<DayParam
     setParams({ ...next, tz: picked.from || picked.to ? zone : '' });
   };
   const notes =
-    unknownAsked !== null && !dayZone.unknown && !dayZone.fromLink
+    unknownAsked !== null && hasDays && !dayZone.unknown && !dayZone.fromLink
       ? { ...dayZone, unknown: true, asked: unknownAsked }
       : { ...dayZone, asked };
   return {
