@@ -474,15 +474,18 @@ describe('the Settings tables', () => {
           overflow: element.parentElement!.scrollWidth - element.parentElement!.clientWidth,
           // Each time of day: its own line under its day, never broken inside.
           times: Array.from(element.querySelectorAll('.list-time') as unknown as ArrayLike<typeof element>, (time) =>
-            Array.from(time.children, (piece) => [piece.textContent, piece.getClientRects().length]),
+            Array.from(time.children as unknown as ArrayLike<typeof element>, (piece) => ({
+              text: piece.textContent ?? '',
+              lines: piece.getClientRects().length,
+            })),
           ),
         }));
         expect(shown.layout).toBe('table');
         expect(shown.overflow).toBeLessThanOrEqual(0);
         expect(shown.times.length).toBeGreaterThanOrEqual(2);
-        for (const [[, dayLines], [timeOfDay, timeLines]] of shown.times as [string, number][][]) {
-          expect([dayLines, timeLines]).toEqual([1, 1]);
-          expect(timeOfDay).toMatch(zone);
+        for (const [day, timeOfDay] of shown.times) {
+          expect([day?.lines, timeOfDay?.lines]).toEqual([1, 1]);
+          expect(timeOfDay?.text).toMatch(zone);
         }
       } finally {
         await zoned.close();
