@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   createReceiverResolver,
+  createWebhookSender,
   ipv6Bytes,
+  neverAllowedRange,
   nonPublicRange,
   receiverLookup,
   RefusedAddressError,
@@ -86,7 +88,7 @@ describe('ipv6Bytes', () => {
 });
 
 describe('receiverLookup, public only', () => {
-  const publicOnlyLookup = receiverLookup(createReceiverResolver(), true);
+  const publicOnlyLookup = receiverLookup(createReceiverResolver(), false);
   const lookup = (host: string, all: boolean) =>
     new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) =>
       publicOnlyLookup(host, { all }, (error, address) => resolve({ error, address })),
@@ -107,4 +109,64 @@ describe('receiverLookup, public only', () => {
     const { error } = await lookup('10.0.0.7', false);
     expect(error!.message).toMatch(/^refused: 10\.0\.0\.7 is a private address/);
   });
+});
+
+/**
+ * With WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (npm start, a developer's receiver on loopback or the
+ * office network), link-local and the cloud metadata services stay refused: a walk found
+ * `https://169.254.169.254/latest/meta-data` accepted and contacted under `npm start`, and the
+ * delivery log shows the first 4 KB of an answer.
+ */
+describe('with private networks allowed', () => {
+  it.each([
+    ['169.254.169.254', 'link-local'],
+    ['169.254.0.1', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['fe80::1%eth0', 'link-local'],
+    ['::ffff:169.254.169.254', 'link-local'],
+    ['fd00:ec2::254', 'cloud metadata'],
+    ['100.100.100.200', 'cloud metadata'],
+  ])('still refuses %s (%s)', (address, range) => {
+    expect(neverAllowedRange(address)).toBe(range);
+  });
+
+  it.each(['127.0.0.1', '::1', '10.0.0.7', '192.168.1.20', 'fd00::7', '100.64.0.1', '8.8.8.8'])(
+    'allows %s',
+    (address) => {
+      expect(neverAllowedRange(address)).toBeNull();
+    },
+  );
+
+  const privateLookup = receiverLookup(createReceiverResolver(), true);
+  const lookup = (host: string) =>
+    new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) =>
+      privateLookup(host, { all: true }, (error, address) => resolve({ error, address })),
+    );
+
+  it('lets a lookup reach loopback, and refuses the metadata address through it', async () => {
+    const loopback = await lookup('127.0.0.1');
+    expect(loopback.error).toBeNull();
+    const metadata = await lookup('169.254.169.254');
+    expect(metadata.error).toBeInstanceOf(RefusedAddressError);
+    expect(metadata.error!.message).toBe(
+      'refused: 169.254.169.254 is a link-local address; receivers must be on the public internet ' +
+        '(even with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: cloud metadata services answer there)',
+    );
+  });
+
+  it.each(['https://169.254.169.254/latest/meta-data', 'https://[fd00:ec2::254]/latest', 'https://[fe80::1]/hook'])(
+    'sends nothing to %s, saying why',
+    async (url) => {
+      const sender = createWebhookSender({ timeoutMs: 3000, baseUrl: 'http://localhost', allowPrivateNetworks: true });
+      try {
+        const result = await sender.send({ url, secret: 'whsec_dev', body: Buffer.from('{}') });
+        expect(result).toMatchObject({ succeeded: false, httpStatus: null });
+        expect(result.error).toMatch(
+          /^refused: .+ is a (link-local|cloud metadata) address; .*even with WEBHOOK_ALLOW/,
+        );
+      } finally {
+        sender.close();
+      }
+    },
+  );
 });

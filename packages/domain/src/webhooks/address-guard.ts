@@ -9,7 +9,8 @@ import type { ReceiverResolver } from './dns-resolver.js';
  * rebinding to slip through). The worker also re-checks the socket's remote address.
  */
 
-type RangeName = 'loopback' | 'private' | 'link-local' | 'carrier-grade NAT' | 'multicast' | 'reserved';
+type RangeName =
+  'loopback' | 'private' | 'link-local' | 'carrier-grade NAT' | 'multicast' | 'reserved' | 'cloud metadata';
 
 function ranges(family: 'ipv4' | 'ipv6', subnets: Array<[string, number]>): BlockList {
   const list = new BlockList();
@@ -89,6 +90,41 @@ export function nonPublicRange(address: string): RangeName | null {
   return null;
 }
 
+/**
+ * Cloud providers' instance metadata services outside the link-local ranges: AWS's over IPv6
+ * (fd00:ec2::254) and Alibaba Cloud's (100.100.100.200). With the link-local ranges (AWS, GCP and
+ * Azure answer on 169.254.169.254), they hand out the machine's credentials to whoever asks.
+ */
+const CLOUD_METADATA = ranges('ipv4', [['100.100.100.200', 32]]);
+const CLOUD_METADATA_IPV6 = ranges('ipv6', [['fd00:ec2::254', 128]]);
+
+/**
+ * The range of an address that a receiver may never be at, even with WEBHOOK_ALLOW_PRIVATE_NETWORKS
+ * (a developer's receiver on loopback or the office network): link-local, where the cloud
+ * metadata services answer, and those services' other addresses. No webhook receiver runs there,
+ * and a machine that runs `npm start` in a cloud would otherwise let an endpoint's owner read the
+ * machine's credentials through the delivery log (the first 4 KB of an answer). Null otherwise.
+ */
+export function neverAllowedRange(address: string): RangeName | null {
+  const plain = address.split('%')[0]!;
+  const family = isIP(plain);
+  if (family === 0) return null;
+  if (family === 4 ? CLOUD_METADATA.check(plain, 'ipv4') : CLOUD_METADATA_IPV6.check(plain, 'ipv6'))
+    return 'cloud metadata';
+  const bytes = family === 6 ? ipv6Bytes(plain) : null;
+  const embedded = bytes && embeddedIpv4(bytes);
+  if (embedded) return neverAllowedRange(embedded);
+  return nonPublicRange(plain) === 'link-local' ? 'link-local' : null;
+}
+
+/**
+ * The range that refuses `address` as a receiver's: any non-public one, or with private networks
+ * allowed (development) only those never allowed.
+ */
+export function refusedRange(address: string, allowPrivateNetworks: boolean): RangeName | null {
+  return allowPrivateNetworks ? neverAllowedRange(address) : nonPublicRange(address);
+}
+
 function embeddedIpv4(bytes: number[]): string | null {
   const startsWith = (prefix: number[]) => prefix.every((byte, index) => bytes[index] === byte);
   const ipv4Mapped = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
@@ -142,7 +178,9 @@ export class RefusedAddressError extends Error {
     super(
       host === address
         ? `refused: ${address} is a ${range} address; receivers must be on the public internet ` +
-            '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)'
+            (range === 'link-local' || range === 'cloud metadata'
+              ? '(even with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: cloud metadata services answer there)'
+              : '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)')
         : noPublicAddressMessage(host),
     );
     this.name = 'RefusedAddressError';
@@ -174,9 +212,9 @@ export function unresolvedHostMessage(host: string, dnsCode: string): string {
     : `${host} could not be resolved: its name servers gave no answer; check the host name, or try again later`;
 }
 
-/** Throws RefusedAddressError when `address` may not be connected to. */
-export function assertPublicAddress(host: string, address: string): void {
-  const range = nonPublicRange(address);
+/** Throws RefusedAddressError when `address` may not be connected to (refusedRange). */
+export function assertReceiverAddress(host: string, address: string, allowPrivateNetworks = false): void {
+  const range = refusedRange(address, allowPrivateNetworks);
   if (range) throw new RefusedAddressError(host, address, range);
 }
 
@@ -184,20 +222,25 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 
 /**
  * A drop-in for `dns.lookup` for the HTTPS agent, over the receivers' own resolver (never
- * getaddrinfo's thread pool, see dns-resolver.ts). With `publicOnly`, keeps the public
- * addresses and fails with RefusedAddressError when none is left.
+ * getaddrinfo's thread pool, see dns-resolver.ts). Keeps the addresses a receiver may be at
+ * (refusedRange: the public ones, or with `allowPrivateNetworks` all but those never allowed)
+ * and fails with RefusedAddressError when none is left.
  */
-export function receiverLookup(resolver: ReceiverResolver, publicOnly: boolean) {
+export function receiverLookup(resolver: ReceiverResolver, allowPrivateNetworks: boolean) {
   return (hostname: string, options: LookupOptions | LookupAllOptions, callback: LookupCallback): void => {
     resolver.resolve(hostname).then(
       (resolved) => {
         const family = typeof options.family === 'number' ? options.family : 0;
         const addresses = family === 4 || family === 6 ? resolved.filter((entry) => entry.family === family) : resolved;
-        const allowed = publicOnly ? addresses.filter((entry) => nonPublicRange(entry.address) === null) : addresses;
+        const allowed = addresses.filter((entry) => refusedRange(entry.address, allowPrivateNetworks) === null);
         if (allowed.length === 0) {
           const first = addresses[0];
           const refusal = first
-            ? new RefusedAddressError(hostname, first.address, nonPublicRange(first.address) ?? 'reserved')
+            ? new RefusedAddressError(
+                hostname,
+                first.address,
+                refusedRange(first.address, allowPrivateNetworks) ?? 'reserved',
+              )
             : Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' });
           return callback(refusal, []);
         }

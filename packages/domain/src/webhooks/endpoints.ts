@@ -23,7 +23,7 @@ import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { assertUuid, inputValidator, NAME_CHARACTERS_RULE, NAME_PATTERN } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { skipPendingDeliveries } from './deliveries.js';
-import { nonPublicRange } from './address-guard.js';
+import { refusedRange } from './address-guard.js';
 import { assertWebhookManager } from './permissions.js';
 import { openOverlapEnd } from './signing-secrets.js';
 
@@ -175,16 +175,16 @@ export interface CreateEndpointInput {
 }
 
 /**
- * The endpoint's URL, normalised: a literal IP in a range deliveries are refused (address-guard.ts)
- * is refused when it is saved, while private networks are, rather than on every delivery after:
- * the owner typed it, and it can never become public. A host name is judged when it is sent to
- * only, since what it points at can change (docs/decisions.md, "SSRF").
+ * The endpoint's URL, normalised: a literal IP in a range deliveries are refused (address-guard.ts,
+ * refusedRange: with private networks allowed, link-local and the cloud metadata services still)
+ * is refused when it is saved, rather than on every delivery after: the owner typed it, and it can
+ * never become allowed. A host name is judged when it is sent to only, since what it points at can
+ * change (docs/decisions.md, "SSRF").
  */
 function receiverUrl(raw: string, allowPrivateNetworks = true): string {
   const url = validateWebhookUrl(raw);
-  if (allowPrivateNetworks) return url;
   const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-  const range = isIP(host) === 0 ? null : nonPublicRange(host);
+  const range = isIP(host) === 0 ? null : refusedRange(host, allowPrivateNetworks);
   if (range) throw invalidField('url', `${host} is a ${range} address: receivers must be on the public internet`);
   return url;
 }

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { Got } from 'got';
 import { firstUse, signatureHeader, SIGNATURE_HEADER, type Config } from '@retention/core';
 import {
-  assertPublicAddress,
+  assertReceiverAddress,
   nonPublicRange,
   receiverLookup,
   RefusedAddressError,
@@ -138,8 +138,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   };
   const resolver = createReceiverResolver({ servers: options.dnsServers });
   const agent = options.allowPrivateNetworks
-    ? new https.Agent({ ...agentOptions, lookup: receiverLookup(resolver, false) })
-    : new PublicOnlyAgent({ ...agentOptions, lookup: receiverLookup(resolver, true) });
+    ? new https.Agent({ ...agentOptions, lookup: receiverLookup(resolver, true) })
+    : new PublicOnlyAgent({ ...agentOptions, lookup: receiverLookup(resolver, false) });
   // got is loaded at the first send, not at start: an API or a CLI run that sends nothing (most
   // of them) never pays for one of a process's larger imports (docs/performance.md, "Test run").
   const httpClient = firstUse(() =>
@@ -246,9 +246,9 @@ function attempt(
   if (url.protocol !== 'https:') return Promise.resolve(refusal('the endpoint URL is not https://'));
   // A literal IP is connected to without a lookup, so it is checked here instead.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!options.allowPrivateNetworks && isIP(host)) {
+  if (isIP(host)) {
     try {
-      assertPublicAddress(host, host);
+      assertReceiverAddress(host, host, options.allowPrivateNetworks);
     } catch (error) {
       return Promise.resolve({ ...refusal((error as Error).message), ...refusedAddress(error) });
     }

@@ -92,6 +92,18 @@ describe('each dashboard form names the field it refuses', () => {
       body: { name: 'Local receiver', url: 'https://127.0.0.1:8443/in' },
     });
     expect([created.status, created.body.url]).toEqual([201, 'https://127.0.0.1:8443/in']);
+    // But never where the cloud metadata services answer: link-local, and their other addresses.
+    for (const [url, address] of [
+      ['https://169.254.169.254/latest/meta-data', '169.254.169.254 is a link-local'],
+      ['https://[fd00:ec2::254]/latest', 'fd00:ec2::254 is a cloud metadata'],
+    ]) {
+      const refused = await developmentCall('POST', '/webhooks', {
+        cookie: owner.cookie,
+        body: { name: 'Metadata', url },
+      });
+      expectFieldRefusal(refused, 'url');
+      expect(refused.body.error.message).toBe(`url: ${address} address: receivers must be on the public internet`);
+    }
   });
 
   it('processor connect: webhook_secret and api_key, refused before Stripe is asked', async () => {
