@@ -1,3 +1,4 @@
+import { currentZoneName } from '@retention/core/time-zones';
 import { minorUnitExponent } from '@retention/core/money';
 import { roundedRatio } from '@retention/core/ratio';
 
@@ -202,7 +203,7 @@ export function formatMonth(month: string): string {
 
 /** The viewer's time zone, as the browser names it (`America/Los_Angeles`). */
 export function viewerZone(): string {
-  return new Intl.DateTimeFormat(LOCALE).resolvedOptions().timeZone;
+  return currentZoneName(new Intl.DateTimeFormat(LOCALE).resolvedOptions().timeZone);
 }
 
 /** A zone from the address, checked before any use (the export's `tz` is checked the same way). */

@@ -155,6 +155,12 @@ describe('knownZone', () => {
       expect(knownZone(name)).toBeNull();
   });
 
+  it('names a renamed zone by its current name, under either name (ICU keeps Asia/Calcutta)', () => {
+    for (const name of ['Asia/Kolkata', 'Asia/Calcutta', 'asia/calcutta']) expect(knownZone(name)).toBe('Asia/Kolkata');
+    expect(knownZone('Europe/Kiev')).toBe('Europe/Kyiv');
+    expect(knownZone('Asia/Saigon')).toBe('Asia/Ho_Chi_Minh');
+  });
+
   it('tells a zone whose days are UTC’s from one that is UTC only half the year', () => {
     expect(daysAreUtc('UTC')).toBe(true);
     expect(daysAreUtc('Africa/Abidjan')).toBe(true);

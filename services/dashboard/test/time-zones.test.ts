@@ -214,6 +214,16 @@ describe('a shared Campaigns link with days', () => {
     },
   );
 
+  it('names a renamed zone as IANA does now: Asia/Kolkata, not the Asia/Calcutta Chromium reports', async () => {
+    const kolkata = await agent('Asia/Kolkata');
+    await openCampaigns(kolkata);
+    const filters = kolkata.getByRole('search', { name: 'Filter campaigns' });
+    await filters.getByText('Days in Asia/Kolkata time.').waitFor();
+    await kolkata.getByLabel('First failed from').fill('2026-11-01');
+    await eventually(() => Promise.resolve(new URL(kolkata.url()).searchParams.get('tz') === 'Asia/Kolkata'));
+    await expect(filters.getByText(/Calcutta/).count()).resolves.toBe(0);
+  });
+
   it('drops the unknown zone’s note with the days when Clear filters clears them', async () => {
     const losAngeles = await agent(LOS_ANGELES);
     await losAngeles.goto(`${world.current.url}/dashboard/settings/security-log?${DAYS}&tz=Mars%2FOlympus_Mons`);
