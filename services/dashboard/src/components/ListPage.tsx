@@ -574,7 +574,8 @@ export function useShownAfterAskingNothing(asksNothing: boolean): boolean {
  */
 export function searchProblem(q: string): string | null {
   const length = q.trim().length;
-  if (length > 0 && length < SEARCH_MIN_CHARACTERS) return SEARCH_TOO_SHORT;
+  // Spaces alone too: the server trims them to nothing and refuses that as too short.
+  if (q.length > 0 && length < SEARCH_MIN_CHARACTERS) return SEARCH_TOO_SHORT;
   return lengthProblem(length, SEARCH_MAX_CHARACTERS);
 }
 
