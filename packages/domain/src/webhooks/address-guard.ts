@@ -18,7 +18,17 @@ function ranges(family: 'ipv4' | 'ipv6', subnets: Array<[string, number]>): Bloc
   return list;
 }
 
+/**
+ * Cloud providers' instance metadata services outside the link-local ranges (AWS, GCP and Azure
+ * answer on 169.254.169.254): Alibaba Cloud's, inside carrier-grade NAT, and AWS's over IPv6,
+ * inside the unique local range. Named before those ranges, since they are refused even where
+ * private networks are allowed (NEVER_ALLOWED).
+ */
+const CLOUD_METADATA_IPV4 = ranges('ipv4', [['100.100.100.200', 32]]);
+const CLOUD_METADATA_IPV6 = ranges('ipv6', [['fd00:ec2::254', 128]]);
+
 const IPV4_RANGES: Array<[RangeName, BlockList]> = [
+  ['cloud metadata', CLOUD_METADATA_IPV4],
   ['loopback', ranges('ipv4', [['127.0.0.0', 8]])],
   [
     'private',
@@ -55,6 +65,7 @@ const IPV6_RESERVED_INSIDE_GLOBAL = ranges('ipv6', [
   ['3fff::', 20], // documentation
 ]);
 const IPV6_NAMED_RANGES: Array<[RangeName, BlockList]> = [
+  ['cloud metadata', CLOUD_METADATA_IPV6],
   ['loopback', ranges('ipv6', [['::1', 128]])],
   [
     'private',
@@ -91,30 +102,18 @@ export function nonPublicRange(address: string): RangeName | null {
 }
 
 /**
- * Cloud providers' instance metadata services outside the link-local ranges: AWS's over IPv6
- * (fd00:ec2::254) and Alibaba Cloud's (100.100.100.200). With the link-local ranges (AWS, GCP and
- * Azure answer on 169.254.169.254), they hand out the machine's credentials to whoever asks.
+ * The ranges a receiver may never be at, even with WEBHOOK_ALLOW_PRIVATE_NETWORKS (a developer's
+ * receiver on loopback or the office network): link-local, where the cloud metadata services
+ * answer, and those services' other addresses. No webhook receiver runs there, and a machine that
+ * runs `npm start` in a cloud would otherwise let an endpoint's owner read the machine's
+ * credentials through the delivery log (the first 4 KB of an answer).
  */
-const CLOUD_METADATA = ranges('ipv4', [['100.100.100.200', 32]]);
-const CLOUD_METADATA_IPV6 = ranges('ipv6', [['fd00:ec2::254', 128]]);
+const NEVER_ALLOWED: ReadonlySet<RangeName> = new Set(['link-local', 'cloud metadata']);
 
-/**
- * The range of an address that a receiver may never be at, even with WEBHOOK_ALLOW_PRIVATE_NETWORKS
- * (a developer's receiver on loopback or the office network): link-local, where the cloud
- * metadata services answer, and those services' other addresses. No webhook receiver runs there,
- * and a machine that runs `npm start` in a cloud would otherwise let an endpoint's owner read the
- * machine's credentials through the delivery log (the first 4 KB of an answer). Null otherwise.
- */
+/** The range of an address a receiver may never be at (NEVER_ALLOWED), or null. */
 export function neverAllowedRange(address: string): RangeName | null {
-  const plain = address.split('%')[0]!;
-  const family = isIP(plain);
-  if (family === 0) return null;
-  if (family === 4 ? CLOUD_METADATA.check(plain, 'ipv4') : CLOUD_METADATA_IPV6.check(plain, 'ipv6'))
-    return 'cloud metadata';
-  const bytes = family === 6 ? ipv6Bytes(plain) : null;
-  const embedded = bytes && embeddedIpv4(bytes);
-  if (embedded) return neverAllowedRange(embedded);
-  return nonPublicRange(plain) === 'link-local' ? 'link-local' : null;
+  const range = nonPublicRange(address);
+  return range && NEVER_ALLOWED.has(range) ? range : null;
 }
 
 /**
@@ -178,7 +177,7 @@ export class RefusedAddressError extends Error {
     super(
       host === address
         ? `refused: ${address} is a ${range} address; receivers must be on the public internet ` +
-            (range === 'link-local' || range === 'cloud metadata'
+            ((NEVER_ALLOWED as ReadonlySet<string>).has(range)
               ? '(even with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: cloud metadata services answer there)'
               : '(WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lifts this for development)')
         : noPublicAddressMessage(host),
