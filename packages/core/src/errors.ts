@@ -15,6 +15,9 @@ export const ERROR_STATUS = {
   // The dashboard's own (docs/dashboard-api.md).
   invalid_credentials: 401,
   payload_too_large: 413,
+  // The payment processor did not answer, or failed, while checking what was given
+  // (docs/dashboard-api.md): nothing wrong with the input, so not `invalid_param`.
+  processor_unavailable: 502,
 } as const;
 
 export type ErrorType = keyof typeof ERROR_STATUS;
@@ -76,6 +79,7 @@ export const invalidField = (param: string, reason: string) =>
 export const notFound = (message: string) => new ServiceError('not_found', message);
 export const conflict = (message: string) => new ServiceError('conflict', message);
 export const forbidden = (message: string) => new ServiceError('forbidden', message);
+export const processorUnavailable = (message: string) => new ServiceError('processor_unavailable', message);
 export const authenticationRequired = (message: string) => new ServiceError('authentication_required', message);
 export const rateLimited = (message: string, waitMs: number) =>
   new ServiceError('rate_limit_exceeded', message, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });

@@ -299,6 +299,12 @@ describe('SDK error classes against the error catalog', () => {
     }
     // The rest of the catalog is the operator CLI's and the dashboard's: the read-only API never sends them.
     const operatorOnly = core.ERROR_TYPES.filter((type) => !Object.hasOwn(sdk.API_ERRORS, type));
-    expect(operatorOnly.sort()).toEqual(['conflict', 'forbidden', 'invalid_credentials', 'payload_too_large']);
+    expect(operatorOnly.sort()).toEqual([
+      'conflict',
+      'forbidden',
+      'invalid_credentials',
+      'payload_too_large',
+      'processor_unavailable',
+    ]);
   });
 });

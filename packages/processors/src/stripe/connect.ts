@@ -1,4 +1,4 @@
-import { invalidField, scrubSecrets, type SecretsKeyring } from '@retention/core';
+import { invalidField, processorUnavailable, scrubSecrets, type SecretsKeyring } from '@retention/core';
 import type { Db } from '@retention/db';
 import {
   connectProcessor,
@@ -58,7 +58,8 @@ async function tryKey(apiKey: string, apiBase: string, which: string, advice = '
   try {
     verdict = await checkStripeKey(apiKey, apiBase);
   } catch (error) {
-    throw invalidField('api_key', unansweredKeyCheckReason(error, which));
+    // Stripe's failure, not the key's: the field is not marked wrong, the form says it as a whole.
+    throw processorUnavailable(unansweredKeyCheckReason(error, which));
   }
   if (verdict === 'rejected')
     throw invalidField('api_key', `Stripe refused ${which} (401); nothing was saved${advice}`);
