@@ -164,8 +164,19 @@ export function formatUtcTime(iso: string): string {
   return `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 }
 
+/**
+ * A rate always to one decimal (`64.0%`, not `64%`): the Overview's cards sit side by side, and
+ * `64%` beside `58.9%` read as two kinds of figure. Chart axes use formatPercentTick.
+ */
 export function formatPercent(ratio: number | null | undefined): string {
   if (ratio === null || ratio === undefined) return '—';
+  return new Intl.NumberFormat(LOCALE, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(
+    ratio,
+  );
+}
+
+/** An axis tick of a rate chart: a whole percentage where it is one (`25%`), as ticks are read. */
+export function formatPercentTick(ratio: number): string {
   return new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 1 }).format(ratio);
 }
 

@@ -7,6 +7,8 @@ import {
   formatLocalTime,
   formatMoney,
   formatMoneyTick,
+  formatPercent,
+  formatPercentTick,
   formatUtcDay,
   knownZone,
   pageLocale,
@@ -166,5 +168,16 @@ describe('knownZone', () => {
     expect(daysAreUtc('Africa/Abidjan')).toBe(true);
     expect(daysAreUtc('Europe/London')).toBe(false);
     expect(daysAreUtc('Pacific/Auckland')).toBe(false);
+  });
+});
+
+describe('formatPercent', () => {
+  it('writes every rate to one decimal, so cards side by side read alike', () => {
+    expect([0.64, 0.589, 1, 0].map((ratio) => formatPercent(ratio))).toEqual(['64.0%', '58.9%', '100.0%', '0.0%']);
+    expect(formatPercent(null)).toBe('—');
+  });
+
+  it('writes an axis tick as a whole percentage where it is one', () => {
+    expect([0.25, 1, 0.125].map((ratio) => formatPercentTick(ratio))).toEqual(['25%', '100%', '12.5%']);
   });
 });

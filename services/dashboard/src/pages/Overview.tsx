@@ -12,6 +12,7 @@ import {
   formatMonth,
   formatNumber,
   formatPercent,
+  formatPercentTick,
   formatUtcDay,
   shareOf,
 } from '../format.js';
@@ -217,6 +218,7 @@ function Charts({ overview }: { overview: OverviewData }) {
         labels={months}
         series={rate}
         format={percent}
+        formatTick={formatPercentTick}
         labelHeader="Month"
       />
       <Chart
