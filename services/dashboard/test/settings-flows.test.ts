@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { DEFAULT_FX_RATES_PER_USD } from '@retention/core';
-import { OPERATOR, recordSecurityEvent, recoverCampaign } from '@retention/domain';
+import { OPERATOR, recordSecurityEvent, recoverCampaign, setFxRate } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
 import {
@@ -1007,23 +1007,20 @@ describe('account, workspace and security log', () => {
     await expect(flag.getByRole('link', { name: 'Processor' }).getAttribute('href')).resolves.toBe(
       '/dashboard/settings/processor',
     );
-    // A currency without an FX rate is refused at the Display currency field, in words.
+    // The Display currency is a choice among the codes with an exchange rate, each named: the
+    // shipped defaults and one the operator added (`fx set`), which the page offers once loaded.
+    await setFxRate(world.current.db, { currency: 'xts', per_usd: '2' });
+    await page.reload();
     const currency = page.getByLabel('Display currency');
-    const shown = await currency.inputValue();
-    await currency.fill('XYZ');
-    await page.getByRole('button', { name: 'Save' }).click();
-    // To an owner, who cannot run the operator's `fx set`: the code as they typed it, in capitals.
-    const noRate =
-      'No exchange rate for XYZ yet: ask whoever runs this service to add one, or choose one of ' +
-      `${Object.keys(DEFAULT_FX_RATES_PER_USD)
-        .sort()
-        .map((code) => code.toUpperCase())
-        .join(', ')}.`;
-    await expectFieldError(page.getByRole('main'), currency, noRate, 'display_currency');
-    expect(shown).toBe('USD');
+    await currency.getByRole('option', { name: 'XTS', exact: false }).waitFor({ state: 'attached' });
+    await expect(currency.evaluate((select) => (select as unknown as { value: string }).value)).resolves.toBe('usd');
+    const offered = await currency
+      .getByRole('option')
+      .evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value));
+    expect(offered).toEqual([...Object.keys(DEFAULT_FX_RATES_PER_USD), 'xts'].sort());
+    await currency.getByRole('option', { name: 'EUR · Euro', exact: true }).waitFor({ state: 'attached' });
     const formerName = await page.getByLabel('Workspace name').inputValue();
-    await currency.fill('EUR');
-    await expectFieldErrorGone(page.getByRole('main'), currency, noRate);
+    await currency.selectOption('eur');
     await page.getByLabel('Workspace name').fill('Acme & Co');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { pageParams } from '@retention/db';
+import { loadFxRates, pageParams } from '@retention/db';
 import {
   listSecurityEvents,
   processorConnectionStatus,
@@ -23,9 +23,17 @@ export function workspaceRoutes(context: DashboardContext): Router {
    */
   router.get('/workspace', async (_req, res) => {
     const { workspaceId } = signedIn(res);
+    const [view, connectionStatus, rates] = await Promise.all([
+      workspaceView(db, workspaceId),
+      processorConnectionStatus(db, workspaceId),
+      loadFxRates(db),
+    ]);
     res.json({
-      ...(await workspaceView(db, workspaceId)),
-      processor_connection_status: await processorConnectionStatus(db, workspaceId),
+      ...view,
+      processor_connection_status: connectionStatus,
+      // The codes the Display currency may be set to (those with an exchange rate), so the page
+      // offers a choice rather than a free-text field that the server refuses afterwards.
+      display_currencies: [...rates.keys()].sort(),
     });
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { SECURITY_ACTIONS } from '@retention/core';
+import { DEFAULT_FX_RATES_PER_USD, SECURITY_ACTIONS } from '@retention/core';
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { storedSigningSecrets, testSecretsKeyBytes } from '@retention/testkit';
 import { useApi } from '../harness.js';
@@ -343,9 +343,10 @@ describe('team and workspace', () => {
   it('lets only the owner change the workspace; admins and owners read the security log', async () => {
     const { owner, admin, member } = await team(api.current.db, call, 'Settings');
     // Any role reads whether the processor connection is set up (the Workspace page's sentence).
-    expect((await call('GET', '/workspace', { cookie: member.cookie })).body).toMatchObject({
-      processor_connection_status: 'not_connected',
-    });
+    const read = await call('GET', '/workspace', { cookie: member.cookie });
+    expect(read.body).toMatchObject({ processor_connection_status: 'not_connected' });
+    // And what the Display currency may be set to: the codes with an exchange rate, sorted.
+    expect(read.body.display_currencies).toEqual(Object.keys(DEFAULT_FX_RATES_PER_USD).sort());
     expect((await call('PATCH', '/workspace', { cookie: admin.cookie, body: { name: 'No' } })).status).toBe(403);
     const renamed = await call('PATCH', '/workspace', { cookie: owner.cookie, body: { name: 'Renamed <i>' } });
     expect(renamed.body).toMatchObject({ name: 'Renamed <i>', display_currency: 'usd' });

@@ -62,6 +62,8 @@ export interface Workspace {
  */
 export interface WorkspaceWithProcessor extends Workspace {
   processor_connection_status: StripeStatus;
+  /** Lower-case ISO 4217 codes with an exchange rate, sorted: what display_currency may be. */
+  display_currencies: string[];
 }
 
 interface Permissions {
