@@ -142,9 +142,11 @@ export async function writeCsvPages(
       ordered: true,
     });
     if (out.destroyed) return 'closed';
+    // The file opens with a UTF-8 byte order mark (the header's page only): Excel reads a CSV
+    // without one in the machine's legacy code page, and "Zoë" became "ZoÃ«" (docs/dashboard-api.md).
     const text = stringify(
       page.rows.map((row) => csvCells(columns, row)),
-      { header, columns: [...columns] },
+      { header, bom: header, columns: [...columns] },
     );
     header = false;
     pace.wrote(Buffer.byteLength(text));

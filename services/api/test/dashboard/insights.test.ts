@@ -428,6 +428,14 @@ describe('GET /dashboard/api/customers/export.csv', () => {
 
     const reply = await call('GET', '/customers/export.csv?tag=VIP', { cookie: w.member });
     expect(reply.status).toBe(200);
+    // The bytes open with a UTF-8 byte order mark, once, for Excel; the text (decoded as UTF-8, as
+    // every reader of UTF-8 does) starts at the header.
+    const raw = await fetch(`${api.current.url}/dashboard/api/customers/export.csv?tag=VIP`, {
+      headers: { cookie: w.member },
+    });
+    const bytes = Buffer.from(await raw.arrayBuffer());
+    expect([...bytes.subarray(0, 4)]).toEqual([0xef, 0xbb, 0xbf, 'i'.charCodeAt(0)]);
+    expect(bytes.indexOf(Buffer.from([0xef, 0xbb, 0xbf]), 1)).toBe(-1);
     expect(reply.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(reply.headers.get('content-disposition')).toBe('attachment; filename="customers.csv"');
     expect(CUSTOMER_EXPORT_TAG_SEPARATOR).toBe('; ');
