@@ -43,6 +43,11 @@ const URLS = {
     'https://hooks.northwind-fulfilment.example/api/v2/webhooks/incoming/retention-events' +
     '?workspace=northwind-subscriptions&format=json',
 };
+/** A customer's 2,000-character cancel feedback, which made its stacked row three screens tall. */
+const LONG_FEEDBACK = Array.from({ length: 100 }, (_, index) => `Reason ${index} why.`)
+  .join(' ')
+  .padEnd(2_000, ' more')
+  .slice(0, 2_000);
 /** Where a URL may end a line: after one of these (BreakableUrl). */
 const URL_SEPARATORS = '/.?&=#_~-:';
 /** Where an email address may end a line (BreakableEmail). */
@@ -79,6 +84,10 @@ beforeAll(async () => {
           { key: 'k2', customer: 'c2', status: 'lost', decline_code: 'withdrawal_count_limit_exceeded' },
           { key: 'k3', customer: 'c1', status: 'abandoned', decline_code: 'insufficient_funds' },
           { key: 'k4', customer: 'c2', status: 'in_flight', decline_code: 'card_declined' },
+        ],
+        cancel_sessions: [
+          { customer: 'c1', outcome: 'canceled', reason_code: 'too_expensive', feedback: LONG_FEEDBACK },
+          { customer: 'c2', outcome: 'saved_discount', reason_code: 'missing_features', feedback: 'Needs exports.' },
         ],
         webhooks: [
           { key: 'crm', name: 'CRM', url: URLS.crm },
@@ -330,6 +339,36 @@ describe('Team on a phone (390 px)', () => {
     await removed.waitFor();
     await screenshot(page, 'table-layout-team-removed-390');
     await expect(inView(removed)).resolves.toBe(true);
+  });
+});
+
+describe('Cancel sessions on a phone (390 px)', () => {
+  beforeAll(async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+  afterAll(async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('clamps a long feedback to four lines in its stacked row, the whole text on hover', async () => {
+    await open('/cancel-sessions');
+    const table = page.getByRole('table', { name: 'Cancel sessions' });
+    await expect(table.getAttribute('class')).resolves.toContain('stacked');
+    const long = table.getByTitle(LONG_FEEDBACK, { exact: true });
+    const short = table.getByText('Needs exports.', { exact: true });
+    const [longBox, shortBox] = await Promise.all([long.boundingBox(), short.boundingBox()]);
+    const lineHeight = await short.evaluate((element) =>
+      parseFloat(
+        (globalThis as unknown as { getComputedStyle(e: unknown): { lineHeight: string } }).getComputedStyle(element)
+          .lineHeight,
+      ),
+    );
+    await screenshot(page, 'table-layout-cancel-sessions-390');
+    // One line for the short one; four for the long one (it would be about 50 whole).
+    expect(Math.round(shortBox!.height / lineHeight)).toBe(1);
+    expect(Math.round(longBox!.height / lineHeight)).toBe(4);
+    // Clamped, not cut: the text is all there, for the hover and for a screen reader.
+    await expect(long.textContent()).resolves.toBe(LONG_FEEDBACK);
   });
 });
 

@@ -114,6 +114,6 @@ export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
     status: true,
   },
   { header: 'Reason', cell: (row) => cancelReasonLabel(row.reason_code) },
-  { header: 'Feedback', cell: (row) => <Clipped text={row.feedback} />, fill: true },
+  { header: 'Feedback', cell: (row) => <Clipped className="long-text" text={row.feedback} />, fill: true },
   { header: 'MRR', cell: (row) => formatMoney(row.monthly_mrr_cents, row.currency), numeric: true },
 ];

@@ -37,7 +37,7 @@ const PARKED_COLUMNS: Column<ParkedEvent>[] = [
   { header: 'Stripe event', cell: (parked) => <code>{parked.psp_event_id}</code> },
   { header: 'Type', cell: (parked) => <code>{parked.type}</code> },
   { header: 'Received', cell: (parked) => <Time value={parked.received_at} short withTime /> },
-  { header: 'Error', cell: (parked) => <Clipped text={parked.last_error} />, fill: true },
+  { header: 'Error', cell: (parked) => <Clipped className="long-text" text={parked.last_error} />, fill: true },
 ];
 
 /**
