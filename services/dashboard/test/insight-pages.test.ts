@@ -8,6 +8,8 @@ import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { checkPage } from './support/page-checks.js';
 
+const UTF8_BOM = '\ufeff';
+
 /** The campaigns list's search box, by its accessible name. */
 const CAMPAIGN_SEARCH = 'Search by invoice id, customer email or name';
 
@@ -492,7 +494,7 @@ describe('overview', () => {
     await expect(kpis(page)).resolves.toEqual({
       // Each rate says what it is of: 100% of closed beside open campaigns read as the result.
       'Recovery rate of closed campaigns': '66.7% (2 recovered of 3 closed campaigns)', // the 60-day-old one is outside
-      'Recovered so far of all opened': '40% (2 of 5 campaigns; 2 still open)',
+      'Recovered so far of all opened': '40.0% (2 of 5 campaigns; 2 still open)',
       'Recovered revenue': '$200.00', // USD 100.00 + EUR 92.00
       'Revenue at risk': '$100.00', // JPY 15,000; THB left out
       'Lost revenue': '$50.00',
@@ -563,12 +565,12 @@ describe('overview', () => {
     await page.getByText('All time, in USD.').waitFor();
     expect(new URL(page.url()).searchParams.get('period')).toBe('all_time');
     await expect(kpis(page)).resolves.toEqual({
-      'Recovery rate of closed campaigns': '75% (3 recovered of 4 closed campaigns)',
-      'Recovered so far of all opened': '50% (3 of 6 campaigns; 2 still open)',
+      'Recovery rate of closed campaigns': '75.0% (3 recovered of 4 closed campaigns)',
+      'Recovered so far of all opened': '50.0% (3 of 6 campaigns; 2 still open)',
       'Recovered revenue': '$400.00',
       'Revenue at risk': '$100.00',
       'Lost revenue': '$50.00',
-      'Save rate': '50% (2 saved of 4 sessions that ended saved or canceled)',
+      'Save rate': '50.0% (2 saved of 4 sessions that ended saved or canceled)',
       'Saved MRR': '$80.00',
       'Median time to recover': '2 days', // of 1, 2 and 3 days
     });
@@ -619,7 +621,7 @@ describe('overview', () => {
       Object.fromEntries(
         [...closedByMonth].map(([month, { recovered, closed }]) => [
           monthName.format(new Date(`${month}-01T00:00:00Z`)),
-          `${Math.round((1000 * recovered) / closed) / 10}% (${recovered} of ${closed} closed)`,
+          `${(Math.round((1000 * recovered) / closed) / 10).toFixed(1)}% (${recovered} of ${closed} closed)`,
         ]),
       ),
     );
@@ -1060,7 +1062,9 @@ describe('campaigns', () => {
       page.getByRole('link', { name: 'Export CSV' }).click(),
     ]);
     const text = await readFile(await download.path(), 'utf8');
-    const [header, ...lines] = text.trimEnd().split('\n');
+    // The file opens with a UTF-8 byte order mark, for Excel (docs/dashboard-api.md, "Exports").
+    expect(text.startsWith(UTF8_BOM)).toBe(true);
+    const [header, ...lines] = text.slice(UTF8_BOM.length).trimEnd().split('\n');
     expect(header).toBe(CAMPAIGN_EXPORT_COLUMNS.join(','));
     expect(lines).toHaveLength(TIE_SIZE);
     const column = (name: string) => CAMPAIGN_EXPORT_COLUMNS.indexOf(name as (typeof CAMPAIGN_EXPORT_COLUMNS)[number]);
@@ -1549,7 +1553,9 @@ describe('customers', () => {
     ]);
     expect(download.suggestedFilename()).toBe('customers.csv');
     const text = await readFile(await download.path(), 'utf8');
-    const [header, ...lines] = text.trimEnd().split('\n');
+    // The file opens with a UTF-8 byte order mark, for Excel (docs/dashboard-api.md, "Exports").
+    expect(text.startsWith(UTF8_BOM)).toBe(true);
+    const [header, ...lines] = text.slice(UTF8_BOM.length).trimEnd().split('\n');
     expect(header).toBe(CUSTOMER_EXPORT_COLUMNS.join(','));
     const column = (name: (typeof CUSTOMER_EXPORT_COLUMNS)[number]) => CUSTOMER_EXPORT_COLUMNS.indexOf(name);
     const rows = lines.map((line) => line.split(','));
