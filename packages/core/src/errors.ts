@@ -31,7 +31,16 @@ export interface ServiceErrorOptions {
   retryAfterSeconds?: number;
   /** The field the refusal is about: see ServiceError.param. */
   param?: string;
+  /** A finer reason than the type: see ServiceError.code. */
+  code?: ErrorCode;
 }
+
+/**
+ * Finer reasons a dashboard page branches on, within a type (as Stripe's `error.code`):
+ * - `member_removed`: an `authentication_required` for a session of a person removed from the team
+ *   since, so the sign-in page says so rather than that the session ended.
+ */
+export type ErrorCode = 'member_removed';
 
 /** An expected, client-facing failure. Anything else that is thrown is a bug or an outage. */
 export class ServiceError extends Error {
@@ -45,6 +54,8 @@ export class ServiceError extends Error {
    * message, which names the field too (`field: reason`, see invalidField).
    */
   readonly param: string | undefined;
+  /** Sent by the dashboard API as `code` (ErrorCode); `/api/v1` and the CLI show the message only. */
+  readonly code: ErrorCode | undefined;
 
   constructor(type: ErrorType, message: string, options: ServiceErrorOptions = {}) {
     super(message);
@@ -52,6 +63,7 @@ export class ServiceError extends Error {
     this.type = type;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.param = options.param;
+    this.code = options.code;
   }
 
   get status(): number {

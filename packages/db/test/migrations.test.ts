@@ -57,6 +57,7 @@ const EXPECTED_TABLES = [
   'recovery_campaigns',
   'recovery_time_day_rollups',
   'recovery_time_rollups',
+  'removed_member_sessions',
   'security_events',
   'subscriptions',
   'trial_reminders',

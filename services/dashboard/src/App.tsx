@@ -62,12 +62,14 @@ function preloadCodeOf(page: ReactElement | null): void {
 
 /**
  * Sends the viewer to sign in, remembering where they were. `ended`: a session this tab was using
- * ended under it (a 401 on a signed-in page), which the sign-in page then says (SIGN_IN_REASONS).
+ * ended under it (a 401 on a signed-in page), which the sign-in page then says (SIGN_IN_REASONS),
+ * and why when the server said (`code`: `member_removed`, removed from the team).
  */
-function goToSignIn(ended = false): void {
+function goToSignIn(ended = false, code: string | null = null): void {
   const here = currentPath();
   const next = pathOnly(here) === '/sign-in' ? '/' : here;
-  const query = new URLSearchParams({ ...(next !== '/' && { next }), ...(ended && { reason: 'session_ended' }) });
+  const reason = code === 'member_removed' ? 'removed' : 'session_ended';
+  const query = new URLSearchParams({ ...(next !== '/' && { next }), ...(ended && { reason }) });
   const text = query.toString();
   navigate(`/sign-in${text ? `?${text}` : ''}`, { replace: true });
 }
@@ -91,12 +93,12 @@ export function App() {
         setMe(value);
         setError(null);
       },
-      (failure: { status?: number; message: string }) => {
+      (failure: { status?: number; message: string; code?: string | null }) => {
         if (failure.status !== 401) return setError(failure.message);
         // A session this browser had, ended elsewhere since: said, as for a page open then.
         if (hadSession()) {
           forgetSession();
-          goToSignIn(true);
+          goToSignIn(true, failure.code ?? null);
         }
         setMe(null);
       },
@@ -112,10 +114,10 @@ export function App() {
   }, [route]);
 
   useEffect(() => {
-    setSessionEndedHandler(() => {
+    setSessionEndedHandler((code) => {
       forgetSession();
       setMe(null);
-      goToSignIn(true);
+      goToSignIn(true, code);
     });
     // A refusal for the role: the role is asked again, and taken only when it changed, so a
     // page that asks for what the role cannot do does not load itself again and again.

@@ -106,6 +106,35 @@ describe('removing someone who created API tokens', () => {
     problems.push(...(await checkPage(page, 'tokens-creator-removed')));
   });
 
+  it("tells a removed person's open page that they were removed, not that the session ended", async () => {
+    await person('carol@acme.test', 'Carol Member', 'member');
+    const carol = await desktopPage(world.current.browser);
+    try {
+      await signInThroughForm(carol.page, world.current.url, 'carol@acme.test');
+      await openTeam();
+      await page
+        .getByRole('row', { name: /carol@acme\.test/ })
+        .getByRole('button', { name: 'Remove' })
+        .click();
+      const confirm = page.getByRole('dialog', { name: 'Remove from the workspace' });
+      await confirm.getByRole('button', { name: 'Remove', exact: true }).click();
+      await confirm.waitFor({ state: 'detached' });
+      // Carol's page, still open on the Overview, asks for the next page.
+      await carol.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
+      await carol.page.getByRole('heading', { name: 'Sign in to your workspace' }).waitFor();
+      await carol.page
+        .getByRole('status')
+        .filter({
+          hasText:
+            'You were removed from this workspace, so your session ended. To come back, ask one of its owners or admins to invite you again.',
+        })
+        .waitFor();
+      await expect(carol.page.getByText(/^Your session ended/).count()).resolves.toBe(0);
+    } finally {
+      await carol.context.close();
+    }
+  });
+
   it('revokes them with the removal when the box is ticked', async () => {
     const bobId = await person('bob@acme.test', 'Bob Admin', 'admin');
     await tokenBy(bobId, 'bob@acme.test', 'bob-ci');

@@ -37,6 +37,7 @@ import * as formerRoleTrigger from './0035-former-role-trigger.js';
 import * as resetLinkOperator from './0036-reset-link-operator.js';
 import * as demoReceiver from './0037-demo-receiver.js';
 import * as securityLogFilters from './0038-security-log-filters.js';
+import * as removedMemberSessions from './0039-removed-member-sessions.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -89,4 +90,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0036-reset-link-operator', ...resetLinkOperator },
   { name: '0037-demo-receiver', ...demoReceiver },
   { name: '0038-security-log-filters', ...securityLogFilters },
+  { name: '0039-removed-member-sessions', ...removedMemberSessions },
 ];

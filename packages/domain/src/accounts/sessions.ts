@@ -142,3 +142,31 @@ export async function revokeSessionsNamedBy(db: Queryable, values: readonly stri
 export async function revokeUserSessions(db: Queryable, userId: string): Promise<number> {
   return db('user_sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
 }
+
+/**
+ * Before a person's account is deleted from a team (removeMember): keeps the hash of each session
+ * they still had, until it would have ended, so the next request of a page they left open is told
+ * they were removed rather than that the session ended (docs/dashboard-api.md, "Removed from the
+ * team"). Rows past their end, of any workspace, go at the same time: a removal is rare, and
+ * nothing else writes here.
+ */
+export async function rememberRemovedSessions(db: Queryable, userId: string): Promise<void> {
+  await db('removed_member_sessions').where('expires_at', '<=', db.fn.now()).delete();
+  await db.raw(
+    `INSERT INTO removed_member_sessions (token_hash, workspace_id, expires_at)
+     SELECT token_hash, workspace_id, expires_at FROM user_sessions
+      WHERE user_id = ? AND revoked_at IS NULL AND idle_expires_at > now() AND expires_at > now()
+     ON CONFLICT (token_hash) DO NOTHING`,
+    [userId],
+  );
+}
+
+/** Whether a cookie that names no live session named one of a person since removed from the team. */
+export async function isRemovedMemberSession(db: Queryable, value: string): Promise<boolean> {
+  if (!OPAQUE_VALUE.test(value)) return false;
+  const row = await db<{ token_hash: string }>('removed_member_sessions')
+    .where({ token_hash: hashOpaqueValue(value) })
+    .where('expires_at', '>', db.fn.now())
+    .first('token_hash');
+  return row !== undefined;
+}

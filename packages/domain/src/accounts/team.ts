@@ -12,7 +12,7 @@ import {
   mayMakeResetLinkFor,
   resetLinkRoles,
 } from './permissions.js';
-import { revokeUserSessions } from './sessions.js';
+import { rememberRemovedSessions, revokeUserSessions } from './sessions.js';
 
 /**
  * The team: change a role, remove someone. A workspace never loses its last owner; an admin
@@ -111,7 +111,8 @@ export async function recordRoleChange(
 }
 
 /**
- * Removes the user and ends their sessions (the row goes, so do its sessions, by cascade). The
+ * Removes the user and ends their sessions (the row goes, so do its sessions, by cascade; the
+ * hashes of those still live are kept, rememberRemovedSessions, so their pages are told why). The
  * API tokens they made belong to the workspace and keep working (their list still names the
  * creator, by the email kept on the token), unless `revoke_tokens` asks to revoke them in the
  * same transaction: each one then recorded as `token.revoked` as a revocation by hand is. The
@@ -129,6 +130,7 @@ export async function removeMember(
     if (target.role === 'owner' && owners.length <= 1) {
       throw lastOwnerConflict();
     }
+    await rememberRemovedSessions(trx, target.id);
     await revokeUserSessions(trx, target.id);
     await recordSecurityEvent(trx, {
       workspace_id: input.workspace_id,

@@ -1,8 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { authenticationRequired, type Config } from '@retention/core';
+import { authenticationRequired, ServiceError, type Config } from '@retention/core';
 import type { Db } from '@retention/db';
 import {
   assertCan,
+  isRemovedMemberSession,
   loadSession,
   userActor,
   type AccountUserRow,
@@ -105,11 +106,27 @@ export function requireSession(context: DashboardContext): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const value = readSessionCookie(req, context.cookie);
     const loaded = value ? await lookUpSession(context, value, warn) : null;
-    if (!loaded) return next(authenticationRequired('Sign in to continue: there is no session, or it has ended.'));
+    if (!loaded) return next(await noSessionRefusal(context, value));
     const { session, user } = loaded;
     res.locals.signedIn = { session, user, workspaceId: session.workspace_id } satisfies SignedIn;
     next();
   };
+}
+
+/**
+ * Why there is no session: a person removed from the team since is told so (their session's hash
+ * was kept, rememberRemovedSessions), anyone else that there is none or it ended. Looked up only
+ * on a miss, which a signed-in page makes once.
+ */
+async function noSessionRefusal(context: DashboardContext, value: string | undefined): Promise<ServiceError> {
+  if (value && (await isRemovedMemberSession(context.db, value))) {
+    return new ServiceError(
+      'authentication_required',
+      'You were removed from this workspace, so your session ended. To come back, ask one of its owners or admins to invite you again.',
+      { code: 'member_removed' },
+    );
+  }
+  return authenticationRequired('Sign in to continue: there is no session, or it has ended.');
 }
 
 export function signedIn(res: Response): SignedIn {

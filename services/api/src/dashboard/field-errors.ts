@@ -8,10 +8,18 @@ import { ServiceError } from '@retention/core';
  * never read back out of the message; the message is unchanged (`field: reason`), still whole
  * where a page shows it on its own. A refusal of the request as a whole has no field, and like
  * everything else goes on to the app's error handler, which answers `/api/v1`'s
- * `{ error: { type, message } }`.
+ * `{ error: { type, message } }`. A refusal with a finer reason than its type (ServiceError.code:
+ * `member_removed`) carries it as `code` the same way.
  */
 export const fieldErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
-  if (res.headersSent || !(error instanceof ServiceError) || error.type !== 'invalid_param') return next(error);
-  if (error.param === undefined) return next(error);
-  res.status(error.status).json({ error: { type: error.type, message: error.message, param: error.param } });
+  if (res.headersSent || !(error instanceof ServiceError)) return next(error);
+  if (error.param === undefined && error.code === undefined) return next(error);
+  res.status(error.status).json({
+    error: {
+      type: error.type,
+      message: error.message,
+      ...(error.param !== undefined && { param: error.param }),
+      ...(error.code !== undefined && { code: error.code }),
+    },
+  });
 };

@@ -329,7 +329,26 @@ describe('team and workspace', () => {
       (await call('PATCH', `/team/members/${member.id}`, { cookie: owner.cookie, body: { role: 'superuser' } })).status,
     ).toBe(400);
     expect((await call('DELETE', `/team/members/${member.id}`, { cookie: admin.cookie })).status).toBe(204);
-    expect((await call('GET', '/me', { cookie: member.cookie })).status).toBe(401);
+    // The removed person's open page is told why its session ended, with a code to branch on;
+    // only the hash of their session was kept, and a session merely signed out is told nothing more.
+    const removed = await call('GET', '/me', { cookie: member.cookie });
+    expect(removed.status).toBe(401);
+    expect(removed.body.error).toEqual({
+      type: 'authentication_required',
+      code: 'member_removed',
+      message:
+        'You were removed from this workspace, so your session ended. To come back, ask one of its owners or admins to invite you again.',
+    });
+    const kept = await api.current.db('removed_member_sessions').where({ workspace_id: workspace.id });
+    expect(kept).toHaveLength(1);
+    expect(kept[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(member.cookie).not.toContain(kept[0].token_hash);
+    expect((await call('DELETE', '/session', { cookie: admin.cookie })).status).toBe(204);
+    const signedOut = await call('GET', '/me', { cookie: admin.cookie });
+    expect(signedOut.body.error).toEqual({
+      type: 'authentication_required',
+      message: 'Sign in to continue: there is no session, or it has ended.',
+    });
     const other = await team(api.current.db, call, 'Elsewhere');
     expect((await call('DELETE', `/team/members/${other.member.id}`, { cookie: owner.cookie })).status).toBe(404);
     const actions = await api.current

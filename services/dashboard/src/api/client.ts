@@ -14,6 +14,8 @@ export class ApiError extends Error {
     message: string,
     /** The field an `invalid_param` refusal is about (`current_password`), when it is about one. */
     readonly param: string | null = null,
+    /** A finer reason than the type, when the server gives one (`member_removed`). */
+    readonly code: string | null = null,
   ) {
     super(message);
   }
@@ -46,11 +48,14 @@ interface Options {
   signal?: AbortSignal;
 }
 
-let onSessionEnded: (() => void) | null = null;
+let onSessionEnded: ((code: string | null) => void) | null = null;
 let onForbidden: (() => void) | null = null;
 
-/** The app's reaction to an expired session (see App: it routes to sign-in with `next`). */
-export function setSessionEndedHandler(handler: () => void): void {
+/**
+ * The app's reaction to an expired session (see App: it routes to sign-in with `next`), given the
+ * refusal's `code` (`member_removed`: the person was removed from the team, docs/dashboard-api.md).
+ */
+export function setSessionEndedHandler(handler: (code: string | null) => void): void {
   onSessionEnded = handler;
 }
 
@@ -88,15 +93,17 @@ export async function api<T>(method: Method, path: string, options: Options = {}
     parsed = undefined;
   }
   if (response.ok) return parsed as T;
-  const error = (parsed as { error?: { type?: string; message?: string; param?: string } } | undefined)?.error;
+  const error = (parsed as { error?: { type?: string; message?: string; param?: string; code?: string } } | undefined)
+    ?.error;
   const failure = new ApiError(
     response.status,
     error?.type ?? 'unknown',
     error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
     typeof error?.param === 'string' ? error.param : null,
+    typeof error?.code === 'string' ? error.code : null,
   );
   if (response.status === 401 && !options.anonymous && failure.type === 'authentication_required') {
-    onSessionEnded?.();
+    onSessionEnded?.(failure.code);
   }
   if (response.status === 403 && !options.anonymous && failure.type === 'forbidden') onForbidden?.();
   throw failure;

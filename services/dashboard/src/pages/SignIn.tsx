@@ -15,6 +15,8 @@ const SIGN_IN_REASONS: Readonly<Record<string, string>> = {
   session_ended:
     'Your session ended: it expired, or you were signed out, on another device or by a password change. Sign in again to go on.',
   signed_out_everywhere: 'You are signed out on every device, this one included.',
+  removed:
+    'You were removed from this workspace, so your session ended. To come back, ask one of its owners or admins to invite you again.',
 };
 
 export default function SignIn() {
