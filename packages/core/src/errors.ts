@@ -38,9 +38,11 @@ export interface ServiceErrorOptions {
 /**
  * Finer reasons a dashboard page branches on, within a type (as Stripe's `error.code`):
  * - `member_removed`: an `authentication_required` for a session of a person removed from the team
- *   since, so the sign-in page says so rather than that the session ended.
+ *   since, so the sign-in page says so rather than that the session ended;
+ * - `endpoint_changed`: a `conflict` for an endpoint edit made from a page that saw other values
+ *   than the endpoint has now (updateEndpoint's `expected`), so the page reads it again.
  */
-export type ErrorCode = 'member_removed';
+export type ErrorCode = 'member_removed' | 'endpoint_changed';
 
 /** An expected, client-facing failure. Anything else that is thrown is a bug or an outage. */
 export class ServiceError extends Error {

@@ -5,10 +5,12 @@ import {
   EVENT_TYPES,
   invalidField,
   invalidParam,
+  MAX_WEBHOOK_URL_LENGTH,
   newSigningSecret,
   notFound,
   OneOf,
   sealSecret,
+  ServiceError,
   toIsoMillis,
   toIsoMillisOrNull,
   Uuid,
@@ -127,6 +129,16 @@ const validateUpdate = inputValidator(
       name: Type.Optional(Name),
       url: Type.Optional(Type.String()),
       events: Type.Optional(Events),
+      expected: Type.Optional(
+        Type.Object(
+          {
+            name: Type.Optional(Type.String({ maxLength: 200 })),
+            url: Type.Optional(Type.String({ maxLength: MAX_WEBHOOK_URL_LENGTH })),
+            events: Type.Optional(Events),
+          },
+          { additionalProperties: false },
+        ),
+      ),
       allow_private_networks: Type.Optional(Type.Boolean()),
     },
     { additionalProperties: false },
@@ -269,6 +281,12 @@ export interface UpdateEndpointInput {
   name?: string;
   url?: string;
   events?: EventType[];
+  /**
+   * The fields as the client last saw them: if one is no longer so, nothing changes and the
+   * update is refused (409 `conflict`, `code: endpoint_changed`), so a page open in one tab
+   * does not undo a change made in another (docs/dashboard-api.md, "Stale edits").
+   */
+  expected?: Partial<Pick<EndpointFields, 'name' | 'url'> & { events: EventType[] }>;
   /** As CreateEndpointInput's. */
   allow_private_networks?: boolean;
 }
@@ -292,6 +310,8 @@ export async function updateEndpoint(
     // Only what differs from the endpoint as it is: a form saved unchanged is a success that
     // writes nothing, and the log's entry names the fields that did change, each from and to.
     const before = { name: current.name, url: current.url, events: normalizeEvents(current.event_types) };
+    // Compared under the row's lock taken above: two saves from the same stale page cannot both pass.
+    if (valid.expected) assertAsExpected(before, valid.expected);
     const changes = {
       ...(valid.name !== undefined && valid.name !== before.name && { name: valid.name }),
       ...(url !== undefined && url !== before.url && { url }),
@@ -351,6 +371,30 @@ export function endpointChangeDetails<Field extends keyof EndpointFields>(
       .filter((field) => changes[field] !== undefined)
       .map((field) => [field, { from: before[field], to: changes[field] }]),
   ) as Partial<Record<Field, { from: unknown; to: unknown }>>;
+}
+
+const FIELD_WORDS: Record<keyof EndpointFields, string> = { name: 'name', url: 'URL', events: 'events' };
+
+/**
+ * Refuses an update made from a page that saw other values than the endpoint has now: which
+ * fields changed since, in words, and to review them (the page reads the endpoint again).
+ */
+function assertAsExpected(before: EndpointFields, expected: NonNullable<UpdateEndpointInput['expected']>): void {
+  const changed = (Object.keys(FIELD_WORDS) as Array<keyof EndpointFields>).filter((field) => {
+    const seen = expected[field];
+    if (seen === undefined) return false;
+    return field === 'events'
+      ? !sameEvents(normalizeEvents(seen as EventType[]), before.events)
+      : seen !== before[field];
+  });
+  if (changed.length === 0) return;
+  const words = changed.map((field) => FIELD_WORDS[field]);
+  const list = words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+  throw new ServiceError(
+    'conflict',
+    `Someone changed this endpoint's ${list} after you opened it, so nothing was saved. Review the endpoint as it is now, then save again.`,
+    { code: 'endpoint_changed' },
+  );
 }
 
 /** Two lists of event types, both in EVENT_TYPES' order (normalizeEvents). */

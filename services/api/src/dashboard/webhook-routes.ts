@@ -16,6 +16,7 @@ import {
   disableEndpoint,
   endSecretOverlap,
   updateEndpoint,
+  type UpdateEndpointInput,
 } from '@retention/domain';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
@@ -42,7 +43,7 @@ export function webhookRoutes(context: DashboardContext): Router {
   });
 
   router.post('/webhooks', manage, async (req, res) => {
-    const body = bodyOf(req.body, ['name', 'url', 'events']);
+    const body = bodyOf(req.body, ['name', 'url', 'events', 'expected']);
     const { user, workspaceId } = signedIn(res);
     const created = await createEndpoint(
       db,
@@ -53,6 +54,7 @@ export function webhookRoutes(context: DashboardContext): Router {
         name: body.name as string,
         url: body.url as string,
         ...(body.events !== undefined && { events: body.events as EventType[] }),
+        ...(body.expected !== undefined && { expected: body.expected as UpdateEndpointInput['expected'] }),
         allow_private_networks: context.config.webhookAllowPrivateNetworks,
       },
       actorOf(req, res),
@@ -69,7 +71,7 @@ export function webhookRoutes(context: DashboardContext): Router {
   });
 
   router.patch('/webhooks/:id', manage, async (req, res) => {
-    const body = bodyOf(req.body, ['name', 'url', 'events']);
+    const body = bodyOf(req.body, ['name', 'url', 'events', 'expected']);
     const { user, workspaceId } = signedIn(res);
     await ownEndpoint(workspaceId, String(req.params.id));
     const updated = await updateEndpoint(
@@ -80,6 +82,7 @@ export function webhookRoutes(context: DashboardContext): Router {
         ...(body.name !== undefined && { name: body.name as string }),
         ...(body.url !== undefined && { url: body.url as string }),
         ...(body.events !== undefined && { events: body.events as EventType[] }),
+        ...(body.expected !== undefined && { expected: body.expected as UpdateEndpointInput['expected'] }),
         allow_private_networks: context.config.webhookAllowPrivateNetworks,
       },
       actorOf(req, res),

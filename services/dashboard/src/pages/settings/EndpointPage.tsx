@@ -396,6 +396,7 @@ export default function EndpointPage({ id }: { id: string }) {
             setMessage(null);
             loaded.set(saved);
           }}
+          onStale={(current) => loaded.set(current)}
         />
       )}
       {open === 'roll' && (

@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
-import { api } from '../../api/client.js';
+import { api, ApiError } from '../../api/client.js';
 import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
+import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Dialog, DoneActions } from '../../components/Dialog.js';
 import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
@@ -121,20 +122,48 @@ function EnabledSwitch({ endpoint, onChange }: { endpoint: Endpoint; onChange: (
   );
 }
 
+/**
+ * What an edit sends: only the fields the person changed from `seen` (the endpoint as the page
+ * last read it), each with the value it had then as `expected`, so a save does not undo what
+ * another tab changed meanwhile, in these fields (the server refuses: 409 `endpoint_changed`)
+ * or in others (not sent). Unchanged, the name alone is sent, as seen: the server writes nothing.
+ */
+function endpointEdit(seen: Endpoint, fields: { name: string; url: string; events: string[] }) {
+  const changed = {
+    ...(fields.name !== seen.name && { name: fields.name }),
+    ...(fields.url !== seen.url && { url: fields.url }),
+    ...(!sameTypes(fields.events, seen.events) && { events: fields.events }),
+  };
+  const sent = Object.keys(changed).length > 0 ? changed : { name: seen.name };
+  const expected = Object.fromEntries(Object.keys(sent).map((field) => [field, seen[field as keyof typeof sent]]));
+  return { ...sent, expected };
+}
+
+function sameTypes(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((type) => b.includes(type));
+}
+
 export function EndpointFormDialog({
   endpoint,
   eventTypes,
   onClose,
   onSaved,
+  onStale,
 }: {
   endpoint: Endpoint | null;
   eventTypes: string[];
   onClose: () => void;
   onSaved: (saved: Endpoint | CreatedEndpoint) => void;
+  /** The endpoint as it is now, read again after an edit was refused as made from stale values. */
+  onStale?: (current: Endpoint) => void;
 }) {
   const [name, setName] = useState(endpoint?.name ?? '');
   const [url, setUrl] = useState(endpoint?.url ?? '');
   const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
+  /** The endpoint as last read: what an edit's `expected` says it saw (endpointEdit). */
+  const [seen, setSeen] = useState(endpoint);
+  /** The values another tab saved, read after a refused save: shown beside what was typed. */
+  const [changedElsewhere, setChangedElsewhere] = useState<Endpoint | null>(null);
   /** A refusal of the name or the URL shows at that field; any other (an event type) under the form. */
   const save = useAction({ fields: ['name', 'url'] });
   const groupId = useId();
@@ -150,14 +179,25 @@ export function EndpointFormDialog({
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (problem) return;
-    const body = { name, url, events };
     void save.run(
-      async () =>
-        onSaved(
-          endpoint
-            ? await api<Endpoint>('PATCH', `/webhooks/${endpoint.id}`, { body })
-            : await api<CreatedEndpoint>('POST', '/webhooks', { body }),
-        ),
+      async () => {
+        if (!seen) return onSaved(await api<CreatedEndpoint>('POST', '/webhooks', { body: { name, url, events } }));
+        try {
+          onSaved(
+            await api<Endpoint>('PATCH', `/webhooks/${seen.id}`, { body: endpointEdit(seen, { name, url, events }) }),
+          );
+        } catch (failure) {
+          if (failure instanceof ApiError && failure.code === 'endpoint_changed') {
+            // What was typed stays; what the endpoint is now is read and shown, and becomes
+            // what the next Save says it saw.
+            const current = await api<Endpoint>('GET', `/webhooks/${seen.id}`);
+            setSeen(current);
+            setChangedElsewhere(current);
+            onStale?.(current);
+          }
+          throw failure;
+        }
+      },
       { staysBusy: true },
     );
   };
@@ -226,6 +266,25 @@ export function EndpointFormDialog({
           </span>
         </fieldset>
         <FormError action={save} />
+        {changedElsewhere && (
+          <div className="notice" role="note" aria-label="The endpoint as it is now">
+            <p>The endpoint as it is now; Save again replaces it with what is above:</p>
+            <dl className="details">
+              <dt>Name</dt>
+              <dd>{changedElsewhere.name}</dd>
+              <dt>URL</dt>
+              <dd>
+                <BreakableUrl url={changedElsewhere.url} />
+              </dd>
+              <dt>Events</dt>
+              <dd>
+                {changedElsewhere.events.length === 0
+                  ? 'All events'
+                  : changedElsewhere.events.map((type) => eventTypeLabel(type)).join(', ')}
+              </dd>
+            </dl>
+          </div>
+        )}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
