@@ -40,9 +40,11 @@ export interface ServiceErrorOptions {
  * - `member_removed`: an `authentication_required` for a session of a person removed from the team
  *   since, so the sign-in page says so rather than that the session ended;
  * - `endpoint_changed`: a `conflict` for an endpoint edit made from a page that saw other values
- *   than the endpoint has now (updateEndpoint's `expected`), so the page reads it again.
+ *   than the endpoint has now (updateEndpoint's `expected`), so the page reads it again;
+ * - `overlap_open`: a `conflict` for a roll of a signing secret while the last roll's overlap is
+ *   open and not ended on purpose, so a page that did not know of that roll reads it again.
  */
-export type ErrorCode = 'member_removed' | 'endpoint_changed';
+export type ErrorCode = 'member_removed' | 'endpoint_changed' | 'overlap_open';
 
 /** An expected, client-facing failure. Anything else that is thrown is a bug or an outage. */
 export class ServiceError extends Error {

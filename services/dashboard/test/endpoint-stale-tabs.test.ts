@@ -9,7 +9,8 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
  * (docs/dashboard-ui.md, "Stale edits"): the tab that saves second, having seen the URL before
  * the first tab changed it, is refused in words, keeps what was typed, and shows the endpoint
  * as it is now; Save again then saves it. A tab that changes only the name does not put back
- * the URL it saw. Controls are found by role and accessible name.
+ * the URL it saw. A Roll secret opened before the other tab rolled reads the endpoint again on its
+ * refusal and offers to end the new overlap. Controls are found by role and accessible name.
  */
 const world = useDashboardWorld();
 const OWNER = 'owner@stale.test';
@@ -98,5 +99,33 @@ describe('an endpoint edited in two tabs', () => {
     await renameForm.getByRole('button', { name: 'Save' }).click();
     await renameForm.waitFor({ state: 'detached' });
     await expect(stored()).resolves.toEqual({ name: 'CRM (billing)', url: 'https://crm.stale.example/hooks/moved' });
+  });
+
+  it('a Roll secret opened before another tab rolled reads the endpoint again, and rolls once told to end the overlap', async () => {
+    const [first, second] = [tabs[0]!.page, tabs[1]!.page];
+    const openRoll = async (page: Page) => {
+      await page.goto(`${world.current.url}/dashboard/settings/webhooks/${endpointId}`);
+      await page.getByRole('button', { name: 'Roll secret', exact: true }).click();
+      return page.getByRole('dialog', { name: 'Roll secret' });
+    };
+    const staleRoll = await openRoll(first);
+    await expect(staleRoll.getByRole('checkbox', { name: 'End the overlap now' }).count()).resolves.toBe(0);
+    const freshRoll = await openRoll(second);
+    await freshRoll.getByRole('button', { name: 'Roll secret' }).click();
+    const shown = second.getByRole('dialog', { name: 'New signing secret' });
+    await shown.getByRole('button', { name: 'Done' }).click();
+
+    await staleRoll.getByRole('button', { name: 'Roll secret' }).click();
+    await staleRoll
+      .getByRole('alert')
+      .filter({ hasText: /^The secret was rolled again after you opened this/ })
+      .waitFor();
+    const endOverlap = staleRoll.getByRole('checkbox', { name: 'End the overlap now' });
+    await endOverlap.check();
+    const before = await world.current.db('webhook_endpoints').where({ id: endpointId }).first('signing_secret_sealed');
+    await staleRoll.getByRole('button', { name: 'Roll secret' }).click();
+    await first.getByRole('dialog', { name: 'New signing secret' }).getByRole('button', { name: 'Done' }).click();
+    const after = await world.current.db('webhook_endpoints').where({ id: endpointId }).first('signing_secret_sealed');
+    expect(after).not.toEqual(before);
   });
 });

@@ -6,6 +6,7 @@ import {
   openSecret,
   sealSecret,
   SecretOpenError,
+  ServiceError,
   toIsoMillisOrNull,
   type SecretsKeyring,
 } from '@retention/core';
@@ -159,10 +160,13 @@ export async function endSecretOverlap(
 }
 
 function overlapStillOpen(until: string) {
-  return conflict(
+  return new ServiceError(
+    'conflict',
     `The previous signing secret is still accepted until ${until}, as its roll promised; rolling again now ` +
       'would stop it at once. Roll again after that time, or end its overlap now: roll with end_overlap ' +
       '(CLI: --end-overlap; dashboard: "End the overlap now" in Roll secret).',
+    // A page that opened Roll secret before another tab rolled reads the endpoint again on it.
+    { code: 'overlap_open' },
   );
 }
 

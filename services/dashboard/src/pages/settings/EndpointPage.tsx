@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client.js';
+import { api, ApiError } from '../../api/client.js';
 import type { Attempt, Endpoint, RolledSecret } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
@@ -24,10 +24,13 @@ function RollSecretDialog({
   endpoint,
   onClose,
   onRolled,
+  onStale,
 }: {
   endpoint: Endpoint;
   onClose: () => void;
   onRolled: (rolled: RolledSecret) => void;
+  /** The endpoint read again after a roll refused because another tab rolled meanwhile. */
+  onStale: (current: Endpoint) => void;
 }) {
   // A day by default, as Svix does: a roll clicked through must not break a live receiver
   // that has not been given the new secret yet; 0 is there for a secret that leaked.
@@ -46,7 +49,21 @@ function RollSecretDialog({
     const overlap_seconds = Math.round(Number(hours) * 3600);
     const body = { overlap_seconds, ...(endOverlap && { end_overlap: true }) };
     void roll.run(
-      async () => onRolled(await api<RolledSecret>('POST', `/webhooks/${endpoint.id}/roll-secret`, { body })),
+      async () => {
+        try {
+          onRolled(await api<RolledSecret>('POST', `/webhooks/${endpoint.id}/roll-secret`, { body }));
+        } catch (failure) {
+          if (!(failure instanceof ApiError) || failure.code !== 'overlap_open') throw failure;
+          // This dialog did not know of that roll (another tab's): the endpoint is read again, so
+          // the overlap's end and "End the overlap now" show, and the refusal is said in the
+          // page's words rather than the engineer's.
+          onStale(await api<Endpoint>('GET', `/webhooks/${endpoint.id}`));
+          throw new Error(
+            'The secret was rolled again after you opened this, and the secret it replaced is still accepted ' +
+              '(below). Nothing was rolled: to roll now, tick "End the overlap now".',
+          );
+        }
+      },
       { staysBusy: true },
     );
   };
@@ -403,6 +420,7 @@ export default function EndpointPage({ id }: { id: string }) {
         <RollSecretDialog
           endpoint={endpoint}
           onClose={() => setOpen(null)}
+          onStale={(current) => loaded.set(current)}
           onRolled={(rolled) => {
             setOpen(null);
             // "Overlap ended: … the current secret alone" is no longer true after a roll with an overlap.
