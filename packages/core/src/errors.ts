@@ -42,9 +42,11 @@ export interface ServiceErrorOptions {
  * - `endpoint_changed`: a `conflict` for an endpoint edit made from a page that saw other values
  *   than the endpoint has now (updateEndpoint's `expected`), so the page reads it again;
  * - `overlap_open`: a `conflict` for a roll of a signing secret while the last roll's overlap is
- *   open and not ended on purpose, so a page that did not know of that roll reads it again.
+ *   open and not ended on purpose, so a page that did not know of that roll reads it again;
+ * - `campaign_closed`: a `conflict` for a mark of a campaign closed meanwhile (by a person, the
+ *   processor or the stale-campaign sweep), so the page reads it again and says who and when.
  */
-export type ErrorCode = 'member_removed' | 'endpoint_changed' | 'overlap_open';
+export type ErrorCode = 'member_removed' | 'endpoint_changed' | 'overlap_open' | 'campaign_closed';
 
 /** An expected, client-facing failure. Anything else that is thrown is a bug or an outage. */
 export class ServiceError extends Error {

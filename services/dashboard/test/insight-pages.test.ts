@@ -1260,6 +1260,7 @@ describe('campaigns', () => {
     await expect(again.json()).resolves.toEqual({
       error: {
         type: 'conflict',
+        code: 'campaign_closed',
         message: `Campaign ${initech.markMeId} is already lost; a closed campaign cannot change`,
       },
     });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import {
   closingFields,
-  conflict,
+  ServiceError,
   invalidField,
   notFound,
   OneOf,
@@ -113,7 +113,12 @@ function assertAfterFailure(campaign: CampaignRow, at: Date | undefined): void {
 
 function assertOpen(campaign: CampaignRow): void {
   if (campaign.status !== 'in_flight') {
-    throw conflict(`Campaign ${campaign.id} is already ${campaign.status}; a closed campaign cannot change`);
+    throw new ServiceError(
+      'conflict',
+      `Campaign ${campaign.id} is already ${campaign.status}; a closed campaign cannot change`,
+      // A page that still showed it in flight reads it again, and says who closed it and when.
+      { code: 'campaign_closed' },
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api } from '../api/client.js';
+import { api, ApiError } from '../api/client.js';
 import type { CampaignDetail as Detail, User } from '../api/types.js';
 import { BreakableEmail } from '../components/BreakableUrl.js';
 import { ActorName, useTeamMembers } from '../components/ActorName.js';
@@ -52,6 +52,8 @@ export default function CampaignDetail({ id }: { id: string }) {
   const detail = useLoad((signal) => api<Detail>('GET', `/campaigns/${id}`, { signal }), `campaign:${id}`);
   const { me } = useSession();
   const [action, setAction] = useState<Action | null>(null);
+  /** A mark refused because the campaign was closed meanwhile: said beside it, as it is now. */
+  const [refused, setRefused] = useState<Action | null>(null);
   const marking = useAction();
 
   // The campaign is shown closed as the dialog closes (as Revoke token does), so the dialog finds
@@ -60,9 +62,18 @@ export default function CampaignDetail({ id }: { id: string }) {
   // leaving the focus on the body. Once the mark is made, a failed read of the campaign does not
   // keep the dialog open as if the mark had failed (a second try would be refused): the page
   // reads it again on its own, with its error and Try again.
+  // Closed meanwhile (another person, Stripe's retry, the stale-campaign sweep): the page, which
+  // still showed it in flight, reads it again and says who closed it and when, not the server's
+  // "is already lost", and the dialog closes as after a mark.
   const run = () =>
     void marking.run(async () => {
-      await api('POST', `/campaigns/${id}/${action}`);
+      try {
+        await api('POST', `/campaigns/${id}/${action}`);
+        setRefused(null);
+      } catch (failure) {
+        if (!(failure instanceof ApiError) || failure.code !== 'campaign_closed') throw failure;
+        setRefused(action);
+      }
       const marked = await api<Detail>('GET', `/campaigns/${id}`).catch(() => null);
       if (marked) detail.set(marked);
       else detail.reload();
@@ -98,6 +109,9 @@ export default function CampaignDetail({ id }: { id: string }) {
       </PageHeader>
       {detail.loading && !campaign && <Loading />}
       <LoadError loaded={detail} what="campaign" back={{ to: '/campaigns', label: 'All campaigns' }} />
+      {campaign && refused && campaign.status !== 'in_flight' && (
+        <AlreadyClosed action={refused} campaign={campaign} members={members} />
+      )}
       {campaign && <CampaignBody campaign={campaign} members={members} />}
       {action && (
         <ConfirmDialog
@@ -118,8 +132,43 @@ export default function CampaignDetail({ id }: { id: string }) {
   );
 }
 
+/** The last person (or the operator CLI) who closed the campaign by hand, from its timeline. */
+function closingAction(campaign: Detail) {
+  const entry = [...campaign.timeline].reverse().find((each) => each.kind === 'action');
+  return entry?.kind === 'action' ? entry : undefined;
+}
+
+/**
+ * Why nothing was marked: the campaign was closed after the page showed it, by whom (when a
+ * person or the CLI did; otherwise Stripe or the sweep, which the timeline below says) and when.
+ */
+function AlreadyClosed({
+  action,
+  campaign,
+  members,
+}: {
+  action: Action;
+  campaign: Detail;
+  members: ReadonlyMap<string, User>;
+}) {
+  const by = closingAction(campaign);
+  return (
+    <p className="notice" role="alert">
+      {ACTIONS[action].label} did nothing: this campaign was already{' '}
+      {campaignStatusLabel(campaign.status).toLowerCase()}
+      {by && (
+        <>
+          {' '}
+          by <ActorName actor={by.actor} members={members} inline />
+        </>
+      )}
+      , <Time value={campaign.closed_at} />. The page now shows it as it is.
+    </p>
+  );
+}
+
 function CampaignBody({ campaign, members }: { campaign: Detail; members: ReadonlyMap<string, User> }) {
-  const closedBy = [...campaign.timeline].reverse().find((entry) => entry.kind === 'action');
+  const closedBy = closingAction(campaign);
   const facts: Fact[] = [
     ['Status', <Badge value={campaign.status} label={campaignStatusLabel(campaign.status)} />],
     ['Invoice', <ProcessorId id={campaign.psp_invoice_id} record="invoice" />],
@@ -129,9 +178,7 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
     ['First failed', <Time value={campaign.first_failed_at} sayUtc />],
     ['Recovered', <Time value={campaign.recovered_at} sayUtc />],
     ['Closed', <Time value={campaign.closed_at} sayUtc />],
-    ...(closedBy?.kind === 'action'
-      ? [['Closed by', <ActorName actor={closedBy.actor} members={members} />] as Fact]
-      : []),
+    ...(closedBy ? [['Closed by', <ActorName actor={closedBy.actor} members={members} />] as Fact] : []),
   ];
   const { customer, subscription } = campaign;
   return (
