@@ -427,6 +427,40 @@ describe('filters that match nothing', () => {
     await expect(unknownNote().getByRole('button', { name: 'Clear filters' }).count()).resolves.toBe(1);
     await screenshot(page, 'security-log-unknown-action');
   });
+
+  it('keeps one Clear filters on the Security log as the filters change on the page, and for days that hold none', async () => {
+    const search = () => page.getByRole('search', { name: 'Filter the security log' });
+    const who = () => search().getByRole('combobox', { name: 'Who' });
+    const nothing = () => page.getByRole('status').filter({ hasText: 'No entries match these filters.' });
+    /** Where the one Clear filters in view is: the filter row, or beside the sentence. */
+    const where = async () => ({
+      all: await clearFilters().count(),
+      row: await search().getByRole('button', { name: 'Clear filters' }).count(),
+      sentence: await nothing().getByRole('button', { name: 'Clear filters' }).count(),
+    });
+    await open('/settings/security-log?action=token.revoked', 'Security log');
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    expect(await where()).toEqual({ all: 1, row: 1, sentence: 0 });
+
+    // Someone who made none of them, chosen on the page: the sentence's alone, the row's gone.
+    await who().selectOption({ label: 'member@filters.test' });
+    await nothing().waitFor();
+    expect(await where()).toEqual({ all: 1, row: 0, sentence: 1 });
+
+    // Back to everyone, on the page: entries again, and the row's back.
+    await who().selectOption({ label: 'Anyone' });
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    expect(await where()).toEqual({ all: 1, row: 1, sentence: 0 });
+
+    // Days that hold none: said under them, nothing asked, no log; the row's alone.
+    await open('/settings/security-log?from=2026-11-02&to=2026-11-01', 'Security log');
+    await search().getByRole('alert').filter({ hasText: 'The start day is after the end day' }).waitFor();
+    await expect(page.getByRole('table', { name: 'Security log' }).count()).resolves.toBe(0);
+    expect(await where()).toEqual({ all: 1, row: 1, sentence: 0 });
+    await clearFilters().click();
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    await expect(clearFilters().count()).resolves.toBe(0);
+  });
 });
 
 describe('between Clear filters and the whole list', () => {
