@@ -101,20 +101,30 @@ const REMEMBERED_LISTS = 20;
  * A keyset-paged list: the first page per `key`, then Load more appends the next. Back to a list
  * shows the rows it had loaded at once, from memory (the scroll then lands where it was), and
  * asks for them again behind them (`refresh`).
+ *
+ * A `null` key is a list with nothing to ask yet (its filters can match nothing, or name a value
+ * the list does not have): nothing is fetched, and it has no rows, no error and is not loading.
+ *
+ * The rows returned are always those of the `key` given: in the render where the key changes,
+ * before the effect that asks for its first page has run, the list is already loading with no
+ * rows, never the previous key's rows, nor, when they were none, a list that read as empty (Clear
+ * filters showed "No deliveries yet." until the unfiltered rows came).
  */
-export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T>>, key: string): Paged<T> {
+export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T>>, key: string | null): Paged<T> {
   const [entry] = useState(currentEntry);
   const [restored] = useState(() => {
-    const pages = loadedPages.get(entry);
+    const pages = key === null ? undefined : loadedPages.get(entry);
     return pages?.key === key ? pages : null;
   });
   const skipFirstLoad = useRef(restored !== null);
+  /** The key the state below is about: the last one the effect below started (or the first). */
+  const [stateKey, setStateKey] = useState(key);
   const [items, setItems] = useState<T[]>((restored?.items as T[] | undefined) ?? []);
   const [cursor, setCursor] = useState<string | null>(restored?.cursor ?? null);
   const [hasMore, setHasMore] = useState(restored?.hasMore ?? false);
   const [error, setError] = useState<string | null>(null);
   const [refusal, setRefusal] = useState<ParamRefusal | null>(null);
-  const [loading, setLoading] = useState(restored === null);
+  const [loading, setLoading] = useState(restored === null && key !== null);
   const [round, setRound] = useState(0);
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
@@ -171,27 +181,58 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
   }, []);
 
   useEffect(() => {
+    setStateKey(key);
     if (skipFirstLoad.current) {
       skipFirstLoad.current = false;
       void refresh(restored!.items.length);
       return;
     }
     setItems([]);
-    run(null, false);
+    setCursor(null);
+    setHasMore(false);
+    if (key !== null) {
+      run(null, false);
+      return;
+    }
+    // Nothing to ask: an answer still on its way for the key before is dropped.
+    generation.current += 1;
+    setError(null);
+    setRefusal(null);
+    setLoading(false);
   }, [key, round, run, refresh, restored]);
 
+  // The state is another key's until the effect above has run for this one.
+  const current = stateKey === key;
   useEffect(() => {
-    if (!loading && error === null) remember(loadedPages, entry, { key, items, cursor, hasMore }, REMEMBERED_LISTS);
-  }, [entry, key, items, cursor, hasMore, loading, error]);
+    if (current && key !== null && !loading && error === null) {
+      remember(loadedPages, entry, { key, items, cursor, hasMore }, REMEMBERED_LISTS);
+    }
+  }, [current, entry, key, items, cursor, hasMore, loading, error]);
 
+  if (!current) {
+    return {
+      items: [],
+      error: null,
+      refusal: null,
+      loading: key !== null,
+      hasMore: false,
+      loadMore: () => {},
+      reload: () => setRound((value) => value + 1),
+      change: () => {},
+    };
+  }
   return {
     items,
     error,
     refusal,
     loading,
     hasMore,
-    loadMore: () => run(cursor, true),
-    reload: () => setRound((value) => value + 1),
+    loadMore: () => {
+      if (key !== null) run(cursor, true);
+    },
+    reload: () => {
+      if (key !== null) setRound((value) => value + 1);
+    },
     change: (update) => setItems(update),
   };
 }

@@ -491,6 +491,68 @@ describe('the Settings tables', () => {
         await zoned.close();
       }
     });
+
+    // Whatever the viewer's zone, the endpoints are a table at 1280 px, never stacked cards: in UTC
+    // and America/Los_Angeles ("UTC", "PST") as in the zones written as an offset above. Stacked
+    // is useTableFit's answer to a table wider than its box, which these are not at this width.
+    // Each zone checked by its offset in January (Chromium may name Asia/Kolkata Asia/Calcutta).
+    it.each([
+      ['UTC', 0],
+      ['Europe/Paris', -60],
+      ['Asia/Kolkata', -330],
+      ['America/Los_Angeles', 480],
+    ])('in %s the Outbound webhooks page shows its endpoints as a table, not stacked', async (timezoneId, offset) => {
+      const zoned = await world.current.browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        timezoneId,
+        storageState: await context.storageState(),
+      });
+      try {
+        const zonedPage = await zoned.newPage();
+        zonedPage.setDefaultTimeout(10_000);
+        await zonedPage.goto(`${world.current.url}/dashboard/settings/webhooks`);
+        await zonedPage.getByRole('heading', { level: 1, name: 'Outbound webhooks' }).waitFor();
+        const table = zonedPage.getByRole('table', { name: 'Webhook endpoints' });
+        await table.getByRole('row').nth(1).waitFor();
+        // Laid out with its fonts, and decided again after any change of size they made.
+        await zonedPage.evaluate(
+          'document.fonts.ready.then(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))',
+        );
+        const shown = await table.evaluate((element) => {
+          const rows = Array.from(element.querySelectorAll('tbody tr') as unknown as ArrayLike<typeof element>);
+          return {
+            offset: new Date('2026-01-15T12:00:00Z').getTimezoneOffset(),
+            // As layoutOf reads it: the column headers in sight, or hidden when stacked.
+            layout: element.querySelector('thead')!.getBoundingClientRect().height > 1 ? 'table' : 'stacked',
+            // A table row's cells side by side, on one top; a stacked row's one under another.
+            rowsSideBySide: rows.every((row) => {
+              const tops = Array.from(row.children as unknown as ArrayLike<typeof element>, (cell) =>
+                Math.round(cell.getBoundingClientRect().top),
+              );
+              return new Set(tops).size === 1;
+            }),
+            rows: rows.length,
+            tableOverflow: Math.max(0, element.parentElement!.scrollWidth - element.parentElement!.clientWidth),
+            pageOverflow: Math.max(
+              0,
+              element.ownerDocument.documentElement.scrollWidth - element.ownerDocument.defaultView!.innerWidth,
+            ),
+          };
+        });
+        await screenshot(`settings-webhooks-${timezoneId.replace('/', '-').toLowerCase()}`, zonedPage);
+        const endpoints = await world.current.db('webhook_endpoints').where({ workspace_id: demo.workspace.id });
+        expect(shown).toEqual({
+          offset,
+          layout: 'table',
+          rowsSideBySide: true,
+          rows: endpoints.length,
+          tableOverflow: 0,
+          pageOverflow: 0,
+        });
+      } finally {
+        await zoned.close();
+      }
+    });
   });
 
   describe("an endpoint's delivery log", () => {

@@ -427,6 +427,136 @@ describe('filters that match nothing', () => {
     await expect(unknownNote().getByRole('button', { name: 'Clear filters' }).count()).resolves.toBe(1);
     await screenshot(page, 'security-log-unknown-action');
   });
+
+  it('keeps one Clear filters on the Security log as the filters change on the page, and for days that hold none', async () => {
+    const search = () => page.getByRole('search', { name: 'Filter the security log' });
+    const who = () => search().getByRole('combobox', { name: 'Who' });
+    const nothing = () => page.getByRole('status').filter({ hasText: 'No entries match these filters.' });
+    /** Where the one Clear filters in view is: the filter row, or beside the sentence. */
+    const where = async () => ({
+      all: await clearFilters().count(),
+      row: await search().getByRole('button', { name: 'Clear filters' }).count(),
+      sentence: await nothing().getByRole('button', { name: 'Clear filters' }).count(),
+    });
+    await open('/settings/security-log?action=token.revoked', 'Security log');
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    expect(await where()).toEqual({ all: 1, row: 1, sentence: 0 });
+
+    // Someone who made none of them, chosen on the page: the sentence's alone, the row's gone.
+    await who().selectOption({ label: 'member@filters.test' });
+    await nothing().waitFor();
+    expect(await where()).toEqual({ all: 1, row: 0, sentence: 1 });
+
+    // Back to everyone, on the page: entries again, and the row's back.
+    await who().selectOption({ label: 'Anyone' });
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    expect(await where()).toEqual({ all: 1, row: 1, sentence: 0 });
+
+    // Days that hold none: said under them, nothing asked, no log; the row's alone.
+    await open('/settings/security-log?from=2026-11-02&to=2026-11-01', 'Security log');
+    await search().getByRole('alert').filter({ hasText: 'The start day is after the end day' }).waitFor();
+    await expect(page.getByRole('table', { name: 'Security log' }).count()).resolves.toBe(0);
+    expect(await where()).toEqual({ all: 1, row: 1, sentence: 0 });
+    await clearFilters().click();
+    await page.getByRole('table', { name: 'Security log' }).waitFor();
+    await expect(clearFilters().count()).resolves.toBe(0);
+  });
+});
+
+describe('between Clear filters and the whole list', () => {
+  /**
+   * Records in the page whether any of `sentences` was rendered from now on, and whether the
+   * loading state was, as the page's own MutationObserver sees them (a sentence on screen for one
+   * render is a record): every node added and every text changed, and a sentence's own element
+   * changed (its Clear filters dropped, the sentence left in place).
+   */
+  const watchFor = (sentences: string[]) =>
+    page.evaluate(`(() => {
+      const sentences = ${JSON.stringify(sentences)};
+      const seen = (window.__rendered = { sentences: [], loading: false });
+      new MutationObserver((records) => {
+        for (const record of records) {
+          const changed = (record.target.textContent ?? '').trim();
+          const added = [...record.addedNodes].map((node) => node.textContent ?? '');
+          for (const text of record.type === 'characterData' ? [...added, changed] : added) {
+            for (const sentence of sentences) {
+              if (text.includes(sentence) && !seen.sentences.includes(sentence)) seen.sentences.push(sentence);
+            }
+            if (text.includes('Loading…')) seen.loading = true;
+          }
+          for (const sentence of sentences) {
+            if (changed.startsWith(sentence) && !seen.sentences.includes(sentence)) seen.sentences.push(sentence);
+          }
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+  const rendered = () => page.evaluate<{ sentences: string[]; loading: boolean }>('window.__rendered');
+
+  /** A list matching nothing, its "nothing" sentences (filtered and not), and its list once read. */
+  const CASES = [
+    {
+      route: '/settings/webhooks/HOOK?log_outcome=skipped',
+      heading: 'Filters CRM',
+      api: '/webhooks/HOOK/deliveries',
+      sentences: ['No deliveries match these filters.', 'No deliveries yet.'],
+      filled: () => page.getByRole('list', { name: 'Deliveries, newest first' }),
+    },
+    {
+      route: '/settings/security-log?action=token.revoked&actor=MEMBER',
+      heading: 'Security log',
+      api: '/security-log',
+      sentences: ['No entries match these filters.', 'Nothing recorded yet.'],
+      filled: () => page.getByRole('table', { name: 'Security log' }),
+    },
+    {
+      route: '/campaigns?status=abandoned',
+      heading: 'Campaigns',
+      api: '/campaigns',
+      sentences: ['No campaigns match these filters.'],
+      filled: () => page.getByRole('table', { name: 'Recovery campaigns' }),
+    },
+    {
+      route: '/customers?tag=nobody',
+      heading: 'Customers',
+      api: '/customers',
+      sentences: ['No customers match.'],
+      filled: () => page.getByRole('table', { name: 'Customers' }),
+    },
+    {
+      route: '/cancel-sessions?outcome=saved_pause',
+      heading: 'Cancel sessions',
+      api: '/cancel_sessions',
+      sentences: ['No cancel sessions match.'],
+      filled: () => page.getByRole('table', { name: 'Cancel sessions' }),
+    },
+  ];
+
+  it.each(CASES.map((list) => [list.heading, list] as const))(
+    '%s: shows it loading, never a "nothing" sentence, while the unfiltered rows are on their way',
+    async (_heading, list) => {
+      const api = `/dashboard/api${list.api.replace('HOOK', hookId)}`;
+      await open(list.route.replace('HOOK', hookId).replace('MEMBER', memberId), list.heading);
+      const nothing = page.getByRole('paragraph').filter({ hasText: list.sentences[0] });
+      await nothing.waitFor();
+      // The whole list's first page, held back for a second and a half: the server still answers
+      // it, later than a fast machine would.
+      const unfiltered = (url: URL) => url.pathname === api && url.search === '';
+      const slow = async (route: Route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await route.continue().catch(() => undefined);
+      };
+      await page.route(unfiltered, slow);
+      try {
+        await watchFor(list.sentences);
+        await nothing.getByRole('button', { name: 'Clear filters' }).click();
+        await list.filled().waitFor();
+        expect(new URL(page.url()).search).toBe('');
+        await expect(rendered()).resolves.toEqual({ sentences: [], loading: true });
+      } finally {
+        await page.unroute(unfiltered, slow);
+      }
+    },
+  );
 });
 
 describe("the Security log's chosen actions", () => {

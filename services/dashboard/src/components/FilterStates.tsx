@@ -1,13 +1,4 @@
-import {
-  useId,
-  useLayoutEffect,
-  useRef,
-  useState,
-  type Dispatch,
-  type ReactNode,
-  type RefObject,
-  type SetStateAction,
-} from 'react';
+import { useId, useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import type { ParamRefusal, Paged } from '../hooks.js';
 import { Empty } from './states.js';
 
@@ -67,9 +58,6 @@ export interface FilterState {
   isAboutFilter: (refusal: ParamRefusal | null) => boolean;
   /** A list's report of such a refusal (useReportRefusal). */
   refused: (refusal: ParamRefusal) => void;
-  /** How many Clear filters are shown beside a list's message (ClearFilters). */
-  clearsBesideList: number;
-  countClearsBesideList: Dispatch<SetStateAction<number>>;
 }
 
 /** Longest value quoted whole in a sentence: an address can hold anything, and a phone is narrow. */
@@ -121,7 +109,6 @@ export function useFilterState<Name extends string>(
   const rowRef = useRef<HTMLDivElement>(null);
   const noteId = useId();
   const [refusals, setRefusals] = useState<readonly Refused[]>([]);
-  const [clearsBesideList, countClearsBesideList] = useState(0);
   const checked = Object.entries(checks) as [Name, FilterCheck][];
   const doesNotHave = `which this ${noun} does not have`;
 
@@ -167,8 +154,6 @@ export function useFilterState<Name extends string>(
       const value = filters[name];
       setRefusals((kept) => [...kept.filter((one) => one.name !== name), { name, value, message: refusal.message }]);
     },
-    clearsBesideList,
-    countClearsBesideList,
   };
 }
 
@@ -188,17 +173,11 @@ export function useReportRefusal(list: Pick<Paged<unknown>, 'refusal'>, state: F
 
 /**
  * Clear filters. Beside a list's message (nothing matches, a value it does not have) it is where
- * the reason is read; the filter row's own (`inRow`, the Security log's, while filters are set)
- * yields to it, so that one control of that name is shown at a time.
+ * the reason is read. A filter row's own (`inRow`, the Security log's, a full-size button) is
+ * rendered by its page only while the list offers none, decided from the filters and the rows
+ * the page renders (SecurityLog.tsx), so that one control of that name is shown at a time.
  */
 export function ClearFilters({ state, inRow = false }: { state: FilterState; inRow?: boolean }) {
-  const { countClearsBesideList } = state;
-  useLayoutEffect(() => {
-    if (inRow) return;
-    countClearsBesideList((count) => count + 1);
-    return () => countClearsBesideList((count) => count - 1);
-  }, [inRow, countClearsBesideList]);
-  if (inRow && state.clearsBesideList > 0) return null;
   return (
     <button type="button" className={inRow ? 'button' : 'button small'} onClick={state.clear}>
       Clear filters

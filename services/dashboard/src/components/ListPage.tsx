@@ -99,7 +99,7 @@ export function PagedTable<T extends { id: string }>({
   const loadMore = useFocusNewRows(list, boxRef);
   const said = useListStatus(list, rowNames, sayFirstLoad);
   useReportRefusal(list, filterState);
-  const nothing = list.items.length === 0 && !list.loading && !list.error;
+  const nothing = showsNothing(list);
   const body = () => {
     // The page says a refused filter value in place of the list (UnknownFilters).
     if (filterState?.isAboutFilter(list.refusal)) return null;
@@ -128,6 +128,16 @@ export function PagedTable<T extends { id: string }>({
       {!nothing && body()}
     </>
   );
+}
+
+/**
+ * Whether a list shows its "nothing" sentence (PagedTable's, the delivery log's): it read no rows
+ * for its key, and neither is it loading nor has it failed. A list whose key has just changed is
+ * loading (usePaged), so this is never true of the rows of the filters before. The Security log
+ * reads it too, to offer its filter row's Clear filters only while the list offers none.
+ */
+export function showsNothing(list: Pick<ReadList, 'items' | 'loading' | 'error'>): boolean {
+  return list.items.length === 0 && !list.loading && !list.error;
 }
 
 /**

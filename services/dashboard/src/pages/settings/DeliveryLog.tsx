@@ -3,7 +3,7 @@ import { api, query } from '../../api/client.js';
 import type { Attempt, List } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { EventTypeWithCode } from '../../components/Labels.js';
-import { Badge, Filter, useFocusNewRows } from '../../components/ListPage.js';
+import { Badge, Filter, showsNothing, useFocusNewRows } from '../../components/ListPage.js';
 import { ErrorNote, Loading } from '../../components/states.js';
 import {
   EmptyList,
@@ -200,9 +200,6 @@ function filterChecks(types: readonly string[]) {
   };
 }
 
-/** The log's page while the address asks for a value it does not have: nothing is asked. */
-const NO_ATTEMPTS: List<Attempt> = { object: 'list', data: [], has_more: false, next_cursor: null };
-
 function prettyJson(text: string): string {
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
@@ -218,7 +215,9 @@ function prettyJson(text: string): string {
 function LogState({ list, state }: { list: Paged<Attempt>; state: FilterState }) {
   if (list.loading && list.items.length === 0) return <Loading />;
   if (list.error && !state.isAboutFilter(list.refusal)) return <ErrorNote message={list.error} onRetry={list.reload} />;
-  if (list.loading || list.error || list.items.length > 0) return null;
+  // Never while a new key's first page is on its way (usePaged: loading, no rows), so not between
+  // Clear filters and the whole log.
+  if (!showsNothing(list)) return null;
   return (
     <EmptyList state={state}>{state.anySet ? 'No deliveries match these filters.' : 'No deliveries yet.'}</EmptyList>
   );
@@ -248,19 +247,17 @@ export function DeliveryLog({
   const [filters, setFilters] = useFilters(FILTERS);
   const state = useFilterState(filters, setFilters, filterChecks(types), 'log');
   // A value the log does not have (an address edited by hand) is said in place of the log, and
-  // the server is not asked. It filtered nothing once: the whole log, under an address asking
-  // for part of it.
+  // the server is not asked (no key). It filtered nothing once: the whole log, under an address
+  // asking for part of it.
   const unknown = state.unknown.length > 0;
   const { log_outcome: outcome, log_event_type: eventType } = filters;
   const list = usePaged(
     (cursor) =>
-      unknown
-        ? Promise.resolve(NO_ATTEMPTS)
-        : api<List<Attempt>>(
-            'GET',
-            `/webhooks/${endpointId}/deliveries${query({ outcome, event_type: eventType, cursor })}`,
-          ),
-    `${endpointId}:${outcome}:${eventType}:${round}`,
+      api<List<Attempt>>(
+        'GET',
+        `/webhooks/${endpointId}/deliveries${query({ outcome, event_type: eventType, cursor })}`,
+      ),
+    unknown ? null : `${endpointId}:${outcome}:${eventType}:${round}`,
   );
   useReportRefusal(list, state);
   const logRef = useRef<HTMLUListElement>(null);

@@ -6,6 +6,7 @@ import {
   Clipped,
   Filter,
   PagedTable,
+  showsNothing,
   useShownAfterAskingNothing,
   type Column,
   type FilterGroup,
@@ -22,7 +23,7 @@ import {
 import { PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useZonedDays, ZonedDayRange } from '../../components/ZonedDays.js';
-import { usePaged } from '../../hooks.js';
+import { usePaged, type Paged } from '../../hooks.js';
 import { SecurityActionName } from '../../components/Labels.js';
 import { BreakableEmail, BreakAfterSeparators } from '../../components/BreakableUrl.js';
 import {
@@ -261,20 +262,16 @@ function checksOf(members: ReadonlyMap<string, User>): Partial<Record<(typeof FI
 }
 
 function SecurityLogTable({
-  apiFilters,
+  list,
   members,
   filterState,
   sayFirstLoad,
 }: {
-  apiFilters: Record<string, string>;
+  list: Paged<SecurityEvent>;
   members: ReadonlyMap<string, User>;
   filterState: FilterState;
   sayFirstLoad: boolean;
 }) {
-  const list = usePaged(
-    (cursor) => api<List<SecurityEvent>>('GET', `/security-log${query({ ...apiFilters, cursor })}`),
-    `security-log${query(apiFilters)}`,
-  );
   const tableColumns = useMemo(() => columns(members), [members]);
   return (
     <PagedTable
@@ -313,6 +310,16 @@ export default function SecurityLog() {
   const unknown = state.unknown.length > 0;
   const asksNothing = days.problem !== null || unknown;
   const afterAskingNothing = useShownAfterAskingNothing(asksNothing);
+  // Read here, not in the table, so that this render knows what the log shows (below); no key
+  // while it asks nothing.
+  const list = usePaged(
+    (cursor) => api<List<SecurityEvent>>('GET', `/security-log${query({ ...apiFilters, cursor })}`),
+    asksNothing ? null : `security-log${query(apiFilters)}`,
+  );
+  // The filter row's Clear filters, while filters are set, unless the log offers its own beside
+  // its message (a value it does not have; nothing matching): one control of that name in view.
+  // Decided from the filters and the rows this render shows, so never out of step with them.
+  const logOffersClear = unknown || (!asksNothing && showsNothing(list));
   return (
     <>
       <PageHeader title="Security log" />
@@ -348,7 +355,7 @@ export default function SecurityLog() {
           fieldProblems={{ from: state.fieldProblem('from'), to: state.fieldProblem('to') }}
           labels={{ from: 'Since', before: 'Before' }}
           rows="entries"
-          after={state.anySet && <ClearFilters state={state} inRow />}
+          after={state.anySet && !logOffersClear && <ClearFilters state={state} inRow />}
         />
         {summary && !summary.whole && (
           <p id={chosenId} className="hint filters-hint">
@@ -358,12 +365,7 @@ export default function SecurityLog() {
       </div>
       {unknown && <UnknownFilters state={state} />}
       {!asksNothing && (
-        <SecurityLogTable
-          apiFilters={apiFilters}
-          members={members}
-          filterState={state}
-          sayFirstLoad={afterAskingNothing}
-        />
+        <SecurityLogTable list={list} members={members} filterState={state} sayFirstLoad={afterAskingNothing} />
       )}
     </>
   );
