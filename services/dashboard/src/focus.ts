@@ -19,3 +19,12 @@ export function focusHeading(): boolean {
   const heading = document.querySelector<HTMLElement>('main h1');
   return heading ? focusByScript(heading, { preventScroll: true }) : false;
 }
+
+/**
+ * Focuses the page's `main` (its content, not a control in it), without scrolling: where the
+ * focus goes when the control that had it goes away with what it acted on (a banner's Turn on).
+ */
+export function focusMainContent(): boolean {
+  const main = document.querySelector<HTMLElement>('main');
+  return main ? focusByScript(main, { preventScroll: true }) : false;
+}

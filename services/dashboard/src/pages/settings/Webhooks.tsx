@@ -4,7 +4,7 @@ import { api } from '../../api/client.js';
 import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { DataTable, type Column } from '../../components/ListPage.js';
-import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { Empty, ErrorNote, LiveStatus, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { Link } from '../../router.js';
@@ -12,6 +12,7 @@ import { useSession } from '../../session.js';
 import { useAction } from '../../use-action.js';
 import { EnabledState, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
 import { BusyButton } from '../../components/BusyButton.js';
+import { focusMainContent } from '../../focus.js';
 
 /** An auto-disabled endpoint's banner: why, and the way back on; until someone turns it on or dismisses it. */
 export function DisabledBanner({
@@ -25,8 +26,13 @@ export function DisabledBanner({
 }) {
   const acting = useAction();
   if (!endpoint.alert) return null;
+  // The banner goes with the alert, and the button with it: the focus goes to the page's content,
+  // where the page's status says what happened (bannerOutcome), not to the body.
   const act = (action: 'enable' | 'dismiss-alert') =>
-    void acting.run(async () => onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${action}`)));
+    void acting.run(async () => {
+      onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${action}`));
+      focusMainContent();
+    });
   return (
     <div className="banner" role="region" aria-label={`${endpoint.name} was turned off`}>
       <p>
@@ -49,6 +55,27 @@ export function DisabledBanner({
   );
 }
 
+/**
+ * What the list says after an endpoint changes in it (the banner's Turn on or Dismiss, the row's
+ * switch): turned on, what happens to what it missed; the notice dismissed, that it stays off.
+ * Each in its own style: a dismissal is no success to celebrate. Nothing for a turn off, whose
+ * switch says it. Null when there is nothing to say.
+ */
+function bannerOutcome(before: Endpoint, after: Endpoint): { text: string; ok: boolean } | null {
+  if (!before.enabled && after.enabled) {
+    return {
+      ok: true,
+      text:
+        `${after.name} was turned on: new events are sent to it. Those recorded while it was off are in its ` +
+        'delivery log as skipped; Retry failed since… on its page sends them.',
+    };
+  }
+  if (before.alert && !after.alert && !after.enabled) {
+    return { ok: false, text: `Notice dismissed: ${after.name} stays off until someone turns it on.` };
+  }
+  return null;
+}
+
 export default function Webhooks() {
   const { me } = useSession();
   const canManage = me.permissions.manage_webhooks;
@@ -56,8 +83,13 @@ export default function Webhooks() {
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
 
+  const [outcome, setOutcome] = useState<{ text: string; ok: boolean } | null>(null);
+
   const replace = (changed: Endpoint) => {
     if (!endpoints.data) return;
+    const before = endpoints.data.data.find((each) => each.id === changed.id);
+    // A later change says its own outcome, or clears the last one (a stale "stays off").
+    setOutcome(before ? bannerOutcome(before, changed) : null);
     endpoints.set({
       ...endpoints.data,
       data: endpoints.data.data.map((each) => (each.id === changed.id ? changed : each)),
@@ -127,6 +159,7 @@ export default function Webhooks() {
           )}
         </p>
       )}
+      <LiveStatus className={outcome?.ok ? 'result ok' : 'notice'}>{outcome?.text}</LiveStatus>
       {list.map((endpoint) => (
         <DisabledBanner key={endpoint.id} endpoint={endpoint} canManage={canManage} onChange={replace} />
       ))}
