@@ -450,13 +450,8 @@ describe('the Settings tables', () => {
       });
     });
 
-    // A zone written long ("GMT+1", "GMT+5:30") widens every time with a time of day. The endpoints'
-    // Last success and Last failure made their table 1,029 px wide in Europe/Paris, and it stacked
-    // at 1280 px; their time of day goes under their day instead, each whole.
-    it.each([
-      ['Europe/Paris', /GMT\+1$/],
-      ['Asia/Kolkata', /GMT\+5:30$/],
-    ])('in %s the Webhook endpoints table stays a table, its times on two lines', async (timezoneId, zone) => {
+    /** Runs `check` on the Outbound webhooks page in a context of its own, at 1280 px, in `timezoneId`. */
+    async function onWebhooksPageIn(timezoneId: string, check: (zonedPage: Page) => Promise<void>) {
       const zoned = await world.current.browser.newContext({
         viewport: { width: 1280, height: 900 },
         timezoneId,
@@ -466,6 +461,20 @@ describe('the Settings tables', () => {
         const zonedPage = await zoned.newPage();
         zonedPage.setDefaultTimeout(10_000);
         await zonedPage.goto(`${world.current.url}/dashboard/settings/webhooks`);
+        await check(zonedPage);
+      } finally {
+        await zoned.close();
+      }
+    }
+
+    // A zone written long ("GMT+1", "GMT+5:30") widens every time with a time of day. The endpoints'
+    // Last success and Last failure made their table 1,029 px wide in Europe/Paris, and it stacked
+    // at 1280 px; their time of day goes under their day instead, each whole.
+    it.each([
+      ['Europe/Paris', /GMT\+1$/],
+      ['Asia/Kolkata', /GMT\+5:30$/],
+    ])('in %s the Webhook endpoints table stays a table, its times on two lines', async (timezoneId, zone) => {
+      await onWebhooksPageIn(timezoneId, async (zonedPage) => {
         const table = zonedPage.getByRole('table', { name: 'Webhook endpoints' });
         await table.getByRole('row').nth(1).waitFor();
         const shown = await table.evaluate((element) => ({
@@ -487,9 +496,7 @@ describe('the Settings tables', () => {
           expect([day?.lines, timeOfDay?.lines]).toEqual([1, 1]);
           expect(timeOfDay?.text).toMatch(zone);
         }
-      } finally {
-        await zoned.close();
-      }
+      });
     });
 
     // Whatever the viewer's zone, the endpoints are a table at 1280 px, never stacked cards: in UTC
@@ -502,15 +509,7 @@ describe('the Settings tables', () => {
       ['Asia/Kolkata', -330],
       ['America/Los_Angeles', 480],
     ])('in %s the Outbound webhooks page shows its endpoints as a table, not stacked', async (timezoneId, offset) => {
-      const zoned = await world.current.browser.newContext({
-        viewport: { width: 1280, height: 900 },
-        timezoneId,
-        storageState: await context.storageState(),
-      });
-      try {
-        const zonedPage = await zoned.newPage();
-        zonedPage.setDefaultTimeout(10_000);
-        await zonedPage.goto(`${world.current.url}/dashboard/settings/webhooks`);
+      await onWebhooksPageIn(timezoneId, async (zonedPage) => {
         await zonedPage.getByRole('heading', { level: 1, name: 'Outbound webhooks' }).waitFor();
         const table = zonedPage.getByRole('table', { name: 'Webhook endpoints' });
         await table.getByRole('row').nth(1).waitFor();
@@ -549,9 +548,7 @@ describe('the Settings tables', () => {
           tableOverflow: 0,
           pageOverflow: 0,
         });
-      } finally {
-        await zoned.close();
-      }
+      });
     });
   });
 
