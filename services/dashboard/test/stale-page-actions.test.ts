@@ -1,36 +1,77 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { hashPassword } from '@retention/domain';
+import { hashPassword, openCampaign } from '@retention/domain';
+import { runCli } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
- * A campaign closed while another person's page still shows it in flight, in a real Chromium
- * against the real API (docs/dashboard-ui.md, "Campaign"): that page's Mark lost does nothing,
- * says so in words, with who closed it, and shows the campaign as it is now, where it said the
- * server's "Campaign … is already recovered". Controls are found by role and accessible name.
+ * A campaign closed while a person's page still shows it in flight, in a real Chromium against
+ * the real API (docs/dashboard-ui.md, "Campaign"): closed by another person through the dashboard
+ * API, by the operator CLI run for someone, by the payment processor (the CLI's `--processor`)
+ * and by the stale-campaign sweep (`campaign close-stale`), never by changing the stale page. That
+ * page's Mark lost or Mark recovered then does nothing and says so in words, with who closed it
+ * (as the Security log and the timeline name them) and when, and shows the campaign as it is now,
+ * where it said the server's "Campaign … is already recovered". Controls are found by role and
+ * accessible name.
  */
 const world = useDashboardWorld();
 const tabs: Array<{ context: BrowserContext; page: Page }> = [];
+const users: Record<string, string> = {};
+/** Campaigns opened for these tests, in flight, by name. */
+const campaigns: Record<string, string> = {};
 
 beforeAll(async () => {
   const { db, workspace } = world.current;
   const passwordHash = await hashPassword(PASSWORD);
-  await db('users').insert([
-    {
+  const inserted = await db('users')
+    .insert([
+      {
+        workspace_id: workspace.id,
+        email: 'olga@acme.test',
+        role: 'admin',
+        name: 'Olga Admin',
+        password_hash: passwordHash,
+      },
+      {
+        workspace_id: workspace.id,
+        email: 'adam@acme.test',
+        role: 'admin',
+        name: 'Adam Admin',
+        password_hash: passwordHash,
+      },
+    ])
+    .returning<Array<{ id: string; email: string }>>(['id', 'email']);
+  for (const user of inserted) users[user.email] = user.id;
+  // More campaigns of the world's customer, opened as the CLI's `campaign open` does; silent (no
+  // recovery.opened on its way), so that the page does not read them again on its own meanwhile.
+  const first = await db('recovery_campaigns')
+    .where({ id: workspace.campaignIds[0]! })
+    .first<{ customer_id: string; subscription_id: string; amount_cents: number; currency: string }>(
+      'customer_id',
+      'subscription_id',
+      'amount_cents',
+      'currency',
+    );
+  const opened = {
+    operator: { invoice: 'in_closed_by_cli' },
+    processor: { invoice: 'in_closed_by_processor' },
+    // Open for 3,000 days: the only campaign `campaign close-stale --older-than-days 2999` closes.
+    sweep: { invoice: 'in_closed_by_sweep', failed_at: new Date(Date.now() - 3000 * 86_400_000) },
+  };
+  for (const [name, { invoice, ...rest }] of Object.entries(opened)) {
+    const campaign = await openCampaign(db, {
       workspace_id: workspace.id,
-      email: 'olga@acme.test',
-      role: 'admin',
-      name: 'Olga Admin',
-      password_hash: passwordHash,
-    },
-    {
-      workspace_id: workspace.id,
-      email: 'adam@acme.test',
-      role: 'admin',
-      name: 'Adam Admin',
-      password_hash: passwordHash,
-    },
-  ]);
+      customer_id: first.customer_id,
+      subscription_id: first.subscription_id,
+      psp_invoice_id: invoice,
+      amount_cents: first.amount_cents,
+      currency: first.currency,
+      decline_code: 'insufficient_funds',
+      silent: true,
+      ...rest,
+    });
+    campaigns[name] = campaign.id;
+  }
   for (const email of ['olga@acme.test', 'adam@acme.test']) {
     const tab = await desktopPage(world.current.browser);
     await signInThroughForm(tab.page, world.current.url, email);
@@ -42,37 +83,118 @@ afterAll(async () => {
   await Promise.all(tabs.map((tab) => tab.context.close()));
 });
 
-async function openCampaign(page: Page, id: string) {
+async function openCampaignPage(page: Page, id: string) {
   await page.goto(`${world.current.url}/dashboard/campaigns/${id}`);
   await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
+  await page.getByRole('button', { name: 'Mark lost' }).waitFor();
 }
 
+/** The operator CLI as a child process, on this world's database. */
+async function cli(...args: string[]) {
+  const result = await runCli(args, { DATABASE_URL: world.current.config.databaseUrl });
+  expect(result.error).toBeUndefined();
+  expect(result.code).toBe(0);
+  return result.json as unknown;
+}
+
+/**
+ * Confirms `label` on the stale page; the page says, in an alert, that it did nothing and why
+ * (matched against `said`), shows `status` and offers no mark any more. Returns the alert's text.
+ */
+async function markOnStalePage(page: Page, label: 'Mark lost' | 'Mark recovered', said: RegExp, status: string) {
+  await page.getByRole('button', { name: label }).click();
+  const dialog = page.getByRole('dialog', { name: label });
+  await dialog.getByRole('button', { name: label }).click();
+  await dialog.waitFor({ state: 'detached' });
+  const alert = page.getByRole('alert').filter({ hasText: new RegExp(`^${label} did nothing`) });
+  await alert.waitFor();
+  // The names come with the team's list: waited for, not read at once.
+  await alert.filter({ hasText: said }).waitFor();
+  await expect(alert.textContent()).resolves.toMatch(said);
+  await expect(alert.locator('time').count()).resolves.toBe(1);
+  // The page shows it as it is: its status, and no more marks offered.
+  // The Status fact (its badge); the "Recovered" fact's value is a time.
+  const facts = page.getByRole('region', { name: 'Campaign' });
+  await facts
+    .getByRole('definition')
+    .filter({ hasText: new RegExp(`^${status}$`) })
+    .waitFor();
+  await expect(page.getByRole('button', { name: /^Mark (lost|recovered)$/ }).count()).resolves.toBe(0);
+  await expect(page.getByText(/a closed campaign cannot change/).count()).resolves.toBe(0);
+  return facts;
+}
+
+const storedStatus = async (id: string) =>
+  (await world.current.db('recovery_campaigns').where({ id }).first<{ status: string }>('status')).status;
+
 describe('a campaign closed under a page that shows it in flight', () => {
-  it('says Mark lost did nothing, who closed it, and shows it closed', async () => {
+  it('by another person on the dashboard: Mark lost says it did nothing, who marked it, when, and shows it recovered', async () => {
     const [olga, adam] = [tabs[0]!.page, tabs[1]!.page];
     const id = world.current.workspace.campaignIds[0]!;
-    await openCampaign(olga, id);
-    await openCampaign(adam, id);
+    await openCampaignPage(olga, id);
+    // Adam marks it recovered through the dashboard API, with his session, as his page would.
+    const marked = await adam.request.post(`${world.current.url}/dashboard/api/campaigns/${id}/mark-recovered`, {
+      headers: { origin: world.current.url },
+    });
+    expect(marked.status()).toBe(200);
 
-    await adam.getByRole('button', { name: 'Mark recovered' }).click();
-    await adam.getByRole('dialog', { name: 'Mark recovered' }).getByRole('button', { name: 'Mark recovered' }).click();
-    await adam.getByRole('dialog').waitFor({ state: 'detached' });
-
-    await olga.getByRole('button', { name: 'Mark lost' }).click();
-    const dialog = olga.getByRole('dialog', { name: 'Mark lost' });
-    await dialog.getByRole('button', { name: 'Mark lost' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    const said = olga.getByRole('alert').filter({ hasText: /^Mark lost did nothing/ });
-    await said.waitFor();
-    await expect(said.textContent()).resolves.toMatch(
-      /^Mark lost did nothing: this campaign was already recovered by Adam Admin \(adam@acme\.test\), [^()]+\. The page now shows it as it is\.$/,
+    const facts = await markOnStalePage(
+      olga,
+      'Mark lost',
+      /^Mark lost did nothing: Adam Admin \(adam@acme\.test\) had already closed this campaign as recovered, [^()]+\. The page now shows it as it is\.$/,
+      'Recovered',
     );
-    await expect(said.locator('time').count()).resolves.toBe(1);
-    // The page shows it as it is: recovered, and no more marks offered.
-    await olga.getByRole('main').getByText('Recovered', { exact: true }).first().waitFor();
-    await expect(olga.getByRole('button', { name: 'Mark lost' }).count()).resolves.toBe(0);
-    await expect(olga.getByText(/is already recovered; a closed campaign cannot change/).count()).resolves.toBe(0);
-    const stored = await world.current.db('recovery_campaigns').where({ id }).first('status');
-    expect(stored).toEqual({ status: 'recovered' });
+    await facts.getByRole('definition').filter({ hasText: 'Adam Admin' }).waitFor();
+    await expect(storedStatus(id)).resolves.toBe('recovered');
+  });
+
+  it('by the operator CLI run for someone: Mark recovered names them "via operator CLI", as the Security log does', async () => {
+    const adam = tabs[1]!.page;
+    const id = campaigns.operator!;
+    await openCampaignPage(adam, id);
+    await cli('campaign', 'lose', '--id', id, '--actor', users['olga@acme.test']!);
+
+    const facts = await markOnStalePage(
+      adam,
+      'Mark recovered',
+      /^Mark recovered did nothing: Olga Admin via operator CLI had already closed this campaign as lost, [^()]+\. The page now shows it as it is\.$/,
+      'Lost',
+    );
+    await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('Olga Admin via operator CLI');
+    await expect(storedStatus(id)).resolves.toBe('lost');
+  });
+
+  it('by the payment processor giving up: Mark recovered says the processor closed it', async () => {
+    const olga = tabs[0]!.page;
+    const id = campaigns.processor!;
+    await openCampaignPage(olga, id);
+    await cli('campaign', 'lose', '--id', id, '--processor');
+
+    const facts = await markOnStalePage(
+      olga,
+      'Mark recovered',
+      /^Mark recovered did nothing: the payment processor had already closed this campaign as lost, [^()]+\. The page now shows it as it is\.$/,
+      'Lost',
+    );
+    await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('The payment processor');
+    await expect(storedStatus(id)).resolves.toBe('lost');
+  });
+
+  it('by the stale-campaign sweep: Mark lost says the sweep abandoned it', async () => {
+    const adam = tabs[1]!.page;
+    const id = campaigns.sweep!;
+    await openCampaignPage(adam, id);
+    await expect(
+      cli('campaign', 'close-stale', '--workspace', world.current.workspace.id, '--older-than-days', '2999'),
+    ).resolves.toEqual({ closed: [id] });
+
+    const facts = await markOnStalePage(
+      adam,
+      'Mark lost',
+      /^Mark lost did nothing: the stale-campaign sweep had already closed this campaign as abandoned, [^()]+\. The page now shows it as it is\.$/,
+      'Abandoned',
+    );
+    await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('The stale-campaign sweep');
+    await expect(storedStatus(id)).resolves.toBe('abandoned');
   });
 });

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, ApiError } from '../api/client.js';
-import type { CampaignDetail as Detail, User } from '../api/types.js';
+import type { CampaignDetail as Detail, TimelineEntry, User } from '../api/types.js';
 import { BreakableEmail } from '../components/BreakableUrl.js';
 import { ActorName, useTeamMembers } from '../components/ActorName.js';
 import { Timeline, useRefreshWhileSending } from '../components/Timeline.js';
@@ -82,8 +82,13 @@ export default function CampaignDetail({ id }: { id: string }) {
 
   const campaign = detail.data;
   useRefreshWhileSending(campaign?.timeline, detail.reload);
-  const members = useTeamMembers(Boolean(campaign?.timeline.some((entry) => entry.kind === 'action')));
   const canAct = me.permissions.manage_campaigns && campaign?.status === 'in_flight';
+  // The team names who closed it (a person's mark, the operator CLI run for someone); read while
+  // the marks are offered too, so that a mark refused as closed meanwhile names the closer at
+  // once, not their email or "the operator CLI" until the team's list comes.
+  const members = useTeamMembers(
+    Boolean(campaign && (canAct || campaign.closed_by_user_id !== null || closingAction(campaign))),
+  );
   return (
     <>
       <p className="breadcrumb">
@@ -132,15 +137,82 @@ export default function CampaignDetail({ id }: { id: string }) {
   );
 }
 
-/** The last person (or the operator CLI) who closed the campaign by hand, from its timeline. */
+type Actor = Extract<TimelineEntry, { kind: 'action' }>['actor'];
+
+/** The mark a person made on the dashboard that closed the campaign: its security log record, in the timeline. */
 function closingAction(campaign: Detail) {
-  const entry = [...campaign.timeline].reverse().find((each) => each.kind === 'action');
+  const entry = [...campaign.timeline]
+    .reverse()
+    .find((each) => each.kind === 'action' && each.action.startsWith('campaign.marked_'));
   return entry?.kind === 'action' ? entry : undefined;
 }
 
 /**
- * Why nothing was marked: the campaign was closed after the page showed it, by whom (when a
- * person or the CLI did; otherwise Stripe or the sweep, which the timeline below says) and when.
+ * Who closed a campaign, from what its page reads (docs/dashboard-ui.md, "Campaign"):
+ * - `person`: someone's Mark recovered or Mark lost on the dashboard (its security log record);
+ * - `operator`: the operator CLI's `campaign recover` or `campaign lose` run for someone
+ *   (`--actor`), which keeps no log record, only the campaign's `closed_by_user_id`; `userId` is
+ *   null when that person has left the team since (the column is then null) or none was named: a
+ *   manual recovery, or a loss "from the dashboard", with nobody on record;
+ * - `processor`: the payment processor, a recovery by payment or a loss it gave up on;
+ * - `sweep`: the stale-campaign sweep, which abandons campaigns open too long.
+ */
+type Closer =
+  { by: 'person'; actor: Actor } | { by: 'operator'; userId: string | null } | { by: 'processor' } | { by: 'sweep' };
+
+function closerOf(campaign: Detail): Closer | null {
+  if (campaign.status === 'in_flight') return null;
+  if (campaign.status === 'abandoned') return { by: 'sweep' };
+  const marked = closingAction(campaign);
+  if (marked) return { by: 'person', actor: marked.actor };
+  if (campaign.closed_by_user_id) return { by: 'operator', userId: campaign.closed_by_user_id };
+  if (campaign.status === 'recovered') {
+    return campaign.recovered_via === 'manual' ? { by: 'operator', userId: null } : { by: 'processor' };
+  }
+  const lost = campaign.timeline.find((entry) => entry.kind === 'event' && entry.type === 'recovery.lost');
+  return lost?.kind === 'event' && lost.source === 'dashboard' ? { by: 'operator', userId: null } : { by: 'processor' };
+}
+
+/**
+ * The closer's name as the Security log and the timeline give it: a person by name with the email
+ * the mark recorded (ActorName), the operator CLI as "Jane Doe via operator CLI", the processor and
+ * the sweep in words. `inline`: within a sentence (the email in brackets, lower case to start);
+ * else a fact's value (the email or "via operator CLI" on a quieter line).
+ */
+function CloserName({
+  closer,
+  members,
+  inline = false,
+}: {
+  closer: Closer;
+  members: ReadonlyMap<string, User>;
+  inline?: boolean;
+}) {
+  const words = (text: string) => <>{inline ? text : text[0]!.toUpperCase() + text.slice(1)}</>;
+  switch (closer.by) {
+    case 'person':
+      return <ActorName actor={closer.actor} members={members} inline={inline} />;
+    case 'operator': {
+      const person = closer.userId ? members.get(closer.userId) : undefined;
+      if (!person) return words('the operator CLI');
+      return inline ? (
+        <>{person.name || person.email} via operator CLI</>
+      ) : (
+        <>
+          {person.name || person.email} <span className="secondary">via operator CLI</span>
+        </>
+      );
+    }
+    case 'processor':
+      return words('the payment processor');
+    case 'sweep':
+      return words('the stale-campaign sweep');
+  }
+}
+
+/**
+ * Why nothing was marked: the campaign was closed after the page showed it, by whom (a person, the
+ * operator CLI, the payment processor or the stale-campaign sweep: closerOf) and when.
  */
 function AlreadyClosed({
   action,
@@ -151,24 +223,19 @@ function AlreadyClosed({
   campaign: Detail;
   members: ReadonlyMap<string, User>;
 }) {
-  const by = closingAction(campaign);
+  const closer = closerOf(campaign);
+  if (!closer) return null;
   return (
     <p className="notice" role="alert">
-      {ACTIONS[action].label} did nothing: this campaign was already{' '}
-      {campaignStatusLabel(campaign.status).toLowerCase()}
-      {by && (
-        <>
-          {' '}
-          by <ActorName actor={by.actor} members={members} inline />
-        </>
-      )}
-      , <Time value={campaign.closed_at} />. The page now shows it as it is.
+      {ACTIONS[action].label} did nothing: <CloserName closer={closer} members={members} inline /> had already closed
+      this campaign as {campaignStatusLabel(campaign.status).toLowerCase()}, <Time value={campaign.closed_at} />. The
+      page now shows it as it is.
     </p>
   );
 }
 
 function CampaignBody({ campaign, members }: { campaign: Detail; members: ReadonlyMap<string, User> }) {
-  const closedBy = closingAction(campaign);
+  const closedBy = closerOf(campaign);
   const facts: Fact[] = [
     ['Status', <Badge value={campaign.status} label={campaignStatusLabel(campaign.status)} />],
     ['Invoice', <ProcessorId id={campaign.psp_invoice_id} record="invoice" />],
@@ -178,7 +245,7 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
     ['First failed', <Time value={campaign.first_failed_at} sayUtc />],
     ['Recovered', <Time value={campaign.recovered_at} sayUtc />],
     ['Closed', <Time value={campaign.closed_at} sayUtc />],
-    ...(closedBy ? [['Closed by', <ActorName actor={closedBy.actor} members={members} />] as Fact] : []),
+    ...(closedBy ? [['Closed by', <CloserName closer={closedBy} members={members} />] as Fact] : []),
   ];
   const { customer, subscription } = campaign;
   return (
