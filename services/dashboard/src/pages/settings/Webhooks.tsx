@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { api } from '../../api/client.js';
 import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
@@ -85,15 +85,20 @@ export default function Webhooks() {
 
   const [outcome, setOutcome] = useState<{ text: string; ok: boolean } | null>(null);
 
+  // The list as last changed, not as the render that made a control saw it: two answers that
+  // come one after the other (Dismiss on one banner, Turn on on another) each change their own
+  // endpoint, and the later one does not put back the earlier one's banner.
+  const latest = useRef(endpoints.data);
+  latest.current = endpoints.data;
   const replace = (changed: Endpoint) => {
-    if (!endpoints.data) return;
-    const before = endpoints.data.data.find((each) => each.id === changed.id);
+    const current = latest.current;
+    if (!current) return;
+    const before = current.data.find((each) => each.id === changed.id);
     // A later change says its own outcome, or clears the last one (a stale "stays off").
     setOutcome(before ? bannerOutcome(before, changed) : null);
-    endpoints.set({
-      ...endpoints.data,
-      data: endpoints.data.data.map((each) => (each.id === changed.id ? changed : each)),
-    });
+    const next = { ...current, data: current.data.map((each) => (each.id === changed.id ? changed : each)) };
+    latest.current = next;
+    endpoints.set(next);
   };
   const list = endpoints.data?.data ?? [];
   // The server refuses one more (409); the page says so in place of a button that could only fail.
