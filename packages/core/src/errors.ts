@@ -33,6 +33,8 @@ export interface ServiceErrorOptions {
   param?: string;
   /** A finer reason than the type: see ServiceError.code. */
   code?: ErrorCode;
+  /** The objects the refusal is about, as they are now: see ServiceError.objects. */
+  objects?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -40,7 +42,8 @@ export interface ServiceErrorOptions {
  * - `member_removed`: an `authentication_required` for a session of a person removed from the team
  *   since, so the sign-in page says so rather than that the session ended;
  * - `endpoint_changed`: a `conflict` for an endpoint edit made from a page that saw other values
- *   than the endpoint has now (updateEndpoint's `expected`), so the page reads it again;
+ *   than the endpoint has now (updateEndpoint's `expected`), carrying the endpoint as it is now
+ *   (ServiceError.objects), so the page shows it;
  * - `overlap_open`: a `conflict` for a roll of a signing secret while the last roll's overlap is
  *   open and not ended on purpose, so a page that did not know of that roll reads it again;
  * - `campaign_closed`: a `conflict` for a mark of a campaign closed meanwhile (by a person, the
@@ -62,6 +65,13 @@ export class ServiceError extends Error {
   readonly param: string | undefined;
   /** Sent by the dashboard API as `code` (ErrorCode); `/api/v1` and the CLI show the message only. */
   readonly code: ErrorCode | undefined;
+  /**
+   * The objects a refusal is about, as they are now, by name (`endpoint` with `endpoint_changed`):
+   * the dashboard API sends each inside `error` under its name, as Stripe's errors carry the
+   * `payment_intent` they are about, so a page shows it without asking again. `/api/v1` and the CLI
+   * show the message only.
+   */
+  readonly objects: Readonly<Record<string, unknown>> | undefined;
 
   constructor(type: ErrorType, message: string, options: ServiceErrorOptions = {}) {
     super(message);
@@ -70,6 +80,7 @@ export class ServiceError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.param = options.param;
     this.code = options.code;
+    this.objects = options.objects;
   }
 
   get status(): number {

@@ -310,8 +310,9 @@ export async function updateEndpoint(
     // Only what differs from the endpoint as it is: a form saved unchanged is a success that
     // writes nothing, and the log's entry names the fields that did change, each from and to.
     const before = { name: current.name, url: current.url, events: normalizeEvents(current.event_types) };
-    // Compared under the row's lock taken above: two saves from the same stale page cannot both pass.
-    if (valid.expected) assertAsExpected(before, valid.expected);
+    // Compared under the row's lock taken above, in the update's transaction: two saves from the
+    // same stale page cannot both pass, and the refusal carries the endpoint as the check saw it.
+    if (valid.expected) assertAsExpected(current, before, valid.expected);
     const changes = {
       ...(valid.name !== undefined && valid.name !== before.name && { name: valid.name }),
       ...(url !== undefined && url !== before.url && { url }),
@@ -377,9 +378,14 @@ const FIELD_WORDS: Record<keyof EndpointFields, string> = { name: 'name', url: '
 
 /**
  * Refuses an update made from a page that saw other values than the endpoint has now: which
- * fields changed since, in words, and to review them (the page reads the endpoint again).
+ * fields changed since, in words, and to review them, with the endpoint as it is now (the
+ * dashboard API sends it as `error.endpoint`, for the page to show beside what was typed).
  */
-function assertAsExpected(before: EndpointFields, expected: NonNullable<UpdateEndpointInput['expected']>): void {
+function assertAsExpected(
+  current: EndpointRow,
+  before: EndpointFields,
+  expected: NonNullable<UpdateEndpointInput['expected']>,
+): void {
   const changed = (Object.keys(FIELD_WORDS) as Array<keyof EndpointFields>).filter((field) => {
     const seen = expected[field];
     if (seen === undefined) return false;
@@ -393,7 +399,7 @@ function assertAsExpected(before: EndpointFields, expected: NonNullable<UpdateEn
   throw new ServiceError(
     'conflict',
     `Someone changed this endpoint's ${list} after you opened it, so nothing was saved. Review the endpoint as it is now, then save again.`,
-    { code: 'endpoint_changed' },
+    { code: 'endpoint_changed', objects: { endpoint: toWebhookEndpoint(current) } },
   );
 }
 

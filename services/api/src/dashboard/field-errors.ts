@@ -9,13 +9,15 @@ import { ServiceError } from '@retention/core';
  * where a page shows it on its own. A refusal of the request as a whole has no field, and like
  * everything else goes on to the app's error handler, which answers `/api/v1`'s
  * `{ error: { type, message } }`. A refusal with a finer reason than its type (ServiceError.code:
- * `member_removed`) carries it as `code` the same way.
+ * `member_removed`) carries it as `code` the same way, and one about an object as it is now
+ * (ServiceError.objects: `endpoint` with `endpoint_changed`) carries each under its name.
  */
 export const fieldErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
   if (res.headersSent || !(error instanceof ServiceError)) return next(error);
-  if (error.param === undefined && error.code === undefined) return next(error);
+  if (error.param === undefined && error.code === undefined && error.objects === undefined) return next(error);
   res.status(error.status).json({
     error: {
+      ...error.objects,
       type: error.type,
       message: error.message,
       ...(error.param !== undefined && { param: error.param }),

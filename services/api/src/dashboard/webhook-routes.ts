@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { invalidField, notFound, type EventType } from '@retention/core';
+import { invalidField, notFound, ServiceError, type EventType } from '@retention/core';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -17,6 +17,7 @@ import {
   endSecretOverlap,
   updateEndpoint,
   type UpdateEndpointInput,
+  type WebhookEndpoint,
 } from '@retention/domain';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { bodyOf } from './json-body.js';
@@ -37,13 +38,27 @@ export function webhookRoutes(context: DashboardContext): Router {
     return endpoint;
   }
 
+  /**
+   * A stale edit's refusal (`endpoint_changed`) carries the endpoint as the update's check saw it
+   * under the row's lock: sent as `error.endpoint` in GET /webhooks/:id's shape, so the page shows
+   * it as it shows a read (docs/dashboard-api.md, "Stale edits").
+   */
+  async function withEndpointView(error: unknown): Promise<unknown> {
+    const endpoint = error instanceof ServiceError ? error.objects?.endpoint : undefined;
+    if (!(error instanceof ServiceError) || endpoint === undefined) return error;
+    return new ServiceError(error.type, error.message, {
+      ...(error.code !== undefined && { code: error.code }),
+      objects: { endpoint: await endpointView(db, endpoint as WebhookEndpoint) },
+    });
+  }
+
   router.get('/webhooks', async (_req, res) => {
     const data = await endpointViews(db, await listEndpoints(db, signedIn(res).workspaceId));
     res.json({ object: 'list', data, has_more: false, next_cursor: null });
   });
 
   router.post('/webhooks', manage, async (req, res) => {
-    const body = bodyOf(req.body, ['name', 'url', 'events', 'expected']);
+    const body = bodyOf(req.body, ['name', 'url', 'events']);
     const { user, workspaceId } = signedIn(res);
     const created = await createEndpoint(
       db,
@@ -54,7 +69,6 @@ export function webhookRoutes(context: DashboardContext): Router {
         name: body.name as string,
         url: body.url as string,
         ...(body.events !== undefined && { events: body.events as EventType[] }),
-        ...(body.expected !== undefined && { expected: body.expected as UpdateEndpointInput['expected'] }),
         allow_private_networks: context.config.webhookAllowPrivateNetworks,
       },
       actorOf(req, res),
@@ -86,7 +100,9 @@ export function webhookRoutes(context: DashboardContext): Router {
         allow_private_networks: context.config.webhookAllowPrivateNetworks,
       },
       actorOf(req, res),
-    );
+    ).catch(async (error: unknown) => {
+      throw await withEndpointView(error);
+    });
     res.json(await endpointView(db, updated));
   });
 
