@@ -9,8 +9,10 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
  * (docs/dashboard-ui.md, "Stale edits"): the tab that saves second, having seen the URL before
  * the first tab changed it, is refused in words, keeps what was typed, and shows the endpoint
  * as it is now; Save again then saves it. A tab that changes only the name does not put back
- * the URL it saw. A Roll secret opened before the other tab rolled reads the endpoint again on its
- * refusal and offers to end the new overlap. Controls are found by role and accessible name.
+ * the URL it saw; refused over the URL, the events it had not touched take the other tab's, so
+ * Save again does not put them back either. A Roll secret opened before the other tab rolled
+ * reads the endpoint again on its refusal: the page shows the new overlap and the dialog offers
+ * to end it. Controls are found by role and accessible name.
  */
 const world = useDashboardWorld();
 const OWNER = 'owner@stale.test';
@@ -48,6 +50,13 @@ afterAll(async () => {
 });
 
 const stored = () => world.current.db('webhook_endpoints').where({ id: endpointId }).first('name', 'url');
+const storedEvents = async (): Promise<string[]> => {
+  const row: { event_types: string[] } = await world.current
+    .db('webhook_endpoints')
+    .where({ id: endpointId })
+    .first('event_types');
+  return row.event_types;
+};
 
 async function openEdit(page: Page) {
   await page.goto(`${world.current.url}/dashboard/settings/webhooks/${endpointId}`);
@@ -101,6 +110,41 @@ describe('an endpoint edited in two tabs', () => {
     await expect(stored()).resolves.toEqual({ name: 'CRM (billing)', url: 'https://crm.stale.example/hooks/moved' });
   });
 
+  it("refused over the URL, the events it had not touched take the other tab's, and Save again keeps them", async () => {
+    const [first, second] = [tabs[0]!.page, tabs[1]!.page];
+    await expect(storedEvents()).resolves.toEqual([]);
+    const staleForm = await openEdit(first);
+    const freshForm = await openEdit(second);
+    // The other tab moves the URL and narrows the events to one type.
+    await freshForm.getByLabel('URL').fill('https://crm.stale.example/hooks/theirs');
+    await freshForm.getByRole('checkbox', { name: 'recovery.recovered' }).check();
+    await freshForm.getByRole('button', { name: 'Save' }).click();
+    await freshForm.waitFor({ state: 'detached' });
+
+    // This tab, still showing All events, changes the URL only.
+    await expect(staleForm.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(true);
+    await staleForm.getByLabel('URL').fill('https://crm.stale.example/hooks/ours');
+    await staleForm.getByRole('button', { name: 'Save' }).click();
+    await staleForm
+      .getByRole('alert')
+      .filter({ hasText: "Someone changed this endpoint's URL after you opened it" })
+      .waitFor();
+    // The URL it typed stays; the events it had not touched are the other tab's now.
+    await expect(staleForm.getByLabel('URL').inputValue()).resolves.toBe('https://crm.stale.example/hooks/ours');
+    await expect(staleForm.getByRole('checkbox', { name: 'recovery.recovered' }).isChecked()).resolves.toBe(true);
+    await expect(staleForm.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(false);
+    const now = staleForm.getByRole('note', { name: 'The endpoint as it is now' });
+    await expect(now.textContent()).resolves.toContain('https://crm.stale.example/hooks/theirs');
+    // The page behind the dialog shows the endpoint as it is now too: the URL twice, in the
+    // dialog's note and in the page's summary (rendered with the note, in the same update).
+    await expect(first.getByText('https://crm.stale.example/hooks/theirs', { exact: true }).count()).resolves.toBe(2);
+
+    await staleForm.getByRole('button', { name: 'Save' }).click();
+    await staleForm.waitFor({ state: 'detached' });
+    await expect(stored()).resolves.toMatchObject({ url: 'https://crm.stale.example/hooks/ours' });
+    await expect(storedEvents()).resolves.toEqual(['recovery.recovered']);
+  });
+
   it('a Roll secret opened before another tab rolled reads the endpoint again, and rolls once told to end the overlap', async () => {
     const [first, second] = [tabs[0]!.page, tabs[1]!.page];
     const openRoll = async (page: Page) => {
@@ -115,15 +159,24 @@ describe('an endpoint edited in two tabs', () => {
     const shown = second.getByRole('dialog', { name: 'New signing secret' });
     await shown.getByRole('button', { name: 'Done' }).click();
 
+    // The stale tab's page did not know of that roll: no overlap among its facts.
+    const overlapFact = first.getByRole('definition').filter({ hasText: /^Previous secret valid until/ });
+    await expect(overlapFact.count()).resolves.toBe(0);
     await staleRoll.getByRole('button', { name: 'Roll secret' }).click();
     await staleRoll
       .getByRole('alert')
       .filter({ hasText: /^The secret was rolled again after you opened this/ })
       .waitFor();
-    const endOverlap = staleRoll.getByRole('checkbox', { name: 'End the overlap now' });
+    // Closed, the page shows the secret's state as it is now, read again on the refusal.
+    await staleRoll.getByRole('button', { name: 'Cancel' }).click();
+    await overlapFact.waitFor();
+    // Opened again, it knows of the overlap at once.
+    await first.getByRole('button', { name: 'Roll secret', exact: true }).click();
+    const againRoll = first.getByRole('dialog', { name: 'Roll secret' });
+    const endOverlap = againRoll.getByRole('checkbox', { name: 'End the overlap now' });
     await endOverlap.check();
     const before = await world.current.db('webhook_endpoints').where({ id: endpointId }).first('signing_secret_sealed');
-    await staleRoll.getByRole('button', { name: 'Roll secret' }).click();
+    await againRoll.getByRole('button', { name: 'Roll secret' }).click();
     await first.getByRole('dialog', { name: 'New signing secret' }).getByRole('button', { name: 'Done' }).click();
     const after = await world.current.db('webhook_endpoints').where({ id: endpointId }).first('signing_secret_sealed');
     expect(after).not.toEqual(before);

@@ -16,6 +16,11 @@ export class ApiError extends Error {
     readonly param: string | null = null,
     /** A finer reason than the type, when the server gives one (`member_removed`). */
     readonly code: string | null = null,
+    /**
+     * The refusal's `error` object as the server sent it, for what a page reads beyond the words:
+     * the object a refusal is about, as it is now (`endpoint` with `endpoint_changed`).
+     */
+    readonly body: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
   }
@@ -101,6 +106,7 @@ export async function api<T>(method: Method, path: string, options: Options = {}
     error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
     typeof error?.param === 'string' ? error.param : null,
     typeof error?.code === 'string' ? error.code : null,
+    typeof error === 'object' && error !== null ? error : {},
   );
   if (response.status === 401 && !options.anonymous && failure.type === 'authentication_required') {
     onSessionEnded?.(failure.code);

@@ -162,7 +162,7 @@ export function EndpointFormDialog({
   const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
   /** The endpoint as last read: what an edit's `expected` says it saw (endpointEdit). */
   const [seen, setSeen] = useState(endpoint);
-  /** The values another tab saved, read after a refused save: shown beside what was typed. */
+  /** The endpoint as it is now, sent with a refused save: shown beside what was typed. */
   const [changedElsewhere, setChangedElsewhere] = useState<Endpoint | null>(null);
   /** A refusal of the name or the URL shows at that field; any other (an event type) under the form. */
   const save = useAction({ fields: ['name', 'url'] });
@@ -188,9 +188,16 @@ export function EndpointFormDialog({
           );
         } catch (failure) {
           if (failure instanceof ApiError && failure.code === 'endpoint_changed') {
-            // What was typed stays; what the endpoint is now is read and shown, and becomes
-            // what the next Save says it saw.
-            const current = await api<Endpoint>('GET', `/webhooks/${seen.id}`);
+            // The refusal carries the endpoint as it is now (read under the update's lock); a
+            // server of the release before sent it without, so it is read then.
+            const sent = failure.body.endpoint as Endpoint | undefined;
+            const current = sent?.id === seen.id ? sent : await api<Endpoint>('GET', `/webhooks/${seen.id}`);
+            // What the person changed stays as typed; a field they left as it was takes the value
+            // it has now, so Save again does not put back what the other tab changed there.
+            setName((typed) => (typed === seen.name ? current.name : typed));
+            setUrl((typed) => (typed === seen.url ? current.url : typed));
+            setEvents((chosen) => (sameTypes(chosen, seen.events) ? current.events : chosen));
+            // The next Save says it saw this.
             setSeen(current);
             setChangedElsewhere(current);
             onStale?.(current);
@@ -268,7 +275,9 @@ export function EndpointFormDialog({
         <FormError action={save} />
         {changedElsewhere && (
           <div className="notice" role="note" aria-label="The endpoint as it is now">
-            <p>The endpoint as it is now; Save again replaces it with what is above:</p>
+            <p>
+              The endpoint as it is now. The fields you had not changed show it too; Save again saves what is above:
+            </p>
             <dl className="details">
               <dt>Name</dt>
               <dd>{changedElsewhere.name}</dd>
