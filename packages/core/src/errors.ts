@@ -106,10 +106,13 @@ export const invalidParam = (message: string) => new ServiceError('invalid_param
 export const invalidField = (param: string, reason: string) =>
   new ServiceError('invalid_param', `${param}: ${reason}`, { param });
 export const notFound = (message: string) => new ServiceError('not_found', message);
-export const conflict = (message: string) => new ServiceError('conflict', message);
+/** An illegal state change; `details` carries what a page reads beyond the words (its `code`, the object as it is now). */
+export const conflict = (message: string, details: Pick<ServiceErrorOptions, 'code' | 'objects'> = {}) =>
+  new ServiceError('conflict', message, details);
 export const forbidden = (message: string) => new ServiceError('forbidden', message);
 export const processorUnavailable = (message: string) => new ServiceError('processor_unavailable', message);
-export const authenticationRequired = (message: string) => new ServiceError('authentication_required', message);
+export const authenticationRequired = (message: string, details: Pick<ServiceErrorOptions, 'code'> = {}) =>
+  new ServiceError('authentication_required', message, details);
 export const rateLimited = (message: string, waitMs: number) =>
   new ServiceError('rate_limit_exceeded', message, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
 export const invalidCredentials = () =>

@@ -90,7 +90,7 @@ describe('the turned-off banners on Outbound webhooks', () => {
     await expect(status().textContent()).resolves.toBe(
       'Notice dismissed: Alpha CRM stays off until someone turns it on.',
     );
-    await expect(status().getAttribute('class')).resolves.toBe('notice');
+    await expect(status().getAttribute('class')).resolves.toBe('notice page-notice');
     await expect(page.locator('.result.ok').count()).resolves.toBe(0);
     await expect(page.getByText(/Beta ERP was turned on/).count()).resolves.toBe(0);
     await expect(focusedTag()).resolves.toBe('MAIN');

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import {
   closingFields,
-  ServiceError,
+  conflict,
   invalidField,
   notFound,
   OneOf,
@@ -113,8 +113,7 @@ function assertAfterFailure(campaign: CampaignRow, at: Date | undefined): void {
 
 function assertOpen(campaign: CampaignRow): void {
   if (campaign.status !== 'in_flight') {
-    throw new ServiceError(
-      'conflict',
+    throw conflict(
       `Campaign ${campaign.id} is already ${campaign.status}; a closed campaign cannot change`,
       // A page that still showed it in flight reads it again, and says who closed it and when.
       { code: 'campaign_closed' },

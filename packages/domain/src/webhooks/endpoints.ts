@@ -10,7 +10,6 @@ import {
   notFound,
   OneOf,
   sealSecret,
-  ServiceError,
   toIsoMillis,
   toIsoMillisOrNull,
   Uuid,
@@ -396,8 +395,7 @@ function assertAsExpected(
   if (changed.length === 0) return;
   const words = changed.map((field) => FIELD_WORDS[field]);
   const list = words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
-  throw new ServiceError(
-    'conflict',
+  throw conflict(
     `Someone changed this endpoint's ${list} after you opened it, so nothing was saved. Review the endpoint as it is now, then save again.`,
     { code: 'endpoint_changed', objects: { endpoint: toWebhookEndpoint(current) } },
   );

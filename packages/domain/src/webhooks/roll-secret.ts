@@ -6,7 +6,6 @@ import {
   openSecret,
   sealSecret,
   SecretOpenError,
-  ServiceError,
   toIsoMillisOrNull,
   type SecretsKeyring,
 } from '@retention/core';
@@ -160,8 +159,7 @@ export async function endSecretOverlap(
 }
 
 function overlapStillOpen(until: string) {
-  return new ServiceError(
-    'conflict',
+  return conflict(
     `The previous signing secret is still accepted until ${until}, as its roll promised; rolling again now ` +
       'would stop it at once. Roll again after that time, or end its overlap now: roll with end_overlap ' +
       '(CLI: --end-overlap; dashboard: "End the overlap now" in Roll secret).',

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { authenticationRequired, ServiceError, type Config } from '@retention/core';
+import { authenticationRequired, type Config, type ServiceError } from '@retention/core';
 import type { Db } from '@retention/db';
 import {
   assertCan,
@@ -120,8 +120,7 @@ export function requireSession(context: DashboardContext): RequestHandler {
  */
 async function noSessionRefusal(context: DashboardContext, value: string | undefined): Promise<ServiceError> {
   if (value && (await isRemovedMemberSession(context.db, value))) {
-    return new ServiceError(
-      'authentication_required',
+    return authenticationRequired(
       'You were removed from this workspace, so your session ended. To come back, ask one of its owners or admins to invite you again.',
       { code: 'member_removed' },
     );

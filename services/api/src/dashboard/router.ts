@@ -13,7 +13,7 @@ import {
 } from '@retention/runtime';
 import { accountRoutes } from './account-routes.js';
 import { requireSession, type DashboardContext } from './context.js';
-import { fieldErrors } from './field-errors.js';
+import { errorDetails } from './error-details.js';
 import { GuessLimits } from './guess-limits.js';
 import { ManualSendLimit } from './manual-send-limit.js';
 import { TeamMailLimit } from './team-mail-limit.js';
@@ -139,6 +139,6 @@ export function dashboardApi(deps: DashboardDependencies): Router {
   router.use(insightsRoutes(context));
   router.use(readRoutes(context));
   router.use(unknownDashboardRoute);
-  router.use(fieldErrors);
+  router.use(errorDetails);
   return router;
 }

@@ -226,7 +226,7 @@ function AlreadyClosed({
   const closer = closerOf(campaign);
   if (!closer) return null;
   return (
-    <p className="notice" role="alert">
+    <p className="notice page-notice" role="alert">
       {ACTIONS[action].label} did nothing: <CloserName closer={closer} members={members} inline /> had already closed
       this campaign as {campaignStatusLabel(campaign.status).toLowerCase()}, <Time value={campaign.closed_at} />. The
       page now shows it as it is.

@@ -164,7 +164,7 @@ export default function Webhooks() {
           )}
         </p>
       )}
-      <LiveStatus className={outcome?.ok ? 'result ok' : 'notice'}>{outcome?.text}</LiveStatus>
+      <LiveStatus className={outcome?.ok ? 'result ok' : 'notice page-notice'}>{outcome?.text}</LiveStatus>
       {list.map((endpoint) => (
         <DisabledBanner key={endpoint.id} endpoint={endpoint} canManage={canManage} onChange={replace} />
       ))}

@@ -4,6 +4,7 @@ import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Dialog, DoneActions } from '../../components/Dialog.js';
+import { Facts } from '../../components/Facts.js';
 import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { EventTypeWithCode } from '../../components/Labels.js';
 import { Clipped } from '../../components/ListPage.js';
@@ -162,8 +163,8 @@ export function EndpointFormDialog({
   const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
   /** The endpoint as last read: what an edit's `expected` says it saw (endpointEdit). */
   const [seen, setSeen] = useState(endpoint);
-  /** The endpoint as it is now, sent with a refused save: shown beside what was typed. */
-  const [changedElsewhere, setChangedElsewhere] = useState<Endpoint | null>(null);
+  /** Whether a save was refused as made from stale values: `seen` is then shown beside what was typed. */
+  const [refusedStale, setRefusedStale] = useState(false);
   /** A refusal of the name or the URL shows at that field; any other (an event type) under the form. */
   const save = useAction({ fields: ['name', 'url'] });
   const groupId = useId();
@@ -199,7 +200,7 @@ export function EndpointFormDialog({
             setEvents((chosen) => (sameTypes(chosen, seen.events) ? current.events : chosen));
             // The next Save says it saw this.
             setSeen(current);
-            setChangedElsewhere(current);
+            setRefusedStale(true);
             onStale?.(current);
           }
           throw failure;
@@ -273,25 +274,18 @@ export function EndpointFormDialog({
           </span>
         </fieldset>
         <FormError action={save} />
-        {changedElsewhere && (
-          <div className="notice" role="note" aria-label="The endpoint as it is now">
-            <p>
+        {refusedStale && seen && (
+          <div className="notice stack" role="note" aria-label="The endpoint as it is now">
+            <div>
               The endpoint as it is now. The fields you had not changed show it too; Save again saves what is above:
-            </p>
-            <dl className="details">
-              <dt>Name</dt>
-              <dd>{changedElsewhere.name}</dd>
-              <dt>URL</dt>
-              <dd>
-                <BreakableUrl url={changedElsewhere.url} />
-              </dd>
-              <dt>Events</dt>
-              <dd>
-                {changedElsewhere.events.length === 0
-                  ? 'All events'
-                  : changedElsewhere.events.map((type) => eventTypeLabel(type)).join(', ')}
-              </dd>
-            </dl>
+            </div>
+            <Facts
+              facts={[
+                ['Name', seen.name],
+                ['URL', <BreakableUrl url={seen.url} />],
+                ['Events', <EventsCell events={seen.events} />],
+              ]}
+            />
           </div>
         )}
         <div className="dialog-actions">

@@ -12,7 +12,7 @@ import { ServiceError } from '@retention/core';
  * `member_removed`) carries it as `code` the same way, and one about an object as it is now
  * (ServiceError.objects: `endpoint` with `endpoint_changed`) carries each under its name.
  */
-export const fieldErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+export const errorDetails: ErrorRequestHandler = (error: unknown, _req, res, next) => {
   if (res.headersSent || !(error instanceof ServiceError)) return next(error);
   if (error.param === undefined && error.code === undefined && error.objects === undefined) return next(error);
   res.status(error.status).json({
