@@ -70,7 +70,13 @@ export type TimelineEntry =
       not_sent_reason: EventNotSentReason | null;
       deliveries: TimelineDelivery[];
     }
-  | { kind: 'action'; at: string; action: string; actor: { user_id: string | null; label: string | null } };
+  | {
+      kind: 'action';
+      at: string;
+      action: string;
+      /** `type`: a person on the dashboard (`user`) or the operator CLI (`operator`, for whom `user_id` is `--actor`'s). */
+      actor: { type: string; user_id: string | null; label: string | null };
+    };
 
 export type CampaignDetailView = RecoveryCampaign & {
   customer: Customer | null;

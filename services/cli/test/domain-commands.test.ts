@@ -139,6 +139,59 @@ describe('campaign commands', () => {
     expect(event.data).not.toHaveProperty('reason');
   });
 
+  it("logs the closes that are someone's decision, as the dashboard's marks are, and none that report the processor", async () => {
+    const records = (id: string) =>
+      database.current
+        .db('security_events')
+        .where({ target_type: 'campaign', target_id: id })
+        .select('workspace_id', 'action', 'actor_type', 'actor_user_id', 'actor_label', 'target_label', 'details');
+    const open = async () => (await run(...openArgs())).json as { id: string; psp_invoice_id: string };
+    const operator = (userId: string | null) => ({
+      workspace_id: ids.workspace,
+      actor_type: 'operator',
+      actor_user_id: userId,
+      actor_label: 'operator CLI',
+    });
+
+    const lostByOwner = await open();
+    await run('campaign', 'lose', '--id', lostByOwner.id, '--actor', ids.owner);
+    expect(await records(lostByOwner.id)).toEqual([
+      { ...operator(ids.owner), action: 'campaign.marked_lost', target_label: lostByOwner.psp_invoice_id, details: {} },
+    ]);
+
+    const manual = await open();
+    await run('campaign', 'recover', '--id', manual.id, '--via', 'manual');
+    expect(await records(manual.id)).toEqual([
+      {
+        ...operator(null),
+        action: 'campaign.marked_recovered',
+        target_label: manual.psp_invoice_id,
+        details: { recovered_via: 'manual' },
+      },
+    ]);
+
+    const retryNamed = await open();
+    await run('campaign', 'recover', '--id', retryNamed.id, '--via', 'retry', '--actor', ids.owner);
+    expect(await records(retryNamed.id)).toMatchObject([
+      { ...operator(ids.owner), action: 'campaign.marked_recovered', details: { recovered_via: 'retry' } },
+    ]);
+
+    // Stand-ins for what the processor did: no one decided, nothing logged.
+    const retried = await open();
+    const givenUp = await open();
+    await run('campaign', 'recover', '--id', retried.id, '--via', 'retry');
+    await run('campaign', 'lose', '--id', givenUp.id, '--processor');
+    expect(await records(retried.id)).toEqual([]);
+    expect(await records(givenUp.id)).toEqual([]);
+
+    // A close refused (already closed) logs nothing: the record commits with the close or not at all.
+    expect(await run('campaign', 'lose', '--id', manual.id, '--actor', ids.owner)).toMatchObject({
+      code: 1,
+      error: { type: 'conflict' },
+    });
+    expect(await records(manual.id)).toHaveLength(1);
+  });
+
   it.each([
     [['campaign', 'lose', '--id', UNKNOWN]],
     [['campaign', 'lose', '--id', UNKNOWN, '--processor', '--actor', UNKNOWN]],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { hashPassword, openCampaign } from '@retention/domain';
+import { hashPassword, loseCampaign, openCampaign } from '@retention/domain';
 import { runCli } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
@@ -54,6 +54,9 @@ beforeAll(async () => {
     );
   const opened = {
     operator: { invoice: 'in_closed_by_cli' },
+    // Closed as the operator CLI closed campaigns before it logged them: the campaign's
+    // closed_by_user_id alone names the person.
+    unlogged: { invoice: 'in_closed_by_cli_unlogged' },
     processor: { invoice: 'in_closed_by_processor' },
     // Open for 3,000 days: the only campaign `campaign close-stale --older-than-days 2999` closes.
     sweep: { invoice: 'in_closed_by_sweep', failed_at: new Date(Date.now() - 3000 * 86_400_000) },
@@ -162,6 +165,30 @@ describe('a campaign closed under a page that shows it in flight', () => {
     );
     await expect(facts.getByRole('definition').allTextContents()).resolves.toContain('Olga Admin via operator CLI');
     await expect(storedStatus(id)).resolves.toBe('lost');
+    // The CLI's close is on record (operator-cli.md, "Campaign notes"): the timeline names it as the Security log does.
+    await adam
+      .getByRole('listitem')
+      .filter({ hasText: /Marked lost by Olga Admin via operator CLI$/ })
+      .waitFor();
+  });
+
+  it("by the operator CLI before it logged its closes: the campaign's closed_by_user_id still names the person", async () => {
+    const adam = tabs[1]!.page;
+    const id = campaigns.unlogged!;
+    await loseCampaign(world.current.db, { id, by: 'operator', actor_id: users['olga@acme.test']! });
+    await adam.goto(`${world.current.url}/dashboard/campaigns/${id}`);
+    const facts = adam.getByRole('region', { name: 'Campaign' });
+    await facts
+      .getByRole('definition')
+      .filter({ hasText: /^Lost$/ })
+      .waitFor();
+    await facts.getByRole('definition').filter({ hasText: 'Olga Admin via operator CLI' }).waitFor();
+    await expect(
+      adam
+        .getByRole('listitem')
+        .filter({ hasText: /^.*Marked lost by/ })
+        .count(),
+    ).resolves.toBe(0);
   });
 
   it('by the payment processor giving up: Mark recovered says the processor closed it', async () => {

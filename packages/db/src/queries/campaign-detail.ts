@@ -17,6 +17,7 @@ type TimelineEventRow = Extract<TimelineEntry, { kind: 'event' }>;
 
 interface TimelineActionRow {
   action: string;
+  actor_type: string;
   actor_user_id: string | null;
   actor_label: string | null;
   at: string;
@@ -24,7 +25,7 @@ interface TimelineActionRow {
 
 /** The manual actions of the security log about the campaign, oldest first. */
 const ACTIONS_SQL = `coalesce((
-    SELECT json_agg(json_build_object('action', x.action, 'actor_user_id', x.actor_user_id,
+    SELECT json_agg(json_build_object('action', x.action, 'actor_type', x.actor_type, 'actor_user_id', x.actor_user_id,
              'actor_label', x.actor_label, 'at', ${isoMillisSql('x.created_at')}) ORDER BY x.created_at)
       FROM security_events x
      WHERE x.workspace_id = k.workspace_id AND x.target_type = 'campaign' AND x.target_id = k.id::text
@@ -70,7 +71,7 @@ export async function campaignDetail(
       kind: 'action' as const,
       at: action.at,
       action: action.action,
-      actor: { user_id: action.actor_user_id, label: action.actor_label },
+      actor: { type: action.actor_type, user_id: action.actor_user_id, label: action.actor_label },
     })),
     ...row.events,
   ];

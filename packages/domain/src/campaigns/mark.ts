@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { notFound, type RecoveryCampaign, type UserRole } from '@retention/core';
 import { inTransaction, type Db, type Transaction } from '@retention/db';
 import { assertCan } from '../accounts/permissions.js';
-import { recordSecurityEvent, type Actor } from '../security-log.js';
+import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
 import { IdInput, inputValidator } from '../validate.js';
-import { loseCampaign, recoverCampaign } from './close.js';
+import { loseCampaign, recoverCampaign, type LoseCampaignInput, type RecoverCampaignInput } from './close.js';
 
 /**
  * The dashboard's Mark recovered and Mark lost: the same closing actions as the operator
@@ -88,4 +88,54 @@ export function markCampaignLost(db: Db, input: MarkCampaignInput): Promise<Reco
   return markCampaign(db, input, 'campaign.marked_lost', (trx, campaign) =>
     loseCampaign(trx, { ...campaign, by: 'operator' }),
   );
+}
+
+/**
+ * The operator CLI's closes that are someone's decision, not a stand-in for the processor:
+ * `campaign recover --via manual`, `campaign recover` naming someone with `--actor`, and
+ * `campaign lose --actor U`. Each is logged as the dashboard's mark is, in the close's
+ * transaction, its actor the operator CLI with the person `--actor` names (as the CLI's
+ * endpoint changes are logged), so that the Security log lists it and the campaign's page and
+ * timeline say who closed it from the record (docs/operator-cli.md, "Campaign notes"). A close that
+ * reports what the processor did (`--via retry`, `customer_update` or `spontaneous` with no one
+ * named, `lose --processor`) writes no record, as the processor's own closes write none.
+ */
+export async function operatorRecoverCampaign(db: Db, input: RecoverCampaignInput): Promise<RecoveryCampaign> {
+  if (input.via !== 'manual' && input.actor_id === undefined) return recoverCampaign(db, input);
+  return inTransaction(db, async (trx) => {
+    const campaign = await recoverCampaign(trx, input);
+    await recordOperatorClose(trx, campaign, 'campaign.marked_recovered', input, { recovered_via: input.via });
+    return campaign;
+  });
+}
+
+/** `campaign lose`: logged when an operator names who marked it lost (operatorRecoverCampaign). */
+export async function operatorLoseCampaign(db: Db, input: LoseCampaignInput): Promise<RecoveryCampaign> {
+  if (input.by === 'processor') return loseCampaign(db, input);
+  return inTransaction(db, async (trx) => {
+    const campaign = await loseCampaign(trx, input);
+    await recordOperatorClose(trx, campaign, 'campaign.marked_lost', input);
+    return campaign;
+  });
+}
+
+async function recordOperatorClose(
+  trx: Transaction,
+  campaign: RecoveryCampaign,
+  action: 'campaign.marked_recovered' | 'campaign.marked_lost',
+  input: { actor_id?: string; at?: Date },
+  details?: Record<string, unknown>,
+): Promise<void> {
+  // The CLI acts for every workspace and names none: the campaign's is the record's.
+  const { workspace_id } = await trx('recovery_campaigns')
+    .where({ id: campaign.id })
+    .first<{ workspace_id: string }>('workspace_id');
+  await recordSecurityEvent(trx, {
+    workspace_id,
+    action,
+    actor: { ...OPERATOR, user_id: input.actor_id ?? null },
+    target: { type: 'campaign', id: campaign.id, label: campaign.psp_invoice_id },
+    ...(details && { details }),
+    ...(input.at !== undefined && { at: input.at }),
+  });
 }

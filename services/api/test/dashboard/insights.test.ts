@@ -166,7 +166,11 @@ describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () =>
       source: 'dashboard',
       deliveries: [{ endpoint_name: 'Receiver', status: 'succeeded', attempt_count: 1 }],
     });
-    expect(detail.body.timeline[0].actor.user_id).toBeTruthy();
+    expect(detail.body.timeline[0].actor).toEqual({
+      type: 'user',
+      user_id: expect.any(String),
+      label: expect.any(String),
+    });
     expect(detail.body.timeline[0].at).toBe(detail.body.timeline[1].at);
     const elsewhere = await team(api.current.db, call, 'Elsewhere');
     expect((await call('GET', `/campaigns/${id}`, { cookie: elsewhere.member.cookie })).status).toBe(404);

@@ -1,5 +1,5 @@
 import { RECOVERED_VIA } from '@retention/core';
-import { closeStaleCampaigns, loseCampaign, openCampaign, recoverCampaign } from '@retention/domain';
+import { closeStaleCampaigns, openCampaign, operatorLoseCampaign, operatorRecoverCampaign } from '@retention/domain';
 import { defineCommand, usageOf, UsageError, type Command } from '../command.js';
 import { amount, currency, flag, integer, oneOf, pastTimestamp, text, uuid } from '../options.js';
 
@@ -13,7 +13,7 @@ const loseCommand: Command = defineCommand({
         `Give exactly one of --actor U (an operator marked it lost) or --processor (the processor gave up). Usage: ${usageOf(loseCommand)}`,
       );
     }
-    return loseCampaign(
+    return operatorLoseCampaign(
       context.db(),
       options.actor !== undefined
         ? { id: options.id, by: 'operator', actor_id: options.actor }
@@ -53,7 +53,7 @@ export const campaignCommands = [
     summary: 'Close an open campaign as recovered',
     options: { id: uuid('K').required(), via: oneOf(RECOVERED_VIA).required(), actor: uuid('U').optional() },
     run: (context, options) =>
-      recoverCampaign(context.db(), {
+      operatorRecoverCampaign(context.db(), {
         id: options.id,
         via: options.via,
         ...(options.actor !== undefined && { actor_id: options.actor }),

@@ -21,7 +21,8 @@ export function useTeamMembers(wanted: boolean): ReadonlyMap<string, User> {
 
 /**
  * Who took an action: their name, with the email it recorded as secondary (a quieter line, or
- * in brackets `inline`); the email alone for someone no longer on the team.
+ * in brackets `inline`); the email alone for someone no longer on the team; the operator CLI run
+ * for someone as "Jane Doe via operator CLI".
  */
 export function ActorName({
   actor,
@@ -32,7 +33,21 @@ export function ActorName({
   members: ReadonlyMap<string, User>;
   inline?: boolean;
 }) {
-  const name = actor.user_id ? members.get(actor.user_id)?.name : undefined;
+  const person = actor.user_id ? members.get(actor.user_id) : undefined;
+  // The operator CLI run for someone (`--actor`): "Jane Doe via operator CLI", as the Security log says it.
+  if (actor.type === 'operator' && person) {
+    const via = `via ${actor.label}`;
+    return inline ? (
+      <>
+        {person.name || person.email} {via}
+      </>
+    ) : (
+      <>
+        {person.name || person.email} <span className="secondary">{via}</span>
+      </>
+    );
+  }
+  const name = person?.name;
   if (!name) return <>{actor.label ?? 'a user'}</>;
   if (!actor.label) return <>{name}</>;
   return inline ? (

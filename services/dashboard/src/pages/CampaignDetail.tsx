@@ -139,7 +139,7 @@ export default function CampaignDetail({ id }: { id: string }) {
 
 type Actor = Extract<TimelineEntry, { kind: 'action' }>['actor'];
 
-/** The mark a person made on the dashboard that closed the campaign: its security log record, in the timeline. */
+/** The mark that closed the campaign (a person's on the dashboard, or the operator CLI's): its security log record, in the timeline. */
 function closingAction(campaign: Detail) {
   const entry = [...campaign.timeline]
     .reverse()
@@ -150,10 +150,11 @@ function closingAction(campaign: Detail) {
 /**
  * Who closed a campaign, from what its page reads (docs/dashboard-ui.md, "Campaign"):
  * - `person`: someone's Mark recovered or Mark lost on the dashboard (its security log record);
- * - `operator`: the operator CLI's `campaign recover` or `campaign lose` run for someone
- *   (`--actor`), which keeps no log record, only the campaign's `closed_by_user_id`; `userId` is
- *   null when that person has left the team since (the column is then null) or none was named: a
- *   manual recovery, or a loss "from the dashboard", with nobody on record;
+ * - `operator`: the operator CLI's `campaign recover` or `campaign lose` run by hand, its record
+ *   naming the person `--actor` named (closes from before the CLI logged them keep only the
+ *   campaign's `closed_by_user_id`); `userId` is null when that person has left the team since
+ *   (the record's id and the column are then null) or none was named: a manual recovery, or a
+ *   loss "from the dashboard", with nobody on record;
  * - `processor`: the payment processor, a recovery by payment or a loss it gave up on;
  * - `sweep`: the stale-campaign sweep, which abandons campaigns open too long.
  */
@@ -164,6 +165,7 @@ function closerOf(campaign: Detail): Closer | null {
   if (campaign.status === 'in_flight') return null;
   if (campaign.status === 'abandoned') return { by: 'sweep' };
   const marked = closingAction(campaign);
+  if (marked?.actor.type === 'operator') return { by: 'operator', userId: marked.actor.user_id };
   if (marked) return { by: 'person', actor: marked.actor };
   if (campaign.closed_by_user_id) return { by: 'operator', userId: campaign.closed_by_user_id };
   if (campaign.status === 'recovered') {
@@ -192,17 +194,15 @@ function CloserName({
   switch (closer.by) {
     case 'person':
       return <ActorName actor={closer.actor} members={members} inline={inline} />;
-    case 'operator': {
-      const person = closer.userId ? members.get(closer.userId) : undefined;
-      if (!person) return words('the operator CLI');
-      return inline ? (
-        <>{person.name || person.email} via operator CLI</>
-      ) : (
-        <>
-          {person.name || person.email} <span className="secondary">via operator CLI</span>
-        </>
+    case 'operator':
+      if (!closer.userId || !members.has(closer.userId)) return words('the operator CLI');
+      return (
+        <ActorName
+          actor={{ type: 'operator', user_id: closer.userId, label: 'operator CLI' }}
+          members={members}
+          inline={inline}
+        />
       );
-    }
     case 'processor':
       return words('the payment processor');
     case 'sweep':
