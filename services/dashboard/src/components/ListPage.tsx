@@ -30,10 +30,22 @@ export interface Column<T> {
   actions?: boolean;
   /** The row's status (a badge): in a list on a phone, it goes under the row's title (`stacks="titled"`). */
   status?: boolean;
+  /**
+   * Clipped text (Clipped, whole on hover) that gives way in a list still too wide for its box
+   * with its times on two lines (`narrowed`, useTableFit): it takes the room the others leave,
+   * down to 7rem, the fill column its narrowest, rather than the list stacking. One per list.
+   */
+  narrows?: boolean;
 }
 
 const cellClass = (column: Column<never>) =>
-  [column.numeric && 'numeric', column.fill && 'fill', column.actions && 'row-actions', column.status && 'status']
+  [
+    column.numeric && 'numeric',
+    column.fill && 'fill',
+    column.actions && 'row-actions',
+    column.status && 'status',
+    column.narrows && 'narrows',
+  ]
     .filter(Boolean)
     .join(' ') || undefined;
 
@@ -199,34 +211,44 @@ function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean): 
 
 /** The class of a list whose times' time of day goes under their day, so that it fits (Time's ListTime). */
 const TIMES_WRAPPED = 'times-wrapped';
+/** The class of a list that fits only with its `narrows` column giving way too (Column.narrows). */
+const NARROWED = 'narrowed';
 
 /**
  * A list table in its scrolling box: the box is a region named by the caption (which is for
  * screen readers) that takes the keyboard's focus, as it scrolls sideways when the table does not
  * fit and does not stack; the table is a `table.list`, one line per cell (docs/dashboard-ui.md,
  * "Lists"), stacked (`stacked`) when it may and is wider than the box (useTableFit), unless putting
- * its times' time of day under their day makes it fit (`times-wrapped`).
+ * its times' time of day under their day makes it fit (`times-wrapped`), or that and its `narrows`
+ * column giving way (`narrowed`, given `narrows`).
  */
 function TableBox({
   caption,
   stacks,
   boxRef,
+  narrows,
   children,
 }: {
   caption: string;
   stacks: Stacks;
   boxRef: RefObject<HTMLDivElement | null> | undefined;
+  /** Whether a column may give way (Column.narrows). */
+  narrows: boolean;
   children: ReactNode;
 }) {
   const ownBox = useRef<HTMLDivElement>(null);
   const box = boxRef ?? ownBox;
   const table = useRef<HTMLTableElement>(null);
-  const fit = useTableFit(stacks, box, table, { wrappedClass: TIMES_WRAPPED });
+  const fit = useTableFit(stacks, box, table, {
+    wrappedClass: TIMES_WRAPPED,
+    narrowedClass: narrows ? NARROWED : undefined,
+  });
   const className = [
     'list',
     stacks && 'stacks',
     fit === 'stacked' && 'stacked',
-    fit === 'wrapped' && TIMES_WRAPPED,
+    (fit === 'wrapped' || fit === 'narrowed') && TIMES_WRAPPED,
+    fit === 'narrowed' && NARROWED,
     stacks === 'titled' && 'titled',
   ]
     .filter(Boolean)
@@ -300,7 +322,7 @@ export function DataTable<T extends { id: string }>({
   );
   const noteAfter = note && rows.some((row) => row.id === note.after) ? note.after : null;
   return (
-    <TableBox caption={caption} stacks={stacks} boxRef={boxRef}>
+    <TableBox caption={caption} stacks={stacks} boxRef={boxRef} narrows={columns.some((column) => column.narrows)}>
       <thead>
         <tr>
           {columns.map((column) => (

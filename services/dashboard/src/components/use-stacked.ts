@@ -10,27 +10,35 @@ import { useLayoutEffect, useState, type RefObject } from 'react';
  */
 export type Stacks = boolean | 'titled';
 
-/** A table as laid out: whole, with its times on two lines (`wrappedClass`), or stacked. */
-export type TableFit = 'table' | 'wrapped' | 'stacked';
+/**
+ * A table as laid out: whole; with its times on two lines (`wrappedClass`); with that and its
+ * clipped column narrowed too (`narrowedClass`); or stacked.
+ */
+export type TableFit = 'table' | 'wrapped' | 'narrowed' | 'stacked';
 
 /**
  * How a table that may stack (`stacks`) is laid out now (docs/dashboard-ui.md, "Tables at every
  * width"): as a table when it fits its box; else, given `wrappedClass`, as a table with that class
- * (its times' time of day under their day: `.list-time`) when that fits; else stacked. Not the
- * window's width: the room a table has depends on the side navigation beside it and on the card it
- * sits in, and the room it needs on its columns and its data (an endpoint turned off, with the
- * reason under its switch; a long name; a zone written "GMT+1"; six series of a chart). Decided
- * before the page is first painted (a layout effect), and again whenever the box or the table
- * changes size (the window, rows loaded, a chart's table disclosed); the table is laid out in each
- * way for a moment to measure it, without the classes it has now, within one script task, so
- * nothing is drawn meanwhile. The lists and Settings tables (DataTable) and the Overview's chart
- * tables (Chart) all stack by it.
+ * (its times' time of day under their day: `.list-time`) when that fits; else, given
+ * `narrowedClass`, with both classes (its clipped column, `Column.narrows`, giving way down to its
+ * floor) when that fits; else stacked. Not the window's width: the room a table has depends on the
+ * side navigation beside it and on the card it sits in, and the room it needs on its columns and
+ * its data (an endpoint turned off, with the reason under its switch; a long name; a zone written
+ * "GMT+1"; six series of a chart). Decided before the page is first painted (a layout effect), and
+ * again whenever the box or the table changes size (the window, rows loaded, a chart's table
+ * disclosed); the table is laid out in each way for a moment to measure it, without the classes it
+ * has now, within one script task, so nothing is drawn meanwhile. The lists and Settings tables
+ * (DataTable) and the Overview's chart tables (Chart) all stack by it.
  */
 export function useTableFit(
   stacks: Stacks,
   box: RefObject<HTMLElement | null>,
   table: RefObject<HTMLTableElement | null>,
-  { stackedClass = 'stacked', wrappedClass }: { stackedClass?: string; wrappedClass?: string } = {},
+  {
+    stackedClass = 'stacked',
+    wrappedClass,
+    narrowedClass,
+  }: { stackedClass?: string; wrappedClass?: string; narrowedClass?: string } = {},
 ): TableFit {
   const [fit, setFit] = useState<TableFit>('table');
   useLayoutEffect(() => {
@@ -39,16 +47,23 @@ export function useTableFit(
     if (!stacks || !boxElement || !tableElement) return undefined;
     const classes = tableElement.classList;
     const fits = () => boxElement.scrollWidth <= boxElement.clientWidth;
+    // Each way in turn, the least change first; each with the classes of the ways before it.
+    const ways: Array<[TableFit, string[]]> = [['table', []]];
+    if (wrappedClass) ways.push(['wrapped', [wrappedClass]]);
+    if (wrappedClass && narrowedClass) ways.push(['narrowed', [wrappedClass, narrowedClass]]);
     const decide = () => {
-      const had = [stackedClass, wrappedClass].filter((name): name is string => !!name && classes.contains(name));
+      const had = [stackedClass, wrappedClass, narrowedClass].filter(
+        (name): name is string => !!name && classes.contains(name),
+      );
       classes.remove(...had);
-      let now: TableFit = 'table';
-      if (!fits()) {
-        now = 'stacked';
-        if (wrappedClass) {
-          classes.add(wrappedClass);
-          if (fits()) now = 'wrapped';
-          classes.remove(wrappedClass);
+      let now: TableFit = 'stacked';
+      for (const [way, names] of ways) {
+        classes.add(...names);
+        const fitting = fits();
+        classes.remove(...names);
+        if (fitting) {
+          now = way;
+          break;
         }
       }
       classes.add(...had);
@@ -59,7 +74,7 @@ export function useTableFit(
     observer.observe(boxElement);
     observer.observe(tableElement);
     return () => observer.disconnect();
-  }, [stacks, box, table, stackedClass, wrappedClass]);
+  }, [stacks, box, table, stackedClass, wrappedClass, narrowedClass]);
   return stacks === false ? 'table' : fit;
 }
 
