@@ -12,9 +12,10 @@ import { screenshot } from './support/page-checks.js';
  * API tokens and Outbound webhooks need no sideways scroll at 801 px (beside the side navigation)
  * nor at 1280 px, with an endpoint turned off after 10 failures and URLs that differ only after the
  * port; their statuses, switches and buttons are in sight, and an endpoint's URL is whole, wrapping
- * only after a separator. On a phone, a Team row's message (a refused Reset link, "Saved: …",
- * "… was removed.") is drawn by the row and in sight ("A row action's message"), not above a table
- * whose row is a screen further down. At 320 px Team's email addresses break only after a
+ * only after a separator, also in zones written as an offset ("GMT+1", "GMT-3:30", "GMT+5:30"),
+ * where at 1280 px they stacked. On a phone, a Team row's message (a refused Reset link, "Saved:
+ * …", "… was removed.") is drawn by the row and in sight ("A row action's message"), not above a
+ * table whose row is a screen further down. At 320 px Team's email addresses break only after a
  * separator, never inside a word. Controls are found by role and accessible name.
  */
 const world = useDashboardWorld();
@@ -52,6 +53,13 @@ const LONG_FEEDBACK = Array.from({ length: 100 }, (_, index) => `Reason ${index}
 const URL_SEPARATORS = '/.?&=#_~-:';
 /** Where an email address may end a line (BreakableEmail). */
 const EMAIL_SEPARATORS = '@.+_-';
+/**
+ * A day of this January at 22:47 UTC, the endpoints' times: late in the day, the longest to write
+ * ("11:47 PM GMT+1" in Europe/Paris), and fixed, so that their list needs the same room on every
+ * run, not more at 11 PM than at 1 AM. The zoned pages' clocks stand on the 12th, so these are of
+ * their year whatever the day of the run (another year's date is written without its time).
+ */
+const lateOnJanuary = (day: number) => new Date(Date.UTC(new Date().getUTCFullYear(), 0, day, 22, 47));
 
 let context: BrowserContext;
 let page: Page;
@@ -90,9 +98,21 @@ beforeAll(async () => {
           { customer: 'c2', outcome: 'saved_discount', reason_code: 'missing_features', feedback: 'Needs exports.' },
         ],
         webhooks: [
-          { key: 'crm', name: 'CRM', url: URLS.crm },
+          // Each subscribed to a few types, as the demo's are: the Events cell is then clipped at its
+          // widest (13rem), where "All events" takes a third of that.
+          {
+            key: 'crm',
+            name: 'CRM',
+            url: URLS.crm,
+            events: ['recovery.recovered', 'recovery.lost', 'cancel.saved', 'cancel.lost'],
+          },
           { key: 'erp', name: 'ERP', url: URLS.erp, enabled: false },
-          { key: 'failing', name: 'Data warehouse', url: URLS.failing },
+          {
+            key: 'failing',
+            name: 'Data warehouse',
+            url: URLS.failing,
+            events: ['recovery.opened', 'recovery.recovered', 'recovery.lost'],
+          },
           { key: 'long', name: 'Fulfilment', url: URLS.long },
         ],
       },
@@ -108,15 +128,12 @@ beforeAll(async () => {
       disabled_reason: 'consecutive_failures',
       disabled_at: db.raw("now() - interval '1 hour'"),
       failure_count: 10,
-      last_success_at: db.raw("now() - interval '3 days'"),
-      last_failure_at: db.raw("now() - interval '1 hour'"),
+      last_success_at: lateOnJanuary(6),
+      last_failure_at: lateOnJanuary(9),
     });
   await db('webhook_endpoints')
     .where({ id: workspace.webhooks.crm!.id })
-    .update({
-      last_success_at: db.raw("now() - interval '5 minutes'"),
-      last_failure_at: db.raw("now() - interval '2 days'"),
-    });
+    .update({ last_success_at: lateOnJanuary(9), last_failure_at: lateOnJanuary(7) });
   await db('api_tokens')
     .where({ id: workspace.tokens.finance!.id })
     .update({ last_used_at: db.raw("now() - interval '2 hours'") });
@@ -147,10 +164,10 @@ const endingMidWord = (lines: string[], separators: string) =>
  * How a table (found by its name) sits at the current width: how much wider than its box it is
  * (the box would scroll sideways) and the page than the window, and what of each row is not in
  * sight: a status badge, a button, a switch or a time reaching out of the box or the window, or
- * cut short inside itself ("recovere").
+ * cut short inside itself ("recovere"). On the suite's page unless told.
  */
-async function tableFit(name: string) {
-  const box = page.getByRole('region', { name });
+async function tableFit(name: string, on: Page = page) {
+  const box = on.getByRole('region', { name });
   await box.getByRole('row').nth(1).waitFor();
   return {
     // Laid out as a table (its column headers in sight) or stacked (each row a block).
@@ -177,7 +194,7 @@ async function tableFit(name: string) {
           .map((part) => (part.textContent ?? '').trim() || (part.getAttribute('role') ?? part.tagName)),
       };
     })),
-    pageOverflow: Math.max(0, await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')),
+    pageOverflow: Math.max(0, await on.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')),
   };
 }
 
@@ -249,6 +266,65 @@ describe.each([801, 1280])('at %i px', (width) => {
       Object.fromEntries(Object.values(URLS).map((url) => [url, { text: url, endingMidWord: [], clipped: false }])),
     );
   });
+});
+
+describe('Outbound webhooks at 1280 px in a zone written as an offset', () => {
+  /**
+   * With one endpoint turned off after 10 failures, and its times on two lines, the list needed
+   * 1,011 px in Europe/Paris, 1,027 in America/St_Johns and 1,035 in Asia/Kolkata, 13 to 37 px more
+   * than its 998 px box, and stacked (in UTC 972: a table). Its clipped Events give way now. Each
+   * zone checked by its offset in January, when the times here are (Chromium may name Asia/Kolkata
+   * Asia/Calcutta).
+   */
+  it.each([
+    ['Europe/Paris', -60, /GMT\+1$/],
+    ['America/St_Johns', 210, /GMT-3:30$/],
+    ['Asia/Kolkata', -330, /GMT\+5:30$/],
+  ])(
+    'in %s: a table, not stacked, with nothing to scroll sideways, every switch and time in sight',
+    async (timezoneId, offset, zone) => {
+      const zoned = await world.current.browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        timezoneId,
+        storageState: await context.storageState(),
+      });
+      try {
+        const zonedPage = await zoned.newPage();
+        zonedPage.setDefaultTimeout(10_000);
+        await zonedPage.clock.setFixedTime(lateOnJanuary(12));
+        await zonedPage.goto(`${world.current.url}/dashboard/settings/webhooks`);
+        await zonedPage.getByRole('region', { name: 'Data warehouse was turned off' }).waitFor();
+        const table = zonedPage.getByRole('table', { name: 'Webhook endpoints' });
+        await expect(table.getByRole('switch', { name: 'Enabled' }).count()).resolves.toBe(4);
+        await table.getByText('Turned off after 10 failed deliveries in a row').waitFor();
+        // Laid out with its fonts, and decided again after any change of size they made.
+        await zonedPage.evaluate(
+          'document.fonts.ready.then(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))',
+        );
+        const fit = await tableFit('Webhook endpoints', zonedPage);
+        // Each time as it reads: its text, and how many lines its day and its time of day take.
+        const times = await table.locator('time').evaluateAll((elements) =>
+          elements.map((time) => ({
+            zoned: time.textContent ?? '',
+            lines: Array.from(
+              time.querySelectorAll('.list-time > span') as unknown as ArrayLike<typeof time>,
+              (piece) => piece.getClientRects().length,
+            ),
+          })),
+        );
+        await screenshot(zonedPage, `table-layout-webhooks-${timezoneId.replace('/', '-').toLowerCase()}`);
+        expect({
+          offset: await zonedPage.evaluate<number>("new Date('2026-01-15T12:00:00Z').getTimezoneOffset()"),
+          ...fit,
+        }).toEqual({ offset, layout: 'table', tableOverflow: 0, outOfSight: [], pageOverflow: 0 });
+        // The four times with a time of day, each naming the zone (the form that needs the room),
+        // its day and its time of day each whole on a line.
+        expect(times).toEqual(Array.from({ length: 4 }, () => ({ zoned: expect.stringMatching(zone), lines: [1, 1] })));
+      } finally {
+        await zoned.close();
+      }
+    },
+  );
 });
 
 describe('Team on a phone (390 px)', () => {
