@@ -27,10 +27,14 @@ function focusables(root: HTMLElement): HTMLElement[] {
 /**
  * On opening (or a new content): a form starts at its first field, anything else at the first
  * control of its body (Cancel, in a confirmation; Copy, in a secret's), else the dialog itself.
+ * A form whose first fields come filled in marks where typing starts (`data-autofocus`: the
+ * Password of the sign-in-again dialog, under the Email it already knows).
  */
 export function focusFirst(dialog: HTMLDialogElement): void {
   const body = dialog.querySelector<HTMLElement>('.dialog-body');
-  const field = body?.querySelector<HTMLElement>('input:not([disabled]), select:not([disabled]), textarea');
+  const field =
+    body?.querySelector<HTMLElement>('[data-autofocus]:not([disabled])') ??
+    body?.querySelector<HTMLElement>('input:not([disabled]), select:not([disabled]), textarea');
   const target = field ?? (body && focusables(body)[0]) ?? dialog;
   focusByScript(target);
 }
