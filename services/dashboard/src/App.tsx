@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useState, type ReactElement } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactElement } from 'react';
 import { api, setForbiddenHandler, setSessionEndedHandler } from './api/client.js';
-import type { Me } from './api/types.js';
+import type { Me, SignedIn } from './api/types.js';
 import { ErrorNote, Loading, NotFound } from './components/states.js';
 import { Shell } from './components/Shell.js';
 import { currentPath, navigate, pathOnly, signInDestination, usePath } from './router.js';
@@ -9,6 +9,9 @@ import { useTitleFromHeading } from './page-title.js';
 import { useFocusOnPageChange } from './route-focus.js';
 import { lazyPage, type LazyPage } from './lazy-page.js';
 import { forgetSession, hadSession, rememberSession } from './session-memory.js';
+import { closedWithoutSigningIn, signedInAgain, useSignInAgainAsked, waitForSignInAgain } from './session-resume.js';
+import { samePerson, startAfresh } from './session-switch.js';
+import { SignInAgainDialog } from './components/SignInAgainDialog.js';
 
 const SignIn = lazyPage(() => import('./pages/SignIn.js'));
 const AcceptInvitation = lazyPage(() => import('./pages/AcceptInvitation.js'));
@@ -61,9 +64,10 @@ function preloadCodeOf(page: ReactElement | null): void {
 }
 
 /**
- * Sends the viewer to sign in, remembering where they were. `ended`: a session this tab was using
- * ended under it (a 401 on a signed-in page), which the sign-in page then says (SIGN_IN_REASONS),
- * and why when the server said (`code`: `member_removed`, removed from the team).
+ * Sends the viewer to sign in, remembering where they were. `ended`: a session this browser had
+ * ended (found by the first GET /me of a page load; on a page open then, only a removal from the
+ * team comes here, the rest is signed in again in place), which the sign-in page then says
+ * (SIGN_IN_REASONS), and why when the server said (`code`: `member_removed`, removed from the team).
  */
 function goToSignIn(ended = false, code: string | null = null): void {
   const here = currentPath();
@@ -83,11 +87,18 @@ export function App() {
   const anonymous = anonymousPage(route);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
+  /** The page's person, for the handlers set once below. */
+  const shownMe = useRef(me);
+  shownMe.current = me;
+  const signInAgainAsked = useSignInAgainAsked();
   useTitleFromHeading(!anonymous && me ? `${me.workspace.name} · ${PRODUCT_TITLE}` : PRODUCT_TITLE);
   useFocusOnPageChange(route);
 
   const loadMe = useCallback(() => {
-    api<Me>('GET', '/me', { anonymous: true }).then(
+    // Read again under a page shown (after a change, or signing in again), a 401 is a session
+    // that ended under the page, signed in again in place as any other request's; only a page's
+    // first read is answered 401 by being signed out.
+    api<Me>('GET', '/me', { anonymous: !shownMe.current }).then(
       (value) => {
         rememberSession();
         setMe(value);
@@ -95,6 +106,10 @@ export function App() {
       },
       (failure: { status?: number; message: string; code?: string | null }) => {
         if (failure.status !== 401) return setError(failure.message);
+        // Under a page shown, the 401 went to the session-ended handler: signed in again was asked
+        // again, so this is the dialog closed without it (the page stays, signed out), or a
+        // removal (gone to the sign-in page already).
+        if (shownMe.current) return;
         // A session this browser had, ended elsewhere since: said, as for a page open then.
         if (hadSession()) {
           forgetSession();
@@ -115,9 +130,16 @@ export function App() {
 
   useEffect(() => {
     setSessionEndedHandler((code) => {
-      forgetSession();
-      setMe(null);
-      goToSignIn(true, code);
+      // Removed from the team: they cannot sign in to this workspace again, so the sign-in page
+      // says why, as before; what the page held is of no use to them now.
+      if (code === 'member_removed') {
+        forgetSession();
+        setMe(null);
+        goToSignIn(true, code);
+        return Promise.resolve(false);
+      }
+      // Any other ended session is signed in again in place (SignInAgainDialog), the page kept.
+      return waitForSignInAgain();
     });
     // A refusal for the role: the role is asked again, and taken only when it changed, so a
     // page that asks for what the role cannot do does not load itself again and again.
@@ -166,9 +188,19 @@ export function App() {
       </main>
     );
   }
+  // The same person: the page goes on, and the requests that waited are asked again; its
+  // session is read again beside them (the role may have changed while signed out).
+  const onSignedInAgain = (signedIn: SignedIn) => {
+    if (!samePerson(me, signedIn)) return startAfresh();
+    signedInAgain();
+    loadMe();
+  };
   return (
     <SessionContext.Provider value={{ me, refresh: loadMe }}>
       <Shell>{signedInPage(route)}</Shell>
+      {signInAgainAsked && (
+        <SignInAgainDialog email={me.user.email} onSignedIn={onSignedInAgain} onClose={closedWithoutSigningIn} />
+      )}
     </SessionContext.Provider>
   );
 }

@@ -146,11 +146,12 @@ describe('the account page', () => {
     await expect(page.getByLabel('Current password').getAttribute('aria-invalid')).resolves.toBeNull();
     problems.push(...(await seriousViolations(page, 'account after a password change')));
 
-    // This session lives on; the laptop's ended, and its next page sends it to sign in.
+    // This session lives on; the laptop's ended: its open page asks to sign in again in place
+    // (the next describe), and a page loaded now sends it to sign in.
     await page.reload();
     await heading(page, 'Account').waitFor();
     expect(await meStatus(laptopCookie)).toBe(401);
-    await laptop.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await laptop.goto(`${world.current.url}/dashboard/campaigns`);
     await expectSentToSignIn(laptop, '/campaigns');
 
     // An address the server cannot take (over 320 characters, which the browser lets through) is
@@ -198,9 +199,13 @@ describe('the account page', () => {
     expect(await meStatus(hereCookie)).toBe(401);
     expect(await meStatus(laptopCookie)).toBe(401);
 
+    // The other device's open page asks to sign in again where it is, rather than leave it.
     await laptop.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
+    await laptop.getByRole('dialog', { name: 'Your session ended' }).waitFor();
+    expect(new URL(laptop.url()).pathname).toBe('/dashboard/customers');
+    // Reloaded, it goes to sign in, and says why its session ended.
+    await laptop.reload();
     await expectSentToSignIn(laptop, '/customers');
-    // And the other device why its session ended under it.
     await laptop
       .getByRole('status')
       .filter({
@@ -241,6 +246,163 @@ describe('the account page', () => {
     ).resolves.toBe(0);
     await tablet.context().close();
   }, 30_000);
+});
+
+/**
+ * A session that ends under a page (Sign out everywhere on another device, Sign out in another
+ * tab): the page asks for the password in place, keeps what was typed, and the request that met
+ * the 401 goes on once the same person is back; anyone else gets a fresh page without it
+ * (docs/dashboard-ui.md, "A session that ends under a page").
+ */
+describe('a session that ends under a form', () => {
+  const signInAgain = (target: Page) => target.getByRole('dialog', { name: 'Your session ended' });
+
+  /** Whether the element labelled `label` (inside `within`, else the page) has the keyboard's focus. */
+  const hasFocus = (target: Page, label: string, within?: ReturnType<Page['getByRole']>) =>
+    (within ?? target)
+      .getByLabel(label, { exact: true })
+      .evaluate((element) => element === element.ownerDocument.activeElement);
+
+  /** What the tab keeps of the page beyond its memory: none of it may hold a draft. */
+  const stored = (target: Page) =>
+    target.evaluate<string>('JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage)])');
+
+  /** Sign out everywhere from the owner's other device: every session of theirs ends. */
+  async function signOutEverywhereElsewhere(): Promise<void> {
+    const device = await anotherDevice();
+    await signInThroughForm(device, world.current.url, OWNER, { password: NEW_PASSWORD });
+    await device.getByRole('button', { name: /Account menu/ }).click();
+    await device.getByRole('link', { name: 'Account' }).click();
+    await device.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await device
+      .getByRole('dialog', { name: 'Sign out everywhere' })
+      .getByRole('button', { name: 'Sign out everywhere' })
+      .click();
+    await device.getByRole('button', { name: 'Sign in' }).waitFor();
+    await device.context().close();
+  }
+
+  it('Save after Sign out everywhere elsewhere: signed in again in place, the typed name is kept and saved', async () => {
+    const draft = 'Acme, renamed while signed out';
+    await openSettings('Workspace');
+    const nameField = page.getByRole('main').getByLabel('Workspace name');
+    await nameField.fill(draft);
+    await signOutEverywhereElsewhere();
+
+    await page.getByRole('button', { name: 'Save' }).click();
+    const dialog = signInAgain(page);
+    await dialog.waitFor();
+    // The page is where it was, with the text typed; the dialog knows whose session it was and
+    // starts at the Password.
+    expect(new URL(page.url()).pathname).toBe('/dashboard/settings/workspace');
+    await expect(page.getByRole('button', { name: 'Sign in' }).count()).resolves.toBe(1);
+    await expect(dialog.getByLabel('Email').inputValue()).resolves.toBe(OWNER);
+    await expect(hasFocus(page, 'Password', dialog)).resolves.toBe(true);
+    await expect(nameField.inputValue()).resolves.toBe(draft);
+    problems.push(...(await seriousViolations(page, 'sign in again dialog')));
+
+    await page.keyboard.type(NEW_PASSWORD);
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    // The Save that met the 401 goes on: saved, the text still in its field, the focus back on Save.
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await expect(nameField.inputValue()).resolves.toBe(draft);
+    expect((await world.current.db('workspaces').where({ id: world.current.workspace.id }).first()).name).toBe(draft);
+    await expect(
+      page.getByRole('button', { name: 'Save' }).evaluate((element) => element === element.ownerDocument.activeElement),
+    ).resolves.toBe(true);
+    expect(await stored(page)).not.toContain(draft);
+  }, 60_000);
+
+  it('Save in the Edit endpoint dialog after Sign out in another tab: signed in again over it, and saved', async () => {
+    const { db, workspace } = world.current;
+    const owner = (await db('users').where({ email: workspace.ownerEmail }).first()).id as string;
+    const endpoint = await createEndpoint(db, testSecretsKeyBytes(), {
+      workspace_id: workspace.id,
+      actor_id: owner,
+      name: 'Billing CRM',
+      url: world.current.receiver.url('/hooks/billing'),
+    });
+    try {
+      await page.goto(`${world.current.url}/dashboard/settings/webhooks/${endpoint.id}`);
+      await heading(page, 'Billing CRM').waitFor();
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      const edit = page.getByRole('dialog', { name: 'Edit endpoint' });
+      await edit.getByLabel('Name').fill('Billing CRM, renamed');
+
+      // Another tab of this browser signs out: the cookie both tabs send is gone.
+      const tab = await context.newPage();
+      await tab.goto(`${world.current.url}/dashboard/`);
+      await tab.getByRole('button', { name: /Account menu/ }).click();
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByRole('button', { name: 'Sign in' }).waitFor();
+      await tab.close();
+
+      await edit.getByRole('button', { name: 'Save' }).click();
+      const dialog = signInAgain(page);
+      await dialog.waitFor();
+      await expect(hasFocus(page, 'Password', dialog)).resolves.toBe(true);
+      await expect(edit.getByLabel('Name').inputValue()).resolves.toBe('Billing CRM, renamed');
+      await dialog.getByLabel('Password').fill(NEW_PASSWORD);
+      await dialog.getByRole('button', { name: 'Sign in' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      // The edit goes on and closes its dialog, as a Save does; the focus is back on Edit.
+      await edit.waitFor({ state: 'detached' });
+      await heading(page, 'Billing CRM, renamed').waitFor();
+      expect((await db('webhook_endpoints').where({ id: endpoint.id }).first()).name).toBe('Billing CRM, renamed');
+      await expect(
+        page
+          .getByRole('button', { name: 'Edit', exact: true })
+          .evaluate((element) => element === element.ownerDocument.activeElement),
+      ).resolves.toBe(true);
+    } finally {
+      await deleteEndpoint(db, { id: endpoint.id, actor_id: owner });
+    }
+  }, 60_000);
+
+  it('someone else signing in in the dialog gets a fresh page: the draft is neither shown nor sent', async () => {
+    const draft = 'A name the member must never get';
+    const before = (await world.current.db('workspaces').where({ id: world.current.workspace.id }).first()).name;
+    const device = await anotherDevice();
+    await signInThroughForm(device, world.current.url, OWNER, { password: NEW_PASSWORD });
+    await device.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await device.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Workspace' }).click();
+    await heading(device, 'Workspace').waitFor();
+    await device.getByRole('main').getByLabel('Workspace name').fill(draft);
+    const sent: string[] = [];
+    device.on('request', (request) => {
+      if (request.method() !== 'GET')
+        sent.push(`${request.method()} ${new URL(request.url()).pathname} ${request.postData() ?? ''}`);
+    });
+    // Ended on the server, as an expiry or a sign-out elsewhere ends it.
+    const ended = await fetch(`${world.current.url}/dashboard/api/session`, {
+      method: 'DELETE',
+      headers: { cookie: await cookieOf(device), origin: world.current.url },
+    });
+    expect(ended.status).toBe(204);
+
+    await device.getByRole('button', { name: 'Save' }).click();
+    const dialog = signInAgain(device);
+    await dialog.waitFor();
+    await dialog.getByLabel('Email').fill(MEMBER);
+    await dialog.getByLabel('Password').fill(PASSWORD);
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+    // A fresh Overview, as the member: nothing of the owner's page came along.
+    await heading(device, 'Overview').waitFor();
+    expect(new URL(device.url()).pathname).toBe('/dashboard/');
+    await device.getByRole('button', { name: /Mo Member/ }).waitFor();
+    await device.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await device.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Workspace' }).click();
+    await heading(device, 'Workspace').waitFor();
+    await expect(device.getByRole('main').getByLabel('Workspace name').inputValue()).resolves.toBe(before);
+    expect(await stored(device)).not.toContain(draft);
+    // The draft went out once, refused with 401, and never with the member's session.
+    expect(sent.filter((line) => line.includes(draft))).toHaveLength(1);
+    expect(sent.filter((line) => line.startsWith('POST /dashboard/api/session'))).toHaveLength(1);
+    expect((await world.current.db('workspaces').where({ id: world.current.workspace.id }).first()).name).toBe(before);
+
+    await device.context().close();
+  }, 60_000);
 });
 
 describe('forgot password', () => {
@@ -586,6 +748,11 @@ describe('the team page', () => {
     const member = memberDevice;
     const memberCookie = await cookieOf(member);
     expect(await meStatus(memberCookie)).toBe(200);
+    // The member is typing a new name when they are removed.
+    await member.getByRole('button', { name: /Account menu/ }).click();
+    await member.getByRole('link', { name: 'Account' }).click();
+    await heading(member, 'Account').waitFor();
+    await member.getByRole('main').getByLabel('Name').fill('A name saved too late');
 
     await openSettings('Team');
     const row = page.getByRole('row', { name: /member@acme\.test/ });
@@ -601,8 +768,15 @@ describe('the team page', () => {
     await expect(page.getByRole('row', { name: /member@acme\.test/ }).count()).resolves.toBe(0);
 
     expect(await meStatus(memberCookie)).toBe(401);
-    await member.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
-    await expectSentToSignIn(member, '/campaigns');
+    // Removed, they cannot sign in to this workspace again: no dialog asking them to, the sign-in
+    // page says why (docs/dashboard-ui.md, "A session that ends under a page").
+    await member.getByRole('button', { name: 'Save name' }).click();
+    await expectSentToSignIn(member, '/account');
+    await member
+      .getByRole('status')
+      .filter({ hasText: /^You were removed from this workspace, so your session ended\./ })
+      .waitFor();
+    await expect(member.getByRole('dialog', { name: 'Your session ended' }).count()).resolves.toBe(0);
     expect(await signInStatus(MEMBER, MEMBER_PASSWORD)).toBe(401);
   });
 

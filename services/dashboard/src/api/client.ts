@@ -1,6 +1,8 @@
 /**
- * The one way the page talks to /dashboard/api. A 401 on a signed-in page ends the session in
- * the page: it goes to sign-in and, once signed in, back to where it was. Every other refusal
+ * The one way the page talks to /dashboard/api. A 401 on a signed-in page is handed to the app
+ * (setSessionEndedHandler), which asks the person to sign in again in place and answers whether
+ * they did; the request is then asked again, so nothing the page held is lost (a person removed
+ * from the team goes to the sign-in page instead). Every other refusal
  * becomes an ApiError carrying the server's own message, shown word for word, and the field it
  * is about when the server names one (`param`), for a form that shows it at that field.
  */
@@ -53,15 +55,37 @@ interface Options {
   signal?: AbortSignal;
 }
 
-let onSessionEnded: ((code: string | null) => void) | null = null;
+/** Resolves true once the same person is signed in again, so the refused request can be asked again. */
+type SessionEndedHandler = (code: string | null) => Promise<boolean>;
+
+let onSessionEnded: SessionEndedHandler | null = null;
 let onForbidden: (() => void) | null = null;
 
 /**
- * The app's reaction to an expired session (see App: it routes to sign-in with `next`), given the
- * refusal's `code` (`member_removed`: the person was removed from the team, docs/dashboard-api.md).
+ * The app's reaction to a session that ended under a signed-in page (see App: the sign-in dialog
+ * in place), given the refusal's `code` (`member_removed`: the person was removed from the team,
+ * docs/dashboard-api.md, who cannot sign in again and goes to the sign-in page).
  */
-export function setSessionEndedHandler(handler: (code: string | null) => void): void {
+export function setSessionEndedHandler(handler: SessionEndedHandler): void {
   onSessionEnded = handler;
+}
+
+/**
+ * Waits for the app's answer to an ended session, or for the request to be given up meanwhile
+ * (its page left, its list's filters changed): an aborted request rejects as fetch would.
+ */
+async function signedInAgain(code: string | null, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!onSessionEnded) return false;
+  if (!signal) return onSessionEnded(code);
+  signal.throwIfAborted();
+  return new Promise<boolean>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void onSessionEnded!(code).then((answer) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(answer);
+    });
+  });
 }
 
 /**
@@ -108,8 +132,10 @@ export async function api<T>(method: Method, path: string, options: Options = {}
     typeof error?.code === 'string' ? error.code : null,
     typeof error === 'object' && error !== null ? error : {},
   );
+  // Asked again only once the person has signed in again: a request refused with 401 changed
+  // nothing, and each round needs them to, so this never loops on its own.
   if (response.status === 401 && !options.anonymous && failure.type === 'authentication_required') {
-    onSessionEnded?.(failure.code);
+    if (await signedInAgain(failure.code, options.signal)) return api<T>(method, path, options);
   }
   if (response.status === 403 && !options.anonymous && failure.type === 'forbidden') onForbidden?.();
   throw failure;

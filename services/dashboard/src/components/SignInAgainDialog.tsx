@@ -1,0 +1,100 @@
+import { useRef, useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api/client.js';
+import type { SignedIn } from '../api/types.js';
+import { useAction } from '../use-action.js';
+import { BusyButton } from './BusyButton.js';
+import { Dialog } from './Dialog.js';
+import { Field, FormError } from './Field.js';
+
+/**
+ * Asks for the password in place when the session ended under a signed-in page (signed out in
+ * another tab or everywhere, expired), so the page and what was typed in it stay (App decides
+ * what follows a sign-in: session-switch.ts). The Email is the one the page was signed in with,
+ * and can be changed: someone else may sign in here, and then gets a fresh page. The focus
+ * starts at the Password, where typing begins, and goes back where it was on closing (Dialog).
+ * The password lives in this dialog's state only and goes with it.
+ */
+export function SignInAgainDialog({
+  email: signedInEmail,
+  onSignedIn,
+  onClose,
+}: {
+  /** Whose session ended: the page's person. */
+  email: string;
+  /** Signed in, as the answer says who: App goes on or starts afresh. */
+  onSignedIn: (signedIn: SignedIn) => void;
+  /** Closed without signing in: the page stays, signed out, and its requests fail with their 401. */
+  onClose: () => void;
+}) {
+  const [email, setEmail] = useState(signedInEmail);
+  const [password, setPassword] = useState('');
+  const signIn = useAction({ fields: ['email', 'password'] });
+  const emailInput = useRef<HTMLInputElement>(null);
+  const passwordInput = useRef<HTMLInputElement>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    let refusedAddress = false;
+    const signedIn = await signIn.run(
+      async () => {
+        let answer: SignedIn;
+        try {
+          answer = await api<SignedIn>('POST', '/session', { body: { email, password }, anonymous: true });
+        } catch (failure) {
+          refusedAddress = failure instanceof ApiError && failure.param === 'email';
+          throw failure;
+        }
+        onSignedIn(answer);
+      },
+      // The dialog closes (or the page reloads) at once: no second submit meanwhile.
+      { staysBusy: true },
+    );
+    if (signedIn) return;
+    // As on the sign-in page: an address the server cannot take is corrected where it is; any
+    // other refusal asks for the password again, from an empty field.
+    if (refusedAddress) {
+      emailInput.current?.focus();
+    } else {
+      setPassword('');
+      passwordInput.current?.focus();
+    }
+  };
+
+  return (
+    <Dialog title="Your session ended" onClose={onClose}>
+      <form className="stack" onSubmit={(event) => void submit(event)}>
+        <p>Sign in again to continue. This page stays as it is, with what you typed in it.</p>
+        <p className="muted">Someone else signing in here starts afresh, without it.</p>
+        <Field
+          label="Email"
+          type="email"
+          autoComplete="username"
+          required
+          inputRef={emailInput}
+          value={email}
+          action={signIn}
+          param="email"
+          onChange={(event) => setEmail(event.target.value)}
+        />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          data-autofocus
+          inputRef={passwordInput}
+          value={password}
+          action={signIn}
+          param="password"
+          onChange={(event) => setPassword(event.target.value)}
+        />
+        <FormError action={signIn} />
+        <div className="dialog-actions">
+          <BusyButton type="submit" className="button primary" busy={signIn.busy}>
+            Sign in
+          </BusyButton>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
