@@ -11,6 +11,7 @@ import { lazyPage, type LazyPage } from './lazy-page.js';
 import { forgetSession, hadSession, rememberSession } from './session-memory.js';
 import { closedWithoutSigningIn, signedInAgain, useSignInAgainAsked, waitForSignInAgain } from './session-resume.js';
 import { samePerson, startAfresh } from './session-switch.js';
+import { announceSignedIn, onSignedInElsewhere } from './session-broadcast.js';
 import { SignInAgainDialog } from './components/SignInAgainDialog.js';
 
 const SignIn = lazyPage(() => import('./pages/SignIn.js'));
@@ -100,7 +101,11 @@ export function App() {
     // first read is answered 401 by being signed out.
     api<Me>('GET', '/me', { anonymous: !shownMe.current }).then(
       (value) => {
+        // Someone else is signed in now (another tab signed in under this one): a fresh page,
+        // never this person's page with that one's session.
+        if (shownMe.current && !samePerson(shownMe.current, value)) return startAfresh();
         rememberSession();
+        announceSignedIn(value.user.id);
         setMe(value);
         setError(null);
       },
@@ -141,23 +146,35 @@ export function App() {
       // Any other ended session is signed in again in place (SignInAgainDialog), the page kept.
       return waitForSignInAgain();
     });
+    // Another tab found who is signed in: someone else is a fresh page here; the same person,
+    // signed in again there, ends this tab's wait (its cookie works again) and this tab reads
+    // its session again (the role may have changed meanwhile).
+    const stopListening = onSignedInElsewhere((userId) => {
+      const shown = shownMe.current;
+      if (!shown) return;
+      if (shown.user.id !== userId) startAfresh();
+      else if (signedInAgain()) loadMe();
+    });
     // A refusal for the role: the role is asked again, and taken only when it changed, so a
     // page that asks for what the role cannot do does not load itself again and again.
     setForbiddenHandler(() => {
       api<Me>('GET', '/me', { anonymous: true }).then(
         (value) =>
-          setMe((previous) =>
-            previous &&
-            JSON.stringify(previous.permissions) === JSON.stringify(value.permissions) &&
-            previous.user.role === value.user.role
-              ? previous
-              : value,
-          ),
+          shownMe.current && !samePerson(shownMe.current, value)
+            ? startAfresh()
+            : setMe((previous) =>
+                previous &&
+                JSON.stringify(previous.permissions) === JSON.stringify(value.permissions) &&
+                previous.user.role === value.user.role
+                  ? previous
+                  : value,
+              ),
         // Signed out meanwhile, or a failure: the next request says so as usual.
         () => undefined,
       );
     });
-  }, []);
+    return stopListening;
+  }, [loadMe]);
 
   useEffect(() => {
     if (!anonymous && me === undefined) loadMe();

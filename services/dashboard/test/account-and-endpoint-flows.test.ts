@@ -403,6 +403,30 @@ describe('a session that ends under a form', () => {
 
     await device.context().close();
   }, 60_000);
+
+  it('another tab signing in as someone else gives a tab with a draft a fresh page, before it is sent', async () => {
+    const draft = 'A name the owner must never get';
+    const device = await anotherDevice();
+    await signInThroughForm(device, world.current.url, MEMBER);
+    await device.getByRole('button', { name: /Account menu/ }).click();
+    await device.getByRole('link', { name: 'Account' }).click();
+    await heading(device, 'Account').waitFor();
+    await device.getByRole('main').getByLabel('Name').fill(draft);
+    // The other tab's sign-in ends the member's session and gives both tabs the owner's cookie:
+    // the draft would go out with it.
+    const tab = await device.context().newPage();
+    await signInThroughForm(tab, world.current.url, OWNER, { password: NEW_PASSWORD });
+    await heading(device, 'Overview').waitFor();
+    await device.getByRole('button', { name: /Olive Owner/ }).waitFor();
+    expect(new URL(device.url()).pathname).toBe('/dashboard/');
+    await device.getByRole('button', { name: /Account menu/ }).click();
+    await device.getByRole('link', { name: 'Account' }).click();
+    await heading(device, 'Account').waitFor();
+    await expect(device.getByRole('main').getByLabel('Name').inputValue()).resolves.toBe('Olive Owner');
+    expect(await stored(device)).not.toContain(draft);
+    expect((await world.current.db('users').where({ email: MEMBER }).first()).name).toBe('Mo Member');
+    await device.context().close();
+  }, 60_000);
 });
 
 describe('forgot password', () => {
