@@ -301,6 +301,19 @@ describe('a session that ends under a form', () => {
     await expect(nameField.inputValue()).resolves.toBe(draft);
     problems.push(...(await seriousViolations(page, 'sign in again dialog')));
 
+    // Closed without signing in, the page stays as it was, signed out: the Save says why it
+    // failed, the text can still be copied out, and the next Save asks again.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('main').getByText('Sign in to continue: there is no session, or it has ended.').waitFor();
+    await expect(nameField.inputValue()).resolves.toBe(draft);
+    await expect(
+      page.getByRole('button', { name: 'Save' }).evaluate((element) => element === element.ownerDocument.activeElement),
+    ).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await expect(hasFocus(page, 'Password', dialog)).resolves.toBe(true);
+
     await page.keyboard.type(NEW_PASSWORD);
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'detached' });

@@ -74,7 +74,7 @@ export function setSessionEndedHandler(handler: SessionEndedHandler): void {
  * Waits for the app's answer to an ended session, or for the request to be given up meanwhile
  * (its page left, its list's filters changed): an aborted request rejects as fetch would.
  */
-async function signedInAgain(code: string | null, signal: AbortSignal | undefined): Promise<boolean> {
+async function awaitSignInAgain(code: string | null, signal: AbortSignal | undefined): Promise<boolean> {
   if (!onSessionEnded) return false;
   if (!signal) return onSessionEnded(code);
   signal.throwIfAborted();
@@ -135,7 +135,7 @@ export async function api<T>(method: Method, path: string, options: Options = {}
   // Asked again only once the person has signed in again: a request refused with 401 changed
   // nothing, and each round needs them to, so this never loops on its own.
   if (response.status === 401 && !options.anonymous && failure.type === 'authentication_required') {
-    if (await signedInAgain(failure.code, options.signal)) return api<T>(method, path, options);
+    if (await awaitSignInAgain(failure.code, options.signal)) return api<T>(method, path, options);
   }
   if (response.status === 403 && !options.anonymous && failure.type === 'forbidden') onForbidden?.();
   throw failure;
