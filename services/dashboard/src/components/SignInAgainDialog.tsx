@@ -63,8 +63,10 @@ export function SignInAgainDialog({
   return (
     <Dialog title="Your session ended" onClose={onClose}>
       <form className="stack" onSubmit={(event) => void submit(event)}>
-        <p>Sign in again to continue. This page stays as it is, with what you typed in it.</p>
-        <p className="muted">Someone else signing in here starts afresh, without it.</p>
+        <div className="stack tight">
+          <p>Sign in again to continue. This page stays as it is, with what you typed in it.</p>
+          <p className="muted">Someone else signing in here starts afresh, without it.</p>
+        </div>
         <Field
           label="Email"
           type="email"
