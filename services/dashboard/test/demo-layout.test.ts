@@ -10,7 +10,7 @@ import {
   seedDemo,
   type DemoSeedResult,
 } from '@retention/domain';
-import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, inZonedPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { lineTexts } from './support/line-texts.js';
 import { testSecretsKeyBytes } from '@retention/testkit';
 import { SCREENSHOT_DIR } from './support/page-checks.js';
@@ -451,20 +451,11 @@ describe('the Settings tables', () => {
     });
 
     /** Runs `check` on the Outbound webhooks page in a context of its own, at 1280 px, in `timezoneId`. */
-    async function onWebhooksPageIn(timezoneId: string, check: (zonedPage: Page) => Promise<void>) {
-      const zoned = await world.current.browser.newContext({
-        viewport: { width: 1280, height: 900 },
-        timezoneId,
-        storageState: await context.storageState(),
-      });
-      try {
-        const zonedPage = await zoned.newPage();
-        zonedPage.setDefaultTimeout(10_000);
+    function onWebhooksPageIn(timezoneId: string, check: (zonedPage: Page) => Promise<void>) {
+      return inZonedPage(context, timezoneId, async (zonedPage) => {
         await zonedPage.goto(`${world.current.url}/dashboard/settings/webhooks`);
         await check(zonedPage);
-      } finally {
-        await zoned.close();
-      }
+      });
     }
 
     // A zone written long ("GMT+1", "GMT+5:30") widens every time with a time of day. The endpoints'

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
-import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, inZonedPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { lineTexts } from './support/line-texts.js';
 import { screenshot } from './support/page-checks.js';
 
@@ -283,14 +283,7 @@ describe('Outbound webhooks at 1280 px in a zone written as an offset', () => {
   ])(
     'in %s: a table, not stacked, with nothing to scroll sideways, every switch and time in sight',
     async (timezoneId, offset, zone) => {
-      const zoned = await world.current.browser.newContext({
-        viewport: { width: 1280, height: 900 },
-        timezoneId,
-        storageState: await context.storageState(),
-      });
-      try {
-        const zonedPage = await zoned.newPage();
-        zonedPage.setDefaultTimeout(10_000);
+      await inZonedPage(context, timezoneId, async (zonedPage) => {
         await zonedPage.clock.setFixedTime(lateOnJanuary(12));
         await zonedPage.goto(`${world.current.url}/dashboard/settings/webhooks`);
         await zonedPage.getByRole('region', { name: 'Data warehouse was turned off' }).waitFor();
@@ -320,9 +313,7 @@ describe('Outbound webhooks at 1280 px in a zone written as an offset', () => {
         // The four times with a time of day, each naming the zone (the form that needs the room),
         // its day and its time of day each whole on a line.
         expect(times).toEqual(Array.from({ length: 4 }, () => ({ zoned: expect.stringMatching(zone), lines: [1, 1] })));
-      } finally {
-        await zoned.close();
-      }
+      });
     },
   );
 });

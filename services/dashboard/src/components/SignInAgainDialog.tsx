@@ -1,7 +1,5 @@
-import { useRef, useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client.js';
 import type { SignedIn } from '../api/types.js';
-import { useAction } from '../use-action.js';
+import { useSignInForm } from '../use-sign-in-form.js';
 import { BusyButton } from './BusyButton.js';
 import { Dialog } from './Dialog.js';
 import { Field, FormError } from './Field.js';
@@ -26,39 +24,16 @@ export function SignInAgainDialog({
   /** Closed without signing in: the page stays, signed out, and its requests fail with their 401. */
   onClose: () => void;
 }) {
-  const [email, setEmail] = useState(signedInEmail);
-  const [password, setPassword] = useState('');
-  const signIn = useAction({ fields: ['email', 'password'] });
-  const emailInput = useRef<HTMLInputElement>(null);
-  const passwordInput = useRef<HTMLInputElement>(null);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    let refusedAddress = false;
-    const signedIn = await signIn.run(
-      async () => {
-        let answer: SignedIn;
-        try {
-          answer = await api<SignedIn>('POST', '/session', { body: { email, password }, anonymous: true });
-        } catch (failure) {
-          refusedAddress = failure instanceof ApiError && failure.param === 'email';
-          throw failure;
-        }
-        onSignedIn(answer);
-      },
-      // The dialog closes (or the page reloads) at once: no second submit meanwhile.
-      { staysBusy: true },
-    );
-    if (signedIn) return;
-    // As on the sign-in page: an address the server cannot take is corrected where it is; any
-    // other refusal asks for the password again, from an empty field.
-    if (refusedAddress) {
-      emailInput.current?.focus();
-    } else {
-      setPassword('');
-      passwordInput.current?.focus();
-    }
-  };
+  const {
+    email,
+    setEmail,
+    password,
+    setPassword,
+    action: signIn,
+    emailInput,
+    passwordInput,
+    submit,
+  } = useSignInForm(signedInEmail, onSignedIn);
 
   return (
     <Dialog title="Your session ended" onClose={onClose}>

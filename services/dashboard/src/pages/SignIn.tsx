@@ -1,10 +1,8 @@
-import { useRef, useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client.js';
-import type { SignedIn } from '../api/types.js';
+import { useState } from 'react';
 import { AuthCard } from '../components/AuthCard.js';
 import { Field, FormError } from '../components/Field.js';
 import { afterSignIn, Link } from '../router.js';
-import { useAction } from '../use-action.js';
+import { useSignInForm } from '../use-sign-in-form.js';
 import { BusyButton } from '../components/BusyButton.js';
 
 /**
@@ -21,37 +19,16 @@ const SIGN_IN_REASONS: Readonly<Record<string, string>> = {
 
 export default function SignIn() {
   const [reason] = useState(() => SIGN_IN_REASONS[new URLSearchParams(window.location.search).get('reason') ?? '']);
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const signIn = useAction({ fields: ['email', 'password'] });
-  const emailInput = useRef<HTMLInputElement>(null);
-  const passwordInput = useRef<HTMLInputElement>(null);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    let refusedAddress = false;
-    const signedIn = await signIn.run(
-      async () => {
-        try {
-          await api<SignedIn>('POST', '/session', { body: { email, password }, anonymous: true });
-        } catch (failure) {
-          refusedAddress = failure instanceof ApiError && failure.param === 'email';
-          throw failure;
-        }
-        afterSignIn();
-      },
-      { staysBusy: true },
-    );
-    if (signedIn) return;
-    // An address the server cannot take is corrected where it is, the password kept. Any other
-    // refusal: the password is typed again (the address usually is right), from an empty field.
-    if (refusedAddress) {
-      emailInput.current?.focus();
-    } else {
-      setPassword('');
-      passwordInput.current?.focus();
-    }
-  };
+  const {
+    email,
+    setEmail,
+    password,
+    setPassword,
+    action: signIn,
+    emailInput,
+    passwordInput,
+    submit,
+  } = useSignInForm('', afterSignIn);
   return (
     <AuthCard title="Sign in to your workspace">
       {reason && (

@@ -36,6 +36,31 @@ export async function desktopPage(browser: Browser): Promise<{ context: BrowserC
 }
 
 /**
+ * Runs `use` on a desktop page (as desktopPage) in a browser context of its own whose clock reads
+ * in `timezoneId`, signed in as `signedIn` (another context's storage state); closed afterwards.
+ */
+export async function inZonedPage(
+  signedIn: BrowserContext,
+  timezoneId: string,
+  use: (page: Page) => Promise<void>,
+): Promise<void> {
+  const browser = signedIn.browser();
+  if (!browser) throw new Error('the signed-in context has no browser');
+  const zoned = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    timezoneId,
+    storageState: await signedIn.storageState(),
+  });
+  try {
+    const page = await zoned.newPage();
+    page.setDefaultTimeout(10_000);
+    await use(page);
+  } finally {
+    await zoned.close();
+  }
+}
+
+/**
  * Signs in through the sign-in form, as a person does, and waits for the page it leads to
  * (the Overview unless the sign-in page was reached on the way to another). A page already on
  * the sign-in form stays there, so its `next` is kept.
