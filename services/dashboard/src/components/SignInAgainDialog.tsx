@@ -2,7 +2,8 @@ import type { SignedIn } from '../api/types.js';
 import { useSignInForm } from '../use-sign-in-form.js';
 import { BusyButton } from './BusyButton.js';
 import { Dialog } from './Dialog.js';
-import { Field, FormError } from './Field.js';
+import { FormError } from './Field.js';
+import { SignInFields } from './SignInFields.js';
 
 /**
  * Asks for the password in place when the session ended under a signed-in page (signed out in
@@ -24,50 +25,19 @@ export function SignInAgainDialog({
   /** Closed without signing in: the page stays, signed out, and its requests fail with their 401. */
   onClose: () => void;
 }) {
-  const {
-    email,
-    setEmail,
-    password,
-    setPassword,
-    action: signIn,
-    emailInput,
-    passwordInput,
-    submit,
-  } = useSignInForm(signedInEmail, onSignedIn);
+  const form = useSignInForm(signedInEmail, onSignedIn);
 
   return (
     <Dialog title="Your session ended" onClose={onClose}>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
+      <form className="stack" onSubmit={(event) => void form.submit(event)}>
         <div className="stack tight">
           <p>Sign in again to continue. This page stays as it is, with what you typed in it.</p>
           <p className="muted">Someone else signing in here starts afresh, without it.</p>
         </div>
-        <Field
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
-          inputRef={emailInput}
-          value={email}
-          action={signIn}
-          param="email"
-          onChange={(event) => setEmail(event.target.value)}
-        />
-        <Field
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          required
-          data-autofocus
-          inputRef={passwordInput}
-          value={password}
-          action={signIn}
-          param="password"
-          onChange={(event) => setPassword(event.target.value)}
-        />
-        <FormError action={signIn} />
+        <SignInFields form={form} passwordFocus={{ 'data-autofocus': true }} />
+        <FormError action={form.action} />
         <div className="dialog-actions">
-          <BusyButton type="submit" className="button primary" busy={signIn.busy}>
+          <BusyButton type="submit" className="button primary" busy={form.action.busy}>
             Sign in
           </BusyButton>
         </div>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { AuthCard } from '../components/AuthCard.js';
-import { Field, FormError } from '../components/Field.js';
+import { FormError } from '../components/Field.js';
+import { SignInFields } from '../components/SignInFields.js';
 import { afterSignIn, Link } from '../router.js';
 import { useSignInForm } from '../use-sign-in-form.js';
 import { BusyButton } from '../components/BusyButton.js';
@@ -19,16 +20,7 @@ const SIGN_IN_REASONS: Readonly<Record<string, string>> = {
 
 export default function SignIn() {
   const [reason] = useState(() => SIGN_IN_REASONS[new URLSearchParams(window.location.search).get('reason') ?? '']);
-  const {
-    email,
-    setEmail,
-    password,
-    setPassword,
-    action: signIn,
-    emailInput,
-    passwordInput,
-    submit,
-  } = useSignInForm('', afterSignIn);
+  const form = useSignInForm('', afterSignIn);
   return (
     <AuthCard title="Sign in to your workspace">
       {reason && (
@@ -36,32 +28,10 @@ export default function SignIn() {
           {reason}
         </p>
       )}
-      <form className="stack" onSubmit={(event) => void submit(event)}>
-        <Field
-          label="Email"
-          type="email"
-          autoComplete="username"
-          autoFocus
-          required
-          inputRef={emailInput}
-          value={email}
-          action={signIn}
-          param="email"
-          onChange={(event) => setEmail(event.target.value)}
-        />
-        <Field
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          inputRef={passwordInput}
-          required
-          value={password}
-          action={signIn}
-          param="password"
-          onChange={(event) => setPassword(event.target.value)}
-        />
-        <FormError action={signIn} />
-        <BusyButton type="submit" className="button primary block" busy={signIn.busy}>
+      <form className="stack" onSubmit={(event) => void form.submit(event)}>
+        <SignInFields form={form} emailFocus={{ autoFocus: true }} />
+        <FormError action={form.action} />
+        <BusyButton type="submit" className="button primary block" busy={form.action.busy}>
           Sign in
         </BusyButton>
         <Link to="/forgot-password" className="subtle-link">
