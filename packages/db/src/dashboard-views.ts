@@ -74,8 +74,11 @@ export type TimelineEntry =
       kind: 'action';
       at: string;
       action: string;
-      /** `type`: a person on the dashboard (`user`) or the operator CLI (`operator`, for whom `user_id` is `--actor`'s). */
-      actor: { type: string; user_id: string | null; label: string | null };
+      /**
+       * `type`: a person on the dashboard (`user`) or the operator CLI (`operator`, for whom `user_id`
+       * is `--actor`'s); `email`: that person's address, kept after they leave (migration 0040).
+       */
+      actor: { type: string; user_id: string | null; label: string | null; email: string | null };
     };
 
 export type CampaignDetailView = RecoveryCampaign & {

@@ -843,6 +843,48 @@ describe('migrations', () => {
     }
   });
 
+  it("0040-security-log-actor-email keeps the address of the person an operator CLI entry names, not of a dashboard one's, and undoes it", async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateUpTo(db, '0040-security-log-actor-email');
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const [olga] = await db('users')
+        .insert({ workspace_id: workspace!.id, email: 'olga@w.test', role: 'admin' })
+        .returning<Array<{ id: string }>>('id');
+      const entry = (action: string, actorType: string, userId: string | null, label: string) => ({
+        workspace_id: workspace!.id,
+        action,
+        actor_type: actorType,
+        actor_user_id: userId,
+        actor_label: label,
+      });
+      await db('security_events').insert([
+        entry('webhook.deleted', 'operator', olga!.id, 'operator CLI'),
+        entry('token.created', 'operator', null, 'operator CLI'),
+        entry('token.revoked', 'user', olga!.id, 'olga@w.test'),
+      ]);
+      const migration = MIGRATIONS.find((m) => m.name === '0040-security-log-actor-email')!;
+      await db.transaction((trx) => migration.up(trx, KEY));
+      const emails = async () =>
+        Object.fromEntries(
+          (await db('security_events').select('action', 'actor_email')).map((row) => [row.action, row.actor_email]),
+        );
+      expect(await emails()).toEqual({
+        'webhook.deleted': 'olga@w.test',
+        'token.created': null,
+        // A dashboard entry's label is the address already.
+        'token.revoked': null,
+      });
+      await db('users').where({ id: olga!.id }).delete();
+      expect(await emails()).toMatchObject({ 'webhook.deleted': 'olga@w.test' });
+      await db.transaction((trx) => migration.down(trx, KEY));
+      expect(Object.keys(await db('security_events').first())).not.toContain('actor_email');
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('0021-reset-link-action renames the reset links made before it, not the resets done, and undoes it', async () => {
     const database = await createEmptyDatabase();
     try {

@@ -52,7 +52,11 @@ export interface SecurityEvent {
   id: string;
   object: 'security_event';
   action: SecurityAction;
-  actor: { type: SecurityActorType; user_id: string | null; label: string | null };
+  /**
+   * `email`: the address of the person `user_id` names, as it was when the entry was written, kept
+   * after they are removed from the team (and `user_id` is null); null for no person.
+   */
+  actor: { type: SecurityActorType; user_id: string | null; label: string | null; email: string | null };
   target: { type: string; id: string | null; label: string | null } | null;
   ip_address: string | null;
   user_agent: string | null;
@@ -66,6 +70,7 @@ interface SecurityEventRow {
   actor_type: SecurityActorType;
   actor_user_id: string | null;
   actor_label: string | null;
+  actor_email: string | null;
   target_type: string | null;
   target_id: string | null;
   target_label: string | null;
@@ -85,6 +90,9 @@ export async function recordSecurityEvent(trx: Queryable, input: SecurityEventIn
     actor_type: input.actor.type,
     actor_user_id: input.actor.user_id ?? null,
     actor_label: clip(input.actor.label, 320),
+    // The person's address as it is now, in the same statement (migration 0040): kept when they leave.
+    actor_email:
+      input.actor.user_id == null ? null : trx.raw('(SELECT email FROM users WHERE id = ?)', [input.actor.user_id]),
     target_type: input.target?.type ?? null,
     target_id: clip(input.target?.id, 200),
     target_label: clip(input.target?.label, 2048),
@@ -100,7 +108,7 @@ function toSecurityEvent(row: SecurityEventRow): SecurityEvent {
     id: row.id,
     object: 'security_event',
     action: row.action,
-    actor: { type: row.actor_type, user_id: row.actor_user_id, label: row.actor_label },
+    actor: { type: row.actor_type, user_id: row.actor_user_id, label: row.actor_label, email: row.actor_email },
     target: row.target_type ? { type: row.target_type, id: row.target_id, label: row.target_label } : null,
     ip_address: row.ip_address,
     user_agent: row.user_agent,

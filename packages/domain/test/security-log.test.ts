@@ -3,6 +3,7 @@ import { inTransaction } from '@retention/db';
 import {
   createWorkspace,
   listSecurityEvents,
+  OPERATOR,
   recordSecurityEvent,
   securityLogFilters,
   type SecurityEvent,
@@ -41,13 +42,41 @@ describe('security log', () => {
       expect.objectContaining({
         object: 'security_event',
         action: 'token.created',
-        actor: { type: 'user', user_id: null, label: 'owner@acme.test' },
+        actor: { type: 'user', user_id: null, label: 'owner@acme.test', email: null },
         target: { type: 'api_token', id: 'tok', label: 'ci' },
         ip_address: '203.0.113.9',
         user_agent: 'Mozilla/5.0',
         details: { rate_limit_per_minute: 60 },
       }),
     ]);
+  });
+
+  it("keeps the address of the person an entry names after they leave: the operator CLI's --actor is still named", async () => {
+    const { db } = database.current;
+    const workspace = await createWorkspace(db, { name: 'Acme' });
+    const [olga] = await db('users')
+      .insert({ workspace_id: workspace.id, email: 'olga@acme.test', role: 'admin' })
+      .returning<Array<{ id: string }>>('id');
+    await recordSecurityEvent(db, {
+      workspace_id: workspace.id,
+      action: 'webhook.deleted',
+      actor: { type: 'operator', user_id: olga!.id, label: 'operator CLI' },
+    });
+    await recordSecurityEvent(db, { workspace_id: workspace.id, action: 'token.created', actor: OPERATOR });
+    const actors = async () =>
+      Object.fromEntries((await listSecurityEvents(db, workspace.id)).data.map((entry) => [entry.action, entry.actor]));
+    expect(await actors()).toEqual({
+      'webhook.deleted': { type: 'operator', user_id: olga!.id, label: 'operator CLI', email: 'olga@acme.test' },
+      'token.created': { type: 'operator', user_id: null, label: 'operator CLI', email: null },
+    });
+    // Removed from the team: the account goes, and with it the entry's id; the address stays.
+    await db('users').where({ id: olga!.id }).delete();
+    expect((await actors())['webhook.deleted']).toEqual({
+      type: 'operator',
+      user_id: null,
+      label: 'operator CLI',
+      email: 'olga@acme.test',
+    });
   });
 
   it('pages through a group of equal timestamps, visiting every record once, and only its own workspace', async () => {

@@ -1054,11 +1054,29 @@ describe('account, workspace and security log', () => {
       target: { type: 'webhook_endpoint', id: cliUser.id, label: 'https://cli-actor.example/hook' },
     });
 
+    // And one run in the name of someone removed from the team since: the entry kept their address.
+    const [leaver] = await world.current
+      .db('users')
+      .insert({ workspace_id: world.current.workspace.id, email: 'leaver@acme.test', role: 'admin', name: 'Lee Ver' })
+      .returning<Array<{ id: string }>>('id');
+    await recordSecurityEvent(world.current.db, {
+      workspace_id: world.current.workspace.id,
+      action: 'webhook.deleted',
+      actor: { ...OPERATOR, user_id: leaver!.id },
+      target: { type: 'webhook_endpoint', id: leaver!.id, label: 'https://cli-leaver.example/hook' },
+    });
+    await world.current.db('users').where({ id: leaver!.id }).delete();
+
     await openSettings('Security log');
     await page
       .getByRole('row', { name: /webhook\.deleted/ })
       .filter({ hasText: 'https://cli-actor.example/hook' })
       .getByText(`${cliUser.name} via operator CLI`, { exact: true })
+      .waitFor({ timeout: 5_000 });
+    await page
+      .getByRole('row', { name: /webhook\.deleted/ })
+      .filter({ hasText: 'https://cli-leaver.example/hook' })
+      .getByText('leaver@acme.test via operator CLI', { exact: true })
       .waitFor({ timeout: 5_000 });
     for (const action of ['token.created', 'token.revoked', 'workspace.updated']) {
       await page.getByRole('cell', { name: action }).first().waitFor();

@@ -38,6 +38,7 @@ import * as resetLinkOperator from './0036-reset-link-operator.js';
 import * as demoReceiver from './0037-demo-receiver.js';
 import * as securityLogFilters from './0038-security-log-filters.js';
 import * as removedMemberSessions from './0039-removed-member-sessions.js';
+import * as securityLogActorEmail from './0040-security-log-actor-email.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -91,4 +92,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0037-demo-receiver', ...demoReceiver },
   { name: '0038-security-log-filters', ...securityLogFilters },
   { name: '0039-removed-member-sessions', ...removedMemberSessions },
+  { name: '0040-security-log-actor-email', ...securityLogActorEmail },
 ];

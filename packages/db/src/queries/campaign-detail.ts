@@ -20,13 +20,14 @@ interface TimelineActionRow {
   actor_type: string;
   actor_user_id: string | null;
   actor_label: string | null;
+  actor_email: string | null;
   at: string;
 }
 
 /** The manual actions of the security log about the campaign, oldest first. */
 const ACTIONS_SQL = `coalesce((
     SELECT json_agg(json_build_object('action', x.action, 'actor_type', x.actor_type, 'actor_user_id', x.actor_user_id,
-             'actor_label', x.actor_label, 'at', ${isoMillisSql('x.created_at')}) ORDER BY x.created_at)
+             'actor_label', x.actor_label, 'actor_email', x.actor_email, 'at', ${isoMillisSql('x.created_at')}) ORDER BY x.created_at)
       FROM security_events x
      WHERE x.workspace_id = k.workspace_id AND x.target_type = 'campaign' AND x.target_id = k.id::text
   ), '[]'::json)`;
@@ -71,7 +72,12 @@ export async function campaignDetail(
       kind: 'action' as const,
       at: action.at,
       action: action.action,
-      actor: { type: action.actor_type, user_id: action.actor_user_id, label: action.actor_label },
+      actor: {
+        type: action.actor_type,
+        user_id: action.actor_user_id,
+        label: action.actor_label,
+        email: action.actor_email,
+      },
     })),
     ...row.events,
   ];

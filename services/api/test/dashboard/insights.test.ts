@@ -170,6 +170,7 @@ describe('POST /dashboard/api/campaigns/:id/mark-lost and mark-recovered', () =>
       type: 'user',
       user_id: expect.any(String),
       label: expect.any(String),
+      email: expect.any(String),
     });
     expect(detail.body.timeline[0].at).toBe(detail.body.timeline[1].at);
     const elsewhere = await team(api.current.db, call, 'Elsewhere');

@@ -85,7 +85,7 @@ describe('accepting an invitation that changes an existing account’s role', ()
     const revoked = (await securityLog(owner.cookie)).filter((event) => event.action === 'team.invitation_revoked');
     expect(revoked).toEqual([
       expect.objectContaining({
-        actor: { type: 'user', user_id: owner.id, label: owner.email },
+        actor: { type: 'user', user_id: owner.id, label: owner.email, email: owner.email },
         target: { type: 'invitation', id: sent.invitation.id, label: 'friend@example.com' },
         details: { reason: 'inviter_role_changed', invited_by: 'never@example.com' },
       }),
@@ -118,7 +118,7 @@ describe('accepting an invitation that changes an existing account’s role', ()
     const changes = (await securityLog(owner.cookie)).filter((event) => event.action === 'team.role_changed');
     expect(changes).toEqual([
       expect.objectContaining({
-        actor: { type: 'operator', user_id: null, label: 'operator CLI' },
+        actor: { type: 'operator', user_id: null, label: 'operator CLI', email: null },
         target: { type: 'user', id: never.id, label: 'op@example.com' },
         details: { from: 'member', to: 'admin' },
       }),

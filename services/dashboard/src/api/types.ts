@@ -221,7 +221,8 @@ export interface SecurityEvent {
   id: string;
   object: 'security_event';
   action: string;
-  actor: { type: string; user_id: string | null; label: string };
+  /** `email`: the address of the person `user_id` named, kept after they leave the team. */
+  actor: { type: string; user_id: string | null; label: string; email: string | null };
   target: { type: string; id: string; label: string } | null;
   ip_address: string | null;
   user_agent: string | null;

@@ -22,7 +22,7 @@ export function useTeamMembers(wanted: boolean): ReadonlyMap<string, User> {
 /**
  * Who took an action: their name, with the email it recorded as secondary (a quieter line, or
  * in brackets `inline`); the email alone for someone no longer on the team; the operator CLI run
- * for someone as "Jane Doe via operator CLI".
+ * for someone as "Jane Doe via operator CLI" (their kept email once they have left).
  */
 export function ActorName({
   actor,
@@ -34,16 +34,18 @@ export function ActorName({
   inline?: boolean;
 }) {
   const person = actor.user_id ? members.get(actor.user_id) : undefined;
-  // The operator CLI run for someone (`--actor`): "Jane Doe via operator CLI", as the Security log says it.
-  if (actor.type === 'operator' && person) {
+  // The operator CLI run for someone (`--actor`): "Jane Doe via operator CLI", as the Security log
+  // says it; by the address the entry kept once they have left the team.
+  const forWhom = person ? person.name || person.email : actor.email;
+  if (actor.type === 'operator' && forWhom) {
     const via = `via ${actor.label}`;
     return inline ? (
       <>
-        {person.name || person.email} {via}
+        {forWhom} {via}
       </>
     ) : (
       <>
-        {person.name || person.email} <span className="secondary">{via}</span>
+        {forWhom} <span className="secondary">{via}</span>
       </>
     );
   }

@@ -153,26 +153,33 @@ function closingAction(campaign: Detail) {
  * - `operator`: the operator CLI's `campaign recover` or `campaign lose` run by hand, its record
  *   naming the person `--actor` named (closes from before the CLI logged them keep only the
  *   campaign's `closed_by_user_id`); `userId` is null when that person has left the team since
- *   (the record's id and the column are then null) or none was named: a manual recovery, or a
- *   loss "from the dashboard", with nobody on record;
+ *   (the record's id and the column are then null: the record's `email` still names them) or none
+ *   was named: a manual recovery, or a loss "from the dashboard", with nobody on record;
  * - `processor`: the payment processor, a recovery by payment or a loss it gave up on;
  * - `sweep`: the stale-campaign sweep, which abandons campaigns open too long.
  */
 type Closer =
-  { by: 'person'; actor: Actor } | { by: 'operator'; userId: string | null } | { by: 'processor' } | { by: 'sweep' };
+  | { by: 'person'; actor: Actor }
+  | { by: 'operator'; userId: string | null; email: string | null }
+  | { by: 'processor' }
+  | { by: 'sweep' };
 
 function closerOf(campaign: Detail): Closer | null {
   if (campaign.status === 'in_flight') return null;
   if (campaign.status === 'abandoned') return { by: 'sweep' };
   const marked = closingAction(campaign);
-  if (marked?.actor.type === 'operator') return { by: 'operator', userId: marked.actor.user_id };
+  if (marked?.actor.type === 'operator') {
+    return { by: 'operator', userId: marked.actor.user_id, email: marked.actor.email };
+  }
   if (marked) return { by: 'person', actor: marked.actor };
-  if (campaign.closed_by_user_id) return { by: 'operator', userId: campaign.closed_by_user_id };
+  if (campaign.closed_by_user_id) return { by: 'operator', userId: campaign.closed_by_user_id, email: null };
   if (campaign.status === 'recovered') {
-    return campaign.recovered_via === 'manual' ? { by: 'operator', userId: null } : { by: 'processor' };
+    return campaign.recovered_via === 'manual' ? { by: 'operator', userId: null, email: null } : { by: 'processor' };
   }
   const lost = campaign.timeline.find((entry) => entry.kind === 'event' && entry.type === 'recovery.lost');
-  return lost?.kind === 'event' && lost.source === 'dashboard' ? { by: 'operator', userId: null } : { by: 'processor' };
+  return lost?.kind === 'event' && lost.source === 'dashboard'
+    ? { by: 'operator', userId: null, email: null }
+    : { by: 'processor' };
 }
 
 /**
@@ -195,10 +202,10 @@ function CloserName({
     case 'person':
       return <ActorName actor={closer.actor} members={members} inline={inline} />;
     case 'operator':
-      if (!closer.userId || !members.has(closer.userId)) return words('the operator CLI');
+      if (!(closer.userId && members.has(closer.userId)) && !closer.email) return words('the operator CLI');
       return (
         <ActorName
-          actor={{ type: 'operator', user_id: closer.userId, label: 'operator CLI' }}
+          actor={{ type: 'operator', user_id: closer.userId, label: 'operator CLI', email: closer.email }}
           members={members}
           inline={inline}
         />

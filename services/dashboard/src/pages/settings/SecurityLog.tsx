@@ -87,17 +87,18 @@ function WhatChanged({ event }: { event: SecurityEvent }) {
  * email the entry recorded under it in smaller text; the email alone for someone without a name
  * or no longer on the team (their entries keep the email, not the id). The operator CLI run with
  * `--actor` names the person it was run for the same way, "via operator CLI" under it (their
- * email when they have no name; the label alone once they have left: the entry keeps only their
- * id). Any other actor by its label ("npm start", "stripe", "operator CLI"). The names come from
+ * email when they have no name, or once they have left: the entry keeps it, migration 0040; the
+ * label alone for entries from before that of someone who had left by then). Any other actor by its label ("npm start", "stripe", "operator CLI"). The names come from
  * GET /team, which the page reads for the filter: an entry carries the id and the email only.
  * A space between the two lines, so that they are read "Jane Doe via operator CLI".
  */
 function Who({ actor, members }: { actor: SecurityEvent['actor']; members: ReadonlyMap<string, User> }) {
   const person = actor.user_id ? members.get(actor.user_id) : undefined;
-  if (actor.type === 'operator' && person) {
+  const forWhom = person ? person.name || person.email : actor.email;
+  if (actor.type === 'operator' && forWhom) {
     return (
       <>
-        <Clipped text={person.name || person.email} /> <span className="secondary">via {actor.label}</span>
+        <Clipped text={forWhom} /> <span className="secondary">via {actor.label}</span>
       </>
     );
   }
