@@ -3,7 +3,7 @@ import { mintApiToken, notFound, toIsoMillis, toIsoMillisOrNull, Uuid } from '@r
 import { inTransaction, type Db, type Queryable } from '@retention/db';
 import { OPERATOR, recordSecurityEvent, type Actor } from './security-log.js';
 import { getWorkspace } from './workspaces.js';
-import { assertUuid, inputValidator, NameInput } from './validate.js';
+import { assertUuid, inputValidator, NameInput, withTidyName } from './validate.js';
 
 /** A token as operators see it: everything but the value, which exists only at creation. */
 export interface ApiToken {
@@ -85,7 +85,7 @@ export async function createToken(
   input: { workspace_id: string; name: string; rate_limit_per_minute?: number },
   actor: Actor = OPERATOR,
 ): Promise<ApiToken & { token: string }> {
-  const valid = validateCreate(input);
+  const valid = validateCreate(withTidyName(input));
   await getWorkspace(db, valid.workspace_id);
   const { token, row } = newTokenRow(valid);
   return inTransaction(db, async (trx) => {

@@ -3,7 +3,7 @@ import { conflict, OneOf, toIsoMillis, USER_ROLES, Uuid, type UserRole } from '@
 import { inTransaction, pgErrorCode, type Db } from '@retention/db';
 import { OPERATOR, recordSecurityEvent, type Actor } from './security-log.js';
 import { getWorkspace } from './workspaces.js';
-import { inputValidator } from './validate.js';
+import { inputValidator, withTidyName } from './validate.js';
 import { AccountEmailInput } from './accounts/account-email.js';
 
 export interface User {
@@ -46,7 +46,7 @@ export async function createUser(
   input: { workspace_id: string; email: string; role: UserRole },
   actor: Actor = OPERATOR,
 ): Promise<User> {
-  const valid = validateCreate(input);
+  const valid = validateCreate(withTidyName(input));
   await getWorkspace(db, valid.workspace_id);
   try {
     return await inTransaction(db, async (trx) => {

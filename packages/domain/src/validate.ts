@@ -96,6 +96,17 @@ export const NameInput = (maxLength: number) =>
     errorMessage: `must be 1 to ${maxLength} characters, not all spaces, ${NAME_CHARACTERS_RULE}`,
   });
 
+/**
+ * `input` with its `name`, when it is a string, as a name is kept: without spaces at either end,
+ * each run of two or more spaces inside one space (a name saved as "  Dana   Doe " read "Dana Doe" nowhere:
+ * its avatar showed a space for an initial). Anything else is left for the validator to refuse.
+ */
+export function withTidyName<T>(input: T): T {
+  if (typeof input !== 'object' || input === null || !('name' in input) || typeof input.name !== 'string') return input;
+  // Spaces only (\p{Zs}): a tab or a line break is still refused as a control character.
+  return { ...input, name: input.name.replace(/^\p{Zs}+|\p{Zs}+$/gu, '').replace(/\p{Zs}{2,}/gu, ' ') };
+}
+
 /** Free text typed by a customer: line breaks and tabs allowed, other control characters not. */
 export const CustomerText = (maxLength: number) =>
   Type.String({

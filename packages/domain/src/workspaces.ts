@@ -10,7 +10,7 @@ import {
   type ProcessorStatus,
 } from '@retention/core';
 import { loadFxRates, type Db, type Queryable } from '@retention/db';
-import { assertUuid, inputValidator, NameInput } from './validate.js';
+import { assertUuid, inputValidator, NameInput, withTidyName } from './validate.js';
 
 export interface Workspace {
   id: string;
@@ -103,7 +103,7 @@ export async function createWorkspace(
   db: Db,
   input: { name: string; processor?: ProcessorStatus; display_currency?: string },
 ): Promise<Workspace> {
-  const valid = validateCreate(input);
+  const valid = validateCreate(withTidyName(input));
   await assertConvertible(db, valid.display_currency);
   const [row] = await db<WorkspaceRow>('workspaces')
     .insert({
@@ -122,7 +122,7 @@ export async function updateWorkspace(
   reader?: CurrencyRefusalReader,
 ): Promise<Workspace> {
   assertUuid(id);
-  const valid = validateUpdate(input);
+  const valid = validateUpdate(withTidyName(input));
   await assertConvertible(db, valid.display_currency, reader);
   const [row] = await db<WorkspaceRow>('workspaces')
     .where({ id })

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { invalidField } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
-import { inputValidator, NameInput } from '../validate.js';
+import { inputValidator, NameInput, withTidyName } from '../validate.js';
 import { toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from './passwords.js';
 import { revokeOwnResetLinks } from './password-reset.js';
@@ -13,7 +13,7 @@ import { revokeUserSessions } from './sessions.js';
 const validateProfile = inputValidator(Type.Object({ name: NameInput(200) }, { additionalProperties: false }));
 
 export async function updateProfile(db: Db, userId: string, input: { name: string }): Promise<AccountUser> {
-  const valid = validateProfile(input);
+  const valid = validateProfile(withTidyName(input));
   const [row] = await db<AccountUserRow>('users').where({ id: userId }).update({ name: valid.name }).returning('*');
   return toAccountUser(row as AccountUserRow);
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { conflict, notFound, OneOf, toIsoMillis, USER_ROLES, type ServiceError, type UserRole } from '@retention/core';
 import { inTransaction, pgErrorCode, type Db, type Queryable } from '@retention/db';
 import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
-import { assertUuid, inputValidator, NameInput } from '../validate.js';
+import { assertUuid, inputValidator, NameInput, withTidyName } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { AccountEmailInput } from './account-email.js';
 import { userActor, type AccountUser, type AccountUserRow } from './account-user.js';
@@ -361,7 +361,7 @@ export async function acceptInvitation(
   input: { name: string; password: string },
   request: { ip?: string | null; user_agent?: string | null } = {},
 ): Promise<AccountUserRow> {
-  const valid = validateAccept(input);
+  const valid = validateAccept(withTidyName(input));
   const password = assertAcceptablePassword(valid.password);
   // Looked up before the memory-hard hash, so that a made-up token costs an indexed read, not
   // 19 MiB and tens of milliseconds; looked up again below, locked, to be spent.

@@ -21,7 +21,7 @@ import {
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
-import { assertUuid, inputValidator, NAME_CHARACTERS_RULE, NAME_PATTERN } from '../validate.js';
+import { assertUuid, inputValidator, NAME_CHARACTERS_RULE, NAME_PATTERN, withTidyName } from '../validate.js';
 import { getWorkspace } from '../workspaces.js';
 import { skipPendingDeliveries } from './deliveries.js';
 import { refusedRange } from './address-guard.js';
@@ -206,7 +206,7 @@ export async function createEndpoint(
   input: CreateEndpointInput,
   audit?: Actor,
 ): Promise<WebhookEndpoint & { secret: string }> {
-  const valid = validateCreate(input);
+  const valid = validateCreate(withTidyName(input));
   await getWorkspace(db, valid.workspace_id);
   await assertWebhookManager(db, valid.workspace_id, valid.actor_id);
   const url = receiverUrl(valid.url, input.allow_private_networks);
@@ -297,7 +297,7 @@ export async function updateEndpoint(
   audit?: Actor,
 ): Promise<WebhookEndpoint> {
   assertUuid(id);
-  const valid = validateUpdate(input);
+  const valid = validateUpdate(withTidyName(input));
   if (valid.name === undefined && valid.url === undefined && valid.events === undefined) {
     throw invalidParam('nothing to change: give a new name, url or events');
   }

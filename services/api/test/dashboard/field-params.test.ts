@@ -237,3 +237,34 @@ describe('each dashboard form names the field it refuses', () => {
     });
   });
 });
+
+describe('names are kept tidy', () => {
+  it('a person, the workspace, a token and an endpoint keep a typed name without its outer and doubled spaces', async () => {
+    const { owner } = await team(development.current.db, developmentCall, 'Tidy names');
+    const as = { cookie: owner.cookie };
+    const account = await developmentCall('PATCH', '/account', {
+      ...as,
+      body: { name: '  Dana   Demanding-Müller  ' },
+    });
+    expect([account.status, account.body.user.name]).toEqual([200, 'Dana Demanding-Müller']);
+    const workspace = await developmentCall('PATCH', '/workspace', {
+      ...as,
+      body: { name: '\u00a0Northwind \u00a0 Analytics ' },
+    });
+    expect([workspace.status, workspace.body.name]).toEqual([200, 'Northwind Analytics']);
+    const token = await developmentCall('POST', '/tokens', { ...as, body: { name: ' CI  deploy ' } });
+    expect([token.status, token.body.name]).toEqual([201, 'CI deploy']);
+    const endpoint = await developmentCall('POST', '/webhooks', {
+      ...as,
+      body: { name: '  My   CRM ', url: 'https://127.0.0.1:9/in', events: [] },
+    });
+    expect([endpoint.status, endpoint.body.name]).toEqual([201, 'My CRM']);
+    const renamed = await developmentCall('PATCH', `/webhooks/${endpoint.body.id}`, {
+      ...as,
+      body: { name: 'My  CRM  (EU)' },
+    });
+    expect([renamed.status, renamed.body.name]).toEqual([200, 'My CRM (EU)']);
+    // Spaces alone are still no name.
+    expectFieldRefusal(await developmentCall('PATCH', '/account', { ...as, body: { name: ' \u00a0 ' } }), 'name');
+  });
+});

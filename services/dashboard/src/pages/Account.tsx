@@ -29,7 +29,9 @@ export default function Account() {
     password.clear();
     void profile.run(
       async () => {
-        await api('PATCH', '/account', { body: { name } });
+        // The name as kept (its spaces tidied: docs/dashboard-api.md), not as typed.
+        const saved = await api<{ user: { name: string } }>('PATCH', '/account', { body: { name } });
+        setName(saved.user.name);
         refresh();
       },
       { done: 'Name saved.' },

@@ -24,7 +24,9 @@ export default function WorkspaceSettings() {
     event.preventDefault();
     void save.run(
       async () => {
-        await api<Workspace>('PATCH', '/workspace', { body: { name, display_currency: currency } });
+        // The name as kept (its spaces tidied: docs/dashboard-api.md), not as typed.
+        const saved = await api<Workspace>('PATCH', '/workspace', { body: { name, display_currency: currency } });
+        setName(saved.name);
         refresh();
       },
       { done: 'Saved.' },
