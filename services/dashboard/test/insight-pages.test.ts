@@ -1335,7 +1335,11 @@ describe('campaigns', () => {
       [expect.any(String), 'Canceled', 'Missing features', expect.any(String), expect.any(String)],
     ]);
     await page.getByRole('table', { name: 'Cancel sessions' }).getByRole('link').click();
-    await page.getByRole('heading', { level: 1, name: 'Cancel session' }).waitFor();
+    // Named by its customer, the heading and the tab alike, not "Cancel session" on every one.
+    await page
+      .getByRole('heading', { level: 1, name: 'Cancel session of ann@initech-customers.test', exact: true })
+      .waitFor();
+    await expect(page.title()).resolves.toMatch(/^Cancel session of ann@initech-customers\.test · /);
     // The regions' facts load after the heading: waited for, then read whole.
     const session = page.getByRole('region', { name: 'Session' }).getByRole('definition');
     await session.filter({ hasText: 'Missing features' }).waitFor();

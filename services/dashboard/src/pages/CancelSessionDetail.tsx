@@ -24,7 +24,19 @@ export default function CancelSessionDetail({ id }: { id: string }) {
       <p className="breadcrumb">
         <ListCrumb to="/cancel-sessions">Cancel sessions</ListCrumb>
       </p>
-      <PageHeader title="Cancel session" />
+      {/* Named by its customer, as a campaign's page by its invoice and a customer's by their
+          email: every session's page was "Cancel session", in its heading and its tab alike. */}
+      <PageHeader
+        title={
+          session ? (
+            <>
+              Cancel session of <BreakableEmail email={session.customer.email} />
+            </>
+          ) : (
+            'Cancel session'
+          )
+        }
+      />
       {detail.loading && !session && <Loading />}
       <LoadError
         loaded={detail}
