@@ -1403,10 +1403,22 @@ describe('campaigns', () => {
       if (request.url().includes('/dashboard/api/campaigns')) asked.push(request.url());
     };
     searcher.on('request', onRequest);
+    // The filter row as laid out: the search's width, and where the last field of the row sits.
+    const filterRow = async () => {
+      const search = await box.locator('xpath=ancestor::form').boundingBox();
+      const before = await searcher.getByLabel('First failed before').boundingBox();
+      return { searchWidth: Math.round(search!.width), lastFieldTop: Math.round(before!.y) };
+    };
+    const rowBefore = await filterRow();
     try {
       await box.fill(' bo ');
       await box.press('Enter');
       await searcher.getByRole('alert').filter({ hasText: 'Type at least 3 characters to search.' }).waitFor();
+      // Said under the box within the search's width: the row keeps its layout (the sentence
+      // widened the search from 315 to 527 px at 1280 and pushed the last field to a row of its own).
+      const rowAfter = await filterRow();
+      expect(rowAfter.lastFieldTop).toBe(rowBefore.lastFieldTop);
+      expect(rowAfter.searchWidth).toBeLessThan(rowBefore.searchWidth + 16);
       await expect(box.getAttribute('aria-invalid')).resolves.toBe('true');
       await expect(searcher.getByRole('table', { name: 'Recovery campaigns' }).count()).resolves.toBe(0);
       await expect(searcher.getByRole('link', { name: 'Export CSV' }).count()).resolves.toBe(0);
