@@ -9,13 +9,15 @@ import { ApiError, errorMessage, fieldSentence } from './api/client.js';
  * submit button `busy` (BusyButton: it ignores presses meanwhile, and keeps the keyboard's focus). A form whose fields the API names (`param`) declares them
  * (`fields`): a refusal about one of them shows at that field (Field's `action` and `param`), any
  * other under the form (FormError, which shows `formError`), so each refusal shows exactly once.
- * A refusal shown at a field goes as soon as that field is edited (`forgetField`): it was about
- * what the field held, and would stand, marked invalid, beside a corrected value until the next
- * submit.
+ * An edit of the form (`edited`, which Field calls as its input changes) ends what the last
+ * submit said that the edit makes stale: its success note ("Saved." beside a name since emptied
+ * or changed and not saved), a refusal shown at that field (it was about what the field held),
+ * and a refusal shown under the form (about the form as sent: "That is you" beside another
+ * address). A refusal shown at another field stays: that field still holds what was refused.
  */
 export interface Action {
   busy: boolean;
-  /** The last refusal's message (the server's own words), until the next run. */
+  /** The last refusal's message (the server's own words), until the next run or `edited`. */
   error: string | null;
   /**
    * The last refusal as an error of this field (the API's `param`, one of `fields`), worded to be
@@ -27,14 +29,15 @@ export interface Action {
    * `fieldError`): what the form shows under its fields (FormError).
    */
   formError: string | null;
-  /** The success message given to the last run, until the next one. */
+  /** The success message given to the last run, until the next one or an edit (`edited`). */
   done: string | null;
   /**
-   * Forgets the last refusal if it is about this field (the API's `param`): the field was edited
-   * since, so the refusal no longer describes what it holds. A refusal about another field, or
-   * none, stays. Field calls it as its input changes.
+   * The form's field `param` (the API's name) was edited: forgets the success note, the refusal
+   * if it is about this field, and one shown under the form (`formError`), since none of them
+   * describes what the form now holds. A refusal shown at another of `fields` stays. Field calls
+   * it as its input changes; a page calls it for its own controls (a select, a role choice).
    */
-  forgetField(param: string): void;
+  edited(param: string): void;
   /** Resolves true when the action succeeded, false when it failed (never throws). */
   run(action: () => Promise<unknown>, options?: RunOptions): Promise<boolean>;
   /** Forgets the outcome (a dialog closed, a filter changed). */
@@ -89,9 +92,15 @@ export function useAction(options: ActionOptions = {}): Action {
     }
   }, []);
   const clear = useCallback(() => setState(IDLE), []);
-  // Only a refusal shown at the field (one of `fields`): one shown under the form stays there.
-  const forgetField = useCallback(
-    (param: string) => setState((previous) => (fields.has(param) && previous.field?.param === param ? IDLE : previous)),
+  // Busy stays busy: the edit does not end a submit under way, whose outcome is still to come.
+  const edited = useCallback(
+    (param: string) =>
+      setState((previous) => {
+        const atOtherField =
+          previous.field !== null && fields.has(previous.field.param) && previous.field.param !== param;
+        if (previous.done === null && (previous.error === null || atOtherField)) return previous;
+        return atOtherField ? { ...previous, done: null } : { ...IDLE, busy: previous.busy };
+      }),
     [fields],
   );
 
@@ -104,9 +113,9 @@ export function useAction(options: ActionOptions = {}): Action {
       done,
       fieldError: (param: string) => (atField?.param === param ? atField.sentence : null),
       formError: atField ? null : error,
-      forgetField,
+      edited,
       run,
       clear,
     };
-  }, [state, fields, run, clear, forgetField]);
+  }, [state, fields, run, clear, edited]);
 }

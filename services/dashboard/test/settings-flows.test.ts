@@ -1125,6 +1125,68 @@ describe('account, workspace and security log', () => {
     await page.getByLabel('Current password').and(page.locator('[aria-invalid="true"]')).waitFor();
     await expect(page.getByText('Name saved.').count()).resolves.toBe(0);
   });
+
+  it('a note goes with the edit that makes it stale: Workspace\'s "Saved.", Account\'s "Name saved.", Invite\'s refusal', async () => {
+    const said = (text: string) => page.getByRole('status').filter({ hasText: text });
+    await openSettings('Workspace');
+    const name = page.getByLabel('Workspace name');
+    const saved = await name.inputValue();
+    const saveAgain = async () => {
+      await name.fill(saved);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await said('Saved.').waitFor();
+    };
+    // Emptied, made too long (its own error then shows at the field), or changed and not saved:
+    // "Saved." no longer describes the form, and goes.
+    await saveAgain();
+    await name.fill('');
+    await expect(said('Saved.').count()).resolves.toBe(0);
+    await saveAgain();
+    await name.fill('x'.repeat(300));
+    await expect(description(name)).resolves.toBe('At most 200 characters: this has 300.');
+    await expect(said('Saved.').count()).resolves.toBe(0);
+    await saveAgain();
+    await name.press('End');
+    await page.keyboard.type(' Ltd');
+    await expect(said('Saved.').count()).resolves.toBe(0);
+    // The Display currency is an edit of the form too.
+    await saveAgain();
+    const currency = page.getByLabel('Display currency');
+    const shown = await currency.inputValue();
+    await currency.selectOption(shown === 'gbp' ? 'usd' : 'gbp');
+    await expect(said('Saved.').count()).resolves.toBe(0);
+    await currency.selectOption(shown);
+
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    await page.getByRole('link', { name: 'Account' }).click();
+    await heading('Account').waitFor();
+    const accountName = page.getByLabel('Name');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await said('Name saved.').waitFor();
+    await accountName.fill('Someone else');
+    await expect(said('Name saved.').count()).resolves.toBe(0);
+
+    // A refusal about the form as a whole (no field of it) goes when any field changes.
+    await openSettings('Team');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    const refusal = dialog
+      .getByRole('alert')
+      .filter({ hasText: 'That is you: you are already an owner of this workspace.' });
+    await dialog.getByLabel('Email').fill('owner@acme.test');
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await refusal.waitFor();
+    await dialog.getByLabel('Email').fill('someone.else@acme.test');
+    await expect(refusal.count()).resolves.toBe(0);
+    // So does one after a role is chosen.
+    await dialog.getByLabel('Email').fill('owner@acme.test');
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await refusal.waitFor();
+    await dialog.getByRole('group', { name: 'Role' }).getByRole('radio', { name: 'Admin', exact: true }).check();
+    await expect(refusal.count()).resolves.toBe(0);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
 });
 
 describe('password reset', () => {

@@ -7,9 +7,10 @@ import { ErrorNote, LiveStatus } from './states.js';
  * and `aria-invalid` while there is an error). Its error is `error`, a check made as you type,
  * else the server's refusal of this field: `action`'s refusal about `param` (the API's name of
  * the field, one of the action's `fields`). Only the refusal is an alert, read out when it
- * appears after a submit; a check made as you type is not read out at every key. The refusal goes
- * as soon as the field is edited (the action's `forgetField`): it was about the text refused, and
- * stayed, `aria-invalid`, beside a corrected one until the next submit.
+ * appears after a submit; a check made as you type is not read out at every key. An edit tells the
+ * action (its `edited`): the refusal goes, as does the form's success note and a refusal shown
+ * under the form; each was about what was sent, and stayed beside a changed text until the next
+ * submit.
  *
  * `limit` is the most characters the server takes for the field. A longer text is kept whole (no
  * `maxLength`, which cut a paste at the limit without a word) and said to be too long at the
@@ -69,8 +70,8 @@ export function Field({
         aria-describedby={describedBy}
         {...input}
         onChange={(event) => {
-          // The server's refusal was about what the field held: edited, it no longer is.
-          if (action && param) action.forgetField(param);
+          // What the last submit said was about what the form held: edited, it no longer is.
+          if (action && param) action.edited(param);
           onChange?.(event);
         }}
       />

@@ -90,7 +90,15 @@ function RollSecretDialog({
               now.
             </p>
             <label className="checkbox">
-              <input type="checkbox" checked={endOverlap} onChange={(event) => setEndOverlap(event.target.checked)} />
+              <input
+                type="checkbox"
+                checked={endOverlap}
+                onChange={(event) => {
+                  // As a Field does: what the last submit said was about the form as it was.
+                  roll.edited('end_overlap');
+                  setEndOverlap(event.target.checked);
+                }}
+              />
               End the overlap now
             </label>
             <p className="hint">A receiver still using the previous secret then rejects deliveries.</p>

@@ -172,8 +172,8 @@ function InviteDialog({
           roles={roles}
           value={role}
           onChange={(next) => {
-            // As a Field does: a refusal of the role it held goes once another is chosen.
-            invite.forgetField('role');
+            // As a Field does: what the last submit said goes once another role is chosen.
+            invite.edited('role');
             setRole(next);
           }}
           error={invite.fieldError('role')}

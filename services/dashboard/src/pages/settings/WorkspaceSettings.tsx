@@ -53,7 +53,7 @@ export default function WorkspaceSettings() {
           disabled={!canEdit}
           refusal={save.fieldError('display_currency')}
           onChange={(code) => {
-            save.forgetField('display_currency');
+            save.edited('display_currency');
             setCurrency(code);
           }}
         />

@@ -170,12 +170,15 @@ export function EndpointFormDialog({
   const groupId = useId();
   const problem = urlProblem(url);
 
-  const toggle = (type: string, checked: boolean) =>
+  const toggle = (type: string, checked: boolean) => {
+    // As a Field does: a refusal under the form (an event type) was about the events as sent.
+    save.edited('events');
     setEvents((previous) =>
       checked
         ? eventTypes.filter((each) => each === type || previous.includes(each))
         : previous.filter((each) => each !== type),
     );
+  };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -245,7 +248,11 @@ export function EndpointFormDialog({
             <input
               type="checkbox"
               checked={events.length === 0}
-              onChange={(event) => event.target.checked && setEvents([])}
+              onChange={(event) => {
+                if (!event.target.checked) return;
+                save.edited('events');
+                setEvents([]);
+              }}
             />
             All events
           </label>
