@@ -639,6 +639,11 @@ describe('an endpoint that keeps failing', () => {
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await heading(page, 'Outbound webhooks').waitFor();
     await page.getByText('No endpoints yet.').waitFor();
+    // The list the page was left for says what became of it, in its status line.
+    const deleted = page
+      .getByRole('status')
+      .filter({ hasText: 'Flaky CRM was deleted: no more events are sent to it.' });
+    await deleted.waitFor();
     await expect(page.getByRole('row', { name: /Flaky CRM/ }).count()).resolves.toBe(0);
     const gone = await fetch(`${world.current.url}/dashboard/api/webhooks/${endpointId}`, {
       headers: { cookie: await cookieOf(page) },
@@ -646,6 +651,8 @@ describe('an endpoint that keeps failing', () => {
     expect(gone.status).toBe(404);
     await page.reload();
     await page.getByText('No endpoints yet.').waitFor();
+    // Said once: the list read again does not say it again.
+    await expect(deleted.count()).resolves.toBe(0);
   });
 
   it('a refused Delete (the endpoint deleted meanwhile in another tab) stays open with the reason in it, once; Cancel forgets it', async () => {

@@ -251,6 +251,11 @@ describe('API tokens', () => {
     await page.keyboard.press('Enter');
     await confirm.waitFor({ state: 'detached' });
     await row.getByText(/Revoked/).waitFor();
+    // Said in the page's status line, not only by the row's badge.
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Reporting <script>alert(1)</script> revoked: its next request to the API is refused.' })
+      .waitFor();
     // The Revoke button is gone: the focus is on the page's content, not the body, and the next
     // Tab goes on from there.
     await expect(focusedControl()).resolves.toEqual({ inDialog: null, label: 'main' });
@@ -1041,6 +1046,8 @@ describe('account, workspace and security log', () => {
     await endpointForm.getByRole('button', { name: 'Save' }).click();
     await endpointForm.waitFor({ state: 'detached' });
     await heading('Acme CRM (billing)').waitFor();
+    // The dialog closing is not all it says: the page's status line does.
+    await page.getByRole('status').filter({ hasText: 'Endpoint saved.' }).waitFor();
 
     // An endpoint deleted with the operator CLI's --actor: the record names the user, and so does Who.
     const cliUser = await world.current

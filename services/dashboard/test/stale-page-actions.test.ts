@@ -60,6 +60,9 @@ beforeAll(async () => {
     processor: { invoice: 'in_closed_by_processor' },
     // Open for 3,000 days: the only campaign `campaign close-stale --older-than-days 2999` closes.
     sweep: { invoice: 'in_closed_by_sweep', failed_at: new Date(Date.now() - 3000 * 86_400_000) },
+    // Marked on a page that is up to date.
+    lostHere: { invoice: 'in_marked_lost_here' },
+    recoveredHere: { invoice: 'in_marked_recovered_here' },
   };
   for (const [name, { invoice, ...rest }] of Object.entries(opened)) {
     const campaign = await openCampaign(db, {
@@ -124,11 +127,40 @@ async function markOnStalePage(page: Page, label: 'Mark lost' | 'Mark recovered'
     .waitFor();
   await expect(page.getByRole('button', { name: /^Mark (lost|recovered)$/ }).count()).resolves.toBe(0);
   await expect(page.getByText(/a closed campaign cannot change/).count()).resolves.toBe(0);
+  // The mark was not made: the status line does not say it was.
+  await expect(
+    page
+      .getByRole('status')
+      .filter({ hasText: /^Marked / })
+      .count(),
+  ).resolves.toBe(0);
   return facts;
 }
 
 const storedStatus = async (id: string) =>
   (await world.current.db('recovery_campaigns').where({ id }).first<{ status: string }>('status')).status;
+
+describe('a campaign marked on a page that is up to date', () => {
+  it("Mark lost and Mark recovered say what they did in the status line; the focus is on the page's content", async () => {
+    const olga = tabs[0]!.page;
+    const marks = [
+      { name: 'lostHere', label: 'Mark lost', said: 'Marked lost.', stored: 'lost' },
+      { name: 'recoveredHere', label: 'Mark recovered', said: 'Marked recovered.', stored: 'recovered' },
+    ] as const;
+    for (const { name, label, said, stored } of marks) {
+      const id = campaigns[name]!;
+      await openCampaignPage(olga, id);
+      await olga.getByRole('button', { name: label }).click();
+      const dialog = olga.getByRole('dialog', { name: label });
+      await dialog.getByRole('button', { name: label }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await olga.getByRole('status').filter({ hasText: said }).waitFor();
+      await expect(olga.getByRole('button', { name: /^Mark (lost|recovered)$/ }).count()).resolves.toBe(0);
+      await expect(olga.evaluate<string>('document.activeElement?.tagName ?? ""')).resolves.toBe('MAIN');
+      await expect(storedStatus(id)).resolves.toBe(stored);
+    }
+  });
+});
 
 describe('a campaign closed under a page that shows it in flight', () => {
   it('by another person on the dashboard: Mark lost says it did nothing, who marked it, when, and shows it recovered', async () => {

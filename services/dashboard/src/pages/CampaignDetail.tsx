@@ -8,7 +8,7 @@ import { ConfirmDialog } from '../components/Dialog.js';
 import { Facts, type Fact } from '../components/Facts.js';
 import { DeclineReason } from '../components/Labels.js';
 import { Badge } from '../components/ListPage.js';
-import { HeadingId, LoadError, Loading, PageHeader } from '../components/states.js';
+import { HeadingId, LiveStatus, LoadError, Loading, PageHeader } from '../components/states.js';
 import { ProcessorId } from '../components/ProcessorId.js';
 import { Time } from '../components/Time.js';
 import { formatMoney } from '../format.js';
@@ -24,15 +24,17 @@ type Action = 'mark-recovered' | 'mark-lost';
  * Each action's confirmation. While the workspace's processor is not connected, outbound webhooks
  * are paused and the event is never sent (docs/dashboard-ui.md), so the dialog does not promise it.
  */
-const ACTIONS: Record<Action, { label: string; verb: string; recorded: string; event: string }> = {
+const ACTIONS: Record<Action, { label: string; verb: string; recorded: string; event: string; done: string }> = {
   'mark-recovered': {
     label: 'Mark recovered',
+    done: 'Marked recovered.',
     verb: 'Mark this campaign recovered',
     recorded: 'It is recorded as recovered by hand',
     event: 'recovery.recovered',
   },
   'mark-lost': {
     label: 'Mark lost',
+    done: 'Marked lost.',
     verb: 'Mark this campaign lost',
     recorded: 'It closes without recovery',
     event: 'recovery.lost',
@@ -55,6 +57,11 @@ export default function CampaignDetail({ id }: { id: string }) {
   /** A mark refused because the campaign was closed meanwhile: said beside it, as it is now. */
   const [refused, setRefused] = useState<Action | null>(null);
   const marking = useAction();
+  /**
+   * What the last mark made here did, in the page's status: the buttons go with the campaign in
+   * flight, and the focus with them to the page's content, so the change was otherwise unsaid.
+   */
+  const [marked, setMarked] = useState<Action | null>(null);
 
   // The campaign is shown closed as the dialog closes (as Revoke token does), so the dialog finds
   // its opener (Mark recovered, gone with the campaign in flight) gone and gives the focus to the
@@ -70,9 +77,12 @@ export default function CampaignDetail({ id }: { id: string }) {
       try {
         await api('POST', `/campaigns/${id}/${action}`);
         setRefused(null);
+        setMarked(action);
       } catch (failure) {
         if (!(failure instanceof ApiError) || failure.code !== 'campaign_closed') throw failure;
+        // AlreadyClosed says who closed it instead.
         setRefused(action);
+        setMarked(null);
       }
       const marked = await api<Detail>('GET', `/campaigns/${id}`).catch(() => null);
       if (marked) detail.set(marked);
@@ -112,6 +122,7 @@ export default function CampaignDetail({ id }: { id: string }) {
             </button>
           ))}
       </PageHeader>
+      <LiveStatus>{marked && ACTIONS[marked].done}</LiveStatus>
       {detail.loading && !campaign && <Loading />}
       <LoadError loaded={detail} what="campaign" back={{ to: '/campaigns', label: 'All campaigns' }} />
       {campaign && refused && campaign.status !== 'in_flight' && (

@@ -15,7 +15,7 @@ import { DeliveryLog } from './DeliveryLog.js';
 import { EndOverlap, openOverlapUntil } from './EndOverlap.js';
 import { useEndpointFacts } from './endpoint-facts.js';
 import { AttemptResult, EnabledState, EndpointFormDialog, EventsCell, SecretDialog } from './webhook-parts.js';
-import { DisabledBanner } from './Webhooks.js';
+import { DisabledBanner, sayOnWebhooksList } from './Webhooks.js';
 import { BusyButton } from '../../components/BusyButton.js';
 
 type Open = 'edit' | 'delete' | 'roll' | 'recover' | null;
@@ -311,6 +311,8 @@ export default function EndpointPage({ id }: { id: string }) {
     void removal.run(
       async () => {
         await api('DELETE', `/webhooks/${endpoint.id}`);
+        // Said on the list this page is left for, where the endpoint is then simply missing.
+        sayOnWebhooksList(`${endpoint.name} was deleted: no more events are sent to it.`);
         navigate('/settings/webhooks');
       },
       { staysBusy: true },
@@ -418,7 +420,8 @@ export default function EndpointPage({ id }: { id: string }) {
           onClose={() => setOpen(null)}
           onSaved={(saved) => {
             setOpen(null);
-            setMessage(null);
+            // Said as Workspace's Save is: the dialog closes on a page that otherwise looks the same.
+            setMessage('Endpoint saved.');
             loaded.set(saved);
           }}
           onStale={(current) => loaded.set(current)}

@@ -5,7 +5,7 @@ import { CopyField } from '../../components/CopyField.js';
 import { ConfirmDialog, Dialog, DoneActions } from '../../components/Dialog.js';
 import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
-import { Empty, ErrorNote, Loading, PageHeader } from '../../components/states.js';
+import { Empty, ErrorNote, LiveStatus, Loading, PageHeader } from '../../components/states.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
@@ -100,13 +100,17 @@ export default function Tokens() {
   const revocation = useAction();
 
   const revoke = (token: ApiToken) =>
-    void revocation.run(async () => {
-      await api('POST', `/tokens/${token.id}/revoke`);
-      // The list shows the token revoked as the dialog closes, so the dialog knows its Revoke
-      // button is gone and gives the focus to the page's content instead of the body.
-      tokens.set(await api<List<ApiToken>>('GET', '/tokens'));
-      setRevoking(null);
-    });
+    void revocation.run(
+      async () => {
+        await api('POST', `/tokens/${token.id}/revoke`);
+        // The list shows the token revoked as the dialog closes, so the dialog knows its Revoke
+        // button is gone and gives the focus to the page's content instead of the body.
+        tokens.set(await api<List<ApiToken>>('GET', '/tokens'));
+        setRevoking(null);
+      },
+      // Said in the page's status, where the focus (main) is: the row's Revoke just goes.
+      { done: `${token.name} revoked: its next request to the API is refused.` },
+    );
 
   const active = tokens.data?.data ?? [];
   const columns: Column<ApiToken>[] = [
@@ -148,7 +152,15 @@ export default function Tokens() {
     <>
       <PageHeader title="API tokens">
         {canManage && (
-          <button type="button" className="button primary" onClick={() => setCreating(true)}>
+          <button
+            type="button"
+            className="button primary"
+            onClick={() => {
+              // A new token is not what the last revocation's note is about.
+              revocation.clear();
+              setCreating(true);
+            }}
+          >
             Create token
           </button>
         )}
@@ -159,6 +171,7 @@ export default function Tokens() {
             used a moment ago can show an older time; say so rather than look stale. */}{' '}
         Last used can be up to a minute behind.
       </p>
+      <LiveStatus>{revocation.done}</LiveStatus>
       {tokens.loading && !tokens.data && <Loading />}
       {tokens.error && <ErrorNote message={tokens.error} onRetry={tokens.reload} />}
       {tokens.data && active.length === 0 && <Empty>No tokens yet.</Empty>}

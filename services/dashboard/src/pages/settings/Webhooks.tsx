@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { MAX_WEBHOOK_ENDPOINTS, TOO_MANY_WEBHOOK_ENDPOINTS } from '@retention/core/webhook-endpoints';
 import { api } from '../../api/client.js';
 import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
@@ -76,6 +76,19 @@ function bannerOutcome(before: Endpoint, after: Endpoint): { text: string; ok: b
   return null;
 }
 
+/** What an endpoint's page, left for this list, has to say here (its Delete); taken once. */
+let pendingOutcome: string | null = null;
+
+/**
+ * Says `text` in the list's status once it is next shown: a page that ends by coming here (an
+ * endpoint deleted) would otherwise leave the list to show the endpoint missing without a word.
+ * Held here rather than in the address or the history entry, so Back to the list, or a reload,
+ * does not say it again.
+ */
+export function sayOnWebhooksList(text: string): void {
+  pendingOutcome = text;
+}
+
 export default function Webhooks() {
   const { me } = useSession();
   const canManage = me.permissions.manage_webhooks;
@@ -84,6 +97,13 @@ export default function Webhooks() {
   const [secret, setSecret] = useState<string | null>(null);
 
   const [outcome, setOutcome] = useState<{ text: string; ok: boolean } | null>(null);
+  // Set after the first paint, not as the initial state: the live region is then on the page,
+  // empty, before it says it, so a screen reader reads it out (LiveStatus).
+  useEffect(() => {
+    const text = pendingOutcome;
+    pendingOutcome = null;
+    if (text !== null) setOutcome({ text, ok: true });
+  }, []);
 
   // The list as last changed, not as the render that made a control saw it: two answers that
   // come one after the other (Dismiss on one banner, Turn on on another) each change their own
