@@ -240,6 +240,10 @@ describe('API tokens', () => {
       fetch(`${world.current.url}/api/v1/campaigns`, { headers: { authorization: `Bearer ${token}` } });
     expect((await read()).status).toBe(200);
     const row = page.getByRole('row', { name: /Reporting <script>/ });
+    // Named "Revoke" in every row, and described by its token's name, which a screen reader says after it.
+    await expect(describedAs(row.getByRole('button', { name: 'Revoke', exact: true }))).resolves.toMatch(
+      /^Reporting <script>/,
+    );
     await row.getByRole('button', { name: 'Revoke' }).focus();
     await page.keyboard.press('Enter');
     const confirm = page.getByRole('dialog', { name: 'Revoke token' });
@@ -355,6 +359,8 @@ describe('outbound webhooks', () => {
     await shown.getByRole('button', { name: 'Done' }).click();
     const row = page.getByRole('row', { name: /Acme CRM/ });
     await expect(row.getByRole('switch', { name: 'Enabled' }).getAttribute('aria-checked')).resolves.toBe('true');
+    // Named "Enabled" in every row, and described by its endpoint's name.
+    await expect(describedAs(row.getByRole('switch', { name: 'Enabled', exact: true }))).resolves.toMatch(/^Acme CRM/);
     // Shown once: reloading the page shows it nowhere.
     await page.reload();
     await page.getByRole('row', { name: /Acme CRM/ }).waitFor();
@@ -1498,3 +1504,14 @@ describe('a text longer than its field takes', () => {
     await world.current.db('workspaces').where({ id: world.current.workspace.id }).update({ name: before });
   });
 });
+
+/** The text of what describes `control` (its aria-describedby), as a screen reader says it after its name. */
+function describedAs(control: Locator): Promise<string> {
+  return control.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent ?? '')
+      .join(' ')
+      .trim(),
+  );
+}

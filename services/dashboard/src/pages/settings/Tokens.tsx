@@ -141,11 +141,23 @@ export default function Tokens() {
     columns.push({
       header: 'Actions',
       actions: true,
+      // Every row's button is named "Revoke" (the spec's name for it): its description says which
+      // token, for a screen reader moving from button to button.
       cell: (token) =>
         !token.revoked_at && (
-          <button type="button" className="button small danger-outline" onClick={() => setRevoking(token)}>
-            Revoke
-          </button>
+          <>
+            <button
+              type="button"
+              className="button small danger-outline"
+              aria-describedby={`revoke-${token.id}`}
+              onClick={() => setRevoking(token)}
+            >
+              Revoke
+            </button>
+            <span id={`revoke-${token.id}`} hidden>
+              {token.name}
+            </span>
+          </>
         ),
     });
   return (

@@ -97,6 +97,9 @@ export function EnabledState({
 /** The Enabled switch: turns the endpoint on or off on the server, then reports the new state. */
 function EnabledSwitch({ endpoint, onChange }: { endpoint: Endpoint; onChange: (endpoint: Endpoint) => void }) {
   const toggling = useAction();
+  // Every row's switch is named "Enabled" (the spec's name for it): its description says which
+  // endpoint it turns on or off, for a screen reader moving from switch to switch.
+  const describedBy = useId();
   const toggle = () =>
     void toggling.run(async () =>
       onChange(await api<Endpoint>('POST', `/webhooks/${endpoint.id}/${endpoint.enabled ? 'disable' : 'enable'}`)),
@@ -107,6 +110,7 @@ function EnabledSwitch({ endpoint, onChange }: { endpoint: Endpoint; onChange: (
         type="button"
         role="switch"
         aria-checked={endpoint.enabled}
+        aria-describedby={describedBy}
         className="switch"
         busy={toggling.busy}
         onClick={toggle}
@@ -114,6 +118,9 @@ function EnabledSwitch({ endpoint, onChange }: { endpoint: Endpoint; onChange: (
         <span className="visually-hidden">Enabled</span>
         <span className="switch-thumb" aria-hidden="true" />
       </BusyButton>
+      <span id={describedBy} hidden>
+        {endpoint.name}
+      </span>
       {toggling.error && (
         <span className="field-error" role="alert">
           {toggling.error}
