@@ -138,7 +138,7 @@ describe('a pending invitation’s New link', () => {
     // Right under its row: the next row of the table is the note.
     const next = row.locator('xpath=following-sibling::tr[1]');
     await expect(next.getByRole('alert').textContent()).resolves.toBe(
-      'This invitation is no longer pending: it was accepted or cancelled.',
+      'This invitation is no longer pending: it was accepted or canceled.',
     );
     await expect(page.getByRole('dialog').count()).resolves.toBe(0);
   });
@@ -221,7 +221,7 @@ describe('a pending invitation’s New link', () => {
       await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)))');
     };
 
-    it('says which invitation was cancelled where its row was, and leaves the focus on the page, not the body', async () => {
+    it('says which invitation was canceled where its row was, and leaves the focus on the page, not the body', async () => {
       await invite('first.goner@acme.test', 'member');
       await invite('second.goner@acme.test', 'member');
       await openTeam();
@@ -230,11 +230,11 @@ describe('a pending invitation’s New link', () => {
       const before = invitations.getByRole('row', { name: /second\.goner@acme\.test/ });
       await before.waitFor();
       await cancelWithKeyboard('first.goner@acme.test');
-      const status = page.getByRole('status').filter({ hasText: 'cancelled' });
-      await expect(status.textContent()).resolves.toBe('Invitation to first.goner@acme.test cancelled.');
+      const status = page.getByRole('status').filter({ hasText: 'canceled' });
+      await expect(status.textContent()).resolves.toBe('Invitation to first.goner@acme.test canceled.');
       // Where the row was: right after the row before it.
       await expect(before.locator('xpath=following-sibling::tr[1]').getByRole('status').textContent()).resolves.toBe(
-        'Invitation to first.goner@acme.test cancelled.',
+        'Invitation to first.goner@acme.test canceled.',
       );
       await expect(focused()).resolves.toBe('main');
       // The next Tab goes on in the page's content, not from the top of the document.
@@ -257,8 +257,8 @@ describe('a pending invitation’s New link', () => {
         .update({ revoked_at: new Date() });
       await openTeam();
       await cancelWithKeyboard('last.goner@acme.test');
-      await expect(page.getByRole('status').filter({ hasText: 'cancelled' }).textContent()).resolves.toBe(
-        'Invitation to last.goner@acme.test cancelled.',
+      await expect(page.getByRole('status').filter({ hasText: 'canceled' }).textContent()).resolves.toBe(
+        'Invitation to last.goner@acme.test canceled.',
       );
       await expect(page.getByRole('table', { name: 'Invitations' }).getByRole('status').isVisible()).resolves.toBe(
         true,

@@ -862,7 +862,7 @@ describe('the team page', () => {
       await confirm.getByRole('button', { name: 'Cancel invitation' }).click();
       await expectRefusedInDialog(
         confirm,
-        'This invitation is no longer pending: it was accepted or cancelled.',
+        'This invitation is no longer pending: it was accepted or canceled.',
         'Cancel invitation',
       );
       await confirm.getByRole('button', { name: 'Keep invitation' }).click();

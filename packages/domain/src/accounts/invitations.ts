@@ -218,7 +218,7 @@ export async function listInvitations(
   }));
 }
 
-const noLongerPending = () => notFound('This invitation is no longer pending: it was accepted or cancelled.');
+const noLongerPending = () => notFound('This invitation is no longer pending: it was accepted or canceled.');
 
 /**
  * The account the address already names in this workspace, if any: one that signs in here

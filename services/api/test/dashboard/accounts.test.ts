@@ -458,7 +458,7 @@ describe('invitations and password reset', () => {
     });
     expect(gone.body.error).toEqual({
       type: 'not_found',
-      message: 'This invitation is no longer pending: it was accepted or cancelled.',
+      message: 'This invitation is no longer pending: it was accepted or canceled.',
     });
     const nobody = await call('PATCH', '/team/members/00000000-0000-4000-8000-000000000000', {
       cookie: owner.cookie,

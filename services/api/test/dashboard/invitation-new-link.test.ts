@@ -251,7 +251,7 @@ describe('a pending invitation’s new link', () => {
         id,
         404,
         {
-          error: { type: 'not_found', message: 'This invitation is no longer pending: it was accepted or cancelled.' },
+          error: { type: 'not_found', message: 'This invitation is no longer pending: it was accepted or canceled.' },
         },
       ]);
     }

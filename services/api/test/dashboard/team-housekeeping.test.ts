@@ -200,7 +200,7 @@ describe('refusals in words', () => {
     expect(again.status).toBe(404);
     expect(again.body.error).toEqual({
       type: 'not_found',
-      message: 'This invitation is no longer pending: it was accepted or cancelled.',
+      message: 'This invitation is no longer pending: it was accepted or canceled.',
     });
   });
 

@@ -440,7 +440,7 @@ export default function Team() {
   const [newLink, setNewLink] = useState<(SentLink & { invitation: Invitation; emails: boolean }) | null>(null);
   /**
    * Where the page says what the last action on a row came to (its note: "Saved: …", "… was
-   * removed.", "Invitation to … cancelled.", a refused Reset link or New link): in that row's
+   * removed.", "Invitation to … canceled.", a refused Reset link or New link): in that row's
    * table, under the row, or, for a row that is gone, where it was (after the row before it). It
    * was a line above the table, out of sight on a phone when the row was further down
    * (docs/dashboard-ui.md, "A row action's message"). One note at a time, the last action's.
@@ -586,7 +586,7 @@ export default function Team() {
         }
         team.reload();
       },
-      { done: `Invitation to ${invitation.email} cancelled.` },
+      { done: `Invitation to ${invitation.email} canceled.` },
     );
   };
   /** An admin manages admins and members only; nobody removes themselves here. */
@@ -710,7 +710,7 @@ export default function Team() {
       {team.data && (
         <>
           <DataTable caption="People" columns={memberColumns} rows={team.data.members} stacks note={noteIn('people')} />
-          {/* Kept while its note is there, the last invitation cancelled: the note says so where
+          {/* Kept while its note is there, the last invitation canceled: the note says so where
               the row was, in the live region it had before. */}
           {(team.data.invitations.length > 0 || rowNote?.table === 'invitations') && (
             <>
