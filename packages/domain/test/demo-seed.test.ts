@@ -50,6 +50,33 @@ describe('seedDemo determinism', () => {
     expect(digest.events).not.toMatch(/^0:/);
     expect(digest.webhook_attempts).not.toMatch(/^0:/);
     expect(otherDigest.events).not.toBe(digest.events);
+
+    // Whoever has a last sign-in can sign in (has a password): one without a password reads as an
+    // account never signed up, which an invitation for another role takes over. The first demo's
+    // admin signed in, to mark campaigns recovered, last at their last such action; an address
+    // signs in to one workspace only, so the later demos' admin has neither, as every demo's owner
+    // (who signs in through npm start's invitation) and member have neither.
+    const people = await db('users')
+      .whereIn('workspace_id', [first.workspace.id, second.workspace.id])
+      .select('workspace_id', 'role', 'last_sign_in_at', 'password_hash');
+    const facts = (workspaceId: string) =>
+      Object.fromEntries(
+        people
+          .filter((person) => person.workspace_id === workspaceId)
+          .map((person) => [person.role, [person.last_sign_in_at !== null, person.password_hash !== null]]),
+      );
+    expect([facts(first.workspace.id), facts(second.workspace.id)]).toEqual([
+      { owner: [false, false], admin: [true, true], member: [false, false] },
+      { owner: [false, false], admin: [false, false], member: [false, false] },
+    ]);
+    const [lastAction] = await db('security_events')
+      .where({ workspace_id: first.workspace.id, action: 'campaign.marked_recovered' })
+      .max('created_at as at');
+    const admin = people.find((person) => person.workspace_id === first.workspace.id && person.role === 'admin');
+    expect(admin.last_sign_in_at.getTime()).toBe((lastAction as { at: Date }).at.getTime());
+    await expect(
+      db('users').whereNotNull('last_sign_in_at').whereNull('password_hash').count('* as count').first(),
+    ).resolves.toEqual({ count: 0 });
   });
 
   it('is the same data, shifted, when seeded at another time', async () => {
@@ -252,7 +279,11 @@ describe('seedDemo realism (500 customers, the default)', () => {
     );
     expect(manual.every((campaign) => campaign.closed_by_user_id === admin.id)).toBe(true);
     // Signed in to do it: their last sign-in is their last such action, never "Never" beside them.
-    expect(admin.last_sign_in_at?.getTime()).toBe(marked.at(-1)!.created_at.getTime());
+    // Signed in to do it where the address can sign in here (see the determinism test): their last
+    // sign-in is then their last such action, never "Never" beside them; else neither.
+    expect(admin.last_sign_in_at?.getTime() ?? null).toBe(
+      admin.password_hash === null ? null : marked.at(-1)!.created_at.getTime(),
+    );
   });
 
   it('records each cancel session as the CLI and the processor sync do (recordCancelSession), when it ended: cancel.saved or cancel.lost with its deliveries, nothing for an abandoned one', async () => {

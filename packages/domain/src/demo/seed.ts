@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS, invalidField, toIsoMillis, type SecretsKeyring } from '@retention/core';
 import { inTransaction, type Db, type Transaction } from '@retention/db';
+import { hashPassword } from '../accounts/passwords.js';
 import { loadFixtures } from '../fixtures/load.js';
 import type { FixtureWorkspaceResult } from '../fixtures/schema.js';
 import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
@@ -164,6 +166,9 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
   const endpointUrl = ({ key, url }: (typeof DEMO_ENDPOINTS)[number]) =>
     options.receiver === undefined ? url : demoReceiverUrl(options.receiver, key);
   const endpointsAddedAt = now - DEMO_ENDPOINTS_ADDED_DAYS_AGO * DAY;
+  // The admin's password: random, never shown, as a teammate's own is to the owner (hashed before
+  // the transaction opens: it is memory-hard).
+  const adminPasswordHash = await hashPassword(randomBytes(32).toString('base64url'));
   const loaded = await inTransaction(db, async (trx) => {
     const workspace = (
       await loadFixtures(trx, options.secretsKey, {
@@ -188,14 +193,28 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
       operator: { user_id: workspace.users.admin!, ...DEMO_OPERATOR },
     });
     // The admin marked campaigns recovered by hand (the security log says when, from where):
-    // they were signed in then, and the Team page says so rather than "Never".
-    await trx('users')
-      .where({ id: workspace.users.admin! })
-      .update({
-        last_sign_in_at: trx('security_events')
-          .where({ workspace_id: workspace.id, actor_user_id: workspace.users.admin! })
-          .max('created_at'),
-      });
+    // they were signed in then, and the Team page says so rather than "Never", with a password of
+    // their own: without one they read as an account the operator made that never signed up, which
+    // an invitation for another role takes over (ops, an admin who signed in, silently made a
+    // member); with one, inviting them is refused as already a member. An address signs in to one
+    // workspace only (users_email_with_password_key): where another workspace of this database
+    // (an earlier demo) has the admin's address signing in, this one's admin has neither, as the
+    // member and the owner (who signs in through npm start's invitation) have neither.
+    const admin = await trx('users').where({ id: workspace.users.admin! }).first<{ email: string }>('email');
+    const signsInElsewhere = await trx('users')
+      .whereRaw('lower(email) = lower(?)', [admin.email])
+      .whereNotNull('password_hash')
+      .first<{ id: string } | undefined>('id');
+    if (!signsInElsewhere) {
+      await trx('users')
+        .where({ id: workspace.users.admin! })
+        .update({
+          password_hash: adminPasswordHash,
+          last_sign_in_at: trx('security_events')
+            .where({ workspace_id: workspace.id, actor_user_id: workspace.users.admin! })
+            .max('created_at'),
+        });
+    }
     await replayWebhookLog(trx, {
       workspaceId: workspace.id,
       endpoints: DEMO_ENDPOINTS.map((endpoint) => ({
