@@ -9,8 +9,9 @@ import { checkPage } from './support/page-checks.js';
  * names the API tokens the person leaves behind and offers to revoke them (not ticked); the
  * tokens list names a removed creator; an invitation that replaces another says so; the
  * invitation page says who is signed in before accepting swaps the browser to the invitee;
- * a page loaded before a demotion stops offering what the role cannot do after its refusal.
- * Controls are found by role and name only.
+ * a page loaded before a demotion stops offering what the role cannot do after its refusal;
+ * Invite says what inviting someone already in People does before sending, and after it what the
+ * server found. Controls are found by role and name only.
  */
 const world = useDashboardWorld();
 let context: BrowserContext;
@@ -199,6 +200,64 @@ describe('inviting an address with a pending invitation', () => {
     await second.getByText(/^This replaces the invitation sent on .+; its link no longer works\.$/).waitFor();
     problems.push(...(await checkPage(page, 'team-invitation-replaced')));
     await second.getByRole('button', { name: 'Done' }).click();
+  });
+});
+
+describe('inviting someone already listed in People', () => {
+  it('says before sending what the invitation does to them, and after it what the server found', async () => {
+    // An admin the operator made, who has no password yet (an invitation takes the account over),
+    // and a member who signs in (the server refuses an invitation to them).
+    const [ops] = await world.current
+      .db('users')
+      .insert({ workspace_id: world.current.workspace.id, email: 'ops.nopass@acme.test', role: 'admin', name: 'Ops' })
+      .returning('id');
+    const opsId = (ops as { id: string }).id;
+    await person('signs.in@acme.test', 'Sig Nin', 'member');
+    await openTeam();
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite someone' });
+    const role = (name: string) =>
+      dialog.getByRole('group', { name: 'Role' }).getByRole('radio', { name, exact: true });
+    const email = dialog.getByLabel('Email');
+    // In any case, as the server compares addresses; with the default role, Member.
+    await email.fill('Ops.NoPass@acme.test');
+    await dialog
+      .getByText(
+        'ops.nopass@acme.test is already on the team as Admin and has no password yet: accepting this invitation makes them a Member.',
+        { exact: true },
+      )
+      .waitFor();
+    await role('Admin').check();
+    await dialog
+      .getByText(
+        'ops.nopass@acme.test is already on the team as Admin and has no password yet: this invitation only lets them set a password.',
+        { exact: true },
+      )
+      .waitFor();
+    await email.fill('signs.in@acme.test');
+    await dialog
+      .getByText('signs.in@acme.test is already on the team as Member: they cannot be invited again.', { exact: true })
+      .waitFor();
+    problems.push(...(await checkPage(page, 'team-invite-listed-person')));
+
+    // Another tab makes ops a member meanwhile: the page's list is stale, and the answer says so.
+    await email.fill('ops.nopass@acme.test');
+    await role('Member').check();
+    await dialog.getByText(/makes them a Member\.$/).waitFor();
+    await world.current.db('users').where({ id: opsId }).update({ role: 'member' });
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    const created = page.getByRole('dialog', { name: 'Invitation created' });
+    await created.getByLabel('Invitation link').waitFor();
+    await expect(
+      created
+        .getByText(
+          'ops.nopass@acme.test is already on the team as Member and has no password yet: this invitation only lets them set a password.',
+          { exact: true },
+        )
+        .isVisible(),
+    ).resolves.toBe(true);
+    await created.getByRole('button', { name: 'Done' }).click();
+    await created.waitFor({ state: 'detached' });
   });
 });
 

@@ -58,6 +58,8 @@ export async function inviteMember(
   token: string;
   /** The address's pending invitation this one replaced (its link no longer works), if any. */
   replaced: ReplacedInvitation | null;
+  /** The account without a password the address already names, which accepting takes over. */
+  existing_account: ExistingAccount | null;
 }> {
   const valid = validateInvite({ email: input.email, role: input.role });
   if (input.inviter_role) assertMayAssign(input.inviter_role, valid.role);
@@ -88,8 +90,20 @@ export async function inviteMember(
     return {
       ...(await sentLink(trx, link, token, input.base_url)),
       replaced: open[0] ?? null,
+      existing_account: member ? { id: member.id, role: member.role } : null,
     };
   });
+}
+
+/**
+ * The account an invitation's address already names: one without a password yet (made by the
+ * operator, or never signed up). Accepting gives it a password and the invitation's role, so the
+ * inviter is told its role as it is now, read in the same transaction: a Team page loaded earlier
+ * may list it with another, changed since in another tab.
+ */
+interface ExistingAccount {
+  id: string;
+  role: UserRole;
 }
 
 /**

@@ -37,10 +37,21 @@ export async function listMembers(
   workspaceId: string,
   viewer: { id: string; role: UserRole },
   emailed: boolean,
-): Promise<Array<AccountUser & { can_make_reset_link: boolean; reset_link_former_role: 'admin' | 'owner' | null }>> {
+): Promise<
+  Array<
+    AccountUser & {
+      has_password: boolean;
+      can_make_reset_link: boolean;
+      reset_link_former_role: 'admin' | 'owner' | null;
+    }
+  >
+> {
   const rows = await db<AccountUserRow>('users').where({ workspace_id: workspaceId }).orderBy('created_at').limit(1000);
   return rows.map((row) => ({
     ...toAccountUser(row),
+    // Whether they can sign in: one without a password yet (made by the operator) may be invited,
+    // and accepting gives that account the invitation's role; Invite says so before sending.
+    has_password: row.password_hash !== null,
     can_make_reset_link: mayMakeResetLinkFor(viewer, row, emailed),
     reset_link_former_role: formerRoleWithholdingResetLink(viewer, row, emailed),
   }));

@@ -75,11 +75,15 @@ export function teamRoutes(context: DashboardContext): Router {
     // never both, so an inviter cannot accept in the invitee's name what was emailed to them.
     // `replaced`: the pending invitation to that address this one replaced (its link no longer
     // works), or null, so the inviter is told rather than the invitee finding a dead link.
+    // `existing_account`: the account without a password the address already names, with its
+    // role now, or null: accepting gives it a password and this role, so the inviter is told from
+    // this answer, not from a Team page listed before another tab changed it.
     res.status(201).json({
       invitation: result.invitation,
       emailed,
       ...(!emailed && { invite_url: result.invite_url }),
       replaced: result.replaced,
+      existing_account: result.existing_account,
     });
   });
 

@@ -148,6 +148,34 @@ describe('an invitation to an address with one pending', () => {
       created_at: first.body.invitation.created_at,
     });
     expect((await call('GET', `/invitations/${tokenOf(first.body.invite_url)}`)).status).toBe(404);
+    // Nobody's account: existing_account is null.
+    expect([first.body.existing_account, second.body.existing_account]).toEqual([null, null]);
+  });
+
+  it('names an account without a password the address already names, with its role now (existing_account); GET /team says who has a password', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Existing');
+    const [ops] = await api.current
+      .db('users')
+      .insert({ workspace_id: workspace.id, email: 'ops@example.com', role: 'admin', password_hash: null })
+      .returning('id');
+    const listed = await call('GET', '/team', { cookie: owner.cookie });
+    expect(
+      (listed.body.members as Array<{ email: string; has_password: boolean }>).map(({ email, has_password }) => ({
+        email,
+        has_password,
+      })),
+    ).toEqual(
+      expect.arrayContaining([
+        { email: owner.email, has_password: true },
+        { email: 'ops@example.com', has_password: false },
+      ]),
+    );
+    const invited = await call('POST', '/team/invitations', {
+      cookie: owner.cookie,
+      body: { email: 'OPS@example.com', role: 'member' },
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.body.existing_account).toEqual({ id: (ops as { id: string }).id, role: 'admin' });
   });
 });
 

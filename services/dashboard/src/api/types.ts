@@ -201,6 +201,11 @@ export interface ListedInvitation extends Invitation {
 
 /** A person on the Team page, with what the viewer may do for them (GET /team). */
 export interface TeamMember extends User {
+  /**
+   * Whether they can sign in. One without a password yet (made by the operator) may be invited:
+   * accepting gives that account a password and the invitation's role.
+   */
+  has_password: boolean;
   /** Whether the viewer may make them a reset link: Reset link is offered only then. */
   can_make_reset_link: boolean;
   /**

@@ -85,14 +85,43 @@ function replacesSaying(invitation: ListedInvitation): string {
     : `${invitation.email} already has a pending ${role} invitation: sending this one replaces it, and its link stops working.`;
 }
 
+/** "a Member", "an Admin": a role as the page names it, after "a" or "an". */
+const aRole = (role: Role) => `${role === 'member' ? 'a' : 'an'} ${ROLE_NAMES[role]}`;
+
+/**
+ * What Invite says of an account the address already names that has no password yet (made by the
+ * operator): accepting gives it a password and the invitation's `role`, which may move it up or
+ * down. Said before sending from the listed people, and after from the server's answer (its role
+ * then: the list may be older than another tab's change).
+ */
+function existingAccountSaying(email: string, held: Role, role: Role): string {
+  const account = `${email} is already on the team as ${ROLE_NAMES[held]} and has no password yet`;
+  return held === role
+    ? `${account}: this invitation only lets them set a password.`
+    : `${account}: accepting this invitation makes them ${aRole(role)}.`;
+}
+
+/**
+ * What Invite says, before sending, of a listed person the address typed names: one who signs in
+ * already cannot be invited (the server refuses it); one without a password yet may be.
+ */
+function memberSaying(member: TeamMember, role: Role): string {
+  return member.has_password
+    ? `${member.email} is already on the team as ${ROLE_NAMES[member.role]}: they cannot be invited again.`
+    : existingAccountSaying(member.email, member.role, role);
+}
+
 function InviteDialog({
   roles,
+  members,
   listed,
   emails,
   onClose,
   onInvited,
 }: {
   roles: Role[];
+  /** The people the page lists: inviting one of their addresses is refused, or takes that account over. */
+  members: TeamMember[];
   /** The invitations the page lists, pending or expired: inviting one of their addresses replaces it. */
   listed: ListedInvitation[];
   /** Whether this service sends email (GET /team's `emails`). */
@@ -103,15 +132,19 @@ function InviteDialog({
   const [email, setEmail] = useState('');
   // The server replaces a pending invitation to the same address (its old link then reads "not
   // valid"); said here before sending, not found out by the invitee.
-  const replaced = listed.find((invitation) => invitation.email.toLowerCase() === email.trim().toLowerCase());
+  const typed = email.trim().toLowerCase();
+  const replaced = listed.find((invitation) => invitation.email.toLowerCase() === typed);
+  // Someone listed in People: said before sending, whatever the server then answers (below).
+  const member = members.find((person) => person.email.toLowerCase() === typed);
   const [role, setRole] = useState<Role>(roles.includes('member') ? 'member' : roles[0]!);
   /** A refusal of the address or the role shows at it; any other (already a member) under them. */
   const invite = useAction({ fields: ['email', 'role'] });
   /**
-   * `replacedSentAt`: when the pending invitation this one replaced was sent, as the server said.
+   * `replacedSentAt`: when the pending invitation this one replaced was sent, as the server said;
+   * `existingRole`: the role now of the account without a password the address names, if any.
    */
   const [result, setResult] = useState<
-    (SentLink & { invitation: Invitation; replacedSentAt: string | undefined }) | null
+    (SentLink & { invitation: Invitation; replacedSentAt: string | undefined; existingRole: Role | undefined }) | null
   >(null);
 
   const submit = (event: FormEvent) => {
@@ -122,12 +155,14 @@ function InviteDialog({
         emailed: boolean;
         invite_url?: string;
         replaced: { created_at: string } | null;
+        existing_account: { role: Role } | null;
       }>('POST', '/team/invitations', { body: { email, role } });
       setResult({
         invitation: answer.invitation,
         emailed: answer.emailed,
         url: answer.invite_url,
         replacedSentAt: answer.replaced?.created_at,
+        existingRole: answer.existing_account?.role,
       });
       onInvited();
     });
@@ -150,6 +185,11 @@ function InviteDialog({
               longer works.
             </p>
           )}
+          {result.existingRole && (
+            <p className="notice">
+              {existingAccountSaying(result.invitation.email, result.existingRole, result.invitation.role)}
+            </p>
+          )}
           <DoneActions onDone={onClose} />
         </div>
       </Dialog>
@@ -167,6 +207,7 @@ function InviteDialog({
           param="email"
           onChange={(event) => setEmail(event.target.value)}
         />
+        {member && <p className="notice">{memberSaying(member, role)}</p>}
         {replaced && <p className="notice">{replacesSaying(replaced)}</p>}
         <RoleChoice
           roles={roles}
@@ -729,6 +770,7 @@ export default function Team() {
       {inviting && (
         <InviteDialog
           roles={roles}
+          members={team.data?.members ?? []}
           listed={team.data?.invitations ?? []}
           emails={team.data?.emails ?? false}
           onClose={() => setInviting(false)}
