@@ -44,11 +44,10 @@ export function webhookRoutes(context: DashboardContext): Router {
    * it as it shows a read (docs/dashboard-api.md, "Stale edits").
    */
   async function withEndpointView(error: unknown): Promise<unknown> {
-    const endpoint = error instanceof ServiceError ? error.objects?.endpoint : undefined;
-    if (!(error instanceof ServiceError) || endpoint === undefined) return error;
+    if (!(error instanceof ServiceError) || error.objects?.endpoint === undefined) return error;
     return new ServiceError(error.type, error.message, {
       ...(error.code !== undefined && { code: error.code }),
-      objects: { endpoint: await endpointView(db, endpoint as WebhookEndpoint) },
+      objects: { endpoint: await endpointView(db, error.objects.endpoint as WebhookEndpoint) },
     });
   }
 

@@ -160,44 +160,42 @@ function closingAction(campaign: Detail) {
 
 /**
  * Who closed a campaign, from what its page reads (docs/dashboard-ui.md, "Campaign"):
- * - `person`: someone's Mark recovered or Mark lost on the dashboard (its security log record);
- * - `operator`: the operator CLI's `campaign recover` or `campaign lose` run by hand, its record
- *   naming the person `--actor` named (closes from before the CLI logged them keep only the
- *   campaign's `closed_by_user_id`); `userId` is null when that person has left the team since
- *   (the record's id and the column are then null: the record's `email` still names them) or none
- *   was named: a manual recovery, or a loss "from the dashboard", with nobody on record;
+ * - `actor`: whoever the closing mark's security log record names: someone's Mark recovered or
+ *   Mark lost on the dashboard, or the operator CLI's `campaign recover` or `campaign lose` run by
+ *   hand (with the person `--actor` named, their `email` kept once they have left). A close from
+ *   before the CLI logged its closes has no record: the operator CLI then, with the campaign's
+ *   `closed_by_user_id` (null once that person has left), or with nobody for a manual recovery or
+ *   a loss "from the dashboard" with no one on record;
  * - `processor`: the payment processor, a recovery by payment or a loss it gave up on;
  * - `sweep`: the stale-campaign sweep, which abandons campaigns open too long.
  */
-type Closer =
-  | { by: 'person'; actor: Actor }
-  | { by: 'operator'; userId: string | null; email: string | null }
-  | { by: 'processor' }
-  | { by: 'sweep' };
+type Closer = { by: 'actor'; actor: Actor } | { by: 'processor' } | { by: 'sweep' };
+
+/** The operator CLI, for a close it made before it logged its closes: by whom only the campaign says. */
+const unloggedOperatorClose = (userId: string | null): Closer => ({
+  by: 'actor',
+  actor: { type: 'operator', user_id: userId, label: 'operator CLI', email: null },
+});
 
 function closerOf(campaign: Detail): Closer | null {
   if (campaign.status === 'in_flight') return null;
   if (campaign.status === 'abandoned') return { by: 'sweep' };
   const marked = closingAction(campaign);
-  if (marked?.actor.type === 'operator') {
-    return { by: 'operator', userId: marked.actor.user_id, email: marked.actor.email };
-  }
-  if (marked) return { by: 'person', actor: marked.actor };
-  if (campaign.closed_by_user_id) return { by: 'operator', userId: campaign.closed_by_user_id, email: null };
+  if (marked) return { by: 'actor', actor: marked.actor };
+  if (campaign.closed_by_user_id) return unloggedOperatorClose(campaign.closed_by_user_id);
   if (campaign.status === 'recovered') {
-    return campaign.recovered_via === 'manual' ? { by: 'operator', userId: null, email: null } : { by: 'processor' };
+    return campaign.recovered_via === 'manual' ? unloggedOperatorClose(null) : { by: 'processor' };
   }
   const lost = campaign.timeline.find((entry) => entry.kind === 'event' && entry.type === 'recovery.lost');
-  return lost?.kind === 'event' && lost.source === 'dashboard'
-    ? { by: 'operator', userId: null, email: null }
-    : { by: 'processor' };
+  return lost?.kind === 'event' && lost.source === 'dashboard' ? unloggedOperatorClose(null) : { by: 'processor' };
 }
 
 /**
- * The closer's name as the Security log and the timeline give it: a person by name with the email
- * the mark recorded (ActorName), the operator CLI as "Jane Doe via operator CLI", the processor and
- * the sweep in words. `inline`: within a sentence (the email in brackets, lower case to start);
- * else a fact's value (the email or "via operator CLI" on a quieter line).
+ * The closer's name as the Security log and the timeline give it (ActorName): a person by name
+ * with the email the mark recorded, the operator CLI run for someone as "Jane Doe via operator
+ * CLI"; "the operator CLI" when it is known for no one; the processor and the sweep in words.
+ * `inline`: within a sentence (the email in brackets, lower case to start); else a fact's value
+ * (the email or "via operator CLI" on a quieter line).
  */
 function CloserName({
   closer,
@@ -210,17 +208,12 @@ function CloserName({
 }) {
   const words = (text: string) => <>{inline ? text : text[0]!.toUpperCase() + text.slice(1)}</>;
   switch (closer.by) {
-    case 'person':
-      return <ActorName actor={closer.actor} members={members} inline={inline} />;
-    case 'operator':
-      if (!(closer.userId && members.has(closer.userId)) && !closer.email) return words('the operator CLI');
-      return (
-        <ActorName
-          actor={{ type: 'operator', user_id: closer.userId, label: 'operator CLI', email: closer.email }}
-          members={members}
-          inline={inline}
-        />
-      );
+    case 'actor': {
+      const { actor } = closer;
+      const known = (actor.user_id !== null && members.has(actor.user_id)) || actor.email !== null;
+      if (actor.type === 'operator' && !known) return words('the operator CLI');
+      return <ActorName actor={actor} members={members} inline={inline} />;
+    }
     case 'processor':
       return words('the payment processor');
     case 'sweep':
