@@ -136,11 +136,27 @@ export interface MonthlySessions {
   by_outcome: Record<CancelOutcome, number>;
 }
 
+/** A rate the overview converted money with: units of `currency` per US dollar. */
+export interface ExchangeRate {
+  currency: string;
+  /** A decimal as text, exact (`0.92`, `1310`). */
+  per_usd: string;
+  /** When the operator set it (`fx set`), or null for the service's shipped default, which has no date. */
+  set_at: string | null;
+}
+
 export interface Overview {
   object: 'overview';
   period: OverviewPeriod;
   since: string | null;
   stats: Stats;
+  /**
+   * `stats.recovery.median_days_to_recover` rounded half up once, from the exact median, to 1
+   * place: what the dashboard shows beside its 1-place rates (2.745 days is 2.7, where rounding
+   * the stats' 2.75 again read 2.8).
+   */
+  median_days_to_recover_one_place: number | null;
+  exchange_rates: ExchangeRate[];
   campaigns_by_month: MonthlyCampaigns[];
   cancel_sessions_by_month: MonthlySessions[];
   cancel_reasons: Array<{ reason_code: string; sessions: number }>;

@@ -10,6 +10,21 @@ export function canonicalFxRate(text: string): string {
 
 /** The shipped defaults overlaid with every rate the operator set. */
 export async function loadFxRates(db: Queryable): Promise<FxRates> {
-  const rows = await db<{ currency: string; per_usd: string }>('fx_rates').select('currency', 'per_usd');
-  return mergeFxRates(rows.map((row) => [row.currency, canonicalFxRate(row.per_usd)] as const));
+  return (await loadFxTable(db)).rates;
+}
+
+/**
+ * The same, and when the operator set each of their rates (`updated_at`, the last `fx set`):
+ * a currency not in `setAt` converts at the shipped default, which has no date.
+ */
+export async function loadFxTable(db: Queryable): Promise<{ rates: FxRates; setAt: ReadonlyMap<string, Date> }> {
+  const rows = await db<{ currency: string; per_usd: string; updated_at: Date }>('fx_rates').select(
+    'currency',
+    'per_usd',
+    'updated_at',
+  );
+  return {
+    rates: mergeFxRates(rows.map((row) => [row.currency, canonicalFxRate(row.per_usd)] as const)),
+    setAt: new Map(rows.map((row) => [row.currency, row.updated_at])),
+  };
 }

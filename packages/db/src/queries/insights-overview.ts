@@ -1,14 +1,15 @@
-import { CANCEL_OUTCOMES, invalidParam, roundedRatio, toIsoMillis } from '@retention/core';
+import { CANCEL_OUTCOMES, invalidParam, roundedRatio, toIsoMillis, type FxRates } from '@retention/core';
 import type { Db, Transaction } from '../connection.js';
 import {
   OVERVIEW_PERIODS,
+  type ExchangeRate,
   type MonthlyCampaigns,
   type MonthlySessions,
   type Overview,
   type OverviewPeriod,
 } from '../dashboard-views.js';
-import { loadFxRates } from './fx-rates.js';
-import { MoneyTotals, statsInSnapshot } from './stats.js';
+import { loadFxTable } from './fx-rates.js';
+import { MoneyTotals, roundedDays, statsWithWorkingsInSnapshot } from './stats.js';
 
 /**
  * The dashboard overview: the KPIs of a period and the series behind its charts, all from the
@@ -63,25 +64,50 @@ async function overviewInSnapshot(
 ): Promise<Overview> {
   const since = periodStart(period, now);
   // One read of the FX table for the KPIs and the monthly totals (each keeps its own tally).
-  const rates = await loadFxRates(trx);
-  const stats = await statsInSnapshot(trx, workspaceId, now, since, rates);
+  const { rates, setAt } = await loadFxTable(trx);
+  const { stats, money: statsMoney, median } = await statsWithWorkingsInSnapshot(trx, workspaceId, now, since, rates);
   const months = lastTwelveMonths(now);
   const money = new MoneyTotals(stats.display_currency, rates);
   const campaignsByMonth = await monthlyCampaigns(trx, workspaceId, months, money);
   const sessionsByMonth = await monthlySessions(trx, workspaceId, months);
   const reasons = await cancelReasons(trx, workspaceId, since);
   const unconverted = new Set([...stats.unconverted_currencies, ...money.unconverted]);
+  const converted = new Set([...statsMoney.converted, ...money.converted]);
   return {
     object: 'overview',
     period,
     since,
     stats,
+    median_days_to_recover_one_place: roundedDays(median, 1),
+    exchange_rates: ratesUsed(converted, stats.display_currency, rates, setAt),
     campaigns_by_month: campaignsByMonth,
     cancel_sessions_by_month: sessionsByMonth,
     cancel_reasons: reasons,
     unconverted_currencies: [...unconverted].sort(),
     generated_at: toIsoMillis(now),
   };
+}
+
+/**
+ * The rates the overview's money was converted with: of each currency it converted and of the
+ * display currency (a conversion goes through the US dollar, whose rate is 1 by definition and
+ * so not listed), each with when the operator set it, or null for the shipped default. None when
+ * nothing was converted.
+ */
+function ratesUsed(
+  converted: ReadonlySet<string>,
+  displayCurrency: string,
+  rates: FxRates,
+  setAt: ReadonlyMap<string, Date>,
+): ExchangeRate[] {
+  if (converted.size === 0) return [];
+  return [...new Set([...converted, displayCurrency])]
+    .filter((currency) => currency !== 'usd')
+    .sort()
+    .map((currency) => {
+      const set = setAt.get(currency);
+      return { currency, per_usd: rates.get(currency)!, set_at: set ? toIsoMillis(set) : null };
+    });
 }
 
 /**

@@ -92,6 +92,21 @@ export async function statsInSnapshot(
   /** The FX table, when the caller has read it already in this snapshot. */
   rates?: FxRates,
 ): Promise<Stats> {
+  return (await statsWithWorkingsInSnapshot(trx, workspaceId, now, since, rates)).stats;
+}
+
+/**
+ * statsInSnapshot's stats, with what the overview says beside them: the totals' money (which
+ * currencies it converted) and the median's exact value (`sum / over` days), which the
+ * dashboard rounds once to 1 place (rounding the stats' 2 places again read 2.745 as 2.8).
+ */
+export async function statsWithWorkingsInSnapshot(
+  trx: Transaction,
+  workspaceId: string,
+  now: Date,
+  since: string | null,
+  rates?: FxRates,
+): Promise<{ stats: Stats; money: MoneyTotals; median: ExactDays | null }> {
   const workspace = await trx<{ id: string; display_currency: string }>('workspaces')
     .where({ id: workspaceId })
     .first('display_currency');
@@ -100,19 +115,31 @@ export async function statsInSnapshot(
     since === null ? await allTimeCampaigns(trx, workspaceId) : await campaignsSince(trx, workspaceId, since);
   const sessions =
     since === null ? await allTimeSessions(trx, workspaceId) : await sessionsSince(trx, workspaceId, since);
-  const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId, since);
+  const median = await medianRecoveryDays(trx, workspaceId, since);
   const money = new MoneyTotals(workspace.display_currency, rates ?? (await loadFxRates(trx)));
   const recovery = summarizeCampaigns(campaigns, money);
   const cancelFlow = summarizeSessions(sessions, money);
-  return {
+  const stats: Stats = {
     object: 'stats',
     display_currency: workspace.display_currency,
     has_multiple_currencies: money.currenciesSeen.size > 1,
     unconverted_currencies: [...money.unconverted].sort(),
-    recovery: { ...recovery, median_days_to_recover: medianDaysToRecover },
+    recovery: { ...recovery, median_days_to_recover: roundedDays(median, 2) },
     cancel_flow: cancelFlow,
     generated_at: toIsoMillis(now),
   };
+  return { stats, money, median };
+}
+
+/** A number of days as a fraction, exact: `sum` milliseconds over `over`. */
+interface ExactDays {
+  sum: bigint;
+  over: bigint;
+}
+
+/** Exact days rounded half up, once, to `places`; null for none. */
+export function roundedDays(days: ExactDays | null, places: number): number | null {
+  return days === null ? null : roundedRatio(days.sum, days.over, places);
 }
 
 async function allTimeCampaigns(trx: Transaction, workspaceId: string): Promise<CampaignRollup[]> {
@@ -154,6 +181,8 @@ async function sessionsSince(trx: Transaction, workspaceId: string, since: strin
 export class MoneyTotals {
   readonly currenciesSeen = new Set<string>();
   readonly unconverted = new Set<string>();
+  /** The currencies other than the display currency that a total converted (at a rate it had). */
+  readonly converted = new Set<string>();
 
   constructor(
     private readonly displayCurrency: string,
@@ -173,7 +202,10 @@ export class MoneyTotals {
     for (const [currency, amount] of perCurrency) {
       const converted = convertMinorUnits(amount, currency, this.displayCurrency, this.rates);
       if (converted === null) this.unconverted.add(currency);
-      else total += converted;
+      else {
+        if (currency !== this.displayCurrency) this.converted.add(currency);
+        total += converted;
+      }
     }
     return Number(total);
   }
@@ -250,7 +282,11 @@ function summarizeSessions(rows: CancelSessionRollup[], money: MoneyTotals) {
  * order of their exact duration (migration 0007), skipping to the rank. Whole hours are a
  * monotonic function of the duration, so the rank within the hour is the rank overall.
  */
-async function medianRecoveryDays(trx: Transaction, workspaceId: string, since: string | null): Promise<number | null> {
+async function medianRecoveryDays(
+  trx: Transaction,
+  workspaceId: string,
+  since: string | null,
+): Promise<ExactDays | null> {
   const hours: RecoveryTimeRollup[] =
     since === null
       ? await trx('recovery_time_rollups')
@@ -272,7 +308,7 @@ async function medianRecoveryDays(trx: Transaction, workspaceId: string, since: 
   const ranks = total % 2 === 1 ? [(total + 1) / 2] : [total / 2, total / 2 + 1];
   let sum = 0n;
   for (const rank of ranks) sum += BigInt(await durationAtRank(trx, workspaceId, hours, rank, since));
-  return roundedRatio(sum, BigInt(ranks.length * MILLISECONDS_PER_DAY), 2);
+  return { sum, over: BigInt(ranks.length * MILLISECONDS_PER_DAY) };
 }
 
 /** The duration in milliseconds (never negative) of the recovered campaign at `rank`, 1-based. */

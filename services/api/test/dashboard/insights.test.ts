@@ -116,6 +116,58 @@ describe('GET /dashboard/api/overview', () => {
     expect(allTime.body.stats).toMatchObject({ has_multiple_currencies: true, recovery: { opened: 2 } });
   });
 
+  it('names the exchange rates its money was converted with: when the operator set each, or null for a shipped default', async () => {
+    const w = await world();
+    const overview = await call('GET', '/overview?period=all_time', { cookie: w.owner });
+    const set = await api.current.db('fx_rates').whereIn('currency', ['eur', 'jpy']).orderBy('currency');
+    // USD display: the rates of the currencies converted (xyz has none), the dollar's own not listed.
+    expect(overview.body.exchange_rates).toEqual(
+      set.map((row: { currency: string; updated_at: Date }) => ({
+        currency: row.currency,
+        per_usd: row.currency === 'eur' ? '0.8' : '100',
+        set_at: row.updated_at.toISOString(),
+      })),
+    );
+    // A display currency converted to: its own rate too, here the shipped default (no date).
+    const { workspaceId } = await workspaceWithToken(api.current, {
+      customers,
+      campaigns: [
+        { customer: 'c', currency: 'usd', amount_cents: 1000, decline_code: 'insufficient_funds', status: 'in_flight' },
+      ],
+    });
+    await updateWorkspace(api.current.db, workspaceId, { display_currency: 'gbp' });
+    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
+    const inGbp = await call('GET', '/overview', { cookie: owner });
+    expect(inGbp.body.exchange_rates).toEqual([{ currency: 'gbp', per_usd: '0.79', set_at: null }]);
+    // Nothing converted: no rate to name.
+    await updateWorkspace(api.current.db, workspaceId, { display_currency: 'usd' });
+    const inUsd = await call('GET', '/overview', { cookie: owner });
+    expect(inUsd.body.exchange_rates).toEqual([]);
+  });
+
+  it('rounds the median days to 1 place once, from the exact median, beside the 2 places of the stats', async () => {
+    const { workspaceId } = await workspaceWithToken(api.current, {
+      customers,
+      campaigns: [
+        {
+          customer: 'c',
+          currency: 'usd',
+          amount_cents: 1000,
+          decline_code: 'insufficient_funds',
+          status: 'recovered',
+          recovered_via: 'retry',
+          first_failed_at: '2026-01-01T00:00:00Z',
+          recovered_at: '2026-01-03T17:52:48Z', // 2.745 days
+        },
+      ],
+    });
+    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
+    const overview = await call('GET', '/overview?period=all_time', { cookie: owner });
+    expect(overview.body.stats.recovery.median_days_to_recover).toBe(2.75);
+    // 2.7, not 2.8: the 2.75 above rounded again.
+    expect(overview.body.median_days_to_recover_one_place).toBe(2.7);
+  });
+
   it('refuses an unknown period with the JSON error, and a request without a session', async () => {
     const w = await world();
     const bad = await call('GET', '/overview?period=forever', { cookie: w.member });
