@@ -196,13 +196,23 @@ export function formatNumber(value: number | null | undefined, digits = 0): stri
 }
 
 /**
- * A number of days as the API gives it (already rounded half up to 2 places), not rounded
- * again: a median of 2.745 days is 2.75 in the API, and one more rounding to 1 place read 2.8.
- * Singular for exactly one day.
+ * A number of days to one place at most, as the rates beside it (`3.5 days`, `2 days`, never
+ * `2.0`), in the page's language. Give it a value the API rounded once to 1 place (the
+ * overview's `median_days_to_recover_one_place`): the stats' 2 places rounded again read a
+ * median of 2.745 days (2.75) as 2.8. Singular for exactly one day.
  */
 export function formatDays(days: number | null | undefined): string {
   if (days === null || days === undefined) return '—';
-  return `${formatNumber(days, 2)} ${days === 1 ? 'day' : 'days'}`;
+  return `${formatNumber(days, 1)} ${days === 1 ? 'day' : 'days'}`;
+}
+
+/**
+ * An exchange rate as the API gives it, a decimal as text (`0.92`, `1310`), with all its digits
+ * (up to 12 places) in the page's language: formatted from the text, which a float would round.
+ */
+export function formatRate(perUsd: string): string {
+  // Intl reads a numeric string as the exact decimal it spells (ES2023); its type says number.
+  return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 12 }).format(perUsd as unknown as number);
 }
 
 const monthFormat = new Intl.DateTimeFormat(LOCALE, { month: 'short', year: 'numeric', timeZone: 'UTC' });

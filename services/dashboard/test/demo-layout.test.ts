@@ -734,8 +734,9 @@ describe('at 390 px', () => {
     // The tables are in closed disclosures (hidden, so found by element until opened).
     const charts = page.locator('figure.chart:has(table)');
     await charts.first().waitFor();
-    // Every chart has its table (the demo has data for all six), each found by its title.
-    const titles = await charts.locator('figcaption').allTextContents();
+    // Every chart has its table (the demo has data for all six), each found by its name (its title,
+    // and the period for a chart of the chosen one: "Cancellation reasons, All time").
+    const titles = await charts.evaluateAll((figures) => figures.map((figure) => figure.getAttribute('aria-label')!));
     expect(titles).toHaveLength(6);
     for (const title of titles)
       await page.getByRole('figure', { name: title, exact: true }).getByText('Show as a table').click();

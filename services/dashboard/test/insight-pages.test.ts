@@ -393,12 +393,13 @@ const sessions = new Map<string, Awaited<ReturnType<BrowserContext['storageState
  */
 async function signIn(
   email: string,
-  { timezoneId, path, viewport = { width: 1280, height: 900 } }: SignInOptions = {},
+  { timezoneId, path, viewport = { width: 1280, height: 900 }, locale }: SignInOptions = {},
 ): Promise<Page> {
   const context = await world.current.browser.newContext({
     viewport,
     acceptDownloads: true,
     ...(timezoneId && { timezoneId }),
+    ...(locale && { locale }),
     ...(sessions.has(email) && { storageState: sessions.get(email) }),
   });
   contexts.push(context);
@@ -422,6 +423,8 @@ interface SignInOptions {
    */
   path?: string;
   viewport?: { width: number; height: number };
+  /** The browser's language (`de-DE`, `en-IN`), the machine's unless told. */
+  locale?: string;
 }
 
 async function cookieHeader(page: Page): Promise<string> {
@@ -665,6 +668,92 @@ describe('overview', () => {
       'Abandoned',
     ]);
   });
+  it('says which exchange rates its money was converted with: the built-in ones, approximate and undated', async () => {
+    await page.goto(`${world.current.url}/dashboard/`);
+    await expect(
+      page
+        .getByRole('region', { name: 'Key figures' })
+        .getByText(/^Amounts in other currencies/)
+        .textContent(),
+    ).resolves.toBe(
+      "Amounts in other currencies are shown in USD at fixed rates per US dollar, whatever the payment's date: " +
+        "EUR 0.92 and JPY 150 (the service's built-in approximate rates, not dated).",
+    );
+    // A workspace that converted nothing has no rates to name.
+    const vandelay = await signIn('owner@vandelay.test');
+    await kpis(vandelay);
+    await expect(vandelay.getByText(/^Amounts in other currencies/).count()).resolves.toBe(0);
+  });
+
+  it("names each chart of the chosen period with it, in the picker's words, and each table disclosure with its chart", async () => {
+    await page.goto(`${world.current.url}/dashboard/`);
+    await kpis(page);
+    const named = async (period: string) => {
+      for (const name of ['Campaigns by decline category', 'How campaigns were recovered', 'Cancellation reasons']) {
+        const chart = page.getByRole('figure', { name: `${name}, ${period}`, exact: true });
+        expect({ name, period, count: await chart.count() }).toEqual({ name, period, count: 1 });
+        await expect(chart.getByText(period, { exact: true }).isVisible()).resolves.toBe(true);
+      }
+      // The monthly ones cover the last 12 months whatever the period, and say so once above them.
+      for (const name of ['Failed and recovered revenue by month (USD)', 'Recovery rate by month']) {
+        await expect(page.getByRole('figure', { name, exact: true }).count()).resolves.toBe(1);
+      }
+    };
+    await named('Last 30 days');
+    // What a screen reader hears of each "Show as a table": its chart's name, six different names.
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree').finally(() => cdp.detach());
+    const summaries = nodes
+      .filter((node) => !node.ignored && node.role?.value === 'DisclosureTriangle')
+      .map((node) => String(node.name?.value ?? ''));
+    expect(summaries).toEqual([
+      'Show as a table: Failed and recovered revenue by month (USD)',
+      'Show as a table: Recovery rate by month',
+      'Show as a table: Campaigns by decline category, Last 30 days',
+      'Show as a table: How campaigns were recovered, Last 30 days',
+      'Show as a table: Cancel sessions by outcome by month',
+      'Show as a table: Cancellation reasons, Last 30 days',
+    ]);
+    await page.getByLabel('Period').selectOption({ label: 'All time' });
+    await page.getByText('All time, in USD.').waitFor();
+    await named('All time');
+    // A new workspace's cancellation reasons, none, name the period too.
+    const empty = await signIn('owner@hooli.test');
+    await empty.getByRole('figure', { name: 'Cancellation reasons, Last 30 days', exact: true }).waitFor();
+  });
+
+  it('says plainly that a period the address names is unknown and which one it shows, until it is cleared', async () => {
+    const shared = await signIn(globex.ownerEmail, { path: '/?period=bogus' });
+    const problem = shared.getByRole('alert').filter({ hasText: 'period' });
+    await expect(problem.textContent()).resolves.toBe(
+      'The address asks for period “bogus”, which the Overview does not have, so it shows the last 30 days.',
+    );
+    await shared
+      .getByRole('region', { name: 'Key figures' })
+      .getByText(/^Last 30 days \(/)
+      .waitFor();
+    const picker = shared.getByLabel('Period');
+    await expect(picker.inputValue()).resolves.toBe('last_30_days');
+    // The sentence, Clear period and the rates' line pass axe and fit a 390 px phone.
+    await expect(checkPage(shared, 'overview-unknown-period')).resolves.toEqual([]);
+    // The picker is described by the sentence, for one who reaches it first.
+    await expect(
+      picker.evaluate(
+        (select) => select.ownerDocument.getElementById(select.getAttribute('aria-describedby') ?? '')?.textContent,
+      ),
+    ).resolves.toMatch(/^The address asks for period “bogus”/);
+    await shared.getByRole('button', { name: 'Clear period' }).click();
+    await problem.waitFor({ state: 'detached' });
+    expect(new URL(shared.url()).searchParams.has('period')).toBe(false);
+    await expect(picker.getAttribute('aria-describedby')).resolves.toBeNull();
+    // Another period from the picker replaces it as well.
+    await shared.goto(`${world.current.url}/dashboard/?period=forever`);
+    await problem.waitFor();
+    await picker.selectOption({ label: 'Last 90 days' });
+    await problem.waitFor({ state: 'detached' });
+    expect(new URL(shared.url()).searchParams.get('period')).toBe('last_90_days');
+  });
+
   /** One page for the four widths, each loading the Overview afresh at its width. */
   let charts: Page | undefined;
 
@@ -950,6 +1039,39 @@ async function definitions(scope: Locator): Promise<Record<string, string>> {
 /** Intl writes a no-break space between a currency's code and the amount. */
 const NBSP = '\u00a0';
 
+describe("the Overview in the browser's language", () => {
+  it('names the day the operator set each rate it converted with, as en-IN writes a day', async () => {
+    const page = await signIn('owner@soylent.test', { locale: 'en-IN' });
+    const set = await world.current.db('fx_rates').whereIn('currency', ['huf', 'iqd']).pluck('updated_at');
+    const days = new Set(
+      (set as Date[]).map((at) =>
+        new Intl.DateTimeFormat('en-IN', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' }).format(
+          at,
+        ),
+      ),
+    );
+    expect(days.size).toBe(1); // set one after the other in beforeAll
+    await expect(
+      page
+        .getByRole('region', { name: 'Key figures' })
+        .getByText(/^Amounts in other currencies/)
+        .textContent(),
+    ).resolves.toBe(
+      "Amounts in other currencies are shown in HUF at fixed rates per US dollar, whatever the payment's date: " +
+        `HUF 360 and IQD 1,310 (set by the operator on ${[...days][0]}, UTC).`,
+    );
+    await expect(checkPage(page, 'overview-en-IN')).resolves.toEqual([]);
+  });
+
+  it('writes median days to one place at most, a whole number without ".0", in English for a de-DE browser', async () => {
+    const page = await signIn('owner@soylent.test', { locale: 'de-DE' });
+    await expect(kpis(page)).resolves.toMatchObject({ 'Median time to recover': '1 day' });
+    await page.getByLabel('Period').selectOption({ label: 'All time' });
+    await page.getByText('All time, in HUF.').waitFor();
+    await expect(kpis(page)).resolves.toMatchObject({ 'Median time to recover': '2.8 days' }); // not 2,75
+  });
+});
+
 describe("money in the service's ISO 4217 decimals, not the browser's", () => {
   let page: Page;
 
@@ -969,8 +1091,8 @@ describe("money in the service's ISO 4217 decimals, not the browser's", () => {
     await page.getByText('All time, in HUF.').waitFor();
     await expect(kpis(page)).resolves.toMatchObject({
       'Recovered revenue': `HUF${NBSP}57,956.29`,
-      // The API's 2.75 as it is: rounded again to one place it read 2.8.
-      'Median time to recover': '2.75 days', // of 1 and 4.5 days
+      // To one place, as the rates: the API rounds the exact median (2.75, of 1 and 4.5 days) once.
+      'Median time to recover': '2.8 days',
     });
     const revenue = page.getByRole('figure', { name: 'Failed and recovered revenue by month (HUF)' });
     await revenue.getByText('Show as a table').click();

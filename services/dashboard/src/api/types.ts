@@ -21,6 +21,7 @@ export type {
   CancelSessionDetailView as CancelSessionDetail,
   CancelSessionListRow as CancelSession,
   CustomerDetailView as CustomerDetail,
+  ExchangeRate,
   Overview,
   OverviewPeriod,
   TimelineEntry,

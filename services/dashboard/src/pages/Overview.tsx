@@ -1,8 +1,9 @@
-import { useMemo } from 'react';
+import { useId, useMemo } from 'react';
 import { CANCEL_OUTCOMES, DECLINE_CATEGORIES, RECOVERED_VIA } from '@retention/core/enums';
 import { api, query } from '../api/client.js';
-import type { Overview as OverviewData, OverviewPeriod } from '../api/types.js';
-import { Chart, type Series } from '../components/Chart.js';
+import type { ExchangeRate, Overview as OverviewData, OverviewPeriod } from '../api/types.js';
+import { Chart, ChartTitle, type Series } from '../components/Chart.js';
+import { quoted } from '../components/FilterStates.js';
 import { Filter } from '../components/ListPage.js';
 import { ErrorNote, Loading, PageHeader } from '../components/states.js';
 import {
@@ -13,6 +14,7 @@ import {
   formatNumber,
   formatPercent,
   formatPercentTick,
+  formatRate,
   formatUtcDay,
   shareOf,
 } from '../format.js';
@@ -27,10 +29,23 @@ const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string }> = [
   { value: 'all_time', label: 'All time' },
 ];
 
+const DEFAULT_PERIOD = PERIODS[0]!;
+
+/** A period in the picker's words ("Last 30 days"). */
+function periodLabel(period: OverviewPeriod): string {
+  return PERIODS.find((one) => one.value === period)!.label;
+}
+
 /** The overview: the chosen period's KPI cards, then the charts (each with its table). */
 export default function Overview() {
   const [params, setParams] = useSearchParams();
-  const period = PERIODS.find((one) => one.value === params.get('period'))?.value ?? 'last_30_days';
+  const asked = params.get('period') ?? '';
+  const known = PERIODS.find((one) => one.value === asked);
+  const period = known?.value ?? DEFAULT_PERIOD.value;
+  // A period the address names that the page does not have (a mistyped or an old shared link):
+  // the default period is shown, and said to be, so the link never passes for what it asked.
+  const unknownPeriod = asked !== '' && !known ? asked : null;
+  const problemId = useId();
   const overview = useLoad(
     (signal) => api<OverviewData>('GET', `/overview${query({ period })}`, { signal }),
     `overview:${period}`,
@@ -42,9 +57,22 @@ export default function Overview() {
           label="Period"
           value={period}
           options={PERIODS}
-          onChange={(value) => setParams({ period: value === 'last_30_days' ? '' : value })}
+          describedBy={unknownPeriod === null ? undefined : problemId}
+          onChange={(value) => setParams({ period: value === DEFAULT_PERIOD.value ? '' : value })}
         />
       </PageHeader>
+      {unknownPeriod !== null && (
+        <div className="period-problem">
+          <p id={problemId} className="field-error" role="alert">
+            The address asks for period {quoted(unknownPeriod)}, which the Overview does not have, so it shows the{' '}
+            {DEFAULT_PERIOD.label.toLowerCase()}.
+          </p>
+          {/* The picker cannot offer its shown period as a change: this drops the word from the address. */}
+          <button type="button" className="button small" onClick={() => setParams({ period: '' })}>
+            Clear period
+          </button>
+        </div>
+      )}
       {overview.loading && !overview.data && <Loading />}
       {overview.error && <ErrorNote message={overview.error} onRetry={overview.reload} />}
       {overview.data && (
@@ -83,16 +111,54 @@ function sessions(count: number): string {
 }
 
 function periodSentence(overview: OverviewData): string {
-  const label = PERIODS.find((one) => one.value === overview.period)!.label;
+  const label = periodLabel(overview.period);
   const currency = overview.stats.display_currency.toUpperCase();
   if (overview.since === null) return `All time, in ${currency}.`;
   // The day as every other date on the page reads ("Oct 30, 2026"), not ISO; a UTC day, and said so.
   return `${label} (campaigns opened and cancel sessions started since ${formatUtcDay(overview.since)}, UTC), in ${currency}.`;
 }
 
+/** "EUR 0.92 and JPY 150": rates as the note names them. */
+function rateList(rates: readonly ExchangeRate[]): string {
+  const named = rates.map((rate) => `${rate.currency.toUpperCase()} ${formatRate(rate.per_usd)}`);
+  return named.length === 1 ? named[0]! : `${named.slice(0, -1).join(', ')} and ${named.at(-1)!}`;
+}
+
+/**
+ * Which exchange rates the page's money was converted with (the API's `exchange_rates`), or null
+ * when it converted nothing: the service's fixed table, one rate per currency whatever a
+ * payment's date, each a shipped default (approximate, undated) or one the operator set on a day.
+ */
+function ratesSentence(overview: OverviewData): string | null {
+  const rates = overview.exchange_rates;
+  if (rates.length === 0) return null;
+  const groups: string[] = [];
+  const builtIn = rates.filter((rate) => rate.set_at === null);
+  if (builtIn.length > 0) {
+    const plural = builtIn.length === 1 ? 'rate' : 'rates';
+    groups.push(`${rateList(builtIn)} (the service's built-in approximate ${plural}, not dated)`);
+  }
+  const days = new Map<string, ExchangeRate[]>();
+  for (const rate of rates) {
+    if (rate.set_at === null) continue;
+    const day = rate.set_at.slice(0, 10);
+    days.set(day, [...(days.get(day) ?? []), rate]);
+  }
+  for (const [day, set] of [...days].sort(([a], [b]) => a.localeCompare(b))) {
+    groups.push(`${rateList(set)} (set by the operator on ${formatUtcDay(day)}, UTC)`);
+  }
+  const currency = overview.stats.display_currency.toUpperCase();
+  return (
+    `Amounts in other currencies are shown in ${currency} at fixed rates per US dollar, whatever the ` +
+    `payment's date: ${groups.join('; ')}.`
+  );
+}
+
 function Kpis({ overview }: { overview: OverviewData }) {
   const { recovery, cancel_flow, display_currency: currency } = overview.stats;
-  const days = recovery.median_days_to_recover;
+  // Rounded once to 1 place by the API, as the rates beside it are to 1 place.
+  const days = overview.median_days_to_recover_one_place;
+  const rates = ratesSentence(overview);
   const closed = recovery.recovered + recovery.lost + recovery.abandoned;
   // The save rate's whole: sessions that ended saved or canceled (an abandoned one decided nothing).
   const decided = cancel_flow.saved + cancel_flow.canceled;
@@ -123,6 +189,7 @@ function Kpis({ overview }: { overview: OverviewData }) {
         <Card label="Saved MRR" value={formatMoney(cancel_flow.saved_mrr_cents, currency)} />
         <Card label="Median time to recover" value={formatDays(days)} />
       </dl>
+      {rates && <p className="muted">{rates}</p>}
       {/* The two rates read at a glance as one; they are not (docs/dashboard-ui.md, "Overview"). */}
       <p className="muted">
         Closed campaigns are those recovered, lost or abandoned; an open one counts in the first rate once it closes.
@@ -140,6 +207,8 @@ function Kpis({ overview }: { overview: OverviewData }) {
 
 function Charts({ overview }: { overview: OverviewData }) {
   const currency = overview.stats.display_currency;
+  // The charts of the chosen period name it; the monthly ones cover the last 12 months whatever it.
+  const period = periodLabel(overview.period);
   const { recovery } = overview.stats;
   const months = useMemo(() => overview.campaigns_by_month.map((row) => formatMonth(row.month)), [overview]);
   const money = useMemo(() => (value: number) => formatMoney(value, currency), [currency]);
@@ -223,6 +292,7 @@ function Charts({ overview }: { overview: OverviewData }) {
       />
       <Chart
         title="Campaigns by decline category"
+        period={period}
         kind="bar"
         horizontal
         labels={categories}
@@ -233,6 +303,7 @@ function Charts({ overview }: { overview: OverviewData }) {
       />
       <Chart
         title="How campaigns were recovered"
+        period={period}
         kind="bar"
         labels={viaLabels}
         series={via}
@@ -253,6 +324,7 @@ function Charts({ overview }: { overview: OverviewData }) {
       {reasons[0]!.values.length > 0 ? (
         <Chart
           title="Cancellation reasons"
+          period={period}
           kind="bar"
           horizontal
           labels={reasonLabels}
@@ -262,8 +334,8 @@ function Charts({ overview }: { overview: OverviewData }) {
           labelHeader="Reason"
         />
       ) : (
-        <figure className="chart card">
-          <figcaption className="chart-title">Cancellation reasons</figcaption>
+        <figure className="chart card" aria-label={`Cancellation reasons, ${period}`}>
+          <ChartTitle title="Cancellation reasons" period={period} />
           <p className="state empty">No cancel sessions in this period.</p>
         </figure>
       )}
