@@ -150,12 +150,6 @@ export interface Overview {
   period: OverviewPeriod;
   since: string | null;
   stats: Stats;
-  /**
-   * `stats.recovery.median_days_to_recover` rounded half up once, from the exact median, to 1
-   * place: what the dashboard shows beside its 1-place rates (2.745 days is 2.7, where rounding
-   * the stats' 2.75 again read 2.8).
-   */
-  median_days_to_recover_one_place: number | null;
   exchange_rates: ExchangeRate[];
   campaigns_by_month: MonthlyCampaigns[];
   cancel_sessions_by_month: MonthlySessions[];

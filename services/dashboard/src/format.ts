@@ -197,9 +197,8 @@ export function formatNumber(value: number | null | undefined, digits = 0): stri
 
 /**
  * A number of days to one place at most, as the rates beside it (`3.5 days`, `2 days`, never
- * `2.0`), in the page's language. Give it a value the API rounded once to 1 place (the
- * overview's `median_days_to_recover_one_place`): the stats' 2 places rounded again read a
- * median of 2.745 days (2.75) as 2.8. Singular for exactly one day.
+ * `2.0`), in the page's language. The stats' 2 places are rounded again (2.75 reads 2.8, as
+ * `GET /api/v1/stats` says 2.75: the same number, shown to less). Singular for exactly one day.
  */
 export function formatDays(days: number | null | undefined): string {
   if (days === null || days === undefined) return '—';

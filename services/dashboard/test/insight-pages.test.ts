@@ -676,7 +676,7 @@ describe('overview', () => {
         .getByText(/^Amounts in other currencies/)
         .textContent(),
     ).resolves.toBe(
-      "Amounts in other currencies are shown in USD at fixed rates per US dollar, whatever the payment's date: " +
+      "Amounts in other currencies are shown in USD at fixed rates per US dollar, not at each payment's date: " +
         "EUR 0.92 and JPY 150 (the service's built-in approximate rates, not dated).",
     );
     // A workspace that converted nothing has no rates to name.
@@ -1057,7 +1057,7 @@ describe("the Overview in the browser's language", () => {
         .getByText(/^Amounts in other currencies/)
         .textContent(),
     ).resolves.toBe(
-      "Amounts in other currencies are shown in HUF at fixed rates per US dollar, whatever the payment's date: " +
+      "Amounts in other currencies are shown in HUF at fixed rates per US dollar, not at each payment's date: " +
         `HUF 360 and IQD 1,310 (set by the operator on ${[...days][0]}, UTC).`,
     );
     await expect(checkPage(page, 'overview-en-IN')).resolves.toEqual([]);
@@ -1091,7 +1091,7 @@ describe("money in the service's ISO 4217 decimals, not the browser's", () => {
     await page.getByText('All time, in HUF.').waitFor();
     await expect(kpis(page)).resolves.toMatchObject({
       'Recovered revenue': `HUF${NBSP}57,956.29`,
-      // To one place, as the rates: the API rounds the exact median (2.75, of 1 and 4.5 days) once.
+      // To one place, as the rates: the API's 2.75 (of 1 and 4.5 days) shown to less precision.
       'Median time to recover': '2.8 days',
     });
     const revenue = page.getByRole('figure', { name: 'Failed and recovered revenue by month (HUF)' });

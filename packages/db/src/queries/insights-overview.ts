@@ -9,7 +9,7 @@ import {
   type OverviewPeriod,
 } from '../dashboard-views.js';
 import { loadFxTable } from './fx-rates.js';
-import { MoneyTotals, roundedDays, statsWithWorkingsInSnapshot } from './stats.js';
+import { MoneyTotals, statsWithWorkingsInSnapshot } from './stats.js';
 
 /**
  * The dashboard overview: the KPIs of a period and the series behind its charts, all from the
@@ -65,7 +65,7 @@ async function overviewInSnapshot(
   const since = periodStart(period, now);
   // One read of the FX table for the KPIs and the monthly totals (each keeps its own tally).
   const { rates, setAt } = await loadFxTable(trx);
-  const { stats, money: statsMoney, median } = await statsWithWorkingsInSnapshot(trx, workspaceId, now, since, rates);
+  const { stats, money: statsMoney } = await statsWithWorkingsInSnapshot(trx, workspaceId, now, since, rates);
   const months = lastTwelveMonths(now);
   const money = new MoneyTotals(stats.display_currency, rates);
   const campaignsByMonth = await monthlyCampaigns(trx, workspaceId, months, money);
@@ -78,7 +78,6 @@ async function overviewInSnapshot(
     period,
     since,
     stats,
-    median_days_to_recover_one_place: roundedDays(median, 1),
     exchange_rates: ratesUsed(converted, stats.display_currency, rates, setAt),
     campaigns_by_month: campaignsByMonth,
     cancel_sessions_by_month: sessionsByMonth,

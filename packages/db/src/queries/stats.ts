@@ -97,8 +97,7 @@ export async function statsInSnapshot(
 
 /**
  * statsInSnapshot's stats, with what the overview says beside them: the totals' money (which
- * currencies it converted) and the median's exact value (`sum / over` days), which the
- * dashboard rounds once to 1 place (rounding the stats' 2 places again read 2.745 as 2.8).
+ * currencies it converted, whose rates the overview names).
  */
 export async function statsWithWorkingsInSnapshot(
   trx: Transaction,
@@ -106,7 +105,7 @@ export async function statsWithWorkingsInSnapshot(
   now: Date,
   since: string | null,
   rates?: FxRates,
-): Promise<{ stats: Stats; money: MoneyTotals; median: ExactDays | null }> {
+): Promise<{ stats: Stats; money: MoneyTotals }> {
   const workspace = await trx<{ id: string; display_currency: string }>('workspaces')
     .where({ id: workspaceId })
     .first('display_currency');
@@ -115,7 +114,7 @@ export async function statsWithWorkingsInSnapshot(
     since === null ? await allTimeCampaigns(trx, workspaceId) : await campaignsSince(trx, workspaceId, since);
   const sessions =
     since === null ? await allTimeSessions(trx, workspaceId) : await sessionsSince(trx, workspaceId, since);
-  const median = await medianRecoveryDays(trx, workspaceId, since);
+  const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId, since);
   const money = new MoneyTotals(workspace.display_currency, rates ?? (await loadFxRates(trx)));
   const recovery = summarizeCampaigns(campaigns, money);
   const cancelFlow = summarizeSessions(sessions, money);
@@ -124,22 +123,11 @@ export async function statsWithWorkingsInSnapshot(
     display_currency: workspace.display_currency,
     has_multiple_currencies: money.currenciesSeen.size > 1,
     unconverted_currencies: [...money.unconverted].sort(),
-    recovery: { ...recovery, median_days_to_recover: roundedDays(median, 2) },
+    recovery: { ...recovery, median_days_to_recover: medianDaysToRecover },
     cancel_flow: cancelFlow,
     generated_at: toIsoMillis(now),
   };
-  return { stats, money, median };
-}
-
-/** A number of days as a fraction, exact: `sum` milliseconds over `over`. */
-interface ExactDays {
-  sum: bigint;
-  over: bigint;
-}
-
-/** Exact days rounded half up, once, to `places`; null for none. */
-export function roundedDays(days: ExactDays | null, places: number): number | null {
-  return days === null ? null : roundedRatio(days.sum, days.over, places);
+  return { stats, money };
 }
 
 async function allTimeCampaigns(trx: Transaction, workspaceId: string): Promise<CampaignRollup[]> {
@@ -282,11 +270,7 @@ function summarizeSessions(rows: CancelSessionRollup[], money: MoneyTotals) {
  * order of their exact duration (migration 0007), skipping to the rank. Whole hours are a
  * monotonic function of the duration, so the rank within the hour is the rank overall.
  */
-async function medianRecoveryDays(
-  trx: Transaction,
-  workspaceId: string,
-  since: string | null,
-): Promise<ExactDays | null> {
+async function medianRecoveryDays(trx: Transaction, workspaceId: string, since: string | null): Promise<number | null> {
   const hours: RecoveryTimeRollup[] =
     since === null
       ? await trx('recovery_time_rollups')
@@ -308,7 +292,7 @@ async function medianRecoveryDays(
   const ranks = total % 2 === 1 ? [(total + 1) / 2] : [total / 2, total / 2 + 1];
   let sum = 0n;
   for (const rank of ranks) sum += BigInt(await durationAtRank(trx, workspaceId, hours, rank, since));
-  return { sum, over: BigInt(ranks.length * MILLISECONDS_PER_DAY) };
+  return roundedRatio(sum, BigInt(ranks.length * MILLISECONDS_PER_DAY), 2);
 }
 
 /** The duration in milliseconds (never negative) of the recovered campaign at `rank`, 1-based. */

@@ -145,29 +145,6 @@ describe('GET /dashboard/api/overview', () => {
     expect(inUsd.body.exchange_rates).toEqual([]);
   });
 
-  it('rounds the median days to 1 place once, from the exact median, beside the 2 places of the stats', async () => {
-    const { workspaceId } = await workspaceWithToken(api.current, {
-      customers,
-      campaigns: [
-        {
-          customer: 'c',
-          currency: 'usd',
-          amount_cents: 1000,
-          decline_code: 'insufficient_funds',
-          status: 'recovered',
-          recovered_via: 'retry',
-          first_failed_at: '2026-01-01T00:00:00Z',
-          recovered_at: '2026-01-03T17:52:48Z', // 2.745 days
-        },
-      ],
-    });
-    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
-    const overview = await call('GET', '/overview?period=all_time', { cookie: owner });
-    expect(overview.body.stats.recovery.median_days_to_recover).toBe(2.75);
-    // 2.7, not 2.8: the 2.75 above rounded again.
-    expect(overview.body.median_days_to_recover_one_place).toBe(2.7);
-  });
-
   it('refuses an unknown period with the JSON error, and a request without a session', async () => {
     const w = await world();
     const bad = await call('GET', '/overview?period=forever', { cookie: w.member });

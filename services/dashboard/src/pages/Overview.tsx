@@ -149,15 +149,15 @@ function ratesSentence(overview: OverviewData): string | null {
   }
   const currency = overview.stats.display_currency.toUpperCase();
   return (
-    `Amounts in other currencies are shown in ${currency} at fixed rates per US dollar, whatever the ` +
+    `Amounts in other currencies are shown in ${currency} at fixed rates per US dollar, not at each ` +
     `payment's date: ${groups.join('; ')}.`
   );
 }
 
 function Kpis({ overview }: { overview: OverviewData }) {
   const { recovery, cancel_flow, display_currency: currency } = overview.stats;
-  // Rounded once to 1 place by the API, as the rates beside it are to 1 place.
-  const days = overview.median_days_to_recover_one_place;
+  // Shown to 1 place, as the rates beside it: the stats' 2-place figure, rounded again.
+  const days = recovery.median_days_to_recover;
   const rates = ratesSentence(overview);
   const closed = recovery.recovered + recovery.lost + recovery.abandoned;
   // The save rate's whole: sessions that ended saved or canceled (an abandoned one decided nothing).
