@@ -80,6 +80,80 @@ describe('user invite and user reset-link', () => {
   });
 });
 
+describe('user list, and user reset-link by address', () => {
+  it("lists the workspace's people with their ids and whether they can sign in, never a password", async () => {
+    const users = () => database.current.db('users').where({ id: owner });
+    await users().update({ password_hash: 'scrypt$not-a-real-hash' });
+    const listed = await run('user', 'list', '--workspace', workspace).finally(() =>
+      users().update({ password_hash: null }),
+    );
+    expect(listed.code).toBe(0);
+    expect(listed.json.object).toBe('list');
+    const people = listed.json.data as Array<Record<string, unknown>>;
+    expect(people.find((person) => person.id === owner)).toMatchObject({
+      email: 'owner@dash.test',
+      role: 'owner',
+      has_password: true,
+    });
+    expect(people.find((person) => person.id === member)).toMatchObject({ role: 'member', has_password: false });
+    expect(JSON.stringify(listed.json)).not.toContain('scrypt');
+    expect((await run('user', 'list', '--workspace', '00000000-0000-4000-8000-000000000000')).error?.type).toBe(
+      'not_found',
+    );
+  });
+
+  it('makes a reset link for the person an address names, in any case, and says what to do with an invitation id', async () => {
+    const reset = await run('user', 'reset-link', '--workspace', workspace, '--email', 'MEMBER@dash.test');
+    expect(reset.code).toBe(0);
+    expect(reset.json.reset_url).toMatch(/\/dashboard\/reset\/[A-Za-z0-9_-]{43}$/);
+    const link = await database.current
+      .db('account_links')
+      .where({ kind: 'password_reset', user_id: member })
+      .whereNull('revoked_at')
+      .first();
+    expect(link).toBeDefined();
+
+    // The id user invite prints is the invitation's: the answer says so, and what to run.
+    const invited = await run(
+      'user',
+      'invite',
+      '--workspace',
+      workspace,
+      '--email',
+      'later@dash.test',
+      '--role',
+      'member',
+    );
+    for (const args of [
+      ['--id', invited.json.id],
+      ['--workspace', workspace, '--email', 'later@dash.test'],
+    ]) {
+      const refused = await run('user', 'reset-link', ...args);
+      expect(refused.code).toBe(1);
+      expect(refused.error).toEqual({
+        type: 'not_found',
+        message: expect.stringContaining('later@dash.test has an invitation') as unknown as string,
+      });
+      expect(refused.error?.message).toContain('run user invite again');
+    }
+    const nobody = await run('user', 'reset-link', '--workspace', workspace, '--email', 'nobody@dash.test');
+    expect(nobody.error?.message).toMatch(/^No user with email nobody@dash.test in workspace .*user list/);
+  });
+
+  it('takes either --id or --workspace with --email, and says so otherwise', async () => {
+    for (const args of [
+      [],
+      ['--id', member, '--workspace', workspace, '--email', 'member@dash.test'],
+      ['--email', 'member@dash.test'],
+      ['--workspace', workspace],
+    ]) {
+      const refused = await run('user', 'reset-link', ...args);
+      expect(refused.code).toBe(2);
+      expect(refused.error?.message).toMatch(/^Give either --id U, or --workspace W with --email E/);
+    }
+  });
+});
+
 describe('team and workspace changes from the CLI are in the security log', () => {
   it('user create and workspace update', async () => {
     const created = await run(

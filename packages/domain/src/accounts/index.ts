@@ -3,6 +3,7 @@ export * from './account-email.js';
 export * from './account-user.js';
 export * from './invitations.js';
 export * from './one-time-links.js';
+export * from './operator-users.js';
 export { hashOpaqueValue } from './opaque-values.js';
 export * from './password-reset.js';
 export * from './passwords.js';
