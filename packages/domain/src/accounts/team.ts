@@ -8,6 +8,7 @@ import { revokeOwnResetLinks, revokeResetLinksMadeBy } from './password-reset.js
 import {
   assertMayAssign,
   assignableRoles,
+  can,
   formerRoleWithholdingResetLink,
   mayMakeResetLinkFor,
   resetLinkRoles,
@@ -40,18 +41,21 @@ export async function listMembers(
 ): Promise<
   Array<
     AccountUser & {
-      has_password: boolean;
+      has_password?: boolean;
       can_make_reset_link: boolean;
       reset_link_former_role: 'admin' | 'owner' | null;
     }
   >
 > {
   const rows = await db<AccountUserRow>('users').where({ workspace_id: workspaceId }).orderBy('created_at').limit(1000);
+  const mayInvite = can(viewer.role, 'manage_team');
   return rows.map((row) => ({
     ...toAccountUser(row),
     // Whether they can sign in: one without a password yet (made by the operator) may be invited,
-    // and accepting gives that account the invitation's role; Invite says so before sending.
-    has_password: row.password_hash !== null,
+    // and accepting gives that account the invitation's role; Invite says so before sending. Only
+    // to a viewer who may invite (manage_team): a member invites nobody, and whose account has a
+    // password is not theirs to know.
+    ...(mayInvite && { has_password: row.password_hash !== null }),
     can_make_reset_link: mayMakeResetLinkFor(viewer, row, emailed),
     reset_link_former_role: formerRoleWithholdingResetLink(viewer, row, emailed),
   }));

@@ -152,24 +152,34 @@ describe('an invitation to an address with one pending', () => {
     expect([first.body.existing_account, second.body.existing_account]).toEqual([null, null]);
   });
 
-  it('names an account without a password the address already names, with its role now (existing_account); GET /team says who has a password', async () => {
-    const { owner, workspace } = await team(api.current.db, call, 'Existing');
+  it('names an account without a password the address already names, with its role now (existing_account); GET /team says who has a password to those who may invite', async () => {
+    const { owner, admin, member, workspace } = await team(api.current.db, call, 'Existing');
     const [ops] = await api.current
       .db('users')
       .insert({ workspace_id: workspace.id, email: 'ops@example.com', role: 'admin', password_hash: null })
       .returning('id');
-    const listed = await call('GET', '/team', { cookie: owner.cookie });
-    expect(
-      (listed.body.members as Array<{ email: string; has_password: boolean }>).map(({ email, has_password }) => ({
-        email,
-        has_password,
-      })),
-    ).toEqual(
-      expect.arrayContaining([
+    // Owners and admins invite, and Invite says before sending whether the address signs in.
+    for (const viewer of [owner, admin]) {
+      const listed = await call('GET', '/team', { cookie: viewer.cookie });
+      expect(
+        (listed.body.members as Array<{ email: string; has_password: boolean }>).map(({ email, has_password }) => ({
+          email,
+          has_password,
+        })),
+      ).toEqual([
         { email: owner.email, has_password: true },
+        { email: admin.email, has_password: true },
+        { email: member.email, has_password: true },
         { email: 'ops@example.com', has_password: false },
-      ]),
-    );
+      ]);
+    }
+    // A member invites nobody: whose account has a password is not theirs to know.
+    const seenByMember = await call('GET', '/team', { cookie: member.cookie });
+    expect(seenByMember.status).toBe(200);
+    expect(seenByMember.body.members).toHaveLength(4);
+    for (const person of seenByMember.body.members as Array<Record<string, unknown>>) {
+      expect(person).not.toHaveProperty('has_password');
+    }
     const invited = await call('POST', '/team/invitations', {
       cookie: owner.cookie,
       body: { email: 'OPS@example.com', role: 'member' },

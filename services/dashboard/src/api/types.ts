@@ -204,9 +204,10 @@ export interface ListedInvitation extends Invitation {
 export interface TeamMember extends User {
   /**
    * Whether they can sign in. One without a password yet (made by the operator) may be invited:
-   * accepting gives that account a password and the invitation's role.
+   * accepting gives that account a password and the invitation's role. Sent only to a viewer who
+   * may invite (owners and admins).
    */
-  has_password: boolean;
+  has_password?: boolean;
   /** Whether the viewer may make them a reset link: Reset link is offered only then. */
   can_make_reset_link: boolean;
   /**
