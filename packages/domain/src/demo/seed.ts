@@ -133,6 +133,32 @@ async function recordMaking(
   });
 }
 
+/**
+ * The demo admin's address in this demo: the catalog's (`ops@northwind.example`) while no account
+ * of this database signs in with it, else the first of `ops+2@…`, `ops+3@…` that none does. An
+ * address signs in to one workspace only (users_email_with_password_key), and the admin signs in
+ * in every demo: a later demo in the same database (`demo seed` again, or `npm start` on a
+ * database whose first demo was removed) gave its admin, under the same address, neither a
+ * password nor a last sign-in ("Never" on Team, beside their recoveries). Seeds wait for each
+ * other here, so two at once do not pick the same one.
+ */
+async function freeAdminAddress(trx: Transaction, catalog: string): Promise<string> {
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['retention.demo-admin-address']);
+  const at = catalog.lastIndexOf('@');
+  const [local, domain] = [catalog.slice(0, at), catalog.slice(at + 1)];
+  const taken = new Set(
+    (
+      await trx('users')
+        .whereNotNull('password_hash')
+        .whereRaw('lower(email) LIKE lower(?)', [`${local}%@${domain}`])
+        .pluck<string[]>('email')
+    ).map((email) => email.toLowerCase()),
+  );
+  let address = catalog;
+  for (let tag = 2; taken.has(address.toLowerCase()); tag += 1) address = `${local}+${tag}@${domain}`;
+  return address;
+}
+
 /** Quotes a word for a POSIX shell. */
 const shellQuote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
@@ -170,11 +196,13 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
   // the transaction opens: it is memory-hard).
   const adminPasswordHash = await hashPassword(randomBytes(32).toString('base64url'));
   const loaded = await inTransaction(db, async (trx) => {
+    const adminEmail = await freeAdminAddress(trx, imported.users?.find((user) => user.key === 'admin')?.email ?? '');
     const workspace = (
       await loadFixtures(trx, options.secretsKey, {
         workspaces: [
           {
             ...imported,
+            users: imported.users?.map((user) => (user.key === 'admin' ? { ...user, email: adminEmail } : user)),
             webhooks: DEMO_ENDPOINTS.map((endpoint) => ({
               key: endpoint.key,
               name: endpoint.name,
@@ -196,25 +224,16 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
     // they were signed in then, and the Team page says so rather than "Never", with a password of
     // their own: without one they read as an account the operator made that never signed up, which
     // an invitation for another role takes over (ops, an admin who signed in, silently made a
-    // member); with one, inviting them is refused as already a member. An address signs in to one
-    // workspace only (users_email_with_password_key): where another workspace of this database
-    // (an earlier demo) has the admin's address signing in, this one's admin has neither, as the
-    // member and the owner (who signs in through npm start's invitation) have neither.
-    const admin = await trx('users').where({ id: workspace.users.admin! }).first<{ email: string }>('email');
-    const signsInElsewhere = await trx('users')
-      .whereRaw('lower(email) = lower(?)', [admin.email])
-      .whereNotNull('password_hash')
-      .first<{ id: string } | undefined>('id');
-    if (!signsInElsewhere) {
-      await trx('users')
-        .where({ id: workspace.users.admin! })
-        .update({
-          password_hash: adminPasswordHash,
-          last_sign_in_at: trx('security_events')
-            .where({ workspace_id: workspace.id, actor_user_id: workspace.users.admin! })
-            .max('created_at'),
-        });
-    }
+    // member); with one, inviting them is refused as already a member. In every demo, the first
+    // of a database or a later one (freeAdminAddress).
+    await trx('users')
+      .where({ id: workspace.users.admin! })
+      .update({
+        password_hash: adminPasswordHash,
+        last_sign_in_at: trx('security_events')
+          .where({ workspace_id: workspace.id, actor_user_id: workspace.users.admin! })
+          .max('created_at'),
+      });
     await replayWebhookLog(trx, {
       workspaceId: workspace.id,
       endpoints: DEMO_ENDPOINTS.map((endpoint) => ({
