@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { AuthCard } from '../components/AuthCard.js';
 import { FormError } from '../components/Field.js';
 import { SignInFields } from '../components/SignInFields.js';
@@ -19,8 +19,24 @@ const SIGN_IN_REASONS: Readonly<Record<string, string>> = {
 };
 
 export default function SignIn() {
-  const [reason] = useState(() => SIGN_IN_REASONS[new URLSearchParams(window.location.search).get('reason') ?? '']);
+  const [reason, setReason] = useState(
+    () => SIGN_IN_REASONS[new URLSearchParams(window.location.search).get('reason') ?? ''],
+  );
   const form = useSignInForm('', afterSignIn);
+  /**
+   * The reason said why the person came here; once they submit, what they see is the outcome of
+   * that submit alone (a refusal under the form), not "You are signed out…" above it. The address
+   * bar forgets `reason` too, so a reload does not bring it back.
+   */
+  const submit = (event: FormEvent) => {
+    if (reason) {
+      setReason(undefined);
+      const url = new URL(window.location.href);
+      url.searchParams.delete('reason');
+      window.history.replaceState(window.history.state, '', url);
+    }
+    void form.submit(event);
+  };
   return (
     <AuthCard title="Sign in to your workspace">
       {reason && (
@@ -28,7 +44,7 @@ export default function SignIn() {
           {reason}
         </p>
       )}
-      <form className="stack" onSubmit={(event) => void form.submit(event)}>
+      <form className="stack" onSubmit={submit}>
         <SignInFields form={form} emailFocus={{ autoFocus: true }} />
         <FormError action={form.action} />
         <BusyButton type="submit" className="button primary block" busy={form.action.busy}>
