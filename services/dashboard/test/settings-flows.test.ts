@@ -1186,9 +1186,20 @@ describe('account, workspace and security log', () => {
     const refusal = dialog
       .getByRole('alert')
       .filter({ hasText: 'That is you: you are already an owner of this workspace.' });
+    // One's own address is said to be one's own before sending, not "they cannot be invited
+    // again"; once sent, the server's refusal alone says it, word for word.
+    const ownAddress = dialog.getByText(
+      'That is your own address: you are already on the team as Owner, and cannot invite yourself.',
+      { exact: true },
+    );
+    await dialog.getByLabel('Email').fill('OWNER@acme.test');
+    await ownAddress.waitFor();
+    await expect(dialog.getByText(/cannot be invited again/).count()).resolves.toBe(0);
     await dialog.getByLabel('Email').fill('owner@acme.test');
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
     await refusal.waitFor();
+    await expect(ownAddress.count()).resolves.toBe(0);
+    await expect(dialog.getByText(/cannot be invited again/).count()).resolves.toBe(0);
     await dialog.getByLabel('Email').fill('someone.else@acme.test');
     await expect(refusal.count()).resolves.toBe(0);
     // So does one after a role is chosen.

@@ -102,10 +102,14 @@ function existingAccountSaying(email: string, held: Role, role: Role): string {
 }
 
 /**
- * What Invite says, before sending, of a listed person the address typed names: one who signs in
- * already cannot be invited (the server refuses it); one without a password yet may be.
+ * What Invite says, before sending, of a listed person the address typed names: the viewer's own
+ * address is theirs (not "they" who cannot be invited again); one who signs in already cannot be
+ * invited (the server refuses it); one without a password yet may be.
  */
-function memberSaying(member: TeamMember, role: Role): string {
+function memberSaying(member: TeamMember, role: Role, viewerId: string): string {
+  if (member.id === viewerId) {
+    return `That is your own address: you are already on the team as ${ROLE_NAMES[member.role]}, and cannot invite yourself.`;
+  }
   return member.has_password
     ? `${member.email} is already on the team as ${ROLE_NAMES[member.role]}: they cannot be invited again.`
     : existingAccountSaying(member.email, member.role, role);
@@ -113,6 +117,7 @@ function memberSaying(member: TeamMember, role: Role): string {
 
 function InviteDialog({
   roles,
+  viewerId,
   members,
   listed,
   emails,
@@ -120,6 +125,8 @@ function InviteDialog({
   onInvited,
 }: {
   roles: Role[];
+  /** The signed-in person: their own address is said to be theirs. */
+  viewerId: string;
   /** The people the page lists: inviting one of their addresses is refused, or takes that account over. */
   members: TeamMember[];
   /** The invitations the page lists, pending or expired: inviting one of their addresses replaces it. */
@@ -207,7 +214,8 @@ function InviteDialog({
           param="email"
           onChange={(event) => setEmail(event.target.value)}
         />
-        {member && <p className="notice">{memberSaying(member, role)}</p>}
+        {/* Once sent, the server's refusal under the form says it, word for word, in place of this. */}
+        {member && !invite.formError && <p className="notice">{memberSaying(member, role, viewerId)}</p>}
         {replaced && <p className="notice">{replacesSaying(replaced)}</p>}
         <RoleChoice
           roles={roles}
@@ -770,6 +778,7 @@ export default function Team() {
       {inviting && (
         <InviteDialog
           roles={roles}
+          viewerId={me.user.id}
           members={team.data?.members ?? []}
           listed={team.data?.invitations ?? []}
           emails={team.data?.emails ?? false}
