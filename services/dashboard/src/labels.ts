@@ -34,6 +34,21 @@ export const EVENT_TYPE_LABELS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * What each event type means, in a sentence (service-spec.md 6.2's "Meaning", docs/webhooks.md's
+ * "when"): the endpoint form shows it under the type's code, for whoever picks what to send.
+ */
+export const EVENT_TYPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'recovery.opened': 'A payment failed for the first time on an invoice, and a recovery campaign opened.',
+  'recovery.recovered': 'A recovery campaign ended with the payment received.',
+  'recovery.lost': 'A recovery campaign ended without the payment.',
+  'cancel.saved': 'A customer in the cancel flow accepted an offer and stayed.',
+  'cancel.lost': 'A customer in the cancel flow canceled anyway.',
+  'trial.reminder_sent': 'An email reminding a customer that their trial ends soon was sent.',
+  'reactivation.sent': 'A win-back email was sent to a customer who had canceled.',
+  'winback.recorded': 'A customer who had canceled subscribed again.',
+};
+
+/**
  * Stripe's decline codes, each as its documentation explains it, every code that
  * @retention/core's decline-categories.ts sorts into a category. A code not listed (a processor
  * may send any) is shown humanized.

@@ -20,6 +20,7 @@ import {
   backfillStatusText,
   campaignStatusLabel,
   DECLINE_CODE_LABELS,
+  EVENT_TYPE_DESCRIPTIONS,
   EVENT_TYPE_LABELS,
   SECURITY_ACTION_GROUPS,
   SECURITY_ACTOR_KIND_LABELS,
@@ -43,6 +44,13 @@ describe('labels', () => {
     expect(words).toEqual(EVENT_TYPES.map((type) => EVENT_TYPE_LABELS[type]));
     for (const label of words) expect(label).toMatch(/^[A-Z][a-z]*(,? [a-z]+)*$/);
     expect(new Set(words).size).toBe(words.length);
+  });
+
+  it('says what every event type of the catalog means, in a sentence, none the same as another', () => {
+    expect(Object.keys(EVENT_TYPE_DESCRIPTIONS).sort()).toEqual([...EVENT_TYPES].sort());
+    const sentences = Object.values(EVENT_TYPE_DESCRIPTIONS);
+    for (const sentence of sentences) expect(sentence).toMatch(/^[A-Z][^.]+\.$/);
+    expect(new Set(sentences).size).toBe(sentences.length);
   });
 
   it('names only decline codes the category table knows (a typo would never show)', () => {

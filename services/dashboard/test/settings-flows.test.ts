@@ -2,7 +2,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { DEFAULT_FX_RATES_PER_USD } from '@retention/core';
+import { DEFAULT_FX_RATES_PER_USD, EVENT_TYPES } from '@retention/core';
 import { OPERATOR, recordSecurityEvent, recoverCampaign, setFxRate } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually } from '@retention/testkit';
@@ -316,13 +316,56 @@ describe('outbound webhooks', () => {
     await dialog.getByText('The URL must start with https://').waitFor();
     await expect(dialog.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(true);
     await expect(dialog.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(true);
-    // Each type is named by its code and described in the dashboard's words, which tick it too.
+    // Each type is named by its code and described in the dashboard's words and by what it
+    // means, in a sentence shown under the code; the words tick it too.
     const recovered = dialog.getByRole('checkbox', { name: 'recovery.recovered', exact: true });
-    await expect(description(recovered)).resolves.toBe('Payment recovered');
+    await expect(description(recovered)).resolves.toBe(
+      'Payment recovered A recovery campaign ended with the payment received.',
+    );
+    await expect(
+      dialog.getByText('A recovery campaign ended with the payment received.', { exact: true }).isVisible(),
+    ).resolves.toBe(true);
+    for (const type of EVENT_TYPES) {
+      await expect(description(dialog.getByRole('checkbox', { name: type, exact: true }))).resolves.toMatch(
+        /^[A-Z][a-z, ]+ [A-Z][^.]+\.$/,
+      );
+    }
     await dialog.getByText('Payment recovered', { exact: true }).click();
     await expect(recovered.isChecked()).resolves.toBe(true);
-    await expect(dialog.getByRole('checkbox', { name: 'All events' }).isChecked()).resolves.toBe(false);
-    await dialog.getByRole('checkbox', { name: 'All events' }).check();
+    const allEvents = dialog.getByRole('checkbox', { name: 'All events' });
+    await expect(allEvents.isChecked()).resolves.toBe(false);
+    await allEvents.check();
+    await expect(recovered.isChecked()).resolves.toBe(false);
+    // Unticking All events goes on to choosing types, every one of them ticked (it used to stay
+    // ticked, refusing the click).
+    await allEvents.uncheck();
+    const typeBoxes = EVENT_TYPES.map((type) => dialog.getByRole('checkbox', { name: type, exact: true }));
+    for (const box of typeBoxes) await expect(box.isChecked()).resolves.toBe(true);
+    // None chosen, Save says so at the types, focuses the first, and sends nothing.
+    for (const box of typeBoxes) await box.uncheck();
+    await expect(allEvents.isChecked()).resolves.toBe(false);
+    await dialog.getByLabel('Name').fill('Acme CRM');
+    await dialog.getByLabel('URL').fill(world.current.receiver.url(hookPath));
+    const endpointsNow = () =>
+      world.current
+        .db('webhook_endpoints')
+        .where({ workspace_id: world.current.workspace.id })
+        .count('* as count')
+        .first();
+    const before = await endpointsNow();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const noneChosen = dialog
+      .getByRole('alert')
+      .filter({ hasText: 'Choose at least one event type, or tick All events.' });
+    await noneChosen.waitFor();
+    await expect(typeBoxes[0]!.evaluate((box) => box === box.ownerDocument.activeElement)).resolves.toBe(true);
+    await expect(typeBoxes[0]!.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByRole('dialog', { name: 'Endpoint added' }).count()).resolves.toBe(0);
+    await expect(endpointsNow()).resolves.toEqual(before);
+    // Ticking a choice takes the error away.
+    await allEvents.check();
+    await expect(noneChosen.count()).resolves.toBe(0);
+    await expect(typeBoxes[0]!.getAttribute('aria-invalid')).resolves.toBeNull();
 
     // The server's refusal (`url: must not contain a user name or password (user:password@ before the host)`) shows at the URL field, its reason
     // in the server's words as a sentence, without the field's name.

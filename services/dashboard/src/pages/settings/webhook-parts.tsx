@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api/client.js';
 import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
@@ -9,7 +9,7 @@ import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { EventTypeWithCode } from '../../components/Labels.js';
 import { Clipped } from '../../components/ListPage.js';
 import { errorBesideStatus } from '../../format.js';
-import { attemptOutcomeLabel, eventTypeLabel } from '../../labels.js';
+import { attemptOutcomeLabel, EVENT_TYPE_DESCRIPTIONS, eventTypeLabel } from '../../labels.js';
 import { Time } from '../../components/Time.js';
 import { LiveStatus } from '../../components/states.js';
 import { useAction } from '../../use-action.js';
@@ -167,7 +167,16 @@ export function EndpointFormDialog({
 }) {
   const [name, setName] = useState(endpoint?.name ?? '');
   const [url, setUrl] = useState(endpoint?.url ?? '');
-  const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
+  /**
+   * All events (an empty `events` list: every type, those added later too), or the types chosen,
+   * which may be none while the person picks: Save then says so at the types, sending nothing.
+   */
+  const [allEvents, setAllEvents] = useState((endpoint?.events.length ?? 0) === 0);
+  const [chosen, setChosen] = useState<string[]>(endpoint?.events ?? []);
+  const events = allEvents ? [] : chosen;
+  /** Whether Save was refused here for no type chosen; said at the types until one is ticked. */
+  const [noneChosen, setNoneChosen] = useState(false);
+  const firstType = useRef<HTMLInputElement>(null);
   /** The endpoint as last read: what an edit's `expected` says it saw (endpointEdit). */
   const [seen, setSeen] = useState(endpoint);
   /** Whether a save was refused as made from stale values: `seen` is then shown beside what was typed. */
@@ -177,19 +186,47 @@ export function EndpointFormDialog({
   const groupId = useId();
   const problem = urlProblem(url);
 
+  /** The events as they now are: All events, or these types. */
+  const setEvents = (next: string[]) => {
+    setAllEvents(next.length === 0);
+    setChosen(next);
+  };
+
   const toggle = (type: string, checked: boolean) => {
     // As a Field does: a refusal under the form (an event type) was about the events as sent.
     save.edited('events');
-    setEvents((previous) =>
+    setNoneChosen(false);
+    // Ticking a type under All events chooses that type alone.
+    const previous = allEvents ? [] : chosen;
+    setAllEvents(false);
+    setChosen(
       checked
         ? eventTypes.filter((each) => each === type || previous.includes(each))
         : previous.filter((each) => each !== type),
     );
   };
 
+  /**
+   * All events ticked clears the types; unticked, it goes on to choosing them, every type left
+   * ticked (what All events sent until now, bar types added later), for the person to untick
+   * those they do not want (docs/dashboard-ui.md, "Endpoint form").
+   */
+  const toggleAll = (checked: boolean) => {
+    save.edited('events');
+    setNoneChosen(false);
+    setAllEvents(checked);
+    setChosen(checked ? [] : [...eventTypes]);
+  };
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (problem) return;
+    if (!allEvents && chosen.length === 0) {
+      // Sent, an empty list would be All events: not what the person left ticked.
+      setNoneChosen(true);
+      firstType.current?.focus();
+      return;
+    }
     void save.run(
       async () => {
         if (!seen) return onSaved(await api<CreatedEndpoint>('POST', '/webhooks', { body: { name, url, events } }));
@@ -207,7 +244,7 @@ export function EndpointFormDialog({
             // it has now, so Save again does not put back what the other tab changed there.
             setName((typed) => (typed === seen.name ? current.name : typed));
             setUrl((typed) => (typed === seen.url ? current.url : typed));
-            setEvents((chosen) => (sameTypes(chosen, seen.events) ? current.events : chosen));
+            if (sameTypes(events, seen.events)) setEvents(current.events);
             // The next Save says it saw this.
             setSeen(current);
             setRefusedStale(true);
@@ -249,30 +286,32 @@ export function EndpointFormDialog({
           value={url}
           onChange={(event) => setUrl(event.target.value.trim())}
         />
-        <fieldset className="checkboxes" aria-describedby={`${groupId}-hint`}>
+        <fieldset
+          className="checkboxes"
+          aria-describedby={noneChosen ? `${groupId}-none ${groupId}-hint` : `${groupId}-hint`}
+        >
           <legend>Events to send</legend>
           <label className="checkbox all-events">
-            <input
-              type="checkbox"
-              checked={events.length === 0}
-              onChange={(event) => {
-                if (!event.target.checked) return;
-                save.edited('events');
-                setEvents([]);
-              }}
-            />
+            <input type="checkbox" checked={allEvents} onChange={(event) => toggleAll(event.target.checked)} />
             All events
           </label>
-          {/* Each type shows its words (labels.ts), and under them its code, small, for the
-              engineer who matches it in a receiver. The checkbox is named by the code
-              (dashboard.md: the browser tests find it by it), its words its description. */}
-          {eventTypes.map((type) => (
+          {/* Each type shows its words (labels.ts), under them its code, small, for the engineer
+              who matches it in a receiver, and what it means in a sentence. The checkbox is named
+              by the code (dashboard.md: the browser tests find it by it); its words and the
+              sentence are its description. */}
+          {eventTypes.map((type, index) => (
             <label className="checkbox event-choice" key={type}>
               <input
+                ref={index === 0 ? firstType : undefined}
                 type="checkbox"
                 aria-labelledby={`${groupId}-${type}`}
-                aria-describedby={`${groupId}-${type}-words`}
-                checked={events.includes(type)}
+                aria-describedby={
+                  EVENT_TYPE_DESCRIPTIONS[type]
+                    ? `${groupId}-${type}-words ${groupId}-${type}-means`
+                    : `${groupId}-${type}-words`
+                }
+                aria-invalid={noneChosen || undefined}
+                checked={!allEvents && chosen.includes(type)}
                 onChange={(event) => toggle(type, event.target.checked)}
               />
               <span>
@@ -280,11 +319,21 @@ export function EndpointFormDialog({
                 <code className="secondary" id={`${groupId}-${type}`}>
                   {type}
                 </code>
+                {EVENT_TYPE_DESCRIPTIONS[type] && (
+                  <span className="hint block" id={`${groupId}-${type}-means`}>
+                    {EVENT_TYPE_DESCRIPTIONS[type]}
+                  </span>
+                )}
               </span>
             </label>
           ))}
+          {noneChosen && (
+            <span className="field-error" role="alert" id={`${groupId}-none`}>
+              Choose at least one event type, or tick All events.
+            </span>
+          )}
           <span className="hint" id={`${groupId}-hint`}>
-            All events includes types added later.
+            All events includes types added later. Unticking it ticks every type: then untick those you do not want.
           </span>
         </fieldset>
         <FormError action={save} />
