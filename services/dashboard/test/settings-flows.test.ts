@@ -341,6 +341,10 @@ describe('outbound webhooks', () => {
     await allEvents.uncheck();
     const typeBoxes = EVENT_TYPES.map((type) => dialog.getByRole('checkbox', { name: type, exact: true }));
     for (const box of typeBoxes) await expect(box.isChecked()).resolves.toBe(true);
+    // Each box at its own size, as All events' is: beside a long sentence, one shrank to a sliver.
+    const widthOf = async (box: Locator) => (await box.boundingBox())!.width;
+    const allWidth = await widthOf(allEvents);
+    for (const box of typeBoxes) expect(Math.abs((await widthOf(box)) - allWidth)).toBeLessThan(0.5);
     // None chosen, Save says so at the types, focuses the first, and sends nothing.
     for (const box of typeBoxes) await box.uncheck();
     await expect(allEvents.isChecked()).resolves.toBe(false);
