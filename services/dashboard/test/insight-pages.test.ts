@@ -446,6 +446,14 @@ async function settlesTo<T>(read: () => Promise<T>, expected: T, timeoutMs?: num
   expect(last).toEqual(expected);
 }
 
+/** The line under the KPI cards that names the exchange rates the page converted with. */
+function ratesLine(page: Page): Promise<string | null> {
+  return page
+    .getByRole('region', { name: 'Key figures' })
+    .getByText(/^Amounts in other currencies/)
+    .textContent();
+}
+
 /**
  * The KPI cards as { label: value }, read through their roles (a <dl>: terms and definitions);
  * a card whose figure says what it is of under it reads `value (detail)`.
@@ -670,12 +678,7 @@ describe('overview', () => {
   });
   it('says which exchange rates its money was converted with: the built-in ones, approximate and undated', async () => {
     await page.goto(`${world.current.url}/dashboard/`);
-    await expect(
-      page
-        .getByRole('region', { name: 'Key figures' })
-        .getByText(/^Amounts in other currencies/)
-        .textContent(),
-    ).resolves.toBe(
+    await expect(ratesLine(page)).resolves.toBe(
       "Amounts in other currencies are shown in USD at fixed rates per US dollar, not at each payment's date: " +
         "EUR 0.92 and JPY 150 (the service's built-in approximate rates, not dated).",
     );
@@ -1051,12 +1054,7 @@ describe("the Overview in the browser's language", () => {
       ),
     );
     expect(days.size).toBe(1); // set one after the other in beforeAll
-    await expect(
-      page
-        .getByRole('region', { name: 'Key figures' })
-        .getByText(/^Amounts in other currencies/)
-        .textContent(),
-    ).resolves.toBe(
+    await expect(ratesLine(page)).resolves.toBe(
       "Amounts in other currencies are shown in HUF at fixed rates per US dollar, not at each payment's date: " +
         `HUF 360 and IQD 1,310 (set by the operator on ${[...days][0]}, UTC).`,
     );
