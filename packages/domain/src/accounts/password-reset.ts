@@ -1,5 +1,5 @@
-import { toIsoMillis } from '@retention/core';
-import { inTransaction, type Db, type Queryable, type Transaction } from '@retention/db';
+import { conflict, toIsoMillis } from '@retention/core';
+import { inTransaction, pgErrorCode, type Db, type Queryable, type Transaction } from '@retention/db';
 import { OPERATOR, recordSecurityEvent, type Actor } from '../security-log.js';
 import { accountEmail } from './account-email.js';
 import { userActor, type AccountUserRow } from './account-user.js';
@@ -83,10 +83,7 @@ export async function completePasswordReset(
   const hash = await hashPassword(valid);
   return inTransaction(db, async (trx) => {
     const link = await findOpenLink(trx, 'password_reset', token, true);
-    const [user] = await trx<AccountUserRow>('users')
-      .where({ id: link.user_id! })
-      .update({ password_hash: hash })
-      .returning('*');
+    const user = await setPassword(trx, link.user_id!, hash);
     await spendLink(trx, link.id);
     const ended = await revokeUserSessions(trx, link.user_id!);
     // A link someone made on the Team page and copied may have been spent by them, not by the
@@ -101,12 +98,35 @@ export async function completePasswordReset(
     await recordSecurityEvent(trx, {
       workspace_id: link.workspace_id,
       action: 'account.password_reset',
-      actor: userActor(user!, request),
-      target: { type: 'user', id: user!.id, label: user!.email },
+      actor: userActor(user, request),
+      target: { type: 'user', id: user.id, label: user.email },
       details: { sessions_ended: ended, ...(madeBy && { link_made_by: madeBy }) },
     });
-    return user as AccountUserRow;
+    return user;
   });
+}
+
+/**
+ * The account's new password. An address signs in to one workspace (a unique index): once
+ * another workspace's account with the same address has taken a password, this one cannot, and
+ * the link answers 409 however often it is tried, where it was a 500 that said to retry. Not
+ * said in words, as for an invitation: whoever holds a link made to copy may not be the
+ * address's owner (docs/dashboard-api.md, "Without email, in a deployment of several
+ * workspaces"). The refusal rolls the transaction back, so the link stays unspent.
+ */
+async function setPassword(trx: Transaction, userId: string, hash: string): Promise<AccountUserRow> {
+  try {
+    const [user] = await trx<AccountUserRow>('users')
+      .where({ id: userId })
+      .update({ password_hash: hash })
+      .returning('*');
+    return user!;
+  } catch (error) {
+    if (pgErrorCode(error) === '23505') {
+      throw conflict('This link cannot set a password for this email address; ask whoever runs this service.');
+    }
+    throw error;
+  }
 }
 
 /**

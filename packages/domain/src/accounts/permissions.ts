@@ -56,7 +56,7 @@ export function higherRole(a: UserRole, b: UserRole | null): UserRole {
 
 /**
  * Whether someone of `makerRole` may be shown a reset link to copy for `target` (someone else:
- * one's own is always allowed). The link is the account itself, so the maker must outrank every
+ * one's own is never shown to copy, mayMakeResetLinkFor). The link is the account itself, so the maker must outrank every
  * role the account has held here, not only its present one: else an admin could move a fellow
  * admin down to member, copy the link, set the password and move them back up, signed in as them
  * (docs/dashboard-api.md, "A reset link to copy, and a role held before").
@@ -176,9 +176,11 @@ export function mayRenewInvitation(
 /**
  * Whether `maker` may make a password-reset link for `target` on the Team page: someone whose
  * role they may give (the role table), and, when it would be shown to copy rather than emailed,
- * their own account or one that never held a role at or above theirs (mayCopyResetLinkFor). The
- * route's guard and GET /team's `can_make_reset_link` both read it, so the page offers Reset link
- * exactly where it works.
+ * one that never held a role at or above theirs (mayCopyResetLinkFor). Their own account only by
+ * email: a link to copy for oneself would set a new password without the current one that the
+ * Account page asks for, so whoever sits at a signed-in owner's screen could take the account
+ * and sign its holder out. The route's guard and GET /team's `can_make_reset_link` both read it,
+ * so the page offers Reset link exactly where it works.
  */
 export function mayMakeResetLinkFor(
   maker: { id: string; role: UserRole },
@@ -186,7 +188,8 @@ export function mayMakeResetLinkFor(
   emailed: boolean,
 ): boolean {
   if (!ASSIGNABLE[maker.role].includes(target.role)) return false;
-  return emailed || target.id === maker.id || mayCopyResetLinkFor(maker.role, target);
+  if (target.id === maker.id) return emailed;
+  return emailed || mayCopyResetLinkFor(maker.role, target);
 }
 
 /**

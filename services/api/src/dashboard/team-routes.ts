@@ -157,12 +157,13 @@ export function teamRoutes(context: DashboardContext): Router {
 
   router.post('/team/members/:id/reset-link', allow('manage_team'), async (req, res) => {
     const { user, workspaceId } = signedIn(res);
-    // A link shown to copy is the account itself: for oneself, or someone whose every role here,
-    // present and former, is below one's own (mayMakeResetLinkFor, which GET /team answers too).
+    // A link shown to copy is the account itself: only for someone whose every role here, present
+    // and former, is below one's own, never for oneself (mayMakeResetLinkFor, which GET /team
+    // answers too).
     const targetFor = async (q: Queryable) => {
       const target = await findWorkspaceUser(q, workspaceId, String(req.params.id));
       assertMayMakeResetLinkFor(user.role, target.role);
-      if (!mayMakeResetLinkFor(user, target, context.mailer !== null)) throw forbidden(copyRefusal(user.role, target));
+      if (!mayMakeResetLinkFor(user, target, context.mailer !== null)) throw forbidden(copyRefusal(user, target));
       return target;
     };
     const makeLink = () =>
@@ -189,16 +190,24 @@ export function teamRoutes(context: DashboardContext): Router {
 }
 
 /**
- * Why a reset link for `target` may not be shown to `makerRole` to copy (no SMTP_URL), and whom
- * to ask: an owner when one outranks every role the account has held, else only the operator
- * (the CLI's `user reset-link`), since no role is above owner.
+ * Why a reset link for `target` may not be shown to `maker` to copy (no SMTP_URL), and whom to
+ * ask: an owner when one outranks every role the account has held, else only the operator (the
+ * CLI's `user reset-link`), since no role is above owner. For oneself, the Account page.
  */
-function copyRefusal(makerRole: UserRole, target: AccountUserRow): string {
+function copyRefusal(maker: { id: string; role: UserRole }, target: AccountUserRow): string {
   const held = higherRole(target.role, target.highest_former_role);
   const ask =
-    held === 'owner' || makerRole === 'owner'
+    held === 'owner' || maker.role === 'owner'
       ? 'Ask whoever runs this service for one (the CLI’s user reset-link makes it)'
       : 'Ask an owner';
+  if (target.id === maker.id) {
+    const forgotten =
+      ask === 'Ask an owner' ? 'ask an owner for a reset link' : 'ask whoever runs this service for one';
+    return (
+      'Change your own password on the Account page, which asks for the current one: this service sends no email, ' +
+      `and a reset link shown here would let anyone at this screen set a password without it. If you have forgotten it, ${forgotten}.`
+    );
+  }
   const rule = 'This service sends no email, so a reset link is shown to copy, and it is the account itself';
   if (held === target.role) {
     return `${rule}: you may make one only for someone whose role is below yours. ${ask}, or have email set up.`;

@@ -565,6 +565,52 @@ describe('invitations and password reset', () => {
     ]);
   });
 
+  it('without email, makes no reset link for oneself: it would set a password without the current one', async () => {
+    const { owner, admin } = await team(api.current.db, call, 'Own link');
+    for (const [person, forgotten] of [
+      [owner, 'ask whoever runs this service for one'],
+      [admin, 'ask an owner for a reset link'],
+    ] as const) {
+      const refused = await call('POST', `/team/members/${person.id}/reset-link`, { cookie: person.cookie });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toBe(
+        'Change your own password on the Account page, which asks for the current one: this service sends no email, ' +
+          `and a reset link shown here would let anyone at this screen set a password without it. If you have forgotten it, ${forgotten}.`,
+      );
+      expect(await api.current.db('account_links').where({ kind: 'password_reset', user_id: person.id })).toEqual([]);
+    }
+    const listed = await call('GET', '/team', { cookie: owner.cookie });
+    const own = listed.body.members.find((member: { id: string }) => member.id === owner.id);
+    expect(own.can_make_reset_link).toBe(false);
+    // Their sessions go on: nothing was reset.
+    expect((await call('GET', '/me', { cookie: owner.cookie })).status).toBe(200);
+  });
+
+  it('a reset link whose address has since taken a password in another workspace answers 409, not 500, and stays unspent', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Address taken');
+    const [support] = await api.current
+      .db('users')
+      .insert({ workspace_id: workspace.id, email: `support-${workspace.id.slice(0, 8)}@example.com`, role: 'member' })
+      .returning(['id', 'email']);
+    const made = await call('POST', `/team/members/${support.id}/reset-link`, { cookie: owner.cookie });
+    expect(made.status).toBe(200);
+    const token = made.body.reset_url.split('/').at(-1);
+    // Another workspace's account with the same address takes a password meanwhile.
+    const elsewhere = await createWorkspace(api.current.db, { name: 'Elsewhere' });
+    await makeUser(api.current.db, elsewhere.id, 'owner', support.email.toUpperCase());
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const used = await call('POST', `/password-reset/${token}`, { body: { password: 'a long new password' } });
+      expect(used.status).toBe(409);
+      expect(used.body.error).toEqual({
+        type: 'conflict',
+        message: 'This link cannot set a password for this email address; ask whoever runs this service.',
+      });
+    }
+    expect((await call('GET', `/password-reset/${token}`)).status).toBe(200);
+    const [account] = await api.current.db('users').where({ id: support.id }).select('password_hash');
+    expect(account.password_hash).toBeNull();
+  });
+
   it("without email, a reset link to copy is made only for a role below one's own, and /me says for which", async () => {
     const { owner, admin, member, workspace } = await team(api.current.db, call, 'No mail');
     expect((await call('GET', '/me', { cookie: admin.cookie })).body.permissions.reset_link_roles).toEqual(['member']);

@@ -7,7 +7,7 @@ const call = (...args: Parameters<ReturnType<typeof dashboardClient>>) => dashbo
 
 describe('secrets in the API log', () => {
   it('logs no password, session or device value, token, signing secret or one-time link of the dashboard flows', async () => {
-    const { owner } = await team(api.current.db, call, 'Logs');
+    const { owner, member } = await team(api.current.db, call, 'Logs');
     const secrets: string[] = [PASSWORD, owner.cookie.split('=')[1]!];
     const invited = await call('POST', '/team/invitations', {
       cookie: owner.cookie,
@@ -38,7 +38,7 @@ describe('secrets in the API log', () => {
     secrets.push(endpoint.body.secret);
     const rolled = await call('POST', `/webhooks/${endpoint.body.id}/roll-secret`, { cookie: owner.cookie });
     secrets.push(rolled.body.secret);
-    const reset = await call('POST', `/team/members/${owner.id}/reset-link`, { cookie: owner.cookie });
+    const reset = await call('POST', `/team/members/${member.id}/reset-link`, { cookie: owner.cookie });
     const resetToken = reset.body.reset_url.split('/').at(-1);
     secrets.push(resetToken);
     await call('POST', `/password-reset/${resetToken}`, { body: { password: 'the reset one here' } });
