@@ -9,9 +9,12 @@ const LOGGED_PATH_LENGTH = 200;
 
 /**
  * A one-time link's token is a password for an hour or a week: masked in the logged path.
- * Case-insensitive, as Express's routing is: /dashboard/API/invitations/… is served too.
+ * Case-insensitive, as Express's routing is: /dashboard/API/invitations/… is served too. Matched
+ * wherever the segment stands, slashes doubled or not: a link pasted into a wrong address
+ * (`//api/invitations/…`, `/dashboard//invite/…`) carries the same token, served or not. Not
+ * Team's invitations (`/team/invitations/:id`): their ids are no secret, and name what was done.
  */
-const ONE_TIME_LINK_PATH = /^(\/dashboard\/(?:api\/invitations|api\/password-reset|invite|reset)\/)[^/]+/i;
+const ONE_TIME_LINK_PATH = /((?<!\/team)\/(?:invitations|password-reset|invite|reset)\/+)[^/]+/gi;
 
 /**
  * A request's path as logged: no query string (it may hold email addresses), no link token, cut
