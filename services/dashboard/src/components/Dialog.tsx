@@ -100,10 +100,16 @@ export function ConfirmDialog({
   onConfirm,
   onClose,
   returnFocusTo,
+  tone = 'danger',
 }: {
   title: string;
   message: ReactNode;
   confirmLabel: string;
+  /**
+   * How the confirming button looks: `danger` (red) for what takes something away (Revoke, Delete,
+   * Mark lost, Sign out everywhere), `primary` for a confirmation that is not (Mark recovered).
+   */
+  tone?: 'danger' | 'primary';
   /** The way out, when "Cancel" would read as the action itself (Cancel invitation). */
   cancelLabel?: string;
   /** The action `onConfirm` runs: its own useAction(), not one whose refusal the page shows too. */
@@ -129,7 +135,7 @@ export function ConfirmDialog({
           <button type="button" className="button" onClick={close}>
             {cancelLabel}
           </button>
-          <BusyButton type="button" className="button danger" onClick={onConfirm} busy={action.busy}>
+          <BusyButton type="button" className={`button ${tone}`} onClick={onConfirm} busy={action.busy}>
             {confirmLabel}
           </BusyButton>
         </div>

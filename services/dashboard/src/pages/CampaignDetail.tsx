@@ -24,9 +24,15 @@ type Action = 'mark-recovered' | 'mark-lost';
  * Each action's confirmation. While the workspace's processor is not connected, outbound webhooks
  * are paused and the event is never sent (docs/dashboard-ui.md), so the dialog does not promise it.
  */
-const ACTIONS: Record<Action, { label: string; verb: string; recorded: string; event: string; done: string }> = {
+const ACTIONS: Record<
+  Action,
+  { label: string; verb: string; recorded: string; event: string; done: string; tone: 'primary' | 'danger' }
+> = {
+  // Recording money that came in is no loss: its confirmation is the primary button, not the red
+  // one of Mark lost (which gives the campaign up), so the two do not read as equally destructive.
   'mark-recovered': {
     label: 'Mark recovered',
+    tone: 'primary',
     done: 'Marked recovered.',
     verb: 'Mark this campaign recovered',
     recorded: 'It is recorded as recovered by hand',
@@ -34,6 +40,7 @@ const ACTIONS: Record<Action, { label: string; verb: string; recorded: string; e
   },
   'mark-lost': {
     label: 'Mark lost',
+    tone: 'danger',
     done: 'Marked lost.',
     verb: 'Mark this campaign lost',
     recorded: 'It closes without recovery',
@@ -139,6 +146,7 @@ export default function CampaignDetail({ id }: { id: string }) {
             </p>
           }
           confirmLabel={ACTIONS[action].label}
+          tone={ACTIONS[action].tone}
           action={marking}
           onConfirm={run}
           onClose={() => setAction(null)}
