@@ -43,6 +43,21 @@ describe('the dashboard pages served by the API process', () => {
     expect([bare.status, bare.headers.get('location')]).toEqual([301, '/dashboard/']);
   });
 
+  it('redirects an address with repeated slashes to its page at its one address, query kept, never off this origin', async () => {
+    for (const [asked, location] of [
+      ['/dashboard//campaigns', '/dashboard/campaigns'],
+      [
+        '/dashboard///customers//x?status=lost&next=//evil.example',
+        '/dashboard/customers/x?status=lost&next=//evil.example',
+      ],
+      ['/dashboard//evil.example/', '/dashboard/evil.example/'],
+      ['/dashboard//assets/index.js', '/dashboard/assets/index.js'],
+    ] as const) {
+      const reply = await api.current.get(asked, undefined, { redirect: 'manual' });
+      expect([asked, reply.status, reply.headers.get('location')]).toEqual([asked, 301, location]);
+    }
+  });
+
   it('serves hashed assets with a year-long immutable cache, and a missing one as 404 (never HTML)', async () => {
     const asset = await api.current.get(`/dashboard/assets/${script}`);
     expect(asset.status).toBe(200);

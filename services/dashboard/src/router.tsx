@@ -17,9 +17,20 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
+/**
+ * A path with each run of slashes made one: `/dashboard//campaigns` (a hand-typed or pasted
+ * address, a link built as base + "/" + path) is the Campaigns page, as a server reads it, where
+ * it was "Page not found". The server redirects such an address (dashboard/static.ts); this is for
+ * one the app itself reaches (Back to such an entry, a history entry made by script).
+ */
+function singleSlashes(pathname: string): string {
+  return pathname.replace(/\/{2,}/g, '/');
+}
+
 /** The app path (after /dashboard) with its query string. */
 export function currentPath(): string {
-  const { pathname, search } = window.location;
+  const { search } = window.location;
+  const pathname = singleSlashes(window.location.pathname);
   const inApp = pathname.startsWith(APP_BASE) ? pathname.slice(APP_BASE.length) : pathname;
   return (inApp || '/') + search;
 }
@@ -58,10 +69,19 @@ export function remember<T>(store: Map<string, T>, entry: string, value: T, limi
 /** The app path shown now, so that Back knows the page it leaves. */
 let shownPath = typeof window === 'undefined' ? '/' : currentPath();
 
+/** The address bar shows the path as the app reads it: `/dashboard//campaigns` becomes `/dashboard/campaigns`. */
+function tidyAddress(): void {
+  const { pathname, search, hash } = window.location;
+  const tidy = singleSlashes(pathname);
+  if (tidy !== pathname) window.history.replaceState(window.history.state, '', `${tidy}${search}${hash}`);
+}
+
 if (typeof window !== 'undefined') {
+  tidyAddress();
   window.history.scrollRestoration = 'manual';
   window.addEventListener('scroll', () => remember(scrolledTo, currentEntry(), window.scrollY), { passive: true });
   window.addEventListener('popstate', () => {
+    tidyAddress();
     pageChange = null;
     const left = shownPath;
     shownPath = currentPath();

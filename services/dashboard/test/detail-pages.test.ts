@@ -62,3 +62,35 @@ describe("a campaign's Mark recovered and Mark lost confirmations", () => {
     await page.getByRole('button', { name: 'Mark lost' }).waitFor();
   });
 });
+
+describe('an address the dashboard has no page at', () => {
+  it('"Page not found" has a link on to the Overview, which takes the focus to its heading', async () => {
+    const { page } = tab;
+    await visit('/no-such-page');
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    await expect(page.getByRole('heading', { level: 1 }).count()).resolves.toBe(1);
+    await page.getByRole('main').getByRole('link', { name: 'Go to the Overview' }).click();
+    const overview = page.getByRole('heading', { level: 1, name: 'Overview' });
+    await overview.waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/');
+    await page.waitForFunction(`document.activeElement?.tagName === 'H1'`);
+    await expect(overview.evaluate((heading) => heading === heading.ownerDocument.activeElement)).resolves.toBe(true);
+  });
+
+  it('reads repeated slashes as one: /dashboard//campaigns is the Campaigns list, at its one address', async () => {
+    const { page } = tab;
+    await visit('//campaigns');
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/campaigns');
+    await expect(page.getByRole('heading', { name: 'Page not found' }).count()).resolves.toBe(0);
+    // An entry the app reaches by itself (Back to it, one made by script) is read the same way,
+    // and its address tidied.
+    await page.evaluate(`
+      window.history.pushState(null, '', '/dashboard//customers//');
+      window.dispatchEvent(new PopStateEvent('popstate'));
+    `);
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await page.waitForFunction(`window.location.pathname === '/dashboard/customers/'`);
+    await expect(page.getByRole('heading', { name: 'Page not found' }).count()).resolves.toBe(0);
+  });
+});

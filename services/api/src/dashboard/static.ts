@@ -112,6 +112,13 @@ export function dashboardPages(candidates: string[] = DASHBOARD_BUILD_CANDIDATES
         if (error) res.status(404).setHeader('Cache-Control', 'no-store').type('text').send('Not found');
       });
     }
+    // Repeated slashes (`/dashboard//campaigns`, hand-typed or built as base + "/" + path): the
+    // page they mean, at its one address. It began with /dashboard, so the target is this
+    // origin's, never a `//host` one.
+    const [pathPart, ...query] = req.originalUrl.split('?');
+    if (/\/{2,}/.test(pathPart!)) {
+      return res.redirect(301, [pathPart!.replace(/\/{2,}/g, '/'), ...query].join('?'));
+    }
     if (req.originalUrl === DASHBOARD_PREFIX || req.originalUrl.startsWith(`${DASHBOARD_PREFIX}?`)) {
       return res.redirect(301, `${DASHBOARD_PREFIX}/${req.originalUrl.slice(DASHBOARD_PREFIX.length)}`);
     }

@@ -58,13 +58,18 @@ export function LoadError({
 
 /**
  * The page for an address the app has no page at (an unknown path, an unknown Settings section):
- * its h1 names it, and so the tab's title ("Page not found · …").
+ * its h1 names it, and so the tab's title ("Page not found · …"); the focus goes to that h1 as on
+ * any page (route-focus.ts), and a link under it leads on to the Overview, the app's first page:
+ * it had no way on but the navigation, which a phone keeps behind its menu button.
  */
 export function NotFound() {
   return (
     <div className="card">
       <h1>Page not found</h1>
       <p>There is no page at this address.</p>
+      <p>
+        <Link to="/">Go to the Overview</Link>
+      </p>
     </div>
   );
 }
