@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword } from '@retention/domain';
+import { description } from './support/field-errors.js';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
 /**
@@ -92,5 +93,50 @@ describe('an address the dashboard has no page at', () => {
     await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
     await page.waitForFunction(`window.location.pathname === '/dashboard/customers/'`);
     await expect(page.getByRole('heading', { name: 'Page not found' }).count()).resolves.toBe(0);
+  });
+});
+
+describe('the Account page', () => {
+  it("says a name over its limit once, at the field, with no browser bubble, and sends nothing; the server's refusal of an empty one too", async () => {
+    const { page } = tab;
+    await visit('/account');
+    await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
+    const name = page.getByRole('textbox', { name: 'Name', exact: true });
+    const form = page.locator('form').filter({ has: name });
+    // The browser's own validation fires `invalid` at the field before it shows its bubble.
+    await name.evaluate((input) => {
+      input.dataset.invalids = '0';
+      input.addEventListener('invalid', () => (input.dataset.invalids = String(Number(input.dataset.invalids) + 1)));
+    });
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/dashboard/api/account')) sent.push(request.method());
+    });
+    await name.fill('N'.repeat(201));
+    const sentence = 'At most 200 characters: this has 201.';
+    // Said at the field (its description), and to a screen reader once, as it crossed the limit.
+    await expect(description(name)).resolves.toBe(sentence);
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.waitForFunction(`document.activeElement?.tagName === 'INPUT'`);
+    await expect(name.evaluate((input) => input === input.ownerDocument.activeElement)).resolves.toBe(true);
+    await expect(name.evaluate((input) => input.dataset.invalids)).resolves.toBe('0');
+    await expect(description(name)).resolves.toBe(sentence);
+    await expect(form.locator('.field-error').allTextContents()).resolves.toEqual([sentence]);
+    expect(sent).toEqual([]);
+
+    // Empty: the server refuses it, said at the field, as the only alert; no bubble either.
+    await name.fill('');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    const alerts = form.getByRole('alert').filter({ hasText: /./ });
+    await alerts.first().waitFor();
+    await expect(alerts.count()).resolves.toBe(1);
+    await expect(name.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(name.evaluate((input) => input.dataset.invalids)).resolves.toBe('0');
+    expect(sent).toEqual(['PATCH']);
+
+    // A name within the limit is saved as before.
+    await name.fill('Ada Lovelace');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('status').filter({ hasText: 'Name saved.' }).waitFor();
   });
 });

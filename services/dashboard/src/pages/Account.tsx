@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { Field, NAME_LIMIT, Outcome } from '../components/Field.js';
@@ -13,6 +13,7 @@ import { forgetSession } from '../session-memory.js';
 export default function Account() {
   const { me, refresh } = useSession();
   const [name, setName] = useState(me.user.name);
+  const nameField = useRef<HTMLInputElement>(null);
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const profile = useAction({ fields: ['name'] });
@@ -26,6 +27,13 @@ export default function Account() {
   // everywhere's refusal shows in its confirmation only, which forgets it as it closes.
   const saveName = (event: FormEvent) => {
     event.preventDefault();
+    // A name over the limit is said at its field already (Field's `limit`): the focus goes there
+    // and nothing is sent. The form is `noValidate`, so the browser does not say it a second time
+    // in its own bubble; an empty name is the server's to refuse, at the field as well.
+    if (nameField.current?.validity.customError) {
+      nameField.current.focus();
+      return;
+    }
     password.clear();
     void profile.run(
       async () => {
@@ -63,13 +71,14 @@ export default function Account() {
     <>
       <PageHeader title="Account" />
       <div className="stack">
-        <form className="card stack narrow" onSubmit={saveName}>
+        <form className="card stack narrow" onSubmit={saveName} noValidate>
           <h2>Profile</h2>
           <p className="muted">
             {me.user.email} · {ROLE_NAMES[me.user.role]}
           </p>
           <Field
             label="Name"
+            inputRef={nameField}
             autoComplete="name"
             required
             limit={NAME_LIMIT}
