@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { hashPassword } from '@retention/domain';
+import { hashPassword, recordCancelSession } from '@retention/domain';
 import { description } from './support/field-errors.js';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 
@@ -14,6 +14,7 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
  */
 const world = useDashboardWorld();
 let tab: { context: BrowserContext; page: Page };
+let abandonedId: string;
 
 beforeAll(async () => {
   const { db, workspace } = world.current;
@@ -24,6 +25,16 @@ beforeAll(async () => {
     name: 'Ada Admin',
     password_hash: await hashPassword(PASSWORD),
   });
+  const customer = await db('customers').where({ workspace_id: workspace.id }).first<{ id: string }>('id');
+  const abandoned = await recordCancelSession(db, {
+    workspace_id: workspace.id,
+    customer_id: customer.id,
+    outcome: 'abandoned',
+    reason_code: 'other',
+    monthly_mrr_cents: 4900,
+    currency: 'usd',
+  });
+  abandonedId = abandoned.id;
   tab = await desktopPage(world.current.browser);
   await signInThroughForm(tab.page, world.current.url, 'ada@acme.test');
 }, 60_000);
@@ -138,5 +149,25 @@ describe('the Account page', () => {
     await name.fill('Ada Lovelace');
     await page.getByRole('button', { name: 'Save name' }).click();
     await page.getByRole('status').filter({ hasText: 'Name saved.' }).waitFor();
+  });
+});
+
+describe('an abandoned cancel session', () => {
+  it('does not say the customer left "without an answer" beside the reason it shows', async () => {
+    const { page } = tab;
+    await visit(`/cancel-sessions/${abandonedId}`);
+    await page.getByRole('heading', { level: 1, name: /^Cancel session of / }).waitFor();
+    const facts = page.getByRole('region', { name: 'Session' });
+    await facts
+      .getByRole('definition')
+      .filter({ hasText: /^Abandoned$/ })
+      .waitFor();
+    await facts
+      .getByRole('definition')
+      .filter({ hasText: /^Other$/ })
+      .waitFor();
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline.getByText(/left the flow before accepting an offer or canceling/).waitFor();
+    await expect(page.getByRole('main').textContent()).resolves.not.toMatch(/without an answer/);
   });
 });

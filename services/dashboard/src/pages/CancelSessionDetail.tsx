@@ -105,8 +105,12 @@ export default function CancelSessionDetail({ id }: { id: string }) {
               empty={
                 session.outcome === 'abandoned'
                   ? // cancel-sessions.ts: the customer left the flow; no event is recorded for it, by design.
-                    'The customer left the flow without an answer: no event is recorded for an abandoned session, ' +
-                    'so none is sent to your webhook endpoints.'
+                    // Every session has its reason (reason_code is required of each, abandoned or not:
+                    // decisions.md, the CLI's --reason-code), so this does not say "without an answer"
+                    // beside the Reason it shows: what was left unanswered is the offer.
+                    'The customer left the flow before accepting an offer or canceling (the reason shown is ' +
+                    'the one recorded before they left): no event is recorded for an abandoned session, so none ' +
+                    'is sent to your webhook endpoints.'
                   : // A saved or canceled session always records its event (events are never deleted), unless
                     // it was imported as past data (`fixtures load`, a demo seeded before its sessions had history).
                     'No event is on record for this session: it was imported with past data rather than recorded ' +
