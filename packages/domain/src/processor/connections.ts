@@ -122,8 +122,8 @@ const validateConnectShape = inputValidator(
         Type.String({
           pattern: '^rk_(live|test)_[A-Za-z0-9]{16,250}$',
           errorMessage:
-            'must be a Stripe restricted key (rk_live_... or rk_test_...) with read access to customers, ' +
-            'subscriptions, invoices, invoice payments, payment intents and events; a secret key (sk_...) gives full access to the ' +
+            'must be a Stripe restricted key (rk_live_… or rk_test_…) with read access to customers, ' +
+            'subscriptions, invoices, invoice payments, payment intents and events; a secret key (sk_…) gives full access to the ' +
             'Stripe account and is not accepted',
         }),
       ),
@@ -780,7 +780,7 @@ export async function requestBackfill(db: Db, workspaceId: string): Promise<Conn
       .first();
     if (!connection) throw notFound(`Workspace ${workspaceId} has no processor connection`);
     if (connection.api_key_sealed === null) {
-      throw conflict('A backfill needs the API key: connect again with --api-key rk_...');
+      throw conflict('A backfill needs the API key: connect again with --api-key rk_…');
     }
     if (connection.status === 'disconnected') throw conflict('The processor is disconnected: connect it again first');
     if (connection.backfill_status === 'queued' || connection.backfill_status === 'running') {

@@ -38,7 +38,7 @@ export async function retryParkedEvents(
 ): Promise<RetryParkedResult> {
   const eventId = options.psp_event_id;
   if (eventId !== undefined && !STRIPE_EVENT_ID.test(eventId))
-    throw invalidField(options.field ?? 'event', 'must be a Stripe event id (evt_...), as the status lists it');
+    throw invalidField(options.field ?? 'event', 'must be a Stripe event id (evt_…), as the status lists it');
   return inTransaction(db, async (trx) => {
     if (actor.user_id) await requireActor(trx, actor.user_id, workspaceId);
     const connection: ConnectionRow = await connectionOfWorkspace(trx, workspaceId);

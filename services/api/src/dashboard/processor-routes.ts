@@ -84,7 +84,7 @@ export function processorRoutes(context: DashboardContext): Router {
   router.post('/processor/retry', allow('manage_processor'), async (req, res) => {
     const body = bodyOf(req.body, ['event_id']);
     if (body.event_id !== undefined && typeof body.event_id !== 'string')
-      throw invalidField('event_id', 'must be a Stripe event id (evt_...)');
+      throw invalidField('event_id', 'must be a Stripe event id (evt_…)');
     const { workspaceId } = signedIn(res);
     const { retried } = await retryParkedEvents(db, workspaceId, actorOf(req, res), {
       ...(typeof body.event_id === 'string' && { psp_event_id: body.event_id, field: 'event_id' }),

@@ -85,7 +85,7 @@ describe('parked events', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.error).toEqual({
       type: 'invalid_param',
-      message: 'event: must be a Stripe event id (evt_...), as the status lists it',
+      message: 'event: must be a Stripe event id (evt_…), as the status lists it',
     });
 
     const one = await cli(['processor', 'retry', '--workspace', w.workspaceId, '--event', events[0]!.id]);
