@@ -201,6 +201,61 @@ describe('the processor page', () => {
     }
   });
 
+  it('masks the pasted secret and key with a Show button each, and keeps them from the password manager', async () => {
+    const form = page.getByRole('form', { name: 'Connect Stripe' });
+    const fields = [
+      { field: form.getByLabel('Webhook signing secret'), shown: 'signing secret', value: newWebhookSecret() },
+      { field: form.getByLabel('Restricted API key (optional)'), shown: 'API key', value: stripeKey },
+    ];
+    /** How the field draws its text: `disc` masked, `none` in clear. */
+    const drawn = (field: (typeof fields)[number]['field']) =>
+      field.evaluate((input) =>
+        input.ownerDocument.defaultView!.getComputedStyle(input).getPropertyValue('-webkit-text-security'),
+      );
+    for (const { field, shown, value } of fields) {
+      await field.fill(value);
+      await expect(drawn(field)).resolves.toBe('disc');
+      // Not a password field: Chromium offers to save one on Connect whatever its autocomplete
+      // says (docs/dashboard-ui.md, "Secrets pasted into a form").
+      await expect(field.getAttribute('type')).resolves.toBe('text');
+      await expect(field.getAttribute('autocomplete')).resolves.toBe('off');
+      await expect(field.getAttribute('spellcheck')).resolves.toBe('false');
+      // Show draws it in clear, and is then Hide; the value stays as pasted.
+      await form.getByRole('button', { name: `Show ${shown}`, exact: true }).click();
+      await expect(drawn(field)).resolves.toBe('none');
+      await form.getByRole('button', { name: `Hide ${shown}`, exact: true }).click();
+      await expect(drawn(field)).resolves.toBe('disc');
+      await expect(field.inputValue()).resolves.toBe(value);
+    }
+    // The placeholder, a shape to paste, is not masked.
+    await fields[0]!.field.fill('');
+    await expect(
+      fields[0]!.field.evaluate((input) =>
+        input.ownerDocument
+          .defaultView!.getComputedStyle(input, '::placeholder')
+          .getPropertyValue('-webkit-text-security'),
+      ),
+    ).resolves.toBe('none');
+    await fields[1]!.field.fill('');
+  });
+
+  it('refuses a secret key at its field, naming the keys it takes with an ellipsis, as the spec writes them', async () => {
+    const form = page.getByRole('form', { name: 'Connect Stripe' });
+    const key = form.getByLabel('Restricted API key (optional)');
+    await form.getByLabel('Webhook signing secret').fill(newWebhookSecret());
+    await key.fill(`sk_live_${'a'.repeat(24)}`);
+    await form.getByRole('button', { name: 'Connect', exact: true }).click();
+    const refusal = form.getByRole('alert').filter({ hasText: /./ });
+    await refusal.first().waitFor();
+    const text = (await refusal.first().textContent())!;
+    expect(text).toContain('a Stripe restricted key (rk_live_… or rk_test_…)');
+    expect(text).toContain('a secret key (sk_…) gives full access');
+    expect(text).not.toContain('...');
+    await expect(description(key)).resolves.toContain(text);
+    await form.getByLabel('Webhook signing secret').fill('');
+    await key.fill('');
+  });
+
   it('refreshes itself while an import runs: its counts move, and it says when it started and finished', async () => {
     // 1.2 s a page, out of step with the page's reads: six seconds of import, two or three reads
     // while it runs, each after another page.

@@ -29,6 +29,7 @@ export function Field({
   action,
   param,
   inputRef,
+  after,
   onChange,
   ...input
 }: Omit<InputHTMLAttributes<HTMLInputElement>, 'maxLength'> & {
@@ -38,6 +39,8 @@ export function Field({
   limit?: number;
   /** The input itself, for a page that moves the focus to it (a refused sign-in's password). */
   inputRef?: Ref<HTMLInputElement>;
+  /** A control beside the input, on its line (SecretField's Show). */
+  after?: ReactNode;
 } & ({ action: Action; param: string } | { action?: never; param?: never })) {
   const id = useId();
   const hintId = `${id}-hint`;
@@ -60,21 +63,31 @@ export function Field({
     if (typeof inputRef === 'function') inputRef(node);
     else if (inputRef) inputRef.current = node;
   };
+  const field = (
+    <input
+      ref={ref}
+      id={id}
+      aria-invalid={shown ? true : undefined}
+      aria-describedby={describedBy}
+      {...input}
+      onChange={(event) => {
+        // What the last submit said was about what the form held: edited, it no longer is.
+        if (action && param) action.edited(param);
+        onChange?.(event);
+      }}
+    />
+  );
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input
-        ref={ref}
-        id={id}
-        aria-invalid={shown ? true : undefined}
-        aria-describedby={describedBy}
-        {...input}
-        onChange={(event) => {
-          // What the last submit said was about what the form held: edited, it no longer is.
-          if (action && param) action.edited(param);
-          onChange?.(event);
-        }}
-      />
+      {after ? (
+        <div className="field-row">
+          {field}
+          {after}
+        </div>
+      ) : (
+        field
+      )}
       {hint && (
         <span className="hint" id={hintId}>
           {hint}

@@ -3,7 +3,8 @@ import { api } from '../../api/client.js';
 import { CopyField } from '../../components/CopyField.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
-import { Field, FormError } from '../../components/Field.js';
+import { FormError } from '../../components/Field.js';
+import { SecretField } from '../../components/SecretField.js';
 import { Time } from '../../components/Time.js';
 import { ErrorNote, Loading, PageHeader } from '../../components/states.js';
 import { useLoad } from '../../hooks.js';
@@ -301,8 +302,9 @@ export default function Processor() {
             keeps sending to it.
           </p>
         )}
-        <Field
+        <SecretField
           label="Webhook signing secret"
+          shownName="signing secret"
           // Once connected, empty keeps the stored secret: changing only the key needs no pasting it again.
           required={!connection}
           hint={
@@ -310,16 +312,15 @@ export default function Processor() {
               ? 'Leave empty to keep the current signing secret (shown above); a new one replaces it.'
               : undefined
           }
-          autoComplete="off"
           placeholder="whsec_…"
           action={action}
           param="webhook_secret"
           value={webhookSecret}
           onChange={(event) => setWebhookSecret(event.target.value)}
         />
-        <Field
+        <SecretField
           label="Restricted API key (optional)"
-          autoComplete="off"
+          shownName="API key"
           // The connection's own mode's prefix: a test-mode connection is not shown a live key to paste.
           placeholder={connection?.mode === 'test' ? 'rk_test_…' : 'rk_live_…'}
           hint={
