@@ -236,6 +236,28 @@ describe.each([801, 1280])('at %i px', (width) => {
     const fit = await tableFit('API tokens');
     await screenshot(page, `table-layout-tokens-${width}`);
     expect(fit).toEqual(FITS);
+    // Every status is a badge in words, Active as much as Revoked (it was plain text beside
+    // Revoked's badge), each in a colour of its own.
+    const statuses = await table.getByRole('row').evaluateAll((rows) =>
+      rows.slice(1).map((row) => {
+        const cell = row.querySelector('td[data-label="Status"]')!;
+        const badge = cell.querySelector('.badge');
+        const style = badge && row.ownerDocument.defaultView!.getComputedStyle(badge);
+        return {
+          text: cell.textContent!.trim().replace(/ .*/, ''),
+          badge: badge?.textContent === cell.textContent,
+          colours: style && `${style.backgroundColor} ${style.color}`,
+        };
+      }),
+    );
+    expect(statuses.map(({ text, badge }) => ({ text, badge })).sort((a, b) => a.text.localeCompare(b.text))).toEqual([
+      { text: 'Active', badge: true },
+      { text: 'Active', badge: true },
+      { text: 'Revoked', badge: true },
+    ]);
+    const colours = (text: string) => new Set(statuses.filter((s) => s.text === text).map((s) => s.colours));
+    expect(colours('Active').size).toBe(1);
+    expect([...colours('Active')][0]).not.toBe([...colours('Revoked')][0]);
   });
 
   it('Outbound webhooks, one endpoint turned off after 10 failures: no sideways scroll, every switch and Last failure in sight, each URL whole', async () => {

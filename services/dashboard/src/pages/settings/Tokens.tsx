@@ -123,7 +123,9 @@ export default function Tokens() {
     { header: 'Created', cell: (token) => <Time value={token.created_at} short /> },
     { header: 'Last used', cell: (token) => <Time value={token.last_used_at} empty="Never" short withTime /> },
     { header: 'Limit', cell: (token) => `${token.rate_limit_per_minute}/min`, numeric: true },
-    // A revoked token says so in words: its row has no Revoke, and grey alone says nothing.
+    // Each status a badge in words, as the campaigns' are: Active green, Revoked grey with its day
+    // (its row has no Revoke, and grey alone says nothing). "Active" as plain text beside a badge
+    // read as no status at all.
     {
       header: 'Status',
       status: true,
@@ -133,7 +135,7 @@ export default function Tokens() {
             Revoked <Time value={token.revoked_at} short />
           </span>
         ) : (
-          'Active'
+          <span className="badge badge-active">Active</span>
         ),
     },
   ];
