@@ -821,6 +821,45 @@ describe('at 390 px', () => {
     expect(fits).toEqual(expected);
   });
 
+  it("a campaign's and a customer's processor ids break after their prefix on a 390 px phone, or not at all", async () => {
+    // A campaign with a subscription: its card shows the invoice's, the customer's and the
+    // subscription's ids; the customer's page its own.
+    const { db } = world.current;
+    const campaign = await db('recovery_campaigns as k')
+      .join('subscriptions as s', 's.customer_id', 'k.customer_id')
+      .where({ 'k.workspace_id': demo.workspace.id })
+      .orderBy('k.id')
+      .first<{ id: string; customer_id: string }>('k.id', 'k.customer_id');
+    const seen: Record<string, unknown> = {};
+    const expected: Record<string, unknown> = {};
+    // The describe's window: 390 px.
+    for (const [name, route] of [
+      ['campaign', `/campaigns/${campaign.id}`],
+      ['customer', `/customers/${campaign.customer_id}`],
+    ] as const) {
+      await open(route);
+      await screenshot(`${name}-ids`, page, { fullPage: true });
+      // Every id shown as code among the facts (`in_…`, `cus_…`, `sub_…`), line by line as laid out.
+      const ids = page
+        .getByRole('definition')
+        .locator('code')
+        .filter({ hasText: /^(in|cus|sub)_[A-Za-z0-9]+$/ });
+      const count = await ids.count();
+      expect(count).toBeGreaterThanOrEqual(1);
+      for (let index = 0; index < count; index += 1) {
+        const lines = await lineTexts(ids.nth(index));
+        const id = lines.join('');
+        seen[`${name} ${id}`] = lines;
+        // Whole on one line, or its prefix on one and the rest whole on the next: never "…w9k" / "R".
+        const [prefix, rest] = [id.slice(0, id.indexOf('_') + 1), id.slice(id.indexOf('_') + 1)];
+        expected[`${name} ${id}`] = lines.length === 1 ? [id] : [prefix, rest];
+      }
+    }
+    expect(seen).toEqual(expected);
+    // At least one id did not fit its line: the test saw a break, not only short ids.
+    expect(Object.values(seen).some((lines) => (lines as string[]).length > 1)).toBe(true);
+  });
+
   it("a campaign's and a cancel session's card wrap the customer's email after a separator, never mid-word", async () => {
     // The demo's longest address among the customers with a campaign and a cancel session.
     const { db } = world.current;

@@ -1,5 +1,6 @@
 import type { ProcessorMode } from '@retention/core/processor-modes';
 import { useSession } from '../session.js';
+import { IdCode } from './IdCode.js';
 
 /** The records Stripe's dashboard has a page for: the shape of the ids Stripe makes for them, and their path there. */
 const STRIPE_PAGES = {
@@ -33,7 +34,7 @@ export function ProcessorId({ id, record }: { id: string; record: StripeRecord }
   const url = mode && stripeDashboardUrl(mode, record, id);
   return (
     <>
-      <code>{id}</code>
+      <IdCode id={id} />
       {url && (
         <>
           {' '}

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { IdCode } from '../../components/IdCode.js';
 import { api } from '../../api/client.js';
 import { BusyButton } from '../../components/BusyButton.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
@@ -107,7 +108,7 @@ export function EventErrors<Status extends EventsView>({
           <dl className="details">
             <dt>Stripe event</dt>
             <dd>
-              <code>{latest.psp_event_id}</code>
+              <IdCode id={latest.psp_event_id} />
             </dd>
             <dt>Type</dt>
             <dd>
