@@ -57,7 +57,13 @@ export interface SecurityEvent {
    * after they are removed from the team (and `user_id` is null); null for no person.
    */
   actor: { type: SecurityActorType; user_id: string | null; label: string | null; email: string | null };
-  target: { type: string; id: string | null; label: string | null } | null;
+  /**
+   * `exists`: whether what the entry changed is still there to open (listSecurityEvents): the
+   * token, the endpoint, the person, the pending invitation, the campaign, the connection, the
+   * workspace; false once it was deleted (an endpoint, someone removed), used or canceled (an
+   * invitation), or for a type the log cannot look up.
+   */
+  target: { type: string; id: string | null; label: string | null; exists: boolean } | null;
   ip_address: string | null;
   user_agent: string | null;
   details: Record<string, unknown>;
@@ -103,13 +109,20 @@ export async function recordSecurityEvent(trx: Queryable, input: SecurityEventIn
   });
 }
 
-function toSecurityEvent(row: SecurityEventRow): SecurityEvent {
+function toSecurityEvent(row: SecurityEventRow, existing: ReadonlySet<string>): SecurityEvent {
   return {
     id: row.id,
     object: 'security_event',
     action: row.action,
     actor: { type: row.actor_type, user_id: row.actor_user_id, label: row.actor_label, email: row.actor_email },
-    target: row.target_type ? { type: row.target_type, id: row.target_id, label: row.target_label } : null,
+    target: row.target_type
+      ? {
+          type: row.target_type,
+          id: row.target_id,
+          label: row.target_label,
+          exists: row.target_id !== null && existing.has(targetKey(row.target_type, row.target_id)),
+        }
+      : null,
     ip_address: row.ip_address,
     user_agent: row.user_agent,
     details: row.details,
@@ -241,5 +254,59 @@ export async function listSecurityEvents(
     limit: options.limit ?? DEFAULT_PAGE_LIMIT,
     scope: securityLogScope(filters),
   });
-  return { data: page.rows.map(toSecurityEvent), has_more: page.hasMore, next_cursor: page.nextCursor };
+  const existing = await existingTargets(db, workspaceId, page.rows);
+  return {
+    data: page.rows.map((row) => toSecurityEvent(row, existing)),
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
+  };
+}
+
+const targetKey = (type: string, id: string) => `${type}:${id}`;
+
+/**
+ * Where each kind of target lives, and which of its rows are still there to open: an invitation
+ * only while pending (neither accepted nor canceled), as the Team page lists it.
+ */
+const TARGET_TABLES: Readonly<Record<string, { table: string; pendingOnly?: boolean }>> = {
+  api_token: { table: 'api_tokens' },
+  webhook_endpoint: { table: 'webhook_endpoints' },
+  user: { table: 'users' },
+  invitation: { table: 'account_links', pendingOnly: true },
+  campaign: { table: 'recovery_campaigns' },
+  processor_connection: { table: 'processor_connections' },
+};
+
+/**
+ * The targets of `rows` that still exist in the workspace, as `targetKey`s: one query a kind of
+ * target on the page (at most 100 ids, by primary key), none for a page without targets.
+ */
+async function existingTargets(
+  db: Queryable,
+  workspaceId: string,
+  rows: readonly SecurityEventRow[],
+): Promise<Set<string>> {
+  const existing = new Set<string>();
+  const idsByType = new Map<string, Set<string>>();
+  for (const row of rows) {
+    if (!row.target_type || row.target_id === null) continue;
+    if (row.target_type === 'workspace') {
+      if (row.target_id === workspaceId) existing.add(targetKey('workspace', row.target_id));
+      continue;
+    }
+    // Ids are uuids in every table looked up; anything else (an id of a later kind) is no row.
+    if (!TARGET_TABLES[row.target_type] || !isUuid(row.target_id)) continue;
+    const ids = idsByType.get(row.target_type) ?? new Set<string>();
+    ids.add(row.target_id.toLowerCase());
+    idsByType.set(row.target_type, ids);
+  }
+  for (const [type, ids] of idsByType) {
+    const { table, pendingOnly } = TARGET_TABLES[type]!;
+    const query = db(table)
+      .where({ workspace_id: workspaceId })
+      .whereIn('id', [...ids]);
+    if (pendingOnly) query.whereNull('used_at').whereNull('revoked_at');
+    for (const { id } of await query.select<{ id: string }[]>('id')) existing.add(targetKey(type, id));
+  }
+  return existing;
 }

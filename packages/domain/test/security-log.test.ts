@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { inTransaction } from '@retention/db';
 import {
+  createToken,
   createWorkspace,
   listSecurityEvents,
   OPERATOR,
@@ -43,12 +45,68 @@ describe('security log', () => {
         object: 'security_event',
         action: 'token.created',
         actor: { type: 'user', user_id: null, label: 'owner@acme.test', email: null },
-        target: { type: 'api_token', id: 'tok', label: 'ci' },
+        target: { type: 'api_token', id: 'tok', label: 'ci', exists: false },
         ip_address: '203.0.113.9',
         user_agent: 'Mozilla/5.0',
         details: { rate_limit_per_minute: 60 },
       }),
     ]);
+  });
+
+  it('says whether each target is still there: in this workspace, not deleted, an invitation only while pending', async () => {
+    const { db } = database.current;
+    const workspace = await createWorkspace(db, { name: 'Acme' });
+    const other = await createWorkspace(db, { name: 'Elsewhere' });
+    const token = await createToken(db, { workspace_id: workspace.id, name: 'ci' });
+    const elsewhere = await createToken(db, { workspace_id: other.id, name: 'theirs' });
+    const [kept, left] = await db('users')
+      .insert([
+        { workspace_id: workspace.id, email: 'kept@acme.test', role: 'member' },
+        { workspace_id: workspace.id, email: 'left@acme.test', role: 'member' },
+      ])
+      .returning<Array<{ id: string }>>('id');
+    const invitation = (pending: boolean) => ({
+      workspace_id: workspace.id,
+      kind: 'invitation',
+      email: 'new@acme.test',
+      role: 'member',
+      token_hash: randomBytes(32).toString('hex'),
+      expires_at: new Date(Date.now() + 86_400_000),
+      ...(pending ? {} : { used_at: new Date() }),
+    });
+    const [pending, used] = await db('account_links')
+      .insert([invitation(true), invitation(false)])
+      .returning<Array<{ id: string }>>('id');
+    const targets = [
+      { type: 'api_token', id: elsewhere.id, label: 'theirs' },
+      { type: 'user', id: kept!.id, label: 'kept@acme.test' },
+      { type: 'user', id: left!.id, label: 'left@acme.test' },
+      { type: 'invitation', id: pending!.id, label: 'new@acme.test' },
+      { type: 'invitation', id: used!.id, label: 'new@acme.test' },
+      { type: 'workspace', id: workspace.id, label: 'Acme' },
+      { type: 'webhook_endpoint', id: 'not-a-uuid', label: 'https://old.example' },
+    ];
+    for (const target of targets) {
+      await recordSecurityEvent(db, {
+        workspace_id: workspace.id,
+        action: 'team.role_changed',
+        actor: OPERATOR,
+        target,
+      });
+    }
+    await db('users').where({ id: left!.id }).delete();
+    const { data } = await listSecurityEvents(db, workspace.id);
+    // By id: entries written in the same millisecond come in the order of their ids.
+    expect(Object.fromEntries(data.map((event) => [event.target!.id, event.target!.exists]))).toEqual({
+      [token.id]: true,
+      [elsewhere.id]: false,
+      [kept!.id]: true,
+      [left!.id]: false,
+      [pending!.id]: true,
+      [used!.id]: false,
+      [workspace.id]: true,
+      'not-a-uuid': false,
+    });
   });
 
   it("keeps the address of the person an entry names after they leave: the operator CLI's --actor is still named", async () => {

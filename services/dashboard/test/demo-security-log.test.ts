@@ -92,6 +92,56 @@ describe("npm start's demo in the Settings pages", () => {
     await expect(row.getByText(/0 deliveries sent again/).count()).resolves.toBe(0);
   });
 
+  it('links what each entry changed to its page while it is there, and leaves it text once it is gone', async () => {
+    const { db } = world.current;
+    const crm = await db('webhook_endpoints')
+      .where({ workspace_id: demo.workspace.id, name: 'CRM' })
+      .first<{ id: string }>('id');
+    // A person still on the team, and one removed since (their account deleted).
+    await recordSecurityEvent(db, {
+      workspace_id: demo.workspace.id,
+      action: 'team.role_changed',
+      actor: { type: 'user', user_id: demo.owner.id, label: demo.owner.email },
+      target: { type: 'user', id: demo.owner.id, label: demo.owner.email },
+      details: { from: 'admin', to: 'owner' },
+    });
+    await recordSecurityEvent(db, {
+      workspace_id: demo.workspace.id,
+      action: 'team.role_changed',
+      actor: { type: 'user', user_id: demo.owner.id, label: demo.owner.email },
+      target: { type: 'user', id: randomUUID(), label: 'gone@northwind.example' },
+      details: { from: 'member', to: 'admin' },
+    });
+    const campaign = await db('recovery_campaigns')
+      .where({ workspace_id: demo.workspace.id })
+      .orderBy('id')
+      .first<{ id: string; psp_invoice_id: string }>('id', 'psp_invoice_id');
+    await recordSecurityEvent(db, {
+      workspace_id: demo.workspace.id,
+      action: 'campaign.marked_lost',
+      actor: { type: 'user', user_id: demo.owner.id, label: demo.owner.email },
+      target: { type: 'campaign', id: campaign.id, label: campaign.psp_invoice_id },
+    });
+    await open('/settings/security-log', 'Security log');
+    const log = page.getByRole('table', { name: 'Security log' });
+    const href = (name: string) => log.getByRole('link', { name, exact: true }).first().getAttribute('href');
+    await expect(href('API token: demo seed')).resolves.toBe('/dashboard/settings/tokens');
+    await expect(href('Endpoint: CRM (https://crm.northwind.example/webhooks/retention)')).resolves.toBe(
+      `/dashboard/settings/webhooks/${crm.id}`,
+    );
+    await expect(href(`Person: ${demo.owner.email}`)).resolves.toBe('/dashboard/settings/team');
+    await expect(href(`Campaign: ${campaign.psp_invoice_id}`)).resolves.toBe(`/dashboard/campaigns/${campaign.id}`);
+    // Gone: the endpoint of an older entry (deleted), the person removed. Plain text, no link.
+    for (const text of ['Endpoint: https://old.example/hook', 'Person: gone@northwind.example']) {
+      await log.getByText(text, { exact: true }).first().waitFor();
+      await expect(log.getByRole('link', { name: text }).count()).resolves.toBe(0);
+    }
+    // A link goes to the page, as any link of the app does.
+    await log.getByRole('link', { name: 'Endpoint: CRM (https://crm.northwind.example/webhooks/retention)' }).click();
+    await page.getByRole('heading', { level: 1, name: 'CRM' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/settings/webhooks/${crm.id}`);
+  });
+
   it("keeps a campaign's invoice id whole where it fits a line, while an endpoint's URL breaks after its separators", async () => {
     const invoiceId = 'in_1QxR7sLkT0aBcDeFgHiJkLmN';
     await recordSecurityEvent(world.current.db, {
@@ -108,6 +158,8 @@ describe("npm start's demo in the Settings pages", () => {
         .getByRole('row', { name: /campaign\.marked_recovered/ })
         .getByText(`Campaign: ${invoiceId}`, { exact: true });
       const idLines = async () => (await lineTexts(target)).map((line) => line.trim());
+      // The campaign is no longer there (a random id): its target is text, no link.
+      await expect(log.getByRole('link', { name: `Campaign: ${invoiceId}` }).count()).resolves.toBe(0);
       // Where "Campaign:" and the id do not fit one line but the id does (a 430 px phone): the id
       // whole on the next. It was cut after `in_` ("Campaign: in_", then the rest).
       await page.setViewportSize({ width: 430, height: 932 });

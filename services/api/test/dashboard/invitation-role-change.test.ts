@@ -86,7 +86,7 @@ describe('accepting an invitation that changes an existing account’s role', ()
     expect(revoked).toEqual([
       expect.objectContaining({
         actor: { type: 'user', user_id: owner.id, label: owner.email, email: owner.email },
-        target: { type: 'invitation', id: sent.invitation.id, label: 'friend@example.com' },
+        target: { type: 'invitation', id: sent.invitation.id, label: 'friend@example.com', exists: false },
         details: { reason: 'inviter_role_changed', invited_by: 'never@example.com' },
       }),
     ]);
@@ -119,7 +119,7 @@ describe('accepting an invitation that changes an existing account’s role', ()
     expect(changes).toEqual([
       expect.objectContaining({
         actor: { type: 'operator', user_id: null, label: 'operator CLI', email: null },
-        target: { type: 'user', id: never.id, label: 'op@example.com' },
+        target: { type: 'user', id: never.id, label: 'op@example.com', exists: true },
         details: { from: 'member', to: 'admin' },
       }),
     ]);

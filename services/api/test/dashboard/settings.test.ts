@@ -141,7 +141,7 @@ describe('outbound webhooks', () => {
       expect.objectContaining({
         actor: expect.objectContaining({ type: 'user', user_id: admin.id }),
         // The endpoint by its name and URL, as the Outbound webhooks page names it.
-        target: { type: 'webhook_endpoint', id, label: 'Mine (https://receiver.invalid/hook)' },
+        target: { type: 'webhook_endpoint', id, label: 'Mine (https://receiver.invalid/hook)', exists: true },
         details: { events: { from: ['recovery.opened'], to: [] } },
       }),
     ]);
@@ -203,11 +203,11 @@ describe('outbound webhooks', () => {
     const updates = log.body.data.filter((event: { action: string }) => event.action === 'webhook.updated');
     expect(updates.map((event: { details: unknown; target: unknown }) => [event.target, event.details])).toEqual([
       [
-        { type: 'webhook_endpoint', id, label: 'Billing 2 (https://b.receiver.invalid/hook)' },
+        { type: 'webhook_endpoint', id, label: 'Billing 2 (https://b.receiver.invalid/hook)', exists: true },
         { url: { from: 'https://b.receiver.invalid/hook', to: 'https://c.receiver.invalid/hook' } },
       ],
       [
-        { type: 'webhook_endpoint', id, label: 'Billing (https://a.receiver.invalid/hook)' },
+        { type: 'webhook_endpoint', id, label: 'Billing (https://a.receiver.invalid/hook)', exists: true },
         {
           name: { from: 'Billing', to: 'Billing 2' },
           url: { from: 'https://a.receiver.invalid/hook', to: 'https://b.receiver.invalid/hook' },

@@ -230,7 +230,8 @@ export interface SecurityEvent {
   action: string;
   /** `email`: the address of the person `user_id` named, kept after they leave the team. */
   actor: { type: string; user_id: string | null; label: string; email: string | null };
-  target: { type: string; id: string; label: string } | null;
+  /** `exists`: whether the target is still there to open (deleted, used or canceled: false). */
+  target: { type: string; id: string; label: string; exists: boolean } | null;
   ip_address: string | null;
   user_agent: string | null;
   details: Record<string, unknown> | null;

@@ -1,6 +1,6 @@
 import { api, query } from '../../api/client.js';
 import { useId, useMemo } from 'react';
-import type { List, SecurityEvent, User } from '../../api/types.js';
+import type { List, Me, SecurityEvent, User } from '../../api/types.js';
 import { useTeamMembers } from '../../components/ActorName.js';
 import {
   Clipped,
@@ -33,7 +33,8 @@ import {
   securityActionLabel,
   securityTargetText,
 } from '../../labels.js';
-import { useFilters } from '../../router.js';
+import { Link, useFilters } from '../../router.js';
+import { useSession } from '../../session.js';
 import { securityDetailsText } from '../../security-details.js';
 
 /**
@@ -64,19 +65,57 @@ function TargetText({ type, text }: { type: string; text: string }) {
 }
 
 /**
+ * The page of what an entry changed, for its link, as the dashboard's pages show it: an endpoint's
+ * own page, a campaign's, the API tokens list for a token, Team for a person or a pending
+ * invitation, Workspace, Processor. None when it is gone (`exists`: an endpoint deleted, someone
+ * removed, an invitation accepted or canceled) or its page is not for the viewer's role (Processor
+ * is the owners'): the text is then plain.
+ */
+function targetPage(target: NonNullable<SecurityEvent['target']>, permissions: Me['permissions']): string | null {
+  if (!target.exists) return null;
+  const id = encodeURIComponent(target.id);
+  switch (target.type) {
+    case 'webhook_endpoint':
+      return `/settings/webhooks/${id}`;
+    case 'campaign':
+      return `/campaigns/${id}`;
+    case 'api_token':
+      return permissions.read_tokens ? '/settings/tokens' : null;
+    case 'user':
+    case 'invitation':
+      return '/settings/team';
+    case 'workspace':
+      return '/settings/workspace';
+    case 'processor_connection':
+      return permissions.manage_processor ? '/settings/processor' : null;
+    default:
+      return null;
+  }
+}
+
+/**
  * What an entry changed: its target (on up to two lines at 1280 px, breaking as TargetText says,
  * then clipped; whole on hover), and under it what the change was ("Member → Admin",
  * "Display currency: USD → EUR"), wrapping rather than clipped: it is the part read whole. Plain
  * text, never markup (names and URLs are what people typed).
  */
-function WhatChanged({ event }: { event: SecurityEvent }) {
+function WhatChanged({ event, permissions }: { event: SecurityEvent; permissions: Me['permissions'] }) {
   const details = securityDetailsText(event.action, event.details, event.target);
   const target = event.target && securityTargetText(event.target);
+  const page = event.target && targetPage(event.target, permissions);
+  const text = event.target && target && <TargetText type={event.target.type} text={target} />;
   return (
     <>
-      <Clipped className="security-target" text={target}>
-        {event.target && target && <TargetText type={event.target.type} text={target} />}
-      </Clipped>
+      {/* The link is the clipped target itself: cut as the text was, whole in its title. */}
+      {page ? (
+        <Link to={page} className="clip security-target" title={target ?? undefined}>
+          {text}
+        </Link>
+      ) : (
+        <Clipped className="security-target" text={target}>
+          {text}
+        </Clipped>
+      )}
       {details.length > 0 && <span className="security-details">{details.join(' · ')}</span>}
     </>
   );
@@ -135,7 +174,7 @@ function From({ ip }: { ip: string }) {
  * narrow, on two short lines each where they need them, as What is two lines (its target and
  * details) anyway (docs/dashboard-ui.md, "Security log columns"; styles.css).
  */
-const columns = (members: ReadonlyMap<string, User>): Column<SecurityEvent>[] => [
+const columns = (members: ReadonlyMap<string, User>, permissions: Me['permissions']): Column<SecurityEvent>[] => [
   { header: 'When', cell: (row) => <Time value={row.created_at} short withTime /> },
   {
     header: 'Action',
@@ -153,7 +192,7 @@ const columns = (members: ReadonlyMap<string, User>): Column<SecurityEvent>[] =>
       </span>
     ),
   },
-  { header: 'What', cell: (row) => <WhatChanged event={row} />, fill: true },
+  { header: 'What', cell: (row) => <WhatChanged event={row} permissions={permissions} />, fill: true },
   { header: 'From', cell: (row) => (row.ip_address ? <From ip={row.ip_address} /> : '—') },
 ];
 
@@ -273,7 +312,8 @@ function SecurityLogTable({
   filterState: FilterState;
   sayFirstLoad: boolean;
 }) {
-  const tableColumns = useMemo(() => columns(members), [members]);
+  const { me } = useSession();
+  const tableColumns = useMemo(() => columns(members, me.permissions), [members, me.permissions]);
   return (
     <PagedTable
       caption="Security log"
