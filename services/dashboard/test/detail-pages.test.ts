@@ -152,6 +152,43 @@ describe('the Account page', () => {
   });
 });
 
+describe('any form with a name limit (Create token)', () => {
+  it("says a name over its limit once, at the field: the browser's bubble is canceled, the field has the focus, nothing is sent", async () => {
+    const { page } = tab;
+    await visit('/settings/tokens');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create token' });
+    const name = dialog.getByRole('textbox', { name: 'Name', exact: true });
+    // Each `invalid` the browser fires, and whether the page canceled it (no bubble): read after
+    // the page's own listener, which React put on the field when it was made.
+    await name.evaluate((input) => {
+      input.dataset.invalids = '';
+      input.addEventListener('invalid', (event: { defaultPrevented: boolean }) => {
+        input.dataset.invalids += event.defaultPrevented ? 'canceled ' : 'shown ';
+      });
+    });
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/dashboard/api/tokens') && request.method() === 'POST') sent.push(request.url());
+    });
+    await name.fill('T'.repeat(201));
+    await dialog.getByRole('button', { name: 'Cancel' }).focus();
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    await expect(name.evaluate((input) => input.dataset.invalids)).resolves.toBe('canceled ');
+    await expect(name.evaluate((input) => input === input.ownerDocument.activeElement)).resolves.toBe(true);
+    await expect(description(name)).resolves.toBe(
+      'Where the token is used, e.g. “billing reports”. At most 200 characters: this has 201.',
+    );
+    expect(sent).toEqual([]);
+    // Empty, the browser's own words stay: the field is required and the page has none of its own.
+    await name.fill('');
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    await expect(name.evaluate((input) => input.dataset.invalids)).resolves.toBe('canceled shown ');
+    expect(sent).toEqual([]);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+});
+
 describe('an abandoned cancel session', () => {
   it('does not say the customer left "without an answer" beside the reason it shows', async () => {
     const { page } = tab;

@@ -15,7 +15,9 @@ import { ErrorNote, LiveStatus } from './states.js';
  * `limit` is the most characters the server takes for the field. A longer text is kept whole (no
  * `maxLength`, which cut a paste at the limit without a word) and said to be too long at the
  * field as soon as it is; the browser then refuses the form's submit as it does an empty
- * required field: it focuses the field and shows the same sentence, and nothing is sent. A screen
+ * required field, and nothing is sent, but its own bubble is not shown (the `invalid` event is
+ * canceled): the sentence is at the field already, and said twice it read as two problems. The
+ * focus goes to the field, as the browser's would, when it is the form's first invalid one. A screen
  * reader is told as the text crosses the limit, once each way, in a polite live region seen by no
  * one else (`LiveStatus`): over it, the sentence as it reads then ("At most 200 characters: this
  * has 201."); back under, "Within the limit of 200 characters.". Keys typed while the text stays
@@ -74,6 +76,13 @@ export function Field({
         // What the last submit said was about what the form held: edited, it no longer is.
         if (action && param) action.edited(param);
         onChange?.(event);
+      }}
+      onInvalid={(event) => {
+        input.onInvalid?.(event);
+        if (tooLong === null) return; // the browser's own words (an empty required field) stay
+        event.preventDefault();
+        const box = event.currentTarget;
+        if (box.form?.querySelector(':invalid') === box) box.focus();
       }}
     />
   );
