@@ -39,6 +39,7 @@ const EXPECTED_TABLES = [
   'account_links',
   'api_tokens',
   'campaign_day_rollups',
+  'campaign_payment_attempts',
   'campaign_rollups',
   'cancel_session_day_rollups',
   'cancel_session_rollups',
@@ -880,6 +881,69 @@ describe('migrations', () => {
       expect(await emails()).toMatchObject({ 'webhook.deleted': 'olga@w.test' });
       await db.transaction((trx) => migration.down(trx, KEY));
       expect(Object.keys(await db('security_events').first())).not.toContain('actor_email');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("0041-campaign-payment-attempts keeps a campaign's attempts once each, knows no next attempt for campaigns before it, and undoes it", async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      await migrateUpTo(db, '0041-campaign-payment-attempts');
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const [customer] = await db('customers')
+        .insert({ workspace_id: workspace!.id, psp_customer_id: 'cus_1', email: 'a@w.test' })
+        .returning<Array<{ id: string }>>('id');
+      const [subscription] = await db('subscriptions')
+        .insert({
+          workspace_id: workspace!.id,
+          customer_id: customer!.id,
+          psp_subscription_id: 'sub_1',
+          status: 'past_due',
+          plan_name: 'Pro',
+          amount_cents: 4900,
+          currency: 'usd',
+          interval: 'month',
+        })
+        .returning<Array<{ id: string }>>('id');
+      const [campaign] = await db('recovery_campaigns')
+        .insert({
+          workspace_id: workspace!.id,
+          customer_id: customer!.id,
+          subscription_id: subscription!.id,
+          psp_invoice_id: 'in_1',
+          amount_cents: 4900,
+          currency: 'usd',
+          status: 'in_flight',
+          decline_code: 'insufficient_funds',
+          decline_category: 'soft',
+          first_failed_at: new Date('2026-01-01T00:00:00Z'),
+        })
+        .returning<Array<{ id: string }>>('id');
+      const migration = MIGRATIONS.find((m) => m.name === '0041-campaign-payment-attempts')!;
+      await db.transaction((trx) => migration.up(trx, KEY));
+      expect(await db('recovery_campaigns').where({ id: campaign!.id }).first()).toMatchObject({
+        next_payment_attempt_at: null,
+        next_payment_attempt_as_of: null,
+      });
+      const attempt = {
+        campaign_id: campaign!.id,
+        attempt_number: 2,
+        workspace_id: workspace!.id,
+        failed_at: new Date('2026-01-04T00:00:00Z'),
+        decline_code: 'insufficient_funds',
+        decline_category: 'soft',
+      };
+      await db('campaign_payment_attempts').insert(attempt);
+      await expect(db('campaign_payment_attempts').insert(attempt)).rejects.toMatchObject({ code: '23505' });
+      // A next attempt without the time of the fact that said it is refused: the time orders the facts.
+      await expect(
+        db('recovery_campaigns').where({ id: campaign!.id }).update({ next_payment_attempt_at: new Date() }),
+      ).rejects.toMatchObject({ code: '23514' });
+      await db.transaction((trx) => migration.down(trx, KEY));
+      expect(await tables(db)).not.toContain('campaign_payment_attempts');
+      expect(Object.keys(await db('recovery_campaigns').first())).not.toContain('next_payment_attempt_at');
     } finally {
       await database.drop();
     }

@@ -2,6 +2,7 @@ export * from './campaigns/close.js';
 export * from './campaigns/close-stale.js';
 export * from './campaigns/mark.js';
 export * from './campaigns/open.js';
+export * from './campaigns/attempts.js';
 export * from './cancel-sessions.js';
 export * from './fixtures/load.js';
 export type { FixtureFile, FixtureResult } from './fixtures/schema.js';

@@ -1,5 +1,6 @@
 import { CANCEL_REASON_CODES, CONTROL_CHARACTER_BUT_TAB_AND_LINE_BREAKS, isOneOf } from '@retention/core';
 import type { CampaignRow, CustomerRow, SubscriptionRow, Transaction } from '@retention/db';
+import { noteNextAttempt, recordFailedAttempt } from '../campaigns/attempts.js';
 import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
 import { openCampaign } from '../campaigns/open.js';
 import { recordCancelSession } from '../cancel-sessions.js';
@@ -62,7 +63,10 @@ export type ProcessorChange =
       amount_cents: number;
       currency: string;
       decline_code: string;
+      /** The processor's count of the invoice's payment attempts, this failed one included. */
       attempt_count: number;
+      /** When the processor will try again, as the invoice says; null when no retry is scheduled. */
+      next_payment_attempt: Date | null;
     }
   | {
       kind: 'invoice_paid';
@@ -475,6 +479,7 @@ async function applyInvoiceFailed(
       : Math.min(Number(state?.state.first_failed_at ?? Infinity), context.at.getTime()),
     failed_attempt_count: Math.max(Number(state?.state.failed_attempt_count ?? 0), change.attempt_count),
   };
+  await recordAttempt(context, opened.id, change, failedAt);
   if (settledLater === undefined) {
     if (!opened.created && !context.silent) await moveFirstFailureBack(context.trx, opened.id, failedAt);
     await saveObject(context, 'invoice', change.psp_invoice_id, { status: 'failed', ...failure });
@@ -485,6 +490,41 @@ async function applyInvoiceFailed(
     await settleLate(context, { id: opened.id, first_failed_at: failedAt }, failure, settledLater);
   }
   return opened.created;
+}
+
+/** Stripe counts an invoice's attempts from 1; a count outside this is no attempt we can number. */
+const MAX_ATTEMPT_NUMBER = 10_000;
+
+/**
+ * The failed attempt an `invoice_failed` reports, on its campaign (open, or closed by a settlement
+ * that came after it), and the invoice's next attempt when no newer event said otherwise
+ * (campaigns/attempts.ts). A backfill's import (silent) knows the invoice's attempt count and
+ * next attempt but not when each attempt failed: it records no attempt, only the next one.
+ */
+async function recordAttempt(
+  context: ApplyContext,
+  campaignId: string,
+  change: Extract<ProcessorChange, { kind: 'invoice_failed' }>,
+  failedAt: Date,
+): Promise<void> {
+  const numbered = Number.isInteger(change.attempt_count) && change.attempt_count >= 1;
+  const attemptCount = numbered ? Math.min(change.attempt_count, MAX_ATTEMPT_NUMBER) : 1;
+  if (!context.silent && numbered && change.attempt_count <= MAX_ATTEMPT_NUMBER) {
+    await recordFailedAttempt(context.trx, {
+      workspace_id: context.workspace_id,
+      campaign_id: campaignId,
+      attempt_number: change.attempt_count,
+      failed_at: failedAt,
+      decline_code: change.decline_code,
+    });
+  }
+  await noteNextAttempt(context.trx, {
+    workspace_id: context.workspace_id,
+    campaign_id: campaignId,
+    next_attempt_at: change.next_payment_attempt,
+    as_of: context.at,
+    attempt_count: attemptCount,
+  });
 }
 
 /**

@@ -212,8 +212,16 @@ export async function invoiceFailed(
       currency,
       decline_code: await learnDeclineCode(invoice, context),
       attempt_count: int(invoice.attempt_count) ?? 1,
+      // The same field before basil and from basil on: when Stripe's retry schedule tries next.
+      next_payment_attempt: validTime(invoice.next_payment_attempt),
     },
   ];
+}
+
+/** A Stripe timestamp a Date can hold (one past year 275760 is none: no retry we can say the time of). */
+function validTime(value: unknown): Date | null {
+  const at = time(value);
+  return at !== null && !Number.isNaN(at.getTime()) ? at : null;
 }
 
 async function learnDeclineCode(invoice: StripeObject, context: NormaliseContext): Promise<string> {
