@@ -79,13 +79,35 @@ export type TimelineEntry =
        * is `--actor`'s); `email`: that person's address, kept after they leave (migration 0040).
        */
       actor: { type: string; user_id: string | null; label: string | null; email: string | null };
+    }
+  | {
+      /**
+       * A payment attempt of the campaign's invoice that failed, as the processor reported it
+       * (docs/processor.md, "Payment attempts"): its number in the processor's count, its decline.
+       */
+      kind: 'payment_attempt';
+      at: string;
+      attempt_number: number;
+      decline_code: string;
+      decline_category: string;
     };
+
+/**
+ * When the processor will try the invoice's payment again (`at`; null: no retry is scheduled),
+ * as its event of `reported_at` said.
+ */
+export interface NextPaymentAttempt {
+  at: string | null;
+  reported_at: string;
+}
 
 export type CampaignDetailView = RecoveryCampaign & {
   customer: Customer | null;
   subscription: SubscriptionSummary | null;
   closed_by_user_id: string | null;
   timeline: TimelineEntry[];
+  /** For a campaign in flight the processor told us of; null otherwise. */
+  next_payment_attempt: NextPaymentAttempt | null;
 };
 
 /** A win-back as the customer page lists it. */

@@ -1,6 +1,6 @@
 import { notFound, type Customer, type RecoveryCampaign, type Subscription } from '@retention/core';
 import type { Queryable } from '../connection.js';
-import type { CampaignDetailView, TimelineEntry } from '../dashboard-views.js';
+import type { CampaignDetailView, NextPaymentAttempt, TimelineEntry } from '../dashboard-views.js';
 import { campaignJsonSql, customerJsonSql, isoMillisSql, subscriptionJsonSql } from '../resource-json.js';
 import { eventTimelineSql } from './event-timeline.js';
 
@@ -14,6 +14,7 @@ import { eventTimelineSql } from './event-timeline.js';
  */
 
 type TimelineEventRow = Extract<TimelineEntry, { kind: 'event' }>;
+type TimelineAttemptRow = Omit<Extract<TimelineEntry, { kind: 'payment_attempt' }>, 'kind'>;
 
 interface TimelineActionRow {
   action: string;
@@ -31,6 +32,19 @@ const ACTIONS_SQL = `coalesce((
       FROM security_events x
      WHERE x.workspace_id = k.workspace_id AND x.target_type = 'campaign' AND x.target_id = k.id::text
   ), '[]'::json)`;
+
+/** The campaign's failed payment attempts (migration 0041), by number. */
+const ATTEMPTS_SQL = `coalesce((
+    SELECT json_agg(json_build_object('attempt_number', a.attempt_number, 'at', ${isoMillisSql('a.failed_at')},
+             'decline_code', a.decline_code, 'decline_category', a.decline_category) ORDER BY a.attempt_number)
+      FROM campaign_payment_attempts a
+     WHERE a.campaign_id = k.id AND a.workspace_id = k.workspace_id
+  ), '[]'::json)`;
+
+/** The processor's next attempt, while the campaign is in flight and the processor has said. */
+const NEXT_ATTEMPT_SQL = `CASE WHEN k.status = 'in_flight' AND k.next_payment_attempt_as_of IS NOT NULL
+    THEN json_build_object('at', ${isoMillisSql('k.next_payment_attempt_at')},
+                           'reported_at', ${isoMillisSql('k.next_payment_attempt_as_of')}) END`;
 
 /**
  * One statement (a page's render waits on one round trip, not six): the campaign, its
@@ -52,6 +66,8 @@ export async function campaignDetail(
           subscription: Subscription | null;
           events: TimelineEventRow[];
           actions: TimelineActionRow[];
+          attempts: TimelineAttemptRow[];
+          next_payment_attempt: NextPaymentAttempt | null;
         }
       | undefined
     >(
@@ -65,9 +81,12 @@ export async function campaignDetail(
       ),
       db.raw(`${eventTimelineSql('k.workspace_id', 'campaign_id', 'k.id')} AS events`),
       db.raw(`${ACTIONS_SQL} AS actions`),
+      db.raw(`${ATTEMPTS_SQL} AS attempts`),
+      db.raw(`${NEXT_ATTEMPT_SQL} AS next_payment_attempt`),
     );
   if (!row) throw notFound(`No campaign with id ${campaignId}`);
   const timeline: TimelineEntry[] = [
+    ...row.attempts.map((attempt) => ({ kind: 'payment_attempt' as const, ...attempt })),
     ...row.actions.map((action) => ({
       kind: 'action' as const,
       at: action.at,
@@ -82,7 +101,8 @@ export async function campaignDetail(
     ...row.events,
   ];
   // Stable: an action and the event recorded in its transaction share a time; the action, the
-  // cause ("Marked lost by …"), comes before its effect (the `recovery.lost` it recorded).
+  // cause ("Marked lost by …"), comes before its effect (the `recovery.lost` it recorded). So
+  // does a failed payment attempt before the `recovery.opened` of the same time it caused.
   timeline.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {
     ...row.campaign,
@@ -90,5 +110,6 @@ export async function campaignDetail(
     subscription: row.subscription,
     closed_by_user_id: row.closed_by_user_id,
     timeline,
+    next_payment_attempt: row.next_payment_attempt,
   };
 }

@@ -3,7 +3,7 @@ import type { TimelineEntry, User } from '../api/types.js';
 import { ActorName } from './ActorName.js';
 import { BreakableUrl } from './BreakableUrl.js';
 import { errorBesideStatus } from '../format.js';
-import { attemptOutcomeLabel, campaignActionLabel, deliveryStatusLabel } from '../labels.js';
+import { attemptOutcomeLabel, campaignActionLabel, declineCodeLabel, deliveryStatusLabel } from '../labels.js';
 import { Link } from '../router.js';
 import { EventTypeName } from './Labels.js';
 import { Badge } from './ListPage.js';
@@ -58,37 +58,72 @@ export function useRefreshWhileSending(entries: TimelineEntry[] | undefined, rel
 
 /**
  * A campaign's or cancel session's events, each with its deliveries per endpoint, and (a
- * campaign's) the actions taken by hand, whose actors `members` names. In the API's order: oldest
- * first, and an action before the event it recorded at the same time (the cause, then its effect).
+ * campaign's) the payment attempts the processor reported failed and the actions taken by hand,
+ * whose actors `members` names. In the API's order: oldest first, and an action before the event
+ * it recorded at the same time (the cause, then its effect), as a failed attempt before the
+ * opening it caused. `next`: what comes next, after the last entry (a campaign in flight: the
+ * processor's next retry).
  */
 export function Timeline({
   entries,
   members = NO_MEMBERS,
   empty,
+  next,
 }: {
   entries: TimelineEntry[];
   members?: ReadonlyMap<string, User>;
   /** What the page says when there is no entry, and why (each page knows its own reasons). */
   empty: ReactNode;
+  next?: ReactNode;
 }) {
-  if (entries.length === 0) return <p className="muted">{empty}</p>;
+  if (entries.length === 0 && !next) return <p className="muted">{empty}</p>;
   return (
-    <ol className="timeline">
-      {entries.map((entry) =>
-        entry.kind === 'event' ? (
-          <li key={entry.event_id}>
-            <Time value={entry.at} /> <EventTypeName type={entry.type} />
-            {entry.source && <> (from the {entry.source})</>}
-            <Deliveries entry={entry} />
-          </li>
-        ) : (
-          <li key={`${entry.action}:${entry.at}`}>
-            <Time value={entry.at} /> <strong>{campaignActionLabel(entry.action)}</strong> by{' '}
-            <ActorName actor={entry.actor} members={members} inline />
-          </li>
-        ),
-      )}
-    </ol>
+    <>
+      {entries.length === 0 && <p className="muted">{empty}</p>}
+      <ol className="timeline">
+        {entries.map((entry) => {
+          switch (entry.kind) {
+            case 'event':
+              return (
+                <li key={entry.event_id}>
+                  <Time value={entry.at} /> <EventTypeName type={entry.type} />
+                  {entry.source && <> (from the {entry.source})</>}
+                  <Deliveries entry={entry} />
+                </li>
+              );
+            case 'payment_attempt':
+              return (
+                <li key={`attempt:${entry.attempt_number}`}>
+                  <Time value={entry.at} /> <FailedAttempt entry={entry} />
+                </li>
+              );
+            case 'action':
+              return (
+                <li key={`${entry.action}:${entry.at}`}>
+                  <Time value={entry.at} /> <strong>{campaignActionLabel(entry.action)}</strong> by{' '}
+                  <ActorName actor={entry.actor} members={members} inline />
+                </li>
+              );
+          }
+        })}
+        {next && <li className="timeline-next">{next}</li>}
+      </ol>
+    </>
+  );
+}
+
+/**
+ * "Payment attempt 2 failed: Insufficient funds (insufficient_funds)": the processor's number of
+ * the attempt, its decline in words and its code; a decline the processor did not say (no API
+ * key) is said so rather than "Unknown (unknown)".
+ */
+function FailedAttempt({ entry }: { entry: Extract<TimelineEntry, { kind: 'payment_attempt' }> }) {
+  const label = <strong>Payment attempt {entry.attempt_number} failed</strong>;
+  if (entry.decline_code === 'unknown') return <>{label} (the decline code is not known)</>;
+  return (
+    <>
+      {label}: {declineCodeLabel(entry.decline_code)} (<code>{entry.decline_code}</code>)
+    </>
   );
 }
 

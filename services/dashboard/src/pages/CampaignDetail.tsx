@@ -311,8 +311,29 @@ function CampaignBody({ campaign, members }: { campaign: Detail; members: Readon
           entries={campaign.timeline}
           members={members}
           empty="No events have been recorded for this campaign."
+          next={
+            campaign.status === 'in_flight' && campaign.next_payment_attempt ? (
+              <NextRetry next={campaign.next_payment_attempt} />
+            ) : undefined
+          }
         />
       </section>
     </div>
+  );
+}
+
+/**
+ * What a campaign in flight waits on: Stripe's next retry of the invoice's payment, or that it
+ * scheduled none (docs/dashboard-ui.md, "Campaign"). A retry whose time has passed is said to be
+ * due, its outcome not reported yet. The page says nothing of it when Stripe never said (a
+ * campaign opened before it was kept, or by the operator CLI or fixtures).
+ */
+function NextRetry({ next }: { next: NonNullable<Detail['next_payment_attempt']> }) {
+  if (next.at === null) return <strong>No retry scheduled by Stripe</strong>;
+  return (
+    <>
+      <strong>Stripe's next retry:</strong> <Time value={next.at} />
+      {Date.parse(next.at) <= Date.now() && <> (due; Stripe has not reported its outcome yet)</>}
+    </>
   );
 }
