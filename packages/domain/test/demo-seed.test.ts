@@ -292,6 +292,56 @@ describe('seedDemo realism (500 customers, the default)', () => {
     expect(admin.last_sign_in_at?.getTime()).toBe(marked.at(-1)!.created_at.getTime());
   });
 
+  it("records each campaign's failed payment attempts and Stripe's next retry, as its events would have: the retries before a recovery by retry failed, an open campaign waits on the next or on none", async () => {
+    const { db } = database.current;
+    const campaigns = await db('recovery_campaigns').where({ workspace_id: seeded.workspace.id });
+    const attempts = await db('campaign_payment_attempts')
+      .where({ workspace_id: seeded.workspace.id })
+      .orderBy(['campaign_id', 'attempt_number']);
+    const byCampaign = new Map<string, typeof attempts>();
+    for (const row of attempts) byCampaign.set(row.campaign_id, [...(byCampaign.get(row.campaign_id) ?? []), row]);
+    const retryDays = [1, 3, 5, 7];
+    for (const campaign of campaigns) {
+      const own = byCampaign.get(campaign.id) ?? [];
+      const first = campaign.first_failed_at.getTime();
+      const end = campaign.closed_at?.getTime() ?? NOW.getTime();
+      // The first failure, then each retry of the schedule before the end, numbered by Stripe's count.
+      expect(own.map((row) => row.attempt_number)).toEqual(own.map((_, index) => index + 1));
+      expect(own[0]).toMatchObject({ failed_at: campaign.first_failed_at, decline_code: campaign.decline_code });
+      own.slice(1).forEach((row, index) => {
+        expect(row.failed_at.getTime()).toBe(first + retryDays[index]! * DAY);
+        expect(row.failed_at.getTime()).toBeLessThan(end);
+      });
+      const last = own.at(-1)!;
+      expect(campaign.next_payment_attempt_as_of).toEqual(last.failed_at);
+      const next = retryDays[own.length - 1];
+      expect(campaign.next_payment_attempt_at?.getTime() ?? null).toBe(next === undefined ? null : first + next * DAY);
+      if (campaign.status === 'in_flight') {
+        // Open: Stripe's next retry is still to come, or there is none.
+        expect(campaign.next_payment_attempt_at === null || campaign.next_payment_attempt_at > NOW).toBe(true);
+      }
+      if (campaign.recovered_via === 'retry') {
+        // Recovered by the retry of its day: the one after the last failed attempt.
+        expect(next).toBeDefined();
+        expect(end - (first + next! * DAY)).toBeGreaterThanOrEqual(0);
+        expect(end - (first + next! * DAY)).toBeLessThanOrEqual(4 * 3_600_000);
+      }
+    }
+    // A 30-day-old open campaign (the stale sweep has not run on it yet) or a lost one ran the whole schedule.
+    const ranAll = campaigns.filter(
+      (campaign) =>
+        campaign.status === 'lost' ||
+        (campaign.status === 'in_flight' && campaign.first_failed_at.getTime() < NOW.getTime() - 7 * DAY),
+    );
+    expect(ranAll.filter((campaign) => campaign.status === 'in_flight').length).toBeGreaterThan(0);
+    for (const campaign of ranAll) {
+      expect(byCampaign.get(campaign.id)).toHaveLength(5);
+      expect(campaign.next_payment_attempt_at).toBeNull();
+    }
+    expect(campaigns.some((c) => c.status === 'in_flight' && c.next_payment_attempt_at !== null)).toBe(true);
+    expect(campaigns.some((c) => c.recovered_via === 'retry' && byCampaign.get(c.id)!.length > 1)).toBe(true);
+  });
+
   it('records each cancel session as the CLI and the processor sync do (recordCancelSession), when it ended: cancel.saved or cancel.lost with its deliveries, nothing for an abandoned one', async () => {
     const { db } = database.current;
     const workspaceId = seeded.workspace.id;

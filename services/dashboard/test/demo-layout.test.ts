@@ -1207,6 +1207,9 @@ describe('a demo campaign', () => {
     await region.getByRole('listitem').first().waitFor();
     return region.getByRole('list').first().locator(':scope > li').allTextContents();
   }
+  /** The entries but the payment attempts Stripe reported failed: the events and the actions. */
+  const ATTEMPT = /Payment attempt \d+ failed/;
+  const eventsAndActions = (entries: string[]) => entries.filter((entry) => !ATTEMPT.test(entry));
 
   it('has a timeline: opened, then recovered, each event with its deliveries to the endpoints', async () => {
     // The newest recovered campaign: within the webhook log's 90 days, so its deliveries are kept.
@@ -1219,7 +1222,10 @@ describe('a demo campaign', () => {
     const heading = await page.getByRole('heading', { level: 1 }).textContent();
     const title = `${heading} · ${demo.workspace.name} · Retention dashboard`;
     await page.waitForFunction(`document.title === ${JSON.stringify(title)}`, undefined, { timeout: 2_000 });
-    expect(entries).toEqual([
+    // Its first payment attempt, the opening it caused, and any retry that failed before the recovery.
+    expect(entries[0]).toMatch(/Payment attempt 1 failed: /);
+    expect(entries.at(-1)).not.toMatch(ATTEMPT);
+    expect(eventsAndActions(entries)).toEqual([
       expect.stringMatching(/recovery\.opened.*Sent to Dunning emails: Succeeded HTTP 200, \d attempts?/),
       expect.stringMatching(
         /recovery\.recovered.*Sent to Dunning emails: Succeeded HTTP 200, \d attempts?.*Sent to CRM: Succeeded HTTP 202/,
@@ -1256,7 +1262,7 @@ describe('a demo campaign', () => {
       .where({ workspace_id: demo.workspace.id, recovered_via: 'manual' })
       .first<{ id: string }>('id');
     await open(`/campaigns/${manual.id}`);
-    const entries = await timeline();
+    const entries = eventsAndActions(await timeline());
     expect(entries).toHaveLength(3);
     expect(entries[0]).toMatch(/recovery\.opened/);
     // By the admin's name when the team gives one, with the email the action recorded; before the
@@ -1273,10 +1279,13 @@ describe('a demo campaign', () => {
     await page.getByRole('table', { name: 'Recovery campaigns' }).getByRole('link').first().click();
     await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
     const entries = await timeline();
-    expect(entries).toEqual([
+    expect(eventsAndActions(entries)).toEqual([
       expect.stringMatching(/recovery\.opened/),
       expect.stringMatching(/recovery\.lost.*Sent to Dunning emails: Succeeded.*Sent to CRM: Succeeded/),
     ]);
+    // Over 30 days open: Stripe's whole schedule ran and failed; closed, it says nothing of a next retry.
+    expect(entries.filter((entry) => ATTEMPT.test(entry))).toHaveLength(5);
+    expect(entries.some((entry) => /next retry|No retry scheduled/.test(entry))).toBe(false);
   });
 
   it('older than the webhook log keeps (90 days): its events, without deliveries, and says why', async () => {
@@ -1286,9 +1295,34 @@ describe('a demo campaign', () => {
       .orderBy('first_failed_at')
       .first<{ id: string }>('id');
     await open(`/campaigns/${oldest.id}`);
-    const entries = await timeline();
+    const entries = eventsAndActions(await timeline());
     expect(entries.length).toBeGreaterThanOrEqual(2);
     for (const entry of entries) expect(entry).toMatch(/No delivery on record/);
+  });
+
+  it('in flight: each payment attempt that failed and when Stripe retries next, or, its schedule over, that it will not', async () => {
+    const openCampaigns = world.current
+      .db('recovery_campaigns')
+      .where({ workspace_id: demo.workspace.id, status: 'in_flight' });
+    // The oldest open one (over a week: every retry failed), and one whose next retry is to come.
+    const oldest = await openCampaigns.clone().orderBy('first_failed_at').first<{ id: string }>('id');
+    await open(`/campaigns/${oldest.id}`);
+    let entries = await timeline();
+    expect(entries.filter((entry) => ATTEMPT.test(entry))).toEqual(
+      [1, 2, 3, 4, 5].map((n) => expect.stringMatching(new RegExp(`Payment attempt ${n} failed: .+ \\([a-z_]+\\)$`))),
+    );
+    expect(entries.at(-1)).toBe('No retry scheduled by Stripe');
+    const waiting = await openCampaigns
+      .clone()
+      .whereNotNull('next_payment_attempt_at')
+      .first<{ id: string; next_payment_attempt_at: Date }>('id', 'next_payment_attempt_at');
+    await open(`/campaigns/${waiting.id}`);
+    entries = await timeline();
+    expect(entries[0]).toMatch(/Payment attempt 1 failed: /);
+    expect(entries.at(-1)).toMatch(/^Stripe's next retry: /);
+    const next = page.getByRole('region', { name: 'Timeline' }).getByRole('listitem').last().getByRole('time');
+    await expect(next.getAttribute('datetime')).resolves.toBe(waiting.next_payment_attempt_at.toISOString());
+    await screenshot('campaign-in-flight');
   });
 });
 

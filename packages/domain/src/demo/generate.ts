@@ -53,6 +53,12 @@ const YEAR = 365 * DAY;
 const TRIAL = 14 * DAY;
 /** The default STALE_CAMPAIGN_DAYS: open campaigns older than this are abandoned. */
 export const STALE_AFTER_DAYS = DEFAULT_STALE_CAMPAIGN_DAYS;
+/**
+ * The days after a demo invoice's first failure on which Stripe's retry schedule tries it again
+ * (then no more); a recovery by retry is one of these, within RETRY_WITHIN_HOURS of its day.
+ */
+export const RETRY_DAYS: readonly number[] = [1, 3, 5, 7];
+export const RETRY_WITHIN_HOURS = 4;
 const STALE_AFTER = STALE_AFTER_DAYS * DAY;
 /**
  * The default STALE_CAMPAIGN_CHECK_INTERVAL: the worker's stale-campaign job runs this often,
@@ -406,7 +412,7 @@ class DemoBuilder {
     const { rng } = this;
     switch (via) {
       case 'retry':
-        return rng.pick([1, 3, 5, 7]) * DAY + rng.between(0, 4) * HOUR;
+        return rng.pick(RETRY_DAYS) * DAY + rng.between(0, RETRY_WITHIN_HOURS) * HOUR;
       case 'customer_update':
         return (0.1 + 9 * rng.next() ** 2) * DAY;
       case 'spontaneous':

@@ -1,12 +1,13 @@
 import { DEFAULT_RETRY_SCHEDULE, newId, parseDurationList, type EventType } from '@retention/core';
 import { insertInBatches, type Transaction } from '@retention/db';
+import { noteNextAttempt, recordFailedAttempt } from '../campaigns/attempts.js';
 import { closeStaleCampaigns } from '../campaigns/close-stale.js';
 import { loseCampaign, recoverCampaign } from '../campaigns/close.js';
 import { markCampaignRecovered } from '../campaigns/mark.js';
 import { openCampaign } from '../campaigns/open.js';
 import { recordCancelSession } from '../cancel-sessions.js';
 import type { FixtureCampaign, FixtureCancelSession, FixtureWorkspaceResult } from '../fixtures/schema.js';
-import { STALE_AFTER_DAYS } from './generate.js';
+import { RETRY_DAYS, RETRY_WITHIN_HOURS, STALE_AFTER_DAYS } from './generate.js';
 import type { SeededRandom } from './random.js';
 
 /**
@@ -25,6 +26,29 @@ export interface History {
   cancelSessions: FixtureCancelSession[];
   /** Who marks campaigns recovered by hand (a user allowed to), and from where. */
   operator: { user_id: string; ip: string; user_agent: string };
+  /** The end of the history (ms): what Stripe's retry schedule has still to try is after it. */
+  now: number;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * A demo campaign's payment attempts, as Stripe would have reported them (docs/processor.md,
+ * "Payment attempts"): the first failure, then each retry of the schedule (RETRY_DAYS) that ran
+ * before the campaign closed (or before now, still open) and failed. A recovery by retry is the
+ * retry of its day, within hours of it: that one succeeded, the earlier ones failed. `next`: the
+ * retry Stripe had scheduled after the last failure (null once the schedule is over), told at
+ * that failure.
+ */
+function demoPaymentAttempts(campaign: FixtureCampaign, now: number): { failed: number[]; next: number | null } {
+  const firstFailedAt = Date.parse(campaign.first_failed_at!);
+  const end = campaign.closed_at ? Date.parse(campaign.closed_at) : now;
+  const retries = RETRY_DAYS.map((days) => firstFailedAt + days * DAY);
+  const ran = retries.filter((at) =>
+    campaign.recovered_via === 'retry' ? at + (RETRY_WITHIN_HOURS + 1) * HOUR <= end : at < end,
+  );
+  return { failed: [firstFailedAt, ...ran], next: retries[ran.length] ?? null };
 }
 
 interface Step {
@@ -43,7 +67,9 @@ interface Step {
  * (`markCampaignRecovered`: `recovery.recovered` and the security log's record), the processor
  * gives up (`loseCampaign`), or the worker's stale-campaign job abandons it
  * (`closeStaleCampaigns` run at that moment, `recovery.lost` with `auto_close_stale`). Campaigns
- * still open stay open. Returns the campaigns' ids in the order given.
+ * still open stay open. Each campaign's payment attempts are recorded as Stripe's events would
+ * have (demoPaymentAttempts): every one that failed, and the next retry Stripe scheduled. Returns
+ * the campaigns' ids in the order given.
  */
 export async function replayHistory(trx: Transaction, history: History): Promise<string[]> {
   const { workspaceId, loaded, operator } = history;
@@ -69,6 +95,31 @@ export async function replayHistory(trx: Transaction, history: History): Promise
         });
         ids[index] = opened.id;
       },
+    });
+    // Each failed attempt at its time, the first with the opening; Stripe's next one as the last said.
+    const attempts = demoPaymentAttempts(campaign, history.now);
+    attempts.failed.forEach((attemptAt, attempt) => {
+      const last = attempt === attempts.failed.length - 1;
+      steps.push({
+        at: attemptAt,
+        order: 2 * index,
+        run: async () => {
+          const reported = { workspace_id: workspaceId, campaign_id: ids[index]! };
+          await recordFailedAttempt(trx, {
+            ...reported,
+            attempt_number: attempt + 1,
+            failed_at: new Date(attemptAt),
+            decline_code: campaign.decline_code!,
+          });
+          if (!last) return;
+          await noteNextAttempt(trx, {
+            ...reported,
+            next_attempt_at: attempts.next === null ? null : new Date(attempts.next),
+            as_of: new Date(attemptAt),
+            attempt_count: attempt + 1,
+          });
+        },
+      });
     });
     if (!campaign.closed_at) return;
     const at = new Date(campaign.closed_at);

@@ -219,6 +219,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoSe
       campaigns,
       cancelSessions,
       operator: { user_id: workspace.users.admin!, ...DEMO_OPERATOR },
+      now,
     });
     // The admin marked campaigns recovered by hand (the security log says when, from where):
     // they were signed in then, and the Team page says so rather than "Never", with a password of
