@@ -1181,6 +1181,12 @@ describe('campaigns', () => {
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Export CSV' }).click(),
     ]);
+    // Named after what it holds, and the day it was exported in the viewer's zone: it was
+    // `campaigns.csv` whatever the filters.
+    const today = await page.evaluate(() =>
+      new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()),
+    );
+    expect(download.suggestedFilename()).toBe(`campaigns-in-flight-soft-${today}.csv`);
     const text = await readFile(await download.path(), 'utf8');
     // The file opens with a UTF-8 byte order mark, for Excel (docs/dashboard-api.md, "Exports").
     expect(text.startsWith(UTF8_BOM)).toBe(true);

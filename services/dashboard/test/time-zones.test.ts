@@ -251,6 +251,24 @@ describe('a shared Campaigns link with days', () => {
     expect(lines.map((line) => line.split(',')[invoice]).sort()).toEqual(IN_AUCKLAND_DAYS);
   });
 
+  it('names an export without days after its filters and the day it is exported, in the viewer’s zone', async () => {
+    const dayIn = (timeZone: string) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+        new Date(),
+      );
+    // A zone whose day is not UTC's right now: the file was `campaigns.csv`, and the server's
+    // day is UTC's unless the page sends its zone.
+    const zone = [LOS_ANGELES, 'Pacific/Pago_Pago', 'Pacific/Kiritimati'].find((one) => dayIn(one) !== dayIn('UTC'))!;
+    const viewer = await agent(zone);
+    await openCampaigns(viewer, '?status=in_flight');
+    await settlesTo(viewer, ALL);
+    const [download] = await Promise.all([
+      viewer.waitForEvent('download'),
+      viewer.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`campaigns-in-flight-${dayIn(zone)}.csv`);
+  });
+
   it('says the Overview counts UTC days where the viewer’s days are not UTC’s, and not where they are', async () => {
     const overviewNote = 'The Overview and its charts count UTC days';
     const losAngeles = await agent(LOS_ANGELES);

@@ -221,18 +221,58 @@ function boundName(instant: Date, zone: string): string {
   return toIsoMillis(instant).replaceAll(':', '').replace('.000Z', 'Z');
 }
 
+/** The day `instant` is in `zone`, `YYYY-MM-DD`. */
+function dayIn(instant: Date, zone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    instant,
+  );
+}
+
+/** Longest search text kept in a file name, after it is made safe (searchName). */
+const SEARCH_NAME_CHARACTERS = 40;
+
 /**
- * The file name of an export (`campaigns`, its range of instants as exported, the zone of the
- * range's days): `campaigns-2026-11-01-to-2026-11-02.csv`, `campaigns-from-2026-11-01.csv`,
- * `campaigns-before-2026-11-02.csv`, or `campaigns.csv` without a range (docs/dashboard-api.md,
- * "Exports"). ASCII digits, letters and `-` only: safe in a quoted Content-Disposition.
+ * A search (`q`) as a part of a file name: `search-jane-example-com` for `jane@example.com`, its
+ * letters lowercased and their accents dropped, every run of anything but ASCII letters and digits
+ * one `-`, cut at 40 characters; `search` alone when nothing of it is left (a search in Greek).
  */
-export function exportFilename(name: string, range: { from?: Date; to?: Date } = {}, zone = 'UTC'): string {
-  const { from, to } = range;
-  if (from && to) return `${name}-${boundName(from, zone)}-to-${boundName(to, zone)}.csv`;
-  if (from) return `${name}-from-${boundName(from, zone)}.csv`;
-  if (to) return `${name}-before-${boundName(to, zone)}.csv`;
-  return `${name}.csv`;
+export function searchName(q: string): string {
+  const safe = q
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, SEARCH_NAME_CHARACTERS)
+    .replace(/^-+|-+$/g, '');
+  return safe ? `search-${safe}` : 'search';
+}
+
+/**
+ * The file name of an export (docs/dashboard-api.md, "File names"): the list (`campaigns`), then
+ * what it holds: `parts` (the filters' codes, `in_flight` written `in-flight`, and searchName's),
+ * then its range of instants as exported, named in the zone of the range's days:
+ * `campaigns-lost-2026-11-01-to-2026-11-02.csv`, `campaigns-from-2026-11-01.csv`,
+ * `campaigns-before-2026-11-02.csv`; without a range, the day it was exported (`now`) in that
+ * zone: `campaigns-recovered-2026-11-29.csv`, `campaigns-2026-11-29.csv`. ASCII digits, letters
+ * and `-` only: safe in a quoted Content-Disposition.
+ */
+export function exportFilename(
+  name: string,
+  holds: { parts?: readonly (string | undefined)[]; from?: Date | undefined; to?: Date | undefined } = {},
+  zone = 'UTC',
+  now = new Date(),
+): string {
+  const { from, to } = holds;
+  const parts = (holds.parts ?? []).filter(Boolean).map((part) => part!.replaceAll('_', '-'));
+  const range =
+    from && to
+      ? `${boundName(from, zone)}-to-${boundName(to, zone)}`
+      : from
+        ? `from-${boundName(from, zone)}`
+        : to
+          ? `before-${boundName(to, zone)}`
+          : dayIn(now, zone);
+  return `${[name, ...parts, range].join('-')}.csv`;
 }
 
 /** The headers of a CSV download named `filename`: a GET's, before its rows, and a HEAD's, alone. */

@@ -23,7 +23,14 @@ import { pathId } from '../middleware/validate-query.js';
 import { ReadCoalescer } from './coalesce.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { ExportSlots } from './export-slots.js';
-import { exportFilename, exportZone, setCsvHeaders, streamCsv, type KeysetList } from './insights-export.js';
+import {
+  exportFilename,
+  exportZone,
+  searchName,
+  setCsvHeaders,
+  streamCsv,
+  type KeysetList,
+} from './insights-export.js';
 import { detailId } from './read-routes.js';
 import { queryStrings } from './query-strings.js';
 
@@ -73,10 +80,15 @@ export function insightsRoutes(context: DashboardContext): Router {
 
   router.get('/campaigns/export.csv', async (req, res) => {
     // The list's own filters and query (read-routes.ts), read page by page without a page size.
-    // The list's filters, and `tz`: the zone of the days the range is, for the file's name only.
+    // The list's filters, and `tz`: the zone of the days the range is (or of the day exported),
+    // for the file's name only.
     const { tz, ...params } = queryStrings(req.originalUrl, [...CAMPAIGN_FILTER_PARAMS, 'tz']);
     const filters = campaignListFilters(params);
-    const filename = exportFilename('campaigns', filters, exportZone(tz));
+    // Named after what it holds: its status, decline category and search, then its range of days
+    // or else the day it was exported, in `tz` (docs/dashboard-api.md, "File names").
+    const { status, decline_category, q, from, to } = filters;
+    const parts = [status, decline_category, q === undefined ? undefined : searchName(q)];
+    const filename = exportFilename('campaigns', { parts, from, to }, exportZone(tz));
     const { workspaceId } = signedIn(res);
     // The search's customers once, for every page (campaign-list.ts, CampaignSearchCustomers).
     const customers = await campaignSearchCustomers(db, workspaceId, filters);

@@ -252,7 +252,7 @@ describe('HEAD on an export', () => {
     const a = await workspace(ROWS);
     for (const [path, filename] of [
       ['/cancel_sessions/export.csv', 'cancel-sessions.csv'],
-      ['/campaigns/export.csv', 'campaigns.csv'],
+      ['/campaigns/export.csv', `campaigns-${new Date().toISOString().slice(0, 10)}.csv`],
       ['/customers/export.csv', 'customers.csv'],
     ] as const) {
       const head = await call('HEAD', path, { cookie: a.cookie });

@@ -23,6 +23,12 @@ beforeAll(async () => {
 
 const customers = [{ key: 'c', subscriptions: [{ key: 's' }] }];
 
+/** The day it is in `zone` (`YYYY-MM-DD`): an export without a range is named after it. */
+const today = (zone = 'UTC') =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(),
+  );
+
 /**
  * A workspace with an API token, a signed-in owner and member, and campaigns in four currencies
  * (xyz has no rate).
@@ -314,7 +320,7 @@ describe('GET /dashboard/api/campaigns/export.csv', () => {
     const reply = await call('GET', '/campaigns/export.csv?status=lost', { cookie: w.member });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect(reply.headers.get('content-disposition')).toBe('attachment; filename="campaigns.csv"');
+    expect(reply.headers.get('content-disposition')).toBe(`attachment; filename="campaigns-lost-${today()}.csv"`);
     const lines = reply.text.trimEnd().split('\n');
     expect(lines[0]).toBe(
       'id,psp_invoice_id,customer_id,customer_email,subscription_id,amount_cents,currency,status,decline_code,decline_category,recovered_via,first_failed_at,recovered_at,closed_at',
@@ -357,7 +363,7 @@ describe('GET /dashboard/api/campaigns/export.csv', () => {
     // The same instants named in UTC are not midnights: the instants themselves, no colons.
     await expect(disposition(auckland)).resolves.toBe(named('campaigns-2026-10-31T110000Z-to-2026-11-01T110000Z.csv'));
     await expect(disposition('from=2026-11-01&to=2026-11-02&status=lost')).resolves.toBe(
-      named('campaigns-2026-11-01-to-2026-11-02.csv'),
+      named('campaigns-lost-2026-11-01-to-2026-11-02.csv'),
     );
     await expect(disposition('from=2026-11-01')).resolves.toBe(named('campaigns-from-2026-11-01.csv'));
     await expect(disposition('to=2026-11-02T08%3A00%3A00.250Z&tz=America%2FLos_Angeles')).resolves.toBe(
@@ -366,12 +372,40 @@ describe('GET /dashboard/api/campaigns/export.csv', () => {
     await expect(disposition('to=2026-11-02T08%3A00%3A00Z&tz=America%2FLos_Angeles')).resolves.toBe(
       named('campaigns-before-2026-11-02.csv'),
     );
-    await expect(disposition('status=lost&tz=UTC')).resolves.toBe(named('campaigns.csv'));
+    await expect(disposition('tz=UTC')).resolves.toBe(named(`campaigns-${today()}.csv`));
     for (const tz of ['Mars%2FOlympus', '%2B13%3A00', 'Pacific%2FAuckland%0D%0AX-Evil%3A%201']) {
       const bad = await call('GET', `/campaigns/export.csv?from=2026-11-01&tz=${tz}`, { cookie: w.member });
       expect(bad.status).toBe(400);
       expect(bad.body.error.message).toMatch(/^tz: must be an IANA time zone name/);
     }
+  });
+
+  it('names the file after its filters, and the day it was exported when it has no range', async () => {
+    const w = await world();
+    const disposition = async (search: string) => {
+      const reply = await call('GET', `/campaigns/export.csv?${search}`, { cookie: w.member });
+      expect(reply.status).toBe(200);
+      return reply.headers.get('content-disposition')!.replace(/^attachment; filename="(.*)"$/, '$1');
+    };
+    // It was `campaigns.csv` whatever the filter: two exports of a list saved over each other.
+    await expect(disposition('status=recovered')).resolves.toBe(`campaigns-recovered-${today()}.csv`);
+    await expect(disposition('status=in_flight&decline_category=card_update_required')).resolves.toBe(
+      `campaigns-in-flight-card-update-required-${today()}.csv`,
+    );
+    // The day exported is the zone's, as the page's days are.
+    const zone = 'Pacific/Kiritimati';
+    await expect(disposition(`status=lost&tz=${encodeURIComponent(zone)}`)).resolves.toBe(
+      `campaigns-lost-${today(zone)}.csv`,
+    );
+    // A search is named safely: ASCII letters, digits and `-`, accents dropped, cut at 40.
+    const search = encodeURIComponent('Zoë "O\'Brien"/..\\;@Example.com');
+    await expect(disposition(`q=${search}`)).resolves.toBe(`campaigns-search-zoe-o-brien-example-com-${today()}.csv`);
+    await expect(disposition(`q=${encodeURIComponent('Ζωή Παπαδοπούλου')}`)).resolves.toBe(
+      `campaigns-search-${today()}.csv`,
+    );
+    const long = await disposition(`q=${'a'.repeat(300)}&from=2026-11-01&status=lost`);
+    expect(long).toBe(`campaigns-lost-search-${'a'.repeat(40)}-from-2026-11-01.csv`);
+    for (const name of [long, await disposition(`q=${search}`)]) expect(name).toMatch(/^[a-z0-9-]+\.csv$/);
   });
 
   it('streams 20,000 rows in order', async () => {

@@ -28,9 +28,12 @@ type Filters = Record<(typeof FILTERS)[number], string>;
 /** The list's API filters: the address's, with its days as the instants they start in their zone. */
 type ApiFilters = Omit<Filters, 'tz'>;
 
-/** The export's: the list's, and the zone of its days, which names the file's days (docs/dashboard-api.md). */
-function exportFiltersOf(apiFilters: ApiFilters, filters: Filters, zone: string) {
-  return { ...apiFilters, tz: filters.from || filters.to ? zone : '' };
+/**
+ * The export's: the list's, and the zone of its days, which names the file's days, or without
+ * days the day it is exported, as the viewer's calendar has it (docs/dashboard-api.md, "File names").
+ */
+function exportFiltersOf(apiFilters: ApiFilters, zone: string) {
+  return { ...apiFilters, tz: zone };
 }
 
 /** What the list has for each filter, to say an address's value it does not have before asking. */
@@ -64,11 +67,7 @@ export default function Campaigns() {
     <>
       <PageHeader title="Campaigns">
         <ExportLink
-          href={
-            asksNothing
-              ? null
-              : `${API_BASE}/campaigns/export.csv${query(exportFiltersOf(apiFilters, filters, days.zone))}`
-          }
+          href={asksNothing ? null : `${API_BASE}/campaigns/export.csv${query(exportFiltersOf(apiFilters, days.zone))}`}
         />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter campaigns" ref={state.rowRef}>
