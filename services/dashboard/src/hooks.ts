@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, errorMessage } from './api/client.js';
-import type { List } from './api/types.js';
+import type { List, ListCount } from './api/types.js';
 import { currentEntry, remember } from './router.js';
 
 export interface Loaded<T> {
@@ -66,8 +66,24 @@ function paramRefusal(failure: unknown): ParamRefusal | null {
   return failure.param ? { param: failure.param, message: failure.message } : null;
 }
 
+/** How many rows a list's filters match, as its first page said: `total`, or more than it when `capped`. */
+export interface ListTotal {
+  total: number;
+  capped: boolean;
+}
+
+/** A page's count (ListCount), when it has one. */
+function totalOf(page: ListCount): ListTotal | null {
+  return page.total === undefined ? null : { total: page.total, capped: page.total_capped === true };
+}
+
 export interface Paged<T> {
   items: T[];
+  /**
+   * How many rows the list's filters match, from its first page (a dashboard list's, ListCount),
+   * kept through Load more; null while the first page is to come, or when the list does not say.
+   */
+  total: ListTotal | null;
   error: string | null;
   /** The last load's failure, when it was a refused parameter (paramRefusal). */
   refusal: ParamRefusal | null;
@@ -92,6 +108,7 @@ interface LoadedPages {
   items: unknown[];
   cursor: string | null;
   hasMore: boolean;
+  total: ListTotal | null;
 }
 const loadedPages = new Map<string, LoadedPages>();
 /** Lists remembered at most: each holds the rows it loaded, so memory stays bounded. */
@@ -110,7 +127,10 @@ const REMEMBERED_LISTS = 20;
  * rows, never the previous key's rows, nor, when they were none, a list that read as empty (Clear
  * filters showed "No deliveries yet." until the unfiltered rows came).
  */
-export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T>>, key: string | null): Paged<T> {
+export function usePaged<T>(
+  fetchPage: (cursor: string | null) => Promise<List<T> & ListCount>,
+  key: string | null,
+): Paged<T> {
   const [entry] = useState(currentEntry);
   const [restored] = useState(() => {
     const pages = key === null ? undefined : loadedPages.get(entry);
@@ -122,6 +142,7 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
   const [items, setItems] = useState<T[]>((restored?.items as T[] | undefined) ?? []);
   const [cursor, setCursor] = useState<string | null>(restored?.cursor ?? null);
   const [hasMore, setHasMore] = useState(restored?.hasMore ?? false);
+  const [total, setTotal] = useState<ListTotal | null>(restored?.total ?? null);
   const [error, setError] = useState<string | null>(null);
   const [refusal, setRefusal] = useState<ParamRefusal | null>(null);
   const [loading, setLoading] = useState(restored === null && key !== null);
@@ -139,6 +160,8 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
       (page) => {
         if (mine !== generation.current) return;
         setItems((previous) => (append ? [...previous, ...page.data] : page.data));
+        // Load more's pages are not counted: the first page's count stays.
+        if (!append) setTotal(totalOf(page));
         setCursor(page.next_cursor);
         setHasMore(page.has_more);
         setLoading(false);
@@ -164,10 +187,12 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
       let rows: T[] = [];
       let after: string | null = null;
       let more: boolean;
+      let counted: ListTotal | null = null;
       // The first page at least: a list that had no rows is asked again too.
       do {
         const page = await fetchRef.current(after);
         if (mine !== generation.current) return;
+        if (after === null) counted = totalOf(page);
         rows = [...rows, ...page.data];
         after = page.next_cursor;
         more = page.has_more;
@@ -175,6 +200,7 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
       setItems(rows);
       setCursor(after);
       setHasMore(more);
+      setTotal(counted);
     } catch {
       // The rows shown stay; the next Load more or visit asks again.
     }
@@ -190,6 +216,7 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
     setItems([]);
     setCursor(null);
     setHasMore(false);
+    setTotal(null);
     if (key !== null) {
       run(null, false);
       return;
@@ -205,13 +232,14 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
   const current = stateKey === key;
   useEffect(() => {
     if (current && key !== null && !loading && error === null) {
-      remember(loadedPages, entry, { key, items, cursor, hasMore }, REMEMBERED_LISTS);
+      remember(loadedPages, entry, { key, items, cursor, hasMore, total }, REMEMBERED_LISTS);
     }
-  }, [current, entry, key, items, cursor, hasMore, loading, error]);
+  }, [current, entry, key, items, cursor, hasMore, total, loading, error]);
 
   if (!current) {
     return {
       items: [],
+      total: null,
       error: null,
       refusal: null,
       loading: key !== null,
@@ -223,6 +251,7 @@ export function usePaged<T>(fetchPage: (cursor: string | null) => Promise<List<T
   }
   return {
     items,
+    total,
     error,
     refusal,
     loading,

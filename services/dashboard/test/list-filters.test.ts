@@ -559,6 +559,69 @@ describe('between Clear filters and the whole list', () => {
   );
 });
 
+describe('how many rows match (docs/dashboard-ui.md, "How many match")', () => {
+  /** The line above a list that says how many rows its filters match, once it is shown. */
+  async function countOf(table: string): Promise<string> {
+    const region = page.getByRole('region', { name: table });
+    await region.waitFor();
+    const line = page.locator('.list-count');
+    await line.waitFor();
+    const said = (await line.textContent()) ?? '';
+    // The list's description, for a screen reader on the table.
+    await expect(description(region)).resolves.toBe(said);
+    return said;
+  }
+
+  it('says the count of the filters next to each list, one and many', async () => {
+    await open('/campaigns', 'Campaigns');
+    await expect(countOf('Recovery campaigns')).resolves.toBe('2 campaigns');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('lost');
+    await eventuallyText(() => countOf('Recovery campaigns'), '1 campaign');
+    await open('/customers?tag=vip', 'Customers');
+    await expect(countOf('Customers')).resolves.toBe('1 customer');
+    await open('/cancel-sessions', 'Cancel sessions');
+    await expect(countOf('Cancel sessions')).resolves.toBe('2 cancel sessions');
+  });
+
+  it('says "More than 1,000" past 1,000, and keeps it through Load more without asking again', async () => {
+    const { db } = world.current;
+    const [customer] = await db('customers').where({ email: 'ann@filters-customers.test' }).select('*');
+    const [subscription] = await db('subscriptions').where({ customer_id: customer.id }).select('id');
+    await db.raw(
+      `INSERT INTO recovery_campaigns (workspace_id, customer_id, subscription_id, psp_invoice_id, amount_cents,
+                                       currency, status, decline_code, decline_category, first_failed_at, closed_at)
+       SELECT ?, ?, ?, 'in_counted_' || g, 100, 'usd', 'abandoned', 'generic_decline', 'unknown',
+              timestamptz '2025-01-01T00:00:00Z' + g * interval '1 second', timestamptz '2025-02-01T00:00:00Z'
+         FROM generate_series(1, 1001) AS g`,
+      [customer.workspace_id, customer.id, subscription.id],
+    );
+    const asked = requestsTo('/campaigns');
+    try {
+      await open('/campaigns?status=abandoned', 'Campaigns');
+      await expect(countOf('Recovery campaigns')).resolves.toBe('More than 1,000 campaigns');
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await eventuallyText(async () => String(await page.locator('table.list tbody tr').count()), '100');
+      await expect(countOf('Recovery campaigns')).resolves.toBe('More than 1,000 campaigns');
+      // One first page, then Load more's: the count is the first page's, not asked again.
+      expect(asked.urls).toHaveLength(2);
+      expect(asked.urls[1]).toContain('cursor=');
+    } finally {
+      asked.stop();
+      await db('recovery_campaigns').where('psp_invoice_id', 'like', 'in_counted_%').delete();
+    }
+  });
+});
+
+/** Waits until `read` gives `expected`, then says what it gave. */
+async function eventuallyText(read: () => Promise<string>, expected: string): Promise<void> {
+  let last = '';
+  for (let tries = 0; tries < 50 && last !== expected; tries += 1) {
+    last = await read().catch(() => '');
+    if (last !== expected) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(last).toBe(expected);
+}
+
 describe("the Security log's chosen actions", () => {
   const action = () => page.getByRole('combobox', { name: 'Action' });
 

@@ -13,7 +13,7 @@ import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
 import { instantParam, searchParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
-import { listEnvelope } from './pagination.js';
+import { firstPageTotal, listEnvelope } from './pagination.js';
 
 /**
  * The dashboard's campaigns list and its CSV export (docs/dashboard-api.md, "Data pages" and
@@ -173,7 +173,8 @@ export function campaignListQuery(
 }
 
 /**
- * One page of the campaigns list: `limit` rows after `cursor` (a next_cursor of the same filters).
+ * One page of the campaigns list: `limit` rows after `cursor` (a next_cursor of the same filters);
+ * the first page with how many campaigns the filters match, at most 1,000 counted (firstPageTotal).
  */
 export async function campaignListPage(
   db: Queryable,
@@ -193,5 +194,8 @@ export async function campaignListPage(
       ordered: true,
     },
   );
-  return listEnvelope(result);
+  const total = await firstPageTotal(db, result, page.cursor, () =>
+    campaignListQuery(db, workspaceId, filters, 'columns', customers),
+  );
+  return listEnvelope(result, total);
 }

@@ -12,7 +12,7 @@ import type { CancelSessionListRow } from '../dashboard-views.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import type { RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
-import { listEnvelope } from './pagination.js';
+import { firstPageTotal, listEnvelope } from './pagination.js';
 
 /**
  * The dashboard's cancel sessions list and its CSV export: one filter parser and one query,
@@ -111,5 +111,6 @@ export async function cancelSessionListPage(
       ordered: true,
     },
   );
-  return listEnvelope(result);
+  const total = await firstPageTotal(db, result, page.cursor, () => cancelSessionListQuery(db, workspaceId, filters));
+  return listEnvelope(result, total);
 }

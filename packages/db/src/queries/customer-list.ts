@@ -5,7 +5,7 @@ import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
 import { containsPattern, searchParam, textParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
-import { listEnvelope } from './pagination.js';
+import { firstPageTotal, listEnvelope } from './pagination.js';
 
 /**
  * The dashboard's customers list and its CSV export (docs/dashboard-api.md, "Data pages" and
@@ -143,5 +143,6 @@ export async function customerListPage(
       ordered: true,
     },
   );
-  return listEnvelope(result);
+  const total = await firstPageTotal(db, result, page.cursor, () => customerListQuery(db, workspaceId, filters));
+  return listEnvelope(result, total);
 }

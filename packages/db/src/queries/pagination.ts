@@ -82,9 +82,49 @@ async function keysetRows(options: KeysetOptions): Promise<{ rows: PageRow[]; ha
  * around a page of rows whose `json` Postgres built, as JSON text to write as it is: the rows
  * are joined as they came, never parsed and serialised again.
  */
-export function listEnvelope<Resource>(page: Page<{ json: string }>): JsonText<ListEnvelope<Resource>> {
+export function listEnvelope<Resource>(
+  page: Page<{ json: string }>,
+  total?: ListTotal,
+): JsonText<ListEnvelope<Resource>> {
+  const counted = total ? `,"total":${total.total},"total_capped":${total.capped}` : '';
   return new JsonText(
     `{"object":"list","data":[${page.rows.map((row) => row.json).join(',')}],` +
-      `"has_more":${page.hasMore},"next_cursor":${JSON.stringify(page.nextCursor)}}`,
+      `"has_more":${page.hasMore},"next_cursor":${JSON.stringify(page.nextCursor)}${counted}}`,
   );
+}
+
+/**
+ * Most rows a dashboard list counts (docs/dashboard-api.md, "Counts"): past it the answer is
+ * "more than 1,000", so a count reads at most this many rows and one more, whatever the list holds.
+ */
+export const LIST_COUNT_CAP = 1000;
+
+/** How many rows a dashboard list's filters match: `total`, or, when `capped`, more than it. */
+export interface ListTotal {
+  total: number;
+  capped: boolean;
+}
+
+/**
+ * The count of a dashboard list's first page (no cursor), or none (Load more's pages): a first
+ * page that is the whole list counts its rows, with no query; else its query (`matching`: the
+ * list's, filters applied) is counted up to LIST_COUNT_CAP + 1 rows, unordered, in a LIMIT
+ * subquery, so a list of a million rows costs what one of 1,001 does.
+ */
+export async function firstPageTotal(
+  db: Queryable,
+  page: { rows: unknown[]; hasMore: boolean },
+  cursor: string | undefined,
+  matching: () => Knex.QueryBuilder,
+): Promise<ListTotal | undefined> {
+  if (cursor !== undefined) return undefined;
+  if (!page.hasMore) return { total: page.rows.length, capped: false };
+  const rows = matching()
+    .clearSelect()
+    .clearOrder()
+    .select(db.raw('1'))
+    .limit(LIST_COUNT_CAP + 1)
+    .as('matching');
+  const [{ n }] = (await db.from(rows).select(db.raw('count(*)::int AS n'))) as [{ n: number }];
+  return n > LIST_COUNT_CAP ? { total: LIST_COUNT_CAP, capped: true } : { total: n, capped: false };
 }

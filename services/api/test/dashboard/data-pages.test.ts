@@ -301,7 +301,14 @@ describe('GET /dashboard/api/campaigns', () => {
     expect(both.body.data).toHaveLength(1);
     expect(both.body.data[0]).toMatchObject({ status: 'lost', decline_category: 'card_update_required' });
     const none = await call('GET', '/campaigns?decline_category=fraud', { cookie: w.member.cookie });
-    expect(none.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
+    expect(none.body).toEqual({
+      object: 'list',
+      data: [],
+      has_more: false,
+      next_cursor: null,
+      total: 0,
+      total_capped: false,
+    });
   });
 
   it('from is inclusive and to exclusive, on first_failed_at', async () => {
@@ -712,6 +719,82 @@ describe('GET /dashboard/api/cancel_sessions', () => {
       created_at: '2026-06-01T00:00:00.000Z',
       ended_at: '2026-06-01T00:00:00.000Z',
       customer_email: w.bob.email,
+    });
+  });
+});
+
+describe('how many rows a list matches (docs/dashboard-api.md, "Counts")', () => {
+  /** The count queries the API runs while `run` runs: the list's rows counted in a LIMIT subquery. */
+  async function countQueries(run: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const listener = (query: { sql: string }) => {
+      if (query.sql.includes('count(*)::int AS n')) seen.push(query.sql);
+    };
+    db().on('query', listener);
+    try {
+      await run();
+    } finally {
+      db().off('query', listener);
+    }
+    return seen;
+  }
+
+  it('the first page says how many rows its filters match; Load more pages say nothing and count nothing', async () => {
+    const w = await world();
+    const get = async (path: string) => {
+      const reply = await call('GET', path, { cookie: w.member.cookie });
+      expect(reply.status).toBe(200);
+      return reply.body;
+    };
+    for (const [path, total] of [
+      ['/campaigns?limit=5', 12],
+      ['/campaigns?status=in_flight&limit=2', 6],
+      ['/customers?limit=1', 5],
+      ['/customers?tag=vip&limit=1', 2],
+      ['/cancel_sessions?limit=3', 8],
+      ['/cancel_sessions?reason_code=too_expensive&limit=1', 6],
+    ] as const) {
+      let first: any;
+      expect(await countQueries(async () => (first = await get(path)))).toHaveLength(1);
+      expect(first).toMatchObject({ has_more: true, total, total_capped: false });
+      // Load more: no count asked, none answered.
+      let next: any;
+      const cursor = encodeURIComponent(first.next_cursor);
+      expect(await countQueries(async () => (next = await get(`${path}&cursor=${cursor}`)))).toEqual([]);
+      expect(next).not.toHaveProperty('total');
+      expect(next).not.toHaveProperty('total_capped');
+    }
+    // A first page that is the whole list is its own count: no query.
+    let lost: any;
+    expect(await countQueries(async () => (lost = await get('/campaigns?status=lost')))).toEqual([]);
+    expect(lost).toMatchObject({ has_more: false, total: 2, total_capped: false });
+    expect(lost.data).toHaveLength(2);
+  });
+
+  it('counts at most 1,000: past that it says so (total_capped), reading 1,001 rows, never the whole list', async () => {
+    const w = await world('Counted');
+    await db().raw(
+      `INSERT INTO recovery_campaigns (workspace_id, customer_id, subscription_id, psp_invoice_id, amount_cents, currency,
+                                       status, decline_code, decline_category, first_failed_at, closed_at)
+       SELECT ?, ?, ?, 'in_many_' || g, g, 'usd', CASE WHEN g <= 1000 THEN 'abandoned' ELSE 'lost' END,
+              'generic_decline', 'unknown', timestamptz '2025-01-01T00:00:00Z' + g * interval '1 second',
+              timestamptz '2025-02-01T00:00:00Z'
+         FROM generate_series(1, 1200) AS g`,
+      [w.ws, w.alice.id, w.aliceNew.id],
+    );
+    const body = async (path: string) => (await call('GET', path, { cookie: w.member.cookie })).body;
+    let all: any;
+    const [sql] = await countQueries(async () => (all = await body('/campaigns')));
+    expect(all).toMatchObject({ total: 1000, total_capped: true });
+    expect(all.data).toHaveLength(50);
+    expect(sql).toMatch(/ limit \$\d+\) as "matching"$/);
+    // Exactly 1,000 is counted, not capped; fewer with other filters, each counted as the list filters.
+    await expect(body('/campaigns?status=abandoned')).resolves.toMatchObject({ total: 1000, total_capped: false });
+    await expect(body('/campaigns?status=lost')).resolves.toMatchObject({ total: 202, total_capped: false });
+    // From the 1,000th second to the 1,200th: g = 1000…1199.
+    await expect(body('/campaigns?from=2025-01-01T00:16:40Z&to=2025-01-01T00:20:00Z')).resolves.toMatchObject({
+      total: 200,
+      total_capped: false,
     });
   });
 });

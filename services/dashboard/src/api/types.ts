@@ -29,6 +29,16 @@ export type {
 } from '@retention/db/dashboard-views';
 export type { Customer, ListEnvelope as List, Subscription } from '@retention/core/resources';
 
+/**
+ * What a dashboard list's first page adds (docs/dashboard-api.md, "Counts"): how many rows its
+ * filters match, at most 1,000 counted (`total_capped`: more than `total`). Load more's pages
+ * have neither.
+ */
+export interface ListCount {
+  total?: number;
+  total_capped?: boolean;
+}
+
 export type Role = UserRole;
 
 export interface User {

@@ -10,9 +10,10 @@ import {
 } from 'react';
 import { useTableFit, type Stacks } from './use-stacked.js';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
-import { usePaged, type Paged } from '../hooks.js';
+import { usePaged, type ListTotal, type Paged } from '../hooks.js';
 import { api, query } from '../api/client.js';
-import type { List } from '../api/types.js';
+import type { List, ListCount } from '../api/types.js';
+import { formatNumber } from '../format.js';
 import { useFilters } from '../router.js';
 import { ErrorNote, Loading } from './states.js';
 import { DAY_SHAPE, EmptyList, quoted, useReportRefusal, type FilterState } from './FilterStates.js';
@@ -70,7 +71,7 @@ export function ApiListTable<T extends { id: string }>({
   ...table
 }: { path: string; filters: Record<string, string> } & Omit<PagedTableProps<T>, 'list'>) {
   const list = usePaged(
-    (cursor) => api<List<T>>('GET', `${path}${query({ ...filters, cursor })}`),
+    (cursor) => api<List<T> & ListCount>('GET', `${path}${query({ ...filters, cursor })}`),
     `${path}${query(filters)}`,
   );
   return <PagedTable list={list} {...table} />;
@@ -112,6 +113,7 @@ export function PagedTable<T extends { id: string }>({
   const said = useListStatus(list, rowNames, sayFirstLoad);
   useReportRefusal(list, filterState);
   const nothing = showsNothing(list);
+  const countId = useId();
   const body = () => {
     // The page says a refused filter value in place of the list (UnknownFilters).
     if (filterState?.isAboutFilter(list.refusal)) return null;
@@ -119,7 +121,19 @@ export function PagedTable<T extends { id: string }>({
     if (list.loading && list.items.length === 0) return <Loading />;
     return (
       <>
-        <DataTable caption={caption} columns={columns} rows={list.items} stacks={stacks} boxRef={boxRef} />
+        {list.total && (
+          <p id={countId} className="list-count">
+            {matchCount(list.total, rowNames)}
+          </p>
+        )}
+        <DataTable
+          caption={caption}
+          columns={columns}
+          rows={list.items}
+          stacks={stacks}
+          boxRef={boxRef}
+          describedBy={list.total ? countId : undefined}
+        />
         {list.error && <ErrorNote message={list.error} onRetry={list.loadMore} />}
         {list.hasMore && (
           <div className="load-more">
@@ -140,6 +154,16 @@ export function PagedTable<T extends { id: string }>({
       {!nothing && body()}
     </>
   );
+}
+
+/**
+ * How many rows a list's filters match, for the line above its table (docs/dashboard-ui.md, "How
+ * many match"): "19 campaigns", "1 customer", "More than 1,000 campaigns" (the server counts no
+ * further: a count of a million rows would cost what the page does many times over).
+ */
+function matchCount({ total, capped }: ListTotal, names: RowNames): string {
+  if (capped) return `More than ${formatNumber(total)} ${names.other}`;
+  return `${formatNumber(total)} ${total === 1 ? names.one : names.other}`;
 }
 
 /**
@@ -227,9 +251,12 @@ function TableBox({
   stacks,
   boxRef,
   narrows,
+  describedBy,
   children,
 }: {
   caption: string;
+  /** The id of a line about the list (its count, PagedTable's), the region's description. */
+  describedBy?: string | undefined;
   stacks: Stacks;
   boxRef: RefObject<HTMLDivElement | null> | undefined;
   /** Whether a column may give way (Column.narrows). */
@@ -254,7 +281,14 @@ function TableBox({
     .filter(Boolean)
     .join(' ');
   return (
-    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption} ref={box}>
+    <div
+      className="table-wrap"
+      tabIndex={0}
+      role="region"
+      aria-label={caption}
+      aria-describedby={describedBy}
+      ref={box}
+    >
       <table className={className} ref={table}>
         <caption className="visually-hidden">{caption}</caption>
         {children}
@@ -296,10 +330,13 @@ export function DataTable<T extends { id: string }>({
   stacks = false,
   boxRef,
   note = null,
+  describedBy,
 }: {
   caption: string;
   columns: Column<T>[];
   rows: T[];
+  /** The id of a line about the list (its count), the table's description. */
+  describedBy?: string | undefined;
   rowClass?: (row: T) => string | undefined;
   stacks?: Stacks;
   /** The table's scrolling box, for a list that moves the focus to one of its rows. */
@@ -322,7 +359,13 @@ export function DataTable<T extends { id: string }>({
   );
   const noteAfter = note && rows.some((row) => row.id === note.after) ? note.after : null;
   return (
-    <TableBox caption={caption} stacks={stacks} boxRef={boxRef} narrows={columns.some((column) => column.narrows)}>
+    <TableBox
+      caption={caption}
+      stacks={stacks}
+      boxRef={boxRef}
+      describedBy={describedBy}
+      narrows={columns.some((column) => column.narrows)}
+    >
       <thead>
         <tr>
           {columns.map((column) => (
