@@ -275,6 +275,73 @@ describe("an address's filter value a list does not have", () => {
   });
 });
 
+describe('a parameter a list does not take, or one given twice (docs/dashboard-ui.md)', () => {
+  const addressNote = () => page.getByRole('alert').filter({ hasText: 'The address' });
+  const notTaken = (name: string) =>
+    `The address asks for “${name}”, which is not one of this list's filters, so the list is not filtered by it.`;
+
+  it.each([
+    ['Campaigns', '/campaigns?first_failed_from=2026-01-01', 'first_failed_from', 'Recovery campaigns', 2],
+    ['Customers', '/customers?email=ann%40filters-customers.test', 'email', 'Customers', 2],
+    ['Cancel sessions', '/cancel-sessions?reason=bogus', 'reason', 'Cancel sessions', 2],
+  ] as const)(
+    '%s: names an unknown parameter, shows the list it is not filtered by, and Clear filters drops it',
+    async (heading, route, name, table, rows) => {
+      await open(route, heading);
+      await addressNote().waitFor();
+      await expect(addressNote().locator('p').allTextContents()).resolves.toEqual([notTaken(name)]);
+      // The list is shown, as the sentence says: every row, the parameter taken for nothing.
+      const body = page.getByRole('table', { name: table }).locator('tbody tr');
+      await body.first().waitFor();
+      await expect(body.count()).resolves.toBe(rows);
+      await expect(clearFilters().count()).resolves.toBe(1);
+      await clearFilters().click();
+      await addressNote().waitFor({ state: 'detached' });
+      expect(new URL(page.url()).search).toBe('');
+    },
+  );
+
+  it('says a filter given twice, uses the first, and marks its field', async () => {
+    await open('/campaigns?status=lost&status=in_flight', 'Campaigns');
+    await addressNote().waitFor();
+    const said =
+      'The address gives status more than once (“lost” and “in_flight”), so only the first, “lost”, is used.';
+    await expect(addressNote().locator('p').allTextContents()).resolves.toEqual([said]);
+    const status = page.getByRole('combobox', { name: 'Status' });
+    expect(await status.inputValue()).toBe('lost');
+    expect(await status.getAttribute('aria-invalid')).toBe('true');
+    expect(await description(status)).toContain(said);
+    const body = page.getByRole('table', { name: 'Recovery campaigns' }).locator('tbody tr');
+    await body.first().waitFor();
+    await expect(body.count()).resolves.toBe(1);
+    // Picking a status gives it once: the note goes, the other filters stay.
+    await status.selectOption('in_flight');
+    await addressNote().waitFor({ state: 'detached' });
+    expect(new URL(page.url()).searchParams.getAll('status')).toEqual(['in_flight']);
+
+    await open('/cancel-sessions?outcome=canceled&outcome=saved_discount&reason_code=unused&nope=1', 'Cancel sessions');
+    await addressNote().waitFor();
+    await expect(addressNote().locator('p').allTextContents()).resolves.toEqual([
+      'The address gives outcome more than once (“canceled” and “saved_discount”), so only the first, “canceled”, is used.',
+      notTaken('nope'),
+    ]);
+    // Nothing matches (no session was left for "unused"): one Clear filters, the note's.
+    await page.getByText('No cancel sessions match.').waitFor();
+    await expect(clearFilters().count()).resolves.toBe(1);
+  });
+
+  it.each([
+    ['Campaigns', '/campaigns?q=ann%40filters-customers.test&status=in_flight&tz=UTC'],
+    ['Campaigns', '/campaigns?from=2020-01-01&to=2099-01-01&tz=Pacific%2FAuckland'],
+    ['Customers', '/customers?q=filters-customers&tag=vip'],
+    ['Cancel sessions', '/cancel-sessions?outcome=canceled&reason_code=too_expensive'],
+  ] as const)('%s: the parameters the app itself puts in the address pass silently (%s)', async (heading, route) => {
+    await open(route, heading);
+    await page.locator('table.list tbody tr').first().waitFor();
+    await expect(addressNote().count()).resolves.toBe(0);
+  });
+});
+
 describe('a filter value the server refuses', () => {
   it('is said as the page says one it knows of, never as the raw refusal nor with Try again', async () => {
     // Free text the page does not check: a tag with a control character.

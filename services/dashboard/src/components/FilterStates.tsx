@@ -1,5 +1,6 @@
 import { useId, useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import type { ParamRefusal, Paged } from '../hooks.js';
+import { useSearchParams } from '../router.js';
 import { Empty } from './states.js';
 
 /**
@@ -38,9 +39,27 @@ interface Refused {
   message: string;
 }
 
+/**
+ * A mistake in the address's parameters themselves (useFilterState's `strictAddress`): one the
+ * list does not take (`?reason=` for `reason_code`), or one given more than once.
+ */
+interface AddressMistake {
+  /** The parameter, as the address spells it. */
+  name: string;
+  /** The filter it is, when it is one (a repeated filter): its field is marked. */
+  filter?: string;
+  sentence: string;
+}
+
 export interface FilterState {
   /** Whether the address sets any filter: a list of none then offers Clear filters. */
   anySet: boolean;
+  /**
+   * The address's parameters the list does not take or that it gives more than once, said with
+   * the unknown values (UnknownFilters), the list shown all the same, filtered by what it takes
+   * (the first of a repeated one): the sentences say so.
+   */
+  mistakes: readonly AddressMistake[];
   /**
    * The values the address asks for that the list does not have: found on the page before asking,
    * or refused by the server. The page shows UnknownFilters instead of its list while there are any.
@@ -105,7 +124,10 @@ export function useFilterState<Name extends string>(
   setParams: (next: Partial<Record<Name, string>>) => void,
   checks: Partial<Record<Name, FilterCheck>>,
   noun = 'list',
+  { strictAddress = false }: { strictAddress?: boolean } = {},
 ): FilterState {
+  const [params, setAddress] = useSearchParams();
+  const mistakes = strictAddress ? addressMistakes(params, Object.keys(filters), checks, noun) : [];
   const rowRef = useRef<HTMLDivElement>(null);
   const noteId = useId();
   const [refusals, setRefusals] = useState<readonly Refused[]>([]);
@@ -136,17 +158,21 @@ export function useFilterState<Name extends string>(
 
   const clear = () => {
     const none = Object.fromEntries(Object.keys(filters).map((name) => [name, ''])) as Partial<Record<Name, string>>;
-    setParams(none);
+    // The parameters the list does not take go too, in the same change of the address.
+    if (mistakes.length > 0) setAddress({ ...none, ...Object.fromEntries(mistakes.map(({ name }) => [name, ''])) });
+    else setParams(none);
     rowRef.current?.querySelector<HTMLElement>('input, select')?.focus();
   };
 
   return {
     anySet: checked.some(([name]) => filters[name] !== ''),
+    mistakes,
     unknown,
     noteId,
     rowRef,
     clear,
-    fieldProblem: (name) => (unknown.some((one) => one.name === name) ? noteId : undefined),
+    fieldProblem: (name) =>
+      unknown.some((one) => one.name === name) || mistakes.some((one) => one.filter === name) ? noteId : undefined,
     isAboutFilter: (refusal) => filterRefused(refusal) !== undefined,
     refused: (refusal) => {
       const name = filterRefused(refusal);
@@ -155,6 +181,41 @@ export function useFilterState<Name extends string>(
       setRefusals((kept) => [...kept.filter((one) => one.name !== name), { name, value, message: refusal.message }]);
     },
   };
+}
+
+/**
+ * What is wrong with the address's parameters themselves (docs/dashboard-ui.md, "A parameter a
+ * list does not take"): each one not among `names` (the list's filters and its zone), and each of
+ * those given more than once, in the address's order. A name, like a value, is quoted and cut.
+ */
+function addressMistakes(
+  params: URLSearchParams,
+  names: readonly string[],
+  checks: Partial<Record<string, FilterCheck>>,
+  noun: string,
+): AddressMistake[] {
+  const seen = new Set<string>();
+  const mistakes: AddressMistake[] = [];
+  for (const name of params.keys()) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    if (!names.includes(name)) {
+      mistakes.push({
+        name,
+        sentence: `The address asks for ${quoted(name)}, which is not one of this ${noun}'s filters, so the ${noun} is not filtered by it.`,
+      });
+      continue;
+    }
+    const values = params.getAll(name);
+    if (values.length < 2) continue;
+    const says = checks[name]?.says ?? name;
+    mistakes.push({
+      name,
+      filter: name,
+      sentence: `The address gives ${says} more than once (${quotedList(values)}), so only the first, ${quoted(values[0]!)}, is used.`,
+    });
+  }
+  return mistakes;
 }
 
 /**
@@ -193,7 +254,8 @@ export function EmptyList({ state, children }: { state: FilterState | undefined;
   return (
     <Empty>
       <span>{children}</span>
-      {state?.anySet && <ClearFilters state={state} />}
+      {/* The address's mistakes are said above, with their own Clear filters: one in view. */}
+      {state?.anySet && state.mistakes.length === 0 && <ClearFilters state={state} />}
     </Empty>
   );
 }
@@ -201,13 +263,18 @@ export function EmptyList({ state, children }: { state: FilterState | undefined;
 /**
  * In place of a list whose address asks for values it does not have: which ones, as text (an
  * address can hold markup), and Clear filters; not Try again, which would ask the same again.
+ * Above a list whose address has parameters it does not take or gives twice (`mistakes`), the
+ * same, the list under it.
  */
 export function UnknownFilters({ state }: { state: FilterState }) {
   return (
     <div className="state empty unknown-filters" role="alert">
       <div id={state.noteId}>
         {state.unknown.map(({ name, sentence }) => (
-          <p key={name}>{sentence}</p>
+          <p key={`value ${name}`}>{sentence}</p>
+        ))}
+        {state.mistakes.map(({ name, sentence }) => (
+          <p key={`param ${name}`}>{sentence}</p>
         ))}
       </div>
       <ClearFilters state={state} />

@@ -53,7 +53,7 @@ export default function Campaigns() {
   const days = useZonedDays(filters, setParams);
   const { tz: _tz, ...listed } = filters;
   const apiFilters: ApiFilters = { ...listed, ...days.api };
-  const state = useFilterState(filters, setParams, CHECKS);
+  const state = useFilterState(filters, setParams, CHECKS, 'list', { strictAddress: true });
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
   const rangeProblem = days.problem;
@@ -104,7 +104,7 @@ export default function Campaigns() {
           utcNote="The Overview and its charts count UTC days, so near midnight their counts can differ from this list's."
         />
       </div>
-      {unknown && <UnknownFilters state={state} />}
+      {(unknown || state.mistakes.length > 0) && <UnknownFilters state={state} />}
       {!asksNothing && (
         <ApiListTable<Campaign>
           path="/campaigns"

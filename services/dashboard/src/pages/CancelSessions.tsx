@@ -18,7 +18,7 @@ const CHECKS = {
 
 export default function CancelSessions() {
   const [filters, setParams] = useFilters(FILTERS);
-  const state = useFilterState(filters, setParams, CHECKS);
+  const state = useFilterState(filters, setParams, CHECKS, 'list', { strictAddress: true });
   const filterQuery = query(filters);
   // A value the list does not have (a hand-edited address, an old bookmark) is said in its place,
   // and neither the list nor the export asks the server.
@@ -47,9 +47,8 @@ export default function CancelSessions() {
           problemId={state.fieldProblem('reason_code')}
         />
       </div>
-      {unknown ? (
-        <UnknownFilters state={state} />
-      ) : (
+      {(unknown || state.mistakes.length > 0) && <UnknownFilters state={state} />}
+      {!unknown && (
         <ApiListTable<CancelSession>
           path="/cancel_sessions"
           filters={filters}

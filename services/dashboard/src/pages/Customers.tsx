@@ -28,7 +28,7 @@ const TAG_LIMIT = 100;
 
 export default function Customers() {
   const { filters, apply, search } = useListFilters(FILTERS, FILTERS);
-  const state = useFilterState(filters, apply, CHECKS);
+  const state = useFilterState(filters, apply, CHECKS, 'list', { strictAddress: true });
   // A search under 3 characters or over 320, or a tag over 100, would be refused: said at its
   // box, and nothing is asked.
   const problem = searchProblem(filters.q);
@@ -60,7 +60,7 @@ export default function Customers() {
           {...search('tag')}
         />
       </div>
-      {refused && <UnknownFilters state={state} />}
+      {(refused || state.mistakes.length > 0) && <UnknownFilters state={state} />}
       {!asksNothing && (
         <ApiListTable<Customer>
           path="/customers"
