@@ -247,6 +247,11 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
       name: 'cancel sessions, reason_code=customer_service (no rows)',
       path: '/cancel_sessions?reason_code=customer_service',
     },
+    // How many match (the page asks it beside a list's first page when that is not the whole list).
+    { name: 'count of campaigns, first page', path: '/campaigns/count' },
+    { name: 'count of campaigns, status=lost', path: '/campaigns/count?status=lost' },
+    { name: 'count of customers, first page', path: '/customers/count' },
+    { name: 'count of cancel sessions, first page', path: '/cancel_sessions/count' },
     { name: 'campaign detail', path: `/campaigns/${deep.id}` },
     { name: 'customer detail', path: `/customers/${deep.customer_id}` },
     { name: 'cancel session detail', path: `/cancel_sessions/${session.id}` },

@@ -13,7 +13,7 @@ import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
 import { instantParam, searchParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
-import { firstPageTotal, listEnvelope } from './pagination.js';
+import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
  * The dashboard's campaigns list and its CSV export (docs/dashboard-api.md, "Data pages" and
@@ -133,29 +133,37 @@ export function campaignListQuery(
   db: Queryable,
   workspaceId: string,
   filters: CampaignListFilters,
-  shape: RowShape = 'columns',
+  /** Or `count`: only what the filters need, unordered (the list's count route). */
+  shape: RowShape | 'count' = 'columns',
   customers: CampaignSearchCustomers = 'many',
 ): Knex.QueryBuilder {
-  const query = db('recovery_campaigns as k')
-    .join('customers as c', function joinCustomer() {
+  const query = db('recovery_campaigns as k').where('k.workspace_id', workspaceId);
+  // A count reads the customer only to search it: every campaign has one (a foreign key), so the
+  // join drops no row, and without it counting 1,001 campaigns is 1,001 fewer index look-ups.
+  if (shape !== 'count' || (filters.q !== undefined && customers === 'many')) {
+    query.join('customers as c', function joinCustomer() {
       this.on('c.workspace_id', 'k.workspace_id').andOn('c.id', 'k.customer_id');
-    })
-    .where('k.workspace_id', workspaceId)
-    .orderBy([
-      { column: 'k.first_failed_at', order: 'desc' },
-      { column: 'k.id', order: 'desc' },
-    ])
-    .select(
-      shape === 'json'
-        ? [
-            'k.first_failed_at',
-            'k.id',
-            db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`),
-          ]
-        : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
-            column === 'customer_email' ? 'c.email as customer_email' : `k.${column}`,
-          ),
-    );
+    });
+  }
+  if (shape === 'count') query.select(db.raw('1'));
+  else {
+    query
+      .orderBy([
+        { column: 'k.first_failed_at', order: 'desc' },
+        { column: 'k.id', order: 'desc' },
+      ])
+      .select(
+        shape === 'json'
+          ? [
+              'k.first_failed_at',
+              'k.id',
+              db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`),
+            ]
+          : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
+              column === 'customer_email' ? 'c.email as customer_email' : `k.${column}`,
+            ),
+      );
+  }
   if (filters.status) query.where('k.status', filters.status);
   if (filters.decline_category) query.where('k.decline_category', filters.decline_category);
   if (filters.from) query.where('k.first_failed_at', '>=', filters.from);
@@ -174,7 +182,7 @@ export function campaignListQuery(
 
 /**
  * One page of the campaigns list: `limit` rows after `cursor` (a next_cursor of the same filters);
- * the first page with how many campaigns the filters match, at most 1,000 counted (firstPageTotal).
+ * a first page that is the whole list with its count (wholeListTotal); campaignListCount counts the rest.
  */
 export async function campaignListPage(
   db: Queryable,
@@ -194,8 +202,15 @@ export async function campaignListPage(
       ordered: true,
     },
   );
-  const total = await firstPageTotal(db, result, page.cursor, () =>
-    campaignListQuery(db, workspaceId, filters, 'columns', customers),
-  );
-  return listEnvelope(result, total);
+  return listEnvelope(result, wholeListTotal(result, page.cursor));
+}
+
+/** How many campaigns the filters match, at most 1,000 counted (the list's count route). */
+export async function campaignListCount(
+  db: Queryable,
+  workspaceId: string,
+  filters: CampaignListFilters,
+): Promise<JsonText<unknown>> {
+  const customers = await campaignSearchCustomers(db, workspaceId, filters);
+  return countEnvelope(await countMatching(db, campaignListQuery(db, workspaceId, filters, 'count', customers)));
 }

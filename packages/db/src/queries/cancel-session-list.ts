@@ -12,7 +12,7 @@ import type { CancelSessionListRow } from '../dashboard-views.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import type { RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
-import { firstPageTotal, listEnvelope } from './pagination.js';
+import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
  * The dashboard's cancel sessions list and its CSV export: one filter parser and one query,
@@ -67,13 +67,18 @@ export function cancelSessionListQuery(
   db: Queryable,
   workspaceId: string,
   filters: CancelSessionListFilters,
-  shape: RowShape = 'columns',
+  /** Or `count`: only what the filters need, unordered (the list's count route). */
+  shape: RowShape | 'count' = 'columns',
 ): Knex.QueryBuilder {
-  const query = db('cancel_sessions as s')
+  const query = db('cancel_sessions as s').where('s.workspace_id', workspaceId);
+  if (filters.outcome) query.where('s.outcome', filters.outcome);
+  if (filters.reason_code) query.where('s.reason_code', filters.reason_code);
+  // A count needs no customer: every session has one (a foreign key), so the join drops no row.
+  if (shape === 'count') return query.select(db.raw('1'));
+  return query
     .join('customers as c', function joinCustomer() {
       this.on('c.workspace_id', 's.workspace_id').andOn('c.id', 's.customer_id');
     })
-    .where('s.workspace_id', workspaceId)
     .orderBy([
       { column: 's.created_at', order: 'desc' },
       { column: 's.id', order: 'desc' },
@@ -89,9 +94,6 @@ export function cancelSessionListQuery(
             column === 'customer_email' ? 'c.email as customer_email' : `s.${column}`,
           ),
     );
-  if (filters.outcome) query.where('s.outcome', filters.outcome);
-  if (filters.reason_code) query.where('s.reason_code', filters.reason_code);
-  return query;
 }
 
 export async function cancelSessionListPage(
@@ -111,6 +113,14 @@ export async function cancelSessionListPage(
       ordered: true,
     },
   );
-  const total = await firstPageTotal(db, result, page.cursor, () => cancelSessionListQuery(db, workspaceId, filters));
-  return listEnvelope(result, total);
+  return listEnvelope(result, wholeListTotal(result, page.cursor));
+}
+
+/** How many match the filters, at most 1,000 counted (the list's count route). */
+export async function cancelSessionListCount(
+  db: Queryable,
+  workspaceId: string,
+  filters: CancelSessionListFilters,
+): Promise<JsonText<unknown>> {
+  return countEnvelope(await countMatching(db, cancelSessionListQuery(db, workspaceId, filters, 'count')));
 }

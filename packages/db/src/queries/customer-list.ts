@@ -5,7 +5,7 @@ import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
 import { containsPattern, searchParam, textParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
-import { firstPageTotal, listEnvelope } from './pagination.js';
+import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
  * The dashboard's customers list and its CSV export (docs/dashboard-api.md, "Data pages" and
@@ -143,6 +143,14 @@ export async function customerListPage(
       ordered: true,
     },
   );
-  const total = await firstPageTotal(db, result, page.cursor, () => customerListQuery(db, workspaceId, filters));
-  return listEnvelope(result, total);
+  return listEnvelope(result, wholeListTotal(result, page.cursor));
+}
+
+/** How many match the filters, at most 1,000 counted (the list's count route). */
+export async function customerListCount(
+  db: Queryable,
+  workspaceId: string,
+  filters: CustomerListFilters,
+): Promise<JsonText<unknown>> {
+  return countEnvelope(await countMatching(db, customerListQuery(db, workspaceId, filters)));
 }

@@ -4,12 +4,15 @@ import {
   CAMPAIGN_FILTER_PARAMS,
   CANCEL_SESSION_FILTER_PARAMS,
   CUSTOMER_FILTER_PARAMS,
+  campaignListCount,
   campaignListFilters,
   campaignListPage,
   cancelSessionDetailView,
+  cancelSessionListCount,
   cancelSessionListFilters,
   cancelSessionListPage,
   customerDetailView,
+  customerListCount,
   customerListFilters,
   customerListPage,
   computeStats,
@@ -64,6 +67,29 @@ export function readRoutes(context: DashboardContext): Router {
     sendJsonText(res, await cancelSessionDetailView(db, signedIn(res).workspaceId, id));
   });
 
+  return router;
+}
+
+/**
+ * How many rows a list's filters match (docs/dashboard-api.md, "Counts"), at most 1,000 counted:
+ * asked by a page beside its list's first page when that is not the whole list, so the list never
+ * waits for its count. Mounted before the detail routes, whose `:id` would take `count`.
+ */
+export function countRoutes(context: DashboardContext): Router {
+  const router = Router();
+  const { db } = context;
+  router.get('/campaigns/count', async (req, res) => {
+    const filters = campaignListFilters(queryStrings(req.originalUrl, CAMPAIGN_FILTER_PARAMS));
+    sendJsonText(res, await campaignListCount(db, signedIn(res).workspaceId, filters));
+  });
+  router.get('/customers/count', async (req, res) => {
+    const filters = customerListFilters(queryStrings(req.originalUrl, CUSTOMER_FILTER_PARAMS));
+    sendJsonText(res, await customerListCount(db, signedIn(res).workspaceId, filters));
+  });
+  router.get('/cancel_sessions/count', async (req, res) => {
+    const filters = cancelSessionListFilters(queryStrings(req.originalUrl, CANCEL_SESSION_FILTER_PARAMS));
+    sendJsonText(res, await cancelSessionListCount(db, signedIn(res).workspaceId, filters));
+  });
   return router;
 }
 

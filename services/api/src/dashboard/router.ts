@@ -23,7 +23,7 @@ import { linkRoutes } from './link-routes.js';
 import { dashboardMailer } from './mail.js';
 import { originCheck } from './origin-check.js';
 import { processorRoutes } from './processor-routes.js';
-import { readRoutes } from './read-routes.js';
+import { countRoutes, readRoutes } from './read-routes.js';
 import { SessionCache } from './session-cache.js';
 import { cookieSettings } from './session-cookie.js';
 import { deviceCookieSettings } from './device-cookie.js';
@@ -67,12 +67,15 @@ export const DASHBOARD_ROUTE_PATTERNS = [
   '/stats',
   '/campaigns',
   '/campaigns/export.csv',
+  '/campaigns/count',
   '/campaigns/:id',
   '/customers',
   '/customers/export.csv',
+  '/customers/count',
   '/customers/:id',
   '/cancel_sessions',
   '/cancel_sessions/export.csv',
+  '/cancel_sessions/count',
   '/cancel_sessions/:id',
   '/overview',
   '/campaigns/:id/mark-recovered',
@@ -136,6 +139,7 @@ export function dashboardApi(deps: DashboardDependencies): Router {
   router.use(webhookRoutes(context));
   router.use(workspaceRoutes(context));
   router.use(processorRoutes(context));
+  router.use(countRoutes(context));
   router.use(insightsRoutes(context));
   router.use(readRoutes(context));
   router.use(unknownDashboardRoute);

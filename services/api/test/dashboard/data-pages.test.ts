@@ -361,6 +361,9 @@ describe('GET /dashboard/api/campaigns', () => {
     });
     const byName = await walk('/campaigns?q=bert%20TAB', w.member.cookie, 2);
     expect(ids(byName)).toEqual(bobs);
+    // The count route counts the same search (here by the matched customers' ids, with no join).
+    const counted = await call('GET', '/campaigns/count?q=bert%20TAB', { cookie: w.member.cookie });
+    expect(counted.body).toEqual({ object: 'list_count', total: bobs.length, total_capped: false });
     // Paged, with another filter.
     const lostAlice = await walk(`/campaigns?status=lost&q=${encodeURIComponent(w.alice.email)}`, w.member.cookie, 1);
     expect(lostAlice.map((row) => [row.status, row.customer_id])).toEqual([['lost', w.alice.id]]);
@@ -401,6 +404,11 @@ describe('GET /dashboard/api/campaigns', () => {
     }
     const rows = await walk(`/campaigns?q=${encodeURIComponent(`@${domain}`)}`, w.member.cookie, 1);
     expect(ids(rows)).toEqual(expected.reverse());
+    // Counted as listed: the search tested on each campaign's customer, so the count joins them.
+    const counted = await call('GET', `/campaigns/count?q=${encodeURIComponent(`@${domain}`)}`, {
+      cookie: w.member.cookie,
+    });
+    expect(counted.body).toEqual({ object: 'list_count', total: 2, total_capped: false });
   });
 
   it('the CSV export holds exactly the rows the list pages through, for the same filters', async () => {
@@ -739,36 +747,46 @@ describe('how many rows a list matches (docs/dashboard-api.md, "Counts")', () =>
     return seen;
   }
 
-  it('the first page says how many rows its filters match; Load more pages say nothing and count nothing', async () => {
+  it('a list counts nothing: its count route does, with the same filters; a first page that is the whole list is its own count', async () => {
     const w = await world();
     const get = async (path: string) => {
       const reply = await call('GET', path, { cookie: w.member.cookie });
       expect(reply.status).toBe(200);
       return reply.body;
     };
-    for (const [path, total] of [
-      ['/campaigns?limit=5', 12],
-      ['/campaigns?status=in_flight&limit=2', 6],
-      ['/customers?limit=1', 5],
-      ['/customers?tag=vip&limit=1', 2],
-      ['/cancel_sessions?limit=3', 8],
-      ['/cancel_sessions?reason_code=too_expensive&limit=1', 6],
+    for (const [list, filters, total] of [
+      ['/campaigns', 'limit=5', 12],
+      ['/campaigns', 'status=in_flight&limit=2', 6],
+      ['/customers', 'limit=1', 5],
+      ['/customers', 'tag=vip&limit=1', 2],
+      ['/cancel_sessions', 'limit=3', 8],
+      ['/cancel_sessions', 'reason_code=too_expensive&limit=1', 6],
     ] as const) {
+      // The rows never wait for a count: the first page and Load more's run none and carry none.
       let first: any;
-      expect(await countQueries(async () => (first = await get(path)))).toHaveLength(1);
-      expect(first).toMatchObject({ has_more: true, total, total_capped: false });
-      // Load more: no count asked, none answered.
-      let next: any;
+      expect(await countQueries(async () => (first = await get(`${list}?${filters}`)))).toEqual([]);
+      expect(first.has_more).toBe(true);
+      expect(first).not.toHaveProperty('total');
       const cursor = encodeURIComponent(first.next_cursor);
-      expect(await countQueries(async () => (next = await get(`${path}&cursor=${cursor}`)))).toEqual([]);
-      expect(next).not.toHaveProperty('total');
-      expect(next).not.toHaveProperty('total_capped');
+      expect(await countQueries(() => get(`${list}?${filters}&cursor=${cursor}`))).toEqual([]);
+      // The count route: one count, of the list's filters (limit is the list's, not a filter).
+      const filtersOnly = filters.replace(/&?limit=\d+/, '');
+      let counted: any;
+      expect(
+        await countQueries(async () => (counted = await get(`${list}/count${filtersOnly ? `?${filtersOnly}` : ''}`))),
+      ).toHaveLength(1);
+      expect(counted).toEqual({ object: 'list_count', total, total_capped: false });
     }
     // A first page that is the whole list is its own count: no query.
     let lost: any;
     expect(await countQueries(async () => (lost = await get('/campaigns?status=lost')))).toEqual([]);
     expect(lost).toMatchObject({ has_more: false, total: 2, total_capped: false });
     expect(lost.data).toHaveLength(2);
+    // The count route takes the list's filters and nothing else, as the list refuses them.
+    const refused = await call('GET', '/campaigns/count?status=nope', { cookie: w.member.cookie });
+    expect(refused.status).toBe(400);
+    expect((await call('GET', '/campaigns/count?cursor=x', { cookie: w.member.cookie })).status).toBe(400);
+    expect((await call('GET', '/campaigns/count')).status).toBe(401);
   });
 
   it('counts at most 1,000: past that it says so (total_capped), reading 1,001 rows, never the whole list', async () => {
@@ -784,15 +802,17 @@ describe('how many rows a list matches (docs/dashboard-api.md, "Counts")', () =>
     );
     const body = async (path: string) => (await call('GET', path, { cookie: w.member.cookie })).body;
     let all: any;
-    const [sql] = await countQueries(async () => (all = await body('/campaigns')));
-    expect(all).toMatchObject({ total: 1000, total_capped: true });
-    expect(all.data).toHaveLength(50);
+    const [sql] = await countQueries(async () => (all = await body('/campaigns/count')));
+    expect(all).toEqual({ object: 'list_count', total: 1000, total_capped: true });
     expect(sql).toMatch(/ limit \$\d+\) as "matching"$/);
     // Exactly 1,000 is counted, not capped; fewer with other filters, each counted as the list filters.
-    await expect(body('/campaigns?status=abandoned')).resolves.toMatchObject({ total: 1000, total_capped: false });
-    await expect(body('/campaigns?status=lost')).resolves.toMatchObject({ total: 202, total_capped: false });
+    await expect(body('/campaigns/count?status=abandoned')).resolves.toMatchObject({
+      total: 1000,
+      total_capped: false,
+    });
+    await expect(body('/campaigns/count?status=lost')).resolves.toMatchObject({ total: 202, total_capped: false });
     // From the 1,000th second to the 1,200th: g = 1000…1199.
-    await expect(body('/campaigns?from=2025-01-01T00:16:40Z&to=2025-01-01T00:20:00Z')).resolves.toMatchObject({
+    await expect(body('/campaigns/count?from=2025-01-01T00:16:40Z&to=2025-01-01T00:20:00Z')).resolves.toMatchObject({
       total: 200,
       total_capped: false,
     });

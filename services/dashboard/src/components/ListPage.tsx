@@ -74,7 +74,29 @@ export function ApiListTable<T extends { id: string }>({
     (cursor) => api<List<T> & ListCount>('GET', `${path}${query({ ...filters, cursor })}`),
     `${path}${query(filters)}`,
   );
-  return <PagedTable list={list} {...table} />;
+  const total = useListCount(`${path}/count${query(filters)}`, list);
+  return <PagedTable list={{ ...list, total }} {...table} />;
+}
+
+/**
+ * How many rows a list's filters match (docs/dashboard-api.md, "Counts"): its first page's own
+ * count when that page is the whole list, else the list's count route (`countUrl`), asked once
+ * the first page has come, so the rows never wait for their count. None while it is to come or
+ * when it failed: the line is left out, and the list says its own failures.
+ */
+function useListCount<T>(countUrl: string, list: Paged<T>): ListTotal | null {
+  const [counted, setCounted] = useState<{ url: string; total: ListTotal } | null>(null);
+  const needed = list.total === null && list.hasMore;
+  useEffect(() => {
+    if (!needed) return;
+    const controller = new AbortController();
+    api<{ total: number; total_capped: boolean }>('GET', countUrl, { signal: controller.signal }).then(
+      (answer) => setCounted({ url: countUrl, total: { total: answer.total, capped: answer.total_capped } }),
+      () => undefined,
+    );
+    return () => controller.abort();
+  }, [countUrl, needed]);
+  return list.total ?? (counted?.url === countUrl ? counted.total : null);
 }
 
 /**
