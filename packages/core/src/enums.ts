@@ -118,6 +118,7 @@ export const SECURITY_ACTIONS = [
   'account.reset_link_revoked',
   'account.password_reset',
   'account.signed_out_everywhere',
+  'account.session_revoked',
   'workspace.updated',
   'processor.connected',
   'processor.disconnected',

@@ -131,6 +131,7 @@ export const SECURITY_ACTION_LABELS: Readonly<Record<SecurityAction, string>> = 
   'account.reset_link_revoked': 'Password reset link withdrawn',
   'account.password_reset': 'Password set with a reset link',
   'account.signed_out_everywhere': 'Signed out everywhere',
+  'account.session_revoked': 'Another session signed out',
   'workspace.updated': 'Workspace settings changed',
   'processor.connected': 'Payment processor connected',
   'processor.disconnected': 'Payment processor disconnected',

@@ -228,6 +228,12 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   // `user reset-link`'s (migration 0036); absent when its holder asked for it.
   'account.password_reset': { step: hidden, sessions_ended: sessionsEnded, link_made_by: labelled('Link made by') },
   'account.signed_out_everywhere': { sessions_ended: sessionsEnded },
+  // One session ended from the Account page's Sessions list: the device and address it was used from.
+  'account.session_revoked': {
+    session_id: hidden,
+    device: labelled('Device'),
+    ip_address: (value) => (typeof value === 'string' ? `IP address: ${value}` : null),
+  },
   'workspace.updated': {
     name: change('Name'),
     display_currency: change('Display currency', currency),

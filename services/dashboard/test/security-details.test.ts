@@ -63,6 +63,10 @@ const RECORDED: Record<SecurityAction, [Record<string, unknown> | null, (string 
     ['2 sessions ended', 'Link made by: ann@example.com'],
   ],
   'account.signed_out_everywhere': [{ sessions_ended: 1 }, ['1 session ended']],
+  'account.session_revoked': [
+    { session_id: '00000000-0000-4000-8000-000000000000', device: 'Firefox on Windows', ip_address: '203.0.113.9' },
+    ['Device: Firefox on Windows', 'IP address: 203.0.113.9'],
+  ],
   'workspace.updated': [
     { name: { from: 'Acme', to: 'Acme & Co' }, display_currency: { from: 'usd', to: 'eur' } },
     ['Name: Acme → Acme & Co', 'Display currency: USD → EUR'],

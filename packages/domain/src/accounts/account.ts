@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { invalidField } from '@retention/core';
+import { conflict, invalidField, isUuid, notFound } from '@retention/core';
 import { inTransaction, type Db } from '@retention/db';
 import { recordSecurityEvent, type Actor } from '../security-log.js';
 import { inputValidator, NameInput, withTidyName } from '../validate.js';
 import { toAccountUser, type AccountUser, type AccountUserRow } from './account-user.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from './passwords.js';
 import { revokeOwnResetLinks } from './password-reset.js';
-import { revokeUserSessions } from './sessions.js';
+import { describeUserAgent, revokeOwnSessionById, revokeUserSessions, type OwnSession } from './sessions.js';
 
 /** The account page: a user's own name, password and sessions. */
 
@@ -75,5 +75,36 @@ export async function signOutEverywhere(
       details: { sessions_ended: ended },
     });
     return ended;
+  });
+}
+
+/**
+ * Sign out one other session of one's own (the Account page's Sessions list): by its row id,
+ * never its cookie. Not found when no live session of the user has that id, whoever else's it
+ * may be; refused when it is the session asking, which signs out instead.
+ */
+export async function signOutOtherSession(
+  db: Db,
+  input: { user_id: string; workspace_id: string; email: string; session_id: string; current_session_id: string },
+  actor: Actor,
+): Promise<void> {
+  const notFoundError = () => notFound(`No session of yours with id ${JSON.stringify(input.session_id.slice(0, 60))}`);
+  if (!isUuid(input.session_id)) throw notFoundError();
+  const sessionId = input.session_id.toLowerCase();
+  if (sessionId === input.current_session_id) {
+    throw conflict('This is the session you are using now: to end it, use Sign out.');
+  }
+  await inTransaction(db, async (trx) => {
+    const session = await trx('user_sessions')
+      .where({ id: sessionId, user_id: input.user_id })
+      .first<Pick<OwnSession, 'id' | 'ip_address' | 'user_agent'> | undefined>('id', 'ip_address', 'user_agent');
+    if (!session || !(await revokeOwnSessionById(trx, input.user_id, sessionId))) throw notFoundError();
+    await recordSecurityEvent(trx, {
+      workspace_id: input.workspace_id,
+      action: 'account.session_revoked',
+      actor,
+      target: { type: 'user', id: input.user_id, label: input.email },
+      details: { session_id: sessionId, device: describeUserAgent(session.user_agent), ip_address: session.ip_address },
+    });
   });
 }

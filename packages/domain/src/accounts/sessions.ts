@@ -170,3 +170,73 @@ export async function isRemovedMemberSession(db: Queryable, value: string): Prom
     .first('token_hash');
   return row !== undefined;
 }
+
+/** One of a user's own live sessions, as the Account page lists it (never its cookie or hash). */
+export interface OwnSession {
+  id: string;
+  created_at: Date;
+  last_seen_at: Date;
+  ip_address: string | null;
+  user_agent: string | null;
+}
+
+/** The user's live sessions (not revoked, neither idle nor absolute expiry passed), newest activity first. */
+export async function listOwnSessions(db: Queryable, userId: string): Promise<OwnSession[]> {
+  return db('user_sessions')
+    .where({ user_id: userId })
+    .whereNull('revoked_at')
+    .where('idle_expires_at', '>', db.fn.now())
+    .where('expires_at', '>', db.fn.now())
+    .orderBy([
+      { column: 'last_seen_at', order: 'desc' },
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .select<OwnSession[]>('id', 'created_at', 'last_seen_at', 'ip_address', 'user_agent');
+}
+
+/**
+ * Ends one live session of the user, by its row id; answers whether it did (false: no live
+ * session of theirs has that id, whoever else's it may be).
+ */
+export async function revokeOwnSessionById(db: Queryable, userId: string, sessionId: string): Promise<boolean> {
+  const ended = await db('user_sessions')
+    .where({ id: sessionId, user_id: userId })
+    .whereNull('revoked_at')
+    .where('idle_expires_at', '>', db.fn.now())
+    .where('expires_at', '>', db.fn.now())
+    .update({ revoked_at: db.fn.now() });
+  return ended > 0;
+}
+
+/**
+ * A readable device from a User-Agent header: "Firefox on Windows", "Safari on iOS", "Chrome",
+ * "Unknown device". A few plain rules, not a parser library: the Account page needs a name a
+ * person recognizes, not a version, and rules this short are read at a glance. Order matters:
+ * Edge and Opera say "Chrome", Chrome says "Safari".
+ */
+export function describeUserAgent(userAgent: string | null | undefined): string {
+  const ua = userAgent ?? '';
+  const browser = BROWSER_RULES.find(([pattern]) => pattern.test(ua))?.[1] ?? null;
+  const os = OS_RULES.find(([pattern]) => pattern.test(ua))?.[1] ?? null;
+  if (browser && os) return `${browser} on ${os}`;
+  return browser ?? os ?? 'Unknown device';
+}
+
+const BROWSER_RULES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
+  [/\b(?:OPR|Opera)\//, 'Opera'],
+  [/\bSamsungBrowser\//, 'Samsung Internet'],
+  [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
+  [/\b(?:HeadlessChrome|Chrome|CriOS|Chromium)\//, 'Chrome'],
+  [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
+];
+
+const OS_RULES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b(?:iPhone|iPad|iPod)\b/, 'iOS'],
+  [/\bAndroid\b/, 'Android'],
+  [/\bWindows\b/, 'Windows'],
+  [/\bCrOS\b/, 'ChromeOS'],
+  [/\bMac OS X\b|\bMacintosh\b/, 'macOS'],
+  [/\bLinux\b/, 'Linux'],
+];

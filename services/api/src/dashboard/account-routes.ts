@@ -1,5 +1,14 @@
 import { Router } from 'express';
-import { changePassword, permissionsFor, resetLinkRoles, signOutEverywhere, updateProfile } from '@retention/domain';
+import {
+  changePassword,
+  describeUserAgent,
+  listOwnSessions,
+  permissionsFor,
+  resetLinkRoles,
+  signOutEverywhere,
+  signOutOtherSession,
+  updateProfile,
+} from '@retention/domain';
 import { actorOf, signedIn, type DashboardContext } from './context.js';
 import { assertReadableBody, bodyOf } from './json-body.js';
 import { openSession, trustDevice } from './start-session.js';
@@ -7,7 +16,7 @@ import { sessionsChanged } from './session-change.js';
 import { clearSessionCookie } from './session-cookie.js';
 import { EVENT_TYPE_LIST, signedInView } from './views.js';
 
-/** GET /me and the account page: name, password, sign out everywhere. */
+/** GET /me and the account page: name, password, sessions (each, or everywhere). */
 export function accountRoutes(context: DashboardContext): Router {
   const router = Router();
 
@@ -64,6 +73,44 @@ export function accountRoutes(context: DashboardContext): Router {
     );
     await sessionsChanged(context);
     clearSessionCookie(res, context.cookie);
+    res.status(204).end();
+  });
+
+  // The signed-in user's own live sessions, newest activity first: never a cookie or its hash.
+  router.get('/account/sessions', async (_req, res) => {
+    const { user, session } = signedIn(res);
+    const sessions = await listOwnSessions(context.db, user.id);
+    res.json({
+      object: 'list',
+      data: sessions.map((row) => ({
+        object: 'session',
+        id: row.id,
+        created_at: row.created_at.toISOString(),
+        last_seen_at: row.last_seen_at.toISOString(),
+        device: describeUserAgent(row.user_agent),
+        ip_address: row.ip_address,
+        current: row.id === session.id,
+      })),
+    });
+  });
+
+  // Ends one other session of one's own. Like sign out everywhere, every API process is told
+  // (sessionsChanged), so a look-up it cached is not used on that session's next request.
+  router.post('/account/sessions/:id/revoke', async (req, res) => {
+    assertReadableBody(req.body);
+    const { user, session, workspaceId } = signedIn(res);
+    await signOutOtherSession(
+      context.db,
+      {
+        user_id: user.id,
+        workspace_id: workspaceId,
+        email: user.email,
+        session_id: String(req.params.id),
+        current_session_id: session.id,
+      },
+      actorOf(req, res),
+    );
+    await sessionsChanged(context);
     res.status(204).end();
   });
 
