@@ -2,13 +2,129 @@ import { useRef, useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { Field, NAME_LIMIT, Outcome } from '../components/Field.js';
-import { PageHeader } from '../components/states.js';
+import { Empty, ErrorNote, LiveStatus, Loading, PageHeader } from '../components/states.js';
+import { Clipped, DataTable, type Column } from '../components/ListPage.js';
+import { Time } from '../components/Time.js';
+import type { List } from '../api/types.js';
+import { useLoad } from '../hooks.js';
 import { useSession } from '../session.js';
 import { ROLE_NAMES } from './settings/roles.js';
 import { useAction } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
 import { BusyButton } from '../components/BusyButton.js';
 import { forgetSession } from '../session-memory.js';
+
+/** One of the user's own live sessions (GET /account/sessions). */
+interface AccountSession {
+  id: string;
+  object: 'session';
+  created_at: string;
+  last_seen_at: string;
+  device: string;
+  ip_address: string | null;
+  current: boolean;
+}
+
+/** A session as a person reads it: its device, and where from when known. */
+const sessionName = (session: AccountSession) =>
+  session.ip_address ? `${session.device}, ${session.ip_address}` : session.device;
+
+/**
+ * Where one is signed in, as GitHub and Stripe show it: each live session, newest activity
+ * first, "This device" for the one in use, and Sign out on each other one (it asks first, as
+ * Revoke does). The session in use is ended with Sign out in the account menu, or with Sign out
+ * everywhere below the list.
+ */
+function SessionList({ onAct }: { onAct: () => void }) {
+  const sessions = useLoad(
+    (signal) => api<List<AccountSession>>('GET', '/account/sessions', { signal }),
+    'account-sessions',
+  );
+  const [ending, setEnding] = useState<AccountSession | null>(null);
+  const endOne = useAction();
+  const signOutOne = (session: AccountSession) =>
+    void endOne.run(
+      async () => {
+        try {
+          await api('POST', `/account/sessions/${session.id}/revoke`);
+        } finally {
+          // Ended or already gone (a 404): the list says what is live now, either way.
+          sessions.set(await api<List<AccountSession>>('GET', '/account/sessions'));
+        }
+        setEnding(null);
+      },
+      { done: `${sessionName(session)} signed out: its next request goes to sign in.` },
+    );
+  const rows = sessions.data?.data ?? [];
+  const columns: Column<AccountSession>[] = [
+    {
+      header: 'Device',
+      fill: true,
+      cell: (session) => (
+        <>
+          <Clipped text={session.device} />
+          {session.current && (
+            <>
+              {' '}
+              <span className="badge badge-active">This device</span>
+            </>
+          )}
+        </>
+      ),
+    },
+    { header: 'IP address', cell: (session) => session.ip_address ?? '—' },
+    { header: 'Signed in', cell: (session) => <Time value={session.created_at} short withTime /> },
+    { header: 'Last active', cell: (session) => <Time value={session.last_seen_at} short withTime /> },
+    {
+      header: 'Actions',
+      actions: true,
+      // Every row's button is "Sign out": its description says which session, for a screen
+      // reader moving from button to button (as the tokens' Revoke).
+      cell: (session) =>
+        !session.current && (
+          <>
+            <button
+              type="button"
+              className="button small danger-outline"
+              aria-describedby={`session-${session.id}`}
+              onClick={() => {
+                onAct();
+                endOne.clear();
+                setEnding(session);
+              }}
+            >
+              Sign out
+            </button>
+            <span id={`session-${session.id}`} hidden>
+              {sessionName(session)}
+            </span>
+          </>
+        ),
+    },
+  ];
+  return (
+    <>
+      <LiveStatus>{endOne.done}</LiveStatus>
+      {sessions.loading && !sessions.data && <Loading label="Loading sessions…" />}
+      {sessions.error && <ErrorNote message={sessions.error} onRetry={sessions.reload} />}
+      {sessions.data && rows.length === 0 && <Empty>No open sessions.</Empty>}
+      {rows.length > 0 && <DataTable caption="Your sessions" columns={columns} rows={rows} stacks />}
+      <p className="muted">Last active can be up to a minute behind.</p>
+      {ending && (
+        <ConfirmDialog
+          title="Sign out this session"
+          message={
+            <p>{sessionName(ending)} is signed out: its next request goes to sign in. This device stays signed in.</p>
+          }
+          confirmLabel="Sign out"
+          action={endOne}
+          onConfirm={() => signOutOne(ending)}
+          onClose={() => setEnding(null)}
+        />
+      )}
+    </>
+  );
+}
 
 export default function Account() {
   const { me, refresh } = useSession();
@@ -125,9 +241,16 @@ export default function Account() {
             </BusyButton>
           </div>
         </form>
-        <section className="card stack narrow">
+        <section className="card stack">
           <h2>Sessions</h2>
-          <p className="muted">Ends every session of yours, on every device, this one too.</p>
+          <p className="muted">Where you are signed in. Sign out of any you do not recognize.</p>
+          <SessionList
+            onAct={() => {
+              profile.clear();
+              password.clear();
+            }}
+          />
+          <p className="muted">Sign out everywhere ends every session of yours, on every device, this one too.</p>
           <div>
             <BusyButton
               type="button"
