@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { connectProcessor, hashPassword, loadFixtures, OPERATOR } from '@retention/domain';
-import { eventually, testSecretsKeyBytes } from '@retention/testkit';
+import { eventually } from '@retention/testkit';
 import {
   FakeStripe,
   legacyInvoice,
@@ -15,7 +14,8 @@ import {
   stripeSubscription,
   type StripeObject,
 } from '../../worker/test/processor/stripe-kit.js';
-import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { connectedStripeWorkspace } from './support/stripe-workspace.js';
 import { screenshot } from './support/page-checks.js';
 
 /**
@@ -79,25 +79,12 @@ const entry = (text: string | RegExp) => timeline().getByRole('listitem').filter
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 beforeAll(async () => {
-  const { db } = world.current;
-  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
-    workspaces: [
-      { key: 'w', name: 'Attempts', processor: 'disconnected', users: [{ key: 'owner', email: EMAIL, role: 'owner' }] },
-    ],
-  });
-  workspaceId = loaded.workspaces.w!.id;
-  await db('users')
-    .where({ email: EMAIL })
-    .update({ password_hash: await hashPassword(PASSWORD) });
-  const connection = await connectProcessor(
-    db,
-    testSecretsKeyBytes(),
-    { workspace_id: workspaceId, provider: 'stripe', webhook_secret: secret, api_key: apiKey },
-    'accepted',
-    OPERATOR,
-  );
-  webhookUrl = `${world.current.url}/processor/stripe/${connection.id}`;
-  await world.current.startWorker();
+  ({ workspaceId, webhookUrl } = await connectedStripeWorkspace(world.current, {
+    name: 'Attempts',
+    email: EMAIL,
+    webhookSecret: secret,
+    apiKey: apiKey,
+  }));
   customer = stripeCustomer({ email: 'dana@attempts-customers.test', name: 'Dana Scully' });
   subscription = stripeSubscription(customer.id);
   await deliver(stripeEvent('customer.created', customer, { created: nowSeconds() - 40 * DAY }));

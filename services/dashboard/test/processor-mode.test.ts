@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import { connectProcessor, hashPassword, loadFixtures, OPERATOR } from '@retention/domain';
-import { eventually, testSecretsKeyBytes } from '@retention/testkit';
+import { eventually } from '@retention/testkit';
 import {
   FakeStripe,
   newApiKey,
@@ -10,7 +9,8 @@ import {
   stripeCustomer,
   stripeEvent,
 } from '../../worker/test/processor/stripe-kit.js';
-import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { desktopPage, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { connectedStripeWorkspace } from './support/stripe-workspace.js';
 
 /**
  * Settings, Processor shows the connection's mode and what was set aside, and a key of the other
@@ -40,25 +40,12 @@ let webhookUrl = '';
 const secret = newWebhookSecret();
 
 beforeAll(async () => {
-  const { db } = world.current;
-  const loaded = await loadFixtures(db, testSecretsKeyBytes(), {
-    workspaces: [
-      { key: 'w', name: 'Modes', processor: 'disconnected', users: [{ key: 'owner', email: EMAIL, role: 'owner' }] },
-    ],
-  });
-  workspaceId = loaded.workspaces.w!.id;
-  await db('users')
-    .where({ email: EMAIL })
-    .update({ password_hash: await hashPassword(PASSWORD) });
-  const connection = await connectProcessor(
-    db,
-    testSecretsKeyBytes(),
-    { workspace_id: workspaceId, provider: 'stripe', webhook_secret: secret, api_key: testKey },
-    'accepted',
-    OPERATOR,
-  );
-  webhookUrl = `${world.current.url}/processor/stripe/${connection.id}`;
-  await world.current.startWorker();
+  ({ workspaceId, webhookUrl } = await connectedStripeWorkspace(world.current, {
+    name: 'Modes',
+    email: EMAIL,
+    webhookSecret: secret,
+    apiKey: testKey,
+  }));
   ({ context, page } = await desktopPage(world.current.browser));
   await signInThroughForm(page, world.current.url, EMAIL);
 }, 60_000);
