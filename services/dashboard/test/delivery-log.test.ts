@@ -4,6 +4,7 @@ import { hashPassword, loadFixtures } from '@retention/domain';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
 import { description } from './support/field-errors.js';
+import { EVENT_TYPE_DESCRIPTIONS } from '../src/labels.js';
 
 /**
  * An endpoint's delivery log, in a real headless Chromium against the real API and an HTTPS
@@ -411,14 +412,14 @@ describe("an endpoint's event types, in words (as the Security log says them)", 
     await expect(events.locator('code').allTextContents()).resolves.toEqual(SUBSCRIBED.map(([type]) => type));
 
     // The Edit form: each choice in words, its code small and monospace under them (an engineer
-    // matches it in the receiver); the checkbox is still named by the code, its words its
-    // description (dashboard.md's names), and the four are ticked.
+    // matches it in the receiver); the checkbox is still named by the code, its words and the
+    // sentence of what it means its description (dashboard.md's names), and the four are ticked.
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit endpoint' });
     for (const [type, words] of SUBSCRIBED) {
       const choice = dialog.getByRole('checkbox', { name: type, exact: true });
       await expect(choice.isChecked()).resolves.toBe(true);
-      await expect(description(choice)).resolves.toBe(words);
+      await expect(description(choice)).resolves.toBe(`${words} ${EVENT_TYPE_DESCRIPTIONS[type]}`);
       const label = dialog.locator('label').filter({ has: page.getByRole('checkbox', { name: type, exact: true }) });
       await expectCodeUnder(label.getByText(words, { exact: true }), label.getByText(type, { exact: true }));
     }
