@@ -98,11 +98,16 @@ describe('formatMoneyTick', () => {
   });
 });
 
-/** The API's days are already rounded half up to 2 places: shown as they are, never again rounded. */
+/**
+ * The API's days (rounded half up to 2 places) to one place at most, as the rates beside them: the
+ * same number as GET /api/v1/stats says, to less precision (docs/decisions.md).
+ */
 describe('formatDays', () => {
   it.each([
     [1, '1 day'],
-    [2.75, '2.75 days'],
+    [2.75, '2.8 days'],
+    [2.74, '2.7 days'],
+    [3.5, '3.5 days'],
     [0.5, '0.5 days'],
     [2, '2 days'],
     [0, '0 days'],
