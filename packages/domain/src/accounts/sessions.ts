@@ -58,35 +58,33 @@ export async function loadSession(
   lifetimes: SessionLifetimes,
 ): Promise<{ session: SessionRow; user: AccountUserRow } | null> {
   if (!OPAQUE_VALUE.test(value)) return null;
-  const row = await db('user_sessions as s')
-    .join('users as u', 'u.id', 's.user_id')
-    .where('s.token_hash', hashOpaqueValue(value))
-    .whereNull('s.revoked_at')
-    .where('s.idle_expires_at', '>', db.fn.now())
-    .where('s.expires_at', '>', db.fn.now())
-    .first<
-      | (SessionRow & {
-          u_id: string;
-          email: string;
-          name: string | null;
-          role: AccountUserRow['role'];
-          highest_former_role: AccountUserRow['highest_former_role'];
-          password_hash: string | null;
-          last_sign_in_at: Date | null;
-          user_created_at: Date;
-        })
-      | undefined
-    >(
-      's.*',
-      'u.id as u_id',
-      'u.email',
-      'u.name',
-      'u.role',
-      'u.highest_former_role',
-      'u.password_hash',
-      'u.last_sign_in_at',
-      'u.created_at as user_created_at',
-    );
+  const row = await whereLive(
+    db,
+    db('user_sessions as s').join('users as u', 'u.id', 's.user_id').where('s.token_hash', hashOpaqueValue(value)),
+    's.',
+  ).first<
+    | (SessionRow & {
+        u_id: string;
+        email: string;
+        name: string | null;
+        role: AccountUserRow['role'];
+        highest_former_role: AccountUserRow['highest_former_role'];
+        password_hash: string | null;
+        last_sign_in_at: Date | null;
+        user_created_at: Date;
+      })
+    | undefined
+  >(
+    's.*',
+    'u.id as u_id',
+    'u.email',
+    'u.name',
+    'u.role',
+    'u.highest_former_role',
+    'u.password_hash',
+    'u.last_sign_in_at',
+    'u.created_at as user_created_at',
+  );
   if (!row || row.workspace_id === undefined) return null;
   const now = Date.now();
   if (now - row.last_seen_at.getTime() > Math.min(TOUCH_EVERY_MS, lifetimes.idleMs / 4)) {
@@ -130,12 +128,7 @@ export async function loadSession(
 export async function revokeSessionsNamedBy(db: Queryable, values: readonly string[]): Promise<number> {
   const hashes = values.filter((value) => OPAQUE_VALUE.test(value)).map(hashOpaqueValue);
   if (hashes.length === 0) return 0;
-  return db('user_sessions')
-    .whereIn('token_hash', hashes)
-    .whereNull('revoked_at')
-    .where('idle_expires_at', '>', db.fn.now())
-    .where('expires_at', '>', db.fn.now())
-    .update({ revoked_at: db.fn.now() });
+  return whereLive(db, db('user_sessions').whereIn('token_hash', hashes)).update({ revoked_at: db.fn.now() });
 }
 
 /** Revokes every session of a user not revoked yet, and answers how many. */
@@ -182,11 +175,7 @@ export interface OwnSession {
 
 /** The user's live sessions (not revoked, neither idle nor absolute expiry passed), newest activity first. */
 export async function listOwnSessions(db: Queryable, userId: string): Promise<OwnSession[]> {
-  return db('user_sessions')
-    .where({ user_id: userId })
-    .whereNull('revoked_at')
-    .where('idle_expires_at', '>', db.fn.now())
-    .where('expires_at', '>', db.fn.now())
+  return whereLive(db, db('user_sessions').where({ user_id: userId }))
     .orderBy([
       { column: 'last_seen_at', order: 'desc' },
       { column: 'created_at', order: 'desc' },
@@ -200,12 +189,9 @@ export async function listOwnSessions(db: Queryable, userId: string): Promise<Ow
  * session of theirs has that id, whoever else's it may be).
  */
 export async function revokeOwnSessionById(db: Queryable, userId: string, sessionId: string): Promise<boolean> {
-  const ended = await db('user_sessions')
-    .where({ id: sessionId, user_id: userId })
-    .whereNull('revoked_at')
-    .where('idle_expires_at', '>', db.fn.now())
-    .where('expires_at', '>', db.fn.now())
-    .update({ revoked_at: db.fn.now() });
+  const ended = await whereLive(db, db('user_sessions').where({ id: sessionId, user_id: userId })).update({
+    revoked_at: db.fn.now(),
+  });
   return ended > 0;
 }
 
@@ -240,3 +226,15 @@ const OS_RULES: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bMac OS X\b|\bMacintosh\b/, 'macOS'],
   [/\bLinux\b/, 'Linux'],
 ];
+
+/**
+ * Narrows a query of user_sessions (its columns prefixed `prefix`, e.g. `s.`) to live sessions:
+ * not revoked, neither its idle nor its absolute expiry passed. The one definition the look-up,
+ * the lists and the revocations share.
+ */
+function whereLive<Q extends ReturnType<Db['queryBuilder']>>(db: Queryable, query: Q, prefix = ''): Q {
+  return query
+    .whereNull(`${prefix}revoked_at`)
+    .where(`${prefix}idle_expires_at`, '>', db.fn.now())
+    .where(`${prefix}expires_at`, '>', db.fn.now()) as Q;
+}
