@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { eventually } from '@retention/testkit';
-import { useProcessorWorld } from './harness.js';
+import { subscribedCustomer as customerSince, useProcessorWorld, type ProcessorWorld } from './harness.js';
 import {
   basilInvoice,
   legacyInvoice,
@@ -26,13 +26,8 @@ const db = () => world.current.db;
 const ago = (seconds: number) => nowSeconds() - seconds;
 const DAY = 86_400;
 
-async function subscribedCustomer(w: Awaited<ReturnType<typeof setUp>>) {
-  const customer = stripeCustomer();
-  const subscription = stripeSubscription(customer.id);
-  await w.deliver(stripeEvent('customer.created', customer, { created: ago(40 * DAY) }));
-  await w.deliver(stripeEvent('customer.subscription.created', subscription, { created: ago(40 * DAY) }));
-  return { customer, subscription };
-}
+/** A subscribed customer of 40 days ago (harness.ts). */
+const subscribedCustomer = (w: ProcessorWorld) => customerSince(w, ago(40 * DAY));
 
 /** The `attempt`-th failure of the invoice, made at `created`, Stripe saying it tries again at `next` (or never). */
 const failure = (invoice: StripeObject, attempt: number, created: number, next: number | null) =>

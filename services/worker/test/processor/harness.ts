@@ -5,7 +5,16 @@ import { connectProcessor, loadFixtures, OPERATOR } from '@retention/domain';
 import { eventually, testSecretsKey, testSecretsKeyBytes } from '@retention/testkit';
 import { startApiInstance, type ApiInstance } from '../../../api/test/api-instance.js';
 import { useWorld, type RunningWorker, type Workspace } from '../support/world.js';
-import { FakeStripe, newApiKey, newWebhookSecret, postToConnection } from './stripe-kit.js';
+import {
+  FakeStripe,
+  newApiKey,
+  newWebhookSecret,
+  nowSeconds,
+  postToConnection,
+  stripeCustomer,
+  stripeEvent,
+  stripeSubscription,
+} from './stripe-kit.js';
 
 /**
  * A whole processor path per test: the API (receives), an in-process worker (applies and
@@ -126,4 +135,16 @@ export function useProcessorWorld() {
       return stripe;
     },
   };
+}
+
+/**
+ * A customer and their subscription, both made at `since` (30 days ago unless given) and mirrored
+ * through their own events, for a suite that then fails, retries or pays their invoices.
+ */
+export async function subscribedCustomer(w: ProcessorWorld, since = nowSeconds() - 30 * 86_400) {
+  const customer = stripeCustomer({ created: since });
+  const subscription = stripeSubscription(customer.id, { created: since });
+  await w.deliver(stripeEvent('customer.created', customer, { created: since }));
+  await w.deliver(stripeEvent('customer.subscription.created', subscription, { created: since }));
+  return { customer, subscription };
 }

@@ -1,14 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createToken } from '@retention/domain';
-import { useProcessorWorld, type ProcessorWorld } from './harness.js';
-import {
-  legacyInvoice,
-  nowSeconds,
-  stripeCustomer,
-  stripeEvent,
-  stripeSubscription,
-  type StripeObject,
-} from './stripe-kit.js';
+import { subscribedCustomer, useProcessorWorld, type ProcessorWorld } from './harness.js';
+import { legacyInvoice, nowSeconds, stripeEvent, stripeSubscription, type StripeObject } from './stripe-kit.js';
 
 /**
  * Stripe redelivers an event for up to three days and our worker may be behind: what an event
@@ -33,14 +26,6 @@ const dayRollup = (table: string, workspaceId: string, column: string) =>
 
 const campaignRow = (workspaceId: string, invoiceId: string) =>
   db()('recovery_campaigns').where({ workspace_id: workspaceId, psp_invoice_id: invoiceId }).first();
-
-async function subscribedCustomer(w: ProcessorWorld, since = nowSeconds() - 30 * DAY) {
-  const customer = stripeCustomer({ created: since });
-  const subscription = stripeSubscription(customer.id, { created: since });
-  await w.deliver(stripeEvent('customer.created', customer, { created: since }));
-  await w.deliver(stripeEvent('customer.subscription.created', subscription, { created: since }));
-  return { customer, subscription };
-}
 
 /** GET on the public API with a token of the workspace. */
 async function apiGet(w: ProcessorWorld, path: string): Promise<any> {
