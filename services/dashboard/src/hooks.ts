@@ -80,8 +80,9 @@ function totalOf(page: ListCount): ListTotal | null {
 export interface Paged<T> {
   items: T[];
   /**
-   * How many rows the list's filters match, from its first page (a dashboard list's, ListCount),
-   * kept through Load more; null while the first page is to come, or when the list does not say.
+   * How many rows the list's filters match, when its first page is the whole list and says so (a
+   * dashboard list's, ListCount); null otherwise, when the page asks the count route instead
+   * (ListPage's useListCount).
    */
   total: ListTotal | null;
   error: string | null;

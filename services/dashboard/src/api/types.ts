@@ -30,9 +30,9 @@ export type {
 export type { Customer, ListEnvelope as List, Subscription } from '@retention/core/resources';
 
 /**
- * What a dashboard list's first page adds (docs/dashboard-api.md, "Counts"): how many rows its
- * filters match, at most 1,000 counted (`total_capped`: more than `total`). Load more's pages
- * have neither.
+ * What a dashboard list's first page adds when it is the whole list (docs/dashboard-api.md,
+ * "Counts"): how many rows its filters match. Any other page has neither; the list's count route
+ * answers the same two fields, at most 1,000 counted (`total_capped`: more than `total`).
  */
 export interface ListCount {
   total?: number;
