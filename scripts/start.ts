@@ -181,11 +181,26 @@ async function migrate(config: Config): Promise<void> {
   say(`database ${redactUrl(config.databaseUrl)}: ${applied.length} migration(s) applied`);
 }
 
-/** Ports that are free now, all different (each is held until every one is picked). */
-async function freePorts(count: number): Promise<number[]> {
+/**
+ * Ports picked for a PORT, WORKER_PORT or API_INTERNAL_PORT of 0, held (listened on) until
+ * `release`, just before the services start. Released at once, they stayed free only by chance
+ * through the migrations, the bundling and the demo receiver's start: anything listening on
+ * port 0 meanwhile (the receiver itself, or another process) could be given one, and the
+ * service asked to listen there failed with EADDRINUSE.
+ */
+interface HeldPorts {
+  ports: number[];
+  release(): Promise<void>;
+}
+
+/** Free ports, all different, held until `release`. */
+async function holdFreePorts(count: number): Promise<HeldPorts> {
   const servers = Array.from({ length: count }, () => createServer());
+  const release = async () => {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  };
   try {
-    return await Promise.all(
+    const ports = await Promise.all(
       servers.map(
         (server) =>
           new Promise<number>((resolve, reject) => {
@@ -195,8 +210,10 @@ async function freePorts(count: number): Promise<number[]> {
           }),
       ),
     );
-  } finally {
-    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    return { ports, release };
+  } catch (error) {
+    await release();
+    throw error;
   }
 }
 
@@ -206,13 +223,14 @@ async function freePorts(count: number): Promise<number[]> {
  * own receiver and, its readiness probe answered by whatever holds the ports (another npm start on
  * the same ones), printed "The service is running" and a fresh invitation link.
  */
-async function ensurePortsFree(config: Config): Promise<void> {
+async function ensurePortsFree(config: Config, held: HeldPorts): Promise<void> {
   const ports = [
     ['PORT', config.port],
     ['API_INTERNAL_PORT', config.apiInternalPort],
     ['WORKER_PORT', config.workerPort],
   ] as const;
-  for (const [variable, port] of ports) {
+  // A picked port is free: this script holds it.
+  for (const [variable, port] of ports.filter(([, port]) => !held.ports.includes(port))) {
     const probe = createServer();
     try {
       // No host, like the services: free on every interface they listen on.
@@ -232,16 +250,16 @@ async function ensurePortsFree(config: Config): Promise<void> {
  * picked here, so that this script knows where to check the services and what to print; and
  * with BASE_URL, when unset, naming the API's port here rather than the default 3000, so
  * that the printed URLs, the demo's curl line and the webhook User-Agent are right.
- * Returns the environment to start the services with.
+ * Returns the environment to start the services with, and the picked ports, held until then.
  */
-async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.ProcessEnv }> {
+async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.ProcessEnv; held: HeldPorts }> {
   const env = { ...process.env };
   if (!env.SECRETS_KEY?.trim()) env.SECRETS_KEY = developmentSecretsKey(DEVELOPMENT_SECRETS_KEY_FILE, say);
   const asked = loadConfig(env);
   const asks = { PORT: asked.port, WORKER_PORT: asked.workerPort, API_INTERNAL_PORT: asked.apiInternalPort };
   const unset = (['PORT', 'WORKER_PORT', 'API_INTERNAL_PORT'] as const).filter((name) => asks[name] === 0);
-  const picked = await freePorts(unset.length);
-  unset.forEach((name, index) => (env[name] = String(picked[index])));
+  const held = await holdFreePorts(unset.length);
+  unset.forEach((name, index) => (env[name] = String(held.ports[index])));
   if (!env.BASE_URL?.trim()) env.BASE_URL = `http://localhost:${loadConfig(env).port}`;
   if (!env.WEBHOOK_ALLOW_PRIVATE_NETWORKS?.trim()) {
     env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
@@ -250,7 +268,7 @@ async function configWithConcretePorts(): Promise<{ config: Config; env: NodeJS.
         'on 127.0.0.1. Set it to false to refuse private addresses, as the production entrypoints do by default.',
     );
   }
-  return { config: loadConfig(env), env };
+  return { config: loadConfig(env), env, held };
 }
 
 interface Services {
@@ -444,10 +462,19 @@ function banner(
 }
 
 async function main(): Promise<void> {
-  const { config, env } = await configWithConcretePorts();
+  const { config, env, held } = await configWithConcretePorts();
+  try {
+    await run(config, env, held);
+  } finally {
+    // Released before the services start; here only when a step before that failed.
+    await held.release();
+  }
+}
+
+async function run(config: Config, env: NodeJS.ProcessEnv, held: HeldPorts): Promise<void> {
   const timeoutMs = readyTimeoutMs();
   const customers = demoCustomers();
-  await ensurePortsFree(config);
+  await ensurePortsFree(config, held);
   // Bundled while the database is migrated; removed if a step fails, or once the services exit.
   const bundling = bundleServices();
   // Its failure is handled once awaited below: not an unhandled rejection while migrating.
@@ -475,6 +502,7 @@ async function main(): Promise<void> {
   // Before the worker starts: when the last port was taken, a delivery left pending goes to
   // this start's receiver, not to the last one's port. It remembers this start's origin too.
   const moved = await opened.step(() => withDb(config, (db) => pointDemoEndpointsAt(db, receiver.origin, NPM_START)));
+  await held.release();
   const services = opened.add(startServices(bundle, env), (services) => services.stop());
   const readiness = await waitUntilReady(config, services, timeoutMs);
   if (readiness) {
