@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '@retention/db';
+import { parse as parseUserAgent } from 'bowser';
 import type { AccountUserRow } from './account-user.js';
 import { hashOpaqueValue, newOpaqueValue, OPAQUE_VALUE } from './opaque-values.js';
 
@@ -197,35 +198,20 @@ export async function revokeOwnSessionById(db: Queryable, userId: string, sessio
 
 /**
  * A readable device from a User-Agent header: "Firefox on Windows", "Safari on iOS", "Chrome",
- * "Unknown device". A few plain rules, not a parser library: the Account page needs a name a
- * person recognizes, not a version, and rules this short are read at a glance. Order matters:
- * Edge and Opera say "Chrome", Chrome says "Safari".
+ * "Unknown device". The Account page needs a name a person recognizes, not a version. Which
+ * browser and system a header names is Bowser's to say (a maintained parser that keeps up with
+ * new browsers and the reduced headers, "Windows NT 10.0" for Windows 11 and "Android 10; K"
+ * for any Android, which say the system and nothing finer): its names as it gives them, less a
+ * browser name's " for <system>" when the system follows anyway ("Samsung Internet for Android").
  */
 export function describeUserAgent(userAgent: string | null | undefined): string {
-  const ua = userAgent ?? '';
-  const browser = BROWSER_RULES.find(([pattern]) => pattern.test(ua))?.[1] ?? null;
-  const os = OS_RULES.find(([pattern]) => pattern.test(ua))?.[1] ?? null;
-  if (browser && os) return `${browser} on ${os}`;
-  return browser ?? os ?? 'Unknown device';
+  if (!userAgent) return 'Unknown device';
+  const { browser, os } = parseUserAgent(userAgent);
+  const system = os.name || null;
+  const name = (system ? browser.name?.replace(` for ${system}`, '') : browser.name) || null;
+  if (name && system) return `${name} on ${system}`;
+  return name ?? system ?? 'Unknown device';
 }
-
-const BROWSER_RULES: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
-  [/\b(?:OPR|Opera)\//, 'Opera'],
-  [/\bSamsungBrowser\//, 'Samsung Internet'],
-  [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
-  [/\b(?:HeadlessChrome|Chrome|CriOS|Chromium)\//, 'Chrome'],
-  [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
-];
-
-const OS_RULES: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\b(?:iPhone|iPad|iPod)\b/, 'iOS'],
-  [/\bAndroid\b/, 'Android'],
-  [/\bWindows\b/, 'Windows'],
-  [/\bCrOS\b/, 'ChromeOS'],
-  [/\bMac OS X\b|\bMacintosh\b/, 'macOS'],
-  [/\bLinux\b/, 'Linux'],
-];
 
 /**
  * Narrows a query of user_sessions (its columns prefixed `prefix`, e.g. `s.`) to live sessions:

@@ -157,7 +157,7 @@ describe('describeUserAgent', () => {
       describeUserAgent(
         'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0',
       ),
-    ).toBe('Edge on Windows');
+    ).toBe('Microsoft Edge on Windows'); // Bowser's name for it; "Edge" before the parser
     expect(
       describeUserAgent(
         'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
@@ -165,5 +165,41 @@ describe('describeUserAgent', () => {
     ).toBe('Chrome on Android');
     expect(describeUserAgent('curl/8.5.0')).toBe('Unknown device');
     expect(describeUserAgent(null)).toBe('Unknown device');
+    expect(describeUserAgent('')).toBe('Unknown device');
+  });
+
+  it('reads the reduced headers, which name the system and nothing finer', () => {
+    // Chrome on Windows 11 says Windows NT 10.0; Chrome on any Android says "Android 10; K".
+    expect(
+      describeUserAgent(
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36',
+      ),
+    ).toBe('Chrome on Windows');
+    expect(
+      describeUserAgent(
+        'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Mobile Safari/537.36',
+      ),
+    ).toBe('Chrome on Android');
+    expect(
+      describeUserAgent(
+        'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/27.0 Chrome/125.0.0.0 Mobile Safari/537.36',
+      ),
+    ).toBe('Samsung Internet on Android'); // Bowser's "Samsung Internet for Android", the system said once
+    expect(
+      describeUserAgent(
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/142.0.7444.46 Mobile/15E148 Safari/604.1',
+      ),
+    ).toBe('Chrome on iOS');
+  });
+
+  it('names browsers the former hand-written rules took for Chrome or missed', () => {
+    expect(
+      describeUserAgent(
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Vivaldi/7.0.3495.18',
+      ),
+    ).toBe('Vivaldi on Windows');
+    expect(describeUserAgent('Mozilla/5.0 (Windows NT 10.0; WOW64; Trident/7.0; rv:11.0) like Gecko')).toBe(
+      'Internet Explorer on Windows',
+    );
   });
 });
