@@ -10,6 +10,7 @@ import { registerWorkerMetrics } from '../../src/metrics.js';
 import { useProcessorWorld } from './harness.js';
 import {
   basilInvoice,
+  invoicePayment,
   legacyInvoice,
   newWebhookSecret,
   nowSeconds,
@@ -277,19 +278,10 @@ describe('failed invoices', () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = basilInvoice(customer, subscription.id);
+    // Two failed payments: the newer one's decline code is the event's.
     w.stripe.invoicePayments.set(invoice.id, [
-      {
-        id: 'inpay_old',
-        object: 'invoice_payment',
-        created: 1,
-        payment: { type: 'payment_intent', payment_intent: paymentIntent('pi_old', 'do_not_honor') },
-      },
-      {
-        id: 'inpay_new',
-        object: 'invoice_payment',
-        created: 2,
-        payment: { type: 'payment_intent', payment_intent: paymentIntent('pi_new', 'expired_card') },
-      },
+      invoicePayment(invoice, 'do_not_honor', { created: nowSeconds() - 3600 }),
+      invoicePayment(invoice, 'expired_card'),
     ]);
     await w.deliver(stripeEvent('invoice.payment_failed', invoice));
     expect(await campaignRow(w.workspaceId, invoice.id)).toMatchObject({

@@ -3,6 +3,7 @@ import { eventually } from '@retention/testkit';
 import { subscribedCustomer as customerSince, useProcessorWorld, type ProcessorWorld } from './harness.js';
 import {
   basilInvoice,
+  invoicePayment,
   legacyInvoice,
   nowSeconds,
   paymentIntent,
@@ -91,14 +92,7 @@ describe('payment attempts', () => {
     const w = await setUp();
     const { customer, subscription } = await subscribedCustomer(w);
     const invoice = basilInvoice(customer, subscription.id);
-    w.stripe.invoicePayments.set(invoice.id, [
-      {
-        id: 'inpay_1',
-        object: 'invoice_payment',
-        created: 1,
-        payment: { type: 'payment_intent', payment_intent: paymentIntent('pi_1', 'expired_card') },
-      },
-    ]);
+    w.stripe.invoicePayments.set(invoice.id, [invoicePayment(invoice, 'expired_card')]);
     const failedAt = ago(2 * DAY);
     await w.deliver(failure(invoice, 2, failedAt, null));
     expect(await attemptsOf(w.workspaceId, invoice.id)).toEqual([

@@ -8,9 +8,10 @@ import Stripe from 'stripe';
 
 /**
  * Stripe-shaped test data and a stand-in for Stripe's API. Objects follow Stripe's published
- * examples (API reference: the customer, subscription, invoice and payment intent objects);
- * the two invoice shapes come from payloads kept under fixtures/ (before `basil`, and from
- * `basil` on). Deliveries are signed with the library's own generateTestHeaderString.
+ * examples (API reference: the customer, subscription, invoice, payment intent and invoice
+ * payment objects); the two invoice shapes come from payloads kept under fixtures/ (before
+ * `basil`, and from `basil` on). Deliveries are signed with the library's own
+ * generateTestHeaderString.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -166,6 +167,39 @@ export function paymentIntent(
       declineCode === null
         ? null
         : { type: 'card_error', code: 'card_declined', decline_code: declineCode, message: 'Your card was declined.' },
+    ...fields,
+  };
+}
+
+/**
+ * A failed payment of a `basil` invoice (API reference: the invoice payment object), as
+ * FakeStripe's `GET /v1/invoice_payments` answers it with `expand[]=data.payment.payment_intent`:
+ * its payment intent inline, declined with `declineCode`, for the invoice's amount. Stripe lists
+ * an invoice's payments in `invoicePayments` under the invoice's id.
+ */
+export function invoicePayment(
+  invoice: StripeObject,
+  declineCode: string | null,
+  fields: Partial<StripeObject> = {},
+): StripeObject {
+  const amount = invoice.amount_due as number;
+  const currency = invoice.currency as string;
+  return {
+    id: `inpay_${unique()}`,
+    object: 'invoice_payment',
+    amount_paid: null,
+    amount_requested: amount,
+    created: nowSeconds(),
+    currency,
+    invoice: invoice.id,
+    is_default: true,
+    livemode: false,
+    payment: {
+      type: 'payment_intent',
+      payment_intent: paymentIntent(`pi_${unique()}`, declineCode, { amount, currency }),
+    },
+    status: 'open',
+    status_transitions: { canceled_at: null, paid_at: null },
     ...fields,
   };
 }
