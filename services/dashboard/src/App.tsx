@@ -45,8 +45,9 @@ function signedInPage(path: string) {
   if (path === '/customers') return <Customers />;
   if (path === '/cancel-sessions') return <CancelSessions />;
   const detail = /^\/(campaigns|customers|cancel-sessions)\/([^/]+)$/.exec(path);
-  if (detail) {
-    const id = decodeURIComponent(detail[2]!);
+  // A malformed escape (`/customers/%`) is an address no page has, not a blank app.
+  const id = detail ? decodedSegment(detail[2]!) : null;
+  if (detail && id !== null) {
     if (detail[1] === 'campaigns') return <CampaignDetail key={id} id={id} />;
     if (detail[1] === 'customers') return <CustomerDetail key={id} id={id} />;
     return <CancelSessionDetail key={id} id={id} />;
@@ -54,6 +55,15 @@ function signedInPage(path: string) {
   if (path === '/account') return <Account />;
   if (path === '/settings' || path.startsWith('/settings/')) return <Settings path={path} />;
   return <NotFound />;
+}
+
+/** A path segment as it reads unescaped; null when its percent-escapes are malformed. */
+function decodedSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }
 
 /**

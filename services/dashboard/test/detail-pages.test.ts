@@ -107,6 +107,35 @@ describe('an address the dashboard has no page at', () => {
   });
 });
 
+describe('a detail address made to name another route', () => {
+  it('asks the API for that id, escaped: `..%2Fteam` is an unknown campaign, not the Team list', async () => {
+    const { page } = tab;
+    const asked: string[] = [];
+    const record = (request: { url(): string }) => {
+      const { pathname } = new URL(request.url());
+      if (pathname.startsWith('/dashboard/api/')) asked.push(pathname);
+    };
+    page.on('request', record);
+    try {
+      await visit('/campaigns/..%2Fteam');
+      await page.getByText('There is no such campaign in this workspace.').waitFor();
+    } finally {
+      page.off('request', record);
+    }
+    expect(asked).toContain('/dashboard/api/campaigns/..%2Fteam');
+    expect(asked).not.toContain('/dashboard/api/team');
+  });
+
+  it('shows "Page not found" for a malformed escape in the address, not a blank app', async () => {
+    const { page } = tab;
+    for (const path of ['/customers/%', '/campaigns/%E0%A4%A']) {
+      await visit(path);
+      await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+      await expect(page.getByRole('link', { name: 'Go to the Overview' }).count()).resolves.toBe(1);
+    }
+  });
+});
+
 describe('the Account page', () => {
   it("says a name over its limit once, at the field, with no browser bubble, and sends nothing; the server's refusal of an empty one too", async () => {
     const { page } = tab;

@@ -58,7 +58,9 @@ function consequence(action: Action, webhooksSent: boolean): string {
 
 /** One campaign: its facts, customer, subscription, timeline and (owners, admins) the closing actions. */
 export default function CampaignDetail({ id }: { id: string }) {
-  const detail = useLoad((signal) => api<Detail>('GET', `/campaigns/${id}`, { signal }), `campaign:${id}`);
+  // Escaped: the id comes from the address, and `..%2Fteam` must not name another route.
+  const path = `/campaigns/${encodeURIComponent(id)}`;
+  const detail = useLoad((signal) => api<Detail>('GET', path, { signal }), `campaign:${id}`);
   const { me } = useSession();
   const [action, setAction] = useState<Action | null>(null);
   /** A mark refused because the campaign was closed meanwhile: said beside it, as it is now. */
@@ -82,7 +84,7 @@ export default function CampaignDetail({ id }: { id: string }) {
   const run = () =>
     void marking.run(async () => {
       try {
-        await api('POST', `/campaigns/${id}/${action}`);
+        await api('POST', `${path}/${action}`);
         setRefused(null);
         setMarked(action);
       } catch (failure) {
@@ -91,7 +93,7 @@ export default function CampaignDetail({ id }: { id: string }) {
         setRefused(action);
         setMarked(null);
       }
-      const marked = await api<Detail>('GET', `/campaigns/${id}`).catch(() => null);
+      const marked = await api<Detail>('GET', path).catch(() => null);
       if (marked) detail.set(marked);
       else detail.reload();
       setAction(null);

@@ -16,7 +16,10 @@ import { Link, ListCrumb } from '../router.js';
  * event (`cancel.saved`, `cancel.lost`) and its deliveries, as a campaign's page has.
  */
 export default function CancelSessionDetail({ id }: { id: string }) {
-  const detail = useLoad((signal) => api<Detail>('GET', `/cancel_sessions/${id}`, { signal }), `session:${id}`);
+  const detail = useLoad(
+    (signal) => api<Detail>('GET', `/cancel_sessions/${encodeURIComponent(id)}`, { signal }),
+    `session:${id}`,
+  );
   const session = detail.data;
   useRefreshWhileSending(session?.timeline, detail.reload);
   return (

@@ -36,7 +36,10 @@ const WINBACK_COLUMNS: Column<Winback>[] = [
 
 /** One customer with everything we know of them: subscriptions, campaigns, cancel sessions, win-backs. */
 export default function CustomerDetail({ id }: { id: string }) {
-  const detail = useLoad((signal) => api<Detail>('GET', `/customers/${id}`, { signal }), `customer:${id}`);
+  const detail = useLoad(
+    (signal) => api<Detail>('GET', `/customers/${encodeURIComponent(id)}`, { signal }),
+    `customer:${id}`,
+  );
   const customer = detail.data;
   return (
     <>
