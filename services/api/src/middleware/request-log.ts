@@ -10,18 +10,35 @@ const LOGGED_PATH_LENGTH = 200;
 /**
  * A one-time link's token is a password for an hour or a week: masked in the logged path.
  * Case-insensitive, as Express's routing is: /dashboard/API/invitations/… is served too. Matched
- * wherever the segment stands, slashes doubled or not: a link pasted into a wrong address
- * (`//api/invitations/…`, `/dashboard//invite/…`) carries the same token, served or not. Not
- * Team's invitations (`/team/invitations/:id`): their ids are no secret, and name what was done.
+ * wherever the segment stands, slashes doubled or not, with a `;…` after its name or not: a link
+ * pasted into a wrong address (`//api/invitations/…`, `/dashboard//invite/…`) carries the same
+ * token, served or not. Not Team's invitations (`/team/invitations/:id`): their ids are no
+ * secret, and name what was done.
  */
-const ONE_TIME_LINK_PATH = /((?<!\/team)\/(?:invitations|password-reset|invite|reset)\/+)[^/]+/gi;
+const ONE_TIME_LINK_PATH = /((?<!\/team)\/(?:invitations|password-reset|invite|reset)(?:;[^/]*)?\/+)[^/]+/gi;
+
+/** Runs of percent-escapes, each unescaped where it is valid UTF-8 and kept as it is where not. */
+function unescapedPath(path: string): string {
+  return path.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
 
 /**
  * A request's path as logged: no query string (it may hold email addresses), no link token, cut
- * short.
+ * short. A link re-escaped on its way (`/dashboard/%69nvite/…`, `invite%2F…`) is masked too: it is
+ * looked for in the path as it reads unescaped, which is then what is logged.
  */
 export function loggablePath(url: string): string {
-  const path = (url.split('?', 1)[0] ?? '').replace(ONE_TIME_LINK_PATH, '$1[redacted]');
+  const raw = url.split('?', 1)[0] ?? '';
+  const masked = raw.replace(ONE_TIME_LINK_PATH, '$1[redacted]');
+  const unescaped = unescapedPath(masked);
+  const unescapedMasked = unescaped.replace(ONE_TIME_LINK_PATH, '$1[redacted]');
+  const path = unescapedMasked === unescaped ? masked : unescapedMasked;
   return path.length > LOGGED_PATH_LENGTH ? `${path.slice(0, LOGGED_PATH_LENGTH)}…` : path;
 }
 
