@@ -142,6 +142,17 @@ describe('the Account page’s own sessions', () => {
     }
     expect((await call('GET', '/me', { cookie: other })).status).toBe(200);
   });
+  it('records the address the request came from when X-Forwarded-For holds no address, and still signs in', async () => {
+    const { member } = await team(api.current.db, call, 'Junk address');
+    for (const junk of ['not-an-address', '203.0.113.300', "1.2.3.4'; --"]) {
+      await signInFrom(member.email, FIREFOX_WINDOWS, junk);
+    }
+    // The team's own sign-in, with no X-Forwarded-For, and the three.
+    const rows = await api.current.db('user_sessions').where({ user_id: member.id }).select('ip_address');
+    expect(rows.map((row: { ip_address: string }) => row.ip_address)).toEqual(
+      Array(4).fill(expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/)),
+    );
+  });
 });
 
 describe('describeUserAgent', () => {
