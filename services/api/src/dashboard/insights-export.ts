@@ -48,7 +48,13 @@ const STALL_MS = 30_000;
 const MIN_BYTES_PER_SECOND = 64 * 1024;
 const GRACE_MS = 60_000;
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * A cell a spreadsheet may read as a formula (OWASP's CSV injection list): one that starts with
+ * = + - @, a tab or a carriage return; or with one of the four signs behind white space (an
+ * import that trims runs it) or in its full-width form (one that folds them, as CJK locales do).
+ * Such a cell is written behind a `'`, which spreadsheets show as text.
+ */
+const FORMULA_START = /^(?:[\t\r]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/u;
 
 function neutralizeFormula(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;

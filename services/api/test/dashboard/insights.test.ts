@@ -461,6 +461,33 @@ describe('GET /dashboard/api/cancel_sessions/export.csv', () => {
   });
 });
 
+describe('formula cells in any export', () => {
+  it('neutralises a formula behind spaces or in full-width signs, which spreadsheets that trim or fold still evaluate', async () => {
+    const w = await world();
+    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id');
+    const risky = [' =1+1', '\u3000+1', '\n-1', '\uFF1D1+1', '\uFF20SUM(A1)', '\uFF0B1', '\uFF0D1'];
+    const harmless = ['fine - really', 'a=b'];
+    await api.current.db('cancel_sessions').insert(
+      [...risky, ...harmless].map((feedback) => ({
+        workspace_id: w.workspaceId,
+        customer_id: customer.id,
+        outcome: 'canceled',
+        reason_code: 'missing_features',
+        feedback,
+        monthly_mrr_cents: 100,
+        currency: 'usd',
+      })),
+    );
+    const reply = await call('GET', '/cancel_sessions/export.csv?reason_code=missing_features', { cookie: w.member });
+    expect(reply.status).toBe(200);
+    for (const feedback of risky) expect(reply.text).toContain(`'${feedback}`);
+    for (const feedback of harmless) {
+      expect(reply.text).toContain(`,${feedback},`);
+      expect(reply.text).not.toContain(`'${feedback}`);
+    }
+  });
+});
+
 describe('GET /dashboard/api/customers/export.csv', () => {
   it('streams the filtered customers newest first, tags in one cell, formula cells neutralised, another workspace never included', async () => {
     const w = await world();
