@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, errorMessage } from './api/client.js';
 import type { List, ListCount } from './api/types.js';
-import { currentEntry, remember } from './router.js';
+import { remember, useEntry } from './router.js';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -132,7 +132,8 @@ export function usePaged<T>(
   fetchPage: (cursor: string | null) => Promise<List<T> & ListCount>,
   key: string | null,
 ): Paged<T> {
-  const [entry] = useState(currentEntry);
+  // The entry shown now: a filter change, a new entry (router.tsx), keeps the list mounted.
+  const entry = useEntry();
   const [restored] = useState(() => {
     const pages = key === null ? undefined : loadedPages.get(entry);
     return pages?.key === key ? pages : null;

@@ -48,12 +48,22 @@ export function usePath(): string {
 let entries = 0;
 const newEntry = () => `${Date.now().toString(36)}.${(entries += 1)}`;
 
-export function currentEntry(): string {
+function currentEntry(): string {
   const state = window.history.state as { entry?: unknown } | null;
   if (typeof state?.entry === 'string') return state.entry;
   const entry = newEntry();
   window.history.replaceState({ entry }, '');
   return entry;
+}
+
+/**
+ * The history entry shown, as state: it changes with the address. A filter change makes an entry
+ * of its own (AddressChange) without leaving the page, so a list keeps its rows under the entry
+ * shown now, not the one it opened in.
+ */
+export function useEntry(): string {
+  usePath();
+  return currentEntry();
 }
 
 /** Where each entry was scrolled when last seen (bounded: the oldest are forgotten). */
@@ -146,7 +156,12 @@ export function navigate(to: string, options: { replace?: boolean; keepScroll?: 
   pageChange = route === pathOnly(currentPath()) ? null : { route, from: document.activeElement };
   const from = cameFrom();
   if (options.replace) window.history.replaceState({ entry: currentEntry(), ...(from !== null && { from }) }, '', url);
-  else window.history.pushState({ entry: newEntry(), from: shownPath }, '', url);
+  else {
+    const entry = newEntry();
+    window.history.pushState({ entry, from: shownPath }, '', url);
+    // A new entry left where the page was (a filter change): Forward back to it lands there too.
+    if (options.keepScroll) remember(scrolledTo, entry, window.scrollY);
+  }
   shownPath = currentPath();
   for (const listener of listeners) listener();
   if (!options.keepScroll) window.scrollTo(0, 0);
@@ -158,15 +173,35 @@ export function pathOnly(path: string): string {
 }
 
 /**
- * The page's query string as state: filters live in the address, so a filtered list can be
- * bookmarked, shared and reached again with Back. Setting replaces the entry (no history per
- * keystroke); empty values are dropped.
+ * How a change of the address's filters goes into the history (docs/dashboard-ui.md, "Filters and
+ * Back"). By default it is a new entry, so Back undoes it (a select, a checkbox, Clear filters, a
+ * search applied, a period). `replace`: a correction the app makes by itself (a missing zone
+ * filled in), which Back must not land on only to see it rewrite itself. `burst`: the control
+ * that changed, when it changes as it is typed in (a date field, a digit or an arrow key at a
+ * time): the first change of a burst makes the entry, the next ones replace it.
  */
-export function useSearchParams(): [URLSearchParams, (next: Record<string, string>) => void] {
+export interface AddressChange {
+  replace?: boolean;
+  burst?: string;
+}
+
+/**
+ * A burst continues while the same control of the same page changes again within this time of
+ * its last change, the address still at the entry it made (no Back, no other change between).
+ */
+const BURST_MS = 1500;
+let burst: { name: string; route: string; entry: string; at: number } | null = null;
+
+/**
+ * The page's query string as state: filters live in the address, so a filtered list can be
+ * bookmarked, shared and reached again with Back. Setting makes a history entry (see
+ * AddressChange); empty values are dropped. The same address again makes none.
+ */
+export function useSearchParams(): [URLSearchParams, (next: Record<string, string>, change?: AddressChange) => void] {
   const path = usePath();
   const search = path.includes('?') ? path.slice(path.indexOf('?')) : '';
   const params = new URLSearchParams(search);
-  const set = (next: Record<string, string>) => {
+  const set = (next: Record<string, string>, change: AddressChange = {}) => {
     const merged = new URLSearchParams(search);
     for (const [key, value] of Object.entries(next)) {
       if (value) merged.set(key, value);
@@ -176,21 +211,34 @@ export function useSearchParams(): [URLSearchParams, (next: Record<string, strin
     // `action=token.created,token.revoked` read as they mean, where URLSearchParams writes
     // `Pacific%2FAuckland` and `token.created%2Ctoken.revoked`; both read back the same.
     const text = merged.toString().replace(/%2F/gi, '/').replace(/%2C/gi, ',');
-    navigate(`${pathOnly(path)}${text ? `?${text}` : ''}`, { replace: true, keepScroll: true });
+    const route = pathOnly(path);
+    const to = `${route}${text ? `?${text}` : ''}`;
+    const now = Date.now();
+    const inBurst =
+      change.burst !== undefined &&
+      burst !== null &&
+      burst.name === change.burst &&
+      burst.route === route &&
+      burst.entry === currentEntry() &&
+      now - burst.at < BURST_MS;
+    navigate(to, { replace: Boolean(change.replace) || inBurst || to === currentPath(), keepScroll: true });
+    if (change.burst !== undefined) burst = { name: change.burst, route, entry: currentEntry(), at: now };
+    else if (!change.replace) burst = null;
   };
   return [params, set];
 }
 
 /**
  * The named filters of a list page from the address (an absent one is ''), and a setter that
- * replaces the given ones: the filters of the list and of its export are the same query.
+ * sets the given ones (a history entry as `change` says): the filters of the list and of its
+ * export are the same query.
  */
 export function useFilters<Name extends string>(
   names: readonly Name[],
-): [Record<Name, string>, (next: Partial<Record<Name, string>>) => void] {
+): [Record<Name, string>, (next: Partial<Record<Name, string>>, change?: AddressChange) => void] {
   const [params, setParams] = useSearchParams();
   const filters = Object.fromEntries(names.map((name) => [name, params.get(name) ?? ''])) as Record<Name, string>;
-  return [filters, (next) => setParams(next as Record<string, string>)];
+  return [filters, (next, change) => setParams(next as Record<string, string>, change)];
 }
 
 type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string };

@@ -14,7 +14,7 @@ import { usePaged, type ListTotal, type Paged } from '../hooks.js';
 import { api, query } from '../api/client.js';
 import type { List, ListCount } from '../api/types.js';
 import { formatNumber } from '../format.js';
-import { useFilters } from '../router.js';
+import { useFilters, type AddressChange } from '../router.js';
 import { ErrorNote, Loading } from './states.js';
 import { DAY_SHAPE, EmptyList, quoted, useReportRefusal, type FilterState } from './FilterStates.js';
 import { BusyButton } from './BusyButton.js';
@@ -564,12 +564,12 @@ export function useListFilters<Name extends string>(names: readonly Name[], sear
   const applied = searches.map((name) => filters[name]).join('\n');
   useEffect(() => setTyped({}), [applied]);
   const textOf = (name: Name) => typed[name] ?? filters[name];
-  const apply = (next: Partial<Record<Name, string>>) => {
+  const apply = (next: Partial<Record<Name, string>>, change?: AddressChange) => {
     const boxes = Object.fromEntries(searches.map((name) => [name, textOf(name).trim()])) as Partial<
       Record<Name, string>
     >;
     setTyped({});
-    setParams({ ...boxes, ...next });
+    setParams({ ...boxes, ...next }, change);
   };
   /** The props of the SearchFilter of `name`. */
   const search = (name: Name) => ({

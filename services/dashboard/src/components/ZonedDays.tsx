@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { daysAreUtc, knownZone, startOfDayIn, viewerZone } from '../format.js';
+import type { AddressChange } from '../router.js';
 import { DayRangeFilter, emptyDayRange } from './ListPage.js';
 
 /**
@@ -31,7 +32,7 @@ function dayZoneOf(tz: string) {
  * start in the zone), why the days hold no day (emptyDayRange), and the props of ZonedDayRange.
  * `setParams` replaces the given filters in the address.
  */
-export function useZonedDays(days: DayParams, setParams: (next: Partial<DayParams>) => void) {
+export function useZonedDays(days: DayParams, setParams: (next: Partial<DayParams>, change?: AddressChange) => void) {
   const hasDays = Boolean(days.from || days.to);
   // A zone without days filters nothing: the next day picked is the viewer's.
   const asked = hasDays ? days.tz : '';
@@ -45,17 +46,22 @@ export function useZonedDays(days: DayParams, setParams: (next: Partial<DayParam
   const [unknownAsked, setUnknownAsked] = useState<string | null>(null);
   // An address with days and no zone (typed, or shared before the zone was kept), or with a zone
   // this browser does not know: its days are the viewer's, and the address now says so, for a
-  // link copied from it.
+  // link copied from it. A correction, not a change of the reader's: it replaces the history
+  // entry, so Back does not land on the address without the zone, only to see it filled in again.
   useEffect(() => {
     if (!hasDays) return;
     if (dayZone.unknown) setUnknownAsked(days.tz);
-    if (!days.tz || dayZone.unknown) setParams({ tz: zone });
+    if (!days.tz || dayZone.unknown) setParams({ tz: zone }, { replace: true });
   }, [hasDays, days.tz]);
-  /** A day picked: the address keeps the zone it was picked in (none once both days are cleared). */
+  /**
+   * A day picked: the address keeps the zone it was picked in (none once both days are cleared).
+   * A date field changes as it is typed in (each digit of the year, each arrow key): one history
+   * entry per burst of changes to the same field (router.tsx, AddressChange).
+   */
   const setDay = (next: { from: string } | { to: string }) => {
     const picked = { from: days.from, to: days.to, ...next };
     setUnknownAsked(null);
-    setParams({ ...next, tz: picked.from || picked.to ? zone : '' });
+    setParams({ ...next, tz: picked.from || picked.to ? zone : '' }, { burst: 'from' in next ? 'from' : 'to' });
   };
   const notes =
     unknownAsked !== null && hasDays && !dayZone.unknown && !dayZone.fromLink
