@@ -139,6 +139,14 @@ describe('the account page', () => {
     await page.getByLabel('Current password').fill(PASSWORD);
     await expectFieldErrorGone(page.getByRole('main'), current, 'That is not your current password.');
     await page.getByLabel('New password').fill(NEW_PASSWORD);
+    // With no second field to type it again in, the new password can be read back before it is kept.
+    const newPassword = page.getByLabel('New password');
+    await expect(newPassword.getAttribute('type')).resolves.toBe('password');
+    await page.getByRole('button', { name: 'Show password' }).click();
+    await expect(newPassword.getAttribute('type')).resolves.toBe('text');
+    await expect(newPassword.inputValue()).resolves.toBe(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Hide password' }).click();
+    await expect(newPassword.getAttribute('type')).resolves.toBe('password');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByRole('status').filter({ hasText: 'Password changed. Your other sessions have ended.' }).waitFor();
     await expect(page.getByRole('alert').filter({ hasText: /./ }).count()).resolves.toBe(0);

@@ -132,6 +132,11 @@ export default function Account() {
   const nameField = useRef<HTMLInputElement>(null);
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
+  /**
+   * The new password shown as typed, on asking: there is no second field to type it again in,
+   * and one mistyped unseen would lock its owner out until someone makes them a reset link.
+   */
+  const [nextShown, setNextShown] = useState(false);
   const profile = useAction({ fields: ['name'] });
   const password = useAction({ fields: ['current_password', 'new_password'] });
   const everywhere = useAction();
@@ -169,6 +174,7 @@ export default function Account() {
         await api('POST', '/account/password', { body: { current_password: current, new_password: next } });
         setCurrent('');
         setNext('');
+        setNextShown(false);
       },
       { done: 'Password changed. Your other sessions have ended.' },
     );
@@ -224,7 +230,17 @@ export default function Account() {
           />
           <Field
             label="New password"
-            type="password"
+            type={nextShown ? 'text' : 'password'}
+            after={
+              <button
+                type="button"
+                className="button small"
+                aria-label={`${nextShown ? 'Hide' : 'Show'} password`}
+                onClick={() => setNextShown(!nextShown)}
+              >
+                {nextShown ? 'Hide' : 'Show'}
+              </button>
+            }
             autoComplete="new-password"
             required
             minLength={MIN_PASSWORD_LENGTH}
