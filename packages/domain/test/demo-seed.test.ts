@@ -121,7 +121,8 @@ describe('seedDemo realism (500 customers, the default)', () => {
       seed: 3,
       now: NOW,
     });
-  });
+    // Some 5 s on a quiet machine, and six times that on a loaded one (a CI run beside other work).
+  }, 120_000);
 
   it('reports what it created, with a working token and a ready-to-paste curl line', async () => {
     const { db } = database.current;
