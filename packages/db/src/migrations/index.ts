@@ -40,6 +40,7 @@ import * as securityLogFilters from './0038-security-log-filters.js';
 import * as removedMemberSessions from './0039-removed-member-sessions.js';
 import * as securityLogActorEmail from './0040-security-log-actor-email.js';
 import * as campaignPaymentAttempts from './0041-campaign-payment-attempts.js';
+import * as campaignInvoicePrefix from './0042-campaign-invoice-prefix.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -95,4 +96,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0039-removed-member-sessions', ...removedMemberSessions },
   { name: '0040-security-log-actor-email', ...securityLogActorEmail },
   { name: '0041-campaign-payment-attempts', ...campaignPaymentAttempts },
+  { name: '0042-campaign-invoice-prefix', ...campaignInvoicePrefix },
 ];

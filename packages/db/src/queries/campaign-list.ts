@@ -11,7 +11,7 @@ import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { instantParam, searchParam, type RowShape } from './list-params.js';
+import { instantParam, prefixPattern, searchParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
@@ -30,11 +30,21 @@ export interface CampaignListFilters {
   /** first_failed_at < to */
   to?: Date;
   /**
-   * An exact invoice id, or a customer's whole email or part of their email or name (as the
-   * customers list's q).
+   * An invoice id or its start (INVOICE_PREFIX), or a customer's whole email or part of their
+   * email or name (as the customers list's q).
    */
   q?: string;
 }
+
+/**
+ * A search that can be the start of an invoice id: `in_` (Stripe's) and at least 4 more
+ * characters, no space. Such a search finds the invoices whose id starts with it, exactly as
+ * typed (ids are case-sensitive), through recovery_campaigns_invoice_prefix_idx (0042); any
+ * other finds an invoice id only whole. Four: `in_` alone, or one to three characters after it,
+ * is the start of most invoices of a workspace (every Stripe id starts `in_1`), which says nothing
+ * and reads them all.
+ */
+const INVOICE_PREFIX = /^in_\S{4,}$/;
 
 /** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
 export const CAMPAIGN_FILTER_PARAMS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
@@ -124,7 +134,8 @@ export async function campaignSearchCustomers(
  * or as the list row's JSON built by Postgres (the list page, whose rows are written as they
  * come, as /api/v1 does) beside the keyset columns. Every filter is served by an index: status
  * by recovery_campaigns_status_idx, decline_category by
- * recovery_campaigns_category_idx (0014), from/to by the range of the list index, q as
+ * recovery_campaigns_category_idx (0014), from/to by the range of the list index, q's invoice id
+ * by the unique key, or its start by recovery_campaigns_invoice_prefix_idx (0042), and q's customers as
  * `customers` says (campaignSearchCustomers, CampaignSearchCustomers): the matched customers' ids
  * in a bitmap OR of the invoice key and the customer index, or, when many match (or `customers`
  * is not given), the list index walked with the search tested on each campaign's customer.
@@ -172,7 +183,8 @@ export function campaignListQuery(
     const q = filters.q;
     const [match, bindings] = customerSearchMatch(q, 'c');
     query.where(function invoiceOrCustomer() {
-      void this.where('k.psp_invoice_id', q);
+      if (INVOICE_PREFIX.test(q)) void this.whereRaw('k.psp_invoice_id LIKE ?', [prefixPattern(q)]);
+      else void this.where('k.psp_invoice_id', q);
       if (customers === 'many') void this.orWhereRaw(`(${match})`, bindings);
       else void this.orWhereRaw('k.customer_id = ANY (?::uuid[])', [customers.ids]);
     });

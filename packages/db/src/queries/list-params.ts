@@ -60,5 +60,15 @@ export function searchParam(name: string, value: string): string {
  * escape character is `\`). Lowercased by the query (lower(?)), as the searched text is.
  */
 export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  return `%${likeLiteral(text)}%`;
+}
+
+/** A LIKE pattern finding values that start with `text`, its `%`, `_` and `\` matched literally. */
+export function prefixPattern(text: string): string {
+  return `${likeLiteral(text)}%`;
+}
+
+/** `text` in a LIKE pattern as itself: `%`, `_` and LIKE's escape character `\` escaped. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }

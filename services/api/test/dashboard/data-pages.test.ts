@@ -367,14 +367,55 @@ describe('GET /dashboard/api/campaigns', () => {
     // Paged, with another filter.
     const lostAlice = await walk(`/campaigns?status=lost&q=${encodeURIComponent(w.alice.email)}`, w.member.cookie, 1);
     expect(lostAlice.map((row) => [row.status, row.customer_id])).toEqual([['lost', w.alice.id]]);
-    // An invoice id is still matched whole only.
-    const partial = await call('GET', `/campaigns?q=${encodeURIComponent(w.invoice.slice(0, -1))}`, {
-      cookie: w.member.cookie,
-    });
-    expect(partial.body.data).toEqual([]);
+    // The start of an invoice id finds it too: `in_` and 4 characters or more.
+    for (const start of [w.invoice.slice(0, -1), w.invoice.slice(0, 7)]) {
+      const partial = await call('GET', `/campaigns?q=${encodeURIComponent(start)}`, { cookie: w.member.cookie });
+      expect([start, ids(partial.body.data)]).toEqual([start, [w.findme]]);
+    }
+    // Shorter, or not from its start, it is matched whole only.
+    for (const part of [w.invoice.slice(0, 6), w.invoice.slice(1)]) {
+      const partial = await call('GET', `/campaigns?q=${encodeURIComponent(part)}`, { cookie: w.member.cookie });
+      expect([part, partial.body.data]).toEqual([part, []]);
+    }
     // The export finds the same rows.
     const csv = await call('GET', '/campaigns/export.csv?q=bert%20TAB', { cookie: w.member.cookie });
     expect(exportedIds(csv.text)).toEqual(bobs);
+  });
+
+  it('q that starts an invoice id (`in_` and 4 characters or more) finds every invoice starting so, % and _ literally, case kept', async () => {
+    const w = await world();
+    const tag = unique('p').replace(/_/g, '').toLowerCase();
+    const invoice = (id: string) =>
+      insertCampaign(w.ws, w.bob, w.bobSub, { first_failed_at: '2026-03-01T00:00:00Z', psp_invoice_id: id });
+    const plain = [await invoice(`in_${tag}A1`), await invoice(`in_${tag}A2`)];
+    const percent = await invoice(`in_${tag}%9`);
+    const notPercent = await invoice(`in_${tag}x9`);
+    const underscore = await invoice(`in_${tag}_7`);
+    const notUnderscore = await invoice(`in_${tag}y7`);
+    const upper = await invoice(`in_${tag.toUpperCase()}A3`);
+    const found = async (q: string) => {
+      const reply = await call('GET', `/campaigns?q=${encodeURIComponent(q)}`, { cookie: w.member.cookie });
+      expect([q, reply.status]).toEqual([q, 200]);
+      return ids(reply.body.data).sort();
+    };
+    expect(await found(`in_${tag}A`)).toEqual([...plain].sort());
+    // Ids are case-sensitive: the start as typed, as the whole id is.
+    expect(await found(`in_${tag.toUpperCase()}A`)).toEqual([upper]);
+    // % and _ are characters of the id here, not LIKE's wildcards.
+    expect(await found(`in_${tag}%`)).toEqual([percent]);
+    expect(await found(`in_${tag}_`)).toEqual([underscore]);
+    expect(await found(`in_${tag}`)).toEqual([...plain, percent, notPercent, underscore, notUnderscore].sort());
+    // Paged, counted and exported as listed.
+    const listed = ids(await walk(`/campaigns?q=${encodeURIComponent(`in_${tag}`)}`, w.member.cookie, 2));
+    expect(listed).toHaveLength(6);
+    const counted = await call('GET', `/campaigns/count?q=${encodeURIComponent(`in_${tag}`)}`, {
+      cookie: w.member.cookie,
+    });
+    expect(counted.body).toEqual({ object: 'list_count', total: 6, total_capped: false });
+    const csv = await call('GET', `/campaigns/export.csv?q=${encodeURIComponent(`in_${tag}`)}`, {
+      cookie: w.member.cookie,
+    });
+    expect(exportedIds(csv.text)).toEqual(listed);
   });
 
   it('q matching more customers than are looked up by id walks the list and still finds exactly their campaigns', async () => {
