@@ -10,7 +10,8 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import type { CancelSessionListRow } from '../dashboard-views.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
-import type { RowShape } from './list-params.js';
+import { customerSearchMatch } from './customer-list.js';
+import { instantParam, searchParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
@@ -19,15 +20,26 @@ import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pa
  * newest first by (created_at, id). The list is a keyset page of it; the export reads all of it
  * in keyset pages.
  * outcome, reason_code and one customer's sessions each have their (workspace_id, filter,
- * created_at DESC, id DESC) index (0004, 0014).
+ * created_at DESC, id DESC) index (0004, 0014); from/to are a range of whichever is read. A
+ * search (`q`, as the customers list's) joins the customers: the planner finds the few matched
+ * through customers_search_idx and their sessions through cancel_sessions_customer_idx, or, when
+ * many match, walks the list and tests each session's customer, stopping at the page
+ * (docs/performance.md, "Cancel session filters and invoice prefixes").
  */
 
 export interface CancelSessionListFilters {
   outcome?: CancelOutcome;
   reason_code?: CancelReasonCode;
+  /** created_at >= from */
+  from?: Date;
+  /** created_at < to */
+  to?: Date;
+  /** A customer's whole email, or part of their email or name (as the customers list's q). */
+  q?: string;
 }
 
-export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code'] as const;
+/** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
+export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code', 'from', 'to', 'q'] as const;
 
 /** The CSV export's columns, in order: the session's own (`s`), and its customer's email. */
 export const CANCEL_SESSION_EXPORT_COLUMNS = [
@@ -60,6 +72,9 @@ export function cancelSessionListFilters(
     }
     filters.reason_code = query.reason_code as CancelReasonCode;
   }
+  if (query.from !== undefined) filters.from = instantParam('from', query.from);
+  if (query.to !== undefined) filters.to = instantParam('to', query.to);
+  if (query.q !== undefined) filters.q = searchParam('q', query.q);
   return filters;
 }
 
@@ -73,12 +88,21 @@ export function cancelSessionListQuery(
   const query = db('cancel_sessions as s').where('s.workspace_id', workspaceId);
   if (filters.outcome) query.where('s.outcome', filters.outcome);
   if (filters.reason_code) query.where('s.reason_code', filters.reason_code);
-  // A count needs no customer: every session has one (a foreign key), so the join drops no row.
+  if (filters.from) query.where('s.created_at', '>=', filters.from);
+  if (filters.to) query.where('s.created_at', '<', filters.to);
+  // A count reads the customer only to search it: every session has one (a foreign key), so the
+  // join drops no row.
+  if (shape !== 'count' || filters.q !== undefined) {
+    query.join('customers as c', function joinCustomer() {
+      this.on('c.workspace_id', 's.workspace_id').andOn('c.id', 's.customer_id');
+    });
+  }
+  if (filters.q !== undefined) {
+    const [match, bindings] = customerSearchMatch(filters.q, 'c');
+    query.whereRaw(`(${match})`, bindings);
+  }
   if (shape === 'count') return query.select(db.raw('1'));
   return query
-    .join('customers as c', function joinCustomer() {
-      this.on('c.workspace_id', 's.workspace_id').andOn('c.id', 's.customer_id');
-    })
     .orderBy([
       { column: 's.created_at', order: 'desc' },
       { column: 's.id', order: 'desc' },

@@ -483,6 +483,16 @@ describe('bad list requests are 400 invalid_param, never a 500', () => {
     await refused('/campaigns?decline_category=', /decline_category: must be one of/);
     await refused('/cancel_sessions?outcome=gone', /outcome: must be one of/);
     await refused('/cancel_sessions?reason_code=bored', /reason_code: must be one of/);
+    await refused('/cancel_sessions?from=yesterday', /^from: must be an ISO 8601 date or timestamp$/);
+    await refused('/cancel_sessions?to=2026-02-30', /^to: must be an ISO 8601 date or timestamp$/);
+    await refused('/cancel_sessions/count?from=2026-13-01', /^from: must be an ISO 8601/);
+    await refused('/cancel_sessions/export.csv?to=soon', /^to: must be an ISO 8601/);
+    await refused('/cancel_sessions?q=%20ab%20', /^q: Type at least 3 characters to search\.$/);
+    await refused('/cancel_sessions/count?q=a', /^q: Type at least 3 characters to search\.$/);
+    await refused('/cancel_sessions/export.csv?q=', /^q: Type at least 3 characters to search\.$/);
+    await refused(`/cancel_sessions?q=${'x'.repeat(321)}`, /q: must be at most 320 characters/);
+    await refused('/cancel_sessions?q=ab%00c', /q: must not contain control characters/);
+    await refused('/cancel_sessions?tz=UTC', /tz: is not a parameter of this list/);
     await refused('/campaigns?q=', /^q: Type at least 3 characters to search\.$/);
     await refused('/campaigns?q=in', /^q: Type at least 3 characters to search\.$/);
     await refused(`/campaigns?q=${'x'.repeat(321)}`, /q: must be at most 320 characters/);
@@ -505,6 +515,22 @@ describe('bad list requests are 400 invalid_param, never a 500', () => {
     await refused(`/campaigns?status=in_flight&q=xyz&cursor=${cursor}`, /another list or other filters/);
     await refused(`/cancel_sessions?cursor=${cursor}`, /another list or other filters/);
     const sessions = await call('GET', '/cancel_sessions?limit=1', { cookie });
+    // A cancel sessions cursor is its filters': not another search's, nor another range's.
+    const sessionCursor = encodeURIComponent(sessions.body.next_cursor);
+    await refused(`/cancel_sessions?q=example&cursor=${sessionCursor}`, /another list or other filters/);
+    await refused(`/cancel_sessions?from=2026-01-01&cursor=${sessionCursor}`, /another list or other filters/);
+    await refused(`/cancel_sessions?to=2027-01-01&cursor=${sessionCursor}`, /another list or other filters/);
+    const searched = await call('GET', '/cancel_sessions?q=example&from=2026-01-01&limit=1', { cookie });
+    const searchedCursor = encodeURIComponent(searched.body.next_cursor);
+    expect(
+      (await call('GET', `/cancel_sessions?q=example&from=2026-01-01&limit=1&cursor=${searchedCursor}`, { cookie }))
+        .status,
+    ).toBe(200);
+    await refused(`/cancel_sessions?q=example&cursor=${searchedCursor}`, /another list or other filters/);
+    await refused(
+      `/cancel_sessions?q=exampl&from=2026-01-01&cursor=${searchedCursor}`,
+      /another list or other filters/,
+    );
     await refused(
       `/customers?cursor=${encodeURIComponent(sessions.body.next_cursor)}`,
       /another list or other filters/,
@@ -769,6 +795,89 @@ describe('GET /dashboard/api/cancel_sessions', () => {
       ended_at: '2026-06-01T00:00:00.000Z',
       customer_email: w.bob.email,
     });
+  });
+});
+
+describe('GET /dashboard/api/cancel_sessions: search and days', () => {
+  it('from is inclusive and to exclusive, on created_at, on every page, in the count and the export', async () => {
+    const w = await world();
+    const at = async (query: string) =>
+      (await call('GET', `/cancel_sessions?${query}`, { cookie: w.member.cookie })).body.data.map(
+        (row: any) => row.created_at,
+      );
+    expect(await at(`from=${encodeURIComponent(TIE)}`)).toEqual([
+      '2026-06-01T00:00:00.000Z',
+      '2026-05-10T12:00:00.001Z',
+      ...Array(5).fill(TIE),
+    ]);
+    expect(await at(`to=${encodeURIComponent(TIE)}`)).toEqual(['2026-05-01T00:00:00.000Z']);
+    const query = `from=2026-05-01&to=${encodeURIComponent('2026-05-10T12:00:00.001Z')}`;
+    const window = [...Array(5).fill(TIE), '2026-05-01T00:00:00.000Z'];
+    expect(await at(query)).toEqual(window);
+    const paged = await walk(`/cancel_sessions?${query}`, w.member.cookie, 2);
+    expect(paged.map((row) => row.created_at)).toEqual(window);
+    const counted = await call('GET', `/cancel_sessions/count?${query}`, { cookie: w.member.cookie });
+    expect(counted.body).toEqual({ object: 'list_count', total: 6, total_capped: false });
+    const csv = await call('GET', `/cancel_sessions/export.csv?${query}`, { cookie: w.member.cookie });
+    expect(exportedIds(csv.text)).toEqual(ids(paged));
+    // With another filter: the canceled ones of the window.
+    const canceled = await walk(`/cancel_sessions?outcome=canceled&${query}`, w.member.cookie, 1);
+    expect(canceled.map((row) => [row.outcome, row.created_at])).toEqual([
+      ['canceled', TIE],
+      ['canceled', TIE],
+      ['canceled', TIE],
+      ['canceled', '2026-05-01T00:00:00.000Z'],
+    ]);
+  });
+
+  it("q finds a customer's sessions by their whole email, or part of their email or name, any case, % and _ literally", async () => {
+    const w = await world();
+    const sessionsOf = (customer: { id: string }) =>
+      expectedIds('cancel_sessions', 'created_at', { workspace_id: w.ws, customer_id: customer.id });
+    const found = async (q: string, more = '') => {
+      const path = `/cancel_sessions?q=${encodeURIComponent(q)}${more}`;
+      const rows = await walk(path, w.member.cookie, 2);
+      return ids(rows);
+    };
+    const alices = await sessionsOf(w.alice);
+    expect(alices).toHaveLength(3);
+    // The whole email in another case, and a part of it.
+    expect(await found(w.alice.email.toUpperCase())).toEqual(alices);
+    expect(await found(w.alice.email.slice(3, -6).toUpperCase())).toEqual(alices);
+    // Part of a name: bob is Robert Tables; his sessions, and those from 2026-05-02 on.
+    await db()('customers').where({ id: w.bob.id }).update({ name: 'Robert Tables' });
+    const bobs = await sessionsOf(w.bob);
+    expect(await found('bert TAB')).toEqual(bobs);
+    expect(await found('tables, robert', '&from=2026-05-02')).toEqual(bobs.slice(0, 2));
+    // % and _ are characters, not LIKE's wildcards.
+    const tag = unique('s').toLowerCase();
+    const sale = await insertCustomer(w.ws, { email: `sale.${tag}@shop.test`, name: `100% Cotton ${tag}` });
+    const notSale = await insertCustomer(w.ws, { email: `plain.${tag}@shop.test`, name: `1000 Cotton ${tag}` });
+    const saleSession = await insertCancelSession(w.ws, sale, { created_at: '2026-02-01T00:00:00Z' });
+    const notSaleSession = await insertCancelSession(w.ws, notSale, { created_at: '2026-02-02T00:00:00Z' });
+    expect(await found(`0% cotton ${tag}`)).toEqual([saleSession]);
+    expect(await found(`cotton ${tag}`)).toEqual([notSaleSession, saleSession]);
+    expect(await found('nobody by this name')).toEqual([]);
+    // Counted and exported as listed.
+    const counted = await call('GET', '/cancel_sessions/count?q=bert%20tab', { cookie: w.member.cookie });
+    expect(counted.body).toEqual({ object: 'list_count', total: 3, total_capped: false });
+    const csv = await call('GET', '/cancel_sessions/export.csv?q=bert%20tab&from=2026-05-02', {
+      cookie: w.member.cookie,
+    });
+    expect(exportedIds(csv.text)).toEqual(bobs.slice(0, 2));
+  });
+
+  it("q never finds another workspace's customers' sessions", async () => {
+    const w = await world('Searching sessions');
+    const other = await world('Other sessions');
+    const tag = unique('iso').toLowerCase();
+    const ours = await insertCustomer(w.ws, { email: `ours.${tag}@example.com`, name: `Jane ${tag}` });
+    const theirs = await insertCustomer(other.ws, { email: `theirs.${tag}@example.com`, name: `Jane ${tag}` });
+    const ourSession = await insertCancelSession(w.ws, ours, { created_at: '2026-05-01T00:00:00Z' });
+    await insertCancelSession(other.ws, theirs, { created_at: '2026-05-01T00:00:00Z' });
+    const search = async (path: string) => ids((await call('GET', path, { cookie: w.member.cookie })).body.data);
+    expect(await search(`/cancel_sessions?q=jane%20${tag}`)).toEqual([ourSession]);
+    expect(await search(`/cancel_sessions?q=theirs.${tag}`)).toEqual([]);
   });
 });
 
