@@ -1696,7 +1696,12 @@ describe('customers', () => {
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Export CSV' }).click(),
     ]);
-    expect(download.suggestedFilename()).toBe('customers.csv');
+    // Named after its filters, and the day it was exported in the viewer's zone, as the campaigns
+    // export is: it was `customers.csv` whatever the filters.
+    const today = await page.evaluate(() =>
+      new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()),
+    );
+    expect(download.suggestedFilename()).toBe(`customers-tag-vip-${today}.csv`);
     const text = await readFile(await download.path(), 'utf8');
     // The file opens with a UTF-8 byte order mark, for Excel (docs/dashboard-api.md, "Exports").
     expect(text.startsWith(UTF8_BOM)).toBe(true);

@@ -234,42 +234,49 @@ function dayIn(instant: Date, zone: string): string {
   );
 }
 
-/** Longest search text kept in a file name, after it is made safe (searchName). */
-const SEARCH_NAME_CHARACTERS = 40;
+/** Longest text of a filter kept in a file name, after it is made safe (textName). */
+const TEXT_NAME_CHARACTERS = 40;
 
 /**
- * A search (`q`) as a part of a file name: `search-jane-example-com` for `jane@example.com`, its
- * letters lowercased and their accents dropped, every run of anything but ASCII letters and digits
- * one `-`, cut at 40 characters; `search` alone when nothing of it is left (a search in Greek).
+ * A free-text filter as a part of a file name, after its `label`: `search-jane-example-com` for
+ * the search (`q`) `jane@example.com`, `tag-annual-plan` for the tag `Annual plan`; its letters
+ * lowercased and their accents dropped, every run of anything but ASCII letters and digits one
+ * `-`, cut at 40 characters; the label alone when nothing of it is left (a search in Greek).
  */
-export function searchName(q: string): string {
-  const safe = q
+function textName(label: string, text: string): string {
+  const safe = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, SEARCH_NAME_CHARACTERS)
+    .slice(0, TEXT_NAME_CHARACTERS)
     .replace(/^-+|-+$/g, '');
-  return safe ? `search-${safe}` : 'search';
+  return safe ? `${label}-${safe}` : label;
+}
+
+/** What an export holds, as its file name says it (exportFilename). */
+export interface ExportHolds {
+  /** The filters' codes, in the list's order: `in_flight` is written `in-flight`. */
+  codes?: readonly (string | undefined)[];
+  /** Then its free-text filters, each as its label and its text made safe (textName): `search`, `tag`. */
+  texts?: readonly (readonly [label: string, text: string | undefined])[];
+  from?: Date | undefined;
+  to?: Date | undefined;
 }
 
 /**
- * The file name of an export (docs/dashboard-api.md, "File names"): the list (`campaigns`), then
- * what it holds: `parts` (the filters' codes, `in_flight` written `in-flight`, and searchName's),
- * then its range of instants as exported, named in the zone of the range's days:
+ * The file name of an export (docs/dashboard-api.md, "File names"): the list (`campaigns`,
+ * `cancel-sessions`, `customers`), then what it holds: its codes, its texts, then its range of
+ * instants as exported, named in the zone of the range's days:
  * `campaigns-lost-2026-11-01-to-2026-11-02.csv`, `campaigns-from-2026-11-01.csv`,
  * `campaigns-before-2026-11-02.csv`; without a range, the day it was exported (`now`) in that
- * zone: `campaigns-recovered-2026-11-29.csv`, `campaigns-2026-11-29.csv`. ASCII digits, letters
- * and `-` only: safe in a quoted Content-Disposition.
+ * zone: `campaigns-recovered-2026-11-29.csv`, `customers-tag-vip-2026-11-29.csv`. ASCII digits,
+ * letters and `-` only: safe in a quoted Content-Disposition.
  */
-export function exportFilename(
-  name: string,
-  holds: { parts?: readonly (string | undefined)[]; from?: Date | undefined; to?: Date | undefined } = {},
-  zone = 'UTC',
-  now = new Date(),
-): string {
+export function exportFilename(name: string, holds: ExportHolds = {}, zone = 'UTC', now = new Date()): string {
   const { from, to } = holds;
-  const parts = (holds.parts ?? []).filter(Boolean).map((part) => part!.replaceAll('_', '-'));
+  const codes = (holds.codes ?? []).filter(Boolean).map((code) => code!.replaceAll('_', '-'));
+  const texts = (holds.texts ?? []).flatMap(([label, text]) => (text === undefined ? [] : [textName(label, text)]));
   const range =
     from && to
       ? `${boundName(from, zone)}-to-${boundName(to, zone)}`
@@ -278,7 +285,7 @@ export function exportFilename(
         : to
           ? `before-${boundName(to, zone)}`
           : dayIn(now, zone);
-  return `${[name, ...parts, range].join('-')}.csv`;
+  return `${[name, ...codes, ...texts, range].join('-')}.csv`;
 }
 
 /** The headers of a CSV download named `filename`: a GET's, before its rows, and a HEAD's, alone. */

@@ -23,14 +23,7 @@ import { pathId } from '../middleware/validate-query.js';
 import { ReadCoalescer } from './coalesce.js';
 import { actorOf, allow, signedIn, type DashboardContext } from './context.js';
 import { ExportSlots } from './export-slots.js';
-import {
-  exportFilename,
-  exportZone,
-  searchName,
-  setCsvHeaders,
-  streamCsv,
-  type KeysetList,
-} from './insights-export.js';
+import { exportFilename, exportZone, setCsvHeaders, streamCsv, type KeysetList } from './insights-export.js';
 import { detailId } from './read-routes.js';
 import { queryStrings } from './query-strings.js';
 
@@ -78,17 +71,31 @@ export function insightsRoutes(context: DashboardContext): Router {
     }
   };
 
+  /**
+   * A list's export parameters: the list's own filters (`parse`, the list's parser), and `tz`, the
+   * zone of the days its range is (or of the day exported), which names the file only
+   * (docs/dashboard-api.md, "File names").
+   */
+  const exportParams = <Name extends string, Filters>(
+    req: Request,
+    names: readonly Name[],
+    parse: (query: Partial<Record<Name, string>>) => Filters,
+  ) => {
+    const { tz, ...query } = queryStrings<Name | 'tz'>(req.originalUrl, [...names, 'tz']);
+    return { filters: parse(query as Partial<Record<Name, string>>), zone: exportZone(tz) };
+  };
+
   router.get('/campaigns/export.csv', async (req, res) => {
     // The list's own filters and query (read-routes.ts), read page by page without a page size.
-    // The list's filters, and `tz`: the zone of the days the range is (or of the day exported),
-    // for the file's name only.
-    const { tz, ...params } = queryStrings(req.originalUrl, [...CAMPAIGN_FILTER_PARAMS, 'tz']);
-    const filters = campaignListFilters(params);
+    const { filters, zone } = exportParams(req, CAMPAIGN_FILTER_PARAMS, campaignListFilters);
     // Named after what it holds: its status, decline category and search, then its range of days
-    // or else the day it was exported, in `tz` (docs/dashboard-api.md, "File names").
+    // or else the day it was exported, in `tz`.
     const { status, decline_category, q, from, to } = filters;
-    const parts = [status, decline_category, q === undefined ? undefined : searchName(q)];
-    const filename = exportFilename('campaigns', { parts, from, to }, exportZone(tz));
+    const filename = exportFilename(
+      'campaigns',
+      { codes: [status, decline_category], texts: [['search', q]], from, to },
+      zone,
+    );
     const { workspaceId } = signedIn(res);
     // The search's customers once, for every page (campaign-list.ts, CampaignSearchCustomers).
     const customers = await campaignSearchCustomers(db, workspaceId, filters);
@@ -98,19 +105,32 @@ export function insightsRoutes(context: DashboardContext): Router {
   });
 
   router.get('/cancel_sessions/export.csv', async (req, res) => {
-    const filters = cancelSessionListFilters(queryStrings(req.originalUrl, CANCEL_SESSION_FILTER_PARAMS));
+    const { filters, zone } = exportParams(req, CANCEL_SESSION_FILTER_PARAMS, cancelSessionListFilters);
+    const { outcome, reason_code, q, from, to } = filters;
+    const filename = exportFilename(
+      'cancel-sessions',
+      { codes: [outcome, reason_code], texts: [['search', q]], from, to },
+      zone,
+    );
     const { workspaceId } = signedIn(res);
     const query = () => cancelSessionListQuery(db, workspaceId, filters);
     const list = { query, column: 's.created_at', idColumn: 's.id' };
-    await exportCsv(req, res, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv');
+    await exportCsv(req, res, list, CANCEL_SESSION_EXPORT_COLUMNS, filename);
   });
 
   router.get('/customers/export.csv', async (req, res) => {
-    const filters = customerListFilters(queryStrings(req.originalUrl, CUSTOMER_FILTER_PARAMS));
+    const { filters, zone } = exportParams(req, CUSTOMER_FILTER_PARAMS, customerListFilters);
+    const { email, tag, q } = filters;
+    const texts = [
+      ['email', email],
+      ['tag', tag],
+      ['search', q],
+    ] as const;
+    const filename = exportFilename('customers', { texts }, zone);
     const { workspaceId } = signedIn(res);
     const query = () => customerListQuery(db, workspaceId, filters);
     const list = { query, column: 'created_at', idColumn: 'id' };
-    await exportCsv(req, res, list, CUSTOMER_EXPORT_COLUMNS, 'customers.csv');
+    await exportCsv(req, res, list, CUSTOMER_EXPORT_COLUMNS, filename);
   });
 
   router.get('/campaigns/:id', async (req, res) => {

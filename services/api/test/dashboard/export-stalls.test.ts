@@ -250,10 +250,11 @@ describe('an export whose only page its client has not taken', () => {
 describe('HEAD on an export', () => {
   it('answers what its GET would, headers only, without reading the list or taking a slot', async () => {
     const a = await workspace(ROWS);
+    const today = new Date().toISOString().slice(0, 10);
     for (const [path, filename] of [
-      ['/cancel_sessions/export.csv', 'cancel-sessions.csv'],
-      ['/campaigns/export.csv', `campaigns-${new Date().toISOString().slice(0, 10)}.csv`],
-      ['/customers/export.csv', 'customers.csv'],
+      ['/cancel_sessions/export.csv', `cancel-sessions-${today}.csv`],
+      ['/campaigns/export.csv', `campaigns-${today}.csv`],
+      ['/customers/export.csv', `customers-${today}.csv`],
     ] as const) {
       const head = await call('HEAD', path, { cookie: a.cookie });
       expect(head.status).toBe(200);

@@ -459,6 +459,77 @@ describe('GET /dashboard/api/cancel_sessions/export.csv', () => {
     );
     expect((await call('GET', '/cancel_sessions/export.csv?reason=x', { cookie: w.member })).status).toBe(400);
   });
+
+  it('names the file after its filters and range as the campaigns export does, and holds exactly them', async () => {
+    const w = await world();
+    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id', 'email');
+    const session = async (created_at: string, outcome = 'canceled') => {
+      const [row] = await api.current
+        .db('cancel_sessions')
+        .insert({
+          workspace_id: w.workspaceId,
+          customer_id: customer.id,
+          outcome,
+          reason_code: 'unused',
+          monthly_mrr_cents: 100,
+          currency: 'usd',
+          created_at: new Date(created_at),
+          ended_at: new Date(created_at),
+        })
+        .returning<Array<{ id: string }>>('id');
+      return row!.id;
+    };
+    // Nov 1 as it starts in Auckland (NZDT, UTC+13), its last minute, and Nov 2's first.
+    await session('2026-10-31T10:59:59.999Z');
+    const first = await session('2026-10-31T11:00:00.000Z');
+    const last = await session('2026-11-01T10:59:00.000Z', 'saved_pause');
+    await session('2026-11-01T11:00:00.000Z');
+    const exported = async (search: string) => {
+      const reply = await call('GET', `/cancel_sessions/export.csv?${search}`, { cookie: w.member });
+      expect([search, reply.status]).toEqual([search, 200]);
+      const filename = reply.headers.get('content-disposition')!.replace(/^attachment; filename="(.*)"$/, '$1');
+      const rows = reply.text
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]);
+      return { filename, rows };
+    };
+    const auckland = 'from=2026-10-31T11%3A00%3A00.000Z&to=2026-11-01T11%3A00%3A00.000Z';
+    await expect(exported(`${auckland}&tz=Pacific%2FAuckland`)).resolves.toEqual({
+      filename: 'cancel-sessions-2026-11-01-to-2026-11-02.csv',
+      rows: [last, first],
+    });
+    await expect(exported(`${auckland}&outcome=saved_pause&reason_code=unused`)).resolves.toEqual({
+      filename: 'cancel-sessions-saved-pause-unused-2026-10-31T110000Z-to-2026-11-01T110000Z.csv',
+      rows: [last],
+    });
+    const search = encodeURIComponent(customer.email.toUpperCase());
+    const bySearch = await exported(`q=${search}&from=2026-11-01&to=2026-11-01T11%3A00%3A00Z&tz=UTC`);
+    const safeEmail = customer.email
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .slice(0, 40)
+      .replace(/-$/, '');
+    expect(bySearch).toEqual({
+      filename: `cancel-sessions-search-${safeEmail}-2026-11-01-to-2026-11-01T110000Z.csv`,
+      rows: [last],
+    });
+    const zone = 'Pacific/Kiritimati';
+    await expect(exported(`outcome=canceled&tz=${encodeURIComponent(zone)}`)).resolves.toMatchObject({
+      filename: `cancel-sessions-canceled-${today(zone)}.csv`,
+    });
+    const head = await call('HEAD', `/cancel_sessions/export.csv?${auckland}&tz=Pacific%2FAuckland`, {
+      cookie: w.member,
+    });
+    expect(head.headers.get('content-disposition')).toBe(
+      'attachment; filename="cancel-sessions-2026-11-01-to-2026-11-02.csv"',
+    );
+    for (const bad of ['tz=%2B13%3A00', 'from=nope', 'q=ab']) {
+      const refused = await call('GET', `/cancel_sessions/export.csv?${bad}`, { cookie: w.member });
+      expect([bad, refused.status, refused.body?.error?.type]).toEqual([bad, 400, 'invalid_param']);
+    }
+  });
 });
 
 describe('formula cells in any export', () => {
@@ -532,7 +603,8 @@ describe('GET /dashboard/api/customers/export.csv', () => {
     expect([...bytes.subarray(0, 4)]).toEqual([0xef, 0xbb, 0xbf, 'i'.charCodeAt(0)]);
     expect(bytes.indexOf(Buffer.from([0xef, 0xbb, 0xbf]), 1)).toBe(-1);
     expect(reply.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(reply.headers.get('content-disposition')).toBe('attachment; filename="customers.csv"');
+    // Named after its filters as the campaigns export is (docs/dashboard-api.md, "File names").
+    expect(reply.headers.get('content-disposition')).toBe(`attachment; filename="customers-tag-vip-${today()}.csv"`);
     expect(CUSTOMER_EXPORT_TAG_SEPARATOR).toBe('; ');
     expect(CUSTOMER_EXPORT_COLUMNS.join(',')).toBe('id,psp_customer_id,email,name,tags,created_at');
     expect(reply.text.trimEnd().split('\n')).toEqual([
@@ -557,6 +629,21 @@ describe('GET /dashboard/api/customers/export.csv', () => {
       cookie: other.member,
     });
     expect(idsOf(theirsByEmail.text)).toEqual([theirs]);
+    // Its file names its filters: an exact email, a tag, a search, made safe, then the day exported in `tz`.
+    const zone = 'Pacific/Kiritimati';
+    expect(byEmail.headers.get('content-disposition')).toBe(
+      `attachment; filename="customers-email-newer-example-test-${today()}.csv"`,
+    );
+    const named = await call(
+      'GET',
+      `/customers/export.csv?q=${encodeURIComponent("Zoë O'Brien")}&tag=Annual%20Plan&tz=${encodeURIComponent(zone)}`,
+      { cookie: w.member },
+    );
+    expect(named.headers.get('content-disposition')).toBe(
+      `attachment; filename="customers-tag-annual-plan-search-zoe-o-brien-${today(zone)}.csv"`,
+    );
+    const unnamed = await call('HEAD', '/customers/export.csv?tz=UTC', { cookie: w.member });
+    expect(unnamed.headers.get('content-disposition')).toBe(`attachment; filename="customers-${today()}.csv"`);
     const nobody = await call('GET', '/customers/export.csv?tag=nobody', { cookie: w.member });
     expect([nobody.status, nobody.text]).toEqual([200, 'id,psp_customer_id,email,name,tags,created_at\n']);
 

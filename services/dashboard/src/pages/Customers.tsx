@@ -13,6 +13,7 @@ import {
 import { lengthProblem } from '../components/Field.js';
 import { UnknownFilters, useFilterState } from '../components/FilterStates.js';
 import { PageHeader } from '../components/states.js';
+import { viewerZone } from '../format.js';
 
 /** The filters of the list and of its export, as the API names them (docs/dashboard-api.md). */
 const FILTERS = ['q', 'tag'] as const;
@@ -40,8 +41,11 @@ export default function Customers() {
   return (
     <>
       <PageHeader title="Customers">
-        {/* The list and its export ask with the same filters: the address's, as applied. */}
-        <ExportLink href={asksNothing ? null : `${API_BASE}/customers/export.csv${query(filters)}`} />
+        {/* The list and its export ask with the same filters: the address's, as applied; and the
+            viewer's zone, whose today names the file (docs/dashboard-api.md, "File names"). */}
+        <ExportLink
+          href={asksNothing ? null : `${API_BASE}/customers/export.csv${query({ ...filters, tz: viewerZone() })}`}
+        />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter customers" ref={state.rowRef}>
         <SearchFilter
