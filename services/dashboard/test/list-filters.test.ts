@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-core';
 import { hashPassword, loadFixtures, recordSecurityEvent } from '@retention/domain';
@@ -191,7 +192,7 @@ const LISTS: ListCase[] = [
     says: ['The address asks for outcome “nope”, which this list does not have.'],
     field: 'Outcome',
     value: 'nope',
-    first: () => page.getByRole('combobox', { name: 'Outcome' }),
+    first: () => page.getByRole('searchbox', { name: 'Search by customer email or name' }),
     filled: () => page.getByRole('table', { name: 'Cancel sessions' }),
   },
   {
@@ -431,7 +432,7 @@ describe('filters that match nothing', () => {
       route: '/cancel-sessions?outcome=saved_pause',
       heading: 'Cancel sessions',
       says: 'No cancel sessions match.',
-      first: () => page.getByRole('combobox', { name: 'Outcome' }),
+      first: () => page.getByRole('searchbox', { name: 'Search by customer email or name' }),
       filled: () => page.getByRole('table', { name: 'Cancel sessions' }),
     },
     {
@@ -733,5 +734,75 @@ describe("the Security log's chosen actions", () => {
       .locator('code')
       .allTextContents();
     expect(shown.sort()).toEqual(['account.password_changed', 'team.role_changed', 'token.created']);
+  });
+});
+
+describe('the Cancel sessions list\'s search and days (docs/dashboard-ui.md, "Cancel sessions")', () => {
+  it('narrows the list to a customer typed in the search box, then to the days picked, and exports just those', async () => {
+    const { db } = world.current;
+    const [ann] = await db('customers').where({ email: 'ann@filters-customers.test' }).select('workspace_id');
+    const [cy] = await db('customers')
+      .insert({
+        workspace_id: ann.workspace_id,
+        psp_customer_id: 'cus_cy_sessions',
+        email: 'cy@filters-customers.test',
+        name: 'Cyrus Sessions',
+      })
+      .returning<Array<{ id: string }>>('id');
+    // Noon UTC: the same day in the viewer's zone, whichever this browser has.
+    for (const day of ['2026-03-02', '2026-03-05', '2026-03-09']) {
+      await db('cancel_sessions').insert({
+        workspace_id: ann.workspace_id,
+        customer_id: cy!.id,
+        outcome: 'canceled',
+        reason_code: 'unused',
+        monthly_mrr_cents: 1000,
+        currency: 'usd',
+        created_at: new Date(`${day}T12:00:00Z`),
+        ended_at: new Date(`${day}T12:00:00Z`),
+      });
+    }
+    const rows = () => page.getByRole('table', { name: 'Cancel sessions' }).locator('tbody tr');
+    const shown = async () => {
+      const texts = await rows().allTextContents();
+      return `${texts.length}: ${texts.filter((text) => text.includes('cy@filters-customers.test')).length}`;
+    };
+    try {
+      await open('/cancel-sessions', 'Cancel sessions');
+      await eventuallyText(shown, '5: 3');
+      const box = page.getByRole('searchbox', { name: 'Search by customer email or name' });
+      await box.fill('cyrus sess');
+      await page.getByRole('button', { name: 'Search cancel sessions' }).click();
+      // Cy's three sessions only.
+      await eventuallyText(shown, '3: 3');
+      await page.getByLabel('Started from').fill('2026-03-03');
+      await page.getByLabel('Started before').fill('2026-03-09');
+      await eventuallyText(shown, '1: 1');
+      // The address keeps the search, the days picked and their zone, as Campaigns' does.
+      const params = new URL(page.url()).searchParams;
+      expect([params.get('q'), params.get('from'), params.get('to'), params.get('tz')]).toEqual([
+        'cyrus sess',
+        '2026-03-03',
+        '2026-03-09',
+        expect.any(String),
+      ]);
+      // The export asks for the same rows, named after them.
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Export CSV' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('cancel-sessions-search-cyrus-sess-2026-03-03-to-2026-03-09.csv');
+      const lines = (await readFile(await download.path(), 'utf8')).trimEnd().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toContain(',cy@filters-customers.test,');
+      expect(lines[1]).toContain(',2026-03-05T12:00:00.000Z,');
+      // A search under 3 characters asks nothing and says why at the box.
+      await box.fill('cy');
+      await page.keyboard.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'Type at least 3 characters to search.' }).waitFor();
+      await expect(page.getByRole('table', { name: 'Cancel sessions' }).count()).resolves.toBe(0);
+    } finally {
+      await db('customers').where({ id: cy!.id }).delete();
+    }
   });
 });

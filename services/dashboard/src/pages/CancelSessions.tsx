@@ -2,34 +2,64 @@ import { CANCEL_OUTCOMES, CANCEL_REASON_CODES } from '@retention/core/enums';
 import { API_BASE, query } from '../api/client.js';
 import type { CancelSession } from '../api/types.js';
 import { CANCEL_SESSION_COLUMNS } from '../components/columns.js';
-import { oneOf, UnknownFilters, useFilterState } from '../components/FilterStates.js';
-import { ApiListTable, ExportLink, Filter, useShownAfterAskingNothing } from '../components/ListPage.js';
+import { dayCheck, oneOf, UnknownFilters, useFilterState } from '../components/FilterStates.js';
+import {
+  ApiListTable,
+  ExportLink,
+  Filter,
+  SearchFilter,
+  searchProblem,
+  useListFilters,
+  useShownAfterAskingNothing,
+} from '../components/ListPage.js';
 import { PageHeader } from '../components/states.js';
-import { useFilters } from '../router.js';
+import { useZonedDays, ZonedDayRange } from '../components/ZonedDays.js';
 import { cancelOutcomeLabel, cancelReasonLabel } from '../labels.js';
 
-const FILTERS = ['outcome', 'reason_code'] as const;
+/**
+ * The filters of the list and of its export, as Campaigns has them: the address keeps the days
+ * picked and the zone they were picked in (`tz`), the API gets the instants they start there.
+ */
+const FILTERS = ['outcome', 'reason_code', 'from', 'to', 'q', 'tz'] as const;
 
 /** What the list has for each filter, to say an address's value it does not have before asking. */
 const CHECKS = {
   outcome: { says: 'outcome', knows: oneOf(CANCEL_OUTCOMES) },
   reason_code: { says: 'reason', knows: oneOf(CANCEL_REASON_CODES) },
+  from: dayCheck('the start day'),
+  to: dayCheck('the end day'),
+  q: { says: 'the search' },
 };
 
 export default function CancelSessions() {
-  const [filters, setParams] = useFilters(FILTERS);
+  const { filters, apply: setParams, search } = useListFilters(FILTERS, ['q']);
+  const days = useZonedDays(filters, setParams);
+  const { tz: _tz, ...listed } = filters;
+  const apiFilters = { ...listed, ...days.api };
   const state = useFilterState(filters, setParams, CHECKS, 'list', { strictAddress: true });
-  const filterQuery = query(filters);
-  // A value the list does not have (a hand-edited address, an old bookmark) is said in its place,
-  // and neither the list nor the export asks the server.
+  // Days that hold no day, or a search under 3 characters, match nothing or would be refused:
+  // said at their fields, and neither the list nor the export asks the server.
+  const qProblem = searchProblem(filters.q);
+  // A value the list does not have (a hand-edited address, an old bookmark) is said in its place.
   const unknown = state.unknown.length > 0;
-  const afterAskingNothing = useShownAfterAskingNothing(unknown);
+  const asksNothing = Boolean(days.problem || qProblem || unknown);
+  const afterAskingNothing = useShownAfterAskingNothing(asksNothing);
+  // The export names its file's days, or the day it is exported, in the days' zone (Campaigns').
+  const exportHref = `${API_BASE}/cancel_sessions/export.csv${query({ ...apiFilters, tz: days.zone })}`;
   return (
     <>
       <PageHeader title="Cancel sessions">
-        <ExportLink href={unknown ? null : `${API_BASE}/cancel_sessions/export.csv${filterQuery}`} />
+        <ExportLink href={asksNothing ? null : exportHref} />
       </PageHeader>
       <div className="filters" role="search" aria-label="Filter cancel sessions" ref={state.rowRef}>
+        <SearchFilter
+          label="Search by customer email or name"
+          buttonLabel="Search cancel sessions"
+          placeholder="Email or name"
+          description="A customer's whole email, or part of their email or name. At least 3 characters."
+          problem={qProblem}
+          {...search('q')}
+        />
         <Filter
           label="Outcome"
           value={filters.outcome}
@@ -46,12 +76,20 @@ export default function CancelSessions() {
           onChange={(reason_code) => setParams({ reason_code })}
           problemId={state.fieldProblem('reason_code')}
         />
+        <ZonedDayRange
+          range={days.range}
+          problem={days.problem}
+          fieldProblems={{ from: state.fieldProblem('from'), to: state.fieldProblem('to') }}
+          labels={{ from: 'Started from', before: 'Started before' }}
+          rows="cancel sessions"
+          utcNote="The Overview and its charts count UTC days, so near midnight their counts can differ from this list's."
+        />
       </div>
       {(unknown || state.mistakes.length > 0) && <UnknownFilters state={state} />}
-      {!unknown && (
+      {!asksNothing && (
         <ApiListTable<CancelSession>
           path="/cancel_sessions"
-          filters={filters}
+          filters={apiFilters}
           caption="Cancel sessions"
           columns={CANCEL_SESSION_COLUMNS}
           empty="No cancel sessions match."
