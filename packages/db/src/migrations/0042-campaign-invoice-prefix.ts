@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
  * the prefix is a range of this index whatever the collation.
  */
 export async function up(knex: Knex): Promise<void> {
-  // Building it holds writes to campaigns for its duration (about 1.5 s for a million: docs/upgrading.md);
+  // Building it holds writes to campaigns for its duration (1.3 s for a million: docs/upgrading.md);
   // the wait for the lock behind a long transaction is bounded too.
   await knex.raw(`
     SET LOCAL lock_timeout = '10s';
