@@ -12,7 +12,7 @@ import { planOf } from './support/query-plan.js';
 
 /**
  * The dashboard's lists and details read through an index whatever the filter's selectivity
- * (migration 0014): a filter value with no rows, or one customer's sessions, is one range of a
+ * (migrations 0014 and 0042): a filter value with no rows, or one customer's sessions, is one range of a
  * (workspace_id, filter, time DESC, id DESC) index, never a walk over the workspace's list.
  */
 const database = useTestDatabase();
@@ -110,6 +110,31 @@ describe('dashboard list indexes', () => {
       cancelSessionListPage(db, w.workspaceId, { reason_code: 'unused' }, { limit: 50 }),
     );
     expect(plan).toContain('cancel_sessions_reason_idx');
+  });
+
+  it('campaigns by the start of an invoice id, through its text_pattern_ops index (0042)', async () => {
+    const { db } = database.current;
+    const page = () => campaignListPage(db, w.workspaceId, { q: 'in_1234' }, { limit: 50 });
+    // in_1234 and in_12340 to in_12349: the start matched, in no other workspace.
+    const listed = (await page()).parse();
+    expect(listed.data.map((row) => row.psp_invoice_id).sort()).toEqual(
+      ['in_1234', ...Array.from({ length: 10 }, (_, i) => `in_1234${i}`)].sort(),
+    );
+    // The unique key's index cannot serve LIKE 'in\_1234%' outside the C collation: without 0042
+    // this read every campaign.
+    expect(await planOf(db, 'recovery_campaigns', page)).toContain('recovery_campaigns_invoice_prefix_idx');
+  });
+
+  it('cancel sessions of a range of days, a range of the list index', async () => {
+    const { db } = database.current;
+    const filters = { from: new Date(Date.UTC(2025, 0, 1, 0, 30)), to: new Date(Date.UTC(2025, 0, 1, 0, 40)) };
+    const listed = (await cancelSessionListPage(db, w.workspaceId, filters, { limit: 50 })).parse();
+    expect(listed.data).toHaveLength(50);
+    expect(listed.has_more).toBe(true);
+    const plan = await planOf(db, 'cancel_sessions', () =>
+      cancelSessionListPage(db, w.workspaceId, filters, { limit: 50 }),
+    );
+    expect(plan).toContain('cancel_sessions_list_idx');
   });
 
   it("a customer's newest cancel sessions, for its detail", async () => {
