@@ -216,6 +216,9 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
   // every customer matches (all 200,000), one that matches none, and 1,111 customers that are
   // the oldest (numbers 199, 1990-1999, 19900-19999, 199000-199999), the newest-first walk's worst.
   const fewName = encodeURIComponent(customer.name.slice(4).toUpperCase());
+  // A week of cancel sessions a month ago (about 4,000 of the 200,000, one every 150 s).
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+  const [weekFrom, weekTo] = [day(30), day(23)];
   // The cursor the list hands out after row 500,000 (made here as the list makes it).
   const deepCursor = encodeOpaqueCursor(deep.first_failed_at, deep.id, listScope('campaigns', {}));
   const cookies = await benchSessions(db, workspaceId);
@@ -237,6 +240,11 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
     { name: 'campaigns, q=part of a name (a few customers)', path: `/campaigns?q=${fewName}` },
     { name: 'campaigns, q=@bench (every customer)', path: '/campaigns?q=%40bench' },
     { name: 'campaigns, q=er199 (1,111 oldest customers)', path: '/campaigns?q=er199' },
+    // The start of an invoice id (`in_5000`: 112 invoices; migration 0042).
+    {
+      name: 'campaigns, q=start of an invoice id',
+      path: `/campaigns?q=${encodeURIComponent(deep.psp_invoice_id.slice(0, 7))}`,
+    },
     { name: 'customers, first page', path: '/customers' },
     { name: 'customers, q=part of a name (a few)', path: `/customers?q=${fewName}` },
     { name: 'customers, q=@bench (all 200,000)', path: '/customers?q=%40bench' },
@@ -247,6 +255,11 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
       name: 'cancel sessions, reason_code=customer_service (no rows)',
       path: '/cancel_sessions?reason_code=customer_service',
     },
+    { name: 'cancel sessions, a week (from, to)', path: `/cancel_sessions?from=${weekFrom}&to=${weekTo}` },
+    { name: 'cancel sessions, q=part of a name (a few)', path: `/cancel_sessions?q=${fewName}` },
+    { name: 'cancel sessions, q=@bench (every customer)', path: '/cancel_sessions?q=%40bench' },
+    { name: 'cancel sessions, q=er199 (1,111 oldest)', path: '/cancel_sessions?q=er199' },
+    { name: 'count of cancel sessions, q=er199', path: '/cancel_sessions/count?q=er199' },
     // How many match (the page asks it beside a list's first page when that is not the whole list).
     { name: 'count of campaigns, first page', path: '/campaigns/count' },
     { name: 'count of campaigns, status=lost', path: '/campaigns/count?status=lost' },
