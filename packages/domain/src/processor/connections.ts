@@ -105,6 +105,20 @@ const STRIPE_SECRET_BODY = { min: 16, max: 200 };
 const STRIPE_SECRET_EXPECTED = "must be the endpoint's signing secret from Stripe, beginning whsec_";
 const STRIPE_SECRET_SHAPE = `Stripe's signing secrets are whsec_ followed by ${STRIPE_SECRET_BODY.min} to ${STRIPE_SECRET_BODY.max} letters and digits`;
 
+/**
+ * Stripe's restricted keys: rk_live_ or rk_test_ and then letters and digits. Stripe's are about
+ * a hundred; we allow 16 to 250, as before.
+ */
+const RESTRICTED_KEY_PREFIX = /^rk_(live|test)_/;
+const RESTRICTED_KEY_BODY = { min: 16, max: 250 };
+const RESTRICTED_KEY_READS = 'customers, subscriptions, invoices, invoice payments, payment intents and events';
+const RESTRICTED_KEY_EXPECTED = `must be a Stripe restricted key (rk_live_… or rk_test_…) with read access to ${RESTRICTED_KEY_READS}`;
+/** For a key of another kind: what this field takes instead. */
+const RESTRICTED_KEY_WANTED = `this field takes a restricted key (rk_live_… or rk_test_…) with read access to ${RESTRICTED_KEY_READS}`;
+const RESTRICTED_KEY_SHAPE =
+  `Stripe's restricted keys are rk_live_ or rk_test_ followed by ${RESTRICTED_KEY_BODY.min} to ` +
+  `${RESTRICTED_KEY_BODY.max} letters and digits`;
+
 const validateConnectShape = inputValidator(
   Type.Object(
     {
@@ -116,17 +130,8 @@ const validateConnectShape = inputValidator(
       }),
       // Its shape is checked by signingSecretProblem, which says what is wrong with it.
       webhook_secret: Type.String({ errorMessage: STRIPE_SECRET_EXPECTED }),
-      // A restricted key only (least privilege: processor.md). A secret key (sk_) can move
-      // money and change the account; it is refused before anything is asked of Stripe.
-      api_key: Type.Optional(
-        Type.String({
-          pattern: '^rk_(live|test)_[A-Za-z0-9]{16,250}$',
-          errorMessage:
-            'must be a Stripe restricted key (rk_live_… or rk_test_…) with read access to customers, ' +
-            'subscriptions, invoices, invoice payments, payment intents and events; a secret key (sk_…) gives full access to the ' +
-            'Stripe account and is not accepted',
-        }),
-      ),
+      // Its shape is checked by apiKeyProblem, which says what is wrong with it.
+      api_key: Type.Optional(Type.String({ errorMessage: RESTRICTED_KEY_EXPECTED })),
       confirm_mode_switch: Type.Optional(Type.Boolean({ errorMessage: 'must be true or false' })),
     },
     { additionalProperties: false },
@@ -139,6 +144,11 @@ const validateConnectShape = inputValidator(
  * that does begin whsec_ but was cut short sent the owner looking for the wrong mistake.
  */
 function signingSecretProblem(secret: string): string | null {
+  if (/^(rk|sk|pk)_(live|test)_/.test(secret))
+    return (
+      `is an API key, not a signing secret: ${STRIPE_SECRET_SHAPE}, shown on the endpoint's page in Stripe ` +
+      '(Developers, Webhooks, then the endpoint)'
+    );
   if (!secret.startsWith(STRIPE_SECRET_PREFIX)) return STRIPE_SECRET_EXPECTED;
   const body = secret.slice(STRIPE_SECRET_PREFIX.length);
   if (!/^[A-Za-z0-9]*$/.test(body))
@@ -150,11 +160,41 @@ function signingSecretProblem(secret: string): string | null {
   return null;
 }
 
+/**
+ * What is wrong with an API key, in words an owner pasting it can act on, or null when it has
+ * the shape of a restricted key. As for the signing secret, each shape gets its own reason: a
+ * key that began rk_test_ but was cut short was told it "must be a Stripe restricted key
+ * (rk_live_… or rk_test_…)", which it looked like. Least privilege (processor.md): a secret key
+ * (sk_) can move money and change the account, and is refused before anything is asked of Stripe.
+ */
+function apiKeyProblem(key: string): string | null {
+  const prefix = RESTRICTED_KEY_PREFIX.exec(key)?.[0];
+  if (prefix === undefined) {
+    if (/^sk_(live|test)_/.test(key))
+      return `${RESTRICTED_KEY_EXPECTED}; a secret key (sk_…) gives full access to the Stripe account and is not accepted`;
+    if (/^pk_(live|test)_/.test(key))
+      return `is a publishable key (pk_…), which cannot read your Stripe data: ${RESTRICTED_KEY_WANTED}`;
+    if (key.startsWith(STRIPE_SECRET_PREFIX))
+      return `is a webhook signing secret (whsec_…), which goes in the signing secret field: ${RESTRICTED_KEY_WANTED}`;
+    return RESTRICTED_KEY_EXPECTED;
+  }
+  const body = key.slice(prefix.length);
+  if (!/^[A-Za-z0-9]*$/.test(body))
+    return `has characters a restricted key never has: ${RESTRICTED_KEY_SHAPE}; copy it again from Stripe`;
+  if (body.length < RESTRICTED_KEY_BODY.min)
+    return `is too short: ${RESTRICTED_KEY_SHAPE}; copy the whole key from Stripe (Developers, API keys)`;
+  if (body.length > RESTRICTED_KEY_BODY.max)
+    return `is too long: ${RESTRICTED_KEY_SHAPE}; copy only the key from Stripe (Developers, API keys)`;
+  return null;
+}
+
 /** The connection's input typed, or invalid_param naming the field and what is wrong with it. */
 function validateConnect(input: unknown): ConnectProcessorInput {
   const valid = validateConnectShape(input);
   const problem = signingSecretProblem(valid.webhook_secret);
   if (problem) throw invalidField('webhook_secret', problem);
+  const keyProblem = valid.api_key === undefined ? null : apiKeyProblem(valid.api_key);
+  if (keyProblem) throw invalidField('api_key', keyProblem);
   return valid;
 }
 

@@ -527,6 +527,50 @@ describe('Settings, Processor', () => {
     expect(await api.current.db('processor_connections').where({ workspace_id: workspace.id })).toHaveLength(0);
   });
 
+  it('says what is wrong with an API key that is not a restricted key: its kind, its characters, its length', async () => {
+    const { owner, workspace } = await team(api.current.db, call, 'Key pasting shop');
+    const asked = stripe.requests.length;
+    const shape = "Stripe's restricted keys are rk_live_ or rk_test_ followed by 16 to 250 letters and digits";
+    const reads = 'customers, subscriptions, invoices, invoice payments, payment intents and events';
+    const wanted = `this field takes a restricted key (rk_live_… or rk_test_…) with read access to ${reads}`;
+    const cases: Array<[string, string]> = [
+      // A new user's test key, cut short: it does begin rk_test_, so that is not what is wrong.
+      ['rk_test_bogus123', `is too short: ${shape}; copy the whole key from Stripe (Developers, API keys)`],
+      [`rk_live_${'a'.repeat(251)}`, `is too long: ${shape}; copy only the key from Stripe (Developers, API keys)`],
+      [`rk_test_${'a'.repeat(20)}-x`, `has characters a restricted key never has: ${shape}; copy it again from Stripe`],
+      [`pk_test_${'a'.repeat(24)}`, `is a publishable key (pk_…), which cannot read your Stripe data: ${wanted}`],
+      [
+        `whsec_${'a'.repeat(24)}`,
+        `is a webhook signing secret (whsec_…), which goes in the signing secret field: ${wanted}`,
+      ],
+      ['abc', `must be a Stripe restricted key (rk_live_… or rk_test_…) with read access to ${reads}`],
+    ];
+    for (const [key, reason] of cases) {
+      const refused = await call('POST', '/processor/connect', {
+        cookie: owner.cookie,
+        body: { webhook_secret: newWebhookSecret(), api_key: key },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toEqual({ type: 'invalid_param', message: `api_key: ${reason}`, param: 'api_key' });
+      expect(refused.text).not.toContain(key);
+    }
+    // A signing-secret field given a key is told it is a key, not that it must begin whsec_.
+    const swapped = await call('POST', '/processor/connect', {
+      cookie: owner.cookie,
+      body: { webhook_secret: newApiKey() },
+    });
+    expect(swapped.body.error).toEqual({
+      type: 'invalid_param',
+      message:
+        "webhook_secret: is an API key, not a signing secret: Stripe's signing secrets are whsec_ followed by 16 to 200 " +
+        "letters and digits, shown on the endpoint's page in Stripe (Developers, Webhooks, then the endpoint)",
+      param: 'webhook_secret',
+    });
+    // Refused before anything is asked of Stripe, and nothing saved.
+    expect(stripe.requests.length).toBe(asked);
+    expect(await api.current.db('processor_connections').where({ workspace_id: workspace.id })).toHaveLength(0);
+  });
+
   it('counts deliveries refused for a bad signature, storing none of them, and says the secret is wrong', async () => {
     const { owner } = await team(api.current.db, call, 'Mistyped shop');
     const right = newWebhookSecret();
