@@ -13,7 +13,7 @@ import {
   stripeEvent,
 } from '../../worker/test/processor/stripe-kit.js';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
-import { description } from './support/field-errors.js';
+import { description, expectFieldError } from './support/field-errors.js';
 import { checkPage } from './support/page-checks.js';
 
 /**
@@ -142,11 +142,67 @@ async function failedEvent(fields: {
 }
 
 describe('the processor page', () => {
-  it('lists exactly the Stripe events to select on the endpoint, and says which API version', async () => {
+  it('is a guide in numbered steps a business owner follows in Stripe, linking to its webhook and API key pages', async () => {
+    const form = page.getByRole('form', { name: 'Connect Stripe' });
+    const steps = form.getByRole('list', { name: 'Steps to connect Stripe' });
+    const items = steps.locator(':scope > li');
+    await expect(items.count()).resolves.toBe(4);
+    for (const [index, words] of [
+      'Add an endpoint in Stripe.',
+      `Select these ${HANDLED_EVENT_TYPES.length} events`,
+      'Paste the signing secret.',
+      'Optional: paste a restricted API key.',
+    ].entries()) {
+      await expect(items.nth(index).isVisible()).resolves.toBe(true);
+      await expect(items.nth(index).locator('strong').first().textContent()).resolves.toBe(words);
+    }
+    // The steps' fields are in them: the URL in the first, the secret in the third, the key in the fourth.
+    await expect(items.nth(0).getByLabel('Webhook URL for Stripe').count()).resolves.toBe(1);
+    await expect(items.nth(2).getByLabel('Webhook signing secret').count()).resolves.toBe(1);
+    await expect(items.nth(3).getByLabel('Restricted API key (optional)').count()).resolves.toBe(1);
+    // Stripe's own pages, live and (before the mode is known) test, each in a new tab.
+    for (const [name, href] of [
+      ['Webhooks (opens in a new tab)', 'https://dashboard.stripe.com/webhooks'],
+      ['API keys (opens in a new tab)', 'https://dashboard.stripe.com/apikeys'],
+    ]) {
+      const link = steps.getByRole('link', { name, exact: true });
+      await expect(link.getAttribute('href')).resolves.toBe(href);
+      await expect(link.getAttribute('target')).resolves.toBe('_blank');
+    }
+    await expect(
+      steps
+        .getByRole('link', { name: 'test mode (opens in a new tab)' })
+        .evaluateAll((links) => links.map((link) => link.getAttribute('href'))),
+    ).resolves.toEqual(['https://dashboard.stripe.com/test/webhooks', 'https://dashboard.stripe.com/test/apikeys']);
+    // The API version in a clause of its step, not a paragraph about invoice shapes.
+    await expect(items.nth(0).textContent()).resolves.toContain(
+      'Stripe asks for an API version: any works, so keep the one it suggests.',
+    );
+    await expect(page.getByText(/basil|2025-03-31/).count()).resolves.toBe(0);
+    // The key's read permissions, in the step.
+    await expect(items.nth(3).textContent()).resolves.toContain(
+      'set these to Read and leave the rest at None: Customers, Subscriptions, Invoices, Invoice payments, Payment intents, Events.',
+    );
+    // No operator's wording outside the note labelled for them.
+    const main = page.getByRole('main');
+    const operatorNote = page.getByRole('note', { name: 'For whoever runs this service' });
+    const outsideNote = await main.evaluate(
+      (element, note) => element.textContent!.replace(note ?? '', ''),
+      await operatorNote.textContent(),
+    );
+    expect(outsideNote).not.toMatch(/BASE_URL|whoever runs|brought in|operator/);
+  });
+
+  it('copies exactly the events the receiver handles with Copy event list, and lists the same', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.current.url });
     const events = page.getByRole('list', { name: 'Events to select in Stripe' });
     await expect(events.getByRole('listitem').allTextContents()).resolves.toEqual([...HANDLED_EVENT_TYPES]);
-    const version = page.getByRole('note', { name: "The endpoint's API version" });
-    await expect(version.textContent()).resolves.toMatch(/2025-03-31/);
+    await page.getByRole('button', { name: 'Copy event list' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Copied the ${HANDLED_EVENT_TYPES.length} events, one a line.` })
+      .waitFor();
+    await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(HANDLED_EVENT_TYPES.join('\n'));
     // Each code fits its column, whatever the width: none runs on under the next column's bullet.
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
@@ -160,6 +216,53 @@ describe('the processor page', () => {
       expect({ width, overflowing }).toEqual({ width, overflowing: [] });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('says "not connected" once: the status line, and a sentence that does not repeat it', async () => {
+    const region = page.getByRole('region', { name: 'Stripe' });
+    await expect(region.textContent()).resolves.toMatch(/^StripeStripe: Not connected/);
+    const said = (await page.getByRole('main').textContent())!.match(/not connected/gi);
+    expect(said).toEqual(['Not connected']);
+    await region
+      .getByText(
+        "This workspace's records were added without Stripe (imported, or demo data), and outbound webhooks are sent " +
+          'for them. Connect Stripe with the steps below to have them arrive from Stripe directly.',
+        { exact: true },
+      )
+      .waitFor();
+  });
+
+  it('reads as the other Settings pages: full-width cards, the steps in body text, at 1280 and 390 px', async () => {
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const layout = await page.getByRole('main').evaluate((main) => {
+        const style = (element: typeof main) => main.ownerDocument.defaultView!.getComputedStyle(element);
+        const heading = main.querySelector('h1')!.closest('header') ?? main.querySelector('h1')!.parentElement!;
+        const step = main.querySelector('ol[aria-label="Steps to connect Stripe"] > li > p')!;
+        const note = main.querySelector('[aria-label="Before you connect"]')!;
+        const body = main.querySelector('section[aria-labelledby="processor-status"] > p')!;
+        return {
+          cards: [...main.querySelectorAll('.card')].map((card) => Math.round(card.getBoundingClientRect().width)),
+          header: Math.round(heading.getBoundingClientRect().width),
+          stepSize: style(step).fontSize,
+          stepColor: style(step).color,
+          noteSize: style(note).fontSize,
+          bodySize: style(body).fontSize,
+          bodyColor: style(body).color,
+        };
+      });
+      // Each card as wide as the page's header (it was a 520 px column at 1280 px).
+      expect(layout.cards.every((card) => Math.abs(card - layout.header) <= 1)).toBe(true);
+      // The steps and the status sentence in the page's body text, the warning no larger.
+      expect({ width, step: layout.stepSize, color: layout.stepColor, note: layout.noteSize }).toEqual({
+        width,
+        step: layout.bodySize,
+        color: layout.bodyColor,
+        note: layout.bodySize,
+      });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect(checkPage(page, 'processor-steps')).resolves.toEqual([]);
   });
 
   it('says under the webhook URL that Stripe cannot reach this machine, and how to forward its events here', async () => {
@@ -254,6 +357,31 @@ describe('the processor page', () => {
     await expect(description(key)).resolves.toContain(text);
     await form.getByLabel('Webhook signing secret').fill('');
     await key.fill('');
+  });
+
+  it('refuses rk_test_bogus123 at its field saying it is too short, with the shape a restricted key has', async () => {
+    const form = page.getByRole('form', { name: 'Connect Stripe' });
+    const key = form.getByLabel('Restricted API key (optional)');
+    await form.getByLabel('Webhook signing secret').fill(newWebhookSecret());
+    await key.fill('rk_test_bogus123');
+    await form.getByRole('button', { name: 'Connect', exact: true }).click();
+    const sentence =
+      "That is too short: Stripe's restricted keys are rk_live_ or rk_test_ followed by 16 to 250 letters and " +
+      'digits; copy the whole key from Stripe (Developers, API keys).';
+    await expectFieldError(form, key, sentence, 'api_key');
+    await expect(form.textContent()).resolves.not.toContain('must be a Stripe restricted key');
+    // The key pasted into the secret's field is told so there.
+    await key.fill('');
+    await form.getByLabel('Webhook signing secret').fill(stripeKey);
+    await form.getByRole('button', { name: 'Connect', exact: true }).click();
+    await expectFieldError(
+      form,
+      form.getByLabel('Webhook signing secret'),
+      "That is an API key, not a signing secret: Stripe's signing secrets are whsec_ followed by 16 to 200 letters " +
+        "and digits, shown on the endpoint's page in Stripe (Developers, Webhooks, then the endpoint).",
+      'webhook_secret',
+    );
+    await form.getByLabel('Webhook signing secret').fill('');
   });
 
   it('refreshes itself while an import runs: its counts move, and it says when it started and finished', async () => {
@@ -553,7 +681,7 @@ describe('the processor page', () => {
     await expect(region.getByText(/arrive by themselves/).count()).resolves.toBe(0);
     await region
       .getByText(
-        "Stripe is connected, but its events are not arriving: Stripe's deliveries are being refused for a bad signature. Check the signing secret: it must be the one of this endpoint in Stripe.",
+        "Stripe's events are not arriving: Stripe's deliveries are being refused for a bad signature. Check the signing secret: it must be the one of this endpoint in Stripe.",
       )
       .waitFor();
   });

@@ -64,30 +64,34 @@ function focusedControl(): Promise<{ inDialog: string | null; label: string }> {
 }
 
 /**
- * What the Workspace and Processor pages both say of a workspace marked connected to its payment
- * processor with no Stripe connection behind it: one story, not "Not connected" beside "counts
- * as connected".
+ * What the Workspace page says of a workspace marked connected to its payment processor with no
+ * Stripe connection behind it: one story, not "Not connected" beside "counts as connected". In
+ * the customer's words: it said "brought in by whoever runs this service".
  */
 const PROCESSOR_STORY =
-  "Stripe is not connected. This workspace's records are brought in by whoever runs this service, and outbound " +
-  'webhooks are sent for them. Connect Stripe to have them arrive from Stripe directly.';
+  "Stripe is not connected. This workspace's records were added without Stripe (imported, or demo data), and " +
+  'outbound webhooks are sent for them. Connect Stripe to have them arrive from Stripe directly.';
+/**
+ * The Processor page's sentence for the same, after its line "Stripe: Not connected": the same
+ * story less the status, which it repeated ("Stripe: Not connected" then "Stripe is not connected.").
+ */
+const PROCESSOR_PAGE_STORY =
+  "This workspace's records were added without Stripe (imported, or demo data), and outbound webhooks are sent " +
+  'for them. Connect Stripe with the steps below to have them arrive from Stripe directly.';
 
 /**
  * The Processor page's words before Connect, after it, once Stripe's first event came, and after
- * Disconnect.
+ * Disconnect, each after the status line and so without saying the status again.
  */
 const CONNECT_PAUSE_WARNING =
-  'Without an API key that Stripe accepts, connecting pauses outbound webhooks from the moment you click Connect ' +
-  "until Stripe's first signed event arrives. Events recorded in between are not sent, then or later, and " +
-  'deliveries waiting for a retry are dropped. With a key Stripe accepts (given here, or the stored one), the ' +
-  'connection is made at once and nothing pauses.';
+  "Without an API key, outbound webhooks are paused from when you click Connect until Stripe's first event " +
+  'arrives: events recorded in between, and deliveries waiting for a retry, are never sent. With a key (step 4), ' +
+  'Stripe is connected at once and nothing pauses.';
 const PENDING_STORY =
-  'Stripe is set up and waiting for its first event: outbound webhooks are paused until it arrives, and events ' +
-  'recorded meanwhile are not sent later.';
-const CONNECTED_STORY = 'Stripe is connected: its events arrive by themselves and outbound webhooks are sent.';
+  'Outbound webhooks are paused until it arrives, and events recorded meanwhile are not sent later.';
+const CONNECTED_STORY = "Stripe's events arrive by themselves and outbound webhooks are sent.";
 const DISCONNECTED_STORY =
-  'Stripe is disconnected: outbound webhooks are paused until it is connected, and events recorded meanwhile are ' +
-  'not sent later.';
+  'Outbound webhooks are paused until Stripe is connected, and events recorded meanwhile are not sent later.';
 const DISCONNECT_CONSEQUENCES =
   "Disconnect Stripe? From then on, Stripe's events to this workspace's webhook URL are refused with 400. Outbound " +
   'webhooks stop: events recorded while disconnected are not sent, then or later, and deliveries waiting for a ' +
@@ -1308,7 +1312,7 @@ describe('the processor page', () => {
     await page.getByText('Stripe: Not connected').waitFor();
     // The world's workspace is marked connected by the operator CLI: the page says why its
     // webhooks are sent all the same, in the Workspace page's words (no "CLI", no "Status").
-    const why = page.getByText(PROCESSOR_STORY);
+    const why = page.getByText(PROCESSOR_PAGE_STORY);
     await why.waitFor();
     await expect(why.textContent()).resolves.not.toMatch(/operator|CLI/);
     await expect(page.getByText(/^Status:/).count()).resolves.toBe(0);

@@ -17,7 +17,7 @@ import { BusyButton } from '../../components/BusyButton.js';
 import { modeOfKey, type ProcessorMode, type SetAsideReason } from '@retention/core/processor-modes';
 import { MODE_TEXT, MODE_UNKNOWN, modeSwitchMessage, setAsideText } from './processor-mode.js';
 import { IMPORT_REFRESH_MS, ImportProgress, importInProgress, type Backfill } from './ImportProgress.js';
-import { StripeEndpointSetup } from './StripeEndpointSetup.js';
+import { StripeEventTypes, StripeLink } from './StripeEndpointSetup.js';
 import { allRefused, RefusedDeliveries, REFUSING_STATUS_TEXT, type Refused } from './RefusedDeliveries.js';
 import { useRefreshWhile } from '../../use-refresh-while.js';
 import { EventErrors, type EventsView } from './EventErrors.js';
@@ -51,14 +51,16 @@ interface Connection extends EventsView {
 type Setup = NotConnected | Connection;
 
 /**
- * What Connect does to outbound webhooks when the connection is not `connected` yet, said before
- * the button is pressed (docs/dashboard-ui.md, "Processor").
+ * What Connect does to outbound webhooks when the connection is not `connected` yet and no key
+ * would connect it at once, said before the button is pressed (docs/dashboard-ui.md, "Processor").
  */
 const CONNECT_PAUSE_WARNING =
-  'Without an API key that Stripe accepts, connecting pauses outbound webhooks from the moment you click Connect ' +
-  "until Stripe's first signed event arrives. Events recorded in between are not sent, then or later, and " +
-  'deliveries waiting for a retry are dropped. With a key Stripe accepts (given here, or the stored one), the ' +
-  'connection is made at once and nothing pauses.';
+  "Without an API key, outbound webhooks are paused from when you click Connect until Stripe's first event " +
+  'arrives: events recorded in between, and deliveries waiting for a retry, are never sent. With a key (step 4), ' +
+  'Stripe is connected at once and nothing pauses.';
+
+/** The read permissions the restricted key needs, in the names Stripe's key form gives them. */
+const KEY_READS = ['Customers', 'Subscriptions', 'Invoices', 'Invoice payments', 'Payment intents', 'Events'];
 
 /** Disconnect's consequences, in its confirmation. */
 const DISCONNECT_CONSEQUENCES =
@@ -182,10 +184,17 @@ export default function Processor() {
   const storedKey = connection?.api_key_last4 ? `rk_…${connection.api_key_last4}` : null;
   const flag = flagAfterAction ?? me.workspace.processor_status;
 
+  const mode = connection?.mode ?? null;
+  // Said only when it applies: with a key typed, or a stored one to try again, Connect connects at once.
+  const pauses = current.status !== 'connected' && !apiKey.trim() && !storedKey;
+
   return (
     <>
       <PageHeader title="Processor" />
-      <section className="card stack narrow" aria-labelledby="processor-status">
+      <p className="muted">
+        Connect your Stripe account so that failed payments, subscriptions and cancellations arrive here by themselves.
+      </p>
+      <section className="card stack processor-card" aria-labelledby="processor-status">
         <h2 id="processor-status">Stripe</h2>
         <p>
           Stripe:{' '}
@@ -198,16 +207,9 @@ export default function Processor() {
             ' (Stripe refused the API key: connect again with a new one)'}
         </p>
         {connection && <RefusedDeliveries refused={connection.deliveries_refused} />}
-        {/* In the Workspace page's words: whether outbound webhooks are sent, and why. */}
-        <p className="hint">{processorStory(flag, current.status, true, allRefused(connection?.deliveries_refused))}</p>
-        <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
-        <StripeReachNote webhookUrl={current.webhook_url} />
-        <p className="hint">
-          In Stripe, add a webhook endpoint with this URL, then paste its signing secret below. With a restricted key
-          (read access to customers, subscriptions, invoices, invoice payments, payment intents and events), existing
-          customers and open invoices are imported too.
-        </p>
-        <StripeEndpointSetup eventTypes={current.stripe_event_types} />
+        {/* In the Workspace page's words (whether outbound webhooks are sent, and why), less the
+            status the line above already says. */}
+        <p>{processorStory(flag, current.status, true, allRefused(connection?.deliveries_refused), true)}</p>
         {connection && (
           <dl className="details">
             <dt>Signing secret</dt>
@@ -293,47 +295,88 @@ export default function Processor() {
           reload={setup.reload}
         />
       )}
-      <form className="card stack narrow" onSubmit={connect} aria-labelledby="processor-connect">
+      <form className="card stack processor-card" onSubmit={connect} aria-labelledby="processor-connect">
         <h2 id="processor-connect">{connection ? 'Connect again' : 'Connect Stripe'}</h2>
         {connection && (
           // Read as "connect a second account" otherwise (docs/processor.md, "Reconnecting").
-          <p className="hint">
+          <p>
             To roll the signing secret or change the key: the connection and its webhook URL stay the same, and Stripe
             keeps sending to it.
           </p>
         )}
-        <SecretField
-          label="Webhook signing secret"
-          shownName="signing secret"
-          // Once connected, empty keeps the stored secret: changing only the key needs no pasting it again.
-          required={!connection}
-          hint={
-            connection
-              ? 'Leave empty to keep the current signing secret (shown above); a new one replaces it.'
-              : undefined
-          }
-          placeholder="whsec_…"
-          action={action}
-          param="webhook_secret"
-          value={webhookSecret}
-          onChange={(event) => setWebhookSecret(event.target.value)}
-        />
-        <SecretField
-          label="Restricted API key (optional)"
-          shownName="API key"
-          // The connection's own mode's prefix: a test-mode connection is not shown a live key to paste.
-          placeholder={connection?.mode === 'test' ? 'rk_test_…' : 'rk_live_…'}
-          hint={
-            storedKey
-              ? `Leave empty to keep the current key (${storedKey}); a new key replaces it.`
-              : 'Leave empty to connect without a key: decline codes are then not looked up and nothing is imported.'
-          }
-          action={action}
-          param="api_key"
-          value={apiKey}
-          onChange={(event) => setApiKey(event.target.value)}
-        />
-        {current.status !== 'connected' && (
+        {/* A guide in Stripe's own words, step by step (docs/dashboard-ui.md, "Processor: the steps
+            in Stripe"): it read as notes for whoever runs the service. */}
+        <ol className="setup-steps" aria-label="Steps to connect Stripe">
+          <li>
+            <p>
+              <strong>Add an endpoint in Stripe.</strong> In Stripe, open Developers,{' '}
+              <StripeLink path="webhooks" mode={mode}>
+                Webhooks
+              </StripeLink>
+              , and add an endpoint with this URL. Stripe asks for an API version: any works, so keep the one it
+              suggests.
+            </p>
+            <CopyField label="Webhook URL for Stripe" value={current.webhook_url} />
+            <StripeReachNote webhookUrl={current.webhook_url} />
+          </li>
+          <li>
+            <p>
+              <strong>Select these {current.stripe_event_types.length} events</strong> on the endpoint (&ldquo;Select
+              events&rdquo;). Any other event Stripe sends is received and ignored.
+            </p>
+            <StripeEventTypes eventTypes={current.stripe_event_types} />
+          </li>
+          <li>
+            <p>
+              <strong>Paste the signing secret.</strong> Once the endpoint is created, open it in Stripe, reveal its
+              signing secret (<code>whsec_…</code>) and paste it here.
+            </p>
+            <SecretField
+              label="Webhook signing secret"
+              shownName="signing secret"
+              // Once connected, empty keeps the stored secret: changing only the key needs no pasting it again.
+              required={!connection}
+              hint={
+                connection
+                  ? 'Leave empty to keep the current signing secret (shown above); a new one replaces it.'
+                  : undefined
+              }
+              placeholder="whsec_…"
+              action={action}
+              param="webhook_secret"
+              value={webhookSecret}
+              onChange={(event) => setWebhookSecret(event.target.value)}
+            />
+          </li>
+          <li>
+            <p>
+              <strong>Optional: paste a restricted API key.</strong> With one, your existing customers, subscriptions
+              and open invoices are imported, and the reason each payment failed is looked up. In Stripe, open
+              Developers,{' '}
+              <StripeLink path="apikeys" mode={mode}>
+                API keys
+              </StripeLink>
+              , choose &ldquo;Create restricted key&rdquo;, set these to Read and leave the rest at None:{' '}
+              {KEY_READS.join(', ')}.
+            </p>
+            <SecretField
+              label="Restricted API key (optional)"
+              shownName="API key"
+              // The connection's own mode's prefix: a test-mode connection is not shown a live key to paste.
+              placeholder={connection?.mode === 'test' ? 'rk_test_…' : 'rk_live_…'}
+              hint={
+                storedKey
+                  ? `Leave empty to keep the current key (${storedKey}); a new key replaces it.`
+                  : 'Leave empty to connect without a key: decline codes are then not looked up and nothing is imported.'
+              }
+              action={action}
+              param="api_key"
+              value={apiKey}
+              onChange={(event) => setApiKey(event.target.value)}
+            />
+          </li>
+        </ol>
+        {pauses && (
           // Said before it happens (docs/processor.md, "Status"): a key-less connection is
           // `pending` until Stripe's first signed event, and the dispatcher sends nothing meanwhile.
           <p className="notice" role="note" aria-label="Before you connect">
@@ -394,14 +437,19 @@ export default function Processor() {
   );
 }
 
+/**
+ * Stripe cannot send to this URL (stripe-reach.ts): a fault of the service's BASE_URL, which the
+ * owner cannot fix, so it is a note for whoever runs the service, labelled so, and shown only
+ * when it applies.
+ */
 function StripeReachNote({ webhookUrl }: { webhookUrl: string }) {
   const note = stripeReachNote(webhookUrl);
   if (!note) return null;
   // The command as code, as a terminal takes it. On a phone only its URL wraps, after its
   // separators: the browser would otherwise break `--forward-to` between its two hyphens.
   return (
-    <p className="notice" role="note">
-      {note.text}
+    <p className="notice" role="note" aria-label="For whoever runs this service">
+      <strong>For whoever runs this service:</strong> {note.text}
       {note.forwardTo && (
         <>
           {' '}
