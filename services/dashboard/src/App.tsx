@@ -13,6 +13,7 @@ import { closedWithoutSigningIn, signedInAgain, useSignInAgainAsked, waitForSign
 import { samePerson, startAfresh } from './session-switch.js';
 import { announceSignedIn, onSignedInElsewhere } from './session-broadcast.js';
 import { SignInAgainDialog } from './components/SignInAgainDialog.js';
+import { RoleChangedNote, type RoleChange } from './components/RoleChangedNote.js';
 
 const SignIn = lazyPage(() => import('./pages/SignIn.js'));
 const AcceptInvitation = lazyPage(() => import('./pages/AcceptInvitation.js'));
@@ -98,6 +99,8 @@ export function App() {
   const anonymous = anonymousPage(route);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
+  /** The role changed under the page (read again): said above the page until dismissed. */
+  const [roleChange, setRoleChange] = useState<RoleChange | null>(null);
   /** The page's person, for the handlers set once below. */
   const shownMe = useRef(me);
   shownMe.current = me;
@@ -135,6 +138,39 @@ export function App() {
     );
   }, []);
 
+  /** A role read again is on its way: the focus and visibility events of one return ask once. */
+  const rereading = useRef(false);
+  /**
+   * Reads GET /me again to see whether the role changed under the page: after a 403 `forbidden`
+   * (`refused`) and when the tab is returned to. It is taken only when the
+   * role or the permissions changed, so a page that asks for what the role cannot do does not
+   * load itself again and again, and then said (RoleChangedNote), with the refusal that found it.
+   */
+  const readRoleAgain = useCallback((refused: boolean) => {
+    if (!shownMe.current || rereading.current) return;
+    rereading.current = true;
+    api<Me>('GET', '/me', { anonymous: true })
+      .then(
+        (value) => {
+          const previous = shownMe.current;
+          if (!previous) return;
+          if (!samePerson(previous, value)) return startAfresh();
+          const sameRole =
+            previous.user.role === value.user.role &&
+            JSON.stringify(previous.permissions) === JSON.stringify(value.permissions);
+          if (sameRole) return;
+          shownMe.current = value;
+          setMe(value);
+          if (previous.user.role !== value.user.role) {
+            setRoleChange({ from: previous.user.role, to: value.user.role, refused });
+          }
+        },
+        // Signed out meanwhile, or a failure: the next request says so as usual.
+        () => undefined,
+      )
+      .finally(() => (rereading.current = false));
+  }, []);
+
   useEffect(() => {
     const page = anonymousPage(route);
     preloadCodeOf(page ?? signedInPage(route));
@@ -165,26 +201,25 @@ export function App() {
       if (shown.user.id !== userId) startAfresh();
       else if (signedInAgain()) loadMe();
     });
-    // A refusal for the role: the role is asked again, and taken only when it changed, so a
-    // page that asks for what the role cannot do does not load itself again and again.
-    setForbiddenHandler(() => {
-      api<Me>('GET', '/me', { anonymous: true }).then(
-        (value) =>
-          shownMe.current && !samePerson(shownMe.current, value)
-            ? startAfresh()
-            : setMe((previous) =>
-                previous &&
-                JSON.stringify(previous.permissions) === JSON.stringify(value.permissions) &&
-                previous.user.role === value.user.role
-                  ? previous
-                  : value,
-              ),
-        // Signed out meanwhile, or a failure: the next request says so as usual.
-        () => undefined,
-      );
-    });
+    // A refusal for the role: the role is asked again, and the page says why its controls changed.
+    setForbiddenHandler(() => readRoleAgain(true));
     return stopListening;
-  }, [loadMe]);
+  }, [loadMe, readRoleAgain]);
+
+  // Back to this tab (its window focused, or the tab shown again): the role is read again, so a
+  // promotion or a demotion made meanwhile (by an owner, in another browser) shows here without a
+  // reload, before the person clicks something their role no longer allows.
+  useEffect(() => {
+    const onReturn = () => {
+      if (document.visibilityState === 'visible') readRoleAgain(false);
+    };
+    window.addEventListener('focus', onReturn);
+    document.addEventListener('visibilitychange', onReturn);
+    return () => {
+      window.removeEventListener('focus', onReturn);
+      document.removeEventListener('visibilitychange', onReturn);
+    };
+  }, [readRoleAgain]);
 
   useEffect(() => {
     if (!anonymous && me === undefined) loadMe();
@@ -224,7 +259,10 @@ export function App() {
   };
   return (
     <SessionContext.Provider value={{ me, refresh: loadMe }}>
-      <Shell>{signedInPage(route)}</Shell>
+      <Shell>
+        {roleChange && <RoleChangedNote change={roleChange} onDismiss={() => setRoleChange(null)} />}
+        {signedInPage(route)}
+      </Shell>
       {signInAgainAsked && (
         <SignInAgainDialog email={me.user.email} onSignedIn={onSignedInAgain} onClose={closedWithoutSigningIn} />
       )}

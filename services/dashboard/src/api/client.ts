@@ -90,8 +90,8 @@ async function awaitSignInAgain(code: string | null, signal: AbortSignal | undef
 
 /**
  * The app's reaction to a 403 `forbidden`: the role may have changed since the page loaded (an
- * admin demoted in another tab), so it asks GET /me again and the page stops offering what the
- * role cannot do (see App).
+ * admin demoted in another tab), so it asks GET /me again, the page stops offering what the role
+ * cannot do, and says why (see App, RoleChangedNote).
  */
 export function setForbiddenHandler(handler: () => void): void {
   onForbidden = handler;
