@@ -756,7 +756,7 @@ describe('the team page', () => {
 
     await page
       .getByRole('row', { name: /member@acme\.test/ })
-      .getByRole('button', { name: 'Reset link' })
+      .getByRole('button', { name: 'Password reset link' })
       .click();
     const reset = page.getByRole('dialog', { name: 'Password reset link' });
     await reset.getByText(`We emailed a reset link to ${MEMBER}`, { exact: false }).waitFor();

@@ -725,7 +725,7 @@ describe('the team page', () => {
     await confirm.getByText('Make Mo Member an admin? Admins can manage API tokens').waitFor();
     // Without email, a raise says what it means for a forgotten password before it is saved.
     await confirm
-      .getByText('should they forget their password, only an owner can then make them a reset link')
+      .getByText('if they forget their password, only an owner can make them a password reset link')
       .waitFor();
     expect(await storedRole()).toBe('member');
     // Cancel puts the select back; nothing is saved.
@@ -758,7 +758,9 @@ describe('the team page', () => {
 
     await roleOf().selectOption('owner');
     await confirm
-      .getByText('a reset link can then come only from whoever runs this service, even if they are later made')
+      .getByText(
+        'only the person who runs this service can make them a password reset link. This stays so even if they are later made an admin',
+      )
       .waitFor();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'detached' });
@@ -771,9 +773,9 @@ describe('the team page', () => {
 
   it('offers no Reset link for another owner without email (the link to copy would be their account), but does for a member', async () => {
     const partner = await addToTeamAndOpen({ email: 'partner@acme.test', role: 'owner', name: 'Pat Partner' });
-    await expect(partner.row.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+    await expect(partner.row.getByRole('button', { name: 'Password reset link' }).count()).resolves.toBe(0);
     const memberRow = page.getByRole('row', { name: /member@acme\.test/ });
-    await expect(memberRow.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(1);
+    await expect(memberRow.getByRole('button', { name: 'Password reset link' }).count()).resolves.toBe(1);
     await partner.remove();
   });
 
@@ -782,13 +784,13 @@ describe('the team page', () => {
     const { row } = raised;
     // Made an owner in another tab: this owner may no longer copy them a link.
     await world.current.db('users').where({ id: raised.id }).update({ role: 'owner' });
-    await row.getByRole('button', { name: 'Reset link' }).click();
+    await row.getByRole('button', { name: 'Password reset link' }).click();
     await page.getByText(/you may make one only for someone whose role is below yours/).waitFor();
     // The team is read again as the refusal shows, not before it: the row changes a moment later
     // (read at once, it was still "member" now and then).
     const role = row.getByRole('combobox', { name: 'Role of raised@acme.test' });
     await eventually(async () => (await role.inputValue()) === 'owner', 5_000);
-    await expect(row.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+    await expect(row.getByRole('button', { name: 'Password reset link' }).count()).resolves.toBe(0);
     await raised.remove();
   });
 
@@ -807,7 +809,7 @@ describe('the team page', () => {
       highest_former_role: 'owner',
       name: 'Fay Former',
     });
-    await expect(former.row.getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+    await expect(former.row.getByRole('button', { name: 'Password reset link' }).count()).resolves.toBe(0);
     await former.remove();
   });
 
@@ -1039,7 +1041,7 @@ describe('every page', () => {
         .getByRole('status')
         .filter({ hasText: 'This service does not send email, so it cannot send you a link.' })
         .waitFor();
-      expect(await target.getByText('Reset link beside your name in Settings, Team').count()).toBe(1);
+      expect(await target.getByText('Password reset link beside your name in Settings, Team').count()).toBe(1);
       expect(await target.getByRole('button', { name: 'Send reset link' }).count()).toBe(0);
       problems.push(...(await scan(target, 'forgot-password')));
       await target.goto(invitationLink);
@@ -1269,7 +1271,7 @@ describe('password reset', () => {
     await openSettings('Team');
     await page
       .getByRole('row', { name: /member@acme\.test/ })
-      .getByRole('button', { name: 'Reset link' })
+      .getByRole('button', { name: 'Password reset link' })
       .click();
     const dialog = page.getByRole('dialog', { name: 'Password reset link' });
     const link = (await dialog.getByLabel('Reset link').textContent()) ?? '';

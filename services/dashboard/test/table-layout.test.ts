@@ -380,7 +380,7 @@ describe('Team on a phone (390 px)', () => {
   it('a refused Reset link (the person removed meanwhile) says why by the row, in sight', async () => {
     await open('/settings/team');
     const { row, email } = await lastRow();
-    const button = row.getByRole('button', { name: 'Reset link' });
+    const button = row.getByRole('button', { name: 'Password reset link' });
     await button.scrollIntoViewIfNeeded();
     // Removed in another tab: the server refuses the link (404).
     await fromAnotherTab('DELETE', `/team/members/${ids.members[email]!}`);

@@ -370,15 +370,15 @@ describe('an admin without a name, on a phone, without email', () => {
     await target.goto(`${world.current.url}/dashboard/settings/team`);
     const people = target.getByRole('table', { name: 'People' });
     const row = (email: string) => people.getByRole('row', { name: new RegExp(email.replaceAll('.', '\\.')) });
-    await row('only.member@acme.test').getByRole('button', { name: 'Reset link' }).waitFor();
+    await row('only.member@acme.test').getByRole('button', { name: 'Password reset link' }).waitFor();
 
     const own = row('ada.nameless@acme.test');
     await expect(own.getByRole('cell').first().textContent()).resolves.toBe('You');
     await expect(own.getByText('—').count()).resolves.toBe(0);
 
     const hints = {
-      'was.admin@acme.test': 'Was an admin: only an owner can make a reset link.',
-      'was.owner@acme.test': 'Was an owner: only whoever runs this service can make a reset link.',
+      'was.admin@acme.test': 'Was an admin: only an owner can make a password reset link.',
+      'was.owner@acme.test': 'Was an owner: only whoever runs this service can make a password reset link.',
     };
     /** The hint is in the row, within the table's box, which does not scroll sideways for it. */
     const hintFits = (hint: Locator) =>
@@ -390,7 +390,7 @@ describe('an admin without a name, on a phone, without email', () => {
         );
       });
     for (const [email, hint] of Object.entries(hints)) {
-      await expect(row(email).getByRole('button', { name: 'Reset link' }).count()).resolves.toBe(0);
+      await expect(row(email).getByRole('button', { name: 'Password reset link' }).count()).resolves.toBe(0);
       const said = row(email).getByText(hint, { exact: true });
       await expect(said.isVisible()).resolves.toBe(true);
       // On the phone's width (the row stacked), and on a desktop's (checkPage ends at 1280 px).

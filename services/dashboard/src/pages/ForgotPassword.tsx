@@ -51,8 +51,8 @@ export default function ForgotPassword() {
         <p role="status">
           This service does not send email, so it cannot send you a link. Ask someone in your workspace whose role is
           above every role you have held there (an owner, or an admin if you have only ever been a member) to make you
-          one: they find Reset link beside your name in Settings, Team. If you are or have been an owner, ask whoever
-          runs this service, who can make one too.
+          one: they find Password reset link beside your name in Settings, Team. If you are or have been an owner, ask
+          whoever runs this service, who can make one too.
         </p>
       ) : (
         <form className="stack" onSubmit={submit}>

@@ -314,11 +314,12 @@ function RoleSelect({
  */
 const RESET_LINK_AFTER_RAISE: Record<'owner' | 'admin', string> = {
   owner:
-    'This service sends no email: should they forget their password, a reset link can then come only from ' +
-    'whoever runs this service, even if they are later made an admin or a member again.',
+    'Password resets: this service sends no email, so if they forget their password, only the person who runs ' +
+    'this service can make them a password reset link. This stays so even if they are later made an admin or a ' +
+    'member again.',
   admin:
-    'This service sends no email: should they forget their password, only an owner can then make them a reset ' +
-    'link, even if they are later made a member again.',
+    'Password resets: this service sends no email, so if they forget their password, only an owner can make them ' +
+    'a password reset link. This stays so even if they are later made a member again.',
 };
 
 /**
@@ -328,8 +329,8 @@ const RESET_LINK_AFTER_RAISE: Record<'owner' | 'admin', string> = {
  * actions at 390 px.
  */
 const RESET_LINK_AFTER_FORMER_ROLE: Record<'owner' | 'admin', string> = {
-  owner: 'Was an owner: only whoever runs this service can make a reset link.',
-  admin: 'Was an admin: only an owner can make a reset link.',
+  owner: 'Was an owner: only whoever runs this service can make a password reset link.',
+  admin: 'Was an admin: only an owner can make a password reset link.',
 };
 
 /**
@@ -683,7 +684,7 @@ export default function Team() {
             {user.can_make_reset_link && (
               <>
                 <button type="button" className="button small" onClick={() => makeResetLink(user)}>
-                  Reset link
+                  Password reset link
                 </button>{' '}
               </>
             )}
