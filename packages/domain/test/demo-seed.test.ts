@@ -59,7 +59,7 @@ describe('seedDemo determinism', () => {
     // in through npm start's invitation) and member have neither.
     const people = await db('users')
       .whereIn('workspace_id', [first.workspace.id, second.workspace.id, other.workspace.id])
-      .select('workspace_id', 'role', 'email', 'last_sign_in_at', 'password_hash');
+      .select('workspace_id', 'role', 'email', 'name', 'last_sign_in_at', 'password_hash');
     const facts = (workspaceId: string) =>
       Object.fromEntries(
         people
@@ -69,6 +69,12 @@ describe('seedDemo determinism', () => {
     const demos = [first, second, other].map((demo) => demo.workspace.id);
     expect(demos.map(facts)).toEqual(
       demos.map(() => ({ owner: [false, false], admin: [true, true], member: [false, false] })),
+    );
+    // Each person has a name, in every demo: nameless, each read "—" on Team.
+    const names = (workspaceId: string) =>
+      Object.fromEntries(people.filter((person) => person.workspace_id === workspaceId).map((p) => [p.role, p.name]));
+    expect(demos.map(names)).toEqual(
+      demos.map(() => ({ owner: 'Dana Moreno', admin: 'Priya Shah', member: 'Leo Martin' })),
     );
     const admins = demos.map((id) => people.find((person) => person.workspace_id === id && person.role === 'admin'));
     expect(admins.map((admin) => admin.email)).toEqual([
@@ -654,7 +660,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
       baseUrl: BASE_URL,
       now: NOW,
       receiver: RECEIVER,
-      actor: { type: 'system', label: 'npm start' },
+      actor: { type: 'system', label: 'Demo setup' },
     });
     expect(
       await db('security_events')
@@ -663,17 +669,17 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
         .orderBy([{ column: 'action' }, { column: 'target_label' }])
         .select('action', 'actor_type', 'actor_label', 'target_label'),
     ).toEqual([
-      { action: 'token.created', actor_type: 'system', actor_label: 'npm start', target_label: 'demo seed' },
+      { action: 'token.created', actor_type: 'system', actor_label: 'Demo setup', target_label: 'demo seed' },
       {
         action: 'webhook.created',
         actor_type: 'system',
-        actor_label: 'npm start',
+        actor_label: 'Demo setup',
         target_label: `CRM (${RECEIVER}/demo/crm)`,
       },
       {
         action: 'webhook.created',
         actor_type: 'system',
-        actor_label: 'npm start',
+        actor_label: 'Demo setup',
         target_label: `Dunning emails (${RECEIVER}/demo/dunning)`,
       },
     ]);
@@ -718,7 +724,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
     const histories = [await history(old), await history(earlier)];
     const attemptsBefore = await db('webhook_attempts').count<Array<{ count: string }>>('* as count');
 
-    const actor = { type: 'system', label: 'npm start' } as const;
+    const actor = { type: 'system', label: 'Demo setup' } as const;
     expect(await pointDemoEndpointsAt(db, 'https://127.0.0.1:40999', actor)).toBe(3);
 
     expect(await urls(old.workspace.id)).toEqual({
@@ -753,7 +759,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
       {
         workspace_id: old.workspace.id,
         actor_type: 'system',
-        actor_label: 'npm start',
+        actor_label: 'Demo setup',
         target_label: 'CRM (https://crm.northwind.example/webhooks/retention)',
         details: {
           url: { from: 'https://crm.northwind.example/webhooks/retention', to: 'https://127.0.0.1:40999/demo/crm' },
@@ -762,14 +768,14 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
       {
         workspace_id: earlier.workspace.id,
         actor_type: 'system',
-        actor_label: 'npm start',
+        actor_label: 'Demo setup',
         target_label: `Dunning emails (${RECEIVER}/demo/dunning)`,
         details: { url: { from: `${RECEIVER}/demo/dunning`, to: 'https://127.0.0.1:40999/demo/dunning' } },
       },
       {
         workspace_id: old.workspace.id,
         actor_type: 'system',
-        actor_label: 'npm start',
+        actor_label: 'Demo setup',
         target_label: 'Dunning emails (https://mail.northwind.example/hooks/retention)',
         details: {
           url: { from: 'https://mail.northwind.example/hooks/retention', to: 'https://127.0.0.1:40999/demo/dunning' },
@@ -814,7 +820,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
     await endpoint('Own receiver', 'https://127.0.0.1:4000/webhooks');
 
     // The same port again (the normal restart): nothing moves, nothing is logged, the origin is kept.
-    const actor = { type: 'system', label: 'npm start' } as const;
+    const actor = { type: 'system', label: 'Demo setup' } as const;
     expect(await pointDemoEndpointsAt(db, RECEIVER, actor)).toBe(0);
     expect(await db('demo_receiver').pluck('origin')).toEqual([RECEIVER]);
     expect(await db('security_events').where({ action: 'webhook.updated' })).toHaveLength(0);
@@ -842,7 +848,7 @@ describe("the demo's webhook endpoints under npm start (a local receiver)", () =
       {
         target_id: mine,
         actor_type: 'system',
-        actor_label: 'npm start',
+        actor_label: 'Demo setup',
         details: { url: { from: `${RECEIVER}/mine?copy=1`, to: 'https://127.0.0.1:40777/mine?copy=1' } },
       },
     ]);

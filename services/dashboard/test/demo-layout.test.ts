@@ -1099,7 +1099,7 @@ describe("an endpoint's summary", () => {
   async function summary() {
     const card = page
       .getByRole('term')
-      .filter({ hasText: /^Last failure$/ })
+      .filter({ hasText: /^Last delivery failure$/ })
       .locator('xpath=ancestor::dl');
     await card.waitFor();
     return card.evaluate((dl) => {
@@ -1146,7 +1146,13 @@ describe("an endpoint's summary", () => {
     await open(`/settings/webhooks/${dunning.id}`);
     const seen = await summary();
     await screenshot('endpoint-summary');
-    expect(seen.rows.flat()).toEqual(['Events', 'Deliveries', 'Consecutive failures', 'Last success', 'Last failure']);
+    expect(seen.rows.flat()).toEqual([
+      'Events',
+      'Deliveries',
+      'Consecutive failures',
+      'Last delivery success',
+      'Last delivery failure',
+    ]);
     expect({ unfilled: seen.unfilled, overflowing: seen.overflowing, wrappedTimes: seen.wrappedTimes }).toEqual({
       unfilled: [],
       overflowing: [],
@@ -1265,9 +1271,9 @@ describe('a demo campaign', () => {
     const entries = eventsAndActions(await timeline());
     expect(entries).toHaveLength(3);
     expect(entries[0]).toMatch(/recovery\.opened/);
-    // By the admin's name when the team gives one, with the email the action recorded; before the
-    // event it recorded at the same time (the cause, then its effect), in sentence case.
-    expect(entries[1]).toMatch(/Marked recovered by (.+ \()?ops@northwind\.example\)?$/);
+    // By the admin's name (the demo's people have names), with the email the action recorded;
+    // before the event it recorded at the same time (the cause, then its effect), in sentence case.
+    expect(entries[1]).toMatch(/Marked recovered by Priya Shah \(ops(\+\d+)?@northwind\.example\)$/);
     expect(entries[2]).toMatch(/recovery\.recovered/);
     await expect(
       page.getByRole('region', { name: 'Campaign' }).getByRole('definition').allTextContents(),

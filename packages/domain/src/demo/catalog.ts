@@ -176,6 +176,17 @@ export const DEMO_BUSINESS = { name: 'Northwind Analytics (demo)', domain: 'nort
 export const DEMO_OWNER_EMAIL = `owner@${DEMO_BUSINESS.domain}`;
 
 /**
+ * The business's people, each with a name (Team, the Security log's Who, a campaign's "closed by"
+ * named them "—" or by address before): its owner, who signs in with npm start's invitation and
+ * may choose another name then; ops, the admin who marked campaigns recovered; support, a member.
+ */
+export const DEMO_PEOPLE = [
+  { key: 'owner', email: DEMO_OWNER_EMAIL, role: 'owner', name: 'Dana Moreno' },
+  { key: 'admin', email: `ops@${DEMO_BUSINESS.domain}`, role: 'admin', name: 'Priya Shah' },
+  { key: 'member', email: `support@${DEMO_BUSINESS.domain}`, role: 'member', name: 'Leo Martin' },
+] as const;
+
+/**
  * The business's webhook endpoints, added four months ago: its email tool sends the dunning
  * emails (and a thank-you once paid), its CRM tracks accounts; `accepts` is how each answers.
  * The hosts are reserved `.example` names, which nothing answers: `demo seed` keeps them. `npm
