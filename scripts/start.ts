@@ -42,9 +42,10 @@ const say = (text: string) => process.stdout.write(`${text}\n`);
 /**
  * Who the security log names for what this script makes and changes (the demo's token and
  * endpoints, the owner's invitation, a move of the receiver), and the Tokens page for the
- * demo's token: one name for both.
+ * demo's token: one name for both, in words a business user reads ("Demo setup"), not the
+ * command a developer typed ("npm start", as it read before: docs/decisions.md, "Demo data").
  */
-const NPM_START: Actor = { type: 'system', label: 'npm start' };
+const NPM_START: Actor = { type: 'system', label: 'Demo setup' };
 
 /** Checks both backing services before touching either, so the message names the one that is down. */
 async function checkBackingServices(config: Config): Promise<void> {

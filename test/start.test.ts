@@ -168,9 +168,9 @@ describe('npm start', () => {
             .orderBy('action')
             .select('action', 'actor_type', 'actor_label'),
         ).toEqual([
-          { action: 'token.created', actor_type: 'system', actor_label: 'npm start' },
-          { action: 'webhook.created', actor_type: 'system', actor_label: 'npm start' },
-          { action: 'webhook.created', actor_type: 'system', actor_label: 'npm start' },
+          { action: 'token.created', actor_type: 'system', actor_label: 'Demo setup' },
+          { action: 'webhook.created', actor_type: 'system', actor_label: 'Demo setup' },
+          { action: 'webhook.created', actor_type: 'system', actor_label: 'Demo setup' },
         ]);
 
         // The dashboard, and an invitation link for the demo owner that the dashboard API knows.
@@ -385,7 +385,7 @@ describe('npm start', () => {
       expect(await moves()).toEqual(
         ['/demo/crm', '/demo/dunning', '/mine'].map((path) => ({
           actor_type: 'system',
-          actor_label: 'npm start',
+          actor_label: 'Demo setup',
           details: { url: { from: `${receiver}${path}`, to: `${moved}${path}` } },
         })),
       );

@@ -175,7 +175,7 @@ function actionGroup(subject: string, group: string, any: string | null) {
 export const SECURITY_ACTOR_KIND_LABELS: ReadonlyArray<{ value: string; label: string }> = [
   { value: 'operator', label: 'Operator CLI' },
   { value: 'processor', label: 'Stripe (the payment processor)' },
-  { value: 'system', label: 'The service itself (npm start, migrations)' },
+  { value: 'system', label: 'The service itself (demo setup, migrations)' },
 ];
 
 /**

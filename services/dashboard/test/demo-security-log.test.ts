@@ -23,7 +23,7 @@ beforeAll(async () => {
     secretsKey: testSecretsKeyBytes(),
     customers: 10,
     baseUrl: world.current.url,
-    actor: { type: 'system', label: 'npm start' },
+    actor: { type: 'system', label: 'Demo setup' },
   });
   await db('users')
     .where({ id: demo.owner.id })
@@ -48,14 +48,14 @@ describe("npm start's demo in the Settings pages", () => {
     await page
       .getByRole('table', { name: 'API tokens' })
       .getByRole('row', { name: /demo seed/ })
-      .getByRole('cell', { name: 'npm start', exact: true })
+      .getByRole('cell', { name: 'Demo setup', exact: true })
       .waitFor();
 
     await open('/settings/security-log', 'Security log');
     const log = page.getByRole('table', { name: 'Security log' });
     const created = log.getByRole('row', { name: /token\.created/ });
     await created.getByText('API token created', { exact: true }).waitFor();
-    await created.getByRole('cell', { name: 'npm start', exact: true }).waitFor();
+    await created.getByRole('cell', { name: 'Demo setup', exact: true }).waitFor();
     await created.getByText('API token: demo seed', { exact: true }).waitFor();
   });
 
@@ -69,7 +69,7 @@ describe("npm start's demo in the Settings pages", () => {
     ]) {
       const row = added.filter({ hasText: `Endpoint: ${name} (${url})` });
       await row.getByText('Endpoint added', { exact: true }).waitFor();
-      await row.getByRole('cell', { name: 'npm start', exact: true }).waitFor();
+      await row.getByRole('cell', { name: 'Demo setup', exact: true }).waitFor();
       // Named once, by the target: not again as "Name: …" under it.
       await expect(row.getByText(/Name: /).count()).resolves.toBe(0);
     }
@@ -274,9 +274,9 @@ describe('filtering the Security log', () => {
 
     // Every endpoint change by npm start: the two endpoints it added.
     await changed(() => actionSelect().selectOption({ label: 'Any endpoint change' }));
-    await changed(() => whoSelect().selectOption({ label: 'The service itself (npm start, migrations)' }));
+    await changed(() => whoSelect().selectOption({ label: 'The service itself (demo setup, migrations)' }));
     expect(await codesShown()).toEqual(['webhook.created', 'webhook.created']);
-    await expect(log().getByRole('cell', { name: 'npm start', exact: true }).count()).resolves.toBe(2);
+    await expect(log().getByRole('cell', { name: 'Demo setup', exact: true }).count()).resolves.toBe(2);
     expect(search()).toBe(
       '?action=webhook.created,webhook.updated,webhook.deleted,webhook.enabled,webhook.disabled,' +
         'webhook.secret_rolled,webhook.secret_overlap_ended,webhook.deliveries_requeued&actor=system',
@@ -527,7 +527,7 @@ describe("the Security log's columns", () => {
     expect(admin.name).toBeNull();
     expect(await lines(row('team.invitation_link_renewed').who)).toEqual([admin.email]);
     expect(await lines(row('webhook.deleted').who)).toEqual([FORMER]);
-    await expect(row('webhook.created').who.first().textContent()).resolves.toBe('npm start');
+    await expect(row('webhook.created').who.first().textContent()).resolves.toBe('Demo setup');
   });
 
   it.each([801, 390])('fits %i px, nothing scrolling sideways, every cell in sight', async (width) => {

@@ -72,10 +72,10 @@ describe('API tokens', () => {
       secretsKey: testSecretsKeyBytes(),
       customers: 10,
       baseUrl: api.current.url,
-      actor: { type: 'system', label: 'npm start' },
+      actor: { type: 'system', label: 'Demo setup' },
     });
     const demoOwner = await makeUser(api.current.db, demo.workspace.id, 'owner');
-    expect(await makers(await signIn(call, demoOwner.email))).toEqual({ 'demo seed': [null, 'npm start'] });
+    expect(await makers(await signIn(call, demoOwner.email))).toEqual({ 'demo seed': [null, 'Demo setup'] });
   });
 
   it('refuses members (403 JSON), other workspaces (404) and bad ids (400)', async () => {

@@ -103,7 +103,7 @@ export interface ApiToken {
   hint: string;
   /**
    * Who made it: a user of the workspace; once they are removed, the email kept at creation
-   * (`removed`, no id or name); null for a token no user made (the operator CLI, npm start).
+   * (`removed`, no id or name); null for a token no user made (the operator CLI, npm start's demo setup).
    */
   created_by:
     | { id: string; name: string | null; email: string; removed: false }
@@ -111,7 +111,7 @@ export interface ApiToken {
     | null;
   /**
    * What made it when not the dashboard, as the security log names the maker of its
-   * `token.created`: "operator CLI", "npm start"; null for the dashboard's, or with no entry.
+   * `token.created`: "operator CLI", "Demo setup" (npm start); null for the dashboard's, or with no entry.
    */
   created_via: string | null;
   created_at: string;

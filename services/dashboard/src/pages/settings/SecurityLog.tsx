@@ -127,7 +127,7 @@ function WhatChanged({ event, permissions }: { event: SecurityEvent; permissions
  * or no longer on the team (their entries keep the email, not the id). The operator CLI run with
  * `--actor` names the person it was run for the same way, "via operator CLI" under it (their
  * email when they have no name, or once they have left: the entry keeps it, migration 0040; the
- * label alone for entries from before that of someone who had left by then). Any other actor by its label ("npm start", "stripe", "operator CLI"). The names come from
+ * label alone for entries from before that of someone who had left by then). Any other actor by its label ("Demo setup", "stripe", "operator CLI"). The names come from
  * GET /team, which the page reads for the filter: an entry carries the id and the email only.
  * A space between the two lines, so that they are read "Jane Doe via operator CLI".
  */

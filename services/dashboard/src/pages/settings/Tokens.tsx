@@ -79,7 +79,7 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose: () => void; onCrea
 /**
  * Who made a token, in the security log's words for its `token.created` entry: the user ("Jane
  * Doe via operator CLI" when the CLI named them with --actor), or what made it with no user
- * (`created_via`: "operator CLI", "npm start" for the demo's). Someone since removed is named
+ * (`created_via`: "operator CLI", "Demo setup" for the token npm start seeds). Someone since removed is named
  * by the address kept on the token: the token still works, and the list must not credit it to
  * the CLI. A token with no entry (loaded from a fixture file, or seeded before the demo recorded
  * its token) is the operator CLI's, which made both.
