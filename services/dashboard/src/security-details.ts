@@ -1,6 +1,6 @@
 import type { ProcessorStatus, SecurityAction } from '@retention/core/enums';
 import { formatListTime, formatNumber } from './format.js';
-import { capitalizedWords, eventTypeLabel, RECOVERED_VIA_LABELS, ROLE_NAMES } from './labels.js';
+import { capitalizedWords, clientAddressLabel, eventTypeLabel, RECOVERED_VIA_LABELS, ROLE_NAMES } from './labels.js';
 import { STRIPE_STATUS_TEXT } from './pages/settings/processor-story.js';
 
 /**
@@ -232,7 +232,8 @@ const ACTION_DETAILS: Readonly<Record<SecurityAction, Readonly<Record<string, De
   'account.session_revoked': {
     session_id: hidden,
     device: labelled('Device'),
-    ip_address: (value) => (typeof value === 'string' ? `IP address: ${value}` : null),
+    // As the From column says an address: "This machine (::1)" for a loopback one.
+    ip_address: (value) => (typeof value === 'string' ? `IP address: ${clientAddressLabel(value).shown}` : null),
   },
   'workspace.updated': {
     name: change('Name'),

@@ -13,6 +13,7 @@ import { useAction } from '../use-action.js';
 import { MIN_PASSWORD_LENGTH } from './AcceptInvitation.js';
 import { BusyButton } from '../components/BusyButton.js';
 import { forgetSession } from '../session-memory.js';
+import { clientAddressLabel } from '../labels.js';
 
 /** One of the user's own live sessions (GET /account/sessions). */
 interface AccountSession {
@@ -27,7 +28,16 @@ interface AccountSession {
 
 /** A session as a person reads it: its device, and where from when known. */
 const sessionName = (session: AccountSession) =>
-  session.ip_address ? `${session.device}, ${session.ip_address}` : session.device;
+  session.ip_address ? `${session.device}, ${clientAddressLabel(session.ip_address).shown}` : session.device;
+
+/**
+ * A session's address as the Security log's From says it: "This machine (::1)" for a loopback
+ * address, what that means on hover; any other address as it is.
+ */
+function SessionAddress({ ip }: { ip: string }) {
+  const { shown, whole } = clientAddressLabel(ip);
+  return shown === whole ? <>{ip}</> : <span title={whole}>{shown}</span>;
+}
 
 /**
  * Where one is signed in, as GitHub and Stripe show it: each live session, newest activity
@@ -72,7 +82,10 @@ function SessionList({ onAct }: { onAct: () => void }) {
         </>
       ),
     },
-    { header: 'IP address', cell: (session) => session.ip_address ?? '—' },
+    {
+      header: 'IP address',
+      cell: (session) => (session.ip_address ? <SessionAddress ip={session.ip_address} /> : '—'),
+    },
     { header: 'Signed in', cell: (session) => <Time value={session.created_at} short withTime /> },
     { header: 'Last active', cell: (session) => <Time value={session.last_seen_at} short withTime /> },
     {
