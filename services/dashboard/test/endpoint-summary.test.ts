@@ -103,7 +103,7 @@ describe("an endpoint's facts beside its delivery log", () => {
     "are read again by the log's Refresh: the failure, then the success after it",
     async () => {
       await openEndpoint(page);
-      await expect(fact(page, 'Last success').textContent()).resolves.toBe('Never');
+      await expect(fact(page, 'Last delivery success').textContent()).resolves.toBe('Never');
 
       // A delivery that fails once, then succeeds on its retry, while the page is open.
       failNext = 1;
@@ -112,12 +112,12 @@ describe("an endpoint's facts beside its delivery log", () => {
         const endpoint = await stored();
         return endpoint.last_success_at && endpoint.last_failure_at ? endpoint : null;
       }, 15_000);
-      await expect(fact(page, 'Last success').textContent()).resolves.toBe('Never');
+      await expect(fact(page, 'Last delivery success').textContent()).resolves.toBe('Never');
 
       await page.getByRole('button', { name: 'Refresh' }).click();
       await succeededLines().waitFor();
-      await showsTime(page, 'Last success', after.last_success_at);
-      await showsTime(page, 'Last failure', after.last_failure_at);
+      await showsTime(page, 'Last delivery success', after.last_success_at);
+      await showsTime(page, 'Last delivery failure', after.last_failure_at);
       await expect(fact(page, 'Consecutive failures').textContent()).resolves.toBe('0');
     },
     FLOW_TIMEOUT_MS,
@@ -168,7 +168,7 @@ describe("an endpoint's facts beside its delivery log", () => {
         );
       });
       // Without a click: the facts and the log both show the delivery the worker then made.
-      await showsTime(page, 'Last success', sent.last_success_at);
+      await showsTime(page, 'Last delivery success', sent.last_success_at);
       await eventually(async () => (await succeededLines().count()) === 2, 20_000);
     },
     FLOW_TIMEOUT_MS,
@@ -192,7 +192,7 @@ describe("an endpoint's facts beside its delivery log", () => {
         .waitFor();
       const resent = await stored();
       expect(resent.last_success_at!.getTime()).toBeGreaterThan(before.last_success_at!.getTime());
-      await showsTime(page, 'Last success', resent.last_success_at);
+      await showsTime(page, 'Last delivery success', resent.last_success_at);
       // The resend's attempt at the top of the log without a click, the entry resent still open with its result.
       await eventually(async () => (await entries.count()) === shown + 1, 20_000);
       await expect(entries.first().getByRole('button').first().getAttribute('aria-expanded')).resolves.toBe('false');

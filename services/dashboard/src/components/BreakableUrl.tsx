@@ -6,14 +6,37 @@ import { Fragment } from 'react';
  */
 const URL_PIECE = /[^/.?&=#_~-]*[/.?&=#_~-]*/g;
 
+/** The scheme, host, port and the path's first slash: `https://127.0.0.1:44901/`. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\/?/i;
+/**
+ * The longest origin kept on one line (`https://mail.northwind.example/`, 31): a longer host
+ * wraps after its dots and hyphens as the path does, or a phone's narrow cell could not hold it.
+ */
+const WHOLE_ORIGIN = 32;
+
 /**
  * A URL that wraps after its separators (`/`, `.`, `?`, `&`, `=`, `#`, `_`, `~`, `-`) rather
  * than mid-word: a `<wbr>` follows each run of them, adding no text, so a copy is still the
- * URL. A piece too long for its line still breaks anywhere (the `overflow-wrap: anywhere` of
+ * URL. Its origin stays whole when short: "https://127.0.0.<br>1:44901/demo/<br>dunning" broke an
+ * address in the endpoints list, where "https://127.0.0.1:44901/<br>demo/dunning" reads as one. A
+ * piece too long for its line still breaks anywhere (the `overflow-wrap: anywhere` of
  * `.url-cell`), as the last resort, rather than overflowing.
  */
 export function BreakableUrl({ url }: { url: string }) {
-  return <BreakAfterSeparators text={url} />;
+  const origin = ORIGIN.exec(url)?.[0];
+  if (!origin || origin.length > WHOLE_ORIGIN) return <BreakAfterSeparators text={url} />;
+  const rest = url.slice(origin.length);
+  return (
+    <>
+      {origin}
+      {rest && (
+        <>
+          <wbr />
+          <BreakAfterSeparators text={rest} />
+        </>
+      )}
+    </>
+  );
 }
 
 /**

@@ -147,12 +147,24 @@ function Entry({
               <dd>{entry.error ?? 'None'}</dd>
             </div>
           </dl>
+          {/* What was sent and answered, in a code block; where there is nothing to show, a plain
+              note says why, not words in the code block's dress that read as the payload. */}
           <h3>Request body</h3>
-          <pre className="code-block">
-            {entry.request_body ? prettyJson(entry.request_body) : 'Not kept for a test ping.'}
-          </pre>
+          {entry.request_body ? (
+            <pre className="code-block">{prettyJson(entry.request_body)}</pre>
+          ) : (
+            <p className="log-note">Not kept for a test ping.</p>
+          )}
           <h3>Response (first 4 KB)</h3>
-          <pre className="code-block">{entry.response_body || 'Empty'}</pre>
+          {entry.response_body ? (
+            <pre className="code-block">{entry.response_body}</pre>
+          ) : (
+            <p className="log-note">
+              {entry.http_status === null
+                ? 'No response: the request got no answer.'
+                : 'The response had an empty body.'}
+            </p>
+          )}
           {canResend && entry.event_id && (
             <BusyButton type="button" className="button" onClick={resend} busy={resending.busy}>
               Resend

@@ -360,7 +360,7 @@ export default function EndpointPage({ id }: { id: string }) {
       <AttemptResult
         attempt={test}
         label="Test delivery:"
-        note="A test does not count toward the endpoint's failures or turn it off."
+        note="A test does not count toward the endpoint's failures or its last delivery success, and never turns it off."
       />
       {/* Its URL on a row of its own, then five facts in columns chosen by the card's width so that
           every row is full (styles.css, "An endpoint's summary"), then an open overlap on a row of its own. */}
@@ -391,19 +391,22 @@ export default function EndpointPage({ id }: { id: string }) {
             <dd>{endpoint.failure_count}</dd>
           </div>
           <div>
-            <dt>Last success</dt>
+            <dt>Last delivery success</dt>
             <dd>
               <Time value={endpoint.last_success_at} empty="Never" sayUtc />
             </dd>
           </div>
           <div>
-            <dt>Last failure</dt>
+            <dt>Last delivery failure</dt>
             <dd>
               <Time value={endpoint.last_failure_at} empty="Never" sayUtc />
             </dd>
           </div>
           <SecretOverlapFact endpoint={endpoint} />
         </dl>
+        {/* Send test's pings are in the log, not in these facts: a ping that succeeds says nothing
+            of the events, and "Last success: Never" beside its Succeeded entry read as a contradiction. */}
+        <p className="hint">Deliveries of events only: test pings show in the log below but are not counted here.</p>
       </div>
       <DeliveryLog
         endpointId={endpoint.id}

@@ -30,7 +30,7 @@ function urlProblem(url: string): string | null {
 
 /**
  * The events an endpoint subscribes to, in words (labels.ts, as the Security log says them). In a
- * list cell (`clipped`) one line of the words, each with its code in the title; on the endpoint's
+ * list cell (`clipped`) the one type's words, or "3 events", each with its code in the title; on the endpoint's
  * page each type's words over its code: the engineer setting up a receiver matches the codes.
  */
 export function EventsCell({ events, clipped = false }: { events: string[]; clipped?: boolean }) {
@@ -38,7 +38,15 @@ export function EventsCell({ events, clipped = false }: { events: string[]; clip
   if (clipped) {
     const words = events.map(eventTypeLabel).join(', ');
     const withCodes = events.map((type) => `${eventTypeLabel(type)} (${type})`).join(', ');
-    return <Clipped className="event-list" text={words} title={withCodes} />;
+    if (events.length === 1) return <Clipped className="event-list" text={words} title={withCodes} />;
+    // More than one: how many, which fits the narrow column whole, with every one on hover and
+    // for a screen reader; the endpoint's page lists them. One line of their words was cut off
+    // mid-name ("Recovery opened, Recov…"), which gave no hint of how many more there were.
+    return (
+      <span className="event-count" title={withCodes}>
+        {events.length} events<span className="visually-hidden">: {words}</span>
+      </span>
+    );
   }
   return (
     <ul className="event-list">
