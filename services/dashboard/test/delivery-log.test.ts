@@ -387,7 +387,7 @@ async function expectCodeUnder(words: Locator, code: Locator): Promise<void> {
 }
 
 describe("an endpoint's event types, in words (as the Security log says them)", () => {
-  it('the endpoints list says them in words, with each code in the title', async () => {
+  it('the endpoints list says how many, with their words for a screen reader and each code in the title', async () => {
     await page.goto(`${world.current.url}/dashboard/settings/webhooks`);
     const endpoint = page
       .getByRole('table', { name: 'Webhook endpoints' })
@@ -395,7 +395,12 @@ describe("an endpoint's event types, in words (as the Security log says them)", 
       .filter({ hasText: 'Log CRM' });
     const events = endpoint.getByRole('cell').nth(2);
     await events.waitFor();
-    await expect(events.textContent()).resolves.toBe(SUBSCRIBED.map(([, words]) => words).join(', '));
+    // "4 events" shown, the words after it visually hidden (read out), where one clipped line of
+    // the words was cut off with no hint of how many more.
+    await expect(events.textContent()).resolves.toBe(
+      `${SUBSCRIBED.length} events: ${SUBSCRIBED.map(([, words]) => words).join(', ')}`,
+    );
+    await events.getByText(`${SUBSCRIBED.length} events`).waitFor();
     await expect(events.locator('[title]').getAttribute('title')).resolves.toBe(
       SUBSCRIBED.map(([type, words]) => `${words} (${type})`).join(', '),
     );
