@@ -377,8 +377,8 @@ describe('an admin without a name, on a phone, without email', () => {
     await expect(own.getByText('—').count()).resolves.toBe(0);
 
     const hints = {
-      'was.admin@acme.test': 'Was an admin: only an owner can make a password reset link.',
-      'was.owner@acme.test': 'Was an owner: only whoever runs this service can make a password reset link.',
+      'was.admin@acme.test': 'Was an admin: only an owner can reset their password.',
+      'was.owner@acme.test': "Was an owner: only this service's operator can reset their password.",
     };
     /** The hint is in the row, within the table's box, which does not scroll sideways for it. */
     const hintFits = (hint: Locator) =>

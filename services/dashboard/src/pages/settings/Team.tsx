@@ -329,8 +329,8 @@ const RESET_LINK_AFTER_RAISE: Record<'owner' | 'admin', string> = {
  * actions at 390 px.
  */
 const RESET_LINK_AFTER_FORMER_ROLE: Record<'owner' | 'admin', string> = {
-  owner: 'Was an owner: only whoever runs this service can make a password reset link.',
-  admin: 'Was an admin: only an owner can make a password reset link.',
+  owner: "Was an owner: only this service's operator can reset their password.",
+  admin: 'Was an admin: only an owner can reset their password.',
 };
 
 /**
