@@ -45,8 +45,11 @@ describe('the Account page’s sessions', () => {
     await expect(current.getByRole('button', { name: 'Sign out' }).count()).resolves.toBe(0);
     const signOut = table.getByRole('button', { name: 'Sign out' });
     await expect(signOut.count()).resolves.toBe(1);
-    // Named by its row for a screen reader: the device and its address.
-    expect(await description(signOut)).toMatch(/^Chrome on Linux, /);
+    // Named by its row for a screen reader: the device and its address, a loopback one said as
+    // the Security log's From says it (this test's browser is on the server's machine).
+    expect(await description(signOut)).toMatch(/^Chrome on Linux, This machine \((::1|(::ffff:)?127\.0\.0\.1)\)/);
+    const address = current.getByText(/^This machine \((::1|(::ffff:)?127\.0\.0\.1)\)$/);
+    await expect(address.getAttribute('title')).resolves.toMatch(/^This machine or a proxy on it \(/);
     // Sign out everywhere is still there.
     await here.getByRole('button', { name: 'Sign out everywhere' }).waitFor();
     expect(await checkPage(here, 'account-sessions')).toEqual([]);

@@ -43,7 +43,7 @@ async function open(route: string, title: string): Promise<void> {
 }
 
 describe("npm start's demo in the Settings pages", () => {
-  it("names the demo token's maker npm start on the Tokens page and in the Security log", async () => {
+  it('names the demo token\'s maker "Demo setup" on the Tokens page and in the Security log', async () => {
     await open('/settings/tokens', 'API tokens');
     await page
       .getByRole('table', { name: 'API tokens' })
@@ -57,6 +57,20 @@ describe("npm start's demo in the Settings pages", () => {
     await created.getByText('API token created', { exact: true }).waitFor();
     await created.getByRole('cell', { name: 'Demo setup', exact: true }).waitFor();
     await created.getByText('API token: demo seed', { exact: true }).waitFor();
+  });
+
+  it('names each of the demo’s people on the Team page, none "—"', async () => {
+    await open('/settings/team', 'Team');
+    const people = page.getByRole('table', { name: 'People' });
+    for (const [name, email] of [
+      ['Dana Moreno', 'owner@northwind.example'],
+      ['Priya Shah', /^ops(\+\d+)?@northwind\.example$/],
+      ['Leo Martin', 'support@northwind.example'],
+    ] as const) {
+      const row = people.getByRole('row').filter({ hasText: name });
+      await row.getByRole('cell').getByText(email, { exact: true }).first().waitFor();
+    }
+    await expect(people.getByRole('cell', { name: '—', exact: true }).count()).resolves.toBe(0);
   });
 
   it('shows the demo endpoints as added by npm start, each by its name and URL', async () => {
@@ -388,6 +402,10 @@ describe("the Security log's columns", () => {
     admin = await db('users')
       .where({ workspace_id: demo.workspace.id, role: 'admin' })
       .first<{ id: string; email: string; name: string | null }>('id', 'email', 'name');
+    // Someone without a name (an account the operator made, who never chose one): the demo's
+    // people have names now, so the admin is made nameless here.
+    await db('users').where({ id: admin.id }).update({ name: null });
+    admin = { ...admin, name: null };
     const endpointId = randomUUID();
     const entries: Array<Omit<Parameters<typeof recordSecurityEvent>[1], 'workspace_id'>> = [
       {
@@ -522,7 +540,7 @@ describe("the Security log's columns", () => {
     await row('token.limit_changed')
       .row.getByRole('cell', { name: `${OWNER_NAME} via operator CLI`, exact: true })
       .waitFor();
-    // The admin has no name (the demo's): their email; someone removed: the email the entry kept;
+    // The admin has no name (made so above): their email; someone removed: the email the entry kept;
     // the service itself by its label, as before.
     expect(admin.name).toBeNull();
     expect(await lines(row('team.invitation_link_renewed').who)).toEqual([admin.email]);
