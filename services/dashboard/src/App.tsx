@@ -142,9 +142,9 @@ export function App() {
   const rereading = useRef(false);
   /**
    * Reads GET /me again to see whether the role changed under the page: after a 403 `forbidden`
-   * (`refused`) and when the tab is returned to. It is taken only when the
-   * role or the permissions changed, so a page that asks for what the role cannot do does not
-   * load itself again and again, and then said (RoleChangedNote), with the refusal that found it.
+   * (`refused`) and when the tab is returned to. It is taken only when the role or the
+   * permissions changed, so a page that asks for what the role cannot do does not load itself
+   * again and again; a new role is then said (RoleChangedNote), as not done when a refusal found it.
    */
   const readRoleAgain = useCallback((refused: boolean) => {
     if (!shownMe.current || rereading.current) return;
