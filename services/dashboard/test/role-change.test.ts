@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { hashPassword, loadFixtures } from '@retention/domain';
 import { testSecretsKeyBytes } from '@retention/testkit';
 import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
+import { checkPage } from './support/page-checks.js';
 
 /**
  * A role changed while the person's tab is open, in two browser contexts (two people, two
@@ -106,6 +107,8 @@ describe('a role changed while the person’s tab is open', () => {
       'Security log',
     ]);
     await expect(stillMarked(page)).resolves.toBe('yes');
+    // The note passes the checks every page does (axe, a 390 px phone).
+    expect(await checkPage(page, 'role-changed-note')).toEqual([]);
     // The new tabs work: the tokens list, with the admin's Create token.
     await settingsTabs(page).filter({ hasText: 'API tokens' }).click();
     await page.getByRole('heading', { level: 1, name: 'API tokens' }).waitFor();
