@@ -23,6 +23,7 @@ import { loadConfig } from '@retention/core';
 import {
   CAMPAIGN_EXPORT_COLUMNS,
   campaignListQuery,
+  campaignOrder,
   computeOverview,
   computeStats,
   createDb,
@@ -84,7 +85,7 @@ async function exportMemory(db: Db, workspaceId: string) {
           done();
         },
       }),
-      { query: () => campaignListQuery(db, workspaceId, {}), column: 'k.first_failed_at', idColumn: 'k.id' },
+      { query: () => campaignListQuery(db, workspaceId, {}), order: campaignOrder({}), idColumn: 'k.id' },
       CAMPAIGN_EXPORT_COLUMNS,
     );
   } finally {

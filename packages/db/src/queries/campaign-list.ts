@@ -11,16 +11,56 @@ import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { instantParam, prefixPattern, searchParam, type RowShape } from './list-params.js';
-import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import { instantParam, prefixPattern, searchParam, sortParam, type RowShape } from './list-params.js';
+import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
  * The dashboard's campaigns list and its CSV export (docs/dashboard-api.md, "Data pages" and
  * "Insights"): one filter parser and one query. The list is a keyset page of the query; the
  * export reads all of it in keyset pages (insights-export.ts in services/api), so a million rows
- * pass through without being held. Newest first by (first_failed_at, id).
+ * pass through without being held. Newest first by (first_failed_at, id) unless `sort` says
+ * otherwise (CAMPAIGN_SORTS).
  */
+
+/**
+ * The campaigns list's orders (docs/dashboard-api.md, "Sorting"), each served by an index scanned
+ * either way: by first failure (recovery_campaigns_list_idx), or by amount within currency
+ * (recovery_campaigns_amount_idx, 0042). Amounts are in each currency's minor units, so they
+ * compare only within one currency: ¥1,000 is 1000 and $10.00 is 1000 too. The amount order is
+ * (currency, amount, id), all one direction: largest first is the currencies Z to A (usd, jpy,
+ * eur), each largest first; smallest first the reverse. Converting with the FX table would
+ * compare across currencies, but its rates change, so no index can hold that order and every
+ * first page would sort the whole workspace.
+ */
+export const CAMPAIGN_SORTS = {
+  '-first_failed_at': { keys: [{ column: 'k.first_failed_at', kind: 'timestamp' }], direction: 'desc' },
+  first_failed_at: { keys: [{ column: 'k.first_failed_at', kind: 'timestamp' }], direction: 'asc' },
+  '-amount': {
+    keys: [
+      { column: 'k.currency', kind: 'text' },
+      { column: 'k.amount_cents', kind: 'integer' },
+    ],
+    direction: 'desc',
+  },
+  amount: {
+    keys: [
+      { column: 'k.currency', kind: 'text' },
+      { column: 'k.amount_cents', kind: 'integer' },
+    ],
+    direction: 'asc',
+  },
+} as const satisfies Record<string, KeysetOrder>;
+
+export type CampaignSort = keyof typeof CAMPAIGN_SORTS;
+
+/** The list's order without a `sort`. */
+export const CAMPAIGN_DEFAULT_SORT: CampaignSort = '-first_failed_at';
+
+/** The order of filters (CampaignListFilters.sort). */
+export function campaignOrder(filters: { sort?: CampaignSort | undefined }): KeysetOrder {
+  return CAMPAIGN_SORTS[filters.sort ?? CAMPAIGN_DEFAULT_SORT];
+}
 
 export interface CampaignListFilters {
   status?: CampaignStatus;
@@ -34,6 +74,11 @@ export interface CampaignListFilters {
    * email or name (as the customers list's q).
    */
   q?: string;
+  /**
+   * The order, when not the default (sortParam): part of the filters so that it is part of the
+   * cursor's scope, and the export has the list's order. The count ignores it.
+   */
+  sort?: CampaignSort;
 }
 
 /**
@@ -47,7 +92,7 @@ export interface CampaignListFilters {
 const INVOICE_PREFIX = /^in_\S{4,}$/;
 
 /** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
-export const CAMPAIGN_FILTER_PARAMS = ['status', 'decline_category', 'from', 'to', 'q'] as const;
+export const CAMPAIGN_FILTER_PARAMS = ['status', 'decline_category', 'from', 'to', 'q', 'sort'] as const;
 
 /** The CSV export's columns, in order: the campaign's own (`k`), and its customer's email. */
 export const CAMPAIGN_EXPORT_COLUMNS = [
@@ -87,6 +132,8 @@ export function campaignListFilters(
   if (query.from !== undefined) filters.from = instantParam('from', query.from);
   if (query.to !== undefined) filters.to = instantParam('to', query.to);
   if (query.q !== undefined) filters.q = searchParam('q', query.q);
+  const sort = sortParam(query.sort, CAMPAIGN_SORTS, CAMPAIGN_DEFAULT_SORT);
+  if (sort !== undefined) filters.sort = sort;
   return filters;
 }
 
@@ -130,7 +177,7 @@ export async function campaignSearchCustomers(
 }
 
 /**
- * The filtered campaigns with their customer's email, newest first: as columns (the export),
+ * The filtered campaigns with their customer's email, in the filters' order: as columns (the export),
  * or as the list row's JSON built by Postgres (the list page, whose rows are written as they
  * come, as /api/v1 does) beside the keyset columns. Every filter is served by an index: status
  * by recovery_campaigns_status_idx, decline_category by
@@ -158,18 +205,13 @@ export function campaignListQuery(
   }
   if (shape === 'count') query.select(db.raw('1'));
   else {
+    const order = campaignOrder(filters);
+    const keys = [...order.keys.map((key) => key.column), 'k.id'];
     query
-      .orderBy([
-        { column: 'k.first_failed_at', order: 'desc' },
-        { column: 'k.id', order: 'desc' },
-      ])
+      .orderBy(keys.map((column) => ({ column, order: order.direction })))
       .select(
         shape === 'json'
-          ? [
-              'k.first_failed_at',
-              'k.id',
-              db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`),
-            ]
+          ? [...keys, db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`)]
           : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
               column === 'customer_email' ? 'c.email as customer_email' : `k.${column}`,
             ),
@@ -203,14 +245,15 @@ export async function campaignListPage(
   page: { limit: number; cursor?: string | undefined },
 ): Promise<JsonText<ListEnvelope<CampaignListRow>>> {
   const customers = await campaignSearchCustomers(db, workspaceId, filters);
-  const result = await opaqueKeysetPage<{ first_failed_at: Date; id: string; json: string }>(
+  const result = await opaqueKeysetPage<{ id: string; json: string }>(
     campaignListQuery(db, workspaceId, filters, 'json', customers),
     {
-      column: 'k.first_failed_at',
+      order: campaignOrder(filters),
       idColumn: 'k.id',
       cursor: page.cursor,
       limit: page.limit,
       scope: listScope('campaigns', filters),
+      sorted: true,
       ordered: true,
     },
   );

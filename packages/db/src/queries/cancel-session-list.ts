@@ -11,14 +11,14 @@ import type { Queryable } from '../connection.js';
 import type { CancelSessionListRow } from '../dashboard-views.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { instantParam, searchParam, type RowShape } from './list-params.js';
-import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import { instantParam, searchParam, sortParam, type RowShape } from './list-params.js';
+import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
  * The dashboard's cancel sessions list and its CSV export: one filter parser and one query,
- * newest first by (created_at, id). The list is a keyset page of it; the export reads all of it
- * in keyset pages.
+ * newest first by (created_at, id) unless `sort` says otherwise (CANCEL_SESSION_SORTS). The list
+ * is a keyset page of it; the export reads all of it in keyset pages.
  * outcome, reason_code and one customer's sessions each have their (workspace_id, filter,
  * created_at DESC, id DESC) index (0004, 0014); from/to are a range of whichever is read. A
  * search (`q`, as the customers list's) joins the customers: the planner finds the few matched
@@ -36,10 +36,45 @@ export interface CancelSessionListFilters {
   to?: Date;
   /** A customer's whole email, or part of their email or name (as the customers list's q). */
   q?: string;
+  /** The order, when not the default (sortParam; CampaignListFilters.sort says why it is here). */
+  sort?: CancelSessionSort;
 }
 
 /** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
-export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code', 'from', 'to', 'q'] as const;
+export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code', 'from', 'to', 'q', 'sort'] as const;
+
+/**
+ * The cancel sessions list's orders (docs/dashboard-api.md, "Sorting"): by when each started
+ * (cancel_sessions_list_idx), or by monthly MRR within currency (cancel_sessions_mrr_idx, 0042),
+ * as the campaigns' amount (CAMPAIGN_SORTS says why within currency).
+ */
+export const CANCEL_SESSION_SORTS = {
+  '-created_at': { keys: [{ column: 's.created_at', kind: 'timestamp' }], direction: 'desc' },
+  created_at: { keys: [{ column: 's.created_at', kind: 'timestamp' }], direction: 'asc' },
+  '-monthly_mrr': {
+    keys: [
+      { column: 's.currency', kind: 'text' },
+      { column: 's.monthly_mrr_cents', kind: 'integer' },
+    ],
+    direction: 'desc',
+  },
+  monthly_mrr: {
+    keys: [
+      { column: 's.currency', kind: 'text' },
+      { column: 's.monthly_mrr_cents', kind: 'integer' },
+    ],
+    direction: 'asc',
+  },
+} as const satisfies Record<string, KeysetOrder>;
+
+type CancelSessionSort = keyof typeof CANCEL_SESSION_SORTS;
+
+const CANCEL_SESSION_DEFAULT_SORT: CancelSessionSort = '-created_at';
+
+/** The order of filters (CancelSessionListFilters.sort): the export's too. */
+export function cancelSessionOrder(filters: CancelSessionListFilters): KeysetOrder {
+  return CANCEL_SESSION_SORTS[filters.sort ?? CANCEL_SESSION_DEFAULT_SORT];
+}
 
 /** The CSV export's columns, in order: the session's own (`s`), and its customer's email. */
 export const CANCEL_SESSION_EXPORT_COLUMNS = [
@@ -75,6 +110,8 @@ export function cancelSessionListFilters(
   if (query.from !== undefined) filters.from = instantParam('from', query.from);
   if (query.to !== undefined) filters.to = instantParam('to', query.to);
   if (query.q !== undefined) filters.q = searchParam('q', query.q);
+  const sort = sortParam(query.sort, CANCEL_SESSION_SORTS, CANCEL_SESSION_DEFAULT_SORT);
+  if (sort !== undefined) filters.sort = sort;
   return filters;
 }
 
@@ -102,18 +139,13 @@ export function cancelSessionListQuery(
     query.whereRaw(`(${match})`, bindings);
   }
   if (shape === 'count') return query.select(db.raw('1'));
+  const order = cancelSessionOrder(filters);
+  const keys = [...order.keys.map((key) => key.column), 's.id'];
   return query
-    .orderBy([
-      { column: 's.created_at', order: 'desc' },
-      { column: 's.id', order: 'desc' },
-    ])
+    .orderBy(keys.map((column) => ({ column, order: order.direction })))
     .select(
       shape === 'json'
-        ? [
-            's.created_at',
-            's.id',
-            db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`),
-          ]
+        ? [...keys, db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`)]
         : CANCEL_SESSION_EXPORT_COLUMNS.map((column) =>
             column === 'customer_email' ? 'c.email as customer_email' : `s.${column}`,
           ),
@@ -126,14 +158,15 @@ export async function cancelSessionListPage(
   filters: CancelSessionListFilters,
   page: { limit: number; cursor?: string | undefined },
 ): Promise<JsonText<ListEnvelope<CancelSessionListRow>>> {
-  const result = await opaqueKeysetPage<{ created_at: Date; id: string; json: string }>(
+  const result = await opaqueKeysetPage<{ id: string; json: string }>(
     cancelSessionListQuery(db, workspaceId, filters, 'json'),
     {
-      column: 's.created_at',
+      order: cancelSessionOrder(filters),
       idColumn: 's.id',
       cursor: page.cursor,
       limit: page.limit,
       scope: listScope('cancel_sessions', filters),
+      sorted: true,
       ordered: true,
     },
   );

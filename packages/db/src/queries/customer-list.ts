@@ -3,8 +3,8 @@ import { SEARCH_MIN_CHARACTERS } from '@retention/core/search';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
-import { containsPattern, searchParam, textParam, type RowShape } from './list-params.js';
-import { listScope, opaqueKeysetPage } from './opaque-keyset.js';
+import { containsPattern, searchParam, sortParam, textParam, type RowShape } from './list-params.js';
+import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
@@ -21,9 +21,25 @@ export interface CustomerListFilters {
   tag?: string;
   /** A whole email address, or part of the email or name, any case (customerSearchMatch). */
   q?: string;
+  /** The order, when not the default (sortParam; CampaignListFilters.sort says why it is here). */
+  sort?: CustomerSort;
 }
 
-export const CUSTOMER_FILTER_PARAMS = ['email', 'tag', 'q'] as const;
+export const CUSTOMER_FILTER_PARAMS = ['email', 'tag', 'q', 'sort'] as const;
+
+/**
+ * The customers list's orders (docs/dashboard-api.md, "Sorting"): newest or oldest first, both
+ * through customers_list_idx. Not by email: a customer is found by searching, and the addresses'
+ * order would need an index of its own and a cursor holding a 320-character address.
+ */
+export const CUSTOMER_SORTS = {
+  '-created_at': { keys: [{ column: 'created_at', kind: 'timestamp' }], direction: 'desc' },
+  created_at: { keys: [{ column: 'created_at', kind: 'timestamp' }], direction: 'asc' },
+} as const satisfies Record<string, KeysetOrder>;
+
+type CustomerSort = keyof typeof CUSTOMER_SORTS;
+
+const CUSTOMER_DEFAULT_SORT: CustomerSort = '-created_at';
 
 /**
  * The text a search (`q`) is looked for in: the email and the name, lowercase. Exactly the
@@ -92,11 +108,13 @@ export function customerListFilters(
     filters.tag = textParam('tag', query.tag.trim().toLowerCase(), 100);
   }
   if (query.q !== undefined) filters.q = searchParam('q', query.q);
+  const sort = sortParam(query.sort, CUSTOMER_SORTS, CUSTOMER_DEFAULT_SORT);
+  if (sort !== undefined) filters.sort = sort;
   return filters;
 }
 
 /**
- * The filtered customers, newest first: as the export's columns (tags joined into one text),
+ * The filtered customers, in the filters' order: as the export's columns (tags joined into one text),
  * or as the list row's JSON built by Postgres beside the keyset columns.
  */
 export function customerListQuery(
@@ -105,11 +123,12 @@ export function customerListQuery(
   filters: CustomerListFilters,
   shape: RowShape = 'columns',
 ): Knex.QueryBuilder {
+  const { direction } = customerOrder(filters);
   const query = db('customers')
     .where('workspace_id', workspaceId)
     .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
+      { column: 'created_at', order: direction },
+      { column: 'id', order: direction },
     ])
     .select(
       shape === 'json'
@@ -133,17 +152,23 @@ export async function customerListPage(
   filters: CustomerListFilters,
   page: { limit: number; cursor?: string | undefined },
 ): Promise<JsonText<ListEnvelope<Customer>>> {
-  const result = await opaqueKeysetPage<{ created_at: Date; id: string; json: string }>(
+  const result = await opaqueKeysetPage<{ id: string; json: string }>(
     customerListQuery(db, workspaceId, filters, 'json'),
     {
-      column: 'created_at',
+      order: customerOrder(filters),
       cursor: page.cursor,
       limit: page.limit,
       scope: listScope('customers', filters),
+      sorted: true,
       ordered: true,
     },
   );
   return listEnvelope(result, wholeListTotal(result, page.cursor));
+}
+
+/** The order of filters (CustomerListFilters.sort): the export's too. */
+export function customerOrder(filters: CustomerListFilters): KeysetOrder {
+  return CUSTOMER_SORTS[filters.sort ?? CUSTOMER_DEFAULT_SORT];
 }
 
 /** How many match the filters, at most 1,000 counted (the list's count route). */

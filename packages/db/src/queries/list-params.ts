@@ -1,5 +1,6 @@
 import { CONTROL_CHARACTER, invalidField, parseTimestamp } from '@retention/core';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
+import type { KeysetOrder } from './opaque-keyset.js';
 
 /** Query parameters the dashboard's lists share (docs/dashboard-api.md, "Data pages"). */
 
@@ -71,4 +72,20 @@ export function prefixPattern(text: string): string {
 /** `text` in a LIKE pattern as itself: `%`, `_` and LIKE's escape character `\` escaped. */
 function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
+/**
+ * A list's `sort` (docs/dashboard-api.md, "Sorting"): one of `sorts`' names, a column's name,
+ * `-` before it for descending. The list's default (`fallback`) is read as no sort at all
+ * (undefined), so `?sort=-first_failed_at` and no sort are one list, with one scope: their
+ * cursors are each other's, and cursors made before sorting existed still work.
+ */
+export function sortParam<Sort extends string>(
+  value: string | undefined,
+  sorts: Readonly<Record<Sort, KeysetOrder>>,
+  fallback: Sort,
+): Sort | undefined {
+  if (value === undefined || value === fallback) return undefined;
+  if (!Object.hasOwn(sorts, value)) throw invalidField('sort', `must be one of ${Object.keys(sorts).join(', ')}`);
+  return value as Sort;
 }

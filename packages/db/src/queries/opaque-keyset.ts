@@ -5,16 +5,12 @@ import type { Page } from './pagination.js';
 
 /**
  * Keyset pages for the dashboard's own lists (security log, delivery log, …), newest first by
- * (timestamp DESC, id DESC). Unlike the public API's timestamp cursor (decisions.md), the
+ * (timestamp DESC, id DESC) unless a list's sort says otherwise (KeysetOrder: the campaigns by
+ * amount, oldest first). Unlike the public API's timestamp cursor (decisions.md), the
  * cursor here is opaque: it names the last row's timestamp *and* id, so a page may end inside a
  * group of equal timestamps and the next one still starts exactly after it. Clients send back
  * `next_cursor` as it came; anything else is `invalid_param`.
  */
-export interface OpaqueCursor {
-  at: Date;
-  id: string;
-}
-
 /**
  * A list's scope: its name and a digest of its filters. A cursor made with a scope is accepted
  * only by the same list with the same filters (a cursor of the lost campaigns sent with
@@ -33,53 +29,143 @@ export function listScope(list: string, filters: object): string {
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export function encodeOpaqueCursor(at: Date, id: string, scope?: string): string {
-  const parts = scope === undefined ? [toIsoMillis(at), id] : [toIsoMillis(at), id, scope];
+  return encodeKeysetCursor([toIsoMillis(at)], id, scope);
+}
+
+/** A cursor of any order (keysetCursorValue's texts of its keys, then the id, then the scope). */
+function encodeKeysetCursor(values: readonly string[], id: string, scope?: string): string {
+  const parts = scope === undefined ? [...values, id] : [...values, id, scope];
   return Buffer.from(parts.join('|'), 'utf8').toString('base64url');
 }
 
-/** The row a cursor names; with `scope`, only a cursor made with that same scope. */
-export function decodeOpaqueCursor(value: string, field = 'cursor', scope?: string): OpaqueCursor {
-  const refuse = () => invalidField(field, 'must be a next_cursor value returned by this list');
-  if (value.length > 300 || !/^[A-Za-z0-9_-]+$/.test(value)) throw refuse();
-  const [iso, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
-  // Exactly what encodeOpaqueCursor writes: an instant Postgres can hold, never one it refuses.
-  const at = new Date(iso !== undefined && ISO_MILLIS.test(iso) ? iso : Number.NaN);
-  if (rest.length > 1 || !id || !isUuid(id) || Number.isNaN(at.getTime()) || toIsoMillis(at) !== iso) throw refuse();
-  if (rest[0] !== scope) {
-    throw invalidField(field, 'comes from another list or other filters; start again without a cursor');
-  }
-  return { at, id };
+/** The decoded cursor's refusals: not one this service wrote, or one of another scope. */
+function refusedCursor(field: string): Error {
+  return invalidField(field, 'must be a next_cursor value returned by this list');
+}
+function otherScope(field: string, sorted: boolean): Error {
+  return invalidField(
+    field,
+    sorted
+      ? 'comes from another list, other filters or another sort; start again without a cursor'
+      : 'comes from another list or other filters; start again without a cursor',
+  );
 }
 
 /**
- * One page of `query` (filters applied, no order, no limit) after `cursor`. The query must be
- * served by an index on (…filters, column DESC, id DESC) for deep pages to cost what the first
- * costs. `idColumn` and `column` may be qualified (`a.id`) when the query joins.
+ * What a key of an order is: a timestamp (written as its ISO instant), an integer (`bigint`,
+ * written in decimal, read back as text: Postgres compares it as the column's type), or text
+ * (written percent-encoded, so that it never holds the `|` between the parts).
+ */
+export type KeysetKind = 'timestamp' | 'integer' | 'text';
+
+/** A column of an order, qualified as the query names it (`k.amount_cents`). */
+export interface KeysetKey {
+  column: string;
+  kind: KeysetKind;
+}
+
+const INTEGER = /^-?(0|[1-9]\d{0,18})$/;
+
+function keyText(value: unknown, kind: KeysetKind): string {
+  if (kind === 'timestamp') return toIsoMillis(value as Date);
+  if (kind === 'integer') return String(value);
+  return encodeURIComponent(String(value));
+}
+
+function keyValue(text: string, kind: KeysetKind): Date | string | null {
+  if (kind === 'timestamp') {
+    // Exactly what encodeKeysetCursor writes: an instant Postgres can hold, never one it refuses.
+    const at = new Date(ISO_MILLIS.test(text) ? text : Number.NaN);
+    return Number.isNaN(at.getTime()) || toIsoMillis(at) !== text ? null : at;
+  }
+  if (kind === 'integer') return INTEGER.test(text) ? text : null;
+  try {
+    const decoded = decodeURIComponent(text);
+    return encodeURIComponent(decoded) === text ? decoded : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The values a cursor names for `keys`, and its id. The scope is looked at first: a cursor of
+ * another list, filters or sort, whatever keys it holds, is refused as one (`otherScope`), so the
+ * reason said is the one that helps (start again), not that the cursor is malformed.
+ */
+function decodeKeysetCursor(
+  value: string,
+  keys: readonly KeysetKey[],
+  field: string,
+  scope: string | undefined,
+  sorted: boolean,
+): { values: (Date | string)[]; id: string } {
+  if (value.length > 300 || !/^[A-Za-z0-9_-]+$/.test(value)) throw refusedCursor(field);
+  const parts = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  // Another list's or sort's cursor holds the keys of its own order, which may not be these.
+  const last = parts.at(-1)!;
+  if (scope !== undefined && parts.length >= 3 && SCOPE.test(last) && last !== scope) throw otherScope(field, sorted);
+  const own = keys.length + 1;
+  if (parts.length < own || parts.length > own + 1) throw refusedCursor(field);
+  const values = keys.map((key, index) => keyValue(parts[index]!, key.kind));
+  const id = parts[keys.length]!;
+  if (!isUuid(id) || values.some((one) => one === null)) throw refusedCursor(field);
+  if (parts[own] !== scope) throw otherScope(field, sorted);
+  return { values: values as (Date | string)[], id };
+}
+
+/** A scope as listScope writes it: the list's name, a dot, the digest. */
+const SCOPE = /^[a-z_]+\.[A-Za-z0-9_-]{16}$/;
+
+/**
+ * The order of a keyset list: its keys, then its id as the last tie-break, all one direction
+ * (so one index on (…filters, keys…, id) serves both directions, scanned either way).
+ */
+export interface KeysetOrder {
+  keys: readonly KeysetKey[];
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * One page of `query` (filters applied, no limit) after `cursor`. The query must be served by an
+ * index on (…filters, keys…, id) for deep pages to cost what the first costs. `idColumn` and the
+ * columns may be qualified (`a.id`) when the query joins. Newest first by `column` (a timestamp)
+ * unless `order` says otherwise.
  */
 export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
   query: Knex.QueryBuilder,
   options: {
-    column: string;
+    /** The timestamp of a newest-first list, when `order` is not given. */
+    column?: string;
+    /** The list's order, when not newest first by `column`. */
+    order?: KeysetOrder;
     idColumn?: string;
     cursor?: string | undefined;
     limit: number;
     /** listScope(...) of the list and its filters; the cursor is refused for any other. */
     scope?: string;
-    /** The query already orders by (column DESC, id DESC). */
+    /** The list has sorts: a refused scope names another sort among its reasons. */
+    sorted?: boolean;
+    /** The query already orders by (keys…, id), in the order's direction. */
     ordered?: boolean;
   },
 ): Promise<Page<Row>> {
   const idColumn = options.idColumn ?? 'id';
-  const cursor = options.cursor === undefined ? undefined : decodeOpaqueCursor(options.cursor, 'cursor', options.scope);
-  if (cursor) {
-    query.whereRaw('(??, ??) < (?, ?)', [options.column, idColumn, cursor.at, cursor.id]);
+  const order: KeysetOrder = options.order ?? {
+    keys: [{ column: options.column!, kind: 'timestamp' }],
+    direction: 'desc',
+  };
+  const columns = [...order.keys.map((key) => key.column), idColumn];
+  if (options.cursor !== undefined) {
+    const cursor = decodeKeysetCursor(options.cursor, order.keys, 'cursor', options.scope, options.sorted ?? false);
+    const casts = order.keys.map((key) => CASTS[key.kind]);
+    query.whereRaw(
+      `(${columns.map(() => '??').join(', ')}) ${order.direction === 'desc' ? '<' : '>'} (${[...casts, '::uuid']
+        .map((cast) => `?${cast}`)
+        .join(', ')})`,
+      [...columns, ...cursor.values, cursor.id],
+    );
   }
-  if (!options.ordered) {
-    query.orderBy([
-      { column: options.column, order: 'desc' },
-      { column: idColumn, order: 'desc' },
-    ]);
-  }
+  if (!options.ordered) query.orderBy(columns.map((column) => ({ column, order: order.direction })));
   const rows = (await query.limit(options.limit + 1)) as Row[];
   const hasMore = rows.length > options.limit;
   const page = hasMore ? rows.slice(0, options.limit) : rows;
@@ -90,7 +176,14 @@ export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
     hasMore,
     nextCursor:
       hasMore && last
-        ? encodeOpaqueCursor(last[key(options.column)] as Date, String(last[key(idColumn)]), options.scope)
+        ? encodeKeysetCursor(
+            order.keys.map((one) => keyText(last[key(one.column)], one.kind)),
+            String(last[key(idColumn)]),
+            options.scope,
+          )
         : null,
   };
 }
+
+/** Each kind's cast of a cursor's value, so it compares as the column's type does. */
+const CASTS: Record<KeysetKind, string> = { timestamp: '::timestamptz', integer: '::bigint', text: '::text' };

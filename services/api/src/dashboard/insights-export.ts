@@ -4,12 +4,12 @@ import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { invalidField, toIsoMillis } from '@retention/core';
 import { knownZone } from '@retention/core/time-zones';
-import { opaqueKeysetPage } from '@retention/db';
+import { opaqueKeysetPage, type KeysetOrder } from '@retention/db';
 import type { Knex } from 'knex';
 import type { Logger } from '@retention/runtime';
 
 /**
- * Writes a dashboard list (its filters applied, ordered by (timestamp DESC, id DESC)) as CSV,
+ * Writes a dashboard list (its filters applied, in the list's order: its sort's keys, then id) as CSV,
  * one keyset page at a time: a page of rows is read on a pooled connection, which goes back to
  * the pool before the page is written; the next page is read only once the client has taken
  * the last (the response drained), starting after the last row's key. So a client that stops
@@ -24,10 +24,10 @@ import type { Logger } from '@retention/runtime';
  */
 
 export interface KeysetList {
-  /** The list's query, filters applied and ordered by (column DESC, idColumn DESC); built anew for each page. */
+  /** The list's query, filters applied and ordered by (order's keys…, idColumn); built anew for each page. */
   query: () => Knex.QueryBuilder;
-  /** The ordering timestamp and id columns, qualified as the query names them (`s.created_at`). */
-  column: string;
+  /** The list's order (its sort's), its columns qualified as the query names them (`s.created_at`). */
+  order: KeysetOrder;
   idColumn: string;
 }
 
@@ -141,7 +141,7 @@ export async function writeCsvPages(
   let header = true;
   for (;;) {
     const page = await opaqueKeysetPage<Record<string, unknown>>(list.query(), {
-      column: list.column,
+      order: list.order,
       idColumn: list.idColumn,
       cursor,
       limit: pageSize,

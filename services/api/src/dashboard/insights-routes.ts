@@ -13,11 +13,14 @@ import {
   campaignDetail,
   campaignListFilters,
   campaignListQuery,
+  campaignOrder,
   campaignSearchCustomers,
   cancelSessionListFilters,
   cancelSessionListQuery,
+  cancelSessionOrder,
   customerListFilters,
   customerListQuery,
+  customerOrder,
 } from '@retention/db';
 import { pathId } from '../middleware/validate-query.js';
 import { ReadCoalescer } from './coalesce.js';
@@ -100,7 +103,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     // The search's customers once, for every page (campaign-list.ts, CampaignSearchCustomers).
     const customers = await campaignSearchCustomers(db, workspaceId, filters);
     const query = () => campaignListQuery(db, workspaceId, filters, 'columns', customers);
-    const list = { query, column: 'k.first_failed_at', idColumn: 'k.id' };
+    const list = { query, order: campaignOrder(filters), idColumn: 'k.id' };
     await exportCsv(req, res, list, CAMPAIGN_EXPORT_COLUMNS, filename);
   });
 
@@ -114,7 +117,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     );
     const { workspaceId } = signedIn(res);
     const query = () => cancelSessionListQuery(db, workspaceId, filters);
-    const list = { query, column: 's.created_at', idColumn: 's.id' };
+    const list = { query, order: cancelSessionOrder(filters), idColumn: 's.id' };
     await exportCsv(req, res, list, CANCEL_SESSION_EXPORT_COLUMNS, filename);
   });
 
@@ -129,7 +132,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     const filename = exportFilename('customers', { texts }, zone);
     const { workspaceId } = signedIn(res);
     const query = () => customerListQuery(db, workspaceId, filters);
-    const list = { query, column: 'created_at', idColumn: 'id' };
+    const list = { query, order: customerOrder(filters), idColumn: 'id' };
     await exportCsv(req, res, list, CUSTOMER_EXPORT_COLUMNS, filename);
   });
 

@@ -510,10 +510,13 @@ describe('bad list requests are 400 invalid_param, never a 500', () => {
     const first = await call('GET', '/campaigns?status=in_flight&limit=2', { cookie });
     const cursor = encodeURIComponent(first.body.next_cursor);
     expect((await call('GET', `/campaigns?status=in_flight&limit=3&cursor=${cursor}`, { cookie })).status).toBe(200);
-    await refused(`/campaigns?status=lost&cursor=${cursor}`, /cursor: comes from another list or other filters/);
-    await refused(`/campaigns?cursor=${cursor}`, /cursor: comes from another list or other filters/);
-    await refused(`/campaigns?status=in_flight&q=xyz&cursor=${cursor}`, /another list or other filters/);
-    await refused(`/cancel_sessions?cursor=${cursor}`, /another list or other filters/);
+    await refused(
+      `/campaigns?status=lost&cursor=${cursor}`,
+      /cursor: comes from another list, other filters or another sort/,
+    );
+    await refused(`/campaigns?cursor=${cursor}`, /cursor: comes from another list, other filters or another sort/);
+    await refused(`/campaigns?status=in_flight&q=xyz&cursor=${cursor}`, /another list, other filters or another sort/);
+    await refused(`/cancel_sessions?cursor=${cursor}`, /another list, other filters or another sort/);
     const sessions = await call('GET', '/cancel_sessions?limit=1', { cookie });
     // A cancel sessions cursor is its filters': not another search's, nor another range's.
     const sessionCursor = encodeURIComponent(sessions.body.next_cursor);
@@ -533,19 +536,19 @@ describe('bad list requests are 400 invalid_param, never a 500', () => {
     );
     await refused(
       `/customers?cursor=${encodeURIComponent(sessions.body.next_cursor)}`,
-      /another list or other filters/,
+      /another list, other filters or another sort/,
     );
     const customers = await call('GET', '/customers?limit=1', { cookie });
     await refused(
       `/customers?tag=vip&cursor=${encodeURIComponent(customers.body.next_cursor)}`,
-      /another list or other filters/,
+      /another list, other filters or another sort/,
     );
     // The security log's cursors (no scope) are not the lists' either.
     const [event] = await db()('security_events').where({ workspace_id: w.ws }).select('created_at', 'id');
     const unscoped = Buffer.from(`${(event?.created_at ?? new Date()).toISOString()}|${w.campaigns[0]}`).toString(
       'base64url',
     );
-    await refused(`/campaigns?cursor=${unscoped}`, /another list or other filters/);
+    await refused(`/campaigns?cursor=${unscoped}`, /another list, other filters or another sort/);
   });
 });
 

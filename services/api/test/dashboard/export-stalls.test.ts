@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { CANCEL_SESSION_EXPORT_COLUMNS, cancelSessionListQuery } from '@retention/db';
+import { CANCEL_SESSION_EXPORT_COLUMNS, cancelSessionListQuery, cancelSessionOrder } from '@retention/db';
 import { createLogger, type Logger } from '@retention/runtime';
 import express from 'express';
 import { streamCsv, writeCsvPages, type CsvExportOptions } from '../../src/dashboard/insights-export.js';
@@ -116,7 +116,7 @@ async function exportServer(workspaceId: string, logger: Logger, options: CsvExp
   app.get('/export.csv', async (_req, res) => {
     const list = {
       query: () => cancelSessionListQuery(api.current.db, workspaceId, {}),
-      column: 's.created_at',
+      order: cancelSessionOrder({}),
       idColumn: 's.id',
     };
     await streamCsv(res, logger, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv', options);
@@ -436,7 +436,11 @@ describe('an export read page by page', () => {
           .then(() => done(), done);
       },
     });
-    const list = { query: () => cancelSessionListQuery(db, workspaceId, {}), column: 's.created_at', idColumn: 's.id' };
+    const list = {
+      query: () => cancelSessionListQuery(db, workspaceId, {}),
+      order: cancelSessionOrder({}),
+      idColumn: 's.id',
+    };
     expect(await writeCsvPages(sink, list, CANCEL_SESSION_EXPORT_COLUMNS, { pageSize: 3 })).toBe('done');
 
     expect(inserted).toBeGreaterThanOrEqual(8);
@@ -488,7 +492,7 @@ describe('an export read page by page', () => {
     });
     const list = {
       query: () => cancelSessionListQuery(db, workspaceId, { outcome: 'canceled' }),
-      column: 's.created_at',
+      order: cancelSessionOrder({}),
       idColumn: 's.id',
     };
     expect(await writeCsvPages(sink, list, CANCEL_SESSION_EXPORT_COLUMNS, { pageSize: 3 })).toBe('done');
