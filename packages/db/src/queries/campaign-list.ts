@@ -26,7 +26,7 @@ import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pa
 /**
  * The campaigns list's orders (docs/dashboard-api.md, "Sorting"), each served by an index scanned
  * either way: by first failure (recovery_campaigns_list_idx), or by amount within currency
- * (recovery_campaigns_amount_idx, 0042). Amounts are in each currency's minor units, so they
+ * (recovery_campaigns_amount_idx, 0043). Amounts are in each currency's minor units, so they
  * compare only within one currency: ¥1,000 is 1000 and $10.00 is 1000 too. The amount order is
  * (currency, amount, id), all one direction: largest first is the currencies Z to A (usd, jpy,
  * eur), each largest first; smallest first the reverse. Converting with the FX table would

@@ -45,7 +45,7 @@ export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code', 'from', '
 
 /**
  * The cancel sessions list's orders (docs/dashboard-api.md, "Sorting"): by when each started
- * (cancel_sessions_list_idx), or by monthly MRR within currency (cancel_sessions_mrr_idx, 0042),
+ * (cancel_sessions_list_idx), or by monthly MRR within currency (cancel_sessions_mrr_idx, 0043),
  * as the campaigns' amount (CAMPAIGN_SORTS says why within currency).
  */
 export const CANCEL_SESSION_SORTS = {
