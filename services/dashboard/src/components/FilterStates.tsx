@@ -124,7 +124,17 @@ export function useFilterState<Name extends string>(
   setParams: (next: Partial<Record<Name, string>>) => void,
   checks: Partial<Record<Name, FilterCheck>>,
   noun = 'list',
-  { strictAddress = false }: { strictAddress?: boolean } = {},
+  {
+    strictAddress = false,
+    order = [],
+  }: {
+    strictAddress?: boolean;
+    /**
+     * Parameters that order the list rather than filter it (`sort`): checked as filters are, but
+     * no reason to offer Clear filters, which keeps them (unless their value is unknown).
+     */
+    order?: readonly Name[];
+  } = {},
 ): FilterState {
   const [params, setAddress] = useSearchParams();
   const mistakes = strictAddress ? addressMistakes(params, Object.keys(filters), checks, noun) : [];
@@ -157,7 +167,10 @@ export function useFilterState<Name extends string>(
       : undefined;
 
   const clear = () => {
-    const none = Object.fromEntries(Object.keys(filters).map((name) => [name, ''])) as Partial<Record<Name, string>>;
+    const cleared = (Object.keys(filters) as Name[]).filter(
+      (name) => !order.includes(name) || unknown.some((one) => one.name === name),
+    );
+    const none = Object.fromEntries(cleared.map((name) => [name, ''])) as Partial<Record<Name, string>>;
     // The parameters the list does not take go too, in the same change of the address.
     if (mistakes.length > 0) setAddress({ ...none, ...Object.fromEntries(mistakes.map(({ name }) => [name, ''])) });
     else setParams(none);
@@ -165,7 +178,7 @@ export function useFilterState<Name extends string>(
   };
 
   return {
-    anySet: checked.some(([name]) => filters[name] !== ''),
+    anySet: checked.some(([name]) => !order.includes(name) && filters[name] !== ''),
     mistakes,
     unknown,
     noteId,

@@ -37,6 +37,60 @@ export interface Column<T> {
    * down to 7rem, the fill column its narrowest, rather than the list stacking. One per list.
    */
   narrows?: boolean;
+  /** The column sorts the list (docs/dashboard-ui.md, "Sorting"), when the table is given `sorting`. */
+  sort?: ColumnSort;
+}
+
+/**
+ * How a column sorts: its name in the API's `sort` (`amount`; `-amount` descending), and what its
+ * values are, for the words of each direction ("largest first", "newest first"). A first click
+ * sorts descending (the largest amounts, the newest), as a list asked to be sorted by amount or
+ * by time is usually wanted; a click on the sorted column turns it round.
+ */
+interface ColumnSort {
+  key: string;
+  kind: 'money' | 'time';
+}
+
+/** A sortable list's order: the applied `sort` (the list's default when the address has none). */
+export interface ListSorting {
+  value: string;
+  /** `via`: the control used, when it is the stacked list's Sort by (the focus goes back to it). */
+  onChange: (sort: string, via?: 'select') => void;
+}
+
+/** The words of a direction of a column's values. */
+function directionWords(kind: ColumnSort['kind'], descending: boolean): string {
+  if (kind === 'money') return descending ? 'largest first' : 'smallest first';
+  return descending ? 'newest first' : 'oldest first';
+}
+
+/** The sortable column and direction a `sort` names, if one of `columns` has it. */
+function sortedColumn<T>(columns: readonly Column<T>[], sort: string) {
+  const descending = sort.startsWith('-');
+  const key = descending ? sort.slice(1) : sort;
+  const column = columns.find((one) => one.sort?.key === key);
+  return column?.sort ? { column, sort: column.sort, descending } : null;
+}
+
+/** "Amount, largest first": a sort in words, as the stacked list's Sort by offers it and the live region says it. */
+function sortWords<T>(columns: readonly Column<T>[], sort: string): string {
+  const sorted = sortedColumn(columns, sort);
+  return sorted ? `${sorted.column.header}, ${directionWords(sorted.sort.kind, sorted.descending)}` : sort;
+}
+
+/** The orders a list's columns offer: each sortable column's key, descending (`-amount`) and ascending. */
+export function sortsOf<T>(columns: readonly Column<T>[]): string[] {
+  return columns.flatMap((column) => (column.sort ? [`-${column.sort.key}`, column.sort.key] : []));
+}
+
+/**
+ * A list's order from its address's `sort` (`value`; none is the list's default, `fallback`),
+ * set through `apply`: the default is written as no `sort`, so the address stays as it was
+ * before sorting existed, and a bookmark of it is the default list.
+ */
+export function listSorting(value: string, fallback: string, apply: (next: { sort: string }) => void): ListSorting {
+  return { value: value || fallback, onChange: (sort) => apply({ sort: sort === fallback ? '' : sort }) };
 }
 
 const cellClass = (column: Column<never>) =>
@@ -74,7 +128,10 @@ export function ApiListTable<T extends { id: string }>({
     (cursor) => api<List<T> & ListCount>('GET', `${path}${query({ ...filters, cursor })}`),
     `${path}${query(filters)}`,
   );
-  const total = useListCount(`${path}/count${query(filters)}`, list);
+  // Rows are counted whatever their order: the count is asked without the sort, so a new order
+  // asks for no new count (docs/dashboard-ui.md, "Sorting").
+  const { sort: _sort, ...counted } = filters;
+  const total = useListCount(`${path}/count${query(counted)}`, list);
   return <PagedTable list={{ ...list, total }} {...table} />;
 }
 
@@ -118,6 +175,8 @@ interface PagedTableProps<T> {
   sayFirstLoad?: boolean;
   /** The page's filters (useFilterState). */
   filterState?: FilterState;
+  /** The list's order and how to change it: its `sort` columns' headers are then buttons. */
+  sorting?: ListSorting;
 }
 
 export function PagedTable<T extends { id: string }>({
@@ -129,10 +188,22 @@ export function PagedTable<T extends { id: string }>({
   stacks = false,
   sayFirstLoad = false,
   filterState,
+  sorting,
 }: PagedTableProps<T>) {
   const boxRef = useRef<HTMLDivElement>(null);
   const loadMore = useFocusNewRows(list, boxRef);
-  const said = useListStatus(list, rowNames, sayFirstLoad);
+  const resorted = useSortFocus(list, boxRef);
+  const sortChange =
+    sorting &&
+    ({
+      value: sorting.value,
+      onChange: (sort: string, via?: 'select') => {
+        resorted(sort, via === 'select');
+        sorting.onChange(sort);
+      },
+    } satisfies ListSorting);
+  const said = useListStatus(list, rowNames, sayFirstLoad, sorting && sortWords(columns, sorting.value));
+  const moneySort = sorting && sortedColumn(columns, sorting.value)?.sort.kind === 'money';
   useReportRefusal(list, filterState);
   const nothing = showsNothing(list);
   const countId = useId();
@@ -148,6 +219,11 @@ export function PagedTable<T extends { id: string }>({
             {matchCount(list.total, rowNames)}
           </p>
         )}
+        {moneySort && (
+          <p className="hint sort-hint">
+            Amounts are sorted within each currency: an amount is never compared with one in another currency.
+          </p>
+        )}
         <DataTable
           caption={caption}
           columns={columns}
@@ -155,6 +231,7 @@ export function PagedTable<T extends { id: string }>({
           stacks={stacks}
           boxRef={boxRef}
           describedBy={list.total ? countId : undefined}
+          sorting={sortChange}
         />
         {list.error && <ErrorNote message={list.error} onRetry={list.loadMore} />}
         {list.hasMore && (
@@ -227,6 +304,40 @@ export function useFocusNewRows(
 }
 
 /**
+ * After a sort (a column header's button, or the stacked list's Sort by), the focus goes back to
+ * the control used once the sorted rows are in: the list reloads from its first page, and while it
+ * loads the table, and the button in it, are gone, which left the focus on the page's body.
+ * Returns what a sort calls before it changes the order: the control to focus again (`sort` names
+ * a header's button by its column's key; the select is found as it is).
+ */
+function useSortFocus(list: ReadList, boxRef: RefObject<HTMLElement | null>): (sort: string, select: boolean) => void {
+  const pending = useRef<{ key: string; select: boolean } | null>(null);
+  useEffect(() => {
+    const target = pending.current;
+    if (target === null || list.loading) return;
+    pending.current = null;
+    // Sort by is shown only once the new table is found too wide and stacked (useTableFit, in a
+    // render after this one): until then it cannot take the focus, so it is tried again a frame
+    // later, a few times.
+    let frame = 0;
+    const focus = (tries: number) => {
+      const box = boxRef.current?.parentElement;
+      const control = target.select
+        ? box?.querySelector<HTMLElement>('.list-sort select')
+        : box?.querySelector<HTMLElement>(`th button[data-sort="${target.key}"]`);
+      if ((!control || !focusByScript(control)) && tries > 0) {
+        frame = requestAnimationFrame(() => focus(tries - 1));
+      }
+    };
+    focus(5);
+    return () => cancelAnimationFrame(frame);
+  }, [list.loading, boxRef]);
+  return (sort, select) => {
+    pending.current = { key: sort.replace(/^-/, ''), select };
+  };
+}
+
+/**
  * How many rows a list shows after a filter change or Load more, for its polite live region: "50
  * campaigns shown, more available", "100 campaigns shown" (a list of none says its `empty`
  * sentence there instead, on screen). Cleared as each load starts, so the same outcome twice is
@@ -235,10 +346,12 @@ export function useFocusNewRows(
  * just been announced; unless `sayFirstLoad`, the table being new after the page asked nothing.
  * A failure is an alert of its own.
  */
-function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean): string {
+function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean, order?: string): string {
   const [said, setSaid] = useState('');
   const firstLoad = useRef(list.loading && !sayFirstLoad);
   const count = list.items.length;
+  // A new order is said with the rows it brought: "Sorted by Amount, largest first. 50 campaigns shown".
+  const lastOrder = useRef(order);
   useEffect(() => {
     if (list.loading) {
       setSaid('');
@@ -249,7 +362,11 @@ function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean): 
       return;
     }
     if (list.error || count === 0) return;
-    setSaid(`${count} ${count === 1 ? names.one : names.other} shown${list.hasMore ? ', more available' : ''}`);
+    const sorted = order !== lastOrder.current ? `Sorted by ${order}. ` : '';
+    lastOrder.current = order;
+    setSaid(
+      `${sorted}${count} ${count === 1 ? names.one : names.other} shown${list.hasMore ? ', more available' : ''}`,
+    );
     // Said once per finished load: not again when the page re-renders with a new `names` object.
   }, [list.loading]);
   return said;
@@ -283,7 +400,8 @@ function TableBox({
   boxRef: RefObject<HTMLDivElement | null> | undefined;
   /** Whether a column may give way (Column.narrows). */
   narrows: boolean;
-  children: ReactNode;
+  /** The table's head and body, given whether the table is stacked now. */
+  children: (stacked: boolean) => ReactNode;
 }) {
   const ownBox = useRef<HTMLDivElement>(null);
   const box = boxRef ?? ownBox;
@@ -313,7 +431,7 @@ function TableBox({
     >
       <table className={className} ref={table}>
         <caption className="visually-hidden">{caption}</caption>
-        {children}
+        {children(fit === 'stacked')}
       </table>
     </div>
   );
@@ -353,6 +471,7 @@ export function DataTable<T extends { id: string }>({
   boxRef,
   note = null,
   describedBy,
+  sorting,
 }: {
   caption: string;
   columns: Column<T>[];
@@ -365,6 +484,8 @@ export function DataTable<T extends { id: string }>({
   boxRef?: RefObject<HTMLDivElement | null>;
   /** A row action's message, under its row. */
   note?: RowNote | null;
+  /** The list's order: the headers of its `sort` columns are then buttons that sort it. */
+  sorting?: ListSorting | undefined;
 }) {
   const noteRef = useRef<HTMLTableRowElement>(null);
   const saying = note?.saying ?? false;
@@ -380,45 +501,125 @@ export function DataTable<T extends { id: string }>({
     </tr>
   );
   const noteAfter = note && rows.some((row) => row.id === note.after) ? note.after : null;
+  const sortable = sorting ? columns.filter((column) => column.sort) : [];
   return (
-    <TableBox
-      caption={caption}
-      stacks={stacks}
-      boxRef={boxRef}
-      describedBy={describedBy}
-      narrows={columns.some((column) => column.narrows)}
-    >
-      <thead>
-        <tr>
-          {columns.map((column) => (
-            <th key={column.header} scope="col" className={column.actions ? undefined : cellClass(column)}>
-              {column.actions ? <span className="visually-hidden">{column.header}</span> : column.header}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      {/* One array, the note keyed among the rows: moved to another row, it stays the same
+    <>
+      {sorting && sortable.length > 0 && <SortSelect columns={sortable} sorting={sorting} />}
+      <TableBox
+        caption={caption}
+        stacks={stacks}
+        boxRef={boxRef}
+        describedBy={describedBy}
+        narrows={columns.some((column) => column.narrows)}
+      >
+        {(stacked) => (
+          <>
+            <thead>
+              <tr>
+                {columns.map((column) => (
+                  <HeaderCell key={column.header} column={column} sorting={sorting} stacked={stacked} />
+                ))}
+              </tr>
+            </thead>
+            {/* One array, the note keyed among the rows: moved to another row, it stays the same
           element, and its live region with it. */}
-      <tbody>
-        {[
-          ...(noteRow && noteAfter === null ? [noteRow] : []),
-          ...rows.flatMap((row) => [
-            <tr key={row.id} className={rowClass?.(row)}>
-              {columns.map((column) => (
-                <td
-                  key={column.header}
-                  className={cellClass(column)}
-                  data-label={stacks && !column.actions ? column.header : undefined}
-                >
-                  {column.cell(row)}
-                </td>
-              ))}
-            </tr>,
-            ...(noteRow && row.id === noteAfter ? [noteRow] : []),
-          ]),
-        ]}
-      </tbody>
-    </TableBox>
+            <tbody>
+              {[
+                ...(noteRow && noteAfter === null ? [noteRow] : []),
+                ...rows.flatMap((row) => [
+                  <tr key={row.id} className={rowClass?.(row)}>
+                    {columns.map((column) => (
+                      <td
+                        key={column.header}
+                        className={cellClass(column)}
+                        data-label={stacks && !column.actions ? column.header : undefined}
+                      >
+                        {column.cell(row)}
+                      </td>
+                    ))}
+                  </tr>,
+                  ...(noteRow && row.id === noteAfter ? [noteRow] : []),
+                ]),
+              ]}
+            </tbody>
+          </>
+        )}
+      </TableBox>
+    </>
+  );
+}
+
+/**
+ * A column's header: a sortable column's (with `sorting`) is a button named by the header alone
+ * ("Amount") inside the `<th>`, whose `aria-sort` says the order (WAI-ARIA's sortable table:
+ * only the sorted column has it, ascending or descending; the others none); the arrow beside
+ * the name is drawn, not read. Stacked (a phone), the header row is out of sight, so its buttons
+ * leave the Tab order (`tabIndex` -1: a screen reader still has them in the table) and Sort by
+ * (SortSelect) does their work.
+ */
+function HeaderCell<T>({
+  column,
+  sorting,
+  stacked,
+}: {
+  column: Column<T>;
+  sorting: ListSorting | undefined;
+  stacked: boolean;
+}) {
+  const className = column.actions ? undefined : cellClass(column);
+  if (!sorting || !column.sort) {
+    return (
+      <th scope="col" className={className}>
+        {column.actions ? <span className="visually-hidden">{column.header}</span> : column.header}
+      </th>
+    );
+  }
+  const { key } = column.sort;
+  const sorted = sortedColumn([column], sorting.value);
+  const next = sorted && sorted.descending ? key : `-${key}`;
+  return (
+    <th
+      scope="col"
+      className={[className, 'sortable'].filter(Boolean).join(' ')}
+      aria-sort={sorted ? (sorted.descending ? 'descending' : 'ascending') : undefined}
+    >
+      <button
+        type="button"
+        className="sort-button"
+        data-sort={key}
+        tabIndex={stacked ? -1 : undefined}
+        onClick={() => sorting.onChange(next)}
+      >
+        {column.header}
+        <span className={sorted ? 'sort-arrow sorted' : 'sort-arrow'} aria-hidden="true">
+          {sorted ? (sorted.descending ? '↓' : '↑') : '↕'}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+/**
+ * Sort by: the list's orders in a select, for a stacked table (a phone), whose header row, and
+ * the buttons in it, are out of sight. Hidden while the table is not stacked (styles.css,
+ * `.list-sort`): there the headers sort it.
+ */
+function SortSelect<T>({ columns, sorting }: { columns: Column<T>[]; sorting: ListSorting }) {
+  const options = columns.flatMap((column) =>
+    [true, false].map((descending) => {
+      const value = `${descending ? '-' : ''}${column.sort!.key}`;
+      return { value, label: sortWords(columns, value) };
+    }),
+  );
+  return (
+    <div className="list-sort">
+      <Filter
+        label="Sort by"
+        value={sorting.value}
+        options={options}
+        onChange={(sort) => sorting.onChange(sort, 'select')}
+      />
+    </div>
   );
 }
 

@@ -30,7 +30,8 @@ function CustomerLink({ row }: { row: { customer_id: string; customer_email: str
  * A list fits a 1280 px window with one line per cell (docs/dashboard-ui.md, "Lists"): days
  * without the time, emails and feedback clipped to the room left (whole on hover), and under the
  * status and the decline category a quieter line with the day it closed and the decline reason
- * in words (its code on hover). How a campaign was recovered is on its own page.
+ * in words (its code on hover). How a campaign was recovered is on its own page. Amount and First
+ * failed sort the list (Column.sort), as the API's `sort` names them.
  */
 export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
   {
@@ -42,7 +43,12 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
     ),
   },
   { header: 'Customer', cell: (row) => <CustomerLink row={row} />, fill: true },
-  { header: 'Amount', cell: (row) => formatMoney(row.amount_cents, row.currency), numeric: true },
+  {
+    header: 'Amount',
+    cell: (row) => formatMoney(row.amount_cents, row.currency),
+    numeric: true,
+    sort: { key: 'amount', kind: 'money' },
+  },
   {
     header: 'Status',
     cell: (row) => (
@@ -66,7 +72,11 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
       </>
     ),
   },
-  { header: 'First failed', cell: (row) => <Time value={row.first_failed_at} short /> },
+  {
+    header: 'First failed',
+    cell: (row) => <Time value={row.first_failed_at} short />,
+    sort: { key: 'first_failed_at', kind: 'time' },
+  },
 ];
 
 /**
@@ -86,7 +96,11 @@ export const CUSTOMER_COLUMNS: Column<Customer>[] = [
   { header: 'Name', cell: (row) => <Clipped text={row.name} /> },
   { header: 'Processor id', cell: (row) => <code>{row.psp_customer_id}</code> },
   { header: 'Tags', cell: (row) => <Clipped text={row.tags.join(', ')} /> },
-  { header: 'Created', cell: (row) => <Time value={row.created_at} short /> },
+  {
+    header: 'Created',
+    cell: (row) => <Time value={row.created_at} short />,
+    sort: { key: 'created_at', kind: 'time' },
+  },
 ];
 
 /**
@@ -106,6 +120,7 @@ export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
         <Time value={row.created_at} short withTime />
       </Link>
     ),
+    sort: { key: 'created_at', kind: 'time' },
   },
   { header: 'Customer', cell: (row) => <CustomerLink row={row} /> },
   {
@@ -115,5 +130,10 @@ export const CANCEL_SESSION_COLUMNS: Column<CancelSession>[] = [
   },
   { header: 'Reason', cell: (row) => cancelReasonLabel(row.reason_code) },
   { header: 'Feedback', cell: (row) => <Clipped className="long-text" text={row.feedback} />, fill: true },
-  { header: 'MRR', cell: (row) => formatMoney(row.monthly_mrr_cents, row.currency), numeric: true },
+  {
+    header: 'MRR',
+    cell: (row) => formatMoney(row.monthly_mrr_cents, row.currency),
+    numeric: true,
+    sort: { key: 'monthly_mrr', kind: 'money' },
+  },
 ];

@@ -6,9 +6,11 @@ import {
   ApiListTable,
   ExportLink,
   Filter,
+  listSorting,
   SearchFilter,
   searchProblem,
   useListFilters,
+  sortsOf,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
 import { dayCheck, oneOf, UnknownFilters, useFilterState } from '../components/FilterStates.js';
@@ -19,9 +21,12 @@ import { campaignStatusLabel, declineCategoryLabel } from '../labels.js';
 /**
  * The filters of the list and of its export: the address's query string, as the API names
  * them; the address keeps the days picked and the zone they were picked in (`tz`), the API gets
- * the instants they start there.
+ * the instants they start there. `sort` orders both (docs/dashboard-ui.md, "Sorting").
  */
-const FILTERS = ['status', 'decline_category', 'from', 'to', 'q', 'tz'] as const;
+const FILTERS = ['status', 'decline_category', 'from', 'to', 'q', 'tz', 'sort'] as const;
+
+/** The list's order without a `sort`: newest first failure first. */
+const DEFAULT_SORT = '-first_failed_at';
 
 type Filters = Record<(typeof FILTERS)[number], string>;
 
@@ -43,6 +48,7 @@ const CHECKS = {
   from: dayCheck('the start day'),
   to: dayCheck('the end day'),
   q: { says: 'the search' },
+  sort: { says: 'the sort', knows: oneOf(sortsOf(CAMPAIGN_COLUMNS)) },
 };
 
 /** Under the box: what it finds, and the shortest search the server takes. */
@@ -53,7 +59,7 @@ export default function Campaigns() {
   const days = useZonedDays(filters, setParams);
   const { tz: _tz, ...listed } = filters;
   const apiFilters: ApiFilters = { ...listed, ...days.api };
-  const state = useFilterState(filters, setParams, CHECKS, 'list', { strictAddress: true });
+  const state = useFilterState(filters, setParams, CHECKS, 'list', { strictAddress: true, order: ['sort'] });
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
   const rangeProblem = days.problem;
@@ -116,6 +122,7 @@ export default function Campaigns() {
           stacks="titled"
           sayFirstLoad={afterAskingNothing}
           filterState={state}
+          sorting={listSorting(filters.sort, DEFAULT_SORT, setParams)}
         />
       )}
     </>

@@ -7,8 +7,10 @@ import {
   ApiListTable,
   ExportLink,
   Filter,
+  listSorting,
   SearchFilter,
   searchProblem,
+  sortsOf,
   useListFilters,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
@@ -19,8 +21,9 @@ import { cancelOutcomeLabel, cancelReasonLabel } from '../labels.js';
 /**
  * The filters of the list and of its export, as Campaigns has them: the address keeps the days
  * picked and the zone they were picked in (`tz`), the API gets the instants they start there.
+ * `sort` orders both (docs/dashboard-ui.md, "Sorting").
  */
-const FILTERS = ['outcome', 'reason_code', 'from', 'to', 'q', 'tz'] as const;
+const FILTERS = ['outcome', 'reason_code', 'from', 'to', 'q', 'tz', 'sort'] as const;
 
 /** What the list has for each filter, to say an address's value it does not have before asking. */
 const CHECKS = {
@@ -29,6 +32,7 @@ const CHECKS = {
   from: dayCheck('the start day'),
   to: dayCheck('the end day'),
   q: { says: 'the search' },
+  sort: { says: 'the sort', knows: oneOf(sortsOf(CANCEL_SESSION_COLUMNS)) },
 };
 
 export default function CancelSessions() {
@@ -36,7 +40,7 @@ export default function CancelSessions() {
   const days = useZonedDays(filters, setParams);
   const { tz: _tz, ...listed } = filters;
   const apiFilters = { ...listed, ...days.api };
-  const state = useFilterState(filters, setParams, CHECKS, 'list', { strictAddress: true });
+  const state = useFilterState(filters, setParams, CHECKS, 'list', { strictAddress: true, order: ['sort'] });
   // Days that hold no day, or a search under 3 characters, match nothing or would be refused:
   // said at their fields, and neither the list nor the export asks the server.
   const qProblem = searchProblem(filters.q);
@@ -97,6 +101,7 @@ export default function CancelSessions() {
           stacks="titled"
           sayFirstLoad={afterAskingNothing}
           filterState={state}
+          sorting={listSorting(filters.sort, '-created_at', setParams)}
         />
       )}
     </>

@@ -4,32 +4,41 @@ import { CUSTOMER_COLUMNS } from '../components/columns.js';
 import {
   ApiListTable,
   ExportLink,
+  listSorting,
   noMatchSaying,
   SearchFilter,
   searchProblem,
   useListFilters,
+  sortsOf,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
 import { lengthProblem } from '../components/Field.js';
-import { UnknownFilters, useFilterState } from '../components/FilterStates.js';
+import { oneOf, UnknownFilters, useFilterState } from '../components/FilterStates.js';
 import { PageHeader } from '../components/states.js';
 import { viewerZone } from '../format.js';
 
-/** The filters of the list and of its export, as the API names them (docs/dashboard-api.md). */
-const FILTERS = ['q', 'tag'] as const;
+/** The filters of the list and of its export, as the API names them (docs/dashboard-api.md), and their order. */
+const FILTERS = ['q', 'tag', 'sort'] as const;
+
+/** The filters typed in a box. */
+const SEARCHES = ['q', 'tag'] as const;
 
 /**
  * Both are free text, which the page cannot check for values the list does not have: what the
  * server refuses in them (a control character) is said with its reason.
  */
-const CHECKS = { q: { says: 'the search' }, tag: { says: 'the tag' } };
+const CHECKS = {
+  q: { says: 'the search' },
+  tag: { says: 'the tag' },
+  sort: { says: 'the sort', knows: oneOf(sortsOf(CUSTOMER_COLUMNS)) },
+};
 
 /** The longest tag the server looks up (`textParam('tag', …, 100)`, trimmed, in customer-list.ts). */
 const TAG_LIMIT = 100;
 
 export default function Customers() {
-  const { filters, apply, search } = useListFilters(FILTERS, FILTERS);
-  const state = useFilterState(filters, apply, CHECKS, 'list', { strictAddress: true });
+  const { filters, apply, search } = useListFilters(FILTERS, SEARCHES);
+  const state = useFilterState(filters, apply, CHECKS, 'list', { strictAddress: true, order: ['sort'] });
   // A search under 3 characters or over 320, or a tag over 100, would be refused: said at its
   // box, and nothing is asked.
   const problem = searchProblem(filters.q);
@@ -76,6 +85,7 @@ export default function Customers() {
           stacks="titled"
           sayFirstLoad={afterAskingNothing}
           filterState={state}
+          sorting={listSorting(filters.sort, '-created_at', apply)}
         />
       )}
     </>
