@@ -246,12 +246,17 @@ async function dashboardRoutes(db: Db, workspaceId: string) {
       name: 'campaigns, q=start of an invoice id',
       path: `/campaigns?q=${encodeURIComponent(deep.psp_invoice_id.slice(0, 7))}`,
     },
+    // Sorted (docs/dashboard-api.md, "Sorting"; the amount orders read 0043's indexes).
+    { name: 'campaigns, sort=-amount', path: '/campaigns?sort=-amount' },
+    { name: 'campaigns, sort=amount&status=lost', path: '/campaigns?sort=amount&status=lost' },
+    { name: 'campaigns, sort=first_failed_at', path: '/campaigns?sort=first_failed_at' },
     { name: 'customers, first page', path: '/customers' },
     { name: 'customers, q=part of a name (a few)', path: `/customers?q=${fewName}` },
     { name: 'customers, q=@bench (all 200,000)', path: '/customers?q=%40bench' },
     { name: 'customers, q=nobody here (none)', path: '/customers?q=nobody%20here' },
     { name: 'customers, q=er199 (1,111 oldest)', path: '/customers?q=er199' },
     { name: 'cancel sessions, first page', path: '/cancel_sessions' },
+    { name: 'cancel sessions, sort=-monthly_mrr', path: '/cancel_sessions?sort=-monthly_mrr' },
     {
       name: 'cancel sessions, reason_code=customer_service (no rows)',
       path: '/cancel_sessions?reason_code=customer_service',
