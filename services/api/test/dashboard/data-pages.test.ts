@@ -520,19 +520,25 @@ describe('bad list requests are 400 invalid_param, never a 500', () => {
     const sessions = await call('GET', '/cancel_sessions?limit=1', { cookie });
     // A cancel sessions cursor is its filters': not another search's, nor another range's.
     const sessionCursor = encodeURIComponent(sessions.body.next_cursor);
-    await refused(`/cancel_sessions?q=example&cursor=${sessionCursor}`, /another list or other filters/);
-    await refused(`/cancel_sessions?from=2026-01-01&cursor=${sessionCursor}`, /another list or other filters/);
-    await refused(`/cancel_sessions?to=2027-01-01&cursor=${sessionCursor}`, /another list or other filters/);
+    await refused(`/cancel_sessions?q=example&cursor=${sessionCursor}`, /another list, other filters or another sort/);
+    await refused(
+      `/cancel_sessions?from=2026-01-01&cursor=${sessionCursor}`,
+      /another list, other filters or another sort/,
+    );
+    await refused(
+      `/cancel_sessions?to=2027-01-01&cursor=${sessionCursor}`,
+      /another list, other filters or another sort/,
+    );
     const searched = await call('GET', '/cancel_sessions?q=example&from=2026-01-01&limit=1', { cookie });
     const searchedCursor = encodeURIComponent(searched.body.next_cursor);
     expect(
       (await call('GET', `/cancel_sessions?q=example&from=2026-01-01&limit=1&cursor=${searchedCursor}`, { cookie }))
         .status,
     ).toBe(200);
-    await refused(`/cancel_sessions?q=example&cursor=${searchedCursor}`, /another list or other filters/);
+    await refused(`/cancel_sessions?q=example&cursor=${searchedCursor}`, /another list, other filters or another sort/);
     await refused(
       `/cancel_sessions?q=exampl&from=2026-01-01&cursor=${searchedCursor}`,
-      /another list or other filters/,
+      /another list, other filters or another sort/,
     );
     await refused(
       `/customers?cursor=${encodeURIComponent(sessions.body.next_cursor)}`,
