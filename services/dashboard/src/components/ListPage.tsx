@@ -784,7 +784,9 @@ export function useListFilters<Name extends string>(names: readonly Name[], sear
 /**
  * A search box that applies on Enter or its button (not per keystroke: each search is a query
  * on the server), with the page's other filters (useListFilters keeps its text). An empty
- * search clears the filter.
+ * search clears the filter. A search its `check` refuses (under 3 characters) is not applied:
+ * said at the box, the list stays the one the address asks for, where applying it emptied the
+ * page of its table, its count and its export for a slip of the keyboard.
  */
 export function SearchFilter({
   label,
@@ -795,6 +797,7 @@ export function SearchFilter({
   description,
   buttonLabel = `Search by ${label.toLowerCase()}`,
   problem = null,
+  check,
 }: {
   label: string;
   text: string;
@@ -813,14 +816,21 @@ export function SearchFilter({
   buttonLabel?: string;
   /** Why the applied search asks nothing (searchProblem), said at the box. */
   problem?: string | null;
+  /** Why a typed search cannot be applied (searchProblem), or null when it can. */
+  check?: (text: string) => string | null;
 }) {
   const descriptionId = useId();
   const problemId = useId();
+  /** Why the search typed last was not applied; gone at the next edit. */
+  const [refusal, setRefusal] = useState<string | null>(null);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onSearch();
+    const refused = check?.(text) ?? null;
+    setRefusal(refused);
+    if (refused === null) onSearch();
   };
-  const describedBy = [description ? descriptionId : '', problem ? problemId : ''].filter(Boolean).join(' ');
+  const said = refusal ?? problem;
+  const describedBy = [description ? descriptionId : '', said ? problemId : ''].filter(Boolean).join(' ');
   return (
     <form className="filter search" onSubmit={submit}>
       <label>
@@ -829,9 +839,12 @@ export function SearchFilter({
           type="search"
           value={text}
           placeholder={placeholder}
-          aria-invalid={problem ? true : undefined}
+          aria-invalid={said ? true : undefined}
           aria-describedby={describedBy || undefined}
-          onChange={(event) => onText(event.target.value)}
+          onChange={(event) => {
+            setRefusal(null);
+            onText(event.target.value);
+          }}
         />
       </label>
       <button type="submit" className="button small" aria-label={buttonLabel}>
@@ -842,9 +855,9 @@ export function SearchFilter({
           {description}
         </span>
       )}
-      {problem && (
+      {said && (
         <p id={problemId} className="field-error filters-problem" role="alert">
-          {problem}
+          {said}
         </p>
       )}
     </form>

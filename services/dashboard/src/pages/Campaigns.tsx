@@ -83,6 +83,7 @@ export default function Campaigns() {
           placeholder="Invoice id, email or name"
           description={SEARCHES}
           problem={qProblem}
+          check={searchProblem}
           {...search('q')}
         />
         <Filter

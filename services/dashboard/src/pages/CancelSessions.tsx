@@ -62,6 +62,7 @@ export default function CancelSessions() {
           placeholder="Email or name"
           description="A customer's whole email, or part of their email or name. At least 3 characters."
           problem={qProblem}
+          check={searchProblem}
           {...search('q')}
         />
         <Filter

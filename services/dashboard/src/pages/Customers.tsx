@@ -63,6 +63,7 @@ export default function Customers() {
           placeholder="Part of an email or name"
           description="Part of an email or name, in any case. At least 3 characters."
           problem={problem}
+          check={searchProblem}
           {...search('q')}
         />
         <SearchFilter
