@@ -157,9 +157,12 @@ async function stackedFit(name: string) {
             cell.getBoundingClientRect().right > edge.right,
         )
         .map((cell) => cell.textContent ?? ''),
-      headers: Array.from(element.querySelectorAll('th') as unknown as ArrayLike<typeof element>, (th) =>
-        (th.textContent ?? '').trim(),
-      ),
+      // As drawn and named: without a sortable header's arrow, which is hidden from screen readers.
+      headers: Array.from(element.querySelectorAll('th') as unknown as ArrayLike<typeof element>, (th) => {
+        const named = th.cloneNode(true);
+        named.querySelectorAll('[aria-hidden="true"]').forEach((hidden: { remove(): void }) => hidden.remove());
+        return (named.textContent ?? '').trim();
+      }),
       cellTexts: cells.map((cell) => (cell.textContent ?? '').trim()),
     };
   });
@@ -917,9 +920,12 @@ describe('at 390 px', () => {
     const inSight = await box.evaluate((element, columns) => {
       const view = element.ownerDocument.defaultView!;
       const edge = element.getBoundingClientRect();
-      const headers = Array.from(element.querySelectorAll('th'), (th: { textContent: string | null }) =>
-        (th.textContent ?? '').trim(),
-      );
+      // Named without a sortable header's arrow, which is hidden from screen readers.
+      const headers = Array.from(element.querySelectorAll('th') as unknown as ArrayLike<typeof element>, (th) => {
+        const named = th.cloneNode(true);
+        named.querySelectorAll('[aria-hidden="true"]').forEach((hidden: { remove(): void }) => hidden.remove());
+        return (named.textContent ?? '').trim();
+      });
       const row = element.querySelector('tbody tr')!;
       const range = element.ownerDocument.createRange();
       return Object.fromEntries(
