@@ -13,7 +13,8 @@ export const CURRENCY_PATTERN = /^[a-z]{3}$/;
  */
 export const MAX_AMOUNT_MINOR_UNITS = 1_000_000_000_000;
 
-const ZERO_DECIMAL = [
+/** Currencies with no minor unit (exponent 0) and with three decimals (exponent 3); the rest have 2. */
+export const ZERO_DECIMAL_CURRENCIES: readonly string[] = [
   'bif',
   'clp',
   'djf',
@@ -32,11 +33,11 @@ const ZERO_DECIMAL = [
   'xof',
   'xpf',
 ];
-const THREE_DECIMAL = ['bhd', 'iqd', 'jod', 'kwd', 'lyd', 'omr', 'tnd'];
+export const THREE_DECIMAL_CURRENCIES: readonly string[] = ['bhd', 'iqd', 'jod', 'kwd', 'lyd', 'omr', 'tnd'];
 
 export function minorUnitExponent(currency: string): number {
-  if (ZERO_DECIMAL.includes(currency)) return 0;
-  if (THREE_DECIMAL.includes(currency)) return 3;
+  if (ZERO_DECIMAL_CURRENCIES.includes(currency)) return 0;
+  if (THREE_DECIMAL_CURRENCIES.includes(currency)) return 3;
   return 2;
 }
 

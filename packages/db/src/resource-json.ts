@@ -9,6 +9,7 @@
  *
  * `alias` is the table's alias in the query (`k` for `recovery_campaigns AS k`).
  */
+import { THREE_DECIMAL_CURRENCIES, ZERO_DECIMAL_CURRENCIES } from '@retention/core';
 
 /** UTC, ISO 8601 with milliseconds: what `toIsoMillis` makes of the same instant; null stays null. */
 export function isoMillisSql(column: string): string {
@@ -143,4 +144,17 @@ export function winbackSummaryJsonSql(alias: string): string {
     ['currency', column('currency')],
     ['recorded_at', timestamp('recorded_at')],
   ]);
+}
+
+/**
+ * An amount in minor units as a decimal of major units, in SQL: `amount_cents` 1900 in usd is
+ * 19.00, 2500 in jpy is 2500, 1234 in kwd is 1.234 (each currency's exponent: minorUnitExponent).
+ * For the CSV exports, where a spreadsheet sums it as money without a rule per currency.
+ */
+export function majorUnitsSql(amountColumn: string, currencyColumn: string): string {
+  const list = (currencies: readonly string[]) => currencies.map((currency) => `'${currency}'`).join(', ');
+  const exponent =
+    `CASE WHEN ${currencyColumn} IN (${list(ZERO_DECIMAL_CURRENCIES)}) THEN 0 ` +
+    `WHEN ${currencyColumn} IN (${list(THREE_DECIMAL_CURRENCIES)}) THEN 3 ELSE 2 END`;
+  return `round(${amountColumn}::numeric / power(10::numeric, ${exponent}), ${exponent})`;
 }

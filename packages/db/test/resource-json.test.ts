@@ -10,6 +10,7 @@ import {
   listCampaigns,
   listCancelSessions,
   listCustomers,
+  majorUnitsSql,
   subscriptionJsonSql,
   subscriptionSummaryJsonSql,
   toCampaign,
@@ -289,5 +290,25 @@ describe('the read queries', () => {
       );
     }
     await expect(cancelSessionDetailView(db, newId(), ids.sessions[0]!)).rejects.toMatchObject({ type: 'not_found' });
+  });
+});
+
+describe('majorUnitsSql', () => {
+  it("writes an amount in its currency's major units, with as many decimals as the currency has", async () => {
+    const cases: Array<[amount: number, currency: string, expected: string]> = [
+      [4200, 'usd', '42.00'],
+      [5, 'eur', '0.05'],
+      [2500, 'jpy', '2500'],
+      [1234, 'kwd', '1.234'],
+      [0, 'gbp', '0.00'],
+      [1_000_000_000_000, 'usd', '10000000000.00'],
+    ];
+    for (const [amount, currency, expected] of cases) {
+      const { rows } = await database.current.db.raw<{ rows: Array<{ major: string }> }>(
+        `SELECT (${majorUnitsSql('amount', 'currency')})::text AS major FROM (SELECT ?::bigint AS amount, ?::text AS currency) AS row`,
+        [amount, currency],
+      );
+      expect([amount, currency, rows[0]!.major]).toEqual([amount, currency, expected]);
+    }
   });
 });

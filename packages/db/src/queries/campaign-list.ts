@@ -9,7 +9,7 @@ import {
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
-import { campaignJsonSql, type JsonText } from '../resource-json.js';
+import { campaignJsonSql, majorUnitsSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
 import { instantParam, prefixPattern, searchParam, sortParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
@@ -94,14 +94,20 @@ const INVOICE_PREFIX = /^in_\S{4,}$/;
 /** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
 export const CAMPAIGN_FILTER_PARAMS = ['status', 'decline_category', 'from', 'to', 'q', 'sort'] as const;
 
-/** The CSV export's columns, in order: the campaign's own (`k`), and its customer's email. */
+/**
+ * The CSV export's columns, in order: the campaign's own (`k`), its customer's email and name,
+ * and `amount`, the amount in major units (19.00 for 1900 usd cents, 2500 for 2500 jpy), which
+ * a spreadsheet sums as money where `amount_cents` needs a rule per currency.
+ */
 export const CAMPAIGN_EXPORT_COLUMNS = [
   'id',
   'psp_invoice_id',
   'customer_id',
   'customer_email',
+  'customer_name',
   'subscription_id',
   'amount_cents',
+  'amount',
   'currency',
   'status',
   'decline_code',
@@ -111,6 +117,14 @@ export const CAMPAIGN_EXPORT_COLUMNS = [
   'recovered_at',
   'closed_at',
 ] as const;
+
+/** An export column as selected: the campaign's own (`k`), or its customer's, or its amount in major units. */
+function campaignExportColumn(db: Queryable, column: (typeof CAMPAIGN_EXPORT_COLUMNS)[number]): string | Knex.Raw {
+  if (column === 'customer_email') return 'c.email as customer_email';
+  if (column === 'customer_name') return 'c.name as customer_name';
+  if (column === 'amount') return db.raw(`${majorUnitsSql('k.amount_cents', 'k.currency')} AS amount`);
+  return `k.${column}`;
+}
 
 /** Validates the query strings of the campaigns list or export. */
 export function campaignListFilters(
@@ -212,9 +226,7 @@ export function campaignListQuery(
       .select(
         shape === 'json'
           ? [...keys, db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`)]
-          : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
-              column === 'customer_email' ? 'c.email as customer_email' : `k.${column}`,
-            ),
+          : CAMPAIGN_EXPORT_COLUMNS.map((column) => campaignExportColumn(db, column)),
       );
   }
   if (filters.status) query.where('k.status', filters.status);

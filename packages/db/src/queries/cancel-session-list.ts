@@ -9,7 +9,7 @@ import {
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import type { CancelSessionListRow } from '../dashboard-views.js';
-import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
+import { cancelSessionJsonSql, majorUnitsSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
 import { instantParam, searchParam, sortParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
@@ -76,20 +76,36 @@ export function cancelSessionOrder(filters: CancelSessionListFilters): KeysetOrd
   return CANCEL_SESSION_SORTS[filters.sort ?? CANCEL_SESSION_DEFAULT_SORT];
 }
 
-/** The CSV export's columns, in order: the session's own (`s`), and its customer's email. */
+/**
+ * The CSV export's columns, in order: the session's own (`s`), its customer's email and name, and
+ * `monthly_mrr`, the MRR in major units (as the campaigns export's `amount`).
+ */
 export const CANCEL_SESSION_EXPORT_COLUMNS = [
   'id',
   'customer_id',
   'customer_email',
+  'customer_name',
   'subscription_id',
   'outcome',
   'reason_code',
   'feedback',
   'monthly_mrr_cents',
+  'monthly_mrr',
   'currency',
   'created_at',
   'ended_at',
 ] as const;
+
+/** An export column as selected: the session's own (`s`), or its customer's, or its MRR in major units. */
+function cancelSessionExportColumn(
+  db: Queryable,
+  column: (typeof CANCEL_SESSION_EXPORT_COLUMNS)[number],
+): string | Knex.Raw {
+  if (column === 'customer_email') return 'c.email as customer_email';
+  if (column === 'customer_name') return 'c.name as customer_name';
+  if (column === 'monthly_mrr') return db.raw(`${majorUnitsSql('s.monthly_mrr_cents', 's.currency')} AS monthly_mrr`);
+  return `s.${column}`;
+}
 
 export function cancelSessionListFilters(
   query: Partial<Record<(typeof CANCEL_SESSION_FILTER_PARAMS)[number], string>>,
@@ -146,9 +162,7 @@ export function cancelSessionListQuery(
     .select(
       shape === 'json'
         ? [...keys, db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`)]
-        : CANCEL_SESSION_EXPORT_COLUMNS.map((column) =>
-            column === 'customer_email' ? 'c.email as customer_email' : `s.${column}`,
-          ),
+        : CANCEL_SESSION_EXPORT_COLUMNS.map((column) => cancelSessionExportColumn(db, column)),
     );
 }
 

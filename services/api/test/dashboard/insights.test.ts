@@ -323,13 +323,15 @@ describe('GET /dashboard/api/campaigns/export.csv', () => {
     expect(reply.headers.get('content-disposition')).toBe(`attachment; filename="campaigns-lost-${today()}.csv"`);
     const lines = reply.text.trimEnd().split('\n');
     expect(lines[0]).toBe(
-      'id,psp_invoice_id,customer_id,customer_email,subscription_id,amount_cents,currency,status,decline_code,decline_category,recovered_via,first_failed_at,recovered_at,closed_at',
+      'id,psp_invoice_id,customer_id,customer_email,customer_name,subscription_id,amount_cents,amount,currency,status,decline_code,decline_category,recovered_via,first_failed_at,recovered_at,closed_at',
     );
     // Newest first: the xyz campaign (fixture default failed_at, later) then ours.
     const ours = lines.find((line) => line.includes('HYPERLINK'))!;
     expect(ours).toContain(`"'=HYPERLINK(""http://evil.example"")"`);
     expect(ours).toContain(",'+cmd|calc,unknown,,2026-02-03T04:05:06.789Z,,2026-02-04T00:00:00.000Z");
     expect(ours).toContain(`,${customer.email},`);
+    // The amount in major units beside the minor ones, for a spreadsheet's sums.
+    expect(ours).toContain(',4200,42.00,usd,lost,');
     expect(lines).toHaveLength(3); // header, xyz lost, ours
     expect(reply.text).not.toContain(other.workspaceId);
     const otherIds = await api.current.db('recovery_campaigns').where({ workspace_id: other.workspaceId }).pluck('id');
@@ -433,7 +435,10 @@ describe('GET /dashboard/api/campaigns/export.csv', () => {
 describe('GET /dashboard/api/cancel_sessions/export.csv', () => {
   it('streams the filtered sessions with their feedback, formula cells neutralised', async () => {
     const w = await world();
-    const [customer] = await api.current.db('customers').where({ workspace_id: w.workspaceId }).select('id', 'email');
+    const [customer] = await api.current
+      .db('customers')
+      .where({ workspace_id: w.workspaceId })
+      .select('id', 'email', 'name');
     await api.current.db('cancel_sessions').insert({
       workspace_id: w.workspaceId,
       customer_id: customer.id,
@@ -451,11 +456,11 @@ describe('GET /dashboard/api/cancel_sessions/export.csv', () => {
     expect(reply.status).toBe(200);
     const lines = reply.text.trimEnd().split('\n');
     expect(lines[0]).toBe(
-      'id,customer_id,customer_email,subscription_id,outcome,reason_code,feedback,monthly_mrr_cents,currency,created_at,ended_at',
+      'id,customer_id,customer_email,customer_name,subscription_id,outcome,reason_code,feedback,monthly_mrr_cents,monthly_mrr,currency,created_at,ended_at',
     );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(
-      `,${customer.email},,canceled,too_expensive,"'@SUM(1+1) and, ""quoted""",1234,usd,2026-03-01T00:00:00.000Z,2026-03-01T00:05:00.000Z`,
+      `,${customer.email},${customer.name ?? ''},,canceled,too_expensive,"'@SUM(1+1) and, ""quoted""",1234,12.34,usd,2026-03-01T00:00:00.000Z,2026-03-01T00:05:00.000Z`,
     );
     expect((await call('GET', '/cancel_sessions/export.csv?reason=x', { cookie: w.member })).status).toBe(400);
   });
