@@ -1520,7 +1520,9 @@ describe('campaigns', () => {
     const description = await box.evaluate(
       (input) => input.ownerDocument.getElementById(input.getAttribute('aria-describedby') ?? '')?.textContent,
     );
-    expect(description).toBe("A whole invoice id, or part of a customer's email or name. At least 3 characters.");
+    expect(description).toBe(
+      "An invoice id or its start, or part of a customer's email or name. At least 3 characters.",
+    );
     const invoices = async () => (await tableRows(searcher, 'Recovery campaigns')).map((cells) => cells[0]).sort();
     await box.fill('PAULS');
     await box.press('Enter');

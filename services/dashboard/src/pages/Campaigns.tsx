@@ -52,7 +52,7 @@ const CHECKS = {
 };
 
 /** Under the box: what it finds, and the shortest search the server takes. */
-const SEARCHES = "A whole invoice id, or part of a customer's email or name. At least 3 characters.";
+const SEARCHES = "An invoice id or its start, or part of a customer's email or name. At least 3 characters.";
 
 export default function Campaigns() {
   const { filters, apply: setParams, search } = useListFilters(FILTERS, ['q']);
