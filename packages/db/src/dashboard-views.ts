@@ -136,7 +136,14 @@ export type CancelSessionDetailView = CancelSession & {
   timeline: Extract<TimelineEntry, { kind: 'event' }>[];
 };
 
-export const OVERVIEW_PERIODS = ['last_30_days', 'last_90_days', 'last_12_months', 'all_time'] as const;
+export const OVERVIEW_PERIODS = [
+  'last_30_days',
+  'last_90_days',
+  'last_12_months',
+  'all_time',
+  'this_month',
+  'last_month',
+] as const;
 export type OverviewPeriod = (typeof OVERVIEW_PERIODS)[number];
 
 export interface MonthlyCampaigns {
@@ -167,11 +174,35 @@ export interface ExchangeRate {
   set_at: string | null;
 }
 
+/** A decline category's campaigns of the period, with their money in the display currency. */
+export interface DeclineCategoryTotals {
+  decline_category: string;
+  opened: number;
+  recovered: number;
+  /** Every campaign of the category that opened in the period, whatever became of it. */
+  failed_amount_cents: number;
+  recovered_amount_cents: number;
+}
+
+/** A decline code's campaigns of the period (the most frequent codes), as DeclineCategoryTotals. */
+export interface DeclineCodeTotals extends DeclineCategoryTotals {
+  decline_code: string;
+}
+
 export interface Overview {
   object: 'overview';
   period: OverviewPeriod;
+  /** The first UTC day of the period, or null for all time. */
   since: string | null;
+  /** The UTC day the period ends before (`last_month`: the first of this month), or null for up to now. */
+  until: string | null;
   stats: Stats;
+  /** Each decline category of the period, in core's order of DECLINE_CATEGORIES. */
+  decline_categories: DeclineCategoryTotals[];
+  /** The period's most frequent decline codes (at most DECLINE_CODE_LIMIT), most campaigns first. */
+  decline_codes: DeclineCodeTotals[];
+  /** How many campaigns of the period the codes beyond `decline_codes` account for. */
+  other_decline_codes: { codes: number; opened: number; failed_amount_cents: number };
   exchange_rates: ExchangeRate[];
   campaigns_by_month: MonthlyCampaigns[];
   cancel_sessions_by_month: MonthlySessions[];

@@ -45,6 +45,7 @@ const EXPECTED_TABLES = [
   'cancel_session_rollups',
   'cancel_sessions',
   'customers',
+  'decline_code_day_rollups',
   'demo_receiver',
   'event_outbox',
   'events',

@@ -42,6 +42,7 @@ import * as securityLogActorEmail from './0040-security-log-actor-email.js';
 import * as campaignPaymentAttempts from './0041-campaign-payment-attempts.js';
 import * as campaignInvoicePrefix from './0042-campaign-invoice-prefix.js';
 import * as listSortIndexes from './0043-list-sort-indexes.js';
+import * as declineCodeRollups from './0044-decline-code-rollups.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -99,4 +100,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0041-campaign-payment-attempts', ...campaignPaymentAttempts },
   { name: '0042-campaign-invoice-prefix', ...campaignInvoicePrefix },
   { name: '0043-list-sort-indexes', ...listSortIndexes },
+  { name: '0044-decline-code-rollups', ...declineCodeRollups },
 ];

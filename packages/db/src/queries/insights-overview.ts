@@ -1,7 +1,16 @@
-import { CANCEL_OUTCOMES, invalidParam, roundedRatio, toIsoMillis, type FxRates } from '@retention/core';
+import {
+  CANCEL_OUTCOMES,
+  DECLINE_CATEGORIES,
+  invalidParam,
+  roundedRatio,
+  toIsoMillis,
+  type FxRates,
+} from '@retention/core';
 import type { Db, Transaction } from '../connection.js';
 import {
   OVERVIEW_PERIODS,
+  type DeclineCategoryTotals,
+  type DeclineCodeTotals,
   type ExchangeRate,
   type MonthlyCampaigns,
   type MonthlySessions,
@@ -9,7 +18,7 @@ import {
   type OverviewPeriod,
 } from '../dashboard-views.js';
 import { loadFxTable } from './fx-rates.js';
-import { MoneyTotals, statsWithWorkingsInSnapshot } from './stats.js';
+import { DAY_RANGE, MoneyTotals, statsWithWorkingsInSnapshot, type CategoryAmounts } from './stats.js';
 
 /**
  * The dashboard overview: the KPIs of a period and the series behind its charts, all from the
@@ -17,6 +26,10 @@ import { MoneyTotals, statsWithWorkingsInSnapshot } from './stats.js';
  * snapshot. Periods are whole UTC days ending today:
  * - `last_30_days` / `last_90_days`: today and the 29 / 89 UTC days before it;
  * - `last_12_months`: the current UTC month and the 11 before it;
+ * - `this_month`: the current UTC calendar month so far; `last_month`: the whole UTC month before
+ *   it (the one period with an end, `until`). Calendar months of UTC days, as the monthly charts
+ *   and the day rollups count them, so "Last month" is the chart's last-but-one bar number for
+ *   number (docs/dashboard-api.md, "Overview", on why not the viewer's zone);
  * - `all_time`: everything; its `stats` is GET /api/v1/stats number for number (same function).
  * A campaign belongs to the period it opened in (its `first_failed_at`), a cancel session to the
  * one it started in (`created_at`): a cohort view, so a rate never mixes denominators.
@@ -34,10 +47,24 @@ function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
+/** The first day of the UTC month `offset` months from `now`'s. */
+function monthStart(now: Date, offset: number): string {
+  return utcDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1)));
+}
+
+/** The UTC day `period` ends before: the first of this month for last month, else null (up to now). */
+function periodEnd(period: OverviewPeriod, now: Date): string | null {
+  return period === 'last_month' ? monthStart(now, 0) : null;
+}
+
 /** The first UTC day of `period`, or null for all time. */
 export function periodStart(period: OverviewPeriod, now: Date): string | null {
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   switch (period) {
+    case 'this_month':
+      return monthStart(now, 0);
+    case 'last_month':
+      return monthStart(now, -1);
     case 'last_30_days':
       return utcDay(new Date(day - 29 * 86_400_000));
     case 'last_90_days':
@@ -63,21 +90,31 @@ async function overviewInSnapshot(
   now: Date,
 ): Promise<Overview> {
   const since = periodStart(period, now);
+  const until = periodEnd(period, now);
   // One read of the FX table for the KPIs and the monthly totals (each keeps its own tally).
   const { rates, setAt } = await loadFxTable(trx);
-  const { stats, money: statsMoney } = await statsWithWorkingsInSnapshot(trx, workspaceId, now, since, rates);
+  const {
+    stats,
+    money: statsMoney,
+    byCategoryAmounts,
+  } = await statsWithWorkingsInSnapshot(trx, workspaceId, now, since, rates, until);
   const months = lastTwelveMonths(now);
   const money = new MoneyTotals(stats.display_currency, rates);
   const campaignsByMonth = await monthlyCampaigns(trx, workspaceId, months, money);
   const sessionsByMonth = await monthlySessions(trx, workspaceId, months);
-  const reasons = await cancelReasons(trx, workspaceId, since);
+  const reasons = await cancelReasons(trx, workspaceId, since, until);
+  const codes = await declineCodes(trx, workspaceId, since, until, money);
   const unconverted = new Set([...stats.unconverted_currencies, ...money.unconverted]);
   const converted = new Set([...statsMoney.converted, ...money.converted]);
   return {
     object: 'overview',
     period,
     since,
+    until,
     stats,
+    decline_categories: declineCategories(stats.recovery.by_decline_category, byCategoryAmounts),
+    decline_codes: codes.top,
+    other_decline_codes: codes.others,
     exchange_rates: ratesUsed(converted, stats.display_currency, rates, setAt),
     campaigns_by_month: campaignsByMonth,
     cancel_sessions_by_month: sessionsByMonth,
@@ -176,12 +213,94 @@ async function monthlySessions(trx: Transaction, workspaceId: string, months: st
   });
 }
 
-async function cancelReasons(trx: Transaction, workspaceId: string, since: string | null) {
+async function cancelReasons(trx: Transaction, workspaceId: string, since: string | null, until: string | null) {
   const { rows } = await trx.raw<{ rows: Array<{ reason_code: string; sessions: number }> }>(
     `SELECT reason_code, sum(sessions)::integer AS sessions
-       FROM cancel_session_day_rollups WHERE workspace_id = ? AND day >= coalesce(?::date, '-infinity'::date)
+       FROM cancel_session_day_rollups WHERE workspace_id = ? AND ${DAY_RANGE}
       GROUP BY 1 HAVING sum(sessions) <> 0 ORDER BY 2 DESC, 1`,
-    [workspaceId, since],
+    [workspaceId, since ?? '-infinity', until],
   );
   return rows;
+}
+
+/** The stats' counts per decline category with their money, in DECLINE_CATEGORIES' order. */
+function declineCategories(
+  counts: Record<string, { opened: number; recovered: number } | undefined>,
+  amounts: CategoryAmounts,
+): DeclineCategoryTotals[] {
+  return DECLINE_CATEGORIES.map((category) => ({
+    decline_category: category,
+    opened: counts[category]?.opened ?? 0,
+    recovered: counts[category]?.recovered ?? 0,
+    ...amounts[category],
+  }));
+}
+
+/** How many decline codes the overview names one by one; the rest are summed in `other_decline_codes`. */
+const DECLINE_CODE_LIMIT = 8;
+
+/**
+ * The period's decline codes (0044's rollup): the DECLINE_CODE_LIMIT with the most campaigns
+ * (then the most money, then by name), each with its money converted as the KPIs' is, and what
+ * the rest add up to. A code is counted under the category it was sorted into.
+ */
+async function declineCodes(
+  trx: Transaction,
+  workspaceId: string,
+  since: string | null,
+  until: string | null,
+  money: MoneyTotals,
+): Promise<{ top: DeclineCodeTotals[]; others: Overview['other_decline_codes'] }> {
+  const { rows } = await trx.raw<{
+    rows: Array<{
+      decline_code: string;
+      decline_category: string;
+      status: string;
+      currency: string;
+      campaigns: number;
+      amount_cents: string;
+    }>;
+  }>(
+    `SELECT decline_code, decline_category, status, currency, sum(campaigns)::integer AS campaigns,
+            sum(amount_cents)::text AS amount_cents
+       FROM decline_code_day_rollups WHERE workspace_id = ? AND ${DAY_RANGE}
+      GROUP BY 1, 2, 3, 4 HAVING sum(campaigns) <> 0`,
+    [workspaceId, since ?? '-infinity', until],
+  );
+  const byCode = new Map<string, { rows: typeof rows; opened: number; recovered: number }>();
+  for (const row of rows) {
+    const key = `${row.decline_category}\u0000${row.decline_code}`;
+    const code = byCode.get(key) ?? { rows: [], opened: 0, recovered: 0 };
+    code.rows.push(row);
+    code.opened += row.campaigns;
+    if (row.status === 'recovered') code.recovered += row.campaigns;
+    byCode.set(key, code);
+  }
+  const amounts = (some: typeof rows) =>
+    some.map((row) => ({ currency: row.currency, amount: BigInt(row.amount_cents) }));
+  const totals = [...byCode.values()]
+    .map(({ rows: codeRows, opened, recovered }): DeclineCodeTotals => ({
+      decline_code: codeRows[0]!.decline_code,
+      decline_category: codeRows[0]!.decline_category,
+      opened,
+      recovered,
+      failed_amount_cents: money.total(amounts(codeRows)),
+      recovered_amount_cents: money.total(amounts(codeRows.filter((row) => row.status === 'recovered'))),
+    }))
+    .sort(
+      (a, b) =>
+        b.opened - a.opened ||
+        b.failed_amount_cents - a.failed_amount_cents ||
+        a.decline_code.localeCompare(b.decline_code) ||
+        a.decline_category.localeCompare(b.decline_category),
+    );
+  const rest = totals.slice(DECLINE_CODE_LIMIT);
+  return {
+    top: totals.slice(0, DECLINE_CODE_LIMIT),
+    others: {
+      codes: rest.length,
+      opened: rest.reduce((sum, code) => sum + code.opened, 0),
+      failed_amount_cents: rest.reduce((sum, code) => sum + code.failed_amount_cents, 0),
+    },
+  };
 }

@@ -71,6 +71,9 @@ interface Amount {
 
 const MILLISECONDS_PER_DAY = 86_400_000;
 
+/** Each decline category's money in the display currency: of every campaign that failed, of the recovered ones. */
+export type CategoryAmounts = Record<DeclineCategory, { failed_amount_cents: number; recovered_amount_cents: number }>;
+
 export async function computeStats(db: Db, workspaceId: string, now = new Date()): Promise<Stats> {
   return db.transaction((trx) => statsInSnapshot(trx, workspaceId, now, null), {
     isolationLevel: 'repeatable read',
@@ -105,18 +108,20 @@ export async function statsWithWorkingsInSnapshot(
   now: Date,
   since: string | null,
   rates?: FxRates,
-): Promise<{ stats: Stats; money: MoneyTotals }> {
+  /** The UTC day the period ends before (exclusive; "last month"), or null for up to now. Only with `since`. */
+  until: string | null = null,
+): Promise<{ stats: Stats; money: MoneyTotals; byCategoryAmounts: CategoryAmounts }> {
   const workspace = await trx<{ id: string; display_currency: string }>('workspaces')
     .where({ id: workspaceId })
     .first('display_currency');
   if (!workspace) throw notFound(`No workspace with id ${workspaceId}`);
   const campaigns =
-    since === null ? await allTimeCampaigns(trx, workspaceId) : await campaignsSince(trx, workspaceId, since);
+    since === null ? await allTimeCampaigns(trx, workspaceId) : await campaignsSince(trx, workspaceId, since, until);
   const sessions =
-    since === null ? await allTimeSessions(trx, workspaceId) : await sessionsSince(trx, workspaceId, since);
-  const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId, since);
+    since === null ? await allTimeSessions(trx, workspaceId) : await sessionsSince(trx, workspaceId, since, until);
+  const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId, since, until);
   const money = new MoneyTotals(workspace.display_currency, rates ?? (await loadFxRates(trx)));
-  const recovery = summarizeCampaigns(campaigns, money);
+  const { byCategoryAmounts, ...recovery } = summarizeCampaigns(campaigns, money);
   const cancelFlow = summarizeSessions(sessions, money);
   const stats: Stats = {
     object: 'stats',
@@ -127,7 +132,7 @@ export async function statsWithWorkingsInSnapshot(
     cancel_flow: cancelFlow,
     generated_at: toIsoMillis(now),
   };
-  return { stats, money };
+  return { stats, money, byCategoryAmounts };
 }
 
 async function allTimeCampaigns(trx: Transaction, workspaceId: string): Promise<CampaignRollup[]> {
@@ -137,13 +142,21 @@ async function allTimeCampaigns(trx: Transaction, workspaceId: string): Promise<
     .select('status', 'currency', 'decline_category', 'recovered_via', 'campaigns', trx.raw('amount_cents::text'));
 }
 
-async function campaignsSince(trx: Transaction, workspaceId: string, since: string): Promise<CampaignRollup[]> {
+/** The day rollups' condition for the UTC days from `since` up to, not including, `until` (none: up to now). */
+export const DAY_RANGE = "day >= ?::date AND day < coalesce(?::date, 'infinity'::date)";
+
+async function campaignsSince(
+  trx: Transaction,
+  workspaceId: string,
+  since: string,
+  until: string | null,
+): Promise<CampaignRollup[]> {
   const { rows } = await trx.raw<{ rows: CampaignRollup[] }>(
     `SELECT status, currency, decline_category, recovered_via, sum(campaigns)::integer AS campaigns,
             sum(amount_cents)::text AS amount_cents
-       FROM campaign_day_rollups WHERE workspace_id = ? AND day >= ?::date
+       FROM campaign_day_rollups WHERE workspace_id = ? AND ${DAY_RANGE}
       GROUP BY 1, 2, 3, 4 HAVING sum(campaigns) <> 0`,
-    [workspaceId, since],
+    [workspaceId, since, until],
   );
   return rows;
 }
@@ -155,12 +168,17 @@ async function allTimeSessions(trx: Transaction, workspaceId: string): Promise<C
     .select('outcome', 'currency', 'sessions', trx.raw('mrr_cents::text'));
 }
 
-async function sessionsSince(trx: Transaction, workspaceId: string, since: string): Promise<CancelSessionRollup[]> {
+async function sessionsSince(
+  trx: Transaction,
+  workspaceId: string,
+  since: string,
+  until: string | null,
+): Promise<CancelSessionRollup[]> {
   const { rows } = await trx.raw<{ rows: CancelSessionRollup[] }>(
     `SELECT outcome, currency, sum(sessions)::integer AS sessions, sum(mrr_cents)::text AS mrr_cents
-       FROM cancel_session_day_rollups WHERE workspace_id = ? AND day >= ?::date
+       FROM cancel_session_day_rollups WHERE workspace_id = ? AND ${DAY_RANGE}
       GROUP BY 1, 2 HAVING sum(sessions) <> 0`,
-    [workspaceId, since],
+    [workspaceId, since, until],
   );
   return rows;
 }
@@ -214,6 +232,9 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
     DECLINE_CATEGORIES.map((category) => [category, { opened: 0, recovered: 0 }]),
   ) as Record<DeclineCategory, { opened: number; recovered: number }>;
   const amounts: Record<'recovered' | 'in_flight' | 'lost', Amount[]> = { recovered: [], in_flight: [], lost: [] };
+  const categoryAmounts = Object.fromEntries(
+    DECLINE_CATEGORIES.map((category) => [category, { failed: [] as Amount[], recovered: [] as Amount[] }]),
+  ) as Record<DeclineCategory, { failed: Amount[]; recovered: Amount[] }>;
 
   for (const row of rows) {
     money.see(row.currency);
@@ -224,7 +245,10 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
       if (row.recovered_via) recoveredVia[row.recovered_via] += row.campaigns;
     }
     const bucket = row.status === 'abandoned' ? 'lost' : row.status;
-    amounts[bucket].push({ currency: row.currency, amount: BigInt(row.amount_cents) });
+    const amount = { currency: row.currency, amount: BigInt(row.amount_cents) };
+    amounts[bucket].push(amount);
+    categoryAmounts[row.decline_category].failed.push(amount);
+    if (row.status === 'recovered') categoryAmounts[row.decline_category].recovered.push(amount);
   }
 
   const opened = byStatus.in_flight + byStatus.recovered + byStatus.lost + byStatus.abandoned;
@@ -239,6 +263,16 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
     lost_amount_cents: money.total(amounts.lost),
     recovered_via: recoveredVia,
     by_decline_category: byDeclineCategory,
+    // The overview's, beside the stats (not a stats field): each category's money in the display currency.
+    byCategoryAmounts: Object.fromEntries(
+      DECLINE_CATEGORIES.map((category) => [
+        category,
+        {
+          failed_amount_cents: money.total(categoryAmounts[category].failed),
+          recovered_amount_cents: money.total(categoryAmounts[category].recovered),
+        },
+      ]),
+    ) as CategoryAmounts,
   };
 }
 
@@ -270,7 +304,12 @@ function summarizeSessions(rows: CancelSessionRollup[], money: MoneyTotals) {
  * order of their exact duration (migration 0007), skipping to the rank. Whole hours are a
  * monotonic function of the duration, so the rank within the hour is the rank overall.
  */
-async function medianRecoveryDays(trx: Transaction, workspaceId: string, since: string | null): Promise<number | null> {
+async function medianRecoveryDays(
+  trx: Transaction,
+  workspaceId: string,
+  since: string | null,
+  until: string | null,
+): Promise<number | null> {
   const hours: RecoveryTimeRollup[] =
     since === null
       ? await trx('recovery_time_rollups')
@@ -281,9 +320,9 @@ async function medianRecoveryDays(trx: Transaction, workspaceId: string, since: 
       : (
           await trx.raw<{ rows: RecoveryTimeRollup[] }>(
             `SELECT hours_to_recover, sum(campaigns)::integer AS campaigns
-               FROM recovery_time_day_rollups WHERE workspace_id = ? AND day >= ?::date
+               FROM recovery_time_day_rollups WHERE workspace_id = ? AND ${DAY_RANGE}
               GROUP BY 1 HAVING sum(campaigns) > 0 ORDER BY 1`,
-            [workspaceId, since],
+            [workspaceId, since, until],
           )
         ).rows;
   const total = hours.reduce((sum, row) => sum + row.campaigns, 0);
@@ -291,7 +330,7 @@ async function medianRecoveryDays(trx: Transaction, workspaceId: string, since: 
   // 1-based ranks of the middle one, or the middle two.
   const ranks = total % 2 === 1 ? [(total + 1) / 2] : [total / 2, total / 2 + 1];
   let sum = 0n;
-  for (const rank of ranks) sum += BigInt(await durationAtRank(trx, workspaceId, hours, rank, since));
+  for (const rank of ranks) sum += BigInt(await durationAtRank(trx, workspaceId, hours, rank, since, until));
   return roundedRatio(sum, BigInt(ranks.length * MILLISECONDS_PER_DAY), 2);
 }
 
@@ -302,6 +341,7 @@ async function durationAtRank(
   hours: RecoveryTimeRollup[],
   rank: number,
   since: string | null,
+  until: string | null,
 ): Promise<number> {
   let below = 0; // recovered campaigns in the hours before this one
   for (const { hours_to_recover: hour, campaigns } of hours) {
@@ -315,6 +355,7 @@ async function durationAtRank(
         .modify((query) => {
           // The period's campaigns opened on or after UTC midnight of `since`, as the day rollups bucket them.
           if (since !== null) query.whereRaw(`first_failed_at >= (?::date)::timestamp AT TIME ZONE 'UTC'`, [since]);
+          if (until !== null) query.whereRaw(`first_failed_at < (?::date)::timestamp AT TIME ZONE 'UTC'`, [until]);
         })
         .orderByRaw(`recovered_at - first_failed_at ${fromShortest <= fromLongest ? 'ASC' : 'DESC'}`)
         .offset(Math.min(fromShortest, fromLongest))

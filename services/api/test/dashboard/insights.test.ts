@@ -151,6 +151,131 @@ describe('GET /dashboard/api/overview', () => {
     expect(inUsd.body.exchange_rates).toEqual([]);
   });
 
+  it('this_month and last_month are UTC calendar months: a campaign at 00:00 UTC on the 1st opens this month, one a millisecond before (or at 00:30 on the 1st in Tokyo) last month', async () => {
+    const now = new Date();
+    const thisMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+    const lastMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1);
+    const at = (ms: number) => new Date(ms).toISOString();
+    const opened = (first_failed_at: string, amount_cents: number) => ({
+      customer: 'c',
+      currency: 'usd',
+      amount_cents,
+      decline_code: 'insufficient_funds',
+      status: 'in_flight' as const,
+      first_failed_at,
+    });
+    const { workspaceId } = await workspaceWithToken(api.current, {
+      customers,
+      campaigns: [
+        opened(at(thisMonth), 100), // the first instant of this UTC month
+        opened(at(thisMonth - 1), 200), // the last of last month
+        opened(at(thisMonth - 9 * 3_600_000 + 30 * 60_000), 400), // 00:30 on the 1st in Tokyo (UTC+9): still last month in UTC
+        opened(at(lastMonth), 800), // the first instant of last month
+        opened(at(lastMonth - 1), 1600), // the month before: in neither
+      ],
+    });
+    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
+    const current = await call('GET', '/overview?period=this_month', { cookie: owner });
+    const previous = await call('GET', '/overview?period=last_month', { cookie: owner });
+    const day = (ms: number) => at(ms).slice(0, 10);
+    expect(current.status).toBe(200);
+    expect(current.body).toMatchObject({ period: 'this_month', since: day(thisMonth), until: null });
+    expect(current.body.stats.recovery).toMatchObject({ opened: 1, at_risk_amount_cents: 100 });
+    expect(previous.body).toMatchObject({ period: 'last_month', since: day(lastMonth), until: day(thisMonth) });
+    expect(previous.body.stats.recovery).toMatchObject({ opened: 3, at_risk_amount_cents: 200 + 400 + 800 });
+    // Number for number the monthly chart's bars of those months (UTC months, as the rollups count them).
+    const bars = current.body.campaigns_by_month as Array<{
+      month: string;
+      opened: number;
+      failed_amount_cents: number;
+    }>;
+    expect(bars.at(-1)).toMatchObject({ month: day(thisMonth).slice(0, 7), opened: 1, failed_amount_cents: 100 });
+    expect(bars.at(-2)).toMatchObject({ month: day(lastMonth).slice(0, 7), opened: 3, failed_amount_cents: 1400 });
+    // The cancel reasons and decline codes of last month end where it does too.
+    expect(previous.body.decline_codes).toEqual([
+      expect.objectContaining({ decline_code: 'insufficient_funds', opened: 3, failed_amount_cents: 1400 }),
+    ]);
+  });
+
+  it('gives each decline category and the top decline codes with their money in the display currency, converted as the KPIs are', async () => {
+    const campaign = (decline_code: string, currency: string, amount_cents: number, status = 'in_flight') => ({
+      customer: 'c',
+      currency,
+      amount_cents,
+      decline_code,
+      status: status as 'in_flight',
+      ...(status === 'recovered' && { recovered_via: 'retry' as const, recovered_at: new Date().toISOString() }),
+    });
+    const { workspaceId } = await workspaceWithToken(api.current, {
+      customers,
+      campaigns: [
+        campaign('insufficient_funds', 'usd', 1000),
+        campaign('insufficient_funds', 'eur', 800, 'recovered'), // 1000 usd cents at 0.8 per usd
+        campaign('insufficient_funds', 'jpy', 500), // 5 usd
+        campaign('expired_card', 'usd', 2500),
+        campaign('expired_card', 'usd', 2500),
+        campaign('do_not_honor', 'usd', 300),
+        campaign('stolen_card', 'xyz', 999), // no rate: counted, its money left out
+        // Eight more codes, one campaign each: the two smallest are summed as others.
+        ...['incorrect_cvc', 'lost_card', 'try_again_later', 'processing_error', 'invalid_number', 'fraudulent'].map(
+          (code) => campaign(code, 'usd', 50),
+        ),
+        campaign('generic_decline', 'usd', 10),
+        campaign('some_new_code', 'usd', 20),
+      ],
+    });
+    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
+    const reply = await call('GET', '/overview?period=last_30_days', { cookie: owner });
+    expect(reply.status).toBe(200);
+    const { decline_categories: categories, decline_codes: codes, other_decline_codes: others } = reply.body;
+    const soft = 1000 + 1000 + 500 + 300 + 50 + 50 + 10;
+    expect(categories).toEqual([
+      { decline_category: 'soft', opened: 7, recovered: 1, failed_amount_cents: soft, recovered_amount_cents: 1000 },
+      {
+        decline_category: 'card_update_required',
+        opened: 4,
+        recovered: 0,
+        failed_amount_cents: 5100,
+        recovered_amount_cents: 0,
+      },
+      {
+        decline_category: 'authentication_required',
+        opened: 0,
+        recovered: 0,
+        failed_amount_cents: 0,
+        recovered_amount_cents: 0,
+      },
+      { decline_category: 'revoked', opened: 0, recovered: 0, failed_amount_cents: 0, recovered_amount_cents: 0 },
+      { decline_category: 'fraud', opened: 3, recovered: 0, failed_amount_cents: 100, recovered_amount_cents: 0 },
+      { decline_category: 'unknown', opened: 1, recovered: 0, failed_amount_cents: 20, recovered_amount_cents: 0 },
+    ]);
+    // The categories' counts are the stats' own.
+    expect(reply.body.stats.recovery.by_decline_category.soft).toEqual({ opened: 7, recovered: 1 });
+    // Most campaigns first, then most money, then by name; eight named.
+    expect(codes.map((code: { decline_code: string }) => code.decline_code)).toEqual([
+      'insufficient_funds',
+      'expired_card',
+      'do_not_honor',
+      'fraudulent',
+      'incorrect_cvc',
+      'invalid_number',
+      'lost_card',
+      'processing_error',
+    ]);
+    expect(codes[0]).toEqual({
+      decline_code: 'insufficient_funds',
+      decline_category: 'soft',
+      opened: 3,
+      recovered: 1,
+      failed_amount_cents: 2500,
+      recovered_amount_cents: 1000,
+    });
+    expect(codes[1]).toMatchObject({ decline_category: 'card_update_required', opened: 2, failed_amount_cents: 5000 });
+    // try_again_later (50), some_new_code (20), generic_decline (10) and stolen_card (xyz: no money) beyond the eight.
+    expect(others).toEqual({ codes: 4, opened: 4, failed_amount_cents: 80 });
+    expect(reply.body.unconverted_currencies).toEqual(['xyz']);
+  });
+
   it('refuses an unknown period with the JSON error, and a request without a session', async () => {
     const w = await world();
     const bad = await call('GET', '/overview?period=forever', { cookie: w.member });
