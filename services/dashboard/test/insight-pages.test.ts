@@ -470,6 +470,11 @@ async function kpis(page: Page): Promise<Record<string, string>> {
   return Object.fromEntries(cards);
 }
 
+/** The KPI cards' figures alone, { label: value }, without what each is of. */
+function kpiValues(page: Page): Promise<Record<string, string>> {
+  return definitions(page.getByRole('region', { name: 'Key figures' }));
+}
+
 /** The body rows of the page's table, each as its cells' texts. */
 /** A select's options as [value, text] pairs, in order. */
 function optionsOf(select: Locator): Promise<string[][]> {
@@ -504,14 +509,15 @@ describe('overview', () => {
   it('shows the last 30 days by default, numbers computed by hand, and names the currency it cannot convert', async () => {
     await expect(kpis(page)).resolves.toEqual({
       // Each rate says what it is of: 100% of closed beside open campaigns read as the result.
-      'Recovery rate of closed campaigns': '66.7% (2 recovered of 3 closed campaigns)', // the 60-day-old one is outside
-      'Recovered so far of all opened': '40.0% (2 of 5 campaigns; 2 still open)',
-      'Recovered revenue': '$200.00', // USD 100.00 + EUR 92.00
-      'Revenue at risk': '$100.00', // JPY 15,000; THB left out
-      'Lost revenue': '$50.00',
-      'Save rate': '66.7% (2 saved of 3 sessions that ended saved or canceled)', // the 40-day-old cancel is outside
-      'Saved MRR': '$80.00', // USD 30.00 + EUR 46.00
-      'Median time to recover': '2 days', // of 1 and 3 days
+      // Each card names what it counts: the campaigns opened (sessions started) in the period.
+      'Recovery rate of closed campaigns': '66.7% (2 recovered of 3 closed campaigns opened in the last 30 days)', // the 60-day-old one is outside
+      'Recovered so far, of all campaigns': '40.0% (2 of 5 campaigns opened in the last 30 days; 2 still open)',
+      'Recovered revenue': '$200.00 (2 campaigns recovered, of those opened in the last 30 days)', // USD 100.00 + EUR 92.00
+      'Revenue at risk': '$100.00 (2 campaigns still open, of those opened in the last 30 days)', // JPY 15,000; THB left out
+      'Lost revenue': '$50.00 (1 campaign lost or abandoned, of those opened in the last 30 days)',
+      'Save rate': '66.7% (2 saved of 3 sessions started in the last 30 days that ended saved or canceled)', // the 40-day-old cancel is outside
+      'Saved MRR': '$80.00 (2 sessions saved, of those started in the last 30 days)', // USD 30.00 + EUR 46.00
+      'Median time to recover': '2 days (over 2 campaigns recovered, of those opened in the last 30 days)', // of 1 and 3 days
     });
     await expect(page.getByRole('note').textContent()).resolves.toMatch(/Amounts in THB have no exchange rate/);
     // The period's first day as every other date on the page reads ("Oct 30, 2026"), not ISO, and
@@ -536,7 +542,8 @@ describe('overview', () => {
         .textContent(),
     ).resolves.toBe(
       'Closed campaigns are those recovered, lost or abandoned; an open one counts in the first rate once it closes. ' +
-        'Both rates count the campaigns opened in this period.',
+        'Every figure counts campaigns by the day their first payment failed and cancel sessions by the day they started, ' +
+        'whenever they closed: a campaign lost in this period that opened before it is counted in its own period.',
     );
   });
 
@@ -544,9 +551,9 @@ describe('overview', () => {
     const vandelay = await signIn('owner@vandelay.test');
     const figures = await kpis(vandelay);
     expect(figures).toMatchObject({
-      'Recovery rate of closed campaigns': '54.5% (6 recovered of 11 closed campaigns)',
-      'Recovered so far of all opened': '54.5% (6 of 11 campaigns; 0 still open)',
-      'Save rate': '54.5% (6 saved of 11 sessions that ended saved or canceled)',
+      'Recovery rate of closed campaigns': '54.5% (6 recovered of 11 closed campaigns opened in the last 30 days)',
+      'Recovered so far, of all campaigns': '54.5% (6 of 11 campaigns opened in the last 30 days; 0 still open)',
+      'Save rate': '54.5% (6 saved of 11 sessions started in the last 30 days that ended saved or canceled)',
     });
     // The API's rate is the same ratio to 4 places: rounding it again is what read 54.6%.
     const stats = (await (
@@ -576,14 +583,14 @@ describe('overview', () => {
     await page.getByText('All time, in USD.').waitFor();
     expect(new URL(page.url()).searchParams.get('period')).toBe('all_time');
     await expect(kpis(page)).resolves.toEqual({
-      'Recovery rate of closed campaigns': '75.0% (3 recovered of 4 closed campaigns)',
-      'Recovered so far of all opened': '50.0% (3 of 6 campaigns; 2 still open)',
-      'Recovered revenue': '$400.00',
-      'Revenue at risk': '$100.00',
-      'Lost revenue': '$50.00',
-      'Save rate': '50.0% (2 saved of 4 sessions that ended saved or canceled)',
-      'Saved MRR': '$80.00',
-      'Median time to recover': '2 days', // of 1, 2 and 3 days
+      'Recovery rate of closed campaigns': '75.0% (3 recovered of 4 closed campaigns opened at any time)',
+      'Recovered so far, of all campaigns': '50.0% (3 of 6 campaigns opened at any time; 2 still open)',
+      'Recovered revenue': '$400.00 (3 campaigns recovered, of those opened at any time)',
+      'Revenue at risk': '$100.00 (2 campaigns still open, of those opened at any time)',
+      'Lost revenue': '$50.00 (1 campaign lost or abandoned, of those opened at any time)',
+      'Save rate': '50.0% (2 saved of 4 sessions started at any time that ended saved or canceled)',
+      'Saved MRR': '$80.00 (2 sessions saved, of those started at any time)',
+      'Median time to recover': '2 days (over 3 campaigns recovered, of those opened at any time)', // of 1, 2 and 3 days
     });
     const stats = (await (
       await fetch(`${world.current.url}/dashboard/api/stats`, { headers: { cookie: await cookieHeader(page) } })
@@ -676,11 +683,11 @@ describe('overview', () => {
       'Abandoned',
     ]);
   });
-  it('says which exchange rates its money was converted with: the built-in ones, approximate and undated', async () => {
+  it('says which exchange rates its money was converted with, in plain words: the built-in ones, approximate', async () => {
     await page.goto(`${world.current.url}/dashboard/`);
     await expect(ratesLine(page)).resolves.toBe(
-      "Amounts in other currencies are shown in USD at fixed rates per US dollar, not at each payment's date: " +
-        "EUR 0.92 and JPY 150 (the service's built-in approximate rates, not dated).",
+      "Amounts in other currencies are converted to USD at one fixed rate per currency, not at the rate of each payment's " +
+        'date. Units of each currency to 1 US dollar: EUR 0.92 and JPY 150 (standard rates built into the service, approximate).',
     );
     // A workspace that converted nothing has no rates to name.
     const vandelay = await signIn('owner@vandelay.test');
@@ -757,6 +764,97 @@ describe('overview', () => {
     expect(new URL(shared.url()).searchParams.get('period')).toBe('last_90_days');
   });
 
+  it('"This month" is a UTC calendar month, chosen by role and name, its cards counting what opened in it', async () => {
+    const monthly = await signIn(globex.ownerEmail);
+    await monthly.getByRole('combobox', { name: 'Period' }).selectOption({ label: 'This month' });
+    await monthly
+      .getByRole('region', { name: 'Key figures' })
+      .getByText(/^This month \(/)
+      .waitFor();
+    expect(new URL(monthly.url()).searchParams.get('period')).toBe('this_month');
+    const month = new Date(now).toISOString().slice(0, 7);
+    const monthName = new Intl.DateTimeFormat('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+    await expect(
+      monthly
+        .getByRole('region', { name: 'Key figures' })
+        .getByText(/^This month \(/)
+        .textContent(),
+    ).resolves.toBe(
+      `This month (campaigns opened and cancel sessions started in ${monthName.format(new Date(`${month}-01T00:00:00Z`))} so far, UTC), in USD.`,
+    );
+    // Globex's campaigns opened this UTC month, counted from the fixture's days (some of them fall in
+    // last month early in a month).
+    const globexDays = [2, 5, 60, 1, 4, 10];
+    const recoveredDays = [2, 5, 60];
+    const inMonth = (days: number) => daysAgo(days).slice(0, 7) === month;
+    const opened = globexDays.filter(inMonth).length;
+    const recovered = recoveredDays.filter(inMonth).length;
+    const open = [1, 4].filter(inMonth).length;
+    const plural = (count: number) => `${count} ${count === 1 ? 'campaign' : 'campaigns'}`;
+    await expect(kpis(monthly)).resolves.toMatchObject({
+      'Recovered so far, of all campaigns': expect.stringMatching(
+        new RegExp(`\\(${recovered} of ${plural(opened)} opened this month; ${open} still open\\)$`),
+      ),
+    });
+    // Its charts are named after it, as every period's.
+    await monthly.getByRole('figure', { name: 'Campaigns by decline category, This month', exact: true }).waitFor();
+    // Last month is the other calendar month.
+    await monthly.getByRole('combobox', { name: 'Period' }).selectOption({ label: 'Last month' });
+    await monthly.getByText(/^Last month \(campaigns opened and cancel sessions started in /).waitFor();
+    expect(new URL(monthly.url()).searchParams.get('period')).toBe('last_month');
+  });
+
+  it('says why payments fail with their money, each decline category a link to the Campaigns list of it and the period', async () => {
+    const why = await signIn(globex.ownerEmail);
+    const section = why.getByRole('region', { name: 'Why payments fail' });
+    const categories = section.getByRole('table', { name: 'Decline categories' });
+    await categories.getByRole('row').nth(1).waitFor();
+    // Globex's campaigns have the fixture's decline code, generic_decline: a soft decline. Of the
+    // last 30 days: USD 100 + EUR 92 (USD 100) + JPY 15,000 (USD 100) + USD 50, THB left out.
+    await expect(tableRows(section, 'Decline categories')).resolves.toEqual([
+      ['5', '$350.00', '$200.00 (2 recovered)'],
+    ]);
+    await expect(tableRows(section, 'Top decline codes')).resolves.toEqual([['5', '$350.00']]);
+    await expect(
+      section.getByRole('table', { name: 'Top decline codes' }).getByRole('rowheader').textContent(),
+    ).resolves.toBe('Declined by the bank generic_decline');
+    const { since } = (await (
+      await fetch(`${world.current.url}/dashboard/api/overview`, { headers: { cookie: await cookieHeader(why) } })
+    ).json()) as { since: string };
+    await categories.getByRole('link', { name: 'Soft decline' }).click();
+    await why.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    const address = new URL(why.url());
+    expect(address.pathname).toBe('/dashboard/campaigns');
+    expect(Object.fromEntries(address.searchParams)).toEqual({ decline_category: 'soft', from: since, tz: 'UTC' });
+    // The list shows the category's campaigns of those UTC days: the five the Overview counted.
+    const list = why.getByRole('table', { name: 'Recovery campaigns' });
+    await list.getByRole('row').nth(1).waitFor();
+    await settlesTo(() => list.locator('tbody tr').count(), 5);
+    await expect(why.getByLabel('Decline category').inputValue()).resolves.toBe('soft');
+  });
+
+  it('gives every chart and the decline breakdown a heading, so a screen reader moves between them, the figures keeping their names', async () => {
+    await page.goto(`${world.current.url}/dashboard/?period=all_time`);
+    await kpis(page);
+    await expect(page.getByRole('heading', { level: 2 }).allTextContents()).resolves.toEqual([
+      'Why payments fail',
+      'Failed and recovered revenue by month (USD)',
+      'Recovery rate by month',
+      'Campaigns by decline category',
+      'How campaigns were recovered',
+      'Cancel sessions by outcome by month',
+      'Cancellation reasons',
+    ]);
+    await page.getByRole('figure', { name: 'Campaigns by decline category, All time', exact: true }).waitFor();
+    // A month's rate over fewer than 5 closed campaigns is drawn hollow, and the chart says so.
+    await expect(
+      page
+        .getByRole('figure', { name: 'Recovery rate by month' })
+        .getByText(/A hollow point is a month with fewer than 5 closed/)
+        .count(),
+    ).resolves.toBe(1);
+  });
+
   /** One page for the four widths, each loading the Overview afresh at its width. */
   let charts: Page | undefined;
 
@@ -802,6 +900,33 @@ describe('overview', () => {
         }),
       );
       expect(cut).toEqual([]);
+    });
+
+    // At 390 px the six outcomes' legend took most of the 240 px box and left the stacked bars
+    // about 40 px, lower than the legend. The plot is measured as the span of its horizontal grid
+    // lines (the y axis's, from the top tick to the axis): rows of ink across half the canvas or more.
+    it('Cancel sessions by outcome by month: its plot is at least 145 px tall whatever its legend takes', async () => {
+      const canvas = sized.getByRole('figure', { name: 'Cancel sessions by outcome by month' }).getByRole('img');
+      const plotHeight = () =>
+        canvas.evaluate((element) => {
+          const { width, height } = element;
+          const pixels = element.getContext('2d')!.getImageData(0, 0, width, height).data;
+          const lines: number[] = [];
+          for (let y = 0; y < height; y += 1) {
+            let longest = 0;
+            for (let x = 0, run = 0; x < width; x += 1) {
+              run = pixels[(y * width + x) * 4 + 3]! > 0 ? run + 1 : 0;
+              longest = Math.max(longest, run);
+            }
+            if (longest >= width / 2) lines.push(y);
+          }
+          const scale = height / element.getBoundingClientRect().height;
+          return lines.length < 2 ? 0 : Math.round((lines.at(-1)! - lines[0]!) / scale);
+        });
+      // Chart.js draws again at the grown height on its next frame.
+      await eventually(async () => (await plotHeight()) >= 145).catch(() => undefined);
+      const plot = await plotHeight();
+      expect({ width, plot, tallEnough: plot >= 145 }).toEqual({ width, plot, tallEnough: true });
     });
 
     // The table under the decline chart (two series) scrolled sideways in its box at 320 px, and
@@ -1055,18 +1180,18 @@ describe("the Overview in the browser's language", () => {
     );
     expect(days.size).toBe(1); // set one after the other in beforeAll
     await expect(ratesLine(page)).resolves.toBe(
-      "Amounts in other currencies are shown in HUF at fixed rates per US dollar, not at each payment's date: " +
-        `HUF 360 and IQD 1,310 (set by the operator on ${[...days][0]}, UTC).`,
+      "Amounts in other currencies are converted to HUF at one fixed rate per currency, not at the rate of each payment's " +
+        `date. Units of each currency to 1 US dollar: HUF 360 and IQD 1,310 (set by your operator on ${[...days][0]}, UTC).`,
     );
     await expect(checkPage(page, 'overview-en-IN')).resolves.toEqual([]);
   });
 
   it('writes median days to one place at most, a whole number without ".0", in English for a de-DE browser', async () => {
     const page = await signIn('owner@soylent.test', { locale: 'de-DE' });
-    await expect(kpis(page)).resolves.toMatchObject({ 'Median time to recover': '1 day' });
+    await expect(kpiValues(page)).resolves.toMatchObject({ 'Median time to recover': '1 day' });
     await page.getByLabel('Period').selectOption({ label: 'All time' });
     await page.getByText('All time, in HUF.').waitFor();
-    await expect(kpis(page)).resolves.toMatchObject({ 'Median time to recover': '2.8 days' }); // not 2,75
+    await expect(kpiValues(page)).resolves.toMatchObject({ 'Median time to recover': '2.8 days' }); // not 2,75
   });
 });
 
@@ -1079,7 +1204,7 @@ describe("money in the service's ISO 4217 decimals, not the browser's", () => {
 
   it('shows HUF with 2 decimals and IQD with 3 on the Overview, in its charts, lists and detail, and a median as the API rounds it', async () => {
     // Chromium's CLDR digits are 0 for both: HUF 5,795,529 for 5795529 stored minor units.
-    await expect(kpis(page)).resolves.toMatchObject({
+    await expect(kpiValues(page)).resolves.toMatchObject({
       'Recovered revenue': `HUF${NBSP}57,955.29`,
       'Revenue at risk': `HUF${NBSP}412.21`, // IQD 1,500.000
       'Lost revenue': `HUF${NBSP}0.00`,
@@ -1087,7 +1212,7 @@ describe("money in the service's ISO 4217 decimals, not the browser's", () => {
     });
     await page.getByLabel('Period').selectOption({ label: 'All time' });
     await page.getByText('All time, in HUF.').waitFor();
-    await expect(kpis(page)).resolves.toMatchObject({
+    await expect(kpiValues(page)).resolves.toMatchObject({
       'Recovered revenue': `HUF${NBSP}57,956.29`,
       // To one place, as the rates: the API's 2.75 (of 1 and 4.5 days) shown to less precision.
       'Median time to recover': '2.8 days',

@@ -12,6 +12,7 @@ import {
   Tooltip,
   type CartesianScaleOptions,
   type ChartConfiguration,
+  type Plugin,
   type Scale,
 } from 'chart.js';
 import { LOCALE } from '../format.js';
@@ -51,6 +52,33 @@ const SLANTED_LABEL_ROOM_PX = 14;
  * canvas's edge (where a cut and a fit look alike).
  */
 const CATEGORY_LABEL_MARGIN_PX = 8;
+
+/**
+ * The least height of a chart's plot (its area inside the axes). Chart.js gives the legend and the
+ * axes their room first and the plot what is left: at 390 px the six outcomes' legend took five
+ * rows of the 240 px box and left the stacked bars about 40 px, lower than the legend.
+ */
+const MIN_PLOT_HEIGHT_PX = 150;
+
+/**
+ * Grows the chart's box (its min-height) by what the plot lacks of MIN_PLOT_HEIGHT_PX once
+ * Chart.js has laid out the legend and axes; Chart.js, watching the box, draws again at the new
+ * height. A min-height below the stylesheet's height changes nothing, so a wider screen, whose
+ * legend takes fewer rows, gets the box's own height back.
+ */
+const minPlotHeight: Plugin = {
+  id: 'minPlotHeight',
+  afterLayout(chart) {
+    const box = chart.canvas.parentElement;
+    if (!box) return;
+    const short = MIN_PLOT_HEIGHT_PX - (chart.chartArea.bottom - chart.chartArea.top);
+    const wanted = `${Math.ceil(box.clientHeight + short)}px`;
+    if (Math.abs(short) >= 1 && box.style.minHeight !== wanted) box.style.minHeight = wanted;
+  },
+};
+
+/** Legend boxes a little smaller than Chart.js's 40 px: more entries to a row on a phone. */
+const LEGEND_BOX_PX = 12;
 
 /** The tick labels' font: Chart.js's own, at a size set here so that wrapLabel measures what is drawn. */
 const TICK_FONT_SIZE = 12;
@@ -121,6 +149,11 @@ export interface Series {
    * read like one over forty. Said in the tooltip and beside the value in the table; null for none.
    */
   notes?: Array<string | null>;
+  /**
+   * Points drawn hollow (a line's): a value over too few to read as a trend (a month's recovery
+   * rate over one or two closed campaigns). The chart's `note` says why.
+   */
+  faint?: boolean[];
 }
 
 /** A value as the table writes it: the figure, then what it is of, if the series says. */
@@ -154,6 +187,8 @@ export interface ChartProps {
   labelHeader: string;
   /** Counts: whole-number ticks only. */
   integer?: boolean;
+  /** A sentence under the chart: what its figures are of, what a hollow point means. */
+  note?: string | undefined;
 }
 
 /** The class of a chart's table while it is stacked (useStacked). */
@@ -179,6 +214,7 @@ export function Chart({
   formatTick = format,
   labelHeader,
   integer,
+  note,
 }: ChartProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
@@ -200,6 +236,13 @@ export function Chart({
           backgroundColor: SERIES_COLORS[index % SERIES_COLORS.length],
           borderColor: SERIES_COLORS[index % SERIES_COLORS.length],
           spanGaps: true,
+          ...(one.faint && {
+            pointBackgroundColor: one.faint.map((faint) =>
+              faint ? '#ffffff' : SERIES_COLORS[index % SERIES_COLORS.length]!,
+            ),
+            pointRadius: one.faint.map((faint) => (faint ? 4 : 3)),
+            pointBorderWidth: one.faint.map((faint) => (faint ? 2 : 1)),
+          }),
         })),
       },
       options: {
@@ -211,7 +254,11 @@ export function Chart({
         animation: false,
         layout: { padding: { left: horizontal ? CATEGORY_LABEL_MARGIN_PX : SLANTED_LABEL_ROOM_PX } },
         plugins: {
-          legend: { display: series.length > 1, position: 'bottom' },
+          legend: {
+            display: series.length > 1,
+            position: 'bottom',
+            labels: { boxWidth: LEGEND_BOX_PX, boxHeight: LEGEND_BOX_PX },
+          },
           tooltip: {
             callbacks: {
               label: (item) =>
@@ -242,7 +289,7 @@ export function Chart({
         },
       },
     };
-    const chart = new ChartJs(canvasRef.current!, config);
+    const chart = new ChartJs(canvasRef.current!, { ...config, plugins: [minPlotHeight] });
     return () => chart.destroy();
   }, [empty, kind, labels, series, stacked, horizontal, format, formatTick, integer]);
 
@@ -256,6 +303,7 @@ export function Chart({
           <canvas ref={canvasRef} role="img" aria-label={`${name}: chart; the same figures are in the table below`} />
         </div>
       )}
+      {note && !empty && <p className="muted chart-note">{note}</p>}
       <details className="chart-table">
         {/* Named after its chart: six summaries all named "Show as a table" were one control
             heard six times. The visible words first, whole, so that a voice user saying them is
@@ -300,12 +348,13 @@ export function Chart({
 /**
  * A chart's title, and under it the period it covers when it covers the chosen one (Chart's
  * `period`). Its figure is named "title, period" (`aria-label`): named by this caption, the two
- * lines ran together without a pause.
+ * lines ran together without a pause. The title is a heading (h2, under the page's h1), so that a
+ * screen reader moves from chart to chart by headings; the figure keeps its name.
  */
 export function ChartTitle({ title, period }: { title: string; period?: string | undefined }) {
   return (
     <figcaption className="chart-title">
-      {title}
+      <h2 className="chart-heading">{title}</h2>
       {period && <span className="chart-period">{period}</span>}
     </figcaption>
   );

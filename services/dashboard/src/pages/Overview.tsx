@@ -2,6 +2,7 @@ import { useId, useMemo } from 'react';
 import { CANCEL_OUTCOMES, DECLINE_CATEGORIES, RECOVERED_VIA } from '@retention/core/enums';
 import { api, query } from '../api/client.js';
 import type { ExchangeRate, Overview as OverviewData, OverviewPeriod } from '../api/types.js';
+import { DeclineBreakdown } from '../components/DeclineBreakdown.js';
 import { Chart, ChartTitle, type Series } from '../components/Chart.js';
 import { quoted } from '../components/FilterStates.js';
 import { Filter } from '../components/ListPage.js';
@@ -22,18 +23,30 @@ import { useLoad } from '../hooks.js';
 import { cancelOutcomeLabel, cancelReasonLabel, DECLINE_CATEGORY_LABELS, RECOVERED_VIA_LABELS } from '../labels.js';
 import { useSearchParams } from '../router.js';
 
-const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string }> = [
-  { value: 'last_30_days', label: 'Last 30 days' },
-  { value: 'last_90_days', label: 'Last 90 days' },
-  { value: 'last_12_months', label: 'Last 12 months' },
-  { value: 'all_time', label: 'All time' },
+/**
+ * The picker's periods: calendar months first ("how much did we recover this month"), then the
+ * rolling ones. Every period is of UTC days, as the monthly charts are (docs/dashboard-ui.md,
+ * "Overview periods").
+ */
+const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string; basis: string }> = [
+  { value: 'this_month', label: 'This month', basis: 'this month' },
+  { value: 'last_month', label: 'Last month', basis: 'last month' },
+  { value: 'last_30_days', label: 'Last 30 days', basis: 'in the last 30 days' },
+  { value: 'last_90_days', label: 'Last 90 days', basis: 'in the last 90 days' },
+  { value: 'last_12_months', label: 'Last 12 months', basis: 'in the last 12 months' },
+  { value: 'all_time', label: 'All time', basis: 'at any time' },
 ];
 
-const DEFAULT_PERIOD = PERIODS[0]!;
+const DEFAULT_PERIOD = PERIODS.find((one) => one.value === 'last_30_days')!;
 
 /** A period in the picker's words ("Last 30 days"). */
 function periodLabel(period: OverviewPeriod): string {
   return PERIODS.find((one) => one.value === period)!.label;
+}
+
+/** When a card's campaigns or sessions opened, as its sub-label says it ("in the last 30 days", "this month"). */
+function periodBasis(period: OverviewPeriod): string {
+  return PERIODS.find((one) => one.value === period)!.basis;
 }
 
 /** The overview: the chosen period's KPI cards, then the charts (each with its table). */
@@ -78,6 +91,7 @@ export default function Overview() {
       {overview.data && (
         <>
           <Kpis overview={overview.data} />
+          <DeclineBreakdown overview={overview.data} periodLabel={periodLabel(overview.data.period)} />
           <Charts overview={overview.data} />
         </>
       )}
@@ -114,6 +128,11 @@ function periodSentence(overview: OverviewData): string {
   const label = periodLabel(overview.period);
   const currency = overview.stats.display_currency.toUpperCase();
   if (overview.since === null) return `All time, in ${currency}.`;
+  // A calendar month by its name, as the monthly charts label it ("Nov 2026"); a UTC month, and said so.
+  if (overview.period === 'this_month')
+    return `${label} (campaigns opened and cancel sessions started in ${formatMonth(overview.since.slice(0, 7))} so far, UTC), in ${currency}.`;
+  if (overview.period === 'last_month')
+    return `${label} (campaigns opened and cancel sessions started in ${formatMonth(overview.since.slice(0, 7))}, UTC), in ${currency}.`;
   // The day as every other date on the page reads ("Oct 30, 2026"), not ISO; a UTC day, and said so.
   return `${label} (campaigns opened and cancel sessions started since ${formatUtcDay(overview.since)}, UTC), in ${currency}.`;
 }
@@ -128,6 +147,8 @@ function rateList(rates: readonly ExchangeRate[]): string {
  * Which exchange rates the page's money was converted with (the API's `exchange_rates`), or null
  * when it converted nothing: the service's fixed table, one rate per currency whatever a
  * payment's date, each a shipped default (approximate, undated) or one the operator set on a day.
+ * In a finance reader's words (docs/dashboard-ui.md, "Overview wording"): "fixed rates per US
+ * dollar … built-in approximate rates, not dated" read as jargon.
  */
 function ratesSentence(overview: OverviewData): string | null {
   const rates = overview.exchange_rates;
@@ -136,7 +157,7 @@ function ratesSentence(overview: OverviewData): string | null {
   const builtIn = rates.filter((rate) => rate.set_at === null);
   if (builtIn.length > 0) {
     const plural = builtIn.length === 1 ? 'rate' : 'rates';
-    groups.push(`${rateList(builtIn)} (the service's built-in approximate ${plural}, not dated)`);
+    groups.push(`${rateList(builtIn)} (standard ${plural} built into the service, approximate)`);
   }
   const days = new Map<string, ExchangeRate[]>();
   for (const rate of rates) {
@@ -145,12 +166,12 @@ function ratesSentence(overview: OverviewData): string | null {
     days.set(day, [...(days.get(day) ?? []), rate]);
   }
   for (const [day, set] of [...days].sort(([a], [b]) => a.localeCompare(b))) {
-    groups.push(`${rateList(set)} (set by the operator on ${formatUtcDay(day)}, UTC)`);
+    groups.push(`${rateList(set)} (set by your operator on ${formatUtcDay(day)}, UTC)`);
   }
   const currency = overview.stats.display_currency.toUpperCase();
   return (
-    `Amounts in other currencies are shown in ${currency} at fixed rates per US dollar, not at each ` +
-    `payment's date: ${groups.join('; ')}.`
+    `Amounts in other currencies are converted to ${currency} at one fixed rate per currency, not at the ` +
+    `rate of each payment's date. Units of each currency to 1 US dollar: ${groups.join('; ')}.`
   );
 }
 
@@ -162,6 +183,13 @@ function Kpis({ overview }: { overview: OverviewData }) {
   const closed = recovery.recovered + recovery.lost + recovery.abandoned;
   // The save rate's whole: sessions that ended saved or canceled (an abandoned one decided nothing).
   const decided = cancel_flow.saved + cancel_flow.canceled;
+  // Every card counts campaigns by the day they opened and sessions by the day they started (a
+  // cohort, as GET /api/v1/stats does: spec 2.4), and says so where it is read: "Lost revenue
+  // $0.00" for the last 30 days read as nothing lost, beside two campaigns lost this month that
+  // opened before it (docs/dashboard-ui.md, "What each card counts").
+  const basis = periodBasis(overview.period);
+  const opened = `opened ${basis}`;
+  const lost = recovery.lost + recovery.abandoned;
   return (
     <section aria-label="Key figures">
       <p className="muted">{periodSentence(overview)}</p>
@@ -171,29 +199,50 @@ function Kpis({ overview }: { overview: OverviewData }) {
         <Card
           label="Recovery rate of closed campaigns"
           value={formatPercent(shareOf(recovery.recovered, closed))}
-          detail={`${formatNumber(recovery.recovered)} recovered of ${closedCampaigns(closed)}`}
+          detail={`${formatNumber(recovery.recovered)} recovered of ${closedCampaigns(closed)} ${opened}`}
         />
         <Card
-          label="Recovered so far of all opened"
+          label="Recovered so far, of all campaigns"
           value={formatPercent(shareOf(recovery.recovered, recovery.opened))}
-          detail={`${formatNumber(recovery.recovered)} of ${campaigns(recovery.opened)}; ${formatNumber(recovery.in_flight)} still open`}
+          detail={`${formatNumber(recovery.recovered)} of ${campaigns(recovery.opened)} ${opened}; ${formatNumber(recovery.in_flight)} still open`}
         />
-        <Card label="Recovered revenue" value={formatMoney(recovery.recovered_amount_cents, currency)} />
-        <Card label="Revenue at risk" value={formatMoney(recovery.at_risk_amount_cents, currency)} />
-        <Card label="Lost revenue" value={formatMoney(recovery.lost_amount_cents, currency)} />
+        <Card
+          label="Recovered revenue"
+          value={formatMoney(recovery.recovered_amount_cents, currency)}
+          detail={`${campaigns(recovery.recovered)} recovered, of those ${opened}`}
+        />
+        <Card
+          label="Revenue at risk"
+          value={formatMoney(recovery.at_risk_amount_cents, currency)}
+          detail={`${campaigns(recovery.in_flight)} still open, of those ${opened}`}
+        />
+        <Card
+          label="Lost revenue"
+          value={formatMoney(recovery.lost_amount_cents, currency)}
+          detail={`${campaigns(lost)} lost or abandoned, of those ${opened}`}
+        />
         <Card
           label="Save rate"
           value={formatPercent(shareOf(cancel_flow.saved, decided))}
-          detail={`${formatNumber(cancel_flow.saved)} saved of ${sessions(decided)} that ended saved or canceled`}
+          detail={`${formatNumber(cancel_flow.saved)} saved of ${sessions(decided)} started ${basis} that ended saved or canceled`}
         />
-        <Card label="Saved MRR" value={formatMoney(cancel_flow.saved_mrr_cents, currency)} />
-        <Card label="Median time to recover" value={formatDays(days)} />
+        <Card
+          label="Saved MRR"
+          value={formatMoney(cancel_flow.saved_mrr_cents, currency)}
+          detail={`${sessions(cancel_flow.saved)} saved, of those started ${basis}`}
+        />
+        <Card
+          label="Median time to recover"
+          value={formatDays(days)}
+          detail={`over ${campaigns(recovery.recovered)} recovered, of those ${opened}`}
+        />
       </dl>
       {rates && <p className="muted">{rates}</p>}
       {/* The two rates read at a glance as one; they are not (docs/dashboard-ui.md, "Overview"). */}
       <p className="muted">
         Closed campaigns are those recovered, lost or abandoned; an open one counts in the first rate once it closes.
-        Both rates count the campaigns opened in this period.
+        Every figure counts campaigns by the day their first payment failed and cancel sessions by the day they started,
+        whenever they closed: a campaign lost in this period that opened before it is counted in its own period.
       </p>
       {overview.unconverted_currencies.length > 0 && (
         <p className="notice" role="note">
@@ -204,6 +253,9 @@ function Kpis({ overview }: { overview: OverviewData }) {
     </section>
   );
 }
+
+/** Fewer closed campaigns than this in a month: its recovery rate is drawn hollow (Series' `faint`). */
+const SMALL_SAMPLE = 5;
 
 function Charts({ overview }: { overview: OverviewData }) {
   const currency = overview.stats.display_currency;
@@ -229,10 +281,13 @@ function Charts({ overview }: { overview: OverviewData }) {
         notes: overview.campaigns_by_month.map((row) =>
           row.closed === 0 ? null : `${formatNumber(row.recovered)} of ${formatNumber(row.closed)} closed`,
         ),
+        // One or two campaigns make a month's rate 0% or 100%: drawn hollow, and said so under the chart.
+        faint: overview.campaigns_by_month.map((row) => row.closed > 0 && row.closed < SMALL_SAMPLE),
       },
     ],
     [overview],
   );
+  const fewClosed = overview.campaigns_by_month.some((row) => row.closed > 0 && row.closed < SMALL_SAMPLE);
   // The lists' and filters' words (labels.ts), in sentence case as "Retry" and "Card update" beside them.
   const categories = useMemo(() => DECLINE_CATEGORIES.map((category) => DECLINE_CATEGORY_LABELS[category]), []);
   const byCategory = useMemo<Series[]>(
@@ -289,6 +344,11 @@ function Charts({ overview }: { overview: OverviewData }) {
         format={percent}
         formatTick={formatPercentTick}
         labelHeader="Month"
+        note={
+          fewClosed
+            ? `Each month's rate is of the campaigns opened in it that have closed (in the tooltip and the table). A hollow point is a month with fewer than ${SMALL_SAMPLE} closed: too few to read as a trend.`
+            : "Each month's rate is of the campaigns opened in it that have closed (in the tooltip and the table)."
+        }
       />
       <Chart
         title="Campaigns by decline category"
@@ -335,6 +395,7 @@ function Charts({ overview }: { overview: OverviewData }) {
         />
       ) : (
         <figure className="chart card" aria-label={`Cancellation reasons, ${period}`}>
+          {/* The heading a screen reader jumps to, as Chart's. */}
           <ChartTitle title="Cancellation reasons" period={period} />
           <p className="state empty">No cancel sessions in this period.</p>
         </figure>
