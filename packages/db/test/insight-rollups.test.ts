@@ -125,3 +125,96 @@ describe('0012-insight-rollups', () => {
     }
   });
 });
+
+/** The decline-code rollup recomputed from the source rows, beside the kept one. */
+const RECOUNT_CODES = `
+  SELECT (SELECT coalesce(json_agg(r ORDER BY r.day, r.decline_code, r.status, r.currency), '[]') FROM (
+            SELECT (first_failed_at AT TIME ZONE 'UTC')::date AS day, decline_category, decline_code, status, currency,
+                   count(*)::bigint AS campaigns, sum(amount_cents)::bigint AS amount_cents
+              FROM recovery_campaigns GROUP BY 1, 2, 3, 4, 5) r) AS expected,
+         (SELECT coalesce(json_agg(r ORDER BY r.day, r.decline_code, r.status, r.currency), '[]') FROM (
+            SELECT day, decline_category, decline_code, status, currency, sum(campaigns)::bigint AS campaigns,
+                   sum(amount_cents)::bigint AS amount_cents
+              FROM decline_code_day_rollups GROUP BY 1, 2, 3, 4, 5 HAVING sum(campaigns) <> 0) r) AS kept`;
+
+describe('0044-decline-code-rollups', () => {
+  it('backfills the campaigns that existed before it, then keeps the rollup exact under inserts, updates and deletes', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      // Everything but 0044 (the last): 0019 needs the secrets key, which migrateUpTo does not give.
+      const migration = MIGRATIONS.find((one) => one.name === '0044-decline-code-rollups')!;
+      await migrateLatest(db, { secretsKey: testSecretsKeyBytes() });
+      await migration.down(db);
+      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+      const workspaceId = workspace!.id;
+      const [customer] = await db('customers')
+        .insert({ workspace_id: workspaceId, psp_customer_id: 'cus_1', email: 'a@b.co' })
+        .returning<Array<{ id: string }>>('id');
+      const [subscription] = await db('subscriptions')
+        .insert({
+          workspace_id: workspaceId,
+          customer_id: customer!.id,
+          psp_subscription_id: 'sub_1',
+          status: 'active',
+          plan_name: 'Pro',
+          amount_cents: 4900,
+          currency: 'usd',
+          interval: 'month',
+        })
+        .returning<Array<{ id: string }>>('id');
+      const campaign = (invoice: number, code: string, category: string, failedAt: string) => ({
+        workspace_id: workspaceId,
+        customer_id: customer!.id,
+        subscription_id: subscription!.id,
+        psp_invoice_id: `in_${invoice}`,
+        amount_cents: 100 * invoice,
+        currency: invoice % 2 === 0 ? 'eur' : 'usd',
+        status: 'in_flight',
+        decline_code: code,
+        decline_category: category,
+        first_failed_at: new Date(failedAt),
+      });
+      await db('recovery_campaigns').insert([
+        campaign(1, 'insufficient_funds', 'soft', '2026-03-01T23:59:59.999Z'),
+        campaign(2, 'insufficient_funds', 'soft', '2026-03-02T00:00:00Z'),
+        campaign(3, 'expired_card', 'card_update_required', '2026-03-02T12:00:00Z'),
+      ]);
+      await migration.up(db);
+      const check = async () => {
+        const { rows } = await db.raw<{ rows: Array<{ kept: unknown[]; expected: unknown[] }> }>(RECOUNT_CODES);
+        expect(rows[0]!.kept).toEqual(rows[0]!.expected);
+        return rows[0]!.kept;
+      };
+      expect(await check()).toHaveLength(3);
+
+      await db('recovery_campaigns').insert(campaign(4, 'do_not_honor', 'soft', '2026-04-01T00:00:00Z'));
+      await db('recovery_campaigns')
+        .where({ psp_invoice_id: 'in_2' })
+        .update({
+          status: 'recovered',
+          recovered_via: 'manual',
+          recovered_at: new Date('2026-03-05T00:00:00Z'),
+          closed_at: new Date('2026-03-05T00:00:00Z'),
+        });
+      await db('recovery_campaigns')
+        .where({ psp_invoice_id: 'in_3' })
+        .update({
+          decline_code: 'fraudulent',
+          decline_category: 'fraud',
+          first_failed_at: new Date('2026-02-27T00:00:00Z'),
+        });
+      await db('recovery_campaigns').where({ psp_invoice_id: 'in_1' }).delete();
+      expect(await check()).toHaveLength(3);
+
+      // Deleting the workspace cascades through the triggers without resurrecting its rollups.
+      await db('workspaces').where({ id: workspaceId }).delete();
+      const { rows: left } = await db.raw<{ rows: Array<{ n: string }> }>(
+        'SELECT count(*)::text AS n FROM decline_code_day_rollups',
+      );
+      expect(left[0]!.n).toBe('0');
+    } finally {
+      await database.drop();
+    }
+  });
+});
