@@ -143,6 +143,7 @@ export const OVERVIEW_PERIODS = [
   'all_time',
   'this_month',
   'last_month',
+  'custom',
 ] as const;
 export type OverviewPeriod = (typeof OVERVIEW_PERIODS)[number];
 

@@ -804,6 +804,32 @@ describe('overview', () => {
     expect(new URL(monthly.url()).searchParams.get('period')).toBe('last_month');
   });
 
+  it('a custom range is its UTC days, both included, picked in two date fields and kept in the address', async () => {
+    const ranged = await signIn(globex.ownerEmail);
+    await ranged.getByRole('combobox', { name: 'Period' }).selectOption({ label: 'Custom range' });
+    // It starts as this UTC month so far.
+    const today = new Date().toISOString().slice(0, 10);
+    await expect(ranged.getByLabel('From (UTC day)').inputValue()).resolves.toBe(`${today.slice(0, 8)}01`);
+    await expect(ranged.getByLabel('To (UTC day, included)').inputValue()).resolves.toBe(today);
+    // The last 30 days' campaigns of Globex were opened 1, 2, 4, 5 and 10 days ago: a range of the
+    // 11 days up to today holds them all, one of the 3 days up to today those of 1 and 2 days ago.
+    const day = (days: number) => daysAgo(days).slice(0, 10);
+    await ranged.getByLabel('From (UTC day)').fill(day(2));
+    await ranged.getByLabel('To (UTC day, included)').fill(day(0));
+    const address = () => Promise.resolve(Object.fromEntries(new URL(ranged.url()).searchParams));
+    await settlesTo(address, { period: 'custom', from: day(2), to: day(0) });
+    const inRange = [1, 2, 4, 5, 10].filter((days) => day(days) >= day(2)).length;
+    await settlesTo(
+      async () =>
+        (await kpis(ranged))['Recovered so far, of all campaigns']?.match(/of (\d+) campaigns? opened from /)?.[1],
+      String(inRange),
+    );
+    // A range whose first day is after its last shows the default period, and says why.
+    await ranged.getByLabel('From (UTC day)').fill(day(0));
+    await ranged.getByLabel('To (UTC day, included)').fill(day(2));
+    await ranged.getByRole('alert').filter({ hasText: 'custom range needs a first and a last day' }).waitFor();
+  });
+
   it('says why payments fail with their money, each decline category a link to the Campaigns list of it and the period', async () => {
     const why = await signIn(globex.ownerEmail);
     const section = why.getByRole('region', { name: 'Why payments fail' });

@@ -30,11 +30,39 @@ import { DAY_RANGE, MoneyTotals, statsWithWorkingsInSnapshot, type CategoryAmoun
  *   it (the one period with an end, `until`). Calendar months of UTC days, as the monthly charts
  *   and the day rollups count them, so "Last month" is the chart's last-but-one bar number for
  *   number (docs/dashboard-api.md, "Overview", on why not the viewer's zone);
+ * - `custom`: the UTC days `from` to `to`, both included (`until` the day after `to`);
  * - `all_time`: everything; its `stats` is GET /api/v1/stats number for number (same function).
  * A campaign belongs to the period it opened in (its `first_failed_at`), a cancel session to the
  * one it started in (`created_at`): a cohort view, so a rate never mixes denominators.
  * The monthly series always cover the last 12 UTC months, oldest first.
  */
+
+/** A custom period's days: `from` to `to`, both UTC days (`YYYY-MM-DD`) and both included. */
+export interface OverviewRange {
+  from: string;
+  to: string;
+}
+
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A real calendar day written `YYYY-MM-DD` (not 2026-02-30). */
+function isDay(value: unknown): value is string {
+  return typeof value === 'string' && DAY_PATTERN.test(value) && utcDay(new Date(`${value}T00:00:00Z`)) === value;
+}
+
+/**
+ * The days of `period=custom` (`from` and `to`, both included), or undefined for any other
+ * period, which takes neither.
+ */
+export function parseOverviewRange(period: OverviewPeriod, from: unknown, to: unknown): OverviewRange | undefined {
+  if (period !== 'custom') {
+    if (from !== undefined || to !== undefined) throw invalidParam('from and to are for period=custom only');
+    return undefined;
+  }
+  if (!isDay(from) || !isDay(to)) throw invalidParam('period=custom needs from and to, each a day as YYYY-MM-DD');
+  if (from > to) throw invalidParam('from must be on or before to');
+  return { from, to };
+}
 
 export function parseOverviewPeriod(value: unknown): OverviewPeriod {
   if (value === undefined) return 'last_30_days';
@@ -52,15 +80,18 @@ function monthStart(now: Date, offset: number): string {
   return utcDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1)));
 }
 
-/** The UTC day `period` ends before: the first of this month for last month, else null (up to now). */
-function periodEnd(period: OverviewPeriod, now: Date): string | null {
+/** The UTC day `period` ends before: the first of this month for last month, the day after a custom range's last, else null (up to now). */
+function periodEnd(period: OverviewPeriod, now: Date, range?: OverviewRange): string | null {
+  if (period === 'custom') return utcDay(new Date(Date.parse(`${range!.to}T00:00:00Z`) + 86_400_000));
   return period === 'last_month' ? monthStart(now, 0) : null;
 }
 
 /** The first UTC day of `period`, or null for all time. */
-export function periodStart(period: OverviewPeriod, now: Date): string | null {
+export function periodStart(period: OverviewPeriod, now: Date, range?: OverviewRange): string | null {
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   switch (period) {
+    case 'custom':
+      return range!.from;
     case 'this_month':
       return monthStart(now, 0);
     case 'last_month':
@@ -76,8 +107,17 @@ export function periodStart(period: OverviewPeriod, now: Date): string | null {
   }
 }
 
-export async function computeOverview(db: Db, workspaceId: string, period: OverviewPeriod, now = new Date()) {
-  return db.transaction((trx) => overviewInSnapshot(trx, workspaceId, period, now), {
+export async function computeOverview(
+  db: Db,
+  workspaceId: string,
+  period: OverviewPeriod,
+  now = new Date(),
+  /** The days of `custom` (parseOverviewRange). */
+  range?: OverviewRange,
+) {
+  if ((period === 'custom') !== (range !== undefined))
+    throw invalidParam('period=custom needs from and to, and only it');
+  return db.transaction((trx) => overviewInSnapshot(trx, workspaceId, period, now, range), {
     isolationLevel: 'repeatable read',
     readOnly: true,
   });
@@ -88,9 +128,10 @@ async function overviewInSnapshot(
   workspaceId: string,
   period: OverviewPeriod,
   now: Date,
+  range: OverviewRange | undefined,
 ): Promise<Overview> {
-  const since = periodStart(period, now);
-  const until = periodEnd(period, now);
+  const since = periodStart(period, now, range);
+  const until = periodEnd(period, now, range);
   // One read of the FX table for the KPIs and the monthly totals (each keeps its own tally).
   const { rates, setAt } = await loadFxTable(trx);
   const {

@@ -3,6 +3,7 @@ import { markCampaignLost, markCampaignRecovered } from '@retention/domain';
 import {
   computeOverview,
   parseOverviewPeriod,
+  parseOverviewRange,
   type Overview,
   CAMPAIGN_EXPORT_COLUMNS,
   CAMPAIGN_FILTER_PARAMS,
@@ -43,9 +44,12 @@ export function insightsRoutes(context: DashboardContext): Router {
   // arrived (coalesce.ts): as fresh as one read each, at the cost of two.
   const overviews = new ReadCoalescer<Overview>();
   router.get('/overview', async (req, res) => {
-    const period = parseOverviewPeriod(queryStrings(req.originalUrl, ['period']).period);
+    const params = queryStrings(req.originalUrl, ['period', 'from', 'to']);
+    const period = parseOverviewPeriod(params.period);
+    const range = parseOverviewRange(period, params.from, params.to);
     const { workspaceId } = signedIn(res);
-    res.json(await overviews.run(`${workspaceId}:${period}`, () => computeOverview(db, workspaceId, period)));
+    const key = `${workspaceId}:${period}:${range ? `${range.from}:${range.to}` : ''}`;
+    res.json(await overviews.run(key, () => computeOverview(db, workspaceId, period, new Date(), range)));
   });
 
   // Each export takes one of this process's slots (export-slots.ts) until it ends, is cut or its client goes.

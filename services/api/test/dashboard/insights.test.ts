@@ -197,6 +197,43 @@ describe('GET /dashboard/api/overview', () => {
     ]);
   });
 
+  it('custom is the UTC days from `from` to `to`, both included; it needs both, in order, and no other period takes them', async () => {
+    const opened = (first_failed_at: string, amount_cents: number) => ({
+      customer: 'c',
+      currency: 'usd',
+      amount_cents,
+      decline_code: 'insufficient_funds',
+      status: 'in_flight' as const,
+      first_failed_at,
+    });
+    const { workspaceId } = await workspaceWithToken(api.current, {
+      customers,
+      campaigns: [
+        opened('2026-03-31T23:59:59.999Z', 1), // the day before
+        opened('2026-04-01T00:00:00Z', 10), // the first day's first instant
+        opened('2026-04-15T23:59:59.999Z', 100), // the last day's last instant
+        opened('2026-04-16T00:00:00Z', 1000), // the day after
+      ],
+    });
+    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
+    const range = await call('GET', '/overview?period=custom&from=2026-04-01&to=2026-04-15', { cookie: owner });
+    expect(range.status).toBe(200);
+    expect(range.body).toMatchObject({ period: 'custom', since: '2026-04-01', until: '2026-04-16' });
+    expect(range.body.stats.recovery).toMatchObject({ opened: 2, at_risk_amount_cents: 110 });
+    const oneDay = await call('GET', '/overview?period=custom&from=2026-04-16&to=2026-04-16', { cookie: owner });
+    expect(oneDay.body.stats.recovery).toMatchObject({ opened: 1, at_risk_amount_cents: 1000 });
+    for (const [address, message] of [
+      ['/overview?period=custom&from=2026-04-01', /needs from and to/],
+      ['/overview?period=custom&from=2026-04-01&to=2026-02-30', /needs from and to/],
+      ['/overview?period=custom&from=2026-04-15&to=2026-04-01', /from must be on or before to/],
+      ['/overview?period=last_30_days&from=2026-04-01&to=2026-04-15', /for period=custom only/],
+    ] as const) {
+      const refused = await call('GET', address, { cookie: owner });
+      expect({ address, status: refused.status }).toEqual({ address, status: 400 });
+      expect(refused.body.error.message).toMatch(message);
+    }
+  });
+
   it('gives each decline category and the top decline codes with their money in the display currency, converted as the KPIs are', async () => {
     const campaign = (decline_code: string, currency: string, amount_cents: number, status = 'in_flight') => ({
       customer: 'c',

@@ -35,33 +35,60 @@ const PERIODS: ReadonlyArray<{ value: OverviewPeriod; label: string; basis: stri
   { value: 'last_90_days', label: 'Last 90 days', basis: 'in the last 90 days' },
   { value: 'last_12_months', label: 'Last 12 months', basis: 'in the last 12 months' },
   { value: 'all_time', label: 'All time', basis: 'at any time' },
+  { value: 'custom', label: 'Custom range', basis: 'in the range' },
 ];
 
 const DEFAULT_PERIOD = PERIODS.find((one) => one.value === 'last_30_days')!;
 
-/** A period in the picker's words ("Last 30 days"). */
-function periodLabel(period: OverviewPeriod): string {
-  return PERIODS.find((one) => one.value === period)!.label;
+/** The last UTC day of a range that ends before `until`. */
+function dayBefore(until: string): string {
+  return new Date(Date.parse(`${until}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A custom range's days as the page writes dates ("Nov 1, 2026 – Nov 15, 2026"). */
+function rangeLabel(overview: Pick<OverviewData, 'since' | 'until'>): string {
+  return `${formatUtcDay(overview.since!)} – ${formatUtcDay(dayBefore(overview.until!))}`;
+}
+
+/** A period in the picker's words ("Last 30 days"); a custom range by its days. */
+function periodLabel(overview: Pick<OverviewData, 'period' | 'since' | 'until'>): string {
+  if (overview.period === 'custom') return rangeLabel(overview);
+  return PERIODS.find((one) => one.value === overview.period)!.label;
 }
 
 /** When a card's campaigns or sessions opened, as its sub-label says it ("in the last 30 days", "this month"). */
-function periodBasis(period: OverviewPeriod): string {
-  return PERIODS.find((one) => one.value === period)!.basis;
+function periodBasis(overview: Pick<OverviewData, 'period' | 'since' | 'until'>): string {
+  if (overview.period === 'custom')
+    return `from ${formatUtcDay(overview.since!)} to ${formatUtcDay(dayBefore(overview.until!))}`;
+  return PERIODS.find((one) => one.value === overview.period)!.basis;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The UTC day of now, `YYYY-MM-DD`. */
+function utcToday(): string {
+  return new Date().toISOString().slice(0, 10);
 }
 
 /** The overview: the chosen period's KPI cards, then the charts (each with its table). */
 export default function Overview() {
   const [params, setParams] = useSearchParams();
   const asked = params.get('period') ?? '';
-  const known = PERIODS.find((one) => one.value === asked);
+  const from = params.get('from') ?? '';
+  const to = params.get('to') ?? '';
+  // A custom range is its two UTC days, both included, the first on or before the last.
+  const rangeOk = DAY.test(from) && DAY.test(to) && from <= to;
+  const known = PERIODS.find((one) => one.value === asked && (asked !== 'custom' || rangeOk));
   const period = known?.value ?? DEFAULT_PERIOD.value;
-  // A period the address names that the page does not have (a mistyped or an old shared link):
-  // the default period is shown, and said to be, so the link never passes for what it asked.
+  // A period the address names that the page does not have (a mistyped or an old shared link),
+  // or a custom range without two days in order: the default period is shown, and said to be, so
+  // the link never passes for what it asked.
   const unknownPeriod = asked !== '' && !known ? asked : null;
+  const custom = period === 'custom';
   const problemId = useId();
   const overview = useLoad(
-    (signal) => api<OverviewData>('GET', `/overview${query({ period })}`, { signal }),
-    `overview:${period}`,
+    (signal) => api<OverviewData>('GET', `/overview${query(custom ? { period, from, to } : { period })}`, { signal }),
+    `overview:${period}:${custom ? `${from}:${to}` : ''}`,
   );
   return (
     <>
@@ -71,17 +98,46 @@ export default function Overview() {
           value={period}
           options={PERIODS}
           describedBy={unknownPeriod === null ? undefined : problemId}
-          onChange={(value) => setParams({ period: value === DEFAULT_PERIOD.value ? '' : value })}
+          onChange={(value) =>
+            // A custom range starts as this UTC month so far, a range to change rather than none.
+            setParams(
+              value === 'custom'
+                ? { period: value, from: `${utcToday().slice(0, 8)}01`, to: utcToday() }
+                : { period: value === DEFAULT_PERIOD.value ? '' : value, from: '', to: '' },
+            )
+          }
         />
+        {(custom || asked === 'custom') && (
+          <>
+            <label className="filter">
+              <span>From (UTC day)</span>
+              <input
+                type="date"
+                value={from}
+                onChange={(event) => setParams({ period: 'custom', from: event.target.value })}
+              />
+            </label>
+            <label className="filter">
+              <span>To (UTC day, included)</span>
+              <input
+                type="date"
+                value={to}
+                onChange={(event) => setParams({ period: 'custom', to: event.target.value })}
+              />
+            </label>
+          </>
+        )}
       </PageHeader>
       {unknownPeriod !== null && (
         <div className="period-problem">
           <p id={problemId} className="field-error" role="alert">
-            The address asks for period {quoted(unknownPeriod)}, which the Overview does not have, so it shows the{' '}
+            {unknownPeriod === 'custom'
+              ? 'The custom range needs a first and a last day, the first on or before the last, so the Overview shows the '
+              : `The address asks for period ${quoted(unknownPeriod)}, which the Overview does not have, so it shows the `}
             {DEFAULT_PERIOD.label.toLowerCase()}.
           </p>
           {/* The picker cannot offer its shown period as a change: this drops the word from the address. */}
-          <button type="button" className="button small" onClick={() => setParams({ period: '' })}>
+          <button type="button" className="button small" onClick={() => setParams({ period: '', from: '', to: '' })}>
             Clear period
           </button>
         </div>
@@ -91,7 +147,7 @@ export default function Overview() {
       {overview.data && (
         <>
           <Kpis overview={overview.data} />
-          <DeclineBreakdown overview={overview.data} periodLabel={periodLabel(overview.data.period)} />
+          <DeclineBreakdown overview={overview.data} periodLabel={periodLabel(overview.data)} />
           <Charts overview={overview.data} />
         </>
       )}
@@ -125,12 +181,14 @@ function sessions(count: number): string {
 }
 
 function periodSentence(overview: OverviewData): string {
-  const label = periodLabel(overview.period);
+  const label = periodLabel(overview);
   const currency = overview.stats.display_currency.toUpperCase();
   if (overview.since === null) return `All time, in ${currency}.`;
   // A calendar month by its name, as the monthly charts label it ("Nov 2026"); a UTC month, and said so.
   if (overview.period === 'this_month')
     return `${label} (campaigns opened and cancel sessions started in ${formatMonth(overview.since.slice(0, 7))} so far, UTC), in ${currency}.`;
+  if (overview.period === 'custom')
+    return `${label} (campaigns opened and cancel sessions started on these UTC days), in ${currency}.`;
   if (overview.period === 'last_month')
     return `${label} (campaigns opened and cancel sessions started in ${formatMonth(overview.since.slice(0, 7))}, UTC), in ${currency}.`;
   // The day as every other date on the page reads ("Oct 30, 2026"), not ISO; a UTC day, and said so.
@@ -187,7 +245,7 @@ function Kpis({ overview }: { overview: OverviewData }) {
   // cohort, as GET /api/v1/stats does: spec 2.4), and says so where it is read: "Lost revenue
   // $0.00" for the last 30 days read as nothing lost, beside two campaigns lost this month that
   // opened before it (docs/dashboard-ui.md, "What each card counts").
-  const basis = periodBasis(overview.period);
+  const basis = periodBasis(overview);
   const opened = `opened ${basis}`;
   const lost = recovery.lost + recovery.abandoned;
   return (
@@ -260,7 +318,7 @@ const SMALL_SAMPLE = 5;
 function Charts({ overview }: { overview: OverviewData }) {
   const currency = overview.stats.display_currency;
   // The charts of the chosen period name it; the monthly ones cover the last 12 months whatever it.
-  const period = periodLabel(overview.period);
+  const period = periodLabel(overview);
   const { recovery } = overview.stats;
   const months = useMemo(() => overview.campaigns_by_month.map((row) => formatMonth(row.month)), [overview]);
   const money = useMemo(() => (value: number) => formatMoney(value, currency), [currency]);
