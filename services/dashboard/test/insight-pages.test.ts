@@ -844,6 +844,20 @@ describe('overview', () => {
     await expect(
       section.getByRole('table', { name: 'Top decline codes' }).getByRole('rowheader').textContent(),
     ).resolves.toBe('Declined by the bank generic_decline');
+    // At 1280 px each is a table of columns, its last figure inside its box: side by side, the
+    // categories stacked at half the card's width and cut "(16 recovered)" at its edge.
+    for (const name of ['Decline categories', 'Top decline codes']) {
+      const table = section.getByRole('table', { name });
+      await expect(table.getAttribute('class')).resolves.not.toBe('chart-stacked');
+      await expect(
+        table.evaluate((element) => {
+          const box = element.parentElement!.getBoundingClientRect();
+          return Array.from(element.querySelectorAll('td') as unknown as ArrayLike<typeof element>).every(
+            (cell) => cell.getBoundingClientRect().right <= box.right + 0.5,
+          );
+        }),
+      ).resolves.toBe(true);
+    }
     const { since } = (await (
       await fetch(`${world.current.url}/dashboard/api/overview`, { headers: { cookie: await cookieHeader(why) } })
     ).json()) as { since: string };

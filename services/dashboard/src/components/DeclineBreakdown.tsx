@@ -1,4 +1,4 @@
-import { useRef, type ReactNode } from 'react';
+import { useId, useRef, type ReactNode } from 'react';
 import type { Overview } from '../api/types.js';
 import { formatMoney, formatNumber } from '../format.js';
 import { declineCategoryLabel, declineCodeLabel } from '../labels.js';
@@ -7,17 +7,23 @@ import { useStacked } from './use-stacked.js';
 
 /**
  * A table in its box that stacks its rows when wider than the box (useStacked, as the charts'
- * tables do: `table.chart-stacked`, each figure after its column's name from `data-label`).
+ * tables do: `table.chart-stacked`, each figure after its column's name from `data-label`), named
+ * by a heading above the box: a caption sat against the box's border, and a stacked table
+ * squeezed it to a word a line.
  */
-function FittedTable({ children }: { children: ReactNode }) {
+function FittedTable({ title, children }: { title: string; children: ReactNode }) {
   const box = useRef<HTMLDivElement>(null);
   const table = useRef<HTMLTableElement>(null);
+  const titleId = useId();
   const stacked = useStacked(true, box, table, 'chart-stacked');
   return (
-    <div className="table-wrap" ref={box}>
-      <table className={stacked ? 'chart-stacked' : undefined} ref={table}>
-        {children}
-      </table>
+    <div>
+      <h3 id={titleId}>{title}</h3>
+      <div className="table-wrap" ref={box}>
+        <table className={stacked ? 'chart-stacked' : undefined} ref={table} aria-labelledby={titleId}>
+          {children}
+        </table>
+      </div>
     </div>
   );
 }
@@ -46,8 +52,7 @@ export function DeclineBreakdown({ overview, periodLabel }: { overview: Overview
         <p className="state empty">No failed payments in this period.</p>
       ) : (
         <div className="decline-tables">
-          <FittedTable>
-            <caption>Decline categories</caption>
+          <FittedTable title="Decline categories">
             <thead>
               <tr>
                 <th scope="col">Decline category</th>
@@ -85,8 +90,7 @@ export function DeclineBreakdown({ overview, periodLabel }: { overview: Overview
                 ))}
             </tbody>
           </FittedTable>
-          <FittedTable>
-            <caption>Top decline codes</caption>
+          <FittedTable title="Top decline codes">
             <thead>
               <tr>
                 <th scope="col">Decline code</th>
