@@ -18,6 +18,30 @@ async function migrateUpTo(db: Db, name: string): Promise<void> {
 }
 
 /** The day rollups recomputed from the source rows, for comparison with the kept ones. */
+/** A workspace with one customer on one subscription, for campaigns to be opened against. */
+async function oneSubscriber(
+  db: Db,
+): Promise<{ workspaceId: string; customer: { id: string }; subscription: { id: string } }> {
+  const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
+  const workspaceId = workspace!.id;
+  const [customer] = await db('customers')
+    .insert({ workspace_id: workspaceId, psp_customer_id: 'cus_1', email: 'a@b.co' })
+    .returning<Array<{ id: string }>>('id');
+  const [subscription] = await db('subscriptions')
+    .insert({
+      workspace_id: workspaceId,
+      customer_id: customer!.id,
+      psp_subscription_id: 'sub_1',
+      status: 'active',
+      plan_name: 'Pro',
+      amount_cents: 4900,
+      currency: 'usd',
+      interval: 'month',
+    })
+    .returning<Array<{ id: string }>>('id');
+  return { workspaceId, customer: customer!, subscription: subscription! };
+}
+
 const RECOUNT = `
   SELECT (SELECT json_agg(r ORDER BY r.day, r.status, r.currency, r.recovered_via) FROM (
             SELECT (first_failed_at AT TIME ZONE 'UTC')::date AS day, status, currency, coalesce(recovered_via, '') AS recovered_via,
@@ -40,24 +64,8 @@ describe('0012-insight-rollups', () => {
     try {
       const { db } = database;
       await migrateUpTo(db, '0012-insight-rollups');
-      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
-      const workspaceId = workspace!.id;
-      const [customer] = await db('customers')
-        .insert({ workspace_id: workspaceId, psp_customer_id: 'cus_1', email: 'a@b.co' })
-        .returning<Array<{ id: string }>>('id');
-      const [subscription] = await db('subscriptions')
-        .insert({
-          workspace_id: workspaceId,
-          customer_id: customer!.id,
-          psp_subscription_id: 'sub_1',
-          status: 'active',
-          plan_name: 'Pro',
-          amount_cents: 4900,
-          currency: 'usd',
-          interval: 'month',
-        })
-        .returning<Array<{ id: string }>>('id');
-      const owner = { workspace_id: workspaceId, customer_id: customer!.id, subscription_id: subscription!.id };
+      const { workspaceId, customer, subscription } = await oneSubscriber(db);
+      const owner = { workspace_id: workspaceId, customer_id: customer.id, subscription_id: subscription.id };
       const campaign = (invoice: number, currency: string, failedAt: string) => ({
         ...owner,
         psp_invoice_id: `in_${invoice}`,
@@ -146,27 +154,11 @@ describe('0044-decline-code-rollups', () => {
       const migration = MIGRATIONS.find((one) => one.name === '0044-decline-code-rollups')!;
       await migrateLatest(db, { secretsKey: testSecretsKeyBytes() });
       await migration.down(db);
-      const [workspace] = await db('workspaces').insert({ name: 'W' }).returning<Array<{ id: string }>>('id');
-      const workspaceId = workspace!.id;
-      const [customer] = await db('customers')
-        .insert({ workspace_id: workspaceId, psp_customer_id: 'cus_1', email: 'a@b.co' })
-        .returning<Array<{ id: string }>>('id');
-      const [subscription] = await db('subscriptions')
-        .insert({
-          workspace_id: workspaceId,
-          customer_id: customer!.id,
-          psp_subscription_id: 'sub_1',
-          status: 'active',
-          plan_name: 'Pro',
-          amount_cents: 4900,
-          currency: 'usd',
-          interval: 'month',
-        })
-        .returning<Array<{ id: string }>>('id');
+      const { workspaceId, customer, subscription } = await oneSubscriber(db);
       const campaign = (invoice: number, code: string, category: string, failedAt: string) => ({
         workspace_id: workspaceId,
-        customer_id: customer!.id,
-        subscription_id: subscription!.id,
+        customer_id: customer.id,
+        subscription_id: subscription.id,
         psp_invoice_id: `in_${invoice}`,
         amount_cents: 100 * invoice,
         currency: invoice % 2 === 0 ? 'eur' : 'usd',
