@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createEndpoint, loadFixtures } from '@retention/domain';
 import {
-  freePort,
   redisKeyPrefix,
   runCli,
   runId,
@@ -83,19 +82,18 @@ beforeAll(async () => {
     LOG_LEVEL: 'debug',
   };
   workers = [0, 1].map(() => startService('services/worker/src/main.ts', { ...shared, WORKER_PORT: '0' }));
-  apis = await Promise.all(
-    [0, 1].map(async () => {
-      const port = await freePort();
-      return {
-        process: startService('services/api/src/main.ts', { ...shared, PORT: String(port) }),
-        url: `http://127.0.0.1:${port}`,
-      };
-    }),
-  );
+  // PORT 0: each API listens where the system puts it and says where. A port picked here and
+  // freed for it could be picked again for the other (both failed with EADDRINUSE under CI load).
+  const listening = /API listening on http:\/\/localhost:(\d+)/;
+  apis = [0, 1].map(() => ({
+    process: startService('services/api/src/main.ts', { ...shared, PORT: '0' }),
+    url: '',
+  }));
   await Promise.all([
     ...workers.map((worker) => worker.waitFor(/worker started/, 60_000)),
-    ...apis.map((api) => api.process.waitFor(/API listening/, 60_000)),
+    ...apis.map((api) => api.process.waitFor(listening, 60_000)),
   ]);
+  for (const api of apis) api.url = `http://127.0.0.1:${listening.exec(api.process.output())![1]!}`;
 }, 120_000);
 
 afterAll(async () => {

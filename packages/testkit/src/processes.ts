@@ -3,19 +3,34 @@ import { createServer } from 'node:net';
 import { childEnvironment, REPO_ROOT } from './environment.js';
 import { entryArguments } from './process-bundle.js';
 
-/** A port nobody is listening on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
+/** Ports freePort has given in this process: never given twice. */
+const givenPorts = new Set<number>();
+
+/**
+ * A port nobody listens on now, on any interface (the services listen with no host), and not
+ * one given before by this process: freed at once, a port could be picked again by the next
+ * call, and two services
+ * started side by side (replicas.test's two APIs) both failed on it with EADDRINUSE. A process
+ * that can say where it listens is better started on port 0 (replicas.test).
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.unref();
+      server.on('error', reject);
+      server.listen(0, () => {
+        const address = server.address();
+        server.close(() =>
+          typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+        );
+      });
     });
-  });
+    if (!givenPorts.has(port)) {
+      givenPorts.add(port);
+      return port;
+    }
+  }
 }
 
 export interface ServiceProcess {

@@ -53,11 +53,14 @@ runServiceStart('api', async (opened) => {
   await listenOn(server, config.port, 'PORT');
   await listenOn(internal, config.apiInternalPort, 'API_INTERNAL_PORT');
   onShutdownSignal(logger, () => opened.closeAll());
+  // The ports listened on: a PORT or API_INTERNAL_PORT of 0 is one the system picked, which the
+  // line tells whoever started the process (a test running side by side with others).
+  const port = (server.address() as AddressInfo).port;
   const internalPort = (internal.address() as AddressInfo).port;
   const baseUrlWarning = localBaseUrlWarning(config.baseUrl);
   if (baseUrlWarning) logger.warn({ variable: 'BASE_URL' }, baseUrlWarning);
   logger.info(
-    { port: config.port, internal_port: internalPort },
-    `API listening on http://localhost:${config.port}; /readyz and /metrics on internal port ${internalPort}`,
+    { port, internal_port: internalPort },
+    `API listening on http://localhost:${port}; /readyz and /metrics on internal port ${internalPort}`,
   );
 });
