@@ -9,9 +9,8 @@ const givenPorts = new Set<number>();
 /**
  * A port nobody listens on now, on any interface (the services listen with no host), and not
  * one given before by this process: freed at once, a port could be picked again by the next
- * call, and two services
- * started side by side (replicas.test's two APIs) both failed on it with EADDRINUSE. A process
- * that can say where it listens is better started on port 0 (replicas.test).
+ * call, and two services started side by side (replicas.test's two APIs) both failed on it
+ * with EADDRINUSE. A process that can say where it listens is better started on port 0.
  */
 export async function freePort(): Promise<number> {
   for (;;) {
