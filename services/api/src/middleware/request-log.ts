@@ -17,15 +17,20 @@ const LOGGED_PATH_LENGTH = 200;
  */
 const ONE_TIME_LINK_PATH = /((?<!\/team)\/(?:invitations|password-reset|invite|reset)(?:;[^/]*)?\/+)[^/]+/gi;
 
-/** Runs of percent-escapes, each unescaped where it is valid UTF-8 and kept as it is where not. */
-function unescapedPath(path: string): string {
-  return path.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+/**
+ * `path` masked again as it reads unescaped (runs of percent-escapes decoded where they are valid
+ * UTF-8), when that finds a token the escaped form hid; else `path` as it was.
+ */
+function unescapedMasked(path: string): string {
+  const unescaped = path.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
     try {
       return decodeURIComponent(run);
     } catch {
       return run;
     }
   });
+  const masked = unescaped.replace(ONE_TIME_LINK_PATH, '$1[redacted]');
+  return masked === unescaped ? path : masked;
 }
 
 /**
@@ -36,9 +41,8 @@ function unescapedPath(path: string): string {
 export function loggablePath(url: string): string {
   const raw = url.split('?', 1)[0] ?? '';
   const masked = raw.replace(ONE_TIME_LINK_PATH, '$1[redacted]');
-  const unescaped = unescapedPath(masked);
-  const unescapedMasked = unescaped.replace(ONE_TIME_LINK_PATH, '$1[redacted]');
-  const path = unescapedMasked === unescaped ? masked : unescapedMasked;
+  // Only a path with an escape reads otherwise unescaped: the rest (most requests) pass once.
+  const path = masked.includes('%') ? unescapedMasked(masked) : masked;
   return path.length > LOGGED_PATH_LENGTH ? `${path.slice(0, LOGGED_PATH_LENGTH)}…` : path;
 }
 
