@@ -9,9 +9,9 @@ import {
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
-import { campaignJsonSql, majorUnitsSql, type JsonText } from '../resource-json.js';
+import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { instantParam, prefixPattern, searchParam, sortParam, type RowShape } from './list-params.js';
+import { exportColumnSql, instantParam, prefixPattern, searchParam, sortParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
@@ -118,14 +118,6 @@ export const CAMPAIGN_EXPORT_COLUMNS = [
   'closed_at',
 ] as const;
 
-/** An export column as selected: the campaign's own (`k`), or its customer's, or its amount in major units. */
-function campaignExportColumn(db: Queryable, column: (typeof CAMPAIGN_EXPORT_COLUMNS)[number]): string | Knex.Raw {
-  if (column === 'customer_email') return 'c.email as customer_email';
-  if (column === 'customer_name') return 'c.name as customer_name';
-  if (column === 'amount') return db.raw(`${majorUnitsSql('k.amount_cents', 'k.currency')} AS amount`);
-  return `k.${column}`;
-}
-
 /** Validates the query strings of the campaigns list or export. */
 export function campaignListFilters(
   query: Partial<Record<(typeof CAMPAIGN_FILTER_PARAMS)[number], string>>,
@@ -226,7 +218,9 @@ export function campaignListQuery(
       .select(
         shape === 'json'
           ? [...keys, db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`)]
-          : CAMPAIGN_EXPORT_COLUMNS.map((column) => campaignExportColumn(db, column)),
+          : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
+              exportColumnSql(db, 'k', column, { column: 'amount', cents: 'amount_cents' }),
+            ),
       );
   }
   if (filters.status) query.where('k.status', filters.status);

@@ -9,9 +9,9 @@ import {
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import type { CancelSessionListRow } from '../dashboard-views.js';
-import { cancelSessionJsonSql, majorUnitsSql, type JsonText } from '../resource-json.js';
+import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { instantParam, searchParam, sortParam, type RowShape } from './list-params.js';
+import { exportColumnSql, instantParam, searchParam, sortParam, type RowShape } from './list-params.js';
 import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
@@ -96,17 +96,6 @@ export const CANCEL_SESSION_EXPORT_COLUMNS = [
   'ended_at',
 ] as const;
 
-/** An export column as selected: the session's own (`s`), or its customer's, or its MRR in major units. */
-function cancelSessionExportColumn(
-  db: Queryable,
-  column: (typeof CANCEL_SESSION_EXPORT_COLUMNS)[number],
-): string | Knex.Raw {
-  if (column === 'customer_email') return 'c.email as customer_email';
-  if (column === 'customer_name') return 'c.name as customer_name';
-  if (column === 'monthly_mrr') return db.raw(`${majorUnitsSql('s.monthly_mrr_cents', 's.currency')} AS monthly_mrr`);
-  return `s.${column}`;
-}
-
 export function cancelSessionListFilters(
   query: Partial<Record<(typeof CANCEL_SESSION_FILTER_PARAMS)[number], string>>,
 ): CancelSessionListFilters {
@@ -162,7 +151,9 @@ export function cancelSessionListQuery(
     .select(
       shape === 'json'
         ? [...keys, db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`)]
-        : CANCEL_SESSION_EXPORT_COLUMNS.map((column) => cancelSessionExportColumn(db, column)),
+        : CANCEL_SESSION_EXPORT_COLUMNS.map((column) =>
+            exportColumnSql(db, 's', column, { column: 'monthly_mrr', cents: 'monthly_mrr_cents' }),
+          ),
     );
 }
 

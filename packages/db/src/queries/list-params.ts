@@ -1,5 +1,8 @@
 import { CONTROL_CHARACTER, invalidField, parseTimestamp } from '@retention/core';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
+import type { Knex } from 'knex';
+import type { Queryable } from '../connection.js';
+import { majorUnitsSql } from '../resource-json.js';
 import type { KeysetOrder } from './opaque-keyset.js';
 
 /** Query parameters the dashboard's lists share (docs/dashboard-api.md, "Data pages"). */
@@ -88,4 +91,23 @@ export function sortParam<Sort extends string>(
   if (value === undefined || value === fallback) return undefined;
   if (!Object.hasOwn(sorts, value)) throw invalidField('sort', `must be one of ${Object.keys(sorts).join(', ')}`);
   return value as Sort;
+}
+
+/**
+ * A CSV export's column as its list query selects it (the row as `alias`, its customer joined as
+ * `c`): the customer's email or name, `majorUnits.column` as `majorUnits.cents` in major units
+ * (majorUnitsSql, with the row's currency), else the row's own column.
+ */
+export function exportColumnSql(
+  db: Queryable,
+  alias: string,
+  column: string,
+  majorUnits: { column: string; cents: string },
+): string | Knex.Raw {
+  if (column === 'customer_email') return 'c.email as customer_email';
+  if (column === 'customer_name') return 'c.name as customer_name';
+  if (column === majorUnits.column) {
+    return db.raw(`${majorUnitsSql(`${alias}.${majorUnits.cents}`, `${alias}.currency`)} AS ${column}`);
+  }
+  return `${alias}.${column}`;
 }

@@ -88,8 +88,9 @@ export function insightsRoutes(context: DashboardContext): Router {
     names: readonly Name[],
     parse: (query: Partial<Record<Name, string>>) => Filters,
   ) => {
-    const { tz, ...query } = queryStrings<Name | 'tz'>(req.originalUrl, [...names, 'tz']);
-    return { filters: parse(query as Partial<Record<Name, string>>), zone: exportZone(tz) };
+    // The parser reads its own names only: `tz` beside them is the file name's.
+    const params = queryStrings<Name | 'tz'>(req.originalUrl, [...names, 'tz']);
+    return { filters: parse(params), zone: exportZone(params.tz) };
   };
 
   router.get('/campaigns/export.csv', async (req, res) => {

@@ -605,12 +605,7 @@ function HeaderCell<T>({
  * `.list-sort`): there the headers sort it.
  */
 function SortSelect<T>({ columns, sorting }: { columns: Column<T>[]; sorting: ListSorting }) {
-  const options = columns.flatMap((column) =>
-    [true, false].map((descending) => {
-      const value = `${descending ? '-' : ''}${column.sort!.key}`;
-      return { value, label: sortWords(columns, value) };
-    }),
-  );
+  const options = sortsOf(columns).map((value) => ({ value, label: sortWords(columns, value) }));
   return (
     <div className="list-sort">
       <Filter
