@@ -18,7 +18,7 @@ import {
   type OverviewPeriod,
 } from '../dashboard-views.js';
 import { loadFxTable } from './fx-rates.js';
-import { DAY_RANGE, MoneyTotals, statsWithWorkingsInSnapshot, type CategoryAmounts } from './stats.js';
+import { DAY_RANGE, MoneyTotals, statsWithWorkingsInSnapshot } from './stats.js';
 
 /**
  * The dashboard overview: the KPIs of a period and the series behind its charts, all from the
@@ -134,17 +134,14 @@ async function overviewInSnapshot(
   const until = periodEnd(period, now, range);
   // One read of the FX table for the KPIs and the monthly totals (each keeps its own tally).
   const { rates, setAt } = await loadFxTable(trx);
-  const {
-    stats,
-    money: statsMoney,
-    byCategoryAmounts,
-  } = await statsWithWorkingsInSnapshot(trx, workspaceId, now, since, rates, until);
+  const { stats, money: statsMoney } = await statsWithWorkingsInSnapshot(trx, workspaceId, now, since, rates, until);
   const months = lastTwelveMonths(now);
   const money = new MoneyTotals(stats.display_currency, rates);
   const campaignsByMonth = await monthlyCampaigns(trx, workspaceId, months, money);
   const sessionsByMonth = await monthlySessions(trx, workspaceId, months);
   const reasons = await cancelReasons(trx, workspaceId, since, until);
-  const codes = await declineCodes(trx, workspaceId, since, until, money);
+  const codeRows = await declineCodeRows(trx, workspaceId, since, until);
+  const codes = topDeclineCodes(codeRows, money);
   const unconverted = new Set([...stats.unconverted_currencies, ...money.unconverted]);
   const converted = new Set([...statsMoney.converted, ...money.converted]);
   return {
@@ -153,7 +150,7 @@ async function overviewInSnapshot(
     since,
     until,
     stats,
-    decline_categories: declineCategories(stats.recovery.by_decline_category, byCategoryAmounts),
+    decline_categories: declineCategories(stats.recovery.by_decline_category, categoryAmounts(codeRows, money)),
     decline_codes: codes.top,
     other_decline_codes: codes.others,
     exchange_rates: ratesUsed(converted, stats.display_currency, rates, setAt),
@@ -264,6 +261,9 @@ async function cancelReasons(trx: Transaction, workspaceId: string, since: strin
   return rows;
 }
 
+/** Each decline category's money in the display currency: of every campaign that failed, of the recovered ones. */
+type CategoryAmounts = Record<string, { failed_amount_cents: number; recovered_amount_cents: number } | undefined>;
+
 /** The stats' counts per decline category with their money, in DECLINE_CATEGORIES' order. */
 function declineCategories(
   counts: Record<string, { opened: number; recovered: number } | undefined>,
@@ -273,42 +273,79 @@ function declineCategories(
     decline_category: category,
     opened: counts[category]?.opened ?? 0,
     recovered: counts[category]?.recovered ?? 0,
-    ...amounts[category],
+    failed_amount_cents: amounts[category]?.failed_amount_cents ?? 0,
+    recovered_amount_cents: amounts[category]?.recovered_amount_cents ?? 0,
   }));
 }
 
 /** How many decline codes the overview names one by one; the rest are summed in `other_decline_codes`. */
 const DECLINE_CODE_LIMIT = 8;
 
+/** The period's campaigns per decline code, category, status and currency (0044's rollup). */
+interface DeclineCodeRow {
+  decline_code: string;
+  decline_category: string;
+  status: string;
+  currency: string;
+  campaigns: number;
+  /** A bigint sum, read as text. */
+  amount_cents: string;
+}
+
 /**
- * The period's decline codes (0044's rollup): the DECLINE_CODE_LIMIT with the most campaigns
- * (then the most money, then by name), each with its money converted as the KPIs' is, and what
- * the rest add up to. A code is counted under the category it was sorted into.
+ * The period's rows of 0044's rollup, which counts every campaign (each has a decline code)
+ * under the category it was sorted into: the decline codes and the categories' money both come
+ * from them, so GET /api/v1/stats sums no money it does not answer.
  */
-async function declineCodes(
+async function declineCodeRows(
   trx: Transaction,
   workspaceId: string,
   since: string | null,
   until: string | null,
-  money: MoneyTotals,
-): Promise<{ top: DeclineCodeTotals[]; others: Overview['other_decline_codes'] }> {
-  const { rows } = await trx.raw<{
-    rows: Array<{
-      decline_code: string;
-      decline_category: string;
-      status: string;
-      currency: string;
-      campaigns: number;
-      amount_cents: string;
-    }>;
-  }>(
+): Promise<DeclineCodeRow[]> {
+  const { rows } = await trx.raw<{ rows: DeclineCodeRow[] }>(
     `SELECT decline_code, decline_category, status, currency, sum(campaigns)::integer AS campaigns,
             sum(amount_cents)::text AS amount_cents
        FROM decline_code_day_rollups WHERE workspace_id = ? AND ${DAY_RANGE}
       GROUP BY 1, 2, 3, 4 HAVING sum(campaigns) <> 0`,
     [workspaceId, since ?? '-infinity', until],
   );
-  const byCode = new Map<string, { rows: typeof rows; opened: number; recovered: number }>();
+  return rows;
+}
+
+function amountsOf(rows: readonly DeclineCodeRow[]) {
+  return rows.map((row) => ({ currency: row.currency, amount: BigInt(row.amount_cents) }));
+}
+
+/** Each category's money, converted as the KPIs' is: of all its campaigns, of its recovered ones. */
+function categoryAmounts(rows: readonly DeclineCodeRow[], money: MoneyTotals): CategoryAmounts {
+  const byCategory = new Map<string, DeclineCodeRow[]>();
+  for (const row of rows) {
+    const categoryRows = byCategory.get(row.decline_category);
+    if (categoryRows) categoryRows.push(row);
+    else byCategory.set(row.decline_category, [row]);
+  }
+  return Object.fromEntries(
+    [...byCategory].map(([category, categoryRows]) => [
+      category,
+      {
+        failed_amount_cents: money.total(amountsOf(categoryRows)),
+        recovered_amount_cents: money.total(amountsOf(categoryRows.filter((row) => row.status === 'recovered'))),
+      },
+    ]),
+  );
+}
+
+/**
+ * The period's decline codes: the DECLINE_CODE_LIMIT with the most campaigns (then the most
+ * money, then by name), each with its money converted as the KPIs' is, and what the rest add up
+ * to. A code is counted under the category it was sorted into.
+ */
+function topDeclineCodes(
+  rows: readonly DeclineCodeRow[],
+  money: MoneyTotals,
+): { top: DeclineCodeTotals[]; others: Overview['other_decline_codes'] } {
+  const byCode = new Map<string, { rows: DeclineCodeRow[]; opened: number; recovered: number }>();
   for (const row of rows) {
     const key = `${row.decline_category}\u0000${row.decline_code}`;
     const code = byCode.get(key) ?? { rows: [], opened: 0, recovered: 0 };
@@ -317,16 +354,14 @@ async function declineCodes(
     if (row.status === 'recovered') code.recovered += row.campaigns;
     byCode.set(key, code);
   }
-  const amounts = (some: typeof rows) =>
-    some.map((row) => ({ currency: row.currency, amount: BigInt(row.amount_cents) }));
   const totals = [...byCode.values()]
     .map(({ rows: codeRows, opened, recovered }): DeclineCodeTotals => ({
       decline_code: codeRows[0]!.decline_code,
       decline_category: codeRows[0]!.decline_category,
       opened,
       recovered,
-      failed_amount_cents: money.total(amounts(codeRows)),
-      recovered_amount_cents: money.total(amounts(codeRows.filter((row) => row.status === 'recovered'))),
+      failed_amount_cents: money.total(amountsOf(codeRows)),
+      recovered_amount_cents: money.total(amountsOf(codeRows.filter((row) => row.status === 'recovered'))),
     }))
     .sort(
       (a, b) =>

@@ -71,9 +71,6 @@ interface Amount {
 
 const MILLISECONDS_PER_DAY = 86_400_000;
 
-/** Each decline category's money in the display currency: of every campaign that failed, of the recovered ones. */
-export type CategoryAmounts = Record<DeclineCategory, { failed_amount_cents: number; recovered_amount_cents: number }>;
-
 export async function computeStats(db: Db, workspaceId: string, now = new Date()): Promise<Stats> {
   return db.transaction((trx) => statsInSnapshot(trx, workspaceId, now, null), {
     isolationLevel: 'repeatable read',
@@ -110,7 +107,7 @@ export async function statsWithWorkingsInSnapshot(
   rates?: FxRates,
   /** The UTC day the period ends before (exclusive; "last month"), or null for up to now. Only with `since`. */
   until: string | null = null,
-): Promise<{ stats: Stats; money: MoneyTotals; byCategoryAmounts: CategoryAmounts }> {
+): Promise<{ stats: Stats; money: MoneyTotals }> {
   const workspace = await trx<{ id: string; display_currency: string }>('workspaces')
     .where({ id: workspaceId })
     .first('display_currency');
@@ -121,7 +118,7 @@ export async function statsWithWorkingsInSnapshot(
     since === null ? await allTimeSessions(trx, workspaceId) : await sessionsSince(trx, workspaceId, since, until);
   const medianDaysToRecover = await medianRecoveryDays(trx, workspaceId, since, until);
   const money = new MoneyTotals(workspace.display_currency, rates ?? (await loadFxRates(trx)));
-  const { byCategoryAmounts, ...recovery } = summarizeCampaigns(campaigns, money);
+  const recovery = summarizeCampaigns(campaigns, money);
   const cancelFlow = summarizeSessions(sessions, money);
   const stats: Stats = {
     object: 'stats',
@@ -132,7 +129,7 @@ export async function statsWithWorkingsInSnapshot(
     cancel_flow: cancelFlow,
     generated_at: toIsoMillis(now),
   };
-  return { stats, money, byCategoryAmounts };
+  return { stats, money };
 }
 
 async function allTimeCampaigns(trx: Transaction, workspaceId: string): Promise<CampaignRollup[]> {
@@ -232,9 +229,6 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
     DECLINE_CATEGORIES.map((category) => [category, { opened: 0, recovered: 0 }]),
   ) as Record<DeclineCategory, { opened: number; recovered: number }>;
   const amounts: Record<'recovered' | 'in_flight' | 'lost', Amount[]> = { recovered: [], in_flight: [], lost: [] };
-  const categoryAmounts = Object.fromEntries(
-    DECLINE_CATEGORIES.map((category) => [category, { failed: [] as Amount[], recovered: [] as Amount[] }]),
-  ) as Record<DeclineCategory, { failed: Amount[]; recovered: Amount[] }>;
 
   for (const row of rows) {
     money.see(row.currency);
@@ -245,10 +239,7 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
       if (row.recovered_via) recoveredVia[row.recovered_via] += row.campaigns;
     }
     const bucket = row.status === 'abandoned' ? 'lost' : row.status;
-    const amount = { currency: row.currency, amount: BigInt(row.amount_cents) };
-    amounts[bucket].push(amount);
-    categoryAmounts[row.decline_category].failed.push(amount);
-    if (row.status === 'recovered') categoryAmounts[row.decline_category].recovered.push(amount);
+    amounts[bucket].push({ currency: row.currency, amount: BigInt(row.amount_cents) });
   }
 
   const opened = byStatus.in_flight + byStatus.recovered + byStatus.lost + byStatus.abandoned;
@@ -263,16 +254,6 @@ function summarizeCampaigns(rows: CampaignRollup[], money: MoneyTotals) {
     lost_amount_cents: money.total(amounts.lost),
     recovered_via: recoveredVia,
     by_decline_category: byDeclineCategory,
-    // The overview's, beside the stats (not a stats field): each category's money in the display currency.
-    byCategoryAmounts: Object.fromEntries(
-      DECLINE_CATEGORIES.map((category) => [
-        category,
-        {
-          failed_amount_cents: money.total(categoryAmounts[category].failed),
-          recovered_amount_cents: money.total(categoryAmounts[category].recovered),
-        },
-      ]),
-    ) as CategoryAmounts,
   };
 }
 
