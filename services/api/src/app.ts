@@ -7,6 +7,7 @@ import { DASHBOARD_API_PREFIX, DASHBOARD_ROUTE_PATTERNS, dashboardApi } from './
 import { dashboardPages } from './dashboard/static.js';
 import { createApiMetrics, routeLabeler, type ApiMetrics } from './metrics.js';
 import { authenticate } from './middleware/authenticate.js';
+import { checkClientIp } from './middleware/client-ip.js';
 import { errorHandler, readMethodsOnly, unknownRoute } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
@@ -69,6 +70,7 @@ export function createApp({
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', config.trustProxy);
+  checkClientIp(app);
   app.set('query parser', false); // validateQuery reads the raw query string itself
 
   const appMetrics = metrics ?? createApiMetrics();

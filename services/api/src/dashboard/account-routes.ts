@@ -15,7 +15,6 @@ import { openSession, trustDevice } from './start-session.js';
 import { sessionsChanged } from './session-change.js';
 import { clearSessionCookie } from './session-cookie.js';
 import { EVENT_TYPE_LIST, signedInView } from './views.js';
-import { clientIp } from '../middleware/client-ip.js';
 
 /** GET /me and the account page: name, password, sessions (each, or everywhere). */
 export function accountRoutes(context: DashboardContext): Router {
@@ -44,7 +43,7 @@ export function accountRoutes(context: DashboardContext): Router {
   router.post('/account/password', async (req, res) => {
     const body = bodyOf(req.body, ['current_password', 'new_password']);
     const { user, workspaceId } = signedIn(res);
-    await context.guessLimits.checkPassword(user.id, clientIp(req));
+    await context.guessLimits.checkPassword(user.id, req.ip);
     await changePassword(
       context.db,
       {

@@ -21,7 +21,6 @@ import type { TeamMailLimit } from './team-mail-limit.js';
 import type { TrustedDevices } from './trusted-devices.js';
 import { assertReadableBody } from './json-body.js';
 import { readSessionCookie, type CookieSettings } from './session-cookie.js';
-import { clientIp } from '../middleware/client-ip.js';
 
 /** What every dashboard route needs; built once in router.ts. */
 export interface DashboardContext {
@@ -147,7 +146,7 @@ export function allow(permission: Permission): RequestHandler {
 }
 
 export function requestOrigin(req: Request): { ip: string | null; user_agent: string | null } {
-  return { ip: clientIp(req) ?? null, user_agent: req.get('user-agent')?.slice(0, 512) ?? null };
+  return { ip: req.ip ?? null, user_agent: req.get('user-agent')?.slice(0, 512) ?? null };
 }
 
 /** The security log's actor for this request. */

@@ -12,7 +12,6 @@ import { readDeviceCookies } from './device-cookie.js';
 import { bodyOf } from './json-body.js';
 import { sessionsChanged } from './session-change.js';
 import { startSession } from './start-session.js';
-import { clientIp } from '../middleware/client-ip.js';
 
 /** Invitation and password-reset links: no session needed; each spends its link and signs in. */
 export function linkRoutes(context: DashboardContext): Router {
@@ -21,11 +20,11 @@ export function linkRoutes(context: DashboardContext): Router {
    * Spending a link is limited per address, and a link that is not valid counts as a failed guess.
    */
   const spendLink = async <T>(req: Request, spend: () => Promise<T>): Promise<T> => {
-    await context.guessLimits.spendLink(clientIp(req));
+    await context.guessLimits.spendLink(req.ip);
     try {
       return await spend();
     } catch (error) {
-      if (error instanceof ServiceError && error.type === 'not_found') await context.guessLimits.failed(clientIp(req));
+      if (error instanceof ServiceError && error.type === 'not_found') await context.guessLimits.failed(req.ip);
       throw error;
     }
   };
@@ -59,7 +58,7 @@ export function linkRoutes(context: DashboardContext): Router {
     const { mailer } = context;
     if (mailer) {
       void context.guessLimits
-        .mayEmailReset(email, clientIp(req), readDeviceCookies(req, context.deviceCookie))
+        .mayEmailReset(email, req.ip, readDeviceCookies(req, context.deviceCookie))
         .then((allowed) => (allowed ? requestPasswordReset(context.db, email, context.config.baseUrl) : null))
         .then((link) => link && mailer.sendPasswordReset(link.user.email, link.reset_url))
         .catch((error: unknown) => context.logger.warn({ err: error }, 'password reset not sent'));

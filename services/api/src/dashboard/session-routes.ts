@@ -7,7 +7,6 @@ import { assertReadableBody, bodyOf } from './json-body.js';
 import { endSessionsNamedBy } from './session-change.js';
 import { clearSessionCookie } from './session-cookie.js';
 import { startSession } from './start-session.js';
-import { clientIp } from '../middleware/client-ip.js';
 
 export function sessionRoutes(context: DashboardContext): Router {
   const router = Router();
@@ -21,11 +20,7 @@ export function sessionRoutes(context: DashboardContext): Router {
    */
   router.post('/session', async (req, res) => {
     const { email, password } = bodyOf(req.body, ['email', 'password']);
-    const attempt = await context.guessLimits.signIn(
-      email,
-      clientIp(req),
-      readDeviceCookies(req, context.deviceCookie),
-    );
+    const attempt = await context.guessLimits.signIn(email, req.ip, readDeviceCookies(req, context.deviceCookie));
     let user;
     try {
       user = await checkCredentials(context.db, email, password);

@@ -9,7 +9,6 @@ import { failedAuthBucket, FailedAuthGuard } from './failed-auth-guard.js';
 import { FallbackWindows, type LimitBackstop } from './process-limits.js';
 import { rateLimitMessage, setRateLimitHeaders } from './rate-limit-headers.js';
 import { TokenAdmission } from './token-admission.js';
-import { clientIp } from './client-ip.js';
 
 /** How often a token's last_used_at is written, at most, by one API process. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -46,7 +45,7 @@ interface AuthenticateDependencies {
  *   window is full every request from the address is refused with 429, but for a token this
  *   process has found valid within the last hour (TokenAdmission.seenValid): a token it has
  *   not is not told apart from a guess, whose 200 among the 429s would tell a guesser which
- *   guess was right. The address is `clientIp` (client-ip.ts): the one the outermost trusted
+ *   guess was right. The address is `req.ip` (checked in client-ip.ts): the one the outermost trusted
  *   proxy saw, as TRUST_PROXY makes it.
  * If Redis is unreachable the limit fails open to this process's share of each limit, without
  * rate-limit headers when nothing counted, and a warning is logged (at most every 10 s).
@@ -92,7 +91,7 @@ export function authenticate({
   };
 
   return async (req, res, next) => {
-    const addressBucket = failedAuthBucket(clientIp(req));
+    const addressBucket = failedAuthBucket(req.ip);
     const refuse = async (type: ErrorType, message: string) => {
       const limited = guard.stillLimited(addressBucket);
       if (limited) return refuseLimited(res, limited);

@@ -1,15 +1,24 @@
 import { isIP } from 'node:net';
-import type { Request } from 'express';
+import express, { type Express, type Request } from 'express';
+
+/** Express's own `req.ip`: the X-Forwarded-For hop that `trust proxy` makes it believe. */
+const believedIp = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
 
 /**
- * The client's address: Express's `req.ip` (the X-Forwarded-For hop that TRUST_PROXY makes it
- * believe) when it is an IP address, else the address the request came from. A client that
- * reaches the API around its proxy writes X-Forwarded-For itself; whatever it wrote there must
- * not become a session's recorded address (an `inet` column, which refused it with a 500) or a
- * key of the per-address limits.
+ * Makes `req.ip`, for every request of `app`, the believed address when it is an IP address,
+ * else the address the request came from. A client that reaches the API around its proxy writes
+ * X-Forwarded-For itself; whatever it wrote there must not become a session's recorded address
+ * (an `inet` column, which refused it with a 500) or a key of the per-address limits. Set once
+ * beside `trust proxy` (on `app.request`, the prototype of the app's requests) so that no route
+ * can read the unchecked one.
  */
-export function clientIp(req: Request): string | undefined {
-  const believed = req.ip;
-  if (believed !== undefined && isIP(believed)) return believed;
-  return req.socket.remoteAddress;
+export function checkClientIp(app: Express): void {
+  Object.defineProperty(app.request, 'ip', {
+    configurable: true,
+    enumerable: true,
+    get(this: Request): string | undefined {
+      const believed = believedIp.call(this) as string | undefined;
+      return believed !== undefined && isIP(believed) ? believed : this.socket.remoteAddress;
+    },
+  });
 }
