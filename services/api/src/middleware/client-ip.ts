@@ -1,9 +1,6 @@
 import { isIP } from 'node:net';
 import express, { type Express, type Request } from 'express';
 
-/** Express's own `req.ip`: the X-Forwarded-For hop that `trust proxy` makes it believe. */
-const believedIp = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
-
 /**
  * Makes `req.ip`, for every request of `app`, the believed address when it is an IP address,
  * else the address the request came from. A client that reaches the API around its proxy writes
@@ -17,8 +14,9 @@ export function checkClientIp(app: Express): void {
     configurable: true,
     enumerable: true,
     get(this: Request): string | undefined {
-      const believed = believedIp.call(this) as string | undefined;
-      return believed !== undefined && isIP(believed) ? believed : this.socket.remoteAddress;
+      // Express's own getter: the X-Forwarded-For hop that `trust proxy` makes it believe.
+      const believed: unknown = Reflect.get(express.request, 'ip', this);
+      return typeof believed === 'string' && isIP(believed) ? believed : this.socket.remoteAddress;
     },
   });
 }
