@@ -101,7 +101,7 @@ export function periodStart(period: OverviewPeriod, now: Date, range?: OverviewR
     case 'last_90_days':
       return utcDay(new Date(day - 89 * 86_400_000));
     case 'last_12_months':
-      return utcDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1)));
+      return monthStart(now, -11);
     case 'all_time':
       return null;
   }
@@ -192,10 +192,9 @@ function ratesUsed(
 const MONTH_START = "date_trunc('month', day::timestamp)";
 const MONTH_OF_DAY = `to_char(${MONTH_START}, 'YYYY-MM')`;
 
+/** The current UTC month and the 11 before it, oldest first, as `YYYY-MM`. */
 function lastTwelveMonths(now: Date): string[] {
-  return Array.from({ length: 12 }, (_, index) =>
-    new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11 + index, 1)).toISOString().slice(0, 7),
-  );
+  return Array.from({ length: 12 }, (_, index) => monthStart(now, index - 11).slice(0, 7));
 }
 
 async function monthlyCampaigns(

@@ -146,12 +146,14 @@ export async function revokeUserSessions(db: Queryable, userId: string): Promise
  */
 export async function rememberRemovedSessions(db: Queryable, userId: string): Promise<void> {
   await db('removed_member_sessions').where('expires_at', '<=', db.fn.now()).delete();
+  const live = whereLive(db, db('user_sessions').where({ user_id: userId })).select(
+    'token_hash',
+    'workspace_id',
+    'expires_at',
+  );
   await db.raw(
-    `INSERT INTO removed_member_sessions (token_hash, workspace_id, expires_at)
-     SELECT token_hash, workspace_id, expires_at FROM user_sessions
-      WHERE user_id = ? AND revoked_at IS NULL AND idle_expires_at > now() AND expires_at > now()
-     ON CONFLICT (token_hash) DO NOTHING`,
-    [userId],
+    `INSERT INTO removed_member_sessions (token_hash, workspace_id, expires_at) ? ON CONFLICT (token_hash) DO NOTHING`,
+    [live],
   );
 }
 
