@@ -150,14 +150,13 @@ function signingSecretProblem(secret: string): string | null {
       '(Developers, Webhooks, then the endpoint)'
     );
   if (!secret.startsWith(STRIPE_SECRET_PREFIX)) return STRIPE_SECRET_EXPECTED;
-  const body = secret.slice(STRIPE_SECRET_PREFIX.length);
-  if (!/^[A-Za-z0-9]*$/.test(body))
-    return `has characters a signing secret never has: ${STRIPE_SECRET_SHAPE}; copy it again from Stripe`;
-  if (body.length < STRIPE_SECRET_BODY.min)
-    return `is too short: ${STRIPE_SECRET_SHAPE}; copy the whole secret from the endpoint's page in Stripe`;
-  if (body.length > STRIPE_SECRET_BODY.max)
-    return `is too long: ${STRIPE_SECRET_SHAPE}; copy only the secret from the endpoint's page in Stripe`;
-  return null;
+  return bodyProblem(secret.slice(STRIPE_SECRET_PREFIX.length), {
+    kind: 'a signing secret',
+    noun: 'secret',
+    shape: STRIPE_SECRET_SHAPE,
+    length: STRIPE_SECRET_BODY,
+    from: "the endpoint's page in Stripe",
+  });
 }
 
 /**
@@ -178,13 +177,28 @@ function apiKeyProblem(key: string): string | null {
       return `is a webhook signing secret (whsec_…), which goes in the signing secret field: ${RESTRICTED_KEY_WANTED}`;
     return RESTRICTED_KEY_EXPECTED;
   }
-  const body = key.slice(prefix.length);
-  if (!/^[A-Za-z0-9]*$/.test(body))
-    return `has characters a restricted key never has: ${RESTRICTED_KEY_SHAPE}; copy it again from Stripe`;
-  if (body.length < RESTRICTED_KEY_BODY.min)
-    return `is too short: ${RESTRICTED_KEY_SHAPE}; copy the whole key from Stripe (Developers, API keys)`;
-  if (body.length > RESTRICTED_KEY_BODY.max)
-    return `is too long: ${RESTRICTED_KEY_SHAPE}; copy only the key from Stripe (Developers, API keys)`;
+  return bodyProblem(key.slice(prefix.length), {
+    kind: 'a restricted key',
+    noun: 'key',
+    shape: RESTRICTED_KEY_SHAPE,
+    length: RESTRICTED_KEY_BODY,
+    from: 'Stripe (Developers, API keys)',
+  });
+}
+
+/**
+ * What is wrong with the part of a credential after its prefix (letters and digits, within a
+ * length), or null: the reasons both fields give, each naming its own credential and where in
+ * Stripe to copy it from again.
+ */
+function bodyProblem(
+  body: string,
+  credential: { kind: string; noun: string; shape: string; length: { min: number; max: number }; from: string },
+): string | null {
+  const { kind, noun, shape, length, from } = credential;
+  if (!/^[A-Za-z0-9]*$/.test(body)) return `has characters ${kind} never has: ${shape}; copy it again from Stripe`;
+  if (body.length < length.min) return `is too short: ${shape}; copy the whole ${noun} from ${from}`;
+  if (body.length > length.max) return `is too long: ${shape}; copy only the ${noun} from ${from}`;
   return null;
 }
 
