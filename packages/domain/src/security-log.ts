@@ -8,7 +8,14 @@ import {
   type SecurityAction,
   type SecurityActorType,
 } from '@retention/core';
-import { DEFAULT_PAGE_LIMIT, instantParam, listScope, opaqueKeysetPage, type Queryable } from '@retention/db';
+import {
+  DEFAULT_PAGE_LIMIT,
+  instantParam,
+  listScope,
+  newestFirst,
+  opaqueKeysetPage,
+  type Queryable,
+} from '@retention/db';
 import { assertUuid } from './validate.js';
 
 /**
@@ -249,7 +256,7 @@ export async function listSecurityEvents(
   if (from) query.where('created_at', '>=', from);
   if (to) query.where('created_at', '<', to);
   const page = await opaqueKeysetPage<SecurityEventRow & Record<string, unknown>>(query, {
-    column: 'created_at',
+    order: newestFirst('created_at'),
     cursor: options.cursor,
     limit: options.limit ?? DEFAULT_PAGE_LIMIT,
     scope: securityLogScope(filters),

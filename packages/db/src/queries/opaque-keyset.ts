@@ -125,19 +125,21 @@ export interface KeysetOrder {
   direction: 'asc' | 'desc';
 }
 
+/** The order of a list newest first by `column`, a timestamp (the security log, the delivery log). */
+export function newestFirst(column: string): KeysetOrder {
+  return { keys: [{ column, kind: 'timestamp' }], direction: 'desc' };
+}
+
 /**
  * One page of `query` (filters applied, no limit) after `cursor`. The query must be served by an
  * index on (…filters, keys…, id) for deep pages to cost what the first costs. `idColumn` and the
- * columns may be qualified (`a.id`) when the query joins. Newest first by `column` (a timestamp)
- * unless `order` says otherwise.
+ * columns may be qualified (`a.id`) when the query joins.
  */
 export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
   query: Knex.QueryBuilder,
   options: {
-    /** The timestamp of a newest-first list, when `order` is not given. */
-    column?: string;
-    /** The list's order, when not newest first by `column`. */
-    order?: KeysetOrder;
+    /** The list's order: newestFirst(column), or a sort's. */
+    order: KeysetOrder;
     idColumn?: string;
     cursor?: string | undefined;
     limit: number;
@@ -150,10 +152,7 @@ export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
   },
 ): Promise<Page<Row>> {
   const idColumn = options.idColumn ?? 'id';
-  const order: KeysetOrder = options.order ?? {
-    keys: [{ column: options.column!, kind: 'timestamp' }],
-    direction: 'desc',
-  };
+  const { order } = options;
   const columns = [...order.keys.map((key) => key.column), idColumn];
   if (options.cursor !== undefined) {
     const cursor = decodeKeysetCursor(options.cursor, order.keys, 'cursor', options.scope, options.sorted ?? false);

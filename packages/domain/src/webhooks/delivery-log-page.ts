@@ -8,7 +8,7 @@ import {
   toIsoMillis,
   toIsoMillisOrNull,
 } from '@retention/core';
-import { opaqueKeysetPage, type Queryable } from '@retention/db';
+import { newestFirst, opaqueKeysetPage, type Queryable } from '@retention/db';
 import { attemptColumns, toDeliveryLogEntry, type AttemptRow, type DeliveryLogEntry } from './delivery-log.js';
 
 /**
@@ -62,7 +62,7 @@ export async function listDeliveryLogPage(
   if (options.outcome !== undefined) query.where('a.outcome', options.outcome);
   if (options.event_type !== undefined) query.where('a.event_type', options.event_type);
   const page = await opaqueKeysetPage<PageRow>(query, {
-    column: 'a.attempted_at',
+    order: newestFirst('a.attempted_at'),
     idColumn: 'a.id',
     cursor: options.cursor,
     limit: options.limit ?? DELIVERY_LOG_PAGE_SIZE,
