@@ -12,7 +12,7 @@ import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
 import { exportColumnSql, instantParam, prefixPattern, searchParam, sortParam, type RowShape } from './list-params.js';
-import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
+import { keysetColumns, listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
@@ -183,11 +183,11 @@ export async function campaignSearchCustomers(
 }
 
 /**
- * The filtered campaigns with their customer's email, in the filters' order: as columns (the export),
- * or as the list row's JSON built by Postgres (the list page, whose rows are written as they
- * come, as /api/v1 does) beside the keyset columns. Every filter is served by an index: status
- * by recovery_campaigns_status_idx, decline_category by
- * recovery_campaigns_category_idx (0014), from/to by the range of the list index, q's invoice id
+ * The filtered campaigns with their customer's email, unordered (opaqueKeysetPage reads them in
+ * the filters' order, campaignOrder): as columns (the export), or as the list row's JSON built by
+ * Postgres (the list page, whose rows are written as they come, as /api/v1 does) beside the keyset
+ * columns. Every filter is served by an index: status by recovery_campaigns_status_idx,
+ * decline_category by recovery_campaigns_category_idx (0014), from/to by the range of the list index, q's invoice id
  * by the unique key, or its start by recovery_campaigns_invoice_prefix_idx (0042), and q's customers as
  * `customers` says (campaignSearchCustomers, CampaignSearchCustomers): the matched customers' ids
  * in a bitmap OR of the invoice key and the customer index, or, when many match (or `customers`
@@ -211,17 +211,16 @@ export function campaignListQuery(
   }
   if (shape === 'count') query.select(db.raw('1'));
   else {
-    const order = campaignOrder(filters);
-    const keys = [...order.keys.map((key) => key.column), 'k.id'];
-    query
-      .orderBy(keys.map((column) => ({ column, order: order.direction })))
-      .select(
-        shape === 'json'
-          ? [...keys, db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`)]
-          : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
-              exportColumnSql(db, 'k', column, { column: 'amount', cents: 'amount_cents' }),
-            ),
-      );
+    query.select(
+      shape === 'json'
+        ? [
+            ...keysetColumns(campaignOrder(filters), 'k.id'),
+            db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`),
+          ]
+        : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
+            exportColumnSql(db, 'k', column, { column: 'amount', cents: 'amount_cents' }),
+          ),
+    );
   }
   if (filters.status) query.where('k.status', filters.status);
   if (filters.decline_category) query.where('k.decline_category', filters.decline_category);
@@ -260,7 +259,6 @@ export async function campaignListPage(
       limit: page.limit,
       scope: listScope('campaigns', filters),
       sorted: true,
-      ordered: true,
     },
   );
   return listEnvelope(result, wholeListTotal(result, page.cursor));

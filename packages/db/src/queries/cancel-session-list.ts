@@ -12,7 +12,7 @@ import type { CancelSessionListRow } from '../dashboard-views.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
 import { exportColumnSql, instantParam, searchParam, sortParam, type RowShape } from './list-params.js';
-import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
+import { keysetColumns, listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
@@ -120,6 +120,11 @@ export function cancelSessionListFilters(
   return filters;
 }
 
+/**
+ * The filtered sessions with their customer's email, unordered (opaqueKeysetPage reads them in the
+ * filters' order, cancelSessionOrder): as the export's columns, or as the list row's JSON beside
+ * the keyset columns.
+ */
 export function cancelSessionListQuery(
   db: Queryable,
   workspaceId: string,
@@ -144,17 +149,16 @@ export function cancelSessionListQuery(
     query.whereRaw(`(${match})`, bindings);
   }
   if (shape === 'count') return query.select(db.raw('1'));
-  const order = cancelSessionOrder(filters);
-  const keys = [...order.keys.map((key) => key.column), 's.id'];
-  return query
-    .orderBy(keys.map((column) => ({ column, order: order.direction })))
-    .select(
-      shape === 'json'
-        ? [...keys, db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`)]
-        : CANCEL_SESSION_EXPORT_COLUMNS.map((column) =>
-            exportColumnSql(db, 's', column, { column: 'monthly_mrr', cents: 'monthly_mrr_cents' }),
-          ),
-    );
+  return query.select(
+    shape === 'json'
+      ? [
+          ...keysetColumns(cancelSessionOrder(filters), 's.id'),
+          db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`),
+        ]
+      : CANCEL_SESSION_EXPORT_COLUMNS.map((column) =>
+          exportColumnSql(db, 's', column, { column: 'monthly_mrr', cents: 'monthly_mrr_cents' }),
+        ),
+  );
 }
 
 export async function cancelSessionListPage(
@@ -172,7 +176,6 @@ export async function cancelSessionListPage(
       limit: page.limit,
       scope: listScope('cancel_sessions', filters),
       sorted: true,
-      ordered: true,
     },
   );
   return listEnvelope(result, wholeListTotal(result, page.cursor));

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
 import { containsPattern, searchParam, sortParam, textParam, type RowShape } from './list-params.js';
-import { listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
+import { keysetColumns, listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
@@ -114,8 +114,9 @@ export function customerListFilters(
 }
 
 /**
- * The filtered customers, in the filters' order: as the export's columns (tags joined into one text),
- * or as the list row's JSON built by Postgres beside the keyset columns.
+ * The filtered customers, unordered (opaqueKeysetPage reads them in the filters' order,
+ * customerOrder): as the export's columns (tags joined into one text), or as the list row's JSON
+ * built by Postgres beside the keyset columns.
  */
 export function customerListQuery(
   db: Queryable,
@@ -123,16 +124,11 @@ export function customerListQuery(
   filters: CustomerListFilters,
   shape: RowShape = 'columns',
 ): Knex.QueryBuilder {
-  const { direction } = customerOrder(filters);
   const query = db('customers')
     .where('workspace_id', workspaceId)
-    .orderBy([
-      { column: 'created_at', order: direction },
-      { column: 'id', order: direction },
-    ])
     .select(
       shape === 'json'
-        ? ['created_at', 'id', db.raw(`${customerJsonSql('customers')}::text AS json`)]
+        ? [...keysetColumns(customerOrder(filters), 'id'), db.raw(`${customerJsonSql('customers')}::text AS json`)]
         : CUSTOMER_EXPORT_COLUMNS.map((column) =>
             column === 'tags' ? db.raw('array_to_string(tags, ?) AS tags', [CUSTOMER_EXPORT_TAG_SEPARATOR]) : column,
           ),
@@ -160,7 +156,6 @@ export async function customerListPage(
       limit: page.limit,
       scope: listScope('customers', filters),
       sorted: true,
-      ordered: true,
     },
   );
   return listEnvelope(result, wholeListTotal(result, page.cursor));

@@ -125,15 +125,28 @@ export interface KeysetOrder {
   direction: 'asc' | 'desc';
 }
 
+/**
+ * An order's columns: its keys, then `idColumn`. What a page compares with its cursor and orders
+ * by, and what a list's query selects for the next cursor to be read from its last row.
+ */
+export function keysetColumns(order: KeysetOrder, idColumn: string): string[] {
+  return [...order.keys.map((key) => key.column), idColumn];
+}
+
+/** `query` in `order` (its keys, then `idColumn`): how opaqueKeysetPage reads it. */
+export function keysetOrdered(query: Knex.QueryBuilder, order: KeysetOrder, idColumn: string): Knex.QueryBuilder {
+  return query.orderBy(keysetColumns(order, idColumn).map((column) => ({ column, order: order.direction })));
+}
+
 /** The order of a list newest first by `column`, a timestamp (the security log, the delivery log). */
 export function newestFirst(column: string): KeysetOrder {
   return { keys: [{ column, kind: 'timestamp' }], direction: 'desc' };
 }
 
 /**
- * One page of `query` (filters applied, no limit) after `cursor`. The query must be served by an
- * index on (…filters, keys…, id) for deep pages to cost what the first costs. `idColumn` and the
- * columns may be qualified (`a.id`) when the query joins.
+ * One page of `query` (filters applied, no order, no limit) in `order`, after `cursor`. The query
+ * must be served by an index on (…filters, keys…, id) for deep pages to cost what the first costs.
+ * `idColumn` and the columns may be qualified (`a.id`) when the query joins.
  */
 export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
   query: Knex.QueryBuilder,
@@ -147,13 +160,11 @@ export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
     scope?: string;
     /** The list has sorts: a refused scope names another sort among its reasons. */
     sorted?: boolean;
-    /** The query already orders by (keys…, id), in the order's direction. */
-    ordered?: boolean;
   },
 ): Promise<Page<Row>> {
   const idColumn = options.idColumn ?? 'id';
   const { order } = options;
-  const columns = [...order.keys.map((key) => key.column), idColumn];
+  const columns = keysetColumns(order, idColumn);
   if (options.cursor !== undefined) {
     const cursor = decodeKeysetCursor(options.cursor, order.keys, 'cursor', options.scope, options.sorted ?? false);
     const casts = order.keys.map((key) => CASTS[key.kind]);
@@ -164,8 +175,7 @@ export async function opaqueKeysetPage<Row extends Record<string, unknown>>(
       [...columns, ...cursor.values, cursor.id],
     );
   }
-  if (!options.ordered) query.orderBy(columns.map((column) => ({ column, order: order.direction })));
-  const rows = (await query.limit(options.limit + 1)) as Row[];
+  const rows = (await keysetOrdered(query, order, idColumn).limit(options.limit + 1)) as Row[];
   const hasMore = rows.length > options.limit;
   const page = hasMore ? rows.slice(0, options.limit) : rows;
   const last = page.at(-1);

@@ -24,7 +24,7 @@ import type { Logger } from '@retention/runtime';
  */
 
 export interface KeysetList {
-  /** The list's query, filters applied and ordered by (order's keys…, idColumn); built anew for each page. */
+  /** The list's query, filters applied, unordered (each page is read in `order`); built anew for each page. */
   query: () => Knex.QueryBuilder;
   /** The list's order (its sort's), its columns qualified as the query names them (`s.created_at`). */
   order: KeysetOrder;
@@ -145,7 +145,6 @@ export async function writeCsvPages(
       idColumn: list.idColumn,
       cursor,
       limit: pageSize,
-      ordered: true,
     });
     if (out.destroyed) return 'closed';
     // The file opens with a UTF-8 byte order mark (the header's page only): Excel reads a CSV

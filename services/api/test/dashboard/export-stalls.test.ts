@@ -2,7 +2,12 @@ import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { CANCEL_SESSION_EXPORT_COLUMNS, cancelSessionListQuery, cancelSessionOrder } from '@retention/db';
+import {
+  CANCEL_SESSION_EXPORT_COLUMNS,
+  cancelSessionListQuery,
+  cancelSessionOrder,
+  keysetOrdered,
+} from '@retention/db';
 import { createLogger, type Logger } from '@retention/runtime';
 import express from 'express';
 import { streamCsv, writeCsvPages, type CsvExportOptions } from '../../src/dashboard/insights-export.js';
@@ -421,7 +426,11 @@ describe('an export read page by page', () => {
     // Ten sessions, four of them at one instant: pages of three end inside that group.
     const times = ['01', '02', '03', '03', '03', '03', '04', '05', '06', '07'];
     await db('cancel_sessions').insert(times.map((second) => session(`2026-01-01T00:00:${second}.000Z`)));
-    const before = await cancelSessionListQuery(db, workspaceId, {}).pluck('s.id');
+    const before = await keysetOrdered(
+      cancelSessionListQuery(db, workspaceId, {}),
+      cancelSessionOrder({}),
+      's.id',
+    ).pluck('s.id');
 
     let text = '';
     let inserted = 0;
