@@ -22,8 +22,8 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@retention/core';
 import {
   CAMPAIGN_EXPORT_COLUMNS,
+  CAMPAIGN_SORTS,
   campaignListQuery,
-  campaignOrder,
   computeOverview,
   computeStats,
   createDb,
@@ -91,7 +91,7 @@ async function exportMemory(db: Db, workspaceId: string) {
           done();
         },
       }),
-      { query: () => campaignListQuery(db, workspaceId, {}), order: campaignOrder({}), idColumn: 'k.id' },
+      { query: () => campaignListQuery(db, workspaceId, {}), order: CAMPAIGN_SORTS.order({}), idColumn: 'k.id' },
       CAMPAIGN_EXPORT_COLUMNS,
     );
   } finally {

@@ -11,8 +11,15 @@ import type { Queryable } from '../connection.js';
 import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { exportColumnSql, instantParam, prefixPattern, searchParam, sortParam, type RowShape } from './list-params.js';
-import { keysetColumns, listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
+import {
+  exportColumnSql,
+  instantParam,
+  keysetSorts,
+  prefixPattern,
+  searchParam,
+  type RowShape,
+} from './list-params.js';
+import { keysetColumns, listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
@@ -33,34 +40,18 @@ import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pa
  * compare across currencies, but its rates change, so no index can hold that order and every
  * first page would sort the whole workspace.
  */
-export const CAMPAIGN_SORTS = {
-  '-first_failed_at': { keys: [{ column: 'k.first_failed_at', kind: 'timestamp' }], direction: 'desc' },
-  first_failed_at: { keys: [{ column: 'k.first_failed_at', kind: 'timestamp' }], direction: 'asc' },
-  '-amount': {
-    keys: [
+export const CAMPAIGN_SORTS = keysetSorts(
+  {
+    first_failed_at: [{ column: 'k.first_failed_at', kind: 'timestamp' }],
+    amount: [
       { column: 'k.currency', kind: 'text' },
       { column: 'k.amount_cents', kind: 'integer' },
     ],
-    direction: 'desc',
   },
-  amount: {
-    keys: [
-      { column: 'k.currency', kind: 'text' },
-      { column: 'k.amount_cents', kind: 'integer' },
-    ],
-    direction: 'asc',
-  },
-} as const satisfies Record<string, KeysetOrder>;
+  '-first_failed_at',
+);
 
-export type CampaignSort = keyof typeof CAMPAIGN_SORTS;
-
-/** The list's order without a `sort`. */
-export const CAMPAIGN_DEFAULT_SORT: CampaignSort = '-first_failed_at';
-
-/** The order of filters (CampaignListFilters.sort). */
-export function campaignOrder(filters: { sort?: CampaignSort | undefined }): KeysetOrder {
-  return CAMPAIGN_SORTS[filters.sort ?? CAMPAIGN_DEFAULT_SORT];
-}
+export type CampaignSort = keyof typeof CAMPAIGN_SORTS.orders;
 
 export interface CampaignListFilters {
   status?: CampaignStatus;
@@ -138,7 +129,7 @@ export function campaignListFilters(
   if (query.from !== undefined) filters.from = instantParam('from', query.from);
   if (query.to !== undefined) filters.to = instantParam('to', query.to);
   if (query.q !== undefined) filters.q = searchParam('q', query.q);
-  const sort = sortParam(query.sort, CAMPAIGN_SORTS, CAMPAIGN_DEFAULT_SORT);
+  const sort = CAMPAIGN_SORTS.param(query.sort);
   if (sort !== undefined) filters.sort = sort;
   return filters;
 }
@@ -184,7 +175,7 @@ export async function campaignSearchCustomers(
 
 /**
  * The filtered campaigns with their customer's email, unordered (opaqueKeysetPage reads them in
- * the filters' order, campaignOrder): as columns (the export), or as the list row's JSON built by
+ * the filters' order, CAMPAIGN_SORTS): as columns (the export), or as the list row's JSON built by
  * Postgres (the list page, whose rows are written as they come, as /api/v1 does) beside the keyset
  * columns. Every filter is served by an index: status by recovery_campaigns_status_idx,
  * decline_category by recovery_campaigns_category_idx (0014), from/to by the range of the list index, q's invoice id
@@ -214,7 +205,7 @@ export function campaignListQuery(
     query.select(
       shape === 'json'
         ? [
-            ...keysetColumns(campaignOrder(filters), 'k.id'),
+            ...keysetColumns(CAMPAIGN_SORTS.order(filters), 'k.id'),
             db.raw(`${campaignJsonSql('k', [['customer_email', 'c.email']])}::text AS json`),
           ]
         : CAMPAIGN_EXPORT_COLUMNS.map((column) =>
@@ -253,7 +244,7 @@ export async function campaignListPage(
   const result = await opaqueKeysetPage<{ id: string; json: string }>(
     campaignListQuery(db, workspaceId, filters, 'json', customers),
     {
-      order: campaignOrder(filters),
+      order: CAMPAIGN_SORTS.order(filters),
       idColumn: 'k.id',
       cursor: page.cursor,
       limit: page.limit,

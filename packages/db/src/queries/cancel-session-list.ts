@@ -11,8 +11,8 @@ import type { Queryable } from '../connection.js';
 import type { CancelSessionListRow } from '../dashboard-views.js';
 import { cancelSessionJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
-import { exportColumnSql, instantParam, searchParam, sortParam, type RowShape } from './list-params.js';
-import { keysetColumns, listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
+import { exportColumnSql, instantParam, keysetSorts, searchParam, type RowShape } from './list-params.js';
+import { keysetColumns, listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
@@ -48,33 +48,18 @@ export const CANCEL_SESSION_FILTER_PARAMS = ['outcome', 'reason_code', 'from', '
  * (cancel_sessions_list_idx), or by monthly MRR within currency (cancel_sessions_mrr_idx, 0043),
  * as the campaigns' amount (CAMPAIGN_SORTS says why within currency).
  */
-export const CANCEL_SESSION_SORTS = {
-  '-created_at': { keys: [{ column: 's.created_at', kind: 'timestamp' }], direction: 'desc' },
-  created_at: { keys: [{ column: 's.created_at', kind: 'timestamp' }], direction: 'asc' },
-  '-monthly_mrr': {
-    keys: [
+export const CANCEL_SESSION_SORTS = keysetSorts(
+  {
+    created_at: [{ column: 's.created_at', kind: 'timestamp' }],
+    monthly_mrr: [
       { column: 's.currency', kind: 'text' },
       { column: 's.monthly_mrr_cents', kind: 'integer' },
     ],
-    direction: 'desc',
   },
-  monthly_mrr: {
-    keys: [
-      { column: 's.currency', kind: 'text' },
-      { column: 's.monthly_mrr_cents', kind: 'integer' },
-    ],
-    direction: 'asc',
-  },
-} as const satisfies Record<string, KeysetOrder>;
+  '-created_at',
+);
 
-type CancelSessionSort = keyof typeof CANCEL_SESSION_SORTS;
-
-const CANCEL_SESSION_DEFAULT_SORT: CancelSessionSort = '-created_at';
-
-/** The order of filters (CancelSessionListFilters.sort): the export's too. */
-export function cancelSessionOrder(filters: CancelSessionListFilters): KeysetOrder {
-  return CANCEL_SESSION_SORTS[filters.sort ?? CANCEL_SESSION_DEFAULT_SORT];
-}
+type CancelSessionSort = keyof typeof CANCEL_SESSION_SORTS.orders;
 
 /**
  * The CSV export's columns, in order: the session's own (`s`), its customer's email and name, and
@@ -115,14 +100,14 @@ export function cancelSessionListFilters(
   if (query.from !== undefined) filters.from = instantParam('from', query.from);
   if (query.to !== undefined) filters.to = instantParam('to', query.to);
   if (query.q !== undefined) filters.q = searchParam('q', query.q);
-  const sort = sortParam(query.sort, CANCEL_SESSION_SORTS, CANCEL_SESSION_DEFAULT_SORT);
+  const sort = CANCEL_SESSION_SORTS.param(query.sort);
   if (sort !== undefined) filters.sort = sort;
   return filters;
 }
 
 /**
  * The filtered sessions with their customer's email, unordered (opaqueKeysetPage reads them in the
- * filters' order, cancelSessionOrder): as the export's columns, or as the list row's JSON beside
+ * filters' order, CANCEL_SESSION_SORTS): as the export's columns, or as the list row's JSON beside
  * the keyset columns.
  */
 export function cancelSessionListQuery(
@@ -152,7 +137,7 @@ export function cancelSessionListQuery(
   return query.select(
     shape === 'json'
       ? [
-          ...keysetColumns(cancelSessionOrder(filters), 's.id'),
+          ...keysetColumns(CANCEL_SESSION_SORTS.order(filters), 's.id'),
           db.raw(`${cancelSessionJsonSql('s', [['customer_email', 'c.email']])}::text AS json`),
         ]
       : CANCEL_SESSION_EXPORT_COLUMNS.map((column) =>
@@ -170,7 +155,7 @@ export async function cancelSessionListPage(
   const result = await opaqueKeysetPage<{ id: string; json: string }>(
     cancelSessionListQuery(db, workspaceId, filters, 'json'),
     {
-      order: cancelSessionOrder(filters),
+      order: CANCEL_SESSION_SORTS.order(filters),
       idColumn: 's.id',
       cursor: page.cursor,
       limit: page.limit,

@@ -3,8 +3,8 @@ import { SEARCH_MIN_CHARACTERS } from '@retention/core/search';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { customerJsonSql, type JsonText } from '../resource-json.js';
-import { containsPattern, searchParam, sortParam, textParam, type RowShape } from './list-params.js';
-import { keysetColumns, listScope, opaqueKeysetPage, type KeysetOrder } from './opaque-keyset.js';
+import { containsPattern, keysetSorts, searchParam, textParam, type RowShape } from './list-params.js';
+import { keysetColumns, listScope, opaqueKeysetPage } from './opaque-keyset.js';
 import { countEnvelope, countMatching, listEnvelope, wholeListTotal } from './pagination.js';
 
 /**
@@ -32,14 +32,9 @@ export const CUSTOMER_FILTER_PARAMS = ['email', 'tag', 'q', 'sort'] as const;
  * through customers_list_idx. Not by email: a customer is found by searching, and the addresses'
  * order would need an index of its own and a cursor holding a 320-character address.
  */
-export const CUSTOMER_SORTS = {
-  '-created_at': { keys: [{ column: 'created_at', kind: 'timestamp' }], direction: 'desc' },
-  created_at: { keys: [{ column: 'created_at', kind: 'timestamp' }], direction: 'asc' },
-} as const satisfies Record<string, KeysetOrder>;
+export const CUSTOMER_SORTS = keysetSorts({ created_at: [{ column: 'created_at', kind: 'timestamp' }] }, '-created_at');
 
-type CustomerSort = keyof typeof CUSTOMER_SORTS;
-
-const CUSTOMER_DEFAULT_SORT: CustomerSort = '-created_at';
+type CustomerSort = keyof typeof CUSTOMER_SORTS.orders;
 
 /**
  * The text a search (`q`) is looked for in: the email and the name, lowercase. Exactly the
@@ -108,14 +103,14 @@ export function customerListFilters(
     filters.tag = textParam('tag', query.tag.trim().toLowerCase(), 100);
   }
   if (query.q !== undefined) filters.q = searchParam('q', query.q);
-  const sort = sortParam(query.sort, CUSTOMER_SORTS, CUSTOMER_DEFAULT_SORT);
+  const sort = CUSTOMER_SORTS.param(query.sort);
   if (sort !== undefined) filters.sort = sort;
   return filters;
 }
 
 /**
  * The filtered customers, unordered (opaqueKeysetPage reads them in the filters' order,
- * customerOrder): as the export's columns (tags joined into one text), or as the list row's JSON
+ * CUSTOMER_SORTS): as the export's columns (tags joined into one text), or as the list row's JSON
  * built by Postgres beside the keyset columns.
  */
 export function customerListQuery(
@@ -128,7 +123,10 @@ export function customerListQuery(
     .where('workspace_id', workspaceId)
     .select(
       shape === 'json'
-        ? [...keysetColumns(customerOrder(filters), 'id'), db.raw(`${customerJsonSql('customers')}::text AS json`)]
+        ? [
+            ...keysetColumns(CUSTOMER_SORTS.order(filters), 'id'),
+            db.raw(`${customerJsonSql('customers')}::text AS json`),
+          ]
         : CUSTOMER_EXPORT_COLUMNS.map((column) =>
             column === 'tags' ? db.raw('array_to_string(tags, ?) AS tags', [CUSTOMER_EXPORT_TAG_SEPARATOR]) : column,
           ),
@@ -151,7 +149,7 @@ export async function customerListPage(
   const result = await opaqueKeysetPage<{ id: string; json: string }>(
     customerListQuery(db, workspaceId, filters, 'json'),
     {
-      order: customerOrder(filters),
+      order: CUSTOMER_SORTS.order(filters),
       cursor: page.cursor,
       limit: page.limit,
       scope: listScope('customers', filters),
@@ -159,11 +157,6 @@ export async function customerListPage(
     },
   );
   return listEnvelope(result, wholeListTotal(result, page.cursor));
-}
-
-/** The order of filters (CustomerListFilters.sort): the export's too. */
-export function customerOrder(filters: CustomerListFilters): KeysetOrder {
-  return CUSTOMER_SORTS[filters.sort ?? CUSTOMER_DEFAULT_SORT];
 }
 
 /** How many match the filters, at most 1,000 counted (the list's count route). */

@@ -3,7 +3,7 @@ import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
 import { majorUnitsSql } from '../resource-json.js';
-import type { KeysetOrder } from './opaque-keyset.js';
+import type { KeysetKey, KeysetOrder } from './opaque-keyset.js';
 
 /** Query parameters the dashboard's lists share (docs/dashboard-api.md, "Data pages"). */
 
@@ -77,13 +77,51 @@ function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
+/** A sort's name: a column's name ascending, `-` before it descending (`amount`, `-amount`). */
+export type SortName<Column extends string> = Column | `-${Column}`;
+
+/** A list's sorts (keysetSorts): the orders by name, the default, and how to read and apply them. */
+export interface KeysetSorts<Column extends string> {
+  orders: Readonly<Record<SortName<Column>, KeysetOrder>>;
+  /** The list's order without a `sort`. */
+  fallback: SortName<Column>;
+  /** The `sort` query parameter as the filters hold it (sortParam). */
+  param: (value: string | undefined) => SortName<Column> | undefined;
+  /** The order of a list's filters: their sort's, else the default's. */
+  order: (filters: { sort?: SortName<Column> | undefined }) => KeysetOrder;
+}
+
+/**
+ * A list's sorts (docs/dashboard-api.md, "Sorting") from each sortable column's keys: the
+ * column's name ascending, `-` before it descending, each (keys…, id) all one direction, so that
+ * one index serves both (read backward for descending). The names are listed descending first
+ * (`-amount, amount`), as a refused `sort` names them.
+ */
+export function keysetSorts<Column extends string>(
+  keys: Readonly<Record<Column, readonly KeysetKey[]>>,
+  fallback: NoInfer<SortName<Column>>,
+): KeysetSorts<Column> {
+  const orders = Object.fromEntries(
+    Object.entries<readonly KeysetKey[]>(keys).flatMap(([column, columnKeys]) => [
+      [`-${column}`, { keys: columnKeys, direction: 'desc' }],
+      [column, { keys: columnKeys, direction: 'asc' }],
+    ]),
+  ) as Record<SortName<Column>, KeysetOrder>;
+  return {
+    orders,
+    fallback,
+    param: (value) => sortParam(value, orders, fallback),
+    order: (filters) => orders[filters.sort ?? fallback],
+  };
+}
+
 /**
  * A list's `sort` (docs/dashboard-api.md, "Sorting"): one of `sorts`' names, a column's name,
  * `-` before it for descending. The list's default (`fallback`) is read as no sort at all
  * (undefined), so `?sort=-first_failed_at` and no sort are one list, with one scope: their
  * cursors are each other's, and cursors made before sorting existed still work.
  */
-export function sortParam<Sort extends string>(
+function sortParam<Sort extends string>(
   value: string | undefined,
   sorts: Readonly<Record<Sort, KeysetOrder>>,
   fallback: Sort,

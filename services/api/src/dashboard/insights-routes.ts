@@ -7,21 +7,21 @@ import {
   type Overview,
   CAMPAIGN_EXPORT_COLUMNS,
   CAMPAIGN_FILTER_PARAMS,
+  CAMPAIGN_SORTS,
   CANCEL_SESSION_EXPORT_COLUMNS,
   CANCEL_SESSION_FILTER_PARAMS,
+  CANCEL_SESSION_SORTS,
   CUSTOMER_EXPORT_COLUMNS,
   CUSTOMER_FILTER_PARAMS,
+  CUSTOMER_SORTS,
   campaignDetail,
   campaignListFilters,
   campaignListQuery,
-  campaignOrder,
   campaignSearchCustomers,
   cancelSessionListFilters,
   cancelSessionListQuery,
-  cancelSessionOrder,
   customerListFilters,
   customerListQuery,
-  customerOrder,
 } from '@retention/db';
 import { pathId } from '../middleware/validate-query.js';
 import { ReadCoalescer } from './coalesce.js';
@@ -108,7 +108,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     // The search's customers once, for every page (campaign-list.ts, CampaignSearchCustomers).
     const customers = await campaignSearchCustomers(db, workspaceId, filters);
     const query = () => campaignListQuery(db, workspaceId, filters, 'columns', customers);
-    const list = { query, order: campaignOrder(filters), idColumn: 'k.id' };
+    const list = { query, order: CAMPAIGN_SORTS.order(filters), idColumn: 'k.id' };
     await exportCsv(req, res, list, CAMPAIGN_EXPORT_COLUMNS, filename);
   });
 
@@ -122,7 +122,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     );
     const { workspaceId } = signedIn(res);
     const query = () => cancelSessionListQuery(db, workspaceId, filters);
-    const list = { query, order: cancelSessionOrder(filters), idColumn: 's.id' };
+    const list = { query, order: CANCEL_SESSION_SORTS.order(filters), idColumn: 's.id' };
     await exportCsv(req, res, list, CANCEL_SESSION_EXPORT_COLUMNS, filename);
   });
 
@@ -137,7 +137,7 @@ export function insightsRoutes(context: DashboardContext): Router {
     const filename = exportFilename('customers', { texts }, zone);
     const { workspaceId } = signedIn(res);
     const query = () => customerListQuery(db, workspaceId, filters);
-    const list = { query, order: customerOrder(filters), idColumn: 'id' };
+    const list = { query, order: CUSTOMER_SORTS.order(filters), idColumn: 'id' };
     await exportCsv(req, res, list, CUSTOMER_EXPORT_COLUMNS, filename);
   });
 

@@ -4,8 +4,8 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   CANCEL_SESSION_EXPORT_COLUMNS,
+  CANCEL_SESSION_SORTS,
   cancelSessionListQuery,
-  cancelSessionOrder,
   keysetOrdered,
 } from '@retention/db';
 import { createLogger, type Logger } from '@retention/runtime';
@@ -121,7 +121,7 @@ async function exportServer(workspaceId: string, logger: Logger, options: CsvExp
   app.get('/export.csv', async (_req, res) => {
     const list = {
       query: () => cancelSessionListQuery(api.current.db, workspaceId, {}),
-      order: cancelSessionOrder({}),
+      order: CANCEL_SESSION_SORTS.order({}),
       idColumn: 's.id',
     };
     await streamCsv(res, logger, list, CANCEL_SESSION_EXPORT_COLUMNS, 'cancel-sessions.csv', options);
@@ -428,7 +428,7 @@ describe('an export read page by page', () => {
     await db('cancel_sessions').insert(times.map((second) => session(`2026-01-01T00:00:${second}.000Z`)));
     const before = await keysetOrdered(
       cancelSessionListQuery(db, workspaceId, {}),
-      cancelSessionOrder({}),
+      CANCEL_SESSION_SORTS.order({}),
       's.id',
     ).pluck('s.id');
 
@@ -447,7 +447,7 @@ describe('an export read page by page', () => {
     });
     const list = {
       query: () => cancelSessionListQuery(db, workspaceId, {}),
-      order: cancelSessionOrder({}),
+      order: CANCEL_SESSION_SORTS.order({}),
       idColumn: 's.id',
     };
     expect(await writeCsvPages(sink, list, CANCEL_SESSION_EXPORT_COLUMNS, { pageSize: 3 })).toBe('done');
@@ -501,7 +501,7 @@ describe('an export read page by page', () => {
     });
     const list = {
       query: () => cancelSessionListQuery(db, workspaceId, { outcome: 'canceled' }),
-      order: cancelSessionOrder({}),
+      order: CANCEL_SESSION_SORTS.order({}),
       idColumn: 's.id',
     };
     expect(await writeCsvPages(sink, list, CANCEL_SESSION_EXPORT_COLUMNS, { pageSize: 3 })).toBe('done');
