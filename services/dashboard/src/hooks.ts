@@ -78,6 +78,8 @@ function totalOf(page: ListCount): ListTotal | null {
 }
 
 export interface Paged<T> {
+  /** The key the rows are of (usePaged's): a new one is another list, whether asked or restored. */
+  key: string | null;
   items: T[];
   /**
    * How many rows the list's filters match, when its first page is the whole list and says so (a
@@ -115,18 +117,89 @@ const loadedPages = new Map<string, LoadedPages>();
 /** Lists remembered at most: each holds the rows it loaded, so memory stays bounded. */
 const REMEMBERED_LISTS = 20;
 
+/** The pages kept under `entry`, when they are of `key` (the same list with the same filters). */
+function rememberedPages(entry: string, key: string | null): LoadedPages | null {
+  const pages = key === null ? undefined : loadedPages.get(entry);
+  return pages?.key === key ? pages : null;
+}
+
 /**
- * A keyset-paged list: the first page per `key`, then Load more appends the next. Back to a list
- * shows the rows it had loaded at once, from memory (the scroll then lands where it was), and
- * asks for them again behind them (`refresh`).
+ * What a list asks the server for once its state is shown: its first page, the rows it restored
+ * again (`count` of them), or nothing (a `null` key). A new object for each, so each is asked once.
+ */
+type Ask = { kind: 'first'; key: string } | { kind: 'again'; key: string; count: number } | { kind: 'none' };
+
+/** A list's state, always of one history entry and one key: never the rows of another. */
+interface ListState<T> {
+  entry: string;
+  key: string | null;
+  items: T[];
+  cursor: string | null;
+  hasMore: boolean;
+  total: ListTotal | null;
+  error: string | null;
+  refusal: ParamRefusal | null;
+  loading: boolean;
+  ask: Ask;
+}
+
+/** A list shown afresh: no rows, loading its first page (nothing, for a `null` key). */
+function fresh<T>(entry: string, key: string | null): ListState<T> {
+  return {
+    entry,
+    key,
+    items: [],
+    cursor: null,
+    hasMore: false,
+    total: null,
+    error: null,
+    refusal: null,
+    loading: key !== null,
+    ask: key === null ? { kind: 'none' } : { kind: 'first', key },
+  };
+}
+
+/** A list shown from the pages kept under its entry, asked for again behind them. */
+function restored<T>(entry: string, pages: LoadedPages): ListState<T> {
+  return {
+    ...fresh<T>(entry, pages.key),
+    items: pages.items as T[],
+    cursor: pages.cursor,
+    hasMore: pages.hasMore,
+    total: pages.total,
+    loading: false,
+    ask: { kind: 'again', key: pages.key, count: pages.items.length },
+  };
+}
+
+/**
+ * The list's state at `entry` and `key`, from the state it had: the pages kept under that entry
+ * when there are some of that key (Back or Forward to it, in the page or into it), else the rows
+ * it has when only the entry changed (the same list), else afresh.
+ */
+function shownAt<T>(state: ListState<T> | null, entry: string, key: string | null): ListState<T> {
+  const pages = rememberedPages(entry, key);
+  if (pages) return restored(entry, pages);
+  if (state !== null && state.key === key) return { ...state, entry };
+  return fresh(entry, key);
+}
+
+/**
+ * A keyset-paged list: the first page per `key`, then Load more appends the next. Back (or
+ * Forward) to a list shows the rows it had loaded at once, from memory (the scroll then lands
+ * where it was), and asks for them again behind them (`refresh`): into the page from another
+ * one, and between two filter states of the same page (a filter change is an entry of its own,
+ * router.tsx's AddressChange, the page staying mounted).
  *
  * A `null` key is a list with nothing to ask yet (its filters can match nothing, or name a value
  * the list does not have): nothing is fetched, and it has no rows, no error and is not loading.
  *
  * The rows returned are always those of the `key` given: in the render where the key changes,
- * before the effect that asks for its first page has run, the list is already loading with no
- * rows, never the previous key's rows, nor, when they were none, a list that read as empty (Clear
- * filters showed "No deliveries yet." until the unfiltered rows came).
+ * the state is moved to it in that render (React's "adjusting state when a prop changes"), so the
+ * list is already loading with no rows, never the previous key's rows, nor, when they were none,
+ * a list that read as empty (Clear filters showed "No deliveries yet." until the unfiltered rows
+ * came); or, restored, it has its rows before the browser paints (and scrolls). An answer that
+ * comes for another key than the state's is dropped.
  */
 export function usePaged<T>(
   fetchPage: (cursor: string | null) => Promise<List<T> & ListCount>,
@@ -134,46 +207,36 @@ export function usePaged<T>(
 ): Paged<T> {
   // The entry shown now: a filter change, a new entry (router.tsx), keeps the list mounted.
   const entry = useEntry();
-  const [restored] = useState(() => {
-    const pages = key === null ? undefined : loadedPages.get(entry);
-    return pages?.key === key ? pages : null;
-  });
-  const skipFirstLoad = useRef(restored !== null);
-  /** The key the state below is about: the last one the effect below started (or the first). */
-  const [stateKey, setStateKey] = useState(key);
-  const [items, setItems] = useState<T[]>((restored?.items as T[] | undefined) ?? []);
-  const [cursor, setCursor] = useState<string | null>(restored?.cursor ?? null);
-  const [hasMore, setHasMore] = useState(restored?.hasMore ?? false);
-  const [total, setTotal] = useState<ListTotal | null>(restored?.total ?? null);
-  const [error, setError] = useState<string | null>(null);
-  const [refusal, setRefusal] = useState<ParamRefusal | null>(null);
-  const [loading, setLoading] = useState(restored === null && key !== null);
-  const [round, setRound] = useState(0);
+  const [kept, setState] = useState<ListState<T>>(() => shownAt<T>(null, entry, key));
+  let state = kept;
+  if (state.entry !== entry || state.key !== key) {
+    state = shownAt(state, entry, key);
+    setState(state);
+  }
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
+  /** The last request started: an answer to an older one (a key left, a Load more since) is dropped. */
   const generation = useRef(0);
 
-  const run = useCallback((after: string | null, append: boolean) => {
+  const run = useCallback((key: string, after: string | null, append: boolean) => {
     const mine = ++generation.current;
-    setLoading(true);
-    setError(null);
-    setRefusal(null);
+    const update = (change: (state: ListState<T>) => Partial<ListState<T>>) =>
+      setState((previous) =>
+        mine !== generation.current || previous.key !== key ? previous : { ...previous, ...change(previous) },
+      );
+    update(() => ({ loading: true, error: null, refusal: null }));
     fetchRef.current(after).then(
-      (page) => {
-        if (mine !== generation.current) return;
-        setItems((previous) => (append ? [...previous, ...page.data] : page.data));
-        // Load more's pages are not counted: the first page's count stays.
-        if (!append) setTotal(totalOf(page));
-        setCursor(page.next_cursor);
-        setHasMore(page.has_more);
-        setLoading(false);
-      },
-      (failure: unknown) => {
-        if (mine !== generation.current) return;
-        setError(errorMessage(failure));
-        setRefusal(paramRefusal(failure));
-        setLoading(false);
-      },
+      (page) =>
+        update((previous) => ({
+          items: append ? [...previous.items, ...page.data] : page.data,
+          // Load more's pages are not counted: the first page's count stays.
+          total: append ? previous.total : totalOf(page),
+          cursor: page.next_cursor,
+          hasMore: page.has_more,
+          loading: false,
+        })),
+      (failure: unknown) =>
+        update(() => ({ error: errorMessage(failure), refusal: paramRefusal(failure), loading: false })),
     );
   }, []);
 
@@ -183,7 +246,7 @@ export function usePaged<T>(
    * stale, and the rows, so the scroll, stay where they were. A failure keeps the restored rows;
    * Load more meanwhile wins (the generation).
    */
-  const refresh = useCallback(async (count: number) => {
+  const refresh = useCallback(async (key: string, count: number) => {
     const mine = ++generation.current;
     try {
       let rows: T[] = [];
@@ -199,71 +262,42 @@ export function usePaged<T>(
         after = page.next_cursor;
         more = page.has_more;
       } while (more && rows.length < count);
-      setItems(rows);
-      setCursor(after);
-      setHasMore(more);
-      setTotal(counted);
+      const found = { items: rows, cursor: after, hasMore: more, total: counted };
+      setState((previous) =>
+        mine !== generation.current || previous.key !== key ? previous : { ...previous, ...found },
+      );
     } catch {
       // The rows shown stay; the next Load more or visit asks again.
     }
   }, []);
 
+  const { ask } = state;
   useEffect(() => {
-    setStateKey(key);
-    if (skipFirstLoad.current) {
-      skipFirstLoad.current = false;
-      void refresh(restored!.items.length);
-      return;
-    }
-    setItems([]);
-    setCursor(null);
-    setHasMore(false);
-    setTotal(null);
-    if (key !== null) {
-      run(null, false);
-      return;
-    }
+    if (ask.kind === 'first') run(ask.key, null, false);
+    else if (ask.kind === 'again') void refresh(ask.key, ask.count);
     // Nothing to ask: an answer still on its way for the key before is dropped.
-    generation.current += 1;
-    setError(null);
-    setRefusal(null);
-    setLoading(false);
-  }, [key, round, run, refresh, restored]);
+    else generation.current += 1;
+  }, [ask, run, refresh]);
 
-  // The state is another key's until the effect above has run for this one.
-  const current = stateKey === key;
   useEffect(() => {
-    if (current && key !== null && !loading && error === null) {
-      remember(loadedPages, entry, { key, items, cursor, hasMore, total }, REMEMBERED_LISTS);
+    if (state.key !== null && !state.loading && state.error === null) {
+      const { key, items, cursor, hasMore, total } = state;
+      remember(loadedPages, state.entry, { key, items, cursor, hasMore, total }, REMEMBERED_LISTS);
     }
-  }, [current, entry, key, items, cursor, hasMore, total, loading, error]);
+  }, [state]);
 
-  if (!current) {
-    return {
-      items: [],
-      total: null,
-      error: null,
-      refusal: null,
-      loading: key !== null,
-      hasMore: false,
-      loadMore: () => {},
-      reload: () => setRound((value) => value + 1),
-      change: () => {},
-    };
-  }
   return {
-    items,
-    total,
-    error,
-    refusal,
-    loading,
-    hasMore,
+    key: state.key,
+    items: state.items,
+    total: state.total,
+    error: state.error,
+    refusal: state.refusal,
+    loading: state.loading,
+    hasMore: state.hasMore,
     loadMore: () => {
-      if (key !== null) run(cursor, true);
+      if (state.key !== null) run(state.key, state.cursor, true);
     },
-    reload: () => {
-      if (key !== null) setRound((value) => value + 1);
-    },
-    change: (update) => setItems(update),
+    reload: () => setState((previous) => fresh(previous.entry, previous.key)),
+    change: (update) => setState((previous) => ({ ...previous, items: update(previous.items) })),
   };
 }

@@ -157,6 +157,9 @@ export function navigate(to: string, options: { replace?: boolean; keepScroll?: 
   const from = cameFrom();
   if (options.replace) window.history.replaceState({ entry: currentEntry(), ...(from !== null && { from }) }, '', url);
   else {
+    // The entry left keeps where it is scrolled now: the scroll event of a scroll just made (a row
+    // brought into view) comes at the browser's next frame, by then under the new entry.
+    remember(scrolledTo, currentEntry(), window.scrollY);
     const entry = newEntry();
     window.history.pushState({ entry, from: shownPath }, '', url);
     // A new entry left where the page was (a filter change): Forward back to it lands there too.

@@ -300,6 +300,85 @@ describe('Back to a list', () => {
     });
   }
 
+  // Each list's filter change, as a user makes it: a select changed where the list was scrolled
+  // to (selectOption does not scroll), or a search typed at the top and applied.
+  const REFILTERED = [
+    {
+      nav: 'Campaigns',
+      table: 'Recovery campaigns',
+      filter: () => page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'In flight' }),
+      scrolled: true,
+    },
+    {
+      nav: 'Customers',
+      table: 'Customers',
+      filter: async () => {
+        await page.getByRole('searchbox', { name: 'Search by email or name' }).fill('umbrella-customers');
+        await page.getByRole('button', { name: 'Search customers' }).click();
+      },
+      scrolled: false,
+    },
+    {
+      nav: 'Cancel sessions',
+      table: 'Cancel sessions',
+      filter: () => page.getByRole('combobox', { name: 'Outcome' }).selectOption({ label: 'Canceled' }),
+      scrolled: true,
+    },
+  ];
+
+  for (const list of REFILTERED) {
+    it(`${list.nav}: Back from a filter change after Load more shows the 100 rows loaded before it, scrolled where they were`, async () => {
+      await openFromOverview();
+      await openTwoPages(list.nav, list.table);
+      const row = bodyRows(list.table).nth(80).getByRole('link').first();
+      const linkName = (await row.textContent())!;
+      await row.scrollIntoViewIfNeeded();
+      if (!list.scrolled) {
+        // The search box is at the top: the list is left from where the box is in sight.
+        await page.getByRole('searchbox', { name: 'Search by email or name' }).scrollIntoViewIfNeeded();
+      }
+      const scrollY = await page.evaluate<number>('window.scrollY');
+      if (list.scrolled) expect(scrollY).toBeGreaterThan(1000);
+
+      await list.filter();
+      await eventually(() => new URL(page.url()).search !== '');
+      await expectRows(list.table, 50);
+      await page.goBack();
+
+      await eventually(() => new URL(page.url()).search === '');
+      await expectRows(list.table, 100);
+      await expect(bodyRows(list.table).nth(80).getByRole('link').first().textContent()).resolves.toBe(linkName);
+      const restoredY = await settled(
+        () => page.evaluate<number>('window.scrollY'),
+        (y) => Math.abs(y - scrollY) < 5,
+      );
+      expect(Math.abs(restoredY - scrollY)).toBeLessThan(5);
+      // Forward to the filter: its own 50 rows, then Back to the 100 again.
+      await page.goForward();
+      await eventually(() => new URL(page.url()).search !== '');
+      await expectRows(list.table, 50);
+      await page.goBack();
+      await eventually(() => new URL(page.url()).search === '');
+      await expectRows(list.table, 100);
+      // Load more goes on from where the restored rows end.
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await expectRows(list.table, ROWS);
+    });
+  }
+
+  it('a reload after Back to a filter is a fresh load: the first page, nothing kept', async () => {
+    await openFromOverview();
+    await openTwoPages('Campaigns', 'Recovery campaigns');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'In flight' });
+    await eventually(() => new URL(page.url()).searchParams.get('status') === 'in_flight');
+    await expectRows('Recovery campaigns', 50);
+    await page.goBack();
+    await expectRows('Recovery campaigns', 100);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+    await expectRows('Recovery campaigns', 50);
+  });
+
   it("a campaign's and a cancel session's customer is a link to the customer's page", async () => {
     for (const list of [
       { nav: 'Campaigns', table: 'Recovery campaigns' },

@@ -367,8 +367,10 @@ function useListStatus(list: ReadList, names: RowNames, sayFirstLoad: boolean, o
     setSaid(
       `${sorted}${count} ${count === 1 ? names.one : names.other} shown${list.hasMore ? ', more available' : ''}`,
     );
-    // Said once per finished load: not again when the page re-renders with a new `names` object.
-  }, [list.loading]);
+    // Said once per finished load, and once per list shown from memory (Back to a filter, its
+    // rows restored at once, no load between): not again when the page re-renders with a new
+    // `names` object.
+  }, [list.loading, list.key]);
   return said;
 }
 
