@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState, type FocusEvent, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode } from 'react';
 import { api, errorMessage } from '../api/client.js';
-import { Link, NavLink, usePath } from '../router.js';
+import { Link, NavLink } from '../router.js';
 import { ROLE_NAMES } from '../pages/settings/roles.js';
 import { useSession } from '../session.js';
 import { KeyRejectedBanner } from './KeyRejectedBanner.js';
 import { forgetSession } from '../session-memory.js';
+import { useDisclosure } from './use-disclosure.js';
 
 const NAVIGATION = [
   { to: '/', label: 'Overview', exact: true },
@@ -16,31 +17,10 @@ const NAVIGATION = [
 
 function AccountMenu() {
   const { me } = useSession();
-  const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const ref = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
-  const path = usePath();
-
-  useEffect(() => setOpen(false), [path]);
-  useEffect(() => {
-    if (!open) return;
-    const onPointer = (event: PointerEvent) => {
-      if (!ref.current?.contains(event.target as Node)) setOpen(false);
-    };
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape') return;
-      // Closing removes the focused item; the focus goes back to the button, not to the body.
-      if (ref.current?.contains(document.activeElement)) buttonRef.current?.focus();
-      setOpen(false);
-    };
-    document.addEventListener('pointerdown', onPointer);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('pointerdown', onPointer);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [open]);
+  const { open, toggle, onBlur } = useDisclosure(ref, buttonRef);
 
   const signOut = async () => {
     try {
@@ -52,23 +32,17 @@ function AccountMenu() {
     }
   };
 
-  // Focus gone elsewhere (Tab past Sign out, Shift+Tab off the button): the menu closes, or it
-  // stayed open over the controls the focus went to (the nav links at 390 px, the Overview's
-  // Period select at 1280). A click in the page does the same (pointerdown, above).
-  const closeWhenFocusLeaves = (event: FocusEvent<HTMLDivElement>) => {
-    const to = event.relatedTarget as Node | null;
-    if (to && !event.currentTarget.contains(to)) setOpen(false);
-  };
-
+  // The focus gone elsewhere closes it (useDisclosure): it stayed open over the controls the
+  // focus went to (the Menu button at 390 px, the Overview's Period select at 1280).
   return (
-    <div className="account-menu" ref={ref} onBlur={closeWhenFocusLeaves}>
+    <div className="account-menu" ref={ref} onBlur={onBlur}>
       <button
         ref={buttonRef}
         type="button"
         className="account-button"
         aria-expanded={open}
         aria-controls="account-menu-list"
-        onClick={() => setOpen((value) => !value)}
+        onClick={toggle}
       >
         <span className="avatar" aria-hidden="true">
           {(me.user.name || me.user.email).slice(0, 1).toUpperCase()}
@@ -101,6 +75,45 @@ function AccountMenu() {
   );
 }
 
+/**
+ * The main navigation: a side column of links, a row of them across the top on a tablet, and on a
+ * phone a Menu button at the end of the top bar that shows them as a list under it (a disclosure:
+ * `aria-expanded`, `aria-controls`), so that the navigation takes the top bar's one row, not two
+ * rows of its own (docs/dashboard-ui.md, "The navigation on a phone"). The button is inside the
+ * landmark, so "Main" is there at every width; the links are what CSS hides, only on a phone.
+ */
+function MainNavigation() {
+  const ref = useRef<HTMLElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const { open, toggle, close, onBlur } = useDisclosure(ref, buttonRef);
+  const listId = useId();
+  return (
+    <nav className={open ? 'sidebar open' : 'sidebar'} aria-label="Main" ref={ref} onBlur={onBlur}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="nav-toggle"
+        aria-expanded={open}
+        aria-controls={listId}
+        onClick={toggle}
+      >
+        <span className="nav-toggle-icon" aria-hidden="true" />
+        Menu
+      </button>
+      <ul id={listId}>
+        {NAVIGATION.map((item) => (
+          <li key={item.to}>
+            {/* Closed by the page change too, but not when the link is the page shown. */}
+            <NavLink to={item.to} exact={item.exact} className="nav-link" onClick={close}>
+              {item.label}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 export function Shell({ children }: { children: ReactNode }) {
   const { me } = useSession();
   return (
@@ -115,17 +128,7 @@ export function Shell({ children }: { children: ReactNode }) {
         </Link>
         <AccountMenu />
       </header>
-      <nav className="sidebar" aria-label="Main">
-        <ul>
-          {NAVIGATION.map((item) => (
-            <li key={item.to}>
-              <NavLink to={item.to} exact={item.exact} className="nav-link">
-                {item.label}
-              </NavLink>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <MainNavigation />
       <main className="content" id="main" tabIndex={-1}>
         <KeyRejectedBanner />
         {children}
