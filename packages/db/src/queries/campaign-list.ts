@@ -12,6 +12,8 @@ import type { CampaignListRow } from '../dashboard-views.js';
 import { campaignJsonSql, type JsonText } from '../resource-json.js';
 import { customerSearchMatch } from './customer-list.js';
 import {
+  amountParam,
+  currencyParam,
   exportColumnSql,
   instantParam,
   keysetSorts,
@@ -65,6 +67,14 @@ export interface CampaignListFilters {
    * email or name (as the customers list's q).
    */
   q?: string;
+  /** The campaigns in this currency (a lowercase ISO 4217 code). */
+  currency?: string;
+  /**
+   * amount_cents >= min_amount and <= max_amount, in `currency`'s minor units (given only with
+   * it): the digits of an integer up to 2^63 − 1 (amountParam), bound as text for the bigint.
+   */
+  min_amount?: string;
+  max_amount?: string;
   /**
    * The order, when not the default (sortParam): part of the filters so that it is part of the
    * cursor's scope, and the export has the list's order. The count ignores it.
@@ -83,7 +93,17 @@ export interface CampaignListFilters {
 const INVOICE_PREFIX = /^in_\S{4,}$/;
 
 /** The query parameters the filters come from (besides a list's `limit` and `cursor`). */
-export const CAMPAIGN_FILTER_PARAMS = ['status', 'decline_category', 'from', 'to', 'q', 'sort'] as const;
+export const CAMPAIGN_FILTER_PARAMS = [
+  'status',
+  'decline_category',
+  'from',
+  'to',
+  'q',
+  'currency',
+  'min_amount',
+  'max_amount',
+  'sort',
+] as const;
 
 /**
  * The CSV export's columns, in order: the campaign's own (`k`), its customer's email and name,
@@ -129,8 +149,40 @@ export function campaignListFilters(
   if (query.from !== undefined) filters.from = instantParam('from', query.from);
   if (query.to !== undefined) filters.to = instantParam('to', query.to);
   if (query.q !== undefined) filters.q = searchParam('q', query.q);
+  Object.assign(filters, amountFilters(query));
   const sort = CAMPAIGN_SORTS.param(query.sort);
   if (sort !== undefined) filters.sort = sort;
+  return filters;
+}
+
+/**
+ * `currency`, `min_amount` and `max_amount` (docs/dashboard-api.md, "Amounts filter within
+ * currency"). Amounts are in each currency's minor units, so an amount alone says nothing
+ * (1000 is ¥1,000 and $10.00): it is refused without `currency`, never compared across
+ * currencies. Both bounds inclusive; a minimum above the maximum is refused rather than an empty
+ * list, since it is a slip (the bounds swapped), where an empty day range can be meant.
+ */
+function amountFilters(
+  query: Partial<Record<'currency' | 'min_amount' | 'max_amount', string>>,
+): Pick<CampaignListFilters, 'currency' | 'min_amount' | 'max_amount'> {
+  const filters: Pick<CampaignListFilters, 'currency' | 'min_amount' | 'max_amount'> = {};
+  if (query.currency !== undefined) filters.currency = currencyParam('currency', query.currency);
+  for (const name of ['min_amount', 'max_amount'] as const) {
+    const value = query[name];
+    if (value === undefined) continue;
+    filters[name] = amountParam(name, value);
+    if (filters.currency === undefined) {
+      throw invalidField(
+        name,
+        'amounts compare only within one currency (1000 is ¥1,000 in jpy and $10.00 in usd): give currency too',
+      );
+    }
+  }
+  if (filters.min_amount !== undefined && filters.max_amount !== undefined) {
+    if (BigInt(filters.min_amount) > BigInt(filters.max_amount)) {
+      throw invalidField('min_amount', 'must not be more than max_amount');
+    }
+  }
   return filters;
 }
 
@@ -178,7 +230,8 @@ export async function campaignSearchCustomers(
  * the filters' order, CAMPAIGN_SORTS): as columns (the export), or as the list row's JSON built by
  * Postgres (the list page, whose rows are written as they come, as /api/v1 does) beside the keyset
  * columns. Every filter is served by an index: status by recovery_campaigns_status_idx,
- * decline_category by recovery_campaigns_category_idx (0014), from/to by the range of the list index, q's invoice id
+ * decline_category by recovery_campaigns_category_idx (0014), from/to by the range of the list index,
+ * currency and amounts by the range of recovery_campaigns_amount_idx (0043), q's invoice id
  * by the unique key, or its start by recovery_campaigns_invoice_prefix_idx (0042), and q's customers as
  * `customers` says (campaignSearchCustomers, CampaignSearchCustomers): the matched customers' ids
  * in a bitmap OR of the invoice key and the customer index, or, when many match (or `customers`
@@ -217,6 +270,9 @@ export function campaignListQuery(
   if (filters.decline_category) query.where('k.decline_category', filters.decline_category);
   if (filters.from) query.where('k.first_failed_at', '>=', filters.from);
   if (filters.to) query.where('k.first_failed_at', '<', filters.to);
+  if (filters.currency !== undefined) query.where('k.currency', filters.currency);
+  if (filters.min_amount !== undefined) query.where('k.amount_cents', '>=', filters.min_amount);
+  if (filters.max_amount !== undefined) query.where('k.amount_cents', '<=', filters.max_amount);
   if (filters.q !== undefined) {
     const q = filters.q;
     const [match, bindings] = customerSearchMatch(q, 'c');

@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTER, invalidField, parseTimestamp } from '@retention/core';
+import { CONTROL_CHARACTER, CURRENCY_PATTERN, invalidField, parseTimestamp } from '@retention/core';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
@@ -41,6 +41,31 @@ export function instantParam(name: string, value: string): Date {
 export function textParam(name: string, value: string, max: number): string {
   if (value.length < 1 || value.length > max) throw invalidField(name, `must be 1 to ${max} characters`);
   if (CONTROL_CHARACTER.test(value)) throw invalidField(name, 'must not contain control characters');
+  return value;
+}
+
+/** A currency filter: a lowercase ISO 4217 code (`usd`), as amounts' currencies are stored. */
+export function currencyParam(name: string, value: string): string {
+  if (!CURRENCY_PATTERN.test(value))
+    throw invalidField(name, 'must be a 3-letter lowercase ISO 4217 code, such as usd');
+  return value;
+}
+
+/**
+ * The largest amount an amount column holds (`bigint`, checked `>= 0`): 2^63 − 1 minor units.
+ * An amount filter takes any amount a row can have, so none is refused that could match.
+ */
+export const MAX_STORED_AMOUNT = 9_223_372_036_854_775_807n;
+
+/**
+ * An amount filter (`min_amount`, `max_amount`): an integer in the currency's minor units, as
+ * `amount_cents` is, written in digits without leading zeros, 0 to MAX_STORED_AMOUNT. Kept as its
+ * digits: past 2^53 a JavaScript number is not exact, and the cursor's scope is JSON.
+ */
+export function amountParam(name: string, value: string): string {
+  if (!/^(?:0|[1-9]\d{0,18})$/.test(value) || BigInt(value) > MAX_STORED_AMOUNT) {
+    throw invalidField(name, `must be an integer from 0 to ${MAX_STORED_AMOUNT}, in the currency's minor units`);
+  }
   return value;
 }
 

@@ -96,12 +96,18 @@ export function insightsRoutes(context: DashboardContext): Router {
   router.get('/campaigns/export.csv', async (req, res) => {
     // The list's own filters and query (read-routes.ts), read page by page without a page size.
     const { filters, zone } = exportParams(req, CAMPAIGN_FILTER_PARAMS, campaignListFilters);
-    // Named after what it holds: its status, decline category and search, then its range of days
-    // or else the day it was exported, in `tz`.
-    const { status, decline_category, q, from, to } = filters;
+    // Named after what it holds: its status, decline category, currency, search and amounts (in
+    // minor units, as the filter gives them), then its range of days or else the day it was
+    // exported, in `tz`.
+    const { status, decline_category, currency, q, min_amount, max_amount, from, to } = filters;
+    const texts = [
+      ['search', q],
+      ['min', min_amount],
+      ['max', max_amount],
+    ] as const;
     const filename = exportFilename(
       'campaigns',
-      { codes: [status, decline_category], texts: [['search', q]], from, to },
+      { codes: [status, decline_category, currency], texts, from, to },
       zone,
     );
     const { workspaceId } = signedIn(res);
