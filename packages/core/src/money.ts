@@ -13,6 +13,12 @@ export const CURRENCY_PATTERN = /^[a-z]{3}$/;
  */
 export const MAX_AMOUNT_MINOR_UNITS = 1_000_000_000_000;
 
+/**
+ * The largest amount an amount column holds (`bigint`, checked `>= 0`): 2^63 − 1 minor units.
+ * A filter by amount takes any amount a row can have, so none that could match is refused.
+ */
+export const MAX_STORED_AMOUNT = 9_223_372_036_854_775_807n;
+
 /** Currencies with no minor unit (exponent 0) and with three decimals (exponent 3); the rest have 2. */
 export const ZERO_DECIMAL_CURRENCIES: readonly string[] = [
   'bif',

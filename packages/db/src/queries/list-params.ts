@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTER, CURRENCY_PATTERN, invalidField, parseTimestamp } from '@retention/core';
+import { CONTROL_CHARACTER, CURRENCY_PATTERN, invalidField, MAX_STORED_AMOUNT, parseTimestamp } from '@retention/core';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
@@ -50,12 +50,6 @@ export function currencyParam(name: string, value: string): string {
     throw invalidField(name, 'must be a 3-letter lowercase ISO 4217 code, such as usd');
   return value;
 }
-
-/**
- * The largest amount an amount column holds (`bigint`, checked `>= 0`): 2^63 − 1 minor units.
- * An amount filter takes any amount a row can have, so none is refused that could match.
- */
-export const MAX_STORED_AMOUNT = 9_223_372_036_854_775_807n;
 
 /**
  * An amount filter (`min_amount`, `max_amount`): an integer in the currency's minor units, as

@@ -1,4 +1,5 @@
 import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES } from '@retention/core/enums';
+import { CURRENCY_PATTERN } from '@retention/core/money';
 import { API_BASE, query } from '../api/client.js';
 import type { Campaign } from '../api/types.js';
 import { CAMPAIGN_COLUMNS } from '../components/columns.js';
@@ -13,8 +14,11 @@ import {
   sortsOf,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
-import { dayCheck, oneOf, UnknownFilters, useFilterState } from '../components/FilterStates.js';
+import { dayCheck, oneOf, UnknownFilters, useFilterState, type FilterCheck } from '../components/FilterStates.js';
 import { PageHeader } from '../components/states.js';
+import { AmountFilter } from '../components/AmountFilter.js';
+import { isMinorUnits } from '../amounts.js';
+import { useSession } from '../session.js';
 import { useZonedDays, ZonedDayRange } from '../components/ZonedDays.js';
 import { campaignStatusLabel, declineCategoryLabel } from '../labels.js';
 
@@ -23,7 +27,18 @@ import { campaignStatusLabel, declineCategoryLabel } from '../labels.js';
  * them; the address keeps the days picked and the zone they were picked in (`tz`), the API gets
  * the instants they start there. `sort` orders both (docs/dashboard-ui.md, "Sorting").
  */
-const FILTERS = ['status', 'decline_category', 'from', 'to', 'q', 'tz', 'sort'] as const;
+const FILTERS = [
+  'status',
+  'decline_category',
+  'from',
+  'to',
+  'q',
+  'currency',
+  'min_amount',
+  'max_amount',
+  'tz',
+  'sort',
+] as const;
 
 /** The list's order without a `sort`: newest first failure first. */
 const DEFAULT_SORT = '-first_failed_at';
@@ -48,18 +63,40 @@ const CHECKS = {
   from: dayCheck('the start day'),
   to: dayCheck('the end day'),
   q: { says: 'the search' },
+  currency: {
+    says: 'currency',
+    knows: (value: string) => CURRENCY_PATTERN.test(value),
+    because: 'which is not a currency code like usd',
+  },
   sort: { says: 'the sort', knows: oneOf(sortsOf(CAMPAIGN_COLUMNS)) },
 };
+
+/**
+ * The check of an address's `min_amount` or `max_amount`: the API's digits, and, since amounts
+ * compare only within one currency, with a `currency` beside it; the server would refuse either.
+ */
+function amountCheck(says: string, currency: string): FilterCheck {
+  if (!currency) {
+    return { says, knows: () => false, because: 'without a currency: amounts compare only within one currency' };
+  }
+  return { says, knows: isMinorUnits, because: 'which is not an amount in minor units' };
+}
 
 /** Under the box: what it finds, and the shortest search the server takes. */
 const SEARCHES = "An invoice id or its start, or part of a customer's email or name. At least 3 characters.";
 
 export default function Campaigns() {
   const { filters, apply: setParams, search } = useListFilters(FILTERS, ['q']);
+  const displayCurrency = useSession().me.workspace.display_currency;
   const days = useZonedDays(filters, setParams);
   const { tz: _tz, ...listed } = filters;
   const apiFilters: ApiFilters = { ...listed, ...days.api };
-  const state = useFilterState(filters, setParams, CHECKS, 'list', { strictAddress: true, order: ['sort'] });
+  const checks = {
+    ...CHECKS,
+    min_amount: amountCheck('the minimum amount', filters.currency),
+    max_amount: amountCheck('the maximum amount', filters.currency),
+  };
+  const state = useFilterState(filters, setParams, checks, 'list', { strictAddress: true, order: ['sort'] });
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
   const rangeProblem = days.problem;
@@ -101,6 +138,16 @@ export default function Campaigns() {
           optionLabel={declineCategoryLabel}
           onChange={(decline_category) => setParams({ decline_category })}
           problemId={state.fieldProblem('decline_category')}
+        />
+        <AmountFilter
+          applied={{ currency: filters.currency, min_amount: filters.min_amount, max_amount: filters.max_amount }}
+          displayCurrency={displayCurrency}
+          onApply={(amounts) => setParams(amounts)}
+          problemIds={{
+            currency: state.fieldProblem('currency'),
+            min_amount: state.fieldProblem('min_amount'),
+            max_amount: state.fieldProblem('max_amount'),
+          }}
         />
         <ZonedDayRange
           range={days.range}
