@@ -150,7 +150,8 @@ describe('0044-decline-code-rollups', () => {
     const database = await createEmptyDatabase();
     try {
       const { db } = database;
-      // Everything but 0044 (the last): 0019 needs the secrets key, which migrateUpTo does not give.
+      // Everything, then 0044 rolled back alone (nothing after it reads its table): 0019 needs the
+      // secrets key, which migrateUpTo does not give.
       const migration = MIGRATIONS.find((one) => one.name === '0044-decline-code-rollups')!;
       await migrateLatest(db, { secretsKey: testSecretsKeyBytes() });
       await migration.down(db);
@@ -203,6 +204,116 @@ describe('0044-decline-code-rollups', () => {
       await db('workspaces').where({ id: workspaceId }).delete();
       const { rows: left } = await db.raw<{ rows: Array<{ n: string }> }>(
         'SELECT count(*)::text AS n FROM decline_code_day_rollups',
+      );
+      expect(left[0]!.n).toBe('0');
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
+/** The closing-day rollup recomputed from the source rows (closed campaigns only), beside the kept one. */
+const RECOUNT_CLOSED = `
+  SELECT (SELECT coalesce(json_agg(r ORDER BY r.workspace_id, r.day, r.status, r.currency), '[]') FROM (
+            SELECT workspace_id, (closed_at AT TIME ZONE 'UTC')::date AS day, status, currency,
+                   count(*)::bigint AS campaigns, sum(amount_cents)::bigint AS amount_cents
+              FROM recovery_campaigns WHERE closed_at IS NOT NULL GROUP BY 1, 2, 3, 4) r) AS expected,
+         (SELECT coalesce(json_agg(r ORDER BY r.workspace_id, r.day, r.status, r.currency), '[]') FROM (
+            SELECT workspace_id, day, status, currency, sum(campaigns)::bigint AS campaigns,
+                   sum(amount_cents)::bigint AS amount_cents
+              FROM campaign_close_day_rollups GROUP BY 1, 2, 3, 4 HAVING sum(campaigns) <> 0) r) AS kept`;
+
+describe('0045-campaign-close-rollups', () => {
+  it('backfills the campaigns closed before it, then keeps the rollup by closing day exact under inserts, status changes and deletes', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const { db } = database;
+      const migration = MIGRATIONS.find((one) => one.name === '0045-campaign-close-rollups')!;
+      await migrateLatest(db, { secretsKey: testSecretsKeyBytes() });
+      await migration.down(db);
+      const { workspaceId, customer, subscription } = await oneSubscriber(db);
+      const campaign = (invoice: number, currency: string, failedAt: string) => ({
+        workspace_id: workspaceId,
+        customer_id: customer.id,
+        subscription_id: subscription.id,
+        psp_invoice_id: `in_${invoice}`,
+        amount_cents: 100 * invoice,
+        currency,
+        status: 'in_flight',
+        decline_code: 'insufficient_funds',
+        decline_category: 'soft',
+        first_failed_at: new Date(failedAt),
+      });
+      const recovered = (at: string) => ({
+        status: 'recovered',
+        recovered_via: 'retry',
+        recovered_at: new Date(at),
+        closed_at: new Date(at),
+      });
+      const closedAs = (status: 'lost' | 'abandoned', at: string) => ({ status, closed_at: new Date(at) });
+      // Before the migration: one open, one recovered and one lost, closing a day apart at midnight UTC.
+      await db('recovery_campaigns').insert([
+        campaign(1, 'usd', '2026-02-10T00:00:00Z'),
+        { ...campaign(2, 'usd', '2026-02-10T00:00:00Z'), ...recovered('2026-03-01T23:59:59.999Z') },
+        { ...campaign(3, 'eur', '2026-01-05T00:00:00Z'), ...closedAs('lost', '2026-03-02T00:00:00Z') },
+      ]);
+      await migration.up(db);
+      const check = async () => {
+        const { rows } = await db.raw<{ rows: Array<{ kept: unknown[]; expected: unknown[] }> }>(RECOUNT_CLOSED);
+        expect(rows[0]!.kept).toEqual(rows[0]!.expected);
+        return rows[0]!.kept;
+      };
+      // The open campaign is in no closing day; the other two on their own days.
+      expect(await check()).toHaveLength(2);
+
+      // Inserts: several rows in one statement, closed or not.
+      await db('recovery_campaigns').insert([
+        campaign(4, 'jpy', '2026-03-01T00:00:00Z'),
+        { ...campaign(5, 'usd', '2026-01-01T00:00:00Z'), ...closedAs('abandoned', '2026-03-02T08:00:00Z') },
+        { ...campaign(6, 'usd', '2026-02-01T00:00:00Z'), ...recovered('2026-03-02T09:00:00Z') },
+      ]);
+      expect(await check()).toHaveLength(4);
+      // Status changes: open campaigns close (one statement closes two), a closed one changes status,
+      // day and amount, an open one moves its first failure (no closing day either side).
+      await db('recovery_campaigns')
+        .whereIn('psp_invoice_id', ['in_1', 'in_4'])
+        .update(recovered('2026-03-02T10:00:00Z'));
+      await check();
+      await db('recovery_campaigns')
+        .where({ psp_invoice_id: 'in_3' })
+        .update({ status: 'abandoned', closed_at: new Date('2026-03-04T00:00:00Z'), amount_cents: 350 });
+      await db('recovery_campaigns')
+        .where({ psp_invoice_id: 'in_2' })
+        .update({
+          status: 'lost',
+          recovered_via: null,
+          recovered_at: null,
+          closed_at: new Date('2026-03-01T12:00:00Z'),
+        });
+      await db('recovery_campaigns').insert(campaign(7, 'usd', '2026-03-03T00:00:00Z'));
+      await db('recovery_campaigns')
+        .where({ psp_invoice_id: 'in_7' })
+        .update({ first_failed_at: new Date('2026-03-02T00:00:00Z') });
+      await check();
+      // Deletes: closed and open together.
+      await db('recovery_campaigns').whereIn('psp_invoice_id', ['in_5', 'in_7', 'in_1']).delete();
+      expect(await check()).toEqual([
+        expect.objectContaining({
+          day: '2026-03-01',
+          status: 'lost',
+          currency: 'usd',
+          campaigns: 1,
+          amount_cents: 200,
+        }),
+        expect.objectContaining({ day: '2026-03-02', status: 'recovered', currency: 'jpy', campaigns: 1 }),
+        expect.objectContaining({ day: '2026-03-02', status: 'recovered', currency: 'usd', amount_cents: 600 }),
+        expect.objectContaining({ day: '2026-03-04', status: 'abandoned', currency: 'eur', amount_cents: 350 }),
+      ]);
+
+      // Deleting the workspace cascades through the triggers without resurrecting its rollups.
+      await db('workspaces').where({ id: workspaceId }).delete();
+      const { rows: left } = await db.raw<{ rows: Array<{ n: string }> }>(
+        'SELECT count(*)::text AS n FROM campaign_close_day_rollups',
       );
       expect(left[0]!.n).toBe('0');
     } finally {

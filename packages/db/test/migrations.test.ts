@@ -38,6 +38,7 @@ async function tables(db: Awaited<ReturnType<typeof createEmptyDatabase>>['db'])
 const EXPECTED_TABLES = [
   'account_links',
   'api_tokens',
+  'campaign_close_day_rollups',
   'campaign_day_rollups',
   'campaign_payment_attempts',
   'campaign_rollups',

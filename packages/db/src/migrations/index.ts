@@ -43,6 +43,7 @@ import * as campaignPaymentAttempts from './0041-campaign-payment-attempts.js';
 import * as campaignInvoicePrefix from './0042-campaign-invoice-prefix.js';
 import * as listSortIndexes from './0043-list-sort-indexes.js';
 import * as declineCodeRollups from './0044-decline-code-rollups.js';
+import * as campaignCloseRollups from './0045-campaign-close-rollups.js';
 import type { MigrationContext } from './context.js';
 
 export interface Migration {
@@ -101,4 +102,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0042-campaign-invoice-prefix', ...campaignInvoicePrefix },
   { name: '0043-list-sort-indexes', ...listSortIndexes },
   { name: '0044-decline-code-rollups', ...declineCodeRollups },
+  { name: '0045-campaign-close-rollups', ...campaignCloseRollups },
 ];
