@@ -190,6 +190,19 @@ export interface DeclineCodeTotals extends DeclineCategoryTotals {
   decline_code: string;
 }
 
+/**
+ * The campaigns that closed in the period (by the UTC day of `closed_at`), whenever they opened:
+ * money won back or lost in it, beside the cohort of `stats`, not in place of it. Money in the
+ * display currency, converted as the KPIs' is.
+ */
+export interface ClosedInPeriod {
+  recovered: number;
+  recovered_amount_cents: number;
+  /** Lost or abandoned, as `stats.recovery.lost_amount_cents` counts both. */
+  lost: number;
+  lost_amount_cents: number;
+}
+
 export interface Overview {
   object: 'overview';
   period: OverviewPeriod;
@@ -198,6 +211,7 @@ export interface Overview {
   /** The UTC day the period ends before (`last_month`: the first of this month), or null for up to now. */
   until: string | null;
   stats: Stats;
+  closed_in_period: ClosedInPeriod;
   /** Each decline category of the period, in core's order of DECLINE_CATEGORIES. */
   decline_categories: DeclineCategoryTotals[];
   /** The period's most frequent decline codes (at most DECLINE_CODE_LIMIT), most campaigns first. */

@@ -17,6 +17,7 @@ import {
   type Overview,
   type OverviewPeriod,
 } from '../dashboard-views.js';
+import { closedInPeriod } from './closed-in-period.js';
 import { loadFxTable } from './fx-rates.js';
 import { DAY_RANGE, MoneyTotals, statsWithWorkingsInSnapshot } from './stats.js';
 
@@ -33,7 +34,9 @@ import { DAY_RANGE, MoneyTotals, statsWithWorkingsInSnapshot } from './stats.js'
  * - `custom`: the UTC days `from` to `to`, both included (`until` the day after `to`);
  * - `all_time`: everything; its `stats` is GET /api/v1/stats number for number (same function).
  * A campaign belongs to the period it opened in (its `first_failed_at`), a cancel session to the
- * one it started in (`created_at`): a cohort view, so a rate never mixes denominators.
+ * one it started in (`created_at`): a cohort view, so a rate never mixes denominators. Beside it,
+ * and only there, `closed_in_period` counts the campaigns that closed in the period (0045's
+ * rollup by `closed_at` day), whenever they opened.
  * The monthly series always cover the last 12 UTC months, oldest first.
  */
 
@@ -142,6 +145,7 @@ async function overviewInSnapshot(
   const reasons = await cancelReasons(trx, workspaceId, since, until);
   const codeRows = await declineCodeRows(trx, workspaceId, since, until);
   const codes = topDeclineCodes(codeRows, money);
+  const closed = await closedInPeriod(trx, workspaceId, since, until, money);
   const unconverted = new Set([...stats.unconverted_currencies, ...money.unconverted]);
   const converted = new Set([...statsMoney.converted, ...money.converted]);
   return {
@@ -150,6 +154,7 @@ async function overviewInSnapshot(
     since,
     until,
     stats,
+    closed_in_period: closed,
     decline_categories: declineCategories(stats.recovery.by_decline_category, categoryAmounts(codeRows, money)),
     decline_codes: codes.top,
     other_decline_codes: codes.others,

@@ -313,6 +313,123 @@ describe('GET /dashboard/api/overview', () => {
     expect(reply.body.unconverted_currencies).toEqual(['xyz']);
   });
 
+  it("closed_in_period counts the campaigns closed on the period's days, whenever they opened, in the display currency; the cohort KPIs do not", async () => {
+    const day = 86_400_000;
+    const ago = (days: number) => new Date(Date.now() - days * day).toISOString();
+    const campaign = (
+      currency: string,
+      amount_cents: number,
+      status: 'in_flight' | 'recovered' | 'lost' | 'abandoned',
+      openedDaysAgo: number,
+      closedDaysAgo?: number,
+    ) => ({
+      customer: 'c',
+      currency,
+      amount_cents,
+      decline_code: 'insufficient_funds',
+      status,
+      first_failed_at: ago(openedDaysAgo),
+      ...(status === 'recovered' && { recovered_via: 'retry' as const, recovered_at: ago(closedDaysAgo!) }),
+      ...((status === 'lost' || status === 'abandoned') && { closed_at: ago(closedDaysAgo!) }),
+    });
+    const { workspaceId } = await workspaceWithToken(api.current, {
+      customers,
+      campaigns: [
+        campaign('usd', 1000, 'recovered', 60, 5), // opened before the 30 days, recovered in them
+        campaign('xyz', 999, 'recovered', 45, 1), // no rate: counted, its money left out
+        campaign('eur', 800, 'lost', 10, 2), // 1000 usd cents at 0.8 per usd
+        campaign('jpy', 5000, 'abandoned', 50, 1), // 50 usd: abandoned counts as lost
+        campaign('usd', 7000, 'in_flight', 3), // opened in the period, still open
+        campaign('usd', 300, 'recovered', 90, 40), // recovered before the period
+      ],
+    });
+    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
+    const recent = await call('GET', '/overview?period=last_30_days', { cookie: owner });
+    expect(recent.status).toBe(200);
+    expect(recent.body.closed_in_period).toEqual({
+      recovered: 2,
+      recovered_amount_cents: 1000,
+      lost: 2,
+      lost_amount_cents: 1000 + 5000,
+    });
+    // The cohort: only the campaigns that opened in the period (the open one and the lost one).
+    expect(recent.body.stats.recovery).toMatchObject({
+      opened: 2,
+      recovered: 0,
+      recovered_amount_cents: 0,
+      lost: 1,
+      lost_amount_cents: 1000,
+      at_risk_amount_cents: 7000,
+    });
+    expect(recent.body.unconverted_currencies).toEqual(['xyz']);
+    // Its conversions are named with the others'.
+    expect(recent.body.exchange_rates.map((rate: { currency: string }) => rate.currency)).toEqual(['eur', 'jpy']);
+    // Of all time, closed and opened are the same campaigns: the closed figures are the KPIs'.
+    const allTime = await call('GET', '/overview?period=all_time', { cookie: owner });
+    const { recovery } = allTime.body.stats;
+    expect(allTime.body.closed_in_period).toEqual({
+      recovered: recovery.recovered,
+      recovered_amount_cents: recovery.recovered_amount_cents,
+      lost: recovery.lost + recovery.abandoned,
+      lost_amount_cents: recovery.lost_amount_cents,
+    });
+    expect(allTime.body.closed_in_period).toMatchObject({ recovered: 3, recovered_amount_cents: 1300 });
+  });
+
+  it("closed_in_period of last_month ends where the month does: a close at its last instant counts in it, one at this month's first in this month", async () => {
+    const now = new Date();
+    const thisMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+    const lastMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1);
+    const at = (ms: number) => new Date(ms).toISOString();
+    const openedLongAgo = at(lastMonth - 60 * 86_400_000);
+    const recovered = (recovered_at: string, amount_cents: number) => ({
+      customer: 'c',
+      currency: 'usd',
+      amount_cents,
+      decline_code: 'insufficient_funds',
+      status: 'recovered' as const,
+      recovered_via: 'retry' as const,
+      first_failed_at: openedLongAgo,
+      recovered_at,
+    });
+    const { workspaceId } = await workspaceWithToken(api.current, {
+      customers,
+      campaigns: [
+        recovered(at(thisMonth), 100), // the first instant of this UTC month
+        recovered(at(thisMonth - 1), 200), // the last of last month
+        recovered(at(lastMonth), 400), // the first of last month
+        recovered(at(lastMonth - 1), 800), // the month before: in neither
+        {
+          customer: 'c',
+          currency: 'usd',
+          amount_cents: 1600,
+          decline_code: 'insufficient_funds',
+          status: 'lost' as const,
+          first_failed_at: openedLongAgo,
+          closed_at: at(thisMonth - 1),
+        },
+      ],
+    });
+    const owner = await signIn(call, (await makeUser(api.current.db, workspaceId, 'owner')).email);
+    const previous = await call('GET', '/overview?period=last_month', { cookie: owner });
+    const current = await call('GET', '/overview?period=this_month', { cookie: owner });
+    expect(previous.body.closed_in_period).toEqual({
+      recovered: 2,
+      recovered_amount_cents: 600,
+      lost: 1,
+      lost_amount_cents: 1600,
+    });
+    expect(current.body.closed_in_period).toEqual({
+      recovered: 1,
+      recovered_amount_cents: 100,
+      lost: 0,
+      lost_amount_cents: 0,
+    });
+    // None of them opened in either month: the cohort KPIs count none.
+    expect(previous.body.stats.recovery.opened).toBe(0);
+    expect(current.body.stats.recovery.opened).toBe(0);
+  });
+
   it('refuses an unknown period with the JSON error, and a request without a session', async () => {
     const w = await world();
     const bad = await call('GET', '/overview?period=forever', { cookie: w.member });
