@@ -873,10 +873,11 @@ describe('overview', () => {
     await expect(why.getByLabel('Decline category').inputValue()).resolves.toBe('soft');
   });
 
-  it('gives every chart and the decline breakdown a heading, so a screen reader moves between them, the figures keeping their names', async () => {
+  it('gives every chart, the closed figures and the decline breakdown a heading, so a screen reader moves between them, the figures keeping their names', async () => {
     await page.goto(`${world.current.url}/dashboard/?period=all_time`);
     await kpis(page);
     await expect(page.getByRole('heading', { level: 2 }).allTextContents()).resolves.toEqual([
+      'Closed at any time',
       'Why payments fail',
       'Failed and recovered revenue by month (USD)',
       'Recovery rate by month',

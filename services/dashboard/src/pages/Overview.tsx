@@ -2,6 +2,7 @@ import { useId, useMemo } from 'react';
 import { CANCEL_OUTCOMES, DECLINE_CATEGORIES, RECOVERED_VIA } from '@retention/core/enums';
 import { api, query } from '../api/client.js';
 import type { ExchangeRate, Overview as OverviewData, OverviewPeriod } from '../api/types.js';
+import { ClosedInPeriod } from '../components/ClosedInPeriod.js';
 import { DeclineBreakdown } from '../components/DeclineBreakdown.js';
 import { Chart, ChartTitle, type Series } from '../components/Chart.js';
 import { quoted } from '../components/FilterStates.js';
@@ -61,6 +62,16 @@ function periodBasis(overview: Pick<OverviewData, 'period' | 'since' | 'until'>)
   if (overview.period === 'custom')
     return `from ${formatUtcDay(overview.since!)} to ${formatUtcDay(dayBefore(overview.until!))}`;
   return PERIODS.find((one) => one.value === overview.period)!.basis;
+}
+
+/**
+ * When the "Closed …" figures' campaigns closed, as its heading says it: a calendar month by its
+ * name as the monthly charts label it ("in Nov 2026 so far"), any other period as the cards do.
+ */
+function closedWhen(overview: Pick<OverviewData, 'period' | 'since' | 'until'>): string {
+  if (overview.period === 'this_month') return `in ${formatMonth(overview.since!.slice(0, 7))} so far`;
+  if (overview.period === 'last_month') return `in ${formatMonth(overview.since!.slice(0, 7))}`;
+  return periodBasis(overview);
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -147,6 +158,7 @@ export default function Overview() {
       {overview.data && (
         <>
           <Kpis overview={overview.data} />
+          <ClosedInPeriod overview={overview.data} when={closedWhen(overview.data)} />
           <DeclineBreakdown overview={overview.data} periodLabel={periodLabel(overview.data)} />
           <Charts overview={overview.data} />
         </>
