@@ -114,7 +114,8 @@ async function main(): Promise<void> {
     const { workspaceId } = await findOrSeedBenchWorkspace(db, log);
     if (parts.has('overview')) {
       await db.raw(
-        'ANALYZE campaign_day_rollups, recovery_time_day_rollups, cancel_session_day_rollups, decline_code_day_rollups',
+        `ANALYZE campaign_day_rollups, recovery_time_day_rollups, cancel_session_day_rollups, decline_code_day_rollups,
+           campaign_close_day_rollups`,
       );
       const results: Record<string, { median: number; p99: number }> = {};
       results['stats (GET /api/v1/stats)'] = await timed(() => computeStats(db, workspaceId));
