@@ -44,11 +44,15 @@ export function textParam(name: string, value: string, max: number): string {
   return value;
 }
 
-/** A currency filter: a lowercase ISO 4217 code (`usd`), as amounts' currencies are stored. */
+/**
+ * A currency filter: a 3-letter ISO 4217 code in any case (`usd`, `JPY`, as people and Stripe's
+ * pages write them), lowercased, as amounts' currencies are stored: the filter, the cursor's
+ * scope and the export all see the one code, so `USD` and `usd` are one list.
+ */
 export function currencyParam(name: string, value: string): string {
-  if (!CURRENCY_PATTERN.test(value))
-    throw invalidField(name, 'must be a 3-letter lowercase ISO 4217 code, such as usd');
-  return value;
+  const code = value.toLowerCase();
+  if (!CURRENCY_PATTERN.test(code)) throw invalidField(name, 'must be a 3-letter ISO 4217 code, such as usd');
+  return code;
 }
 
 /**
