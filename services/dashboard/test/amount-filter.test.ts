@@ -102,13 +102,27 @@ describe('the Campaigns list’s Amount filter', () => {
     await page.goto(`${world.current.url}/dashboard/campaigns`);
     await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
     await expectCampaigns(ALL);
-    // The workspace's display currency is the one chosen while none is applied.
-    await expect(currency().inputValue()).resolves.toBe('usd');
+    // No currency is applied, and the select says so (it said USD over a list of every currency).
+    await expect(currency().inputValue()).resolves.toBe('');
+    await expect(currency().locator('option:checked').textContent()).resolves.toBe('Any currency');
     const before = await page.evaluate<number>('history.length');
 
-    // "Open campaigns over $100": 100 is 10000 cents, the minimum included.
+    // An amount needs a currency: said at the select and the box, nothing applied.
     await minimum().fill('100');
+    await apply().click();
+    await expect(amount().getByRole('alert').textContent()).resolves.toBe(
+      'Choose a currency: amounts compare only within one.',
+    );
+    await expect(currency().getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(minimum().getAttribute('aria-invalid')).resolves.toBe('true');
     expect(new URL(page.url()).search).toBe('');
+
+    // With an amount in a box, the currency chosen waits for Apply, and the line says so.
+    await currency().selectOption({ label: 'USD' });
+    await amount().getByText('Apply to filter in USD.').waitFor();
+    expect(new URL(page.url()).search).toBe('');
+
+    // "Open campaigns over $100": 100 is 10000 cents, the minimum included.
     await apply().click();
     await eventually(() => query().min_amount === '10000');
     expect(query()).toEqual({ currency: 'usd', min_amount: '10000' });
@@ -151,8 +165,11 @@ describe('the Campaigns list’s Amount filter', () => {
     await maximum().fill('');
     await amount().getByRole('alert').waitFor({ state: 'detached' });
 
-    // Yen have no decimals: 10000 is ¥10,000, and 10.5 is refused.
+    // Yen have no decimals: 10000 is ¥10,000, and 10.5 is refused. The minimum still shows 99.50,
+    // so the currency waits for Apply.
     await currency().selectOption({ label: 'JPY' });
+    await amount().getByText('Apply to filter in JPY.').waitFor();
+    expect(query().currency).toBe('usd');
     await minimum().fill('10.5');
     await apply().click();
     await expect(amount().getByRole('alert').textContent()).resolves.toBe('JPY amounts have no decimals.');
@@ -228,5 +245,102 @@ describe('the Campaigns list’s Amount filter', () => {
     await eventually(() => new URL(page.url()).search === '');
     await expectCampaigns(ALL);
     await expect(minimum().inputValue()).resolves.toBe('');
+  });
+  it('says why an address’s amounts are refused, each reason its own, and no applied line then', async () => {
+    const note = page.getByRole('alert').filter({ hasText: 'The address asks for' });
+    const refusals: [string, string][] = [
+      // Bounds the wrong way round, in the units the boxes show (it said "not an amount in minor units").
+      [
+        'currency=usd&min_amount=500&max_amount=100',
+        'The address asks for amounts from 5 USD to 1 USD: the minimum is more than the maximum.',
+      ],
+      [
+        'currency=usd&min_amount=-5',
+        'The address asks for the minimum amount “-5”, which is not an amount in minor units.',
+      ],
+      [
+        'currency=usd&min_amount=1.5',
+        'The address asks for the minimum amount “1.5”, which is not an amount in minor units.',
+      ],
+      [
+        'currency=usd&min_amount=99999999999999999999',
+        'The address asks for the minimum amount “99999999999999999999”, which is more than any campaign can be.',
+      ],
+    ];
+    for (const [search, sentence] of refusals) {
+      await page.goto(`${world.current.url}/dashboard/campaigns?${search}`);
+      await note.waitFor();
+      await expect(note.locator('p').allTextContents()).resolves.toEqual([sentence]);
+      await expect(minimum().getAttribute('aria-invalid')).resolves.toBe('true');
+      // Nothing is applied: no line says an amount is (it said "Amount: -$0.05 or more").
+      await expect(
+        amount()
+          .getByText(/^(Amount|Currency):/)
+          .count(),
+      ).resolves.toBe(0);
+      await expect(amount().getByRole('button', { name: 'Clear amount' }).count()).resolves.toBe(0);
+      expect(await table().count()).toBe(0);
+    }
+    // The box shows it in dollars, as it would a taken amount.
+    await expect(minimum().inputValue()).resolves.toBe('999999999999999999.99');
+  });
+
+  it('takes a currency in any case, and a code nobody uses lists nothing', async () => {
+    await page.goto(`${world.current.url}/dashboard/campaigns?currency=JPY&min_amount=2500`);
+    await expectCampaigns(['jpy10000']);
+    await expect(currency().inputValue()).resolves.toBe('jpy');
+    await expect(minimum().inputValue()).resolves.toBe('2500');
+    await amount().getByText('Amount: ¥2,500 or more').waitFor();
+
+    await page.goto(`${world.current.url}/dashboard/campaigns?currency=xyz`);
+    await page.getByText('No campaigns match these filters.').waitFor();
+    await expect(currency().locator('option:checked').textContent()).resolves.toBe('XYZ');
+    await amount().getByText('Currency: XYZ only').waitFor();
+  });
+
+  it('applies a currency chosen with empty boxes at once, and Any currency drops it', async () => {
+    await page.goto(`${world.current.url}/dashboard/campaigns`);
+    await expectCampaigns(ALL);
+    await currency().selectOption({ label: 'EUR' });
+    await eventually(() => query().currency === 'eur');
+    expect(query()).toEqual({ currency: 'eur' });
+    await expectCampaigns(['eur200']);
+    await currency().selectOption({ label: 'Any currency' });
+    await eventually(() => new URL(page.url()).search === '');
+    await expectCampaigns(ALL);
+  });
+
+  it('keeps the filter row still: applied or not, a refusal shown or not', async () => {
+    await page.goto(`${world.current.url}/dashboard/campaigns`);
+    await expectCampaigns(ALL);
+    const from = page.getByRole('search', { name: 'Filter campaigns' }).getByLabel('First failed from');
+    const where = async () => {
+      const boxes = await Promise.all([currency(), apply(), from].map((one) => one.boundingBox()));
+      return boxes.map((box) => [Math.round(box!.x), Math.round(box!.y)]);
+    };
+    const plain = await where();
+    await currency().selectOption({ label: 'USD' });
+    await minimum().fill('100');
+    await apply().click();
+    await amount().getByText('Amount: $100.00 or more').waitFor();
+    expect(await where()).toEqual(plain);
+    // A refusal is a line under the fields: the date fields beside them stay (they moved 6 px).
+    await maximum().fill('1.234');
+    await apply().click();
+    await amount().getByRole('alert').waitFor();
+    expect(await where()).toEqual(plain);
+  });
+
+  it('says to type more of an invoice id when its short start finds nothing', async () => {
+    await page.goto(`${world.current.url}/dashboard/campaigns?q=in_amo`);
+    await page
+      .getByText(
+        'No campaigns match these filters. To find an invoice by the start of its id, type in_ and at least 4 more characters.',
+      )
+      .waitFor();
+    await page.goto(`${world.current.url}/dashboard/campaigns?q=in_amou`);
+    await expectCampaigns(ALL);
+    await page.goto(`${world.current.url}/dashboard/campaigns?q=zzzzz`);
+    await page.getByText('No campaigns match these filters.', { exact: true }).waitFor();
   });
 });

@@ -22,6 +22,12 @@ export interface FilterCheck {
   commaList?: boolean;
   /** How the sentence goes on about a value it does not know; "which this list does not have" unless told. */
   because?: string;
+  /**
+   * The whole sentence about a value the list cannot take, when why depends on the value or on
+   * the other filters (an amount: not digits, too large, more than the maximum); null when it
+   * takes it. Checked after `knows`.
+   */
+  sentence?: (value: string) => string | null;
   /** The API's name for the filter where the address's differs (the delivery log's `log_outcome`). */
   apiName?: string;
 }
@@ -149,13 +155,18 @@ export function useFilterState<Name extends string>(
     if (!value) return null;
     const parts = unknownParts(check, value);
     if (parts.length > 0) return { name, sentence: addressAsks(check, parts, check.because ?? doesNotHave) };
+    const own = check.sentence?.(value);
+    if (own) return { name, sentence: own };
     const refused = refusals.find((one) => one.name === name && one.value === value);
     if (!refused) return null;
     // A value the page took for one the server has (a later server's codes differ) reads as any
-    // unknown value; free text, which the page cannot check, is said with the server's reason.
-    const ending = check.knows
-      ? (check.because ?? doesNotHave)
-      : `which this ${noun} does not take (${refusalReason(refused.message, check.apiName ?? name)})`;
+    // unknown value. Free text, which the page cannot check, and a value whose own sentence
+    // passed (a rule the page does not know) are said with the server's reason: the page's
+    // `because` would name the wrong one.
+    const ending =
+      check.knows && !check.sentence
+        ? (check.because ?? doesNotHave)
+        : `which this ${noun} does not take (${refusalReason(refused.message, check.apiName ?? name)})`;
     return { name, sentence: addressAsks(check, [value], ending) };
   };
   const unknown = checked.flatMap(([name, check]) => unknownOf(name, check) ?? []);

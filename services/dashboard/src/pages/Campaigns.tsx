@@ -1,5 +1,4 @@
 import { CAMPAIGN_STATUSES, DECLINE_CATEGORIES } from '@retention/core/enums';
-import { CURRENCY_PATTERN } from '@retention/core/money';
 import { API_BASE, query } from '../api/client.js';
 import type { Campaign } from '../api/types.js';
 import { CAMPAIGN_COLUMNS } from '../components/columns.js';
@@ -14,10 +13,10 @@ import {
   sortsOf,
   useShownAfterAskingNothing,
 } from '../components/ListPage.js';
-import { dayCheck, oneOf, UnknownFilters, useFilterState, type FilterCheck } from '../components/FilterStates.js';
+import { dayCheck, oneOf, UnknownFilters, useFilterState } from '../components/FilterStates.js';
 import { PageHeader } from '../components/states.js';
 import { AmountFilter } from '../components/AmountFilter.js';
-import { isMinorUnits } from '../amounts.js';
+import { amountChecks, currencyCode } from '../amount-address.js';
 import { useSession } from '../session.js';
 import { useZonedDays, ZonedDayRange } from '../components/ZonedDays.js';
 import { campaignStatusLabel, declineCategoryLabel } from '../labels.js';
@@ -63,39 +62,38 @@ const CHECKS = {
   from: dayCheck('the start day'),
   to: dayCheck('the end day'),
   q: { says: 'the search' },
-  currency: {
-    says: 'currency',
-    knows: (value: string) => CURRENCY_PATTERN.test(value),
-    because: 'which is not a currency code like usd',
-  },
   sort: { says: 'the sort', knows: oneOf(sortsOf(CAMPAIGN_COLUMNS)) },
 };
 
 /**
- * The check of an address's `min_amount` or `max_amount`: the API's digits, and, since amounts
- * compare only within one currency, with a `currency` beside it; the server would refuse either.
+ * Under the box: what it finds, and the shortest search the server takes. An invoice id is found
+ * by its start from `in_` and 4 more characters (INVOICE_PREFIX in packages/db, docs/dashboard-api.md).
  */
-function amountCheck(says: string, currency: string): FilterCheck {
-  if (!currency) {
-    return { says, knows: () => false, because: 'without a currency: amounts compare only within one currency' };
-  }
-  return { says, knows: isMinorUnits, because: 'which is not an amount in minor units' };
-}
+const SEARCHES =
+  "An invoice id or its first characters (in_ and at least 4 more), or at least 3 characters of a customer's email or name.";
 
-/** Under the box: what it finds, and the shortest search the server takes. */
-const SEARCHES = "An invoice id or its start, or part of a customer's email or name. At least 3 characters.";
+/**
+ * A search that looks like the start of an invoice id too short to be looked up as one (`in_`
+ * and 1 to 3 characters): it finds only emails and names holding it, so a list of none says to
+ * type more of the id.
+ */
+const SHORT_INVOICE_START = /^in_\S{1,3}$/;
+
+function emptySentence(q: string): string {
+  return SHORT_INVOICE_START.test(q.trim())
+    ? 'No campaigns match these filters. To find an invoice by the start of its id, type in_ and at least 4 more characters.'
+    : 'No campaigns match these filters.';
+}
 
 export default function Campaigns() {
   const { filters, apply: setParams, search } = useListFilters(FILTERS, ['q']);
   const displayCurrency = useSession().me.workspace.display_currency;
   const days = useZonedDays(filters, setParams);
   const { tz: _tz, ...listed } = filters;
-  const apiFilters: ApiFilters = { ...listed, ...days.api };
-  const checks = {
-    ...CHECKS,
-    min_amount: amountCheck('the minimum amount', filters.currency),
-    max_amount: amountCheck('the maximum amount', filters.currency),
-  };
+  // The address's currency in any case (`JPY`); the page and the API get the stored code (`jpy`).
+  const currency = currencyCode(filters.currency);
+  const apiFilters: ApiFilters = { ...listed, ...days.api, currency };
+  const checks = { ...CHECKS, ...amountChecks(filters) };
   const state = useFilterState(filters, setParams, checks, 'list', { strictAddress: true, order: ['sort'] });
   // Days that hold no day match nothing: the hint under the fields says why, and neither the
   // list nor the export asks the server.
@@ -140,7 +138,7 @@ export default function Campaigns() {
           problemId={state.fieldProblem('decline_category')}
         />
         <AmountFilter
-          applied={{ currency: filters.currency, min_amount: filters.min_amount, max_amount: filters.max_amount }}
+          applied={{ currency, min_amount: filters.min_amount, max_amount: filters.max_amount }}
           displayCurrency={displayCurrency}
           onApply={(amounts) => setParams(amounts)}
           problemIds={{
@@ -165,7 +163,7 @@ export default function Campaigns() {
           filters={apiFilters}
           caption="Recovery campaigns"
           columns={CAMPAIGN_COLUMNS}
-          empty="No campaigns match these filters."
+          empty={emptySentence(filters.q)}
           rowNames={{ one: 'campaign', other: 'campaigns' }}
           stacks="titled"
           sayFirstLoad={afterAskingNothing}
