@@ -14,6 +14,7 @@ import { samePerson, startAfresh } from './session-switch.js';
 import { announceSignedIn, onSignedInElsewhere } from './session-broadcast.js';
 import { SignInAgainDialog } from './components/SignInAgainDialog.js';
 import { RoleChangedNote, type RoleChange } from './components/RoleChangedNote.js';
+import { PageErrorBoundary } from './components/PageErrorBoundary.js';
 
 const SignIn = lazyPage(() => import('./pages/SignIn.js'));
 const AcceptInvitation = lazyPage(() => import('./pages/AcceptInvitation.js'));
@@ -261,7 +262,7 @@ export function App() {
     <SessionContext.Provider value={{ me, refresh: loadMe }}>
       <Shell>
         {roleChange && <RoleChangedNote change={roleChange} onDismiss={() => setRoleChange(null)} />}
-        {signedInPage(route)}
+        <PageErrorBoundary resetKey={path}>{signedInPage(route)}</PageErrorBoundary>
       </Shell>
       {signInAgainAsked && (
         <SignInAgainDialog email={me.user.email} onSignedIn={onSignedInAgain} onClose={closedWithoutSigningIn} />

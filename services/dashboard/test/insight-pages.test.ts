@@ -6,7 +6,7 @@ import { hashPassword, loadFixtures, setFxRate } from '@retention/domain';
 import { verifyWebhook } from '@retention/sdk';
 import { eventually, testSecretsKeyBytes } from '@retention/testkit';
 import { PASSWORD, signInThroughForm, useDashboardWorld } from './support/dashboard-world.js';
-import { checkPage } from './support/page-checks.js';
+import { checkPage, screenshot } from './support/page-checks.js';
 
 const UTF8_BOM = '\ufeff';
 
@@ -830,6 +830,57 @@ describe('overview', () => {
     await ranged.getByRole('alert').filter({ hasText: 'custom range needs a first and a last day' }).waitFor();
   });
 
+  it('on a phone reads each decline category one figure to a line, and the range under Period, its days side by side', async () => {
+    const phone = await signIn(globex.ownerEmail);
+    for (const width of [390, 320]) {
+      await phone.setViewportSize({ width, height: 900 });
+      await phone.goto(`${world.current.url}/dashboard/`);
+      const table = phone
+        .getByRole('region', { name: 'Why payments fail' })
+        .getByRole('table', { name: 'Decline categories' });
+      await table.getByRole('row').nth(1).waitFor();
+      await settlesTo(() => table.getAttribute('class'), 'chart-stacked');
+      await screenshot(phone, `decline-categories-${width}`);
+      // Each figure on a line of its own under the row's name, and "$200.00 (2 recovered)" on one
+      // line: in the charts' columns of 8.5rem it took three beside an empty right half.
+      const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          tops: [...tr.querySelectorAll('td')].map((td) => Math.round(td.getBoundingClientRect().top)),
+          recoveredLines: tr.querySelector('td:last-child span')!.getClientRects().length,
+        })),
+      );
+      for (const row of rows) {
+        expect({ width, ordered: row.tops.every((top, i) => i === 0 || top > row.tops[i - 1]!) }).toEqual({
+          width,
+          ordered: true,
+        });
+        expect({ width, recoveredLines: row.recoveredLines }).toEqual({ width, recoveredLines: 1 });
+      }
+    }
+    // The custom range: Period on its row, From and To side by side under it, their labels level;
+    // at 1280 px all three in one row, their labels level (the date boxes are taller than the select).
+    const labelTops = async () =>
+      Object.fromEntries(
+        await phone
+          .locator('.page-header label > span')
+          .evaluateAll((spans) =>
+            spans.map((span) => [span.textContent, Math.round(span.getBoundingClientRect().top)]),
+          ),
+      ) as Record<string, number>;
+    await phone.setViewportSize({ width: 390, height: 900 });
+    await phone.goto(`${world.current.url}/dashboard/?period=custom&from=2026-01-01&to=2026-01-31`);
+    await phone.getByLabel('To (UTC day, included)').waitFor();
+    await screenshot(phone, 'custom-range-390');
+    const narrow = await labelTops();
+    expect(narrow['From (UTC day)']).toBe(narrow['To (UTC day, included)']);
+    expect(narrow['From (UTC day)']).toBeGreaterThan(narrow['Period'] ?? Infinity);
+    await expect(
+      phone.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+    ).resolves.toBeLessThanOrEqual(0);
+    await phone.setViewportSize({ width: 1280, height: 900 });
+    await settlesTo(async () => new Set(Object.values(await labelTops())).size, 1);
+  });
+
   it('says why payments fail with their money, each decline category a link to the Campaigns list of it and the period', async () => {
     const why = await signIn(globex.ownerEmail);
     const section = why.getByRole('region', { name: 'Why payments fail' });
@@ -877,6 +928,8 @@ describe('overview', () => {
     await page.goto(`${world.current.url}/dashboard/?period=all_time`);
     await kpis(page);
     await expect(page.getByRole('heading', { level: 2 }).allTextContents()).resolves.toEqual([
+      // The cohort cards and the closed figures, each group headed by its basis.
+      'Opened at any time',
       'Closed at any time',
       'Why payments fail',
       'Failed and recovered revenue by month (USD)',

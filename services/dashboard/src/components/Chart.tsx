@@ -16,6 +16,7 @@ import {
   type Scale,
 } from 'chart.js';
 import { LOCALE } from '../format.js';
+import { faintSegments, SERIES_COLORS } from './chart-style.js';
 import { useStacked } from './use-stacked.js';
 
 /**
@@ -35,9 +36,6 @@ ChartJs.register(
   PointElement,
   Tooltip,
 );
-
-/** A palette with enough contrast on white for bars and lines (WCAG 1.4.11 non-text, 3:1). */
-const SERIES_COLORS = ['#5046e4', '#0a7d48', '#c0123c', '#b35c00', '#0b6e99', '#7a3ea1', '#566176'];
 
 /**
  * Room left of the plot for the first x label once Chart.js slants the labels (a narrow chart,
@@ -234,9 +232,15 @@ export function Chart({
           label: one.label,
           data: one.values,
           backgroundColor: SERIES_COLORS[index % SERIES_COLORS.length],
-          borderColor: SERIES_COLORS[index % SERIES_COLORS.length],
+          // Stacked bars: a white line between the parts, so that two neighbours of near colours
+          // (the outcomes' six) still read as two.
+          borderColor: stacked ? '#ffffff' : SERIES_COLORS[index % SERIES_COLORS.length],
+          ...(stacked && { borderWidth: 1 }),
           spanGaps: true,
           ...(one.faint && {
+            // A month over one or two campaigns (0% then 100%) made the line's largest swing: the
+            // line is solid only between solid points (Chart.js's segment styling).
+            segment: faintSegments(one.faint, SERIES_COLORS[index % SERIES_COLORS.length]!),
             pointBackgroundColor: one.faint.map((faint) =>
               faint ? '#ffffff' : SERIES_COLORS[index % SERIES_COLORS.length]!,
             ),

@@ -13,7 +13,9 @@ import { formatMoney, formatNumber } from '../format.js';
 export function ClosedInPeriod({ overview, when }: { overview: Overview; when: string }) {
   const headingId = useId();
   const currency = overview.stats.display_currency;
-  const closed = overview.closed_in_period;
+  // An older API (a rolling deploy) answers without the figures: the section is left out, not the page.
+  const closed = (overview as Partial<Overview>).closed_in_period;
+  if (!closed) return null;
   return (
     <section className="closed-in-period" aria-labelledby={headingId}>
       <h2 id={headingId} className="chart-heading">

@@ -84,7 +84,10 @@ export function DeclineBreakdown({ overview, periodLabel }: { overview: Overview
                       {money(category.failed_amount_cents)}
                     </td>
                     <td className="numeric" data-label="Recovered amount">
-                      {money(category.recovered_amount_cents)} ({formatNumber(category.recovered)} recovered)
+                      {/* One box, so that stacked on a phone it keeps to the right when it wraps under its name. */}
+                      <span>
+                        {money(category.recovered_amount_cents)} ({formatNumber(category.recovered)} recovered)
+                      </span>
                     </td>
                   </tr>
                 ))}

@@ -65,10 +65,10 @@ function periodBasis(overview: Pick<OverviewData, 'period' | 'since' | 'until'>)
 }
 
 /**
- * When the "Closed …" figures' campaigns closed, as its heading says it: a calendar month by its
+ * The period as the two groups' headings say it ("Opened …", "Closed …"): a calendar month by its
  * name as the monthly charts label it ("in Nov 2026 so far"), any other period as the cards do.
  */
-function closedWhen(overview: Pick<OverviewData, 'period' | 'since' | 'until'>): string {
+function periodWhen(overview: Pick<OverviewData, 'period' | 'since' | 'until'>): string {
   if (overview.period === 'this_month') return `in ${formatMonth(overview.since!.slice(0, 7))} so far`;
   if (overview.period === 'last_month') return `in ${formatMonth(overview.since!.slice(0, 7))}`;
   return periodBasis(overview);
@@ -119,7 +119,8 @@ export default function Overview() {
           }
         />
         {(custom || asked === 'custom') && (
-          <>
+          // The two days together, so that on a phone they share the row under Period (styles.css).
+          <div className="period-range">
             <label className="filter">
               <span>From (UTC day)</span>
               <input
@@ -136,7 +137,7 @@ export default function Overview() {
                 onChange={(event) => setParams({ period: 'custom', to: event.target.value })}
               />
             </label>
-          </>
+          </div>
         )}
       </PageHeader>
       {unknownPeriod !== null && (
@@ -158,7 +159,7 @@ export default function Overview() {
       {overview.data && (
         <>
           <Kpis overview={overview.data} />
-          <ClosedInPeriod overview={overview.data} when={closedWhen(overview.data)} />
+          <ClosedInPeriod overview={overview.data} when={periodWhen(overview.data)} />
           <DeclineBreakdown overview={overview.data} periodLabel={periodLabel(overview.data)} />
           <Charts overview={overview.data} />
         </>
@@ -261,7 +262,11 @@ function Kpis({ overview }: { overview: OverviewData }) {
   const opened = `opened ${basis}`;
   const lost = recovery.lost + recovery.abandoned;
   return (
-    <section aria-label="Key figures">
+    // Headed by its basis as "Closed …" below it is: the two groups' figures differ ("Lost revenue
+    // $0.00" here, "Lost $329.57" there) and read as a contradiction with only a grey line to
+    // tell them apart (docs/dashboard-ui.md, "Opened and closed"). The region keeps its name.
+    <section className="opened-in-period" aria-label="Key figures">
+      <h2 className="chart-heading">Opened {periodWhen(overview)}</h2>
       <p className="muted">{periodSentence(overview)}</p>
       <dl className="kpis">
         {/* recovery_rate alone read as the result: 100% beside 19 campaigns still open, when one
