@@ -1380,7 +1380,7 @@ describe('campaigns', () => {
     expect(Object.fromEntries(url.searchParams)).toEqual({ status: 'in_flight', decline_category: 'soft' });
   });
 
-  it('lines its filter controls up: fields, selects and the Search button all of one height, on one baseline', async () => {
+  it('lines its filter controls up: fields, selects and the buttons all of one height, each row on one baseline', async () => {
     const controls = await page
       .getByRole('search', { name: 'Filter campaigns' })
       .locator('input, select, button')
@@ -1390,9 +1390,14 @@ describe('campaigns', () => {
           return { height: Math.round(box.height), bottom: Math.round(box.bottom) };
         }),
       );
-    expect(controls).toHaveLength(6); // search, its button, two selects, two dates
+    // Search, its button, two selects; the Amount's currency, Minimum, Maximum and Apply; two dates.
+    expect(controls).toHaveLength(10);
     expect(new Set(controls.map((control) => control.height)).size).toBe(1);
-    expect(new Set(controls.map((control) => control.bottom)).size).toBe(1);
+    // Two rows at 1280 px, each control on its row's one baseline: the search and the selects, then
+    // the Amount and the dates (a control off its row's baseline would make a third bottom).
+    const perRow = new Map<number, number>();
+    for (const { bottom } of controls) perRow.set(bottom, (perRow.get(bottom) ?? 0) + 1);
+    expect([...perRow].sort(([a], [b]) => a - b).map(([, count]) => count)).toEqual([4, 6]);
   });
 
   it('exports the filtered campaigns as CSV: the same rows, the table columns plus ids', async () => {
