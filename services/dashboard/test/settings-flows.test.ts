@@ -672,7 +672,7 @@ describe('the team page', () => {
     );
     // An address the browser lets through and the server does not is refused at the Email field.
     await dialog.getByLabel('Email').fill('sam@localhost');
-    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await dialog.getByRole('button', { name: 'Create invitation link' }).click();
     await expectFieldError(
       dialog,
       dialog.getByLabel('Email'),
@@ -686,7 +686,7 @@ describe('the team page', () => {
       'That must be an email address such as ann@example.com.',
     );
     await role('Admin').check();
-    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await dialog.getByRole('button', { name: 'Create invitation link' }).click();
     const created = page.getByRole('dialog', { name: 'Invitation created' });
     invitationLink = (await created.getByLabel('Invitation link').textContent()) ?? '';
     expect(invitationLink).toMatch(new RegExp(`^${world.current.url}/dashboard/invite/[\\w-]+$`));
@@ -1249,7 +1249,7 @@ describe('account, workspace and security log', () => {
     await ownAddress.waitFor();
     await expect(dialog.getByText(/cannot be invited again/).count()).resolves.toBe(0);
     await dialog.getByLabel('Email').fill('owner@acme.test');
-    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await dialog.getByRole('button', { name: 'Create invitation link' }).click();
     await refusal.waitFor();
     await expect(ownAddress.count()).resolves.toBe(0);
     await expect(dialog.getByText(/cannot be invited again/).count()).resolves.toBe(0);
@@ -1257,7 +1257,7 @@ describe('account, workspace and security log', () => {
     await expect(refusal.count()).resolves.toBe(0);
     // So does one after a role is chosen.
     await dialog.getByLabel('Email').fill('owner@acme.test');
-    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await dialog.getByRole('button', { name: 'Create invitation link' }).click();
     await refusal.waitFor();
     await dialog.getByRole('group', { name: 'Role' }).getByRole('radio', { name: 'Admin', exact: true }).check();
     await expect(refusal.count()).resolves.toBe(0);

@@ -188,7 +188,7 @@ describe('inviting an address with a pending invitation', () => {
       await page.getByRole('button', { name: 'Invite' }).click();
       const dialog = page.getByRole('dialog', { name: 'Invite someone' });
       await dialog.getByLabel('Email').fill('dave.member@acme.test');
-      await dialog.getByRole('button', { name: 'Send invitation' }).click();
+      await dialog.getByRole('button', { name: 'Create invitation link' }).click();
       return page.getByRole('dialog', { name: 'Invitation created' });
     };
     const first = await invite();
@@ -245,7 +245,7 @@ describe('inviting someone already listed in People', () => {
     await role('Member').check();
     await dialog.getByText(/makes them a Member\.$/).waitFor();
     await world.current.db('users').where({ id: opsId }).update({ role: 'member' });
-    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await dialog.getByRole('button', { name: 'Create invitation link' }).click();
     const created = page.getByRole('dialog', { name: 'Invitation created' });
     await created.getByLabel('Invitation link').waitFor();
     await expect(

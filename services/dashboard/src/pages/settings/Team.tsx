@@ -232,8 +232,10 @@ function InviteDialog({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
+          {/* Named for what it does: with no email set up the link is only shown to copy, and
+              "Send invitation" promised a sending that never happened. */}
           <BusyButton type="submit" className="button primary" busy={invite.busy}>
-            Send invitation
+            {emails ? 'Send invitation' : 'Create invitation link'}
           </BusyButton>
         </div>
       </form>
