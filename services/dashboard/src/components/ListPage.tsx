@@ -39,6 +39,8 @@ export interface Column<T> {
   narrows?: boolean;
   /** The column sorts the list (docs/dashboard-ui.md, "Sorting"), when the table is given `sorting`. */
   sort?: ColumnSort;
+  /** A header of two words over a short value, on two lines when the list is short of room. */
+  headerWraps?: boolean;
 }
 
 /**
@@ -100,6 +102,7 @@ const cellClass = (column: Column<never>) =>
     column.actions && 'row-actions',
     column.status && 'status',
     column.narrows && 'narrows',
+    column.headerWraps && 'header-wraps',
   ]
     .filter(Boolean)
     .join(' ') || undefined;

@@ -5,6 +5,7 @@ import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { ConfirmDialog, Dialog } from '../../components/Dialog.js';
 import { Field, FormError } from '../../components/Field.js';
 import { ErrorNote, LiveStatus, LoadError, Loading, PageHeader } from '../../components/states.js';
+import { ApiReferenceLine } from '../../components/ApiReference.js';
 import { Time } from '../../components/Time.js';
 import { formatLocalTime, viewerZone } from '../../format.js';
 import { useLoad } from '../../hooks.js';
@@ -408,6 +409,7 @@ export default function EndpointPage({ id }: { id: string }) {
             of the events, and "Last success: Never" beside its Succeeded entry read as a contradiction. */}
         <p className="hint">Deliveries of events only: test pings show in the log below but are not counted here.</p>
       </div>
+      <ApiReferenceLine about="Verifying signatures, retries and each event's fields" section="webhooks" />
       <DeliveryLog
         endpointId={endpoint.id}
         endpointUrl={endpoint.url}

@@ -6,6 +6,7 @@ import { ConfirmDialog, Dialog, DoneActions } from '../../components/Dialog.js';
 import { Field, FormError, NAME_LIMIT } from '../../components/Field.js';
 import { Clipped, DataTable, type Column } from '../../components/ListPage.js';
 import { Empty, ErrorNote, LiveStatus, Loading, PageHeader } from '../../components/states.js';
+import { ApiReferenceLine } from '../../components/ApiReference.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { useSession } from '../../session.js';
@@ -185,6 +186,7 @@ export default function Tokens() {
             used a moment ago can show an older time; say so rather than look stale. */}{' '}
         Last used can be up to a minute behind.
       </p>
+      <ApiReferenceLine about="Every endpoint, its parameters and its errors" />
       <LiveStatus>{revocation.done}</LiveStatus>
       {tokens.loading && !tokens.data && <Loading />}
       {tokens.error && <ErrorNote message={tokens.error} onRetry={tokens.reload} />}

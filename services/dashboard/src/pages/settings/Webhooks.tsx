@@ -5,6 +5,7 @@ import type { CreatedEndpoint, Endpoint, List } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
 import { DataTable, type Column } from '../../components/ListPage.js';
 import { Empty, ErrorNote, LiveStatus, Loading, PageHeader } from '../../components/states.js';
+import { ApiReferenceLine } from '../../components/ApiReference.js';
 import { Time } from '../../components/Time.js';
 import { useLoad } from '../../hooks.js';
 import { Link } from '../../router.js';
@@ -151,7 +152,9 @@ export default function Webhooks() {
       header: 'Enabled',
       cell: (endpoint) => <EnabledState endpoint={endpoint} canManage={canManage} onChange={replace} inList />,
     },
-    { header: 'Failures', cell: (endpoint) => endpoint.failure_count, numeric: true },
+    // As the endpoint's page names it: "Failures 0" beside a Last failure read as a contradiction.
+    // On two lines where the list is short of room: one line took 90 px more than "Failures" did.
+    { header: 'Consecutive failures', cell: (endpoint) => endpoint.failure_count, numeric: true, headerWraps: true },
     {
       header: 'Last success',
       cell: (endpoint) => <Time value={endpoint.last_success_at} empty="Never" short withTime />,
@@ -172,6 +175,7 @@ export default function Webhooks() {
         )}
       </PageHeader>
       <p className="muted">Signed HTTPS POSTs to your endpoints when campaigns and cancel sessions change.</p>
+      <ApiReferenceLine about="Event types, their fields, verifying signatures and retries" section="webhooks" />
       {canManage && full && <p className="notice">{TOO_MANY_WEBHOOK_ENDPOINTS}</p>}
       {me.workspace.processor_status !== 'connected' && (
         // Every role that opens this page learns it; the Processor page is the owners' only.

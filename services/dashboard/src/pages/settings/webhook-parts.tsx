@@ -2,6 +2,7 @@ import { useId, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api/client.js';
 import type { Attempt, CreatedEndpoint, Endpoint } from '../../api/types.js';
 import { BreakableUrl } from '../../components/BreakableUrl.js';
+import { SignatureHowTo } from '../../components/ApiReference.js';
 import { CopyField } from '../../components/CopyField.js';
 import { Dialog, DoneActions } from '../../components/Dialog.js';
 import { Facts } from '../../components/Facts.js';
@@ -388,6 +389,7 @@ export function SecretDialog({
       <div className="stack">
         <p className="notice">Copy the signing secret now: it is shown only once.</p>
         <CopyField label="Signing secret" value={secret} />
+        <SignatureHowTo />
         {note && <p className="muted">{note}</p>}
         <DoneActions onDone={onClose} />
       </div>
