@@ -145,6 +145,19 @@ describe("npm start's demo in the Settings pages", () => {
     );
     await expect(href(`Person: ${demo.owner.email}`)).resolves.toBe('/dashboard/settings/team');
     await expect(href(`Campaign: ${campaign.psp_invoice_id}`)).resolves.toBe(`/dashboard/campaigns/${campaign.id}`);
+    // Underlined whole, as one link: a link's underline stops at an inline-block (the id, kept
+    // whole on its line), and only "Campaign: " was underlined.
+    const notUnderlined = await log
+      .getByRole('link', { name: `Campaign: ${campaign.psp_invoice_id}`, exact: true })
+      .first()
+      .evaluate((link) => {
+        const style = (part: typeof link) => link.ownerDocument.defaultView!.getComputedStyle(part);
+        return [link, ...link.querySelectorAll('*')]
+          .filter((part) => part === link || style(part).display !== 'inline')
+          .filter((part) => part.textContent && !style(part).textDecorationLine.includes('underline'))
+          .map((part) => part.textContent);
+      });
+    expect(notUnderlined).toEqual([]);
     // Gone: the endpoint of an older entry (deleted), the person removed. Plain text, no link.
     for (const text of ['Endpoint: https://old.example/hook', 'Person: gone@northwind.example']) {
       await log.getByText(text, { exact: true }).first().waitFor();

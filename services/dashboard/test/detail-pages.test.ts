@@ -15,6 +15,7 @@ import { desktopPage, PASSWORD, signInThroughForm, useDashboardWorld } from './s
 const world = useDashboardWorld();
 let tab: { context: BrowserContext; page: Page };
 let abandonedId: string;
+let customer: { id: string; email: string };
 
 beforeAll(async () => {
   const { db, workspace } = world.current;
@@ -25,7 +26,9 @@ beforeAll(async () => {
     name: 'Ada Admin',
     password_hash: await hashPassword(PASSWORD),
   });
-  const customer = await db('customers').where({ workspace_id: workspace.id }).first<{ id: string }>('id');
+  customer = await db('customers')
+    .where({ workspace_id: workspace.id })
+    .first<{ id: string; email: string }>('id', 'email');
   const abandoned = await recordCancelSession(db, {
     workspace_id: workspace.id,
     customer_id: customer.id,
@@ -236,4 +239,43 @@ describe('an abandoned cancel session', () => {
     await timeline.getByText(/left the flow before accepting an offer or canceling/).waitFor();
     await expect(page.getByRole('main').textContent()).resolves.not.toMatch(/without an answer/);
   });
+});
+
+describe("a customer's page", () => {
+  /** The font sizes, in px, of the texts of the page's heading (each element holding some). */
+  const headingTextSizes = () =>
+    tab.page.getByRole('heading', { level: 1 }).evaluate((heading) => {
+      const sizes = new Set<string>();
+      const walker = heading.ownerDocument.createTreeWalker(heading, 4);
+      for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+        const holder = text.parentElement;
+        if (holder && text.textContent?.trim())
+          sizes.add(heading.ownerDocument.defaultView!.getComputedStyle(holder).fontSize);
+      }
+      return [...sizes];
+    });
+
+  it.each([1280, 390])(
+    'at %i px titles them at the size of the other detail pages’ titles, a cancel session’s and a campaign’s',
+    async (width) => {
+      const { page } = tab;
+      await page.setViewportSize({ width, height: 900 });
+      try {
+        await visit(`/cancel-sessions/${abandonedId}`);
+        await page.getByRole('heading', { level: 1, name: /^Cancel session of / }).waitFor();
+        const session = await headingTextSizes();
+        expect(session).toHaveLength(1);
+        await visit(`/campaigns/${world.current.workspace.campaignIds[0]!}`);
+        await page.getByRole('heading', { level: 1, name: /^Invoice / }).waitFor();
+        // Its "Invoice" (the id after it may be smaller on a phone, to fit its line whole).
+        expect((await headingTextSizes())[0]).toBe(session[0]);
+        // The email was set at an id's size, smaller than every other title on a phone.
+        await visit(`/customers/${customer.id}`);
+        await page.getByRole('heading', { level: 1, name: customer.email }).waitFor();
+        await expect(headingTextSizes()).resolves.toEqual(session);
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 900 });
+      }
+    },
+  );
 });

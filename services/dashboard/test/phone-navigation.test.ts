@@ -15,13 +15,29 @@ const world = useDashboardWorld();
 
 const EMAIL = 'owner@phone-nav.test';
 const PAGES = ['Overview', 'Campaigns', 'Customers', 'Cancel sessions', 'Settings'];
+/** Campaigns in the list: at 390 px, many times the window's height. */
+const CAMPAIGNS = 12;
 let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
   const { db } = world.current;
   await loadFixtures(db, testSecretsKeyBytes(), {
-    workspaces: [{ key: 'phone', name: 'Pocket Co', users: [{ key: 'owner', email: EMAIL, role: 'owner' }] }],
+    workspaces: [
+      {
+        key: 'phone',
+        name: 'Pocket Co',
+        users: [{ key: 'owner', email: EMAIL, role: 'owner' }],
+        // A list longer than a phone's window, to scroll down (the top bar stays).
+        customers: [{ key: 'c1', email: 'reader@pocket-customers.test', subscriptions: [{ key: 's1' }] }],
+        campaigns: Array.from({ length: CAMPAIGNS }, (_, index) => ({
+          key: `k${index}`,
+          customer: 'c1',
+          psp_invoice_id: `in_pocket_${index}`,
+          status: 'in_flight' as const,
+        })),
+      },
+    ],
   });
   await db('users')
     .where({ email: EMAIL })
@@ -128,6 +144,39 @@ describe('the navigation on a phone', () => {
     },
   );
 
+  it('at 390 px keeps the top bar at the top of a long list scrolled down, its Menu button in reach and working', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openPage('/campaigns', 'Campaigns');
+    await page.getByRole('link', { name: `in_pocket_${CAMPAIGNS - 1}` }).waitFor();
+    await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+    await eventually(async () => (await page.evaluate<number>('window.scrollY')) > 844);
+    // The bar at the window's top, the Menu button in it: it scrolled away with the page.
+    const bar = (await page.getByRole('banner').boundingBox())!;
+    expect(bar.y).toBe(0);
+    await expect(inWindow(menu())).resolves.toBe(true);
+    // It opens there, its links under the bar, over the list; and one opens its page.
+    await menu().click();
+    await expect(expanded()).resolves.toBe('true');
+    const list = (await nav().getByRole('list').boundingBox())!;
+    expect(list.y).toBeGreaterThanOrEqual(bar.height - 4);
+    for (const name of PAGES)
+      await expect(inWindow(nav().getByRole('link', { name, exact: true }))).resolves.toBe(true);
+    await nav().getByRole('link', { name: 'Customers', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await eventually(async () => (await expanded()) === 'false');
+    // Something scrolled to (a row, a #target, the focus) stops below the bar, not under it.
+    await openPage('/campaigns', 'Campaigns');
+    const middle = page.getByRole('link', { name: `in_pocket_${CAMPAIGNS / 2}` });
+    const top = await middle.evaluate((element) => {
+      element.scrollIntoView({ block: 'start' });
+      return element.getBoundingClientRect().top;
+    });
+    expect(top).toBeGreaterThanOrEqual(bar.height);
+    await expect(page.evaluate<number>('window.scrollY')).resolves.toBeGreaterThan(0);
+    // Nothing wider than the window.
+    await expect(page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).resolves.toBe(0);
+  });
+
   it('at 1280 px is the side column of links, with no Menu button', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await openPage('/campaigns', 'Campaigns');
@@ -139,5 +188,9 @@ describe('the navigation on a phone', () => {
     expect(new Set(boxes.map((box) => box.x)).size).toBe(1);
     expect(boxes.every((box, index) => index === 0 || box.y > boxes[index - 1]!.y)).toBe(true);
     expect(Math.max(...boxes.map((box) => box.x + box.width))).toBeLessThanOrEqual(220);
+    // The top bar scrolls with the page, as before: it stays at the top on a phone only.
+    await expect(
+      page.getByRole('banner').evaluate((bar) => bar.ownerDocument.defaultView!.getComputedStyle(bar).position),
+    ).resolves.toBe('static');
   });
 });

@@ -94,7 +94,7 @@ export function Empty({ children }: { children: ReactNode }) {
 }
 
 /**
- * A long id in a heading (an invoice id, an email address): kept whole on its own line when it
+ * A long id in a heading (an invoice id): kept whole on its own line when it
  * fits, smaller on phones so that it does, and broken anywhere only when it still cannot. The
  * heading broke anywhere before, leaving the id's last letter alone on a line at 390 px.
  */
