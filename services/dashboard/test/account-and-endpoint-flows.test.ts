@@ -753,6 +753,18 @@ describe('the team page', () => {
     await created.getByRole('button', { name: 'Done' }).click();
     const invitation = smtp.received.slice(before).find((mail) => mail.to.includes('mailed@acme.test'))!;
     expect(invitation.text).toMatch(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}/);
+    // Inviting the address again says it replaces the pending invitation, in a sending service's words.
+    await page.getByRole('row', { name: /mailed@acme\.test/ }).waitFor();
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const again = page.getByRole('dialog', { name: 'Invite someone' });
+    await again.getByLabel('Email').fill('mailed@acme.test');
+    await again
+      .getByText(
+        'mailed@acme.test already has a pending Member invitation: sending this one replaces it, and its link stops working.',
+        { exact: true },
+      )
+      .waitFor();
+    await again.getByRole('button', { name: 'Cancel' }).click();
 
     await page
       .getByRole('row', { name: /member@acme\.test/ })

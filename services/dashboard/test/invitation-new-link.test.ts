@@ -168,7 +168,7 @@ describe('a pending invitation’s New link', () => {
     const inviting = page.getByRole('dialog', { name: 'Invite someone' });
     await inviting.getByLabel('Email').fill('lapsed@acme.test');
     await inviting
-      .getByText('lapsed@acme.test already has an expired Member invitation: sending this one replaces it.', {
+      .getByText('lapsed@acme.test already has an expired Member invitation: creating a new link replaces it.', {
         exact: true,
       })
       .waitFor();

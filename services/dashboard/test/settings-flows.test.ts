@@ -829,7 +829,7 @@ describe('the team page', () => {
     await page.getByRole('button', { name: 'Invite' }).click();
     const dialog = page.getByRole('dialog', { name: 'Invite someone' });
     const warning = dialog.getByText(
-      'newcomer@acme.test already has a pending Admin invitation: sending this one replaces it, and its link stops working.',
+      'newcomer@acme.test already has a pending Admin invitation: creating a new link replaces it, and the old link stops working.',
     );
     await dialog.getByLabel('Email').fill('someone.else@acme.test');
     await expect(warning.count()).resolves.toBe(0);

@@ -76,13 +76,20 @@ function InvitationLinkSaying({
 
 /**
  * What Invite says, before sending, of the listed invitation to the address typed: the server
- * replaces it (revokes it), pending or expired; a pending one's link then stops working.
+ * replaces it (revokes it), pending or expired; a pending one's link then stops working. In the
+ * words of the button: a service that sends no email creates a link, it sends nothing.
  */
-function replacesSaying(invitation: ListedInvitation): string {
+function replacesSaying(invitation: ListedInvitation, emails: boolean): string {
   const role = ROLE_NAMES[invitation.role];
+  const already = `${invitation.email} already has ${invitation.status === 'expired' ? 'an expired' : 'a pending'} ${role} invitation`;
+  if (!emails) {
+    return invitation.status === 'expired'
+      ? `${already}: creating a new link replaces it.`
+      : `${already}: creating a new link replaces it, and the old link stops working.`;
+  }
   return invitation.status === 'expired'
-    ? `${invitation.email} already has an expired ${role} invitation: sending this one replaces it.`
-    : `${invitation.email} already has a pending ${role} invitation: sending this one replaces it, and its link stops working.`;
+    ? `${already}: sending this one replaces it.`
+    : `${already}: sending this one replaces it, and its link stops working.`;
 }
 
 /** "a Member", "an Admin": a role as the page names it, after "a" or "an". */
@@ -216,7 +223,7 @@ function InviteDialog({
         />
         {/* Once sent, the server's refusal under the form says it, word for word, in place of this. */}
         {member && !invite.formError && <p className="notice">{memberSaying(member, role, viewerId)}</p>}
-        {replaced && <p className="notice">{replacesSaying(replaced)}</p>}
+        {replaced && <p className="notice">{replacesSaying(replaced, emails)}</p>}
         <RoleChoice
           roles={roles}
           value={role}
