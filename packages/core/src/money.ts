@@ -19,6 +19,15 @@ export const MAX_AMOUNT_MINOR_UNITS = 1_000_000_000_000;
  */
 export const MAX_STORED_AMOUNT = 9_223_372_036_854_775_807n;
 
+/**
+ * Whether `value` is an amount filter's value (`min_amount`, `max_amount`): an integer in minor
+ * units written in digits without leading zeros, 0 to MAX_STORED_AMOUNT. The API's rule, which
+ * the dashboard checks an address against before asking.
+ */
+export function isMinorUnits(value: string): boolean {
+  return /^(?:0|[1-9]\d{0,18})$/.test(value) && BigInt(value) <= MAX_STORED_AMOUNT;
+}
+
 /** Currencies with no minor unit (exponent 0) and with three decimals (exponent 3); the rest have 2. */
 export const ZERO_DECIMAL_CURRENCIES: readonly string[] = [
   'bif',

@@ -1,5 +1,5 @@
-import { CURRENCY_PATTERN, MAX_STORED_AMOUNT } from '@retention/core/money';
-import { isMinorUnits, majorUnitsText } from './amounts.js';
+import { CURRENCY_PATTERN, isMinorUnits, MAX_STORED_AMOUNT } from '@retention/core/money';
+import { majorUnitsText } from './amounts.js';
 import { quoted, type FilterCheck } from './components/FilterStates.js';
 
 /**

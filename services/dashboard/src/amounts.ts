@@ -44,8 +44,3 @@ export function majorUnitsText(minor: string, currency: string): string {
   const fraction = digits.slice(digits.length - exponent);
   return /^0*$/.test(fraction) ? whole : `${whole}.${fraction}`;
 }
-
-/** Whether the address's `min_amount` or `max_amount` is one the API takes (amountParam's rule). */
-export function isMinorUnits(value: string): boolean {
-  return /^(?:0|[1-9]\d{0,18})$/.test(value) && BigInt(value) <= MAX_STORED_AMOUNT;
-}

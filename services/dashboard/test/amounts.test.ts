@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { isMinorUnits, majorUnitsText, minorUnitsOf } from '../src/amounts.js';
+import { isMinorUnits } from '@retention/core/money';
+import { majorUnitsText, minorUnitsOf } from '../src/amounts.js';
 
 /**
  * The Amount filter's conversions (src/amounts.ts): what a person types, in major units, to the

@@ -1,4 +1,11 @@
-import { CONTROL_CHARACTER, CURRENCY_PATTERN, invalidField, MAX_STORED_AMOUNT, parseTimestamp } from '@retention/core';
+import {
+  CONTROL_CHARACTER,
+  CURRENCY_PATTERN,
+  invalidField,
+  isMinorUnits,
+  MAX_STORED_AMOUNT,
+  parseTimestamp,
+} from '@retention/core';
 import { SEARCH_MAX_CHARACTERS, SEARCH_MIN_CHARACTERS, SEARCH_TOO_SHORT } from '@retention/core/search';
 import type { Knex } from 'knex';
 import type { Queryable } from '../connection.js';
@@ -61,7 +68,7 @@ export function currencyParam(name: string, value: string): string {
  * digits: past 2^53 a JavaScript number is not exact, and the cursor's scope is JSON.
  */
 export function amountParam(name: string, value: string): string {
-  if (!/^(?:0|[1-9]\d{0,18})$/.test(value) || BigInt(value) > MAX_STORED_AMOUNT) {
+  if (!isMinorUnits(value)) {
     throw invalidField(name, `must be an integer from 0 to ${MAX_STORED_AMOUNT}, in the currency's minor units`);
   }
   return value;
