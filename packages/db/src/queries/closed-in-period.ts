@@ -1,6 +1,6 @@
 import type { Transaction } from '../connection.js';
 import type { ClosedInPeriod } from '../dashboard-views.js';
-import { DAY_RANGE, type MoneyTotals } from './stats.js';
+import { DAY_RANGE, rollupAmounts, type MoneyTotals } from './stats.js';
 
 /**
  * The overview's `closed_in_period`: the campaigns recovered, and lost or abandoned, on the
@@ -29,11 +29,10 @@ export async function closedInPeriod(
   // Lost and abandoned alike: money not won back, as the stats' `lost_amount_cents`.
   const lost = rows.filter((row) => row.status !== 'recovered');
   const count = (of: typeof rows) => of.reduce((sum, row) => sum + row.campaigns, 0);
-  const amounts = (of: typeof rows) => of.map((row) => ({ currency: row.currency, amount: BigInt(row.amount_cents) }));
   return {
     recovered: count(recovered),
-    recovered_amount_cents: money.total(amounts(recovered)),
+    recovered_amount_cents: money.total(rollupAmounts(recovered)),
     lost: count(lost),
-    lost_amount_cents: money.total(amounts(lost)),
+    lost_amount_cents: money.total(rollupAmounts(lost)),
   };
 }

@@ -19,7 +19,7 @@ import {
 } from '../dashboard-views.js';
 import { closedInPeriod } from './closed-in-period.js';
 import { loadFxTable } from './fx-rates.js';
-import { DAY_RANGE, MoneyTotals, statsWithWorkingsInSnapshot } from './stats.js';
+import { DAY_RANGE, MoneyTotals, rollupAmounts, statsWithWorkingsInSnapshot } from './stats.js';
 
 /**
  * The dashboard overview: the KPIs of a period and the series behind its charts, all from the
@@ -219,8 +219,6 @@ async function monthlyCampaigns(
   );
   return months.map((month) => {
     const inMonth = rows.filter((row) => row.month === month);
-    const amounts = (rows: typeof inMonth) =>
-      rows.map((row) => ({ currency: row.currency, amount: BigInt(row.amount_cents) }));
     const count = (status?: string) =>
       inMonth
         .filter((row) => status === undefined || row.status === status)
@@ -231,8 +229,8 @@ async function monthlyCampaigns(
       month,
       opened: count(),
       recovered,
-      failed_amount_cents: money.total(amounts(inMonth)),
-      recovered_amount_cents: money.total(amounts(inMonth.filter((row) => row.status === 'recovered'))),
+      failed_amount_cents: money.total(rollupAmounts(inMonth)),
+      recovered_amount_cents: money.total(rollupAmounts(inMonth.filter((row) => row.status === 'recovered'))),
       closed,
       recovery_rate: closed === 0 ? null : roundedRatio(recovered, closed, 4),
     };
@@ -317,10 +315,6 @@ async function declineCodeRows(
   return rows;
 }
 
-function amountsOf(rows: readonly DeclineCodeRow[]) {
-  return rows.map((row) => ({ currency: row.currency, amount: BigInt(row.amount_cents) }));
-}
-
 /** Each category's money, converted as the KPIs' is: of all its campaigns, of its recovered ones. */
 function categoryAmounts(rows: readonly DeclineCodeRow[], money: MoneyTotals): CategoryAmounts {
   const byCategory = new Map<string, DeclineCodeRow[]>();
@@ -333,8 +327,8 @@ function categoryAmounts(rows: readonly DeclineCodeRow[], money: MoneyTotals): C
     [...byCategory].map(([category, categoryRows]) => [
       category,
       {
-        failed_amount_cents: money.total(amountsOf(categoryRows)),
-        recovered_amount_cents: money.total(amountsOf(categoryRows.filter((row) => row.status === 'recovered'))),
+        failed_amount_cents: money.total(rollupAmounts(categoryRows)),
+        recovered_amount_cents: money.total(rollupAmounts(categoryRows.filter((row) => row.status === 'recovered'))),
       },
     ]),
   );
@@ -364,8 +358,8 @@ function topDeclineCodes(
       decline_category: codeRows[0]!.decline_category,
       opened,
       recovered,
-      failed_amount_cents: money.total(amountsOf(codeRows)),
-      recovered_amount_cents: money.total(amountsOf(codeRows.filter((row) => row.status === 'recovered'))),
+      failed_amount_cents: money.total(rollupAmounts(codeRows)),
+      recovered_amount_cents: money.total(rollupAmounts(codeRows.filter((row) => row.status === 'recovered'))),
     }))
     .sort(
       (a, b) =>

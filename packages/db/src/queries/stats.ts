@@ -180,6 +180,11 @@ async function sessionsSince(
   return rows;
 }
 
+/** Rollup rows' money (a bigint sum read as text) as the amounts MoneyTotals.total adds up. */
+export function rollupAmounts(rows: ReadonlyArray<{ currency: string; amount_cents: string }>): Amount[] {
+  return rows.map((row) => ({ currency: row.currency, amount: BigInt(row.amount_cents) }));
+}
+
 /** Sums amounts per currency and converts each sum to the display currency. */
 export class MoneyTotals {
   readonly currenciesSeen = new Set<string>();
